@@ -1,0 +1,6 @@
+//! Pure functions over measured or traced data: no I/O, no CUDA.
+
+pub mod banks;
+pub mod coalescing;
+pub mod occupancy;
+pub mod stats;

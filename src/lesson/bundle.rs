@@ -1,0 +1,116 @@
+//! Where lessons come from: the copy bundled into the binary (so the lab works from any
+//! folder), or a folder on disk given with `--lessons DIR`.
+
+use include_dir::{Dir, include_dir};
+use std::path::{Path, PathBuf};
+
+static BUNDLED_LESSONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/lessons");
+static BUNDLED_KERNELS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/kernels");
+
+/// A course: a `lessons/` folder and, beside it, the kernels its lessons name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CourseRoot {
+    Bundled,
+    /// The lessons folder; kernel paths resolve against its parent.
+    Dir(PathBuf),
+}
+
+impl CourseRoot {
+    pub fn from_option(dir: Option<&Path>) -> Self {
+        match dir {
+            Some(d) => CourseRoot::Dir(d.to_path_buf()),
+            None => CourseRoot::Bundled,
+        }
+    }
+
+    /// The lesson files, sorted by name, as (display path, text).
+    pub fn lesson_files(&self) -> std::io::Result<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        match self {
+            CourseRoot::Bundled => {
+                for f in BUNDLED_LESSONS.files() {
+                    let p = f.path();
+                    if is_lesson_name(p) {
+                        let text = f.contents_utf8().unwrap_or_default().to_string();
+                        out.push((format!("lessons/{}", p.display()), text));
+                    }
+                }
+            }
+            CourseRoot::Dir(d) => {
+                for e in std::fs::read_dir(d)? {
+                    let p = e?.path();
+                    if p.is_file() && is_lesson_name(&p) {
+                        out.push((p.display().to_string(), std::fs::read_to_string(&p)?));
+                    }
+                }
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Read a file named relative to the course root (e.g. `kernels/x/y.cu`).
+    pub fn read(&self, rel: &str) -> Option<String> {
+        match self {
+            CourseRoot::Bundled => {
+                let rest = rel.strip_prefix("kernels/")?;
+                BUNDLED_KERNELS
+                    .get_file(rest)
+                    .and_then(|f| f.contents_utf8())
+                    .map(str::to_string)
+            }
+            CourseRoot::Dir(d) => {
+                let root = d.parent().unwrap_or(Path::new("."));
+                std::fs::read_to_string(root.join(rel)).ok()
+            }
+        }
+    }
+
+    /// The recordings shipped with the course, as (file name, text).
+    pub fn recordings(&self) -> Vec<(String, String)> {
+        let mut out = Vec::new();
+        match self {
+            CourseRoot::Bundled => {
+                if let Some(dir) = BUNDLED_LESSONS.get_dir("recordings") {
+                    for f in dir.files() {
+                        if f.path().extension().is_some_and(|e| e == "json") {
+                            let name = f.path().file_name().unwrap_or_default();
+                            let text = f.contents_utf8().unwrap_or_default().to_string();
+                            out.push((name.to_string_lossy().into_owned(), text));
+                        }
+                    }
+                }
+            }
+            CourseRoot::Dir(d) => {
+                if let Ok(rd) = std::fs::read_dir(d.join("recordings")) {
+                    for e in rd.flatten() {
+                        let p = e.path();
+                        if p.extension().is_some_and(|e| e == "json")
+                            && let Ok(text) = std::fs::read_to_string(&p)
+                        {
+                            let name = p.file_name().unwrap_or_default();
+                            out.push((name.to_string_lossy().into_owned(), text));
+                        }
+                    }
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Where `gpulab record` writes: the lessons folder on disk (the bundled copy is
+    /// read-only, so record into the source tree's `lessons/`).
+    pub fn recordings_dir(&self) -> PathBuf {
+        match self {
+            CourseRoot::Bundled => PathBuf::from("lessons/recordings"),
+            CourseRoot::Dir(d) => d.join("recordings"),
+        }
+    }
+}
+
+fn is_lesson_name(p: &Path) -> bool {
+    let ext_ok = p.extension().is_some_and(|e| e == "yaml" || e == "yml");
+    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    ext_ok && name.len() > 3 && name.as_bytes()[..2].iter().all(u8::is_ascii_digit)
+}

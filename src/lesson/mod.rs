@@ -1,0 +1,195 @@
+//! Lessons: the YAML format (docs/lesson-format.md), loaded and validated into the resolved
+//! model below. Everything downstream (worker, UI, recording) sees only these types.
+
+pub mod bundle;
+pub mod claims;
+pub mod expr;
+pub mod load;
+pub mod schema;
+pub mod spans;
+
+pub use load::{LessonError, load_course, load_file};
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemSpace {
+    Global,
+    Shared,
+    Register,
+    Local,
+    Constant,
+    Texture,
+    L2,
+    Dsmem,
+    Capstone,
+}
+
+impl MemSpace {
+    pub const ALL: [MemSpace; 9] = [
+        MemSpace::Global,
+        MemSpace::Shared,
+        MemSpace::Register,
+        MemSpace::Local,
+        MemSpace::Constant,
+        MemSpace::Texture,
+        MemSpace::L2,
+        MemSpace::Dsmem,
+        MemSpace::Capstone,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            MemSpace::Global => "GLOBAL",
+            MemSpace::Shared => "SHARED",
+            MemSpace::Register => "REGISTERS",
+            MemSpace::Local => "LOCAL",
+            MemSpace::Constant => "CONSTANT",
+            MemSpace::Texture => "TEXTURE",
+            MemSpace::L2 => "L2",
+            MemSpace::Dsmem => "DISTRIBUTED SHARED",
+            MemSpace::Capstone => "CAPSTONE",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Page {
+    pub title: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElemType {
+    F32,
+    F64,
+    I32,
+    U32,
+}
+
+impl ElemType {
+    pub fn size(self) -> usize {
+        match self {
+            ElemType::F64 => 8,
+            _ => 4,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Init {
+    /// Uniform in [lo, hi).
+    Random { lo: f64, hi: f64 },
+    Seq,
+    Zeros,
+    /// An output: poisoned before each launch, compared after it.
+    Poison,
+    Const(f64),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Buffer {
+    pub name: String,
+    pub ty: ElemType,
+    pub len: u64,
+    pub init: Init,
+}
+
+impl Buffer {
+    pub fn is_output(&self) -> bool {
+        self.init == Init::Poison
+    }
+    pub fn bytes(&self) -> u64 {
+        self.len * self.ty.size() as u64
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub enum Arg {
+    /// Index into `Lesson::buffers`.
+    Buffer(usize),
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    U64(u64),
+    F32(f32),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Variant {
+    pub name: String,
+    /// As written in the lesson, relative to the course root.
+    pub source_path: String,
+    /// The kernel file's text, read at load time.
+    pub source: String,
+    pub kernel: String,
+    /// In the order written (parent's first for `like:`), values as text.
+    pub defines: Vec<(String, String)>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub smem: u32,
+    pub args: Vec<Arg>,
+    pub options: Vec<String>,
+    pub note: Option<String>,
+}
+
+impl Variant {
+    pub fn threads_per_block(&self) -> u32 {
+        self.block.iter().product()
+    }
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&g| g as u64).product()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Reference {
+    /// Index into `Lesson::variants`.
+    Variant(usize),
+    Copy { from: usize, to: usize },
+    Transpose { from: usize, to: usize, rows: u64, cols: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Metrics {
+    pub bytes: Option<f64>,
+    pub flops: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Question {
+    pub q: String,
+    pub choices: Vec<String>,
+    pub answer: usize,
+    pub why: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lesson {
+    pub id: String,
+    pub title: String,
+    pub space: MemSpace,
+    /// Place in the course, from the file name's `NN-` prefix.
+    pub order: u32,
+    /// The file it was loaded from, as shown in messages.
+    pub file: String,
+    pub pages: Vec<Page>,
+    /// Evaluated problem sizes, in the order written.
+    pub problem: Vec<(String, i64)>,
+    pub buffers: Vec<Buffer>,
+    pub variants: Vec<Variant>,
+    pub reference: Reference,
+    pub metrics: Metrics,
+    pub expect: Vec<claims::Claim>,
+    pub checkpoint: Vec<Question>,
+    /// Blocks the tracer samples by default.
+    pub trace_blocks: u32,
+}
+
+impl Lesson {
+    pub fn variant(&self, name: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+}

@@ -1,0 +1,194 @@
+//! The figures a run produces. These types are the JSON contract of `gpulab run --json`, the
+//! recordings and the worker's result messages, so the UI, the tests and the recording all
+//! see the same thing.
+
+use serde::{Deserialize, Serialize};
+
+/// Where the figures come from: measured now, or replayed from a recording a real run wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Live,
+    Recorded,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DeviceInfo {
+    pub name: String,
+    /// Compute capability, "9.0".
+    pub cc: String,
+    pub driver: String,
+    #[serde(default)]
+    pub sms: u32,
+    #[serde(default)]
+    pub max_threads_per_sm: u32,
+    #[serde(default)]
+    pub regs_per_sm: u32,
+    #[serde(default)]
+    pub smem_per_sm: u32,
+    #[serde(default)]
+    pub smem_per_block_optin: u32,
+    #[serde(default)]
+    pub l2_bytes: u64,
+    /// Set on replayed results: when the recording was made (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded_at: Option<String>,
+}
+
+impl DeviceInfo {
+    /// "sm_90" for compute capability 9.0.
+    pub fn arch(&self) -> String {
+        format!("sm_{}", self.cc.replace('.', ""))
+    }
+}
+
+/// Ceilings measured on this device in the same session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Peak {
+    /// Device-to-device copy, counting bytes read plus bytes written.
+    pub copy_gbps: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PtxasReport {
+    pub registers: u32,
+    pub stack_frame: u32,
+    pub spill_stores: u32,
+    pub spill_loads: u32,
+    pub smem: u32,
+    pub cmem: u32,
+    #[serde(default)]
+    pub barriers: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimeMs {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub runs: u32,
+    /// Half the interquartile range, as a percentage of the median.
+    pub spread_pct: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Occupancy {
+    pub blocks_per_sm: u32,
+    pub active_warps: u32,
+    pub max_warps: u32,
+    /// active_warps / max_warps.
+    pub ratio: f64,
+    /// What bounds it: "registers", "shared memory", "threads", "blocks".
+    pub limiter: String,
+    /// "api" when CUDA's occupancy calculator gave it, "report" when computed from the ptxas
+    /// report with the same rules.
+    pub from: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SharedStats {
+    pub requests: u64,
+    pub wavefronts: u64,
+    pub ideal_wavefronts: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GlobalStats {
+    pub requests: u64,
+    pub sectors: u64,
+    #[serde(default)]
+    pub lines: u64,
+    /// Bytes the lanes asked for.
+    #[serde(default)]
+    pub bytes_used: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConstantStats {
+    pub requests: u64,
+    pub distinct: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LocalStats {
+    pub bytes: u64,
+}
+
+/// Memory behaviour from the trace, scaled to the whole grid when only a sample of blocks was
+/// traced (`scale` says by how much).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MemoryStats {
+    pub shared: SharedStats,
+    pub global: GlobalStats,
+    pub constant: ConstantStats,
+    pub local: LocalStats,
+    pub traced_blocks: u64,
+    pub total_blocks: u64,
+    /// Records lost because the trace buffer was full (never silently dropped).
+    #[serde(default)]
+    pub overflow: u64,
+    /// Per-instruction detail for the heatmaps.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instructions: Vec<crate::trace::summary::InstructionSummary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimResult {
+    pub claim: String,
+    /// None: the figure it needs was not measured.
+    pub holds: Option<bool>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VariantResult {
+    pub name: String,
+    /// None when it was not run (no GPU, or it failed before the check).
+    pub correct: Option<bool>,
+    /// What was wrong, in words: compile error, mismatch at index i, fault, timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<TimeMs>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub samples_ms: Vec<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gbps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gflops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pct_of_peak: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ptxas: Option<PtxasReport>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub occupancy: Option<Occupancy>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<MemoryStats>,
+    /// Hash of what was compiled (source, kernel, defines, options): a recording whose hash no
+    /// longer matches the lesson is stale.
+    #[serde(default)]
+    pub source_hash: String,
+    /// Set on replay when the kernel changed since the recording.
+    #[serde(default)]
+    pub stale: bool,
+    /// The grid and block the variant was launched with, evaluated.
+    #[serde(default)]
+    pub grid: [u32; 3],
+    #[serde(default)]
+    pub block: [u32; 3],
+    /// The lesson's claims whose subject is this variant.
+    #[serde(default)]
+    pub expect: Vec<ClaimResult>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LessonResult {
+    pub lesson: String,
+    pub source: Source,
+    pub device: Option<DeviceInfo>,
+    pub peak: Peak,
+    pub variants: Vec<VariantResult>,
+    /// The lesson's claims (also copied into each variant they name, per design).
+    pub expect: Vec<ClaimResult>,
+}

@@ -1,0 +1,6 @@
+//! Tracing: instrument a variant's PTX so every load and store logs its lane addresses, then
+//! decode the log and summarise it per instruction.
+
+pub mod decode;
+pub mod instrument;
+pub mod summary;
