@@ -1,3 +1,44 @@
+use clap::Parser;
+use gpulab::cli::{self, Cli, Cmd};
+use gpulab::lesson::bundle::CourseRoot;
+
 fn main() {
-    println!("Hello, world!");
+    let args = Cli::parse();
+    let root = CourseRoot::from_option(args.lessons.as_deref());
+    let code = match args.command {
+        None => gpulab::ui::run_app(&root, args.device).map(|_| 0),
+        Some(Cmd::Worker) => Ok(gpulab::worker::server::serve()),
+        Some(Cmd::List { json }) => cli::cmd_list(&root, json).map(|_| 0),
+        Some(Cmd::Run {
+            lesson,
+            variants,
+            json,
+            replay,
+            no_trace,
+        }) => cli::cmd_run(
+            &root,
+            args.device,
+            &lesson,
+            variants,
+            json,
+            replay,
+            no_trace,
+        ),
+        Some(Cmd::Check { paths }) => cli::cmd_check(&root, &paths),
+        Some(Cmd::Render {
+            lesson,
+            width,
+            height,
+            page,
+        }) => cli::cmd_render(&root, &lesson, width, height, page).map(|_| 0),
+        Some(Cmd::Record { out }) => cli::cmd_record(&root, args.device, out),
+        Some(Cmd::Doctor) => cli::cmd_doctor(args.device).map(|_| 0),
+    };
+    match code {
+        Ok(c) => std::process::exit(c),
+        Err(e) => {
+            eprintln!("gpulab: {e:#}");
+            std::process::exit(2);
+        }
+    }
 }

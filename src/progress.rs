@@ -1,1 +1,91 @@
-//! (to be written)
+//! The learner's progress (lessons seen, runs done), kept in the user's data directory and
+//! written atomically so a crash mid-write never loses it.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LessonProgress {
+    pub seen: bool,
+    /// Live runs completed.
+    pub runs: u32,
+    /// Pages read (the highest page index reached + 1).
+    pub pages_read: u32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Progress {
+    pub lessons: BTreeMap<String, LessonProgress>,
+    pub last: Option<String>,
+}
+
+impl Progress {
+    /// `$GPULAB_DATA_DIR/progress.json`, else the platform's data directory.
+    pub fn path() -> Option<PathBuf> {
+        if let Some(d) = std::env::var_os("GPULAB_DATA_DIR").filter(|d| !d.is_empty()) {
+            return Some(PathBuf::from(d).join("progress.json"));
+        }
+        dirs::data_dir().map(|d| d.join("gpulab").join("progress.json"))
+    }
+
+    /// Load, or start fresh when there is none (or it is unreadable: progress is a
+    /// convenience, never a reason to refuse to open the lab).
+    pub fn load() -> Progress {
+        Self::path()
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    pub fn save(&self) -> std::io::Result<()> {
+        let Some(path) = Self::path() else {
+            return Ok(());
+        };
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        crate::recording::write_atomic(&path, text.as_bytes())
+    }
+
+    pub fn get(&self, id: &str) -> LessonProgress {
+        self.lessons.get(id).cloned().unwrap_or_default()
+    }
+
+    /// A lesson is done once it has been run (live, or its recording viewed with a run key).
+    pub fn is_done(&self, id: &str) -> bool {
+        self.get(id).runs > 0
+    }
+
+    pub fn mark_seen(&mut self, id: &str, page: usize) {
+        let e = self.lessons.entry(id.to_string()).or_default();
+        e.seen = true;
+        e.pages_read = e.pages_read.max(page as u32 + 1);
+        self.last = Some(id.to_string());
+    }
+
+    pub fn mark_run(&mut self, id: &str) {
+        self.lessons.entry(id.to_string()).or_default().runs += 1;
+    }
+
+    /// Index of the first lesson not done, in course order.
+    pub fn first_unfinished(&self, ids: &[&str]) -> usize {
+        ids.iter().position(|id| !self.is_done(id)).unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opens_at_the_first_unfinished_lesson() {
+        let mut p = Progress::default();
+        let ids = ["a", "b", "c"];
+        assert_eq!(p.first_unfinished(&ids), 0);
+        p.mark_run("a");
+        p.mark_seen("b", 2);
+        assert_eq!(p.first_unfinished(&ids), 1);
+        p.mark_run("b");
+        assert_eq!(p.first_unfinished(&ids), 2);
+        assert_eq!(p.get("b").pages_read, 3);
+    }
+}

@@ -165,6 +165,10 @@ pub struct VariantResult {
     pub occupancy: Option<Occupancy>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<MemoryStats>,
+    /// Why there is no trace, when tracing was asked for and failed (the variant's own
+    /// figures stand).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_error: Option<String>,
     /// Hash of what was compiled (source, kernel, defines, options): a recording whose hash no
     /// longer matches the lesson is stale.
     #[serde(default)]
@@ -191,4 +195,8 @@ pub struct LessonResult {
     pub variants: Vec<VariantResult>,
     /// The lesson's claims (also copied into each variant they name, per design).
     pub expect: Vec<ClaimResult>,
+    /// Where the compile reports come from, when not from `source`: "live" when NVRTC on
+    /// this machine compiled the kernels now, beside recorded timings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compile: Option<Source>,
 }

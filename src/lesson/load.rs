@@ -17,3 +17,13 @@ pub fn load_course(_root: &CourseRoot) -> (Vec<Lesson>, Vec<LessonError>) {
 pub fn load_file(_root: &CourseRoot, _file: &str, _text: &str) -> Result<Lesson, Vec<LessonError>> {
     Err(Vec::new())
 }
+
+impl std::fmt::Display for LessonError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.col, self.message
+        )
+    }
+}

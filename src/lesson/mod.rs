@@ -81,7 +81,10 @@ impl ElemType {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Init {
     /// Uniform in [lo, hi).
-    Random { lo: f64, hi: f64 },
+    Random {
+        lo: f64,
+        hi: f64,
+    },
     Seq,
     Zeros,
     /// An output: poisoned before each launch, compared after it.
@@ -148,8 +151,16 @@ impl Variant {
 pub enum Reference {
     /// Index into `Lesson::variants`.
     Variant(usize),
-    Copy { from: usize, to: usize },
-    Transpose { from: usize, to: usize, rows: u64, cols: u64 },
+    Copy {
+        from: usize,
+        to: usize,
+    },
+    Transpose {
+        from: usize,
+        to: usize,
+        rows: u64,
+        cols: u64,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

@@ -1,1 +1,139 @@
-//! (to be written)
+//! The terminal UI. The UI thread never touches CUDA and never blocks: the first frame is
+//! drawn before the worker has even been asked about the GPU.
+
+pub mod columns;
+pub mod heatmap;
+pub mod list;
+pub mod overlays;
+pub mod state;
+pub mod theme;
+pub mod view;
+mod worker_thread;
+
+use crate::lesson::Lesson;
+use crate::lesson::bundle::CourseRoot;
+use crate::progress::Progress;
+use crate::recording;
+use crate::results::LessonResult;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::widgets::Widget;
+use state::{App, UiEvent};
+use std::sync::mpsc::channel;
+
+/// The lesson screen as plain text, as `gpulab render` prints it.
+pub fn render_text(
+    lessons: &[Lesson],
+    idx: usize,
+    result: Option<LessonResult>,
+    page: usize,
+    width: u16,
+    height: u16,
+) -> String {
+    let mut app = App::new(lessons.to_vec(), None, Progress::default());
+    app.selected = idx;
+    app.page = page.min(lessons[idx].pages.len().saturating_sub(1));
+    app.color = false;
+    if let Some(r) = result {
+        app.results.insert(lessons[idx].id.clone(), r);
+    }
+    let area = Rect::new(0, 0, width, height);
+    let mut buf = Buffer::empty(area);
+    (&app).render(area, &mut buf);
+    buffer_to_text(&buf)
+}
+
+pub fn buffer_to_text(buf: &Buffer) -> String {
+    let area = buf.area;
+    let mut out = String::new();
+    for y in 0..area.height {
+        let mut line = String::new();
+        for x in 0..area.width {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Restores the terminal when dropped: on return, on error and on panic alike.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> std::io::Result<TerminalGuard> {
+        crossterm::terminal::enable_raw_mode()?;
+        crossterm::execute!(std::io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+        Ok(TerminalGuard)
+    }
+}
+
+fn restore_terminal() {
+    let _ = crossterm::terminal::disable_raw_mode();
+    let _ = crossterm::execute!(
+        std::io::stdout(),
+        crossterm::terminal::LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}
+
+pub fn run_app(root: &CourseRoot, device: u32) -> anyhow::Result<()> {
+    let lessons = crate::cli::load_course(root)?;
+    if lessons.is_empty() {
+        anyhow::bail!("no lessons found");
+    }
+    let rec = recording::newest(&root.recordings());
+    let mut app = App::new(lessons, rec, Progress::load());
+    app.persist = true;
+    app.note_seen();
+
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous_hook(info);
+    }));
+    let _guard = TerminalGuard::enter()?;
+    let backend = ratatui::backend::CrosstermBackend::new(std::io::stdout());
+    let mut terminal = ratatui::Terminal::new(backend)?;
+    terminal.clear()?;
+    // First frame before any GPU work.
+    terminal.draw(|f| f.render_widget(&app, f.area()))?;
+
+    let (tx, rx) = channel::<UiEvent>();
+    let jobs = worker_thread::spawn(tx.clone(), device);
+    let keys_tx = tx.clone();
+    std::thread::spawn(move || {
+        use crossterm::event::{Event, KeyEventKind, read};
+        while let Ok(ev) = read() {
+            let msg = match ev {
+                Event::Key(k) if k.kind != KeyEventKind::Release => UiEvent::Key(k),
+                Event::Resize(..) => UiEvent::Resize,
+                _ => continue,
+            };
+            if keys_tx.send(msg).is_err() {
+                return;
+            }
+        }
+    });
+    while let Ok(ev) = rx.recv() {
+        match ev {
+            UiEvent::Key(k) => app.on_key(k),
+            UiEvent::Resize => {}
+            UiEvent::Worker(w) => app.on_worker(w),
+        }
+        for job in app.outbox.drain(..) {
+            let _ = jobs.send(job);
+        }
+        if app.quit {
+            break;
+        }
+        terminal.draw(|f| f.render_widget(&app, f.area()))?;
+    }
+    Ok(())
+}

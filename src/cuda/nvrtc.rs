@@ -1,0 +1,235 @@
+//! Compiling a variant with NVRTC: CUBIN for the timed build (the report then describes
+//! exactly the code that runs), PTX with line info for the traced build.
+
+use super::discover;
+use crate::results::PtxasReport;
+use cudarc::nvrtc::{result as nv, sys};
+use std::ffi::{CStr, CString, c_char};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// Machine code for `arch` (sm_XX): what the timed run loads.
+    Cubin,
+    /// PTX for the matching virtual architecture (compute_XX): what the tracer instruments.
+    Ptx,
+}
+
+#[derive(Debug, Clone)]
+pub struct CompileJob<'a> {
+    /// Shown in diagnostics, e.g. "kernels/shared-banks/stride.cu".
+    pub file_name: &'a str,
+    pub source: &'a str,
+    pub kernel: &'a str,
+    pub defines: &'a [(String, String)],
+    pub options: &'a [String],
+    /// "sm_90".
+    pub arch: &'a str,
+    pub output: Output,
+}
+
+#[derive(Debug, Clone)]
+pub struct Compiled {
+    pub image: Vec<u8>,
+    /// The name to look the kernel up by in the loaded module.
+    pub lowered_name: String,
+    pub log: String,
+    /// Present for CUBIN builds (ptxas runs then).
+    pub report: Option<PtxasReport>,
+}
+
+/// One diagnostic of the compiler, tied to a line of the kernel's source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub line: u32,
+    pub severity: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum CompileError {
+    #[error("{0}")]
+    NvrtcMissing(String),
+    #[error("{}", render_failure(.file, .source_text, .diagnostics, .log))]
+    Failed {
+        file: String,
+        source_text: String,
+        diagnostics: Vec<Diagnostic>,
+        log: String,
+    },
+    #[error("NVRTC: {0}")]
+    Internal(String),
+}
+
+/// The compiler's message under the source line it is about, as a learner reads it.
+fn render_failure(file: &str, source: &str, diags: &[Diagnostic], log: &str) -> String {
+    if diags.is_empty() {
+        return format!("{file}: compile failed:\n{}", log.trim_end());
+    }
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out = String::new();
+    for d in diags {
+        out.push_str(&format!(
+            "{file}:{}: {}: {}\n",
+            d.line, d.severity, d.message
+        ));
+        if let Some(text) = lines.get(d.line.saturating_sub(1) as usize) {
+            out.push_str(&format!("{:>5} | {}\n", d.line, text));
+        }
+    }
+    out.trim_end().to_string()
+}
+
+/// Pull "file(LINE): error: message" lines out of an NVRTC log.
+pub fn parse_diagnostics(log: &str) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for l in log.lines() {
+        let Some(open) = l.find('(') else { continue };
+        let Some(close) = l[open..].find("): ").map(|c| c + open) else {
+            continue;
+        };
+        let Ok(line) = l[open + 1..close].parse::<u32>() else {
+            continue;
+        };
+        let rest = &l[close + 3..];
+        for sev in ["error", "warning"] {
+            if let Some(msg) = rest.strip_prefix(sev) {
+                // Newer NVRTC writes "error #20-D: message".
+                let msg = msg.trim_start();
+                let msg = match msg.strip_prefix('#') {
+                    Some(r) => r.split_once(": ").map_or(r, |(_, m)| m),
+                    None => msg.strip_prefix(':').unwrap_or(msg),
+                };
+                let msg = msg.trim();
+                out.push(Diagnostic {
+                    line,
+                    severity: sev.to_string(),
+                    message: msg.to_string(),
+                });
+            }
+        }
+    }
+    out
+}
+
+pub fn options_for(job: &CompileJob) -> Vec<String> {
+    let mut opts = Vec::new();
+    match job.output {
+        Output::Cubin => {
+            opts.push(format!("--gpu-architecture={}", job.arch));
+            opts.push("--ptxas-options=-v".to_string());
+        }
+        Output::Ptx => {
+            opts.push(format!(
+                "--gpu-architecture={}",
+                job.arch.replace("sm_", "compute_")
+            ));
+        }
+    }
+    opts.push("-lineinfo".to_string());
+    for (k, v) in job.defines {
+        opts.push(format!("-D{k}={v}"));
+    }
+    opts.extend(job.options.iter().cloned());
+    opts
+}
+
+/// NVRTC's version, "13.0", when it can be loaded.
+pub fn version() -> Result<String, String> {
+    discover::ensure_nvrtc()?;
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: NVRTC is loaded; the out-pointers are valid.
+    unsafe { sys::nvrtcVersion(&mut major, &mut minor) }
+        .result()
+        .map_err(|e| format!("{e:?}"))?;
+    Ok(format!("{major}.{minor}"))
+}
+
+fn to_string(bytes: Vec<c_char>) -> String {
+    let bytes: Vec<u8> = bytes.into_iter().map(|c| c as u8).collect();
+    String::from_utf8_lossy(&bytes)
+        .trim_end_matches('\0')
+        .to_string()
+}
+
+pub fn compile(job: &CompileJob) -> Result<Compiled, CompileError> {
+    discover::ensure_nvrtc().map_err(CompileError::NvrtcMissing)?;
+    let src = CString::new(job.source).map_err(|e| CompileError::Internal(e.to_string()))?;
+    let name = CString::new(job.file_name).map_err(|e| CompileError::Internal(e.to_string()))?;
+    let kernel = CString::new(job.kernel).map_err(|e| CompileError::Internal(e.to_string()))?;
+    let prog = nv::create_program(&src, Some(&name))
+        .map_err(|e| CompileError::Internal(format!("{e:?}")))?;
+    let result = compile_program(prog, job, &kernel);
+    // SAFETY: prog came from create_program and is destroyed once.
+    unsafe {
+        let _ = nv::destroy_program(prog);
+    }
+    result
+}
+
+fn compile_program(
+    prog: sys::nvrtcProgram,
+    job: &CompileJob,
+    kernel: &CStr,
+) -> Result<Compiled, CompileError> {
+    let opts = options_for(job);
+    // SAFETY: prog is live for this whole function (the caller destroys it after).
+    unsafe {
+        // Asking for the lowered name lets C++ (mangled) kernels be found as written.
+        let _ = sys::nvrtcAddNameExpression(prog, kernel.as_ptr());
+        let status = nv::compile_program(prog, &opts);
+        let log = nv::get_program_log(prog).map(to_string).unwrap_or_default();
+        if status.is_err() {
+            return Err(CompileError::Failed {
+                file: job.file_name.to_string(),
+                source_text: job.source.to_string(),
+                diagnostics: parse_diagnostics(&log),
+                log,
+            });
+        }
+        let mut lowered: *const c_char = std::ptr::null();
+        let lowered_name = if sys::nvrtcGetLoweredName(prog, kernel.as_ptr(), &mut lowered)
+            .result()
+            .is_ok()
+            && !lowered.is_null()
+        {
+            CStr::from_ptr(lowered).to_string_lossy().into_owned()
+        } else {
+            job.kernel.to_string()
+        };
+        let image = match job.output {
+            Output::Cubin => {
+                let mut size = 0usize;
+                sys::nvrtcGetCUBINSize(prog, &mut size)
+                    .result()
+                    .map_err(|e| CompileError::Internal(format!("{e:?}")))?;
+                let mut buf = vec![0 as c_char; size];
+                sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr())
+                    .result()
+                    .map_err(|e| CompileError::Internal(format!("{e:?}")))?;
+                buf.into_iter().map(|c| c as u8).collect()
+            }
+            Output::Ptx => {
+                let mut p =
+                    nv::get_ptx(prog).map_err(|e| CompileError::Internal(format!("{e:?}")))?;
+                // The driver wants the PTX NUL-terminated; keep exactly one NUL.
+                while p.last() == Some(&0) {
+                    p.pop();
+                }
+                let mut bytes: Vec<u8> = p.into_iter().map(|c| c as u8).collect();
+                bytes.push(0);
+                bytes
+            }
+        };
+        let report = match job.output {
+            Output::Cubin => super::ptxas::report_for(&log, job.kernel)
+                .or_else(|| super::ptxas::report_for(&log, &lowered_name)),
+            Output::Ptx => None,
+        };
+        Ok(Compiled {
+            image,
+            lowered_name,
+            log,
+            report,
+        })
+    }
+}

@@ -1,0 +1,257 @@
+//! Buffers on the host: fresh inputs for every run, the poison that marks unwritten outputs,
+//! the built-in CPU references, and the NaN-aware comparison that decides "correct".
+
+use crate::lesson::{Buffer, ElemType, Init, Reference};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostData {
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+    I32(Vec<i32>),
+    U32(Vec<u32>),
+}
+
+/// Poison for outputs: all-ones is a NaN in f32 and f64, so an unwritten float can never
+/// pass the NaN-aware check; integers get a pattern easy to spot in a dump.
+pub fn poison_pattern(ty: ElemType) -> u32 {
+    match ty {
+        ElemType::F32 | ElemType::F64 => 0xFFFF_FFFF,
+        ElemType::I32 | ElemType::U32 => 0xDEAD_BEEF,
+    }
+}
+
+/// splitmix64: fast, and good enough to make inputs that no kernel can guess.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// A seed that differs on every call, so every run gets fresh data.
+pub fn fresh_seed() -> u64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let t = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+    t ^ (std::process::id() as u64).rotate_left(32)
+}
+
+/// The initial contents of a buffer (outputs: the poison pattern).
+pub fn generate(buf: &Buffer, seed: u64) -> HostData {
+    let n = buf.len as usize;
+    let mut rng = Rng(seed ^ fnv(&buf.name));
+    let (lo, hi) = match buf.init {
+        Init::Random { lo, hi } => (lo, hi),
+        _ => (0.0, 1.0),
+    };
+    let val = |i: usize, rng: &mut Rng| -> f64 {
+        match buf.init {
+            Init::Random { .. } => lo + (hi - lo) * rng.unit(),
+            Init::Seq => i as f64,
+            Init::Zeros => 0.0,
+            Init::Const(c) => c,
+            Init::Poison => 0.0,
+        }
+    };
+    let p = poison_pattern(buf.ty);
+    match buf.ty {
+        ElemType::F32 if buf.init == Init::Poison => HostData::F32(vec![f32::from_bits(p); n]),
+        ElemType::F64 if buf.init == Init::Poison => {
+            HostData::F64(vec![f64::from_bits(((p as u64) << 32) | p as u64); n])
+        }
+        ElemType::I32 if buf.init == Init::Poison => HostData::I32(vec![p as i32; n]),
+        ElemType::U32 if buf.init == Init::Poison => HostData::U32(vec![p; n]),
+        ElemType::F32 => HostData::F32((0..n).map(|i| val(i, &mut rng) as f32).collect()),
+        ElemType::F64 => HostData::F64((0..n).map(|i| val(i, &mut rng)).collect()),
+        ElemType::I32 => HostData::I32((0..n).map(|i| val(i, &mut rng).floor() as i32).collect()),
+        ElemType::U32 => HostData::U32((0..n).map(|i| val(i, &mut rng).floor() as u32).collect()),
+    }
+}
+
+fn fnv(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// The expected contents of `out` under a built-in reference, given the inputs.
+/// `None` for a variant reference (its outputs come from the GPU).
+pub fn builtin_expected(reference: &Reference, inputs: &[HostData]) -> Option<(usize, HostData)> {
+    match *reference {
+        Reference::Variant(_) => None,
+        Reference::Copy { from, to } => Some((to, inputs[from].clone())),
+        Reference::Transpose {
+            from,
+            to,
+            rows,
+            cols,
+        } => {
+            let (r, c) = (rows as usize, cols as usize);
+            fn tr<T: Copy>(v: &[T], r: usize, c: usize) -> Vec<T> {
+                let mut out = Vec::with_capacity(r * c);
+                for j in 0..c {
+                    for i in 0..r {
+                        out.push(v[i * c + j]);
+                    }
+                }
+                out
+            }
+            let data = match &inputs[from] {
+                HostData::F32(v) => HostData::F32(tr(v, r, c)),
+                HostData::F64(v) => HostData::F64(tr(v, r, c)),
+                HostData::I32(v) => HostData::I32(tr(v, r, c)),
+                HostData::U32(v) => HostData::U32(tr(v, r, c)),
+            };
+            Some((to, data))
+        }
+    }
+}
+
+/// Float tolerance: results of the same function computed in another order may differ in
+/// the last bits; anything beyond this is a different answer.
+const RTOL: f64 = 1e-4;
+const ATOL: f64 = 1e-6;
+
+fn float_ok(got: f64, want: f64) -> bool {
+    // NaN never passes: an unwritten (poisoned) output is NaN.
+    if got.is_nan() || want.is_nan() {
+        return false;
+    }
+    got == want || (got - want).abs() <= ATOL + RTOL * want.abs().max(got.abs())
+}
+
+/// Compare an output with what it should hold. Err: the first mismatch and how many.
+pub fn compare(name: &str, got: &HostData, want: &HostData) -> Result<(), String> {
+    let mut first: Option<String> = None;
+    let mut bad = 0usize;
+    let mut note = |i: usize, g: String, w: String, poisoned: bool| {
+        bad += 1;
+        if first.is_none() {
+            let why = if poisoned { " (never written)" } else { "" };
+            first = Some(format!("{name}[{i}] = {g}{why}, expected {w}"));
+        }
+    };
+    match (got, want) {
+        (HostData::F32(g), HostData::F32(w)) if g.len() == w.len() => {
+            for (i, (a, b)) in g.iter().zip(w).enumerate() {
+                if !float_ok(*a as f64, *b as f64) {
+                    note(i, a.to_string(), b.to_string(), a.to_bits() == 0xFFFF_FFFF);
+                }
+            }
+        }
+        (HostData::F64(g), HostData::F64(w)) if g.len() == w.len() => {
+            for (i, (a, b)) in g.iter().zip(w).enumerate() {
+                if !float_ok(*a, *b) {
+                    note(i, a.to_string(), b.to_string(), a.to_bits() == u64::MAX);
+                }
+            }
+        }
+        (HostData::I32(g), HostData::I32(w)) if g.len() == w.len() => {
+            for (i, (a, b)) in g.iter().zip(w).enumerate() {
+                if a != b {
+                    note(i, a.to_string(), b.to_string(), *a as u32 == 0xDEAD_BEEF);
+                }
+            }
+        }
+        (HostData::U32(g), HostData::U32(w)) if g.len() == w.len() => {
+            for (i, (a, b)) in g.iter().zip(w).enumerate() {
+                if a != b {
+                    note(i, a.to_string(), b.to_string(), *a == 0xDEAD_BEEF);
+                }
+            }
+        }
+        _ => return Err(format!("{name}: output of the wrong type or length")),
+    }
+    match first {
+        None => Ok(()),
+        Some(f) => Err(format!("{f} ({bad} of {} elements wrong)", got.len())),
+    }
+}
+
+impl HostData {
+    pub fn len(&self) -> usize {
+        match self {
+            HostData::F32(v) => v.len(),
+            HostData::F64(v) => v.len(),
+            HostData::I32(v) => v.len(),
+            HostData::U32(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn buf(init: Init, ty: ElemType) -> Buffer {
+        Buffer {
+            name: "x".into(),
+            ty,
+            len: 1000,
+            init,
+        }
+    }
+
+    #[test]
+    fn random_inputs_stay_in_range_and_change_with_the_seed() {
+        let b = buf(Init::Random { lo: -1.0, hi: 1.0 }, ElemType::F32);
+        let HostData::F32(a) = generate(&b, 1) else {
+            panic!()
+        };
+        let HostData::F32(c) = generate(&b, 2) else {
+            panic!()
+        };
+        assert!(a.iter().all(|v| (-1.0..1.0).contains(v)));
+        assert_ne!(a, c);
+        assert!(a.iter().any(|v| *v < 0.0) && a.iter().any(|v| *v > 0.0));
+    }
+
+    #[test]
+    fn poisoned_output_never_matches_even_itself() {
+        let b = buf(Init::Poison, ElemType::F32);
+        let p = generate(&b, 0);
+        let err = compare("out", &p, &p).unwrap_err();
+        assert!(err.contains("never written"), "{err}");
+        assert!(err.contains("1000 of 1000"), "{err}");
+    }
+
+    #[test]
+    fn compare_reports_the_first_mismatch() {
+        let want = HostData::F32(vec![1.0, 2.0, 3.0]);
+        let got = HostData::F32(vec![1.0, 2.5, 3.0]);
+        let err = compare("out", &got, &want).unwrap_err();
+        assert!(err.starts_with("out[1] = 2.5"), "{err}");
+        assert!(compare("out", &want, &want).is_ok());
+        let close = HostData::F32(vec![1.0, 2.0 + 1e-6, 3.0]);
+        assert!(compare("out", &close, &want).is_ok());
+    }
+
+    #[test]
+    fn transpose_reference_swaps_rows_and_columns() {
+        let input = HostData::U32((0..6).collect());
+        let r = Reference::Transpose {
+            from: 0,
+            to: 1,
+            rows: 2,
+            cols: 3,
+        };
+        let (to, data) = builtin_expected(&r, &[input]).unwrap();
+        assert_eq!(to, 1);
+        assert_eq!(data, HostData::U32(vec![0, 3, 1, 4, 2, 5]));
+    }
+}

@@ -1,0 +1,251 @@
+//! One column per variant: timing with a live sparkline, the ratio to the fastest, the check,
+//! the ptxas report, occupancy, memory behaviour and the lesson's claims about it.
+
+use super::state::App;
+use super::theme::Theme;
+use crate::analysis::stats::{differ_beyond_noise, fmt_ms};
+use crate::report::per_request;
+use crate::results::{LessonResult, VariantResult};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
+
+const SPARK: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// The last `width` samples as a sparkline, scaled between their min and max.
+pub fn sparkline(samples: &[f64], width: usize) -> String {
+    let tail = &samples[samples.len().saturating_sub(width)..];
+    let (lo, hi) = tail
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+    tail.iter()
+        .map(|&x| {
+            if hi - lo <= f64::EPSILON * hi.abs() {
+                SPARK[0]
+            } else {
+                SPARK[(((x - lo) / (hi - lo)) * 7.0).round() as usize]
+            }
+        })
+        .collect()
+}
+
+/// The fastest correct variant with a time.
+pub fn fastest(r: &LessonResult) -> Option<&VariantResult> {
+    r.variants
+        .iter()
+        .filter(|v| v.correct == Some(true) && !v.stale)
+        .filter(|v| v.time_ms.is_some())
+        .min_by(|a, b| {
+            let (a, b) = (a.time_ms.as_ref().unwrap(), b.time_ms.as_ref().unwrap());
+            a.median.total_cmp(&b.median)
+        })
+}
+
+pub fn ratio_text(v: &VariantResult, best: Option<&VariantResult>) -> Option<String> {
+    let t = v.time_ms.as_ref()?;
+    if v.correct != Some(true) {
+        return None;
+    }
+    let b = best?;
+    let bt = b.time_ms.as_ref()?;
+    if b.name == v.name {
+        return Some("fastest".into());
+    }
+    if !differ_beyond_noise(t, bt) {
+        return Some(format!("≈ {} (within noise)", b.name));
+    }
+    Some(format!(
+        "{:.1}× slower than {}",
+        t.median / bt.median,
+        b.name
+    ))
+}
+
+pub fn column_lines<'a>(
+    app: &App,
+    r: &LessonResult,
+    v: &VariantResult,
+    width: u16,
+    th: &Theme,
+) -> Vec<Line<'a>> {
+    let mut lines: Vec<Line> = Vec::new();
+    let running_here = app.running.as_ref().filter(|run| {
+        Some(run.lesson.as_str()) == app.lesson().map(|l| l.id.as_str()) && run.variant == v.name
+    });
+    match (&v.time_ms, v.samples_ms.is_empty()) {
+        (Some(t), _) => {
+            let spark = sparkline(&v.samples_ms, (width as usize).saturating_sub(22).min(16));
+            lines.push(Line::from(vec![
+                Span::styled(fmt_ms(t.median), th.strong),
+                Span::raw(format!(" ±{:.1}% ", t.spread_pct)),
+                Span::styled(spark, th.spark),
+            ]));
+        }
+        (None, false) => {
+            let n = v.samples_ms.len();
+            let mut s = v.samples_ms.clone();
+            s.sort_by(f64::total_cmp);
+            lines.push(Line::from(vec![
+                Span::styled(format!("{} ", fmt_ms(s[n / 2])), th.strong),
+                Span::styled(sparkline(&v.samples_ms, 16), th.spark),
+                Span::raw(format!(" {n} runs")),
+            ]));
+        }
+        (None, true) => lines.push(Line::styled("no time", th.dim)),
+    }
+    if let Some(run) = running_here {
+        lines.push(Line::styled(format!("… {}", run.stage), th.accent));
+    } else if let Some(t) = ratio_text(v, fastest(r)) {
+        lines.push(Line::styled(t, th.accent));
+    }
+    if let Some(g) = v.gbps {
+        let pct = v
+            .pct_of_peak
+            .map(|p| format!(" · {p:.0}% of copy"))
+            .unwrap_or_default();
+        lines.push(Line::raw(format!("{g:.0} GB/s{pct}")));
+    }
+    if let Some(g) = v.gflops {
+        lines.push(Line::raw(format!("{g:.0} GFLOP/s")));
+    }
+    let status = crate::report::status(v);
+    let style = if v.stale {
+        th.warn
+    } else if v.correct == Some(true) {
+        th.good
+    } else if v.correct == Some(false) || v.error.is_some() {
+        th.bad
+    } else {
+        th.dim
+    };
+    let mark = match v.correct {
+        Some(true) if !v.stale => "✓ ",
+        Some(false) => "✗ ",
+        _ => "",
+    };
+    lines.push(Line::styled(format!("{mark}{status}"), style));
+    if let Some(p) = &v.ptxas {
+        lines.push(Line::raw(format!(
+            "{} regs · {} B stack · {}/{} spill",
+            p.registers, p.stack_frame, p.spill_stores, p.spill_loads
+        )));
+    }
+    if let Some(o) = &v.occupancy {
+        let lim = if o.limiter.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", o.limiter)
+        };
+        lines.push(Line::raw(format!(
+            "occupancy {:.0}% ({}/{} warps{lim})",
+            o.ratio * 100.0,
+            o.active_warps,
+            o.max_warps
+        )));
+    }
+    if let Some(m) = &v.memory {
+        if let Some(x) = per_request(m.shared.wavefronts, m.shared.requests) {
+            lines.push(Line::raw(format!("shared {x:.2} wavefronts/request")));
+        }
+        if let Some(x) = per_request(m.global.sectors, m.global.requests) {
+            lines.push(Line::raw(format!("global {x:.2} sectors/request")));
+        }
+        if m.local.bytes > 0 {
+            lines.push(Line::raw(format!(
+                "local {} MiB moved",
+                m.local.bytes >> 20
+            )));
+        }
+    } else if let Some(e) = &v.trace_error {
+        lines.push(Line::styled(format!("no trace: {e}"), th.dim));
+    }
+    for c in &v.expect {
+        let (mark, st) = match c.holds {
+            Some(true) => ("✓", th.good),
+            Some(false) => ("✗", th.bad),
+            None => ("?", th.dim),
+        };
+        let text = c.claim.strip_prefix(&v.name).unwrap_or(&c.claim).trim();
+        lines.push(Line::styled(format!("{mark} {text}"), st));
+    }
+    lines
+}
+
+pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
+    let (Some(lesson), Some(r)) = (app.lesson(), app.result()) else {
+        return;
+    };
+    let n = r.variants.len().max(1) as u16;
+    let side_by_side = area.width / n >= 30;
+    let rects: Vec<Rect> = if side_by_side {
+        let w = area.width / n;
+        (0..n)
+            .map(|i| Rect {
+                x: area.x + i * w,
+                y: area.y,
+                width: if i + 1 == n { area.width - i * w } else { w },
+                height: area.height,
+            })
+            .collect()
+    } else {
+        // Narrow terminal: stack the variants, each a band of the full width.
+        let h = (area.height / n).max(3);
+        (0..n)
+            .map(|i| Rect {
+                x: area.x,
+                y: area.y + (i * h).min(area.height),
+                width: area.width,
+                height: h.min(area.height.saturating_sub(i * h)),
+            })
+            .collect()
+    };
+    for (i, (v, rect)) in r.variants.iter().zip(rects).enumerate() {
+        if rect.height == 0 {
+            continue;
+        }
+        let focused = i == app.variant;
+        let note = lesson
+            .variants
+            .iter()
+            .find(|lv| lv.name == v.name)
+            .and_then(|lv| lv.note.clone())
+            .map(|n| format!(" {n} "))
+            .unwrap_or_default();
+        let title_style = if focused { th.focus } else { th.title };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(if focused { th.focus } else { th.border })
+            .title(Line::from(vec![
+                Span::styled(
+                    format!(" {} ", v.name),
+                    title_style.add_modifier(Modifier::BOLD),
+                ),
+                Span::styled(note, th.dim),
+            ]));
+        let inner = block.inner(rect);
+        block.render(rect, buf);
+        let lines = column_lines(app, r, v, inner.width, th);
+        // Rows the wrapped text takes, so the heatmap starts below it.
+        let used: u16 = lines
+            .iter()
+            .map(|l| {
+                (l.width() as u16).div_ceil(inner.width.max(1)).max(1)
+                    + u16::from(l.width() as u16 > inner.width)
+            })
+            .sum();
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .render(inner, buf);
+        // The heatmap goes under the figures when the column has room for it.
+        let below = Rect {
+            y: inner.y + used + 1,
+            height: inner.height.saturating_sub(used + 1),
+            ..inner
+        };
+        if side_by_side && below.height >= 6 {
+            super::heatmap::render_in_column(app, v, focused, below, buf, th);
+        }
+    }
+}

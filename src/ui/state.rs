@@ -1,0 +1,378 @@
+//! The lab's state and how events change it. Pure: no terminal, no CUDA, so every key and
+//! every worker reply can be tested; the views borrow this for a frame.
+
+use crate::lesson::Lesson;
+use crate::progress::Progress;
+use crate::recording::Recording;
+use crate::results::{LessonResult, Source};
+use crate::worker::client::WorkerFailure;
+use crate::worker::collect::{self, Capabilities};
+use crate::worker::protocol::{Reply, RunOptions};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::collections::HashMap;
+
+/// Everything that reaches the UI thread, on its one channel.
+#[derive(Debug)]
+pub enum UiEvent {
+    Key(KeyEvent),
+    Resize,
+    Worker(WorkerEvent),
+}
+
+/// What the worker thread reports.
+#[derive(Debug)]
+pub enum WorkerEvent {
+    Ready(Result<Capabilities, WorkerFailure>),
+    Reply {
+        lesson: String,
+        reply: Reply,
+    },
+    Finished {
+        lesson: String,
+        outcome: Result<(), WorkerFailure>,
+    },
+}
+
+/// What the UI asks of the worker thread.
+#[derive(Debug, Clone)]
+pub enum Job {
+    Run {
+        lesson: Box<Lesson>,
+        options: RunOptions,
+    },
+    Compile {
+        lesson: Box<Lesson>,
+        arch: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    None,
+    Help,
+    Code,
+    Heatmap,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Running {
+    pub lesson: String,
+    pub variant: String,
+    pub stage: String,
+    pub compile_only: bool,
+}
+
+pub struct App {
+    pub lessons: Vec<Lesson>,
+    pub selected: usize,
+    pub page: usize,
+    pub variant: usize,
+    pub results: HashMap<String, LessonResult>,
+    pub recording: Option<Recording>,
+    pub caps: Option<Capabilities>,
+    pub running: Option<Running>,
+    pub looping: bool,
+    pub overlay: Overlay,
+    /// The last thing the learner must know (a failure in words, or what just happened).
+    pub message: Option<String>,
+    pub progress: Progress,
+    /// Save progress to disk (off in tests and `render`).
+    pub persist: bool,
+    /// Which traced instruction the heatmap shows, worst first.
+    pub instr: usize,
+    /// Heatmap of all instructions × banks instead of one request.
+    pub aggregate: bool,
+    pub color: bool,
+    pub code_scroll: u16,
+    pub quit: bool,
+    /// Jobs for the worker thread; the event loop drains this after each event.
+    pub outbox: Vec<Job>,
+}
+
+impl App {
+    pub fn new(lessons: Vec<Lesson>, recording: Option<Recording>, progress: Progress) -> App {
+        let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
+        let selected = progress.first_unfinished(&ids);
+        let mut results = HashMap::new();
+        for l in &lessons {
+            let mut r = recording
+                .as_ref()
+                .and_then(|rec| rec.replay(l))
+                .unwrap_or_else(|| collect::blank_result(l, Source::Recorded, None));
+            collect::evaluate_claims(l, &mut r);
+            results.insert(l.id.clone(), r);
+        }
+        App {
+            lessons,
+            selected,
+            page: 0,
+            variant: 0,
+            results,
+            recording,
+            caps: None,
+            running: None,
+            looping: false,
+            overlay: Overlay::None,
+            message: None,
+            progress,
+            persist: false,
+            instr: 0,
+            aggregate: false,
+            color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            code_scroll: 0,
+            quit: false,
+            outbox: Vec::new(),
+        }
+    }
+
+    pub fn lesson(&self) -> Option<&Lesson> {
+        self.lessons.get(self.selected)
+    }
+
+    pub fn result(&self) -> Option<&LessonResult> {
+        self.lesson().and_then(|l| self.results.get(&l.id))
+    }
+
+    pub fn has_gpu(&self) -> bool {
+        self.caps.as_ref().is_some_and(|c| c.device.is_some())
+    }
+
+    fn save_progress(&mut self) {
+        if self.persist
+            && let Err(e) = self.progress.save()
+        {
+            self.message = Some(format!("could not save progress: {e}"));
+        }
+    }
+
+    fn select_lesson(&mut self, idx: usize) {
+        if idx < self.lessons.len() && idx != self.selected {
+            self.selected = idx;
+            self.page = 0;
+            self.variant = 0;
+            self.instr = 0;
+            self.code_scroll = 0;
+            self.looping = false;
+            self.note_seen();
+        }
+    }
+
+    pub fn note_seen(&mut self) {
+        if let Some(id) = self.lesson().map(|l| l.id.clone()) {
+            self.progress.mark_seen(&id, self.page);
+            self.save_progress();
+        }
+    }
+
+    /// Ask for a live run of the current lesson (or explain why there is none).
+    pub fn start_run(&mut self) {
+        let Some(lesson) = self.lesson().cloned() else {
+            return;
+        };
+        if self.running.is_some() {
+            self.message = Some("a run is already going; it shows as it is measured".into());
+            return;
+        }
+        if !self.has_gpu() {
+            let why = self
+                .caps
+                .as_ref()
+                .and_then(|c| c.no_gpu.clone())
+                .unwrap_or_else(|| "still looking for a GPU".into());
+            self.message = Some(format!(
+                "no live run: {why}. The figures shown are replayed from the recording."
+            ));
+            self.looping = false;
+            return;
+        }
+        let device = self.caps.as_ref().and_then(|c| c.device.clone());
+        self.results.insert(
+            lesson.id.clone(),
+            collect::blank_result(&lesson, Source::Live, device),
+        );
+        self.running = Some(Running {
+            lesson: lesson.id.clone(),
+            variant: String::new(),
+            stage: "starting".into(),
+            compile_only: false,
+        });
+        self.message = None;
+        self.outbox.push(Job::Run {
+            lesson: Box::new(lesson),
+            options: RunOptions::default(),
+        });
+    }
+
+    pub fn on_key(&mut self, key: KeyEvent) {
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            self.quit = true;
+            return;
+        }
+        if self.overlay != Overlay::None {
+            match key.code {
+                KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') => {
+                    self.overlay = Overlay::None
+                }
+                KeyCode::Char('c') if self.overlay == Overlay::Code => self.overlay = Overlay::None,
+                KeyCode::Char('h') if self.overlay == Overlay::Heatmap => {
+                    self.overlay = Overlay::None
+                }
+                KeyCode::Down | KeyCode::Char('j') => {
+                    self.code_scroll = self.code_scroll.saturating_add(1)
+                }
+                KeyCode::Up | KeyCode::Char('k') => {
+                    self.code_scroll = self.code_scroll.saturating_sub(1)
+                }
+                KeyCode::PageDown => self.code_scroll = self.code_scroll.saturating_add(10),
+                KeyCode::PageUp => self.code_scroll = self.code_scroll.saturating_sub(10),
+                KeyCode::Char(']') => self.instr += 1,
+                KeyCode::Char('[') => self.instr = self.instr.saturating_sub(1),
+                KeyCode::Char('a') => self.aggregate = !self.aggregate,
+                KeyCode::Left => self.variant = self.variant.saturating_sub(1),
+                KeyCode::Right => self.next_variant(),
+                _ => {}
+            }
+            return;
+        }
+        match key.code {
+            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+            KeyCode::Char('?') => self.overlay = Overlay::Help,
+            KeyCode::Char('c') => {
+                self.code_scroll = 0;
+                self.overlay = Overlay::Code;
+            }
+            KeyCode::Char('h') => self.overlay = Overlay::Heatmap,
+            KeyCode::Up | KeyCode::Char('k') => self.select_lesson(self.selected.saturating_sub(1)),
+            KeyCode::Down | KeyCode::Char('j') => self.select_lesson(self.selected + 1),
+            KeyCode::Left => {
+                self.variant = self.variant.saturating_sub(1);
+                self.instr = 0;
+            }
+            KeyCode::Right | KeyCode::Tab => self.next_variant(),
+            KeyCode::Char('n') | KeyCode::PageDown | KeyCode::Char(' ') => {
+                let pages = self.lesson().map_or(0, |l| l.pages.len());
+                if self.page + 1 < pages {
+                    self.page += 1;
+                    self.note_seen();
+                }
+            }
+            KeyCode::Char('p') | KeyCode::PageUp => self.page = self.page.saturating_sub(1),
+            KeyCode::Char('r') => self.start_run(),
+            KeyCode::Char('l') => {
+                self.looping = !self.looping;
+                if self.looping {
+                    self.message = Some("looping: runs again after each run (l stops)".into());
+                    if self.running.is_none() {
+                        self.start_run();
+                    }
+                } else {
+                    self.message = Some("loop stopped".into());
+                }
+            }
+            KeyCode::Char(']') => self.instr += 1,
+            KeyCode::Char('[') => self.instr = self.instr.saturating_sub(1),
+            KeyCode::Char('a') => self.aggregate = !self.aggregate,
+            _ => {}
+        }
+    }
+
+    fn next_variant(&mut self) {
+        let n = self.lesson().map_or(0, |l| l.variants.len());
+        if self.variant + 1 < n {
+            self.variant += 1;
+            self.instr = 0;
+        }
+    }
+
+    pub fn on_worker(&mut self, ev: WorkerEvent) {
+        match ev {
+            WorkerEvent::Ready(Ok(caps)) => {
+                let compile_here = caps.device.is_none() && caps.nvrtc.is_some();
+                self.caps = Some(caps);
+                if compile_here {
+                    // No GPU: the timings are the recording's, but the compile reports can
+                    // still be live.
+                    for l in self.lessons.clone() {
+                        let arch = self
+                            .results
+                            .get(&l.id)
+                            .and_then(|r| r.device.as_ref())
+                            .map(|d| d.arch())
+                            .unwrap_or_else(|| "sm_90".into());
+                        self.outbox.push(Job::Compile {
+                            lesson: Box::new(l),
+                            arch,
+                        });
+                    }
+                }
+            }
+            WorkerEvent::Ready(Err(e)) => {
+                self.caps = Some(Capabilities {
+                    no_gpu: Some(e.to_string()),
+                    ..Default::default()
+                });
+            }
+            WorkerEvent::Reply { lesson, reply } => {
+                if let Reply::Stage { variant, stage } = &reply
+                    && let Some(r) = self.running.as_mut().filter(|r| r.lesson == lesson)
+                {
+                    r.variant = variant.clone();
+                    r.stage = stage.clone();
+                }
+                if let Reply::Error { message } = &reply {
+                    self.message = Some(message.clone());
+                }
+                if let Some(res) = self.results.get_mut(&lesson) {
+                    collect::apply(res, &reply);
+                    if matches!(reply, Reply::Compiled { .. }) && res.source == Source::Recorded {
+                        res.compile = Some(Source::Live);
+                    }
+                }
+            }
+            WorkerEvent::Finished { lesson, outcome } => {
+                let was_run = self.running.as_ref().is_some_and(|r| r.lesson == lesson);
+                if let Some(l) = self.lessons.iter().find(|l| l.id == lesson).cloned()
+                    && let Some(res) = self.results.get_mut(&lesson)
+                {
+                    if let Err(f) = &outcome {
+                        mark_failure(res, f);
+                    }
+                    collect::evaluate_claims(&l, res);
+                }
+                if was_run {
+                    self.running = None;
+                    match outcome {
+                        Ok(()) => {
+                            self.progress.mark_run(&lesson);
+                            self.save_progress();
+                            if self.looping && self.lesson().is_some_and(|l| l.id == lesson) {
+                                self.start_run();
+                            }
+                        }
+                        Err(f) => {
+                            self.looping = false;
+                            self.message = Some(f.to_string());
+                        }
+                    }
+                } else if let Err(f) = outcome {
+                    self.message = Some(f.to_string());
+                }
+            }
+        }
+    }
+}
+
+/// A failed run leaves its words on the variant it was on, so the column shows it.
+fn mark_failure(res: &mut LessonResult, f: &WorkerFailure) {
+    let name = match f {
+        WorkerFailure::Fault {
+            variant: Some(v), ..
+        } => Some(v.clone()),
+        WorkerFailure::Timeout { variant, .. } if !variant.is_empty() => Some(variant.clone()),
+        _ => None,
+    };
+    if let Some(v) = name.and_then(|n| res.variants.iter_mut().find(|v| v.name == n)) {
+        v.correct = Some(false);
+        v.error = Some(f.to_string());
+    }
+}

@@ -1,0 +1,111 @@
+//! The whole screen for one frame: lesson list, header, prose, variant columns, status and
+//! keys. Borrows the state; owns nothing.
+
+use super::state::{App, Overlay};
+use super::theme::Theme;
+use super::{columns, heatmap, list, overlays};
+use crate::report::source_label;
+use crate::results::Source;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
+
+impl Widget for &App {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let th = Theme::new(self.color);
+        let show_list = area.width >= 90;
+        let [list_area, main] = Layout::horizontal([
+            Constraint::Length(if show_list { 26 } else { 0 }),
+            Constraint::Min(20),
+        ])
+        .areas(area);
+        if show_list {
+            list::render_list(self, list_area, buf, &th);
+        }
+        let Some(lesson) = self.lesson() else {
+            Paragraph::new("No lessons found. Check the --lessons folder (gpulab check).")
+                .render(main, buf);
+            return;
+        };
+        let page = lesson.pages.get(self.page);
+        let prose_lines = page.map_or(1, |p| p.text.lines().count() as u16 + 2);
+        let prose_h = prose_lines
+            .min(main.height.saturating_sub(4) * 2 / 5)
+            .max(4);
+        let [header, prose, cols, status, keys] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Length(prose_h),
+            Constraint::Min(3),
+            Constraint::Length(1),
+            Constraint::Length(1),
+        ])
+        .areas(main);
+
+        let label = self.result().map(|r| {
+            let mut s = source_label(r);
+            if r.source == Source::Recorded && r.compile == Some(Source::Live) {
+                s.push_str(" · compile reports live");
+            }
+            if self.caps.is_none() {
+                s.push_str(" · looking for a GPU…");
+            }
+            s
+        });
+        Line::from(vec![
+            Span::styled(
+                format!(" {:02} · {} ", lesson.order, lesson.title),
+                th.strong,
+            ),
+            Span::styled(format!("── {} ", label.unwrap_or_default()), th.accent),
+        ])
+        .render(header, buf);
+
+        if let Some(p) = page {
+            Paragraph::new(p.text.trim_end().to_string())
+                .wrap(Wrap { trim: false })
+                .block(
+                    Block::default()
+                        .borders(Borders::ALL)
+                        .border_style(th.border)
+                        .title(Line::styled(
+                            format!(
+                                " {} · page {}/{} ",
+                                p.title,
+                                self.page + 1,
+                                lesson.pages.len()
+                            ),
+                            th.title,
+                        )),
+                )
+                .render(prose, buf);
+        }
+        columns::render_columns(self, cols, buf, &th);
+
+        let status_text = match (&self.message, &self.running) {
+            (Some(m), _) => m.clone(),
+            (None, Some(r)) => format!("running {} · {} {}", r.lesson, r.variant, r.stage),
+            (None, None) if self.looping => "looping".into(),
+            (None, None) => match self.result().map(|r| r.expect.as_slice()) {
+                Some(claims) if !claims.is_empty() => {
+                    let held = claims.iter().filter(|c| c.holds == Some(true)).count();
+                    format!("{held} of {} claims hold on these figures", claims.len())
+                }
+                _ => String::new(),
+            },
+        };
+        Paragraph::new(Line::styled(format!(" {status_text}"), th.accent)).render(status, buf);
+        Line::styled(
+            " ↑↓ lesson  n/p page  ←→ variant  r run  l loop  c code  h heatmap  ? help  q quit",
+            th.dim,
+        )
+        .render(keys, buf);
+
+        match self.overlay {
+            Overlay::None => {}
+            Overlay::Help => overlays::render_help(main, buf, &th),
+            Overlay::Code => overlays::render_code(self, main, buf, &th),
+            Overlay::Heatmap => heatmap::render_overlay(self, main, buf, &th),
+        }
+    }
+}
