@@ -1,0 +1,193 @@
+//! Tests that need a GPU. They print that they skipped, and why, where there is none; on a
+//! GPU machine (`cargo test --release --test gpu`) they run the shipped lessons live.
+
+use gpulab::lesson::bundle::CourseRoot;
+use gpulab::lesson::{self, Lesson};
+use gpulab::results::LessonResult;
+use gpulab::worker::client::{WorkerClient, WorkerFailure};
+use gpulab::worker::collect;
+use gpulab::worker::protocol::{Reply, Request, RunOptions};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+fn gpu() -> Option<gpulab::results::DeviceInfo> {
+    let mut c = WorkerClient::with_command(bin(), vec!["worker".into()]);
+    match collect::hello(&mut c, 0) {
+        Ok(caps) => {
+            if caps.device.is_none() {
+                eprintln!("skipped: no GPU ({})", caps.no_gpu.unwrap_or_default());
+            }
+            caps.device
+        }
+        Err(e) => {
+            eprintln!("skipped: {e}");
+            None
+        }
+    }
+}
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_gpulab"))
+}
+
+fn run_json(id: &str) -> LessonResult {
+    let out = Command::new(bin())
+        .args(["run", id, "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("{stderr}");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{id}: {e}\n{stderr}"))
+}
+
+fn fixture_lesson() -> Lesson {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu/lessons");
+    let (mut lessons, errors) = lesson::load_course(&CourseRoot::Dir(dir));
+    assert!(errors.is_empty(), "{errors:?}");
+    lessons.remove(0)
+}
+
+#[test]
+fn every_shipped_lesson_runs_live_and_every_variant_is_correct() {
+    let Some(dev) = gpu() else { return };
+    let (lessons, errors) = lesson::load_course(&CourseRoot::Bundled);
+    assert!(errors.is_empty());
+    for l in &lessons {
+        let r = run_json(&l.id);
+        assert_eq!(r.source, gpulab::results::Source::Live);
+        assert_eq!(r.device.as_ref().unwrap().name, dev.name);
+        assert!(r.peak.copy_gbps.unwrap() > 0.0);
+        for v in &r.variants {
+            assert_eq!(v.correct, Some(true), "{} {}: {:?}", l.id, v.name, v.error);
+            let t = v.time_ms.as_ref().expect("timed");
+            assert!(t.median > 0.0 && t.runs >= 10);
+            assert!(v.ptxas.is_some(), "{} {} has no ptxas report", l.id, v.name);
+        }
+        for c in &r.expect {
+            eprintln!("{} {:?} {} ({})", l.id, c.holds, c.claim, c.detail);
+        }
+        if l.id == "global-coalescing" {
+            let best = r
+                .variants
+                .iter()
+                .filter_map(|v| v.pct_of_peak)
+                .fold(0.0, f64::max);
+            assert!(
+                best >= 90.0,
+                "best variant reaches {best:.1}% of the copy bandwidth"
+            );
+            for c in &r.expect {
+                assert_eq!(c.holds, Some(true), "{}: {}", c.claim, c.detail);
+            }
+        }
+    }
+}
+
+#[test]
+fn occupancy_from_the_api_agrees_with_the_rules_applied_to_the_report() {
+    let Some(dev) = gpu() else { return };
+    let (lessons, _) = lesson::load_course(&CourseRoot::Bundled);
+    let mut client = WorkerClient::with_command(bin(), vec!["worker".into()]);
+    for l in &lessons {
+        let mut r = collect::blank_result(l, gpulab::results::Source::Live, None);
+        let opts = RunOptions {
+            time: false,
+            trace: false,
+            ..Default::default()
+        };
+        collect::run_lesson(&mut client, l, &opts, &mut r, |_| {}).unwrap();
+        for (v, lv) in r.variants.iter().zip(&l.variants) {
+            let api = v.occupancy.as_ref().expect("occupancy");
+            assert_eq!(api.from, "api");
+            let rules = gpulab::worker::runner::occupancy_from_report(
+                &dev.cc,
+                lv,
+                v.ptxas.as_ref().unwrap(),
+            )
+            .expect("rules for this GPU");
+            assert_eq!(
+                (api.blocks_per_sm, api.active_warps),
+                (rules.blocks_per_sm, rules.active_warps),
+                "{} {}",
+                l.id,
+                v.name
+            );
+        }
+    }
+}
+
+#[test]
+fn an_out_of_bounds_kernel_is_reported_and_the_next_run_works() {
+    if gpu().is_none() {
+        return;
+    }
+    let l = fixture_lesson();
+    let mut client = WorkerClient::with_command(bin(), vec!["worker".into()]);
+    let run = |client: &mut WorkerClient, v: &str, stall: u64| {
+        let req = Request::Run {
+            lesson: Box::new(l.clone()),
+            options: RunOptions {
+                variants: vec![v.into()],
+                trace: false,
+                ..Default::default()
+            },
+        };
+        let mut results = Vec::new();
+        client
+            .request(&req, Duration::from_secs(stall), |r| {
+                if let Reply::Variant { result } = r {
+                    results.push((**result).clone());
+                }
+            })
+            .map(|_| results)
+    };
+    let err = run(&mut client, "out-of-bounds", 30).unwrap_err();
+    eprintln!("{err}");
+    match &err {
+        WorkerFailure::Fault { variant, message } => {
+            assert_eq!(variant.as_deref(), Some("out-of-bounds"));
+            assert!(
+                message.contains("ILLEGAL_ADDRESS") || message.contains("illegal"),
+                "{message}"
+            );
+        }
+        other => panic!("expected a fault, got {other:?}"),
+    }
+    let ok = run(&mut client, "fine", 30).expect("the next run works");
+    assert_eq!(ok.last().unwrap().correct, Some(true));
+}
+
+#[test]
+fn an_endless_kernel_times_out_and_the_next_run_works() {
+    if gpu().is_none() {
+        return;
+    }
+    let l = fixture_lesson();
+    let mut client = WorkerClient::with_command(bin(), vec!["worker".into()]);
+    let req = |v: &str| Request::Run {
+        lesson: Box::new(l.clone()),
+        options: RunOptions {
+            variants: vec![v.into()],
+            trace: false,
+            ..Default::default()
+        },
+    };
+    let err = client
+        .request(&req("endless"), Duration::from_secs(8), |_| {})
+        .unwrap_err();
+    eprintln!("{err}");
+    assert!(
+        matches!(&err, WorkerFailure::Timeout { variant, .. } if variant == "endless"),
+        "{err:?}"
+    );
+    let mut correct = None;
+    client
+        .request(&req("fine"), Duration::from_secs(30), |r| {
+            if let Reply::Variant { result } = r {
+                correct = result.correct;
+            }
+        })
+        .expect("the next run works");
+    assert_eq!(correct, Some(true));
+}
