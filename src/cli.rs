@@ -29,6 +29,25 @@ pub struct Cli {
     pub command: Option<Cmd>,
 }
 
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    pub lesson: String,
+    /// Only these variants (repeatable).
+    #[arg(long = "variant", value_name = "V")]
+    pub variants: Vec<String>,
+    #[arg(long)]
+    pub json: bool,
+    /// Show the recording instead of running live.
+    #[arg(long)]
+    pub replay: bool,
+    /// Skip the memory trace (faster).
+    #[arg(long)]
+    pub no_trace: bool,
+    /// Skip timing: compile, check (one launch per variant) and trace only.
+    #[arg(long)]
+    pub no_time: bool,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Lessons in course order.
@@ -37,20 +56,7 @@ pub enum Cmd {
         json: bool,
     },
     /// Run a lesson's variants and print the figures.
-    Run {
-        lesson: String,
-        /// Only these variants (repeatable).
-        #[arg(long = "variant", value_name = "V")]
-        variants: Vec<String>,
-        #[arg(long)]
-        json: bool,
-        /// Show the recording instead of running live.
-        #[arg(long)]
-        replay: bool,
-        /// Skip the memory trace (faster).
-        #[arg(long)]
-        no_trace: bool,
-    },
+    Run(RunArgs),
     /// Validate lessons (and compile their kernels when NVRTC is present).
     Check { paths: Vec<PathBuf> },
     /// The lesson screen as plain text (from the recording).
@@ -202,18 +208,10 @@ pub fn result_for(
     Ok(result)
 }
 
-pub fn cmd_run(
-    root: &CourseRoot,
-    device: u32,
-    id: &str,
-    variants: Vec<String>,
-    json: bool,
-    replay: bool,
-    no_trace: bool,
-) -> Result<i32> {
+pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     let lessons = load_course(root)?;
-    let lesson = find_lesson(&lessons, id)?;
-    for v in &variants {
+    let lesson = find_lesson(&lessons, &a.lesson)?;
+    for v in &a.variants {
         if lesson.variant(v).is_none() {
             let names: Vec<&str> = lesson.variants.iter().map(|v| v.name.as_str()).collect();
             bail!(
@@ -224,17 +222,18 @@ pub fn cmd_run(
         }
     }
     let options = RunOptions {
-        variants: variants.clone(),
-        trace: !no_trace,
+        variants: a.variants.clone(),
+        trace: !a.no_trace,
+        time: !a.no_time,
         ..RunOptions::default()
     };
-    let mut result = result_for(root, lesson, device, &options, replay, |m| {
+    let mut result = result_for(root, lesson, device, &options, a.replay, |m| {
         eprintln!("· {m}")
     })?;
-    if !variants.is_empty() {
-        result.variants.retain(|v| variants.contains(&v.name));
+    if !a.variants.is_empty() {
+        result.variants.retain(|v| a.variants.contains(&v.name));
     }
-    if json {
+    if a.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
         print!("{}", crate::report::text_report(lesson, &result));

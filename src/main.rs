@@ -9,21 +9,7 @@ fn main() {
         None => gpulab::ui::run_app(&root, args.device).map(|_| 0),
         Some(Cmd::Worker) => Ok(gpulab::worker::server::serve()),
         Some(Cmd::List { json }) => cli::cmd_list(&root, json).map(|_| 0),
-        Some(Cmd::Run {
-            lesson,
-            variants,
-            json,
-            replay,
-            no_trace,
-        }) => cli::cmd_run(
-            &root,
-            args.device,
-            &lesson,
-            variants,
-            json,
-            replay,
-            no_trace,
-        ),
+        Some(Cmd::Run(a)) => cli::cmd_run(&root, args.device, &a),
         Some(Cmd::Check { paths }) => cli::cmd_check(&root, &paths),
         Some(Cmd::Render {
             lesson,

@@ -1,13 +1,15 @@
 //! Tests that need a GPU. They print that they skipped, and why, where there is none; on a
 //! GPU machine (`cargo test --release --test gpu`) they run the shipped lessons live.
 
+mod common;
+
+use common::{bin, fixture};
 use gpulab::lesson::bundle::CourseRoot;
 use gpulab::lesson::{self, Lesson};
 use gpulab::results::LessonResult;
 use gpulab::worker::client::{WorkerClient, WorkerFailure};
 use gpulab::worker::collect;
 use gpulab::worker::protocol::{Reply, Request, RunOptions};
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
@@ -27,10 +29,6 @@ fn gpu() -> Option<gpulab::results::DeviceInfo> {
     }
 }
 
-fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_gpulab"))
-}
-
 fn run_json(id: &str) -> LessonResult {
     let out = Command::new(bin())
         .args(["run", id, "--json"])
@@ -42,7 +40,7 @@ fn run_json(id: &str) -> LessonResult {
 }
 
 fn fixture_lesson() -> Lesson {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gpu/lessons");
+    let dir = fixture("gpu/lessons");
     let (mut lessons, errors) = lesson::load_course(&CourseRoot::Dir(dir));
     assert!(errors.is_empty(), "{errors:?}");
     lessons.remove(0)

@@ -1,0 +1,151 @@
+//! The command-line contract of design.md: names, exit codes and JSON fields.
+
+mod common;
+
+use common::{bin, fixture};
+use std::process::Command;
+
+fn gpulab(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(bin())
+        .args(args)
+        .env(
+            "GPULAB_DATA_DIR",
+            std::env::temp_dir().join("gpulab-cli-test"),
+        )
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn list_json_gives_the_lessons_in_course_order() {
+    let (code, out, err) = gpulab(&["list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ids: Vec<&str> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(&ids[..2], ["global-coalescing", "local-spills"]);
+    let orders: Vec<u64> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["order"].as_u64().unwrap())
+        .collect();
+    assert!(orders.windows(2).all(|w| w[0] < w[1]), "{orders:?}");
+}
+
+#[test]
+fn run_replay_json_has_the_contract_fields_and_says_recorded() {
+    let (code, out, err) = gpulab(&["run", "global-coalescing", "--replay", "--json"]);
+    assert!(code == 0 || code == 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["lesson"], "global-coalescing");
+    assert_eq!(v["source"], "recorded");
+    let dev = &v["device"];
+    for k in ["name", "cc", "driver", "recorded_at"] {
+        assert!(dev[k].is_string(), "device.{k} missing in {dev}");
+    }
+    assert!(v["peak"]["copy_gbps"].as_f64().unwrap() > 0.0);
+    let first = &v["variants"][0];
+    for k in [
+        "name",
+        "correct",
+        "time_ms",
+        "gbps",
+        "pct_of_peak",
+        "ptxas",
+        "occupancy",
+        "expect",
+    ] {
+        assert!(!first[k].is_null(), "variants[0].{k} missing in {first}");
+    }
+    for k in ["median", "min", "max", "runs"] {
+        assert!(first["time_ms"][k].is_number(), "time_ms.{k}");
+    }
+    for k in [
+        "registers",
+        "stack_frame",
+        "spill_stores",
+        "spill_loads",
+        "smem",
+        "cmem",
+    ] {
+        assert!(first["ptxas"][k].is_number(), "ptxas.{k}");
+    }
+}
+
+#[test]
+fn run_text_names_where_the_figures_come_from() {
+    let (_, out, _) = gpulab(&["run", "global-coalescing", "--replay"]);
+    assert!(out.contains("recorded on NVIDIA"), "{out}");
+    assert!(out.contains("coalesced"), "{out}");
+}
+
+#[test]
+fn unknown_lesson_and_variant_are_clear_errors() {
+    let (code, _, err) = gpulab(&["run", "no-such-lesson", "--replay"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no lesson 'no-such-lesson'") && err.contains("global-coalescing"),
+        "{err}"
+    );
+    let (code, _, err) = gpulab(&["run", "global-coalescing", "--variant", "nope", "--replay"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no variant 'nope'"), "{err}");
+}
+
+#[test]
+fn check_passes_the_shipped_lessons() {
+    let (code, out, err) = gpulab(&["check"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("lesson(s) OK"), "{out}");
+}
+
+#[test]
+fn check_refuses_a_misspelt_key_naming_file_line_col() {
+    let dir = tempfile::tempdir().unwrap();
+    let lessons = dir.path().join("lessons");
+    std::fs::create_dir_all(&lessons).unwrap();
+    std::fs::create_dir_all(dir.path().join("kernels/faults")).unwrap();
+    std::fs::copy(
+        fixture("gpu/kernels/faults/faults.cu"),
+        dir.path().join("kernels/faults/faults.cu"),
+    )
+    .unwrap();
+    let good = std::fs::read_to_string(fixture("gpu/lessons/01-faults.yaml")).unwrap();
+    let bad = good.replace("metrics:", "metrcis:");
+    let line = bad.lines().position(|l| l.starts_with("metrcis:")).unwrap() + 1;
+    std::fs::write(lessons.join("01-faults.yaml"), bad).unwrap();
+    let (code, out, _) = gpulab(&["check", lessons.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    let want = format!("01-faults.yaml:{line}:1:");
+    assert!(out.contains(&want), "expected {want} in:\n{out}");
+    assert!(out.contains("metrcis"), "{out}");
+}
+
+#[test]
+fn render_prints_the_lesson_screen_from_the_recording() {
+    let (code, out, err) = gpulab(&[
+        "render",
+        "global-coalescing",
+        "--width",
+        "140",
+        "--height",
+        "40",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 40);
+    assert!(out.contains("recorded on NVIDIA"), "{out}");
+    assert!(
+        out.contains("coalesced") && out.contains("stride-32"),
+        "{out}"
+    );
+}

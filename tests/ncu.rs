@@ -1,0 +1,195 @@
+//! The tracer's counts against the hardware's: for every variant of the traced lessons, run
+//! the uninstrumented build once under Nsight Compute and compare its counters with the
+//! traced totals (scaled from the sampled blocks to the grid). Runs where there is a GPU and
+//! ncu; skips, saying why, elsewhere. Writes the comparison table to $GPULAB_NCU_TABLE.
+
+mod common;
+
+use common::bin;
+use gpulab::lesson::bundle::CourseRoot;
+use gpulab::lesson::{self, Reference};
+use gpulab::results::LessonResult;
+use gpulab::trace::summary::{AccessKind, Space};
+use std::collections::BTreeMap;
+use std::process::Command;
+
+const LESSONS: [&str; 3] = ["global-coalescing", "shared-banks", "shared-transpose"];
+
+const METRICS: [&str; 8] = [
+    "smsp__sass_inst_executed_op_shared_ld.sum",
+    "smsp__sass_inst_executed_op_shared_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+];
+
+/// Parse ncu's `--csv` details output into metric -> value.
+fn parse_ncu_csv(text: &str) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    let mut cols: Option<(usize, usize)> = None;
+    for line in text.lines() {
+        let fields: Vec<String> = line
+            .trim()
+            .trim_matches('"')
+            .split("\",\"")
+            .map(str::to_string)
+            .collect();
+        if let (Some(n), Some(v)) = (
+            fields.iter().position(|f| f == "Metric Name"),
+            fields.iter().position(|f| f == "Metric Value"),
+        ) {
+            cols = Some((n, v));
+            continue;
+        }
+        if let Some((n, v)) = cols
+            && fields.len() > n.max(v)
+            && let Ok(x) = fields[v].replace(',', "").parse::<f64>()
+        {
+            out.insert(fields[n].clone(), x);
+        }
+    }
+    out
+}
+
+/// Traced totals per (space, kind), scaled from the sampled blocks to the whole grid.
+fn traced(r: &LessonResult, variant: &str) -> BTreeMap<&'static str, f64> {
+    let v = r.variants.iter().find(|v| v.name == variant).unwrap();
+    let m = v
+        .memory
+        .as_ref()
+        .unwrap_or_else(|| panic!("{variant}: no trace ({:?})", v.trace_error));
+    let k = m.total_blocks as f64 / m.traced_blocks.max(1) as f64;
+    let mut t = BTreeMap::new();
+    for i in &m.instructions {
+        let key = |a: &'static str, b: &'static str| if i.kind == AccessKind::Load { a } else { b };
+        match i.space {
+            Space::Shared => {
+                *t.entry(key("shared requests ld", "shared requests st"))
+                    .or_insert(0.0) += i.requests as f64 * k;
+                *t.entry(key("shared wavefronts ld", "shared wavefronts st"))
+                    .or_insert(0.0) += i.wavefronts as f64 * k;
+            }
+            Space::Global => {
+                *t.entry(key("global requests ld", "global requests st"))
+                    .or_insert(0.0) += i.requests as f64 * k;
+                *t.entry(key("global sectors ld", "global sectors st"))
+                    .or_insert(0.0) += i.sectors as f64 * k;
+            }
+            _ => {}
+        }
+    }
+    t
+}
+
+fn hw_key(label: &str) -> &'static str {
+    match label {
+        "shared requests ld" => METRICS[0],
+        "shared requests st" => METRICS[1],
+        "shared wavefronts ld" => METRICS[2],
+        "shared wavefronts st" => METRICS[3],
+        "global requests ld" => METRICS[4],
+        "global requests st" => METRICS[5],
+        "global sectors ld" => METRICS[6],
+        "global sectors st" => METRICS[7],
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn traced_counts_match_the_hardware_counters() {
+    let Some(ncu) = gpulab::cuda::discover::find().ncu.clone() else {
+        eprintln!("skipped: ncu not found");
+        return;
+    };
+    let probe = Command::new(bin()).arg("doctor").output().unwrap();
+    if !String::from_utf8_lossy(&probe.stdout).contains("✓ GPU") {
+        eprintln!("skipped: no GPU");
+        return;
+    }
+    let (lessons, errors) = lesson::load_course(&CourseRoot::Bundled);
+    assert!(errors.is_empty());
+    let mut table = String::from(
+        "| lesson | variant | counter | traced | ncu | difference |\n|---|---|---|---|---|---|\n",
+    );
+    let mut worst: f64 = 0.0;
+    for id in LESSONS {
+        let l = lessons.iter().find(|l| l.id == id).expect(id);
+        for (vi, v) in l.variants.iter().enumerate() {
+            let out = Command::new(bin())
+                .args(["run", id, "--variant", &v.name, "--json", "--no-time"])
+                .output()
+                .unwrap();
+            let r: LessonResult = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+                panic!(
+                    "{id} {}: {e} {}",
+                    v.name,
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+            let t = traced(&r, &v.name);
+            // The reference variant runs first when it is another variant.
+            let skip = match l.reference {
+                Reference::Variant(r) if r != vi => 1,
+                _ => 0,
+            };
+            let prof = Command::new(&ncu)
+                .args([
+                    "--csv",
+                    "--clock-control",
+                    "none",
+                    "--target-processes",
+                    "all",
+                ])
+                .args(["--launch-skip", &skip.to_string(), "--launch-count", "1"])
+                .args(["--metrics", &METRICS.join(",")])
+                .arg(bin())
+                .args(["run", id, "--variant", &v.name, "--no-time", "--no-trace"])
+                .output()
+                .unwrap();
+            let hw = parse_ncu_csv(&String::from_utf8_lossy(&prof.stdout));
+            assert!(
+                !hw.is_empty(),
+                "ncu gave nothing for {id} {}:\n{}",
+                v.name,
+                String::from_utf8_lossy(&prof.stderr)
+            );
+            for (label, traced) in &t {
+                let hw_v = hw.get(hw_key(label)).copied().unwrap_or(f64::NAN);
+                let diff = if hw_v == 0.0 && *traced == 0.0 {
+                    0.0
+                } else {
+                    (traced - hw_v) / hw_v * 100.0
+                };
+                worst = worst.max(diff.abs());
+                table.push_str(&format!(
+                    "| {id} | {} | {label} | {traced:.0} | {hw_v:.0} | {diff:+.2}% |\n",
+                    v.name
+                ));
+            }
+            // A counter the hardware saw but the trace did not is a miss too.
+            for label in [
+                "shared requests ld",
+                "shared requests st",
+                "global requests ld",
+                "global requests st",
+            ] {
+                let hw_v = hw.get(hw_key(label)).copied().unwrap_or(0.0);
+                if hw_v > 0.0 && !t.contains_key(label) {
+                    worst = f64::INFINITY;
+                    table.push_str(&format!(
+                        "| {id} | {} | {label} | 0 | {hw_v:.0} | missed |\n",
+                        v.name
+                    ));
+                }
+            }
+        }
+    }
+    println!("{table}");
+    if let Ok(path) = std::env::var("GPULAB_NCU_TABLE") {
+        std::fs::write(path, &table).unwrap();
+    }
+    assert!(worst <= 1.0, "worst disagreement {worst:.2}%:\n{table}");
+}
