@@ -376,3 +376,177 @@ fn mark_failure(res: &mut LessonResult, f: &WorkerFailure) {
         v.error = Some(f.to_string());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lesson::{Lesson, MemSpace, Metrics, Page, Reference, Variant};
+    use crate::results::{DeviceInfo, VariantResult};
+
+    fn lesson(id: &str) -> Lesson {
+        let v = |name: &str| Variant {
+            name: name.into(),
+            source_path: "k.cu".into(),
+            source: "extern \"C\" __global__ void k() {}".into(),
+            kernel: "k".into(),
+            defines: vec![],
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            smem: 0,
+            args: vec![],
+            options: vec![],
+            note: None,
+        };
+        Lesson {
+            id: id.into(),
+            title: id.into(),
+            space: MemSpace::Global,
+            order: 1,
+            file: "x.yaml".into(),
+            pages: vec![
+                Page {
+                    title: "a".into(),
+                    text: "one".into(),
+                },
+                Page {
+                    title: "b".into(),
+                    text: "two".into(),
+                },
+            ],
+            problem: vec![],
+            buffers: vec![],
+            variants: vec![v("fast"), v("slow")],
+            reference: Reference::Variant(0),
+            metrics: Metrics::default(),
+            expect: vec![],
+            checkpoint: vec![],
+            trace_blocks: 4,
+        }
+    }
+
+    fn key(c: KeyCode) -> KeyEvent {
+        KeyEvent::new(c, KeyModifiers::NONE)
+    }
+
+    fn gpu_caps() -> Capabilities {
+        Capabilities {
+            device: Some(DeviceInfo {
+                name: "Test GPU".into(),
+                cc: "9.0".into(),
+                ..Default::default()
+            }),
+            nvrtc: Some("13.0".into()),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn run_without_a_gpu_explains_and_queues_nothing() {
+        let mut app = App::new(vec![lesson("a")], None, Progress::default());
+        app.on_worker(WorkerEvent::Ready(Ok(Capabilities {
+            no_gpu: Some("no NVIDIA driver".into()),
+            nvrtc: Some("13.0".into()),
+            ..Default::default()
+        })));
+        // NVRTC but no GPU: compile jobs for live reports, nothing else.
+        assert!(app.outbox.iter().all(|j| matches!(j, Job::Compile { .. })));
+        assert_eq!(app.outbox.len(), 1);
+        app.outbox.clear();
+        app.on_key(key(KeyCode::Char('r')));
+        assert!(app.outbox.is_empty());
+        assert!(app.message.as_deref().unwrap().contains("no NVIDIA driver"));
+    }
+
+    #[test]
+    fn a_live_run_streams_samples_and_loops_until_stopped() {
+        let mut app = App::new(vec![lesson("a")], None, Progress::default());
+        app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
+        app.on_key(key(KeyCode::Char('l')));
+        assert!(matches!(app.outbox.as_slice(), [Job::Run { .. }]));
+        assert!(app.running.is_some());
+        let reply = |reply| WorkerEvent::Reply {
+            lesson: "a".into(),
+            reply,
+        };
+        app.on_worker(reply(Reply::Stage {
+            variant: "slow".into(),
+            stage: "timing".into(),
+        }));
+        app.on_worker(reply(Reply::Sample {
+            variant: "slow".into(),
+            ms: 2.5,
+        }));
+        assert_eq!(app.running.as_ref().unwrap().stage, "timing");
+        assert_eq!(app.result().unwrap().variants[1].samples_ms, vec![2.5]);
+        app.outbox.clear();
+        app.on_worker(WorkerEvent::Finished {
+            lesson: "a".into(),
+            outcome: Ok(()),
+        });
+        assert_eq!(app.progress.get("a").runs, 1);
+        assert!(
+            matches!(app.outbox.as_slice(), [Job::Run { .. }]),
+            "looping runs again"
+        );
+        app.on_key(key(KeyCode::Char('l')));
+        app.outbox.clear();
+        app.on_worker(WorkerEvent::Finished {
+            lesson: "a".into(),
+            outcome: Ok(()),
+        });
+        assert!(app.outbox.is_empty(), "the loop stopped");
+    }
+
+    #[test]
+    fn a_fault_marks_its_variant_wrong_in_words_and_stops_the_loop() {
+        let mut app = App::new(vec![lesson("a")], None, Progress::default());
+        app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
+        app.on_key(key(KeyCode::Char('l')));
+        app.outbox.clear();
+        app.on_worker(WorkerEvent::Finished {
+            lesson: "a".into(),
+            outcome: Err(WorkerFailure::Fault {
+                variant: Some("slow".into()),
+                message: "illegal memory access".into(),
+            }),
+        });
+        let v: &VariantResult = &app.result().unwrap().variants[1];
+        assert_eq!(v.correct, Some(false));
+        assert!(
+            v.error
+                .as_deref()
+                .unwrap()
+                .contains("illegal memory access")
+        );
+        assert!(!app.looping && app.outbox.is_empty() && app.running.is_none());
+        assert!(
+            app.message
+                .as_deref()
+                .unwrap()
+                .contains("worker was restarted")
+        );
+    }
+
+    #[test]
+    fn keys_move_between_pages_variants_lessons_and_overlays() {
+        let mut app = App::new(vec![lesson("a"), lesson("b")], None, Progress::default());
+        app.on_key(key(KeyCode::Char('n')));
+        assert_eq!(app.page, 1);
+        app.on_key(key(KeyCode::Char('n')));
+        assert_eq!(app.page, 1, "no page past the last");
+        app.on_key(key(KeyCode::Right));
+        assert_eq!(app.variant, 1);
+        app.on_key(key(KeyCode::Right));
+        assert_eq!(app.variant, 1);
+        app.on_key(key(KeyCode::Char('?')));
+        assert_eq!(app.overlay, Overlay::Help);
+        app.on_key(key(KeyCode::Char('q')));
+        assert_eq!(app.overlay, Overlay::None);
+        assert!(!app.quit, "q closes the pop-up first");
+        app.on_key(key(KeyCode::Down));
+        assert_eq!((app.selected, app.page, app.variant), (1, 0, 0));
+        assert!(app.progress.get("b").seen);
+        app.on_key(key(KeyCode::Char('q')));
+        assert!(app.quit);
+    }
+}

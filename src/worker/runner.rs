@@ -129,7 +129,7 @@ pub fn run_lesson(
     send: Send,
 ) -> Result<(), Fatal> {
     let gpu = &session.gpu;
-    if session.peak.is_none() {
+    if session.peak.is_none() && opts.time {
         send(Reply::Stage {
             variant: String::new(),
             stage: "measuring the copy bandwidth of this GPU".into(),
