@@ -1,6 +1,7 @@
 //! The terminal UI. The UI thread never touches CUDA and never blocks: the first frame is
 //! drawn before the worker has even been asked about the GPU.
 
+pub mod checkpoint;
 pub mod columns;
 pub mod heatmap;
 pub mod list;
@@ -32,7 +33,7 @@ pub fn render_text(
 ) -> String {
     let mut app = App::new(lessons.to_vec(), None, Progress::default());
     app.selected = idx;
-    app.page = page.min(lessons[idx].pages.len().saturating_sub(1));
+    app.page = page.min(app.page_count().saturating_sub(1));
     app.color = false;
     if let Some(r) = result {
         app.results.insert(lessons[idx].id.clone(), r);

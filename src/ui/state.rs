@@ -84,6 +84,8 @@ pub struct App {
     pub aggregate: bool,
     pub color: bool,
     pub code_scroll: u16,
+    /// Checkpoint answers given in this session: (lesson id, question) -> choice.
+    pub answers: HashMap<(String, usize), usize>,
     pub quit: bool,
     /// Jobs for the worker thread; the event loop drains this after each event.
     pub outbox: Vec<Job>,
@@ -120,6 +122,7 @@ impl App {
             aggregate: false,
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             code_scroll: 0,
+            answers: HashMap::new(),
             quit: false,
             outbox: Vec::new(),
         }
@@ -131,6 +134,29 @@ impl App {
 
     pub fn result(&self) -> Option<&LessonResult> {
         self.lesson().and_then(|l| self.results.get(&l.id))
+    }
+
+    /// Prose pages, plus one for the checkpoint questions when the lesson has them.
+    pub fn page_count(&self) -> usize {
+        self.lesson()
+            .map_or(0, |l| l.pages.len() + usize::from(!l.checkpoint.is_empty()))
+    }
+
+    pub fn on_checkpoint_page(&self) -> bool {
+        self.lesson()
+            .is_some_and(|l| self.page == l.pages.len() && !l.checkpoint.is_empty())
+    }
+
+    /// Answer the first unanswered checkpoint question with choice `c`.
+    fn answer(&mut self, c: usize) {
+        let Some(l) = self.lesson() else { return };
+        let id = l.id.clone();
+        let next = (0..l.checkpoint.len()).find(|q| !self.answers.contains_key(&(id.clone(), *q)));
+        if let Some(q) = next
+            && c < l.checkpoint[q].choices.len()
+        {
+            self.answers.insert((id, q), c);
+        }
     }
 
     pub fn has_gpu(&self) -> bool {
@@ -249,9 +275,11 @@ impl App {
                 self.instr = 0;
             }
             KeyCode::Right | KeyCode::Tab => self.next_variant(),
+            KeyCode::Char(d @ '1'..='6') if self.on_checkpoint_page() => {
+                self.answer(d as usize - '1' as usize)
+            }
             KeyCode::Char('n') | KeyCode::PageDown | KeyCode::Char(' ') => {
-                let pages = self.lesson().map_or(0, |l| l.pages.len());
-                if self.page + 1 < pages {
+                if self.page + 1 < self.page_count() {
                     self.page += 1;
                     self.note_seen();
                 }
@@ -524,6 +552,35 @@ mod tests {
                 .as_deref()
                 .unwrap()
                 .contains("worker was restarted")
+        );
+    }
+
+    #[test]
+    fn the_checkpoint_is_a_last_page_answered_with_number_keys() {
+        let mut l = lesson("a");
+        l.checkpoint = vec![crate::lesson::Question {
+            q: "Which is faster?".into(),
+            choices: vec!["fast".into(), "slow".into()],
+            answer: 0,
+            why: "It reads less.".into(),
+        }];
+        let mut app = App::new(vec![l.clone()], None, Progress::default());
+        assert_eq!(app.page_count(), 3);
+        app.on_key(key(KeyCode::Char('2')));
+        assert!(
+            app.answers.is_empty(),
+            "digits answer only on the checkpoint page"
+        );
+        app.on_key(key(KeyCode::Char('n')));
+        app.on_key(key(KeyCode::Char('n')));
+        assert!(app.on_checkpoint_page());
+        let before = crate::ui::checkpoint::page(&app, &l).text;
+        assert!(before.contains("press the number"));
+        app.on_key(key(KeyCode::Char('2')));
+        let after = crate::ui::checkpoint::page(&app, &l).text;
+        assert!(
+            after.contains("✗ 2) is not it; the answer is 1). It reads less."),
+            "{after}"
         );
     }
 

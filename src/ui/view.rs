@@ -28,7 +28,13 @@ impl Widget for &App {
                 .render(main, buf);
             return;
         };
-        let page = lesson.pages.get(self.page);
+        let checkpoint;
+        let page = if self.on_checkpoint_page() {
+            checkpoint = super::checkpoint::page(self, lesson);
+            Some(&checkpoint)
+        } else {
+            lesson.pages.get(self.page)
+        };
         let prose_lines = page.map_or(1, |p| p.text.lines().count() as u16 + 2);
         let prose_h = prose_lines
             .min(main.height.saturating_sub(4) * 2 / 5)

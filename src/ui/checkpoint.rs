@@ -1,0 +1,37 @@
+//! The checkpoint: the lesson's questions as a last page, answered with the number keys,
+//! each answer explained.
+
+use super::state::App;
+use crate::lesson::{Lesson, Page};
+
+pub fn page(app: &App, lesson: &Lesson) -> Page {
+    let mut text = String::new();
+    let mut asked = false;
+    for (qi, q) in lesson.checkpoint.iter().enumerate() {
+        text.push_str(&format!("{}. {}\n", qi + 1, q.q));
+        for (ci, c) in q.choices.iter().enumerate() {
+            text.push_str(&format!("   {}) {c}\n", ci + 1));
+        }
+        match app.answers.get(&(lesson.id.clone(), qi)) {
+            Some(&a) if a == q.answer => {
+                text.push_str(&format!("   ✓ {}) is right. {}\n", a + 1, q.why))
+            }
+            Some(&a) => text.push_str(&format!(
+                "   ✗ {}) is not it; the answer is {}). {}\n",
+                a + 1,
+                q.answer + 1,
+                q.why
+            )),
+            None if !asked => {
+                asked = true;
+                text.push_str("   → press the number of your answer\n");
+            }
+            None => {}
+        }
+        text.push('\n');
+    }
+    Page {
+        title: "Checkpoint".into(),
+        text,
+    }
+}
