@@ -1,6 +1,8 @@
 //! Tracing: instrument a variant's PTX so every load and store logs its lane addresses, then
 //! decode the log and summarise it per instruction.
 
+pub mod analyze;
 pub mod decode;
 pub mod instrument;
+pub mod ptxas;
 pub mod summary;
