@@ -445,6 +445,8 @@ fn parse_address<'a>(
     }
 }
 
+/// The `meta` of a lane whose guard is false (see logger.ptx).
+const GUARD_FALSE: u32 = u32::MAX;
 const A: &str = "%__gpulab_a";
 const W: &str = "%__gpulab_w";
 
@@ -490,14 +492,20 @@ fn site_block(
     let meta = (access.width << 8) | space.code();
     b.push_str(&format!("mov.u32 %__gpulab_s, {};\n", site.id));
     b.push_str(&format!("mov.u32 %__gpulab_m, {meta};\n"));
+    // Every lane calls; a lane whose guard is false says so instead of skipping the call,
+    // as a predicated call splits the warp and changes the requests being measured.
+    if let Some(g) = access.guard {
+        let pred = &g[1..];
+        let negated = match pred.strip_prefix('!') {
+            Some(p) => format!("@{p}"),
+            None => format!("@!{pred}"),
+        };
+        b.push_str(&format!("{negated} mov.u32 %__gpulab_m, {GUARD_FALSE};\n"));
+    }
     b.push_str(&format!("st.param.b64 [__gpulab_p0], {A};\n"));
     b.push_str("st.param.b32 [__gpulab_p1], %__gpulab_s;\n");
     b.push_str("st.param.b32 [__gpulab_p2], %__gpulab_m;\n");
     // Plain `call`, not `call.uni`: the access may sit in divergent code.
-    if let Some(g) = access.guard {
-        b.push_str(g);
-        b.push(' ');
-    }
     b.push_str(&format!(
         "call {LOG_FUNC}, (__gpulab_p0, __gpulab_p1, __gpulab_p2);\n}}\n"
     ));

@@ -98,17 +98,28 @@ fn every_address_form() {
 }
 
 #[test]
-fn guards_are_copied_onto_the_call() {
+fn guards_mark_the_lanes_that_do_not_access() {
     let body = "\t@%p1 ld.global.f32 %f1, [%rd1];\n\t@!%p2 st.shared.f32 [%rd3], %f1;\n\
                 \tld.global.f32 %f2, [%rd4];\n";
     let (inst, ptx) = one(body);
     assert_eq!(inst.sites.len(), 3);
-    assert!(block_before(&ptx, "@%p1 ld.global").contains("\t@%p1 call __gpulab_log, ("));
-    assert!(block_before(&ptx, "@!%p2 st.shared").contains("\t@!%p2 call __gpulab_log, ("));
+    // The call itself is never predicated: lanes whose guard fails pass the marker.
+    let guarded = block_before(&ptx, "@%p1 ld.global");
+    assert!(guarded.contains("\t@!%p1 mov.u32 %__gpulab_m, 4294967295;\n"));
+    let negated = block_before(&ptx, "@!%p2 st.shared");
+    assert!(negated.contains("\t@%p2 mov.u32 %__gpulab_m, 4294967295;\n"));
     let plain = block_before(&ptx, "ld.global.f32 %f2");
-    assert!(plain.contains("\tcall __gpulab_log, ("));
-    assert!(!plain.contains("@"));
+    assert!(!plain.contains("4294967295"));
+    for block in [guarded, negated, plain] {
+        assert!(block.contains("\tcall __gpulab_log, (__gpulab_p0, __gpulab_p1, __gpulab_p2);"));
+        // The marker is set after the real meta, so it wins when the guard fails.
+        let meta = block
+            .find("mov.u32 %__gpulab_m, 1025;")
+            .or(block.find("mov.u32 %__gpulab_m, 1024;"));
+        assert!(meta.unwrap() < block.find("call").unwrap());
+    }
     assert!(!ptx.contains("call.uni __gpulab_log"));
+    assert!(!ptx.contains("@%p1 call") && !ptx.contains("@!%p2 call"));
 }
 
 #[test]
@@ -190,7 +201,7 @@ fn a_line_of_several_statements_is_split_in_place() {
     let (inst, ptx) = one(body);
     assert_eq!(inst.sites.len(), 2);
     let guarded = block_before(&ptx, "\t@!q ld.shared.u32 %r2, [%r3+4];\n");
-    assert!(guarded.contains("@!q call __gpulab_log"));
+    assert!(guarded.contains("@q mov.u32 %__gpulab_m, 4294967295;"));
     // The label stays in front of the logging, so a jump to it is still traced.
     let label = ptx.find("L1:\n").expect("label kept on its own line");
     let store_block = ptx[label..].find("{ // gpulab trace site 1").unwrap();
