@@ -1,1 +1,212 @@
-//! (to be written)
+//! Global, constant and local memory cost of one warp request.
+//!
+//! Global: the memory system moves 32-byte sectors of 128-byte lines, so a request costs the
+//! distinct sectors its active lanes touch; efficiency = bytes used / (32 × sectors).
+//! Constant: a request is served one distinct address at a time.
+//! Local: per-thread memory, interleaved by lane; its traffic is the bytes the lanes move.
+
+pub const SECTOR_BYTES: u64 = 32;
+pub const LINE_BYTES: u64 = 128;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GlobalCost {
+    pub sectors: u32,
+    pub lines: u32,
+    /// Distinct bytes the active lanes asked for (lanes reading the same bytes count once,
+    /// so efficiency never exceeds 1).
+    pub bytes_used: u32,
+}
+
+impl GlobalCost {
+    /// Share of the moved sector bytes the lanes asked for.
+    pub fn efficiency(&self) -> f64 {
+        if self.sectors == 0 {
+            return 0.0;
+        }
+        f64::from(self.bytes_used) / (f64::from(self.sectors) * SECTOR_BYTES as f64)
+    }
+}
+
+fn active(mask: u32) -> impl Iterator<Item = usize> {
+    (0..32).filter(move |lane| mask & (1 << lane) != 0)
+}
+
+/// Sort and count distinct values.
+fn distinct(values: &mut [u64]) -> usize {
+    values.sort_unstable();
+    let mut n = 0;
+    let mut prev = None;
+    for &v in values.iter() {
+        if prev != Some(v) {
+            n += 1;
+            prev = Some(v);
+        }
+    }
+    n
+}
+
+/// The cost of one global request: each active lane reads or writes [addr, addr + width).
+pub fn global_request(mask: u32, width: u32, addrs: &[u64; 32]) -> GlobalCost {
+    if mask == 0 {
+        return GlobalCost::default();
+    }
+    let width = u64::from(width.max(1));
+    let span = |a: u64| (a / SECTOR_BYTES, (a + width - 1) / SECTOR_BYTES);
+    let need: usize = active(mask)
+        .map(|l| {
+            let (first, last) = span(addrs[l]);
+            (last - first + 1) as usize
+        })
+        .sum();
+    // Naturally aligned accesses of up to 32 bytes touch one sector each.
+    let mut stack = [0u64; 64];
+    let mut heap = Vec::new();
+    let sectors: &mut [u64] = if need <= stack.len() {
+        &mut stack[..need]
+    } else {
+        heap.resize(need, 0);
+        &mut heap
+    };
+    let mut n = 0;
+    for lane in active(mask) {
+        let (first, last) = span(addrs[lane]);
+        for s in first..=last {
+            sectors[n] = s;
+            n += 1;
+        }
+    }
+    let n_sectors = distinct(sectors);
+    // Sorted sectors give lines in order, so a change of line is a new line.
+    let mut lines = 0;
+    let mut prev_line = None;
+    for &s in sectors.iter() {
+        let line = s * SECTOR_BYTES / LINE_BYTES;
+        if prev_line != Some(line) {
+            lines += 1;
+            prev_line = Some(line);
+        }
+    }
+    GlobalCost {
+        sectors: n_sectors as u32,
+        lines,
+        bytes_used: union_bytes(mask, width, addrs) as u32,
+    }
+}
+
+/// Bytes covered by the lanes' equal-width ranges, overlaps counted once.
+fn union_bytes(mask: u32, width: u64, addrs: &[u64; 32]) -> u64 {
+    let mut starts = [0u64; 32];
+    let mut n = 0;
+    for lane in active(mask) {
+        starts[n] = addrs[lane];
+        n += 1;
+    }
+    let starts = &mut starts[..n];
+    starts.sort_unstable();
+    let mut total = 0;
+    for pair in starts.windows(2) {
+        total += (pair[1] - pair[0]).min(width);
+    }
+    total + if n > 0 { width } else { 0 }
+}
+
+/// For the heatmap: each active lane's first sector, counted from the lowest sector any lane
+/// touches; None for inactive lanes.
+pub fn lane_sector_grid(mask: u32, _width: u32, addrs: &[u64; 32]) -> [Option<u64>; 32] {
+    let lowest = active(mask).map(|l| addrs[l] / SECTOR_BYTES).min();
+    std::array::from_fn(|lane| {
+        let lowest = lowest?;
+        (mask & (1 << lane) != 0).then(|| addrs[lane] / SECTOR_BYTES - lowest)
+    })
+}
+
+/// Distinct addresses of a constant-memory request: the accesses it is serialized into.
+pub fn constant_request(mask: u32, addrs: &[u64; 32]) -> u32 {
+    let mut vals = [0u64; 32];
+    let mut n = 0;
+    for lane in active(mask) {
+        vals[n] = addrs[lane];
+        n += 1;
+    }
+    distinct(&mut vals[..n]) as u32
+}
+
+/// Bytes a local-memory request moves.
+pub fn local_bytes(mask: u32, width: u32) -> u64 {
+    u64::from(mask.count_ones()) * u64::from(width)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strided(stride_bytes: u64) -> [u64; 32] {
+        std::array::from_fn(|i| 0x7f00_0000_0000 + i as u64 * stride_bytes)
+    }
+
+    #[test]
+    fn consecutive_floats_fill_one_line() {
+        let cost = global_request(u32::MAX, 4, &strided(4));
+        assert_eq!((cost.sectors, cost.lines, cost.bytes_used), (4, 1, 128));
+        assert_eq!(cost.efficiency(), 1.0);
+    }
+
+    #[test]
+    fn stride_32_floats_touches_a_sector_per_lane() {
+        let cost = global_request(u32::MAX, 4, &strided(128));
+        assert_eq!((cost.sectors, cost.lines, cost.bytes_used), (32, 32, 128));
+        assert_eq!(cost.efficiency(), 0.125);
+    }
+
+    #[test]
+    fn linear_float4_spans_four_lines() {
+        let cost = global_request(u32::MAX, 16, &strided(16));
+        assert_eq!((cost.sectors, cost.lines, cost.bytes_used), (16, 4, 512));
+    }
+
+    #[test]
+    fn misaligned_window_straddles_an_extra_sector() {
+        let addrs: [u64; 32] = std::array::from_fn(|i| 4 + 4 * i as u64);
+        let cost = global_request(u32::MAX, 4, &addrs);
+        assert_eq!((cost.sectors, cost.lines), (5, 2));
+    }
+
+    #[test]
+    fn same_address_is_one_sector_and_counted_once() {
+        let cost = global_request(u32::MAX, 4, &[4096; 32]);
+        assert_eq!((cost.sectors, cost.lines, cost.bytes_used), (1, 1, 4));
+    }
+
+    #[test]
+    fn only_active_lanes_count() {
+        let mut addrs = strided(4);
+        addrs[31] = 1 << 20;
+        let cost = global_request(0x0000_FFFF, 4, &addrs);
+        assert_eq!((cost.sectors, cost.lines, cost.bytes_used), (2, 1, 64));
+        assert_eq!(global_request(0, 4, &addrs), GlobalCost::default());
+    }
+
+    #[test]
+    fn sector_grid_is_relative_to_the_lowest_sector() {
+        let grid = lane_sector_grid(0xFFFF_FFFE, 4, &strided(128));
+        assert_eq!(grid[0], None);
+        assert_eq!(grid[1], Some(0));
+        assert_eq!(grid[31], Some(120));
+        assert_eq!(lane_sector_grid(0, 4, &strided(4)), [None; 32]);
+    }
+
+    #[test]
+    fn constant_requests_count_distinct_addresses() {
+        assert_eq!(constant_request(u32::MAX, &[64; 32]), 1);
+        assert_eq!(constant_request(u32::MAX, &strided(4)), 32);
+        let halves: [u64; 32] = std::array::from_fn(|i| if i < 16 { 0 } else { 4 });
+        assert_eq!(constant_request(u32::MAX, &halves), 2);
+        assert_eq!(constant_request(0x0000_FFFF, &halves), 1);
+    }
+
+    #[test]
+    fn local_bytes_count_active_lanes() {
+        assert_eq!(local_bytes(u32::MAX, 16), 512);
+        assert_eq!(local_bytes(0b101, 4), 8);
+    }
+}

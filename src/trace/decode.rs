@@ -1,13 +1,249 @@
-// TEMP stub
-use super::instrument::Site;
-pub struct Record;
-#[derive(Debug)]
-pub struct DecodeError(pub String);
-impl std::fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+//! Decoding the trace buffer the logger (src/trace/logger.ptx) fills.
+//!
+//! One record per warp request, `RECORD_BYTES` = 288 bytes, little-endian:
+//!
+//! | offset | field | meaning |
+//! | --- | --- | --- |
+//! | 0 | `site: u32` | instrumentation site id (`Site::id`) |
+//! | 4 | `block: u32` | linear block id: x + nx·(y + ny·z) |
+//! | 8 | `warp: u32` | linear thread index / 32 within the block |
+//! | 12 | `mask: u32` | lanes that took part (and resolved to the same space) |
+//! | 16 | `space: u32` | resolved space: 0 shared, 1 global, 2 local, 3 constant |
+//! | 20 | `width: u32` | bytes per lane |
+//! | 24 | 8 bytes | zero |
+//! | 32 | `addrs: [u64; 32]` | per lane: the address in its space's window (shared: offset) |
+//!
+//! Entries of inactive lanes are left as they were in the buffer; decoding zeroes them.
+
+use crate::trace::instrument::Site;
+use crate::trace::summary::Space;
+
+pub const RECORD_BYTES: usize = 288;
+const HEADER_BYTES: usize = 32;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub site: u32,
+    pub block: u32,
+    pub warp: u32,
+    pub mask: u32,
+    pub space: Space,
+    pub width: u32,
+    pub addrs: [u64; 32],
 }
-pub fn decode(_b: &[u8], _s: &[Site]) -> Result<Vec<Record>, DecodeError> {
-    Ok(vec![])
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("trace buffer of {0} bytes is not a whole number of {RECORD_BYTES}-byte records")]
+    Length(usize),
+    #[error("record {index}: site {site} is not one of the {sites} instrumented sites")]
+    UnknownSite {
+        index: usize,
+        site: u32,
+        sites: usize,
+    },
+    #[error("record {index}: space code {code} is not a resolved space")]
+    BadSpace { index: usize, code: u32 },
+    #[error("record {index}: width {found} differs from site {site}'s width {expected}")]
+    Width {
+        index: usize,
+        site: u32,
+        found: u32,
+        expected: u32,
+    },
+    #[error("record {index}: no lane is active")]
+    EmptyMask { index: usize },
+}
+
+/// How many records to copy back and how many were lost, from the logger's counter and the
+/// buffer's capacity (the counter keeps counting past the capacity).
+pub fn records_to_read(count: u32, cap: u32) -> (usize, u64) {
+    let kept = count.min(cap);
+    (kept as usize, u64::from(count - kept))
+}
+
+/// Decode `bytes` (whole records, as copied from the device) and check them against the
+/// instrumented sites, so that a stale or corrupt buffer is an error, not a wrong heatmap.
+pub fn decode(bytes: &[u8], sites: &[Site]) -> Result<Vec<Record>, DecodeError> {
+    if !bytes.len().is_multiple_of(RECORD_BYTES) {
+        return Err(DecodeError::Length(bytes.len()));
+    }
+    bytes
+        .chunks_exact(RECORD_BYTES)
+        .enumerate()
+        .map(|(index, chunk)| decode_one(index, chunk, sites))
+        .collect()
+}
+
+fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, DecodeError> {
+    let word = |i: usize| u32::from_le_bytes(chunk[i * 4..i * 4 + 4].try_into().unwrap());
+    let (site, block, warp, mask, code, width) =
+        (word(0), word(1), word(2), word(3), word(4), word(5));
+    let Some(declared) = sites.get(site as usize) else {
+        return Err(DecodeError::UnknownSite {
+            index,
+            site,
+            sites: sites.len(),
+        });
+    };
+    if width != declared.width {
+        return Err(DecodeError::Width {
+            index,
+            site,
+            found: width,
+            expected: declared.width,
+        });
+    }
+    if mask == 0 {
+        return Err(DecodeError::EmptyMask { index });
+    }
+    let space = match code {
+        0 => Space::Shared,
+        1 => Space::Global,
+        2 => Space::Local,
+        3 => Space::Constant,
+        _ => return Err(DecodeError::BadSpace { index, code }),
+    };
+    let mut addrs = [0u64; 32];
+    for (lane, a) in addrs.iter_mut().enumerate() {
+        if mask & (1 << lane) != 0 {
+            let at = HEADER_BYTES + lane * 8;
+            *a = u64::from_le_bytes(chunk[at..at + 8].try_into().unwrap());
+        }
+    }
+    Ok(Record {
+        site,
+        block,
+        warp,
+        mask,
+        space,
+        width,
+        addrs,
+    })
+}
+
+/// The bytes of `records` as the logger would have written them; for tests and for tools
+/// that build traces by hand.
+pub fn encode(records: &[Record]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(records.len() * RECORD_BYTES);
+    for r in records {
+        let code = match r.space {
+            Space::Shared => 0u32,
+            Space::Global => 1,
+            Space::Local => 2,
+            Space::Constant => 3,
+        };
+        for w in [r.site, r.block, r.warp, r.mask, code, r.width, 0, 0] {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        for a in r.addrs {
+            out.extend_from_slice(&a.to_le_bytes());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::instrument::DeclaredSpace;
+    use crate::trace::summary::AccessKind;
+
+    fn site(id: u32, width: u32) -> Site {
+        Site {
+            id,
+            space: DeclaredSpace::Generic,
+            kind: AccessKind::Load,
+            op: "ld.f32".into(),
+            width,
+            ptx_line: 10,
+            source_line: None,
+            source_file: None,
+        }
+    }
+
+    fn record(site: u32, mask: u32, space: Space) -> Record {
+        let mut addrs = [0; 32];
+        for (i, a) in addrs.iter_mut().enumerate() {
+            if mask & (1 << i) != 0 {
+                *a = 0x1000 + 4 * i as u64;
+            }
+        }
+        Record {
+            site,
+            block: 7,
+            warp: 3,
+            mask,
+            space,
+            width: 4,
+            addrs,
+        }
+    }
+
+    #[test]
+    fn round_trips_through_the_device_layout() {
+        let sites = [site(0, 4), site(1, 4)];
+        let recs = vec![
+            record(0, u32::MAX, Space::Shared),
+            record(1, 0x0000_FFFF, Space::Global),
+        ];
+        let bytes = encode(&recs);
+        assert_eq!(bytes.len(), 2 * RECORD_BYTES);
+        // Fields sit where the logger writes them.
+        assert_eq!(
+            &bytes[RECORD_BYTES + 12..RECORD_BYTES + 16],
+            &0xFFFFu32.to_le_bytes()
+        );
+        assert_eq!(&bytes[32..40], &0x1000u64.to_le_bytes());
+        assert_eq!(decode(&bytes, &sites).unwrap(), recs);
+    }
+
+    #[test]
+    fn inactive_lanes_come_back_zeroed() {
+        let sites = [site(0, 4)];
+        let mut bytes = encode(&[record(0, 0b1, Space::Local)]);
+        // Garbage left in lane 5's slot by an earlier launch.
+        bytes[32 + 5 * 8] = 0xAB;
+        let rec = &decode(&bytes, &sites).unwrap()[0];
+        assert_eq!(rec.addrs[5], 0);
+        assert_eq!(rec.addrs[0], 0x1000);
+        assert_eq!(rec.space, Space::Local);
+    }
+
+    #[test]
+    fn rejects_what_the_logger_cannot_have_written() {
+        let sites = [site(0, 4)];
+        let good = encode(&[record(0, 1, Space::Shared)]);
+        assert_eq!(decode(&good[..100], &sites), Err(DecodeError::Length(100)));
+        let mut unknown = good.clone();
+        unknown[0] = 9;
+        assert!(matches!(
+            decode(&unknown, &sites),
+            Err(DecodeError::UnknownSite { site: 9, .. })
+        ));
+        let mut space = good.clone();
+        space[16] = 4;
+        assert_eq!(
+            decode(&space, &sites),
+            Err(DecodeError::BadSpace { index: 0, code: 4 })
+        );
+        let mut width = good.clone();
+        width[20] = 16;
+        assert!(matches!(
+            decode(&width, &sites),
+            Err(DecodeError::Width { found: 16, .. })
+        ));
+        let mut empty = good;
+        empty[12] = 0;
+        assert_eq!(
+            decode(&empty, &sites),
+            Err(DecodeError::EmptyMask { index: 0 })
+        );
+    }
+
+    #[test]
+    fn overflow_is_what_the_counter_saw_past_the_capacity() {
+        assert_eq!(records_to_read(10, 100), (10, 0));
+        assert_eq!(records_to_read(130, 100), (100, 30));
+    }
 }

@@ -1,0 +1,150 @@
+use super::*;
+use crate::trace::instrument::DeclaredSpace;
+use crate::trace::summary::AccessKind;
+
+fn site(id: u32, space: DeclaredSpace, width: u32) -> Site {
+    Site {
+        id,
+        space,
+        kind: AccessKind::Load,
+        op: "ld.test".into(),
+        width,
+        ptx_line: 100 + id,
+        source_line: Some(10 + id),
+        source_file: Some(1),
+    }
+}
+
+fn rec(site: u32, space: Space, mask: u32, width: u32, stride: u64) -> Record {
+    Record {
+        site,
+        block: 0,
+        warp: 0,
+        mask,
+        space,
+        width,
+        addrs: std::array::from_fn(|i| 1024 + i as u64 * stride),
+    }
+}
+
+#[test]
+fn per_site_figures_and_the_worst_sample() {
+    let sites = [
+        site(0, DeclaredSpace::Shared, 4),
+        site(1, DeclaredSpace::Global, 4),
+        site(2, DeclaredSpace::Const, 4),
+        site(3, DeclaredSpace::Local, 16),
+    ];
+    let records = [
+        rec(0, Space::Shared, u32::MAX, 4, 4),
+        rec(0, Space::Shared, u32::MAX, 4, 128),
+        rec(0, Space::Shared, u32::MAX, 4, 8),
+        rec(1, Space::Global, u32::MAX, 4, 4),
+        rec(1, Space::Global, u32::MAX, 4, 128),
+        rec(2, Space::Constant, u32::MAX, 4, 0),
+        rec(2, Space::Constant, 0xFF, 4, 4),
+        rec(3, Space::Local, 0xFFFF, 16, 16),
+    ];
+    let s = summarize(&records, &sites);
+    assert_eq!(s.len(), 4);
+
+    let shared = &s[0];
+    assert_eq!(
+        (shared.requests, shared.wavefronts, shared.ideal_wavefronts),
+        (3, 1 + 32 + 2, 3)
+    );
+    assert_eq!(shared.space, Space::Shared);
+    assert_eq!((shared.ptx_line, shared.source_line), (100, Some(10)));
+    // The stride-32 request is the worst; its lanes all sit 128 bytes apart.
+    let sample = shared.sample.as_ref().unwrap();
+    assert_eq!(sample.addrs[1] - sample.addrs[0], 128);
+    assert_eq!(shared.bank_words.len(), 32);
+    // Bank 0 (word 256): stride 1 once, stride 32 all 32 lanes, stride 2 lanes 0 and 16.
+    assert_eq!(shared.bank_words[0], 1 + 32 + 2);
+    assert_eq!(shared.bank_words.iter().sum::<u64>(), 32 + 32 + 32);
+
+    let global = &s[1];
+    assert_eq!(
+        (global.sectors, global.lines, global.bytes_used),
+        (4 + 32, 1 + 32, 256)
+    );
+    assert_eq!(global.sample.as_ref().unwrap().addrs[1], 1024 + 128);
+    assert!(global.bank_words.is_empty());
+
+    assert_eq!((s[2].requests, s[2].distinct), (2, 1 + 8));
+    assert_eq!(s[3].local_bytes, 16 * 16);
+
+    let t = totals(&records, &sites);
+    assert_eq!(
+        (
+            t.shared.requests,
+            t.shared.wavefronts,
+            t.shared.ideal_wavefronts
+        ),
+        (3, 35, 3)
+    );
+    assert_eq!(
+        (
+            t.global.requests,
+            t.global.sectors,
+            t.global.lines,
+            t.global.bytes_used
+        ),
+        (2, 36, 33, 256)
+    );
+    assert_eq!((t.constant.requests, t.constant.distinct), (2, 9));
+    assert_eq!(t.local.bytes, 256);
+    assert!(t.instructions.is_empty());
+    assert_eq!(analyze(&records, &sites).instructions, s);
+}
+
+#[test]
+fn silent_sites_are_left_out() {
+    let sites = [
+        site(0, DeclaredSpace::Global, 4),
+        site(1, DeclaredSpace::Global, 4),
+    ];
+    let s = summarize(&[rec(1, Space::Global, 1, 4, 4)], &sites);
+    assert_eq!(s.len(), 1);
+    assert_eq!(s[0].id, 1);
+}
+
+#[test]
+fn generic_site_takes_the_space_most_requests_went_to() {
+    let sites = [site(0, DeclaredSpace::Generic, 4)];
+    let records = [
+        rec(0, Space::Global, u32::MAX, 4, 4),
+        rec(0, Space::Shared, 0xFFFF, 4, 128),
+        rec(0, Space::Shared, 0xFFFF_0000, 4, 4),
+    ];
+    let s = &summarize(&records, &sites)[0];
+    assert_eq!(s.space, Space::Shared);
+    assert_eq!(s.requests, 3);
+    assert_eq!((s.wavefronts, s.sectors), (16 + 1, 4));
+    // The sample is a shared request, the worst of them.
+    assert_eq!(s.sample.as_ref().unwrap().mask, 0xFFFF);
+    let t = totals(&records, &sites);
+    assert_eq!((t.shared.requests, t.global.requests), (2, 1));
+}
+
+#[test]
+fn two_hundred_thousand_records_are_quick() {
+    let sites = [
+        site(0, DeclaredSpace::Shared, 4),
+        site(1, DeclaredSpace::Global, 16),
+        site(2, DeclaredSpace::Shared, 16),
+    ];
+    let records: Vec<Record> = (0..200_000u32)
+        .map(|i| match i % 3 {
+            0 => rec(0, Space::Shared, u32::MAX, 4, u64::from(i % 64) * 4),
+            1 => rec(1, Space::Global, u32::MAX, 16, 16 + u64::from(i % 7) * 64),
+            _ => rec(2, Space::Shared, u32::MAX, 16, 16),
+        })
+        .collect();
+    let start = std::time::Instant::now();
+    let m = analyze(&records, &sites);
+    let took = start.elapsed();
+    assert_eq!(m.shared.requests + m.global.requests, 200_000);
+    // Loose even for an unoptimised build; release is far faster.
+    assert!(took.as_secs_f64() < 5.0, "took {took:?}");
+}

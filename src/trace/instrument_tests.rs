@@ -1,0 +1,336 @@
+use super::*;
+
+const HEADER: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\n";
+
+/// A one-function module around `body`, with the register families NVRTC declares.
+fn module(body: &str) -> String {
+    format!(
+        "{HEADER}.shared .align 4 .b8 tile[256];\n.global .align 4 .b8 table[64];\n\
+         .visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n\
+         \t.reg .pred \t%p<3>;\n\t.reg .b32 \t%r<12>;\n\t.reg .b64 \t%rd<9>;\n\
+         \t.reg .f32 \t%f<5>;\n\t.loc\t1 7 3\n{body}\tret;\n}}\n"
+    )
+}
+
+/// The logging block written right before the line `access`, as text.
+fn block_before<'a>(ptx: &'a str, access: &str) -> &'a str {
+    let at = ptx
+        .find(access)
+        .unwrap_or_else(|| panic!("`{access}` missing"));
+    let start = ptx[..at]
+        .rfind("{ // gpulab trace site")
+        .expect("no block before access");
+    let block = &ptx[start..at];
+    assert!(
+        block.trim_end().ends_with('}'),
+        "block does not end right before the access"
+    );
+    block
+}
+
+fn one(body: &str) -> (Instrumented, String) {
+    let inst = instrument(&module(body)).unwrap();
+    let ptx = inst.ptx.clone();
+    (inst, ptx)
+}
+
+#[test]
+fn every_address_form() {
+    let cases = [
+        (
+            "ld.shared.u32 %r2, [%r1];",
+            "cvt.u64.u32 %__gpulab_a, %r1;\n",
+            0,
+        ),
+        (
+            "ld.shared.u32 %r2, [%r1+16];",
+            "add.s32 %__gpulab_w, %r1, 16;\n\tcvt.u64.u32 %__gpulab_a, %__gpulab_w;\n",
+            0,
+        ),
+        (
+            "ld.shared.u32 %r2, [%r1+-4];",
+            "add.s32 %__gpulab_w, %r1, -4;\n\tcvt.u64.u32 %__gpulab_a, %__gpulab_w;\n",
+            0,
+        ),
+        (
+            "ld.global.f32 %f1, [%rd1];",
+            "mov.b64 %__gpulab_a, %rd1;\n",
+            1,
+        ),
+        (
+            "st.local.f32 [%rd1+-8], %f1;",
+            "add.s64 %__gpulab_a, %rd1, -8;\n",
+            2,
+        ),
+        (
+            "ld.shared.f32 %f1, [tile];",
+            "mov.u64 %__gpulab_a, tile;\n\tmov.u32",
+            0,
+        ),
+        (
+            "ld.shared.f32 %f1, [tile+4];",
+            "mov.u64 %__gpulab_a, tile;\n\tadd.s64 %__gpulab_a, %__gpulab_a, 4;\n",
+            0,
+        ),
+        ("ld.const.f32 %f1, [0x10];", "mov.u64 %__gpulab_a, 16;\n", 3),
+        // A generic access through a name is attributed to the name's space.
+        ("ld.f32 %f1, [table+8];", "mov.u64 %__gpulab_a, table;\n", 1),
+        ("ld.f32 %f1, [%rd2];", "mov.b64 %__gpulab_a, %rd2;\n", 4),
+    ];
+    for (access, expected, code) in cases {
+        let (inst, ptx) = one(&format!("\t{access}\n"));
+        assert_eq!(inst.sites.len(), 1, "{access}");
+        let block = block_before(&ptx, access);
+        assert!(block.contains(expected), "{access}:\n{block}");
+        assert!(
+            block.contains(&format!("mov.u32 %__gpulab_m, {};", (4 << 8) | code)),
+            "{access}:\n{block}"
+        );
+        // The symbol's address is taken, never loaded through.
+        assert!(
+            block
+                .lines()
+                .skip(1)
+                .all(|l| !l.trim_start().starts_with("ld")),
+            "{access}:\n{block}"
+        );
+    }
+}
+
+#[test]
+fn guards_mark_the_lanes_that_do_not_access() {
+    let body = "\t@%p1 ld.global.f32 %f1, [%rd1];\n\t@!%p2 st.shared.f32 [%rd3], %f1;\n\
+                \tld.global.f32 %f2, [%rd4];\n";
+    let (inst, ptx) = one(body);
+    assert_eq!(inst.sites.len(), 3);
+    // The call itself is never predicated: lanes whose guard fails pass the marker.
+    let guarded = block_before(&ptx, "@%p1 ld.global");
+    assert!(guarded.contains("\t@!%p1 mov.u32 %__gpulab_m, 4294967295;\n"));
+    let negated = block_before(&ptx, "@!%p2 st.shared");
+    assert!(negated.contains("\t@%p2 mov.u32 %__gpulab_m, 4294967295;\n"));
+    let plain = block_before(&ptx, "ld.global.f32 %f2");
+    assert!(!plain.contains("4294967295"));
+    for block in [guarded, negated, plain] {
+        assert!(block.contains("\tcall __gpulab_log, (__gpulab_p0, __gpulab_p1, __gpulab_p2);"));
+        // The marker is set after the real meta, so it wins when the guard fails.
+        let meta = block
+            .find("mov.u32 %__gpulab_m, 1025;")
+            .or(block.find("mov.u32 %__gpulab_m, 1024;"));
+        assert!(meta.unwrap() < block.find("call").unwrap());
+    }
+    assert!(!ptx.contains("call.uni __gpulab_log"));
+    assert!(!ptx.contains("@%p1 call") && !ptx.contains("@!%p2 call"));
+}
+
+#[test]
+fn the_log_comes_before_an_access_that_overwrites_its_address() {
+    let (_, ptx) = one("\tld.shared.u32 %r5, [%r5];\n");
+    let block = ptx.find("cvt.u64.u32 %__gpulab_a, %r5;").unwrap();
+    assert!(block < ptx.find("ld.shared.u32 %r5, [%r5];").unwrap());
+}
+
+#[test]
+fn widths_kinds_and_spaces() {
+    let body = "\tld.shared.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];\n\
+                \tst.global.v2.u32 [%rd2], {%r1, %r2};\n\
+                \tld.global.nc.u8 %r3, [%rd3];\n\
+                \tld.volatile.shared::cta.b128 %rd4, [%rd4];\n\
+                \tld.relaxed.gpu.global.L2::64B.b16 %r4, [%rd5];\n\
+                \tldu.global.f64 %rd6, [%rd6];\n\
+                \tst.local.u32 [%rd7], %r5;\n";
+    let (inst, _) = one(body);
+    let got: Vec<_> = inst
+        .sites
+        .iter()
+        .map(|s| (s.op.as_str(), s.width, s.space, s.kind))
+        .collect();
+    use AccessKind::*;
+    use DeclaredSpace::*;
+    assert_eq!(
+        got,
+        [
+            ("ld.shared.v4.f32", 16, Shared, Load),
+            ("st.global.v2.u32", 8, Global, Store),
+            ("ld.global.nc.u8", 1, Global, Load),
+            ("ld.volatile.shared::cta.b128", 16, Shared, Load),
+            ("ld.relaxed.gpu.global.L2::64B.b16", 2, Global, Load),
+            ("ldu.global.f64", 8, Global, Load),
+            ("st.local.u32", 4, Local, Store),
+        ]
+    );
+}
+
+#[test]
+fn untraced_instructions_are_left_alone() {
+    let body = "\tld.param.u64 %rd1, [k_param_0];\n\tst.param.b32 [param0+0], %r1;\n\
+                \tld.shared::cluster.u32 %r2, [%r3];\n\tatom.global.add.u32 %r4, [%rd2], 1;\n\
+                \tatom.shared.add.u32 %r4, [%r3], 1;\n\tred.global.add.u32 [%rd2], 1;\n\
+                \tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];\n\
+                \tcp.async.ca.shared.global [%r3], [%rd2], 16;\n\tprefetch.global.L2 [%rd2];\n\
+                \tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];\n";
+    let src = module(body);
+    let inst = instrument(&src).unwrap();
+    assert!(inst.sites.is_empty(), "{:?}", inst.sites);
+    for line in body.lines() {
+        assert!(inst.ptx.contains(line), "{line} changed");
+    }
+}
+
+#[test]
+fn lines_come_from_the_original_and_its_loc() {
+    let body = "\tld.global.f32 %f1, [%rd1];\n\t.loc\t2 41 9, function_name $L__info_string0, \
+                inlined_at 1 81 5\n\tst.global.f32 [%rd1], %f1;\n";
+    let src = module(body);
+    let inst = instrument(&src).unwrap();
+    let line_of = |needle: &str| src.lines().position(|l| l.contains(needle)).unwrap() as u32 + 1;
+    let s = &inst.sites;
+    assert_eq!(
+        (s[0].ptx_line, s[0].source_file, s[0].source_line),
+        (line_of("ld.global"), Some(1), Some(7))
+    );
+    assert_eq!(
+        (s[1].ptx_line, s[1].source_file, s[1].source_line),
+        (line_of("st.global"), Some(2), Some(41))
+    );
+    assert_eq!(inst.sites.iter().map(|s| s.id).collect::<Vec<_>>(), [0, 1]);
+}
+
+#[test]
+fn a_line_of_several_statements_is_split_in_place() {
+    let body = "\t{ .reg .pred q; setp.ne.u32 q, %r1, 0; @!q ld.shared.u32 %r2, [%r3+4]; L1: st.shared.u32 [%r3], %r2; } // tail\n";
+    let (inst, ptx) = one(body);
+    assert_eq!(inst.sites.len(), 2);
+    let guarded = block_before(&ptx, "\t@!q ld.shared.u32 %r2, [%r3+4];\n");
+    assert!(guarded.contains("@q mov.u32 %__gpulab_m, 4294967295;"));
+    // The label stays in front of the logging, so a jump to it is still traced.
+    let label = ptx.find("L1:\n").expect("label kept on its own line");
+    let store_block = ptx[label..].find("{ // gpulab trace site 1").unwrap();
+    assert!(store_block < ptx[label..].find("st.shared.u32 [%r3], %r2;").unwrap());
+    // The scope opens before the predicate's declaration and closes after the store.
+    let open = ptx
+        .find("\t{\n\t.reg .pred q;")
+        .expect("scope opened on its own line");
+    assert!(ptx[open..].contains("st.shared.u32 [%r3], %r2;\n\t}\n\t// tail"));
+}
+
+#[test]
+fn the_logger_and_its_globals_follow_the_header() {
+    let (_, ptx) = one("\tld.global.f32 %f1, [%rd1];\n");
+    let entry = ptx.find(".visible .entry k(").unwrap();
+    for decl in [
+        ".visible .global .align 8 .u64 __gpulab_trace_buf;",
+        ".visible .global .align 4 .u32 __gpulab_trace_cap;",
+        ".visible .global .align 4 .u32 __gpulab_trace_count;",
+        ".visible .global .align 4 .u32 __gpulab_trace_block_stride;",
+        ".visible .global .align 4 .u32 __gpulab_trace_block_limit;",
+        ".func __gpulab_log(",
+    ] {
+        let at = ptx.find(decl).unwrap_or_else(|| panic!("{decl} missing"));
+        assert!(
+            ptx.find(".address_size 64").unwrap() < at && at < entry,
+            "{decl}"
+        );
+    }
+    assert_eq!(ptx.matches(".func __gpulab_log(").count(), 1);
+}
+
+#[test]
+fn refusals() {
+    let src = module("\tld.global.f32 %f1, [%rd1];\n");
+    let once = instrument(&src).unwrap();
+    assert_eq!(
+        instrument(&once.ptx),
+        Err(InstrumentError::AlreadyInstrumented)
+    );
+    assert_eq!(
+        instrument(&src.replace(".target sm_90\n", "")),
+        Err(InstrumentError::NoTarget)
+    );
+    assert_eq!(
+        instrument(&src.replace("sm_90", "sm_61")),
+        Err(InstrumentError::OldTarget("sm_61".into()))
+    );
+    let undeclared = module("\tld.global.f32 %f1, [%q7];\n");
+    assert!(matches!(
+        instrument(&undeclared),
+        Err(InstrumentError::UnknownRegister { reg, .. }) if reg == "%q7"
+    ));
+}
+
+fn fixture(name: &str) -> Instrumented {
+    let path = format!(
+        "{}/tests/fixtures/ptx/{name}.ptx",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    instrument(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn fixture_guarded_gather() {
+    let inst = fixture("gather_guarded");
+    let ops: Vec<_> = inst.sites.iter().map(|s| s.op.as_str()).collect();
+    assert_eq!(
+        ops,
+        ["ld.global.nc.u32", "ld.global.nc.f32", "st.global.f32"]
+    );
+    assert!(inst.sites.iter().all(|s| s.source_line == Some(49)));
+}
+
+#[test]
+fn fixture_static_shared_symbol_and_atomic() {
+    let inst = fixture("shared_symbol");
+    let ops: Vec<_> = inst.sites.iter().map(|s| s.op.as_str()).collect();
+    assert_eq!(
+        ops,
+        [
+            "st.shared.f32",
+            "ld.shared.f32",
+            "ld.shared.f32",
+            "ld.shared.f32",
+            "st.volatile.global.f32"
+        ]
+    );
+    let block = block_before(
+        &inst.ptx,
+        "ld.shared.f32 \t%f6, [_ZZ13shared_symbolE1s+12];",
+    );
+    assert!(block.contains("mov.u64 %__gpulab_a, _ZZ13shared_symbolE1s;"));
+    assert!(block.contains("add.s64 %__gpulab_a, %__gpulab_a, 12;"));
+}
+
+#[test]
+fn fixture_generic_pointer_inside_a_device_function() {
+    let inst = fixture("generic_ptr");
+    let generic: Vec<_> = inst
+        .sites
+        .iter()
+        .filter(|s| s.space == DeclaredSpace::Generic)
+        .collect();
+    assert_eq!(generic.len(), 1);
+    assert_eq!(
+        (generic[0].op.as_str(), generic[0].source_line),
+        ("ld.f32", Some(72))
+    );
+    let block = block_before(&inst.ptx, "ld.f32 \t%f1, [%rd3];");
+    assert!(block.contains("mov.u32 %__gpulab_m, 1028;"));
+}
+
+#[test]
+fn fixture_local_and_vector_shared() {
+    let local = fixture("local_array");
+    let widths: Vec<_> = local
+        .sites
+        .iter()
+        .filter(|s| s.space == DeclaredSpace::Local)
+        .map(|s| s.width)
+        .collect();
+    assert_eq!(widths, [16, 16, 16, 16, 16, 16, 16, 16, 4, 4, 4]);
+    let vector = fixture("shared_vector");
+    let loads: Vec<_> = vector
+        .sites
+        .iter()
+        .filter(|s| s.space == DeclaredSpace::Shared && s.kind == AccessKind::Load)
+        .map(|s| s.width)
+        .collect();
+    assert_eq!(loads, [8, 16]);
+}
