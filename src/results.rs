@@ -90,6 +90,19 @@ pub struct SharedStats {
     pub requests: u64,
     pub wavefronts: u64,
     pub ideal_wavefronts: u64,
+    /// The same for loads and stores apart: a lesson's claim is usually about its reads,
+    /// and the conflict-free fill stores would dilute them.
+    #[serde(default)]
+    pub ld: SharedCounts,
+    #[serde(default)]
+    pub st: SharedCounts,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SharedCounts {
+    pub requests: u64,
+    pub wavefronts: u64,
+    pub ideal_wavefronts: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

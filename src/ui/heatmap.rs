@@ -5,6 +5,7 @@
 
 use super::state::App;
 use super::theme::Theme;
+use crate::analysis::banks;
 use crate::results::VariantResult;
 use crate::trace::summary::{InstructionSummary, Space, WarpAccess};
 use ratatui::buffer::Buffer;
@@ -75,41 +76,21 @@ pub fn instruction_title(v: &str, i: &InstructionSummary) -> String {
     }
 }
 
-/// Lanes per phase for a shared access of `width` bytes.
-fn lanes_per_phase(width: u32) -> usize {
-    match width {
-        16 => 8,
-        8 => 16,
-        _ => 32,
-    }
-}
-
 /// Lane × bank: the conflict degree of each bank a lane used (distinct words that bank must
 /// serve in the lane's phase). Same-word reads are one word (broadcast).
 pub fn shared_grid(s: &WarpAccess) -> Vec<Vec<u32>> {
-    let per = lanes_per_phase(s.width);
+    let per = banks::lanes_per_phase(s.width) as usize;
+    let addrs: [u64; 32] = std::array::from_fn(|l| s.addrs.get(l).copied().unwrap_or(0));
     let mut cells = vec![vec![0u32; 32]; 32];
     for phase in 0..32 / per {
-        let lanes: Vec<usize> = (phase * per..(phase + 1) * per)
-            .filter(|&l| s.mask >> l & 1 == 1)
-            .collect();
-        let mut words: [Vec<u64>; 32] = Default::default();
-        let words_of = |l: usize| {
-            let first = s.addrs[l] >> 2;
-            (0..(s.width as u64 / 4).max(1)).map(move |k| first + k)
-        };
-        for &l in &lanes {
-            for w in words_of(l) {
+        let pmask = s.mask & (((1u64 << per) - 1) << (phase * per)) as u32;
+        // The cost of this phase alone: the per-bank distinct words are its degrees.
+        let degree = banks::shared_request(pmask, s.width, &addrs).per_bank_words;
+        for l in (0..32).filter(|l| pmask >> l & 1 == 1) {
+            let first = addrs[l] >> 2;
+            for w in first..first + banks::words_per_lane(s.width) as u64 {
                 let b = (w & 31) as usize;
-                if !words[b].contains(&w) {
-                    words[b].push(w);
-                }
-            }
-        }
-        for &l in &lanes {
-            for w in words_of(l) {
-                let b = (w & 31) as usize;
-                cells[l][b] = words[b].len() as u32;
+                cells[l][b] = degree[b];
             }
         }
     }
@@ -152,7 +133,7 @@ pub fn grid_for(v: &str, i: &InstructionSummary) -> Option<Grid> {
     let title = instruction_title(v, i);
     Some(match i.space {
         Space::Shared => {
-            let per = lanes_per_phase(s.width);
+            let per = banks::lanes_per_phase(s.width) as usize;
             Grid {
                 title,
                 columns: 32,

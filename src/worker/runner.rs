@@ -432,12 +432,14 @@ fn trace_variant(
     .max(1) as u64;
     let stride = (total / wanted).max(1);
     let traced = total.div_ceil(stride).min(wanted);
-    let records = DevBuf::new(TRACE_CAPACITY as usize * trace::instrument::RECORD_BYTES)?;
-    set_global(&module, "__gpulab_trace_buf", records.ptr)?;
-    set_global(&module, "__gpulab_trace_cap", TRACE_CAPACITY)?;
-    set_global(&module, "__gpulab_trace_count", 0u32)?;
-    set_global(&module, "__gpulab_trace_block_stride", stride as u32)?;
-    set_global(&module, "__gpulab_trace_block_limit", wanted as u32)?;
+    use trace::decode::RECORD_BYTES;
+    use trace::instrument::{SYM_BLOCK_LIMIT, SYM_BLOCK_STRIDE, SYM_BUF, SYM_CAP, SYM_COUNT};
+    let records = DevBuf::new(TRACE_CAPACITY as usize * RECORD_BYTES)?;
+    set_global(&module, SYM_BUF, records.ptr)?;
+    set_global(&module, SYM_CAP, TRACE_CAPACITY)?;
+    set_global(&module, SYM_COUNT, 0u32)?;
+    set_global(&module, SYM_BLOCK_STRIDE, stride as u32)?;
+    set_global(&module, SYM_BLOCK_LIMIT, wanted as u32)?;
     poison_outputs(lesson, bufs)?;
     Launch {
         func,
@@ -448,22 +450,34 @@ fn trace_variant(
     }
     .enqueue()?;
     gpu.synchronize()?;
-    let (count_ptr, _) = module.global("__gpulab_trace_count")?;
+    let (count_ptr, _) = module.global(SYM_COUNT)?;
     let count_view = DevBuf {
         ptr: count_ptr,
         bytes: 4,
     };
     let count = count_view.download::<u32>(1)?[0];
     std::mem::forget(count_view);
-    let kept = count.min(TRACE_CAPACITY) as usize;
-    let bytes: Vec<u8> = records.download(kept * trace::instrument::RECORD_BYTES)?;
+    let (kept, overflow) = trace::decode::records_to_read(count, TRACE_CAPACITY);
+    let bytes: Vec<u8> = records.download(kept * RECORD_BYTES)?;
     let recs =
         trace::decode::decode(&bytes, &inst.sites).map_err(|e| TraceFail::Other(e.to_string()))?;
-    let mut m = trace::analyze::totals(&recs, &inst.sites);
-    m.instructions = trace::analyze::summarize(&recs, &inst.sites);
+    let mut m = trace::analyze::analyze(&recs, &inst.sites);
     m.traced_blocks = traced;
     m.total_blocks = total;
-    m.overflow = count.saturating_sub(TRACE_CAPACITY) as u64;
+    m.overflow = overflow;
+    for i in m
+        .instructions
+        .iter()
+        .filter(|i| i.space == trace::summary::Space::Shared)
+    {
+        let c = match i.kind {
+            trace::summary::AccessKind::Load => &mut m.shared.ld,
+            trace::summary::AccessKind::Store => &mut m.shared.st,
+        };
+        c.requests += i.requests;
+        c.wavefronts += i.wavefronts;
+        c.ideal_wavefronts += i.ideal_wavefronts;
+    }
     scale(&mut m, total as f64 / traced.max(1) as f64);
     Ok(m)
 }
@@ -474,6 +488,11 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut m.shared.requests);
     s(&mut m.shared.wavefronts);
     s(&mut m.shared.ideal_wavefronts);
+    for c in [&mut m.shared.ld, &mut m.shared.st] {
+        s(&mut c.requests);
+        s(&mut c.wavefronts);
+        s(&mut c.ideal_wavefronts);
+    }
     s(&mut m.global.requests);
     s(&mut m.global.sectors);
     s(&mut m.global.lines);
