@@ -138,6 +138,7 @@ fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
             requests: m.shared.requests + a.requests[0],
             wavefronts: m.shared.wavefronts + a.wavefronts,
             ideal_wavefronts: m.shared.ideal_wavefronts + a.ideal,
+            ..SharedStats::default()
         };
         m.global = GlobalStats {
             requests: m.global.requests + a.requests[1],
