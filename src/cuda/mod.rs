@@ -1,7 +1,3 @@
-//! Everything that touches CUDA libraries: finding them, compiling with NVRTC, and (in the
-//! worker process only) running kernels.
+//! (to be written)
 
-pub mod discover;
-pub mod gpu;
-pub mod nvrtc;
 pub mod ptxas;
