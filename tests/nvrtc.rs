@@ -103,8 +103,10 @@ fn defines_and_options_reach_the_compiler() {
     if !nvrtc_or_skip("defines_and_options_reach_the_compiler") {
         return;
     }
-    let src = "extern \"C\" __global__ void k(float* o) { float a[N]; for (int i = 0; i < N; ++i) \
-               a[i] = o[i]; o[threadIdx.x] = a[threadIdx.x % N]; }";
+    let src = "extern \"C\" __global__ void k(float* o, int s) { float a[N]; \
+               for (int i = 0; i < N; ++i) a[i] = o[i]; \
+               for (int i = 0; i < N; ++i) a[(i * s) % N] += 1.0f; \
+               o[threadIdx.x] = a[threadIdx.x % N]; }";
     let defs = vec![("N".to_string(), "32".to_string())];
     let job = CompileJob {
         file_name: "k.cu",

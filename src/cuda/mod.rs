@@ -1,3 +1,7 @@
-//! (to be written)
+//! Everything that touches CUDA libraries: finding them, compiling with NVRTC, and (in the
+//! worker process only) running kernels.
 
+pub mod discover;
+pub mod gpu;
+pub mod nvrtc;
 pub mod ptxas;
