@@ -165,7 +165,7 @@ pub fn result_for(
             }
             Reply::Sample { variant, .. } => {
                 count += 1;
-                if count % 10 == 0 {
+                if count.is_multiple_of(10) {
                     progress(&format!("{variant} timing: {count} runs"));
                 }
             }

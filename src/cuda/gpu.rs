@@ -183,13 +183,14 @@ impl Module {
         Ok(Module { m })
     }
 
-    pub fn function(&self, name: &str) -> Result<sys::CUfunction, CudaFail> {
+    pub fn function(&self, name: &str) -> Result<Kernel, CudaFail> {
         let c = CString::new(name).map_err(|e| CudaFail {
             message: e.to_string(),
             sticky: false,
         })?;
         // SAFETY: the module is loaded.
         unsafe { result::module::get_function(self.m, c) }
+            .map(Kernel)
             .map_err(|e| fail(&format!("finding kernel {name}"), e))
     }
 
@@ -217,6 +218,10 @@ impl Drop for Module {
     }
 }
 
+/// A kernel of a loaded module; valid while its module is.
+#[derive(Debug, Clone, Copy)]
+pub struct Kernel(sys::CUfunction);
+
 /// A kernel argument, laid out as the kernel expects it.
 #[derive(Debug, Clone, Copy)]
 pub enum ArgValue {
@@ -229,7 +234,7 @@ pub enum ArgValue {
 }
 
 pub struct Launch {
-    pub func: sys::CUfunction,
+    pub func: Kernel,
     pub grid: [u32; 3],
     pub block: [u32; 3],
     pub smem: u32,
@@ -262,7 +267,7 @@ impl Launch {
         // driver copies kernel parameters at launch).
         unsafe {
             result::launch_kernel(
-                self.func,
+                self.func.0,
                 (self.grid[0], self.grid[1], self.grid[2]),
                 (self.block[0], self.block[1], self.block[2]),
                 self.smem,
@@ -320,15 +325,11 @@ impl Drop for EventTimer {
 }
 
 /// Blocks of `func` that fit on one SM at once, from CUDA's occupancy calculator.
-pub fn active_blocks_per_sm(
-    func: sys::CUfunction,
-    threads: u32,
-    dyn_smem: u32,
-) -> Result<u32, CudaFail> {
+pub fn active_blocks_per_sm(func: Kernel, threads: u32, dyn_smem: u32) -> Result<u32, CudaFail> {
     // SAFETY: func is a live kernel handle.
     unsafe {
         result::occupancy::max_active_block_per_multiprocessor(
-            func,
+            func.0,
             threads as i32,
             dyn_smem as usize,
         )
@@ -338,11 +339,11 @@ pub fn active_blocks_per_sm(
 }
 
 /// Let a kernel use more than 48 KiB of dynamic shared memory.
-pub fn allow_dynamic_smem(func: sys::CUfunction, bytes: u32) -> Result<(), CudaFail> {
+pub fn allow_dynamic_smem(func: Kernel, bytes: u32) -> Result<(), CudaFail> {
     // SAFETY: func is a live kernel handle.
     unsafe {
         result::function::set_function_attribute(
-            func,
+            func.0,
             sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             bytes as i32,
         )

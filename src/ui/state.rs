@@ -278,11 +278,11 @@ impl App {
             KeyCode::Char(d @ '1'..='6') if self.on_checkpoint_page() => {
                 self.answer(d as usize - '1' as usize)
             }
-            KeyCode::Char('n') | KeyCode::PageDown | KeyCode::Char(' ') => {
-                if self.page + 1 < self.page_count() {
-                    self.page += 1;
-                    self.note_seen();
-                }
+            KeyCode::Char('n') | KeyCode::PageDown | KeyCode::Char(' ')
+                if self.page + 1 < self.page_count() =>
+            {
+                self.page += 1;
+                self.note_seen();
             }
             KeyCode::Char('p') | KeyCode::PageUp => self.page = self.page.saturating_sub(1),
             KeyCode::Char('r') => self.start_run(),
