@@ -92,6 +92,14 @@ pub fn text_report(lesson: &Lesson, r: &LessonResult) -> String {
             status(v),
         ));
     }
+    for v in &r.variants {
+        if let Some(m) = v.memory.as_ref().filter(|m| m.overflow > 0) {
+            out.push_str(&format!(
+                "{}: trace buffer full, {} records lost; its figures come from the rest\n",
+                v.name, m.overflow
+            ));
+        }
+    }
     if !r.expect.is_empty() {
         out.push_str("\nclaims:\n");
         for c in &r.expect {

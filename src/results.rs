@@ -140,6 +140,9 @@ pub struct MemoryStats {
     /// Records lost because the trace buffer was full (never silently dropped).
     #[serde(default)]
     pub overflow: u64,
+    /// Wall-clock milliseconds to compile the traced build, run it, decode and analyse.
+    #[serde(default)]
+    pub trace_ms: f64,
     /// Per-instruction detail for the heatmaps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub instructions: Vec<crate::trace::summary::InstructionSummary>,

@@ -362,8 +362,12 @@ fn run_variant(
 
     if opts.trace && shown {
         stage(send, "tracing memory accesses");
+        let t0 = std::time::Instant::now();
         match trace_variant(gpu, lesson, v, arch, bufs, opts) {
-            Ok(m) => r.memory = Some(m),
+            Ok(mut m) => {
+                m.trace_ms = t0.elapsed().as_secs_f64() * 1e3;
+                r.memory = Some(m)
+            }
             Err(TraceFail::Cuda(f)) if f.sticky => return Err(fatal(&v.name, f)),
             Err(TraceFail::Cuda(f)) => r.trace_error = Some(f.message),
             Err(TraceFail::Other(m)) => r.trace_error = Some(m),
