@@ -100,10 +100,11 @@ fn cpp_kernels_are_keyed_by_mangled_name() {
 
 #[test]
 fn device_function_block_does_not_overwrite_the_kernel() {
-    // The helper's "Function properties" block (0 bytes stack frame) follows the kernel's.
+    // The device function's "Function properties" block (0 bytes stack frame) follows the
+    // kernel's.
     let kernels = parse_ptxas_log(&log("device_function"));
-    assert_eq!(kernels.keys().collect::<Vec<_>>(), ["calls_helper"]);
-    assert_eq!(kernels["calls_helper"], report(26, 64, (0, 0), 0, 0));
+    assert_eq!(kernels.keys().collect::<Vec<_>>(), ["calls_gather"]);
+    assert_eq!(kernels["calls_gather"], report(26, 64, (0, 0), 0, 0));
 }
 
 #[test]

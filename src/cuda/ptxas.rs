@@ -10,7 +10,7 @@
 //! ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 //! ptxas info    : Used 15 registers, used 1 barriers, 1032 bytes smem
 //! ptxas info    : Compile time = 10.299 ms
-//! ptxas info    : Function properties for _Z6helperPKfi
+//! ptxas info    : Function properties for _Z8gather16PKfi
 //! ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 //! ```
 //!
@@ -23,7 +23,8 @@
 //!   `-maxrregcount` "Overriding maximum register limit ... for 'spill'" notice) open nothing.
 //! - `Function properties for NAME` says whose stack/spill line follows. A non-inlined device
 //!   function gets such a block too, after the kernel's, so the line only counts when NAME is
-//!   the kernel being compiled; otherwise a helper's figures would overwrite the kernel's.
+//!   the kernel being compiled; otherwise the device function's figures would replace the
+//!   kernel's.
 //! - `Used N registers, used N barriers, N bytes smem, ...` belongs to the open kernel. Its
 //!   items vary (no `barriers` before CUDA 12, `smem` only when there is shared memory,
 //!   `cumulative stack size`, `textures`...), so the line is split at commas into
