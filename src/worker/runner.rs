@@ -60,7 +60,7 @@ pub fn compile_job<'a>(v: &'a Variant, arch: &'a str, output: Output) -> Compile
 /// Occupancy from the ptxas report with CUDA's rules (no GPU needed).
 pub fn occupancy_from_report(cc: &str, v: &Variant, r: &PtxasReport) -> Option<Occupancy> {
     let (maj, min) = cc.split_once('.')?;
-    let limits = occupancy::for_cc(maj.parse().ok()?, min.parse().ok()?)?;
+    let limits = occupancy::Limits::for_cc(maj.parse().ok()?, min.parse().ok()?)?;
     Some(occupancy::occupancy(
         &limits,
         v.threads_per_block(),
