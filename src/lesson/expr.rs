@@ -9,6 +9,9 @@ use std::fmt;
 pub struct ExprError {
     pub col: usize,
     pub message: String,
+    /// The name, when the error is an unknown name (so that a caller can stay quiet about a
+    /// name whose own definition already failed).
+    pub unknown: Option<String>,
 }
 
 impl fmt::Display for ExprError {
@@ -48,6 +51,7 @@ fn err(col: usize, message: impl Into<String>) -> ExprError {
     ExprError {
         col,
         message: message.into(),
+        unknown: None,
     }
 }
 
@@ -238,7 +242,10 @@ impl Parser<'_> {
         } else {
             format!("known names: {}", known.join(", "))
         };
-        Err(err(col, format!("unknown name `{name}` ({known})")))
+        Err(ExprError {
+            unknown: Some(name.to_string()),
+            ..err(col, format!("unknown name `{name}` ({known})"))
+        })
     }
 
     /// After `name(`: two comma-separated arguments and `)`.
@@ -336,6 +343,7 @@ mod tests {
         assert_eq!(e.col, 4);
         assert!(e.message.contains("unknown name `m`"), "{}", e.message);
         assert!(e.message.contains("n, tile"), "{}", e.message);
+        assert_eq!(e.unknown.as_deref(), Some("m"));
         let e = eval("m", &[]).unwrap_err();
         assert!(e.message.contains("none are defined"), "{}", e.message);
     }

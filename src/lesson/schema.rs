@@ -38,6 +38,8 @@ pub struct RawLesson {
     pub buffers: Vec<Option<RawBuffer>>,
     pub variants: Vec<Option<RawVariant>>,
     pub checkpoint: Vec<Option<RawQuestion>>,
+    /// Top-level keys whose value could not be read (their errors are already reported).
+    pub failed: Vec<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
