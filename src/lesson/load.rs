@@ -168,3 +168,6 @@ impl Errors {
         out
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -43,7 +43,10 @@ pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> 
     for (i, (name, _, _)) in entries.iter().enumerate() {
         let value = root.get(name);
         let ok = match (LISTS.contains(&name.as_str()), value) {
-            (true, Some(v)) => read_list(text, name, v, &mut raw, errs),
+            (true, Some(v)) => {
+                let key = spans.key(name).unwrap_or(Pos::START);
+                read_list(text, name, (key, v), &mut raw, errs)
+            }
             _ => {
                 let others: Vec<(usize, usize)> = entries
                     .iter()
@@ -71,9 +74,17 @@ pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> 
 }
 
 /// Read each element of a list section; false when the section is not a list.
-fn read_list(text: &str, name: &str, value: &Node, raw: &mut RawLesson, errs: &mut Errors) -> bool {
+fn read_list(
+    text: &str,
+    name: &str,
+    (key, value): (Pos, &Node),
+    raw: &mut RawLesson,
+    errs: &mut Errors,
+) -> bool {
     let NodeKind::Seq(items) = &value.kind else {
-        errs.at(value.span.pos, format!("`{name}` must be a list"));
+        // An empty value has no place of its own (the parser puts it at the next token).
+        let at = if value.as_scalar() == Some("") { key } else { value.span.pos };
+        errs.at(at, format!("`{name}` must be a list"));
         return false;
     };
     for item in items {

@@ -82,7 +82,7 @@ pub(super) fn resolve(
             return;
         }
         if cx.has(key) {
-            cx.err(key, format!("`{key}` has no value; it should be {what}"));
+            cx.err_key(key, format!("`{key}` has no value; it should be {what}"));
         } else {
             cx.errs.at(Pos::START, format!("missing `{key}` ({what})"));
         }
@@ -96,7 +96,8 @@ pub(super) fn resolve(
         ),
         None => missing(&mut cx, "format_version", "1"),
     }
-    let order = file_order(&mut cx, file, head.id.as_deref());
+    let valid = head.id.as_deref().filter(|id| valid_id(id));
+    let order = file_order(&mut cx, file, valid);
     let id = match &head.id {
         Some(id) if valid_id(id) => Some(id.clone()),
         Some(id) => {
