@@ -28,7 +28,10 @@ fn assert_single(name: &str, line: usize, col: usize, phrase: &str) {
     let e = &errs[0];
     assert_eq!((e.line, e.col), (line, col), "{name}: {e}");
     assert!(e.message.contains(phrase), "{name}: {e}");
-    assert!(e.to_string().starts_with(&format!("{name}:{line}:{col}: ")), "{e}");
+    assert!(
+        e.to_string().starts_with(&format!("{name}:{line}:{col}: ")),
+        "{e}"
+    );
 }
 
 #[test]
@@ -53,13 +56,19 @@ fn like_variants_inherit_and_override() {
     assert_eq!(l.metrics.bytes, Some(2.0 * 1048576.0 * 4.0));
 
     let base = l.variant("stride-1").unwrap();
-    assert_eq!(base.args, [Arg::Buffer(0), Arg::Buffer(1), Arg::I32(1048576)]);
+    assert_eq!(
+        base.args,
+        [Arg::Buffer(0), Arg::Buffer(1), Arg::I32(1048576)]
+    );
     assert!(base.source.contains("copy_strided"));
     assert_eq!(base.grid, [4096, 1, 1]);
 
     let s32 = l.variant("stride-32").unwrap();
-    let defines: Vec<(&str, &str)> =
-        s32.defines.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let defines: Vec<(&str, &str)> = s32
+        .defines
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     assert_eq!(defines, [("STRIDE", "33"), ("LABEL", "unit")]);
     assert_eq!(s32.options, ["-maxrregcount=32"]);
     assert_eq!(s32.note.as_deref(), Some("one word per lane"));
@@ -87,7 +96,12 @@ fn two_dimensional_launch_and_transpose_reference() {
     assert_eq!(v.args[2..], [Arg::U32(512), Arg::U32(256)]);
     assert_eq!(
         l.reference,
-        Reference::Transpose { from: 0, to: 1, rows: 512, cols: 256 }
+        Reference::Transpose {
+            from: 0,
+            to: 1,
+            rows: 512,
+            cols: 256
+        }
     );
     assert_eq!(l.trace_blocks, 4, "the default");
     assert!(l.checkpoint.is_empty());
@@ -105,12 +119,22 @@ fn bad_expression_points_into_the_expression() {
 
 #[test]
 fn unknown_buffer_in_args() {
-    assert_single("03-unknown-buffer.yaml", 16, 16, "unknown buffer or name `outt`");
+    assert_single(
+        "03-unknown-buffer.yaml",
+        16,
+        16,
+        "unknown buffer or name `outt`",
+    );
 }
 
 #[test]
 fn missing_source_file() {
-    assert_single("04-missing-source.yaml", 13, 13, "cannot read `kernels/nope.cu`");
+    assert_single(
+        "04-missing-source.yaml",
+        13,
+        13,
+        "cannot read `kernels/nope.cu`",
+    );
 }
 
 #[test]
@@ -127,7 +151,12 @@ fn unknown_kernel() {
 
 #[test]
 fn like_of_an_unknown_variant() {
-    assert_single("06-unknown-like.yaml", 17, 25, "unknown variant `base2` in `like`");
+    assert_single(
+        "06-unknown-like.yaml",
+        17,
+        25,
+        "unknown variant `base2` in `like`",
+    );
 }
 
 #[test]
@@ -137,7 +166,12 @@ fn bad_claim() {
 
 #[test]
 fn yaml_syntax_error() {
-    assert_single("08-yaml-syntax.yaml", 14, 4, "did not find expected '-' indicator");
+    assert_single(
+        "08-yaml-syntax.yaml",
+        14,
+        4,
+        "did not find expected '-' indicator",
+    );
 }
 
 #[test]
@@ -165,7 +199,7 @@ fn every_error_of_a_file_is_reported_together() {
 #[test]
 fn check_paths_takes_folders_and_files() {
     let bad = fixtures().join("bad");
-    let (loaded, errors) = check_paths(&[bad.clone()]);
+    let (loaded, errors) = check_paths(&[bad]);
     assert_eq!(loaded, 0);
     for n in 1..=9 {
         let prefix = format!("{:02}-", n);
@@ -180,7 +214,11 @@ fn check_paths_takes_folders_and_files() {
     let (loaded, errors) = check_paths(&[fixtures().join("no-such-thing")]);
     assert_eq!(loaded, 0);
     assert_eq!(errors[0].line, 0);
-    assert!(errors[0].to_string().ends_with("no-such-thing: no such file or folder"));
+    assert!(
+        errors[0]
+            .to_string()
+            .ends_with("no-such-thing: no such file or folder")
+    );
     let (_, errors) = check_paths(&[fixtures().join("kernels")]);
     assert!(errors[0].message.contains("no lesson files"), "{errors:#?}");
 }

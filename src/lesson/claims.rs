@@ -66,15 +66,30 @@ impl Metric {
         ("spill_loads", Metric::SpillLoads),
         ("smem", Metric::Smem),
         ("occupancy", Metric::Occupancy),
-        ("shared.wavefronts_per_request", Metric::SharedWavefrontsPerRequest),
-        ("shared.conflicts_per_request", Metric::SharedConflictsPerRequest),
-        ("global.sectors_per_request", Metric::GlobalSectorsPerRequest),
-        ("constant.distinct_per_request", Metric::ConstantDistinctPerRequest),
+        (
+            "shared.wavefronts_per_request",
+            Metric::SharedWavefrontsPerRequest,
+        ),
+        (
+            "shared.conflicts_per_request",
+            Metric::SharedConflictsPerRequest,
+        ),
+        (
+            "global.sectors_per_request",
+            Metric::GlobalSectorsPerRequest,
+        ),
+        (
+            "constant.distinct_per_request",
+            Metric::ConstantDistinctPerRequest,
+        ),
         ("local.bytes", Metric::LocalBytes),
     ];
 
     pub fn name(self) -> &'static str {
-        Self::ALL.iter().find(|(_, m)| *m == self).map_or("?", |(n, _)| n)
+        Self::ALL
+            .iter()
+            .find(|(_, m)| *m == self)
+            .map_or("?", |(n, _)| n)
     }
 
     /// Figures that come from timing the variant, and so mean nothing if its output is wrong.
@@ -100,14 +115,20 @@ impl Metric {
         };
         let per = |num: f64, requests: u64, space: &str| {
             if requests == 0 {
-                Err(format!("not measured (no {space} requests traced in `{name}`)"))
+                Err(format!(
+                    "not measured (no {space} requests traced in `{name}`)"
+                ))
             } else {
                 Ok(num / requests as f64)
             }
         };
         let missing = |what: &str| format!("not measured (no {what} for `{name}`)");
         match self {
-            Metric::TimeMs => v.time_ms.as_ref().map(|t| t.median).ok_or_else(|| missing("time")),
+            Metric::TimeMs => v
+                .time_ms
+                .as_ref()
+                .map(|t| t.median)
+                .ok_or_else(|| missing("time")),
             Metric::Gbps => v.gbps.ok_or_else(|| missing("GB/s")),
             Metric::Gflops => v.gflops.ok_or_else(|| missing("GFLOP/s")),
             Metric::PctOfPeak => v.pct_of_peak.ok_or_else(|| missing("% of peak")),
@@ -165,7 +186,10 @@ impl CmpOp {
     ];
 
     pub fn symbol(self) -> &'static str {
-        Self::ALL.iter().find(|(_, o)| *o == self).map_or("?", |(s, _)| s)
+        Self::ALL
+            .iter()
+            .find(|(_, o)| *o == self)
+            .map_or("?", |(s, _)| s)
     }
 
     fn holds(self, x: f64, y: f64) -> bool {
@@ -315,7 +339,10 @@ fn find<'r>(result: &'r LessonResult, name: &str) -> Result<&'r VariantResult, V
 /// A variant whose output is wrong has no meaningful time.
 fn timed(v: &VariantResult) -> Result<f64, Verdict> {
     if v.correct == Some(false) {
-        let why = v.error.as_deref().unwrap_or("output does not match the reference");
+        let why = v
+            .error
+            .as_deref()
+            .unwrap_or("output does not match the reference");
         return Err(Verdict::Wrong(format!("`{}` is incorrect: {why}", v.name)));
     }
     Metric::TimeMs.read(v).map_err(Verdict::NotMeasured)
@@ -514,9 +541,15 @@ mod tests {
     fn parse_errors_say_what_is_wrong() {
         let cases = [
             ("stride-64 correct", "unknown variant `stride-64`"),
-            ("stride-1 slower than nope by >= 2x", "unknown variant `nope`"),
+            (
+                "stride-1 slower than nope by >= 2x",
+                "unknown variant `nope`",
+            ),
             ("stride-1 slower than padded by 2x", "expected `by >= Kx`"),
-            ("stride-1 slower than padded by >= twox", "expected `by >= Kx`"),
+            (
+                "stride-1 slower than padded by >= twox",
+                "expected `by >= Kx`",
+            ),
             ("stride-1 within ten% of padded", "not a percentage"),
             ("stride-1 regs == 3", "unknown metric `regs`"),
             ("stride-1 registers =< 3", "unknown comparison `=<`"),
@@ -532,7 +565,10 @@ mod tests {
 
     #[test]
     fn ratio_claims_compare_medians() {
-        let r = result(vec![timed_variant("stride-1", 1.63), timed_variant("stride-32", 17.0)]);
+        let r = result(vec![
+            timed_variant("stride-1", 1.63),
+            timed_variant("stride-32", 17.0),
+        ]);
         let c = evaluate(&claim("stride-32 slower than stride-1 by >= 5x"), &r);
         assert_eq!(c.holds, Some(true));
         assert_eq!(c.detail, "17.0 ms vs 1.63 ms = 10.4x (needs >= 5x)");
@@ -547,7 +583,10 @@ mod tests {
 
     #[test]
     fn within_claims() {
-        let r = result(vec![timed_variant("stride-1", 2.0), timed_variant("padded", 2.15)]);
+        let r = result(vec![
+            timed_variant("stride-1", 2.0),
+            timed_variant("padded", 2.15),
+        ]);
         let c = evaluate(&claim("padded within 10% of stride-1"), &r);
         assert_eq!(c.holds, Some(true));
         assert_eq!(c.detail, "2.15 ms vs 2.00 ms = 7.50% apart (needs <= 10%)");
@@ -567,7 +606,10 @@ mod tests {
         let c = evaluate(&claim("stride-32 time_ms > 1"), &r);
         assert_eq!(c.holds, Some(false));
         let c = evaluate(&claim("stride-32 correct"), &r);
-        assert_eq!((c.holds, c.detail.as_str()), (Some(false), "mismatch at index 3"));
+        assert_eq!(
+            (c.holds, c.detail.as_str()),
+            (Some(false), "mismatch at index 3")
+        );
     }
 
     #[test]
@@ -621,13 +663,25 @@ mod tests {
         let c = check("stride-32 shared.wavefronts_per_request == 32");
         assert_eq!(c.holds, Some(true));
         assert_eq!(c.detail, "shared.wavefronts_per_request = 32 (needs == 32)");
-        assert_eq!(check("stride-32 shared.conflicts_per_request == 31").holds, Some(true));
-        assert_eq!(check("stride-32 global.sectors_per_request <= 4").holds, Some(true));
-        assert_eq!(check("stride-32 global.sectors_per_request < 4").holds, Some(false));
+        assert_eq!(
+            check("stride-32 shared.conflicts_per_request == 31").holds,
+            Some(true)
+        );
+        assert_eq!(
+            check("stride-32 global.sectors_per_request <= 4").holds,
+            Some(true)
+        );
+        assert_eq!(
+            check("stride-32 global.sectors_per_request < 4").holds,
+            Some(false)
+        );
         assert_eq!(check("stride-32 local.bytes > 0").holds, Some(true));
         assert_eq!(check("stride-32 registers <= 32").holds, Some(false));
         assert_eq!(check("stride-32 spill_stores != 0").holds, Some(true));
-        assert_eq!(check("stride-32 constant.distinct_per_request == 1").holds, None);
+        assert_eq!(
+            check("stride-32 constant.distinct_per_request == 1").holds,
+            None
+        );
     }
 
     #[test]

@@ -26,7 +26,11 @@ impl fmt::Display for LessonError {
         if self.line == 0 {
             write!(f, "{}: {}", self.file, self.message)
         } else {
-            write!(f, "{}:{}:{}: {}", self.file, self.line, self.col, self.message)
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.file, self.line, self.col, self.message
+            )
         }
     }
 }
@@ -37,7 +41,10 @@ impl std::error::Error for LessonError {}
 pub fn load_course(root: &CourseRoot) -> (Vec<Lesson>, Vec<LessonError>) {
     match root.lesson_files() {
         Ok(files) => load_files(root, files),
-        Err(e) => (Vec::new(), vec![whole_file(&root_name(root), e.to_string())]),
+        Err(e) => (
+            Vec::new(),
+            vec![whole_file(&root_name(root), e.to_string())],
+        ),
     }
 }
 

@@ -327,10 +327,15 @@ impl<'de> Deserialize<'de> for RawArg {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawArg, A::Error> {
                 let Some(key) = map.next_key::<String>()? else {
-                    return Err(de::Error::custom("an argument map needs one key: i32, u32, i64, u64 or f32"));
+                    return Err(de::Error::custom(
+                        "an argument map needs one key: i32, u32, i64, u64 or f32",
+                    ));
                 };
                 let Some(&(_, ty)) = ArgType::NAMES.iter().find(|(n, _)| *n == key) else {
-                    return Err(de::Error::unknown_field(&key, &["i32", "u32", "i64", "u64", "f32"]));
+                    return Err(de::Error::unknown_field(
+                        &key,
+                        &["i32", "u32", "i64", "u64", "f32"],
+                    ));
                 };
                 let arg = if ty == ArgType::F32 {
                     RawArg::F32(map.next_value()?)
@@ -379,7 +384,10 @@ mod tests {
         let v: RawVariant = yaml("{ name: b, like: a, defines: { S: 32 } }").unwrap();
         assert_eq!(v.like.as_deref(), Some("a"));
         assert!(v.source.is_none() && v.launch.is_none());
-        assert_eq!(v.defines.unwrap().0, vec![("S".into(), DefineValue::Int(32))]);
+        assert_eq!(
+            v.defines.unwrap().0,
+            vec![("S".into(), DefineValue::Int(32))]
+        );
     }
 
     #[test]
@@ -425,11 +433,15 @@ mod tests {
     fn references_and_defines() {
         let r: RawReference = yaml("stride-1").unwrap();
         assert!(matches!(r, RawReference::Variant(n) if n == "stride-1"));
-        let r: RawReference = yaml("{ builtin: transpose, from: a, to: b, rows: 4, cols: n }").unwrap();
+        let r: RawReference =
+            yaml("{ builtin: transpose, from: a, to: b, rows: 4, cols: n }").unwrap();
         let RawReference::Builtin(b) = r else {
             panic!("a builtin")
         };
-        assert_eq!((b.builtin.as_str(), b.cols), ("transpose", Some(Expr("n".into()))));
+        assert_eq!(
+            (b.builtin.as_str(), b.cols),
+            ("transpose", Some(Expr("n".into())))
+        );
         let e = yaml::<RawReference>("{ builtin: copy, form: a, to: b }").unwrap_err();
         assert!(e.contains("unknown field `form`"), "{e}");
         let d: OrderedMap<DefineValue> = yaml("{ B: 2, A: 1.5, T: float }").unwrap();

@@ -219,9 +219,7 @@ fn mask(text: &str, removed: impl Fn(usize) -> bool) -> String {
             .map_or(0, |p| p + 1);
         let last_kept = (0..body).rev().find(|&k| !removed(i + k));
         for (k, &c) in chars.iter().enumerate() {
-            if k >= body {
-                out.push(c);
-            } else if !removed(i + k) {
+            if k >= body || !removed(i + k) {
                 out.push(c);
             } else if last_kept.is_some_and(|l| k < l) {
                 out.push(' ');
@@ -292,7 +290,10 @@ impl MarkedEventReceiver for Builder {
     fn on_event(&mut self, ev: Event, m: Marker) {
         match ev {
             Event::Scalar(value, style, ..) => {
-                let quoted = matches!(style, TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted);
+                let quoted = matches!(
+                    style,
+                    TScalarStyle::SingleQuoted | TScalarStyle::DoubleQuoted
+                );
                 self.attach(Node {
                     span: span_at(m, quoted),
                     start: m.index(),
@@ -393,7 +394,10 @@ last: 'q'
         assert_eq!(s.value("variants[0].launch").unwrap().pos, pos(5, 13));
         assert_eq!(s.value("variants[0].launch.grid").unwrap().pos, pos(5, 21));
         assert_eq!(s.key("variants[0].launch.block"), Some(pos(5, 30)));
-        assert_eq!(s.value("variants[0].launch.block[1]").unwrap().pos, pos(5, 41));
+        assert_eq!(
+            s.value("variants[0].launch.block[1]").unwrap().pos,
+            pos(5, 41)
+        );
         assert_eq!(s.value("variants[1]").unwrap().pos, pos(6, 5));
         assert_eq!(s.value("variants[1].like").unwrap().pos, pos(6, 23));
         assert_eq!(s.value("variants[2]").unwrap().pos, pos(8, 5));

@@ -25,12 +25,17 @@ pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> 
         }
     };
     let root = match &spans.root {
-        Some(r @ Node {
-            kind: NodeKind::Map(_),
-            ..
-        }) => r.clone(),
+        Some(
+            r @ Node {
+                kind: NodeKind::Map(_),
+                ..
+            },
+        ) => r.clone(),
         Some(r) => {
-            errs.at(r.span.pos, "a lesson is a mapping of keys (format_version, id, title, ...)");
+            errs.at(
+                r.span.pos,
+                "a lesson is a mapping of keys (format_version, id, title, ...)",
+            );
             return None;
         }
         None => {
@@ -83,7 +88,11 @@ fn read_list(
 ) -> bool {
     let NodeKind::Seq(items) = &value.kind else {
         // An empty value has no place of its own (the parser puts it at the next token).
-        let at = if value.as_scalar() == Some("") { key } else { value.span.pos };
+        let at = if value.as_scalar() == Some("") {
+            key
+        } else {
+            value.span.pos
+        };
         errs.at(at, format!("`{name}` must be a list"));
         return false;
     };
@@ -98,9 +107,17 @@ fn read_list(
     true
 }
 
-fn element<T: DeserializeOwned>(text: &str, list: &str, item: &Node, errs: &mut Errors) -> Option<T> {
+fn element<T: DeserializeOwned>(
+    text: &str,
+    list: &str,
+    item: &Node,
+    errs: &mut Errors,
+) -> Option<T> {
     if !matches!(item.kind, NodeKind::Map(_)) {
-        errs.at(item.span.pos, format!("each entry of `{list}` must be a mapping of keys"));
+        errs.at(
+            item.span.pos,
+            format!("each entry of `{list}` must be a mapping of keys"),
+        );
         return None;
     }
     de(&spans::keep_only(text, item.start, item.end))
@@ -159,7 +176,17 @@ fn merge(head: &mut RawHead, part: RawHead) {
     macro_rules! take {
         ($($f:ident),*) => { $( if part.$f.is_some() { head.$f = part.$f; } )* };
     }
-    take!(format_version, id, title, space, problem, reference, metrics, expect, trace);
+    take!(
+        format_version,
+        id,
+        title,
+        space,
+        problem,
+        reference,
+        metrics,
+        expect,
+        trace
+    );
 }
 
 #[cfg(test)]
@@ -171,7 +198,10 @@ mod tests {
         let e = serde_yaml::from_str::<RawHead>("\n\ntrace: { blocks: -1 }").unwrap_err();
         let (pos, msg) = serde_error(&e);
         assert_eq!(pos, Pos { line: 3, col: 18 });
-        assert!(msg.starts_with("invalid type: integer `-1`, expected u32"), "{msg}");
+        assert!(
+            msg.starts_with("invalid type: integer `-1`, expected u32"),
+            "{msg}"
+        );
         assert!(!msg.contains("line"), "{msg}");
         let e = serde_yaml::from_str::<serde_yaml::Value>("a: [1,\nb: 2").unwrap_err();
         let (_, msg) = serde_error(&e);

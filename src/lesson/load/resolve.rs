@@ -43,7 +43,10 @@ impl Cx<'_> {
         match expr::eval(&e.0, env) {
             Ok(v) => Some(v),
             Err(x) => {
-                if x.unknown.as_ref().is_some_and(|n| self.broken_names.contains(n)) {
+                if x.unknown
+                    .as_ref()
+                    .is_some_and(|n| self.broken_names.contains(n))
+                {
                     return None;
                 }
                 let pos = match self.spans.value(path) {
@@ -120,14 +123,17 @@ pub(super) fn resolve(
         }
     };
     let space = match &head.space {
-        Some(s) => MemSpace::ALL.into_iter().find(|m| space_name(*m) == s).or_else(|| {
-            let names: Vec<&str> = MemSpace::ALL.into_iter().map(space_name).collect();
-            cx.err(
-                "space",
-                format!("unknown space `{s}` (spaces: {})", names.join(", ")),
-            );
-            None
-        }),
+        Some(s) => MemSpace::ALL
+            .into_iter()
+            .find(|m| space_name(*m) == s)
+            .or_else(|| {
+                let names: Vec<&str> = MemSpace::ALL.into_iter().map(space_name).collect();
+                cx.err(
+                    "space",
+                    format!("unknown space `{s}` (spaces: {})", names.join(", ")),
+                );
+                None
+            }),
         None => {
             missing(&mut cx, "space", "the memory space the lesson is about");
             None
@@ -141,14 +147,31 @@ pub(super) fn resolve(
     let variant_names = names_of(&cx, "variants", raw.variants.len());
     if raw.variants.is_empty() && !failed.contains("variants") {
         if cx.has("variants") {
-            cx.err("variants", "`variants` is empty: a lesson needs at least one");
+            cx.err(
+                "variants",
+                "`variants` is empty: a lesson needs at least one",
+            );
         } else {
             missing(&mut cx, "variants", "the kernels to compare");
         }
     }
-    let vars = variants::resolve_all(&mut cx, root, &raw.variants, &problem, &buffers, &buffer_names);
+    let vars = variants::resolve_all(
+        &mut cx,
+        root,
+        &raw.variants,
+        &problem,
+        &buffers,
+        &buffer_names,
+    );
     let reference = match &head.reference {
-        Some(r) => reference(&mut cx, r, &variant_names, &buffers, &buffer_names, &problem),
+        Some(r) => reference(
+            &mut cx,
+            r,
+            &variant_names,
+            &buffers,
+            &buffer_names,
+            &problem,
+        ),
         None => {
             missing(
                 &mut cx,
@@ -228,7 +251,9 @@ fn file_order(cx: &mut Cx, file: &str, id: Option<&str>) -> Option<u32> {
     let (Some(rest), true) = (rest, digits >= 2) else {
         cx.errs.at(
             Pos::START,
-            format!("file name `{name}` must start with its place in the course, as in `05-{stem}.yaml`"),
+            format!(
+                "file name `{name}` must start with its place in the course, as in `05-{stem}.yaml`"
+            ),
         );
         return None;
     };
@@ -247,7 +272,11 @@ fn file_order(cx: &mut Cx, file: &str, id: Option<&str>) -> Option<u32> {
 /// one is not reported as unknown as well).
 fn names_of(cx: &Cx, list: &str, n: usize) -> Vec<String> {
     (0..n)
-        .filter_map(|i| cx.spans.scalar(&format!("{list}[{i}].name")).map(str::to_string))
+        .filter_map(|i| {
+            cx.spans
+                .scalar(&format!("{list}[{i}].name"))
+                .map(str::to_string)
+        })
         .collect()
 }
 
@@ -258,7 +287,10 @@ fn pages(
 ) -> Option<Vec<Page>> {
     if raw.pages.is_empty() {
         if cx.has("pages") && !raw.failed.iter().any(|f| f == "pages") {
-            cx.err("pages", "`pages` is empty: a lesson needs at least one page");
+            cx.err(
+                "pages",
+                "`pages` is empty: a lesson needs at least one page",
+            );
         } else {
             missing(cx, "pages", "the lesson's prose, a list of { title, text }");
         }
@@ -308,13 +340,22 @@ fn buffers(cx: &mut Cx, raw: &RawLesson, problem: &[(String, i64)]) -> Vec<Optio
         let at = |k: &str| format!("buffers[{i}].{k}");
         let mut ok = true;
         if !is_identifier(&b.name) {
-            cx.err(&at("name"), format!("buffer name `{}` is not a name ([A-Za-z_][A-Za-z0-9_]*)", b.name));
+            cx.err(
+                &at("name"),
+                format!(
+                    "buffer name `{}` is not a name ([A-Za-z_][A-Za-z0-9_]*)",
+                    b.name
+                ),
+            );
             ok = false;
         } else if seen.contains(&b.name.as_str()) {
             cx.err(&at("name"), format!("buffer `{}` is defined twice", b.name));
             ok = false;
         } else if problem.iter().any(|(n, _)| *n == b.name) {
-            cx.err(&at("name"), format!("buffer `{}` has the name of a problem size", b.name));
+            cx.err(
+                &at("name"),
+                format!("buffer `{}` has the name of a problem size", b.name),
+            );
             ok = false;
         }
         seen.push(&b.name);
@@ -322,7 +363,10 @@ fn buffers(cx: &mut Cx, raw: &RawLesson, problem: &[(String, i64)]) -> Vec<Optio
         if let Some(n) = len
             && n <= 0
         {
-            cx.err(&at("len"), format!("a buffer's length must be > 0 (`{}` is {n})", b.len.0));
+            cx.err(
+                &at("len"),
+                format!("a buffer's length must be > 0 (`{}` is {n})", b.len.0),
+            );
             ok = false;
         }
         let init = init(cx, i, b.init, b.ty, b.value, b.range);
@@ -361,8 +405,11 @@ fn init(
         RawInit::Random => {
             let float = matches!(ty, ElemType::F32 | ElemType::F64);
             let (lo, hi) = range.unwrap_or(if float { (-1.0, 1.0) } else { (0.0, 65536.0) });
-            if !(lo < hi) || !lo.is_finite() || !hi.is_finite() {
-                cx.err(&at("range"), format!("`range: [{lo}, {hi}]` is empty: lo must be < hi"));
+            if lo >= hi || !lo.is_finite() || !hi.is_finite() {
+                cx.err(
+                    &at("range"),
+                    format!("`range: [{lo}, {hi}]` is empty: lo must be < hi"),
+                );
                 ok = false;
             }
             Init::Random { lo, hi }
@@ -395,7 +442,10 @@ fn reference(
             None => {
                 cx.err(
                     "reference",
-                    format!("unknown variant `{name}` (variants: {})", variant_names.join(", ")),
+                    format!(
+                        "unknown variant `{name}` (variants: {})",
+                        variant_names.join(", ")
+                    ),
                 );
                 None
             }
@@ -417,7 +467,10 @@ fn builtin(
             None => {
                 cx.err(
                     &format!("reference.{key}"),
-                    format!("unknown buffer `{name}` (buffers: {})", buffer_names.join(", ")),
+                    format!(
+                        "unknown buffer `{name}` (buffers: {})",
+                        buffer_names.join(", ")
+                    ),
                 );
                 None
             }
@@ -428,21 +481,36 @@ fn builtin(
     if let Some((_, t)) = &to
         && !t.is_output()
     {
-        cx.err("reference.to", format!("`{}` is not an output: give it `init: poison`", t.name));
+        cx.err(
+            "reference.to",
+            format!("`{}` is not an output: give it `init: poison`", t.name),
+        );
     }
     let (from, to) = (from?, to?);
     match b.builtin.as_str() {
         "copy" => {
             for key in ["rows", "cols"] {
                 if cx.spans.key(&format!("reference.{key}")).is_some() {
-                    cx.err_key(&format!("reference.{key}"), format!("`{key}` is only for `builtin: transpose`"));
+                    cx.err_key(
+                        &format!("reference.{key}"),
+                        format!("`{key}` is only for `builtin: transpose`"),
+                    );
                 }
             }
             if to.1.len > from.1.len {
-                cx.err("reference", format!("`{}` has {} elements but `{}` only {}", to.1.name, to.1.len, from.1.name, from.1.len));
+                cx.err(
+                    "reference",
+                    format!(
+                        "`{}` has {} elements but `{}` only {}",
+                        to.1.name, to.1.len, from.1.name, from.1.len
+                    ),
+                );
                 return None;
             }
-            Some(Reference::Copy { from: from.0, to: to.0 })
+            Some(Reference::Copy {
+                from: from.0,
+                to: to.0,
+            })
         }
         "transpose" => {
             let (Some(rows), Some(cols)) = (&b.rows, &b.cols) else {
@@ -453,13 +521,22 @@ fn builtin(
             let cols = cx.eval("reference.cols", cols, problem);
             let (rows, cols) = (rows?, cols?);
             if rows <= 0 || cols <= 0 {
-                cx.err("reference", format!("rows and cols must be > 0 (they are {rows} and {cols})"));
+                cx.err(
+                    "reference",
+                    format!("rows and cols must be > 0 (they are {rows} and {cols})"),
+                );
                 return None;
             }
             let n = rows.checked_mul(cols).map_or(u64::MAX, |n| n as u64);
             for (_, buf) in [&from, &to] {
                 if n > buf.len {
-                    cx.err("reference", format!("rows x cols = {n} but `{}` has {} elements", buf.name, buf.len));
+                    cx.err(
+                        "reference",
+                        format!(
+                            "rows x cols = {n} but `{}` has {} elements",
+                            buf.name, buf.len
+                        ),
+                    );
                     return None;
                 }
             }
@@ -471,7 +548,10 @@ fn builtin(
             })
         }
         other => {
-            cx.err("reference.builtin", format!("unknown builtin `{other}` (builtins: copy, transpose)"));
+            cx.err(
+                "reference.builtin",
+                format!("unknown builtin `{other}` (builtins: copy, transpose)"),
+            );
             None
         }
     }
@@ -482,7 +562,10 @@ fn metrics(cx: &mut Cx, raw: &RawLesson, problem: &[(String, i64)]) -> Metrics {
     let Some(m) = &raw.head.metrics else {
         return out;
     };
-    for (key, e, slot) in [("bytes", &m.bytes, &mut out.bytes), ("flops", &m.flops, &mut out.flops)] {
+    for (key, e, slot) in [
+        ("bytes", &m.bytes, &mut out.bytes),
+        ("flops", &m.flops, &mut out.flops),
+    ] {
         let Some(e) = e else { continue };
         let path = format!("metrics.{key}");
         match cx.eval(&path, e, problem) {
@@ -504,12 +587,19 @@ fn checkpoint(cx: &mut Cx, raw: &RawLesson) -> Option<Vec<Question>> {
         };
         let n = q.choices.len();
         if !(2..=6).contains(&n) {
-            cx.err(&format!("checkpoint[{k}].choices"), format!("a question has 2 to 6 choices (this one has {n})"));
+            cx.err(
+                &format!("checkpoint[{k}].choices"),
+                format!("a question has 2 to 6 choices (this one has {n})"),
+            );
             ok = false;
         } else if q.answer >= n {
             cx.err(
                 &format!("checkpoint[{k}].answer"),
-                format!("answer {} is out of range: choices are numbered 0 to {}", q.answer, n - 1),
+                format!(
+                    "answer {} is out of range: choices are numbered 0 to {}",
+                    q.answer,
+                    n - 1
+                ),
             );
             ok = false;
         }

@@ -67,7 +67,11 @@ pub(super) fn resolve_all(
     buffer_names: &[String],
 ) -> Option<Vec<Variant>> {
     let names: Vec<Option<String>> = (0..raws.len())
-        .map(|i| cx.spans.scalar(&format!("variants[{i}].name")).map(str::to_string))
+        .map(|i| {
+            cx.spans
+                .scalar(&format!("variants[{i}].name"))
+                .map(str::to_string)
+        })
         .collect();
     let mut merged: Vec<Option<Merged>> = Vec::new();
     let mut sources: HashMap<String, Option<String>> = HashMap::new();
@@ -82,7 +86,17 @@ pub(super) fn resolve_all(
         merged.push(m.clone());
         let name_ok = check_name(cx, v, i, &names);
         let resolved = m.and_then(|m| {
-            let r = build(cx, root, v, i, m, problem, buffers, buffer_names, &mut sources);
+            let r = build(
+                cx,
+                root,
+                v,
+                i,
+                m,
+                problem,
+                buffers,
+                buffer_names,
+                &mut sources,
+            );
             r.filter(|_| name_ok)
         });
         match (resolved, out.as_mut()) {
@@ -96,12 +110,17 @@ pub(super) fn resolve_all(
 fn check_name(cx: &mut Cx, v: &RawVariant, i: usize, names: &[Option<String>]) -> bool {
     let path = format!("variants[{i}].name");
     let valid = !v.name.is_empty()
-        && v
-            .name
+        && v.name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
     if !valid {
-        cx.err(&path, format!("variant name `{}` may hold only letters, digits, '-' and '_'", v.name));
+        cx.err(
+            &path,
+            format!(
+                "variant name `{}` may hold only letters, digits, '-' and '_'",
+                v.name
+            ),
+        );
         return false;
     }
     if names[..i].iter().flatten().any(|n| *n == v.name) {
@@ -132,7 +151,10 @@ fn inherit(
             } else if earlier.is_empty() {
                 format!("unknown variant `{parent}` in `like` (no variant comes before this one)")
             } else {
-                format!("unknown variant `{parent}` in `like` (earlier variants: {})", earlier.join(", "))
+                format!(
+                    "unknown variant `{parent}` in `like` (earlier variants: {})",
+                    earlier.join(", ")
+                )
             };
             cx.err(&path, msg);
             None
@@ -165,8 +187,15 @@ fn build(
     .collect();
     if !lacking.is_empty() {
         let keys: Vec<String> = lacking.iter().map(|k| format!("`{k}`")).collect();
-        let hint = if v.like.is_some() { "" } else { " (or `like:` an earlier variant)" };
-        cx.err(&here, format!("variant `{}` needs {}{hint}", v.name, keys.join(", ")));
+        let hint = if v.like.is_some() {
+            ""
+        } else {
+            " (or `like:` an earlier variant)"
+        };
+        cx.err(
+            &here,
+            format!("variant `{}` needs {}{hint}", v.name, keys.join(", ")),
+        );
         return None;
     }
     let (Some(source), Some(kernel), Some(grid), Some(block), Some(args)) =
@@ -202,7 +231,10 @@ fn build(
         Some((e, path)) => cx.eval(path, e, &env).and_then(|s| match u32::try_from(s) {
             Ok(s) => Some(s),
             Err(_) => {
-                cx.err(path, format!("`smem` must be 0 to {} bytes (`{}` is {s})", u32::MAX, e.0));
+                cx.err(
+                    path,
+                    format!("`smem` must be 0 to {} bytes (`{}` is {s})", u32::MAX, e.0),
+                );
                 None
             }
         }),
@@ -213,7 +245,11 @@ fn build(
         source_path: source.0,
         source: text?,
         kernel: kernel.0,
-        defines: m.defines.iter().map(|(k, d)| (k.clone(), d.to_text())).collect(),
+        defines: m
+            .defines
+            .iter()
+            .map(|(k, d)| (k.clone(), d.to_text()))
+            .collect(),
         grid: grid?,
         block: block?,
         smem: smem?,
@@ -235,10 +271,16 @@ fn env_with_defines(
     for (k, d) in defines {
         let path = format!("variants[{i}].defines.{k}");
         if !is_identifier(k) {
-            cx.err_key(&path, format!("define `{k}` is not a macro name ([A-Za-z_][A-Za-z0-9_]*)"));
+            cx.err_key(
+                &path,
+                format!("define `{k}` is not a macro name ([A-Za-z_][A-Za-z0-9_]*)"),
+            );
             ok = false;
         } else if problem.iter().any(|(n, _)| n == k) {
-            cx.err_key(&path, format!("define `{k}` has the name of a problem size"));
+            cx.err_key(
+                &path,
+                format!("define `{k}` has the name of a problem size"),
+            );
             ok = false;
         } else if let DefineValue::Int(n) = d {
             env.push((k.clone(), *n));
@@ -249,22 +291,47 @@ fn env_with_defines(
 
 /// Grid: x up to 2^31-1, y and z up to 65535. Block: x, y up to 1024, z up to 64, at most
 /// 1024 threads in all.
-fn dims(cx: &mut Cx, (d, path): &(Dims, String), env: &[(String, i64)], grid: bool) -> Option<[u32; 3]> {
+fn dims(
+    cx: &mut Cx,
+    (d, path): &(Dims, String),
+    env: &[(String, i64)],
+    grid: bool,
+) -> Option<[u32; 3]> {
     let what = if grid { "grid" } else { "block" };
     if d.items.is_empty() || d.items.len() > 3 {
-        cx.err(path, format!("`{what}` takes 1 to 3 expressions (x, y, z), not {}", d.items.len()));
+        cx.err(
+            path,
+            format!(
+                "`{what}` takes 1 to 3 expressions (x, y, z), not {}",
+                d.items.len()
+            ),
+        );
         return None;
     }
-    let limits: [i64; 3] = if grid { [(1 << 31) - 1, 65535, 65535] } else { [1024, 1024, 64] };
+    let limits: [i64; 3] = if grid {
+        [(1 << 31) - 1, 65535, 65535]
+    } else {
+        [1024, 1024, 64]
+    };
     let mut out = [1u32; 3];
     let mut ok = true;
     for (k, e) in d.items.iter().enumerate() {
-        let at = if d.listed { format!("{path}[{k}]") } else { path.clone() };
+        let at = if d.listed {
+            format!("{path}[{k}]")
+        } else {
+            path.clone()
+        };
         match cx.eval(&at, e, env) {
             Some(v) if (1..=limits[k]).contains(&v) => out[k] = v as u32,
             Some(v) => {
                 let axis = ["x", "y", "z"][k];
-                cx.err(&at, format!("{what} {axis} must be 1 to {} (`{}` is {v})", limits[k], e.0));
+                cx.err(
+                    &at,
+                    format!(
+                        "{what} {axis} must be 1 to {} (`{}` is {v})",
+                        limits[k], e.0
+                    ),
+                );
                 ok = false;
             }
             None => ok = false,
@@ -273,7 +340,10 @@ fn dims(cx: &mut Cx, (d, path): &(Dims, String), env: &[(String, i64)], grid: bo
     if ok && !grid {
         let threads: u32 = out.iter().product();
         if threads > 1024 {
-            cx.err(path, format!("a block has at most 1024 threads (this one has {threads})"));
+            cx.err(
+                path,
+                format!("a block has at most 1024 threads (this one has {threads})"),
+            );
             ok = false;
         }
     }
@@ -294,7 +364,8 @@ fn arguments(
             RawArg::Text(s) if buffer_names.contains(s) => {
                 let idx = buffer_names.iter().position(|n| n == s);
                 // A buffer that failed to load has already been reported.
-                idx.filter(|&j| buffers.get(j).is_some_and(Option::is_some)).map(Arg::Buffer)
+                idx.filter(|&j| buffers.get(j).is_some_and(Option::is_some))
+                    .map(Arg::Buffer)
             }
             RawArg::Text(s) if is_identifier(s) && !env.iter().any(|(n, _)| n == s) => {
                 let names: Vec<&str> = env.iter().map(|(n, _)| n.as_str()).collect();
@@ -322,7 +393,11 @@ fn arguments(
 
 fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {
     let v: Vec<&str> = names.collect();
-    if v.is_empty() { "none".into() } else { v.join(", ") }
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
+    }
 }
 
 fn ty_name(t: ArgType) -> &'static str {
@@ -345,8 +420,19 @@ fn typed(cx: &mut Cx, path: &str, ty: ArgType, e: &Expr, env: &[(String, i64)]) 
         ArgType::F32 => Some(Arg::F32(v as f32)),
     };
     if arg.is_none() {
-        let hint = if ty == ArgType::I32 { " (write { i64: .. } for a 64-bit argument)" } else { "" };
-        cx.err(path, format!("`{}` is {v}, which does not fit in {}{hint}", e.0, ty_name(ty)));
+        let hint = if ty == ArgType::I32 {
+            " (write { i64: .. } for a 64-bit argument)"
+        } else {
+            ""
+        };
+        cx.err(
+            path,
+            format!(
+                "`{}` is {v}, which does not fit in {}{hint}",
+                e.0,
+                ty_name(ty)
+            ),
+        );
     }
     arg
 }
@@ -387,7 +473,10 @@ fn is_ident_char(c: char) -> bool {
 /// `name` as a whole word followed (after spaces) by `(`.
 fn calls_name(src: &str, name: &str) -> bool {
     src.match_indices(name).any(|(i, _)| {
-        let before_ok = src[..i].chars().next_back().is_none_or(|c| !is_ident_char(c));
+        let before_ok = src[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !is_ident_char(c));
         let after = src[i + name.len()..].trim_start();
         before_ok && after.starts_with('(')
     })
@@ -406,7 +495,9 @@ fn global_functions(src: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for (i, _) in src.match_indices("__global__") {
         let tail = &src[i..];
-        let Some(paren) = tail.find('(') else { continue };
+        let Some(paren) = tail.find('(') else {
+            continue;
+        };
         let head = tail[..paren].trim_end();
         let start = head.rfind(|c: char| !is_ident_char(c)).map_or(0, |j| j + 1);
         let name = &head[start..];
@@ -439,7 +530,10 @@ mod tests {
         let e = kernel_problem(plain, "k", "k.cu").unwrap();
         assert!(e.contains("extern \"C\""), "{e}");
         let e = kernel_problem(SRC, "_Z8copy_vecPKfPfi", "k.cu").unwrap();
-        assert!(e.contains("mangled") && e.contains("kernel: copy_vec"), "{e}");
+        assert!(
+            e.contains("mangled") && e.contains("kernel: copy_vec"),
+            "{e}"
+        );
         let e = kernel_problem("int main() {}", "main", "k.cu").unwrap();
         assert!(e.contains("no __global__ function"), "{e}");
     }
