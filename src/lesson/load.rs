@@ -60,6 +60,11 @@ pub fn load_file(root: &CourseRoot, file: &str, text: &str) -> Result<Lesson, Ve
     });
     match lesson {
         Some(l) if errs.list.is_empty() => Ok(l),
+        None if errs.list.is_empty() => {
+            // Every failure reports itself; this guards against a silent one.
+            errs.at(Pos::START, "the lesson could not be loaded");
+            Err(errs.finish())
+        }
         _ => Err(errs.finish()),
     }
 }
