@@ -1,1 +1,404 @@
-//! (to be written)
+//! Integer expressions of lesson sizes (`"n / 256"`, `"ceil_div(n, 32) * 4"`): 64-bit
+//! signed, `+ - * / %`, parentheses, unary minus, names and `min`, `max`, `ceil_div`.
+//! Errors carry the column within the expression so the loader can point into the YAML value.
+
+use std::fmt;
+
+/// What went wrong, and where: `col` is the 0-based character offset in the expression text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExprError {
+    pub col: usize,
+    pub message: String,
+    /// The name, when the error is an unknown name (so that a caller can stay quiet about a
+    /// name whose own definition already failed).
+    pub unknown: Option<String>,
+}
+
+impl fmt::Display for ExprError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExprError {}
+
+pub const FUNCTIONS: [&str; 3] = ["min", "max", "ceil_div"];
+
+/// Evaluate `text` with the names of `env` (later entries shadow earlier ones).
+pub fn eval(text: &str, env: &[(String, i64)]) -> Result<i64, ExprError> {
+    let tokens = tokenize(text)?;
+    let mut p = Parser {
+        tokens,
+        pos: 0,
+        env,
+        end_col: text.chars().count(),
+    };
+    let v = p.expr()?;
+    match p.peek() {
+        None => Ok(v),
+        Some(t) => Err(err(t.col, format!("unexpected `{}`", t.tok))),
+    }
+}
+
+/// True when `s` is a name as the format defines it: `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn err(col: usize, message: impl Into<String>) -> ExprError {
+    ExprError {
+        col,
+        message: message.into(),
+        unknown: None,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Num(i64),
+    Name(String),
+    Op(char),
+}
+
+impl fmt::Display for Tok {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Tok::Num(n) => write!(f, "{n}"),
+            Tok::Name(s) => f.write_str(s),
+            Tok::Op(c) => write!(f, "{c}"),
+        }
+    }
+}
+
+struct Token {
+    tok: Tok,
+    col: usize,
+}
+
+fn tokenize(text: &str) -> Result<Vec<Token>, ExprError> {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let start = i;
+        if c.is_whitespace() {
+            i += 1;
+        } else if c.is_ascii_digit() {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            let lit: String = chars[start..i].iter().filter(|&&c| c != '_').collect();
+            let n = lit.parse::<i64>().map_err(|_| {
+                if lit.chars().all(|c| c.is_ascii_digit()) {
+                    err(start, format!("`{lit}` does not fit in 64 bits"))
+                } else {
+                    err(start, format!("`{lit}` is not an integer"))
+                }
+            })?;
+            out.push(Token {
+                tok: Tok::Num(n),
+                col: start,
+            });
+        } else if c.is_ascii_alphabetic() || c == '_' {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '_') {
+                i += 1;
+            }
+            out.push(Token {
+                tok: Tok::Name(chars[start..i].iter().collect()),
+                col: start,
+            });
+        } else if "+-*/%(),".contains(c) {
+            i += 1;
+            out.push(Token {
+                tok: Tok::Op(c),
+                col: start,
+            });
+        } else {
+            return Err(err(start, format!("unexpected character `{c}`")));
+        }
+    }
+    Ok(out)
+}
+
+struct Parser<'a> {
+    tokens: Vec<Token>,
+    pos: usize,
+    env: &'a [(String, i64)],
+    end_col: usize,
+}
+
+impl Parser<'_> {
+    fn peek(&self) -> Option<&Token> {
+        self.tokens.get(self.pos)
+    }
+
+    fn peek_op(&self) -> Option<(char, usize)> {
+        match self.peek() {
+            Some(Token {
+                tok: Tok::Op(c),
+                col,
+            }) => Some((*c, *col)),
+            _ => None,
+        }
+    }
+
+    fn expect_op(&mut self, want: char) -> Result<(), ExprError> {
+        match self.peek() {
+            Some(Token {
+                tok: Tok::Op(c), ..
+            }) if *c == want => {
+                self.pos += 1;
+                Ok(())
+            }
+            Some(t) => Err(err(t.col, format!("expected `{want}`, found `{}`", t.tok))),
+            None => Err(err(self.end_col, format!("expected `{want}` at the end"))),
+        }
+    }
+
+    /// expr := term (('+' | '-') term)*
+    fn expr(&mut self) -> Result<i64, ExprError> {
+        let mut acc = self.term()?;
+        while let Some((op @ ('+' | '-'), col)) = self.peek_op() {
+            self.pos += 1;
+            let rhs = self.term()?;
+            let r = if op == '+' {
+                acc.checked_add(rhs)
+            } else {
+                acc.checked_sub(rhs)
+            };
+            acc = r.ok_or_else(|| overflow(col, acc, op, rhs))?;
+        }
+        Ok(acc)
+    }
+
+    /// term := unary (('*' | '/' | '%') unary)*
+    fn term(&mut self) -> Result<i64, ExprError> {
+        let mut acc = self.unary()?;
+        while let Some((op @ ('*' | '/' | '%'), col)) = self.peek_op() {
+            self.pos += 1;
+            let rhs = self.unary()?;
+            if op != '*' && rhs == 0 {
+                return Err(err(col, format!("division by zero in `{acc} {op} 0`")));
+            }
+            let r = match op {
+                '*' => acc.checked_mul(rhs),
+                '/' => acc.checked_div(rhs),
+                _ => acc.checked_rem(rhs),
+            };
+            acc = r.ok_or_else(|| overflow(col, acc, op, rhs))?;
+        }
+        Ok(acc)
+    }
+
+    fn unary(&mut self) -> Result<i64, ExprError> {
+        if let Some(('-', col)) = self.peek_op() {
+            self.pos += 1;
+            let v = self.unary()?;
+            return v
+                .checked_neg()
+                .ok_or_else(|| err(col, format!("overflow: -({v}) does not fit in 64 bits")));
+        }
+        self.atom()
+    }
+
+    fn atom(&mut self) -> Result<i64, ExprError> {
+        let Some(t) = self.tokens.get(self.pos) else {
+            return Err(err(self.end_col, "expression ends too early"));
+        };
+        let col = t.col;
+        match t.tok.clone() {
+            Tok::Num(n) => {
+                self.pos += 1;
+                Ok(n)
+            }
+            Tok::Op('(') => {
+                self.pos += 1;
+                let v = self.expr()?;
+                self.expect_op(')')?;
+                Ok(v)
+            }
+            Tok::Op(c) => Err(err(col, format!("unexpected `{c}`"))),
+            Tok::Name(name) => {
+                self.pos += 1;
+                if let Some(('(', _)) = self.peek_op() {
+                    self.pos += 1;
+                    return self.call(&name, col);
+                }
+                self.lookup(&name, col)
+            }
+        }
+    }
+
+    fn lookup(&self, name: &str, col: usize) -> Result<i64, ExprError> {
+        if let Some((_, v)) = self.env.iter().rev().find(|(n, _)| n == name) {
+            return Ok(*v);
+        }
+        let known: Vec<&str> = self.env.iter().map(|(n, _)| n.as_str()).collect();
+        let known = if known.is_empty() {
+            "none are defined".to_string()
+        } else {
+            format!("known names: {}", known.join(", "))
+        };
+        Err(ExprError {
+            unknown: Some(name.to_string()),
+            ..err(col, format!("unknown name `{name}` ({known})"))
+        })
+    }
+
+    /// After `name(`: two comma-separated arguments and `)`.
+    fn call(&mut self, name: &str, col: usize) -> Result<i64, ExprError> {
+        if !FUNCTIONS.contains(&name) {
+            return Err(err(
+                col,
+                format!(
+                    "unknown function `{name}` (functions: {})",
+                    FUNCTIONS.join(", ")
+                ),
+            ));
+        }
+        let a = self.expr()?;
+        self.expect_op(',')?;
+        let b = self.expr()?;
+        self.expect_op(')')?;
+        match name {
+            "min" => Ok(a.min(b)),
+            "max" => Ok(a.max(b)),
+            _ => ceil_div(a, b).ok_or_else(|| {
+                if b == 0 {
+                    err(col, format!("division by zero in `ceil_div({a}, 0)`"))
+                } else {
+                    err(col, format!("overflow in `ceil_div({a}, {b})`"))
+                }
+            }),
+        }
+    }
+}
+
+fn overflow(col: usize, a: i64, op: char, b: i64) -> ExprError {
+    err(
+        col,
+        format!("overflow: `{a} {op} {b}` does not fit in 64 bits"),
+    )
+}
+
+/// Rounds the quotient toward positive infinity (for any signs).
+fn ceil_div(a: i64, b: i64) -> Option<i64> {
+    let q = a.checked_div(b)?;
+    let r = a.checked_rem(b)?;
+    if r != 0 && ((r > 0) == (b > 0)) {
+        q.checked_add(1)
+    } else {
+        Some(q)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> Vec<(String, i64)> {
+        vec![("n".into(), 1000), ("tile".into(), 32)]
+    }
+
+    fn ev(s: &str) -> Result<i64, ExprError> {
+        eval(s, &env())
+    }
+
+    #[test]
+    fn precedence_and_parentheses() {
+        assert_eq!(ev("2 + 3 * 4").unwrap(), 14);
+        assert_eq!(ev("(2 + 3) * 4").unwrap(), 20);
+        assert_eq!(ev("n / tile").unwrap(), 31);
+        assert_eq!(ev("n % tile").unwrap(), 8);
+        assert_eq!(ev("10 - 3 - 2").unwrap(), 5);
+        assert_eq!(ev("-n + 1").unwrap(), -999);
+        assert_eq!(ev("- -3").unwrap(), 3);
+        assert_eq!(ev("2 * -3").unwrap(), -6);
+        assert_eq!(ev("1_000_000").unwrap(), 1_000_000);
+    }
+
+    #[test]
+    fn functions() {
+        assert_eq!(ev("min(n, 7)").unwrap(), 7);
+        assert_eq!(ev("max(n, 7 * 1000)").unwrap(), 7000);
+        assert_eq!(ev("ceil_div(n, tile)").unwrap(), 32);
+        assert_eq!(ev("ceil_div(64, 32)").unwrap(), 2);
+        assert_eq!(ev("ceil_div(-7, 2)").unwrap(), -3);
+        assert_eq!(ev("ceil_div(7, -2)").unwrap(), -3);
+        assert_eq!(ev("ceil_div(-7, -2)").unwrap(), 4);
+    }
+
+    #[test]
+    fn later_names_shadow_earlier() {
+        let env = vec![("n".to_string(), 1), ("n".to_string(), 2)];
+        assert_eq!(eval("n", &env).unwrap(), 2);
+    }
+
+    #[test]
+    fn unknown_name_lists_known_ones() {
+        let e = ev("2 * m").unwrap_err();
+        assert_eq!(e.col, 4);
+        assert!(e.message.contains("unknown name `m`"), "{}", e.message);
+        assert!(e.message.contains("n, tile"), "{}", e.message);
+        assert_eq!(e.unknown.as_deref(), Some("m"));
+        let e = eval("m", &[]).unwrap_err();
+        assert!(e.message.contains("none are defined"), "{}", e.message);
+    }
+
+    #[test]
+    fn division_by_zero_points_at_operator() {
+        let e = ev("n / (tile - 32)").unwrap_err();
+        assert_eq!(e.col, 2);
+        assert!(e.message.contains("division by zero"), "{}", e.message);
+        let e = ev("n % 0").unwrap_err();
+        assert!(e.message.contains("division by zero"));
+        let e = ev("ceil_div(n, 0)").unwrap_err();
+        assert_eq!(e.col, 0);
+        assert!(e.message.contains("division by zero"));
+    }
+
+    #[test]
+    fn overflow_is_an_error() {
+        let e = ev("9223372036854775807 + 1").unwrap_err();
+        assert_eq!(e.col, 20);
+        assert!(e.message.contains("overflow"), "{}", e.message);
+        assert!(ev("4294967296 * 4294967296").is_err());
+        assert!(ev("-9223372036854775807 - 1 / -1").is_ok());
+        let e = ev("(-9223372036854775807 - 1) / -1").unwrap_err();
+        assert!(e.message.contains("overflow"), "{}", e.message);
+        let e = ev("99999999999999999999").unwrap_err();
+        assert!(e.message.contains("64 bits"), "{}", e.message);
+    }
+
+    #[test]
+    fn syntax_errors_have_columns() {
+        let cases = [
+            ("n +", 3, "ends too early"),
+            ("n * * 2", 4, "unexpected `*`"),
+            ("(n + 1", 6, "expected `)`"),
+            ("n 2", 2, "unexpected `2`"),
+            ("n / 2.5", 5, "unexpected character `.`"),
+            ("foo(1, 2)", 0, "unknown function `foo`"),
+            ("min(1 2)", 6, "expected `,`"),
+            ("", 0, "ends too early"),
+            ("12ab", 0, "not an integer"),
+        ];
+        for (text, col, phrase) in cases {
+            let e = ev(text).unwrap_err();
+            assert_eq!(e.col, col, "{text}: {}", e.message);
+            assert!(e.message.contains(phrase), "{text}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn identifiers() {
+        assert!(is_identifier("n"));
+        assert!(is_identifier("_tile2"));
+        assert!(!is_identifier("2n"));
+        assert!(!is_identifier("a-b"));
+        assert!(!is_identifier(""));
+    }
+}

@@ -1,1 +1,452 @@
-//! (to be written)
+//! The lesson file as written (docs/lesson-format.md), before validation. Every struct denies
+//! unknown keys so a misspelt key is an error. Expressions stay text here; the loader
+//! evaluates them once it knows the names.
+
+use super::ElemType;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::{Deserialize, de::value::MapAccessDeserializer};
+use std::fmt;
+
+/// The top-level keys other than the four lists. The loader reads each top-level entry on its
+/// own, and each element of `pages`, `buffers`, `variants` and `checkpoint` on its own, so one
+/// bad entry does not hide the errors of the others; the lists are named here only so that an
+/// unknown top-level key is reported with every key that is allowed.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHead {
+    pub format_version: Option<i64>,
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub space: Option<String>,
+    pub pages: Option<IgnoredAny>,
+    pub problem: Option<OrderedMap<Expr>>,
+    pub buffers: Option<IgnoredAny>,
+    pub variants: Option<IgnoredAny>,
+    pub reference: Option<RawReference>,
+    pub metrics: Option<RawMetrics>,
+    pub expect: Option<Vec<String>>,
+    pub trace: Option<RawTrace>,
+    pub checkpoint: Option<IgnoredAny>,
+}
+
+/// A whole lesson file: the head and every list element that could be read (`None` where an
+/// element had errors, which were reported).
+#[derive(Debug, Default)]
+pub struct RawLesson {
+    pub head: RawHead,
+    pub pages: Vec<Option<RawPage>>,
+    pub buffers: Vec<Option<RawBuffer>>,
+    pub variants: Vec<Option<RawVariant>>,
+    pub checkpoint: Vec<Option<RawQuestion>>,
+    /// Top-level keys whose value could not be read (their errors are already reported).
+    pub failed: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPage {
+    pub title: String,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RawInit {
+    Random,
+    Seq,
+    Zeros,
+    Poison,
+    Const,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBuffer {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub ty: ElemType,
+    pub len: Expr,
+    pub init: RawInit,
+    pub value: Option<f64>,
+    pub range: Option<(f64, f64)>,
+}
+
+/// A variant; with `like`, every key is optional and overrides the parent's.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawVariant {
+    pub name: String,
+    pub like: Option<String>,
+    pub source: Option<String>,
+    pub kernel: Option<String>,
+    pub defines: Option<OrderedMap<DefineValue>>,
+    pub launch: Option<RawLaunch>,
+    pub args: Option<Vec<RawArg>>,
+    pub options: Option<Vec<String>>,
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLaunch {
+    pub grid: Option<Dims>,
+    pub block: Option<Dims>,
+    pub smem: Option<Expr>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMetrics {
+    pub bytes: Option<Expr>,
+    pub flops: Option<Expr>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTrace {
+    pub blocks: Option<u32>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawQuestion {
+    pub q: String,
+    pub choices: Vec<String>,
+    pub answer: usize,
+    pub why: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBuiltin {
+    pub builtin: String,
+    pub from: String,
+    pub to: String,
+    pub rows: Option<Expr>,
+    pub cols: Option<Expr>,
+}
+
+/// `reference:` — a variant's name or a built-in CPU reference.
+#[derive(Debug, Clone)]
+pub enum RawReference {
+    Variant(String),
+    Builtin(RawBuiltin),
+}
+
+/// An integer expression, as written (a YAML integer becomes its decimal text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expr(pub String);
+
+/// `launch.grid` / `launch.block`: one expression or a list of them (x, y, z).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dims {
+    pub items: Vec<Expr>,
+    pub listed: bool,
+}
+
+/// A `defines` value, passed to the compiler as text.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DefineValue {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl DefineValue {
+    pub fn to_text(&self) -> String {
+        match self {
+            DefineValue::Int(n) => n.to_string(),
+            DefineValue::Float(x) => format!("{x:?}"),
+            DefineValue::Text(s) => s.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgType {
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+}
+
+impl ArgType {
+    const NAMES: [(&'static str, ArgType); 5] = [
+        ("i32", ArgType::I32),
+        ("u32", ArgType::U32),
+        ("i64", ArgType::I64),
+        ("u64", ArgType::U64),
+        ("f32", ArgType::F32),
+    ];
+}
+
+/// One `args[]` entry.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RawArg {
+    /// A buffer name or an expression (a YAML integer becomes its text); the loader decides
+    /// which.
+    Text(String),
+    Typed(ArgType, Expr),
+    F32(f64),
+}
+
+/// A mapping whose order matters (`problem`: later entries use earlier ones).
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrderedMap<V>(pub Vec<(String, V)>);
+
+impl<V> Default for OrderedMap<V> {
+    fn default() -> Self {
+        OrderedMap(Vec::new())
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedMap<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V_<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for V_<V> {
+            type Value = OrderedMap<V>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a mapping of names to values")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out: Vec<(String, V)> = Vec::new();
+                while let Some(k) = map.next_key::<String>()? {
+                    if out.iter().any(|(n, _)| *n == k) {
+                        return Err(de::Error::custom(format!("`{k}` is given twice")));
+                    }
+                    out.push((k, map.next_value()?));
+                }
+                Ok(OrderedMap(out))
+            }
+        }
+        d.deserialize_map(V_(std::marker::PhantomData))
+    }
+}
+
+impl<'de> Deserialize<'de> for Expr {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Expr;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an integer or an integer expression")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Expr, E> {
+                Ok(Expr(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Expr, E> {
+                Ok(Expr(v.to_string()))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Expr, E> {
+                Ok(Expr(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Dims {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Dims;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an expression or a list of 1 to 3 expressions")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Dims, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Dims, E> {
+                self.visit_str(&v.to_string())
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Dims, E> {
+                Ok(Dims {
+                    items: vec![Expr(v.to_string())],
+                    listed: false,
+                })
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Dims, A::Error> {
+                let mut items = Vec::new();
+                while let Some(e) = seq.next_element::<Expr>()? {
+                    items.push(e);
+                }
+                Ok(Dims {
+                    items,
+                    listed: true,
+                })
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for DefineValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = DefineValue;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a number or a string")
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<DefineValue, E> {
+                Ok(DefineValue::Int(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<DefineValue, E> {
+                Ok(i64::try_from(v).map_or(DefineValue::Text(v.to_string()), DefineValue::Int))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<DefineValue, E> {
+                Ok(DefineValue::Float(v))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<DefineValue, E> {
+                Ok(DefineValue::Text(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawArg {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawArg;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "a buffer name, an integer expression, or a one-key map such as { u32: n }",
+                )
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<RawArg, E> {
+                Ok(RawArg::Text(v.to_string()))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<RawArg, E> {
+                Ok(RawArg::Text(v.to_string()))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawArg, E> {
+                Ok(RawArg::Text(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawArg, A::Error> {
+                let Some(key) = map.next_key::<String>()? else {
+                    return Err(de::Error::custom(
+                        "an argument map needs one key: i32, u32, i64, u64 or f32",
+                    ));
+                };
+                let Some(&(_, ty)) = ArgType::NAMES.iter().find(|(n, _)| *n == key) else {
+                    return Err(de::Error::unknown_field(
+                        &key,
+                        &["i32", "u32", "i64", "u64", "f32"],
+                    ));
+                };
+                let arg = if ty == ArgType::F32 {
+                    RawArg::F32(map.next_value()?)
+                } else {
+                    RawArg::Typed(ty, map.next_value()?)
+                };
+                if map.next_key::<IgnoredAny>()?.is_some() {
+                    return Err(de::Error::custom("an argument map has exactly one key"));
+                }
+                Ok(arg)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawReference {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawReference;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a variant name or { builtin: copy|transpose, from: .., to: .. }")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<RawReference, E> {
+                Ok(RawReference::Variant(v.to_string()))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<RawReference, A::Error> {
+                RawBuiltin::deserialize(MapAccessDeserializer::new(map)).map(RawReference::Builtin)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn yaml<T: for<'de> Deserialize<'de>>(s: &str) -> Result<T, String> {
+        serde_yaml::from_str(s).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn like_variants_need_only_a_name() {
+        let v: RawVariant = yaml("{ name: b, like: a, defines: { S: 32 } }").unwrap();
+        assert_eq!(v.like.as_deref(), Some("a"));
+        assert!(v.source.is_none() && v.launch.is_none());
+        assert_eq!(
+            v.defines.unwrap().0,
+            vec![("S".into(), DefineValue::Int(32))]
+        );
+    }
+
+    #[test]
+    fn misspelt_keys_are_errors() {
+        let e = yaml::<RawVariant>("{ name: a, kernal: k }").unwrap_err();
+        assert!(e.contains("unknown field `kernal`"), "{e}");
+        let e = yaml::<RawLaunch>("{ grid: 1, blok: 2 }").unwrap_err();
+        assert!(e.contains("unknown field `blok`"), "{e}");
+        let e = yaml::<RawHead>("variant: []").unwrap_err();
+        assert!(e.contains("`variants`"), "{e}");
+    }
+
+    #[test]
+    fn expressions_and_dims() {
+        let l: RawLaunch = yaml("{ grid: \"n / 256\", block: [32, 8], smem: 0 }").unwrap();
+        assert_eq!(l.grid.unwrap().items, vec![Expr("n / 256".into())]);
+        let b = l.block.unwrap();
+        assert!(b.listed);
+        assert_eq!(b.items, vec![Expr("32".into()), Expr("8".into())]);
+        assert_eq!(l.smem, Some(Expr("0".into())));
+        assert!(yaml::<Expr>("1.5").is_err());
+    }
+
+    #[test]
+    fn args_of_every_form() {
+        let a: Vec<RawArg> = yaml("[in, \"n / 2\", -7, { u32: n }, { f32: 0.5 }]").unwrap();
+        assert_eq!(
+            a,
+            vec![
+                RawArg::Text("in".into()),
+                RawArg::Text("n / 2".into()),
+                RawArg::Text("-7".into()),
+                RawArg::Typed(ArgType::U32, Expr("n".into())),
+                RawArg::F32(0.5),
+            ]
+        );
+        let e = yaml::<Vec<RawArg>>("[{ u16: 3 }]").unwrap_err();
+        assert!(e.contains("unknown field `u16`"), "{e}");
+        assert!(yaml::<Vec<RawArg>>("[{ u32: 3, i32: 4 }]").is_err());
+    }
+
+    #[test]
+    fn references_and_defines() {
+        let r: RawReference = yaml("stride-1").unwrap();
+        assert!(matches!(r, RawReference::Variant(n) if n == "stride-1"));
+        let r: RawReference =
+            yaml("{ builtin: transpose, from: a, to: b, rows: 4, cols: n }").unwrap();
+        let RawReference::Builtin(b) = r else {
+            panic!("a builtin")
+        };
+        assert_eq!(
+            (b.builtin.as_str(), b.cols),
+            ("transpose", Some(Expr("n".into())))
+        );
+        let e = yaml::<RawReference>("{ builtin: copy, form: a, to: b }").unwrap_err();
+        assert!(e.contains("unknown field `form`"), "{e}");
+        let d: OrderedMap<DefineValue> = yaml("{ B: 2, A: 1.5, T: float }").unwrap();
+        let texts: Vec<String> = d.0.iter().map(|(_, v)| v.to_text()).collect();
+        assert_eq!(texts, ["2", "1.5", "float"]);
+        assert!(yaml::<OrderedMap<DefineValue>>("{ A: [1] }").is_err());
+    }
+}

@@ -1,0 +1,211 @@
+//! From text to `RawLesson`: YAML syntax, unknown keys and wrong types. Each top-level entry
+//! and each element of the lists is read on its own (the rest of the file blanked out, so
+//! positions stay true), so that every such error in the file is reported, not just the first.
+
+use super::Errors;
+use crate::lesson::schema::{RawHead, RawLesson};
+use crate::lesson::spans::{self, Node, NodeKind, Pos, Spans};
+use serde::de::DeserializeOwned;
+
+const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];
+
+/// The raw lesson and the positions of its parts; `None` when the file is not YAML or not a
+/// mapping (nothing more can be said about it).
+pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> {
+    if let Err(e) = serde_yaml::from_str::<serde_yaml::Value>(text) {
+        let (pos, msg) = serde_error(&e);
+        errs.at(pos, msg);
+        return None;
+    }
+    let spans = match Spans::parse(text) {
+        Ok(s) => s,
+        Err((pos, msg)) => {
+            errs.at(pos, msg);
+            return None;
+        }
+    };
+    let root = match &spans.root {
+        Some(
+            r @ Node {
+                kind: NodeKind::Map(_),
+                ..
+            },
+        ) => r.clone(),
+        Some(r) => {
+            errs.at(
+                r.span.pos,
+                "a lesson is a mapping of keys (format_version, id, title, ...)",
+            );
+            return None;
+        }
+        None => {
+            errs.at(Pos::START, "the file is empty");
+            return None;
+        }
+    };
+    let mut raw = RawLesson::default();
+    let entries = root.entry_ranges();
+    for (i, (name, _, _)) in entries.iter().enumerate() {
+        let value = root.get(name);
+        let ok = match (LISTS.contains(&name.as_str()), value) {
+            (true, Some(v)) => {
+                let key = spans.key(name).unwrap_or(Pos::START);
+                read_list(text, name, (key, v), &mut raw, errs)
+            }
+            _ => {
+                let others: Vec<(usize, usize)> = entries
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, &(_, s, e))| (s, e))
+                    .collect();
+                match de::<RawHead>(&spans::blank_ranges(text, &others)) {
+                    Ok(part) => {
+                        merge(&mut raw.head, part);
+                        true
+                    }
+                    Err((pos, msg)) => {
+                        errs.at(pos, msg);
+                        false
+                    }
+                }
+            }
+        };
+        if !ok {
+            raw.failed.push(name.clone());
+        }
+    }
+    Some((raw, spans))
+}
+
+/// Read each element of a list section; false when the section is not a list.
+fn read_list(
+    text: &str,
+    name: &str,
+    (key, value): (Pos, &Node),
+    raw: &mut RawLesson,
+    errs: &mut Errors,
+) -> bool {
+    let NodeKind::Seq(items) = &value.kind else {
+        // An empty value has no place of its own (the parser puts it at the next token).
+        let at = if value.as_scalar() == Some("") {
+            key
+        } else {
+            value.span.pos
+        };
+        errs.at(at, format!("`{name}` must be a list"));
+        return false;
+    };
+    for item in items {
+        match name {
+            "pages" => raw.pages.push(element(text, name, item, errs)),
+            "buffers" => raw.buffers.push(element(text, name, item, errs)),
+            "variants" => raw.variants.push(element(text, name, item, errs)),
+            _ => raw.checkpoint.push(element(text, name, item, errs)),
+        }
+    }
+    true
+}
+
+fn element<T: DeserializeOwned>(
+    text: &str,
+    list: &str,
+    item: &Node,
+    errs: &mut Errors,
+) -> Option<T> {
+    if !matches!(item.kind, NodeKind::Map(_)) {
+        errs.at(
+            item.span.pos,
+            format!("each entry of `{list}` must be a mapping of keys"),
+        );
+        return None;
+    }
+    de(&spans::keep_only(text, item.start, item.end))
+        .map_err(|(pos, msg)| errs.at(pos, msg))
+        .ok()
+}
+
+fn de<T: DeserializeOwned>(doc: &str) -> Result<T, (Pos, String)> {
+    serde_yaml::from_str(doc).map_err(|e| serde_error(&e))
+}
+
+/// serde_yaml's message without its own location (given separately) and without its path
+/// (relative to the part that was read, so it would mislead).
+fn serde_error(e: &serde_yaml::Error) -> (Pos, String) {
+    let pos = e.location().map_or(Pos::START, |l| Pos {
+        line: l.line(),
+        col: l.column(),
+    });
+    let mut msg = e.to_string();
+    while let Some(at) = find_location(&msg) {
+        msg.replace_range(at, "");
+    }
+    if let Some((path, rest)) = msg.split_once(": ")
+        && !path.is_empty()
+        && path
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_.[]-".contains(c))
+    {
+        msg = rest.to_string();
+    }
+    (pos, msg)
+}
+
+/// The range of the first " at line N column M" in `msg`.
+fn find_location(msg: &str) -> Option<std::ops::Range<usize>> {
+    let digits = |s: &str| s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let mut from = 0;
+    while let Some(i) = msg[from..].find(" at line ") {
+        let start = from + i;
+        let mut end = start + " at line ".len();
+        let n = digits(&msg[end..]);
+        end += n;
+        if n > 0 && msg[end..].starts_with(" column ") {
+            end += " column ".len();
+            let m = digits(&msg[end..]);
+            if m > 0 {
+                return Some(start..end + m);
+            }
+        }
+        from = start + 1;
+    }
+    None
+}
+
+fn merge(head: &mut RawHead, part: RawHead) {
+    macro_rules! take {
+        ($($f:ident),*) => { $( if part.$f.is_some() { head.$f = part.$f; } )* };
+    }
+    take!(
+        format_version,
+        id,
+        title,
+        space,
+        problem,
+        reference,
+        metrics,
+        expect,
+        trace
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_messages_lose_location_and_relative_path() {
+        let e = serde_yaml::from_str::<RawHead>("\n\ntrace: { blocks: -1 }").unwrap_err();
+        let (pos, msg) = serde_error(&e);
+        assert_eq!(pos, Pos { line: 3, col: 18 });
+        assert!(
+            msg.starts_with("invalid type: integer `-1`, expected u32"),
+            "{msg}"
+        );
+        assert!(!msg.contains("line"), "{msg}");
+        let e = serde_yaml::from_str::<serde_yaml::Value>("a: [1,\nb: 2").unwrap_err();
+        let (_, msg) = serde_error(&e);
+        assert!(!msg.contains(" at line "), "{msg}");
+        assert!(msg.contains("while parsing a flow sequence"), "{msg}");
+    }
+}
