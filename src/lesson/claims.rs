@@ -48,6 +48,8 @@ pub enum Metric {
     Smem,
     Occupancy,
     SharedWavefrontsPerRequest,
+    SharedLoadWavefrontsPerRequest,
+    SharedStoreWavefrontsPerRequest,
     SharedConflictsPerRequest,
     GlobalSectorsPerRequest,
     ConstantDistinctPerRequest,
@@ -55,7 +57,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 15] = [
+    pub const ALL: [(&'static str, Metric); 17] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -69,6 +71,14 @@ impl Metric {
         (
             "shared.wavefronts_per_request",
             Metric::SharedWavefrontsPerRequest,
+        ),
+        (
+            "shared.load_wavefronts_per_request",
+            Metric::SharedLoadWavefrontsPerRequest,
+        ),
+        (
+            "shared.store_wavefronts_per_request",
+            Metric::SharedStoreWavefrontsPerRequest,
         ),
         (
             "shared.conflicts_per_request",
@@ -145,6 +155,14 @@ impl Metric {
             Metric::SharedWavefrontsPerRequest => {
                 let s = &mem()?.shared;
                 per(s.wavefronts as f64, s.requests, "shared")
+            }
+            Metric::SharedLoadWavefrontsPerRequest => {
+                let s = &mem()?.shared.ld;
+                per(s.wavefronts as f64, s.requests, "shared load")
+            }
+            Metric::SharedStoreWavefrontsPerRequest => {
+                let s = &mem()?.shared.st;
+                per(s.wavefronts as f64, s.requests, "shared store")
             }
             Metric::SharedConflictsPerRequest => {
                 let s = &mem()?.shared;
@@ -489,6 +507,7 @@ mod tests {
             peak: Peak::default(),
             variants,
             expect: Vec::new(),
+            compile: None,
         }
     }
 
@@ -640,6 +659,12 @@ mod tests {
                 requests: 100,
                 wavefronts: 3200,
                 ideal_wavefronts: 100,
+                ld: crate::results::SharedCounts {
+                    requests: 90,
+                    wavefronts: 2880,
+                    ideal_wavefronts: 90,
+                },
+                ..Default::default()
             },
             global: GlobalStats {
                 requests: 10,
@@ -668,6 +693,16 @@ mod tests {
             Some(true)
         );
         assert_eq!(
+            check("stride-32 shared.load_wavefronts_per_request == 32").holds,
+            Some(true)
+        );
+        let st = check("stride-32 shared.store_wavefronts_per_request == 1");
+        assert_eq!(
+            st.holds, None,
+            "no stores traced: not measured, {}",
+            st.detail
+        );
+        assert_eq!(
             check("stride-32 global.sectors_per_request <= 4").holds,
             Some(true)
         );
@@ -689,18 +724,5 @@ mod tests {
         let c = claim("stride-32 slower than stride-1 by >= 5x");
         let back: Claim = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
         assert_eq!(back, c);
-    }
-}
-// TEMP
-impl Claim {
-    pub fn subject(&self) -> &str {
-        ""
-    }
-}
-pub fn evaluate(c: &Claim, _r: &crate::results::LessonResult) -> crate::results::ClaimResult {
-    crate::results::ClaimResult {
-        claim: c.text.clone(),
-        holds: None,
-        detail: String::new(),
     }
 }
