@@ -177,6 +177,10 @@ pub struct VariantResult {
     pub pct_of_peak: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ptxas: Option<PtxasReport>,
+    /// The compiler's log, kept when no report could be read from it (so it can be read
+    /// by a person instead).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ptxas_log: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub occupancy: Option<Occupancy>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

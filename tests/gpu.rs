@@ -22,10 +22,8 @@ fn gpu() -> Option<gpulab::results::DeviceInfo> {
             }
             caps.device
         }
-        Err(e) => {
-            eprintln!("skipped: {e}");
-            None
-        }
+        // A GPU test that cannot even start the worker has found a bug, not a missing GPU.
+        Err(e) => panic!("{e}"),
     }
 }
 

@@ -167,6 +167,10 @@ pub enum Reference {
 pub struct Metrics {
     pub bytes: Option<f64>,
     pub flops: Option<f64>,
+    /// The bytes are not device-memory traffic (shared memory, say): no percentage of the
+    /// copy bandwidth, which would compare unlike things.
+    #[serde(default)]
+    pub no_peak: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -99,6 +99,7 @@ pub struct RawLaunch {
 pub struct RawMetrics {
     pub bytes: Option<Expr>,
     pub flops: Option<Expr>,
+    pub peak: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -263,6 +263,9 @@ fn run_variant(
         }
     };
     r.ptxas = compiled.report.clone();
+    if r.ptxas.is_none() {
+        r.ptxas_log = Some(compiled.log.clone());
+    }
     send(Reply::Compiled {
         variant: v.name.clone(),
         ptxas: r.ptxas.clone(),
@@ -354,7 +357,7 @@ fn run_variant(
         let secs = t.median * 1e-3;
         r.gbps = lesson.metrics.bytes.map(|b| b / secs / 1e9);
         r.gflops = lesson.metrics.flops.map(|f| f / secs / 1e9);
-        if let (Some(g), Some(p)) = (r.gbps, peak.copy_gbps) {
+        if let (Some(g), Some(p), false) = (r.gbps, peak.copy_gbps, lesson.metrics.no_peak) {
             r.pct_of_peak = Some(100.0 * g / p);
         }
         r.time_ms = Some(t);
@@ -387,9 +390,9 @@ impl From<CudaFail> for TraceFail {
     }
 }
 
-/// Records the trace buffer holds: enough for a few blocks of a loop-heavy kernel, small
-/// enough to allocate anywhere.
-const TRACE_CAPACITY: u32 = 1 << 18;
+/// Records the trace buffer holds (288 MiB): enough for a few blocks of a loop-heavy kernel
+/// such as a private array in local memory, small next to any GPU the lessons fill.
+const TRACE_CAPACITY: u32 = 1 << 20;
 
 fn set_global<T: Copy>(m: &Module, name: &str, value: T) -> Result<(), CudaFail> {
     let (ptr, size) = m.global(name)?;

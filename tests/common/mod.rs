@@ -4,14 +4,26 @@
 
 use std::path::PathBuf;
 
+/// The binary under test. `GPULAB_BIN` overrides the build path, for test binaries that
+/// were built on one machine and run on another (the GPU machine has no toolchain).
 pub fn bin() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_gpulab"))
+    std::env::var_os("GPULAB_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_gpulab")))
+}
+
+/// The source tree: where it was built, else the current folder (a copy on another machine).
+pub fn manifest_dir() -> PathBuf {
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    if built.join("Cargo.toml").is_file() {
+        built
+    } else {
+        std::env::current_dir().unwrap()
+    }
 }
 
 pub fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(rel)
+    manifest_dir().join("tests/fixtures").join(rel)
 }
 
 /// True when NVRTC can be loaded. Without it the test skips, saying why, unless

@@ -562,6 +562,14 @@ fn metrics(cx: &mut Cx, raw: &RawLesson, problem: &[(String, i64)]) -> Metrics {
     let Some(m) = &raw.head.metrics else {
         return out;
     };
+    match m.peak.as_deref() {
+        None | Some("copy") => {}
+        Some("none") => out.no_peak = true,
+        Some(other) => cx.err(
+            "metrics.peak",
+            format!("`peak` is `copy` or `none`, not `{other}`"),
+        ),
+    }
     for (key, e, slot) in [
         ("bytes", &m.bytes, &mut out.bytes),
         ("flops", &m.flops, &mut out.flops),
