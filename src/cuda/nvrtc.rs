@@ -153,6 +153,20 @@ fn to_string(bytes: Vec<c_char>) -> String {
 
 pub fn compile(job: &CompileJob) -> Result<Compiled, CompileError> {
     discover::ensure_nvrtc().map_err(CompileError::NvrtcMissing)?;
+    // On the GPU machine NVRTC now and then returned an empty log for a successful compile
+    // of a file with two kernels (seen with CUDA 13.0, cause unknown), so no report could be
+    // read. The compile is deterministic and cheap: ask again before giving up.
+    let mut last = compile_once(job)?;
+    for _ in 0..3 {
+        if job.output != Output::Cubin || last.report.is_some() {
+            break;
+        }
+        last = compile_once(job)?;
+    }
+    Ok(last)
+}
+
+fn compile_once(job: &CompileJob) -> Result<Compiled, CompileError> {
     let src = CString::new(job.source).map_err(|e| CompileError::Internal(e.to_string()))?;
     let name = CString::new(job.file_name).map_err(|e| CompileError::Internal(e.to_string()))?;
     let kernel = CString::new(job.kernel).map_err(|e| CompileError::Internal(e.to_string()))?;

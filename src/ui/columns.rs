@@ -12,6 +12,9 @@ use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
 
+/// Narrower than this, a column's figures no longer fit on their lines.
+const MIN_COLUMN: u16 = 30;
+
 const SPARK: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
 /// The last `width` samples as a sparkline, scaled between their min and max.
@@ -136,7 +139,7 @@ pub fn column_lines<'a>(
         let lim = if o.limiter.is_empty() {
             String::new()
         } else {
-            format!(", {}", o.limiter)
+            format!(", limit: {}", o.limiter)
         };
         lines.push(Line::raw(format!(
             "occupancy {:.0}% ({}/{} warps{lim})",
@@ -146,7 +149,21 @@ pub fn column_lines<'a>(
         )));
     }
     if let Some(m) = &v.memory {
-        if let Some(x) = per_request(m.shared.wavefronts, m.shared.requests) {
+        let (ld, st) = (&m.shared.ld, &m.shared.st);
+        if ld.requests + st.requests > 0 {
+            // Loads and stores apart: a fill that is conflict-free would hide the reads' cost.
+            let part = |name: &str, c: &crate::results::SharedCounts| {
+                per_request(c.wavefronts, c.requests).map(|x| format!("{name} {x:.2}"))
+            };
+            let parts: Vec<String> = [part("ld", ld), part("st", st)]
+                .into_iter()
+                .flatten()
+                .collect();
+            lines.push(Line::raw(format!(
+                "shared {} wavefronts/req",
+                parts.join(" · ")
+            )));
+        } else if let Some(x) = per_request(m.shared.wavefronts, m.shared.requests) {
             lines.push(Line::raw(format!("shared {x:.2} wavefronts/request")));
         }
         if let Some(x) = per_request(m.global.sectors, m.global.requests) {
@@ -178,29 +195,33 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         return;
     };
     let n = r.variants.len().max(1) as u16;
-    let side_by_side = area.width / n >= 30;
-    let rects: Vec<Rect> = if side_by_side {
-        let w = area.width / n;
-        (0..n)
-            .map(|i| Rect {
-                x: area.x + i * w,
-                y: area.y,
-                width: if i + 1 == n { area.width - i * w } else { w },
-                height: area.height,
-            })
-            .collect()
-    } else {
-        // Narrow terminal: stack the variants, each a band of the full width.
-        let h = (area.height / n).max(3);
-        (0..n)
-            .map(|i| Rect {
-                x: area.x,
-                y: area.y + (i * h).min(area.height),
-                width: area.width,
-                height: h.min(area.height.saturating_sub(i * h)),
-            })
-            .collect()
-    };
+    // As many columns side by side as fit at a readable width; more variants than that wrap
+    // onto further rows, and a narrow terminal stacks them one a row.
+    let per_row = (area.width / MIN_COLUMN).clamp(1, n);
+    let rows = n.div_ceil(per_row);
+    let side_by_side = per_row > 1;
+    let h = area.height / rows;
+    let rects: Vec<Rect> = (0..n)
+        .map(|i| {
+            let (row, col) = (i / per_row, i % per_row);
+            let in_row = per_row.min(n - row * per_row);
+            let w = area.width / in_row;
+            Rect {
+                x: area.x + col * w,
+                y: area.y + row * h,
+                width: if col + 1 == in_row {
+                    area.width - col * w
+                } else {
+                    w
+                },
+                height: if row + 1 == rows {
+                    area.height - row * h
+                } else {
+                    h
+                },
+            }
+        })
+        .collect();
     for (i, (v, rect)) in r.variants.iter().zip(rects).enumerate() {
         if rect.height == 0 {
             continue;

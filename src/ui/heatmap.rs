@@ -37,7 +37,13 @@ pub fn worst_first(v: &VariantResult) -> Vec<&InstructionSummary> {
         .iter()
         .filter(|i| matches!(i.space, Space::Shared | Space::Global) && i.sample.is_some())
         .collect();
-    list.sort_by(|a, b| cost(b).total_cmp(&cost(a)).then(a.id.cmp(&b.id)));
+    // Worst first; among equals, the busiest (the hot loop before a one-off fill).
+    list.sort_by(|a, b| {
+        cost(b)
+            .total_cmp(&cost(a))
+            .then(b.requests.cmp(&a.requests))
+            .then(a.id.cmp(&b.id))
+    });
     list
 }
 

@@ -35,6 +35,8 @@ pub fn render_text(
     app.selected = idx;
     app.page = page.min(app.page_count().saturating_sub(1));
     app.color = false;
+    // Nothing is looked for here: the screen shows what the result says, and no more.
+    app.caps = Some(Default::default());
     if let Some(r) = result {
         app.results.insert(lessons[idx].id.clone(), r);
     }
