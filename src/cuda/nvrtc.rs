@@ -153,26 +153,44 @@ fn to_string(bytes: Vec<c_char>) -> String {
 
 pub fn compile(job: &CompileJob) -> Result<Compiled, CompileError> {
     discover::ensure_nvrtc().map_err(CompileError::NvrtcMissing)?;
-    // On the GPU machine NVRTC now and then returned an empty log for a successful compile
-    // of a file with two kernels (seen with CUDA 13.0, cause unknown), so no report could be
-    // read. The compile is deterministic and cheap: ask again before giving up.
-    let mut last = compile_once(job)?;
-    for _ in 0..3 {
+    // On the GPU machine NVRTC returned an empty log for a successful compile when an
+    // identical kernel had been compiled before (the second kernel of a two-kernel file,
+    // whose code does not depend on the variant's defines): no report could be read. A
+    // compile that differs by a unique unused define is asked for then.
+    let mut last = compile_once(job, None)?;
+    for attempt in 0..2u32 {
         if job.output != Output::Cubin || last.report.is_some() {
             break;
         }
-        last = compile_once(job)?;
+        last = compile_once(job, Some(attempt))?;
     }
     Ok(last)
 }
 
-fn compile_once(job: &CompileJob) -> Result<Compiled, CompileError> {
-    let src = CString::new(job.source).map_err(|e| CompileError::Internal(e.to_string()))?;
+fn compile_once(job: &CompileJob, nonce: Option<u32>) -> Result<Compiled, CompileError> {
+    let source = match nonce {
+        // A distinct module: an unused kernel whose name no earlier compile had.
+        Some(n) => format!(
+            "{}\nextern \"C\" __global__ void gpulab_fresh_{}_{n}() {{}}\n",
+            job.source,
+            std::process::id()
+        ),
+        None => job.source.to_string(),
+    };
+    let src = CString::new(source).map_err(|e| CompileError::Internal(e.to_string()))?;
     let name = CString::new(job.file_name).map_err(|e| CompileError::Internal(e.to_string()))?;
     let kernel = CString::new(job.kernel).map_err(|e| CompileError::Internal(e.to_string()))?;
     let prog = nv::create_program(&src, Some(&name))
         .map_err(|e| CompileError::Internal(format!("{e:?}")))?;
-    let result = compile_program(prog, job, &kernel);
+    let mut extra = job.options.to_vec();
+    if let Some(n) = nonce {
+        extra.push(format!("-DGPULAB_FRESH_{}_{n}=1", std::process::id()));
+    }
+    let job = CompileJob {
+        options: &extra,
+        ..job.clone()
+    };
+    let result = compile_program(prog, &job, &kernel);
     // SAFETY: prog came from create_program and is destroyed once.
     unsafe {
         let _ = nv::destroy_program(prog);

@@ -149,11 +149,16 @@ impl WorkerClient {
             });
             let stderr = Arc::new(Mutex::new(Vec::new()));
             let sink = stderr.clone();
+            // For debugging a worker: pass what it writes to stderr through as it comes.
+            let echo = std::env::var_os("GPULAB_WORKER_STDERR").is_some();
             std::thread::spawn(move || {
                 let mut buf = [0u8; 4096];
                 while let Ok(n) = err.read(&mut buf) {
                     if n == 0 {
                         break;
+                    }
+                    if echo {
+                        let _ = std::io::stderr().write_all(&buf[..n]);
                     }
                     let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
                     s.extend_from_slice(&buf[..n]);

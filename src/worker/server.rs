@@ -8,13 +8,29 @@ use crate::cuda::gpu::Gpu;
 use crate::cuda::nvrtc::{self, Output};
 use std::io::{BufRead, Write};
 
+/// The protocol's own copy of stdout. Everything else that writes to file descriptor 1
+/// (a kernel's printf, a library's chatter) is sent to stderr instead, so it can never
+/// corrupt a reply.
+fn protocol_out() -> &'static std::sync::Mutex<std::fs::File> {
+    static OUT: std::sync::OnceLock<std::sync::Mutex<std::fs::File>> = std::sync::OnceLock::new();
+    OUT.get_or_init(|| {
+        use std::os::fd::FromRawFd;
+        // SAFETY: dup gives us a new descriptor we own; dup2 then points fd 1 at stderr.
+        let file = unsafe {
+            let fd = libc::dup(1);
+            libc::dup2(2, 1);
+            std::fs::File::from_raw_fd(fd)
+        };
+        std::sync::Mutex::new(file)
+    })
+}
+
 fn send(reply: &Reply) {
-    let mut out = std::io::stdout().lock();
+    let mut out = protocol_out().lock().unwrap_or_else(|p| p.into_inner());
+    let mut line = serde_json::to_vec(reply).unwrap_or_default();
+    line.push(b'\n');
     // If the client is gone there is nobody to tell: exit quietly.
-    if serde_json::to_writer(&mut out, reply).is_err()
-        || out.write_all(b"\n").is_err()
-        || out.flush().is_err()
-    {
+    if out.write_all(&line).is_err() || out.flush().is_err() {
         std::process::exit(0);
     }
 }
@@ -28,6 +44,7 @@ fn fake_mode() -> Option<String> {
 }
 
 pub fn serve() -> i32 {
+    let _ = protocol_out();
     let mut session: Option<Result<Session, String>> = None;
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
