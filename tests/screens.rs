@@ -16,6 +16,11 @@ fn app() -> App {
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut app = App::new(lessons, Some(rec), Progress::default());
     app.color = false;
+    // As on a machine without a GPU, once the worker has said so.
+    app.caps = Some(gpulab::worker::collect::Capabilities {
+        no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
+        ..Default::default()
+    });
     app
 }
 
@@ -55,4 +60,47 @@ fn list_and_help() {
     let screen = draw(&a, 120, 36);
     assert!(screen.contains("run the lesson on this GPU"));
     insta::assert_snapshot!("help_overlay", screen);
+}
+
+fn heatmap_app(variant: &str, color: bool) -> App {
+    let mut a = app();
+    a.selected = a
+        .lessons
+        .iter()
+        .position(|l| l.id == "shared-banks")
+        .unwrap();
+    a.variant = a.lessons[a.selected]
+        .variants
+        .iter()
+        .position(|v| v.name == variant)
+        .unwrap();
+    a.overlay = Overlay::Heatmap;
+    a.color = color;
+    a
+}
+
+#[test]
+fn heatmap_of_a_conflicted_and_a_clean_request_without_colour() {
+    let conflicted = draw(&heatmap_app("stride-32", false), 100, 30);
+    assert!(conflicted.contains("32-way conflict"), "{conflicted}");
+    insta::assert_snapshot!("heatmap_stride32_plain", conflicted);
+    let clean = draw(&heatmap_app("stride-33", false), 100, 30);
+    assert!(clean.contains("no conflict"), "{clean}");
+    insta::assert_snapshot!("heatmap_stride33_plain", clean);
+}
+
+#[test]
+fn heatmap_in_colour_marks_the_conflicting_bank() {
+    let a = heatmap_app("stride-32", true);
+    let mut t = Terminal::new(TestBackend::new(100, 30)).unwrap();
+    t.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let buf = t.backend().buffer();
+    // The conflicting cells (degree 32, '+') are drawn red on a dark red ground.
+    let hot: Vec<_> = buf
+        .content()
+        .iter()
+        .filter(|c| c.symbol() == "+" && c.fg == ratatui::style::Color::Red)
+        .collect();
+    assert!(hot.len() >= 16, "{} hot cells", hot.len());
+    insta::assert_debug_snapshot!("heatmap_stride32_colour", buf);
 }

@@ -175,6 +175,16 @@ pub fn column_lines<'a>(
                 m.local.bytes >> 20
             )));
         }
+        if m.overflow > 0 {
+            lines.push(Line::styled(
+                format!("trace buffer full: {} records lost", m.overflow),
+                th.warn,
+            ));
+        }
+        lines.push(Line::styled(
+            format!("traced {} of {} blocks", m.traced_blocks, m.total_blocks),
+            th.dim,
+        ));
     } else if let Some(e) = &v.trace_error {
         lines.push(Line::styled(format!("no trace: {e}"), th.dim));
     }

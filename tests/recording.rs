@@ -1,0 +1,68 @@
+//! Recordings: a round trip through the file, and staleness when a kernel changes.
+
+use gpulab::lesson::bundle::CourseRoot;
+use gpulab::lesson::{self};
+use gpulab::recording::{self, Recording};
+use gpulab::results::Source;
+
+#[test]
+fn the_shipped_recording_replays_every_lesson_labelled_and_current() {
+    let root = CourseRoot::Bundled;
+    let (lessons, errors) = lesson::load_course(&root);
+    assert!(errors.is_empty());
+    let rec = recording::newest(&root.recordings()).expect("a recording ships");
+    assert!(
+        rec.label().starts_with("recorded on NVIDIA H100"),
+        "{}",
+        rec.label()
+    );
+    for l in &lessons {
+        let r = rec
+            .replay(l)
+            .unwrap_or_else(|| panic!("{} is not in the recording", l.id));
+        assert_eq!(r.source, Source::Recorded);
+        assert!(r.device.as_ref().unwrap().recorded_at.is_some());
+        for v in &r.variants {
+            assert!(!v.stale, "{} {} is stale: re-record", l.id, v.name);
+            assert_eq!(v.correct, Some(true), "{} {}", l.id, v.name);
+            assert!(v.time_ms.is_some() && v.ptxas.is_some() && v.memory.is_some());
+        }
+    }
+}
+
+#[test]
+fn a_changed_kernel_or_define_marks_its_entry_stale() {
+    let root = CourseRoot::Bundled;
+    let (mut lessons, _) = lesson::load_course(&root);
+    let rec = recording::newest(&root.recordings()).unwrap();
+    let l = lessons.iter_mut().find(|l| l.id == "shared-banks").unwrap();
+    l.variants[2].defines.push(("EXTRA".into(), "1".into()));
+    l.variants[3].source.push_str("\n// edited\n");
+    let r = rec.replay(l).unwrap();
+    let stale: Vec<&str> = r
+        .variants
+        .iter()
+        .filter(|v| v.stale)
+        .map(|v| v.name.as_str())
+        .collect();
+    assert_eq!(
+        stale,
+        [l.variants[2].name.as_str(), l.variants[3].name.as_str()]
+    );
+}
+
+#[test]
+fn write_then_parse_gives_the_same_recording() {
+    let root = CourseRoot::Bundled;
+    let rec = recording::newest(&root.recordings()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = recording::default_path(dir.path(), &rec.device);
+    assert!(path.ends_with("nvidia-h100-80gb-hbm3.json"));
+    rec.write(&path).unwrap();
+    let back = Recording::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(back, rec);
+    let mut bad = serde_json::to_value(&rec).unwrap();
+    bad["format"] = 99.into();
+    let err = Recording::parse(&bad.to_string()).unwrap_err();
+    assert!(err.contains("format 99"), "{err}");
+}
