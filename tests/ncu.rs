@@ -73,6 +73,8 @@ fn traced(r: &LessonResult, variant: &str) -> BTreeMap<&'static str, f64> {
                     .or_insert(0.0) += i.requests as f64 * k;
                 *t.entry(key("shared wavefronts ld", "shared wavefronts st"))
                     .or_insert(0.0) += i.wavefronts as f64 * k;
+                *t.entry(key("shared ideal ld", "shared ideal st"))
+                    .or_insert(0.0) += i.ideal_wavefronts as f64 * k;
             }
             Space::Global => {
                 *t.entry(key("global requests ld", "global requests st"))
