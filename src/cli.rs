@@ -171,19 +171,9 @@ pub fn result_for(
             }
             _ => {}
         });
+        // What was measured stands; the failure is already marked on its variant.
         if let Err(f) = out {
             progress(&format!("error: {f}"));
-            // Keep what was measured; the failure is reported against its variant.
-            if let crate::worker::client::WorkerFailure::Fault {
-                variant: Some(v), ..
-            }
-            | crate::worker::client::WorkerFailure::Timeout { variant: v, .. } = &f
-                && let Some(e) = result.variants.iter_mut().find(|x| &x.name == v)
-            {
-                e.correct = Some(false);
-                e.error = Some(f.to_string());
-            }
-            collect::evaluate_claims(lesson, &mut result);
         }
         return Ok(result);
     }
@@ -315,8 +305,7 @@ pub fn cmd_render(root: &CourseRoot, id: &str, width: u16, height: u16, page: us
         .iter()
         .position(|l| l.id == id)
         .with_context(|| find_lesson(&lessons, id).err().unwrap())?;
-    let mut r = result_for(root, &lessons[idx], 0, &RunOptions::default(), true, |_| {})?;
-    collect::evaluate_claims(&lessons[idx], &mut r);
+    let r = result_for(root, &lessons[idx], 0, &RunOptions::default(), true, |_| {})?;
     print!(
         "{}",
         crate::ui::render_text(

@@ -363,7 +363,7 @@ impl App {
                     && let Some(res) = self.results.get_mut(&lesson)
                 {
                     if let Err(f) = &outcome {
-                        mark_failure(res, f);
+                        collect::mark_failure(res, f);
                     }
                     collect::evaluate_claims(&l, res);
                 }
@@ -387,21 +387,6 @@ impl App {
                 }
             }
         }
-    }
-}
-
-/// A failed run leaves its words on the variant it was on, so the column shows it.
-fn mark_failure(res: &mut LessonResult, f: &WorkerFailure) {
-    let name = match f {
-        WorkerFailure::Fault {
-            variant: Some(v), ..
-        } => Some(v.clone()),
-        WorkerFailure::Timeout { variant, .. } if !variant.is_empty() => Some(variant.clone()),
-        _ => None,
-    };
-    if let Some(v) = name.and_then(|n| res.variants.iter_mut().find(|v| v.name == n)) {
-        v.correct = Some(false);
-        v.error = Some(f.to_string());
     }
 }
 

@@ -149,10 +149,29 @@ pub fn run_lesson(
         on_reply(r);
     });
     result.compile = Some(Source::Live);
+    if let Err(f) = &res {
+        mark_failure(result, f);
+    }
     evaluate_claims(lesson, result);
     res?;
     match error {
         Some(e) => Err(WorkerFailure::Start(e)),
         None => Ok(()),
+    }
+}
+
+/// A failed run leaves its words on the variant it was on, so that variant shows as wrong
+/// with the reason, and what was measured before it stands.
+pub fn mark_failure(res: &mut LessonResult, f: &WorkerFailure) {
+    let name = match f {
+        WorkerFailure::Fault {
+            variant: Some(v), ..
+        } => Some(v.clone()),
+        WorkerFailure::Timeout { variant, .. } if !variant.is_empty() => Some(variant.clone()),
+        _ => None,
+    };
+    if let Some(v) = name.and_then(|n| res.variants.iter_mut().find(|v| v.name == n)) {
+        v.correct = Some(false);
+        v.error = Some(f.to_string());
     }
 }
