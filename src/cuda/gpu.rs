@@ -52,7 +52,6 @@ pub fn fail(what: &str, e: DriverError) -> CudaFail {
 
 pub struct Gpu {
     pub dev: sys::CUdevice,
-    ctx: sys::CUcontext,
     pub info: DeviceInfo,
 }
 
@@ -109,7 +108,7 @@ impl Gpu {
             l2_bytes: attr(dev, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE) as u64,
             recorded_at: None,
         };
-        Ok(Gpu { dev, ctx, info })
+        Ok(Gpu { dev, info })
     }
 
     pub fn free_memory(&self) -> usize {
@@ -117,7 +116,6 @@ impl Gpu {
     }
 
     pub fn synchronize(&self) -> Result<(), CudaFail> {
-        let _ = self.ctx;
         result::ctx::synchronize().map_err(|e| fail("synchronize", e))
     }
 }

@@ -1,4 +1,4 @@
-//! The lesson list, grouped by memory space, with progress marks.
+//! The lesson list in course order, headed by memory space, with progress marks.
 
 use super::state::App;
 use super::theme::Theme;
@@ -9,36 +9,31 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
 pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
+    // Course order, with a heading wherever the memory space changes: ↑/↓ then move down
+    // the list exactly as it reads.
     let mut lines = Vec::new();
-    for space in MemSpace::ALL {
-        let members: Vec<(usize, &crate::lesson::Lesson)> = app
-            .lessons
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.space == space)
-            .collect();
-        if members.is_empty() {
-            continue;
+    let mut space: Option<MemSpace> = None;
+    for (i, l) in app.lessons.iter().enumerate() {
+        if space != Some(l.space) {
+            space = Some(l.space);
+            lines.push(Line::styled(l.space.label(), th.dim));
         }
-        lines.push(Line::styled(space.label(), th.dim));
-        for (i, l) in members {
-            let p = app.progress.get(&l.id);
-            let mark = if app.progress.is_done(&l.id) {
-                "✓"
-            } else if p.seen {
-                "•"
-            } else {
-                " "
-            };
-            let cursor = if i == app.selected { "▸" } else { " " };
-            let text = format!("{cursor}{mark} {:02} {}", l.order, l.id);
-            let style = if i == app.selected {
-                th.selected
-            } else {
-                Default::default()
-            };
-            lines.push(Line::styled(text, style));
-        }
+        let p = app.progress.get(&l.id);
+        let mark = if app.progress.is_done(&l.id) {
+            "✓"
+        } else if p.seen {
+            "•"
+        } else {
+            " "
+        };
+        let cursor = if i == app.selected { "▸" } else { " " };
+        let text = format!("{cursor}{mark} {:02} {}", l.order, l.id);
+        let style = if i == app.selected {
+            th.selected
+        } else {
+            Default::default()
+        };
+        lines.push(Line::styled(text, style));
     }
     Paragraph::new(lines)
         .block(

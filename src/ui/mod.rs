@@ -60,6 +60,28 @@ pub fn buffer_to_text(buf: &Buffer) -> String {
     out
 }
 
+/// Writes progress off the UI thread; only the newest snapshot matters, so a backlog is
+/// skipped to its last entry.
+fn spawn_progress_writer(
+    ui: std::sync::mpsc::Sender<UiEvent>,
+) -> (
+    std::sync::mpsc::Sender<Progress>,
+    std::thread::JoinHandle<()>,
+) {
+    let (tx, rx) = channel::<Progress>();
+    let handle = std::thread::spawn(move || {
+        while let Ok(mut p) = rx.recv() {
+            while let Ok(newer) = rx.try_recv() {
+                p = newer;
+            }
+            if let Err(e) = p.save() {
+                let _ = ui.send(UiEvent::SaveFailed(e.to_string()));
+            }
+        }
+    });
+    (tx, handle)
+}
+
 /// Restores the terminal when dropped: on return, on error and on panic alike.
 struct TerminalGuard;
 
@@ -93,7 +115,6 @@ pub fn run_app(root: &CourseRoot, device: u32) -> anyhow::Result<()> {
     }
     let rec = recording::newest(&root.recordings());
     let mut app = App::new(lessons, rec, Progress::load());
-    app.persist = true;
     app.note_seen();
 
     let previous_hook = std::panic::take_hook();
@@ -110,6 +131,7 @@ pub fn run_app(root: &CourseRoot, device: u32) -> anyhow::Result<()> {
 
     let (tx, rx) = channel::<UiEvent>();
     let jobs = worker_thread::spawn(tx.clone(), device);
+    let (saves, writer) = spawn_progress_writer(tx.clone());
     let keys_tx = tx.clone();
     std::thread::spawn(move || {
         use crossterm::event::{Event, KeyEventKind, read};
@@ -124,11 +146,18 @@ pub fn run_app(root: &CourseRoot, device: u32) -> anyhow::Result<()> {
             }
         }
     });
+    if std::mem::take(&mut app.save_requested) {
+        let _ = saves.send(app.progress.clone());
+    }
     while let Ok(ev) = rx.recv() {
         match ev {
             UiEvent::Key(k) => app.on_key(k),
             UiEvent::Resize => {}
             UiEvent::Worker(w) => app.on_worker(w),
+            UiEvent::SaveFailed(e) => app.message = Some(format!("could not save progress: {e}")),
+        }
+        if std::mem::take(&mut app.save_requested) {
+            let _ = saves.send(app.progress.clone());
         }
         for job in app.outbox.drain(..) {
             let _ = jobs.send(job);
@@ -138,5 +167,8 @@ pub fn run_app(root: &CourseRoot, device: u32) -> anyhow::Result<()> {
         }
         terminal.draw(|f| f.render_widget(&app, f.area()))?;
     }
+    // Nothing is lost on quit: the last snapshot is written before we leave.
+    drop(saves);
+    let _ = writer.join();
     Ok(())
 }

@@ -17,6 +17,8 @@ pub enum UiEvent {
     Key(KeyEvent),
     Resize,
     Worker(WorkerEvent),
+    /// Writing the progress file failed, in words.
+    SaveFailed(String),
 }
 
 /// What the worker thread reports.
@@ -76,8 +78,9 @@ pub struct App {
     /// The last thing the learner must know (a failure in words, or what just happened).
     pub message: Option<String>,
     pub progress: Progress,
-    /// Save progress to disk (off in tests and `render`).
-    pub persist: bool,
+    /// Progress changed and should be written; the event loop hands it to a writer thread
+    /// so the UI thread never waits on the disk.
+    pub save_requested: bool,
     /// Which traced instruction the heatmap shows, worst first.
     pub instr: usize,
     /// Heatmap of all instructions × banks instead of one request.
@@ -117,7 +120,7 @@ impl App {
             overlay: Overlay::None,
             message: None,
             progress,
-            persist: false,
+            save_requested: false,
             instr: 0,
             aggregate: false,
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
@@ -164,11 +167,7 @@ impl App {
     }
 
     fn save_progress(&mut self) {
-        if self.persist
-            && let Err(e) = self.progress.save()
-        {
-            self.message = Some(format!("could not save progress: {e}"));
-        }
+        self.save_requested = true;
     }
 
     fn select_lesson(&mut self, idx: usize) {
