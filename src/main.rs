@@ -1,6 +1,6 @@
 use clap::Parser;
 use gpulab::cli::{self, Cli, Cmd};
-use gpulab::lesson::bundle::CourseRoot;
+use gpulab::course::bundle::CourseRoot;
 
 fn main() {
     let args = Cli::parse();

@@ -4,18 +4,18 @@
 mod common;
 
 use common::{bin, fixture};
-use gpulab::lesson::bundle::CourseRoot;
-use gpulab::lesson::{self, Lesson};
-use gpulab::results::LessonResult;
-use gpulab::worker::client::{WorkerClient, WorkerFailure};
-use gpulab::worker::collect;
-use gpulab::worker::protocol::{Reply, Request, RunOptions};
+use gpulab::course::bundle::CourseRoot;
+use gpulab::model::Lesson;
+use gpulab::model::protocol::{Reply, Request, RunOptions};
+use gpulab::model::results::LessonResult;
+use gpulab::session::client::{WorkerClient, WorkerFailure};
+use gpulab::session::fold;
 use std::process::Command;
 use std::time::Duration;
 
-fn gpu() -> Option<gpulab::results::DeviceInfo> {
+fn gpu() -> Option<gpulab::model::results::DeviceInfo> {
     let mut c = WorkerClient::with_command(bin(), vec!["worker".into()]);
-    match collect::hello(&mut c, 0) {
+    match fold::hello(&mut c, 0) {
         Ok(caps) => {
             if caps.device.is_none() {
                 eprintln!("skipped: no GPU ({})", caps.no_gpu.unwrap_or_default());
@@ -39,7 +39,7 @@ fn run_json(id: &str) -> LessonResult {
 
 fn fixture_lesson() -> Lesson {
     let dir = fixture("gpu/lessons");
-    let (mut lessons, errors) = lesson::load_course(&CourseRoot::Dir(dir));
+    let (mut lessons, errors) = gpulab::course::load_course(&CourseRoot::Dir(dir));
     assert!(errors.is_empty(), "{errors:?}");
     lessons.remove(0)
 }
@@ -47,11 +47,11 @@ fn fixture_lesson() -> Lesson {
 #[test]
 fn every_shipped_lesson_runs_live_and_every_variant_is_correct() {
     let Some(dev) = gpu() else { return };
-    let (lessons, errors) = lesson::load_course(&CourseRoot::Bundled);
+    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
     assert!(errors.is_empty());
     for l in &lessons {
         let r = run_json(&l.id);
-        assert_eq!(r.source, gpulab::results::Source::Live);
+        assert_eq!(r.source, gpulab::model::results::Source::Live);
         assert_eq!(r.device.as_ref().unwrap().name, dev.name);
         assert!(r.peak.copy_gbps.unwrap() > 0.0);
         for v in &r.variants {
@@ -83,16 +83,16 @@ fn every_shipped_lesson_runs_live_and_every_variant_is_correct() {
 #[test]
 fn occupancy_from_the_api_agrees_with_the_rules_applied_to_the_report() {
     let Some(dev) = gpu() else { return };
-    let (lessons, _) = lesson::load_course(&CourseRoot::Bundled);
+    let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
     let mut client = WorkerClient::with_command(bin(), vec!["worker".into()]);
     for l in &lessons {
-        let mut r = collect::blank_result(l, gpulab::results::Source::Live, None);
+        let mut r = fold::blank_result(l, gpulab::model::results::Source::Live, None);
         let opts = RunOptions {
             time: false,
             trace: false,
             ..Default::default()
         };
-        collect::run_lesson(&mut client, l, &opts, &mut r, |_| {}).unwrap();
+        fold::run_lesson(&mut client, l, &opts, &mut r, |_| {}).unwrap();
         for (v, lv) in r.variants.iter().zip(&l.variants) {
             let api = v.occupancy.as_ref().expect("occupancy");
             assert_eq!(api.from, "api");

@@ -1,9 +1,10 @@
 //! The loader against fixture lessons: a valid course, and one malformed lesson per kind of
 //! mistake, each of which must be reported at its exact line and column.
 
-use gpulab::lesson::bundle::CourseRoot;
-use gpulab::lesson::load::check_paths;
-use gpulab::lesson::{Arg, Init, LessonError, MemSpace, Reference, load_course, load_file};
+use gpulab::course::bundle::CourseRoot;
+use gpulab::course::load::check_paths;
+use gpulab::course::{LessonError, load_course, load_file};
+use gpulab::model::{Arg, Init, MemSpace, Reference};
 use std::path::PathBuf;
 
 fn fixtures() -> PathBuf {

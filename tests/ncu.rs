@@ -6,10 +6,10 @@
 mod common;
 
 use common::bin;
-use gpulab::lesson::bundle::CourseRoot;
-use gpulab::lesson::{self, Reference};
-use gpulab::results::LessonResult;
-use gpulab::trace::summary::{AccessKind, Space};
+use gpulab::course::bundle::CourseRoot;
+use gpulab::model::Reference;
+use gpulab::model::access::{AccessKind, Space};
+use gpulab::model::results::LessonResult;
 use std::collections::BTreeMap;
 use std::process::Command;
 
@@ -115,7 +115,7 @@ fn traced_counts_match_the_hardware_counters() {
         eprintln!("skipped: no GPU");
         return;
     }
-    let (lessons, errors) = lesson::load_course(&CourseRoot::Bundled);
+    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
     assert!(errors.is_empty());
     let mut table = String::from(
         "| lesson | variant | counter | traced | ncu | difference |\n|---|---|---|---|---|---|\n",

@@ -4,9 +4,9 @@
 mod common;
 
 use common::{bin, fixture, nvrtc_or_skip};
+use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::{CompileJob, Output, compile};
-use gpulab::lesson::bundle::CourseRoot;
-use gpulab::results::LessonResult;
+use gpulab::model::results::LessonResult;
 use std::process::Command;
 
 #[test]
@@ -14,7 +14,7 @@ fn every_shipped_variant_compiles_with_a_ptxas_report() {
     if !nvrtc_or_skip("every_shipped_variant_compiles_with_a_ptxas_report") {
         return;
     }
-    let (lessons, errors) = gpulab::lesson::load_course(&CourseRoot::Bundled);
+    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
     assert!(errors.is_empty(), "{errors:?}");
     assert!(lessons.len() >= 2);
     for l in &lessons {
@@ -41,11 +41,11 @@ fn run_without_a_gpu_gives_live_ptxas_figures_for_local_spills() {
         .unwrap();
     let r: LessonResult = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-    if r.source == gpulab::results::Source::Live {
+    if r.source == gpulab::model::results::Source::Live {
         eprintln!("a GPU is here: the live run is covered by tests/gpu.rs");
         return;
     }
-    assert_eq!(r.compile, Some(gpulab::results::Source::Live));
+    assert_eq!(r.compile, Some(gpulab::model::results::Source::Live));
     let frame = |name: &str| {
         r.variants
             .iter()

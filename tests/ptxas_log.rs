@@ -1,8 +1,8 @@
 //! The ptxas-log parser against real NVRTC 13.0 logs (sm_90, `-Xptxas -v -lineinfo`),
 //! regenerated with tests/fixtures/ptxas/gen.py. Expected figures were read off the logs.
 
-use gpulab::cuda::ptxas::{parse_ptxas_log, report_for};
-use gpulab::results::PtxasReport;
+use gpulab::analysis::ptxas_log::{parse_ptxas_log, report_for};
+use gpulab::model::results::PtxasReport;
 
 fn log(name: &str) -> String {
     let path = format!(

@@ -1,14 +1,13 @@
 //! Recordings: a round trip through the file, and staleness when a kernel changes.
 
-use gpulab::lesson::bundle::CourseRoot;
-use gpulab::lesson::{self};
-use gpulab::recording::{self, Recording};
-use gpulab::results::Source;
+use gpulab::course::bundle::CourseRoot;
+use gpulab::model::results::Source;
+use gpulab::session::recording::{self, Recording};
 
 #[test]
 fn the_shipped_recording_replays_every_lesson_labelled_and_current() {
     let root = CourseRoot::Bundled;
-    let (lessons, errors) = lesson::load_course(&root);
+    let (lessons, errors) = gpulab::course::load_course(&root);
     assert!(errors.is_empty());
     let rec = recording::newest(&root.recordings()).expect("a recording ships");
     assert!(
@@ -33,7 +32,7 @@ fn the_shipped_recording_replays_every_lesson_labelled_and_current() {
 #[test]
 fn a_changed_kernel_or_define_marks_its_entry_stale() {
     let root = CourseRoot::Bundled;
-    let (mut lessons, _) = lesson::load_course(&root);
+    let (mut lessons, _) = gpulab::course::load_course(&root);
     let rec = recording::newest(&root.recordings()).unwrap();
     let l = lessons.iter_mut().find(|l| l.id == "shared-banks").unwrap();
     l.variants[2].defines.push(("EXTRA".into(), "1".into()));

@@ -1,23 +1,23 @@
 //! Snapshot tests of what the lab draws, from the recording, at fixed sizes. The recording
 //! holds real figures from a real run; nothing here reads a clock or times anything.
 
-use gpulab::lesson::bundle::CourseRoot;
-use gpulab::lesson::{self, Lesson};
-use gpulab::progress::Progress;
-use gpulab::recording;
+use gpulab::course::bundle::CourseRoot;
+use gpulab::model::Lesson;
+use gpulab::session::progress::Progress;
+use gpulab::session::recording;
 use gpulab::ui::state::{App, Overlay};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
 fn app() -> App {
     let root = CourseRoot::Bundled;
-    let (lessons, errors): (Vec<Lesson>, _) = lesson::load_course(&root);
+    let (lessons, errors): (Vec<Lesson>, _) = gpulab::course::load_course(&root);
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut app = App::new(lessons, Some(rec), Progress::default());
     app.color = false;
     // As on a machine without a GPU, once the worker has said so.
-    app.caps = Some(gpulab::worker::collect::Capabilities {
+    app.caps = Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
     });

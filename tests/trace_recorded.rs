@@ -5,10 +5,10 @@
 
 use std::collections::BTreeSet;
 
+use gpulab::model::access::{InstructionSummary, Space};
 use gpulab::trace::analyze::{summarize, totals};
 use gpulab::trace::decode::{RECORD_BYTES, Record, decode};
 use gpulab::trace::instrument::{Site, instrument};
-use gpulab::trace::summary::{InstructionSummary, Space};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 

@@ -2,9 +2,9 @@
 //! GPULAB_WORKER_FAKE set) hangs, crashes or faults, and the client must say so in words,
 //! stop it, and serve the next request with a fresh worker.
 
-use gpulab::lesson::{Lesson, MemSpace, Metrics, Reference, Variant};
-use gpulab::worker::client::{WorkerClient, WorkerFailure};
-use gpulab::worker::protocol::{Reply, Request, RunOptions};
+use gpulab::model::protocol::{Reply, Request, RunOptions};
+use gpulab::model::{Lesson, MemSpace, Metrics, Reference, Variant};
+use gpulab::session::client::{WorkerClient, WorkerFailure};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 

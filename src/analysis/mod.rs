@@ -3,4 +3,5 @@
 pub mod banks;
 pub mod coalescing;
 pub mod occupancy;
+pub mod ptxas_log;
 pub mod stats;

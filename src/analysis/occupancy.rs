@@ -23,7 +23,7 @@
 //!   per-block maximum (plus the reserve) cannot launch.
 //! - blocks: a fixed number of resident blocks per SM.
 
-use crate::results::Occupancy;
+use crate::model::results::Occupancy;
 
 const WARP_SIZE: u32 = 32;
 

@@ -4,7 +4,7 @@
 //! Medians and the interquartile range rather than mean and standard deviation: GPU timings
 //! have rare large outliers (a clock change, another process) that would drag a mean.
 
-use crate::results::TimeMs;
+use crate::model::results::TimeMs;
 
 /// Middle value (mean of the two middle ones for an even count); NaN for no samples.
 pub fn median(xs: &[f64]) -> f64 {

@@ -2,7 +2,7 @@
 //! poisons the CUDA context, and the worker is then thrown away whole.
 
 use super::discover;
-use crate::results::DeviceInfo;
+use crate::model::results::DeviceInfo;
 use cudarc::driver::{DriverError, result, sys};
 use std::ffi::{CString, c_void};
 

@@ -4,4 +4,3 @@
 pub mod discover;
 pub mod gpu;
 pub mod nvrtc;
-pub mod ptxas;

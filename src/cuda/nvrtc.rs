@@ -2,7 +2,7 @@
 //! exactly the code that runs), PTX with line info for the traced build.
 
 use super::discover;
-use crate::results::PtxasReport;
+use crate::model::results::PtxasReport;
 use cudarc::nvrtc::{result as nv, sys};
 use std::ffi::{CStr, CString, c_char};
 
@@ -253,8 +253,8 @@ fn compile_program(
             }
         };
         let report = match job.output {
-            Output::Cubin => super::ptxas::report_for(&log, job.kernel)
-                .or_else(|| super::ptxas::report_for(&log, &lowered_name)),
+            Output::Cubin => crate::analysis::ptxas_log::report_for(&log, job.kernel)
+                .or_else(|| crate::analysis::ptxas_log::report_for(&log, &lowered_name)),
             Output::Ptx => None,
         };
         Ok(Compiled {

@@ -9,10 +9,10 @@
 
 use crate::analysis::banks::{self, BANKS};
 use crate::analysis::coalescing;
-use crate::results::{ConstantStats, GlobalStats, LocalStats, MemoryStats, SharedStats};
+use crate::model::access::{InstructionSummary, Space, WarpAccess};
+use crate::model::results::{ConstantStats, GlobalStats, LocalStats, MemoryStats, SharedStats};
 use crate::trace::decode::Record;
 use crate::trace::instrument::Site;
-use crate::trace::summary::{InstructionSummary, Space, WarpAccess};
 
 const SPACES: [Space; 4] = [Space::Shared, Space::Global, Space::Local, Space::Constant];
 

@@ -1,6 +1,6 @@
 use super::*;
+use crate::model::access::AccessKind;
 use crate::trace::instrument::DeclaredSpace;
-use crate::trace::summary::AccessKind;
 
 fn site(id: u32, space: DeclaredSpace, width: u32) -> Site {
     Site {

@@ -15,8 +15,8 @@
 //!
 //! Entries of inactive lanes are left as they were in the buffer; decoding zeroes them.
 
+use crate::model::access::Space;
 use crate::trace::instrument::Site;
-use crate::trace::summary::Space;
 
 pub const RECORD_BYTES: usize = 288;
 const HEADER_BYTES: usize = 32;
@@ -146,8 +146,8 @@ pub fn encode(records: &[Record]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::access::AccessKind;
     use crate::trace::instrument::DeclaredSpace;
-    use crate::trace::summary::AccessKind;
 
     fn site(id: u32, width: u32) -> Site {
         Site {

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::trace::summary::AccessKind;
+use crate::model::access::AccessKind;
 
 /// The logging function and the globals the host sets before a traced launch.
 pub const LOG_FUNC: &str = "__gpulab_log";

@@ -5,4 +5,3 @@ pub mod analyze;
 pub mod decode;
 pub mod instrument;
 pub mod ptxas;
-pub mod summary;

@@ -1,21 +1,15 @@
 //! The terminal UI. The UI thread never touches CUDA and never blocks: the first frame is
 //! drawn before the worker has even been asked about the GPU.
 
-pub mod checkpoint;
-pub mod columns;
-pub mod heatmap;
-pub mod list;
-pub mod overlays;
 pub mod state;
-pub mod theme;
-pub mod view;
+pub mod views;
 mod worker_thread;
 
-use crate::lesson::Lesson;
-use crate::lesson::bundle::CourseRoot;
-use crate::progress::Progress;
-use crate::recording;
-use crate::results::LessonResult;
+use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
+use crate::model::results::LessonResult;
+use crate::session::progress::Progress;
+use crate::session::recording;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;

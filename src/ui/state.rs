@@ -1,13 +1,13 @@
 //! The lab's state and how events change it. Pure: no terminal, no CUDA, so every key and
 //! every worker reply can be tested; the views borrow this for a frame.
 
-use crate::lesson::Lesson;
-use crate::progress::Progress;
-use crate::recording::Recording;
-use crate::results::{LessonResult, Source};
-use crate::worker::client::WorkerFailure;
-use crate::worker::collect::{self, Capabilities};
-use crate::worker::protocol::{Reply, RunOptions};
+use crate::model::Lesson;
+use crate::model::protocol::{Reply, RunOptions};
+use crate::model::results::{LessonResult, Source};
+use crate::session::client::WorkerFailure;
+use crate::session::fold::{self, Capabilities};
+use crate::session::progress::Progress;
+use crate::session::recording::Recording;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::collections::HashMap;
 
@@ -103,8 +103,8 @@ impl App {
             let mut r = recording
                 .as_ref()
                 .and_then(|rec| rec.replay(l))
-                .unwrap_or_else(|| collect::blank_result(l, Source::Recorded, None));
-            collect::evaluate_claims(l, &mut r);
+                .unwrap_or_else(|| fold::blank_result(l, Source::Recorded, None));
+            fold::evaluate_claims(l, &mut r);
             results.insert(l.id.clone(), r);
         }
         App {
@@ -213,7 +213,7 @@ impl App {
         let device = self.caps.as_ref().and_then(|c| c.device.clone());
         self.results.insert(
             lesson.id.clone(),
-            collect::blank_result(&lesson, Source::Live, device),
+            fold::blank_result(&lesson, Source::Live, device),
         );
         self.running = Some(Running {
             lesson: lesson.id.clone(),
@@ -350,7 +350,7 @@ impl App {
                     self.message = Some(message.clone());
                 }
                 if let Some(res) = self.results.get_mut(&lesson) {
-                    collect::apply(res, &reply);
+                    fold::apply(res, &reply);
                     if matches!(reply, Reply::Compiled { .. }) && res.source == Source::Recorded {
                         res.compile = Some(Source::Live);
                     }
@@ -362,9 +362,9 @@ impl App {
                     && let Some(res) = self.results.get_mut(&lesson)
                 {
                     if let Err(f) = &outcome {
-                        collect::mark_failure(res, f);
+                        fold::mark_failure(res, f);
                     }
-                    collect::evaluate_claims(&l, res);
+                    fold::evaluate_claims(&l, res);
                 }
                 if was_run {
                     self.running = None;
@@ -392,8 +392,8 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lesson::{Lesson, MemSpace, Metrics, Page, Reference, Variant};
-    use crate::results::{DeviceInfo, VariantResult};
+    use crate::model::results::{DeviceInfo, VariantResult};
+    use crate::model::{Lesson, MemSpace, Metrics, Page, Reference, Variant};
 
     fn lesson(id: &str) -> Lesson {
         let v = |name: &str| Variant {
@@ -542,7 +542,7 @@ mod tests {
     #[test]
     fn the_checkpoint_is_a_last_page_answered_with_number_keys() {
         let mut l = lesson("a");
-        l.checkpoint = vec![crate::lesson::Question {
+        l.checkpoint = vec![crate::model::Question {
             q: "Which is faster?".into(),
             choices: vec!["fast".into(), "slow".into()],
             answer: 0,
@@ -558,10 +558,10 @@ mod tests {
         app.on_key(key(KeyCode::Char('n')));
         app.on_key(key(KeyCode::Char('n')));
         assert!(app.on_checkpoint_page());
-        let before = crate::ui::checkpoint::page(&app, &l).text;
+        let before = crate::ui::views::checkpoint::page(&app, &l).text;
         assert!(before.contains("press the number"));
         app.on_key(key(KeyCode::Char('2')));
-        let after = crate::ui::checkpoint::page(&app, &l).text;
+        let after = crate::ui::views::checkpoint::page(&app, &l).text;
         assert!(
             after.contains("✗ 2) is not it; the answer is 1). It reads less."),
             "{after}"

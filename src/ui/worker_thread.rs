@@ -2,16 +2,16 @@
 //! It only sends; the UI thread owns the state.
 
 use super::state::{Job, UiEvent, WorkerEvent};
-use crate::worker::client::WorkerClient;
-use crate::worker::collect;
-use crate::worker::protocol::Request;
+use crate::model::protocol::Request;
+use crate::session::client::WorkerClient;
+use crate::session::fold;
 use std::sync::mpsc::{Sender, channel};
 
 pub fn spawn(ui: Sender<UiEvent>, device: u32) -> Sender<Job> {
     let (tx, rx) = channel::<Job>();
     std::thread::spawn(move || {
         let mut client = WorkerClient::new();
-        let ready = collect::hello(&mut client, device);
+        let ready = fold::hello(&mut client, device);
         if ui.send(UiEvent::Worker(WorkerEvent::Ready(ready))).is_err() {
             return;
         }
@@ -25,7 +25,7 @@ pub fn spawn(ui: Sender<UiEvent>, device: u32) -> Sender<Job> {
                 }
             };
             let outcome =
-                client.request(&req, crate::worker::client::default_stall_timeout(), |r| {
+                client.request(&req, crate::session::client::default_stall_timeout(), |r| {
                     let _ = ui.send(UiEvent::Worker(WorkerEvent::Reply {
                         lesson: id.clone(),
                         reply: r.clone(),

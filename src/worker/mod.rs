@@ -1,7 +1,6 @@
-//! The worker: GPU work in a child process, behind a JSON-lines protocol.
+//! The worker: the child process that does all GPU work, behind a JSON-lines protocol. The
+//! only code that touches `cuda/` and the trace instrumentation.
 
-pub mod client;
-pub mod collect;
-pub mod protocol;
+pub mod hostdata;
 pub mod runner;
 pub mod server;

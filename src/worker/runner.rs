@@ -2,14 +2,14 @@
 //! reference, time with events until the median is stable, and trace. Runs inside the
 //! worker process; replies stream out as they are measured.
 
-use super::protocol::{Reply, RunOptions};
 use crate::analysis::{occupancy, stats};
 use crate::cuda::gpu::{self, ArgValue, CudaFail, DevBuf, EventTimer, Gpu, Launch, Module};
 use crate::cuda::nvrtc::{self, CompileJob, Output};
-use crate::hostdata::{self, HostData};
-use crate::lesson::{Arg, ElemType, Lesson, Reference, Variant};
-use crate::results::{MemoryStats, Occupancy, Peak, PtxasReport, VariantResult};
+use crate::model::protocol::{Reply, RunOptions};
+use crate::model::results::{MemoryStats, Occupancy, Peak, PtxasReport, VariantResult};
+use crate::model::{Arg, ElemType, Lesson, Reference, Variant};
 use crate::trace;
+use crate::worker::hostdata::{self, HostData};
 
 /// Stop the whole request: the context is poisoned (or the GPU is unusable).
 pub struct Fatal {
@@ -475,11 +475,11 @@ fn trace_variant(
     for i in m
         .instructions
         .iter()
-        .filter(|i| i.space == trace::summary::Space::Shared)
+        .filter(|i| i.space == crate::model::access::Space::Shared)
     {
         let c = match i.kind {
-            trace::summary::AccessKind::Load => &mut m.shared.ld,
-            trace::summary::AccessKind::Store => &mut m.shared.st,
+            crate::model::access::AccessKind::Load => &mut m.shared.ld,
+            crate::model::access::AccessKind::Store => &mut m.shared.st,
         };
         c.requests += i.requests;
         c.wavefronts += i.wavefronts;

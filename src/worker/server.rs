@@ -2,10 +2,10 @@
 //! A poisoned CUDA context ends the process after a `Fault` reply; the client starts a fresh
 //! worker for the next request.
 
-use super::protocol::{Reply, Request};
 use super::runner::{self, Session};
 use crate::cuda::gpu::Gpu;
 use crate::cuda::nvrtc::{self, Output};
+use crate::model::protocol::{Reply, Request};
 use std::io::{BufRead, Write};
 
 /// The protocol's own copy of stdout. Everything else that writes to file descriptor 1

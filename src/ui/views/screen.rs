@@ -1,11 +1,11 @@
 //! The whole screen for one frame: lesson list, header, prose, variant columns, status and
 //! keys. Borrows the state; owns nothing.
 
-use super::state::{App, Overlay};
 use super::theme::Theme;
 use super::{columns, heatmap, list, overlays};
-use crate::report::source_label;
-use crate::results::Source;
+use crate::cli::report::source_label;
+use crate::model::results::Source;
+use crate::ui::state::{App, Overlay};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};

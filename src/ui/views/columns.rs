@@ -1,11 +1,11 @@
 //! One column per variant: timing with a live sparkline, the ratio to the fastest, the check,
 //! the ptxas report, occupancy, memory behaviour and the lesson's claims about it.
 
-use super::state::App;
 use super::theme::Theme;
 use crate::analysis::stats::{differ_beyond_noise, fmt_ms};
-use crate::report::per_request;
-use crate::results::{LessonResult, VariantResult};
+use crate::cli::report::per_request;
+use crate::model::results::{LessonResult, VariantResult};
+use crate::ui::state::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -113,7 +113,7 @@ pub fn column_lines<'a>(
     if let Some(g) = v.gflops {
         lines.push(Line::raw(format!("{g:.0} GFLOP/s")));
     }
-    let status = crate::report::status(v);
+    let status = crate::cli::report::status(v);
     let style = if v.stale {
         th.warn
     } else if v.correct == Some(true) {
@@ -152,7 +152,7 @@ pub fn column_lines<'a>(
         let (ld, st) = (&m.shared.ld, &m.shared.st);
         if ld.requests + st.requests > 0 {
             // Loads and stores apart: a fill that is conflict-free would hide the reads' cost.
-            let part = |name: &str, c: &crate::results::SharedCounts| {
+            let part = |name: &str, c: &crate::model::results::SharedCounts| {
                 per_request(c.wavefronts, c.requests).map(|x| format!("{name} {x:.2}"))
             };
             let parts: Vec<String> = [part("ld", ld), part("st", st)]

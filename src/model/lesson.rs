@@ -1,15 +1,7 @@
-//! Lessons: the YAML format (docs/lesson-format.md), loaded and validated into the resolved
-//! model below. Everything downstream (worker, UI, recording) sees only these types.
+//! A lesson as the course loader resolves it from its YAML file (docs/lesson-format.md).
+//! Everything downstream (worker, UI, recording) sees only these types.
 
-pub mod bundle;
-pub mod claims;
-pub mod expr;
-pub mod load;
-pub mod schema;
-pub mod spans;
-
-pub use load::{LessonError, load_course, load_file};
-
+use super::claim;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -197,7 +189,7 @@ pub struct Lesson {
     pub variants: Vec<Variant>,
     pub reference: Reference,
     pub metrics: Metrics,
-    pub expect: Vec<claims::Claim>,
+    pub expect: Vec<claim::Claim>,
     pub checkpoint: Vec<Question>,
     /// Blocks the tracer samples by default.
     pub trace_blocks: u32,

@@ -1,8 +1,8 @@
 //! The lesson list in course order, headed by memory space, with progress marks.
 
-use super::state::App;
 use super::theme::Theme;
-use crate::lesson::MemSpace;
+use crate::model::MemSpace;
+use crate::ui::state::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;

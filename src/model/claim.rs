@@ -1,7 +1,7 @@
 //! The lesson's `expect` claims: parsed when the lesson loads, evaluated against each run's
 //! results. A claim whose figure was not measured is "not measured", never "holds".
 
-use crate::results::{ClaimResult, LessonResult, VariantResult};
+use crate::model::results::{ClaimResult, LessonResult, VariantResult};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -476,7 +476,7 @@ fn figure(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::*;
+    use crate::model::results::*;
 
     const NAMES: [&str; 3] = ["stride-1", "stride-32", "padded"];
 
@@ -659,7 +659,7 @@ mod tests {
                 requests: 100,
                 wavefronts: 3200,
                 ideal_wavefronts: 100,
-                ld: crate::results::SharedCounts {
+                ld: crate::model::results::SharedCounts {
                     requests: 90,
                     wavefronts: 2880,
                     ideal_wavefronts: 90,

@@ -3,8 +3,8 @@
 //! positions stay true), so that every such error in the file is reported, not just the first.
 
 use super::Errors;
-use crate::lesson::schema::{RawHead, RawLesson};
-use crate::lesson::spans::{self, Node, NodeKind, Pos, Spans};
+use crate::course::schema::{RawHead, RawLesson};
+use crate::course::spans::{self, Node, NodeKind, Pos, Spans};
 use serde::de::DeserializeOwned;
 
 const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];

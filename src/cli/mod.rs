@@ -1,13 +1,16 @@
 //! The command line: one small function per subcommand. Names and JSON fields are a
 //! contract (design.md): tests and scripts rely on them.
 
-use crate::lesson::bundle::CourseRoot;
-use crate::lesson::{self, Lesson};
-use crate::recording::{self, Recording};
-use crate::results::{LessonResult, Source};
-use crate::worker::client::WorkerClient;
-use crate::worker::collect::{self, Capabilities};
-use crate::worker::protocol::{Reply, RunOptions};
+use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
+use crate::model::protocol::{Reply, RunOptions};
+use crate::model::results::{LessonResult, Source};
+use crate::session::client::WorkerClient;
+use crate::session::fold::{self, Capabilities};
+use crate::session::recording::{self, Recording};
+pub mod doctor;
+pub mod report;
+
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -82,7 +85,7 @@ pub enum Cmd {
 }
 
 pub fn load_course(root: &CourseRoot) -> Result<Vec<Lesson>> {
-    let (lessons, errors) = lesson::load_course(root);
+    let (lessons, errors) = crate::course::load_course(root);
     if !errors.is_empty() {
         for e in &errors {
             eprintln!("{e}");
@@ -146,19 +149,19 @@ pub fn result_for(
     let replayed = || {
         rec.as_ref()
             .and_then(|r| r.replay(lesson))
-            .unwrap_or_else(|| collect::blank_result(lesson, Source::Recorded, None))
+            .unwrap_or_else(|| fold::blank_result(lesson, Source::Recorded, None))
     };
     if replay {
         let mut r = replayed();
-        collect::evaluate_claims(lesson, &mut r);
+        fold::evaluate_claims(lesson, &mut r);
         return Ok(r);
     }
     let mut client = WorkerClient::new();
-    let caps: Capabilities = collect::hello(&mut client, device)?;
+    let caps: Capabilities = fold::hello(&mut client, device)?;
     if let Some(dev) = caps.device.clone() {
-        let mut result = collect::blank_result(lesson, Source::Live, Some(dev));
+        let mut result = fold::blank_result(lesson, Source::Live, Some(dev));
         let mut count = 0usize;
-        let out = collect::run_lesson(&mut client, lesson, options, &mut result, |r| match r {
+        let out = fold::run_lesson(&mut client, lesson, options, &mut result, |r| match r {
             Reply::Stage { variant, stage } => {
                 count = 0;
                 progress(&format!("{variant} {stage}"));
@@ -192,9 +195,9 @@ pub fn result_for(
         progress(&format!(
             "compiling with NVRTC for {arch} (live compile reports)"
         ));
-        collect::compile_lesson(&mut client, lesson, &arch, &mut result, |_| {})?;
+        fold::compile_lesson(&mut client, lesson, &arch, &mut result, |_| {})?;
     }
-    collect::evaluate_claims(lesson, &mut result);
+    fold::evaluate_claims(lesson, &mut result);
     Ok(result)
 }
 
@@ -226,7 +229,7 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
-        print!("{}", crate::report::text_report(lesson, &result));
+        print!("{}", crate::cli::report::text_report(lesson, &result));
     }
     let failed = result.variants.iter().any(|v| v.correct == Some(false));
     Ok(if failed { 1 } else { 0 })
@@ -234,7 +237,7 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
 
 pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
     let (lessons, errors) = if paths.is_empty() {
-        lesson::load_course(root)
+        crate::course::load_course(root)
     } else {
         let mut all = Vec::new();
         let mut errs = Vec::new();
@@ -258,7 +261,11 @@ pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
                     .parent()
                     .map(|d| d.to_path_buf())
                     .unwrap_or_else(|| PathBuf::from("."));
-                match lesson::load_file(&CourseRoot::Dir(dir), &f.display().to_string(), &text) {
+                match crate::course::load_file(
+                    &CourseRoot::Dir(dir),
+                    &f.display().to_string(),
+                    &text,
+                ) {
                     Ok(l) => all.push(l),
                     Err(e) => errs.extend(e),
                 }
@@ -273,8 +280,8 @@ pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
     if crate::cuda::discover::ensure_nvrtc().is_ok() && !lessons.is_empty() {
         let mut client = WorkerClient::new();
         for l in &lessons {
-            let mut result = collect::blank_result(l, Source::Live, None);
-            collect::compile_lesson(&mut client, l, "sm_90", &mut result, |_| {})?;
+            let mut result = fold::blank_result(l, Source::Live, None);
+            fold::compile_lesson(&mut client, l, "sm_90", &mut result, |_| {})?;
             for v in &result.variants {
                 if let Some(e) = &v.error {
                     compile_errors += 1;
@@ -323,7 +330,7 @@ pub fn cmd_render(root: &CourseRoot, id: &str, width: u16, height: u16, page: us
 pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Result<i32> {
     let lessons = load_course(root)?;
     let mut client = WorkerClient::new();
-    let caps = collect::hello(&mut client, device)?;
+    let caps = fold::hello(&mut client, device)?;
     let Some(dev) = caps.device.clone() else {
         bail!(
             "recording needs a GPU: {}",
@@ -335,8 +342,8 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
     let mut failed = 0;
     for l in &lessons {
         eprintln!("· {} ({} variants)", l.id, l.variants.len());
-        let mut result = collect::blank_result(l, Source::Live, Some(dev.clone()));
-        let res = collect::run_lesson(&mut client, l, &RunOptions::default(), &mut result, |r| {
+        let mut result = fold::blank_result(l, Source::Live, Some(dev.clone()));
+        let res = fold::run_lesson(&mut client, l, &RunOptions::default(), &mut result, |r| {
             if let Reply::Stage { variant, stage } = r {
                 eprintln!("  {variant} {stage}");
             }
@@ -367,6 +374,6 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
 }
 
 pub fn cmd_doctor(device: u32) -> Result<()> {
-    print!("{}", crate::doctor::report(device));
+    print!("{}", crate::cli::doctor::report(device));
     Ok(())
 }

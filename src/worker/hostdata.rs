@@ -1,7 +1,7 @@
 //! Buffers on the host: fresh inputs for every run, the poison that marks unwritten outputs,
 //! the built-in CPU references, and the NaN-aware comparison that decides "correct".
 
-use crate::lesson::{Buffer, ElemType, Init, Reference};
+use crate::model::{Buffer, ElemType, Init, Reference};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostData {

@@ -1,7 +1,7 @@
 //! The validation rules, one mistake at a time, against a small valid lesson.
 
 use super::*;
-use crate::lesson::Arg;
+use crate::model::Arg;
 
 const KERNEL: &str = "extern \"C\" __global__ void scale(float* x, int n) { }\n";
 
@@ -293,7 +293,7 @@ fn builtin_reference_rules() {
     let l = load(&with("reference: { builtin: copy, from: i, to: x }")).unwrap();
     assert_eq!(
         l.reference,
-        crate::lesson::Reference::Copy { from: 0, to: 1 }
+        crate::model::Reference::Copy { from: 0, to: 1 }
     );
     let check = |r: &str, pos: &str, phrase: &str| {
         let errs = load(&with(r)).unwrap_err();

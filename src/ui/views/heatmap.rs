@@ -3,11 +3,11 @@
 //! memory, and an aggregate of all instructions × banks. Readable without colour: every cell
 //! is a character of a ramp; colour only adds emphasis.
 
-use super::state::App;
 use super::theme::Theme;
 use crate::analysis::banks;
-use crate::results::VariantResult;
-use crate::trace::summary::{InstructionSummary, Space, WarpAccess};
+use crate::model::access::{InstructionSummary, Space, WarpAccess};
+use crate::model::results::VariantResult;
+use crate::ui::state::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -385,7 +385,7 @@ mod tests {
             &InstructionSummary {
                 id: 0,
                 space: Space::Shared,
-                kind: crate::trace::summary::AccessKind::Load,
+                kind: crate::model::access::AccessKind::Load,
                 op: "ld.shared.v4.f32".into(),
                 ptx_line: 1,
                 source_line: Some(3),

@@ -145,7 +145,7 @@ pub struct MemoryStats {
     pub trace_ms: f64,
     /// Per-instruction detail for the heatmaps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub instructions: Vec<crate::trace::summary::InstructionSummary>,
+    pub instructions: Vec<crate::model::access::InstructionSummary>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

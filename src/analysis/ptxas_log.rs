@@ -39,7 +39,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::results::PtxasReport;
+use crate::model::results::PtxasReport;
 
 /// Every kernel the log reports on, keyed by the name ptxas gives it (see the module notes).
 pub fn parse_ptxas_log(log: &str) -> BTreeMap<String, PtxasReport> {

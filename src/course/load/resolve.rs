@@ -3,12 +3,12 @@
 
 use super::Errors;
 use super::variants;
-use crate::lesson::bundle::CourseRoot;
-use crate::lesson::claims::parse_claim;
-use crate::lesson::expr::{self, FUNCTIONS, is_identifier};
-use crate::lesson::schema::{Expr, RawBuiltin, RawInit, RawLesson, RawReference};
-use crate::lesson::spans::{Pos, Spans};
-use crate::lesson::{Buffer, ElemType, Init, Lesson, MemSpace, Metrics, Page, Question, Reference};
+use crate::course::bundle::CourseRoot;
+use crate::course::expr::{self, FUNCTIONS, is_identifier};
+use crate::course::schema::{Expr, RawBuiltin, RawInit, RawLesson, RawReference};
+use crate::course::spans::{Pos, Spans};
+use crate::model::claim::parse_claim;
+use crate::model::{Buffer, ElemType, Init, Lesson, MemSpace, Metrics, Page, Question, Reference};
 use std::collections::HashSet;
 use std::path::Path;
 

@@ -1,8 +1,8 @@
 //! `gpulab run` without `--json`: the figures as a plain table, the claims under it.
 
 use crate::analysis::stats::fmt_ms;
-use crate::lesson::Lesson;
-use crate::results::{LessonResult, Source, VariantResult};
+use crate::model::Lesson;
+use crate::model::results::{LessonResult, Source, VariantResult};
 
 /// "live on NVIDIA H100 80GB HBM3" or "recorded on NVIDIA H100 80GB HBM3, 2026-11-21".
 pub fn source_label(r: &LessonResult) -> String {

@@ -43,7 +43,7 @@ impl Progress {
             return Ok(());
         };
         let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        crate::recording::write_atomic(&path, text.as_bytes())
+        crate::session::recording::write_atomic(&path, text.as_bytes())
     }
 
     pub fn get(&self, id: &str) -> LessonProgress {

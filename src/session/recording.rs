@@ -2,8 +2,8 @@
 //! so that a machine without a GPU shows the same screens, labelled as recorded. An entry
 //! whose kernel changed since is marked stale rather than shown as current.
 
-use crate::lesson::Lesson;
-use crate::results::{DeviceInfo, LessonResult, Peak, Source};
+use crate::model::Lesson;
+use crate::model::results::{DeviceInfo, LessonResult, Peak, Source};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -62,7 +62,7 @@ impl Recording {
                     r.stale = r.source_hash != hash;
                     variants.push(r);
                 }
-                None => variants.push(crate::results::VariantResult {
+                None => variants.push(crate::model::results::VariantResult {
                     name: v.name.clone(),
                     source_hash: hash,
                     stale: true,

@@ -2,7 +2,7 @@
 //! unknown keys so a misspelt key is an error. Expressions stay text here; the loader
 //! evaluates them once it knows the names.
 
-use super::ElemType;
+use crate::model::ElemType;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, de::value::MapAccessDeserializer};
 use std::fmt;

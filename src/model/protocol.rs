@@ -2,8 +2,8 @@
 //! its stdout. The worker is a child process so that a kernel that faults or hangs takes only
 //! the worker down.
 
-use crate::lesson::Lesson;
-use crate::results::{DeviceInfo, Peak, PtxasReport, VariantResult};
+use crate::model::Lesson;
+use crate::model::results::{DeviceInfo, Peak, PtxasReport, VariantResult};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -5,9 +5,9 @@ mod read;
 mod resolve;
 mod variants;
 
-use super::Lesson;
 use super::bundle::CourseRoot;
 use super::spans::{Pos, Spans};
+use crate::model::Lesson;
 use std::collections::HashMap;
 use std::fmt;
 use std::path::PathBuf;

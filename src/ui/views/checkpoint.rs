@@ -1,8 +1,8 @@
 //! The checkpoint: the lesson's questions as a last page, answered with the number keys,
 //! each answer explained.
 
-use super::state::App;
-use crate::lesson::{Lesson, Page};
+use crate::model::{Lesson, Page};
+use crate::ui::state::App;
 
 pub fn page(app: &App, lesson: &Lesson) -> Page {
     let mut text = String::new();

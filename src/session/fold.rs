@@ -2,9 +2,9 @@
 //! headless commands and the UI share (so what the tests see is what the learner sees).
 
 use super::client::{WorkerClient, WorkerFailure, default_stall_timeout};
-use super::protocol::{Reply, Request, RunOptions};
-use crate::lesson::{Lesson, claims};
-use crate::results::{DeviceInfo, LessonResult, Peak, Source, VariantResult};
+use crate::model::protocol::{Reply, Request, RunOptions};
+use crate::model::results::{DeviceInfo, LessonResult, Peak, Source, VariantResult};
+use crate::model::{Lesson, claim as claims};
 
 /// What the worker found on this machine.
 #[derive(Debug, Clone, Default)]
@@ -47,7 +47,7 @@ pub fn blank_result(lesson: &Lesson, source: Source, device: Option<DeviceInfo>)
             .iter()
             .map(|v| VariantResult {
                 name: v.name.clone(),
-                source_hash: super::runner::variant_hash(lesson, v),
+                source_hash: crate::worker::runner::variant_hash(lesson, v),
                 grid: v.grid,
                 block: v.block,
                 ..Default::default()

@@ -3,10 +3,10 @@
 //! key points at the parent's text.
 
 use super::resolve::Cx;
-use crate::lesson::bundle::CourseRoot;
-use crate::lesson::expr::is_identifier;
-use crate::lesson::schema::{ArgType, DefineValue, Dims, Expr, RawArg, RawVariant};
-use crate::lesson::{Arg, Buffer, Variant};
+use crate::course::bundle::CourseRoot;
+use crate::course::expr::is_identifier;
+use crate::course::schema::{ArgType, DefineValue, Dims, Expr, RawArg, RawVariant};
+use crate::model::{Arg, Buffer, Variant};
 use std::collections::HashMap;
 
 /// A value and the path it was written at.

@@ -2,7 +2,7 @@
 //! hang, a fault or a crash into words. The next request after any of them starts a fresh
 //! worker, so a broken kernel never ends the session.
 
-use super::protocol::{Reply, Request};
+use crate::model::protocol::{Reply, Request};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, Command, Stdio};

@@ -2,8 +2,8 @@
 //! missing piece.
 
 use crate::cuda::discover::{self, PIP_HINT};
-use crate::worker::client::WorkerClient;
-use crate::worker::collect;
+use crate::session::client::WorkerClient;
+use crate::session::fold;
 
 fn line(out: &mut String, ok: bool, what: &str, detail: &str) {
     out.push_str(&format!(
@@ -20,7 +20,7 @@ pub fn report(device: u32) -> String {
     // The GPU is asked through the worker, as every run does, so a broken driver cannot
     // take this command down.
     let mut client = WorkerClient::new();
-    match collect::hello(&mut client, device) {
+    match fold::hello(&mut client, device) {
         Ok(caps) => match (&caps.device, &caps.no_gpu) {
             (Some(d), _) => {
                 line(

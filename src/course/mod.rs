@@ -1,0 +1,10 @@
+//! The course on disk: YAML lesson files loaded and validated into `model::Lesson`, with every
+//! problem reported at `file:line:col`; expressions, spans and the bundled lessons.
+
+pub mod bundle;
+pub mod expr;
+pub mod load;
+pub mod schema;
+pub mod spans;
+
+pub use load::{LessonError, load_course, load_file};

@@ -1,0 +1,10 @@
+//! Plain data shared by every part of the lab: lessons, claims, results, traced accesses and
+//! the worker protocol. Imports nothing of ours.
+
+pub mod access;
+pub mod claim;
+pub mod lesson;
+pub mod protocol;
+pub mod results;
+
+pub use lesson::*;

@@ -1,0 +1,9 @@
+//! One file per view. Views borrow the app state for a frame and draw; they change nothing.
+
+pub mod checkpoint;
+pub mod columns;
+pub mod heatmap;
+pub mod list;
+pub mod overlays;
+pub mod screen;
+pub mod theme;
