@@ -2,6 +2,7 @@
 
 pub mod banks;
 pub mod coalescing;
+pub mod describe;
 pub mod occupancy;
 pub mod ptxas_log;
 pub mod stats;

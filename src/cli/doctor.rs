@@ -104,3 +104,8 @@ pub fn report(device: u32) -> String {
     out.push_str("  then the system loader path and $PATH\n");
     out
 }
+
+pub fn cmd_doctor(device: u32) -> anyhow::Result<()> {
+    print!("{}", report(device));
+    Ok(())
+}

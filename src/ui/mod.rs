@@ -102,11 +102,8 @@ impl Drop for TerminalGuard {
     }
 }
 
-pub fn run_app(root: &CourseRoot, device: u32) -> anyhow::Result<()> {
-    let lessons = crate::cli::load_course(root)?;
-    if lessons.is_empty() {
-        anyhow::bail!("no lessons found");
-    }
+/// The lab on the real terminal, over `lessons` already loaded and validated.
+pub fn run_app(lessons: Vec<Lesson>, root: &CourseRoot, device: u32) -> anyhow::Result<()> {
     let rec = recording::newest(&root.recordings());
     let mut app = App::new(lessons, rec, Progress::load());
     app.note_seen();

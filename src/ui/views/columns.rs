@@ -2,8 +2,8 @@
 //! the ptxas report, occupancy, memory behaviour and the lesson's claims about it.
 
 use super::theme::Theme;
+use crate::analysis::describe::per_request;
 use crate::analysis::stats::{differ_beyond_noise, fmt_ms};
-use crate::cli::report::per_request;
 use crate::model::results::{LessonResult, VariantResult};
 use crate::ui::state::App;
 use ratatui::buffer::Buffer;
@@ -113,7 +113,7 @@ pub fn column_lines<'a>(
     if let Some(g) = v.gflops {
         lines.push(Line::raw(format!("{g:.0} GFLOP/s")));
     }
-    let status = crate::cli::report::status(v);
+    let status = crate::analysis::describe::status(v);
     let style = if v.stale {
         th.warn
     } else if v.correct == Some(true) {

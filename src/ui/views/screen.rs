@@ -3,7 +3,7 @@
 
 use super::theme::Theme;
 use super::{columns, heatmap, list, overlays};
-use crate::cli::report::source_label;
+use crate::analysis::describe::source_label;
 use crate::model::results::Source;
 use crate::ui::state::{App, Overlay};
 use ratatui::buffer::Buffer;

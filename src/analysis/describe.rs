@@ -1,0 +1,37 @@
+//! Short words for a result, shared by the text report and the screen so both say the same.
+
+use crate::model::results::{LessonResult, Source, VariantResult};
+
+/// "live on NVIDIA H100 80GB HBM3" or "recorded on NVIDIA H100 80GB HBM3, 2026-11-21".
+pub fn source_label(r: &LessonResult) -> String {
+    let name = r
+        .device
+        .as_ref()
+        .map(|d| d.name.as_str())
+        .unwrap_or("no GPU");
+    match r.source {
+        Source::Live => format!("live on {name}"),
+        Source::Recorded => match r.device.as_ref().and_then(|d| d.recorded_at.as_deref()) {
+            Some(at) => format!("recorded on {name}, {}", at.get(..10).unwrap_or(at)),
+            None => "no recording".to_string(),
+        },
+    }
+}
+
+pub fn per_request(num: u64, den: u64) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
+}
+
+/// The short status of a variant: what a learner must know first.
+pub fn status(v: &VariantResult) -> String {
+    if v.stale {
+        return "stale (kernel changed since recording)".into();
+    }
+    match (v.correct, &v.error) {
+        (Some(false), Some(e)) => format!("WRONG: {e}"),
+        (Some(false), None) => "WRONG".into(),
+        (None, Some(e)) => format!("error: {e}"),
+        (Some(true), _) => "correct".into(),
+        (None, None) => "not run".into(),
+    }
+}

@@ -1,0 +1,73 @@
+//! The command line as clap parses it. Names are a contract: tests and scripts rely on them.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "gpulab",
+    version,
+    about = "A terminal lab for CUDA memory spaces"
+)]
+pub struct Cli {
+    /// Use the lessons in DIR (kernels are found beside it) instead of the bundled course.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub lessons: Option<PathBuf>,
+    /// The GPU to use.
+    #[arg(long, global = true, default_value_t = 0, value_name = "N")]
+    pub device: u32,
+    #[command(subcommand)]
+    pub command: Option<Cmd>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    pub lesson: String,
+    /// Only these variants (repeatable).
+    #[arg(long = "variant", value_name = "V")]
+    pub variants: Vec<String>,
+    #[arg(long)]
+    pub json: bool,
+    /// Show the recording instead of running live.
+    #[arg(long)]
+    pub replay: bool,
+    /// Skip the memory trace (faster).
+    #[arg(long)]
+    pub no_trace: bool,
+    /// Skip timing: compile, check (one launch per variant) and trace only.
+    #[arg(long)]
+    pub no_time: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Cmd {
+    /// Lessons in course order.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run a lesson's variants and print the figures.
+    Run(RunArgs),
+    /// Validate lessons (and compile their kernels when NVRTC is present).
+    Check { paths: Vec<PathBuf> },
+    /// The lesson screen as plain text (from the recording).
+    Render {
+        lesson: String,
+        #[arg(long, default_value_t = 120)]
+        width: u16,
+        #[arg(long, default_value_t = 40)]
+        height: u16,
+        /// Which prose page to show (from 1).
+        #[arg(long, default_value_t = 1)]
+        page: usize,
+    },
+    /// Run every lesson live and write a recording.
+    Record {
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
+    /// What this machine has, and how to get what is missing.
+    Doctor,
+    #[command(hide = true)]
+    Worker,
+}

@@ -1,0 +1,32 @@
+//! `gpulab list`: the lessons in course order.
+
+use super::load_course;
+use crate::course::bundle::CourseRoot;
+use anyhow::Result;
+
+pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<()> {
+    let lessons = load_course(root)?;
+    if json {
+        let items: Vec<_> = lessons
+            .iter()
+            .map(|l| {
+                serde_json::json!({
+                    "id": l.id, "order": l.order, "title": l.title, "space": l.space,
+                    "variants": l.variants.iter().map(|v| &v.name).collect::<Vec<_>>(),
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&items)?);
+    } else {
+        for l in &lessons {
+            println!(
+                "{:02}  {:<20} {:<10} {}",
+                l.order,
+                l.id,
+                l.space.label().to_lowercase(),
+                l.title
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,57 @@
+//! `gpulab record`: run every lesson live and write a recording.
+
+use super::load_course;
+use crate::course::bundle::CourseRoot;
+use crate::model::protocol::{Reply, RunOptions};
+use crate::model::results::Source;
+use crate::session::client::WorkerClient;
+use crate::session::fold;
+use crate::session::recording::{self, Recording};
+use anyhow::{Context, Result, bail};
+use std::path::PathBuf;
+
+pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Result<i32> {
+    let lessons = load_course(root)?;
+    let mut client = WorkerClient::new();
+    let caps = fold::hello(&mut client, device)?;
+    let Some(dev) = caps.device.clone() else {
+        bail!(
+            "recording needs a GPU: {}",
+            caps.no_gpu.unwrap_or_else(|| "none found".into())
+        );
+    };
+    let mut results = Vec::new();
+    let mut peak = Default::default();
+    let mut failed = 0;
+    for l in &lessons {
+        eprintln!("· {} ({} variants)", l.id, l.variants.len());
+        let mut result = fold::blank_result(l, Source::Live, Some(dev.clone()));
+        let res = fold::run_lesson(&mut client, l, &RunOptions::default(), &mut result, |r| {
+            if let Reply::Stage { variant, stage } = r {
+                eprintln!("  {variant} {stage}");
+            }
+        });
+        if let Err(e) = res {
+            eprintln!("  error: {e}");
+            failed += 1;
+        }
+        if result.peak.copy_gbps.is_some() {
+            peak = result.peak.clone();
+        }
+        for c in &result.expect {
+            let mark = match c.holds {
+                Some(true) => "✓",
+                Some(false) => "✗",
+                None => "?",
+            };
+            eprintln!("  {mark} {}  {}", c.claim, c.detail);
+        }
+        results.push(result);
+    }
+    let rec = Recording::new(dev.clone(), peak, results);
+    let path = out.unwrap_or_else(|| recording::default_path(&root.recordings_dir(), &dev));
+    rec.write(&path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    eprintln!("wrote {} ({})", path.display(), rec.label());
+    Ok(if failed > 0 { 1 } else { 0 })
+}
