@@ -1,6 +1,7 @@
 //! `gpulab check`: validate lessons, and compile their kernels when NVRTC is here.
 
 use crate::course::bundle::CourseRoot;
+use crate::model::protocol::FALLBACK_ARCH;
 use crate::model::results::Source;
 use crate::session::client::WorkerClient;
 use crate::session::fold;
@@ -53,7 +54,7 @@ pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
         let mut client = WorkerClient::new();
         for l in &lessons {
             let mut result = fold::blank_result(l, Source::Live, None);
-            fold::compile_lesson(&mut client, l, "sm_90", &mut result, |_| {})?;
+            fold::compile_lesson(&mut client, l, FALLBACK_ARCH, &mut result, |_| {})?;
             for v in &result.variants {
                 if let Some(e) = &v.error {
                     compile_errors += 1;
@@ -61,7 +62,7 @@ pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
                 }
             }
         }
-        println!("compiled every variant with NVRTC for sm_90");
+        println!("compiled every variant with NVRTC for {FALLBACK_ARCH}");
     } else if !lessons.is_empty() {
         println!(
             "NVRTC not found: kernels not compiled ({})",

@@ -66,7 +66,7 @@ pub fn result_for(
             .device
             .as_ref()
             .map(|d| d.arch())
-            .unwrap_or_else(|| "sm_90".into());
+            .unwrap_or_else(|| crate::model::protocol::FALLBACK_ARCH.into());
         progress(&format!(
             "compiling with NVRTC for {arch} (live compile reports)"
         ));

@@ -6,6 +6,10 @@ use crate::model::Lesson;
 use crate::model::results::{DeviceInfo, Peak, PtxasReport, VariantResult};
 use serde::{Deserialize, Serialize};
 
+/// The architecture kernels are compiled for when no GPU says otherwise: the H100 the
+/// recordings come from.
+pub const FALLBACK_ARCH: &str = "sm_90";
+
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunOptions {
     /// Variants to run; empty means all. The reference runs regardless (for the check).

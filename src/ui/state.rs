@@ -325,7 +325,7 @@ impl App {
                             .get(&l.id)
                             .and_then(|r| r.device.as_ref())
                             .map(|d| d.arch())
-                            .unwrap_or_else(|| "sm_90".into());
+                            .unwrap_or_else(|| crate::model::protocol::FALLBACK_ARCH.into());
                         self.outbox.push(Job::Compile {
                             lesson: Box::new(l),
                             arch,
