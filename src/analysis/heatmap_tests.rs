@@ -89,6 +89,10 @@ fn an_inactive_lane_uses_no_bank_and_the_others_keep_their_phase() {
     // Lanes 0–7 are phase 0, 8–15 phase 1, …, 24–31 phase 3.
     assert_eq!(grid.phase_starts, vec![8, 16, 24]);
     assert_eq!(grid.active, 0xFFFF_FFFE);
+    // A cell is the bank's degree in the phase, not the lane's own word count: one word per
+    // lane, but bank 0 serves 32 of them.
+    let column = shared_grid(&access(4, u32::MAX, |l| 4096 + l * 128));
+    assert!((0..32).all(|l| column[l][0] == 32));
 }
 
 #[test]
