@@ -3,6 +3,7 @@
 pub mod banks;
 pub mod coalescing;
 pub mod describe;
+pub mod heatmap;
 pub mod occupancy;
 pub mod ptxas_log;
 pub mod stats;
