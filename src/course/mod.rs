@@ -2,9 +2,10 @@
 //! problem reported at `file:line:col`; expressions, spans and the bundled lessons.
 
 pub mod bundle;
+pub mod claims;
 pub mod expr;
 pub mod load;
 pub mod schema;
 pub mod spans;
 
-pub use load::{LessonError, load_course, load_file};
+pub use load::{CourseError, check_paths, load_course, load_file};
