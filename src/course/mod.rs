@@ -1,5 +1,6 @@
 //! The course on disk: YAML lesson files loaded and validated into `model::Lesson`, with every
-//! problem reported at `file:line:col`; expressions, spans and the bundled lessons.
+//! problem reported at `file:line:col`; claims, expressions, spans, the bundled lessons, and
+//! `check_paths`, the one check of lesson files and folders.
 
 pub mod bundle;
 pub mod claims;

@@ -24,58 +24,72 @@ pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> 
             return None;
         }
     };
-    let root = match &spans.root {
-        Some(
-            r @ Node {
-                kind: NodeKind::Map(_),
-                ..
-            },
-        ) => r.clone(),
-        Some(r) => {
-            errs.at(
-                r.span.pos,
-                "a lesson is a mapping of keys (format_version, id, title, ...)",
-            );
-            return None;
-        }
-        None => {
-            errs.at(Pos::START, "the file is empty");
-            return None;
-        }
-    };
+    let root = root_mapping(&spans, errs)?;
     let mut raw = RawLesson::default();
     let entries = root.entry_ranges();
     for (i, (name, _, _)) in entries.iter().enumerate() {
-        let value = root.get(name);
-        let ok = match (LISTS.contains(&name.as_str()), value) {
+        let ok = match (LISTS.contains(&name.as_str()), root.get(name)) {
             (true, Some(v)) => {
                 let key = spans.key(name).unwrap_or(Pos::START);
                 read_list(text, name, (key, v), &mut raw, errs)
             }
-            _ => {
-                let others: Vec<(usize, usize)> = entries
-                    .iter()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .map(|(_, &(_, s, e))| (s, e))
-                    .collect();
-                match de::<RawHead>(&spans::blank_ranges(text, &others)) {
-                    Ok(part) => {
-                        merge(&mut raw.head, part);
-                        true
-                    }
-                    Err((pos, msg)) => {
-                        errs.at(pos, msg);
-                        false
-                    }
-                }
-            }
+            _ => read_head_entry(text, &entries, i, &mut raw.head, errs),
         };
         if !ok {
             raw.failed.push(name.clone());
         }
     }
     Some((raw, spans))
+}
+
+/// The document's top node, when it is a mapping as a lesson must be.
+fn root_mapping(spans: &Spans, errs: &mut Errors) -> Option<Node> {
+    match &spans.root {
+        Some(
+            r @ Node {
+                kind: NodeKind::Map(_),
+                ..
+            },
+        ) => Some(r.clone()),
+        Some(r) => {
+            errs.at(
+                r.span.pos,
+                "a lesson is a mapping of keys (format_version, id, title, ...)",
+            );
+            None
+        }
+        None => {
+            errs.at(Pos::START, "the file is empty");
+            None
+        }
+    }
+}
+
+/// Read the `i`-th top-level entry on its own (the others blanked out) into `head`; false
+/// when it has errors.
+fn read_head_entry(
+    text: &str,
+    entries: &[(String, usize, usize)],
+    i: usize,
+    head: &mut RawHead,
+    errs: &mut Errors,
+) -> bool {
+    let others: Vec<(usize, usize)> = entries
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != i)
+        .map(|(_, &(_, s, e))| (s, e))
+        .collect();
+    match de::<RawHead>(&spans::blank_ranges(text, &others)) {
+        Ok(part) => {
+            merge(head, part);
+            true
+        }
+        Err((pos, msg)) => {
+            errs.at(pos, msg);
+            false
+        }
+    }
 }
 
 /// Read each element of a list section; false when the section is not a list.

@@ -38,15 +38,8 @@ pub(super) fn resolve(
     let buffer_names = names_of(&cx, "buffers", raw.buffers.len());
     let buffers = sizes::buffers(&mut cx, &raw, &problem);
     let variant_names = names_of(&cx, "variants", raw.variants.len());
-    if raw.variants.is_empty() && !cx.failed.contains("variants") {
-        if cx.has("variants") {
-            cx.err(
-                "variants",
-                "`variants` is empty: a lesson needs at least one",
-            );
-        } else {
-            cx.missing("variants", "the kernels to compare");
-        }
+    if raw.variants.is_empty() {
+        no_variants(&mut cx);
     }
     let known = Known {
         problem: &problem,
@@ -85,6 +78,20 @@ pub(super) fn resolve(
         checkpoint: checkpoint?,
         trace_blocks,
     })
+}
+
+fn no_variants(cx: &mut Cx) {
+    if cx.failed.contains("variants") {
+        return;
+    }
+    if cx.has("variants") {
+        cx.err(
+            "variants",
+            "`variants` is empty: a lesson needs at least one",
+        );
+    } else {
+        cx.missing("variants", "the kernels to compare");
+    }
 }
 
 fn head(cx: &mut Cx, raw: &RawLesson, file: &str) -> Head {
