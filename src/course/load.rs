@@ -11,7 +11,7 @@ mod sizes;
 mod variants;
 
 use super::bundle::CourseRoot;
-use super::spans::{Pos, Spans};
+use super::spans::{Pos, Spans, YamlError};
 use crate::model::Lesson;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -181,6 +181,10 @@ impl Errors {
             col: pos.col,
             message: message.into(),
         });
+    }
+
+    fn report(&mut self, e: YamlError) {
+        self.at(e.pos, e.message);
     }
 
     /// In file order, each once (a variant that inherits a bad key reports it only once).

@@ -3,6 +3,7 @@
 //! map from paths such as `variants[2].launch.grid` to (line, col), both 1-based.
 
 use std::collections::HashMap;
+use thiserror::Error;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
@@ -15,6 +16,14 @@ pub struct Pos {
 
 impl Pos {
     pub const START: Pos = Pos { line: 1, col: 1 };
+}
+
+/// A problem found by a YAML reader, and where it is.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{message}")]
+pub struct YamlError {
+    pub pos: Pos,
+    pub message: String,
 }
 
 /// Where a value starts, and whether a quote precedes its text.
@@ -102,7 +111,7 @@ pub struct Spans {
 
 impl Spans {
     /// Parse the first document of `text`. A syntax error gives its position and message.
-    pub fn parse(text: &str) -> Result<Spans, (Pos, String)> {
+    pub fn parse(text: &str) -> Result<Spans, YamlError> {
         let mut b = Builder {
             chars: text.chars().collect(),
             stack: Vec::new(),
@@ -111,13 +120,13 @@ impl Spans {
         let mut parser = Parser::new_from_str(text);
         parser.load(&mut b, false).map_err(|e| {
             let m = e.marker();
-            (
-                Pos {
+            YamlError {
+                pos: Pos {
                     line: m.line(),
                     col: m.col() + 1,
                 },
-                e.info().to_string(),
-            )
+                message: e.info().to_string(),
+            }
         })?;
         let mut spans = Spans {
             root: b.root,

@@ -126,7 +126,10 @@ fn block_scalars_keep_their_text_when_alone() {
 
 #[test]
 fn syntax_errors_have_positions() {
-    let (p, msg) = Spans::parse("a: 1\nb: \"x\n").unwrap_err();
+    let YamlError {
+        pos: p,
+        message: msg,
+    } = Spans::parse("a: 1\nb: \"x\n").unwrap_err();
     assert_eq!(p.line, 2);
     assert!(msg.contains("quoted scalar"), "{msg}");
 }

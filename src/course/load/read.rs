@@ -4,7 +4,7 @@
 
 use super::Errors;
 use crate::course::schema::{RawHead, RawLesson};
-use crate::course::spans::{self, Node, NodeKind, Pos, Spans};
+use crate::course::spans::{self, Node, NodeKind, Pos, Spans, YamlError};
 use serde::de::DeserializeOwned;
 
 const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];
@@ -13,14 +13,13 @@ const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];
 /// mapping (nothing more can be said about it).
 pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> {
     if let Err(e) = serde_yaml::from_str::<serde_yaml::Value>(text) {
-        let (pos, msg) = serde_error(&e);
-        errs.at(pos, msg);
+        errs.report(serde_error(&e));
         return None;
     }
     let spans = match Spans::parse(text) {
         Ok(s) => s,
-        Err((pos, msg)) => {
-            errs.at(pos, msg);
+        Err(e) => {
+            errs.report(e);
             return None;
         }
     };
@@ -85,8 +84,8 @@ fn read_head_entry(
             merge(head, part);
             true
         }
-        Err((pos, msg)) => {
-            errs.at(pos, msg);
+        Err(e) => {
+            errs.report(e);
             false
         }
     }
@@ -135,17 +134,17 @@ fn element<T: DeserializeOwned>(
         return None;
     }
     de(&spans::keep_only(text, item.start, item.end))
-        .map_err(|(pos, msg)| errs.at(pos, msg))
+        .map_err(|e| errs.report(e))
         .ok()
 }
 
-fn de<T: DeserializeOwned>(doc: &str) -> Result<T, (Pos, String)> {
+fn de<T: DeserializeOwned>(doc: &str) -> Result<T, YamlError> {
     serde_yaml::from_str(doc).map_err(|e| serde_error(&e))
 }
 
 /// serde_yaml's message without its own location (given separately) and without its path
 /// (relative to the part that was read, so it would mislead).
-fn serde_error(e: &serde_yaml::Error) -> (Pos, String) {
+fn serde_error(e: &serde_yaml::Error) -> YamlError {
     let pos = e.location().map_or(Pos::START, |l| Pos {
         line: l.line(),
         col: l.column(),
@@ -162,7 +161,7 @@ fn serde_error(e: &serde_yaml::Error) -> (Pos, String) {
     {
         msg = rest.to_string();
     }
-    (pos, msg)
+    YamlError { pos, message: msg }
 }
 
 /// The range of the first " at line N column M" in `msg`.
@@ -210,7 +209,7 @@ mod tests {
     #[test]
     fn serde_messages_lose_location_and_relative_path() {
         let e = serde_yaml::from_str::<RawHead>("\n\ntrace: { blocks: -1 }").unwrap_err();
-        let (pos, msg) = serde_error(&e);
+        let YamlError { pos, message: msg } = serde_error(&e);
         assert_eq!(pos, Pos { line: 3, col: 18 });
         assert!(
             msg.starts_with("invalid type: integer `-1`, expected u32"),
@@ -218,7 +217,7 @@ mod tests {
         );
         assert!(!msg.contains("line"), "{msg}");
         let e = serde_yaml::from_str::<serde_yaml::Value>("a: [1,\nb: 2").unwrap_err();
-        let (_, msg) = serde_error(&e);
+        let msg = serde_error(&e).message;
         assert!(!msg.contains(" at line "), "{msg}");
         assert!(msg.contains("while parsing a flow sequence"), "{msg}");
     }

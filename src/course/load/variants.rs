@@ -1,6 +1,6 @@
-//! Variants: `like:` inheritance, the kernel source and its entry point, launch shapes and
-//! arguments. Inherited keys keep the path where they were written, so an error in a parent's
-//! key points at the parent's text.
+//! Variants: `like:` inheritance, the keys every variant needs and its kernel source (the
+//! launch is checked in `launch.rs`, the entry point in `kernel.rs`). Inherited keys keep the
+//! path where they were written, so an error in a parent's key points at the parent's text.
 
 use super::cx::{Cx, Known};
 use super::kernel::kernel_problem;
