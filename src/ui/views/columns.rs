@@ -5,7 +5,7 @@ use super::theme::Theme;
 use crate::analysis::describe::per_request;
 use crate::analysis::stats::{differ_beyond_noise, fmt_ms};
 use crate::model::results::{LessonResult, VariantResult};
-use crate::ui::state::App;
+use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;

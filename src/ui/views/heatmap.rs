@@ -7,7 +7,7 @@ use super::theme::Theme;
 use crate::analysis::banks;
 use crate::model::access::{InstructionSummary, Space, WarpAccess};
 use crate::model::results::VariantResult;
-use crate::ui::state::App;
+use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};

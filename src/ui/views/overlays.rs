@@ -1,7 +1,7 @@
 //! Pop-ups over the lesson: the help and a variant's code.
 
 use super::theme::Theme;
-use crate::ui::state::App;
+use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

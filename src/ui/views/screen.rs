@@ -5,7 +5,7 @@ use super::theme::Theme;
 use super::{columns, heatmap, list, overlays};
 use crate::analysis::describe::source_label;
 use crate::model::results::Source;
-use crate::ui::state::{App, Overlay};
+use crate::ui::app::{App, Overlay};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
