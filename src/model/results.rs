@@ -213,7 +213,8 @@ pub struct LessonResult {
     pub device: Option<DeviceInfo>,
     pub peak: Peak,
     pub variants: Vec<VariantResult>,
-    /// The lesson's claims (also copied into each variant they name, per design).
+    /// The lesson's claims, also copied into each variant they name so that its column
+    /// shows them.
     pub expect: Vec<ClaimResult>,
     /// Where the compile reports come from, when not from `source`: "live" when NVRTC on
     /// this machine compiled the kernels now, beside recorded timings.

@@ -53,7 +53,7 @@ pub struct App {
     pub aggregate: bool,
     pub color: bool,
     pub code_scroll: u16,
-    /// Checkpoint answers given in this session: (lesson id, question) -> choice.
+    /// Checkpoint answers given since the lab opened: (lesson id, question) -> choice.
     pub answers: HashMap<(String, usize), usize>,
     pub quit: bool,
     /// Jobs for the worker thread; the event loop drains this after each event.
