@@ -33,8 +33,8 @@ pub struct App {
     pub selected: usize,
     pub page: usize,
     pub variant: usize,
+    /// What each lesson shows: the recording's figures until a live run replaces them.
     pub results: HashMap<String, LessonResult>,
-    pub recording: Option<Recording>,
     pub caps: Option<Capabilities>,
     pub running: Option<Running>,
     /// The fold of each request in flight, by lesson id.
@@ -76,7 +76,6 @@ impl App {
             page: 0,
             variant: 0,
             results,
-            recording,
             caps: None,
             running: None,
             folds: HashMap::new(),
@@ -124,10 +123,6 @@ impl App {
         {
             self.answers.insert((id, q), c);
         }
-    }
-
-    pub fn has_gpu(&self) -> bool {
-        self.caps.as_ref().is_some_and(|c| c.device.is_some())
     }
 
     pub(super) fn save_progress(&mut self) {
