@@ -1,4 +1,4 @@
-//! The command-line contract of design.md: names, exit codes and JSON fields.
+//! The command-line contract: names, exit codes and JSON fields that tests and scripts rely on.
 
 mod common;
 

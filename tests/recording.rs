@@ -62,6 +62,6 @@ fn write_then_parse_gives_the_same_recording() {
     assert_eq!(back, rec);
     let mut bad = serde_json::to_value(&rec).unwrap();
     bad["format"] = 99.into();
-    let err = Recording::parse(&bad.to_string()).unwrap_err();
+    let err = Recording::parse(&bad.to_string()).unwrap_err().to_string();
     assert!(err.contains("format 99"), "{err}");
 }

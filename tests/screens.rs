@@ -5,7 +5,7 @@ use gpulab::course::bundle::CourseRoot;
 use gpulab::model::Lesson;
 use gpulab::session::progress::Progress;
 use gpulab::session::recording;
-use gpulab::ui::state::{App, Overlay};
+use gpulab::ui::{App, Overlay};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

@@ -2,41 +2,15 @@
 //! GPULAB_WORKER_FAKE set) hangs, crashes or faults, and the client must say so in words,
 //! stop it, and serve the next request with a fresh worker.
 
+use gpulab::model::Lesson;
+use gpulab::model::builder::LessonBuilder;
 use gpulab::model::protocol::{Reply, Request, RunOptions};
-use gpulab::model::{Lesson, MemSpace, Metrics, Reference, Variant};
 use gpulab::session::client::{WorkerClient, WorkerFailure};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 fn lesson() -> Lesson {
-    Lesson {
-        id: "t".into(),
-        title: "t".into(),
-        space: MemSpace::Global,
-        order: 1,
-        file: "t.yaml".into(),
-        pages: vec![],
-        problem: vec![],
-        buffers: vec![],
-        variants: vec![Variant {
-            name: "endless".into(),
-            source_path: "k.cu".into(),
-            source: String::new(),
-            kernel: "k".into(),
-            defines: vec![],
-            grid: [1, 1, 1],
-            block: [32, 1, 1],
-            smem: 0,
-            args: vec![],
-            options: vec![],
-            note: None,
-        }],
-        reference: Reference::Variant(0),
-        metrics: Metrics::default(),
-        expect: vec![],
-        checkpoint: vec![],
-        trace_blocks: 4,
-    }
+    LessonBuilder::new("t").variant("endless").build()
 }
 
 fn client(mode: &str) -> WorkerClient {

@@ -16,10 +16,13 @@ pub use doctor::cmd_doctor;
 pub use list::cmd_list;
 pub use record::cmd_record;
 pub use render::cmd_render;
-pub use run::{cmd_run, result_for};
+pub use run::cmd_run;
 
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
+use crate::session::progress::Progress;
+use crate::session::recording;
+use crate::ui::App;
 use anyhow::{Context, Result, bail};
 
 pub fn load_course(root: &CourseRoot) -> Result<Vec<Lesson>> {
@@ -52,5 +55,8 @@ pub fn open_lab(root: &CourseRoot, device: u32) -> Result<()> {
     if lessons.is_empty() {
         bail!("no lessons found");
     }
-    crate::ui::run_app(lessons, root, device)
+    let rec = recording::newest(&root.recordings());
+    let app = App::new(lessons, rec, Progress::load());
+    crate::ui::terminal::open(app, device)?;
+    Ok(())
 }

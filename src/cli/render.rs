@@ -1,9 +1,8 @@
 //! `gpulab render`: the lesson screen as plain text, from the recording.
 
-use super::run::result_for;
 use super::{find_lesson, load_course};
 use crate::course::bundle::CourseRoot;
-use crate::model::protocol::RunOptions;
+use crate::session::{recording, source};
 use anyhow::{Context, Result};
 
 pub fn cmd_render(root: &CourseRoot, id: &str, width: u16, height: u16, page: usize) -> Result<()> {
@@ -12,7 +11,8 @@ pub fn cmd_render(root: &CourseRoot, id: &str, width: u16, height: u16, page: us
         .iter()
         .position(|l| l.id == id)
         .with_context(|| find_lesson(&lessons, id).err().unwrap())?;
-    let r = result_for(root, &lessons[idx], 0, &RunOptions::default(), true, |_| {})?;
+    let rec = recording::newest(&root.recordings());
+    let r = source::recorded(rec.as_ref(), &lessons[idx]);
     print!(
         "{}",
         crate::ui::render_text(

@@ -2,6 +2,7 @@
 //! the worker protocol. Imports nothing of ours.
 
 pub mod access;
+pub mod builder;
 pub mod claim;
 pub mod lesson;
 pub mod protocol;

@@ -1,5 +1,6 @@
-//! Folding the worker's replies into a `LessonResult`, and the request sequences the
-//! headless commands and the UI share (so what the tests see is what the learner sees).
+//! The one fold of worker replies into a `LessonResult`. The headless commands and the UI feed
+//! every reply of a request through a `Fold` and end it with `Fold::finish`, so a failure
+//! reads the same on the screen as in `gpulab run`.
 
 use super::client::{WorkerClient, WorkerFailure, default_stall_timeout};
 use crate::analysis::claims;
@@ -13,24 +14,32 @@ pub struct Capabilities {
     pub device: Option<DeviceInfo>,
     pub no_gpu: Option<String>,
     pub nvrtc: Option<String>,
-    pub nvrtc_missing: Option<String>,
+}
+
+impl Capabilities {
+    /// From the worker's `Hello` reply; NVRTC's absence needs no words here, since nothing
+    /// shows it: without NVRTC the compile reports simply stay the recording's.
+    pub fn from_hello(reply: &Reply) -> Option<Capabilities> {
+        match reply {
+            Reply::Hello {
+                device,
+                no_gpu,
+                nvrtc,
+            } => Some(Capabilities {
+                device: device.clone(),
+                no_gpu: no_gpu.clone(),
+                nvrtc: nvrtc.as_ref().ok().cloned(),
+            }),
+            _ => None,
+        }
+    }
 }
 
 pub fn hello(client: &mut WorkerClient, device: u32) -> Result<Capabilities, WorkerFailure> {
     let mut caps = Capabilities::default();
     client.request(&Request::Hello { device }, default_stall_timeout(), |r| {
-        if let Reply::Hello {
-            device,
-            no_gpu,
-            nvrtc,
-        } = r
-        {
-            caps.device = device.clone();
-            caps.no_gpu = no_gpu.clone();
-            match nvrtc {
-                Ok(v) => caps.nvrtc = Some(v.clone()),
-                Err(e) => caps.nvrtc_missing = Some(e.clone()),
-            }
+        if let Some(c) = Capabilities::from_hello(r) {
+            caps = c;
         }
     })?;
     Ok(caps)
@@ -59,36 +68,95 @@ pub fn blank_result(lesson: &Lesson, source: Source, device: Option<DeviceInfo>)
     }
 }
 
-/// Apply one reply to the result being built.
-pub fn apply(result: &mut LessonResult, reply: &Reply) {
-    let find = |result: &mut LessonResult, name: &str| -> Option<usize> {
-        result.variants.iter().position(|v| v.name == name)
-    };
-    match reply {
-        Reply::Peak { peak } => result.peak = peak.clone(),
-        Reply::Compiled {
-            variant,
-            ptxas,
-            error,
-        } => {
-            if let Some(i) = find(result, variant) {
-                result.variants[i].ptxas = ptxas.clone();
-                if error.is_some() {
-                    result.variants[i].error = error.clone();
+/// One request's replies as they arrive, beside the result they fill in.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Fold {
+    /// The variant the worker last said it was on: a failure that names no variant of its
+    /// own (a crash, a refusal) is marked there, so what was measured before it stands.
+    variant: String,
+    /// A request the worker refused (no GPU to run on, a bad request), in its words.
+    refused: Option<String>,
+}
+
+impl Fold {
+    pub fn new() -> Fold {
+        Fold::default()
+    }
+
+    /// Apply one reply to the result being built.
+    pub fn apply(&mut self, result: &mut LessonResult, reply: &Reply) {
+        match reply {
+            Reply::Stage { variant, .. } => self.variant = variant.clone(),
+            Reply::Error { message } => {
+                self.refused.get_or_insert_with(|| message.clone());
+            }
+            Reply::Peak { peak } => result.peak = peak.clone(),
+            Reply::Compiled {
+                variant,
+                ptxas,
+                error,
+            } => {
+                // A report made now, whatever the timings beside it are.
+                result.compile = Some(Source::Live);
+                if let Some(v) = find(result, variant) {
+                    v.ptxas = ptxas.clone();
+                    if error.is_some() {
+                        v.error = error.clone();
+                    }
                 }
             }
-        }
-        Reply::Sample { variant, ms } => {
-            if let Some(i) = find(result, variant) {
-                result.variants[i].samples_ms.push(*ms);
+            Reply::Sample { variant, ms } => {
+                if let Some(v) = find(result, variant) {
+                    v.samples_ms.push(*ms);
+                }
             }
-        }
-        Reply::Variant { result: r } => {
-            if let Some(i) = find(result, &r.name) {
-                result.variants[i] = (**r).clone();
+            Reply::Variant { result: r } => {
+                if let Some(v) = find(result, &r.name) {
+                    *v = (**r).clone();
+                }
             }
+            Reply::Hello { .. } | Reply::Done | Reply::Fault { .. } => {}
         }
-        _ => {}
+    }
+
+    /// The request is over with `outcome`: a refusal counts as a failure too. The failure
+    /// is marked on its variant, the claims are judged on what was measured, and the
+    /// failure, if any, is handed back for the caller to say.
+    pub fn finish(
+        self,
+        lesson: &Lesson,
+        result: &mut LessonResult,
+        outcome: Result<(), WorkerFailure>,
+    ) -> Result<(), WorkerFailure> {
+        let outcome = match (outcome, self.refused) {
+            (Ok(()), Some(message)) => Err(WorkerFailure::Start(message)),
+            (outcome, _) => outcome,
+        };
+        if let Err(f) = &outcome {
+            mark_failure(result, f, &self.variant);
+        }
+        evaluate_claims(lesson, result);
+        outcome
+    }
+}
+
+fn find<'a>(result: &'a mut LessonResult, name: &str) -> Option<&'a mut VariantResult> {
+    result.variants.iter_mut().find(|v| v.name == name)
+}
+
+/// A failed request leaves its words on the variant it was on, so that variant shows as
+/// wrong with the reason. `current` is the variant the worker last named.
+fn mark_failure(res: &mut LessonResult, f: &WorkerFailure, current: &str) {
+    let name = match f {
+        WorkerFailure::Fault {
+            variant: Some(v), ..
+        } => v.as_str(),
+        WorkerFailure::Timeout { variant, .. } if !variant.is_empty() => variant.as_str(),
+        _ => current,
+    };
+    if let Some(v) = find(res, name) {
+        v.correct = Some(false);
+        v.error = Some(f.to_string());
     }
 }
 
@@ -109,24 +177,35 @@ pub fn evaluate_claims(lesson: &Lesson, result: &mut LessonResult) {
     }
 }
 
+/// Send `req` about `lesson` and fold every reply into `result` (also passed to `on_reply`).
+pub fn request(
+    client: &mut WorkerClient,
+    req: &Request,
+    lesson: &Lesson,
+    result: &mut LessonResult,
+    mut on_reply: impl FnMut(&Reply),
+) -> Result<(), WorkerFailure> {
+    let mut fold = Fold::new();
+    let outcome = client.request(req, default_stall_timeout(), |r| {
+        fold.apply(result, r);
+        on_reply(r);
+    });
+    fold.finish(lesson, result, outcome)
+}
+
 /// Compile every variant (NVRTC only, no GPU): live ptxas figures.
 pub fn compile_lesson(
     client: &mut WorkerClient,
     lesson: &Lesson,
     arch: &str,
     result: &mut LessonResult,
-    mut on_reply: impl FnMut(&Reply),
+    on_reply: impl FnMut(&Reply),
 ) -> Result<(), WorkerFailure> {
     let req = Request::Compile {
         lesson: Box::new(lesson.clone()),
         arch: arch.to_string(),
     };
-    client.request(&req, default_stall_timeout(), |r| {
-        apply(result, r);
-        on_reply(r);
-    })?;
-    result.compile = Some(Source::Live);
-    Ok(())
+    request(client, &req, lesson, result, on_reply)
 }
 
 /// Run a lesson live on the GPU.
@@ -135,44 +214,111 @@ pub fn run_lesson(
     lesson: &Lesson,
     options: &RunOptions,
     result: &mut LessonResult,
-    mut on_reply: impl FnMut(&Reply),
+    on_reply: impl FnMut(&Reply),
 ) -> Result<(), WorkerFailure> {
     let req = Request::Run {
         lesson: Box::new(lesson.clone()),
         options: options.clone(),
     };
-    let mut error: Option<String> = None;
-    let res = client.request(&req, default_stall_timeout(), |r| {
-        apply(result, r);
-        if let Reply::Error { message } = r {
-            error = Some(message.clone());
-        }
-        on_reply(r);
-    });
-    result.compile = Some(Source::Live);
-    if let Err(f) = &res {
-        mark_failure(result, f);
-    }
-    evaluate_claims(lesson, result);
-    res?;
-    match error {
-        Some(e) => Err(WorkerFailure::Start(e)),
-        None => Ok(()),
-    }
+    request(client, &req, lesson, result, on_reply)
 }
 
-/// A failed run leaves its words on the variant it was on, so that variant shows as wrong
-/// with the reason, and what was measured before it stands.
-pub fn mark_failure(res: &mut LessonResult, f: &WorkerFailure) {
-    let name = match f {
-        WorkerFailure::Fault {
-            variant: Some(v), ..
-        } => Some(v.clone()),
-        WorkerFailure::Timeout { variant, .. } if !variant.is_empty() => Some(variant.clone()),
-        _ => None,
-    };
-    if let Some(v) = name.and_then(|n| res.variants.iter_mut().find(|v| v.name == n)) {
-        v.correct = Some(false);
-        v.error = Some(f.to_string());
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builder::LessonBuilder;
+
+    fn lesson() -> Lesson {
+        LessonBuilder::new("a")
+            .variant("fast")
+            .variant("slow")
+            .build()
+    }
+
+    fn fold(
+        replies: &[Reply],
+        outcome: Result<(), WorkerFailure>,
+    ) -> (LessonResult, Result<(), WorkerFailure>) {
+        let l = lesson();
+        let mut result = blank_result(&l, Source::Live, None);
+        let mut fold = Fold::new();
+        for r in replies {
+            fold.apply(&mut result, r);
+        }
+        let out = fold.finish(&l, &mut result, outcome);
+        (result, out)
+    }
+
+    fn stage(variant: &str) -> Reply {
+        Reply::Stage {
+            variant: variant.into(),
+            stage: "timing".into(),
+        }
+    }
+
+    #[test]
+    fn samples_and_reports_land_on_their_variant() {
+        let (r, out) = fold(
+            &[
+                stage("slow"),
+                Reply::Sample {
+                    variant: "slow".into(),
+                    ms: 2.0,
+                },
+                Reply::Compiled {
+                    variant: "fast".into(),
+                    ptxas: None,
+                    error: Some("k.cu:1: error: oops".into()),
+                },
+                Reply::Done,
+            ],
+            Ok(()),
+        );
+        assert!(out.is_ok());
+        assert_eq!(r.variants[1].samples_ms, vec![2.0]);
+        assert_eq!(r.variants[0].error.as_deref(), Some("k.cu:1: error: oops"));
+        assert_eq!(r.compile, Some(Source::Live));
+    }
+
+    #[test]
+    fn a_refusal_is_a_failure_on_the_variant_the_worker_was_on() {
+        let refusal = Reply::Error {
+            message: "no GPU to run on".into(),
+        };
+        let (r, out) = fold(&[stage("slow"), refusal, Reply::Done], Ok(()));
+        assert!(matches!(out, Err(WorkerFailure::Start(ref m)) if m == "no GPU to run on"));
+        assert_eq!(r.variants[1].correct, Some(false));
+        assert!(
+            r.variants[1]
+                .error
+                .as_deref()
+                .unwrap()
+                .contains("no GPU to run on")
+        );
+        assert_eq!(
+            r.variants[0].correct, None,
+            "the other variant is untouched"
+        );
+    }
+
+    #[test]
+    fn a_fault_names_its_own_variant_and_a_crash_the_one_in_progress() {
+        let fault = WorkerFailure::Fault {
+            variant: Some("fast".into()),
+            message: "illegal address".into(),
+        };
+        let (r, _) = fold(&[stage("slow")], Err(fault));
+        assert_eq!(r.variants[0].correct, Some(false));
+        assert_eq!(r.variants[1].correct, None);
+        let crash = WorkerFailure::Crashed {
+            detail: "signal 6".into(),
+        };
+        let (r, _) = fold(&[stage("slow")], Err(crash));
+        assert!(r.variants[1].error.as_deref().unwrap().contains("signal 6"));
+        let (r, _) = fold(&[stage("")], Err(WorkerFailure::Start("gone".into())));
+        assert!(
+            r.variants.iter().all(|v| v.correct.is_none()),
+            "no variant to blame"
+        );
     }
 }

@@ -1,7 +1,9 @@
 //! The parent's side of the worker: the client that spawns and talks to it, the one fold of
-//! its replies into a `LessonResult`, recordings and the learner's progress.
+//! its replies into a `LessonResult`, where a lesson's figures come from (live or recorded),
+//! recordings and the learner's progress.
 
 pub mod client;
 pub mod fold;
 pub mod progress;
 pub mod recording;
+pub mod source;

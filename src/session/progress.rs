@@ -5,19 +5,18 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+// Files written by earlier versions carry `last` and `pages_read` too: serde skips keys it
+// does not know (these types must never deny unknown fields), so those files still load.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LessonProgress {
     pub seen: bool,
     /// Live runs completed.
     pub runs: u32,
-    /// Pages read (the highest page index reached + 1).
-    pub pages_read: u32,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     pub lessons: BTreeMap<String, LessonProgress>,
-    pub last: Option<String>,
 }
 
 impl Progress {
@@ -34,8 +33,12 @@ impl Progress {
     pub fn load() -> Progress {
         Self::path()
             .and_then(|p| std::fs::read_to_string(p).ok())
-            .and_then(|t| serde_json::from_str(&t).ok())
+            .and_then(|t| Self::parse(&t))
             .unwrap_or_default()
+    }
+
+    fn parse(text: &str) -> Option<Progress> {
+        serde_json::from_str(text).ok()
     }
 
     pub fn save(&self) -> std::io::Result<()> {
@@ -50,16 +53,14 @@ impl Progress {
         self.lessons.get(id).cloned().unwrap_or_default()
     }
 
-    /// A lesson is done once it has been run (live, or its recording viewed with a run key).
+    /// A lesson is done once a live run of it has finished; without a GPU there is no run,
+    /// and replayed figures do not count.
     pub fn is_done(&self, id: &str) -> bool {
         self.get(id).runs > 0
     }
 
-    pub fn mark_seen(&mut self, id: &str, page: usize) {
-        let e = self.lessons.entry(id.to_string()).or_default();
-        e.seen = true;
-        e.pages_read = e.pages_read.max(page as u32 + 1);
-        self.last = Some(id.to_string());
+    pub fn mark_seen(&mut self, id: &str) {
+        self.lessons.entry(id.to_string()).or_default().seen = true;
     }
 
     pub fn mark_run(&mut self, id: &str) {
@@ -82,10 +83,26 @@ mod tests {
         let ids = ["a", "b", "c"];
         assert_eq!(p.first_unfinished(&ids), 0);
         p.mark_run("a");
-        p.mark_seen("b", 2);
+        p.mark_seen("b");
         assert_eq!(p.first_unfinished(&ids), 1);
         p.mark_run("b");
         assert_eq!(p.first_unfinished(&ids), 2);
-        assert_eq!(p.get("b").pages_read, 3);
+        assert!(p.get("b").seen);
+    }
+
+    #[test]
+    fn a_file_from_an_earlier_version_still_loads() {
+        let old = r#"{
+            "lessons": { "a": { "seen": true, "runs": 2, "pages_read": 3 } },
+            "last": "a"
+        }"#;
+        let p = Progress::parse(old).expect("old keys are skipped, not refused");
+        assert_eq!(
+            p.get("a"),
+            LessonProgress {
+                seen: true,
+                runs: 2
+            }
+        );
     }
 }

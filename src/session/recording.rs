@@ -9,6 +9,15 @@ use std::path::{Path, PathBuf};
 
 pub const FORMAT: u32 = 1;
 
+/// Why a recording file cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordingError {
+    #[error("not a recording: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("recording format {found} (this gpulab reads {FORMAT})")]
+    Format { found: u32 },
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Recording {
     pub format: u32,
@@ -76,13 +85,10 @@ impl Recording {
         Some(out)
     }
 
-    pub fn parse(text: &str) -> Result<Recording, String> {
-        let r: Recording = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub fn parse(text: &str) -> Result<Recording, RecordingError> {
+        let r: Recording = serde_json::from_str(text)?;
         if r.format != FORMAT {
-            return Err(format!(
-                "recording format {} (this gpulab reads {FORMAT})",
-                r.format
-            ));
+            return Err(RecordingError::Format { found: r.format });
         }
         Ok(r)
     }

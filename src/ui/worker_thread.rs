@@ -1,7 +1,7 @@
 //! The thread that owns the worker client: takes jobs from the UI, sends back every reply.
 //! It only sends; the UI thread owns the state.
 
-use super::state::{Job, UiEvent, WorkerEvent};
+use super::event::{Job, UiEvent, WorkerEvent};
 use crate::model::protocol::Request;
 use crate::session::client::WorkerClient;
 use crate::session::fold;

@@ -2,7 +2,7 @@
 //! each answer explained.
 
 use crate::model::{Lesson, Page};
-use crate::ui::state::App;
+use crate::ui::app::App;
 
 pub fn page(app: &App, lesson: &Lesson) -> Page {
     let mut text = String::new();

@@ -4,8 +4,9 @@
 use super::theme::Theme;
 use crate::analysis::describe::per_request;
 use crate::analysis::stats::{differ_beyond_noise, fmt_ms};
-use crate::model::results::{LessonResult, VariantResult};
-use crate::ui::state::App;
+use crate::model::Lesson;
+use crate::model::results::{LessonResult, SharedCounts, SharedStats, VariantResult};
+use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -66,6 +67,7 @@ pub fn ratio_text(v: &VariantResult, best: Option<&VariantResult>) -> Option<Str
     ))
 }
 
+/// Everything a variant's column says, top to bottom.
 pub fn column_lines<'a>(
     app: &App,
     r: &LessonResult,
@@ -73,31 +75,27 @@ pub fn column_lines<'a>(
     width: u16,
     th: &Theme,
 ) -> Vec<Line<'a>> {
-    let mut lines: Vec<Line> = Vec::new();
+    let mut lines = timing_lines(app, r, v, width, th);
+    lines.push(status_line(v, th));
+    lines.extend(compile_lines(v));
+    lines.extend(memory_lines(v, th));
+    lines.extend(claim_lines(v, th));
+    lines
+}
+
+/// The time (or the samples so far), how it compares or the stage of a run on it, and the
+/// throughput.
+fn timing_lines<'a>(
+    app: &App,
+    r: &LessonResult,
+    v: &VariantResult,
+    width: u16,
+    th: &Theme,
+) -> Vec<Line<'a>> {
+    let mut lines = vec![time_line(v, width, th)];
     let running_here = app.running.as_ref().filter(|run| {
         Some(run.lesson.as_str()) == app.lesson().map(|l| l.id.as_str()) && run.variant == v.name
     });
-    match (&v.time_ms, v.samples_ms.is_empty()) {
-        (Some(t), _) => {
-            let spark = sparkline(&v.samples_ms, (width as usize).saturating_sub(22).min(16));
-            lines.push(Line::from(vec![
-                Span::styled(fmt_ms(t.median), th.strong),
-                Span::raw(format!(" ±{:.1}% ", t.spread_pct)),
-                Span::styled(spark, th.spark),
-            ]));
-        }
-        (None, false) => {
-            let n = v.samples_ms.len();
-            let mut s = v.samples_ms.clone();
-            s.sort_by(f64::total_cmp);
-            lines.push(Line::from(vec![
-                Span::styled(format!("{} ", fmt_ms(s[n / 2])), th.strong),
-                Span::styled(sparkline(&v.samples_ms, 16), th.spark),
-                Span::raw(format!(" {n} runs")),
-            ]));
-        }
-        (None, true) => lines.push(Line::styled("no time", th.dim)),
-    }
     if let Some(run) = running_here {
         lines.push(Line::styled(format!("… {}", run.stage), th.accent));
     } else if let Some(t) = ratio_text(v, fastest(r)) {
@@ -113,6 +111,35 @@ pub fn column_lines<'a>(
     if let Some(g) = v.gflops {
         lines.push(Line::raw(format!("{g:.0} GFLOP/s")));
     }
+    lines
+}
+
+fn time_line<'a>(v: &VariantResult, width: u16, th: &Theme) -> Line<'a> {
+    match (&v.time_ms, v.samples_ms.is_empty()) {
+        (Some(t), _) => {
+            let spark = sparkline(&v.samples_ms, (width as usize).saturating_sub(22).min(16));
+            Line::from(vec![
+                Span::styled(fmt_ms(t.median), th.strong),
+                Span::raw(format!(" ±{:.1}% ", t.spread_pct)),
+                Span::styled(spark, th.spark),
+            ])
+        }
+        (None, false) => {
+            let n = v.samples_ms.len();
+            let mut s = v.samples_ms.clone();
+            s.sort_by(f64::total_cmp);
+            Line::from(vec![
+                Span::styled(format!("{} ", fmt_ms(s[n / 2])), th.strong),
+                Span::styled(sparkline(&v.samples_ms, 16), th.spark),
+                Span::raw(format!(" {n} runs")),
+            ])
+        }
+        (None, true) => Line::styled("no time", th.dim),
+    }
+}
+
+/// Right, wrong (with why), stale or not run, marked and coloured so.
+fn status_line<'a>(v: &VariantResult, th: &Theme) -> Line<'a> {
     let status = crate::analysis::describe::status(v);
     let style = if v.stale {
         th.warn
@@ -128,7 +155,12 @@ pub fn column_lines<'a>(
         Some(false) => "✗ ",
         _ => "",
     };
-    lines.push(Line::styled(format!("{mark}{status}"), style));
+    Line::styled(format!("{mark}{status}"), style)
+}
+
+/// What the compiler reported, and the occupancy that follows from it.
+fn compile_lines<'a>(v: &VariantResult) -> Vec<Line<'a>> {
+    let mut lines = Vec::new();
     if let Some(p) = &v.ptxas {
         lines.push(Line::raw(format!(
             "{} regs · {} B stack · {}/{} spill",
@@ -148,70 +180,86 @@ pub fn column_lines<'a>(
             o.max_warps
         )));
     }
-    if let Some(m) = &v.memory {
-        let (ld, st) = (&m.shared.ld, &m.shared.st);
-        if ld.requests + st.requests > 0 {
-            // Loads and stores apart: a fill that is conflict-free would hide the reads' cost.
-            let part = |name: &str, c: &crate::model::results::SharedCounts| {
-                per_request(c.wavefronts, c.requests).map(|x| format!("{name} {x:.2}"))
-            };
-            let parts: Vec<String> = [part("ld", ld), part("st", st)]
-                .into_iter()
-                .flatten()
-                .collect();
-            lines.push(Line::raw(format!(
-                "shared {} wavefronts/req",
-                parts.join(" · ")
-            )));
-        } else if let Some(x) = per_request(m.shared.wavefronts, m.shared.requests) {
-            lines.push(Line::raw(format!("shared {x:.2} wavefronts/request")));
-        }
-        if let Some(x) = per_request(m.global.sectors, m.global.requests) {
-            lines.push(Line::raw(format!("global {x:.2} sectors/request")));
-        }
-        if m.local.bytes > 0 {
-            lines.push(Line::raw(format!(
-                "local {} MiB moved",
-                m.local.bytes >> 20
-            )));
-        }
-        if m.overflow > 0 {
-            lines.push(Line::styled(
-                format!("trace buffer full: {} records lost", m.overflow),
-                th.warn,
-            ));
-        }
-        lines.push(Line::styled(
-            format!("traced {} of {} blocks", m.traced_blocks, m.total_blocks),
-            th.dim,
-        ));
-    } else if let Some(e) = &v.trace_error {
-        lines.push(Line::styled(format!("no trace: {e}"), th.dim));
-    }
-    for c in &v.expect {
-        let (mark, st) = match c.holds {
-            Some(true) => ("✓", th.good),
-            Some(false) => ("✗", th.bad),
-            None => ("?", th.dim),
-        };
-        let text = c.claim.strip_prefix(&v.name).unwrap_or(&c.claim).trim();
-        lines.push(Line::styled(format!("{mark} {text}"), st));
-    }
     lines
 }
 
-pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let (Some(lesson), Some(r)) = (app.lesson(), app.result()) else {
-        return;
+/// Where the traced accesses went, or why there is no trace.
+fn memory_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
+    let Some(m) = &v.memory else {
+        return v
+            .trace_error
+            .iter()
+            .map(|e| Line::styled(format!("no trace: {e}"), th.dim))
+            .collect();
     };
-    let n = r.variants.len().max(1) as u16;
-    // As many columns side by side as fit at a readable width; more variants than that wrap
-    // onto further rows, and a narrow terminal stacks them one a row.
+    let mut lines: Vec<Line> = shared_line(&m.shared).into_iter().collect();
+    if let Some(x) = per_request(m.global.sectors, m.global.requests) {
+        lines.push(Line::raw(format!("global {x:.2} sectors/request")));
+    }
+    if m.local.bytes > 0 {
+        lines.push(Line::raw(format!(
+            "local {} MiB moved",
+            m.local.bytes >> 20
+        )));
+    }
+    if m.overflow > 0 {
+        lines.push(Line::styled(
+            format!("trace buffer full: {} records lost", m.overflow),
+            th.warn,
+        ));
+    }
+    lines.push(Line::styled(
+        format!("traced {} of {} blocks", m.traced_blocks, m.total_blocks),
+        th.dim,
+    ));
+    lines
+}
+
+fn shared_line<'a>(s: &SharedStats) -> Option<Line<'a>> {
+    let (ld, st) = (&s.ld, &s.st);
+    if ld.requests + st.requests > 0 {
+        // Loads and stores apart: a fill that is conflict-free would hide the reads' cost.
+        let part = |name: &str, c: &SharedCounts| {
+            per_request(c.wavefronts, c.requests).map(|x| format!("{name} {x:.2}"))
+        };
+        let parts: Vec<String> = [part("ld", ld), part("st", st)]
+            .into_iter()
+            .flatten()
+            .collect();
+        Some(Line::raw(format!(
+            "shared {} wavefronts/req",
+            parts.join(" · ")
+        )))
+    } else {
+        per_request(s.wavefronts, s.requests)
+            .map(|x| Line::raw(format!("shared {x:.2} wavefronts/request")))
+    }
+}
+
+/// The lesson's claims about this variant, each marked as it fares.
+fn claim_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
+    v.expect
+        .iter()
+        .map(|c| {
+            let (mark, st) = match c.holds {
+                Some(true) => ("✓", th.good),
+                Some(false) => ("✗", th.bad),
+                None => ("?", th.dim),
+            };
+            let text = c.claim.strip_prefix(&v.name).unwrap_or(&c.claim).trim();
+            Line::styled(format!("{mark} {text}"), st)
+        })
+        .collect()
+}
+
+/// As many columns side by side as fit at a readable width; more variants than that wrap
+/// onto further rows, and a narrow terminal stacks them one a row. Also says whether any
+/// two sit side by side.
+fn column_rects(area: Rect, n: u16) -> (Vec<Rect>, bool) {
     let per_row = (area.width / MIN_COLUMN).clamp(1, n);
     let rows = n.div_ceil(per_row);
-    let side_by_side = per_row > 1;
     let h = area.height / rows;
-    let rects: Vec<Rect> = (0..n)
+    let rects = (0..n)
         .map(|i| {
             let (row, col) = (i / per_row, i % per_row);
             let in_row = per_row.min(n - row * per_row);
@@ -232,40 +280,25 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             }
         })
         .collect();
+    (rects, per_row > 1)
+}
+
+pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
+    let (Some(lesson), Some(r)) = (app.lesson(), app.result()) else {
+        return;
+    };
+    let n = r.variants.len().max(1) as u16;
+    let (rects, side_by_side) = column_rects(area, n);
     for (i, (v, rect)) in r.variants.iter().zip(rects).enumerate() {
         if rect.height == 0 {
             continue;
         }
         let focused = i == app.variant;
-        let note = lesson
-            .variants
-            .iter()
-            .find(|lv| lv.name == v.name)
-            .and_then(|lv| lv.note.clone())
-            .map(|n| format!(" {n} "))
-            .unwrap_or_default();
-        let title_style = if focused { th.focus } else { th.title };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(if focused { th.focus } else { th.border })
-            .title(Line::from(vec![
-                Span::styled(
-                    format!(" {} ", v.name),
-                    title_style.add_modifier(Modifier::BOLD),
-                ),
-                Span::styled(note, th.dim),
-            ]));
+        let block = column_block(lesson, v, focused, th);
         let inner = block.inner(rect);
         block.render(rect, buf);
         let lines = column_lines(app, r, v, inner.width, th);
-        // Rows the wrapped text takes, so the heatmap starts below it.
-        let used: u16 = lines
-            .iter()
-            .map(|l| {
-                (l.width() as u16).div_ceil(inner.width.max(1)).max(1)
-                    + u16::from(l.width() as u16 > inner.width)
-            })
-            .sum();
+        let used = wrapped_rows(&lines, inner.width);
         Paragraph::new(lines)
             .wrap(Wrap { trim: true })
             .render(inner, buf);
@@ -279,4 +312,36 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             super::heatmap::render_in_column(app, v, focused, below, buf, th);
         }
     }
+}
+
+/// The column's frame, titled with the variant's name and the lesson's note on it.
+fn column_block<'a>(lesson: &Lesson, v: &VariantResult, focused: bool, th: &Theme) -> Block<'a> {
+    let note = lesson
+        .variants
+        .iter()
+        .find(|lv| lv.name == v.name)
+        .and_then(|lv| lv.note.clone())
+        .map(|n| format!(" {n} "))
+        .unwrap_or_default();
+    let title_style = if focused { th.focus } else { th.title };
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused { th.focus } else { th.border })
+        .title(Line::from(vec![
+            Span::styled(
+                format!(" {} ", v.name),
+                title_style.add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(note, th.dim),
+        ]))
+}
+
+/// Rows the wrapped text takes, so the heatmap starts below it.
+fn wrapped_rows(lines: &[Line], width: u16) -> u16 {
+    lines
+        .iter()
+        .map(|l| {
+            (l.width() as u16).div_ceil(width.max(1)).max(1) + u16::from(l.width() as u16 > width)
+        })
+        .sum()
 }

@@ -5,7 +5,7 @@
 use super::theme::Theme;
 use crate::analysis::heatmap::{Grid, aggregate, grid_for, worst_first};
 use crate::model::results::VariantResult;
-use crate::ui::state::App;
+use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};

@@ -2,7 +2,7 @@
 
 use super::theme::Theme;
 use crate::model::MemSpace;
-use crate::ui::state::App;
+use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;

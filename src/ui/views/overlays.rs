@@ -1,7 +1,8 @@
 //! Pop-ups over the lesson: the help and a variant's code.
 
 use super::theme::Theme;
-use crate::ui::state::App;
+use crate::model::Variant;
+use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -69,40 +70,8 @@ pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         area.height.saturating_sub(2),
     );
     Clear.render(rect, buf);
-    // A compile error names source lines: show the message under the line it is about.
-    let error = app
-        .result()
-        .and_then(|r| r.variants.iter().find(|x| x.name == v.name))
-        .and_then(|x| x.error.clone())
-        .unwrap_or_default();
-    let diag_lines: Vec<(u32, String)> = error
-        .lines()
-        .filter_map(|l| {
-            let rest = l.strip_prefix(&v.source_path)?.strip_prefix(':')?;
-            let (n, msg) = rest.split_once(": ")?;
-            Some((n.parse().ok()?, msg.to_string()))
-        })
-        .collect();
-    let defines: Vec<String> = v
-        .defines
-        .iter()
-        .map(|(k, val)| format!("{k}={val}"))
-        .collect();
-    let mut lines = vec![Line::styled(
-        format!(
-            "{} · kernel {} · defines {} · grid {:?} block {:?}",
-            v.source_path,
-            v.kernel,
-            if defines.is_empty() {
-                "none".into()
-            } else {
-                defines.join(" ")
-            },
-            v.grid,
-            v.block
-        ),
-        th.dim,
-    )];
+    let diag_lines = diagnostics(app, v);
+    let mut lines = vec![code_header(v, th)];
     for (i, text) in v.source.lines().enumerate() {
         let n = i as u32 + 1;
         lines.push(Line::from(vec![
@@ -120,4 +89,46 @@ pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             th.title,
         )))
         .render(rect, buf);
+}
+
+/// A compile error names source lines: each message by the line it is about, so it can be
+/// shown under that line.
+fn diagnostics(app: &App, v: &Variant) -> Vec<(u32, String)> {
+    let error = app
+        .result()
+        .and_then(|r| r.variants.iter().find(|x| x.name == v.name))
+        .and_then(|x| x.error.clone())
+        .unwrap_or_default();
+    error
+        .lines()
+        .filter_map(|l| {
+            let rest = l.strip_prefix(&v.source_path)?.strip_prefix(':')?;
+            let (n, msg) = rest.split_once(": ")?;
+            Some((n.parse().ok()?, msg.to_string()))
+        })
+        .collect()
+}
+
+/// Which file and kernel, built how, launched how.
+fn code_header<'a>(v: &Variant, th: &Theme) -> Line<'a> {
+    let defines: Vec<String> = v
+        .defines
+        .iter()
+        .map(|(k, val)| format!("{k}={val}"))
+        .collect();
+    Line::styled(
+        format!(
+            "{} · kernel {} · defines {} · grid {:?} block {:?}",
+            v.source_path,
+            v.kernel,
+            if defines.is_empty() {
+                "none".into()
+            } else {
+                defines.join(" ")
+            },
+            v.grid,
+            v.block
+        ),
+        th.dim,
+    )
 }

@@ -1,0 +1,121 @@
+//! Where a lesson's figures come from on this machine: live when there is a GPU; otherwise
+//! the recording, with compile reports made live when NVRTC is here. The CLI and the UI both
+//! decide it here, so `gpulab run` and the lab never disagree about what they show.
+
+use super::client::{WorkerClient, WorkerFailure};
+use super::fold::{self, Capabilities};
+use super::recording::Recording;
+use crate::model::Lesson;
+use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
+use crate::model::results::{DeviceInfo, LessonResult, Source};
+
+/// What to do for a lesson once the worker has said what this machine has.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// A GPU is here: measure live on it.
+    Live(DeviceInfo),
+    /// No GPU but NVRTC: the recording's timings beside compile reports made now for `arch`.
+    CompileHere { arch: String },
+    /// Neither: the recording alone.
+    Recorded,
+}
+
+/// The recorded figures of `lesson` (blank when the recording lacks it), claims judged.
+pub fn recorded(rec: Option<&Recording>, lesson: &Lesson) -> LessonResult {
+    let mut r = rec
+        .and_then(|r| r.replay(lesson))
+        .unwrap_or_else(|| fold::blank_result(lesson, Source::Recorded, None));
+    fold::evaluate_claims(lesson, &mut r);
+    r
+}
+
+/// The plan for a lesson whose figures are `shown` until then: a live compile targets the
+/// GPU the recording was made on, so its reports sit beside timings of the same code.
+pub fn plan(caps: &Capabilities, shown: &LessonResult) -> Plan {
+    if let Some(d) = &caps.device {
+        return Plan::Live(d.clone());
+    }
+    if caps.nvrtc.is_none() {
+        return Plan::Recorded;
+    }
+    let arch = shown
+        .device
+        .as_ref()
+        .map(|d| d.arch())
+        .unwrap_or_else(|| FALLBACK_ARCH.into());
+    Plan::CompileHere { arch }
+}
+
+/// A blank live result on `device`, filled in as the run's replies come.
+pub fn live(lesson: &Lesson, device: DeviceInfo) -> LessonResult {
+    fold::blank_result(lesson, Source::Live, Some(device))
+}
+
+/// The figures `gpulab run` and `gpulab render` show, saying what happens through `say`. A
+/// failed run or compile still gives its result, the failure marked on its variant; only a
+/// worker that cannot say what this machine has is an error.
+pub fn figures(
+    rec: Option<&Recording>,
+    lesson: &Lesson,
+    device: u32,
+    options: &RunOptions,
+    replay: bool,
+    mut say: impl FnMut(&str),
+) -> Result<LessonResult, WorkerFailure> {
+    let shown = recorded(rec, lesson);
+    if replay {
+        return Ok(shown);
+    }
+    let mut client = WorkerClient::new();
+    let caps = fold::hello(&mut client, device)?;
+    let (result, outcome) = match plan(&caps, &shown) {
+        Plan::Live(dev) => {
+            let mut result = live(lesson, dev);
+            let out = fold::run_lesson(&mut client, lesson, options, &mut result, tell(&mut say));
+            (result, out)
+        }
+        plan => {
+            say_recorded(rec, &caps, &mut say);
+            let mut result = shown;
+            let mut out = Ok(());
+            if let Plan::CompileHere { arch } = plan {
+                say(&format!(
+                    "compiling with NVRTC for {arch} (live compile reports)"
+                ));
+                out = fold::compile_lesson(&mut client, lesson, &arch, &mut result, |_| {});
+            }
+            (result, out)
+        }
+    };
+    // What was measured stands; the failure is already marked on its variant.
+    if let Err(f) = outcome {
+        say(&format!("error: {f}"));
+    }
+    Ok(result)
+}
+
+fn say_recorded(rec: Option<&Recording>, caps: &Capabilities, say: &mut impl FnMut(&str)) {
+    let why = caps.no_gpu.clone().unwrap_or_default();
+    match rec {
+        Some(r) => say(&format!("no GPU here ({why}): figures {}", r.label())),
+        None => say(&format!("no GPU here ({why}) and no recording")),
+    }
+}
+
+/// A live run's progress in a few words: each stage, and every tenth timing sample.
+fn tell(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
+    let mut count = 0usize;
+    move |r| match r {
+        Reply::Stage { variant, stage } => {
+            count = 0;
+            say(&format!("{variant} {stage}"));
+        }
+        Reply::Sample { variant, .. } => {
+            count += 1;
+            if count.is_multiple_of(10) {
+                say(&format!("{variant} timing: {count} runs"));
+            }
+        }
+        _ => {}
+    }
+}

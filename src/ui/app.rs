@@ -1,0 +1,190 @@
+//! The lab's state. Pure: no terminal, no CUDA, so every key and every worker reply can be
+//! tested; the views borrow it for a frame. Keys change it in `keys.rs`, the worker's
+//! replies in `worker_events.rs`.
+
+use super::event::Job;
+use crate::model::Lesson;
+use crate::model::protocol::RunOptions;
+use crate::model::results::LessonResult;
+use crate::session::fold::{Capabilities, Fold};
+use crate::session::progress::Progress;
+use crate::session::recording::Recording;
+use crate::session::source::{self, Plan};
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    None,
+    Help,
+    Code,
+    Heatmap,
+}
+
+/// The live run in flight, as the status line and its column show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Running {
+    pub lesson: String,
+    pub variant: String,
+    pub stage: String,
+}
+
+pub struct App {
+    pub lessons: Vec<Lesson>,
+    pub selected: usize,
+    pub page: usize,
+    pub variant: usize,
+    /// What each lesson shows: the recording's figures until a live run replaces them.
+    pub results: HashMap<String, LessonResult>,
+    pub caps: Option<Capabilities>,
+    pub running: Option<Running>,
+    /// The fold of each request in flight, by lesson id.
+    pub folds: HashMap<String, Fold>,
+    pub looping: bool,
+    pub overlay: Overlay,
+    /// The last thing the learner must know (a failure in words, or what just happened).
+    pub message: Option<String>,
+    pub progress: Progress,
+    /// Progress changed and should be written; the event loop hands it to a writer thread
+    /// so the UI thread never waits on the disk.
+    pub save_requested: bool,
+    /// Which traced instruction the heatmap shows, worst first.
+    pub instr: usize,
+    /// Heatmap of all instructions × banks instead of one request.
+    pub aggregate: bool,
+    pub color: bool,
+    pub code_scroll: u16,
+    /// Checkpoint answers given since the lab opened: (lesson id, question) -> choice.
+    pub answers: HashMap<(String, usize), usize>,
+    pub quit: bool,
+    /// Jobs for the worker thread; the event loop drains this after each event.
+    pub outbox: Vec<Job>,
+}
+
+impl App {
+    /// The lab at the first unfinished lesson, showing the recording until the worker says
+    /// what this machine can do.
+    pub fn new(lessons: Vec<Lesson>, recording: Option<Recording>, progress: Progress) -> App {
+        let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
+        let selected = progress.first_unfinished(&ids);
+        let results = lessons
+            .iter()
+            .map(|l| (l.id.clone(), source::recorded(recording.as_ref(), l)))
+            .collect();
+        App {
+            lessons,
+            selected,
+            page: 0,
+            variant: 0,
+            results,
+            caps: None,
+            running: None,
+            folds: HashMap::new(),
+            looping: false,
+            overlay: Overlay::None,
+            message: None,
+            progress,
+            save_requested: false,
+            instr: 0,
+            aggregate: false,
+            color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
+            code_scroll: 0,
+            answers: HashMap::new(),
+            quit: false,
+            outbox: Vec::new(),
+        }
+    }
+
+    pub fn lesson(&self) -> Option<&Lesson> {
+        self.lessons.get(self.selected)
+    }
+
+    pub fn result(&self) -> Option<&LessonResult> {
+        self.lesson().and_then(|l| self.results.get(&l.id))
+    }
+
+    /// Prose pages, plus one for the checkpoint questions when the lesson has them.
+    pub fn page_count(&self) -> usize {
+        self.lesson()
+            .map_or(0, |l| l.pages.len() + usize::from(!l.checkpoint.is_empty()))
+    }
+
+    pub fn on_checkpoint_page(&self) -> bool {
+        self.lesson()
+            .is_some_and(|l| self.page == l.pages.len() && !l.checkpoint.is_empty())
+    }
+
+    /// Answer the first unanswered checkpoint question with choice `c`.
+    pub(super) fn answer(&mut self, c: usize) {
+        let Some(l) = self.lesson() else { return };
+        let id = l.id.clone();
+        let next = (0..l.checkpoint.len()).find(|q| !self.answers.contains_key(&(id.clone(), *q)));
+        if let Some(q) = next
+            && c < l.checkpoint[q].choices.len()
+        {
+            self.answers.insert((id, q), c);
+        }
+    }
+
+    pub(super) fn save_progress(&mut self) {
+        self.save_requested = true;
+    }
+
+    pub(super) fn select_lesson(&mut self, idx: usize) {
+        if idx < self.lessons.len() && idx != self.selected {
+            self.selected = idx;
+            self.page = 0;
+            self.variant = 0;
+            self.instr = 0;
+            self.code_scroll = 0;
+            self.looping = false;
+            self.note_seen();
+        }
+    }
+
+    pub fn note_seen(&mut self) {
+        if let Some(id) = self.lesson().map(|l| l.id.clone()) {
+            self.progress.mark_seen(&id);
+            self.save_progress();
+        }
+    }
+
+    /// Ask for a live run of the current lesson (or explain why there is none).
+    pub fn start_run(&mut self) {
+        let Some(lesson) = self.lesson().cloned() else {
+            return;
+        };
+        if self.running.is_some() {
+            self.message = Some("a run is already going; it shows as it is measured".into());
+            return;
+        }
+        let plan = self.caps.as_ref().zip(self.result());
+        let Some(Plan::Live(device)) = plan.map(|(caps, shown)| source::plan(caps, shown)) else {
+            self.explain_no_run();
+            return;
+        };
+        self.results
+            .insert(lesson.id.clone(), source::live(&lesson, device));
+        self.running = Some(Running {
+            lesson: lesson.id.clone(),
+            variant: String::new(),
+            stage: "starting".into(),
+        });
+        self.message = None;
+        self.outbox.push(Job::Run {
+            lesson: Box::new(lesson),
+            options: RunOptions::default(),
+        });
+    }
+
+    fn explain_no_run(&mut self) {
+        let why = self
+            .caps
+            .as_ref()
+            .and_then(|c| c.no_gpu.clone())
+            .unwrap_or_else(|| "still looking for a GPU".into());
+        self.message = Some(format!(
+            "no live run: {why}. The figures shown are replayed from the recording."
+        ));
+        self.looping = false;
+    }
+}

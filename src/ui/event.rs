@@ -1,0 +1,45 @@
+//! The messages of the lab: what reaches the UI thread on its one channel, and what it asks
+//! of the worker thread. Background threads only send these; the UI thread owns the state.
+
+use crate::model::Lesson;
+use crate::model::protocol::{Reply, RunOptions};
+use crate::session::client::WorkerFailure;
+use crate::session::fold::Capabilities;
+use crossterm::event::KeyEvent;
+
+/// Everything that reaches the UI thread, on its one channel.
+#[derive(Debug)]
+pub enum UiEvent {
+    Key(KeyEvent),
+    Resize,
+    Worker(WorkerEvent),
+    /// Writing the progress file failed, in words.
+    SaveFailed(String),
+}
+
+/// What the worker thread reports.
+#[derive(Debug)]
+pub enum WorkerEvent {
+    Ready(Result<Capabilities, WorkerFailure>),
+    Reply {
+        lesson: String,
+        reply: Reply,
+    },
+    Finished {
+        lesson: String,
+        outcome: Result<(), WorkerFailure>,
+    },
+}
+
+/// What the UI asks of the worker thread.
+#[derive(Debug, Clone)]
+pub enum Job {
+    Run {
+        lesson: Box<Lesson>,
+        options: RunOptions,
+    },
+    Compile {
+        lesson: Box<Lesson>,
+        arch: String,
+    },
+}

@@ -1,0 +1,97 @@
+//! What each key does: to the pop-up when one is open, else to the lesson screen.
+
+use super::app::{App, Overlay};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+impl App {
+    pub fn on_key(&mut self, key: KeyEvent) {
+        if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+            self.quit = true;
+        } else if self.overlay != Overlay::None {
+            self.on_overlay_key(key.code);
+        } else {
+            self.on_screen_key(key.code);
+        }
+    }
+
+    fn on_overlay_key(&mut self, code: KeyCode) {
+        match code {
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') => self.overlay = Overlay::None,
+            KeyCode::Char('c') if self.overlay == Overlay::Code => self.overlay = Overlay::None,
+            KeyCode::Char('h') if self.overlay == Overlay::Heatmap => self.overlay = Overlay::None,
+            KeyCode::Down | KeyCode::Char('j') => {
+                self.code_scroll = self.code_scroll.saturating_add(1)
+            }
+            KeyCode::Up | KeyCode::Char('k') => {
+                self.code_scroll = self.code_scroll.saturating_sub(1)
+            }
+            KeyCode::PageDown => self.code_scroll = self.code_scroll.saturating_add(10),
+            KeyCode::PageUp => self.code_scroll = self.code_scroll.saturating_sub(10),
+            KeyCode::Left => self.variant = self.variant.saturating_sub(1),
+            KeyCode::Right => self.next_variant(),
+            other => self.on_heatmap_key(other),
+        }
+    }
+
+    fn on_screen_key(&mut self, code: KeyCode) {
+        match code {
+            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+            KeyCode::Char('?') => self.overlay = Overlay::Help,
+            KeyCode::Char('c') => {
+                self.code_scroll = 0;
+                self.overlay = Overlay::Code;
+            }
+            KeyCode::Char('h') => self.overlay = Overlay::Heatmap,
+            KeyCode::Up | KeyCode::Char('k') => self.select_lesson(self.selected.saturating_sub(1)),
+            KeyCode::Down | KeyCode::Char('j') => self.select_lesson(self.selected + 1),
+            KeyCode::Left => {
+                self.variant = self.variant.saturating_sub(1);
+                self.instr = 0;
+            }
+            KeyCode::Right | KeyCode::Tab => self.next_variant(),
+            KeyCode::Char(d @ '1'..='6') if self.on_checkpoint_page() => {
+                self.answer(d as usize - '1' as usize)
+            }
+            KeyCode::Char('n') | KeyCode::PageDown | KeyCode::Char(' ')
+                if self.page + 1 < self.page_count() =>
+            {
+                self.page += 1;
+                self.note_seen();
+            }
+            KeyCode::Char('p') | KeyCode::PageUp => self.page = self.page.saturating_sub(1),
+            KeyCode::Char('r') => self.start_run(),
+            KeyCode::Char('l') => self.toggle_loop(),
+            other => self.on_heatmap_key(other),
+        }
+    }
+
+    /// The heatmap's keys work on the screen and in its pop-up alike.
+    fn on_heatmap_key(&mut self, code: KeyCode) {
+        match code {
+            KeyCode::Char(']') => self.instr += 1,
+            KeyCode::Char('[') => self.instr = self.instr.saturating_sub(1),
+            KeyCode::Char('a') => self.aggregate = !self.aggregate,
+            _ => {}
+        }
+    }
+
+    fn toggle_loop(&mut self) {
+        self.looping = !self.looping;
+        if self.looping {
+            self.message = Some("looping: runs again after each run (l stops)".into());
+            if self.running.is_none() {
+                self.start_run();
+            }
+        } else {
+            self.message = Some("loop stopped".into());
+        }
+    }
+
+    fn next_variant(&mut self) {
+        let n = self.lesson().map_or(0, |l| l.variants.len());
+        if self.variant + 1 < n {
+            self.variant += 1;
+            self.instr = 0;
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! The lab's main loop, over any ratatui backend and any source of events: the real terminal
+//! feeds it keys and worker replies from threads, a test feeds it a script and a
+//! `TestBackend`, and both run this same loop.
+
+use super::app::App;
+use super::event::{Job, UiEvent};
+use crate::session::progress::Progress;
+use ratatui::Terminal;
+use ratatui::backend::Backend;
+use std::sync::mpsc::{Receiver, Sender};
+
+/// Draw, then apply each event and draw again, until the learner quits or every sender of
+/// `events` is gone (a test's script has run out). Jobs go to `requests`, and each changed
+/// progress to `saves`, so that neither the worker nor the disk ever holds this thread up.
+pub fn run<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    events: &Receiver<UiEvent>,
+    requests: &Sender<Job>,
+    saves: &Sender<Progress>,
+) -> Result<(), B::Error> {
+    terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+    hand_off(app, requests, saves);
+    while let Ok(ev) = events.recv() {
+        app.on_event(ev);
+        hand_off(app, requests, saves);
+        if app.quit {
+            break;
+        }
+        terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+    }
+    Ok(())
+}
+
+/// Pass on what the last event asked for. A gone receiver is no reason to stop the lab: the
+/// worker thread restarts its worker, and progress is a convenience.
+fn hand_off(app: &mut App, requests: &Sender<Job>, saves: &Sender<Progress>) {
+    if std::mem::take(&mut app.save_requested) {
+        let _ = saves.send(app.progress.clone());
+    }
+    for job in app.outbox.drain(..) {
+        let _ = requests.send(job);
+    }
+}
+
+impl App {
+    pub fn on_event(&mut self, ev: UiEvent) {
+        match ev {
+            UiEvent::Key(k) => self.on_key(k),
+            // The next frame is drawn at the new size.
+            UiEvent::Resize => {}
+            UiEvent::Worker(w) => self.on_worker(w),
+            UiEvent::SaveFailed(e) => self.message = Some(format!("could not save progress: {e}")),
+        }
+    }
+}

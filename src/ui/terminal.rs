@@ -1,0 +1,80 @@
+//! The lab on the real terminal: raw mode and the alternate screen for as long as it runs,
+//! restored on every way out (quit, error, panic); keys read on a thread of their own. All
+//! that is crossterm's lives here; the loop itself is `main_loop::run`.
+
+use super::app::App;
+use super::event::UiEvent;
+use super::{main_loop, progress_writer, worker_thread};
+use crossterm::event::{Event, KeyEventKind, read};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use std::io;
+use std::sync::mpsc::{Sender, channel};
+
+/// Run the lab on this terminal, with a worker for GPU `device`, until the learner quits.
+pub fn open(mut app: App, device: u32) -> io::Result<()> {
+    // The lesson the lab opens at counts as seen.
+    app.note_seen();
+    restore_on_panic();
+    let _guard = TerminalGuard::enter()?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    terminal.clear()?;
+    let (tx, rx) = channel::<UiEvent>();
+    let jobs = worker_thread::spawn(tx.clone(), device);
+    let (saves, writer) = progress_writer::spawn(tx.clone());
+    spawn_key_reader(tx);
+    let out = main_loop::run(&mut terminal, &mut app, &rx, &jobs, &saves);
+    // Nothing is lost on quit: the last snapshot is written before we leave.
+    drop(saves);
+    let _ = writer.join();
+    out
+}
+
+fn spawn_key_reader(ui: Sender<UiEvent>) {
+    std::thread::spawn(move || {
+        while let Ok(ev) = read() {
+            let msg = match ev {
+                Event::Key(k) if k.kind != KeyEventKind::Release => UiEvent::Key(k),
+                Event::Resize(..) => UiEvent::Resize,
+                _ => continue,
+            };
+            if ui.send(msg).is_err() {
+                return;
+            }
+        }
+    });
+}
+
+fn restore_on_panic() {
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        restore_terminal();
+        previous_hook(info);
+    }));
+}
+
+/// Restores the terminal when dropped: on return, on error and on panic alike.
+struct TerminalGuard;
+
+impl TerminalGuard {
+    fn enter() -> io::Result<TerminalGuard> {
+        crossterm::terminal::enable_raw_mode()?;
+        crossterm::execute!(io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+        Ok(TerminalGuard)
+    }
+}
+
+fn restore_terminal() {
+    let _ = crossterm::terminal::disable_raw_mode();
+    let _ = crossterm::execute!(
+        io::stdout(),
+        crossterm::terminal::LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+    }
+}

@@ -1,0 +1,210 @@
+//! The lab's state under keys and worker replies, without a terminal.
+
+use super::{App, Job, Overlay, WorkerEvent};
+use crate::model::Lesson;
+use crate::model::builder::LessonBuilder;
+use crate::model::protocol::Reply;
+use crate::model::results::{DeviceInfo, VariantResult};
+use crate::session::client::WorkerFailure;
+use crate::session::fold::Capabilities;
+use crate::session::progress::Progress;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn lesson(id: &str) -> Lesson {
+    LessonBuilder::new(id)
+        .page("a", "one")
+        .page("b", "two")
+        .variant("fast")
+        .variant("slow")
+        .build()
+}
+
+fn key(c: KeyCode) -> KeyEvent {
+    KeyEvent::new(c, KeyModifiers::NONE)
+}
+
+fn gpu_caps() -> Capabilities {
+    Capabilities {
+        device: Some(DeviceInfo {
+            name: "Test GPU".into(),
+            cc: "9.0".into(),
+            ..Default::default()
+        }),
+        nvrtc: Some("13.0".into()),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn run_without_a_gpu_explains_and_queues_nothing() {
+    let mut app = App::new(vec![lesson("a")], None, Progress::default());
+    app.on_worker(WorkerEvent::Ready(Ok(Capabilities {
+        no_gpu: Some("no NVIDIA driver".into()),
+        nvrtc: Some("13.0".into()),
+        ..Default::default()
+    })));
+    // NVRTC but no GPU: compile jobs for live reports, nothing else.
+    assert!(app.outbox.iter().all(|j| matches!(j, Job::Compile { .. })));
+    assert_eq!(app.outbox.len(), 1);
+    app.outbox.clear();
+    app.on_key(key(KeyCode::Char('r')));
+    assert!(app.outbox.is_empty());
+    assert!(app.message.as_deref().unwrap().contains("no NVIDIA driver"));
+}
+
+#[test]
+fn a_live_run_streams_samples_and_loops_until_stopped() {
+    let mut app = App::new(vec![lesson("a")], None, Progress::default());
+    app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
+    app.on_key(key(KeyCode::Char('l')));
+    assert!(matches!(app.outbox.as_slice(), [Job::Run { .. }]));
+    assert!(app.running.is_some());
+    let reply = |reply| WorkerEvent::Reply {
+        lesson: "a".into(),
+        reply,
+    };
+    app.on_worker(reply(Reply::Stage {
+        variant: "slow".into(),
+        stage: "timing".into(),
+    }));
+    app.on_worker(reply(Reply::Sample {
+        variant: "slow".into(),
+        ms: 2.5,
+    }));
+    assert_eq!(app.running.as_ref().unwrap().stage, "timing");
+    assert_eq!(app.result().unwrap().variants[1].samples_ms, vec![2.5]);
+    app.outbox.clear();
+    app.on_worker(WorkerEvent::Finished {
+        lesson: "a".into(),
+        outcome: Ok(()),
+    });
+    assert_eq!(app.progress.get("a").runs, 1);
+    assert!(
+        matches!(app.outbox.as_slice(), [Job::Run { .. }]),
+        "looping runs again"
+    );
+    app.on_key(key(KeyCode::Char('l')));
+    app.outbox.clear();
+    app.on_worker(WorkerEvent::Finished {
+        lesson: "a".into(),
+        outcome: Ok(()),
+    });
+    assert!(app.outbox.is_empty(), "the loop stopped");
+}
+
+#[test]
+fn a_fault_marks_its_variant_wrong_in_words_and_stops_the_loop() {
+    let mut app = App::new(vec![lesson("a")], None, Progress::default());
+    app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
+    app.on_key(key(KeyCode::Char('l')));
+    app.outbox.clear();
+    app.on_worker(WorkerEvent::Finished {
+        lesson: "a".into(),
+        outcome: Err(WorkerFailure::Fault {
+            variant: Some("slow".into()),
+            message: "illegal memory access".into(),
+        }),
+    });
+    let v: &VariantResult = &app.result().unwrap().variants[1];
+    assert_eq!(v.correct, Some(false));
+    assert!(
+        v.error
+            .as_deref()
+            .unwrap()
+            .contains("illegal memory access")
+    );
+    assert!(!app.looping && app.outbox.is_empty() && app.running.is_none());
+    assert!(
+        app.message
+            .as_deref()
+            .unwrap()
+            .contains("worker was restarted")
+    );
+}
+
+#[test]
+fn the_checkpoint_is_a_last_page_answered_with_number_keys() {
+    let mut l = lesson("a");
+    l.checkpoint = vec![crate::model::Question {
+        q: "Which is faster?".into(),
+        choices: vec!["fast".into(), "slow".into()],
+        answer: 0,
+        why: "It reads less.".into(),
+    }];
+    let mut app = App::new(vec![l.clone()], None, Progress::default());
+    assert_eq!(app.page_count(), 3);
+    app.on_key(key(KeyCode::Char('2')));
+    assert!(
+        app.answers.is_empty(),
+        "digits answer only on the checkpoint page"
+    );
+    app.on_key(key(KeyCode::Char('n')));
+    app.on_key(key(KeyCode::Char('n')));
+    assert!(app.on_checkpoint_page());
+    let before = crate::ui::views::checkpoint::page(&app, &l).text;
+    assert!(before.contains("press the number"));
+    app.on_key(key(KeyCode::Char('2')));
+    let after = crate::ui::views::checkpoint::page(&app, &l).text;
+    assert!(
+        after.contains("✗ 2) is not it; the answer is 1). It reads less."),
+        "{after}"
+    );
+}
+
+#[test]
+fn keys_move_between_pages_variants_lessons_and_overlays() {
+    let mut app = App::new(vec![lesson("a"), lesson("b")], None, Progress::default());
+    app.on_key(key(KeyCode::Char('n')));
+    assert_eq!(app.page, 1);
+    app.on_key(key(KeyCode::Char('n')));
+    assert_eq!(app.page, 1, "no page past the last");
+    app.on_key(key(KeyCode::Right));
+    assert_eq!(app.variant, 1);
+    app.on_key(key(KeyCode::Right));
+    assert_eq!(app.variant, 1);
+    app.on_key(key(KeyCode::Char('?')));
+    assert_eq!(app.overlay, Overlay::Help);
+    app.on_key(key(KeyCode::Char('q')));
+    assert_eq!(app.overlay, Overlay::None);
+    assert!(!app.quit, "q closes the pop-up first");
+    app.on_key(key(KeyCode::Down));
+    assert_eq!((app.selected, app.page, app.variant), (1, 0, 0));
+    assert!(app.progress.get("b").seen);
+    app.on_key(key(KeyCode::Char('q')));
+    assert!(app.quit);
+}
+
+#[test]
+fn a_refused_run_is_a_failure_on_its_variant_not_a_finished_run() {
+    let mut app = App::new(vec![lesson("a")], None, Progress::default());
+    app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
+    app.on_key(key(KeyCode::Char('l')));
+    app.outbox.clear();
+    let reply = |reply| WorkerEvent::Reply {
+        lesson: "a".into(),
+        reply,
+    };
+    app.on_worker(reply(Reply::Stage {
+        variant: "slow".into(),
+        stage: "compiling".into(),
+    }));
+    app.on_worker(reply(Reply::Error {
+        message: "no GPU to run on: the device went away".into(),
+    }));
+    app.on_worker(reply(Reply::Done));
+    app.on_worker(WorkerEvent::Finished {
+        lesson: "a".into(),
+        outcome: Ok(()),
+    });
+    let v = &app.result().unwrap().variants[1];
+    assert_eq!(v.correct, Some(false));
+    assert!(v.error.as_deref().unwrap().contains("the device went away"));
+    assert_eq!(app.progress.get("a").runs, 0, "a refusal is not a run");
+    assert!(!app.looping && app.outbox.is_empty() && app.running.is_none());
+    assert!(
+        app.message
+            .as_deref()
+            .unwrap()
+            .contains("the device went away")
+    );
+}

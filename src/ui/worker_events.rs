@@ -1,0 +1,86 @@
+//! What the worker's news does to the lab: what this machine has, each reply of a request
+//! folded into its lesson's result, and the end of a request. The folding itself is
+//! `session::fold`, the same the command line uses.
+
+use super::app::App;
+use super::event::{Job, WorkerEvent};
+use crate::model::protocol::Reply;
+use crate::session::client::WorkerFailure;
+use crate::session::fold::Capabilities;
+use crate::session::source::{self, Plan};
+
+impl App {
+    pub fn on_worker(&mut self, ev: WorkerEvent) {
+        match ev {
+            WorkerEvent::Ready(Ok(caps)) => self.on_ready(caps),
+            WorkerEvent::Ready(Err(e)) => {
+                self.caps = Some(Capabilities {
+                    no_gpu: Some(e.to_string()),
+                    ..Default::default()
+                });
+            }
+            WorkerEvent::Reply { lesson, reply } => self.on_reply(lesson, reply),
+            WorkerEvent::Finished { lesson, outcome } => self.on_finished(lesson, outcome),
+        }
+    }
+
+    /// No GPU but NVRTC: the timings stay the recording's, and the compile reports are
+    /// made live for every lesson.
+    fn on_ready(&mut self, caps: Capabilities) {
+        for l in &self.lessons {
+            let Some(shown) = self.results.get(&l.id) else {
+                continue;
+            };
+            if let Plan::CompileHere { arch } = source::plan(&caps, shown) {
+                self.outbox.push(Job::Compile {
+                    lesson: Box::new(l.clone()),
+                    arch,
+                });
+            }
+        }
+        self.caps = Some(caps);
+    }
+
+    fn on_reply(&mut self, lesson: String, reply: Reply) {
+        if let Reply::Stage { variant, stage } = &reply
+            && let Some(r) = self.running.as_mut().filter(|r| r.lesson == lesson)
+        {
+            r.variant = variant.clone();
+            r.stage = stage.clone();
+        }
+        if let Some(res) = self.results.get_mut(&lesson) {
+            self.folds.entry(lesson).or_default().apply(res, &reply);
+        }
+    }
+
+    fn on_finished(&mut self, lesson: String, outcome: Result<(), WorkerFailure>) {
+        let fold = self.folds.remove(&lesson).unwrap_or_default();
+        let outcome = match (
+            self.lessons.iter().find(|l| l.id == lesson),
+            self.results.get_mut(&lesson),
+        ) {
+            (Some(l), Some(res)) => fold.finish(l, res, outcome),
+            _ => outcome,
+        };
+        let was_run = self.running.as_ref().is_some_and(|r| r.lesson == lesson);
+        if was_run {
+            self.running = None;
+        }
+        match outcome {
+            Ok(()) if was_run => {
+                self.progress.mark_run(&lesson);
+                self.save_progress();
+                if self.looping && self.lesson().is_some_and(|l| l.id == lesson) {
+                    self.start_run();
+                }
+            }
+            Ok(()) => {}
+            Err(f) => {
+                if was_run {
+                    self.looping = false;
+                }
+                self.message = Some(f.to_string());
+            }
+        }
+    }
+}
