@@ -72,7 +72,13 @@ pub fn load_file(root: &CourseRoot, file: &str, text: &str) -> Result<Lesson, Ve
 /// Validate files and folders (a folder: the lesson files in it). A file's kernels resolve
 /// against the folder above the one that holds it. Returns how many lessons loaded.
 pub fn check_paths(paths: &[PathBuf]) -> (usize, Vec<LessonError>) {
-    let mut loaded = 0;
+    let (lessons, errors) = load_paths(paths);
+    (lessons.len(), errors)
+}
+
+/// `check_paths`, keeping the lessons that loaded (for `check` to compile them).
+pub fn load_paths(paths: &[PathBuf]) -> (Vec<Lesson>, Vec<LessonError>) {
+    let mut loaded = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
         let name = p.display().to_string();
@@ -85,7 +91,7 @@ pub fn check_paths(paths: &[PathBuf]) -> (usize, Vec<LessonError>) {
                 )),
                 Ok(files) => {
                     let (lessons, errs) = load_files(&root, files);
-                    loaded += lessons.len();
+                    loaded.extend(lessons);
                     errors.extend(errs);
                 }
                 Err(e) => errors.push(whole_file(&name, e.to_string())),
@@ -94,7 +100,7 @@ pub fn check_paths(paths: &[PathBuf]) -> (usize, Vec<LessonError>) {
             let dir = p.parent().map(PathBuf::from).unwrap_or_default();
             match std::fs::read_to_string(p) {
                 Ok(text) => match load_file(&CourseRoot::Dir(dir), &name, &text) {
-                    Ok(_) => loaded += 1,
+                    Ok(lesson) => loaded.push(lesson),
                     Err(errs) => errors.extend(errs),
                 },
                 Err(e) => errors.push(whole_file(&name, e.to_string())),
