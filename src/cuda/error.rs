@@ -29,7 +29,7 @@ impl CudaError {
 }
 
 /// A driver error, named after what we were doing when it happened.
-pub fn fail(what: &str, e: DriverError) -> CudaError {
+pub(super) fn fail(what: &str, e: DriverError) -> CudaError {
     let name = e
         .error_name()
         .map(|c| c.to_string_lossy().into_owned())

@@ -238,30 +238,23 @@ impl WorkerClient {
             let detail = self.kill();
             return Err(WorkerFailure::Crashed { detail });
         }
+        self.replies_until_done(stall, &mut on_reply)
+    }
+
+    /// Pass replies on until `Done`; a fault, silence or the worker's end stops it first.
+    fn replies_until_done(
+        &mut self,
+        stall: Duration,
+        on_reply: &mut dyn FnMut(&Reply),
+    ) -> Result<(), WorkerFailure> {
+        // Where the worker last said it was, to name it if it goes silent.
         let (mut variant, mut stage) = (String::new(), "starting".to_string());
         loop {
             let rx = &self.running.as_ref().expect("running").rx;
-            match rx.recv_timeout(stall) {
-                Ok(Line::Reply(reply)) => {
-                    on_reply(&reply);
-                    match reply {
-                        Reply::Done => return Ok(()),
-                        Reply::Stage {
-                            variant: v,
-                            stage: s,
-                        } => {
-                            variant = v;
-                            stage = s;
-                        }
-                        Reply::Fault { variant, message } => {
-                            self.kill();
-                            return Err(WorkerFailure::Fault { variant, message });
-                        }
-                        _ => {}
-                    }
-                }
-                Ok(Line::Garbage) => {}
-                Ok(Line::Eof) => {
+            let reply = match rx.recv_timeout(stall) {
+                Ok(Line::Reply(reply)) => reply,
+                Ok(Line::Garbage) => continue,
+                Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     let detail = self.kill();
                     return Err(WorkerFailure::Crashed { detail });
                 }
@@ -273,10 +266,19 @@ impl WorkerClient {
                         stage,
                     });
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let detail = self.kill();
-                    return Err(WorkerFailure::Crashed { detail });
+            };
+            on_reply(&reply);
+            match reply {
+                Reply::Done => return Ok(()),
+                Reply::Stage {
+                    variant: v,
+                    stage: s,
+                } => (variant, stage) = (v, s),
+                Reply::Fault { variant, message } => {
+                    self.kill();
+                    return Err(WorkerFailure::Fault { variant, message });
                 }
+                _ => {}
             }
         }
     }
