@@ -47,7 +47,7 @@ fn roots() -> Vec<(String, PathBuf)> {
 
 /// Python's site-packages folders, where `pip install nvidia-cuda-nvrtc` puts NVRTC. Asked of
 /// python3 itself because virtual environments and user installs put them anywhere.
-pub fn python_site_packages() -> Vec<PathBuf> {
+fn python_site_packages() -> Vec<PathBuf> {
     static CACHE: OnceLock<Vec<PathBuf>> = OnceLock::new();
     CACHE
         .get_or_init(|| {
