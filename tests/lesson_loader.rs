@@ -3,7 +3,7 @@
 
 use gpulab::course::bundle::CourseRoot;
 use gpulab::course::load::check_paths;
-use gpulab::course::{LessonError, load_course, load_file};
+use gpulab::course::{CourseError, load_course, load_file};
 use gpulab::model::{Arg, Init, MemSpace, Reference};
 use std::path::PathBuf;
 
@@ -12,7 +12,7 @@ fn fixtures() -> PathBuf {
 }
 
 /// Load one malformed fixture; it must fail.
-fn errors_of(name: &str) -> Vec<LessonError> {
+fn errors_of(name: &str) -> Vec<CourseError> {
     let dir = fixtures().join("bad");
     let text = std::fs::read_to_string(dir.join(name)).unwrap();
     let root = CourseRoot::Dir(dir);
@@ -201,7 +201,7 @@ fn every_error_of_a_file_is_reported_together() {
 fn check_paths_takes_folders_and_files() {
     let bad = fixtures().join("bad");
     let (loaded, errors) = check_paths(&[bad]);
-    assert_eq!(loaded, 0);
+    assert_eq!(loaded.len(), 0);
     for n in 1..=9 {
         let prefix = format!("{:02}-", n);
         assert!(
@@ -211,9 +211,9 @@ fn check_paths_takes_folders_and_files() {
     }
     let good = fixtures().join("lessons");
     let (loaded, errors) = check_paths(&[good.clone(), good.join("02-tiny-transpose.yaml")]);
-    assert_eq!((loaded, errors.len()), (3, 0), "{errors:#?}");
+    assert_eq!((loaded.len(), errors.len()), (3, 0), "{errors:#?}");
     let (loaded, errors) = check_paths(&[fixtures().join("no-such-thing")]);
-    assert_eq!(loaded, 0);
+    assert_eq!(loaded.len(), 0);
     assert_eq!(errors[0].line, 0);
     assert!(
         errors[0]

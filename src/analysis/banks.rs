@@ -27,13 +27,6 @@ pub struct SharedCost {
     pub phases: Vec<PhaseCost>,
 }
 
-impl SharedCost {
-    /// Wavefronts beyond the ideal.
-    pub fn conflicts(&self) -> u32 {
-        self.wavefronts - self.ideal
-    }
-}
-
 /// Lanes served together: as many as fit in 128 bytes, 32 at most.
 pub fn lanes_per_phase(width: u32) -> u32 {
     (128 / width.max(4)).clamp(1, 32)
@@ -134,35 +127,6 @@ fn for_each_phase(mask: u32, width: u32, addrs: &[u64; 32], mut f: impl FnMut(u3
     }
 }
 
-/// What the heatmap draws for one request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LaneBankGrid {
-    /// `words[lane][bank]`: words the lane asks of the bank (0 for inactive lanes).
-    pub words: [[u8; BANKS]; 32],
-    /// The phase each lane is served in.
-    pub phase: [u8; 32],
-}
-
-pub fn lane_bank_grid(mask: u32, width: u32, addrs: &[u64; 32]) -> LaneBankGrid {
-    let lanes = lanes_per_phase(width);
-    let mut grid = LaneBankGrid {
-        words: [[0; BANKS]; 32],
-        phase: [0; 32],
-    };
-    for lane in 0..32u32 {
-        grid.phase[lane as usize] = (lane / lanes) as u8;
-        if mask & (1 << lane) == 0 {
-            continue;
-        }
-        let first = addrs[lane as usize] >> 2;
-        for k in 0..u64::from(words_per_lane(width)) {
-            let cell = &mut grid.words[lane as usize][((first + k) & 31) as usize];
-            *cell = cell.saturating_add(1);
-        }
-    }
-    grid
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,7 +139,10 @@ mod tests {
     #[test]
     fn word_stride_32_puts_every_lane_in_one_bank() {
         let cost = shared_request(u32::MAX, 4, &strided(32 * 4));
-        assert_eq!((cost.wavefronts, cost.ideal, cost.conflicts()), (32, 1, 31));
+        assert_eq!(
+            (cost.wavefronts, cost.ideal, cost.wavefronts - cost.ideal),
+            (32, 1, 31)
+        );
         assert_eq!(cost.per_bank_words[0], 32);
         assert_eq!(cost.per_bank_words.iter().sum::<u32>(), 32);
     }
@@ -269,18 +236,5 @@ mod tests {
         }
         // Bank 0: 32 words from the column, none from the sparse float4s, one from the pair.
         assert_eq!(banks[0], 32 + 1);
-    }
-
-    #[test]
-    fn grid_shows_each_lane_s_banks_and_phase() {
-        let grid = lane_bank_grid(0xFFFF_FFFE, 16, &strided(16));
-        assert_eq!(grid.words[0], [0; BANKS]);
-        assert_eq!(&grid.words[1][4..8], &[1, 1, 1, 1]);
-        assert_eq!(grid.words[1].iter().map(|&n| u32::from(n)).sum::<u32>(), 4);
-        assert_eq!(grid.phase[7], 0);
-        assert_eq!(grid.phase[8], 1);
-        assert_eq!(grid.phase[31], 3);
-        let column = lane_bank_grid(u32::MAX, 4, &strided(128));
-        assert!((0..32).all(|lane| column.words[lane][0] == 1));
     }
 }

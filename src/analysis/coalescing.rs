@@ -110,16 +110,6 @@ fn union_bytes(mask: u32, width: u64, addrs: &[u64; 32]) -> u64 {
     total + if n > 0 { width } else { 0 }
 }
 
-/// For the heatmap: each active lane's first sector, counted from the lowest sector any lane
-/// touches; None for inactive lanes.
-pub fn lane_sector_grid(mask: u32, _width: u32, addrs: &[u64; 32]) -> [Option<u64>; 32] {
-    let lowest = active(mask).map(|l| addrs[l] / SECTOR_BYTES).min();
-    std::array::from_fn(|lane| {
-        let lowest = lowest?;
-        (mask & (1 << lane) != 0).then(|| addrs[lane] / SECTOR_BYTES - lowest)
-    })
-}
-
 /// Distinct addresses of a constant-memory request: the accesses it is serialized into.
 pub fn constant_request(mask: u32, addrs: &[u64; 32]) -> u32 {
     let mut vals = [0u64; 32];
@@ -184,15 +174,6 @@ mod tests {
         let cost = global_request(0x0000_FFFF, 4, &addrs);
         assert_eq!((cost.sectors, cost.lines, cost.bytes_used), (2, 1, 64));
         assert_eq!(global_request(0, 4, &addrs), GlobalCost::default());
-    }
-
-    #[test]
-    fn sector_grid_is_relative_to_the_lowest_sector() {
-        let grid = lane_sector_grid(0xFFFF_FFFE, 4, &strided(128));
-        assert_eq!(grid[0], None);
-        assert_eq!(grid[1], Some(0));
-        assert_eq!(grid[31], Some(120));
-        assert_eq!(lane_sector_grid(0, 4, &strided(4)), [None; 32]);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! Pure functions over measured or traced data: no I/O, no CUDA.
 
 pub mod banks;
+pub mod claims;
 pub mod coalescing;
 pub mod describe;
+pub mod heatmap;
 pub mod occupancy;
 pub mod ptxas_log;
 pub mod stats;

@@ -74,25 +74,10 @@ pub fn parse_ptxas_log(log: &str) -> BTreeMap<String, PtxasReport> {
             continue;
         };
         if body.starts_with("Used ") {
-            for (n, label) in &items {
-                match label.as_str() {
-                    "registers" => report.registers = *n,
-                    "barriers" => report.barriers = *n,
-                    "smem" => report.smem = *n,
-                    l if l.starts_with("cmem[") => report.cmem += n,
-                    _ => {}
-                }
-            }
+            take_used(report, &items);
         } else if items.iter().any(|(_, label)| label == "stack frame") && properties_for == current
         {
-            for (n, label) in &items {
-                match label.as_str() {
-                    "stack frame" => report.stack_frame = *n,
-                    "spill stores" => report.spill_stores = *n,
-                    "spill loads" => report.spill_loads = *n,
-                    _ => {}
-                }
-            }
+            take_stack(report, &items);
         }
     }
 
@@ -100,6 +85,31 @@ pub fn parse_ptxas_log(log: &str) -> BTreeMap<String, PtxasReport> {
         report.cmem += module_cmem;
     }
     kernels
+}
+
+/// The items of a kernel's `Used ...` line.
+fn take_used(report: &mut PtxasReport, items: &[(u32, String)]) {
+    for (n, label) in items {
+        match label.as_str() {
+            "registers" => report.registers = *n,
+            "barriers" => report.barriers = *n,
+            "smem" => report.smem = *n,
+            l if l.starts_with("cmem[") => report.cmem += n,
+            _ => {}
+        }
+    }
+}
+
+/// The items of a kernel's own stack frame and spill line.
+fn take_stack(report: &mut PtxasReport, items: &[(u32, String)]) {
+    for (n, label) in items {
+        match label.as_str() {
+            "stack frame" => report.stack_frame = *n,
+            "spill stores" => report.spill_stores = *n,
+            "spill loads" => report.spill_loads = *n,
+            _ => {}
+        }
+    }
 }
 
 /// The report of `kernel`, named as in the source: an exact key (an `extern "C"` kernel, or a

@@ -13,7 +13,7 @@ pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
     let (lessons, errors) = if paths.is_empty() {
         crate::course::load_course(root)
     } else {
-        crate::course::load::load_paths(paths)
+        crate::course::load::check_paths(paths)
     };
     for e in &errors {
         println!("{e}");

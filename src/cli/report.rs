@@ -3,21 +3,12 @@
 use crate::analysis::describe::{per_request, source_label, status};
 use crate::analysis::stats::fmt_ms;
 use crate::model::Lesson;
-use crate::model::results::{LessonResult, Source};
+use crate::model::results::{LessonResult, Source, VariantResult};
 
 pub fn text_report(lesson: &Lesson, r: &LessonResult) -> String {
-    let mut out = format!("{} · {} · {}\n", lesson.id, lesson.title, source_label(r));
-    if let Some(p) = r.peak.copy_gbps {
-        out.push_str(&format!(
-            "copy peak (device-to-device, read+write): {p:.0} GB/s\n"
-        ));
-    }
-    if r.compile == Some(Source::Live) && r.source == Source::Recorded {
-        out.push_str("compile reports: live (NVRTC on this machine)\n");
-    }
+    let mut out = heading(lesson, r);
     out.push('\n');
-    out.push_str(&format!(
-        "{:<20} {:>10} {:>7} {:>9} {:>6} {:>5} {:>6} {:>7} {:>6} {:>8} {:>8}  {}\n",
+    out.push_str(&row([
         "variant",
         "median",
         "±",
@@ -29,36 +20,83 @@ pub fn text_report(lesson: &Lesson, r: &LessonResult) -> String {
         "occ",
         "smem wf/r",
         "sect/r",
-        "status"
-    ));
+        "status",
+    ]));
     for v in &r.variants {
-        let t = v.time_ms.as_ref();
-        let m = v.memory.as_ref();
-        let p = v.ptxas.as_ref();
-        let opt = |x: Option<String>| x.unwrap_or_else(|| "-".into());
+        out.push_str(&variant_row(v));
+    }
+    out.push_str(&overflow_notes(r));
+    out.push_str(&claims(r));
+    out
+}
+
+/// The lesson, where the figures come from, and the ceiling they are compared with.
+fn heading(lesson: &Lesson, r: &LessonResult) -> String {
+    let mut out = format!("{} · {} · {}\n", lesson.id, lesson.title, source_label(r));
+    if let Some(p) = r.peak.copy_gbps {
         out.push_str(&format!(
-            "{:<20} {:>10} {:>7} {:>9} {:>6} {:>5} {:>6} {:>7} {:>6} {:>8} {:>8}  {}\n",
-            v.name,
-            opt(t.map(|t| fmt_ms(t.median))),
-            opt(t.map(|t| format!("{:.1}%", t.spread_pct))),
-            opt(v.gbps.map(|g| format!("{g:.0}"))),
-            opt(v.pct_of_peak.map(|g| format!("{g:.0}%"))),
-            opt(p.map(|p| p.registers.to_string())),
-            opt(p.map(|p| p.stack_frame.to_string())),
-            opt(p.map(|p| format!("{}/{}", p.spill_stores, p.spill_loads))),
-            opt(v
-                .occupancy
-                .as_ref()
-                .map(|o| format!("{:.0}%", o.ratio * 100.0))),
-            opt(m
-                .and_then(|m| per_request(m.shared.wavefronts, m.shared.requests))
-                .map(|x| format!("{x:.2}"))),
-            opt(m
-                .and_then(|m| per_request(m.global.sectors, m.global.requests))
-                .map(|x| format!("{x:.2}"))),
-            status(v),
+            "copy peak (device-to-device, read+write): {p:.0} GB/s\n"
         ));
     }
+    if r.compile == Some(Source::Live) && r.source == Source::Recorded {
+        out.push_str("compile reports: live (NVRTC on this machine)\n");
+    }
+    out
+}
+
+/// One line of the table; the heading and the variants share it so their columns line up.
+fn row<S: AsRef<str>>(cells: [S; 12]) -> String {
+    let [
+        name,
+        median,
+        spread,
+        gbps,
+        peak,
+        regs,
+        stack,
+        spill,
+        occ,
+        wf,
+        sect,
+        status,
+    ] = cells.each_ref().map(AsRef::as_ref);
+    format!(
+        "{name:<20} {median:>10} {spread:>7} {gbps:>9} {peak:>6} {regs:>5} {stack:>6} {spill:>7} \
+         {occ:>6} {wf:>8} {sect:>8}  {status}\n"
+    )
+}
+
+fn variant_row(v: &VariantResult) -> String {
+    let t = v.time_ms.as_ref();
+    let m = v.memory.as_ref();
+    let p = v.ptxas.as_ref();
+    let opt = |x: Option<String>| x.unwrap_or_else(|| "-".into());
+    row([
+        v.name.clone(),
+        opt(t.map(|t| fmt_ms(t.median))),
+        opt(t.map(|t| format!("{:.1}%", t.spread_pct))),
+        opt(v.gbps.map(|g| format!("{g:.0}"))),
+        opt(v.pct_of_peak.map(|g| format!("{g:.0}%"))),
+        opt(p.map(|p| p.registers.to_string())),
+        opt(p.map(|p| p.stack_frame.to_string())),
+        opt(p.map(|p| format!("{}/{}", p.spill_stores, p.spill_loads))),
+        opt(v
+            .occupancy
+            .as_ref()
+            .map(|o| format!("{:.0}%", o.ratio * 100.0))),
+        opt(m
+            .and_then(|m| per_request(m.shared.wavefronts, m.shared.requests))
+            .map(|x| format!("{x:.2}"))),
+        opt(m
+            .and_then(|m| per_request(m.global.sectors, m.global.requests))
+            .map(|x| format!("{x:.2}"))),
+        status(v),
+    ])
+}
+
+/// A full trace buffer is said out loud: its figures come from fewer records than ran.
+fn overflow_notes(r: &LessonResult) -> String {
+    let mut out = String::new();
     for v in &r.variants {
         if let Some(m) = v.memory.as_ref().filter(|m| m.overflow > 0) {
             out.push_str(&format!(
@@ -67,20 +105,26 @@ pub fn text_report(lesson: &Lesson, r: &LessonResult) -> String {
             ));
         }
     }
-    if !r.expect.is_empty() {
-        out.push_str("\nclaims:\n");
-        for c in &r.expect {
-            let mark = match c.holds {
-                Some(true) => "✓",
-                Some(false) => "✗",
-                None => "?",
-            };
-            out.push_str(&format!("  {mark} {}", c.claim));
-            if !c.detail.is_empty() {
-                out.push_str(&format!("  ({})", c.detail));
-            }
-            out.push('\n');
+    out
+}
+
+fn claims(r: &LessonResult) -> String {
+    let mut out = String::new();
+    if r.expect.is_empty() {
+        return out;
+    }
+    out.push_str("\nclaims:\n");
+    for c in &r.expect {
+        let mark = match c.holds {
+            Some(true) => "✓",
+            Some(false) => "✗",
+            None => "?",
+        };
+        out.push_str(&format!("  {mark} {}", c.claim));
+        if !c.detail.is_empty() {
+            out.push_str(&format!("  ({})", c.detail));
         }
+        out.push('\n');
     }
     out
 }

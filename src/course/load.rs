@@ -1,19 +1,27 @@
 //! Loading and validation: a lesson file becomes a `Lesson`, or every problem it has, each
 //! with `file:line:col`.
 
+mod cx;
+mod kernel;
+mod launch;
 mod read;
+mod reference;
 mod resolve;
+mod sizes;
 mod variants;
 
 use super::bundle::CourseRoot;
-use super::spans::{Pos, Spans};
+use super::spans::{Pos, Spans, YamlError};
 use crate::model::Lesson;
 use std::collections::HashMap;
-use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LessonError {
+/// A problem with a lesson file, where it is. Shown as `file:line:col: message`, or
+/// `file: message` when it concerns the file as a whole.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{}", located(.file, *.line, *.col, .message))]
+pub struct CourseError {
     pub file: String,
     /// 1-based; 0 when the problem is with the file as a whole (it cannot be read).
     pub line: usize,
@@ -21,24 +29,16 @@ pub struct LessonError {
     pub message: String,
 }
 
-impl fmt::Display for LessonError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {}", self.file, self.message)
-        } else {
-            write!(
-                f,
-                "{}:{}:{}: {}",
-                self.file, self.line, self.col, self.message
-            )
-        }
+fn located(file: &str, line: usize, col: usize, message: &str) -> String {
+    if line == 0 {
+        format!("{file}: {message}")
+    } else {
+        format!("{file}:{line}:{col}: {message}")
     }
 }
 
-impl std::error::Error for LessonError {}
-
 /// Every lesson of the course, sorted by their place in it, and every error of every file.
-pub fn load_course(root: &CourseRoot) -> (Vec<Lesson>, Vec<LessonError>) {
+pub fn load_course(root: &CourseRoot) -> (Vec<Lesson>, Vec<CourseError>) {
     match root.lesson_files() {
         Ok(files) => load_files(root, files),
         Err(e) => (
@@ -49,7 +49,7 @@ pub fn load_course(root: &CourseRoot) -> (Vec<Lesson>, Vec<LessonError>) {
 }
 
 /// Load one lesson; `file` is the name shown in messages.
-pub fn load_file(root: &CourseRoot, file: &str, text: &str) -> Result<Lesson, Vec<LessonError>> {
+pub fn load_file(root: &CourseRoot, file: &str, text: &str) -> Result<Lesson, Vec<CourseError>> {
     let mut errs = Errors {
         file: file.to_string(),
         list: Vec::new(),
@@ -69,50 +69,59 @@ pub fn load_file(root: &CourseRoot, file: &str, text: &str) -> Result<Lesson, Ve
     }
 }
 
-/// Validate files and folders (a folder: the lesson files in it). A file's kernels resolve
-/// against the folder above the one that holds it. Returns how many lessons loaded.
-pub fn check_paths(paths: &[PathBuf]) -> (usize, Vec<LessonError>) {
-    let (lessons, errors) = load_paths(paths);
-    (lessons.len(), errors)
-}
-
-/// `check_paths`, keeping the lessons that loaded (for `check` to compile them).
-pub fn load_paths(paths: &[PathBuf]) -> (Vec<Lesson>, Vec<LessonError>) {
-    let mut loaded = Vec::new();
+/// Validate files and folders (a folder: the lesson files in it), as `gpulab check` does.
+/// A file's kernels resolve against the folder above the one that holds it. Returns the
+/// lessons that loaded and the errors of the rest.
+pub fn check_paths(paths: &[PathBuf]) -> (Vec<Lesson>, Vec<CourseError>) {
+    let mut lessons = Vec::new();
     let mut errors = Vec::new();
     for p in paths {
-        let name = p.display().to_string();
-        if p.is_dir() {
-            let root = CourseRoot::Dir(p.clone());
-            match root.lesson_files() {
-                Ok(files) if files.is_empty() => errors.push(whole_file(
-                    &name,
-                    "no lesson files (named NN-<id>.yaml) in this folder".into(),
-                )),
-                Ok(files) => {
-                    let (lessons, errs) = load_files(&root, files);
-                    loaded.extend(lessons);
-                    errors.extend(errs);
-                }
-                Err(e) => errors.push(whole_file(&name, e.to_string())),
-            }
+        let (l, e) = if p.is_dir() {
+            check_dir(p)
         } else if p.is_file() {
-            let dir = p.parent().map(PathBuf::from).unwrap_or_default();
-            match std::fs::read_to_string(p) {
-                Ok(text) => match load_file(&CourseRoot::Dir(dir), &name, &text) {
-                    Ok(lesson) => loaded.push(lesson),
-                    Err(errs) => errors.extend(errs),
-                },
-                Err(e) => errors.push(whole_file(&name, e.to_string())),
-            }
+            check_file(p)
         } else {
-            errors.push(whole_file(&name, "no such file or folder".into()));
-        }
+            let name = p.display().to_string();
+            (
+                Vec::new(),
+                vec![whole_file(&name, "no such file or folder".into())],
+            )
+        };
+        lessons.extend(l);
+        errors.extend(e);
     }
-    (loaded, errors)
+    (lessons, errors)
 }
 
-fn load_files(root: &CourseRoot, files: Vec<(String, String)>) -> (Vec<Lesson>, Vec<LessonError>) {
+fn check_dir(dir: &Path) -> (Vec<Lesson>, Vec<CourseError>) {
+    let name = dir.display().to_string();
+    let root = CourseRoot::Dir(dir.to_path_buf());
+    match root.lesson_files() {
+        Ok(files) if files.is_empty() => (
+            Vec::new(),
+            vec![whole_file(
+                &name,
+                format!("no lesson files (NN-<id>.yaml) in {name}"),
+            )],
+        ),
+        Ok(files) => load_files(&root, files),
+        Err(e) => (Vec::new(), vec![whole_file(&name, e.to_string())]),
+    }
+}
+
+fn check_file(file: &Path) -> (Vec<Lesson>, Vec<CourseError>) {
+    let name = file.display().to_string();
+    let dir = file.parent().map(PathBuf::from).unwrap_or_default();
+    match std::fs::read_to_string(file) {
+        Ok(text) => match load_file(&CourseRoot::Dir(dir), &name, &text) {
+            Ok(lesson) => (vec![lesson], Vec::new()),
+            Err(errs) => (Vec::new(), errs),
+        },
+        Err(e) => (Vec::new(), vec![whole_file(&name, e.to_string())]),
+    }
+}
+
+fn load_files(root: &CourseRoot, files: Vec<(String, String)>) -> (Vec<Lesson>, Vec<CourseError>) {
     let mut lessons: Vec<Lesson> = Vec::new();
     let mut errors = Vec::new();
     let mut first_file: HashMap<String, String> = HashMap::new();
@@ -124,7 +133,7 @@ fn load_files(root: &CourseRoot, files: Vec<(String, String)>) -> (Vec<Lesson>, 
                         .ok()
                         .and_then(|s| s.value("id"))
                         .map_or(Pos::START, |s| s.pos);
-                    errors.push(LessonError {
+                    errors.push(CourseError {
                         file,
                         line: at.line,
                         col: at.col,
@@ -149,8 +158,8 @@ fn root_name(root: &CourseRoot) -> String {
     }
 }
 
-fn whole_file(file: &str, message: String) -> LessonError {
-    LessonError {
+fn whole_file(file: &str, message: String) -> CourseError {
+    CourseError {
         file: file.to_string(),
         line: 0,
         col: 0,
@@ -161,12 +170,12 @@ fn whole_file(file: &str, message: String) -> LessonError {
 /// The errors of one file, as they are found.
 struct Errors {
     file: String,
-    list: Vec<LessonError>,
+    list: Vec<CourseError>,
 }
 
 impl Errors {
     fn at(&mut self, pos: Pos, message: impl Into<String>) {
-        self.list.push(LessonError {
+        self.list.push(CourseError {
             file: self.file.clone(),
             line: pos.line,
             col: pos.col,
@@ -174,10 +183,14 @@ impl Errors {
         });
     }
 
+    fn report(&mut self, e: YamlError) {
+        self.at(e.pos, e.message);
+    }
+
     /// In file order, each once (a variant that inherits a bad key reports it only once).
-    fn finish(mut self) -> Vec<LessonError> {
+    fn finish(mut self) -> Vec<CourseError> {
         self.list.sort_by_key(|e| (e.line, e.col));
-        let mut out: Vec<LessonError> = Vec::new();
+        let mut out: Vec<CourseError> = Vec::new();
         for e in self.list {
             if !out.contains(&e) {
                 out.push(e);

@@ -1,10 +1,12 @@
 //! The course on disk: YAML lesson files loaded and validated into `model::Lesson`, with every
-//! problem reported at `file:line:col`; expressions, spans and the bundled lessons.
+//! problem reported at `file:line:col`; claims, expressions, spans, the bundled lessons, and
+//! `check_paths`, the one check of lesson files and folders.
 
 pub mod bundle;
+pub mod claims;
 pub mod expr;
 pub mod load;
 pub mod schema;
 pub mod spans;
 
-pub use load::{LessonError, load_course, load_file};
+pub use load::{CourseError, check_paths, load_course, load_file};

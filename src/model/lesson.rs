@@ -31,18 +31,34 @@ impl MemSpace {
         MemSpace::Capstone,
     ];
 
+    /// Each space's name in lesson files (the same as its serde name) and its label on
+    /// screen: the one place either is spelt.
+    const NAMES: [(MemSpace, &'static str, &'static str); 9] = [
+        (MemSpace::Global, "global", "GLOBAL"),
+        (MemSpace::Shared, "shared", "SHARED"),
+        (MemSpace::Register, "register", "REGISTERS"),
+        (MemSpace::Local, "local", "LOCAL"),
+        (MemSpace::Constant, "constant", "CONSTANT"),
+        (MemSpace::Texture, "texture", "TEXTURE"),
+        (MemSpace::L2, "l2", "L2"),
+        (MemSpace::Dsmem, "dsmem", "DISTRIBUTED SHARED"),
+        (MemSpace::Capstone, "capstone", "CAPSTONE"),
+    ];
+
+    /// The name a lesson file gives the space (`space: shared`).
+    pub fn id(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(m, _, _)| *m == self)
+            .map_or("?", |(_, id, _)| id)
+    }
+
+    /// The space's name as a heading on screen.
     pub fn label(self) -> &'static str {
-        match self {
-            MemSpace::Global => "GLOBAL",
-            MemSpace::Shared => "SHARED",
-            MemSpace::Register => "REGISTERS",
-            MemSpace::Local => "LOCAL",
-            MemSpace::Constant => "CONSTANT",
-            MemSpace::Texture => "TEXTURE",
-            MemSpace::L2 => "L2",
-            MemSpace::Dsmem => "DISTRIBUTED SHARED",
-            MemSpace::Capstone => "CAPSTONE",
-        }
+        Self::NAMES
+            .iter()
+            .find(|(m, _, _)| *m == self)
+            .map_or("?", |(_, _, label)| label)
     }
 }
 
@@ -198,5 +214,19 @@ pub struct Lesson {
 impl Lesson {
     pub fn variant(&self, name: &str) -> Option<&Variant> {
         self.variants.iter().find(|v| v.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::MemSpace;
+
+    #[test]
+    fn space_ids_are_the_serde_names() {
+        for m in MemSpace::ALL {
+            let json = serde_json::to_string(&m).unwrap();
+            assert_eq!(json, format!("\"{}\"", m.id()));
+            assert_ne!(m.label(), "?");
+        }
     }
 }

@@ -42,7 +42,8 @@ impl DeviceInfo {
     }
 }
 
-/// Ceilings measured on this device in the same session.
+/// Ceilings measured on the device the variants ran on, by the same worker (once, before its
+/// first timed run), so a variant's share of the peak compares like with like.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Peak {
     /// Device-to-device copy, counting bytes read plus bytes written.
@@ -127,8 +128,9 @@ pub struct LocalStats {
     pub bytes: u64,
 }
 
-/// Memory behaviour from the trace, scaled to the whole grid when only a sample of blocks was
-/// traced (`scale` says by how much).
+/// Memory behaviour from the trace. When only some blocks were traced, the totals are scaled
+/// by `total_blocks / traced_blocks` to stand for the whole grid; `instructions` keeps the
+/// traced counts, as its heatmaps show real requests.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MemoryStats {
     pub shared: SharedStats,
@@ -213,7 +215,8 @@ pub struct LessonResult {
     pub device: Option<DeviceInfo>,
     pub peak: Peak,
     pub variants: Vec<VariantResult>,
-    /// The lesson's claims (also copied into each variant they name, per design).
+    /// The lesson's claims. Each is also copied into the variant it is about, so a variant's
+    /// column can show its own claims without searching the lesson's.
     pub expect: Vec<ClaimResult>,
     /// Where the compile reports come from, when not from `source`: "live" when NVRTC on
     /// this machine compiled the kernels now, beside recorded timings.

@@ -2,9 +2,10 @@
 //! headless commands and the UI share (so what the tests see is what the learner sees).
 
 use super::client::{WorkerClient, WorkerFailure, default_stall_timeout};
+use crate::analysis::claims;
+use crate::model::Lesson;
 use crate::model::protocol::{Reply, Request, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, Peak, Source, VariantResult};
-use crate::model::{Lesson, claim as claims};
 
 /// What the worker found on this machine.
 #[derive(Debug, Clone, Default)]

@@ -16,7 +16,7 @@
 //! Entries of inactive lanes are left as they were in the buffer; decoding zeroes them.
 
 use crate::model::access::Space;
-use crate::trace::instrument::Site;
+use crate::trace::instrument::{DeclaredSpace, Site};
 
 pub const RECORD_BYTES: usize = 288;
 const HEADER_BYTES: usize = 32;
@@ -62,6 +62,22 @@ pub fn records_to_read(count: u32, cap: u32) -> (usize, u64) {
     (kept as usize, u64::from(count - kept))
 }
 
+/// The resolved space a record's code names; the codes are `DeclaredSpace::code`'s first four.
+fn space_of(code: u32) -> Option<Space> {
+    [Space::Shared, Space::Global, Space::Local, Space::Constant]
+        .into_iter()
+        .find(|&s| code_of(s) == code)
+}
+
+fn code_of(space: Space) -> u32 {
+    match space {
+        Space::Shared => DeclaredSpace::Shared.code(),
+        Space::Global => DeclaredSpace::Global.code(),
+        Space::Local => DeclaredSpace::Local.code(),
+        Space::Constant => DeclaredSpace::Const.code(),
+    }
+}
+
 /// Decode `bytes` (whole records, as copied from the device) and check them against the
 /// instrumented sites, so that a stale or corrupt buffer is an error, not a wrong heatmap.
 pub fn decode(bytes: &[u8], sites: &[Site]) -> Result<Vec<Record>, DecodeError> {
@@ -97,13 +113,7 @@ fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, Deco
     if mask == 0 {
         return Err(DecodeError::EmptyMask { index });
     }
-    let space = match code {
-        0 => Space::Shared,
-        1 => Space::Global,
-        2 => Space::Local,
-        3 => Space::Constant,
-        _ => return Err(DecodeError::BadSpace { index, code }),
-    };
+    let space = space_of(code).ok_or(DecodeError::BadSpace { index, code })?;
     let mut addrs = [0u64; 32];
     for (lane, a) in addrs.iter_mut().enumerate() {
         if mask & (1 << lane) != 0 {
@@ -127,13 +137,16 @@ fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, Deco
 pub fn encode(records: &[Record]) -> Vec<u8> {
     let mut out = Vec::with_capacity(records.len() * RECORD_BYTES);
     for r in records {
-        let code = match r.space {
-            Space::Shared => 0u32,
-            Space::Global => 1,
-            Space::Local => 2,
-            Space::Constant => 3,
-        };
-        for w in [r.site, r.block, r.warp, r.mask, code, r.width, 0, 0] {
+        for w in [
+            r.site,
+            r.block,
+            r.warp,
+            r.mask,
+            code_of(r.space),
+            r.width,
+            0,
+            0,
+        ] {
             out.extend_from_slice(&w.to_le_bytes());
         }
         for a in r.addrs {
@@ -147,7 +160,6 @@ pub fn encode(records: &[Record]) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::model::access::AccessKind;
-    use crate::trace::instrument::DeclaredSpace;
 
     fn site(id: u32, width: u32) -> Site {
         Site {

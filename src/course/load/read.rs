@@ -4,7 +4,7 @@
 
 use super::Errors;
 use crate::course::schema::{RawHead, RawLesson};
-use crate::course::spans::{self, Node, NodeKind, Pos, Spans};
+use crate::course::spans::{self, Node, NodeKind, Pos, Spans, YamlError};
 use serde::de::DeserializeOwned;
 
 const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];
@@ -13,69 +13,82 @@ const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];
 /// mapping (nothing more can be said about it).
 pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> {
     if let Err(e) = serde_yaml::from_str::<serde_yaml::Value>(text) {
-        let (pos, msg) = serde_error(&e);
-        errs.at(pos, msg);
+        errs.report(serde_error(&e));
         return None;
     }
     let spans = match Spans::parse(text) {
         Ok(s) => s,
-        Err((pos, msg)) => {
-            errs.at(pos, msg);
+        Err(e) => {
+            errs.report(e);
             return None;
         }
     };
-    let root = match &spans.root {
-        Some(
-            r @ Node {
-                kind: NodeKind::Map(_),
-                ..
-            },
-        ) => r.clone(),
-        Some(r) => {
-            errs.at(
-                r.span.pos,
-                "a lesson is a mapping of keys (format_version, id, title, ...)",
-            );
-            return None;
-        }
-        None => {
-            errs.at(Pos::START, "the file is empty");
-            return None;
-        }
-    };
+    let root = root_mapping(&spans, errs)?;
     let mut raw = RawLesson::default();
     let entries = root.entry_ranges();
     for (i, (name, _, _)) in entries.iter().enumerate() {
-        let value = root.get(name);
-        let ok = match (LISTS.contains(&name.as_str()), value) {
+        let ok = match (LISTS.contains(&name.as_str()), root.get(name)) {
             (true, Some(v)) => {
                 let key = spans.key(name).unwrap_or(Pos::START);
                 read_list(text, name, (key, v), &mut raw, errs)
             }
-            _ => {
-                let others: Vec<(usize, usize)> = entries
-                    .iter()
-                    .enumerate()
-                    .filter(|&(j, _)| j != i)
-                    .map(|(_, &(_, s, e))| (s, e))
-                    .collect();
-                match de::<RawHead>(&spans::blank_ranges(text, &others)) {
-                    Ok(part) => {
-                        merge(&mut raw.head, part);
-                        true
-                    }
-                    Err((pos, msg)) => {
-                        errs.at(pos, msg);
-                        false
-                    }
-                }
-            }
+            _ => read_head_entry(text, &entries, i, &mut raw.head, errs),
         };
         if !ok {
             raw.failed.push(name.clone());
         }
     }
     Some((raw, spans))
+}
+
+/// The document's top node, when it is a mapping as a lesson must be.
+fn root_mapping(spans: &Spans, errs: &mut Errors) -> Option<Node> {
+    match &spans.root {
+        Some(
+            r @ Node {
+                kind: NodeKind::Map(_),
+                ..
+            },
+        ) => Some(r.clone()),
+        Some(r) => {
+            errs.at(
+                r.span.pos,
+                "a lesson is a mapping of keys (format_version, id, title, ...)",
+            );
+            None
+        }
+        None => {
+            errs.at(Pos::START, "the file is empty");
+            None
+        }
+    }
+}
+
+/// Read the `i`-th top-level entry on its own (the others blanked out) into `head`; false
+/// when it has errors.
+fn read_head_entry(
+    text: &str,
+    entries: &[(String, usize, usize)],
+    i: usize,
+    head: &mut RawHead,
+    errs: &mut Errors,
+) -> bool {
+    let others: Vec<(usize, usize)> = entries
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != i)
+        .map(|(_, &(_, s, e))| (s, e))
+        .collect();
+    match de::<RawHead>(&spans::blank_ranges(text, &others)) {
+        Ok(part) => {
+            merge(head, part);
+            true
+        }
+        Err(e) => {
+            errs.report(e);
+            false
+        }
+    }
 }
 
 /// Read each element of a list section; false when the section is not a list.
@@ -121,17 +134,17 @@ fn element<T: DeserializeOwned>(
         return None;
     }
     de(&spans::keep_only(text, item.start, item.end))
-        .map_err(|(pos, msg)| errs.at(pos, msg))
+        .map_err(|e| errs.report(e))
         .ok()
 }
 
-fn de<T: DeserializeOwned>(doc: &str) -> Result<T, (Pos, String)> {
+fn de<T: DeserializeOwned>(doc: &str) -> Result<T, YamlError> {
     serde_yaml::from_str(doc).map_err(|e| serde_error(&e))
 }
 
 /// serde_yaml's message without its own location (given separately) and without its path
 /// (relative to the part that was read, so it would mislead).
-fn serde_error(e: &serde_yaml::Error) -> (Pos, String) {
+fn serde_error(e: &serde_yaml::Error) -> YamlError {
     let pos = e.location().map_or(Pos::START, |l| Pos {
         line: l.line(),
         col: l.column(),
@@ -148,7 +161,7 @@ fn serde_error(e: &serde_yaml::Error) -> (Pos, String) {
     {
         msg = rest.to_string();
     }
-    (pos, msg)
+    YamlError { pos, message: msg }
 }
 
 /// The range of the first " at line N column M" in `msg`.
@@ -196,7 +209,7 @@ mod tests {
     #[test]
     fn serde_messages_lose_location_and_relative_path() {
         let e = serde_yaml::from_str::<RawHead>("\n\ntrace: { blocks: -1 }").unwrap_err();
-        let (pos, msg) = serde_error(&e);
+        let YamlError { pos, message: msg } = serde_error(&e);
         assert_eq!(pos, Pos { line: 3, col: 18 });
         assert!(
             msg.starts_with("invalid type: integer `-1`, expected u32"),
@@ -204,7 +217,7 @@ mod tests {
         );
         assert!(!msg.contains("line"), "{msg}");
         let e = serde_yaml::from_str::<serde_yaml::Value>("a: [1,\nb: 2").unwrap_err();
-        let (_, msg) = serde_error(&e);
+        let msg = serde_error(&e).message;
         assert!(!msg.contains(" at line "), "{msg}");
         assert!(msg.contains("while parsing a flow sequence"), "{msg}");
     }

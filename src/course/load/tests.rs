@@ -35,6 +35,7 @@ fn course() -> (tempfile::TempDir, CourseRoot) {
     (dir, root)
 }
 
+/// Errors as `line:col: message`, the file name left out.
 fn load(text: &str) -> Result<Lesson, Vec<String>> {
     let (_dir, root) = course();
     load_file(&root, "03-base.yaml", text).map_err(|errs| {
@@ -382,4 +383,33 @@ fn duplicate_ids_across_files() {
     assert_eq!((e.line, e.col), (2, 5));
     assert!(e.message.contains("already used by"), "{e}");
     assert!(e.message.contains("01-other.yaml"), "{e}");
+}
+
+#[test]
+fn check_paths_reports_a_folder_without_lessons() {
+    let (dir, _) = course();
+    let empty = dir.path().join("lessons");
+    let (lessons, errs) = check_paths(std::slice::from_ref(&empty));
+    assert!(lessons.is_empty());
+    let shown = empty.display().to_string();
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert_eq!(
+        errs[0].message,
+        format!("no lesson files (NN-<id>.yaml) in {shown}")
+    );
+    assert_eq!(
+        errs[0].to_string(),
+        format!("{shown}: no lesson files (NN-<id>.yaml) in {shown}")
+    );
+}
+
+#[test]
+fn check_paths_returns_the_lessons() {
+    let (dir, _) = course();
+    let file = dir.path().join("lessons/03-base.yaml");
+    std::fs::write(&file, BASE).unwrap();
+    let (lessons, errs) = check_paths(&[dir.path().join("lessons"), file]);
+    assert!(errs.is_empty(), "{errs:?}");
+    let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
+    assert_eq!(ids, ["base", "base"]);
 }

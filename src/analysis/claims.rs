@@ -1,0 +1,251 @@
+//! Judging a lesson's claims against a run's results. A claim whose figure was not measured
+//! is "not measured", never "holds".
+
+use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
+use crate::model::results::{ClaimResult, LessonResult, VariantResult};
+
+/// Check a claim against a run's results.
+pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
+    let (holds, detail) = match judge(&claim.kind, result) {
+        Ok((holds, detail)) => (Some(holds), detail),
+        Err(Verdict::NotMeasured(d)) => (None, d),
+        Err(Verdict::Wrong(d)) => (Some(false), d),
+    };
+    ClaimResult {
+        claim: claim.text.clone(),
+        holds,
+        detail,
+    }
+}
+
+/// Why a claim has no plain yes or no: its figure is missing, or its variant's output is
+/// wrong (which makes its timings meaningless).
+enum Verdict {
+    NotMeasured(String),
+    Wrong(String),
+}
+
+fn find<'r>(result: &'r LessonResult, name: &str) -> Result<&'r VariantResult, Verdict> {
+    result
+        .variants
+        .iter()
+        .find(|v| v.name == name)
+        .ok_or_else(|| Verdict::NotMeasured(format!("not measured (`{name}` was not run)")))
+}
+
+/// A variant whose output is wrong has no meaningful time.
+fn timed(v: &VariantResult) -> Result<f64, Verdict> {
+    if v.correct == Some(false) {
+        let why = v
+            .error
+            .as_deref()
+            .unwrap_or("output does not match the reference");
+        return Err(Verdict::Wrong(format!("`{}` is incorrect: {why}", v.name)));
+    }
+    read(Metric::TimeMs, v)
+}
+
+fn judge(kind: &ClaimKind, result: &LessonResult) -> Result<(bool, String), Verdict> {
+    match kind {
+        ClaimKind::Correct { a } => judge_correct(find(result, a)?),
+        ClaimKind::Ratio {
+            a,
+            b,
+            slower,
+            factor,
+        } => {
+            let ta = timed(find(result, a)?)?;
+            let tb = timed(find(result, b)?)?;
+            judge_ratio(ta, tb, *slower, *factor)
+        }
+        ClaimKind::Within { a, b, pct } => {
+            let ta = timed(find(result, a)?)?;
+            let tb = timed(find(result, b)?)?;
+            let apart = if tb > 0.0 {
+                (ta - tb).abs() / tb * 100.0
+            } else {
+                f64::INFINITY
+            };
+            let detail = format!(
+                "{} ms vs {} ms = {}% apart (needs <= {pct}%)",
+                sig3(ta),
+                sig3(tb),
+                sig3(apart)
+            );
+            Ok(((ta - tb).abs() <= pct / 100.0 * tb, detail))
+        }
+        ClaimKind::Metric {
+            a,
+            metric,
+            op,
+            value,
+        } => {
+            let v = find(result, a)?;
+            if is_timing(*metric) {
+                timed(v)?;
+            }
+            let x = read(*metric, v)?;
+            let detail = format!(
+                "{} = {} (needs {} {value})",
+                metric.name(),
+                figure(x),
+                op.symbol()
+            );
+            Ok((holds(*op, x, *value), detail))
+        }
+    }
+}
+
+fn judge_correct(v: &VariantResult) -> Result<(bool, String), Verdict> {
+    match v.correct {
+        Some(true) => Ok((true, "output matches the reference".into())),
+        Some(false) => Ok((
+            false,
+            v.error
+                .clone()
+                .unwrap_or_else(|| "output does not match the reference".into()),
+        )),
+        None => Err(Verdict::NotMeasured(format!(
+            "not measured (`{}` was not checked)",
+            v.name
+        ))),
+    }
+}
+
+/// `A slower than B by >= factor` (or faster), from the two median times.
+fn judge_ratio(ta: f64, tb: f64, slower: bool, factor: f64) -> Result<(bool, String), Verdict> {
+    let (num, den) = if slower { (ta, tb) } else { (tb, ta) };
+    if den <= 0.0 {
+        return Err(Verdict::NotMeasured(format!(
+            "not measured (a time of {} ms)",
+            sig3(den)
+        )));
+    }
+    let ratio = num / den;
+    let word = if slower { "" } else { " faster" };
+    let detail = format!(
+        "{} ms vs {} ms = {}x{word} (needs >= {factor}x)",
+        sig3(ta),
+        sig3(tb),
+        sig3(ratio)
+    );
+    Ok((ratio >= factor, detail))
+}
+
+/// Figures that come from timing the variant, and so mean nothing if its output is wrong.
+fn is_timing(m: Metric) -> bool {
+    matches!(
+        m,
+        Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak
+    )
+}
+
+fn holds(op: CmpOp, x: f64, y: f64) -> bool {
+    // Per-request figures are ratios of counts; compare them with a little slack so that
+    // 31.999999 (from scaling a sample) equals 32.
+    let eq = (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0);
+    match op {
+        CmpOp::Eq => eq,
+        CmpOp::Ne => !eq,
+        CmpOp::Lt => x < y && !eq,
+        CmpOp::Le => x < y || eq,
+        CmpOp::Gt => x > y && !eq,
+        CmpOp::Ge => x > y || eq,
+    }
+}
+
+/// The figure `m` of `v`, or why there is none.
+fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
+    let name = &v.name;
+    let missing =
+        |what: &str| Verdict::NotMeasured(format!("not measured (no {what} for `{name}`)"));
+    let ptxas = || v.ptxas.as_ref().ok_or_else(|| missing("compile report"));
+    match m {
+        Metric::TimeMs => v
+            .time_ms
+            .as_ref()
+            .map(|t| t.median)
+            .ok_or_else(|| missing("time")),
+        Metric::Gbps => v.gbps.ok_or_else(|| missing("GB/s")),
+        Metric::Gflops => v.gflops.ok_or_else(|| missing("GFLOP/s")),
+        Metric::PctOfPeak => v.pct_of_peak.ok_or_else(|| missing("% of peak")),
+        Metric::Registers => Ok(ptxas()?.registers as f64),
+        Metric::StackFrame => Ok(ptxas()?.stack_frame as f64),
+        Metric::SpillStores => Ok(ptxas()?.spill_stores as f64),
+        Metric::SpillLoads => Ok(ptxas()?.spill_loads as f64),
+        Metric::Smem => Ok(ptxas()?.smem as f64),
+        Metric::Occupancy => v
+            .occupancy
+            .as_ref()
+            .map(|o| o.ratio)
+            .ok_or_else(|| missing("occupancy")),
+        Metric::SharedWavefrontsPerRequest
+        | Metric::SharedLoadWavefrontsPerRequest
+        | Metric::SharedStoreWavefrontsPerRequest
+        | Metric::SharedConflictsPerRequest
+        | Metric::GlobalSectorsPerRequest
+        | Metric::ConstantDistinctPerRequest
+        | Metric::LocalBytes => read_traced(m, v),
+    }
+}
+
+/// Figures from the memory trace, most of them per request.
+fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
+    let name = &v.name;
+    let mem = v
+        .memory
+        .as_ref()
+        .ok_or_else(|| Verdict::NotMeasured(format!("not measured (no trace of `{name}`)")))?;
+    let per = |num: f64, requests: u64, space: &str| {
+        if requests == 0 {
+            Err(Verdict::NotMeasured(format!(
+                "not measured (no {space} requests traced in `{name}`)"
+            )))
+        } else {
+            Ok(num / requests as f64)
+        }
+    };
+    let (s, g, c) = (&mem.shared, &mem.global, &mem.constant);
+    match m {
+        Metric::SharedWavefrontsPerRequest => per(s.wavefronts as f64, s.requests, "shared"),
+        Metric::SharedLoadWavefrontsPerRequest => {
+            per(s.ld.wavefronts as f64, s.ld.requests, "shared load")
+        }
+        Metric::SharedStoreWavefrontsPerRequest => {
+            per(s.st.wavefronts as f64, s.st.requests, "shared store")
+        }
+        Metric::SharedConflictsPerRequest => {
+            let extra = s.wavefronts.saturating_sub(s.ideal_wavefronts);
+            per(extra as f64, s.requests, "shared")
+        }
+        Metric::GlobalSectorsPerRequest => per(g.sectors as f64, g.requests, "global"),
+        Metric::ConstantDistinctPerRequest => per(c.distinct as f64, c.requests, "constant"),
+        Metric::LocalBytes => Ok(mem.local.bytes as f64),
+        _ => unreachable!("`read` takes the figures that are not traced"),
+    }
+}
+
+/// Three significant figures, the way times are shown: 17.0, 1.63, 0.412.
+pub fn sig3(x: f64) -> String {
+    let a = x.abs();
+    if !x.is_finite() {
+        format!("{x}")
+    } else if a >= 100.0 {
+        format!("{x:.0}")
+    } else if a >= 10.0 {
+        format!("{x:.1}")
+    } else if a >= 1.0 {
+        format!("{x:.2}")
+    } else {
+        format!("{x:.3}")
+    }
+}
+
+/// Counts as integers, ratios with three significant figures.
+fn figure(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{}", x as i64)
+    } else {
+        sig3(x)
+    }
+}

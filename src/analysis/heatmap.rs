@@ -1,0 +1,191 @@
+//! What the heatmaps show, as plain numbers: lanes × banks for a shared request (each cell the
+//! conflict degree of the bank that lane used, phases split), lanes × sectors for a global
+//! one, and all shared instructions × banks. The view only turns these into characters, so
+//! the counting is tested here without a terminal.
+
+use crate::analysis::banks::{self, BANKS};
+use crate::model::access::{InstructionSummary, Space, WarpAccess};
+use crate::model::results::VariantResult;
+
+/// A lane × column grid of small counts, ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grid {
+    pub title: String,
+    pub columns: usize,
+    /// 32 rows (lanes); 0 = not touched.
+    pub cells: Vec<Vec<u32>>,
+    pub active: u32,
+    /// Lanes at which a new phase starts (8- and 16-byte shared accesses).
+    pub phase_starts: Vec<usize>,
+    pub legend: String,
+}
+
+/// One shared instruction in the aggregate: the distinct words asked of each bank, per
+/// request, rounded to a whole count so it reads like a grid cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BankRow {
+    pub source_line: Option<u32>,
+    pub words: [u32; BANKS],
+}
+
+/// Instructions of a variant, worst first (most wavefronts or sectors per request).
+pub fn worst_first(v: &VariantResult) -> Vec<&InstructionSummary> {
+    let Some(m) = &v.memory else {
+        return Vec::new();
+    };
+    let mut list: Vec<&InstructionSummary> = m
+        .instructions
+        .iter()
+        .filter(|i| matches!(i.space, Space::Shared | Space::Global) && i.sample.is_some())
+        .collect();
+    // Worst first; among equals, the busiest (the hot loop before a one-off fill).
+    list.sort_by(|a, b| {
+        cost(b)
+            .total_cmp(&cost(a))
+            .then(b.requests.cmp(&a.requests))
+            .then(a.id.cmp(&b.id))
+    });
+    list
+}
+
+/// Waste per request: wavefronts beyond the ideal, or sectors beyond the bytes used.
+fn cost(i: &InstructionSummary) -> f64 {
+    let r = i.requests.max(1) as f64;
+    match i.space {
+        Space::Shared => (i.wavefronts as f64 - i.ideal_wavefronts as f64) / r,
+        _ => i.sectors as f64 / r - (i.bytes_used as f64 / 32.0) / r,
+    }
+}
+
+pub fn instruction_title(v: &str, i: &InstructionSummary) -> String {
+    let r = i.requests.max(1) as f64;
+    let line = i
+        .source_line
+        .map(|l| format!("line {l}"))
+        .unwrap_or_else(|| format!("ptx {}", i.ptx_line));
+    match i.space {
+        Space::Shared => {
+            let wf = i.wavefronts as f64 / r;
+            let ideal = i.ideal_wavefronts as f64 / r;
+            let ways = if ideal > 0.0 { wf / ideal } else { 0.0 };
+            let conflict = if ways > 1.01 {
+                format!("{ways:.0}-way conflict")
+            } else {
+                "no conflict".into()
+            };
+            format!("{v} · {line} · {} · {conflict} · {wf:.0} wavefronts", i.op)
+        }
+        _ => format!(
+            "{v} · {line} · {} · {:.1} sectors/request ({:.0}% of bytes used)",
+            i.op,
+            i.sectors as f64 / r,
+            100.0 * i.bytes_used as f64 / (32.0 * i.sectors.max(1) as f64)
+        ),
+    }
+}
+
+/// Lane × bank: the conflict degree of each bank a lane used (distinct words that bank must
+/// serve in the lane's phase). Same-word reads are one word (broadcast).
+pub fn shared_grid(s: &WarpAccess) -> Vec<Vec<u32>> {
+    let per = banks::lanes_per_phase(s.width) as usize;
+    let addrs: [u64; 32] = std::array::from_fn(|l| s.addrs.get(l).copied().unwrap_or(0));
+    let mut cells = vec![vec![0u32; BANKS]; 32];
+    for phase in 0..32 / per {
+        let pmask = s.mask & (((1u64 << per) - 1) << (phase * per)) as u32;
+        // The cost of this phase alone: the per-bank distinct words are its degrees.
+        let degree = banks::shared_request(pmask, s.width, &addrs).per_bank_words;
+        for l in (0..32).filter(|l| pmask >> l & 1 == 1) {
+            let first = addrs[l] >> 2;
+            for w in first..first + banks::words_per_lane(s.width) as u64 {
+                let b = (w & 31) as usize;
+                cells[l][b] = degree[b];
+            }
+        }
+    }
+    cells
+}
+
+/// The 32-byte sectors an active lane's access covers, first and last.
+fn lane_sectors(s: &WarpAccess, lane: usize) -> (u64, u64) {
+    let first = s.addrs[lane] / 32;
+    let last = (s.addrs[lane] + s.width.max(1) as u64 - 1) / 32;
+    (first, last)
+}
+
+/// Lane × sector: which of the distinct 32-byte sectors (in address order) each lane touched.
+pub fn global_grid(s: &WarpAccess) -> (Vec<Vec<u32>>, usize) {
+    let is_active = |l: usize| s.mask >> l & 1 == 1;
+    let mut sectors: Vec<u64> = Vec::new();
+    for l in (0..32).filter(|&l| is_active(l)) {
+        let (a, b) = lane_sectors(s, l);
+        sectors.extend(a..=b);
+    }
+    sectors.sort_unstable();
+    sectors.dedup();
+    let mut cells = vec![vec![0u32; sectors.len()]; 32];
+    for (l, row) in cells.iter_mut().enumerate().filter(|(l, _)| is_active(*l)) {
+        let (a, b) = lane_sectors(s, l);
+        for (c, sec) in sectors.iter().enumerate() {
+            if (a..=b).contains(sec) {
+                row[c] = 1;
+            }
+        }
+    }
+    (cells, sectors.len())
+}
+
+/// The grid of an instruction's sample request; None when it has no sample.
+pub fn grid_for(v: &str, i: &InstructionSummary) -> Option<Grid> {
+    let s = i.sample.as_ref()?;
+    let title = instruction_title(v, i);
+    Some(match i.space {
+        Space::Shared => {
+            let per = banks::lanes_per_phase(s.width) as usize;
+            Grid {
+                title,
+                columns: BANKS,
+                cells: shared_grid(s),
+                active: s.mask,
+                phase_starts: (per..32).step_by(per).collect(),
+                legend: "rows: lanes (2 a row) · columns: banks 0–31 · cell: words that bank \
+                         serves in the lane's phase (1 = no conflict, + = 10 or more)"
+                    .into(),
+            }
+        }
+        _ => {
+            let (cells, n) = global_grid(s);
+            Grid {
+                title,
+                columns: n,
+                cells,
+                active: s.mask,
+                phase_starts: Vec::new(),
+                legend: format!(
+                    "rows: lanes (2 a row) · columns: the {n} distinct 32-byte sectors touched, in address order"
+                ),
+            }
+        }
+    })
+}
+
+/// All traced shared instructions × banks, worst first.
+pub fn aggregate(v: &VariantResult) -> Vec<BankRow> {
+    worst_first(v)
+        .into_iter()
+        .filter(|i| i.space == Space::Shared)
+        .map(|i| {
+            let r = i.requests.max(1) as f64;
+            BankRow {
+                source_line: i.source_line,
+                words: std::array::from_fn(|b| {
+                    let per = i.bank_words.get(b).copied().unwrap_or(0) as f64 / r;
+                    per.round() as u32
+                }),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[path = "heatmap_tests.rs"]
+mod tests;

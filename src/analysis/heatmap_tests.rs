@@ -1,0 +1,149 @@
+use super::*;
+use crate::model::access::AccessKind;
+use crate::model::results::MemoryStats;
+
+fn access(width: u32, mask: u32, f: impl Fn(u64) -> u64) -> WarpAccess {
+    WarpAccess {
+        mask,
+        width,
+        addrs: (0..32).map(f).collect(),
+    }
+}
+
+/// One traced shared instruction with the given totals and sample.
+fn shared_instruction(
+    id: u32,
+    requests: u64,
+    wavefronts: u64,
+    sample: WarpAccess,
+) -> InstructionSummary {
+    InstructionSummary {
+        id,
+        space: Space::Shared,
+        kind: AccessKind::Load,
+        op: "ld.shared.v4.f32".into(),
+        ptx_line: 1,
+        source_line: Some(3),
+        width: sample.width,
+        requests,
+        wavefronts,
+        ideal_wavefronts: requests * u64::from(32 / banks::lanes_per_phase(sample.width)),
+        sectors: 0,
+        lines: 0,
+        bytes_used: 0,
+        distinct: 0,
+        local_bytes: 0,
+        bank_words: vec![],
+        sample: Some(sample),
+    }
+}
+
+fn variant(instructions: Vec<InstructionSummary>) -> VariantResult {
+    VariantResult {
+        name: "v".into(),
+        memory: Some(MemoryStats {
+            instructions,
+            ..MemoryStats::default()
+        }),
+        ..VariantResult::default()
+    }
+}
+
+#[test]
+fn stride_32_puts_every_lane_in_bank_zero_with_degree_32() {
+    let g = shared_grid(&access(4, u32::MAX, |l| l * 128));
+    assert!((0..32).all(|l| g[l][0] == 32 && g[l][1..].iter().all(|&c| c == 0)));
+}
+
+#[test]
+fn stride_33_spreads_lanes_over_all_banks_without_conflict() {
+    let g = shared_grid(&access(4, u32::MAX, |l| l * 132));
+    for (l, row) in g.iter().enumerate() {
+        assert_eq!(row.iter().filter(|&&c| c == 1).count(), 1);
+        assert_eq!(row[l], 1);
+    }
+}
+
+#[test]
+fn sixteen_byte_loads_are_split_into_quarter_warp_phases() {
+    let g = shared_grid(&access(16, u32::MAX, |l| l * 16));
+    // Each lane covers 4 banks once: no conflict inside its quarter-warp phase.
+    assert!((0..32).all(|l| g[l].iter().filter(|&&c| c == 1).count() == 4));
+    let grid = grid_for(
+        "v",
+        &shared_instruction(0, 1, 4, access(16, u32::MAX, |l| l * 16)),
+    )
+    .unwrap();
+    assert_eq!(grid.phase_starts, vec![8, 16, 24]);
+    assert!(grid.title.contains("no conflict"), "{}", grid.title);
+}
+
+#[test]
+fn an_inactive_lane_uses_no_bank_and_the_others_keep_their_phase() {
+    let sample = access(16, 0xFFFF_FFFE, |l| 4096 + l * 16);
+    let g = shared_grid(&sample);
+    assert_eq!(g[0], vec![0; BANKS]);
+    assert_eq!(&g[1][4..8], &[1, 1, 1, 1]);
+    assert_eq!(g[1].iter().sum::<u32>(), 4);
+    let grid = grid_for("v", &shared_instruction(0, 1, 4, sample)).unwrap();
+    // Lanes 0–7 are phase 0, 8–15 phase 1, …, 24–31 phase 3.
+    assert_eq!(grid.phase_starts, vec![8, 16, 24]);
+    assert_eq!(grid.active, 0xFFFF_FFFE);
+    // A cell is the bank's degree in the phase, not the lane's own word count: one word per
+    // lane, but bank 0 serves 32 of them.
+    let column = shared_grid(&access(4, u32::MAX, |l| 4096 + l * 128));
+    assert!((0..32).all(|l| column[l][0] == 32));
+}
+
+#[test]
+fn broadcast_is_one_word() {
+    let g = shared_grid(&access(4, u32::MAX, |_| 64));
+    assert!((0..32).all(|l| g[l][16] == 1));
+}
+
+#[test]
+fn global_grid_compresses_to_the_sectors_touched() {
+    let (cells, n) = global_grid(&access(4, u32::MAX, |l| 4096 + l * 4));
+    assert_eq!(n, 4);
+    assert_eq!(cells[9], vec![0, 1, 0, 0]);
+    let (_, n) = global_grid(&access(4, 0x0000_FFFF, |l| l * 128));
+    assert_eq!(n, 16, "inactive lanes touch nothing");
+}
+
+#[test]
+fn sector_columns_start_at_the_lowest_sector_an_active_lane_touched() {
+    let (cells, n) = global_grid(&access(4, 0xFFFF_FFFE, |l| 0x7f00_0000_0000 + l * 128));
+    assert_eq!(n, 31);
+    assert!(cells[0].iter().all(|&c| c == 0), "lane 0 is inactive");
+    assert_eq!(cells[1][0], 1);
+    assert_eq!(cells[31][30], 1);
+    assert_eq!(cells[31].iter().sum::<u32>(), 1);
+    let (cells, n) = global_grid(&access(4, 0, |l| l * 4));
+    assert_eq!(n, 0);
+    assert!(cells.iter().all(Vec::is_empty));
+}
+
+#[test]
+fn worst_first_puts_the_conflicted_instruction_first() {
+    let clean = shared_instruction(0, 10, 10, access(4, u32::MAX, |l| l * 4));
+    let conflicted = shared_instruction(1, 10, 320, access(4, u32::MAX, |l| l * 128));
+    let v = variant(vec![clean, conflicted]);
+    let ids: Vec<u32> = worst_first(&v).iter().map(|i| i.id).collect();
+    assert_eq!(ids, vec![1, 0]);
+    assert!(worst_first(&VariantResult::default()).is_empty());
+}
+
+#[test]
+fn aggregate_rows_are_words_per_request_rounded() {
+    let mut conflicted = shared_instruction(1, 4, 128, access(4, u32::MAX, |l| l * 128));
+    conflicted.bank_words = vec![0; BANKS];
+    conflicted.bank_words[0] = 4 * 32;
+    conflicted.bank_words[5] = 6;
+    let rows = aggregate(&variant(vec![conflicted]));
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].source_line, Some(3));
+    assert_eq!(
+        (rows[0].words[0], rows[0].words[5], rows[0].words[6]),
+        (32, 2, 0)
+    );
+}

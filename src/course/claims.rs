@@ -1,0 +1,116 @@
+//! Reading a lesson's `expect` entries into `model::claim::Claim`s. Judging them against a
+//! run is `analysis::claims`.
+
+use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
+use thiserror::Error;
+
+const FORMS: &str = "`A slower than B by >= Kx`, `A faster than B by >= Kx`, \
+                     `A within P% of B`, `A <metric> <op> <number>` or `A correct`";
+
+/// Why an `expect` entry is not a claim; the text is what the lesson's author reads.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ClaimError {
+    #[error("empty claim; write {FORMS}")]
+    Empty,
+    #[error("unknown variant `{name}` in claim (variants: {known})")]
+    UnknownVariant { name: String, known: String },
+    #[error("expected `by >= Kx` (e.g. `by >= 5x`), found `by {0}`")]
+    Factor(String),
+    #[error("`{0}` is not a percentage such as `10%`")]
+    Percentage(String),
+    #[error("unknown metric `{name}` (metrics: {known})")]
+    UnknownMetric { name: String, known: String },
+    #[error("unknown comparison `{0}` (use one of == != < <= > >=)")]
+    UnknownComparison(String),
+    #[error("`{0}` is not a number")]
+    NotANumber(String),
+    #[error("cannot read claim `{0}`; write {FORMS}")]
+    Unreadable(String),
+}
+
+/// Parse one `expect` entry; variant names must be among `variant_names`.
+pub fn parse_claim(text: &str, variant_names: &[&str]) -> Result<Claim, ClaimError> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let variant = |w: &str| -> Result<String, ClaimError> {
+        if variant_names.contains(&w) {
+            Ok(w.to_string())
+        } else {
+            Err(ClaimError::UnknownVariant {
+                name: w.to_string(),
+                known: variant_names.join(", "),
+            })
+        }
+    };
+    let Some(&first) = words.first() else {
+        return Err(ClaimError::Empty);
+    };
+    let a = variant(first)?;
+    let kind = match words[1..] {
+        ["correct"] => ClaimKind::Correct { a },
+        [dir @ ("slower" | "faster"), "than", b, "by", ref rest @ ..] => ClaimKind::Ratio {
+            factor: parse_factor(&rest.concat())?,
+            a,
+            b: variant(b)?,
+            slower: dir == "slower",
+        },
+        ["within", pct, "of", b] | ["within", pct, "%", "of", b] => ClaimKind::Within {
+            pct: parse_percentage(pct)?,
+            a,
+            b: variant(b)?,
+        },
+        [metric, op, number] => parse_metric(a, metric, op, number)?,
+        _ => return Err(ClaimError::Unreadable(text.to_string())),
+    };
+    Ok(Claim {
+        text: text.to_string(),
+        kind,
+    })
+}
+
+/// `>=5x`, from `by >= 5x` or `by >= 5 x`.
+fn parse_factor(s: &str) -> Result<f64, ClaimError> {
+    let bad = || ClaimError::Factor(s.to_string());
+    let k = s.strip_prefix(">=").ok_or_else(bad)?;
+    let k = k
+        .strip_suffix('x')
+        .or_else(|| k.strip_suffix('×'))
+        .ok_or_else(bad)?;
+    match k.parse::<f64>() {
+        Ok(x) if x > 0.0 && x.is_finite() => Ok(x),
+        _ => Err(bad()),
+    }
+}
+
+/// `10%` or `10` (when the `%` is a word of its own).
+fn parse_percentage(pct: &str) -> Result<f64, ClaimError> {
+    let p = pct.strip_suffix('%').unwrap_or(pct);
+    match p.parse::<f64>() {
+        Ok(x) if x >= 0.0 && x.is_finite() => Ok(x),
+        _ => Err(ClaimError::Percentage(pct.to_string())),
+    }
+}
+
+/// `A <metric> <op> <number>`.
+fn parse_metric(a: String, metric: &str, op: &str, number: &str) -> Result<ClaimKind, ClaimError> {
+    let Some(&(_, metric)) = Metric::ALL.iter().find(|(n, _)| *n == metric) else {
+        let names: Vec<&str> = Metric::ALL.iter().map(|(n, _)| *n).collect();
+        return Err(ClaimError::UnknownMetric {
+            name: metric.to_string(),
+            known: names.join(", "),
+        });
+    };
+    let Some(&(_, op)) = CmpOp::ALL.iter().find(|(s, _)| *s == op) else {
+        return Err(ClaimError::UnknownComparison(op.to_string()));
+    };
+    let value = number
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| ClaimError::NotANumber(number.to_string()))?;
+    Ok(ClaimKind::Metric {
+        a,
+        metric,
+        op,
+        value,
+    })
+}

@@ -1,0 +1,131 @@
+//! The problem sizes and the buffers: names that expressions and arguments may use.
+
+use super::cx::Cx;
+use crate::course::expr::{FUNCTIONS, is_identifier};
+use crate::course::schema::{RawInit, RawLesson};
+use crate::model::{Buffer, ElemType, Init};
+
+pub(super) fn problem(cx: &mut Cx, raw: &RawLesson) -> Vec<(String, i64)> {
+    let mut env: Vec<(String, i64)> = Vec::new();
+    for (name, e) in raw.head.problem.iter().flat_map(|p| &p.0) {
+        let path = format!("problem.{name}");
+        if !is_identifier(name) || FUNCTIONS.contains(&name.as_str()) {
+            cx.err_key(
+                &path,
+                format!("`{name}` cannot be a size name (use letters, digits and '_', not a function name)"),
+            );
+            cx.broken_names.insert(name.clone());
+            continue;
+        }
+        match cx.eval(&path, e, &env) {
+            Some(v) => env.push((name.clone(), v)),
+            None => {
+                cx.broken_names.insert(name.clone());
+            }
+        }
+    }
+    env
+}
+
+pub(super) fn buffers(
+    cx: &mut Cx,
+    raw: &RawLesson,
+    problem: &[(String, i64)],
+) -> Vec<Option<Buffer>> {
+    let mut seen: Vec<&str> = Vec::new();
+    let mut out = Vec::new();
+    for (i, b) in raw.buffers.iter().enumerate() {
+        let Some(b) = b else {
+            out.push(None);
+            continue;
+        };
+        let at = |k: &str| format!("buffers[{i}].{k}");
+        let mut ok = true;
+        if !is_identifier(&b.name) {
+            cx.err(
+                &at("name"),
+                format!(
+                    "buffer name `{}` is not a name ([A-Za-z_][A-Za-z0-9_]*)",
+                    b.name
+                ),
+            );
+            ok = false;
+        } else if seen.contains(&b.name.as_str()) {
+            cx.err(&at("name"), format!("buffer `{}` is defined twice", b.name));
+            ok = false;
+        } else if problem.iter().any(|(n, _)| *n == b.name) {
+            cx.err(
+                &at("name"),
+                format!("buffer `{}` has the name of a problem size", b.name),
+            );
+            ok = false;
+        }
+        seen.push(&b.name);
+        let len = cx.eval(&at("len"), &b.len, problem);
+        if let Some(n) = len
+            && n <= 0
+        {
+            cx.err(
+                &at("len"),
+                format!("a buffer's length must be > 0 (`{}` is {n})", b.len.0),
+            );
+            ok = false;
+        }
+        let init = init(cx, i, b.init, b.ty, b.value, b.range);
+        match (ok, len, init) {
+            (true, Some(len), Some(init)) => out.push(Some(Buffer {
+                name: b.name.clone(),
+                ty: b.ty,
+                len: len as u64,
+                init,
+            })),
+            _ => out.push(None),
+        }
+    }
+    out
+}
+
+fn init(
+    cx: &mut Cx,
+    i: usize,
+    init: RawInit,
+    ty: ElemType,
+    value: Option<f64>,
+    range: Option<(f64, f64)>,
+) -> Option<Init> {
+    let at = |k: &str| format!("buffers[{i}].{k}");
+    let mut ok = true;
+    if value.is_some() && init != RawInit::Const {
+        cx.err_key(&at("value"), "`value` is only for `init: const`");
+        ok = false;
+    }
+    if range.is_some() && init != RawInit::Random {
+        cx.err_key(&at("range"), "`range` is only for `init: random`");
+        ok = false;
+    }
+    let out = match init {
+        RawInit::Random => {
+            let float = matches!(ty, ElemType::F32 | ElemType::F64);
+            let (lo, hi) = range.unwrap_or(if float { (-1.0, 1.0) } else { (0.0, 65536.0) });
+            if lo >= hi || !lo.is_finite() || !hi.is_finite() {
+                cx.err(
+                    &at("range"),
+                    format!("`range: [{lo}, {hi}]` is empty: lo must be < hi"),
+                );
+                ok = false;
+            }
+            Init::Random { lo, hi }
+        }
+        RawInit::Seq => Init::Seq,
+        RawInit::Zeros => Init::Zeros,
+        RawInit::Poison => Init::Poison,
+        RawInit::Const => match value {
+            Some(v) => Init::Const(v),
+            None => {
+                cx.err(&at("init"), "`init: const` needs a `value`");
+                return None;
+            }
+        },
+    };
+    ok.then_some(out)
+}

@@ -1,0 +1,148 @@
+//! Recognising a traced access in a statement and reading its address operand.
+
+use super::registers::{RegTable, type_bits};
+use super::{DeclaredSpace, InstrumentError};
+use crate::model::access::AccessKind;
+
+pub(super) struct Access<'a> {
+    /// The guard as written, `@%p1` or `@!%p1`.
+    pub(super) guard: Option<&'a str>,
+    pub(super) op: &'a str,
+    pub(super) space: DeclaredSpace,
+    pub(super) kind: AccessKind,
+    pub(super) width: u32,
+    pub(super) addr: &'a str,
+}
+
+/// What the qualifiers of a traced opcode say.
+struct Qualifiers {
+    space: DeclaredSpace,
+    vec: u32,
+    /// Bytes of one element; None when no type qualifier was found.
+    elem: Option<u32>,
+}
+
+/// The access a statement makes, or None when it is not one the tracer follows.
+pub(super) fn parse_access(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentError> {
+    let bad = || InstrumentError::BadAccess {
+        line,
+        text: stmt.to_string(),
+    };
+    let mut rest = stmt.trim_end_matches(';').trim();
+    let mut guard = None;
+    if rest.starts_with('@') {
+        let end = rest.find(char::is_whitespace).ok_or_else(bad)?;
+        guard = Some(&rest[..end]);
+        rest = rest[end..].trim_start();
+    }
+    let op_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    let op = &rest[..op_end];
+    let mut quals = op.split('.');
+    let kind = match quals.next() {
+        Some("ld" | "ldu") => AccessKind::Load,
+        Some("st") => AccessKind::Store,
+        _ => return Ok(None),
+    };
+    let Some(q) = qualifiers(quals) else {
+        return Ok(None);
+    };
+    let elem = q.elem.ok_or_else(bad)?;
+    let operands = &rest[op_end..];
+    let open = operands.find('[').ok_or_else(bad)?;
+    let close = operands[open..].find(']').ok_or_else(bad)? + open;
+    Ok(Some(Access {
+        guard,
+        op,
+        space: q.space,
+        kind,
+        width: q.vec * elem,
+        addr: operands[open + 1..close].trim(),
+    }))
+}
+
+/// The qualifiers after `ld`/`st`; None when they name something the tracer does not follow.
+fn qualifiers<'a>(quals: impl Iterator<Item = &'a str>) -> Option<Qualifiers> {
+    let mut q = Qualifiers {
+        space: DeclaredSpace::Generic,
+        vec: 1,
+        elem: None,
+    };
+    for qual in quals {
+        match qual {
+            "shared" | "shared::cta" => q.space = DeclaredSpace::Shared,
+            "global" => q.space = DeclaredSpace::Global,
+            "local" => q.space = DeclaredSpace::Local,
+            "v2" => q.vec = 2,
+            "v4" => q.vec = 4,
+            "v8" => q.vec = 8,
+            // Cluster shared memory, parameters and the asynchronous/bulk stores have no
+            // per-lane address in the windows the record describes.
+            "shared::cluster" | "async" | "bulk" => return None,
+            t if t == "param" || t.starts_with("param::") => return None,
+            t if t == "const" || t.starts_with("const[") => q.space = DeclaredSpace::Const,
+            t => {
+                if let Some(bits) = type_bits(t).filter(|&b| b >= 8) {
+                    q.elem = Some(bits / 8);
+                }
+            }
+        }
+    }
+    Some(q)
+}
+
+/// Where an address comes from: a register, a variable's name or a plain number.
+pub(super) enum Base<'a> {
+    /// A register and its width in bits (32 or 64).
+    Reg(&'a str, u32),
+    Sym(&'a str),
+    Imm(i64),
+}
+
+fn parse_int(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let (neg, t) = match t.strip_prefix('-') {
+        Some(r) => (true, r.trim_start()),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let v = match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => i64::from_str_radix(hex, 16).ok()?,
+        None => t.parse::<i64>().ok()?,
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// `%r5`, `%rd2+16`, `%r1+-4`, `sym`, `sym+4`, `1024` → base and byte offset.
+pub(super) fn parse_address<'a>(
+    addr: &'a str,
+    regs: &RegTable,
+    line: u32,
+) -> Result<(Base<'a>, i64), InstrumentError> {
+    let bad = || InstrumentError::BadAccess {
+        line,
+        text: format!("[{addr}]"),
+    };
+    if addr.is_empty() {
+        return Err(bad());
+    }
+    if let Some(v) = parse_int(addr) {
+        return Ok((Base::Imm(v), 0));
+    }
+    let split = addr[1..].find(['+', '-']).map(|i| i + 1);
+    let (base, offset) = match split {
+        Some(i) => {
+            let off = &addr[i..];
+            let off = off.strip_prefix('+').unwrap_or(off);
+            (addr[..i].trim(), parse_int(off).ok_or_else(bad)?)
+        }
+        None => (addr, 0),
+    };
+    match regs.bits(base) {
+        Some(bits @ (32 | 64)) => Ok((Base::Reg(base, bits), offset)),
+        Some(_) => Err(bad()),
+        None if base.starts_with('%') => Err(InstrumentError::UnknownRegister {
+            line,
+            reg: base.to_string(),
+        }),
+        None => Ok((Base::Sym(base), offset)),
+    }
+}

@@ -1,0 +1,159 @@
+//! Writing the instrumented PTX: the logging block of a site, and a source line with the
+//! blocks before its traced statements.
+
+use std::collections::HashMap;
+
+use super::access::{Access, Base, parse_address};
+use super::registers::RegTable;
+use super::statements::Seg;
+use super::{DeclaredSpace, InstrumentError, LOG_FUNC, Site};
+
+/// The `meta` of a lane whose guard is false (see logger.ptx).
+const GUARD_FALSE: u32 = u32::MAX;
+const A: &str = "%__gpulab_a";
+const W: &str = "%__gpulab_w";
+
+/// A traced statement of a line: its segment index, its label, the statement without the
+/// label, and the logging block that goes before it.
+pub(super) type Planned<'a> = (usize, Option<&'a str>, &'a str, String);
+
+/// The scoped block that hands one access to the logger. It sits just before the access,
+/// so the address registers still hold what the access will use.
+pub(super) fn site_block(
+    site: &Site,
+    access: &Access<'_>,
+    regs: &RegTable,
+    symbols: &HashMap<String, DeclaredSpace>,
+    line: u32,
+) -> Result<String, InstrumentError> {
+    let (base, offset) = parse_address(access.addr, regs, line)?;
+    let mut b = format!("{{ // gpulab trace site {}: {}\n", site.id, site.op);
+    b.push_str(&format!(".reg .b64 {A};\n.reg .b32 {W};\n"));
+    b.push_str(".reg .b32 %__gpulab_s;\n.reg .b32 %__gpulab_m;\n");
+    b.push_str(".param .b64 __gpulab_p0;\n.param .b32 __gpulab_p1;\n.param .b32 __gpulab_p2;\n");
+    let space = load_address(&mut b, &base, offset, site.space, symbols);
+    let meta = (access.width << 8) | space.code();
+    b.push_str(&format!("mov.u32 %__gpulab_s, {};\n", site.id));
+    b.push_str(&format!("mov.u32 %__gpulab_m, {meta};\n"));
+    // Every lane calls; a lane whose guard is false says so instead of skipping the call,
+    // as a predicated call splits the warp and changes the requests being measured.
+    if let Some(g) = access.guard {
+        let pred = &g[1..];
+        let negated = match pred.strip_prefix('!') {
+            Some(p) => format!("@{p}"),
+            None => format!("@!{pred}"),
+        };
+        b.push_str(&format!("{negated} mov.u32 %__gpulab_m, {GUARD_FALSE};\n"));
+    }
+    b.push_str(&format!("st.param.b64 [__gpulab_p0], {A};\n"));
+    b.push_str("st.param.b32 [__gpulab_p1], %__gpulab_s;\n");
+    b.push_str("st.param.b32 [__gpulab_p2], %__gpulab_m;\n");
+    // Plain `call`, not `call.uni`: the access may sit in divergent code.
+    b.push_str(&format!(
+        "call {LOG_FUNC}, (__gpulab_p0, __gpulab_p1, __gpulab_p2);\n}}\n"
+    ));
+    Ok(b)
+}
+
+/// Put the access's 64-bit address in `A`; returns the space to report, which a generic
+/// access through a variable's name takes from the variable.
+fn load_address(
+    b: &mut String,
+    base: &Base<'_>,
+    offset: i64,
+    declared: DeclaredSpace,
+    symbols: &HashMap<String, DeclaredSpace>,
+) -> DeclaredSpace {
+    let mut space = declared;
+    match *base {
+        Base::Reg(r, 64) if offset == 0 => b.push_str(&format!("mov.b64 {A}, {r};\n")),
+        Base::Reg(r, 64) => b.push_str(&format!("add.s64 {A}, {r}, {offset};\n")),
+        // 32-bit addresses wrap in 32 bits, so add before widening.
+        Base::Reg(r, _) if offset == 0 => b.push_str(&format!("cvt.u64.u32 {A}, {r};\n")),
+        Base::Reg(r, _) => {
+            b.push_str(&format!("add.s32 {W}, {r}, {offset};\n"));
+            b.push_str(&format!("cvt.u64.u32 {A}, {W};\n"));
+        }
+        Base::Sym(s) => {
+            // `mov` of a name gives its address in its own window; a generic access through
+            // a name of known space is therefore attributed to that space here.
+            if space == DeclaredSpace::Generic
+                && let Some(&known) = symbols.get(s)
+            {
+                space = known;
+            }
+            b.push_str(&format!("mov.u64 {A}, {s};\n"));
+            if offset != 0 {
+                b.push_str(&format!("add.s64 {A}, {A}, {offset};\n"));
+            }
+        }
+        Base::Imm(v) => b.push_str(&format!("mov.u64 {A}, {};\n", v + offset)),
+    }
+    space
+}
+
+/// Write one source line with the logging blocks before its traced statements. A line holding
+/// only one unlabelled statement is kept as written; any other is split one statement a line,
+/// so that each block lands right before its access, in the access's scope.
+pub(super) fn emit_line(
+    out: &mut String,
+    raw: &str,
+    segments: &[Seg<'_>],
+    planned: &[Planned<'_>],
+) {
+    let indent = &raw[..raw.len() - raw.trim_start().len()];
+    let indent = if indent.is_empty() { "\t" } else { indent };
+    if planned.is_empty() {
+        out.push_str(raw);
+        out.push('\n');
+        return;
+    }
+    if segments.len() == 1 && planned.len() == 1 && planned[0].1.is_none() {
+        push_block(out, indent, &planned[0].3);
+        out.push_str(raw);
+        out.push('\n');
+        return;
+    }
+    emit_split(out, indent, segments, planned);
+    if let Some(i) = raw.find("//") {
+        out.push_str(indent);
+        out.push_str(&raw[i..]);
+        out.push('\n');
+    }
+}
+
+/// The line's segments one a line, each traced statement after its label and its block.
+fn emit_split(out: &mut String, indent: &str, segments: &[Seg<'_>], planned: &[Planned<'_>]) {
+    for (seg_idx, seg) in segments.iter().enumerate() {
+        let text = match seg {
+            Seg::Open => "{",
+            Seg::Close => "}",
+            Seg::Stmt(s) => s,
+        };
+        let plan = planned.iter().find(|p| p.0 == seg_idx);
+        match (seg, plan) {
+            (Seg::Stmt(_), Some((_, label, body, block))) => {
+                if let Some(label) = label {
+                    out.push_str(label);
+                    out.push('\n');
+                }
+                push_block(out, indent, block);
+                out.push_str(indent);
+                out.push_str(body);
+            }
+            _ => {
+                out.push_str(indent);
+                out.push_str(text);
+            }
+        }
+        out.push('\n');
+    }
+}
+
+fn push_block(out: &mut String, indent: &str, block: &str) {
+    for l in block.lines() {
+        out.push_str(indent);
+        out.push_str(l);
+        out.push('\n');
+    }
+}
