@@ -6,7 +6,6 @@ use std::path::Path;
 use std::process::Command;
 
 use gpulab::trace::instrument::instrument;
-use gpulab::trace::ptxas::find_ptxas;
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ptx");
 
@@ -39,11 +38,13 @@ fn assemble(ptxas: &Path, ptx: &str, dir: &Path, name: &str) -> Result<(), Strin
 
 #[test]
 fn instrumented_fixtures_assemble() {
-    let Some(ptxas) = find_ptxas() else {
+    let Some(ptxas) = gpulab::cuda::discover::find().ptxas.clone() else {
         if std::env::var("GPULAB_REQUIRE_PTXAS").as_deref() == Ok("1") {
             panic!("GPULAB_REQUIRE_PTXAS=1 but no ptxas was found");
         }
-        eprintln!("skipped: no ptxas in PATH, CUDA_HOME, /usr/local/cuda or the Python wheels");
+        eprintln!(
+            "skipped: no ptxas in GPULAB_CUDA, CUDA_HOME, CUDA_PATH, /usr/local/cuda, the Python wheels or PATH"
+        );
         return;
     };
     let dir = tempfile::tempdir().unwrap();

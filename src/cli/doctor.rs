@@ -1,9 +1,11 @@
 //! `gpulab doctor`: what this machine has for the lab, and the one command that gets each
-//! missing piece.
+//! missing piece. Everything is asked of the worker, as every run does, so a broken driver
+//! or NVRTC cannot take this command down.
 
-use crate::cuda::discover::{self, PIP_HINT};
-use crate::session::client::WorkerClient;
-use crate::session::fold;
+use crate::model::protocol::{PIP_HINT, Toolkit};
+use crate::session::client::{WorkerClient, WorkerFailure};
+use crate::session::fold::{self, Capabilities};
+use std::path::PathBuf;
 
 fn line(out: &mut String, ok: bool, what: &str, detail: &str) {
     out.push_str(&format!(
@@ -16,57 +18,49 @@ fn line(out: &mut String, ok: bool, what: &str, detail: &str) {
 
 pub fn report(device: u32) -> String {
     let mut out = String::new();
-    let found = discover::find();
-    // The GPU is asked through the worker, as every run does, so a broken driver cannot
-    // take this command down.
-    let mut client = WorkerClient::new();
-    match fold::hello(&mut client, device) {
-        Ok(caps) => match (&caps.device, &caps.no_gpu) {
-            (Some(d), _) => {
-                line(
-                    &mut out,
-                    true,
-                    "GPU",
-                    &format!("{} (compute capability {}, {} SMs)", d.name, d.cc, d.sms),
-                );
-                line(&mut out, true, "driver", &d.driver);
-            }
-            (None, why) => {
-                line(
-                    &mut out,
-                    false,
-                    "GPU",
-                    &format!(
-                        "{} — the lab replays the recording; install an NVIDIA driver on a GPU machine to run live",
-                        why.as_deref().unwrap_or("none")
-                    ),
-                );
-            }
-        },
-        Err(e) => line(
-            &mut out,
-            false,
-            "GPU",
-            &format!("could not ask the worker: {e}"),
-        ),
-    }
-    match discover::ensure_nvrtc() {
-        Ok(from) => {
-            let v = crate::cuda::nvrtc::version().unwrap_or_default();
-            line(&mut out, true, "NVRTC", &format!("{v} at {from}"));
-        }
+    let mut client = WorkerClient::new().on_device(device);
+    gpu_lines(&mut out, fold::hello(&mut client, device));
+    match client.toolkit() {
+        Ok(tools) => tool_lines(&mut out, &tools),
         Err(e) => line(
             &mut out,
             false,
             "NVRTC",
-            &format!("{e} — needed for live compile reports"),
+            &format!("could not ask the worker: {e}"),
         ),
     }
-    let tool = |out: &mut String,
-                name: &str,
-                p: &Option<std::path::PathBuf>,
-                why: &str,
-                get: &str| match p {
+    out
+}
+
+fn gpu_lines(out: &mut String, hello: Result<Capabilities, WorkerFailure>) {
+    let caps = match hello {
+        Ok(caps) => caps,
+        Err(e) => return line(out, false, "GPU", &format!("could not ask the worker: {e}")),
+    };
+    match (&caps.device, &caps.no_gpu) {
+        (Some(d), _) => {
+            line(
+                out,
+                true,
+                "GPU",
+                &format!("{} (compute capability {}, {} SMs)", d.name, d.cc, d.sms),
+            );
+            line(out, true, "driver", &d.driver);
+        }
+        (None, why) => line(
+            out,
+            false,
+            "GPU",
+            &format!(
+                "{} — the lab replays the recording; install an NVIDIA driver on a GPU machine to run live",
+                why.as_deref().unwrap_or("none")
+            ),
+        ),
+    }
+}
+
+fn tool(out: &mut String, name: &str, p: &Option<PathBuf>, why: &str, get: &str) {
+    match p {
         Some(p) => line(out, true, name, &p.display().to_string()),
         None => line(
             out,
@@ -74,35 +68,44 @@ pub fn report(device: u32) -> String {
             name,
             &format!("not found — {why}; get it with: {get}"),
         ),
-    };
+    }
+}
+
+fn tool_lines(out: &mut String, tools: &Toolkit) {
+    match &tools.nvrtc {
+        Ok(n) => line(out, true, "NVRTC", &format!("{} at {}", n.version, n.from)),
+        Err(e) => line(
+            out,
+            false,
+            "NVRTC",
+            &format!("{e} — needed for live compile reports"),
+        ),
+    }
+    let shows = "shows SASS (LDL/STL, LDS, LDG)";
+    tool(out, "nvdisasm", &tools.nvdisasm, shows, PIP_HINT);
+    let checks = "checks traced counts against hardware counters";
     tool(
-        &mut out,
-        "nvdisasm",
-        &found.nvdisasm,
-        "shows SASS (LDL/STL, LDS, LDG)",
-        PIP_HINT,
-    );
-    tool(
-        &mut out,
+        out,
         "ncu",
-        &found.ncu,
-        "checks traced counts against hardware counters",
+        &tools.ncu,
+        checks,
         "the CUDA toolkit (Nsight Compute)",
     );
+    let finds = "finds races and out-of-bounds accesses";
+    let sanitizer = &tools.compute_sanitizer;
     tool(
-        &mut out,
+        out,
         "compute-sanitizer",
-        &found.compute_sanitizer,
-        "finds races and out-of-bounds accesses",
+        sanitizer,
+        finds,
         "the CUDA toolkit",
     );
     out.push_str("\nsearched, in order:\n");
-    for (why, dir) in &found.searched {
-        let mark = if dir.is_dir() { "" } else { " (absent)" };
-        out.push_str(&format!("  {:<16} {}{mark}\n", why, dir.display()));
+    for s in &tools.searched {
+        let mark = if s.present { "" } else { " (absent)" };
+        out.push_str(&format!("  {:<16} {}{mark}\n", s.why, s.dir.display()));
     }
     out.push_str("  then the system loader path and $PATH\n");
-    out
 }
 
 pub fn cmd_doctor(device: u32) -> anyhow::Result<()> {

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Result<i32> {
     let lessons = load_course(root)?;
-    let mut client = WorkerClient::new();
+    let mut client = WorkerClient::new().on_device(device);
     let caps = fold::hello(&mut client, device)?;
     let Some(dev) = caps.device.clone() else {
         bail!(

@@ -2,11 +2,20 @@
 //! without a GPU), nvdisasm, ncu and compute-sanitizer. Nothing here panics when a piece is
 //! missing: every absence is a value that `doctor` explains.
 
+use crate::model::protocol::PIP_HINT;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-/// How to get NVRTC and nvdisasm on a machine with no toolkit (design.md).
-pub const PIP_HINT: &str = "pip install nvidia-cuda-nvrtc nvidia-cuda-nvdisasm";
+/// A CUDA library that could not be loaded, in words a learner can act on.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum LoadError {
+    #[error("{path}: {reason}")]
+    Open { path: String, reason: String },
+    #[error("NVRTC not found; get it with: {PIP_HINT}")]
+    NoNvrtc,
+    #[error("no NVIDIA driver (libcuda.so.1 not found)")]
+    NoDriver,
+}
 
 #[derive(Debug, Clone, Default)]
 pub struct Found {
@@ -20,7 +29,8 @@ pub struct Found {
     pub compute_sanitizer: Option<PathBuf>,
 }
 
-/// The toolkit-like folders to search, in the order design.md gives.
+/// The toolkit-like folders to search: explicit settings first, then the usual install
+/// place, then the pip wheels (which put a toolkit-shaped folder under site-packages).
 fn roots() -> Vec<(String, PathBuf)> {
     let mut out = Vec::new();
     for var in ["GPULAB_CUDA", "CUDA_HOME", "CUDA_PATH"] {
@@ -110,7 +120,8 @@ fn on_path(name: &str) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// Look everywhere design.md names. Cached: the answer does not change while we run.
+/// Look in every folder `roots` names, then on the loader path and $PATH. Cached: the
+/// answer does not change while we run.
 pub fn find() -> &'static Found {
     static FOUND: OnceLock<Found> = OnceLock::new();
     FOUND.get_or_init(|| {
@@ -148,10 +159,10 @@ pub fn find() -> &'static Found {
 
 /// Libraries we opened and keep open for the life of the process, so that cudarc's own
 /// `dlopen` by soname finds them already loaded.
-static NVRTC_LOADED: OnceLock<Result<String, String>> = OnceLock::new();
-static DRIVER_LOADED: OnceLock<Result<(), String>> = OnceLock::new();
+static NVRTC_LOADED: OnceLock<Result<String, LoadError>> = OnceLock::new();
+static DRIVER_LOADED: OnceLock<Result<(), LoadError>> = OnceLock::new();
 
-fn open_global(path: &Path) -> Result<(), String> {
+fn open_global(path: &Path) -> Result<(), LoadError> {
     // SAFETY: loading a shared library runs its initialisers; NVIDIA's libraries are
     // well-behaved, and we never unload them.
     let lib = unsafe {
@@ -160,28 +171,31 @@ fn open_global(path: &Path) -> Result<(), String> {
             libloading::os::unix::RTLD_NOW | libloading::os::unix::RTLD_GLOBAL,
         )
     }
-    .map_err(|e| format!("{}: {e}", path.display()))?;
+    .map_err(|e| LoadError::Open {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    // Kept loaded for the life of the process: cudarc finds it by soname later.
     std::mem::forget(lib);
     Ok(())
 }
 
-fn open_by_name(names: &[&str]) -> Result<String, String> {
-    let mut errs = Vec::new();
-    for n in names {
+/// The first of `names` the system loader can open, kept open.
+fn open_by_name<'a>(names: &[&'a str]) -> Option<&'a str> {
+    names.iter().copied().find(|n| {
         // SAFETY: as above.
         match unsafe { libloading::Library::new(*n) } {
             Ok(lib) => {
                 std::mem::forget(lib);
-                return Ok(n.to_string());
+                true
             }
-            Err(e) => errs.push(e.to_string()),
+            Err(_) => false,
         }
-    }
-    Err(errs.join("; "))
+    })
 }
 
 /// Make NVRTC loadable by cudarc. Returns where it came from, or why it is missing.
-pub fn ensure_nvrtc() -> Result<String, String> {
+pub fn ensure_nvrtc() -> Result<String, LoadError> {
     NVRTC_LOADED
         .get_or_init(|| {
             let f = find();
@@ -196,18 +210,18 @@ pub fn ensure_nvrtc() -> Result<String, String> {
             }
             open_by_name(&["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"])
                 .map(|n| format!("{n} (system loader path)"))
-                .map_err(|_| format!("NVRTC not found; get it with: {PIP_HINT}"))
+                .ok_or(LoadError::NoNvrtc)
         })
         .clone()
 }
 
 /// Make the driver library loadable. A machine without an NVIDIA driver has no GPU for us.
-pub fn ensure_driver() -> Result<(), String> {
+pub fn ensure_driver() -> Result<(), LoadError> {
     DRIVER_LOADED
         .get_or_init(|| {
             open_by_name(&["libcuda.so.1", "libcuda.so"])
                 .map(|_| ())
-                .map_err(|_| "no NVIDIA driver (libcuda.so.1 not found)".to_string())
+                .ok_or(LoadError::NoDriver)
         })
         .clone()
 }

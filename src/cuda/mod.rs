@@ -1,6 +1,11 @@
 //! Everything that touches CUDA libraries: finding them, compiling with NVRTC, and (in the
-//! worker process only) running kernels.
+//! worker process only) running kernels through a small safe layer over cudarc. `unsafe`
+//! in this crate lives here, each block with the reason it is sound.
 
 pub mod discover;
+pub mod error;
 pub mod gpu;
+pub mod memory;
+pub mod module;
 pub mod nvrtc;
+pub mod stdout;

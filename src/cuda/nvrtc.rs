@@ -47,8 +47,8 @@ pub struct Diagnostic {
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum CompileError {
-    #[error("{0}")]
-    NvrtcMissing(String),
+    #[error(transparent)]
+    NvrtcMissing(#[from] discover::LoadError),
     #[error("{}", render_failure(.file, .source_text, .diagnostics, .log))]
     Failed {
         file: String,
@@ -134,13 +134,13 @@ pub fn options_for(job: &CompileJob) -> Vec<String> {
 }
 
 /// NVRTC's version, "13.0", when it can be loaded.
-pub fn version() -> Result<String, String> {
+pub fn version() -> Result<String, CompileError> {
     discover::ensure_nvrtc()?;
     let (mut major, mut minor) = (0, 0);
     // SAFETY: NVRTC is loaded; the out-pointers are valid.
     unsafe { sys::nvrtcVersion(&mut major, &mut minor) }
         .result()
-        .map_err(|e| format!("{e:?}"))?;
+        .map_err(|e| CompileError::Internal(format!("{e:?}")))?;
     Ok(format!("{major}.{minor}"))
 }
 
@@ -152,7 +152,7 @@ fn to_string(bytes: Vec<c_char>) -> String {
 }
 
 pub fn compile(job: &CompileJob) -> Result<Compiled, CompileError> {
-    discover::ensure_nvrtc().map_err(CompileError::NvrtcMissing)?;
+    discover::ensure_nvrtc()?;
     // On the GPU machine NVRTC returned an empty log for a successful compile when an
     // identical kernel had been compiled before (the second kernel of a two-kernel file,
     // whose code does not depend on the variant's defines): no report could be read. A
@@ -198,70 +198,88 @@ fn compile_once(job: &CompileJob, nonce: Option<u32>) -> Result<Compiled, Compil
     result
 }
 
+fn internal(e: impl std::fmt::Debug) -> CompileError {
+    CompileError::Internal(format!("{e:?}"))
+}
+
 fn compile_program(
     prog: sys::nvrtcProgram,
     job: &CompileJob,
     kernel: &CStr,
 ) -> Result<Compiled, CompileError> {
     let opts = options_for(job);
-    // SAFETY: prog is live for this whole function (the caller destroys it after).
-    unsafe {
+    // SAFETY: prog is live for this whole function (the caller destroys it after), and
+    // `kernel` is a NUL-terminated string that outlives the call.
+    let (status, log) = unsafe {
         // Asking for the lowered name lets C++ (mangled) kernels be found as written.
         let _ = sys::nvrtcAddNameExpression(prog, kernel.as_ptr());
         let status = nv::compile_program(prog, &opts);
         let log = nv::get_program_log(prog).map(to_string).unwrap_or_default();
-        if status.is_err() {
-            return Err(CompileError::Failed {
-                file: job.file_name.to_string(),
-                source_text: job.source.to_string(),
-                diagnostics: parse_diagnostics(&log),
-                log,
-            });
-        }
-        let mut lowered: *const c_char = std::ptr::null();
-        let lowered_name = if sys::nvrtcGetLoweredName(prog, kernel.as_ptr(), &mut lowered)
-            .result()
-            .is_ok()
-            && !lowered.is_null()
-        {
-            CStr::from_ptr(lowered).to_string_lossy().into_owned()
-        } else {
-            job.kernel.to_string()
-        };
-        let image = match job.output {
-            Output::Cubin => {
-                let mut size = 0usize;
-                sys::nvrtcGetCUBINSize(prog, &mut size)
-                    .result()
-                    .map_err(|e| CompileError::Internal(format!("{e:?}")))?;
-                let mut buf = vec![0 as c_char; size];
-                sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr())
-                    .result()
-                    .map_err(|e| CompileError::Internal(format!("{e:?}")))?;
-                buf.into_iter().map(|c| c as u8).collect()
-            }
-            Output::Ptx => {
-                let mut p =
-                    nv::get_ptx(prog).map_err(|e| CompileError::Internal(format!("{e:?}")))?;
-                // The driver wants the PTX NUL-terminated; keep exactly one NUL.
-                while p.last() == Some(&0) {
-                    p.pop();
-                }
-                let mut bytes: Vec<u8> = p.into_iter().map(|c| c as u8).collect();
-                bytes.push(0);
-                bytes
-            }
-        };
-        let report = match job.output {
-            Output::Cubin => crate::analysis::ptxas_log::report_for(&log, job.kernel)
-                .or_else(|| crate::analysis::ptxas_log::report_for(&log, &lowered_name)),
-            Output::Ptx => None,
-        };
-        Ok(Compiled {
-            image,
-            lowered_name,
+        (status, log)
+    };
+    if status.is_err() {
+        return Err(CompileError::Failed {
+            file: job.file_name.to_string(),
+            source_text: job.source.to_string(),
+            diagnostics: parse_diagnostics(&log),
             log,
-            report,
-        })
+        });
     }
+    let lowered_name = lowered_name(prog, kernel).unwrap_or_else(|| job.kernel.to_string());
+    let image = match job.output {
+        Output::Cubin => cubin(prog)?,
+        Output::Ptx => ptx(prog)?,
+    };
+    let report = match job.output {
+        Output::Cubin => crate::analysis::ptxas_log::report_for(&log, job.kernel)
+            .or_else(|| crate::analysis::ptxas_log::report_for(&log, &lowered_name)),
+        Output::Ptx => None,
+    };
+    Ok(Compiled {
+        image,
+        lowered_name,
+        log,
+        report,
+    })
+}
+
+/// The name the compiled module knows the kernel by (mangled for C++ kernels).
+fn lowered_name(prog: sys::nvrtcProgram, kernel: &CStr) -> Option<String> {
+    let mut lowered: *const c_char = std::ptr::null();
+    // SAFETY: prog is compiled and live; NVRTC points `lowered` at a string it owns for as
+    // long as prog lives, which we copy before returning.
+    unsafe {
+        let ok = sys::nvrtcGetLoweredName(prog, kernel.as_ptr(), &mut lowered)
+            .result()
+            .is_ok();
+        (ok && !lowered.is_null()).then(|| CStr::from_ptr(lowered).to_string_lossy().into_owned())
+    }
+}
+
+fn cubin(prog: sys::nvrtcProgram) -> Result<Vec<u8>, CompileError> {
+    let mut size = 0usize;
+    // SAFETY: prog is compiled and live; the buffer holds the size NVRTC just gave.
+    let buf = unsafe {
+        sys::nvrtcGetCUBINSize(prog, &mut size)
+            .result()
+            .map_err(internal)?;
+        let mut buf = vec![0 as c_char; size];
+        sys::nvrtcGetCUBIN(prog, buf.as_mut_ptr())
+            .result()
+            .map_err(internal)?;
+        buf
+    };
+    Ok(buf.into_iter().map(|c| c as u8).collect())
+}
+
+fn ptx(prog: sys::nvrtcProgram) -> Result<Vec<u8>, CompileError> {
+    // SAFETY: prog is compiled and live.
+    let mut p = unsafe { nv::get_ptx(prog) }.map_err(internal)?;
+    // The driver wants the PTX NUL-terminated; keep exactly one NUL.
+    while p.last() == Some(&0) {
+        p.pop();
+    }
+    let mut bytes: Vec<u8> = p.into_iter().map(|c| c as u8).collect();
+    bytes.push(0);
+    Ok(bytes)
 }

@@ -5,10 +5,18 @@
 use crate::model::Lesson;
 use crate::model::results::{DeviceInfo, Peak, PtxasReport, VariantResult};
 use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// How to get NVRTC and nvdisasm on a machine with no toolkit: both ship as Python wheels.
+pub const PIP_HINT: &str = "pip install nvidia-cuda-nvrtc nvidia-cuda-nvdisasm";
 
 /// The architecture kernels are compiled for when no GPU says otherwise: the H100 the
 /// recordings come from.
 pub const FALLBACK_ARCH: &str = "sm_90";
+
+/// The environment variable through which the client tells every worker it starts which
+/// GPU to open, so the number survives a restart.
+pub const DEVICE_ENV: &str = "GPULAB_DEVICE";
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunOptions {
@@ -43,6 +51,8 @@ impl Default for RunOptions {
 pub enum Request {
     /// What the worker can do here: the GPU (if any) and NVRTC.
     Hello { device: u32 },
+    /// Which CUDA tools this machine has, and where; opens no GPU.
+    Tools,
     /// Compile every variant and report ptxas figures; no GPU needed.
     Compile { lesson: Box<Lesson>, arch: String },
     /// Compile, check, time and trace on the GPU.
@@ -61,6 +71,9 @@ pub enum Reply {
         no_gpu: Option<String>,
         /// NVRTC version, or why it is missing.
         nvrtc: Result<String, String>,
+    },
+    Tools {
+        tools: Toolkit,
     },
     /// What the worker is doing now; also proves it is alive.
     Stage {
@@ -94,4 +107,32 @@ pub enum Reply {
     Error {
         message: String,
     },
+}
+
+/// The CUDA tools the worker found, as `doctor` shows them and `check` needs them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Toolkit {
+    /// Folders searched, in order.
+    pub searched: Vec<SearchedDir>,
+    /// NVRTC's version and where it was loaded from, or why it is missing.
+    pub nvrtc: Result<NvrtcFound, String>,
+    pub nvdisasm: Option<PathBuf>,
+    pub ncu: Option<PathBuf>,
+    pub compute_sanitizer: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchedDir {
+    /// Why it was searched ("$CUDA_HOME", "Python wheels" ...).
+    pub why: String,
+    pub dir: PathBuf,
+    pub present: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NvrtcFound {
+    /// "13.0"; empty when the library loaded but would not say.
+    pub version: String,
+    /// The file it was loaded from, or the loader path.
+    pub from: String,
 }

@@ -2,10 +2,10 @@
 //! hang, a fault or a crash into words. The next request after any of them starts a fresh
 //! worker, so a broken kernel never ends the session.
 
-use crate::model::protocol::{Reply, Request};
+use crate::model::protocol::{DEVICE_ENV, Reply, Request, Toolkit};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -20,56 +20,92 @@ pub fn default_stall_timeout() -> Duration {
     Duration::from_secs_f64(secs)
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// Why a request to the worker did not finish, in words a learner can act on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WorkerFailure {
+    #[error(
+        "{} stopped answering while {stage} (nothing for {secs:.0} s). The kernel \
+         probably never finishes: an endless loop, or a __syncthreads() that not every \
+         thread reaches. The worker was stopped; the next run starts a fresh one.",
+        who_stalled(.variant)
+    )]
     Timeout {
         secs: f64,
         variant: String,
         stage: String,
     },
+    #[error(
+        "{} faulted: {message}. A kernel that touches memory outside its buffers \
+         poisons the GPU context, so the worker was restarted; the next run starts clean.",
+        who_faulted(.variant)
+    )]
     Fault {
         variant: Option<String>,
         message: String,
     },
-    Crashed {
-        detail: String,
-    },
+    #[error("the worker process ended unexpectedly ({detail}). The next run starts a fresh one.")]
+    Crashed { detail: String },
+    #[error("could not start the worker: {0}")]
     Start(String),
 }
 
-impl std::fmt::Display for WorkerFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WorkerFailure::Timeout {
-                secs,
-                variant,
-                stage,
-            } => write!(
-                f,
-                "{} stopped answering while {stage} (nothing for {secs:.0} s). The kernel \
-                 probably never finishes: an endless loop, or a __syncthreads() that not every \
-                 thread reaches. The worker was stopped; the next run starts a fresh one.",
-                if variant.is_empty() {
-                    "the worker".to_string()
-                } else {
-                    format!("`{variant}`")
-                }
-            ),
-            WorkerFailure::Fault { variant, message } => write!(
-                f,
-                "{} faulted: {message}. A kernel that touches memory outside its buffers \
-                 poisons the GPU context, so the worker was restarted; the next run starts clean.",
-                variant
-                    .as_deref()
-                    .map_or("the kernel".to_string(), |v| format!("`{v}`"))
-            ),
-            WorkerFailure::Crashed { detail } => write!(
-                f,
-                "the worker process ended unexpectedly ({detail}). The next run starts a fresh one."
-            ),
-            WorkerFailure::Start(e) => write!(f, "could not start the worker: {e}"),
-        }
+fn who_stalled(variant: &str) -> String {
+    if variant.is_empty() {
+        "the worker".to_string()
+    } else {
+        format!("`{variant}`")
     }
+}
+
+fn who_faulted(variant: &Option<String>) -> String {
+    variant
+        .as_deref()
+        .map_or("the kernel".to_string(), |v| format!("`{v}`"))
+}
+
+/// Each line the worker writes, parsed, on a channel; `Eof` when it closes its stdout.
+fn read_replies(stdout: ChildStdout) -> Receiver<Line> {
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            let msg = match serde_json::from_str::<Reply>(&line) {
+                Ok(r) => Line::Reply(r),
+                Err(_) => Line::Garbage,
+            };
+            if tx.send(msg).is_err() {
+                return;
+            }
+        }
+        let _ = tx.send(Line::Eof);
+    });
+    rx
+}
+
+/// The last 8 KiB the worker wrote to stderr: where a panic message is, to explain a crash.
+fn keep_stderr_tail(mut err: ChildStderr) -> Arc<Mutex<Vec<u8>>> {
+    let stderr = Arc::new(Mutex::new(Vec::new()));
+    let sink = stderr.clone();
+    // For debugging a worker: pass what it writes to stderr through as it comes.
+    let echo = std::env::var_os("GPULAB_WORKER_STDERR").is_some();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = err.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            if echo {
+                let _ = std::io::stderr().write_all(&buf[..n]);
+            }
+            let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
+            s.extend_from_slice(&buf[..n]);
+            if s.len() > 8192 {
+                let cut = s.len() - 8192;
+                s.drain(..cut);
+            }
+        }
+    });
+    stderr
 }
 
 enum Line {
@@ -89,6 +125,7 @@ pub struct WorkerClient {
     program: PathBuf,
     args: Vec<String>,
     env: Vec<(String, String)>,
+    device: Option<u32>,
     running: Option<Running>,
 }
 
@@ -104,6 +141,7 @@ impl WorkerClient {
             program,
             args,
             env: Vec::new(),
+            device: None,
             running: None,
         }
     }
@@ -113,8 +151,17 @@ impl WorkerClient {
         self
     }
 
-    pub fn is_running(&self) -> bool {
-        self.running.is_some()
+    /// The GPU every worker started from now on opens, unless a `Hello` names another.
+    /// A `Hello` sent through this client sets it too, so a restarted worker (after a
+    /// fault, a hang or a crash) keeps the device the learner chose.
+    pub fn on_device(mut self, device: u32) -> Self {
+        self.device = Some(device);
+        self
+    }
+
+    /// The device the next worker started will be told to open, if any was named.
+    pub fn device(&self) -> Option<u32> {
+        self.device
     }
 
     fn start(&mut self) -> Result<&mut Running, WorkerFailure> {
@@ -124,6 +171,9 @@ impl WorkerClient {
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped());
+            if let Some(d) = self.device {
+                cmd.env(DEVICE_ENV, d.to_string());
+            }
             for (k, v) in &self.env {
                 cmd.env(k, v);
             }
@@ -131,44 +181,8 @@ impl WorkerClient {
                 .spawn()
                 .map_err(|e| WorkerFailure::Start(format!("{}: {e}", self.program.display())))?;
             let stdin = child.stdin.take().expect("piped stdin");
-            let stdout = child.stdout.take().expect("piped stdout");
-            let mut err = child.stderr.take().expect("piped stderr");
-            let (tx, rx) = channel();
-            std::thread::spawn(move || {
-                for line in BufReader::new(stdout).lines() {
-                    let Ok(line) = line else { break };
-                    let msg = match serde_json::from_str::<Reply>(&line) {
-                        Ok(r) => Line::Reply(r),
-                        Err(_) => Line::Garbage,
-                    };
-                    if tx.send(msg).is_err() {
-                        return;
-                    }
-                }
-                let _ = tx.send(Line::Eof);
-            });
-            let stderr = Arc::new(Mutex::new(Vec::new()));
-            let sink = stderr.clone();
-            // For debugging a worker: pass what it writes to stderr through as it comes.
-            let echo = std::env::var_os("GPULAB_WORKER_STDERR").is_some();
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                while let Ok(n) = err.read(&mut buf) {
-                    if n == 0 {
-                        break;
-                    }
-                    if echo {
-                        let _ = std::io::stderr().write_all(&buf[..n]);
-                    }
-                    let mut s = sink.lock().unwrap_or_else(|p| p.into_inner());
-                    s.extend_from_slice(&buf[..n]);
-                    // Keep the tail: that is where a panic message is.
-                    if s.len() > 8192 {
-                        let cut = s.len() - 8192;
-                        s.drain(..cut);
-                    }
-                }
-            });
+            let rx = read_replies(child.stdout.take().expect("piped stdout"));
+            let stderr = keep_stderr_tail(child.stderr.take().expect("piped stderr"));
             self.running = Some(Running {
                 child,
                 stdin,
@@ -213,6 +227,9 @@ impl WorkerClient {
         mut on_reply: impl FnMut(&Reply),
     ) -> Result<(), WorkerFailure> {
         let line = serde_json::to_string(req).map_err(|e| WorkerFailure::Start(e.to_string()))?;
+        if let Request::Hello { device } = req {
+            self.device = Some(*device);
+        }
         let running = self.start()?;
         if writeln!(running.stdin, "{line}")
             .and_then(|_| running.stdin.flush())
@@ -221,30 +238,23 @@ impl WorkerClient {
             let detail = self.kill();
             return Err(WorkerFailure::Crashed { detail });
         }
+        self.replies_until_done(stall, &mut on_reply)
+    }
+
+    /// Pass replies on until `Done`; a fault, silence or the worker's end stops it first.
+    fn replies_until_done(
+        &mut self,
+        stall: Duration,
+        on_reply: &mut dyn FnMut(&Reply),
+    ) -> Result<(), WorkerFailure> {
+        // Where the worker last said it was, to name it if it goes silent.
         let (mut variant, mut stage) = (String::new(), "starting".to_string());
         loop {
             let rx = &self.running.as_ref().expect("running").rx;
-            match rx.recv_timeout(stall) {
-                Ok(Line::Reply(reply)) => {
-                    on_reply(&reply);
-                    match reply {
-                        Reply::Done => return Ok(()),
-                        Reply::Stage {
-                            variant: v,
-                            stage: s,
-                        } => {
-                            variant = v;
-                            stage = s;
-                        }
-                        Reply::Fault { variant, message } => {
-                            self.kill();
-                            return Err(WorkerFailure::Fault { variant, message });
-                        }
-                        _ => {}
-                    }
-                }
-                Ok(Line::Garbage) => {}
-                Ok(Line::Eof) => {
+            let reply = match rx.recv_timeout(stall) {
+                Ok(Line::Reply(reply)) => reply,
+                Ok(Line::Garbage) => continue,
+                Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     let detail = self.kill();
                     return Err(WorkerFailure::Crashed { detail });
                 }
@@ -256,16 +266,38 @@ impl WorkerClient {
                         stage,
                     });
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    let detail = self.kill();
-                    return Err(WorkerFailure::Crashed { detail });
+            };
+            on_reply(&reply);
+            match reply {
+                Reply::Done => return Ok(()),
+                Reply::Stage {
+                    variant: v,
+                    stage: s,
+                } => (variant, stage) = (v, s),
+                Reply::Fault { variant, message } => {
+                    self.kill();
+                    return Err(WorkerFailure::Fault { variant, message });
                 }
+                _ => {}
             }
         }
     }
 }
 
-impl std::error::Error for WorkerFailure {}
+impl WorkerClient {
+    /// Which CUDA tools the worker finds on this machine (no GPU is opened).
+    pub fn toolkit(&mut self) -> Result<Toolkit, WorkerFailure> {
+        let mut tools = None;
+        self.request(&Request::Tools, default_stall_timeout(), |r| {
+            if let Reply::Tools { tools: t } = r {
+                tools = Some(t.clone());
+            }
+        })?;
+        tools.ok_or_else(|| WorkerFailure::Crashed {
+            detail: "it finished without saying which tools it has".into(),
+        })
+    }
+}
 
 impl Default for WorkerClient {
     fn default() -> Self {

@@ -4,4 +4,3 @@
 pub mod analyze;
 pub mod decode;
 pub mod instrument;
-pub mod ptxas;

@@ -131,8 +131,22 @@ fn float_ok(got: f64, want: f64) -> bool {
     got == want || (got - want).abs() <= ATOL + RTOL * want.abs().max(got.abs())
 }
 
-/// Compare an output with what it should hold. Err: the first mismatch and how many.
-pub fn compare(name: &str, got: &HostData, want: &HostData) -> Result<(), String> {
+/// An output that differs from what it should hold.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Mismatch {
+    #[error("{name}: output of the wrong type or length")]
+    Shape { name: String },
+    /// The first wrong element, and how many are wrong.
+    #[error("{first} ({bad} of {total} elements wrong)")]
+    Values {
+        first: String,
+        bad: usize,
+        total: usize,
+    },
+}
+
+/// Compare an output with what it should hold.
+pub fn compare(name: &str, got: &HostData, want: &HostData) -> Result<(), Mismatch> {
     let mut first: Option<String> = None;
     let mut bad = 0usize;
     let mut note = |i: usize, g: String, w: String, poisoned: bool| {
@@ -171,11 +185,19 @@ pub fn compare(name: &str, got: &HostData, want: &HostData) -> Result<(), String
                 }
             }
         }
-        _ => return Err(format!("{name}: output of the wrong type or length")),
+        _ => {
+            return Err(Mismatch::Shape {
+                name: name.to_string(),
+            });
+        }
     }
     match first {
         None => Ok(()),
-        Some(f) => Err(format!("{f} ({bad} of {} elements wrong)", got.len())),
+        Some(first) => Err(Mismatch::Values {
+            first,
+            bad,
+            total: got.len(),
+        }),
     }
 }
 
@@ -225,7 +247,7 @@ mod tests {
     fn poisoned_output_never_matches_even_itself() {
         let b = buf(Init::Poison, ElemType::F32);
         let p = generate(&b, 0);
-        let err = compare("out", &p, &p).unwrap_err();
+        let err = compare("out", &p, &p).unwrap_err().to_string();
         assert!(err.contains("never written"), "{err}");
         assert!(err.contains("1000 of 1000"), "{err}");
     }
@@ -234,7 +256,7 @@ mod tests {
     fn compare_reports_the_first_mismatch() {
         let want = HostData::F32(vec![1.0, 2.0, 3.0]);
         let got = HostData::F32(vec![1.0, 2.5, 3.0]);
-        let err = compare("out", &got, &want).unwrap_err();
+        let err = compare("out", &got, &want).unwrap_err().to_string();
         assert!(err.starts_with("out[1] = 2.5"), "{err}");
         assert!(compare("out", &want, &want).is_ok());
         let close = HostData::F32(vec![1.0, 2.0 + 1e-6, 3.0]);

@@ -1,6 +1,12 @@
 //! The worker: the child process that does all GPU work, behind a JSON-lines protocol. The
 //! only code that touches `cuda/` and the trace instrumentation.
 
+pub mod compile;
 pub mod hostdata;
+pub mod launch;
 pub mod runner;
 pub mod server;
+pub mod timing;
+pub mod tools;
+pub mod traced;
+pub mod variant;

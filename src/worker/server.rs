@@ -2,27 +2,20 @@
 //! A poisoned CUDA context ends the process after a `Fault` reply; the client starts a fresh
 //! worker for the next request.
 
+use super::compile::compile_job;
 use super::runner::{self, Session};
+use super::tools;
+use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
 use crate::cuda::nvrtc::{self, Output};
-use crate::model::protocol::{Reply, Request};
+use crate::model::Lesson;
+use crate::model::protocol::{DEVICE_ENV, Reply, Request, RunOptions};
 use std::io::{BufRead, Write};
+use std::sync::{Mutex, OnceLock};
 
-/// The protocol's own copy of stdout. Everything else that writes to file descriptor 1
-/// (a kernel's printf, a library's chatter) is sent to stderr instead, so it can never
-/// corrupt a reply.
-fn protocol_out() -> &'static std::sync::Mutex<std::fs::File> {
-    static OUT: std::sync::OnceLock<std::sync::Mutex<std::fs::File>> = std::sync::OnceLock::new();
-    OUT.get_or_init(|| {
-        use std::os::fd::FromRawFd;
-        // SAFETY: dup gives us a new descriptor we own; dup2 then points fd 1 at stderr.
-        let file = unsafe {
-            let fd = libc::dup(1);
-            libc::dup2(2, 1);
-            std::fs::File::from_raw_fd(fd)
-        };
-        std::sync::Mutex::new(file)
-    })
+fn protocol_out() -> &'static Mutex<std::fs::File> {
+    static OUT: OnceLock<Mutex<std::fs::File>> = OnceLock::new();
+    OUT.get_or_init(|| Mutex::new(crate::cuda::stdout::take()))
 }
 
 fn send(reply: &Reply) {
@@ -43,73 +36,103 @@ fn fake_mode() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
+/// The device a run opens when no `Hello` named one: the client passes the number it was
+/// given to every worker it starts, so a restarted worker keeps the learner's `--device`.
+fn default_device() -> u32 {
+    std::env::var(DEVICE_ENV)
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The GPU, opened on first need and kept for the worker's life.
+struct Worker {
+    session: Option<Result<Session, CudaError>>,
+}
+
+impl Worker {
+    fn session(&mut self, device: u32) -> &mut Result<Session, CudaError> {
+        self.session
+            .get_or_insert_with(|| Gpu::open(device).map(|gpu| Session { gpu, peak: None }))
+    }
+
+    fn handle(&mut self, req: Request) {
+        match req {
+            Request::Hello { device } => {
+                let s = self.session(device);
+                send(&Reply::Hello {
+                    device: s.as_ref().ok().map(|s| s.gpu.info().clone()),
+                    no_gpu: s.as_ref().err().map(|e| e.to_string()),
+                    nvrtc: nvrtc::version().map_err(|e| e.to_string()),
+                });
+            }
+            Request::Tools => send(&Reply::Tools {
+                tools: tools::toolkit(),
+            }),
+            Request::Compile { lesson, arch } => compile(&lesson, &arch),
+            Request::Run { lesson, options } => self.run(&lesson, &options),
+        }
+        send(&Reply::Done);
+    }
+
+    fn run(&mut self, lesson: &Lesson, options: &RunOptions) {
+        match self.session(default_device()) {
+            Err(why) => send(&Reply::Error {
+                message: format!("no GPU to run on: {why}"),
+            }),
+            Ok(s) => {
+                let mut out = |r: Reply| send(&r);
+                if let Err(f) = runner::run_lesson(s, lesson, options, &mut out) {
+                    send(&Reply::Fault {
+                        variant: f.variant,
+                        message: f.error.to_string(),
+                    });
+                    // The context is unusable now; a fresh process is the only cure.
+                    std::process::exit(3);
+                }
+            }
+        }
+    }
+}
+
+fn compile(lesson: &Lesson, arch: &str) {
+    for v in &lesson.variants {
+        let res = nvrtc::compile(&compile_job(v, arch, Output::Cubin));
+        send(&Reply::Compiled {
+            variant: v.name.clone(),
+            ptxas: res.as_ref().ok().and_then(|c| c.report.clone()),
+            error: res.err().map(|e| e.to_string()),
+        });
+    }
+}
+
+fn parse(line: &str) -> Option<Request> {
+    match serde_json::from_str(line) {
+        Ok(r) => Some(r),
+        Err(e) => {
+            send(&Reply::Error {
+                message: format!("bad request: {e}"),
+            });
+            None
+        }
+    }
+}
+
 pub fn serve() -> i32 {
     let _ = protocol_out();
-    let mut session: Option<Result<Session, String>> = None;
+    let mut worker = Worker { session: None };
     let stdin = std::io::stdin();
     for line in stdin.lock().lines() {
         let Ok(line) = line else { break };
         if line.trim().is_empty() {
             continue;
         }
-        let req: Request = match serde_json::from_str(&line) {
-            Ok(r) => r,
-            Err(e) => {
-                send(&Reply::Error {
-                    message: format!("bad request: {e}"),
-                });
-                continue;
-            }
-        };
+        let Some(req) = parse(&line) else { continue };
         if let (Some(mode), Request::Run { lesson, .. }) = (fake_mode(), &req) {
             fake_run(&mode, lesson.variants.first().map(|v| v.name.as_str()));
             continue;
         }
-        match req {
-            Request::Hello { device } => {
-                let s = session.get_or_insert_with(|| {
-                    Gpu::open(device).map(|gpu| Session { gpu, peak: None })
-                });
-                send(&Reply::Hello {
-                    device: s.as_ref().ok().map(|s| s.gpu.info.clone()),
-                    no_gpu: s.as_ref().err().cloned(),
-                    nvrtc: nvrtc::version(),
-                });
-                send(&Reply::Done);
-            }
-            Request::Compile { lesson, arch } => {
-                for v in &lesson.variants {
-                    let res = nvrtc::compile(&runner::compile_job(v, &arch, Output::Cubin));
-                    send(&Reply::Compiled {
-                        variant: v.name.clone(),
-                        ptxas: res.as_ref().ok().and_then(|c| c.report.clone()),
-                        error: res.err().map(|e| e.to_string()),
-                    });
-                }
-                send(&Reply::Done);
-            }
-            Request::Run { lesson, options } => {
-                let s = session
-                    .get_or_insert_with(|| Gpu::open(0).map(|gpu| Session { gpu, peak: None }));
-                match s {
-                    Err(why) => send(&Reply::Error {
-                        message: format!("no GPU to run on: {why}"),
-                    }),
-                    Ok(s) => {
-                        let mut out = |r: Reply| send(&r);
-                        if let Err(f) = runner::run_lesson(s, &lesson, &options, &mut out) {
-                            send(&Reply::Fault {
-                                variant: f.variant,
-                                message: f.message,
-                            });
-                            // The context is unusable now; a fresh process is the only cure.
-                            std::process::exit(3);
-                        }
-                    }
-                }
-                send(&Reply::Done);
-            }
-        }
+        worker.handle(req);
     }
     0
 }

@@ -1,0 +1,129 @@
+//! A lesson's buffers on the GPU, and launching a variant over them: arguments, the
+//! poison that marks unwritten outputs, copies both ways, and occupancy.
+
+use crate::analysis::occupancy;
+use crate::cuda::error::CudaError;
+use crate::cuda::gpu::Gpu;
+use crate::cuda::memory::DevBuf;
+use crate::cuda::module::{ArgValue, Kernel, Launch};
+use crate::model::results::{Occupancy, PtxasReport};
+use crate::model::{Arg, ElemType, Lesson, Variant};
+use crate::worker::hostdata::{self, HostData};
+
+/// Every buffer of the lesson: the host copy it started from and its device memory.
+pub struct Buffers {
+    pub host_inputs: Vec<HostData>,
+    pub dev: Vec<DevBuf>,
+}
+
+impl Buffers {
+    /// Fresh inputs from `seed`, uploaded; outputs only allocated (they are poisoned before
+    /// every launch).
+    pub fn fresh(gpu: &Gpu, lesson: &Lesson, seed: u64) -> Result<Buffers, CudaError> {
+        let mut bufs = Buffers {
+            host_inputs: Vec::new(),
+            dev: Vec::new(),
+        };
+        for b in &lesson.buffers {
+            let h = hostdata::generate(b, seed);
+            let mut d = gpu.alloc(b.bytes() as usize)?;
+            if !b.is_output() {
+                upload(&mut d, &h)?;
+            }
+            bufs.host_inputs.push(h);
+            bufs.dev.push(d);
+        }
+        Ok(bufs)
+    }
+
+    pub fn poison_outputs(&mut self, lesson: &Lesson) -> Result<(), CudaError> {
+        for (b, d) in lesson.buffers.iter().zip(&mut self.dev) {
+            if b.is_output() {
+                d.fill_u32(hostdata::poison_pattern(b.ty))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Buffer `i` as it is on the GPU now.
+    pub fn download(&self, lesson: &Lesson, i: usize) -> Result<HostData, CudaError> {
+        let b = &lesson.buffers[i];
+        let n = b.len as usize;
+        let d = &self.dev[i];
+        Ok(match b.ty {
+            ElemType::F32 => HostData::F32(d.download(n)?),
+            ElemType::F64 => HostData::F64(d.download(n)?),
+            ElemType::I32 => HostData::I32(d.download(n)?),
+            ElemType::U32 => HostData::U32(d.download(n)?),
+        })
+    }
+
+    /// One launch of `v` over these buffers.
+    pub fn launch<'a>(&'a self, v: &Variant, kernel: &'a Kernel) -> Launch<'a> {
+        let args = v
+            .args
+            .iter()
+            .map(|a| match *a {
+                Arg::Buffer(i) => ArgValue::Buffer(&self.dev[i]),
+                Arg::I32(x) => ArgValue::I32(x),
+                Arg::U32(x) => ArgValue::U32(x),
+                Arg::I64(x) => ArgValue::I64(x),
+                Arg::U64(x) => ArgValue::U64(x),
+                Arg::F32(x) => ArgValue::F32(x),
+            })
+            .collect();
+        Launch {
+            kernel,
+            grid: v.grid,
+            block: v.block,
+            smem: v.smem,
+            args,
+        }
+    }
+}
+
+fn upload(d: &mut DevBuf, h: &HostData) -> Result<(), CudaError> {
+    match h {
+        HostData::F32(v) => d.upload(v),
+        HostData::F64(v) => d.upload(v),
+        HostData::I32(v) => d.upload(v),
+        HostData::U32(v) => d.upload(v),
+    }
+}
+
+/// Occupancy from the ptxas report with CUDA's rules (no GPU needed).
+pub fn occupancy_from_report(cc: &str, v: &Variant, r: &PtxasReport) -> Option<Occupancy> {
+    let (maj, min) = cc.split_once('.')?;
+    let limits = occupancy::Limits::for_cc(maj.parse().ok()?, min.parse().ok()?)?;
+    Some(occupancy::occupancy(
+        &limits,
+        v.threads_per_block(),
+        r.registers,
+        r.smem + v.smem,
+    ))
+}
+
+/// Occupancy from CUDA's calculator; the limiter comes from the same rules applied to the
+/// report (the calculator says how many, not why). Without the calculator: the rules alone.
+pub fn measure_occupancy(
+    gpu: &Gpu,
+    v: &Variant,
+    kernel: &Kernel,
+    ptxas: Option<&PtxasReport>,
+) -> Option<Occupancy> {
+    let from_report = ptxas.and_then(|p| occupancy_from_report(&gpu.info().cc, v, p));
+    let Ok(blocks) = kernel.active_blocks_per_sm(v.threads_per_block(), v.smem) else {
+        return from_report;
+    };
+    let warps_per_block = v.threads_per_block().div_ceil(32);
+    let max_warps = gpu.info().max_threads_per_sm / 32;
+    let active = (blocks * warps_per_block).min(max_warps);
+    Some(Occupancy {
+        blocks_per_sm: blocks,
+        active_warps: active,
+        max_warps,
+        ratio: active as f64 / max_warps.max(1) as f64,
+        limiter: from_report.map(|o| o.limiter).unwrap_or_default(),
+        from: "api".into(),
+    })
+}
