@@ -115,7 +115,7 @@ impl Fold {
                     *v = (**r).clone();
                 }
             }
-            Reply::Hello { .. } | Reply::Done | Reply::Fault { .. } => {}
+            Reply::Hello { .. } | Reply::Tools { .. } | Reply::Done | Reply::Fault { .. } => {}
         }
     }
 
