@@ -5,6 +5,7 @@
 pub mod bundle;
 pub mod claims;
 pub mod expr;
+pub mod fingerprint;
 pub mod load;
 pub mod schema;
 pub mod spans;

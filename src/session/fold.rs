@@ -57,7 +57,7 @@ pub fn blank_result(lesson: &Lesson, source: Source, device: Option<DeviceInfo>)
             .iter()
             .map(|v| VariantResult {
                 name: v.name.clone(),
-                source_hash: crate::worker::runner::variant_hash(lesson, v),
+                source_hash: crate::course::fingerprint::variant_hash(lesson, v),
                 grid: v.grid,
                 block: v.block,
                 ..Default::default()

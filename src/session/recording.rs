@@ -64,7 +64,7 @@ impl Recording {
         // Keep the lesson's order; a variant added since the recording shows as not run.
         let mut variants = Vec::new();
         for v in &lesson.variants {
-            let hash = crate::worker::runner::variant_hash(lesson, v);
+            let hash = crate::course::fingerprint::variant_hash(lesson, v);
             match rec.variants.iter().find(|r| r.name == v.name) {
                 Some(r) => {
                     let mut r = r.clone();

@@ -11,7 +11,7 @@ use crate::model::protocol::{Reply, RunOptions};
 use crate::model::results::Peak;
 use crate::model::{Lesson, Reference};
 
-pub use super::compile::{compile_job, variant_hash};
+pub use super::compile::compile_job;
 pub use super::launch::occupancy_from_report;
 
 /// Stop the whole request: the context is poisoned (or the GPU is unusable).

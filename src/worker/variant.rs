@@ -1,12 +1,13 @@
 //! One variant on the GPU: compile, load, check its output against the reference, time it
 //! and trace it, in that order, telling the client each stage as it starts.
 
-use super::compile::{compile_job, variant_hash};
+use super::compile::compile_job;
 use super::hostdata::{self, HostData};
 use super::launch::{self, Buffers};
 use super::runner::Fatal;
 use super::timing;
 use super::traced::{self, TraceError};
+use crate::course::fingerprint::variant_hash;
 use crate::cuda::gpu::Gpu;
 use crate::cuda::module::Kernel;
 use crate::cuda::nvrtc::{self, Compiled, Output};

@@ -1,0 +1,23 @@
+//! The fingerprint of a variant: what a recording stores, so that a kernel edited since the
+//! recording is shown as stale rather than with figures that no longer describe it.
+
+use crate::model::{Lesson, Variant};
+
+/// Hash of everything that decides what a variant computes and how it is launched: a
+/// recording whose hash differs from the lesson's is stale.
+pub fn variant_hash(lesson: &Lesson, v: &Variant) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(v.source.as_bytes());
+    let key = serde_json::json!({
+        "kernel": v.kernel, "defines": v.defines, "options": v.options,
+        "grid": v.grid, "block": v.block, "smem": v.smem, "args": v.args,
+        "buffers": lesson.buffers.iter().map(|b| (&b.name, b.len)).collect::<Vec<_>>(),
+    });
+    h.update(key.to_string().as_bytes());
+    h.finalize()
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
