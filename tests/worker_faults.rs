@@ -2,6 +2,8 @@
 //! GPULAB_WORKER_FAKE set) hangs, crashes or faults, and the client must say so in words,
 //! stop it, and serve the next request with a fresh worker.
 
+mod common;
+
 use gpulab::model::Lesson;
 use gpulab::model::builder::LessonBuilder;
 use gpulab::model::protocol::{Reply, Request, RunOptions};
@@ -15,7 +17,7 @@ fn lesson() -> Lesson {
 
 fn client(mode: &str) -> WorkerClient {
     WorkerClient::with_command(
-        PathBuf::from(env!("CARGO_BIN_EXE_gpulab")),
+        common::bin(),
         vec!["worker".into()],
     )
     .env("GPULAB_WORKER_FAKE", mode)
