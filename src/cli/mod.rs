@@ -49,14 +49,15 @@ pub fn find_lesson<'a>(lessons: &'a [Lesson], id: &str) -> Result<&'a Lesson> {
         })
 }
 
-/// `gpulab` with no command: the lab in the terminal.
-pub fn open_lab(root: &CourseRoot, device: u32) -> Result<()> {
+/// `gpulab` with no command: the lab in the terminal. Its exit status: 0, or 128 + the
+/// number of the signal that ended it.
+pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
     let lessons = load_course(root)?;
     if lessons.is_empty() {
         bail!("no lessons found");
     }
     let rec = recording::newest(&root.recordings());
     let app = App::new(lessons, rec, Progress::load());
-    crate::ui::terminal::open(app, device)?;
-    Ok(())
+    let signal = crate::ui::terminal::open(app, device)?;
+    Ok(signal.map_or(0, |s| 128 + s))
 }

@@ -56,6 +56,8 @@ pub struct App {
     /// Checkpoint answers given since the lab opened: (lesson id, question) -> choice.
     pub answers: HashMap<(String, usize), usize>,
     pub quit: bool,
+    /// The signal that ended the lab, if one did: the exit status reports it.
+    pub terminated_by: Option<i32>,
     /// Jobs for the worker thread; the event loop drains this after each event.
     pub outbox: Vec<Job>,
 }
@@ -90,6 +92,7 @@ impl App {
             code_scroll: 0,
             answers: HashMap::new(),
             quit: false,
+            terminated_by: None,
             outbox: Vec::new(),
         }
     }

@@ -15,6 +15,9 @@ pub enum UiEvent {
     Worker(WorkerEvent),
     /// Writing the progress file failed, in words.
     SaveFailed(String),
+    /// SIGTERM, SIGINT or SIGHUP arrived (its number): leave as on `q`, so progress is
+    /// written and the terminal restored on the one way out.
+    Terminate(i32),
 }
 
 /// What the worker thread reports.

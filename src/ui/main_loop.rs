@@ -51,6 +51,10 @@ impl App {
             UiEvent::Resize => {}
             UiEvent::Worker(w) => self.on_worker(w),
             UiEvent::SaveFailed(e) => self.message = Some(format!("could not save progress: {e}")),
+            UiEvent::Terminate(signal) => {
+                self.terminated_by = Some(signal);
+                self.quit = true;
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The lab on the real terminal: raw mode and the alternate screen for as long as it runs,
-//! restored on every way out (quit, error, panic); keys read on a thread of their own. All
-//! that is crossterm's lives here; the loop itself is `main_loop::run`.
+//! restored on every way out (quit, error, panic, SIGTERM/SIGINT/SIGHUP); keys and signals
+//! read on threads of their own. All that is crossterm's lives here; the loop itself is
+//! `main_loop::run`.
 
 use super::app::App;
 use super::event::UiEvent;
@@ -11,15 +12,19 @@ use ratatui::backend::CrosstermBackend;
 use std::io;
 use std::sync::mpsc::{Sender, channel};
 
-/// Run the lab on this terminal, with a worker for GPU `device`, until the learner quits.
-pub fn open(mut app: App, device: u32) -> io::Result<()> {
+/// Run the lab on this terminal, with a worker for GPU `device`, until the learner quits or
+/// a signal ends it. Gives the number of that signal, if one did, so the caller can exit
+/// with 128 + its number as a shell expects of a process a signal ended.
+pub fn open(mut app: App, device: u32) -> io::Result<Option<i32>> {
     // The lesson the lab opens at counts as seen.
     app.note_seen();
     restore_on_panic();
+    let (tx, rx) = channel::<UiEvent>();
+    // Before the terminal changes: a signal from then on finds the handler in place.
+    spawn_signal_reader(tx.clone())?;
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     terminal.clear()?;
-    let (tx, rx) = channel::<UiEvent>();
     let jobs = worker_thread::spawn(tx.clone(), device);
     let (saves, writer) = progress_writer::spawn(tx.clone());
     spawn_key_reader(tx);
@@ -27,7 +32,23 @@ pub fn open(mut app: App, device: u32) -> io::Result<()> {
     // Nothing is lost on quit: the last snapshot is written before we leave.
     drop(saves);
     let _ = writer.join();
-    out
+    out.map(|()| app.terminated_by)
+}
+
+/// signal-hook rather than a handler of our own: its handler only writes to a pipe (all a
+/// signal handler may safely do), and this thread turns that into one more event, so a
+/// signal leaves by the same path as `q`: progress written, terminal restored by the guard.
+fn spawn_signal_reader(ui: Sender<UiEvent>) -> io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])?;
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            if ui.send(UiEvent::Terminate(signal)).is_err() {
+                return;
+            }
+        }
+    });
+    Ok(())
 }
 
 fn spawn_key_reader(ui: Sender<UiEvent>) {
