@@ -149,3 +149,19 @@ fn render_prints_the_lesson_screen_from_the_recording() {
         "{out}"
     );
 }
+
+#[test]
+fn render_and_run_take_a_lesson_by_id_or_number() {
+    for name in ["shared-transpose", "04", "4"] {
+        let (code, out, err) = gpulab(&["render", name, "--width", "120", "--height", "30"]);
+        assert_eq!(code, 0, "render {name}: {err}");
+        assert!(out.contains("04 · "), "render {name}:\n{out}");
+        let (code, out, err) = gpulab(&["run", name, "--replay", "--json"]);
+        assert!(code == 0 || code == 1, "run {name}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["lesson"], "shared-transpose", "run {name}");
+    }
+    let (code, _, err) = gpulab(&["render", "99"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no lesson '99'"), "{err}");
+}

@@ -42,7 +42,7 @@ pub fn load_course(root: &CourseRoot) -> Result<Vec<Lesson>> {
 pub fn find_lesson<'a>(lessons: &'a [Lesson], id: &str) -> Result<&'a Lesson> {
     lessons
         .iter()
-        .find(|l| l.id == id || format!("{:02}", l.order) == id)
+        .find(|l| l.id == id || id.parse::<u32>().is_ok_and(|n| n == l.order))
         .with_context(|| {
             let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
             format!("no lesson '{id}'; the lessons are: {}", ids.join(", "))
