@@ -165,3 +165,29 @@ fn render_and_run_take_a_lesson_by_id_or_number() {
     assert_eq!(code, 2);
     assert!(err.contains("no lesson '99'"), "{err}");
 }
+
+#[test]
+fn run_of_one_variant_lists_only_its_claims() {
+    let args = ["run", "shared-banks", "--replay", "--variant", "stride-33"];
+    let (_, out, err) = gpulab(&args);
+    let claims = out
+        .split("claims:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}{err}"));
+    let lines: Vec<&str> = claims.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 2, "{claims}");
+    assert!(lines.iter().all(|l| l.contains("stride-33")), "{claims}");
+    let (_, out, err) = gpulab(&[&args[..], &["--json"]].concat());
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}{err}"));
+    let claims: Vec<&str> = v["expect"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["claim"].as_str().unwrap())
+        .collect();
+    assert_eq!(claims.len(), 2, "{claims:?}");
+    assert!(
+        claims.iter().all(|c| c.starts_with("stride-33 ")),
+        "{claims:?}"
+    );
+}

@@ -2,7 +2,9 @@
 
 use super::{RunArgs, find_lesson, load_course};
 use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
 use crate::model::protocol::RunOptions;
+use crate::model::results::LessonResult;
 use crate::session::{recording, source};
 use anyhow::{Result, bail};
 
@@ -30,7 +32,7 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         eprintln!("· {m}")
     })?;
     if !a.variants.is_empty() {
-        result.variants.retain(|v| a.variants.contains(&v.name));
+        only_variants(lesson, &mut result, &a.variants);
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
@@ -39,4 +41,18 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     }
     let failed = result.variants.iter().any(|v| v.correct == Some(false));
     Ok(if failed { 1 } else { 0 })
+}
+
+/// Keep the chosen variants and the claims about them: a claim is about its subject, the
+/// variant it names first, so a comparison with another variant stays with its subject.
+fn only_variants(lesson: &Lesson, result: &mut LessonResult, names: &[String]) {
+    result.variants.retain(|v| names.contains(&v.name));
+    // `expect` is the lesson's claims in the lesson's order, one result each.
+    let about: Vec<bool> = lesson
+        .expect
+        .iter()
+        .map(|c| names.iter().any(|n| n == c.subject()))
+        .collect();
+    let mut keep = about.into_iter();
+    result.expect.retain(|_| keep.next().unwrap_or(false));
 }
