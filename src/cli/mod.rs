@@ -57,7 +57,10 @@ pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
         bail!("no lessons found");
     }
     let rec = recording::newest(&root.recordings());
-    let app = App::new(lessons, rec, Progress::load());
+    let (progress, note) = Progress::load_noting();
+    let mut app = App::new(lessons, rec, progress);
+    // Said once: the backup it names is kept, so the next start has nothing to say.
+    app.message = note;
     let signal = crate::ui::terminal::open(app, device)?;
     Ok(signal.map_or(0, |s| 128 + s))
 }

@@ -53,7 +53,7 @@ pub struct App {
     pub aggregate: bool,
     pub color: bool,
     pub code_scroll: u16,
-    /// Checkpoint answers given since the lab opened: (lesson id, question) -> choice.
+    /// Checkpoint answers, as saved in the progress: (lesson id, question) -> choice.
     pub answers: HashMap<(String, usize), usize>,
     pub quit: bool,
     /// The signal that ended the lab, if one did: the exit status reports it.
@@ -71,6 +71,11 @@ impl App {
         let results = lessons
             .iter()
             .map(|l| (l.id.clone(), source::recorded(recording.as_ref(), l)))
+            .collect();
+        let answers = progress
+            .lessons
+            .iter()
+            .flat_map(|(id, p)| p.answers.iter().map(|(&q, &c)| ((id.clone(), q), c)))
             .collect();
         App {
             lessons,
@@ -90,7 +95,7 @@ impl App {
             aggregate: false,
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             code_scroll: 0,
-            answers: HashMap::new(),
+            answers,
             quit: false,
             terminated_by: None,
             outbox: Vec::new(),
@@ -124,7 +129,9 @@ impl App {
         if let Some(q) = next
             && c < l.checkpoint[q].choices.len()
         {
-            self.answers.insert((id, q), c);
+            self.answers.insert((id.clone(), q), c);
+            self.progress.record_answer(&id, q, c);
+            self.note_seen();
         }
     }
 
@@ -144,11 +151,15 @@ impl App {
         }
     }
 
+    /// The page on screen counts as read; with every page read and every question answered
+    /// the lesson is finished, GPU or not.
     pub fn note_seen(&mut self) {
-        if let Some(id) = self.lesson().map(|l| l.id.clone()) {
-            self.progress.mark_seen(&id);
-            self.save_progress();
-        }
+        let Some(l) = self.lesson() else { return };
+        let (id, pages, questions) = (l.id.clone(), l.pages.len(), l.checkpoint.len());
+        self.progress.mark_seen(&id);
+        self.progress.mark_page(&id, self.page);
+        self.progress.check_finished(&id, pages, questions);
+        self.save_progress();
     }
 
     /// Ask for a live run of the current lesson (or explain why there is none).
