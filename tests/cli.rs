@@ -191,3 +191,44 @@ fn run_of_one_variant_lists_only_its_claims() {
         "{claims:?}"
     );
 }
+
+/// The shipped lessons and kernels in a folder of their own, without the recording.
+fn course_without_recording() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::manifest_dir();
+    let lessons = dir.path().join("lessons");
+    std::fs::create_dir_all(&lessons).unwrap();
+    for e in std::fs::read_dir(src.join("lessons")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "yaml") {
+            std::fs::copy(&p, lessons.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    for e in std::fs::read_dir(src.join("kernels")).unwrap() {
+        let d = e.unwrap().path();
+        let to = dir.path().join("kernels").join(d.file_name().unwrap());
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(&d).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    dir
+}
+
+#[test]
+fn a_course_without_a_recording_says_so() {
+    let dir = course_without_recording();
+    let lessons = dir.path().join("lessons");
+    let lessons = lessons.to_str().unwrap();
+    let (_, out, err) = gpulab(&["--lessons", lessons, "run", "03", "--replay", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}{err}"));
+    assert_eq!(v["source"], "none", "nothing recorded is not \"recorded\"");
+    let (_, out, _) = gpulab(&["--lessons", lessons, "run", "03", "--replay"]);
+    assert!(out.contains("no recording"), "{out}");
+    assert!(!out.contains('✓'), "no claim holds on no figures:\n{out}");
+    let (code, out, err) = gpulab(&["--lessons", lessons, "render", "03"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("no recording"), "{out}");
+    assert!(!out.contains("claims hold"), "{out}");
+}

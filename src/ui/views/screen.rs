@@ -76,7 +76,7 @@ fn render_lesson(app: &App, lesson: &Lesson, main: Rect, buf: &mut Buffer, th: &
 fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
     let label = app.result().map(|r| {
         let mut s = source_label(r);
-        if r.source == Source::Recorded && r.compile == Some(Source::Live) {
+        if r.source != Source::Live && r.compile == Some(Source::Live) {
             s.push_str(" · compile reports live");
         }
         if app.caps.is_none() {
@@ -117,8 +117,10 @@ fn status_text(app: &App) -> String {
         (Some(m), _) => m.clone(),
         (None, Some(r)) => format!("running {} · {} {}", r.lesson, r.variant, r.stage),
         (None, None) if app.looping => "looping".into(),
-        (None, None) => match app.result().map(|r| r.expect.as_slice()) {
-            Some(claims) if !claims.is_empty() => {
+        (None, None) => match app.result().map(|r| (r.source, r.expect.as_slice())) {
+            // No figures, so no claim can hold or fail: say why instead of "0 of N".
+            Some((Source::None, _)) => "no recording of this lesson: r measures it on a GPU".into(),
+            Some((_, claims)) if !claims.is_empty() => {
                 let held = claims.iter().filter(|c| c.holds == Some(true)).count();
                 format!("{held} of {} claims hold on these figures", claims.len())
             }
