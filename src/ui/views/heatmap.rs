@@ -10,7 +10,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
 fn cell_char(v: u32) -> char {
     match v {
@@ -66,15 +66,20 @@ pub fn grid_lines(g: &Grid, max_cols: usize, th: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
-/// All traced instructions × banks: for each bank, the distinct words asked of it per request.
+/// The "all instructions" view's own legend: its cells are conflict degrees, as in the
+/// single view, not words averaged over requests.
+pub const AGGREGATE_LEGEND: &str = "rows: shared instructions, worst first · columns: banks \
+    0–31 · cell: the bank's conflict degree (1 = no conflict, + = 10 or more) · right: \
+    wavefronts per request";
+
+/// All traced shared instructions × banks, each bank's conflict degree, each row ending in
+/// the wavefronts per request the single view names.
 pub fn aggregate_lines(v: &VariantResult, max_cols: usize, th: &Theme) -> Vec<Line<'static>> {
     let mut lines = vec![Line::styled(
-        format!(
-            "{} · all shared instructions × banks · words per request",
-            v.name
-        ),
+        format!("{} · all shared instructions × banks", v.name),
         th.strong,
     )];
+    let shown = max_cols.saturating_sub(6).min(32);
     for row in aggregate(v) {
         let mut spans = vec![Span::styled(
             format!(
@@ -83,8 +88,14 @@ pub fn aggregate_lines(v: &VariantResult, max_cols: usize, th: &Theme) -> Vec<Li
             ),
             th.dim,
         )];
-        for &v in row.words.iter().take(max_cols.saturating_sub(6)) {
-            spans.push(Span::styled(cell_char(v).to_string(), cell_style(v, th)));
+        for &d in row.degree.iter().take(shown) {
+            spans.push(Span::styled(cell_char(d).to_string(), cell_style(d, th)));
+        }
+        if max_cols >= shown + 6 + 10 {
+            spans.push(Span::raw(format!(
+                " {:>3.0} wf/req",
+                row.wavefronts_per_request
+            )));
         }
         lines.push(Line::from(spans));
     }
@@ -157,7 +168,11 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         return;
     }
     if app.aggregate {
-        Paragraph::new(aggregate_lines(v, inner.width as usize, th)).render(inner, buf);
+        let mut lines = aggregate_lines(v, inner.width as usize, th);
+        lines.push(Line::styled(AGGREGATE_LEGEND, th.dim));
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: true })
+            .render(inner, buf);
         return;
     }
     let idx = app.instr.min(list.len() - 1);
