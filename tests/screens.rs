@@ -104,3 +104,41 @@ fn heatmap_in_colour_marks_the_conflicting_bank() {
     assert!(hot.len() >= 16, "{} hot cells", hot.len());
     insta::assert_debug_snapshot!("heatmap_stride32_colour", buf);
 }
+
+/// The "all instructions" heatmap and the single-request one agree: an instruction's worst
+/// bank has the degree its sample request shows, over the real recording.
+#[test]
+fn heatmap_all_instructions_agrees_with_the_single_view() {
+    use gpulab::analysis::heatmap::{aggregate, shared_grid, worst_first};
+    use gpulab::model::access::Space;
+    let a = app();
+    let banks = a
+        .lessons
+        .iter()
+        .position(|l| l.id == "shared-banks")
+        .unwrap();
+    let r = &a.results[&a.lessons[banks].id];
+    for v in &r.variants {
+        let shared: Vec<_> = worst_first(v)
+            .into_iter()
+            .filter(|i| i.space == Space::Shared)
+            .collect();
+        for (row, i) in aggregate(v).iter().zip(shared) {
+            let sample = shared_grid(i.sample.as_ref().unwrap());
+            let single = sample.iter().flatten().copied().max().unwrap();
+            let all = row.degree.iter().copied().max().unwrap();
+            assert_eq!(all, single, "{} line {:?}", v.name, i.source_line);
+        }
+    }
+}
+
+#[test]
+fn heatmap_of_all_instructions_has_its_own_legend_and_the_single_views_figures() {
+    let mut a = heatmap_app("stride-32", false);
+    a.aggregate = true;
+    let screen = draw(&a, 100, 30);
+    assert!(screen.contains("32 wf/req"), "{screen}");
+    assert!(screen.contains("conflict degree"), "{screen}");
+    assert!(!screen.contains("words per request"), "{screen}");
+    insta::assert_snapshot!("heatmap_all_stride32_plain", screen);
+}

@@ -53,6 +53,14 @@ pub struct App {
     pub aggregate: bool,
     pub color: bool,
     pub code_scroll: u16,
+    /// The first prose row on screen, as asked; the pane clamps it to the page.
+    pub prose_scroll: usize,
+    /// On the checkpoint page, keep the question being asked in view (until the learner
+    /// scrolls away from it).
+    pub follow_question: bool,
+    /// The size of the last frame drawn, so the scrolling keys see the screen the learner
+    /// sees; empty before the first frame.
+    pub viewport: ratatui::layout::Rect,
     /// Checkpoint answers, as saved in the progress: (lesson id, question) -> choice.
     pub answers: HashMap<(String, usize), usize>,
     pub quit: bool,
@@ -95,6 +103,9 @@ impl App {
             aggregate: false,
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             code_scroll: 0,
+            prose_scroll: 0,
+            follow_question: true,
+            viewport: Default::default(),
             answers,
             quit: false,
             terminated_by: None,
@@ -143,6 +154,8 @@ impl App {
         if idx < self.lessons.len() && idx != self.selected {
             self.selected = idx;
             self.page = 0;
+            self.prose_scroll = 0;
+            self.follow_question = true;
             self.variant = 0;
             self.instr = 0;
             self.code_scroll = 0;
@@ -160,6 +173,23 @@ impl App {
         self.progress.mark_page(&id, self.page);
         self.progress.check_finished(&id, pages, questions);
         self.save_progress();
+    }
+
+    /// Whether the lesson's figures may be shown: once run live, or once the learner asked
+    /// to see them (`v`). Before that they would answer the page's "Predict:".
+    pub fn revealed(&self) -> bool {
+        self.lesson()
+            .is_some_and(|l| self.progress.get(&l.id).revealed)
+            || self
+                .result()
+                .is_some_and(|r| r.source == crate::model::results::Source::Live)
+    }
+
+    pub(super) fn reveal(&mut self) {
+        if let Some(id) = self.lesson().map(|l| l.id.clone()) {
+            self.progress.mark_revealed(&id);
+            self.save_progress();
+        }
     }
 
     /// Ask for a live run of the current lesson (or explain why there is none).

@@ -11,6 +11,8 @@ use crossterm::event::KeyEvent;
 #[derive(Debug)]
 pub enum UiEvent {
     Key(KeyEvent),
+    /// The mouse wheel, down (true) or up.
+    Wheel(bool),
     Resize,
     Worker(WorkerEvent),
     /// Writing the progress file failed, in words.

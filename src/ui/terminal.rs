@@ -6,7 +6,7 @@
 use super::app::App;
 use super::event::UiEvent;
 use super::{main_loop, progress_writer, worker_thread};
-use crossterm::event::{Event, KeyEventKind, read};
+use crossterm::event::{Event, KeyEventKind, MouseEventKind, read};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io;
@@ -56,6 +56,11 @@ fn spawn_key_reader(ui: Sender<UiEvent>) {
         while let Ok(ev) = read() {
             let msg = match ev {
                 Event::Key(k) if k.kind != KeyEventKind::Release => UiEvent::Key(k),
+                Event::Mouse(m) => match m.kind {
+                    MouseEventKind::ScrollDown => UiEvent::Wheel(true),
+                    MouseEventKind::ScrollUp => UiEvent::Wheel(false),
+                    _ => continue,
+                },
                 Event::Resize(..) => UiEvent::Resize,
                 _ => continue,
             };
@@ -80,7 +85,12 @@ struct TerminalGuard;
 impl TerminalGuard {
     fn enter() -> io::Result<TerminalGuard> {
         crossterm::terminal::enable_raw_mode()?;
-        crossterm::execute!(io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+        // The mouse only for its wheel, which scrolls the prose and the code.
+        crossterm::execute!(
+            io::stdout(),
+            crossterm::terminal::EnterAlternateScreen,
+            crossterm::event::EnableMouseCapture
+        )?;
         Ok(TerminalGuard)
     }
 }
@@ -89,6 +99,7 @@ fn restore_terminal() {
     let _ = crossterm::terminal::disable_raw_mode();
     let _ = crossterm::execute!(
         io::stdout(),
+        crossterm::event::DisableMouseCapture,
         crossterm::terminal::LeaveAlternateScreen,
         crossterm::cursor::Show
     );

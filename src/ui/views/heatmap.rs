@@ -143,11 +143,7 @@ pub fn render_in_column(
 }
 
 pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let rect = super::overlays::centered(
-        area,
-        area.width.saturating_sub(2),
-        area.height.saturating_sub(1),
-    );
+    let rect = super::overlays::full(area);
     Clear.render(rect, buf);
     let block = Block::default().borders(Borders::ALL).title(Line::styled(
         " heatmap · [ ] instruction · a all · ←→ variant · h closes ",

@@ -59,16 +59,36 @@ pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme) {
         .render(rect, buf);
 }
 
+/// A full pop-up: all of the lesson's side but its keys line, so nothing of the screen
+/// beneath shows at its edges.
+pub fn full(area: Rect) -> Rect {
+    Rect {
+        height: area.height.saturating_sub(1),
+        ..area
+    }
+}
+
+fn code_rect(area: Rect) -> Rect {
+    full(area)
+}
+
+/// The furthest the code can scroll in `area` with its last line still at the bottom.
+pub fn code_max_scroll(app: &App, area: Rect) -> usize {
+    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.variant)) else {
+        return 0;
+    };
+    let rows = 1 + v.source.lines().count() + diagnostics(app, v).len();
+    let view = code_rect(area).height.saturating_sub(2) as usize;
+    rows.saturating_sub(view)
+}
+
 pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let Some(lesson) = app.lesson() else { return };
     let Some(v) = lesson.variants.get(app.variant) else {
         return;
     };
-    let rect = centered(
-        area,
-        area.width.saturating_sub(4),
-        area.height.saturating_sub(2),
-    );
+    let rect = code_rect(area);
+    let scroll = (app.code_scroll as usize).min(code_max_scroll(app, area)) as u16;
     Clear.render(rect, buf);
     let diag_lines = diagnostics(app, v);
     let mut lines = vec![code_header(v, th)];
@@ -83,7 +103,7 @@ pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         }
     }
     Paragraph::new(lines)
-        .scroll((app.code_scroll, 0))
+        .scroll((scroll, 0))
         .block(Block::default().borders(Borders::ALL).title(Line::styled(
             format!(" {} · code (↑↓ scroll, c closes) ", v.name),
             th.title,
