@@ -17,7 +17,7 @@ struct Pty {
 
 fn open_pty() -> Pty {
     let (mut master, mut slave) = (0, 0);
-    let mut size = libc::winsize {
+    let size = libc::winsize {
         ws_row: 30,
         ws_col: 100,
         ws_xpixel: 0,
@@ -31,7 +31,7 @@ fn open_pty() -> Pty {
             &mut slave,
             std::ptr::null_mut(),
             std::ptr::null(),
-            &mut size,
+            &size,
         )
     };
     assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());

@@ -151,6 +151,12 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     ));
     let inner = block.inner(rect);
     block.render(rect, buf);
+    if !app.revealed() {
+        Paragraph::new("The heatmap is a measured figure: hidden until you run the lesson (r) or show the recorded figures (v).")
+            .wrap(Wrap { trim: true })
+            .render(inner, buf);
+        return;
+    }
     let Some(v) = app.result().and_then(|r| r.variants.get(app.variant)) else {
         return;
     };
@@ -195,5 +201,8 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     ];
     lines.extend(grid_lines(&g, inner.width as usize, th));
     lines.push(Line::styled(g.legend.clone(), th.dim));
-    Paragraph::new(lines).render(inner, buf);
+    // The grid's rows fit; the title, the source line and the legend wrap, never cut.
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(inner, buf);
 }

@@ -12,8 +12,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget};
 
-const KEYS_LINE: &str =
-    " ↑↓ lesson  n/p page  ←→ variant  r run  l loop  c code  h heatmap  ? help  q quit";
+// Help and quit first: on a narrow terminal the end of this line is what is cut.
+const KEYS_LINE: &str = " ? help  q quit  ↑↓ lesson  n/p page  PgDn scroll  ←→ variant  r run  v figures  c code  h heatmap";
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -72,6 +72,10 @@ fn status_text(app: &App) -> String {
         (None, None) => match app.result().map(|r| (r.source, r.expect.as_slice())) {
             // No figures, so no claim can hold or fail: say why instead of "0 of N".
             Some((Source::None, _)) => "no recording of this lesson: r measures it on a GPU".into(),
+            // How the claims fare would answer the page's prediction.
+            Some(_) if !app.revealed() => {
+                "predict first: r runs the lesson, v shows the recorded figures".into()
+            }
             Some((_, claims)) if !claims.is_empty() => {
                 let held = claims.iter().filter(|c| c.holds == Some(true)).count();
                 format!("{held} of {} claims hold on these figures", claims.len())
