@@ -151,14 +151,25 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     ));
     let inner = block.inner(rect);
     block.render(rect, buf);
-    if !app.revealed() {
-        Paragraph::new("The heatmap is a measured figure: hidden until you run the lesson (r) or show the recorded figures (v).")
-            .wrap(Wrap { trim: true })
-            .render(inner, buf);
-        return;
-    }
+    let lines = if app.revealed() {
+        overlay_lines(app, inner.width as usize, th)
+    } else {
+        vec![Line::raw(
+            "The heatmap is a measured figure: hidden until you run the lesson (r) or show \
+             the recorded figures (v).",
+        )]
+    };
+    // The grid's rows fit; titles, source lines and legends wrap, never cut.
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(inner, buf);
+}
+
+/// The focused variant's heatmap: all instructions, or the one `[`/`]` chose, or why there
+/// is none.
+fn overlay_lines(app: &App, width: usize, th: &Theme) -> Vec<Line<'static>> {
     let Some(v) = app.result().and_then(|r| r.variants.get(app.variant)) else {
-        return;
+        return Vec::new();
     };
     let list = worst_first(v);
     if list.is_empty() {
@@ -166,20 +177,16 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             .trace_error
             .clone()
             .unwrap_or_else(|| "no shared or global accesses traced for this variant".into());
-        Paragraph::new(why).render(inner, buf);
-        return;
+        return vec![Line::raw(why)];
     }
     if app.aggregate {
-        let mut lines = aggregate_lines(v, inner.width as usize, th);
+        let mut lines = aggregate_lines(v, width, th);
         lines.push(Line::styled(AGGREGATE_LEGEND, th.dim));
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: true })
-            .render(inner, buf);
-        return;
+        return lines;
     }
     let idx = app.instr.min(list.len() - 1);
     let Some(g) = grid_for(&v.name, list[idx]) else {
-        return;
+        return Vec::new();
     };
     let source_line = app
         .lesson()
@@ -199,10 +206,7 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         ),
         Line::styled(format!("  {source_line}"), th.accent),
     ];
-    lines.extend(grid_lines(&g, inner.width as usize, th));
+    lines.extend(grid_lines(&g, width, th));
     lines.push(Line::styled(g.legend.clone(), th.dim));
-    // The grid's rows fit; the title, the source line and the legend wrap, never cut.
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: false })
-        .render(inner, buf);
+    lines
 }
