@@ -240,3 +240,20 @@ fn without_a_gpu_reading_and_answering_finish_a_lesson_and_answers_are_kept() {
     assert_eq!(again.selected, 1, "opens at the first unfinished lesson");
     assert_eq!(again.answers.get(&("a".to_string(), 0)), Some(&0));
 }
+
+#[test]
+fn the_list_marks_a_finished_lesson_and_a_live_run_apart() {
+    use ratatui::{buffer::Buffer, layout::Rect, widgets::Widget};
+    let mut p = Progress::default();
+    p.mark_page("a", 1);
+    p.check_finished("a", 2, 0);
+    p.mark_run("b");
+    let mut app = App::new(vec![lesson("a"), lesson("b")], None, p);
+    app.color = false;
+    let area = Rect::new(0, 0, 100, 20);
+    let mut buf = Buffer::empty(area);
+    (&app).render(area, &mut buf);
+    let text = crate::ui::buffer_to_text(&buf);
+    assert!(text.contains("✓ 01 a"), "{text}");
+    assert!(text.contains("01 b ◆"), "{text}");
+}
