@@ -6,7 +6,7 @@ fn main() {
     let args = Cli::parse();
     let root = CourseRoot::from_option(args.lessons.as_deref());
     let code = match args.command {
-        None => cli::open_lab(&root, args.device).map(|_| 0),
+        None => cli::open_lab(&root, args.device),
         Some(Cmd::Worker) => Ok(gpulab::worker::server::serve()),
         Some(Cmd::List { json }) => cli::cmd_list(&root, json).map(|_| 0),
         Some(Cmd::Run(a)) => cli::cmd_run(&root, args.device, &a),

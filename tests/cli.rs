@@ -149,3 +149,86 @@ fn render_prints_the_lesson_screen_from_the_recording() {
         "{out}"
     );
 }
+
+#[test]
+fn render_and_run_take_a_lesson_by_id_or_number() {
+    for name in ["shared-transpose", "04", "4"] {
+        let (code, out, err) = gpulab(&["render", name, "--width", "120", "--height", "30"]);
+        assert_eq!(code, 0, "render {name}: {err}");
+        assert!(out.contains("04 · "), "render {name}:\n{out}");
+        let (code, out, err) = gpulab(&["run", name, "--replay", "--json"]);
+        assert!(code == 0 || code == 1, "run {name}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["lesson"], "shared-transpose", "run {name}");
+    }
+    let (code, _, err) = gpulab(&["render", "99"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no lesson '99'"), "{err}");
+}
+
+#[test]
+fn run_of_one_variant_lists_only_its_claims() {
+    let args = ["run", "shared-banks", "--replay", "--variant", "stride-33"];
+    let (_, out, err) = gpulab(&args);
+    let claims = out
+        .split("claims:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{out}{err}"));
+    let lines: Vec<&str> = claims.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 2, "{claims}");
+    assert!(lines.iter().all(|l| l.contains("stride-33")), "{claims}");
+    let (_, out, err) = gpulab(&[&args[..], &["--json"]].concat());
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}{err}"));
+    let claims: Vec<&str> = v["expect"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["claim"].as_str().unwrap())
+        .collect();
+    assert_eq!(claims.len(), 2, "{claims:?}");
+    assert!(
+        claims.iter().all(|c| c.starts_with("stride-33 ")),
+        "{claims:?}"
+    );
+}
+
+/// The shipped lessons and kernels in a folder of their own, without the recording.
+fn course_without_recording() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let src = common::manifest_dir();
+    let lessons = dir.path().join("lessons");
+    std::fs::create_dir_all(&lessons).unwrap();
+    for e in std::fs::read_dir(src.join("lessons")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "yaml") {
+            std::fs::copy(&p, lessons.join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    for e in std::fs::read_dir(src.join("kernels")).unwrap() {
+        let d = e.unwrap().path();
+        let to = dir.path().join("kernels").join(d.file_name().unwrap());
+        std::fs::create_dir_all(&to).unwrap();
+        for f in std::fs::read_dir(&d).unwrap() {
+            let f = f.unwrap().path();
+            std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();
+        }
+    }
+    dir
+}
+
+#[test]
+fn a_course_without_a_recording_says_so() {
+    let dir = course_without_recording();
+    let lessons = dir.path().join("lessons");
+    let lessons = lessons.to_str().unwrap();
+    let (_, out, err) = gpulab(&["--lessons", lessons, "run", "03", "--replay", "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}{err}"));
+    assert_eq!(v["source"], "none", "nothing recorded is not \"recorded\"");
+    let (_, out, _) = gpulab(&["--lessons", lessons, "run", "03", "--replay"]);
+    assert!(out.contains("no recording"), "{out}");
+    assert!(!out.contains('✓'), "no claim holds on no figures:\n{out}");
+    let (code, out, err) = gpulab(&["--lessons", lessons, "render", "03"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("no recording"), "{out}");
+    assert!(!out.contains("claims hold"), "{out}");
+}

@@ -76,6 +76,8 @@ fn heatmap_app(variant: &str, color: bool) -> App {
         .unwrap();
     a.overlay = Overlay::Heatmap;
     a.color = color;
+    // The heatmap is a figure: shown once the learner has asked for the figures.
+    a.progress.mark_revealed("shared-banks");
     a
 }
 
@@ -103,4 +105,143 @@ fn heatmap_in_colour_marks_the_conflicting_bank() {
         .collect();
     assert!(hot.len() >= 16, "{} hot cells", hot.len());
     insta::assert_debug_snapshot!("heatmap_stride32_colour", buf);
+}
+
+/// The "all instructions" heatmap and the single-request one agree: an instruction's worst
+/// bank has the degree its sample request shows, over the real recording.
+#[test]
+fn heatmap_all_instructions_agrees_with_the_single_view() {
+    use gpulab::analysis::heatmap::{aggregate, shared_grid, worst_first};
+    use gpulab::model::access::Space;
+    let a = app();
+    let banks = a
+        .lessons
+        .iter()
+        .position(|l| l.id == "shared-banks")
+        .unwrap();
+    let r = &a.results[&a.lessons[banks].id];
+    for v in &r.variants {
+        let shared: Vec<_> = worst_first(v)
+            .into_iter()
+            .filter(|i| i.space == Space::Shared)
+            .collect();
+        for (row, i) in aggregate(v).iter().zip(shared) {
+            let sample = shared_grid(i.sample.as_ref().unwrap());
+            let single = sample.iter().flatten().copied().max().unwrap();
+            let all = row.degree.iter().copied().max().unwrap();
+            assert_eq!(all, single, "{} line {:?}", v.name, i.source_line);
+        }
+    }
+}
+
+#[test]
+fn heatmap_of_all_instructions_has_its_own_legend_and_the_single_views_figures() {
+    let mut a = heatmap_app("stride-32", false);
+    a.aggregate = true;
+    let screen = draw(&a, 100, 30);
+    assert!(screen.contains("32 wf/req"), "{screen}");
+    assert!(screen.contains("conflict degree"), "{screen}");
+    assert!(!screen.contains("words per request"), "{screen}");
+    insta::assert_snapshot!("heatmap_all_stride32_plain", screen);
+}
+
+fn select(a: &mut App, id: &str) {
+    a.selected = a.lessons.iter().position(|l| l.id == id).unwrap();
+}
+
+#[test]
+fn figures_stay_hidden_until_run_or_revealed() {
+    let mut a = app();
+    select(&mut a, "shared-banks");
+    let hidden = draw(&a, 160, 48);
+    for v in &a.lessons[a.selected].variants {
+        assert!(hidden.contains(&v.name), "{}: names stay\n{hidden}", v.name);
+    }
+    assert!(hidden.contains("regs"), "compile reports stay\n{hidden}");
+    for spoiler in [" ms", "wavefronts", "claims hold", "slower than", "correct"] {
+        assert!(
+            !hidden.contains(spoiler),
+            "{spoiler:?} before predicting:\n{hidden}"
+        );
+    }
+    a.on_key(crossterm::event::KeyEvent::from(
+        crossterm::event::KeyCode::Char('v'),
+    ));
+    assert!(
+        a.progress.get("shared-banks").revealed,
+        "kept in the progress"
+    );
+    let shown = draw(&a, 160, 48);
+    assert!(
+        shown.contains(" ms") && shown.contains("claims hold"),
+        "{shown}"
+    );
+    insta::assert_snapshot!("lesson_shared-banks_revealed", shown);
+}
+
+#[test]
+fn help_is_as_wide_as_its_lines_and_explains_the_marks() {
+    let mut a = app();
+    a.overlay = Overlay::Help;
+    for (w, h) in [(120, 40), (80, 40)] {
+        let screen = draw(&a, w, h);
+        let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (_, what) in gpulab::ui::views::overlays::KEYS
+            .iter()
+            .chain(gpulab::ui::views::overlays::MARKS)
+        {
+            let what = what.split_whitespace().collect::<Vec<_>>().join(" ");
+            let whole = flat.contains(&what) || what.split(' ').all(|word| flat.contains(word));
+            assert!(whole, "{what:?} cut at {w}x{h}:\n{screen}");
+        }
+        for mark in ["•", "✓", "▸", "◆", "spill"] {
+            assert!(screen.contains(mark), "{mark} explained");
+        }
+    }
+}
+
+#[test]
+fn the_checkpoint_page_counts_itself_and_notes_are_read_whole() {
+    let mut a = app();
+    select(&mut a, "shared-banks");
+    let n = a.page_count();
+    a.page = n - 1;
+    assert!(a.on_checkpoint_page());
+    let screen = draw(&a, 160, 48);
+    assert!(screen.contains(&format!("page {n}/{n}")), "{screen}");
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    for v in &a.lessons[a.selected].variants {
+        let Some(note) = &v.note else { continue };
+        let last = note.split_whitespace().last().unwrap();
+        assert!(
+            flat.contains(last),
+            "{}: the note's end {last:?} is shown",
+            v.name
+        );
+    }
+    assert!(screen.contains("spill 0 B st / 0 B ld"), "{screen}");
+}
+
+#[test]
+fn heatmap_steps_stop_at_the_last_instruction_and_the_overlay_hides_the_screen() {
+    use crossterm::event::{KeyCode, KeyEvent};
+    let mut a = heatmap_app("stride-32", false);
+    let n = gpulab::analysis::heatmap::worst_first(&a.result().unwrap().variants[a.variant]).len();
+    for _ in 0..n + 5 {
+        a.on_key(KeyEvent::from(KeyCode::Char(']')));
+    }
+    assert_eq!(a.instr, n - 1);
+    a.on_key(KeyEvent::from(KeyCode::Char('[')));
+    assert_eq!(a.instr, n - 2, "one press back");
+    let screen = draw(&a, 100, 30);
+    let x = gpulab::ui::views::prose::areas(&a, ratatui::layout::Rect::new(0, 0, 100, 30))
+        .main
+        .x as usize;
+    // The pop-up's own border at the lesson side's left edge, nothing of the columns
+    // beneath beside it.
+    for row in screen.lines().skip(1).take(27) {
+        let inside: Vec<char> = row.chars().skip(x).take(2).collect();
+        assert_eq!(inside[0], '│', "{row}\n{screen}");
+        assert!(!"│┌└┐┘─".contains(inside[1]), "old borders show:\n{screen}");
+    }
 }

@@ -15,6 +15,7 @@ pub fn source_label(r: &LessonResult) -> String {
             Some(at) => format!("recorded on {name}, {}", at.get(..10).unwrap_or(at)),
             None => "no recording".to_string(),
         },
+        Source::None => "no recording".to_string(),
     }
 }
 

@@ -20,12 +20,19 @@ pub struct Grid {
     pub legend: String,
 }
 
-/// One shared instruction in the aggregate: the distinct words asked of each bank, per
-/// request, rounded to a whole count so it reads like a grid cell.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One shared instruction in the aggregate, in the single view's terms.
+#[derive(Debug, Clone, PartialEq)]
 pub struct BankRow {
     pub source_line: Option<u32>,
+    /// Distinct words asked of each bank, per request, rounded. Averaged over requests, so
+    /// a conflict that moves from bank to bank reads smaller than it is: not drawn.
     pub words: [u32; BANKS],
+    /// Each bank's conflict degree, as the single view's cells count it: the instruction's
+    /// N-way (wavefronts over the ideal) on its busiest banks, less in proportion on a bank
+    /// asked for fewer words, 0 on a bank it never used.
+    pub degree: [u32; BANKS],
+    /// Wavefronts per request, as the single view's title says them.
+    pub wavefronts_per_request: f64,
 }
 
 /// Instructions of a variant, worst first (most wavefronts or sectors per request).
@@ -173,17 +180,28 @@ pub fn aggregate(v: &VariantResult) -> Vec<BankRow> {
     worst_first(v)
         .into_iter()
         .filter(|i| i.space == Space::Shared)
-        .map(|i| {
-            let r = i.requests.max(1) as f64;
-            BankRow {
-                source_line: i.source_line,
-                words: std::array::from_fn(|b| {
-                    let per = i.bank_words.get(b).copied().unwrap_or(0) as f64 / r;
-                    per.round() as u32
-                }),
-            }
-        })
+        .map(bank_row)
         .collect()
+}
+
+fn bank_row(i: &InstructionSummary) -> BankRow {
+    let r = i.requests.max(1) as f64;
+    let words_of = |b: usize| i.bank_words.get(b).copied().unwrap_or(0);
+    let busiest = (0..BANKS).map(words_of).max().unwrap_or(0).max(1) as f64;
+    let ways = if i.ideal_wavefronts > 0 {
+        i.wavefronts as f64 / i.ideal_wavefronts as f64
+    } else {
+        0.0
+    };
+    BankRow {
+        source_line: i.source_line,
+        words: std::array::from_fn(|b| (words_of(b) as f64 / r).round() as u32),
+        degree: std::array::from_fn(|b| match words_of(b) {
+            0 => 0,
+            w => ((ways * w as f64 / busiest).round() as u32).max(1),
+        }),
+        wavefronts_per_request: i.wavefronts as f64 / r,
+    }
 }
 
 #[cfg(test)]

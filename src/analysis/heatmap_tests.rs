@@ -147,3 +147,28 @@ fn aggregate_rows_are_words_per_request_rounded() {
         (32, 2, 0)
     );
 }
+
+#[test]
+fn aggregate_degrees_agree_with_the_single_request_view() {
+    // A 32-way conflict that moves between banks 0-3 from request to request: each bank
+    // serves 32 words in a quarter of the requests, 8 per request on average.
+    let mut moving = shared_instruction(1, 1024, 32 * 1024, access(4, u32::MAX, |l| l * 128));
+    moving.bank_words = vec![0; BANKS];
+    moving.bank_words[..4].fill(8192);
+    // A conflict-free 16-byte load: four phases, one word from every bank in each.
+    let mut vec4 = shared_instruction(2, 256, 1024, access(16, u32::MAX, |l| l * 16));
+    vec4.bank_words = vec![1024; BANKS];
+    let rows = aggregate(&variant(vec![moving, vec4]));
+    assert_eq!(
+        rows[0].degree[..5],
+        [32, 32, 32, 32, 0],
+        "as the single view's 32-way"
+    );
+    assert_eq!(rows[0].wavefronts_per_request, 32.0);
+    assert!(
+        rows[1].degree.iter().all(|&d| d == 1),
+        "{:?}",
+        rows[1].degree
+    );
+    assert_eq!(rows[1].wavefronts_per_request, 4.0);
+}

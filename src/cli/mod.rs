@@ -42,21 +42,25 @@ pub fn load_course(root: &CourseRoot) -> Result<Vec<Lesson>> {
 pub fn find_lesson<'a>(lessons: &'a [Lesson], id: &str) -> Result<&'a Lesson> {
     lessons
         .iter()
-        .find(|l| l.id == id || format!("{:02}", l.order) == id)
+        .find(|l| l.id == id || id.parse::<u32>().is_ok_and(|n| n == l.order))
         .with_context(|| {
             let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
             format!("no lesson '{id}'; the lessons are: {}", ids.join(", "))
         })
 }
 
-/// `gpulab` with no command: the lab in the terminal.
-pub fn open_lab(root: &CourseRoot, device: u32) -> Result<()> {
+/// `gpulab` with no command: the lab in the terminal. Its exit status: 0, or 128 + the
+/// number of the signal that ended it.
+pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
     let lessons = load_course(root)?;
     if lessons.is_empty() {
         bail!("no lessons found");
     }
     let rec = recording::newest(&root.recordings());
-    let app = App::new(lessons, rec, Progress::load());
-    crate::ui::terminal::open(app, device)?;
-    Ok(())
+    let (progress, note) = Progress::load_noting();
+    let mut app = App::new(lessons, rec, progress);
+    // Said once: the backup it names is kept, so the next start has nothing to say.
+    app.message = note;
+    let signal = crate::ui::terminal::open(app, device)?;
+    Ok(signal.map_or(0, |s| 128 + s))
 }

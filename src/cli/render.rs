@@ -3,14 +3,13 @@
 use super::{find_lesson, load_course};
 use crate::course::bundle::CourseRoot;
 use crate::session::{recording, source};
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 pub fn cmd_render(root: &CourseRoot, id: &str, width: u16, height: u16, page: usize) -> Result<()> {
     let lessons = load_course(root)?;
-    let idx = lessons
-        .iter()
-        .position(|l| l.id == id)
-        .with_context(|| find_lesson(&lessons, id).err().unwrap())?;
+    // The one lookup `run` uses too, so a number works wherever an id does.
+    let wanted = find_lesson(&lessons, id)?.id.clone();
+    let idx = lessons.iter().position(|l| l.id == wanted).unwrap_or(0);
     let rec = recording::newest(&root.recordings());
     let r = source::recorded(rec.as_ref(), &lessons[idx]);
     print!(

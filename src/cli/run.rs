@@ -2,7 +2,9 @@
 
 use super::{RunArgs, find_lesson, load_course};
 use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
 use crate::model::protocol::RunOptions;
+use crate::model::results::LessonResult;
 use crate::session::{recording, source};
 use anyhow::{Result, bail};
 
@@ -30,13 +32,52 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         eprintln!("· {m}")
     })?;
     if !a.variants.is_empty() {
-        result.variants.retain(|v| a.variants.contains(&v.name));
+        only_variants(lesson, &mut result, &a.variants);
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&result)?);
     } else {
         print!("{}", super::report::text_report(lesson, &result));
     }
-    let failed = result.variants.iter().any(|v| v.correct == Some(false));
-    Ok(if failed { 1 } else { 0 })
+    Ok(if failed(&result) { 1 } else { 0 })
+}
+
+/// A wrong output, and also an error with no check at all (a compile error), fails the run.
+fn failed(result: &LessonResult) -> bool {
+    result
+        .variants
+        .iter()
+        .any(|v| v.correct == Some(false) || (v.correct.is_none() && v.error.is_some()))
+}
+
+/// Keep the chosen variants and the claims about them: a claim is about its subject, the
+/// variant it names first, so a comparison with another variant stays with its subject.
+fn only_variants(lesson: &Lesson, result: &mut LessonResult, names: &[String]) {
+    result.variants.retain(|v| names.contains(&v.name));
+    // `expect` is the lesson's claims in the lesson's order, one result each.
+    let about: Vec<bool> = lesson
+        .expect
+        .iter()
+        .map(|c| names.iter().any(|n| n == c.subject()))
+        .collect();
+    let mut keep = about.into_iter();
+    result.expect.retain(|_| keep.next().unwrap_or(false));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builder::LessonBuilder;
+    use crate::model::results::Source;
+    use crate::session::fold::blank_result;
+
+    #[test]
+    fn a_compile_error_fails_the_run() {
+        let l = LessonBuilder::new("x").variant("a").variant("b").build();
+        let mut r = blank_result(&l, Source::Live, None);
+        r.variants[0].correct = Some(true);
+        assert!(!failed(&r), "a variant not run is no failure");
+        r.variants[1].error = Some("k.cu(1): error: expected a \";\"".into());
+        assert!(failed(&r), "a compile error is a failure");
+    }
 }

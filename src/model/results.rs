@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 pub enum Source {
     Live,
     Recorded,
+    /// Neither: no recording of this lesson, and nothing measured yet.
+    None,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -101,7 +101,16 @@ impl Fold {
                 if let Some(v) = find(result, variant) {
                     v.ptxas = ptxas.clone();
                     if error.is_some() {
-                        v.error = error.clone();
+                        // Figures beside code that no longer compiles are not its figures:
+                        // the error is its status, and its claims are not measured.
+                        *v = VariantResult {
+                            name: v.name.clone(),
+                            source_hash: v.source_hash.clone(),
+                            grid: v.grid,
+                            block: v.block,
+                            error: error.clone(),
+                            ..Default::default()
+                        };
                     }
                 }
             }
@@ -227,6 +236,7 @@ pub fn run_lesson(
 mod tests {
     use super::*;
     use crate::model::builder::LessonBuilder;
+    use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
 
     fn lesson() -> Lesson {
         LessonBuilder::new("a")
@@ -278,6 +288,51 @@ mod tests {
         assert_eq!(r.variants[1].samples_ms, vec![2.0]);
         assert_eq!(r.variants[0].error.as_deref(), Some("k.cu:1: error: oops"));
         assert_eq!(r.compile, Some(Source::Live));
+    }
+
+    #[test]
+    fn a_compile_error_over_recorded_figures_leaves_them_not_measured() {
+        let l = LessonBuilder::new("a")
+            .variant("fast")
+            .variant("slow")
+            .claim(Claim {
+                text: "fast time_ms < 5".into(),
+                kind: ClaimKind::Metric {
+                    a: "fast".into(),
+                    metric: Metric::TimeMs,
+                    op: CmpOp::Lt,
+                    value: 5.0,
+                },
+            })
+            .build();
+        let mut result = blank_result(&l, Source::Recorded, None);
+        result.variants[0].correct = Some(true);
+        result.variants[0].time_ms = Some(crate::model::results::TimeMs {
+            median: 1.0,
+            min: 1.0,
+            max: 1.0,
+            runs: 3,
+            spread_pct: 0.0,
+        });
+        let mut fold = Fold::new();
+        fold.apply(
+            &mut result,
+            &Reply::Compiled {
+                variant: "fast".into(),
+                ptxas: None,
+                error: Some("k.cu(3): error: identifier \"x\" is undefined".into()),
+            },
+        );
+        fold.finish(&l, &mut result, Ok(())).unwrap();
+        let v = &result.variants[0];
+        assert_eq!((v.correct, v.time_ms.is_none()), (None, true), "{v:?}");
+        assert!(crate::analysis::describe::status(v).contains("is undefined"));
+        assert_eq!(result.expect[0].holds, None, "{:?}", result.expect);
+        assert!(
+            result.expect[0].detail.contains("not"),
+            "{:?}",
+            result.expect
+        );
     }
 
     #[test]

@@ -20,11 +20,12 @@ pub enum Plan {
     Recorded,
 }
 
-/// The recorded figures of `lesson` (blank when the recording lacks it), claims judged.
+/// The recorded figures of `lesson`, claims judged; blank and marked `Source::None` when
+/// the recording lacks it, so nothing claims to be recorded that was not.
 pub fn recorded(rec: Option<&Recording>, lesson: &Lesson) -> LessonResult {
     let mut r = rec
         .and_then(|r| r.replay(lesson))
-        .unwrap_or_else(|| fold::blank_result(lesson, Source::Recorded, None));
+        .unwrap_or_else(|| fold::blank_result(lesson, Source::None, None));
     fold::evaluate_claims(lesson, &mut r);
     r
 }

@@ -53,9 +53,19 @@ pub struct App {
     pub aggregate: bool,
     pub color: bool,
     pub code_scroll: u16,
-    /// Checkpoint answers given since the lab opened: (lesson id, question) -> choice.
+    /// The first prose row on screen, as asked; the pane clamps it to the page.
+    pub prose_scroll: usize,
+    /// On the checkpoint page, keep the question being asked in view (until the learner
+    /// scrolls away from it).
+    pub follow_question: bool,
+    /// The size of the last frame drawn, so the scrolling keys see the screen the learner
+    /// sees; empty before the first frame.
+    pub viewport: ratatui::layout::Rect,
+    /// Checkpoint answers, as saved in the progress: (lesson id, question) -> choice.
     pub answers: HashMap<(String, usize), usize>,
     pub quit: bool,
+    /// The signal that ended the lab, if one did: the exit status reports it.
+    pub terminated_by: Option<i32>,
     /// Jobs for the worker thread; the event loop drains this after each event.
     pub outbox: Vec<Job>,
 }
@@ -69,6 +79,11 @@ impl App {
         let results = lessons
             .iter()
             .map(|l| (l.id.clone(), source::recorded(recording.as_ref(), l)))
+            .collect();
+        let answers = progress
+            .lessons
+            .iter()
+            .flat_map(|(id, p)| p.answers.iter().map(|(&q, &c)| ((id.clone(), q), c)))
             .collect();
         App {
             lessons,
@@ -88,8 +103,12 @@ impl App {
             aggregate: false,
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             code_scroll: 0,
-            answers: HashMap::new(),
+            prose_scroll: 0,
+            follow_question: true,
+            viewport: Default::default(),
+            answers,
             quit: false,
+            terminated_by: None,
             outbox: Vec::new(),
         }
     }
@@ -121,7 +140,9 @@ impl App {
         if let Some(q) = next
             && c < l.checkpoint[q].choices.len()
         {
-            self.answers.insert((id, q), c);
+            self.answers.insert((id.clone(), q), c);
+            self.progress.record_answer(&id, q, c);
+            self.note_seen();
         }
     }
 
@@ -133,6 +154,8 @@ impl App {
         if idx < self.lessons.len() && idx != self.selected {
             self.selected = idx;
             self.page = 0;
+            self.prose_scroll = 0;
+            self.follow_question = true;
             self.variant = 0;
             self.instr = 0;
             self.code_scroll = 0;
@@ -141,9 +164,30 @@ impl App {
         }
     }
 
+    /// The page on screen counts as read; with every page read and every question answered
+    /// the lesson is finished, GPU or not.
     pub fn note_seen(&mut self) {
+        let Some(l) = self.lesson() else { return };
+        let (id, pages, questions) = (l.id.clone(), l.pages.len(), l.checkpoint.len());
+        self.progress.mark_seen(&id);
+        self.progress.mark_page(&id, self.page);
+        self.progress.check_finished(&id, pages, questions);
+        self.save_progress();
+    }
+
+    /// Whether the lesson's figures may be shown: once run live, or once the learner asked
+    /// to see them (`v`). Before that they would answer the page's "Predict:".
+    pub fn revealed(&self) -> bool {
+        self.lesson()
+            .is_some_and(|l| self.progress.get(&l.id).revealed)
+            || self
+                .result()
+                .is_some_and(|r| r.source == crate::model::results::Source::Live)
+    }
+
+    pub(super) fn reveal(&mut self) {
         if let Some(id) = self.lesson().map(|l| l.id.clone()) {
-            self.progress.mark_seen(&id);
+            self.progress.mark_revealed(&id);
             self.save_progress();
         }
     }

@@ -11,10 +11,15 @@ use crossterm::event::KeyEvent;
 #[derive(Debug)]
 pub enum UiEvent {
     Key(KeyEvent),
+    /// The mouse wheel, down (true) or up.
+    Wheel(bool),
     Resize,
     Worker(WorkerEvent),
     /// Writing the progress file failed, in words.
     SaveFailed(String),
+    /// SIGTERM, SIGINT or SIGHUP arrived (its number): leave as on `q`, so progress is
+    /// written and the terminal restored on the one way out.
+    Terminate(i32),
 }
 
 /// What the worker thread reports.

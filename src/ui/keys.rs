@@ -19,14 +19,10 @@ impl App {
             KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') => self.overlay = Overlay::None,
             KeyCode::Char('c') if self.overlay == Overlay::Code => self.overlay = Overlay::None,
             KeyCode::Char('h') if self.overlay == Overlay::Heatmap => self.overlay = Overlay::None,
-            KeyCode::Down | KeyCode::Char('j') => {
-                self.code_scroll = self.code_scroll.saturating_add(1)
-            }
-            KeyCode::Up | KeyCode::Char('k') => {
-                self.code_scroll = self.code_scroll.saturating_sub(1)
-            }
-            KeyCode::PageDown => self.code_scroll = self.code_scroll.saturating_add(10),
-            KeyCode::PageUp => self.code_scroll = self.code_scroll.saturating_sub(10),
+            KeyCode::Down | KeyCode::Char('j') => self.scroll_code(1),
+            KeyCode::Up | KeyCode::Char('k') => self.scroll_code(-1),
+            KeyCode::PageDown => self.scroll_code(10),
+            KeyCode::PageUp => self.scroll_code(-10),
             KeyCode::Left => self.variant = self.variant.saturating_sub(1),
             KeyCode::Right => self.next_variant(),
             other => self.on_heatmap_key(other),
@@ -50,15 +46,15 @@ impl App {
             }
             KeyCode::Right | KeyCode::Tab => self.next_variant(),
             KeyCode::Char(d @ '1'..='6') if self.on_checkpoint_page() => {
-                self.answer(d as usize - '1' as usize)
+                self.answer_on_screen(d as usize - '1' as usize)
             }
-            KeyCode::Char('n') | KeyCode::PageDown | KeyCode::Char(' ')
-                if self.page + 1 < self.page_count() =>
-            {
-                self.page += 1;
-                self.note_seen();
-            }
-            KeyCode::Char('p') | KeyCode::PageUp => self.page = self.page.saturating_sub(1),
+            KeyCode::Char('n') => self.go_to_page(self.page + 1),
+            KeyCode::Char('p') => self.go_to_page(self.page.saturating_sub(1)),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.page_down(),
+            KeyCode::PageUp => self.page_up(),
+            KeyCode::Char('J') => self.scroll_prose(1),
+            KeyCode::Char('K') => self.scroll_prose(-1),
+            KeyCode::Char('v') => self.reveal(),
             KeyCode::Char('r') => self.start_run(),
             KeyCode::Char('l') => self.toggle_loop(),
             other => self.on_heatmap_key(other),
@@ -68,10 +64,28 @@ impl App {
     /// The heatmap's keys work on the screen and in its pop-up alike.
     fn on_heatmap_key(&mut self, code: KeyCode) {
         match code {
-            KeyCode::Char(']') => self.instr += 1,
+            KeyCode::Char(']') if self.instr + 1 < self.instruction_count() => self.instr += 1,
             KeyCode::Char('[') => self.instr = self.instr.saturating_sub(1),
             KeyCode::Char('a') => self.aggregate = !self.aggregate,
             _ => {}
+        }
+    }
+
+    /// Traced instructions of the focused variant, as `[`/`]` step through them.
+    fn instruction_count(&self) -> usize {
+        self.result()
+            .and_then(|r| r.variants.get(self.variant))
+            .map_or(0, |v| crate::analysis::heatmap::worst_first(v).len())
+    }
+
+    /// A number key answers the question being asked, and only when it is on screen.
+    fn answer_on_screen(&mut self, choice: usize) {
+        if self.question_on_screen() {
+            self.answer(choice);
+            self.follow_question = true;
+        } else {
+            self.message =
+                Some("the question being asked is not on screen: PgUp/PgDn to it".into());
         }
     }
 

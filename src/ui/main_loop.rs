@@ -19,7 +19,7 @@ pub fn run<B: Backend>(
     requests: &Sender<Job>,
     saves: &Sender<Progress>,
 ) -> Result<(), B::Error> {
-    terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+    draw(terminal, app)?;
     hand_off(app, requests, saves);
     while let Ok(ev) = events.recv() {
         app.on_event(ev);
@@ -27,8 +27,15 @@ pub fn run<B: Backend>(
         if app.quit {
             break;
         }
-        terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+        draw(terminal, app)?;
     }
+    Ok(())
+}
+
+/// Draw a frame and keep its size, so the next key scrolls what is on screen.
+fn draw<B: Backend>(terminal: &mut Terminal<B>, app: &mut App) -> Result<(), B::Error> {
+    let frame = terminal.draw(|f| f.render_widget(&*app, f.area()))?;
+    app.viewport = frame.area;
     Ok(())
 }
 
@@ -47,10 +54,15 @@ impl App {
     pub fn on_event(&mut self, ev: UiEvent) {
         match ev {
             UiEvent::Key(k) => self.on_key(k),
+            UiEvent::Wheel(down) => self.wheel(down),
             // The next frame is drawn at the new size.
             UiEvent::Resize => {}
             UiEvent::Worker(w) => self.on_worker(w),
             UiEvent::SaveFailed(e) => self.message = Some(format!("could not save progress: {e}")),
+            UiEvent::Terminate(signal) => {
+                self.terminated_by = Some(signal);
+                self.quit = true;
+            }
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod event;
 mod keys;
 pub mod main_loop;
 mod progress_writer;
+mod scroll;
 pub mod terminal;
 pub mod views;
 mod worker_events;

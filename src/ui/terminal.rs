@@ -1,25 +1,30 @@
 //! The lab on the real terminal: raw mode and the alternate screen for as long as it runs,
-//! restored on every way out (quit, error, panic); keys read on a thread of their own. All
-//! that is crossterm's lives here; the loop itself is `main_loop::run`.
+//! restored on every way out (quit, error, panic, SIGTERM/SIGINT/SIGHUP); keys and signals
+//! read on threads of their own. All that is crossterm's lives here; the loop itself is
+//! `main_loop::run`.
 
 use super::app::App;
 use super::event::UiEvent;
 use super::{main_loop, progress_writer, worker_thread};
-use crossterm::event::{Event, KeyEventKind, read};
+use crossterm::event::{Event, KeyEventKind, MouseEventKind, read};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io;
 use std::sync::mpsc::{Sender, channel};
 
-/// Run the lab on this terminal, with a worker for GPU `device`, until the learner quits.
-pub fn open(mut app: App, device: u32) -> io::Result<()> {
+/// Run the lab on this terminal, with a worker for GPU `device`, until the learner quits or
+/// a signal ends it. Gives the number of that signal, if one did, so the caller can exit
+/// with 128 + its number as a shell expects of a process a signal ended.
+pub fn open(mut app: App, device: u32) -> io::Result<Option<i32>> {
     // The lesson the lab opens at counts as seen.
     app.note_seen();
     restore_on_panic();
+    let (tx, rx) = channel::<UiEvent>();
+    // Before the terminal changes: a signal from then on finds the handler in place.
+    spawn_signal_reader(tx.clone())?;
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     terminal.clear()?;
-    let (tx, rx) = channel::<UiEvent>();
     let jobs = worker_thread::spawn(tx.clone(), device);
     let (saves, writer) = progress_writer::spawn(tx.clone());
     spawn_key_reader(tx);
@@ -27,7 +32,23 @@ pub fn open(mut app: App, device: u32) -> io::Result<()> {
     // Nothing is lost on quit: the last snapshot is written before we leave.
     drop(saves);
     let _ = writer.join();
-    out
+    out.map(|()| app.terminated_by)
+}
+
+/// signal-hook rather than a handler of our own: its handler only writes to a pipe (all a
+/// signal handler may safely do), and this thread turns that into one more event, so a
+/// signal leaves by the same path as `q`: progress written, terminal restored by the guard.
+fn spawn_signal_reader(ui: Sender<UiEvent>) -> io::Result<()> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP])?;
+    std::thread::spawn(move || {
+        for signal in signals.forever() {
+            if ui.send(UiEvent::Terminate(signal)).is_err() {
+                return;
+            }
+        }
+    });
+    Ok(())
 }
 
 fn spawn_key_reader(ui: Sender<UiEvent>) {
@@ -35,6 +56,11 @@ fn spawn_key_reader(ui: Sender<UiEvent>) {
         while let Ok(ev) = read() {
             let msg = match ev {
                 Event::Key(k) if k.kind != KeyEventKind::Release => UiEvent::Key(k),
+                Event::Mouse(m) => match m.kind {
+                    MouseEventKind::ScrollDown => UiEvent::Wheel(true),
+                    MouseEventKind::ScrollUp => UiEvent::Wheel(false),
+                    _ => continue,
+                },
                 Event::Resize(..) => UiEvent::Resize,
                 _ => continue,
             };
@@ -59,7 +85,12 @@ struct TerminalGuard;
 impl TerminalGuard {
     fn enter() -> io::Result<TerminalGuard> {
         crossterm::terminal::enable_raw_mode()?;
-        crossterm::execute!(io::stdout(), crossterm::terminal::EnterAlternateScreen)?;
+        // The mouse only for its wheel, which scrolls the prose and the code.
+        crossterm::execute!(
+            io::stdout(),
+            crossterm::terminal::EnterAlternateScreen,
+            crossterm::event::EnableMouseCapture
+        )?;
         Ok(TerminalGuard)
     }
 }
@@ -68,6 +99,7 @@ fn restore_terminal() {
     let _ = crossterm::terminal::disable_raw_mode();
     let _ = crossterm::execute!(
         io::stdout(),
+        crossterm::event::DisableMouseCapture,
         crossterm::terminal::LeaveAlternateScreen,
         crossterm::cursor::Show
     );

@@ -208,3 +208,52 @@ fn a_refused_run_is_a_failure_on_its_variant_not_a_finished_run() {
             .contains("the device went away")
     );
 }
+
+#[test]
+fn without_a_gpu_reading_and_answering_finish_a_lesson_and_answers_are_kept() {
+    let mut l = lesson("a");
+    l.checkpoint = vec![crate::model::Question {
+        q: "Which is faster?".into(),
+        choices: vec!["fast".into(), "slow".into()],
+        answer: 0,
+        why: "It reads less.".into(),
+    }];
+    let mut app = App::new(vec![l.clone(), lesson("b")], None, Progress::default());
+    app.on_worker(WorkerEvent::Ready(Ok(Capabilities {
+        no_gpu: Some("no NVIDIA driver".into()),
+        ..Default::default()
+    })));
+    app.note_seen();
+    app.on_key(key(KeyCode::Char('n')));
+    app.on_key(key(KeyCode::Char('n')));
+    assert!(
+        !app.progress.is_done("a"),
+        "the checkpoint is not answered yet"
+    );
+    app.save_requested = false;
+    app.on_key(key(KeyCode::Char('1')));
+    assert!(app.save_requested, "an answer is saved");
+    assert!(app.progress.is_done("a"));
+    assert_eq!(app.progress.get("a").runs, 0, "no live run was needed");
+    assert_eq!(app.progress.get("a").answers.get(&0), Some(&0));
+    let again = App::new(vec![l.clone(), lesson("b")], None, app.progress.clone());
+    assert_eq!(again.selected, 1, "opens at the first unfinished lesson");
+    assert_eq!(again.answers.get(&("a".to_string(), 0)), Some(&0));
+}
+
+#[test]
+fn the_list_marks_a_finished_lesson_and_a_live_run_apart() {
+    use ratatui::{buffer::Buffer, layout::Rect, widgets::Widget};
+    let mut p = Progress::default();
+    p.mark_page("a", 1);
+    p.check_finished("a", 2, 0);
+    p.mark_run("b");
+    let mut app = App::new(vec![lesson("a"), lesson("b")], None, p);
+    app.color = false;
+    let area = Rect::new(0, 0, 100, 20);
+    let mut buf = Buffer::empty(area);
+    (&app).render(area, &mut buf);
+    let text = crate::ui::buffer_to_text(&buf);
+    assert!(text.contains("✓ 01 a"), "{text}");
+    assert!(text.contains("01 b ◆"), "{text}");
+}

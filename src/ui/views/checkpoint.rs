@@ -5,9 +5,17 @@ use crate::model::{Lesson, Page};
 use crate::ui::app::App;
 
 pub fn page(app: &App, lesson: &Lesson) -> Page {
+    page_with_starts(app, lesson).0
+}
+
+/// The page, and the line each question starts at, so the pane can keep the question being
+/// asked in view.
+pub fn page_with_starts(app: &App, lesson: &Lesson) -> (Page, Vec<usize>) {
     let mut text = String::new();
+    let mut starts = Vec::new();
     let mut asked = false;
     for (qi, q) in lesson.checkpoint.iter().enumerate() {
+        starts.push(text.lines().count());
         text.push_str(&format!("{}. {}\n", qi + 1, q.q));
         for (ci, c) in q.choices.iter().enumerate() {
             text.push_str(&format!("   {}) {c}\n", ci + 1));
@@ -30,8 +38,9 @@ pub fn page(app: &App, lesson: &Lesson) -> Page {
         }
         text.push('\n');
     }
-    Page {
+    let page = Page {
         title: "Checkpoint".into(),
         text,
-    }
+    };
+    (page, starts)
 }

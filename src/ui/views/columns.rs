@@ -4,7 +4,6 @@
 use super::theme::Theme;
 use crate::analysis::describe::per_request;
 use crate::analysis::stats::{differ_beyond_noise, fmt_ms};
-use crate::model::Lesson;
 use crate::model::results::{LessonResult, SharedCounts, SharedStats, VariantResult};
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
@@ -67,7 +66,8 @@ pub fn ratio_text(v: &VariantResult, best: Option<&VariantResult>) -> Option<Str
     ))
 }
 
-/// Everything a variant's column says, top to bottom.
+/// Everything a variant's column says, top to bottom: the lesson's note on it, then the
+/// figures, or only the compile report while the figures are hidden.
 pub fn column_lines<'a>(
     app: &App,
     r: &LessonResult,
@@ -75,12 +75,30 @@ pub fn column_lines<'a>(
     width: u16,
     th: &Theme,
 ) -> Vec<Line<'a>> {
-    let mut lines = timing_lines(app, r, v, width, th);
+    let mut lines: Vec<Line> = note(app, v)
+        .map(|n| Line::styled(n, th.dim))
+        .into_iter()
+        .collect();
+    if !app.revealed() {
+        // A compile error is the compiler's report, not a measured figure.
+        if v.error.is_some() && v.correct.is_none() {
+            lines.push(status_line(v, th));
+        }
+        lines.extend(compile_lines(v).into_iter().take(2));
+        lines.push(Line::styled("figures hidden (v shows them)", th.dim));
+        return lines;
+    }
+    lines.extend(timing_lines(app, r, v, width, th));
     lines.push(status_line(v, th));
     lines.extend(compile_lines(v));
     lines.extend(memory_lines(v, th));
     lines.extend(claim_lines(v, th));
     lines
+}
+
+/// The lesson's note on a variant, read in the column where it has room to wrap.
+fn note(app: &App, v: &VariantResult) -> Option<String> {
+    app.lesson()?.variant(&v.name)?.note.clone()
 }
 
 /// The time (or the samples so far), how it compares or the stage of a run on it, and the
@@ -163,8 +181,13 @@ fn compile_lines<'a>(v: &VariantResult) -> Vec<Line<'a>> {
     let mut lines = Vec::new();
     if let Some(p) = &v.ptxas {
         lines.push(Line::raw(format!(
-            "{} regs · {} B stack · {}/{} spill",
-            p.registers, p.stack_frame, p.spill_stores, p.spill_loads
+            "{} regs · {} B stack",
+            p.registers, p.stack_frame
+        )));
+        // ptxas counts spills in bytes: said so, stores and loads apart.
+        lines.push(Line::raw(format!(
+            "spill {} B st / {} B ld",
+            p.spill_stores, p.spill_loads
         )));
     }
     if let Some(o) = &v.occupancy {
@@ -284,7 +307,7 @@ fn column_rects(area: Rect, n: u16) -> (Vec<Rect>, bool) {
 }
 
 pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let (Some(lesson), Some(r)) = (app.lesson(), app.result()) else {
+    let Some(r) = app.result() else {
         return;
     };
     let n = r.variants.len().max(1) as u16;
@@ -294,7 +317,7 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             continue;
         }
         let focused = i == app.variant;
-        let block = column_block(lesson, v, focused, th);
+        let block = column_block(v, focused, th);
         let inner = block.inner(rect);
         block.render(rect, buf);
         let lines = column_lines(app, r, v, inner.width, th);
@@ -308,32 +331,23 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             height: inner.height.saturating_sub(used + 1),
             ..inner
         };
-        if side_by_side && below.height >= 6 {
+        if side_by_side && below.height >= 6 && app.revealed() {
             super::heatmap::render_in_column(app, v, focused, below, buf, th);
         }
     }
 }
 
-/// The column's frame, titled with the variant's name and the lesson's note on it.
-fn column_block<'a>(lesson: &Lesson, v: &VariantResult, focused: bool, th: &Theme) -> Block<'a> {
-    let note = lesson
-        .variants
-        .iter()
-        .find(|lv| lv.name == v.name)
-        .and_then(|lv| lv.note.clone())
-        .map(|n| format!(" {n} "))
-        .unwrap_or_default();
+/// The column's frame, titled with the variant's name (its note, too long for a title,
+/// opens the column instead).
+fn column_block<'a>(v: &VariantResult, focused: bool, th: &Theme) -> Block<'a> {
     let title_style = if focused { th.focus } else { th.title };
     Block::default()
         .borders(Borders::ALL)
         .border_style(if focused { th.focus } else { th.border })
-        .title(Line::from(vec![
-            Span::styled(
-                format!(" {} ", v.name),
-                title_style.add_modifier(Modifier::BOLD),
-            ),
-            Span::styled(note, th.dim),
-        ]))
+        .title(Span::styled(
+            format!(" {} ", v.name),
+            title_style.add_modifier(Modifier::BOLD),
+        ))
 }
 
 /// Rows the wrapped text takes, so the heatmap starts below it.

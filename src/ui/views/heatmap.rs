@@ -10,7 +10,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
 fn cell_char(v: u32) -> char {
     match v {
@@ -66,15 +66,20 @@ pub fn grid_lines(g: &Grid, max_cols: usize, th: &Theme) -> Vec<Line<'static>> {
     lines
 }
 
-/// All traced instructions × banks: for each bank, the distinct words asked of it per request.
+/// The "all instructions" view's own legend: its cells are conflict degrees, as in the
+/// single view, not words averaged over requests.
+pub const AGGREGATE_LEGEND: &str = "rows: shared instructions, worst first · columns: banks \
+    0–31 · cell: the bank's conflict degree (1 = no conflict, + = 10 or more) · right: \
+    wavefronts per request";
+
+/// All traced shared instructions × banks, each bank's conflict degree, each row ending in
+/// the wavefronts per request the single view names.
 pub fn aggregate_lines(v: &VariantResult, max_cols: usize, th: &Theme) -> Vec<Line<'static>> {
     let mut lines = vec![Line::styled(
-        format!(
-            "{} · all shared instructions × banks · words per request",
-            v.name
-        ),
+        format!("{} · all shared instructions × banks", v.name),
         th.strong,
     )];
+    let shown = max_cols.saturating_sub(6).min(32);
     for row in aggregate(v) {
         let mut spans = vec![Span::styled(
             format!(
@@ -83,8 +88,14 @@ pub fn aggregate_lines(v: &VariantResult, max_cols: usize, th: &Theme) -> Vec<Li
             ),
             th.dim,
         )];
-        for &v in row.words.iter().take(max_cols.saturating_sub(6)) {
-            spans.push(Span::styled(cell_char(v).to_string(), cell_style(v, th)));
+        for &d in row.degree.iter().take(shown) {
+            spans.push(Span::styled(cell_char(d).to_string(), cell_style(d, th)));
+        }
+        if max_cols >= shown + 6 + 10 {
+            spans.push(Span::raw(format!(
+                " {:>3.0} wf/req",
+                row.wavefronts_per_request
+            )));
         }
         lines.push(Line::from(spans));
     }
@@ -132,11 +143,7 @@ pub fn render_in_column(
 }
 
 pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let rect = super::overlays::centered(
-        area,
-        area.width.saturating_sub(2),
-        area.height.saturating_sub(1),
-    );
+    let rect = super::overlays::full(area);
     Clear.render(rect, buf);
     let block = Block::default().borders(Borders::ALL).title(Line::styled(
         " heatmap · [ ] instruction · a all · ←→ variant · h closes ",
@@ -144,8 +151,25 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     ));
     let inner = block.inner(rect);
     block.render(rect, buf);
+    let lines = if app.revealed() {
+        overlay_lines(app, inner.width as usize, th)
+    } else {
+        vec![Line::raw(
+            "The heatmap is a measured figure: hidden until you run the lesson (r) or show \
+             the recorded figures (v).",
+        )]
+    };
+    // The grid's rows fit; titles, source lines and legends wrap, never cut.
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .render(inner, buf);
+}
+
+/// The focused variant's heatmap: all instructions, or the one `[`/`]` chose, or why there
+/// is none.
+fn overlay_lines(app: &App, width: usize, th: &Theme) -> Vec<Line<'static>> {
     let Some(v) = app.result().and_then(|r| r.variants.get(app.variant)) else {
-        return;
+        return Vec::new();
     };
     let list = worst_first(v);
     if list.is_empty() {
@@ -153,16 +177,16 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             .trace_error
             .clone()
             .unwrap_or_else(|| "no shared or global accesses traced for this variant".into());
-        Paragraph::new(why).render(inner, buf);
-        return;
+        return vec![Line::raw(why)];
     }
     if app.aggregate {
-        Paragraph::new(aggregate_lines(v, inner.width as usize, th)).render(inner, buf);
-        return;
+        let mut lines = aggregate_lines(v, width, th);
+        lines.push(Line::styled(AGGREGATE_LEGEND, th.dim));
+        return lines;
     }
     let idx = app.instr.min(list.len() - 1);
     let Some(g) = grid_for(&v.name, list[idx]) else {
-        return;
+        return Vec::new();
     };
     let source_line = app
         .lesson()
@@ -182,7 +206,7 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         ),
         Line::styled(format!("  {source_line}"), th.accent),
     ];
-    lines.extend(grid_lines(&g, inner.width as usize, th));
+    lines.extend(grid_lines(&g, width, th));
     lines.push(Line::styled(g.legend.clone(), th.dim));
-    Paragraph::new(lines).render(inner, buf);
+    lines
 }

@@ -27,7 +27,9 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             " "
         };
         let cursor = if i == app.selected { "▸" } else { " " };
-        let text = format!("{cursor}{mark} {:02} {}", l.order, l.id);
+        // A live run is its own mark: reading and answering finish a lesson without a GPU.
+        let ran = if p.runs > 0 { " ◆" } else { "" };
+        let text = format!("{cursor}{mark} {:02} {}{ran}", l.order, l.id);
         let style = if i == app.selected {
             th.selected
         } else {

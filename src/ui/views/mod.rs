@@ -5,5 +5,6 @@ pub mod columns;
 pub mod heatmap;
 pub mod list;
 pub mod overlays;
+pub mod prose;
 pub mod screen;
 pub mod theme;

@@ -6,13 +6,17 @@ use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
 pub const KEYS: &[(&str, &str)] = &[
     ("↑ ↓ / j k", "previous / next lesson"),
-    ("n p / PgDn PgUp", "next / previous page of prose"),
+    ("n p", "next / previous page of prose"),
+    ("PgDn PgUp / Space", "scroll the page; at its end, turn it"),
+    ("J K / wheel", "scroll the page a row (the wheel: three)"),
     ("← → / Tab", "previous / next variant"),
+    ("1-6", "answer the checkpoint question on screen"),
     ("r", "run the lesson on this GPU"),
+    ("v", "show the recorded figures before predicting"),
     ("l", "loop: run again and again to watch the noise"),
     ("c", "the code of the focused variant"),
     ("h", "heatmap of the focused variant's accesses"),
@@ -20,6 +24,19 @@ pub const KEYS: &[(&str, &str)] = &[
     ("a", "heatmap: one request / all instructions"),
     ("?", "this help"),
     ("q / Esc", "quit (or close a pop-up)"),
+];
+
+/// What the marks on the screen mean.
+pub const MARKS: &[(&str, &str)] = &[
+    ("▸", "the lesson on screen"),
+    ("•", "lesson started"),
+    ("✓", "lesson finished: pages read, checkpoint answered"),
+    ("◆", "lesson run live on this machine"),
+    ("✓ ✗ ?", "beside a claim: holds, fails, not measured"),
+    (
+        "spill",
+        "bytes ptxas spilled to local memory: stores / loads",
+    ),
 ];
 
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
@@ -33,24 +50,40 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     }
 }
 
+/// The help, as wide as its longest line (or the screen, wrapping what does not fit).
 pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme) {
-    let rect = centered(area, 64, KEYS.len() as u16 + 6);
-    Clear.render(rect, buf);
-    let mut lines: Vec<Line> = KEYS
+    let key_w = KEYS
         .iter()
-        .map(|(k, what)| {
-            Line::from(vec![
-                Span::styled(format!("{k:>16}  "), th.strong),
-                Span::raw(*what),
-            ])
-        })
-        .collect();
+        .chain(MARKS)
+        .map(|(k, _)| Line::raw(*k).width())
+        .max()
+        .unwrap_or(0);
+    let row = |(k, what): &(&str, &str)| {
+        Line::from(vec![
+            Span::styled(format!("{k:>key_w$}  "), th.strong),
+            Span::raw(what.to_string()),
+        ])
+    };
+    let mut lines: Vec<Line> = KEYS.iter().map(row).collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Marks", th.title));
+    lines.extend(MARKS.iter().map(row));
     lines.push(Line::raw(""));
     lines.push(Line::styled(
         "Figures say whether they are live or recorded, and on which GPU.",
         th.dim,
     ));
+    let widest = lines.iter().map(Line::width).max().unwrap_or(0) as u16;
+    let w = (widest + 2).min(area.width);
+    let text_w = w.saturating_sub(2).max(1);
+    let rows: u16 = lines
+        .iter()
+        .map(|l| (l.width() as u16).div_ceil(text_w).max(1))
+        .sum();
+    let rect = centered(area, w, rows + 2);
+    Clear.render(rect, buf);
     Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
         .block(
             Block::default()
                 .borders(Borders::ALL)
@@ -59,16 +92,36 @@ pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme) {
         .render(rect, buf);
 }
 
+/// A full pop-up: all of the lesson's side but its keys line, so nothing of the screen
+/// beneath shows at its edges.
+pub fn full(area: Rect) -> Rect {
+    Rect {
+        height: area.height.saturating_sub(1),
+        ..area
+    }
+}
+
+fn code_rect(area: Rect) -> Rect {
+    full(area)
+}
+
+/// The furthest the code can scroll in `area` with its last line still at the bottom.
+pub fn code_max_scroll(app: &App, area: Rect) -> usize {
+    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.variant)) else {
+        return 0;
+    };
+    let rows = 1 + v.source.lines().count() + diagnostics(app, v).len();
+    let view = code_rect(area).height.saturating_sub(2) as usize;
+    rows.saturating_sub(view)
+}
+
 pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let Some(lesson) = app.lesson() else { return };
     let Some(v) = lesson.variants.get(app.variant) else {
         return;
     };
-    let rect = centered(
-        area,
-        area.width.saturating_sub(4),
-        area.height.saturating_sub(2),
-    );
+    let rect = code_rect(area);
+    let scroll = (app.code_scroll as usize).min(code_max_scroll(app, area)) as u16;
     Clear.render(rect, buf);
     let diag_lines = diagnostics(app, v);
     let mut lines = vec![code_header(v, th)];
@@ -83,7 +136,7 @@ pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         }
     }
     Paragraph::new(lines)
-        .scroll((app.code_scroll, 0))
+        .scroll((scroll, 0))
         .block(Block::default().borders(Borders::ALL).title(Line::styled(
             format!(" {} · code (↑↓ scroll, c closes) ", v.name),
             th.title,

@@ -1,0 +1,252 @@
+//! The prose pane: a page (or the checkpoint) wrapped to the pane's width and shown from an
+//! offset, with a mark when more lies below or above. The keys that scroll use the same
+//! `view` as the drawing, so what a key does always matches what the learner sees.
+
+use super::theme::Theme;
+use crate::model::Lesson;
+use crate::ui::app::App;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph, Widget};
+use std::ops::Range;
+
+/// The page's text as it is drawn: wrapped rows, and where each checkpoint question lies.
+pub struct Content {
+    pub title: String,
+    pub rows: Vec<String>,
+    /// The rows of each checkpoint question (empty on a prose page).
+    pub questions: Vec<Range<usize>>,
+}
+
+/// What the prose pane shows now.
+pub struct View {
+    pub content: Content,
+    /// The first row on screen.
+    pub offset: usize,
+    /// How many rows the pane holds.
+    pub height: usize,
+}
+
+impl View {
+    pub fn max_offset(&self) -> usize {
+        self.content.rows.len().saturating_sub(self.height)
+    }
+
+    pub fn more_below(&self) -> bool {
+        self.offset < self.max_offset()
+    }
+
+    /// Whether any row of `rows` is on screen.
+    pub fn shows(&self, rows: &Range<usize>) -> bool {
+        rows.start < self.offset + self.height && rows.end > self.offset
+    }
+}
+
+/// The lesson screen's parts, top to bottom, for a frame of size `area`; drawing and the
+/// scrolling keys both lay the screen out here.
+pub struct Areas {
+    pub list: Rect,
+    pub main: Rect,
+    pub header: Rect,
+    pub prose: Rect,
+    pub cols: Rect,
+    pub status: Rect,
+    pub keys: Rect,
+}
+
+pub fn areas(app: &App, area: Rect) -> Areas {
+    let show_list = area.width >= 90;
+    let [list, main] = Layout::horizontal([
+        Constraint::Length(if show_list { 26 } else { 0 }),
+        Constraint::Min(20),
+    ])
+    .areas(area);
+    let rows = app
+        .lesson()
+        .map_or(1, |l| content(app, l, inner_width(main)).rows.len() as u16);
+    // Prose takes what it needs up to two fifths; past that it scrolls.
+    let prose_h = (rows.saturating_add(2))
+        .min(main.height.saturating_sub(4) * 2 / 5)
+        .max(4);
+    let [header, prose, cols, status, keys] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(prose_h),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(main);
+    Areas {
+        list,
+        main,
+        header,
+        prose,
+        cols,
+        status,
+        keys,
+    }
+}
+
+fn inner_width(main: Rect) -> usize {
+    main.width.saturating_sub(2) as usize
+}
+
+/// The prose pane as drawn in a frame of size `frame`; None before the first frame (or
+/// with no lesson), when nothing is on screen to scroll.
+pub fn view(app: &App, frame: Rect) -> Option<View> {
+    let lesson = app.lesson()?;
+    if frame.area() == 0 {
+        return None;
+    }
+    let a = areas(app, frame);
+    let content = content(app, lesson, inner_width(a.main));
+    let height = a.prose.height.saturating_sub(2) as usize;
+    let mut v = View {
+        content,
+        offset: 0,
+        height,
+    };
+    let want = match current_question(app, lesson, &v.content) {
+        Some(rows) if app.follow_question => rows.start,
+        // Every question answered: the last explanation stays in view.
+        None if app.follow_question && app.on_checkpoint_page() => usize::MAX,
+        _ => app.prose_scroll,
+    };
+    v.offset = want.min(v.max_offset());
+    Some(v)
+}
+
+/// The rows of the first unanswered checkpoint question, on the checkpoint page.
+pub fn current_question(app: &App, lesson: &Lesson, c: &Content) -> Option<Range<usize>> {
+    if !app.on_checkpoint_page() {
+        return None;
+    }
+    let q = (0..lesson.checkpoint.len())
+        .find(|q| !app.answers.contains_key(&(lesson.id.clone(), *q)))?;
+    c.questions.get(q).cloned()
+}
+
+/// The page on screen, wrapped to `width`.
+pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
+    let (page, starts) = if app.on_checkpoint_page() {
+        super::checkpoint::page_with_starts(app, lesson)
+    } else {
+        match lesson.pages.get(app.page) {
+            Some(p) => (p.clone(), Vec::new()),
+            None => return empty(),
+        }
+    };
+    let mut rows = Vec::new();
+    let mut line_rows = Vec::new();
+    let text = page.text.trim_end();
+    for line in text.lines() {
+        line_rows.push(rows.len());
+        rows.extend(wrap(line, width));
+    }
+    line_rows.push(rows.len());
+    let row_of = |line: usize| line_rows.get(line).copied().unwrap_or(rows.len());
+    let mut questions = Vec::new();
+    for (i, &s) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).map_or(rows.len(), |&e| row_of(e));
+        questions.push(row_of(s)..end);
+    }
+    Content {
+        title: page.title,
+        rows,
+        questions,
+    }
+}
+
+fn empty() -> Content {
+    Content {
+        title: String::new(),
+        rows: Vec::new(),
+        questions: Vec::new(),
+    }
+}
+
+fn width_of(s: &str) -> usize {
+    Line::raw(s).width()
+}
+
+/// Greedy word wrap keeping the line's indent; a word longer than the width is cut.
+pub fn wrap(line: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    if width_of(line) <= width {
+        return vec![line.to_string()];
+    }
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let indent = if width_of(indent) * 2 < width {
+        indent
+    } else {
+        ""
+    };
+    let mut rows = Vec::new();
+    let mut cur = indent.to_string();
+    for word in line.split_whitespace() {
+        let fits = width_of(&cur) + usize::from(!cur.trim().is_empty()) + width_of(word);
+        if fits > width && !cur.trim().is_empty() {
+            rows.push(std::mem::replace(&mut cur, indent.to_string()));
+        }
+        if !cur.trim().is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+        while width_of(&cur) > width {
+            let cut = cut_at(&cur, width);
+            let rest = cur.split_off(cut);
+            rows.push(std::mem::replace(&mut cur, rest));
+        }
+    }
+    if !cur.trim().is_empty() || rows.is_empty() {
+        rows.push(cur);
+    }
+    rows
+}
+
+/// The byte index at which `s` reaches `width` columns.
+fn cut_at(s: &str, width: usize) -> usize {
+    let mut w = 0;
+    for (i, ch) in s.char_indices() {
+        w += width_of(ch.encode_utf8(&mut [0; 4]));
+        if w > width {
+            return i.max(ch.len_utf8());
+        }
+    }
+    s.len()
+}
+
+/// The pane, its title with the page number, and a mark wherever text lies out of view.
+pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
+    // The buffer is the whole frame: the same size `view` lays the screen out for.
+    let Some(v) = view(app, buf.area) else {
+        return;
+    };
+    let title = format!(
+        " {} · page {}/{} ",
+        v.content.title,
+        app.page + 1,
+        app.page_count()
+    );
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(th.border)
+        .title(Line::styled(title, th.title));
+    if v.more_below() {
+        block =
+            block.title_bottom(Line::styled(" ▼ more below · PgDn ", th.accent).right_aligned());
+    }
+    if v.offset > 0 {
+        block = block.title_bottom(Line::styled(" ▲ more above · PgUp ", th.dim).left_aligned());
+    }
+    let shown: Vec<Line> = v
+        .content
+        .rows
+        .iter()
+        .skip(v.offset)
+        .take(v.height)
+        .map(|r| Line::raw(r.clone()))
+        .collect();
+    Paragraph::new(shown).block(block).render(area, buf);
+}
