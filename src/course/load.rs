@@ -13,13 +13,13 @@ mod variants;
 use super::bundle::CourseRoot;
 use super::spans::{Pos, Spans, YamlError};
 use crate::model::Lesson;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// A problem with a lesson file, where it is. Shown as `file:line:col: message`, or
 /// `file: message` when it concerns the file as a whole.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Error)]
 #[error("{}", located(.file, *.line, *.col, .message))]
 pub struct CourseError {
     pub file: String,
@@ -190,13 +190,10 @@ impl Errors {
     /// In file order, each once (a variant that inherits a bad key reports it only once).
     fn finish(mut self) -> Vec<CourseError> {
         self.list.sort_by_key(|e| (e.line, e.col));
-        let mut out: Vec<CourseError> = Vec::new();
-        for e in self.list {
-            if !out.contains(&e) {
-                out.push(e);
-            }
-        }
-        out
+        // A set, not a search of the list so far: a file can have thousands of errors.
+        let mut seen = HashSet::new();
+        self.list.retain(|e| seen.insert(e.clone()));
+        self.list
     }
 }
 

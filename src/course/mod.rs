@@ -6,6 +6,7 @@ pub mod bundle;
 pub mod claims;
 pub mod expr;
 pub mod load;
+pub mod part;
 pub mod schema;
 pub mod spans;
 
