@@ -9,5 +9,6 @@ pub mod load;
 pub mod part;
 pub mod schema;
 pub mod spans;
+pub mod text;
 
 pub use load::{CourseError, check_paths, load_course, load_file};
