@@ -1,6 +1,7 @@
 //! Where lessons come from: the copy bundled into the binary (so the lab works from any
 //! folder), or a folder on disk given with `--lessons DIR`.
 
+use super::confine::{self, SourceError};
 use super::text::{self, FileError};
 use include_dir::{Dir, include_dir};
 use std::path::{Path, PathBuf};
@@ -53,18 +54,24 @@ impl CourseRoot {
 
     /// Read a file named relative to the course root (e.g. `kernels/x/y.cu`).
     pub fn read(&self, rel: &str) -> Option<String> {
+        self.read_source(rel).ok()
+    }
+
+    /// Read a file named relative to the course root, which it must not leave.
+    pub fn read_source(&self, rel: &str) -> Result<String, SourceError> {
         match self {
             CourseRoot::Bundled => {
-                let rest = rel.strip_prefix("kernels/")?;
-                BUNDLED_KERNELS
-                    .get_file(rest)
-                    .and_then(|f| f.contents_utf8())
+                confine::check_relative(rel)?;
+                let unreadable = || SourceError::Unreadable(rel.to_string());
+                let file = rel
+                    .strip_prefix("kernels/")
+                    .and_then(|rest| BUNDLED_KERNELS.get_file(rest))
+                    .ok_or_else(unreadable)?;
+                file.contents_utf8()
                     .map(str::to_string)
+                    .ok_or_else(unreadable)
             }
-            CourseRoot::Dir(d) => {
-                let root = d.parent().unwrap_or(Path::new("."));
-                std::fs::read_to_string(root.join(rel)).ok()
-            }
+            CourseRoot::Dir(d) => confine::read_under(d.parent().unwrap_or(Path::new(".")), rel),
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub mod bundle;
 pub mod claims;
+pub mod confine;
 pub mod expr;
 pub mod load;
 pub mod part;

@@ -6,6 +6,7 @@ use super::cx::{Cx, Known};
 use super::kernel::kernel_problem;
 use super::launch::{arguments, dims, env_with_defines};
 use crate::course::bundle::CourseRoot;
+use crate::course::confine::SourceError;
 use crate::course::schema::{DefineValue, Dims, Expr, RawArg, RawVariant};
 use crate::model::Variant;
 use std::collections::HashMap;
@@ -153,19 +154,19 @@ fn inherit(
     }
 }
 
-/// The kernel files read so far, by path (`None` for one that cannot be read): variants
+/// The kernel files read so far, by path (with why, for one that cannot be read): variants
 /// that share a source read it once.
 struct Sources<'r> {
     root: &'r CourseRoot,
-    texts: HashMap<String, Option<String>>,
+    texts: HashMap<String, Result<String, SourceError>>,
 }
 
 impl Sources<'_> {
-    fn read(&mut self, path: &str) -> Option<String> {
+    fn read(&mut self, path: &str) -> Result<String, SourceError> {
         let root = self.root;
         self.texts
             .entry(path.to_string())
-            .or_insert_with(|| root.read(path))
+            .or_insert_with(|| root.read_source(path))
             .clone()
     }
 }
@@ -252,12 +253,12 @@ fn required(cx: &mut Cx, v: &RawVariant, i: usize, m: &Merged) -> Option<Require
 fn kernel_text(cx: &mut Cx, req: &Required, sources: &mut Sources) -> Option<String> {
     let (source, source_at) = &req.source;
     let (kernel, kernel_at) = &req.kernel;
-    let Some(text) = sources.read(source) else {
-        cx.err(
-            source_at,
-            format!("cannot read `{source}` (paths are relative to the course root, the folder that holds `lessons/`)"),
-        );
-        return None;
+    let text = match sources.read(source) {
+        Ok(text) => text,
+        Err(e) => {
+            cx.err(source_at, e.to_string());
+            return None;
+        }
     };
     if let Some(msg) = kernel_problem(&text, kernel, source) {
         cx.err(kernel_at, msg);
