@@ -4,6 +4,7 @@
 mod cx;
 mod kernel;
 mod launch;
+mod params;
 mod read;
 mod reference;
 mod resolve;

@@ -9,6 +9,7 @@ pub mod expr;
 pub mod load;
 pub mod part;
 pub mod schema;
+pub mod signature;
 pub mod spans;
 pub mod text;
 

@@ -5,6 +5,7 @@
 use super::cx::{Cx, Known};
 use super::kernel::kernel_problem;
 use super::launch::{arguments, dims, env_with_defines};
+use super::params::check_args;
 use crate::course::bundle::CourseRoot;
 use crate::course::confine::SourceError;
 use crate::course::schema::{DefineValue, Dims, Expr, RawArg, RawVariant};
@@ -195,6 +196,9 @@ fn build(
     let block = dims(cx, &req.block, &env, false);
     let smem = smem(cx, m.smem.as_ref(), &env);
     let args = arguments(cx, &req.args, &env, known.buffers, known.buffer_names);
+    if let (Some(text), Some(args)) = (&text, &args) {
+        check_args(cx, text, &req.kernel.0, args, &req.args.1);
+    }
     Some(Variant {
         name: v.name.clone(),
         source_path: req.source.0,
