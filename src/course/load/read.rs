@@ -1,5 +1,5 @@
 //! From text to `RawLesson`: YAML syntax, unknown keys and wrong types. Each top-level entry
-//! and each element of the lists is read on its own (the rest of the file blanked out, so
+//! and each element of the lists is read on its own (from its own text, padded so that
 //! positions stay true), so that every such error in the file is reported, not just the first.
 
 use super::Errors;
@@ -7,6 +7,7 @@ use crate::course::part::Part;
 use crate::course::schema::{RawHead, RawLesson};
 use crate::course::spans::{Node, NodeKind, Pos, Spans, YamlError};
 use serde::de::DeserializeOwned;
+use std::collections::HashMap;
 
 const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];
 
@@ -14,7 +15,7 @@ const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];
 /// mapping (nothing more can be said about it).
 pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> {
     if let Err(e) = serde_yaml::from_str::<serde_yaml::Value>(text) {
-        errs.report(serde_error(&e));
+        errs.report(whole_text_error(text, &e));
         return None;
     }
     let spans = match Spans::parse(text) {
@@ -51,6 +52,70 @@ pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> 
         }
     }
     Some((raw, spans))
+}
+
+/// serde_yaml places a duplicate key at the start of the mapping that holds it; the
+/// positioned tree knows the key's own place.
+fn whole_text_error(text: &str, e: &serde_yaml::Error) -> YamlError {
+    let dup = if e.to_string().contains("duplicate entry with key") {
+        Spans::parse(text)
+            .ok()
+            .and_then(|s| s.root.as_ref().and_then(duplicate_key))
+    } else {
+        None
+    };
+    dup.unwrap_or_else(|| serde_error(e))
+}
+
+/// The first key, in file order, given twice in one mapping.
+fn duplicate_key(node: &Node) -> Option<YamlError> {
+    match &node.kind {
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(items) => items.iter().find_map(duplicate_key),
+        NodeKind::Map(entries) => {
+            let mut first: HashMap<&str, Pos> = HashMap::new();
+            entries.iter().find_map(|(k, v)| {
+                if let Some(name) = k.as_scalar() {
+                    if let Some(at) = first.get(name) {
+                        return Some(YamlError {
+                            pos: k.span.pos,
+                            message: format!(
+                                "duplicate key `{name}` (first given at line {}, column {})",
+                                at.line, at.col
+                            ),
+                        });
+                    }
+                    first.insert(name, k.span.pos);
+                }
+                duplicate_key(k).or_else(|| duplicate_key(v))
+            })
+        }
+    }
+}
+
+/// serde's word for an enum's value is "variant", which in a lesson means something else:
+/// name the value after its key instead ("unknown type `f16`, expected one of ...").
+fn name_enum(mut e: YamlError, node: &Node) -> YamlError {
+    if let Some(rest) = e.message.strip_prefix("unknown variant ") {
+        let key = key_of_value_at(node, e.pos).unwrap_or("value");
+        e.message = format!("unknown {key} {rest}");
+    }
+    e
+}
+
+/// The key whose value starts at `pos`, in `node` or below it.
+fn key_of_value_at(node: &Node, pos: Pos) -> Option<&str> {
+    match &node.kind {
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(items) => items.iter().find_map(|i| key_of_value_at(i, pos)),
+        NodeKind::Map(entries) => entries.iter().find_map(|(k, v)| {
+            if v.span.pos == pos {
+                k.as_scalar()
+            } else {
+                key_of_value_at(v, pos)
+            }
+        }),
+    }
 }
 
 /// The text being read and the positions in it.
@@ -152,7 +217,7 @@ fn element<T: DeserializeOwned>(
         item.span.pos,
     );
     de(&part.text)
-        .map_err(|e| errs.report(part.place_error(e)))
+        .map_err(|e| errs.report(name_enum(part.place_error(e), item)))
         .ok()
 }
 
