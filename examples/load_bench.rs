@@ -53,7 +53,7 @@ fn main() {
             took.as_secs_f64()
         );
     }
-    for n in [1_000, 4_000] {
+    for n in [1_000, 4_000, 20_000] {
         let text = lesson(std::slice::from_ref(&page)).replace(
             "reference: a\n",
             &(0..n)

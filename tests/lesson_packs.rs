@@ -306,6 +306,25 @@ fn twenty_thousand_pages_load_in_linear_time() {
     );
 }
 
+fn many_variants(n: usize) -> String {
+    let variants: String = (0..n)
+        .map(|i| format!("  - {{ name: v{i}, like: a }}\n"))
+        .collect();
+    base_with("reference: a\n", &format!("{variants}reference: a\n"))
+}
+
+#[test]
+fn many_variants_load_in_linear_time() {
+    let pack = Pack::new(KERNEL);
+    let small = load_seconds(&pack, &many_variants(1_000));
+    let large = load_seconds(&pack, &many_variants(4_000));
+    assert!(large < 10.0, "4,000 variants took {large:.2} s");
+    assert!(
+        large < 8.0 * small.max(0.01),
+        "1,000 variants: {small:.3} s, 4,000 variants: {large:.3} s"
+    );
+}
+
 // 21. A duplicate key at its own place; enum values named as what they are.
 
 #[test]

@@ -67,13 +67,7 @@ pub(super) fn resolve_all(
     raws: &[Option<RawVariant>],
     known: &Known,
 ) -> Option<Vec<Variant>> {
-    let names: Vec<Option<String>> = (0..raws.len())
-        .map(|i| {
-            cx.spans
-                .scalar(&format!("variants[{i}].name"))
-                .map(str::to_string)
-        })
-        .collect();
+    let names = Names::new(cx, raws.len());
     let mut merged: Vec<Option<Merged>> = Vec::new();
     let mut sources = Sources {
         root,
@@ -100,7 +94,38 @@ pub(super) fn resolve_all(
     out
 }
 
-fn check_name(cx: &mut Cx, v: &RawVariant, i: usize, names: &[Option<String>]) -> bool {
+/// The variants' names as written (`None` where one is missing), and where each first
+/// occurs: one lookup per variant keeps a lesson of many variants linear.
+struct Names {
+    list: Vec<Option<String>>,
+    first: HashMap<String, usize>,
+}
+
+impl Names {
+    fn new(cx: &Cx, n: usize) -> Names {
+        let list: Vec<Option<String>> = (0..n)
+            .map(|i| {
+                cx.spans
+                    .scalar(&format!("variants[{i}].name"))
+                    .map(str::to_string)
+            })
+            .collect();
+        let mut first = HashMap::new();
+        for (i, name) in list.iter().enumerate() {
+            if let Some(name) = name {
+                first.entry(name.clone()).or_insert(i);
+            }
+        }
+        Names { list, first }
+    }
+
+    /// Where `name` first occurs, if that is before variant `i`.
+    fn before(&self, name: &str, i: usize) -> Option<usize> {
+        self.first.get(name).copied().filter(|&j| j < i)
+    }
+}
+
+fn check_name(cx: &mut Cx, v: &RawVariant, i: usize, names: &Names) -> bool {
     let path = format!("variants[{i}].name");
     let valid = !v.name.is_empty()
         && v.name
@@ -116,7 +141,7 @@ fn check_name(cx: &mut Cx, v: &RawVariant, i: usize, names: &[Option<String>]) -
         );
         return false;
     }
-    if names[..i].iter().flatten().any(|n| *n == v.name) {
+    if names.before(&v.name, i).is_some() {
         cx.err(&path, format!("variant `{}` is defined twice", v.name));
         return false;
     }
@@ -128,18 +153,22 @@ fn inherit(
     cx: &mut Cx,
     v: &RawVariant,
     i: usize,
-    names: &[Option<String>],
+    names: &Names,
     merged: &[Option<Merged>],
 ) -> Option<Merged> {
     let Some(parent) = &v.like else {
         return Some(merge(Merged::default(), v, i));
     };
     let path = format!("variants[{i}].like");
-    let earlier: Vec<&str> = names[..i].iter().flatten().map(String::as_str).collect();
-    match names[..i].iter().position(|n| n.as_deref() == Some(parent)) {
+    match names.before(parent, i) {
         Some(j) => merged[j].clone().map(|p| merge(p, v, i)),
         None => {
-            let msg = if names[i..].iter().any(|n| n.as_deref() == Some(parent)) {
+            let earlier: Vec<&str> = names.list[..i]
+                .iter()
+                .flatten()
+                .map(String::as_str)
+                .collect();
+            let msg = if names.first.contains_key(parent) {
                 format!("`like: {parent}` must name an earlier variant (`{parent}` comes later)")
             } else if earlier.is_empty() {
                 format!("unknown variant `{parent}` in `like` (no variant comes before this one)")
