@@ -141,6 +141,54 @@ mod tests {
         assert_eq!(ascii.byte("abc", 9), 3);
     }
 
+    /// Each list element read as a part gives what it gave read from the whole file with
+    /// the rest blanked (the slower way the loader used before): the same value, or the same
+    /// error at the same place.
+    #[test]
+    fn parts_read_as_the_blanked_file_did() {
+        use crate::course::spans::{NodeKind, Spans, keep_only};
+        let docs = [
+            "l:\n  - { a: 1, b: [2, 3] }  # c\n  - a: é\n    b: |\n      t\n\n  -\n    a: 3\n",
+            "l:\r\n  - a: 1\r\n  - {a: [1,\r\n      2]}\r\n",
+            "x: 1\nl: [ {a: 1}, {a: 'q\n  r'}, {b: c} ]\n",
+            "l:\n  - a: 1\n    a: 2\n  - a: \"\\u00e9\"\n  - { é: 1, é: 2 }\n",
+        ];
+        let mut errors = 0;
+        for doc in docs {
+            let spans = Spans::parse(doc).unwrap();
+            let list = spans.root.as_ref().and_then(|r| r.get("l")).unwrap();
+            let NodeKind::Seq(items) = &list.kind else {
+                panic!("a list in {doc:?}")
+            };
+            for item in items {
+                let old = serde_yaml::from_str::<serde_yaml::Value>(&keep_only(
+                    doc, item.start, item.end,
+                ));
+                let part = Part::new(
+                    doc,
+                    spans.char_bytes(),
+                    (item.start, item.end),
+                    item.span.pos,
+                );
+                let new = serde_yaml::from_str::<serde_yaml::Value>(&part.text);
+                match (old, new) {
+                    (Ok(a), Ok(b)) => assert_eq!(a, b, "{doc:?}"),
+                    (Err(a), Err(b)) => {
+                        errors += 1;
+                        let (a, b) = (a.location().unwrap(), b.location().unwrap());
+                        let b = part.place(Pos {
+                            line: b.line(),
+                            col: b.column(),
+                        });
+                        assert_eq!((a.line(), a.column()), (b.line, b.col), "{doc:?}");
+                    }
+                    (a, b) => panic!("{doc:?}: {a:?} / {b:?}"),
+                }
+            }
+        }
+        assert_eq!(errors, 2, "the duplicate keys");
+    }
+
     #[test]
     fn parts_keep_their_lines_and_columns() {
         let text = "a: 1\nbé:\n  - { x: 1 }\n";
