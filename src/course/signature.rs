@@ -1,7 +1,10 @@
 //! A kernel's parameters read from its CUDA source, without a compiler: the `__global__`
 //! declarations in the code (comments and string literals do not count), and what each
 //! parameter is where its type is plain. The lesson loader checks `args:` against this when
-//! there is no NVRTC; a check against the compiled entry can use the same `Param` kinds.
+//! there is no NVRTC; a check against the compiled entry can map its parameters to the same
+//! `ParamKind`s and judge each argument with `arg_mismatch`.
+
+use crate::model::Arg;
 
 /// A `__global__` function as declared in the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -296,6 +299,40 @@ fn plain(ty: &str) -> Option<ParamKind> {
         "float" => Some(ParamKind::Float { bytes: 4 }),
         "double" => Some(ParamKind::Float { bytes: 8 }),
         _ => None,
+    }
+}
+
+/// What the argument is, in words, when it does not fit a parameter of this kind (an
+/// `Unknown` parameter takes anything: it cannot be judged).
+pub fn arg_mismatch(arg: Arg, param: ParamKind) -> Option<&'static str> {
+    let (what, fits) = match arg {
+        Arg::Buffer(_) => ("a buffer (a pointer)", param == ParamKind::Pointer),
+        Arg::I32(_) => ("an i32 (4 bytes)", param == ParamKind::Int { bytes: 4 }),
+        Arg::U32(_) => ("a u32 (4 bytes)", param == ParamKind::Int { bytes: 4 }),
+        Arg::I64(_) => ("an i64 (8 bytes)", param == ParamKind::Int { bytes: 8 }),
+        Arg::U64(_) => ("a u64 (8 bytes)", param == ParamKind::Int { bytes: 8 }),
+        Arg::F32(_) => ("an f32 (4 bytes)", param == ParamKind::Float { bytes: 4 }),
+    };
+    (!fits && param != ParamKind::Unknown).then_some(what)
+}
+
+/// What a parameter of this kind takes, in words, with what to write in `args` for it
+/// (empty for `Unknown`); it follows the parameter's text after a comma.
+pub fn param_words(param: ParamKind) -> String {
+    match param {
+        ParamKind::Pointer => ", a pointer: pass a buffer's name".into(),
+        ParamKind::Int { bytes: 4 } => ", an integer of 4 bytes (write n, or { u32: n })".into(),
+        ParamKind::Int { bytes: 8 } => {
+            ", an integer of 8 bytes (write { i64: n } or { u64: n })".into()
+        }
+        ParamKind::Int { bytes } => {
+            format!(", an integer of {bytes} bytes, which `args` cannot pass")
+        }
+        ParamKind::Float { bytes: 4 } => ", a float of 4 bytes (write { f32: x })".into(),
+        ParamKind::Float { bytes } => {
+            format!(", a float of {bytes} bytes, which `args` cannot pass")
+        }
+        ParamKind::Unknown => String::new(),
     }
 }
 
