@@ -1,6 +1,8 @@
 //! Where lessons come from: the copy bundled into the binary (so the lab works from any
 //! folder), or a folder on disk given with `--lessons DIR`.
 
+use super::confine::{self, SourceError};
+use super::text::{self, FileError};
 use include_dir::{Dir, include_dir};
 use std::path::{Path, PathBuf};
 
@@ -23,15 +25,16 @@ impl CourseRoot {
         }
     }
 
-    /// The lesson files, sorted by name, as (display path, text).
-    pub fn lesson_files(&self) -> std::io::Result<Vec<(String, String)>> {
+    /// The lesson files, sorted by name, as (display path, text). A file that cannot be read
+    /// as text is listed with why, so that the other lessons still load.
+    pub fn lesson_files(&self) -> std::io::Result<Vec<(String, Result<String, FileError>)>> {
         let mut out = Vec::new();
         match self {
             CourseRoot::Bundled => {
                 for f in BUNDLED_LESSONS.files() {
                     let p = f.path();
                     if is_lesson_name(p) {
-                        let text = f.contents_utf8().unwrap_or_default().to_string();
+                        let text = text::decode(f.contents().to_vec()).map_err(FileError::from);
                         out.push((format!("lessons/{}", p.display()), text));
                     }
                 }
@@ -40,29 +43,35 @@ impl CourseRoot {
                 for e in std::fs::read_dir(d)? {
                     let p = e?.path();
                     if p.is_file() && is_lesson_name(&p) {
-                        out.push((p.display().to_string(), std::fs::read_to_string(&p)?));
+                        out.push((p.display().to_string(), text::read(&p)));
                     }
                 }
             }
         }
-        out.sort();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
         Ok(out)
     }
 
     /// Read a file named relative to the course root (e.g. `kernels/x/y.cu`).
     pub fn read(&self, rel: &str) -> Option<String> {
+        self.read_source(rel).ok()
+    }
+
+    /// Read a file named relative to the course root, which it must not leave.
+    pub fn read_source(&self, rel: &str) -> Result<String, SourceError> {
         match self {
             CourseRoot::Bundled => {
-                let rest = rel.strip_prefix("kernels/")?;
-                BUNDLED_KERNELS
-                    .get_file(rest)
-                    .and_then(|f| f.contents_utf8())
+                confine::check_relative(rel)?;
+                let unreadable = || SourceError::Unreadable(rel.to_string());
+                let file = rel
+                    .strip_prefix("kernels/")
+                    .and_then(|rest| BUNDLED_KERNELS.get_file(rest))
+                    .ok_or_else(unreadable)?;
+                file.contents_utf8()
                     .map(str::to_string)
+                    .ok_or_else(unreadable)
             }
-            CourseRoot::Dir(d) => {
-                let root = d.parent().unwrap_or(Path::new("."));
-                std::fs::read_to_string(root.join(rel)).ok()
-            }
+            CourseRoot::Dir(d) => confine::read_under(d.parent().unwrap_or(Path::new(".")), rel),
         }
     }
 

@@ -4,6 +4,7 @@
 mod cx;
 mod kernel;
 mod launch;
+mod params;
 mod read;
 mod reference;
 mod resolve;
@@ -12,14 +13,15 @@ mod variants;
 
 use super::bundle::CourseRoot;
 use super::spans::{Pos, Spans, YamlError};
+use super::text::{self, FileError};
 use crate::model::Lesson;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// A problem with a lesson file, where it is. Shown as `file:line:col: message`, or
 /// `file: message` when it concerns the file as a whole.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Error)]
 #[error("{}", located(.file, *.line, *.col, .message))]
 pub struct CourseError {
     pub file: String,
@@ -30,7 +32,10 @@ pub struct CourseError {
 }
 
 fn located(file: &str, line: usize, col: usize, message: &str) -> String {
-    if line == 0 {
+    // A message about a folder names it itself ("no lesson files ... in DIR").
+    if line == 0 && message.contains(file) {
+        message.to_string()
+    } else if line == 0 {
         format!("{file}: {message}")
     } else {
         format!("{file}:{line}:{col}: {message}")
@@ -38,18 +43,23 @@ fn located(file: &str, line: usize, col: usize, message: &str) -> String {
 }
 
 /// Every lesson of the course, sorted by their place in it, and every error of every file.
+/// A folder without lesson files is an error, so that every command refuses it alike.
 pub fn load_course(root: &CourseRoot) -> (Vec<Lesson>, Vec<CourseError>) {
+    let name = root_name(root);
     match root.lesson_files() {
+        Ok(files) if files.is_empty() => (Vec::new(), vec![no_lessons(&name)]),
         Ok(files) => load_files(root, files),
-        Err(e) => (
-            Vec::new(),
-            vec![whole_file(&root_name(root), e.to_string())],
-        ),
+        Err(e) => (Vec::new(), vec![whole_file(&name, e.to_string())]),
     }
+}
+
+fn no_lessons(dir: &str) -> CourseError {
+    whole_file(dir, format!("no lesson files (NN-<id>.yaml) in {dir}"))
 }
 
 /// Load one lesson; `file` is the name shown in messages.
 pub fn load_file(root: &CourseRoot, file: &str, text: &str) -> Result<Lesson, Vec<CourseError>> {
+    let text = text::without_bom(text);
     let mut errs = Errors {
         file: file.to_string(),
         list: Vec::new(),
@@ -94,38 +104,42 @@ pub fn check_paths(paths: &[PathBuf]) -> (Vec<Lesson>, Vec<CourseError>) {
 }
 
 fn check_dir(dir: &Path) -> (Vec<Lesson>, Vec<CourseError>) {
-    let name = dir.display().to_string();
-    let root = CourseRoot::Dir(dir.to_path_buf());
-    match root.lesson_files() {
-        Ok(files) if files.is_empty() => (
-            Vec::new(),
-            vec![whole_file(
-                &name,
-                format!("no lesson files (NN-<id>.yaml) in {name}"),
-            )],
-        ),
-        Ok(files) => load_files(&root, files),
-        Err(e) => (Vec::new(), vec![whole_file(&name, e.to_string())]),
-    }
+    load_course(&CourseRoot::Dir(dir.to_path_buf()))
 }
 
 fn check_file(file: &Path) -> (Vec<Lesson>, Vec<CourseError>) {
     let name = file.display().to_string();
     let dir = file.parent().map(PathBuf::from).unwrap_or_default();
-    match std::fs::read_to_string(file) {
-        Ok(text) => match load_file(&CourseRoot::Dir(dir), &name, &text) {
-            Ok(lesson) => (vec![lesson], Vec::new()),
-            Err(errs) => (Vec::new(), errs),
+    load_files(&CourseRoot::Dir(dir), vec![(name, text::read(file))])
+}
+
+/// Where a file that cannot be read as text fails.
+fn unreadable(file: &str, e: FileError) -> CourseError {
+    match e {
+        FileError::NotUtf8(bad) => CourseError {
+            file: file.to_string(),
+            line: bad.line,
+            col: bad.col,
+            message: bad.to_string(),
         },
-        Err(e) => (Vec::new(), vec![whole_file(&name, e.to_string())]),
+        FileError::Io(io) => whole_file(file, io.to_string()),
     }
 }
 
-fn load_files(root: &CourseRoot, files: Vec<(String, String)>) -> (Vec<Lesson>, Vec<CourseError>) {
+type FileTexts = Vec<(String, Result<String, FileError>)>;
+
+fn load_files(root: &CourseRoot, files: FileTexts) -> (Vec<Lesson>, Vec<CourseError>) {
     let mut lessons: Vec<Lesson> = Vec::new();
     let mut errors = Vec::new();
     let mut first_file: HashMap<String, String> = HashMap::new();
     for (file, text) in files {
+        let text = match text {
+            Ok(t) => t,
+            Err(e) => {
+                errors.push(unreadable(&file, e));
+                continue;
+            }
+        };
         match load_file(root, &file, &text) {
             Ok(lesson) => {
                 if let Some(other) = first_file.get(&lesson.id) {
@@ -190,13 +204,10 @@ impl Errors {
     /// In file order, each once (a variant that inherits a bad key reports it only once).
     fn finish(mut self) -> Vec<CourseError> {
         self.list.sort_by_key(|e| (e.line, e.col));
-        let mut out: Vec<CourseError> = Vec::new();
-        for e in self.list {
-            if !out.contains(&e) {
-                out.push(e);
-            }
-        }
-        out
+        // A set, not a search of the list so far: a file can have thousands of errors.
+        let mut seen = HashSet::new();
+        self.list.retain(|e| seen.insert(e.clone()));
+        self.list
     }
 }
 

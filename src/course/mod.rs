@@ -4,10 +4,14 @@
 
 pub mod bundle;
 pub mod claims;
+pub mod confine;
 pub mod expr;
 pub mod fingerprint;
 pub mod load;
+pub mod part;
 pub mod schema;
+pub mod signature;
 pub mod spans;
+pub mod text;
 
 pub use load::{CourseError, check_paths, load_course, load_file};

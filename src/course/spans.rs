@@ -2,6 +2,7 @@
 //! the file is also read with yaml-rust2's event parser into a tree of positioned nodes, and a
 //! map from paths such as `variants[2].launch.grid` to (line, col), both 1-based.
 
+use super::part::CharBytes;
 use std::collections::HashMap;
 use thiserror::Error;
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
@@ -107,13 +108,15 @@ pub struct Spans {
     pub root: Option<Node>,
     values: HashMap<String, (Span, Option<String>)>,
     keys: HashMap<String, Pos>,
+    index: CharBytes,
 }
 
 impl Spans {
     /// Parse the first document of `text`. A syntax error gives its position and message.
     pub fn parse(text: &str) -> Result<Spans, YamlError> {
         let mut b = Builder {
-            chars: text.chars().collect(),
+            text,
+            index: CharBytes::new(text),
             stack: Vec::new(),
             root: None,
         };
@@ -129,13 +132,15 @@ impl Spans {
             }
         })?;
         let mut spans = Spans {
-            root: b.root,
+            root: None,
             values: HashMap::new(),
             keys: HashMap::new(),
+            index: b.index,
         };
-        if let Some(root) = spans.root.clone() {
-            spans.index(&root, String::new());
+        if let Some(root) = &b.root {
+            spans.index(root, String::new());
         }
+        spans.root = b.root;
         Ok(spans)
     }
 
@@ -162,6 +167,11 @@ impl Spans {
                 }
             }
         }
+    }
+
+    /// Byte offsets of the character indices that nodes hold, for the text parsed.
+    pub fn char_bytes(&self) -> &CharBytes {
+        &self.index
     }
 
     /// Where the value at `path` starts.
@@ -253,8 +263,9 @@ enum Frame {
     },
 }
 
-struct Builder {
-    chars: Vec<char>,
+struct Builder<'t> {
+    text: &'t str,
+    index: CharBytes,
     stack: Vec<Frame>,
     root: Option<Node>,
 }
@@ -269,9 +280,9 @@ fn span_at(m: Marker, quoted: bool) -> Span {
     }
 }
 
-impl Builder {
+impl Builder<'_> {
     fn starts_with(&self, m: Marker, c: char) -> bool {
-        self.chars.get(m.index()) == Some(&c)
+        self.text[self.index.byte(self.text, m.index())..].starts_with(c)
     }
 
     fn attach(&mut self, node: Node) {
@@ -295,7 +306,7 @@ impl Builder {
     }
 }
 
-impl MarkedEventReceiver for Builder {
+impl MarkedEventReceiver for Builder<'_> {
     fn on_event(&mut self, ev: Event, m: Marker) {
         match ev {
             Event::Scalar(value, style, ..) => {
@@ -344,7 +355,7 @@ fn leaf(m: Marker, quoted: bool, text: String) -> Node {
     }
 }
 
-impl Builder {
+impl Builder<'_> {
     /// The collection that ends at `m`, as a node.
     fn close(&mut self, m: Marker) -> Option<Node> {
         let node = match self.stack.pop()? {

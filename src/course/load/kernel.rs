@@ -1,5 +1,8 @@
-//! Whether a variant's `kernel` is an entry point of its source: a text check, made when the
-//! lesson loads so that a misspelt name is reported at its line rather than at compile time.
+//! Whether a variant's `kernel` is an entry point of its source: a check of the source's
+//! text, made when the lesson loads so that a misspelt name is reported at its line rather
+//! than at compile time.
+
+use crate::course::signature;
 
 /// The names joined by commas, or `none` (for messages that list what there is).
 pub(super) fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {
@@ -11,15 +14,17 @@ pub(super) fn list<'a>(names: impl Iterator<Item = &'a str>) -> String {
     }
 }
 
-/// Why `kernel` is not an entry point of `src`, if it is not. A text check: the name must be
-/// followed by `(`, and the source must say `__global__` and `extern "C"` (without which
-/// the name would be mangled and the lab could not find it).
+/// Why `kernel` is not an entry point of `src`, if it is not. Only code counts, not comments
+/// or strings: the name must be declared `__global__`, and `extern "C"` must be written (on
+/// it, or anywhere in the file, as a prototype may carry it), without which the name would be
+/// mangled and the lab could not find it.
 pub(super) fn kernel_problem(src: &str, kernel: &str, path: &str) -> Option<String> {
-    if !src.contains("__global__") {
+    let globals = signature::global_functions(src);
+    if globals.is_empty() {
         return Some(format!("`{path}` has no __global__ function"));
     }
-    if calls_name(src, kernel) {
-        if src.contains("extern \"C\"") {
+    if let Some(sig) = globals.iter().find(|s| s.name == kernel) {
+        if sig.extern_c || signature::code_only(src).contains("extern \"C\"") {
             return None;
         }
         return Some(format!(
@@ -28,7 +33,7 @@ pub(super) fn kernel_problem(src: &str, kernel: &str, path: &str) -> Option<Stri
         ));
     }
     if let Some(base) = demangled_base(kernel)
-        && calls_name(src, base)
+        && globals.iter().any(|s| s.name == base)
     {
         return Some(format!(
             "`{kernel}` is a mangled name; declare `{base}` extern \"C\" in `{path}` and write `kernel: {base}`"
@@ -36,24 +41,8 @@ pub(super) fn kernel_problem(src: &str, kernel: &str, path: &str) -> Option<Stri
     }
     Some(format!(
         "kernel `{kernel}` is not a __global__ function of `{path}` (it has: {})",
-        list(global_functions(src).into_iter())
+        list(globals.iter().map(|s| s.name.as_str()))
     ))
-}
-
-fn is_ident_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || c == '_'
-}
-
-/// `name` as a whole word followed (after spaces) by `(`.
-fn calls_name(src: &str, name: &str) -> bool {
-    src.match_indices(name).any(|(i, _)| {
-        let before_ok = src[..i]
-            .chars()
-            .next_back()
-            .is_none_or(|c| !is_ident_char(c));
-        let after = src[i + name.len()..].trim_start();
-        before_ok && after.starts_with('(')
-    })
 }
 
 /// `read_stride` from `_Z11read_stridePfi`.
@@ -62,24 +51,6 @@ fn demangled_base(name: &str) -> Option<&str> {
     let digits = rest.chars().take_while(char::is_ascii_digit).count();
     let len: usize = rest[..digits].parse().ok()?;
     rest.get(digits..digits + len)
-}
-
-/// The names of the functions declared `__global__`, in order.
-fn global_functions(src: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    for (i, _) in src.match_indices("__global__") {
-        let tail = &src[i..];
-        let Some(paren) = tail.find('(') else {
-            continue;
-        };
-        let head = tail[..paren].trim_end();
-        let start = head.rfind(|c: char| !is_ident_char(c)).map_or(0, |j| j + 1);
-        let name = &head[start..];
-        if !name.is_empty() && !out.contains(&name) {
-            out.push(name);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,11 +1,13 @@
 //! From text to `RawLesson`: YAML syntax, unknown keys and wrong types. Each top-level entry
-//! and each element of the lists is read on its own (the rest of the file blanked out, so
+//! and each element of the lists is read on its own (from its own text, padded so that
 //! positions stay true), so that every such error in the file is reported, not just the first.
 
 use super::Errors;
+use crate::course::part::Part;
 use crate::course::schema::{RawHead, RawLesson};
-use crate::course::spans::{self, Node, NodeKind, Pos, Spans, YamlError};
+use crate::course::spans::{Node, NodeKind, Pos, Spans, YamlError};
 use serde::de::DeserializeOwned;
+use std::collections::HashMap;
 
 const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];
 
@@ -13,7 +15,7 @@ const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];
 /// mapping (nothing more can be said about it).
 pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> {
     if let Err(e) = serde_yaml::from_str::<serde_yaml::Value>(text) {
-        errs.report(serde_error(&e));
+        errs.report(whole_text_error(text, &e));
         return None;
     }
     let spans = match Spans::parse(text) {
@@ -25,31 +27,119 @@ pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> 
     };
     let root = root_mapping(&spans, errs)?;
     let mut raw = RawLesson::default();
-    let entries = root.entry_ranges();
-    for (i, (name, _, _)) in entries.iter().enumerate() {
-        let ok = match (LISTS.contains(&name.as_str()), root.get(name)) {
+    let src = Source {
+        text,
+        spans: &spans,
+    };
+    for (i, (name, start, end)) in root.entry_ranges().into_iter().enumerate() {
+        let ok = match (LISTS.contains(&name.as_str()), root.get(&name)) {
             (true, Some(v)) => {
-                let key = spans.key(name).unwrap_or(Pos::START);
-                read_list(text, name, (key, v), &mut raw, errs)
+                let key = spans.key(&name).unwrap_or(Pos::START);
+                read_list(&src, &name, (key, v), &mut raw, errs)
             }
-            _ => read_head_entry(text, &entries, i, &mut raw.head, errs),
+            _ => {
+                let at = entry_key(root, i).map_or(Pos::START, |k| k.span.pos);
+                let part = if root.flow {
+                    Part::in_flow(text, spans.char_bytes(), (start, end), at)
+                } else {
+                    Part::new(text, spans.char_bytes(), (start, end), at)
+                };
+                read_head_entry(&part, &mut raw.head, errs)
+            }
         };
         if !ok {
-            raw.failed.push(name.clone());
+            raw.failed.push(name);
         }
     }
     Some((raw, spans))
 }
 
+/// serde_yaml places a duplicate key at the start of the mapping that holds it; the
+/// positioned tree knows the key's own place.
+fn whole_text_error(text: &str, e: &serde_yaml::Error) -> YamlError {
+    let dup = if e.to_string().contains("duplicate entry with key") {
+        Spans::parse(text)
+            .ok()
+            .and_then(|s| s.root.as_ref().and_then(duplicate_key))
+    } else {
+        None
+    };
+    dup.unwrap_or_else(|| serde_error(e))
+}
+
+/// The first key, in file order, given twice in one mapping.
+fn duplicate_key(node: &Node) -> Option<YamlError> {
+    match &node.kind {
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(items) => items.iter().find_map(duplicate_key),
+        NodeKind::Map(entries) => {
+            let mut first: HashMap<&str, Pos> = HashMap::new();
+            entries.iter().find_map(|(k, v)| {
+                if let Some(name) = k.as_scalar() {
+                    if let Some(at) = first.get(name) {
+                        return Some(YamlError {
+                            pos: k.span.pos,
+                            message: format!(
+                                "duplicate key `{name}` (first given at line {}, column {})",
+                                at.line, at.col
+                            ),
+                        });
+                    }
+                    first.insert(name, k.span.pos);
+                }
+                duplicate_key(k).or_else(|| duplicate_key(v))
+            })
+        }
+    }
+}
+
+/// serde's word for an enum's value is "variant", which in a lesson means something else:
+/// name the value after its key instead ("unknown type `f16`, expected one of ...").
+fn name_enum(mut e: YamlError, node: &Node) -> YamlError {
+    if let Some(rest) = e.message.strip_prefix("unknown variant ") {
+        let key = key_of_value_at(node, e.pos).unwrap_or("value");
+        e.message = format!("unknown {key} {rest}");
+    }
+    e
+}
+
+/// The key whose value starts at `pos`, in `node` or below it.
+fn key_of_value_at(node: &Node, pos: Pos) -> Option<&str> {
+    match &node.kind {
+        NodeKind::Scalar(_) => None,
+        NodeKind::Seq(items) => items.iter().find_map(|i| key_of_value_at(i, pos)),
+        NodeKind::Map(entries) => entries.iter().find_map(|(k, v)| {
+            if v.span.pos == pos {
+                k.as_scalar()
+            } else {
+                key_of_value_at(v, pos)
+            }
+        }),
+    }
+}
+
+/// The text being read and the positions in it.
+struct Source<'a> {
+    text: &'a str,
+    spans: &'a Spans,
+}
+
+fn entry_key(map: &Node, i: usize) -> Option<&Node> {
+    match &map.kind {
+        NodeKind::Map(entries) => entries.get(i).map(|(k, _)| k),
+        _ => None,
+    }
+}
+
 /// The document's top node, when it is a mapping as a lesson must be.
-fn root_mapping(spans: &Spans, errs: &mut Errors) -> Option<Node> {
+fn root_mapping<'s>(spans: &'s Spans, errs: &mut Errors) -> Option<&'s Node> {
     match &spans.root {
         Some(
             r @ Node {
                 kind: NodeKind::Map(_),
                 ..
             },
-        ) => Some(r.clone()),
+        ) => Some(r),
         Some(r) => {
             errs.at(
                 r.span.pos,
@@ -64,28 +154,15 @@ fn root_mapping(spans: &Spans, errs: &mut Errors) -> Option<Node> {
     }
 }
 
-/// Read the `i`-th top-level entry on its own (the others blanked out) into `head`; false
-/// when it has errors.
-fn read_head_entry(
-    text: &str,
-    entries: &[(String, usize, usize)],
-    i: usize,
-    head: &mut RawHead,
-    errs: &mut Errors,
-) -> bool {
-    let others: Vec<(usize, usize)> = entries
-        .iter()
-        .enumerate()
-        .filter(|&(j, _)| j != i)
-        .map(|(_, &(_, s, e))| (s, e))
-        .collect();
-    match de::<RawHead>(&spans::blank_ranges(text, &others)) {
-        Ok(part) => {
-            merge(head, part);
+/// Read one top-level entry, on its own, into `head`; false when it has errors.
+fn read_head_entry(part: &Part, head: &mut RawHead, errs: &mut Errors) -> bool {
+    match de::<RawHead>(&part.text) {
+        Ok(entry) => {
+            merge(head, entry);
             true
         }
         Err(e) => {
-            errs.report(e);
+            errs.report(part.place_error(e));
             false
         }
     }
@@ -93,7 +170,7 @@ fn read_head_entry(
 
 /// Read each element of a list section; false when the section is not a list.
 fn read_list(
-    text: &str,
+    src: &Source,
     name: &str,
     (key, value): (Pos, &Node),
     raw: &mut RawLesson,
@@ -111,17 +188,17 @@ fn read_list(
     };
     for item in items {
         match name {
-            "pages" => raw.pages.push(element(text, name, item, errs)),
-            "buffers" => raw.buffers.push(element(text, name, item, errs)),
-            "variants" => raw.variants.push(element(text, name, item, errs)),
-            _ => raw.checkpoint.push(element(text, name, item, errs)),
+            "pages" => raw.pages.push(element(src, name, item, errs)),
+            "buffers" => raw.buffers.push(element(src, name, item, errs)),
+            "variants" => raw.variants.push(element(src, name, item, errs)),
+            _ => raw.checkpoint.push(element(src, name, item, errs)),
         }
     }
     true
 }
 
 fn element<T: DeserializeOwned>(
-    text: &str,
+    src: &Source,
     list: &str,
     item: &Node,
     errs: &mut Errors,
@@ -133,8 +210,14 @@ fn element<T: DeserializeOwned>(
         );
         return None;
     }
-    de(&spans::keep_only(text, item.start, item.end))
-        .map_err(|e| errs.report(e))
+    let part = Part::new(
+        src.text,
+        src.spans.char_bytes(),
+        (item.start, item.end),
+        item.span.pos,
+    );
+    de(&part.text)
+        .map_err(|e| errs.report(name_enum(part.place_error(e), item)))
         .ok()
 }
 

@@ -397,9 +397,10 @@ fn check_paths_reports_a_folder_without_lessons() {
         errs[0].message,
         format!("no lesson files (NN-<id>.yaml) in {shown}")
     );
+    // The folder is named once (it used to be named twice: `DIR: no lesson files ... in DIR`).
     assert_eq!(
         errs[0].to_string(),
-        format!("{shown}: no lesson files (NN-<id>.yaml) in {shown}")
+        format!("no lesson files (NN-<id>.yaml) in {shown}")
     );
 }
 

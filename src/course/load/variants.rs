@@ -5,7 +5,9 @@
 use super::cx::{Cx, Known};
 use super::kernel::kernel_problem;
 use super::launch::{arguments, dims, env_with_defines};
+use super::params::check_args;
 use crate::course::bundle::CourseRoot;
+use crate::course::confine::SourceError;
 use crate::course::schema::{DefineValue, Dims, Expr, RawArg, RawVariant};
 use crate::model::Variant;
 use std::collections::HashMap;
@@ -65,13 +67,7 @@ pub(super) fn resolve_all(
     raws: &[Option<RawVariant>],
     known: &Known,
 ) -> Option<Vec<Variant>> {
-    let names: Vec<Option<String>> = (0..raws.len())
-        .map(|i| {
-            cx.spans
-                .scalar(&format!("variants[{i}].name"))
-                .map(str::to_string)
-        })
-        .collect();
+    let names = Names::new(cx, raws.len());
     let mut merged: Vec<Option<Merged>> = Vec::new();
     let mut sources = Sources {
         root,
@@ -98,7 +94,38 @@ pub(super) fn resolve_all(
     out
 }
 
-fn check_name(cx: &mut Cx, v: &RawVariant, i: usize, names: &[Option<String>]) -> bool {
+/// The variants' names as written (`None` where one is missing), and where each first
+/// occurs: one lookup per variant keeps a lesson of many variants linear.
+struct Names {
+    list: Vec<Option<String>>,
+    first: HashMap<String, usize>,
+}
+
+impl Names {
+    fn new(cx: &Cx, n: usize) -> Names {
+        let list: Vec<Option<String>> = (0..n)
+            .map(|i| {
+                cx.spans
+                    .scalar(&format!("variants[{i}].name"))
+                    .map(str::to_string)
+            })
+            .collect();
+        let mut first = HashMap::new();
+        for (i, name) in list.iter().enumerate() {
+            if let Some(name) = name {
+                first.entry(name.clone()).or_insert(i);
+            }
+        }
+        Names { list, first }
+    }
+
+    /// Where `name` first occurs, if that is before variant `i`.
+    fn before(&self, name: &str, i: usize) -> Option<usize> {
+        self.first.get(name).copied().filter(|&j| j < i)
+    }
+}
+
+fn check_name(cx: &mut Cx, v: &RawVariant, i: usize, names: &Names) -> bool {
     let path = format!("variants[{i}].name");
     let valid = !v.name.is_empty()
         && v.name
@@ -114,7 +141,7 @@ fn check_name(cx: &mut Cx, v: &RawVariant, i: usize, names: &[Option<String>]) -
         );
         return false;
     }
-    if names[..i].iter().flatten().any(|n| *n == v.name) {
+    if names.before(&v.name, i).is_some() {
         cx.err(&path, format!("variant `{}` is defined twice", v.name));
         return false;
     }
@@ -126,18 +153,22 @@ fn inherit(
     cx: &mut Cx,
     v: &RawVariant,
     i: usize,
-    names: &[Option<String>],
+    names: &Names,
     merged: &[Option<Merged>],
 ) -> Option<Merged> {
     let Some(parent) = &v.like else {
         return Some(merge(Merged::default(), v, i));
     };
     let path = format!("variants[{i}].like");
-    let earlier: Vec<&str> = names[..i].iter().flatten().map(String::as_str).collect();
-    match names[..i].iter().position(|n| n.as_deref() == Some(parent)) {
+    match names.before(parent, i) {
         Some(j) => merged[j].clone().map(|p| merge(p, v, i)),
         None => {
-            let msg = if names[i..].iter().any(|n| n.as_deref() == Some(parent)) {
+            let earlier: Vec<&str> = names.list[..i]
+                .iter()
+                .flatten()
+                .map(String::as_str)
+                .collect();
+            let msg = if names.first.contains_key(parent) {
                 format!("`like: {parent}` must name an earlier variant (`{parent}` comes later)")
             } else if earlier.is_empty() {
                 format!("unknown variant `{parent}` in `like` (no variant comes before this one)")
@@ -153,19 +184,19 @@ fn inherit(
     }
 }
 
-/// The kernel files read so far, by path (`None` for one that cannot be read): variants
+/// The kernel files read so far, by path (with why, for one that cannot be read): variants
 /// that share a source read it once.
 struct Sources<'r> {
     root: &'r CourseRoot,
-    texts: HashMap<String, Option<String>>,
+    texts: HashMap<String, Result<String, SourceError>>,
 }
 
 impl Sources<'_> {
-    fn read(&mut self, path: &str) -> Option<String> {
+    fn read(&mut self, path: &str) -> Result<String, SourceError> {
         let root = self.root;
         self.texts
             .entry(path.to_string())
-            .or_insert_with(|| root.read(path))
+            .or_insert_with(|| root.read_source(path))
             .clone()
     }
 }
@@ -194,6 +225,9 @@ fn build(
     let block = dims(cx, &req.block, &env, false);
     let smem = smem(cx, m.smem.as_ref(), &env);
     let args = arguments(cx, &req.args, &env, known.buffers, known.buffer_names);
+    if let (Some(text), Some(args)) = (&text, &args) {
+        check_args(cx, text, &req.kernel.0, args, &req.args.1);
+    }
     Some(Variant {
         name: v.name.clone(),
         source_path: req.source.0,
@@ -252,12 +286,12 @@ fn required(cx: &mut Cx, v: &RawVariant, i: usize, m: &Merged) -> Option<Require
 fn kernel_text(cx: &mut Cx, req: &Required, sources: &mut Sources) -> Option<String> {
     let (source, source_at) = &req.source;
     let (kernel, kernel_at) = &req.kernel;
-    let Some(text) = sources.read(source) else {
-        cx.err(
-            source_at,
-            format!("cannot read `{source}` (paths are relative to the course root, the folder that holds `lessons/`)"),
-        );
-        return None;
+    let text = match sources.read(source) {
+        Ok(text) => text,
+        Err(e) => {
+            cx.err(source_at, e.to_string());
+            return None;
+        }
     };
     if let Some(msg) = kernel_problem(&text, kernel, source) {
         cx.err(kernel_at, msg);

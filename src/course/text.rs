@@ -1,0 +1,68 @@
+//! Files of the course as text. A byte that is not UTF-8 is named where it is (a lesson from
+//! another editor or system must say where to look), and a UTF-8 byte order mark, which some
+//! editors write, is dropped so that columns count from the first character shown.
+
+use thiserror::Error;
+
+/// The first byte that is not UTF-8, at a 1-based line and column (in characters).
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("invalid UTF-8 (byte 0x{byte:02X}); course files must be UTF-8 text")]
+pub struct NotUtf8 {
+    pub line: usize,
+    pub col: usize,
+    pub byte: u8,
+}
+
+/// Why a file of the course could not be read as text.
+#[derive(Debug, Error)]
+pub enum FileError {
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error(transparent)]
+    NotUtf8(#[from] NotUtf8),
+}
+
+/// The text of a file's bytes, without a byte order mark.
+pub fn decode(mut bytes: Vec<u8>) -> Result<String, NotUtf8> {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let bytes = e.as_bytes();
+        let good = e.utf8_error().valid_up_to();
+        // Valid up to `good` by definition, so this never falls back.
+        let before = std::str::from_utf8(&bytes[..good]).unwrap_or_default();
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        NotUtf8 {
+            line: before.matches('\n').count() + 1,
+            col: before[line_start..].chars().count() + 1,
+            byte: bytes[good],
+        }
+    })
+}
+
+/// Read and decode a file.
+pub fn read(path: &std::path::Path) -> Result<String, FileError> {
+    Ok(decode(std::fs::read(path)?)?)
+}
+
+/// `text` without a leading byte order mark.
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_first_bad_byte() {
+        assert_eq!(decode(b"a: 1\n".to_vec()).unwrap(), "a: 1\n");
+        assert_eq!(decode(b"\xEF\xBB\xBFa".to_vec()).unwrap(), "a");
+        let e = decode(b"a: 1\nb: \xC3\xA9\xFFx\n".to_vec()).unwrap_err();
+        assert_eq!((e.line, e.col, e.byte), (2, 5, 0xFF));
+        assert!(e.to_string().contains("0xFF"), "{e}");
+        let e = decode(b"\xEF\xBB\xBF\xC3(".to_vec()).unwrap_err();
+        assert_eq!((e.line, e.col, e.byte), (1, 1, 0xC3));
+    }
+}
