@@ -16,11 +16,7 @@ fn lesson() -> Lesson {
 }
 
 fn client(mode: &str) -> WorkerClient {
-    WorkerClient::with_command(
-        common::bin(),
-        vec!["worker".into()],
-    )
-    .env("GPULAB_WORKER_FAKE", mode)
+    WorkerClient::with_command(common::bin(), vec!["worker".into()]).env("GPULAB_WORKER_FAKE", mode)
 }
 
 fn run(c: &mut WorkerClient, stall: Duration) -> Result<Vec<Reply>, WorkerFailure> {

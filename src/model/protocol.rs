@@ -31,6 +31,11 @@ pub struct RunOptions {
     /// Timing budget per variant.
     pub max_runs: u32,
     pub max_ms: f64,
+    /// At most this many blocks per launch (0: the lesson's grid). A rerun under
+    /// compute-sanitizer is many times slower, and the first faulting access is what it
+    /// is for, so a few blocks do.
+    #[serde(default)]
+    pub max_blocks: u32,
 }
 
 impl Default for RunOptions {
@@ -42,6 +47,7 @@ impl Default for RunOptions {
             trace_blocks: 0,
             max_runs: 200,
             max_ms: 1500.0,
+            max_blocks: 0,
         }
     }
 }
@@ -106,6 +112,16 @@ pub enum Reply {
     /// A request the worker could not do (no GPU, bad lesson); the worker stays up.
     Error {
         message: String,
+    },
+    /// Never sent by a worker: the client's word that the worker was lost on `variant` (a
+    /// fault, a hang, a crash), in words for the learner. The rest of the run goes on in a
+    /// fresh worker, so this is the variant's status, not the run's.
+    Lost {
+        variant: String,
+        error: String,
+        /// What kind of loss: the CUDA error's name (`CUDA_ERROR_ILLEGAL_ADDRESS`),
+        /// `timeout` or `crashed`; a fault can be rerun under compute-sanitizer.
+        failure: String,
     },
 }
 

@@ -117,7 +117,7 @@ fn wanted(opts: &RunOptions, name: &str) -> bool {
 
 /// The reference variant first (the others are checked against its outputs), then the
 /// variants asked for, in lesson order.
-fn run_order(lesson: &Lesson, opts: &RunOptions) -> Vec<usize> {
+pub(crate) fn run_order(lesson: &Lesson, opts: &RunOptions) -> Vec<usize> {
     let mut order: Vec<usize> = Vec::new();
     if let Reference::Variant(r) = lesson.reference {
         order.push(r);

@@ -28,8 +28,7 @@ fn send(reply: &Reply) {
     }
 }
 
-/// Stand-ins for a misbehaving GPU, so the client's fault, hang and crash handling can be
-/// tested on machines without one. Chosen only by this variable; never by a lesson.
+/// A stand-in for a GPU and its failures (see `fake`), for tests on machines without one.
 fn fake_mode() -> Option<String> {
     std::env::var("GPULAB_WORKER_FAKE")
         .ok()
@@ -128,38 +127,12 @@ pub fn serve() -> i32 {
             continue;
         }
         let Some(req) = parse(&line) else { continue };
-        if let (Some(mode), Request::Run { lesson, .. }) = (fake_mode(), &req) {
-            fake_run(&mode, lesson.variants.first().map(|v| v.name.as_str()));
+        if let Some(mode) = fake_mode()
+            && super::fake::handle(&mode, &req, &mut |r| send(r))
+        {
             continue;
         }
         worker.handle(req);
     }
     0
-}
-
-fn fake_run(mode: &str, variant: Option<&str>) {
-    let variant = variant.unwrap_or("?").to_string();
-    send(&Reply::Stage {
-        variant: variant.clone(),
-        stage: "checking the output".into(),
-    });
-    match mode {
-        "hang" => loop {
-            std::thread::sleep(std::time::Duration::from_secs(3600));
-        },
-        "crash" => {
-            eprintln!("fake worker: crashing on purpose");
-            std::process::abort();
-        }
-        "fault" => {
-            send(&Reply::Fault {
-                variant: Some(variant),
-                message: "running the kernel: an illegal memory access was encountered \
-                          (CUDA_ERROR_ILLEGAL_ADDRESS)"
-                    .into(),
-            });
-            std::process::exit(3);
-        }
-        _ => send(&Reply::Done),
-    }
 }
