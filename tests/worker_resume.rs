@@ -149,3 +149,22 @@ fn a_worker_killed_by_a_signal_mid_run_costs_only_the_variant_it_was_on() {
     );
     assert_ran(&result, "after-trap");
 }
+
+#[test]
+fn buffers_larger_than_the_gpu_are_refused_up_front_with_both_sizes() {
+    let out = Command::new(bin())
+        .args(["run", "too-big", "--json", "--lessons"])
+        .arg(fixture("faultpack/lessons"))
+        .env("GPULAB_WORKER_FAKE", "gpu")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let r: LessonResult = serde_json::from_slice(&out.stdout).unwrap();
+    let v = variant(&r, "copy");
+    assert_eq!(v.failure.as_deref(), Some("out of memory"));
+    let words = v.error.as_deref().unwrap();
+    assert!(
+        words.contains("buffer `out` needs 200 GiB, the GPU has 80 GiB free"),
+        "{words}"
+    );
+}

@@ -9,6 +9,7 @@
 //! takes a while, so a test can act mid-run).
 
 use super::runner;
+use crate::analysis::limits;
 use crate::model::Lesson;
 use crate::model::protocol::{Reply, Request, RunOptions};
 use crate::model::results::{DeviceInfo, TimeMs, VariantResult};
@@ -67,6 +68,11 @@ fn fake_run(mode: &str, lesson: &Lesson, options: &RunOptions, send: &mut dyn Fn
             stage: s.into(),
         })
     };
+    // The same refusal the real worker gives, against the fake GPU's memory.
+    if let Err(why) = limits::check_memory(lesson, device().total_mem, None) {
+        runner::refuse_all(lesson, options, &why, &mut |r| send(&r));
+        return;
+    }
     stage(send, "", "preparing fresh inputs");
     for i in runner::run_order(lesson, options) {
         let name = lesson.variants[i].name.as_str();
