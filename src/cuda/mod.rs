@@ -5,6 +5,7 @@
 pub mod discover;
 pub mod error;
 pub mod gpu;
+pub mod headers;
 pub mod memory;
 pub mod module;
 pub mod nvrtc;

@@ -180,9 +180,14 @@ fn compile_once(job: &CompileJob, nonce: Option<u32>) -> Result<Compiled, Compil
     let src = CString::new(source).map_err(|e| CompileError::Internal(e.to_string()))?;
     let name = CString::new(job.file_name).map_err(|e| CompileError::Internal(e.to_string()))?;
     let kernel = CString::new(job.kernel).map_err(|e| CompileError::Internal(e.to_string()))?;
-    let prog = nv::create_program(&src, Some(&name))
-        .map_err(|e| CompileError::Internal(format!("{e:?}")))?;
-    let mut extra = job.options.to_vec();
+    let prog = super::headers::create_program(&src, &name)?;
+    // The toolkit's and the wheels' headers, before the lesson's own options.
+    let mut extra: Vec<String> = discover::find()
+        .include_dirs
+        .iter()
+        .map(|d| format!("-I{}", d.display()))
+        .collect();
+    extra.extend(job.options.iter().cloned());
     if let Some(n) = nonce {
         extra.push(format!("-DGPULAB_FRESH_{}_{n}=1", std::process::id()));
     }

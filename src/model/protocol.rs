@@ -10,6 +10,10 @@ use std::path::PathBuf;
 /// How to get NVRTC and nvdisasm on a machine with no toolkit: both ship as Python wheels.
 pub const PIP_HINT: &str = "pip install nvidia-cuda-nvrtc nvidia-cuda-nvdisasm";
 
+/// How to get CUDA's headers (cuda_fp16.h, cuda/std/...) for NVRTC without a toolkit: the
+/// runtime wheel carries CUDA's own, the CCCL wheel libcu++, CUB and Thrust.
+pub const HEADERS_PIP_HINT: &str = "pip install nvidia-cuda-runtime nvidia-cuda-cccl";
+
 /// The architecture kernels are compiled for when no GPU says otherwise: the H100 the
 /// recordings come from.
 pub const FALLBACK_ARCH: &str = "sm_90";
@@ -135,6 +139,10 @@ pub struct Toolkit {
     pub nvdisasm: Option<PathBuf>,
     pub ncu: Option<PathBuf>,
     pub compute_sanitizer: Option<PathBuf>,
+    /// Header folders given to NVRTC (empty: only the lab's stand-ins for <cstdint> and
+    /// <cstdio>; <cuda_fp16.h> will not be found).
+    #[serde(default)]
+    pub include_dirs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
