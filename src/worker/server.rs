@@ -2,12 +2,12 @@
 //! A poisoned CUDA context ends the process after a `Fault` reply; the client starts a fresh
 //! worker for the next request.
 
-use super::compile::compile_job;
+use super::compile::compile_checked;
 use super::runner::{self, Session};
 use super::tools;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
-use crate::cuda::nvrtc::{self, Output};
+use crate::cuda::nvrtc;
 use crate::model::Lesson;
 use crate::model::protocol::{DEVICE_ENV, Reply, Request, RunOptions};
 use std::io::{BufRead, Write};
@@ -96,11 +96,11 @@ impl Worker {
 
 fn compile(lesson: &Lesson, arch: &str) {
     for v in &lesson.variants {
-        let res = nvrtc::compile(&compile_job(v, arch, Output::Cubin));
+        let res = compile_checked(lesson, v, arch);
         send(&Reply::Compiled {
             variant: v.name.clone(),
             ptxas: res.as_ref().ok().and_then(|c| c.report.clone()),
-            error: res.err().map(|e| e.to_string()),
+            error: res.err(),
         });
     }
 }

@@ -1,7 +1,7 @@
 //! One variant on the GPU: compile, load, check its output against the reference, time it
 //! and trace it, in that order, telling the client each stage as it starts.
 
-use super::compile::compile_job;
+use super::compile::compile_checked;
 use super::hostdata::{self, HostData};
 use super::launch::{self, Buffers};
 use super::runner::Fatal;
@@ -12,7 +12,7 @@ use crate::course::fingerprint::variant_hash;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
 use crate::cuda::module::Kernel;
-use crate::cuda::nvrtc::{self, Compiled, Output};
+use crate::cuda::nvrtc::Compiled;
 use crate::model::protocol::{Reply, RunOptions};
 use crate::model::results::{DeviceInfo, Peak, PtxasReport, VariantResult};
 use crate::model::{Lesson, Variant};
@@ -133,10 +133,10 @@ fn refused_words(e: &CudaError, v: &Variant, dev: &DeviceInfo, p: Option<&PtxasR
 /// Compile to CUBIN and report ptxas's figures; None (with the error in `r`) when it fails.
 fn compile(ctx: &RunContext, v: &Variant, r: &mut VariantResult, send: Send) -> Option<Compiled> {
     stage(send, v, "compiling");
-    let compiled = match nvrtc::compile(&compile_job(v, ctx.arch, Output::Cubin)) {
+    let compiled = match compile_checked(ctx.lesson, v, ctx.arch) {
         Ok(c) => c,
         Err(e) => {
-            r.error = Some(e.to_string());
+            r.error = Some(e);
             send(Reply::Compiled {
                 variant: v.name.clone(),
                 ptxas: None,
