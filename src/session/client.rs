@@ -3,7 +3,12 @@
 //! worker, so a broken kernel never ends the session.
 
 pub mod explain;
+mod memcheck;
 mod resume;
+
+pub use memcheck::{
+    MEMCHECK_BLOCKS, MemcheckError, MemcheckReport, SourceLine, memcheck, parse_log,
+};
 
 use crate::model::protocol::{DEVICE_ENV, Reply, Request, Toolkit};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -135,6 +140,8 @@ pub struct WorkerClient {
     /// The running worker's process id (0: none), shared so that a test or a watchdog can
     /// signal it while a request is in flight.
     pid: Arc<AtomicU32>,
+    /// Whether compute-sanitizer is here, once asked (after the first fault).
+    sanitizer: Option<bool>,
 }
 
 impl WorkerClient {
@@ -152,6 +159,7 @@ impl WorkerClient {
             device: None,
             running: None,
             pid: Arc::new(AtomicU32::new(0)),
+            sanitizer: None,
         }
     }
 

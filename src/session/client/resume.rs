@@ -86,9 +86,10 @@ impl WorkerClient {
             if !known || reference_name(lesson) == Some(lost.as_str()) {
                 return Err(f);
             }
+            let error = self.with_memcheck_offer(&f, lesson, &lost);
             on_reply(&Reply::Lost {
                 variant: lost.clone(),
-                error: f.to_string(),
+                error,
                 failure: f.kind(),
             });
             done.push(lost);
@@ -97,6 +98,32 @@ impl WorkerClient {
                 return Ok(());
             }
         }
+    }
+}
+
+impl WorkerClient {
+    /// The failure's words, and for a fault, where compute-sanitizer is here, how to find
+    /// the line that faulted. Asking starts the fresh worker the run goes on in.
+    fn with_memcheck_offer(&mut self, f: &WorkerFailure, lesson: &Lesson, variant: &str) -> String {
+        let mut words = f.to_string();
+        if !matches!(f, WorkerFailure::Fault { .. }) {
+            return words;
+        }
+        let present = match self.sanitizer {
+            Some(p) => p,
+            None => {
+                let p = self.toolkit().is_ok_and(|t| t.compute_sanitizer.is_some());
+                *self.sanitizer.insert(p)
+            }
+        };
+        if present {
+            words.push_str(&format!(
+                " To see the line that faulted, rerun it under compute-sanitizer: \
+                 gpulab run {} --variant {variant} --memcheck",
+                lesson.id
+            ));
+        }
+        words
     }
 }
 
