@@ -9,7 +9,7 @@ use gpulab::course::bundle::CourseRoot;
 use gpulab::model::Lesson;
 use gpulab::model::protocol::{Reply, RunOptions};
 use gpulab::model::results::{LessonResult, Source, VariantResult};
-use gpulab::session::client::WorkerClient;
+use gpulab::session::client::{WorkerClient, WorkerFailure};
 use gpulab::session::fold;
 use std::process::Command;
 use std::sync::atomic::Ordering;
@@ -139,7 +139,8 @@ fn a_worker_killed_by_a_signal_mid_run_costs_only_the_variant_it_was_on() {
             killed = true;
         }
     });
-    assert!(out.is_ok(), "{out:?}");
+    // The run failed (a variant was lost), and says so with the crash's words.
+    assert!(matches!(out, Err(WorkerFailure::Crashed { .. })), "{out:?}");
     assert!(killed);
     let trap = variant(&result, "trap");
     assert_eq!(trap.correct, Some(false));
@@ -167,4 +168,28 @@ fn buffers_larger_than_the_gpu_are_refused_up_front_with_both_sizes() {
         words.contains("buffer `out` needs 200 GiB, the GPU has 80 GiB free"),
         "{words}"
     );
+}
+
+#[test]
+fn a_run_with_a_lost_variant_is_a_failed_request_though_the_rest_was_measured() {
+    let l = corpus();
+    let mut client = WorkerClient::with_command(bin(), vec!["worker".into()])
+        .env("GPULAB_WORKER_FAKE", "gpu,fault-on:trap");
+    let req = gpulab::model::protocol::Request::Run {
+        lesson: Box::new(l.clone()),
+        options: RunOptions {
+            variants: vec!["trap".into()],
+            ..Default::default()
+        },
+    };
+    let mut lost = Vec::new();
+    let err = client
+        .request(&req, std::time::Duration::from_secs(30), |r| {
+            if let Reply::Lost { variant, .. } = r {
+                lost.push(variant.clone());
+            }
+        })
+        .unwrap_err();
+    assert!(matches!(err, WorkerFailure::Fault { .. }), "{err:?}");
+    assert_eq!(lost, vec!["trap"]);
 }

@@ -78,6 +78,8 @@ pub struct Fold {
     refused: Option<String>,
     /// A run reached its variants: one that stops early leaves the rest "not run".
     ran: bool,
+    /// The client reported a variant lost: the run's failure is already marked.
+    lost: bool,
 }
 
 impl Fold {
@@ -125,6 +127,7 @@ impl Fold {
                 error,
                 failure,
             } => {
+                self.lost = true;
                 if let Some(v) = find(result, variant) {
                     v.correct = Some(false);
                     v.error = Some(error.clone());
@@ -149,7 +152,11 @@ impl Fold {
             (outcome, _) => outcome,
         };
         if let Err(f) = &outcome {
-            mark_failure(result, f, &self.variant);
+            // After a loss the worker's last word may be about a later variant: the loss
+            // was marked where it happened.
+            if !self.lost {
+                mark_failure(result, f, &self.variant);
+            }
             if self.ran {
                 mark_not_run(result, f);
             }

@@ -54,9 +54,11 @@ fn reference_name(lesson: &Lesson) -> Option<&str> {
 
 impl WorkerClient {
     /// Run `lesson`, going on past every variant the worker is lost on. Each loss reaches
-    /// `on_reply` as a `Reply::Lost`. An error only when the run cannot go on: the loss
-    /// names no variant (the inputs or the copy peak failed), or the reference was lost,
-    /// without which nothing can be checked.
+    /// `on_reply` as a `Reply::Lost`, and the run's outcome is the first loss: a run with a
+    /// lost variant failed, though all the others were measured. It stops early when it
+    /// cannot go on: the loss names no variant (the inputs or the copy peak failed; that
+    /// failure is the outcome), or the reference was lost, without which nothing can be
+    /// checked.
     pub(super) fn run_resuming(
         &mut self,
         lesson: &Lesson,
@@ -65,6 +67,7 @@ impl WorkerClient {
         on_reply: &mut dyn FnMut(&Reply),
     ) -> Result<(), WorkerFailure> {
         let mut done: Vec<String> = Vec::new();
+        let mut first: Option<WorkerFailure> = None;
         let mut opts = options.clone();
         loop {
             let req = Request::Run {
@@ -80,22 +83,29 @@ impl WorkerClient {
                 }
                 on_reply(r)
             });
-            let Err(f) = outcome else { return Ok(()) };
+            let f = match outcome {
+                Ok(()) => return first.map_or(Ok(()), Err),
+                Err(f) => f,
+            };
             let lost = f.variant().map(str::to_string).unwrap_or(current);
-            let known = lesson.variant(&lost).is_some() && !done.contains(&lost);
-            if !known || reference_name(lesson) == Some(lost.as_str()) {
+            if lesson.variant(&lost).is_none() || done.contains(&lost) {
                 return Err(f);
             }
-            let error = self.with_memcheck_offer(&f, lesson, &lost);
+            let is_reference = reference_name(lesson) == Some(lost.as_str());
+            let error = self.with_memcheck_offer(&f, lesson, &lost, !is_reference);
             on_reply(&Reply::Lost {
                 variant: lost.clone(),
                 error,
                 failure: f.kind(),
             });
+            if is_reference {
+                return Err(f);
+            }
+            first.get_or_insert(f);
             done.push(lost);
             opts.variants = remaining(lesson, options, &done);
             if opts.variants.is_empty() {
-                return Ok(());
+                return first.map_or(Ok(()), Err);
             }
         }
     }
@@ -103,14 +113,22 @@ impl WorkerClient {
 
 impl WorkerClient {
     /// The failure's words, and for a fault, where compute-sanitizer is here, how to find
-    /// the line that faulted. Asking starts the fresh worker the run goes on in.
-    fn with_memcheck_offer(&mut self, f: &WorkerFailure, lesson: &Lesson, variant: &str) -> String {
+    /// the line that faulted. Asking starts the fresh worker the run goes on in, so it is
+    /// asked only when the run goes on (`may_ask`); otherwise what is known is said.
+    fn with_memcheck_offer(
+        &mut self,
+        f: &WorkerFailure,
+        lesson: &Lesson,
+        variant: &str,
+        may_ask: bool,
+    ) -> String {
         let mut words = f.to_string();
         if !matches!(f, WorkerFailure::Fault { .. }) {
             return words;
         }
         let present = match self.sanitizer {
             Some(p) => p,
+            None if !may_ask => false,
             None => {
                 let p = self.toolkit().is_ok_and(|t| t.compute_sanitizer.is_some());
                 *self.sanitizer.insert(p)
