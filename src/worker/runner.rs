@@ -47,12 +47,7 @@ pub fn run_lesson(
     opts: &RunOptions,
     send: Send,
 ) -> Result<(), Fatal> {
-    // Checked before anything is allocated: a lesson too large for this GPU would
-    // otherwise fail deep inside the driver, or page the host to a standstill.
-    let free = session.gpu.free_memory() as u64;
-    let host = host_available();
-    if let Err(why) = limits::check_memory(lesson, if free > 0 { free } else { u64::MAX }, host) {
-        refuse_all(lesson, opts, &why, send);
+    if !fits(&session.gpu, lesson, opts, send) {
         return Ok(());
     }
     let peak = ensure_peak(session, opts, send)?;
@@ -101,6 +96,24 @@ pub fn run_lesson(
         }
     }
     Ok(())
+}
+
+/// Checked before anything is allocated: a lesson too large for this GPU would otherwise
+/// fail deep inside the driver, or page the host to a standstill. False (every variant
+/// refused, with why) when it does not fit.
+fn fits(gpu: &Gpu, lesson: &Lesson, opts: &RunOptions, send: Send) -> bool {
+    // 0: the driver would not say; let the allocation decide then.
+    let free = match gpu.free_memory() as u64 {
+        0 => u64::MAX,
+        f => f,
+    };
+    match limits::check_memory(lesson, free, host_available()) {
+        Ok(()) => true,
+        Err(why) => {
+            refuse_all(lesson, opts, &why, send);
+            false
+        }
+    }
 }
 
 /// Every variant asked for, marked not run, with why: nothing of the lesson fits.

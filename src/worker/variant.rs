@@ -64,7 +64,9 @@ pub fn run_variant(
     let Some(compiled) = compile(ctx, v, &mut r, send) else {
         return Ok(r);
     };
-    if let Err(why) = limits::check_launch(v, ctx.gpu.info(), r.ptxas.as_ref()) {
+    // Only the limits that are plain from the lesson are checked before launching; the
+    // driver is the judge of registers and static shared memory (see `refused_words`).
+    if let Err(why) = limits::check_launch(v, ctx.gpu.info(), None) {
         r.correct = Some(false);
         r.error = Some(format!("not launched: {why}"));
         r.failure = Some("launch limits".into());
@@ -117,6 +119,12 @@ fn load_check_time(
 /// A launch the GPU refused (too many threads, too much shared memory or too many
 /// registers per block), with the figures the learner can change.
 fn refused_words(e: &CudaError, v: &Variant, dev: &DeviceInfo, p: Option<&PtxasReport>) -> String {
+    if let Err(which) = limits::check_launch(v, dev, p) {
+        return format!(
+            "{e}. The GPU refused the launch: {which}. Not a fault: the GPU context is fine \
+             and the run went on."
+        );
+    }
     let regs = p.map_or("?".to_string(), |p| p.registers.to_string());
     format!(
         "{e}. The GPU refused the launch: it asks for more than a block may have. This \

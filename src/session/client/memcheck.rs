@@ -67,18 +67,7 @@ pub fn memcheck(
         "gpulab-memcheck-{}-{variant}.log",
         std::process::id()
     ));
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("gpulab"));
-    let args = [
-        "--tool".to_string(),
-        "memcheck".to_string(),
-        "--log-file".to_string(),
-        log_path.display().to_string(),
-        "--print-limit".to_string(),
-        "20".to_string(),
-        exe.display().to_string(),
-        "worker".to_string(),
-    ];
-    let mut client = WorkerClient::with_command(sanitizer.into(), args.into()).on_device(device);
+    let mut client = sanitized_worker(sanitizer, &log_path, device);
     let req = Request::Run {
         lesson: Box::new(lesson.clone()),
         options: RunOptions {
@@ -115,6 +104,22 @@ pub fn memcheck(
     let mut report = parse_log(&log, &v.source_path, &v.source);
     report.outcome = outcome;
     Ok(report)
+}
+
+/// A worker that runs under compute-sanitizer's memcheck, which logs to `log`.
+fn sanitized_worker(sanitizer: &Path, log: &Path, device: u32) -> WorkerClient {
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("gpulab"));
+    let args = [
+        "--tool".to_string(),
+        "memcheck".to_string(),
+        "--log-file".to_string(),
+        log.display().to_string(),
+        "--print-limit".to_string(),
+        "20".to_string(),
+        exe.display().to_string(),
+        "worker".to_string(),
+    ];
+    WorkerClient::with_command(sanitizer.into(), args.into()).on_device(device)
 }
 
 /// The errors and source lines in a memcheck log. A backtrace line reads
