@@ -251,6 +251,11 @@ mod tests {
         assert_eq!(error, None);
         assert_eq!(check.as_deref(), Some("no output"));
         assert_eq!(judge(&l, true, 0, vec![]).0, Some(true));
+        let r = VariantResult {
+            check: check.clone(),
+            ..Default::default()
+        };
+        assert_eq!(crate::analysis::describe::status(&r), "checked: no output");
         let wrong = judge(&l, false, 1, vec!["out[3] = 1".into()]);
         assert_eq!(wrong.0, Some(false));
         assert!(wrong.1.unwrap().contains("out[3]"));
