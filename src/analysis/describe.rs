@@ -33,6 +33,10 @@ pub fn status(v: &VariantResult) -> String {
         (Some(false), None) => "WRONG".into(),
         (None, Some(e)) => format!("error: {e}"),
         (Some(true), _) => "correct".into(),
+        // Ran, with nothing to compare its output against: not wrong, and timed.
+        (None, None) if v.check.is_some() => {
+            format!("checked: {}", v.check.as_deref().unwrap_or(""))
+        }
         (None, None) => "not run".into(),
     }
 }

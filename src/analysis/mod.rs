@@ -5,6 +5,7 @@ pub mod claims;
 pub mod coalescing;
 pub mod describe;
 pub mod heatmap;
+pub mod limits;
 pub mod occupancy;
 pub mod ptxas_log;
 pub mod stats;

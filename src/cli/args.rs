@@ -37,6 +37,10 @@ pub struct RunArgs {
     /// Skip timing: compile, check (one launch per variant) and trace only.
     #[arg(long)]
     pub no_time: bool,
+    /// Rerun the one --variant under compute-sanitizer (memcheck) on a few blocks, and
+    /// show the source line of its first bad access.
+    #[arg(long, requires = "variants")]
+    pub memcheck: bool,
 }
 
 #[derive(Subcommand, Debug)]

@@ -1,13 +1,16 @@
-//! `gpulab check`: validate lessons, and compile their kernels when the worker has NVRTC.
+//! `gpulab check`: validate lessons, and compile their kernels when the worker has NVRTC;
+//! warn where a lesson asks more of a GPU than the one its recording was made on has.
 
+use crate::analysis::limits;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::protocol::{FALLBACK_ARCH, PIP_HINT};
-use crate::model::results::Source;
+use crate::model::results::{DeviceInfo, Source};
 use crate::session::client::WorkerClient;
 use crate::session::fold;
+use crate::session::recording;
 use anyhow::Result;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
     let (lessons, errors) = if paths.is_empty() {
@@ -18,6 +21,7 @@ pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
     for e in &errors {
         println!("{e}");
     }
+    warn_limits(&lessons, &recorded_device(root, paths));
     let compile_errors = if lessons.is_empty() {
         0
     } else {
@@ -33,8 +37,55 @@ pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
     }
 }
 
-/// Compile every variant in the worker, printing each failure; how many failed. Without
-/// NVRTC nothing is compiled, and the learner is told how to get it.
+/// The GPU the newest recording beside the lessons was made on; without one, the limits
+/// of the architecture kernels are compiled for (its memory unknown).
+fn recorded_device(root: &CourseRoot, paths: &[PathBuf]) -> (DeviceInfo, String) {
+    let mut roots = vec![root.clone()];
+    roots.extend(paths.iter().map(|p| CourseRoot::Dir(folder_of(p))));
+    let rec = roots
+        .iter()
+        .rev()
+        .find_map(|r| recording::newest(&r.recordings()));
+    match rec {
+        Some(r) => {
+            let mut dev = r.device.clone();
+            dev.total_mem = limits::total_mem(&dev);
+            let on = format!("the {} it was recorded on", dev.name);
+            (dev, on)
+        }
+        None => (
+            DeviceInfo {
+                name: FALLBACK_ARCH.into(),
+                cc: "9.0".into(),
+                regs_per_sm: 65536,
+                smem_per_block_optin: 227 << 10,
+                ..Default::default()
+            },
+            format!("{FALLBACK_ARCH}'s limits, no recording to compare with"),
+        ),
+    }
+}
+
+fn folder_of(p: &Path) -> PathBuf {
+    if p.is_dir() {
+        p.to_path_buf()
+    } else {
+        p.parent().map(Path::to_path_buf).unwrap_or_default()
+    }
+}
+
+/// Warnings, not problems: the lesson may be meant for a larger GPU than the recording's.
+fn warn_limits(lessons: &[Lesson], (dev, on): &(DeviceInfo, String)) {
+    for l in lessons {
+        for w in limits::warnings(l, dev, on) {
+            println!("warning: {}: {w}", l.file);
+        }
+    }
+}
+
+/// Compile every variant in the worker, printing each failure once for all the variants
+/// it affects; how many failures. Without NVRTC nothing is compiled, and the learner is
+/// told how to get it.
 fn compile_all(lessons: &[Lesson]) -> Result<usize> {
     let mut client = WorkerClient::new();
     if client.toolkit()?.nvrtc.is_err() {
@@ -45,13 +96,53 @@ fn compile_all(lessons: &[Lesson]) -> Result<usize> {
     for l in lessons {
         let mut result = fold::blank_result(l, Source::Live, None);
         fold::compile_lesson(&mut client, l, FALLBACK_ARCH, &mut result, |_| {})?;
-        for v in &result.variants {
-            if let Some(e) = &v.error {
-                failed += 1;
-                println!("{} (variant {}):\n{e}", l.file, v.name);
-            }
+        let errors = result
+            .variants
+            .iter()
+            .filter_map(|v| Some((v.name.as_str(), v.error.as_deref()?)));
+        for (error, names) in group_errors(errors) {
+            failed += 1;
+            let which = if names.len() == 1 {
+                "variant"
+            } else {
+                "variants"
+            };
+            println!("{} ({which} {}):\n{error}", l.file, names.join(", "));
         }
     }
     println!("compiled every variant with NVRTC for {FALLBACK_ARCH}");
     Ok(failed)
+}
+
+/// Identical errors together, in the order first seen, each with the variants it hit.
+fn group_errors<'a>(
+    errors: impl Iterator<Item = (&'a str, &'a str)>,
+) -> Vec<(&'a str, Vec<&'a str>)> {
+    let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (name, error) in errors {
+        match out.iter_mut().find(|(e, _)| *e == error) {
+            Some((_, names)) => names.push(name),
+            None => out.push((error, vec![name])),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_error_is_said_once_with_every_variant_it_hit() {
+        let errs = [
+            ("a", "k.cu:1: error"),
+            ("b", "k.cu:1: error"),
+            ("c", "other"),
+        ];
+        let g = group_errors(errs.into_iter());
+        assert_eq!(
+            g,
+            vec![("k.cu:1: error", vec!["a", "b"]), ("other", vec!["c"])]
+        );
+    }
 }

@@ -2,7 +2,7 @@
 //! missing piece. Everything is asked of the worker, as every run does, so a broken driver
 //! or NVRTC cannot take this command down.
 
-use crate::model::protocol::{PIP_HINT, Toolkit};
+use crate::model::protocol::{HEADERS_PIP_HINT, PIP_HINT, Toolkit};
 use crate::session::client::{WorkerClient, WorkerFailure};
 use crate::session::fold::{self, Capabilities};
 use std::path::PathBuf;
@@ -81,6 +81,7 @@ fn tool_lines(out: &mut String, tools: &Toolkit) {
             &format!("{e} — needed for live compile reports"),
         ),
     }
+    headers_line(out, tools);
     let shows = "shows SASS (LDL/STL, LDS, LDG)";
     tool(out, "nvdisasm", &tools.nvdisasm, shows, PIP_HINT);
     let checks = "checks traced counts against hardware counters";
@@ -106,6 +107,25 @@ fn tool_lines(out: &mut String, tools: &Toolkit) {
         out.push_str(&format!("  {:<16} {}{mark}\n", s.why, s.dir.display()));
     }
     out.push_str("  then the system loader path and $PATH\n");
+}
+
+fn headers_line(out: &mut String, tools: &Toolkit) {
+    let dirs: Vec<String> = tools
+        .include_dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    if dirs.is_empty() {
+        let why = "#include <cuda_fp16.h> or <cuda/std/...> will not compile";
+        line(
+            out,
+            false,
+            "CUDA headers",
+            &format!("not found — {why}; get them with: {HEADERS_PIP_HINT}"),
+        );
+    } else {
+        line(out, true, "CUDA headers", &dirs.join(", "));
+    }
 }
 
 pub fn cmd_doctor(device: u32) -> anyhow::Result<()> {

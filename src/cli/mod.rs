@@ -5,6 +5,7 @@ mod args;
 mod check;
 pub mod doctor;
 mod list;
+mod memcheck;
 mod record;
 mod render;
 pub mod report;

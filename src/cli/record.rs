@@ -26,13 +26,22 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
     for l in &lessons {
         eprintln!("· {} ({} variants)", l.id, l.variants.len());
         let mut result = fold::blank_result(l, Source::Live, Some(dev.clone()));
-        let res = fold::run_lesson(&mut client, l, &RunOptions::default(), &mut result, |r| {
-            if let Reply::Stage { variant, stage } = r {
-                eprintln!("  {variant} {stage}");
-            }
-        });
-        if let Err(e) = res {
+        let res = fold::run_lesson(
+            &mut client,
+            l,
+            &RunOptions::default(),
+            &mut result,
+            |r| match r {
+                Reply::Stage { variant, stage } => eprintln!("  {variant} {stage}"),
+                Reply::Lost { variant, error, .. } => eprintln!("  {variant} lost: {error}"),
+                _ => {}
+            },
+        );
+        if let Err(e) = &res {
             eprintln!("  error: {e}");
+        }
+        // A variant lost on the way fails the recording as much as a run that stopped.
+        if res.is_err() || result.variants.iter().any(|v| v.correct == Some(false)) {
             failed += 1;
         }
         if result.peak.copy_gbps.is_some() {

@@ -9,6 +9,9 @@ use crate::session::{recording, source};
 use anyhow::{Result, bail};
 
 pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
+    if a.memcheck {
+        return super::memcheck::cmd_memcheck(root, device, a);
+    }
     let lessons = load_course(root)?;
     let lesson = find_lesson(&lessons, &a.lesson)?;
     for v in &a.variants {

@@ -27,6 +27,9 @@ pub struct Found {
     pub ptxas: Option<PathBuf>,
     pub ncu: Option<PathBuf>,
     pub compute_sanitizer: Option<PathBuf>,
+    /// Header folders NVRTC is given (`-I`): the toolkit's, and the Python wheels'
+    /// (`nvidia-cuda-runtime` has cuda_fp16.h, `nvidia-cuda-cccl` has cuda/std/...).
+    pub include_dirs: Vec<PathBuf>,
 }
 
 /// The toolkit-like folders to search: explicit settings first, then the usual install
@@ -71,6 +74,24 @@ fn python_site_packages() -> Vec<PathBuf> {
             }
         })
         .clone()
+}
+
+/// The header folders under a toolkit-shaped root that exist: its own headers and CCCL's
+/// (which CUDA 13 keeps in include/cccl).
+fn include_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for inc in [
+        root.join("include"),
+        root.join("targets/x86_64-linux/include"),
+    ] {
+        if inc.join("cuda_runtime.h").is_file() || inc.join("cuda_fp16.h").is_file() {
+            out.push(inc.clone());
+        }
+        if inc.join("cccl/cuda/std").is_dir() {
+            out.push(inc.join("cccl"));
+        }
+    }
+    out
 }
 
 fn lib_dirs(root: &Path) -> Vec<PathBuf> {
@@ -136,6 +157,11 @@ pub fn find() -> &'static Found {
                 {
                     f.nvrtc_builtins = find_lib(&dir, "libnvrtc-builtins");
                     f.nvrtc = Some(lib);
+                }
+            }
+            for inc in include_dirs(&root) {
+                if !f.include_dirs.contains(&inc) {
+                    f.include_dirs.push(inc);
                 }
             }
             f.nvdisasm = f.nvdisasm.take().or_else(|| find_bin(&root, "nvdisasm"));

@@ -26,6 +26,14 @@ impl CudaError {
     pub fn is_sticky(&self) -> bool {
         matches!(self, CudaError::Driver { sticky: true, .. })
     }
+
+    /// The driver's name for the error, "CUDA_ERROR_INVALID_VALUE".
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            CudaError::Driver { name, .. } => Some(name),
+            _ => None,
+        }
+    }
 }
 
 /// A driver error, named after what we were doing when it happened.

@@ -92,6 +92,10 @@ fn describe(ctx: &CudaContext) -> DeviceInfo {
         smem_per_sm: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR) as u32,
         smem_per_block_optin: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) as u32,
         l2_bytes: attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE) as u64,
+        total_mem: ctx
+            .mem_get_info()
+            .map(|(_, total)| total as u64)
+            .unwrap_or(0),
         recorded_at: None,
     }
 }

@@ -3,8 +3,10 @@
 //! in this crate lives here, each block with the reason it is sound.
 
 pub mod discover;
+pub mod entry;
 pub mod error;
 pub mod gpu;
+pub mod headers;
 pub mod memory;
 pub mod module;
 pub mod nvrtc;

@@ -35,6 +35,8 @@ pub struct Compiled {
     pub log: String,
     /// Present for CUBIN builds (ptxas runs then).
     pub report: Option<PtxasReport>,
+    /// The kernel's parameter sizes in bytes, when NVRTC gave the PTX to read them from.
+    pub params: Option<Vec<u32>>,
 }
 
 /// One diagnostic of the compiler, tied to a line of the kernel's source.
@@ -180,9 +182,14 @@ fn compile_once(job: &CompileJob, nonce: Option<u32>) -> Result<Compiled, Compil
     let src = CString::new(source).map_err(|e| CompileError::Internal(e.to_string()))?;
     let name = CString::new(job.file_name).map_err(|e| CompileError::Internal(e.to_string()))?;
     let kernel = CString::new(job.kernel).map_err(|e| CompileError::Internal(e.to_string()))?;
-    let prog = nv::create_program(&src, Some(&name))
-        .map_err(|e| CompileError::Internal(format!("{e:?}")))?;
-    let mut extra = job.options.to_vec();
+    let prog = super::headers::create_program(&src, &name)?;
+    // The toolkit's and the wheels' headers, before the lesson's own options.
+    let mut extra: Vec<String> = discover::find()
+        .include_dirs
+        .iter()
+        .map(|d| format!("-I{}", d.display()))
+        .collect();
+    extra.extend(job.options.iter().cloned());
     if let Some(n) = nonce {
         extra.push(format!("-DGPULAB_FRESH_{}_{n}=1", std::process::id()));
     }
@@ -230,6 +237,13 @@ fn compile_program(
         Output::Cubin => cubin(prog)?,
         Output::Ptx => ptx(prog)?,
     };
+    // The PTX beside a CUBIN build, only to read the entry's parameters from.
+    let text = match job.output {
+        Output::Ptx => Some(image.clone()),
+        Output::Cubin => ptx(prog).ok(),
+    };
+    let params =
+        text.and_then(|t| super::entry::entry_params(&String::from_utf8_lossy(&t), &lowered_name));
     let report = match job.output {
         Output::Cubin => crate::analysis::ptxas_log::report_for(&log, job.kernel)
             .or_else(|| crate::analysis::ptxas_log::report_for(&log, &lowered_name)),
@@ -240,6 +254,7 @@ fn compile_program(
         lowered_name,
         log,
         report,
+        params,
     })
 }
 

@@ -10,6 +10,10 @@ use std::path::PathBuf;
 /// How to get NVRTC and nvdisasm on a machine with no toolkit: both ship as Python wheels.
 pub const PIP_HINT: &str = "pip install nvidia-cuda-nvrtc nvidia-cuda-nvdisasm";
 
+/// How to get CUDA's headers (cuda_fp16.h, cuda/std/...) for NVRTC without a toolkit: the
+/// runtime wheel carries CUDA's own, the CCCL wheel libcu++, CUB and Thrust.
+pub const HEADERS_PIP_HINT: &str = "pip install nvidia-cuda-runtime nvidia-cuda-cccl";
+
 /// The architecture kernels are compiled for when no GPU says otherwise: the H100 the
 /// recordings come from.
 pub const FALLBACK_ARCH: &str = "sm_90";
@@ -31,6 +35,11 @@ pub struct RunOptions {
     /// Timing budget per variant.
     pub max_runs: u32,
     pub max_ms: f64,
+    /// At most this many blocks per launch (0: the lesson's grid). A rerun under
+    /// compute-sanitizer is many times slower, and the first faulting access is what it
+    /// is for, so a few blocks do.
+    #[serde(default)]
+    pub max_blocks: u32,
 }
 
 impl Default for RunOptions {
@@ -42,6 +51,7 @@ impl Default for RunOptions {
             trace_blocks: 0,
             max_runs: 200,
             max_ms: 1500.0,
+            max_blocks: 0,
         }
     }
 }
@@ -107,6 +117,16 @@ pub enum Reply {
     Error {
         message: String,
     },
+    /// Never sent by a worker: the client's word that the worker was lost on `variant` (a
+    /// fault, a hang, a crash), in words for the learner. The rest of the run goes on in a
+    /// fresh worker, so this is the variant's status, not the run's.
+    Lost {
+        variant: String,
+        error: String,
+        /// What kind of loss: the CUDA error's name (`CUDA_ERROR_ILLEGAL_ADDRESS`),
+        /// `timeout` or `crashed`; a fault can be rerun under compute-sanitizer.
+        failure: String,
+    },
 }
 
 /// The CUDA tools the worker found, as `doctor` shows them and `check` needs them.
@@ -119,6 +139,10 @@ pub struct Toolkit {
     pub nvdisasm: Option<PathBuf>,
     pub ncu: Option<PathBuf>,
     pub compute_sanitizer: Option<PathBuf>,
+    /// Header folders given to NVRTC (empty: only the lab's stand-ins for <cstdint> and
+    /// <cstdio>; <cuda_fp16.h> will not be found).
+    #[serde(default)]
+    pub include_dirs: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -32,6 +32,9 @@ pub struct DeviceInfo {
     pub smem_per_block_optin: u32,
     #[serde(default)]
     pub l2_bytes: u64,
+    /// Device memory in bytes (0: not known, as in recordings made before it was kept).
+    #[serde(default)]
+    pub total_mem: u64,
     /// Set on replayed results: when the recording was made (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded_at: Option<String>,
@@ -208,6 +211,14 @@ pub struct VariantResult {
     /// The lesson's claims whose subject is this variant.
     #[serde(default)]
     pub expect: Vec<ClaimResult>,
+    /// How the output was judged when `correct` says nothing: `no output` when the lesson
+    /// has no output to compare (the variant ran and was timed, it is not wrong).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<String>,
+    /// What ended the variant, when the worker was lost on it: the CUDA error's name,
+    /// `timeout` or `crashed` (see `Reply::Lost`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

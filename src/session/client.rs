@@ -2,10 +2,19 @@
 //! hang, a fault or a crash into words. The next request after any of them starts a fresh
 //! worker, so a broken kernel never ends the session.
 
+pub mod explain;
+mod memcheck;
+mod resume;
+
+pub use memcheck::{
+    MEMCHECK_BLOCKS, MemcheckError, MemcheckReport, SourceLine, memcheck, parse_log,
+};
+
 use crate::model::protocol::{DEVICE_ENV, Reply, Request, Toolkit};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -35,9 +44,10 @@ pub enum WorkerFailure {
         stage: String,
     },
     #[error(
-        "{} faulted: {message}. A kernel that touches memory outside its buffers \
-         poisons the GPU context, so the worker was restarted; the next run starts clean.",
-        who_faulted(.variant)
+        "{} faulted: {message}. {} The fault poisons the GPU context, so the worker \
+         was restarted; the next run starts clean.",
+        who_faulted(.variant),
+        explain::advice(.message)
     )]
     Fault {
         variant: Option<String>,
@@ -127,6 +137,11 @@ pub struct WorkerClient {
     env: Vec<(String, String)>,
     device: Option<u32>,
     running: Option<Running>,
+    /// The running worker's process id (0: none), shared so that a test or a watchdog can
+    /// signal it while a request is in flight.
+    pid: Arc<AtomicU32>,
+    /// Whether compute-sanitizer is here, once asked (after the first fault).
+    sanitizer: Option<bool>,
 }
 
 impl WorkerClient {
@@ -143,7 +158,14 @@ impl WorkerClient {
             env: Vec::new(),
             device: None,
             running: None,
+            pid: Arc::new(AtomicU32::new(0)),
+            sanitizer: None,
         }
+    }
+
+    /// The running worker's process id as it changes (0 while none runs).
+    pub fn pid_watch(&self) -> Arc<AtomicU32> {
+        self.pid.clone()
     }
 
     pub fn env(mut self, key: &str, value: &str) -> Self {
@@ -183,6 +205,7 @@ impl WorkerClient {
             let stdin = child.stdin.take().expect("piped stdin");
             let rx = read_replies(child.stdout.take().expect("piped stdout"));
             let stderr = keep_stderr_tail(child.stderr.take().expect("piped stderr"));
+            self.pid.store(child.id(), Ordering::SeqCst);
             self.running = Some(Running {
                 child,
                 stdin,
@@ -198,6 +221,7 @@ impl WorkerClient {
         let Some(mut r) = self.running.take() else {
             return String::new();
         };
+        self.pid.store(0, Ordering::SeqCst);
         let _ = r.child.kill();
         let status = r.child.wait().map(|s| s.to_string()).unwrap_or_default();
         // Give the stderr reader a moment to drain what the process wrote last.
@@ -220,11 +244,27 @@ impl WorkerClient {
     }
 
     /// Send one request and pass every reply to `on_reply` until the worker says `Done`.
+    /// A run goes on past a variant the worker is lost on (see `resume`), so one broken
+    /// kernel costs only its own figures.
     pub fn request(
         &mut self,
         req: &Request,
         stall: Duration,
         mut on_reply: impl FnMut(&Reply),
+    ) -> Result<(), WorkerFailure> {
+        match req {
+            Request::Run { lesson, options } => {
+                self.run_resuming(lesson, options, stall, &mut on_reply)
+            }
+            _ => self.request_once(req, stall, &mut on_reply),
+        }
+    }
+
+    fn request_once(
+        &mut self,
+        req: &Request,
+        stall: Duration,
+        on_reply: &mut dyn FnMut(&Reply),
     ) -> Result<(), WorkerFailure> {
         let line = serde_json::to_string(req).map_err(|e| WorkerFailure::Start(e.to_string()))?;
         if let Request::Hello { device } = req {
@@ -238,7 +278,7 @@ impl WorkerClient {
             let detail = self.kill();
             return Err(WorkerFailure::Crashed { detail });
         }
-        self.replies_until_done(stall, &mut on_reply)
+        self.replies_until_done(stall, on_reply)
     }
 
     /// Pass replies on until `Done`; a fault, silence or the worker's end stops it first.
@@ -275,7 +315,12 @@ impl WorkerClient {
                     stage: s,
                 } => (variant, stage) = (v, s),
                 Reply::Fault { variant, message } => {
-                    self.kill();
+                    let detail = self.kill();
+                    // A failed device assert says where on the worker's stderr.
+                    let message = match explain::assert_line(&detail) {
+                        Some(at) => format!("{message}: {at}"),
+                        None => message,
+                    };
                     return Err(WorkerFailure::Fault { variant, message });
                 }
                 _ => {}
@@ -311,5 +356,6 @@ impl Drop for WorkerClient {
             let _ = r.child.kill();
             let _ = r.child.wait();
         }
+        self.pid.store(0, Ordering::SeqCst);
     }
 }

@@ -76,6 +76,10 @@ pub struct Fold {
     variant: String,
     /// A request the worker refused (no GPU to run on, a bad request), in its words.
     refused: Option<String>,
+    /// A run reached its variants: one that stops early leaves the rest "not run".
+    ran: bool,
+    /// The client reported a variant lost: the run's failure is already marked.
+    lost: bool,
 }
 
 impl Fold {
@@ -86,7 +90,10 @@ impl Fold {
     /// Apply one reply to the result being built.
     pub fn apply(&mut self, result: &mut LessonResult, reply: &Reply) {
         match reply {
-            Reply::Stage { variant, .. } => self.variant = variant.clone(),
+            Reply::Stage { variant, .. } => {
+                self.ran |= !variant.is_empty();
+                self.variant = variant.clone();
+            }
             Reply::Error { message } => {
                 self.refused.get_or_insert_with(|| message.clone());
             }
@@ -124,6 +131,18 @@ impl Fold {
                     *v = (**r).clone();
                 }
             }
+            Reply::Lost {
+                variant,
+                error,
+                failure,
+            } => {
+                self.lost = true;
+                if let Some(v) = find(result, variant) {
+                    v.correct = Some(false);
+                    v.error = Some(error.clone());
+                    v.failure = Some(failure.clone());
+                }
+            }
             Reply::Hello { .. } | Reply::Tools { .. } | Reply::Done | Reply::Fault { .. } => {}
         }
     }
@@ -142,7 +161,14 @@ impl Fold {
             (outcome, _) => outcome,
         };
         if let Err(f) = &outcome {
-            mark_failure(result, f, &self.variant);
+            // After a loss the worker's last word may be about a later variant: the loss
+            // was marked where it happened.
+            if !self.lost {
+                mark_failure(result, f, &self.variant);
+            }
+            if self.ran {
+                mark_not_run(result, f);
+            }
         }
         evaluate_claims(lesson, result);
         outcome
@@ -166,6 +192,21 @@ fn mark_failure(res: &mut LessonResult, f: &WorkerFailure, current: &str) {
     if let Some(v) = find(res, name) {
         v.correct = Some(false);
         v.error = Some(f.to_string());
+        v.failure = Some(f.kind());
+    }
+}
+
+/// A run that stopped (its reference or its inputs failed) says why the variants it never
+/// reached have no figures, rather than leaving them blank.
+fn mark_not_run(res: &mut LessonResult, f: &WorkerFailure) {
+    let why = match f.variant() {
+        Some(v) => format!("not run: the run stopped at `{v}`, which failed"),
+        None => "not run: the run stopped early".to_string(),
+    };
+    for v in &mut res.variants {
+        if v.correct.is_none() && v.error.is_none() && v.time_ms.is_none() {
+            v.error = Some(why.clone());
+        }
     }
 }
 

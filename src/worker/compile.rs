@@ -1,7 +1,8 @@
-//! What a variant is for the compiler: the NVRTC job that builds it.
+//! What a variant is for the compiler: the NVRTC job that builds it, and the check that
+//! the lesson's `args:` fit the parameters of the kernel it built.
 
-use crate::cuda::nvrtc::{CompileJob, Output};
-use crate::model::Variant;
+use crate::cuda::nvrtc::{self, CompileJob, Compiled, Output};
+use crate::model::{Arg, Lesson, Variant};
 
 pub fn compile_job<'a>(v: &'a Variant, arch: &'a str, output: Output) -> CompileJob<'a> {
     CompileJob {
@@ -12,5 +13,85 @@ pub fn compile_job<'a>(v: &'a Variant, arch: &'a str, output: Output) -> Compile
         options: &v.options,
         arch,
         output,
+    }
+}
+
+/// Compile `v`, a mismatch between its `args:` and the kernel's parameters counting as
+/// a compile error: launched, it would read garbage or fault.
+pub fn compile_checked(lesson: &Lesson, v: &Variant, arch: &str) -> Result<Compiled, String> {
+    let compiled =
+        nvrtc::compile(&compile_job(v, arch, Output::Cubin)).map_err(|e| e.to_string())?;
+    check_args(lesson, v, compiled.params.as_deref())?;
+    Ok(compiled)
+}
+
+fn arg_size(a: &Arg) -> u32 {
+    match a {
+        Arg::Buffer(_) | Arg::I64(_) | Arg::U64(_) => 8,
+        Arg::I32(_) | Arg::U32(_) | Arg::F32(_) => 4,
+    }
+}
+
+fn arg_words(lesson: &Lesson, a: &Arg) -> String {
+    match a {
+        Arg::Buffer(i) => format!(
+            "`{}` (a pointer, 8 bytes)",
+            lesson.buffers.get(*i).map_or("?", |b| b.name.as_str())
+        ),
+        other => format!("{other:?} ({} bytes)", arg_size(other)),
+    }
+}
+
+/// The lesson's arguments against the sizes of the kernel's parameters (None: unknown).
+pub fn check_args(lesson: &Lesson, v: &Variant, params: Option<&[u32]>) -> Result<(), String> {
+    let Some(params) = params else { return Ok(()) };
+    let sizes = |p: &[u32]| {
+        p.iter()
+            .map(|s| format!("{s}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let head = format!("{}: `args:`", lesson.file);
+    if params.len() != v.args.len() {
+        return Err(format!(
+            "{head} lists {} value(s), but kernel `{}` takes {} parameter(s) (of {} bytes)",
+            v.args.len(),
+            v.kernel,
+            params.len(),
+            sizes(params)
+        ));
+    }
+    for (i, (a, p)) in v.args.iter().zip(params).enumerate() {
+        if arg_size(a) != *p {
+            return Err(format!(
+                "{head} value {} is {}, but parameter {} of kernel `{}` is {p} bytes",
+                i + 1,
+                arg_words(lesson, a),
+                i + 1,
+                v.kernel
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builder::{LessonBuilder, variant};
+
+    #[test]
+    fn a_wrong_count_or_size_names_the_lesson_file_and_the_kernel() {
+        let mut v = variant("v");
+        v.args = vec![Arg::Buffer(0)];
+        let l = LessonBuilder::new("a").with_variant(v.clone()).build();
+        assert!(check_args(&l, &v, None).is_ok());
+        assert!(check_args(&l, &v, Some(&[8])).is_ok());
+        let why = check_args(&l, &v, Some(&[8, 4])).unwrap_err();
+        assert!(why.starts_with("a.yaml: `args:` lists 1 value(s)"), "{why}");
+        assert!(why.contains("kernel `k` takes 2 parameter(s)"), "{why}");
+        v.args = vec![Arg::I32(3)];
+        let why = check_args(&l, &v, Some(&[8])).unwrap_err();
+        assert!(why.contains("value 1 is I32(3) (4 bytes)"), "{why}");
     }
 }

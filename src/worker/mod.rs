@@ -2,6 +2,7 @@
 //! only code that touches `cuda/` and the trace instrumentation.
 
 pub mod compile;
+pub mod fake;
 pub mod hostdata;
 pub mod launch;
 pub mod runner;

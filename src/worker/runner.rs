@@ -5,11 +5,13 @@
 use super::hostdata::{self, HostData};
 use super::launch::Buffers;
 use super::variant::{self, Job, RunContext};
+use crate::analysis::limits;
+use crate::course::fingerprint::variant_hash;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::{self, Gpu};
 use crate::model::protocol::{Reply, RunOptions};
-use crate::model::results::Peak;
-use crate::model::{Lesson, Reference};
+use crate::model::results::{Peak, VariantResult};
+use crate::model::{Lesson, Reference, Variant};
 
 pub use super::compile::compile_job;
 pub use super::launch::occupancy_from_report;
@@ -45,6 +47,9 @@ pub fn run_lesson(
     opts: &RunOptions,
     send: Send,
 ) -> Result<(), Fatal> {
+    if !fits(&session.gpu, lesson, opts, send) {
+        return Ok(());
+    }
     let peak = ensure_peak(session, opts, send)?;
     send(Reply::Peak { peak: peak.clone() });
     send(Reply::Stage {
@@ -60,7 +65,7 @@ pub fn run_lesson(
             .collect();
     let arch = gpu.info().arch();
     for i in run_order(lesson, opts) {
-        let v = &lesson.variants[i];
+        let v = &capped(&lesson.variants[i], opts.max_blocks);
         let job = Job {
             variant: v,
             is_reference: lesson.reference == Reference::Variant(i),
@@ -93,6 +98,60 @@ pub fn run_lesson(
     Ok(())
 }
 
+/// Checked before anything is allocated: a lesson too large for this GPU would otherwise
+/// fail deep inside the driver, or page the host to a standstill. False (every variant
+/// refused, with why) when it does not fit.
+fn fits(gpu: &Gpu, lesson: &Lesson, opts: &RunOptions, send: Send) -> bool {
+    // 0: the driver would not say; let the allocation decide then.
+    let free = match gpu.free_memory() as u64 {
+        0 => u64::MAX,
+        f => f,
+    };
+    match limits::check_memory(lesson, free, host_available()) {
+        Ok(()) => true,
+        Err(why) => {
+            refuse_all(lesson, opts, &why, send);
+            false
+        }
+    }
+}
+
+/// Every variant asked for, marked not run, with why: nothing of the lesson fits.
+pub(crate) fn refuse_all(lesson: &Lesson, opts: &RunOptions, why: &str, send: Send) {
+    for v in lesson.variants.iter().filter(|v| wanted(opts, &v.name)) {
+        send(Reply::Variant {
+            result: Box::new(VariantResult {
+                name: v.name.clone(),
+                correct: Some(false),
+                error: Some(format!("not run: {why}")),
+                failure: Some("out of memory".into()),
+                source_hash: variant_hash(lesson, v),
+                grid: v.grid,
+                block: v.block,
+                ..Default::default()
+            }),
+        });
+    }
+}
+
+/// Host memory the kernel says is available for new allocations (Linux), in bytes.
+fn host_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// `v` on at most `max_blocks` blocks (0: as the lesson has it), for a rerun under
+/// compute-sanitizer, where the first faulting access is all that is wanted.
+fn capped(v: &Variant, max_blocks: u32) -> Variant {
+    let mut v = v.clone();
+    if max_blocks > 0 && v.blocks() > u64::from(max_blocks) {
+        v.grid = [v.grid[0].clamp(1, max_blocks), 1, 1];
+    }
+    v
+}
+
 /// The copy bandwidth of this GPU, measured on the first timed run of the session.
 fn ensure_peak(session: &mut Session, opts: &RunOptions, send: Send) -> Result<Peak, Fatal> {
     if session.peak.is_none() && opts.time {
@@ -117,7 +176,7 @@ fn wanted(opts: &RunOptions, name: &str) -> bool {
 
 /// The reference variant first (the others are checked against its outputs), then the
 /// variants asked for, in lesson order.
-fn run_order(lesson: &Lesson, opts: &RunOptions) -> Vec<usize> {
+pub(crate) fn run_order(lesson: &Lesson, opts: &RunOptions) -> Vec<usize> {
     let mut order: Vec<usize> = Vec::new();
     if let Reference::Variant(r) = lesson.reference {
         order.push(r);

@@ -2,12 +2,12 @@
 //! A poisoned CUDA context ends the process after a `Fault` reply; the client starts a fresh
 //! worker for the next request.
 
-use super::compile::compile_job;
+use super::compile::compile_checked;
 use super::runner::{self, Session};
 use super::tools;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
-use crate::cuda::nvrtc::{self, Output};
+use crate::cuda::nvrtc;
 use crate::model::Lesson;
 use crate::model::protocol::{DEVICE_ENV, Reply, Request, RunOptions};
 use std::io::{BufRead, Write};
@@ -28,8 +28,7 @@ fn send(reply: &Reply) {
     }
 }
 
-/// Stand-ins for a misbehaving GPU, so the client's fault, hang and crash handling can be
-/// tested on machines without one. Chosen only by this variable; never by a lesson.
+/// A stand-in for a GPU and its failures (see `fake`), for tests on machines without one.
 fn fake_mode() -> Option<String> {
     std::env::var("GPULAB_WORKER_FAKE")
         .ok()
@@ -97,11 +96,11 @@ impl Worker {
 
 fn compile(lesson: &Lesson, arch: &str) {
     for v in &lesson.variants {
-        let res = nvrtc::compile(&compile_job(v, arch, Output::Cubin));
+        let res = compile_checked(lesson, v, arch);
         send(&Reply::Compiled {
             variant: v.name.clone(),
             ptxas: res.as_ref().ok().and_then(|c| c.report.clone()),
-            error: res.err().map(|e| e.to_string()),
+            error: res.err(),
         });
     }
 }
@@ -128,38 +127,12 @@ pub fn serve() -> i32 {
             continue;
         }
         let Some(req) = parse(&line) else { continue };
-        if let (Some(mode), Request::Run { lesson, .. }) = (fake_mode(), &req) {
-            fake_run(&mode, lesson.variants.first().map(|v| v.name.as_str()));
+        if let Some(mode) = fake_mode()
+            && super::fake::handle(&mode, &req, &mut |r| send(r))
+        {
             continue;
         }
         worker.handle(req);
     }
     0
-}
-
-fn fake_run(mode: &str, variant: Option<&str>) {
-    let variant = variant.unwrap_or("?").to_string();
-    send(&Reply::Stage {
-        variant: variant.clone(),
-        stage: "checking the output".into(),
-    });
-    match mode {
-        "hang" => loop {
-            std::thread::sleep(std::time::Duration::from_secs(3600));
-        },
-        "crash" => {
-            eprintln!("fake worker: crashing on purpose");
-            std::process::abort();
-        }
-        "fault" => {
-            send(&Reply::Fault {
-                variant: Some(variant),
-                message: "running the kernel: an illegal memory access was encountered \
-                          (CUDA_ERROR_ILLEGAL_ADDRESS)"
-                    .into(),
-            });
-            std::process::exit(3);
-        }
-        _ => send(&Reply::Done),
-    }
 }

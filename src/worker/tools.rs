@@ -26,5 +26,6 @@ pub fn toolkit() -> Toolkit {
         nvdisasm: found.nvdisasm.clone(),
         ncu: found.ncu.clone(),
         compute_sanitizer: found.compute_sanitizer.clone(),
+        include_dirs: found.include_dirs.clone(),
     }
 }

@@ -1,18 +1,20 @@
 //! One variant on the GPU: compile, load, check its output against the reference, time it
 //! and trace it, in that order, telling the client each stage as it starts.
 
-use super::compile::compile_job;
+use super::compile::compile_checked;
 use super::hostdata::{self, HostData};
 use super::launch::{self, Buffers};
 use super::runner::Fatal;
 use super::timing;
 use super::traced::{self, TraceError};
+use crate::analysis::limits;
 use crate::course::fingerprint::variant_hash;
+use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
 use crate::cuda::module::Kernel;
-use crate::cuda::nvrtc::{self, Compiled, Output};
+use crate::cuda::nvrtc::Compiled;
 use crate::model::protocol::{Reply, RunOptions};
-use crate::model::results::{Peak, VariantResult};
+use crate::model::results::{DeviceInfo, Peak, PtxasReport, VariantResult};
 use crate::model::{Lesson, Variant};
 
 /// What every variant of one run shares.
@@ -62,18 +64,23 @@ pub fn run_variant(
     let Some(compiled) = compile(ctx, v, &mut r, send) else {
         return Ok(r);
     };
-    let module = ctx.gpu.load_module(&compiled.image).map_err(fatal)?;
-    let kernel = module.kernel(&compiled.lowered_name).map_err(fatal)?;
-    if v.smem > 48 * 1024 {
-        kernel.allow_dynamic_smem(v.smem).map_err(fatal)?;
+    // Only the limits that are plain from the lesson are checked before launching; the
+    // driver is the judge of registers and static shared memory (see `refused_words`).
+    if let Err(why) = limits::check_launch(v, ctx.gpu.info(), None) {
+        r.correct = Some(false);
+        r.error = Some(format!("not launched: {why}"));
+        r.failure = Some("launch limits".into());
+        return Ok(r);
     }
-    r.occupancy = launch::measure_occupancy(ctx.gpu, v, &kernel, r.ptxas.as_ref());
-    check_output(ctx, job, &kernel, bufs, &mut r, send)?;
-    if ctx.opts.time && r.correct == Some(true) && job.shown {
-        stage(send, v, "timing");
-        let launch = bufs.launch(v, &kernel);
-        timing::time_variant(ctx.gpu, &launch, ctx.opts, &mut r, send).map_err(fatal)?;
-        timing::summarize(ctx.lesson, ctx.peak, &mut r);
+    if let Err(e) = load_check_time(ctx, job, &compiled, bufs, &mut r, send) {
+        if e.is_sticky() {
+            return Err(fatal(e));
+        }
+        // A refused launch leaves the context as it was: the run goes on in this worker.
+        r.correct = Some(false);
+        r.failure = Some(e.code().unwrap_or("refused").to_string());
+        r.error = Some(refused_words(&e, v, ctx.gpu.info(), r.ptxas.as_ref()));
+        return Ok(r);
     }
     if ctx.opts.trace && job.shown {
         trace(ctx, v, bufs, &mut r, send)?;
@@ -81,13 +88,63 @@ pub fn run_variant(
     Ok(r)
 }
 
+/// Load the compiled kernel, check its output and time it. Any CUDA error comes back as it
+/// is: the caller tells a poisoned context from a refused launch.
+fn load_check_time(
+    ctx: &RunContext,
+    job: &Job,
+    compiled: &Compiled,
+    bufs: &mut Buffers,
+    r: &mut VariantResult,
+    send: Send,
+) -> Result<(), CudaError> {
+    let v = job.variant;
+    let module = ctx.gpu.load_module(&compiled.image)?;
+    let kernel = module.kernel(&compiled.lowered_name)?;
+    if v.smem > 48 * 1024 {
+        kernel.allow_dynamic_smem(v.smem)?;
+    }
+    r.occupancy = launch::measure_occupancy(ctx.gpu, v, &kernel, r.ptxas.as_ref());
+    check_output(ctx, job, &kernel, bufs, r, send)?;
+    // A variant with nothing to compare against is timed too: it is not wrong.
+    if ctx.opts.time && r.correct != Some(false) && job.shown {
+        stage(send, v, "timing");
+        let launch = bufs.launch(v, &kernel);
+        timing::time_variant(ctx.gpu, &launch, ctx.opts, r, send)?;
+        timing::summarize(ctx.lesson, ctx.peak, r);
+    }
+    Ok(())
+}
+
+/// A launch the GPU refused (too many threads, too much shared memory or too many
+/// registers per block), with the figures the learner can change.
+fn refused_words(e: &CudaError, v: &Variant, dev: &DeviceInfo, p: Option<&PtxasReport>) -> String {
+    if let Err(which) = limits::check_launch(v, dev, p) {
+        return format!(
+            "{e}. The GPU refused the launch: {which}. Not a fault: the GPU context is fine \
+             and the run went on."
+        );
+    }
+    let regs = p.map_or("?".to_string(), |p| p.registers.to_string());
+    format!(
+        "{e}. The GPU refused the launch: it asks for more than a block may have. This \
+         launch: {} threads a block (at most 1024), {} of dynamic shared memory (this GPU \
+         allows {}), {regs} registers a thread ({} a block at most). Not a fault: the GPU \
+         context is fine and the run went on.",
+        v.threads_per_block(),
+        limits::size(v.smem.into()),
+        limits::size(dev.smem_per_block_optin.into()),
+        dev.regs_per_sm
+    )
+}
+
 /// Compile to CUBIN and report ptxas's figures; None (with the error in `r`) when it fails.
 fn compile(ctx: &RunContext, v: &Variant, r: &mut VariantResult, send: Send) -> Option<Compiled> {
     stage(send, v, "compiling");
-    let compiled = match nvrtc::compile(&compile_job(v, ctx.arch, Output::Cubin)) {
+    let compiled = match compile_checked(ctx.lesson, v, ctx.arch) {
         Ok(c) => c,
         Err(e) => {
-            r.error = Some(e.to_string());
+            r.error = Some(e);
             send(Reply::Compiled {
                 variant: v.name.clone(),
                 ptxas: None,
@@ -116,30 +173,48 @@ fn check_output(
     bufs: &mut Buffers,
     r: &mut VariantResult,
     send: Send,
-) -> Result<(), Fatal> {
+) -> Result<(), CudaError> {
     let v = job.variant;
-    let fatal = |e| Fatal::in_variant(&v.name, e);
     stage(send, v, "checking the output");
-    bufs.poison_outputs(ctx.lesson).map_err(fatal)?;
-    bufs.launch(v, kernel).enqueue().map_err(fatal)?;
-    ctx.gpu.synchronize().map_err(fatal)?;
+    bufs.poison_outputs(ctx.lesson)?;
+    bufs.launch(v, kernel).enqueue()?;
+    ctx.gpu.synchronize()?;
     let mut problems = Vec::new();
     if !job.is_reference {
         for (j, want) in ctx.expected {
-            let got = bufs.download(ctx.lesson, *j).map_err(fatal)?;
+            let got = bufs.download(ctx.lesson, *j)?;
             if let Err(e) = hostdata::compare(&ctx.lesson.buffers[*j].name, &got, want) {
                 problems.push(e.to_string());
             }
         }
-        if ctx.expected.is_empty() {
-            problems.push("no reference output to check against".into());
-        }
     }
-    r.correct = Some(problems.is_empty());
-    if !problems.is_empty() {
-        r.error = Some(format!("wrong output: {}", problems.join("; ")));
-    }
+    let verdict = judge(ctx.lesson, job.is_reference, ctx.expected.len(), problems);
+    (r.correct, r.error, r.check) = verdict;
     Ok(())
+}
+
+/// Right, wrong, or not judged: with nothing to compare against (the lesson has no output,
+/// or the reference failed) a variant is not called wrong; `check` says why.
+fn judge(
+    lesson: &Lesson,
+    is_reference: bool,
+    compared: usize,
+    problems: Vec<String>,
+) -> (Option<bool>, Option<String>, Option<String>) {
+    if !is_reference && compared == 0 {
+        let has_outputs = lesson.buffers.iter().any(|b| b.is_output());
+        let why = if has_outputs {
+            "no reference output (the reference failed)"
+        } else {
+            "no output"
+        };
+        return (None, None, Some(why.to_string()));
+    }
+    if problems.is_empty() {
+        return (Some(true), None, None);
+    }
+    let error = format!("wrong output: {}", problems.join("; "));
+    (Some(false), Some(error), None)
 }
 
 /// Trace memory accesses into `r`; only a poisoned context stops the run.
@@ -161,4 +236,28 @@ fn trace(
         Err(e) => r.trace_error = Some(e.to_string()),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builder::LessonBuilder;
+
+    #[test]
+    fn with_nothing_to_compare_a_variant_is_not_called_wrong() {
+        let l = LessonBuilder::new("a").variant("r").variant("v").build();
+        let (correct, error, check) = judge(&l, false, 0, vec![]);
+        assert_eq!(correct, None);
+        assert_eq!(error, None);
+        assert_eq!(check.as_deref(), Some("no output"));
+        assert_eq!(judge(&l, true, 0, vec![]).0, Some(true));
+        let r = VariantResult {
+            check: check.clone(),
+            ..Default::default()
+        };
+        assert_eq!(crate::analysis::describe::status(&r), "checked: no output");
+        let wrong = judge(&l, false, 1, vec!["out[3] = 1".into()]);
+        assert_eq!(wrong.0, Some(false));
+        assert!(wrong.1.unwrap().contains("out[3]"));
+    }
 }

@@ -1,0 +1,146 @@
+//! What a lesson asks of a machine, checked before anything is allocated or launched: the
+//! memory its buffers need against what is free, and each launch against the GPU's limits
+//! on threads, shared memory and registers per block. A refusal says which limit and the
+//! numbers, so the learner knows what to shrink.
+
+use crate::model::results::{DeviceInfo, PtxasReport};
+use crate::model::{Lesson, Variant};
+
+/// A byte count for people: "200 GiB", "227 KiB", "96 B".
+pub fn size(bytes: u64) -> String {
+    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    for (unit, scale) in UNITS {
+        if bytes >= scale {
+            let x = bytes as f64 / scale as f64;
+            return if x.fract() == 0.0 || x >= 100.0 {
+                format!("{x:.0} {unit}")
+            } else {
+                format!("{x:.1} {unit}")
+            };
+        }
+    }
+    format!("{bytes} B")
+}
+
+/// Host memory a run of `lesson` needs: every buffer's host copy, and each output twice
+/// more (the reference's copy and the one compared with it).
+pub fn host_bytes(lesson: &Lesson) -> u64 {
+    let all: u64 = lesson.buffers.iter().map(|b| b.bytes()).sum();
+    let outs: u64 = lesson
+        .buffers
+        .iter()
+        .filter(|b| b.is_output())
+        .map(|b| b.bytes())
+        .sum();
+    all + 2 * outs
+}
+
+/// Why the buffers of `lesson` cannot be allocated on a GPU with `free` bytes free, or on
+/// a host with `host_free` bytes available (when known), without trying.
+pub fn check_memory(lesson: &Lesson, free: u64, host_free: Option<u64>) -> Result<(), String> {
+    check_device(lesson, free, &format!("the GPU has {} free", size(free)))?;
+    match host_free {
+        Some(h) if host_bytes(lesson) > h => Err(format!(
+            "the buffers need {} of host memory for their data, this machine has {} available",
+            size(host_bytes(lesson)),
+            size(h)
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The buffers against `room` bytes of device memory; `has` ends the sentence.
+fn check_device(lesson: &Lesson, room: u64, has: &str) -> Result<(), String> {
+    let largest = lesson.buffers.iter().max_by_key(|b| b.bytes());
+    if let Some(b) = largest.filter(|b| b.bytes() > room) {
+        let need = size(b.bytes());
+        return Err(format!("buffer `{}` needs {need}, {has}", b.name));
+    }
+    let total: u64 = lesson.buffers.iter().map(|b| b.bytes()).sum();
+    if total > room {
+        return Err(format!("the buffers need {} together, {has}", size(total)));
+    }
+    Ok(())
+}
+
+/// The most threads a block may have, and per dimension (x, y, z), on every GPU the lab
+/// supports.
+const MAX_THREADS: u32 = 1024;
+const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
+
+/// Why `v` cannot be launched on `dev`, in words with the numbers; `ptxas` (when known)
+/// adds the kernel's own registers and static shared memory.
+pub fn check_launch(
+    v: &Variant,
+    dev: &DeviceInfo,
+    ptxas: Option<&PtxasReport>,
+) -> Result<(), String> {
+    let threads = v.threads_per_block();
+    if threads > MAX_THREADS || (0..3).any(|d| v.block[d] > MAX_BLOCK[d]) {
+        return Err(format!(
+            "the block {:?} has {threads} threads; a block may have at most {MAX_THREADS} \
+             (and {MAX_BLOCK:?} per dimension)",
+            v.block
+        ));
+    }
+    let static_smem = ptxas.map_or(0, |p| p.smem);
+    let optin = dev.smem_per_block_optin;
+    if optin > 0 && u64::from(v.smem) + u64::from(static_smem) > u64::from(optin) {
+        return Err(format!(
+            "the launch asks for {} of dynamic shared memory{}; this GPU allows {} per block",
+            size(v.smem.into()),
+            if static_smem > 0 {
+                format!(" beside {} static", size(static_smem.into()))
+            } else {
+                String::new()
+            },
+            size(optin.into())
+        ));
+    }
+    let regs = ptxas.map_or(0, |p| p.registers);
+    // Registers are handed out per warp in chunks of 256.
+    let per_warp = (regs * 32).div_ceil(256) * 256;
+    let needed = u64::from(per_warp) * u64::from(threads.div_ceil(32));
+    if dev.regs_per_sm > 0 && needed > u64::from(dev.regs_per_sm) {
+        return Err(format!(
+            "{threads} threads of {regs} registers each need {needed} registers; a block may \
+             have at most {} (fewer threads per block, or __launch_bounds__ to cap registers)",
+            dev.regs_per_sm
+        ));
+    }
+    Ok(())
+}
+
+/// The warnings `check` gives for `lesson` against `dev`, which `on` names ("the NVIDIA
+/// H100 80GB HBM3 it was recorded on").
+pub fn warnings(lesson: &Lesson, dev: &DeviceInfo, on: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let has = format!("{on} has {}", size(dev.total_mem));
+    if dev.total_mem > 0
+        && let Err(why) = check_device(lesson, dev.total_mem, &has)
+    {
+        out.push(why);
+    }
+    for v in &lesson.variants {
+        if let Err(why) = check_launch(v, dev, None) {
+            out.push(format!("variant {}: {why} ({on})", v.name));
+        }
+    }
+    out
+}
+
+/// A device's memory; for one recorded before it was kept, what its name says ("NVIDIA
+/// H100 80GB HBM3": 80 GiB), else 0.
+pub fn total_mem(dev: &DeviceInfo) -> u64 {
+    if dev.total_mem > 0 {
+        return dev.total_mem;
+    }
+    dev.name
+        .split_whitespace()
+        .find_map(|w| w.strip_suffix("GB")?.parse::<u64>().ok())
+        .map_or(0, |gb| gb << 30)
+}
+
+#[cfg(test)]
+#[path = "limits_tests.rs"]
+mod tests;

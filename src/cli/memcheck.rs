@@ -1,0 +1,37 @@
+//! `gpulab run LESSON --variant V --memcheck`: rerun one variant under compute-sanitizer
+//! and show the source lines it names.
+
+use super::{RunArgs, find_lesson, load_course};
+use crate::course::bundle::CourseRoot;
+use crate::session::client::{self, MEMCHECK_BLOCKS, WorkerClient};
+use anyhow::{Result, bail};
+
+pub fn cmd_memcheck(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
+    let lessons = load_course(root)?;
+    let lesson = find_lesson(&lessons, &a.lesson)?;
+    let [variant] = a.variants.as_slice() else {
+        bail!("--memcheck reruns one variant: name it with one --variant");
+    };
+    let Some(sanitizer) = WorkerClient::new().toolkit()?.compute_sanitizer else {
+        bail!("compute-sanitizer not found: it comes with the CUDA toolkit (see `gpulab doctor`)");
+    };
+    eprintln!("· rerunning {variant} under compute-sanitizer on {MEMCHECK_BLOCKS} blocks (slow)");
+    let report = client::memcheck(lesson, variant, &sanitizer, device)?;
+    if let Some(o) = &report.outcome {
+        println!("{variant}: {o}\n");
+    }
+    if report.errors.is_empty() && report.lines.is_empty() {
+        println!("memcheck found no bad access in {variant} on {MEMCHECK_BLOCKS} blocks");
+        return Ok(0);
+    }
+    for e in &report.errors {
+        println!("memcheck: {e}");
+    }
+    for l in &report.lines {
+        match &l.text {
+            Some(t) => println!("  at {}:{}\n  {:>5} | {t}", l.file, l.line, l.line),
+            None => println!("  at {}:{}", l.file, l.line),
+        }
+    }
+    Ok(1)
+}

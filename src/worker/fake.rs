@@ -1,0 +1,170 @@
+//! Stand-ins for a GPU and its failures, so the client's handling of faults, hangs and
+//! crashes can be tested on machines without one. Chosen only by `GPULAB_WORKER_FAKE`;
+//! never by a lesson.
+//!
+//! The old single words act on the first variant of a run and leave `Hello` to the real
+//! worker: `hang`, `crash`, `fault`. A comma-separated list of the newer words fakes a GPU
+//! (its `Hello` names one) that runs every variant correctly except as told:
+//! `gpu`, `fault-on:V`, `assert-on:V`, `hang-on:V`, `crash-on:V`, `slow` (each variant
+//! takes a while, so a test can act mid-run).
+
+use super::runner;
+use crate::analysis::limits;
+use crate::model::Lesson;
+use crate::model::protocol::{Reply, Request, RunOptions};
+use crate::model::results::{DeviceInfo, TimeMs, VariantResult};
+use std::time::Duration;
+
+const LEGACY: [&str; 3] = ["hang", "crash", "fault"];
+
+/// Answer `req` as the fake `mode` would; false when the real worker should.
+pub fn handle(mode: &str, req: &Request, send: &mut dyn FnMut(&Reply)) -> bool {
+    if LEGACY.contains(&mode) {
+        if let Request::Run { lesson, .. } = req {
+            legacy_run(mode, lesson.variants.first().map(|v| v.name.as_str()), send);
+            return true;
+        }
+        return false;
+    }
+    match req {
+        Request::Hello { .. } => send(&Reply::Hello {
+            device: Some(device()),
+            no_gpu: None,
+            nvrtc: Err("a fake worker compiles nothing".into()),
+        }),
+        Request::Run { lesson, options } => fake_run(mode, lesson, options, send),
+        _ => return false,
+    }
+    send(&Reply::Done);
+    true
+}
+
+/// The GPU the fake worker says it has: an H100's figures.
+pub fn device() -> DeviceInfo {
+    DeviceInfo {
+        name: "Fake GPU".into(),
+        cc: "9.0".into(),
+        driver: "fake".into(),
+        sms: 132,
+        max_threads_per_sm: 2048,
+        regs_per_sm: 65536,
+        smem_per_sm: 233472,
+        smem_per_block_optin: 232448,
+        l2_bytes: 50 << 20,
+        total_mem: 80 << 30,
+        recorded_at: None,
+    }
+}
+
+fn told(mode: &str, what: &str, variant: &str) -> bool {
+    mode.split(',')
+        .any(|w| w.strip_prefix(what).and_then(|r| r.strip_prefix(':')) == Some(variant))
+}
+
+fn fake_run(mode: &str, lesson: &Lesson, options: &RunOptions, send: &mut dyn FnMut(&Reply)) {
+    let stage = |send: &mut dyn FnMut(&Reply), v: &str, s: &str| {
+        send(&Reply::Stage {
+            variant: v.into(),
+            stage: s.into(),
+        })
+    };
+    // The same refusal the real worker gives, against the fake GPU's memory.
+    if let Err(why) = limits::check_memory(lesson, device().total_mem, None) {
+        runner::refuse_all(lesson, options, &why, &mut |r| send(&r));
+        return;
+    }
+    stage(send, "", "preparing fresh inputs");
+    for i in runner::run_order(lesson, options) {
+        let name = lesson.variants[i].name.as_str();
+        stage(send, name, "checking the output");
+        if mode.split(',').any(|w| w == "slow") {
+            std::thread::sleep(Duration::from_millis(300));
+        }
+        fail_if_told(mode, name, send);
+        if !(options.variants.is_empty() || options.variants.iter().any(|n| n == name)) {
+            continue;
+        }
+        stage(send, name, "timing");
+        send(&Reply::Sample {
+            variant: name.into(),
+            ms: 1.0,
+        });
+        send(&Reply::Variant {
+            result: Box::new(correct(name)),
+        });
+    }
+}
+
+fn correct(name: &str) -> VariantResult {
+    VariantResult {
+        name: name.into(),
+        correct: Some(true),
+        time_ms: Some(TimeMs {
+            median: 1.0,
+            min: 1.0,
+            max: 1.0,
+            runs: 1,
+            spread_pct: 0.0,
+        }),
+        samples_ms: vec![1.0],
+        ..Default::default()
+    }
+}
+
+fn fail_if_told(mode: &str, name: &str, send: &mut dyn FnMut(&Reply)) {
+    let fault = |code: &str, text: &str| Reply::Fault {
+        variant: Some(name.into()),
+        message: format!("synchronize: {text} ({code})"),
+    };
+    if told(mode, "fault-on", name) {
+        send(&fault(
+            "CUDA_ERROR_ILLEGAL_ADDRESS",
+            "an illegal memory access was encountered",
+        ));
+        std::process::exit(3);
+    }
+    if told(mode, "assert-on", name) {
+        eprintln!(
+            "corpus.cu:30: void copy(const float *, float *, int): block: [0,0,0], \
+             thread: [7,0,0] Assertion `i != 7` failed."
+        );
+        send(&fault("CUDA_ERROR_ASSERT", "device-side assert triggered"));
+        std::process::exit(3);
+    }
+    if told(mode, "crash-on", name) {
+        eprintln!("fake worker: crashing on purpose");
+        std::process::abort();
+    }
+    if told(mode, "hang-on", name) {
+        loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        }
+    }
+}
+
+fn legacy_run(mode: &str, variant: Option<&str>, send: &mut dyn FnMut(&Reply)) {
+    let variant = variant.unwrap_or("?").to_string();
+    send(&Reply::Stage {
+        variant: variant.clone(),
+        stage: "checking the output".into(),
+    });
+    match mode {
+        "hang" => loop {
+            std::thread::sleep(Duration::from_secs(3600));
+        },
+        "crash" => {
+            eprintln!("fake worker: crashing on purpose");
+            std::process::abort();
+        }
+        "fault" => {
+            send(&Reply::Fault {
+                variant: Some(variant),
+                message: "running the kernel: an illegal memory access was encountered \
+                          (CUDA_ERROR_ILLEGAL_ADDRESS)"
+                    .into(),
+            });
+            std::process::exit(3);
+        }
+        _ => send(&Reply::Done),
+    }
+}
