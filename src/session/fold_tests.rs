@@ -1,0 +1,142 @@
+use super::*;
+use crate::model::builder::LessonBuilder;
+use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
+
+fn lesson() -> Lesson {
+    LessonBuilder::new("a")
+        .variant("fast")
+        .variant("slow")
+        .build()
+}
+
+fn fold(
+    replies: &[Reply],
+    outcome: Result<(), WorkerFailure>,
+) -> (LessonResult, Result<(), WorkerFailure>) {
+    let l = lesson();
+    let mut result = blank_result(&l, Source::Live, None);
+    let mut fold = Fold::new();
+    for r in replies {
+        fold.apply(&mut result, r);
+    }
+    let out = fold.finish(&l, &mut result, outcome);
+    (result, out)
+}
+
+fn stage(variant: &str) -> Reply {
+    Reply::Stage {
+        variant: variant.into(),
+        stage: "timing".into(),
+    }
+}
+
+#[test]
+fn samples_and_reports_land_on_their_variant() {
+    let (r, out) = fold(
+        &[
+            stage("slow"),
+            Reply::Sample {
+                variant: "slow".into(),
+                ms: 2.0,
+            },
+            Reply::Compiled {
+                variant: "fast".into(),
+                ptxas: None,
+                error: Some("k.cu:1: error: oops".into()),
+            },
+            Reply::Done,
+        ],
+        Ok(()),
+    );
+    assert!(out.is_ok());
+    assert_eq!(r.variants[1].samples_ms, vec![2.0]);
+    assert_eq!(r.variants[0].error.as_deref(), Some("k.cu:1: error: oops"));
+    assert_eq!(r.compile, Some(Source::Live));
+}
+
+#[test]
+fn a_compile_error_over_recorded_figures_leaves_them_not_measured() {
+    let l = LessonBuilder::new("a")
+        .variant("fast")
+        .variant("slow")
+        .claim(Claim {
+            text: "fast time_ms < 5".into(),
+            kind: ClaimKind::Metric {
+                a: "fast".into(),
+                metric: Metric::TimeMs,
+                op: CmpOp::Lt,
+                value: 5.0,
+            },
+        })
+        .build();
+    let mut result = blank_result(&l, Source::Recorded, None);
+    result.variants[0].correct = Some(true);
+    result.variants[0].time_ms = Some(crate::model::results::TimeMs {
+        median: 1.0,
+        min: 1.0,
+        max: 1.0,
+        runs: 3,
+        spread_pct: 0.0,
+    });
+    let mut fold = Fold::new();
+    fold.apply(
+        &mut result,
+        &Reply::Compiled {
+            variant: "fast".into(),
+            ptxas: None,
+            error: Some("k.cu(3): error: identifier \"x\" is undefined".into()),
+        },
+    );
+    fold.finish(&l, &mut result, Ok(())).unwrap();
+    let v = &result.variants[0];
+    assert_eq!((v.correct, v.time_ms.is_none()), (None, true), "{v:?}");
+    assert!(crate::analysis::describe::status(v).contains("is undefined"));
+    assert_eq!(result.expect[0].holds, None, "{:?}", result.expect);
+    assert!(
+        result.expect[0].detail.contains("not"),
+        "{:?}",
+        result.expect
+    );
+}
+
+#[test]
+fn a_refusal_is_a_failure_on_the_variant_the_worker_was_on() {
+    let refusal = Reply::Error {
+        message: "no GPU to run on".into(),
+    };
+    let (r, out) = fold(&[stage("slow"), refusal, Reply::Done], Ok(()));
+    assert!(matches!(out, Err(WorkerFailure::Start(ref m)) if m == "no GPU to run on"));
+    assert_eq!(r.variants[1].correct, Some(false));
+    assert!(
+        r.variants[1]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("no GPU to run on")
+    );
+    assert_eq!(
+        r.variants[0].correct, None,
+        "the other variant is untouched"
+    );
+}
+
+#[test]
+fn a_fault_names_its_own_variant_and_a_crash_the_one_in_progress() {
+    let fault = WorkerFailure::Fault {
+        variant: Some("fast".into()),
+        message: "illegal address".into(),
+    };
+    let (r, _) = fold(&[stage("slow")], Err(fault));
+    assert_eq!(r.variants[0].correct, Some(false));
+    assert_eq!(r.variants[1].correct, None);
+    let crash = WorkerFailure::Crashed {
+        detail: "signal 6".into(),
+    };
+    let (r, _) = fold(&[stage("slow")], Err(crash));
+    assert!(r.variants[1].error.as_deref().unwrap().contains("signal 6"));
+    let (r, _) = fold(&[stage("")], Err(WorkerFailure::Start("gone".into())));
+    assert!(
+        r.variants.iter().all(|v| v.correct.is_none()),
+        "no variant to blame"
+    );
+}
