@@ -66,6 +66,14 @@ fn every_kind_of_loss_is_said_in_its_own_words_and_the_next_variant_runs() {
         words("assert")
     );
     assert!(words("assert").contains("device-side assert failed"));
+    // The assert's line is quoted as the GPU wrote it, not prefixed by how the worker ended.
+    for how_it_ended in ["signal", "exit status"] {
+        assert!(
+            !words("assert").contains(how_it_ended),
+            "{}",
+            words("assert")
+        );
+    }
     assert!(
         words("trap").contains("ended unexpectedly"),
         "{}",

@@ -142,6 +142,8 @@ pub struct WorkerClient {
     pid: Arc<AtomicU32>,
     /// Whether compute-sanitizer is here, once asked (after the first fault).
     sanitizer: Option<bool>,
+    /// How long a worker being stopped may take to leave by itself.
+    grace: Duration,
 }
 
 impl WorkerClient {
@@ -160,6 +162,7 @@ impl WorkerClient {
             running: None,
             pid: Arc::new(AtomicU32::new(0)),
             sanitizer: None,
+            grace: Duration::ZERO,
         }
     }
 
@@ -178,6 +181,12 @@ impl WorkerClient {
     /// fault, a hang or a crash) keeps the device the learner chose.
     pub fn on_device(mut self, device: u32) -> Self {
         self.device = Some(device);
+        self
+    }
+
+    /// Let a worker being stopped have `grace` to exit by itself before it is killed.
+    pub fn grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
         self
     }
 
@@ -216,12 +225,33 @@ impl WorkerClient {
         Ok(self.running.as_mut().expect("just started"))
     }
 
-    /// Stop the worker now (it is stuck or poisoned).
+    /// Stop the worker now (it is stuck or poisoned): how it ended, and the last lines it
+    /// wrote to stderr.
     pub fn kill(&mut self) -> String {
+        let (status, tail) = self.stop();
+        if tail.is_empty() {
+            status
+        } else {
+            format!("{status}: {tail}")
+        }
+    }
+
+    /// End the worker, returning its exit status and its stderr's last lines apart. Its
+    /// stdin is closed first and it gets `grace` to leave on its own: a worker under
+    /// compute-sanitizer must exit for the sanitizer to write its log.
+    fn stop(&mut self) -> (String, String) {
         let Some(mut r) = self.running.take() else {
-            return String::new();
+            return (String::new(), String::new());
         };
         self.pid.store(0, Ordering::SeqCst);
+        drop(r.stdin);
+        let deadline = std::time::Instant::now() + self.grace;
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(_)) = r.child.try_wait() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let _ = r.child.kill();
         let status = r.child.wait().map(|s| s.to_string()).unwrap_or_default();
         // Give the stderr reader a moment to drain what the process wrote last.
@@ -236,11 +266,7 @@ impl WorkerClient {
             .rev()
             .collect::<Vec<_>>()
             .join(" / ");
-        if tail.is_empty() {
-            status
-        } else {
-            format!("{status}: {tail}")
-        }
+        (status, tail)
     }
 
     /// Send one request and pass every reply to `on_reply` until the worker says `Done`.
@@ -315,9 +341,9 @@ impl WorkerClient {
                     stage: s,
                 } => (variant, stage) = (v, s),
                 Reply::Fault { variant, message } => {
-                    let detail = self.kill();
+                    let (_, stderr) = self.stop();
                     // A failed device assert says where on the worker's stderr.
-                    let message = match explain::assert_line(&detail) {
+                    let message = match explain::assert_line(&stderr) {
                         Some(at) => format!("{message}: {at}"),
                         None => message,
                     };

@@ -12,6 +12,9 @@ use std::time::Duration;
 /// Blocks the variant is launched on under the sanitizer.
 pub const MEMCHECK_BLOCKS: u32 = 4;
 
+/// How long the sanitized worker may take to exit and write its log.
+const MEMCHECK_GRACE: Duration = Duration::from_secs(60);
+
 /// No word for this long under the sanitizer means it is stuck too.
 const MEMCHECK_STALL: Duration = Duration::from_secs(600);
 
@@ -119,7 +122,11 @@ fn sanitized_worker(sanitizer: &Path, log: &Path, device: u32) -> WorkerClient {
         exe.display().to_string(),
         "worker".to_string(),
     ];
-    WorkerClient::with_command(sanitizer.into(), args.into()).on_device(device)
+    // The sanitizer writes its log when the worker exits, so a faulted worker is let go
+    // gently rather than killed.
+    WorkerClient::with_command(sanitizer.into(), args.into())
+        .on_device(device)
+        .grace(MEMCHECK_GRACE)
 }
 
 /// The errors and source lines in a memcheck log. A backtrace line reads
