@@ -7,7 +7,7 @@ mod common;
 use common::{bin, fixture};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::model::protocol::{Reply, RunOptions};
-use gpulab::model::results::{DeviceInfo, LessonResult, Source, VariantResult};
+use gpulab::model::results::{LessonResult, Source, VariantResult};
 use gpulab::session::client::{WorkerClient, WorkerFailure};
 use gpulab::session::fold;
 use std::process::Command;
@@ -16,19 +16,6 @@ use std::time::{Duration, Instant};
 
 /// A kernel that never ends is given this long before it is called stuck.
 const STALL_S: &str = "10";
-
-fn gpu() -> Option<DeviceInfo> {
-    let mut c = WorkerClient::with_command(bin(), vec!["worker".into()]);
-    match fold::hello(&mut c, 0) {
-        Ok(caps) => {
-            if caps.device.is_none() {
-                eprintln!("skipped: no GPU ({})", caps.no_gpu.unwrap_or_default());
-            }
-            caps.device
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
 
 fn run_json(lesson: &str) -> (i32, LessonResult, Duration) {
     let t = Instant::now();
@@ -95,7 +82,7 @@ const FAULTS: [(&str, &[&str], &str); 7] = [
 
 #[test]
 fn every_fault_is_said_in_its_own_words_and_the_variant_after_it_is_correct_and_timed() {
-    if gpu().is_none() {
+    if common::gpu().is_none() {
         return;
     }
     let (code, r, _) = run_json("corpus");
@@ -133,7 +120,7 @@ fn every_fault_is_said_in_its_own_words_and_the_variant_after_it_is_correct_and_
 
 #[test]
 fn buffers_larger_than_the_gpu_are_refused_up_front_with_both_sizes() {
-    if gpu().is_none() {
+    if common::gpu().is_none() {
         return;
     }
     let (code, r, took) = run_json("too-big");
@@ -154,7 +141,7 @@ fn buffers_larger_than_the_gpu_are_refused_up_front_with_both_sizes() {
 
 #[test]
 fn a_worker_killed_by_a_signal_mid_run_costs_only_the_variant_it_was_on() {
-    if gpu().is_none() {
+    if common::gpu().is_none() {
         return;
     }
     let root = CourseRoot::Dir(fixture("faultpack/lessons"));

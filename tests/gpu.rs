@@ -13,20 +13,6 @@ use gpulab::session::fold;
 use std::process::Command;
 use std::time::Duration;
 
-fn gpu() -> Option<gpulab::model::results::DeviceInfo> {
-    let mut c = WorkerClient::with_command(bin(), vec!["worker".into()]);
-    match fold::hello(&mut c, 0) {
-        Ok(caps) => {
-            if caps.device.is_none() {
-                eprintln!("skipped: no GPU ({})", caps.no_gpu.unwrap_or_default());
-            }
-            caps.device
-        }
-        // A GPU test that cannot even start the worker has found a bug, not a missing GPU.
-        Err(e) => panic!("{e}"),
-    }
-}
-
 fn run_json(id: &str) -> LessonResult {
     let out = Command::new(bin())
         .args(["run", id, "--json"])
@@ -46,7 +32,7 @@ fn fixture_lesson() -> Lesson {
 
 #[test]
 fn every_shipped_lesson_runs_live_and_every_variant_is_correct() {
-    let Some(dev) = gpu() else { return };
+    let Some(dev) = common::gpu() else { return };
     let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
     assert!(errors.is_empty());
     for l in &lessons {
@@ -82,7 +68,7 @@ fn every_shipped_lesson_runs_live_and_every_variant_is_correct() {
 
 #[test]
 fn occupancy_from_the_api_agrees_with_the_rules_applied_to_the_report() {
-    let Some(dev) = gpu() else { return };
+    let Some(dev) = common::gpu() else { return };
     let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
     let mut client = WorkerClient::with_command(bin(), vec!["worker".into()]);
     for l in &lessons {
@@ -115,7 +101,7 @@ fn occupancy_from_the_api_agrees_with_the_rules_applied_to_the_report() {
 
 #[test]
 fn an_out_of_bounds_kernel_is_reported_and_the_next_run_works() {
-    if gpu().is_none() {
+    if common::gpu().is_none() {
         return;
     }
     let l = fixture_lesson();
@@ -155,7 +141,7 @@ fn an_out_of_bounds_kernel_is_reported_and_the_next_run_works() {
 
 #[test]
 fn an_endless_kernel_times_out_and_the_next_run_works() {
-    if gpu().is_none() {
+    if common::gpu().is_none() {
         return;
     }
     let l = fixture_lesson();

@@ -40,3 +40,18 @@ pub fn nvrtc_or_skip(test: &str) -> bool {
         }
     }
 }
+
+/// The GPU the worker finds, or None after saying that the test skipped and why.
+pub fn gpu() -> Option<gpulab::model::results::DeviceInfo> {
+    let mut c = gpulab::session::client::WorkerClient::with_command(bin(), vec!["worker".into()]);
+    match gpulab::session::fold::hello(&mut c, 0) {
+        Ok(caps) => {
+            if caps.device.is_none() {
+                eprintln!("skipped: no GPU ({})", caps.no_gpu.unwrap_or_default());
+            }
+            caps.device
+        }
+        // A GPU test that cannot even start the worker has found a bug, not a missing GPU.
+        Err(e) => panic!("{e}"),
+    }
+}
