@@ -193,7 +193,7 @@ fn a_fault_in_one_variant(lab: &mut Lab) {
     ]);
     assert_eq!(lab.jobs().len(), 1);
     // The words are on the variant that faulted, and what was measured before it stands.
-    assert!(screen.contains("✗ WRONG: `slow` faulted: an"), "{screen}");
+    assert!(screen.contains("✗ FAULT: `slow` faulted: an"), "{screen}");
     assert!(screen.contains("illegal memory access"), "{screen}");
     assert!(screen.contains("1.25 ms"), "{screen}");
     assert!(screen.contains("worker was restarted"), "{screen}");
@@ -234,7 +234,7 @@ fn a_crash_lands_on_the_variant_the_worker_was_on() {
         })),
     ]);
     assert!(
-        screen.contains("✗ WRONG: the worker process ended"),
+        screen.contains("✗ FAILED: the worker process ended"),
         "{screen}"
     );
     assert!(screen.contains("1.25 ms"), "{screen}");
