@@ -68,6 +68,8 @@ pub struct App {
     pub terminated_by: Option<i32>,
     /// Jobs for the worker thread; the event loop drains this after each event.
     pub outbox: Vec<Job>,
+    /// Set until the course is in, or when it could not be loaded.
+    pub loading: Option<super::loading::Loading>,
 }
 
 impl App {
@@ -110,6 +112,7 @@ impl App {
             quit: false,
             terminated_by: None,
             outbox: Vec::new(),
+            loading: None,
         }
     }
 

@@ -20,6 +20,8 @@ pub enum UiEvent {
     /// SIGTERM, SIGINT or SIGHUP arrived (its number): leave as on `q`, so progress is
     /// written and the terminal restored on the one way out.
     Terminate(i32),
+    /// The course, loaded and checked on a thread of its own, or why it could not be.
+    Loaded(Result<super::loading::Course, super::loading::LoadFailure>),
 }
 
 /// What the worker thread reports.

@@ -7,6 +7,9 @@ impl App {
     pub fn on_key(&mut self, key: KeyEvent) {
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             self.quit = true;
+        } else if self.loading.is_some() {
+            // Nothing to act on yet, or ever (a course that failed): only leaving works.
+            self.quit = matches!(key.code, KeyCode::Char('q') | KeyCode::Esc);
         } else if self.overlay != Overlay::None {
             self.on_overlay_key(key.code);
         } else {

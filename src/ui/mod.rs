@@ -6,6 +6,7 @@
 pub mod app;
 pub mod event;
 mod keys;
+pub mod loading;
 pub mod main_loop;
 mod progress_writer;
 mod scroll;

@@ -2,7 +2,7 @@
 //! keys. Borrows the state; owns nothing.
 
 use super::theme::Theme;
-use super::{columns, heatmap, list, overlays, prose};
+use super::{columns, heatmap, list, loading, overlays, prose};
 use crate::analysis::describe::source_label;
 use crate::model::Lesson;
 use crate::model::results::Source;
@@ -18,6 +18,10 @@ const KEYS_LINE: &str = " ? help  q quit  ↑↓ lesson  n/p page  PgDn scroll  
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let th = Theme::new(self.color);
+        if let Some(l) = &self.loading {
+            loading::render(l, area, buf, &th);
+            return;
+        }
         let a = prose::areas(self, area);
         if a.list.width > 0 {
             list::render_list(self, a.list, buf, &th);
