@@ -152,7 +152,14 @@ fn render_prints_the_lesson_screen_from_the_recording() {
 
 #[test]
 fn render_reveal_shows_the_figures_that_plain_render_hides() {
-    let args = ["render", "global-coalescing", "--width", "140", "--height", "40"];
+    let args = [
+        "render",
+        "global-coalescing",
+        "--width",
+        "140",
+        "--height",
+        "40",
+    ];
     let (code, hidden, err) = gpulab(&args);
     assert_eq!(code, 0, "{err}");
     assert!(hidden.contains("figures hidden"), "{hidden}");
@@ -161,7 +168,10 @@ fn render_reveal_shows_the_figures_that_plain_render_hides() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(shown.lines().count(), 40);
     assert!(!shown.contains("figures hidden"), "{shown}");
-    assert!(shown.contains("GB/s") && shown.contains("✓ correct"), "{shown}");
+    assert!(
+        shown.contains("GB/s") && shown.contains("✓ correct"),
+        "{shown}"
+    );
     assert!(shown.contains("claims hold"), "{shown}");
 }
 

@@ -2,9 +2,9 @@
 //! when each frame was drawn, with a scripted slow and large load on its own thread, and a
 //! course that fails to load shown at its positions with `q` still leaving.
 
+mod common;
 #[path = "support/frame_clock.rs"]
 mod frame_clock;
-mod common;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use frame_clock::FrameClock;
@@ -36,7 +36,11 @@ fn the_first_frame_says_what_is_loading_long_before_a_slow_large_load_is_in() {
     let (tx, rx) = channel();
     loading::spawn(tx, move || {
         let lessons = (0..LESSONS)
-            .map(|i| LessonBuilder::new(&format!("l{i}")).order(i as u32 + 1).build())
+            .map(|i| {
+                LessonBuilder::new(&format!("l{i}"))
+                    .order(i as u32 + 1)
+                    .build()
+            })
             .collect();
         std::thread::sleep(LOAD_TAKES);
         Ok(Course {
@@ -48,11 +52,17 @@ fn the_first_frame_says_what_is_loading_long_before_a_slow_large_load_is_in() {
 
     let (first_at, first) = &frames[0];
     assert!(first.contains("loading 20000 lessons…"), "{first}");
-    assert!(*first_at < Duration::from_millis(150), "first frame after {first_at:?}");
+    assert!(
+        *first_at < Duration::from_millis(150),
+        "first frame after {first_at:?}"
+    );
     let (ready_at, last) = frames.last().unwrap();
     assert!(*ready_at >= LOAD_TAKES, "{ready_at:?}");
     assert!(!last.contains("loading"), "{last}");
-    assert!(last.contains("01 · "), "the lab, at its first lesson:\n{last}");
+    assert!(
+        last.contains("01 · "),
+        "the lab, at its first lesson:\n{last}"
+    );
     assert_eq!(app.lessons.len(), LESSONS);
     assert!(app.loading.is_none());
 }
@@ -65,12 +75,18 @@ fn a_course_that_fails_to_load_is_shown_at_its_positions_and_q_leaves() {
     let mut app = App::loading(count, Progress::default());
     let (tx, rx) = channel();
     tx.send(UiEvent::Loaded(loading::load(&root))).unwrap();
-    tx.send(UiEvent::Key(KeyEvent::new(KeyCode::Char('j'), KeyModifiers::NONE)))
-        .unwrap();
+    tx.send(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('j'),
+        KeyModifiers::NONE,
+    )))
+    .unwrap();
     drop(tx);
     let frames = run_loop(&mut app, rx, Instant::now());
     let screen = &frames.last().unwrap().1;
-    assert!(screen.contains("The course could not be opened"), "{screen}");
+    assert!(
+        screen.contains("The course could not be opened"),
+        "{screen}"
+    );
     assert!(screen.contains("01-misspelt-key.yaml:"), "{screen}");
     let Some(Loading::Failed(f)) = &app.loading else {
         panic!("the failure is kept: {:?}", app.loading)
@@ -81,8 +97,11 @@ fn a_course_that_fails_to_load_is_shown_at_its_positions_and_q_leaves() {
     assert!(!app.quit, "other keys do nothing");
 
     let (tx, rx) = channel();
-    tx.send(UiEvent::Key(KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE)))
-        .unwrap();
+    tx.send(UiEvent::Key(KeyEvent::new(
+        KeyCode::Char('q'),
+        KeyModifiers::NONE,
+    )))
+    .unwrap();
     drop(tx);
     run_loop(&mut app, rx, Instant::now());
     assert!(app.quit);

@@ -45,7 +45,12 @@ fn a_compile_error_of_one_variant_stays_in_its_row() {
 fn a_lost_variant_is_a_fault_or_a_failure_not_wrong_on_screen_and_in_the_report() {
     let (l, mut r) = three_variants();
     let lost = [
-        (0, "CUDA_ERROR_ILLEGAL_ADDRESS", "`a` faulted: an illegal", "FAULT: "),
+        (
+            0,
+            "CUDA_ERROR_ILLEGAL_ADDRESS",
+            "`a` faulted: an illegal",
+            "FAULT: ",
+        ),
         (1, "timeout", "`b` did not finish", "FAILED: "),
         (2, "crashed", "the worker process ended", "FAILED: "),
     ];
@@ -58,7 +63,10 @@ fn a_lost_variant_is_a_fault_or_a_failure_not_wrong_on_screen_and_in_the_report(
     for (i, _, error, word) in lost {
         let s = status(&r.variants[i]);
         assert_eq!(s, format!("{word}{error}"));
-        assert!(text.contains(&s), "the report says what the screen says: {text}");
+        assert!(
+            text.contains(&s),
+            "the report says what the screen says: {text}"
+        );
     }
     assert!(!text.contains("WRONG"), "{text}");
 }

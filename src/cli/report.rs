@@ -105,7 +105,10 @@ fn variant_row(v: &VariantResult, said_below: bool) -> String {
 /// in the order first seen, each with the variants it hit: one source, one report.
 fn shared_errors(r: &LessonResult) -> Vec<(&str, Vec<&str>)> {
     let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
-    let unrun = r.variants.iter().filter(|v| v.correct.is_none() && !v.stale);
+    let unrun = r
+        .variants
+        .iter()
+        .filter(|v| v.correct.is_none() && !v.stale);
     for (name, error) in unrun.filter_map(|v| Some((v.name.as_str(), v.error.as_deref()?))) {
         match out.iter_mut().find(|(e, _)| *e == error) {
             Some((_, names)) => names.push(name),

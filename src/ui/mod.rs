@@ -8,6 +8,7 @@ pub mod event;
 mod keys;
 pub mod loading;
 pub mod main_loop;
+pub mod memcheck;
 mod progress_writer;
 mod scroll;
 pub mod terminal;

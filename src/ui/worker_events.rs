@@ -21,6 +21,13 @@ impl App {
             }
             WorkerEvent::Reply { lesson, reply } => self.on_reply(lesson, reply),
             WorkerEvent::Finished { lesson, outcome } => self.on_finished(lesson, outcome),
+            WorkerEvent::Sanitizer(path) => self.sanitizer = path,
+            WorkerEvent::MemcheckTick(seconds) => self.on_memcheck_tick(seconds),
+            WorkerEvent::Memchecked {
+                lesson,
+                variant,
+                outcome,
+            } => self.on_memchecked(lesson, variant, outcome),
         }
     }
 

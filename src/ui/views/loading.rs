@@ -35,7 +35,10 @@ fn lessons(n: usize) -> &'static str {
 fn failed_lines<'a>(problems: &[String], th: &Theme) -> Vec<Line<'a>> {
     let mut lines = vec![
         Line::styled(
-            format!("The course could not be opened: {} problem(s).", problems.len()),
+            format!(
+                "The course could not be opened: {} problem(s).",
+                problems.len()
+            ),
             th.bad,
         ),
         Line::raw(""),

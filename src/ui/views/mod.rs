@@ -5,6 +5,7 @@ pub mod columns;
 pub mod heatmap;
 pub mod list;
 pub mod loading;
+pub mod memcheck;
 pub mod overlays;
 pub mod prose;
 pub mod screen;
