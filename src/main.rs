@@ -16,7 +16,8 @@ fn main() {
             width,
             height,
             page,
-        }) => cli::cmd_render(&root, &lesson, width, height, page).map(|_| 0),
+            reveal,
+        }) => cli::cmd_render(&root, &lesson, (width, height), page, reveal).map(|_| 0),
         Some(Cmd::Record { out }) => cli::cmd_record(&root, args.device, out),
         Some(Cmd::Doctor) => cli::cmd_doctor(args.device).map(|_| 0),
     };

@@ -151,6 +151,31 @@ fn render_prints_the_lesson_screen_from_the_recording() {
 }
 
 #[test]
+fn render_reveal_shows_the_figures_that_plain_render_hides() {
+    let args = [
+        "render",
+        "global-coalescing",
+        "--width",
+        "140",
+        "--height",
+        "40",
+    ];
+    let (code, hidden, err) = gpulab(&args);
+    assert_eq!(code, 0, "{err}");
+    assert!(hidden.contains("figures hidden"), "{hidden}");
+    assert!(!hidden.contains("GB/s"), "{hidden}");
+    let (code, shown, err) = gpulab(&[&args[..], &["--reveal"]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(shown.lines().count(), 40);
+    assert!(!shown.contains("figures hidden"), "{shown}");
+    assert!(
+        shown.contains("GB/s") && shown.contains("✓ correct"),
+        "{shown}"
+    );
+    assert!(shown.contains("claims hold"), "{shown}");
+}
+
+#[test]
 fn render_and_run_take_a_lesson_by_id_or_number() {
     for name in ["shared-transpose", "04", "4"] {
         let (code, out, err) = gpulab(&["render", name, "--width", "120", "--height", "30"]);

@@ -193,7 +193,7 @@ fn a_fault_in_one_variant(lab: &mut Lab) {
     ]);
     assert_eq!(lab.jobs().len(), 1);
     // The words are on the variant that faulted, and what was measured before it stands.
-    assert!(screen.contains("✗ WRONG: `slow` faulted: an"), "{screen}");
+    assert!(screen.contains("✗ FAULT: `slow` faulted: an"), "{screen}");
     assert!(screen.contains("illegal memory access"), "{screen}");
     assert!(screen.contains("1.25 ms"), "{screen}");
     assert!(screen.contains("worker was restarted"), "{screen}");
@@ -234,10 +234,133 @@ fn a_crash_lands_on_the_variant_the_worker_was_on() {
         })),
     ]);
     assert!(
-        screen.contains("✗ WRONG: the worker process ended"),
+        screen.contains("✗ FAILED: the worker process ended"),
         "{screen}"
     );
     assert!(screen.contains("1.25 ms"), "{screen}");
     assert!(lab.app.result().unwrap().variants[0].correct == Some(true));
     assert!(lab.app.running.is_none());
+}
+
+fn memcheck_event(ev: WorkerEvent) -> UiEvent {
+    UiEvent::Worker(ev)
+}
+
+/// A run whose second variant, `slow`, was lost to an illegal address.
+fn slow_faults(lab: &mut Lab) -> String {
+    let message =
+        "`slow` faulted: an illegal memory access was encountered (CUDA_ERROR_ILLEGAL_ADDRESS)";
+    let (screen, _) = lab.play(vec![
+        key('r'),
+        measured("fast", 1.25),
+        stage("slow", "checking the output"),
+        reply(Reply::Lost {
+            variant: "slow".into(),
+            error: message.into(),
+            failure: "CUDA_ERROR_ILLEGAL_ADDRESS".into(),
+        }),
+        finished(Ok(())),
+        UiEvent::Key(KeyEvent::new(KeyCode::Right, KeyModifiers::NONE)),
+    ]);
+    screen
+}
+
+#[test]
+fn m_reruns_a_faulted_variant_under_memcheck_and_shows_its_line() {
+    use gpulab::session::client::{MemcheckReport, SourceLine};
+    let mut lab = Lab::new();
+    lab.play(vec![
+        ready_with_a_gpu(),
+        memcheck_event(WorkerEvent::Sanitizer(Some(
+            "/opt/cuda/bin/compute-sanitizer".into(),
+        ))),
+    ]);
+    let screen = slow_faults(&mut lab);
+    assert!(screen.contains("✗ FAULT: `slow` faulted"), "{screen}");
+    assert!(
+        screen.contains("m: find the line where `slow` faulted"),
+        "{screen}"
+    );
+    lab.jobs();
+
+    let (screen, _) = lab.play(vec![key('m'), memcheck_event(WorkerEvent::MemcheckTick(7))]);
+    let jobs = lab.jobs();
+    let [
+        Job::Memcheck {
+            lesson,
+            variant,
+            sanitizer,
+        },
+    ] = jobs.as_slice()
+    else {
+        panic!("one memcheck job: {jobs:?}");
+    };
+    assert_eq!((lesson.id.as_str(), variant.as_str()), ("scripted", "slow"));
+    assert!(sanitizer.ends_with("compute-sanitizer"));
+    assert!(
+        screen.contains("under compute-sanitizer's memcheck"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("7 s so far"),
+        "progress while it runs:\n{screen}"
+    );
+    let (screen, _) = lab.play(vec![UiEvent::Key(KeyEvent::new(
+        KeyCode::Esc,
+        KeyModifiers::NONE,
+    ))]);
+    assert!(screen.contains("memcheck of `slow`: 7 s"), "{screen}");
+    let (screen, _) = lab.play(vec![key('m')]);
+    assert!(screen.contains("7 s so far"), "m shows it again:\n{screen}");
+    assert!(lab.jobs().is_empty(), "and starts no second rerun");
+
+    let report = MemcheckReport {
+        errors: vec!["Invalid __global__ write of size 4 bytes".into()],
+        lines: vec![SourceLine {
+            file: "kernels/scripted/k.cu".into(),
+            line: 12,
+            text: Some("out[i + n] = in[i];".into()),
+        }],
+        outcome: Some("faulted: an illegal memory access".into()),
+        log: String::new(),
+    };
+    let (screen, _) = lab.play(vec![memcheck_event(WorkerEvent::Memchecked {
+        lesson: "scripted".into(),
+        variant: "slow".into(),
+        outcome: Ok(report),
+    })]);
+    assert!(screen.contains("at kernels/scripted/k.cu:12"), "{screen}");
+    assert!(screen.contains("12 | out[i + n] = in[i];"), "{screen}");
+    assert!(screen.contains("Invalid __global__ write"), "{screen}");
+
+    let (screen, _) = lab.play(vec![key('m'), key('?')]);
+    assert!(
+        !screen.contains("out[i + n]"),
+        "m closes the pop-up:\n{screen}"
+    );
+    assert!(
+        screen.contains("faulted variant under memcheck: its line"),
+        "help has m:\n{screen}"
+    );
+    assert!(lab.jobs().is_empty(), "no second rerun");
+}
+
+#[test]
+fn m_without_a_sanitizer_or_a_fault_says_why_and_sends_nothing() {
+    let mut lab = Lab::new();
+    lab.play(vec![ready_with_a_gpu()]);
+    let screen = slow_faults(&mut lab);
+    assert!(!screen.contains("m: find the line"), "{screen}");
+    lab.jobs();
+    let (screen, _) = lab.play(vec![key('m')]);
+    assert!(screen.contains("m needs compute-sanitizer"), "{screen}");
+    lab.play(vec![memcheck_event(WorkerEvent::Sanitizer(Some(
+        "/opt/cuda/bin/compute-sanitizer".into(),
+    )))]);
+    let (screen, _) = lab.play(vec![
+        UiEvent::Key(KeyEvent::new(KeyCode::Left, KeyModifiers::NONE)),
+        key('m'),
+    ]);
+    assert!(screen.contains("this one did not fault"), "{screen}");
+    assert!(lab.jobs().is_empty());
 }

@@ -29,6 +29,8 @@ pub fn status(v: &VariantResult) -> String {
         return "stale (kernel changed since recording)".into();
     }
     match (v.correct, &v.error) {
+        // A lost variant never gave an answer to call wrong: it faulted, hung or crashed.
+        (Some(false), Some(e)) if v.failure.is_some() => format!("{}: {e}", failure_word(v)),
         (Some(false), Some(e)) => format!("WRONG: {e}"),
         (Some(false), None) => "WRONG".into(),
         (None, Some(e)) => format!("error: {e}"),
@@ -38,5 +40,13 @@ pub fn status(v: &VariantResult) -> String {
             format!("checked: {}", v.check.as_deref().unwrap_or(""))
         }
         (None, None) => "not run".into(),
+    }
+}
+
+/// FAULT for an error the GPU raised, FAILED for a hang, a crash or a refused start.
+fn failure_word(v: &VariantResult) -> &'static str {
+    match v.failure.as_deref() {
+        Some(f) if f.starts_with("CUDA_ERROR_") || f == "fault" => "FAULT",
+        _ => "FAILED",
     }
 }

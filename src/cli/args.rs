@@ -64,6 +64,9 @@ pub enum Cmd {
         /// Which prose page to show (from 1).
         #[arg(long, default_value_t = 1)]
         page: usize,
+        /// Show the figures, as after a run or `v` (a learner sees none before).
+        #[arg(long)]
+        reveal: bool,
     },
     /// Run every lesson live and write a recording.
     Record {

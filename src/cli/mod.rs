@@ -22,8 +22,8 @@ pub use run::cmd_run;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::session::progress::Progress;
-use crate::session::recording;
 use crate::ui::App;
+use crate::ui::loading::{self, Loading};
 use anyhow::{Context, Result, bail};
 
 pub fn load_course(root: &CourseRoot) -> Result<Vec<Lesson>> {
@@ -50,18 +50,25 @@ pub fn find_lesson<'a>(lessons: &'a [Lesson], id: &str) -> Result<&'a Lesson> {
         })
 }
 
-/// `gpulab` with no command: the lab in the terminal. Its exit status: 0, or 128 + the
-/// number of the signal that ended it.
+/// `gpulab` with no command: the lab in the terminal, its first frame drawn before the
+/// course is read. Its exit status: 0, 1 when the course could not be opened (its problems
+/// printed again once the terminal is back), or 128 + the number of the signal that ended it.
 pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
-    let lessons = load_course(root)?;
-    if lessons.is_empty() {
-        bail!("no lessons found");
-    }
-    let rec = recording::newest(&root.recordings());
     let (progress, note) = Progress::load_noting();
-    let mut app = App::new(lessons, rec, progress);
+    let mut app = App::loading(loading::count_lessons(root), progress);
     // Said once: the backup it names is kept, so the next start has nothing to say.
     app.message = note;
-    let signal = crate::ui::terminal::open(app, device)?;
-    Ok(signal.map_or(0, |s| 128 + s))
+    let root = root.clone();
+    let app = crate::ui::terminal::open(app, device, move || loading::load(&root))?;
+    if let Some(s) = app.terminated_by {
+        return Ok(128 + s);
+    }
+    if let Some(Loading::Failed(f)) = &app.loading {
+        for p in &f.problems {
+            eprintln!("{p}");
+        }
+        eprintln!("{f}");
+        return Ok(1);
+    }
+    Ok(0)
 }

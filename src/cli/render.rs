@@ -5,7 +5,15 @@ use crate::course::bundle::CourseRoot;
 use crate::session::{recording, source};
 use anyhow::Result;
 
-pub fn cmd_render(root: &CourseRoot, id: &str, width: u16, height: u16, page: usize) -> Result<()> {
+/// The screen of lesson `id` at `page` (from 1), `width` × `height`; the figures shown only
+/// when `reveal`, since a learner sees none before a run.
+pub fn cmd_render(
+    root: &CourseRoot,
+    id: &str,
+    (width, height): (u16, u16),
+    page: usize,
+    reveal: bool,
+) -> Result<()> {
     let lessons = load_course(root)?;
     // The one lookup `run` uses too, so a number works wherever an id does.
     let wanted = find_lesson(&lessons, id)?.id.clone();
@@ -18,9 +26,8 @@ pub fn cmd_render(root: &CourseRoot, id: &str, width: u16, height: u16, page: us
             &lessons,
             idx,
             Some(r),
-            page.saturating_sub(1),
-            width,
-            height
+            (page.saturating_sub(1), width, height),
+            reveal
         )
     );
     Ok(())

@@ -22,9 +22,12 @@ pub fn text_report(lesson: &Lesson, r: &LessonResult) -> String {
         "sect/r",
         "status",
     ]));
+    let shared = shared_errors(r);
     for v in &r.variants {
-        out.push_str(&variant_row(v));
+        let said_below = shared.iter().any(|(e, _)| v.error.as_deref() == Some(*e));
+        out.push_str(&variant_row(v, said_below));
     }
+    out.push_str(&shared_error_notes(&shared));
     out.push_str(&overflow_notes(r));
     out.push_str(&claims(r));
     out
@@ -66,7 +69,7 @@ fn row<S: AsRef<str>>(cells: [S; 12]) -> String {
     )
 }
 
-fn variant_row(v: &VariantResult) -> String {
+fn variant_row(v: &VariantResult, said_below: bool) -> String {
     let t = v.time_ms.as_ref();
     let m = v.memory.as_ref();
     let p = v.ptxas.as_ref();
@@ -90,8 +93,41 @@ fn variant_row(v: &VariantResult) -> String {
         opt(m
             .and_then(|m| per_request(m.global.sectors, m.global.requests))
             .map(|x| format!("{x:.2}"))),
-        status(v),
+        if said_below {
+            "compile error (below)".into()
+        } else {
+            status(v)
+        },
     ])
+}
+
+/// Errors of variants that never ran (a compile error) that more than one variant shares,
+/// in the order first seen, each with the variants it hit: one source, one report.
+fn shared_errors(r: &LessonResult) -> Vec<(&str, Vec<&str>)> {
+    let mut out: Vec<(&str, Vec<&str>)> = Vec::new();
+    let unrun = r
+        .variants
+        .iter()
+        .filter(|v| v.correct.is_none() && !v.stale);
+    for (name, error) in unrun.filter_map(|v| Some((v.name.as_str(), v.error.as_deref()?))) {
+        match out.iter_mut().find(|(e, _)| *e == error) {
+            Some((_, names)) => names.push(name),
+            None => out.push((error, vec![name])),
+        }
+    }
+    out.retain(|(_, names)| names.len() > 1);
+    out
+}
+
+fn shared_error_notes(shared: &[(&str, Vec<&str>)]) -> String {
+    let mut out = String::new();
+    for (error, names) in shared {
+        out.push_str(&format!(
+            "\ncompile error (variants {}):\n{error}\n",
+            names.join(", ")
+        ));
+    }
+    out
 }
 
 /// A full trace buffer is said out loud: its figures come from fewer records than ran.

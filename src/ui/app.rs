@@ -18,6 +18,8 @@ pub enum Overlay {
     Help,
     Code,
     Heatmap,
+    /// The memcheck rerun: going, or the lines it found.
+    Memcheck,
 }
 
 /// The live run in flight, as the status line and its column show it.
@@ -68,6 +70,12 @@ pub struct App {
     pub terminated_by: Option<i32>,
     /// Jobs for the worker thread; the event loop drains this after each event.
     pub outbox: Vec<Job>,
+    /// Set until the course is in, or when it could not be loaded.
+    pub loading: Option<super::loading::Loading>,
+    /// Where compute-sanitizer is, once the worker has said.
+    pub sanitizer: Option<std::path::PathBuf>,
+    /// The last memcheck rerun (`m`).
+    pub memcheck: Option<super::memcheck::Memcheck>,
 }
 
 impl App {
@@ -110,6 +118,9 @@ impl App {
             quit: false,
             terminated_by: None,
             outbox: Vec::new(),
+            loading: None,
+            sanitizer: None,
+            memcheck: None,
         }
     }
 
@@ -201,6 +212,12 @@ impl App {
             self.message = Some("a run is already going; it shows as it is measured".into());
             return;
         }
+        if self.memcheck_running() {
+            self.message = Some("memcheck is going: r works once it is done".into());
+            return;
+        }
+        // Its lines were about the kernel as it was; a new run may tell another story.
+        self.memcheck = None;
         let plan = self.caps.as_ref().zip(self.result());
         let Some(Plan::Live(device)) = plan.map(|(caps, shown)| source::plan(caps, shown)) else {
             self.explain_no_run();

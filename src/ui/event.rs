@@ -3,7 +3,7 @@
 
 use crate::model::Lesson;
 use crate::model::protocol::{Reply, RunOptions};
-use crate::session::client::WorkerFailure;
+use crate::session::client::{MemcheckReport, WorkerFailure};
 use crate::session::fold::Capabilities;
 use crossterm::event::KeyEvent;
 
@@ -20,6 +20,8 @@ pub enum UiEvent {
     /// SIGTERM, SIGINT or SIGHUP arrived (its number): leave as on `q`, so progress is
     /// written and the terminal restored on the one way out.
     Terminate(i32),
+    /// The course, loaded and checked on a thread of its own, or why it could not be.
+    Loaded(Result<super::loading::Course, super::loading::LoadFailure>),
 }
 
 /// What the worker thread reports.
@@ -34,6 +36,16 @@ pub enum WorkerEvent {
         lesson: String,
         outcome: Result<(), WorkerFailure>,
     },
+    /// Where compute-sanitizer is, if the toolkit has it (asked once a GPU is found).
+    Sanitizer(Option<std::path::PathBuf>),
+    /// A memcheck rerun is still going, this many seconds in.
+    MemcheckTick(u64),
+    /// A memcheck rerun is over: what the sanitizer found, or why it could not run.
+    Memchecked {
+        lesson: String,
+        variant: String,
+        outcome: Result<MemcheckReport, crate::session::client::MemcheckError>,
+    },
 }
 
 /// What the UI asks of the worker thread.
@@ -46,5 +58,11 @@ pub enum Job {
     Compile {
         lesson: Box<Lesson>,
         arch: String,
+    },
+    /// Rerun one variant under the compute-sanitizer at `sanitizer` (slow: minutes).
+    Memcheck {
+        lesson: Box<Lesson>,
+        variant: String,
+        sanitizer: std::path::PathBuf,
     },
 }

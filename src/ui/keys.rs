@@ -7,6 +7,9 @@ impl App {
     pub fn on_key(&mut self, key: KeyEvent) {
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
             self.quit = true;
+        } else if self.loading.is_some() {
+            // Nothing to act on yet, or ever (a course that failed): only leaving works.
+            self.quit = matches!(key.code, KeyCode::Char('q') | KeyCode::Esc);
         } else if self.overlay != Overlay::None {
             self.on_overlay_key(key.code);
         } else {
@@ -19,6 +22,7 @@ impl App {
             KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') => self.overlay = Overlay::None,
             KeyCode::Char('c') if self.overlay == Overlay::Code => self.overlay = Overlay::None,
             KeyCode::Char('h') if self.overlay == Overlay::Heatmap => self.overlay = Overlay::None,
+            KeyCode::Char('m') if self.overlay == Overlay::Memcheck => self.overlay = Overlay::None,
             KeyCode::Down | KeyCode::Char('j') => self.scroll_code(1),
             KeyCode::Up | KeyCode::Char('k') => self.scroll_code(-1),
             KeyCode::PageDown => self.scroll_code(10),
@@ -57,6 +61,11 @@ impl App {
             KeyCode::Char('v') => self.reveal(),
             KeyCode::Char('r') => self.start_run(),
             KeyCode::Char('l') => self.toggle_loop(),
+            // A rerun that is going or done is shown again, not started twice.
+            KeyCode::Char('m') if self.memcheck_shown_for_focus() => {
+                self.overlay = Overlay::Memcheck
+            }
+            KeyCode::Char('m') => self.start_memcheck(),
             other => self.on_heatmap_key(other),
         }
     }

@@ -59,6 +59,7 @@ impl App {
             UiEvent::Resize => {}
             UiEvent::Worker(w) => self.on_worker(w),
             UiEvent::SaveFailed(e) => self.message = Some(format!("could not save progress: {e}")),
+            UiEvent::Loaded(loaded) => self.on_loaded(loaded),
             UiEvent::Terminate(signal) => {
                 self.terminated_by = Some(signal);
                 self.quit = true;

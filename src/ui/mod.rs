@@ -6,7 +6,9 @@
 pub mod app;
 pub mod event;
 mod keys;
+pub mod loading;
 pub mod main_loop;
+pub mod memcheck;
 mod progress_writer;
 mod scroll;
 pub mod terminal;
@@ -28,16 +30,20 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
-/// The lesson screen as plain text, as `gpulab render` prints it.
+/// The lesson screen as plain text, as `gpulab render` prints it: the figures hidden, as a
+/// learner who has not run yet sees it, unless `reveal` (as after `v`).
 pub fn render_text(
     lessons: &[Lesson],
     idx: usize,
     result: Option<LessonResult>,
-    page: usize,
-    width: u16,
-    height: u16,
+    (page, width, height): (usize, u16, u16),
+    reveal: bool,
 ) -> String {
-    let mut app = App::new(lessons.to_vec(), None, Progress::default());
+    let mut progress = Progress::default();
+    if reveal {
+        progress.mark_revealed(&lessons[idx].id);
+    }
+    let mut app = App::new(lessons.to_vec(), None, progress);
     app.selected = idx;
     app.page = page.min(app.page_count().saturating_sub(1));
     app.color = false;

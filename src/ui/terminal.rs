@@ -5,6 +5,7 @@
 
 use super::app::App;
 use super::event::UiEvent;
+use super::loading::{self, Course, LoadFailure};
 use super::{main_loop, progress_writer, worker_thread};
 use crossterm::event::{Event, KeyEventKind, MouseEventKind, read};
 use ratatui::Terminal;
@@ -13,10 +14,14 @@ use std::io;
 use std::sync::mpsc::{Sender, channel};
 
 /// Run the lab on this terminal, with a worker for GPU `device`, until the learner quits or
-/// a signal ends it. Gives the number of that signal, if one did, so the caller can exit
-/// with 128 + its number as a shell expects of a process a signal ended.
-pub fn open(mut app: App, device: u32) -> io::Result<Option<i32>> {
-    // The lesson the lab opens at counts as seen.
+/// a signal ends it; `loader` loads the course on a thread of its own while the first frame
+/// says it is coming. Gives the lab as it ended: the signal that ended it, if one did (the
+/// caller exits with 128 + its number, as a shell expects), and whether the course failed.
+pub fn open<F>(mut app: App, device: u32, loader: F) -> io::Result<App>
+where
+    F: FnOnce() -> Result<Course, LoadFailure> + Send + 'static,
+{
+    // The lesson the lab opens at counts as seen (once it is in, when it is loading).
     app.note_seen();
     restore_on_panic();
     let (tx, rx) = channel::<UiEvent>();
@@ -25,6 +30,7 @@ pub fn open(mut app: App, device: u32) -> io::Result<Option<i32>> {
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
     terminal.clear()?;
+    loading::spawn(tx.clone(), loader);
     let jobs = worker_thread::spawn(tx.clone(), device);
     let (saves, writer) = progress_writer::spawn(tx.clone());
     spawn_key_reader(tx);
@@ -32,7 +38,7 @@ pub fn open(mut app: App, device: u32) -> io::Result<Option<i32>> {
     // Nothing is lost on quit: the last snapshot is written before we leave.
     drop(saves);
     let _ = writer.join();
-    out.map(|()| app.terminated_by)
+    out.map(|()| app)
 }
 
 /// signal-hook rather than a handler of our own: its handler only writes to a pipe (all a

@@ -21,24 +21,36 @@ impl App {
             }
             WorkerEvent::Reply { lesson, reply } => self.on_reply(lesson, reply),
             WorkerEvent::Finished { lesson, outcome } => self.on_finished(lesson, outcome),
+            WorkerEvent::Sanitizer(path) => self.sanitizer = path,
+            WorkerEvent::MemcheckTick(seconds) => self.on_memcheck_tick(seconds),
+            WorkerEvent::Memchecked {
+                lesson,
+                variant,
+                outcome,
+            } => self.on_memchecked(lesson, variant, outcome),
         }
     }
 
     /// No GPU but NVRTC: the timings stay the recording's, and the compile reports are
     /// made live for every lesson.
     fn on_ready(&mut self, caps: Capabilities) {
+        self.plan_compiles(&caps);
+        self.caps = Some(caps);
+    }
+
+    /// The compile jobs `caps` calls for, one a lesson whose reports can be made here.
+    pub(super) fn plan_compiles(&mut self, caps: &Capabilities) {
         for l in &self.lessons {
             let Some(shown) = self.results.get(&l.id) else {
                 continue;
             };
-            if let Plan::CompileHere { arch } = source::plan(&caps, shown) {
+            if let Plan::CompileHere { arch } = source::plan(caps, shown) {
                 self.outbox.push(Job::Compile {
                     lesson: Box::new(l.clone()),
                     arch,
                 });
             }
         }
-        self.caps = Some(caps);
     }
 
     fn on_reply(&mut self, lesson: String, reply: Reply) {

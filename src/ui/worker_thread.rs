@@ -2,45 +2,97 @@
 //! It only sends; the UI thread owns the state.
 
 use super::event::{Job, UiEvent, WorkerEvent};
+use crate::model::Lesson;
 use crate::model::protocol::Request;
-use crate::session::client::WorkerClient;
+use crate::session::client::{self, MemcheckError, MemcheckReport, WorkerClient, WorkerFailure};
 use crate::session::fold;
-use std::sync::mpsc::{Sender, channel};
+use std::path::Path;
+use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
+use std::time::{Duration, Instant};
 
 pub fn spawn(ui: Sender<UiEvent>, device: u32) -> Sender<Job> {
     let (tx, rx) = channel::<Job>();
     std::thread::spawn(move || {
         let mut client = WorkerClient::new();
         let ready = fold::hello(&mut client, device);
+        // Only a GPU can fault, so only then is the sanitizer worth looking for.
+        let gpu = ready.as_ref().is_ok_and(|c| c.no_gpu.is_none());
         if ui.send(UiEvent::Worker(WorkerEvent::Ready(ready))).is_err() {
             return;
         }
+        if gpu {
+            let found = client.toolkit().ok().and_then(|t| t.compute_sanitizer);
+            let _ = ui.send(UiEvent::Worker(WorkerEvent::Sanitizer(found)));
+        }
         while let Ok(job) = rx.recv() {
-            let (id, req) = match job {
-                Job::Run { lesson, options } => {
-                    (lesson.id.clone(), Request::Run { lesson, options })
-                }
-                Job::Compile { lesson, arch } => {
-                    (lesson.id.clone(), Request::Compile { lesson, arch })
-                }
-            };
-            let outcome =
-                client.request(&req, crate::session::client::default_stall_timeout(), |r| {
-                    let _ = ui.send(UiEvent::Worker(WorkerEvent::Reply {
-                        lesson: id.clone(),
-                        reply: r.clone(),
-                    }));
-                });
-            if ui
-                .send(UiEvent::Worker(WorkerEvent::Finished {
-                    lesson: id,
-                    outcome,
-                }))
-                .is_err()
-            {
+            if !serve(&mut client, &ui, job, device) {
                 return;
             }
         }
     });
     tx
+}
+
+/// Do one job, sending its news; false when the UI is gone.
+fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32) -> bool {
+    let (id, req) = match job {
+        Job::Run { lesson, options } => (lesson.id.clone(), Request::Run { lesson, options }),
+        Job::Compile { lesson, arch } => (lesson.id.clone(), Request::Compile { lesson, arch }),
+        Job::Memcheck {
+            lesson,
+            variant,
+            sanitizer,
+        } => {
+            let outcome = memcheck_with_ticks(ui, &lesson, &variant, &sanitizer, device);
+            let lesson = lesson.id.clone();
+            let done = WorkerEvent::Memchecked {
+                lesson,
+                variant,
+                outcome,
+            };
+            return ui.send(UiEvent::Worker(done)).is_ok();
+        }
+    };
+    let outcome = client.request(&req, client::default_stall_timeout(), |r| {
+        let _ = ui.send(UiEvent::Worker(WorkerEvent::Reply {
+            lesson: id.clone(),
+            reply: r.clone(),
+        }));
+    });
+    let done = WorkerEvent::Finished {
+        lesson: id,
+        outcome,
+    };
+    ui.send(UiEvent::Worker(done)).is_ok()
+}
+
+/// The sanitizer takes minutes: a tick each second says it is still going.
+fn memcheck_with_ticks(
+    ui: &Sender<UiEvent>,
+    lesson: &Lesson,
+    variant: &str,
+    sanitizer: &Path,
+    device: u32,
+) -> Result<MemcheckReport, MemcheckError> {
+    std::thread::scope(|s| {
+        let (done_tx, done_rx) = channel();
+        s.spawn(move || {
+            let _ = done_tx.send(client::memcheck(lesson, variant, sanitizer, device));
+        });
+        let started = Instant::now();
+        loop {
+            match done_rx.recv_timeout(Duration::from_secs(1)) {
+                Ok(outcome) => return outcome,
+                Err(RecvTimeoutError::Timeout) => {
+                    let tick = WorkerEvent::MemcheckTick(started.elapsed().as_secs());
+                    let _ = ui.send(UiEvent::Worker(tick));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(MemcheckError::Worker(WorkerFailure::Crashed {
+                        detail: "the memcheck rerun stopped without a word".into(),
+                    }));
+                }
+            }
+        }
+    })
 }

@@ -4,6 +4,8 @@ pub mod checkpoint;
 pub mod columns;
 pub mod heatmap;
 pub mod list;
+pub mod loading;
+pub mod memcheck;
 pub mod overlays;
 pub mod prose;
 pub mod screen;

@@ -18,6 +18,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("r", "run the lesson on this GPU"),
     ("v", "show the recorded figures before predicting"),
     ("l", "loop: run again and again to watch the noise"),
+    ("m", "rerun a faulted variant under memcheck: its line"),
     ("c", "the code of the focused variant"),
     ("h", "heatmap of the focused variant's accesses"),
     ("[ ]", "previous / next traced instruction (worst first)"),

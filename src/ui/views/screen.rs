@@ -2,11 +2,12 @@
 //! keys. Borrows the state; owns nothing.
 
 use super::theme::Theme;
-use super::{columns, heatmap, list, overlays, prose};
+use super::{columns, heatmap, list, loading, memcheck, overlays, prose};
 use crate::analysis::describe::source_label;
 use crate::model::Lesson;
 use crate::model::results::Source;
 use crate::ui::app::{App, Overlay};
+use crate::ui::memcheck::MemcheckState;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -18,6 +19,10 @@ const KEYS_LINE: &str = " ? help  q quit  ↑↓ lesson  n/p page  PgDn scroll  
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let th = Theme::new(self.color);
+        if let Some(l) = &self.loading {
+            loading::render(l, area, buf, &th);
+            return;
+        }
         let a = prose::areas(self, area);
         if a.list.width > 0 {
             list::render_list(self, a.list, buf, &th);
@@ -38,6 +43,7 @@ impl Widget for &App {
             Overlay::Help => overlays::render_help(a.main, buf, &th),
             Overlay::Code => overlays::render_code(self, a.main, buf, &th),
             Overlay::Heatmap => heatmap::render_overlay(self, a.main, buf, &th),
+            Overlay::Memcheck => memcheck::render(self, a.main, buf, &th),
         }
     }
 }
@@ -63,8 +69,27 @@ fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
     ])
 }
 
-/// The last message, else the run in flight, else how the claims fare.
+/// A memcheck rerun going, or the offer of one, first; then the rest.
 fn status_text(app: &App) -> String {
+    let rest = plain_status(app);
+    let first = match app.memcheck.as_ref().map(|m| (&m.variant, &m.state)) {
+        Some((v, MemcheckState::Running(s))) => {
+            format!("memcheck of `{v}`: {s} s under compute-sanitizer (m shows it)")
+        }
+        _ => match app.memcheck_offer() {
+            Some(v) => format!("m: find the line where `{v}` faulted"),
+            None => return rest,
+        },
+    };
+    if rest.is_empty() {
+        first
+    } else {
+        format!("{first} · {rest}")
+    }
+}
+
+/// The last message, else the run in flight, else how the claims fare.
+fn plain_status(app: &App) -> String {
     match (&app.message, &app.running) {
         (Some(m), _) => m.clone(),
         (None, Some(r)) => format!("running {} · {} {}", r.lesson, r.variant, r.stage),

@@ -1,0 +1,115 @@
+//! Finding the line that faulted: when a variant was lost to a CUDA error and the toolkit
+//! has compute-sanitizer, `m` reruns that one variant under its memcheck on the worker
+//! thread (minutes), the screen says it is going, and its pop-up shows the source lines the
+//! sanitizer names.
+
+use super::app::{App, Overlay};
+use super::event::Job;
+use crate::session::client::{MemcheckError, MemcheckReport};
+
+/// The memcheck rerun of one variant: going, or what came of it.
+#[derive(Debug)]
+pub struct Memcheck {
+    pub lesson: String,
+    pub variant: String,
+    pub state: MemcheckState,
+}
+
+#[derive(Debug)]
+pub enum MemcheckState {
+    /// Seconds since it started, as the last tick said.
+    Running(u64),
+    Found(MemcheckReport),
+    Failed(MemcheckError),
+}
+
+impl App {
+    /// The focused variant, when memcheck can be offered for it: lost to a CUDA error, on a
+    /// machine whose toolkit has compute-sanitizer.
+    pub fn memcheck_offer(&self) -> Option<&str> {
+        self.sanitizer.as_ref()?;
+        let v = self.result()?.variants.get(self.variant)?;
+        let cuda_fault = v
+            .failure
+            .as_deref()
+            .is_some_and(|f| f.starts_with("CUDA_ERROR_"));
+        cuda_fault.then_some(v.name.as_str())
+    }
+
+    pub fn memcheck_running(&self) -> bool {
+        self.memcheck
+            .as_ref()
+            .is_some_and(|m| matches!(m.state, MemcheckState::Running(_)))
+    }
+
+    /// Whether `m` should show the rerun already there: one going, or one done for the
+    /// focused variant (a new run of the lesson forgets it).
+    pub(super) fn memcheck_shown_for_focus(&self) -> bool {
+        let focus = self.result().and_then(|r| r.variants.get(self.variant));
+        self.memcheck.as_ref().is_some_and(|m| {
+            matches!(m.state, MemcheckState::Running(_))
+                || (self.lesson().is_some_and(|l| l.id == m.lesson)
+                    && focus.is_some_and(|v| v.name == m.variant))
+        })
+    }
+
+    /// `m`: rerun the focused variant under memcheck, or say why not.
+    pub(super) fn start_memcheck(&mut self) {
+        if self.memcheck_running() || self.running.is_some() {
+            self.message = Some("the worker is busy: m works once it is done".into());
+            return;
+        }
+        let (Some(variant), Some(sanitizer), Some(lesson)) = (
+            self.memcheck_offer().map(str::to_string),
+            self.sanitizer.clone(),
+            self.lesson().cloned(),
+        ) else {
+            self.message = Some(self.why_no_memcheck());
+            return;
+        };
+        self.memcheck = Some(Memcheck {
+            lesson: lesson.id.clone(),
+            variant: variant.clone(),
+            state: MemcheckState::Running(0),
+        });
+        self.overlay = Overlay::Memcheck;
+        self.outbox.push(Job::Memcheck {
+            lesson: Box::new(lesson),
+            variant,
+            sanitizer,
+        });
+    }
+
+    fn why_no_memcheck(&self) -> String {
+        if self.sanitizer.is_none() {
+            "m needs compute-sanitizer (it comes with the CUDA toolkit; see `gpulab doctor`)".into()
+        } else {
+            "m reruns a variant lost to a CUDA fault; this one did not fault".into()
+        }
+    }
+
+    pub(super) fn on_memcheck_tick(&mut self, seconds: u64) {
+        if let Some(m) = self.memcheck.as_mut()
+            && let MemcheckState::Running(s) = &mut m.state
+        {
+            *s = seconds;
+        }
+    }
+
+    pub(super) fn on_memchecked(
+        &mut self,
+        lesson: String,
+        variant: String,
+        outcome: Result<MemcheckReport, MemcheckError>,
+    ) {
+        let state = match outcome {
+            Ok(report) => MemcheckState::Found(report),
+            Err(e) => MemcheckState::Failed(e),
+        };
+        self.memcheck = Some(Memcheck {
+            lesson,
+            variant,
+            state,
+        });
+    }
+}

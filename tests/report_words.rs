@@ -1,0 +1,80 @@
+//! The words `gpulab run` prints for each variant, and that they are the screen's words:
+//! one compile error said once for every variant it hit, and a lost variant called a fault
+//! or a failure, never a wrong answer.
+
+use gpulab::analysis::describe::status;
+use gpulab::cli::report::text_report;
+use gpulab::model::builder::LessonBuilder;
+use gpulab::model::results::{LessonResult, Source};
+use gpulab::session::fold::blank_result;
+
+fn three_variants() -> (gpulab::model::Lesson, LessonResult) {
+    let l = LessonBuilder::new("words")
+        .variant("a")
+        .variant("b")
+        .variant("c")
+        .build();
+    let r = blank_result(&l, Source::Live, None);
+    (l, r)
+}
+
+#[test]
+fn a_shared_compile_error_is_said_once_naming_its_variants() {
+    let (l, mut r) = three_variants();
+    let error = "kernels/words/k.cu(3): error: identifier \"oops\" is undefined";
+    r.variants[0].error = Some(error.into());
+    r.variants[1].error = Some(error.into());
+    r.variants[2].correct = Some(true);
+    let text = text_report(&l, &r);
+    assert_eq!(text.matches("is undefined").count(), 1, "{text}");
+    assert!(text.contains("compile error (variants a, b):"), "{text}");
+    assert_eq!(text.matches("compile error (below)").count(), 2, "{text}");
+    assert!(text.contains("correct"), "{text}");
+}
+
+#[test]
+fn a_compile_error_of_one_variant_stays_in_its_row() {
+    let (l, mut r) = three_variants();
+    r.variants[1].error = Some("k.cu(3): error: expected a \";\"".into());
+    let text = text_report(&l, &r);
+    assert!(text.contains("error: k.cu(3): error: expected"), "{text}");
+    assert!(!text.contains("(below)"), "{text}");
+}
+
+#[test]
+fn a_lost_variant_is_a_fault_or_a_failure_not_wrong_on_screen_and_in_the_report() {
+    let (l, mut r) = three_variants();
+    let lost = [
+        (
+            0,
+            "CUDA_ERROR_ILLEGAL_ADDRESS",
+            "`a` faulted: an illegal",
+            "FAULT: ",
+        ),
+        (1, "timeout", "`b` did not finish", "FAILED: "),
+        (2, "crashed", "the worker process ended", "FAILED: "),
+    ];
+    for (i, failure, error, _) in lost {
+        r.variants[i].correct = Some(false);
+        r.variants[i].error = Some(error.into());
+        r.variants[i].failure = Some(failure.into());
+    }
+    let text = text_report(&l, &r);
+    for (i, _, error, word) in lost {
+        let s = status(&r.variants[i]);
+        assert_eq!(s, format!("{word}{error}"));
+        assert!(
+            text.contains(&s),
+            "the report says what the screen says: {text}"
+        );
+    }
+    assert!(!text.contains("WRONG"), "{text}");
+}
+
+#[test]
+fn a_real_mismatch_is_still_wrong() {
+    let (_, mut r) = three_variants();
+    r.variants[0].correct = Some(false);
+    r.variants[0].error = Some("out[3] = 1, expected 2".into());
+    assert_eq!(status(&r.variants[0]), "WRONG: out[3] = 1, expected 2");
+}
