@@ -25,6 +25,23 @@ impl CourseRoot {
         }
     }
 
+    /// How many lesson files the course has, from their names alone, so that a first frame
+    /// can say it before any is read.
+    pub fn lesson_count(&self) -> usize {
+        match self {
+            CourseRoot::Bundled => BUNDLED_LESSONS
+                .files()
+                .filter(|f| is_lesson_name(f.path()))
+                .count(),
+            CourseRoot::Dir(d) => std::fs::read_dir(d).map_or(0, |entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .filter(|e| is_lesson_name(&e.path()))
+                    .count()
+            }),
+        }
+    }
+
     /// The lesson files, sorted by name, as (display path, text). A file that cannot be read
     /// as text is listed with why, so that the other lessons still load.
     pub fn lesson_files(&self) -> std::io::Result<Vec<(String, Result<String, FileError>)>> {

@@ -8,7 +8,6 @@ use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::session::progress::Progress;
 use crate::session::recording::{self, Recording};
-use std::path::Path;
 use std::sync::mpsc::Sender;
 use thiserror::Error;
 
@@ -34,25 +33,9 @@ pub enum Loading {
     Failed(LoadFailure),
 }
 
-/// How many lesson files the course has, from their names alone, so that the first frame
-/// can say it before any is read. The bundled course is in memory already.
+/// How many lesson files the course has, before any is read.
 pub fn count_lessons(root: &CourseRoot) -> usize {
-    match root {
-        CourseRoot::Bundled => root.lesson_files().map_or(0, |f| f.len()),
-        CourseRoot::Dir(d) => std::fs::read_dir(d).map_or(0, |entries| {
-            entries
-                .filter_map(Result::ok)
-                .filter(|e| is_lesson_name(&e.path()))
-                .count()
-        }),
-    }
-}
-
-/// The loader's rule for a lesson file's name (`NN-<id>.yaml`): two digits first.
-fn is_lesson_name(p: &Path) -> bool {
-    let ext_ok = p.extension().is_some_and(|e| e == "yaml" || e == "yml");
-    let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    ext_ok && name.len() > 3 && name.as_bytes()[..2].iter().all(u8::is_ascii_digit)
+    root.lesson_count()
 }
 
 /// Load and check the whole course, and the newest recording shipped with it.
