@@ -1,9 +1,10 @@
-// One field of a particle, read from two layouts. A particle has four floats: x, y, z and
+// One field of a particle, read from three layouts. A particle has four floats: x, y, z and
 // its mass. Every kernel here moves each particle along x by `dx` and writes the new x to
 // out[i]; they differ only in where particle i's x sits in memory.
 //
 //   array of structures (AoS):  p = { x0 y0 z0 m0 | x1 y1 z1 m1 | ... }, x of i at p[4i]
 //   structure of arrays (SoA):  p = { x0 x1 ... | y0 y1 ... | z0 ... | m0 ... }, x at p[i]
+//   tiles of 32 (AoSoA):        p = { x0..x31 y0..y31 z0..z31 m0..m31 | x32 ... }
 //
 // The thread-to-particle mapping is the same in all of them: a block owns 256 * PER_THREAD
 // neighbouring particles and each thread takes PER_THREAD of them, 256 apart, so a warp's
@@ -34,17 +35,24 @@ extern "C" __global__ void move_aos(const Particle* __restrict__ p, float* __res
     for (int k = 0; k < PER_THREAD; ++k) out[i + k * blockDim.x] = x[k] + dx;
 }
 
-// AoS, loading the whole structure as one 16-byte vector and keeping x: the same 512 bytes
-// per request, every byte now delivered to a register, three quarters of them unused.
-extern "C" __global__ void move_aos_vec(const float4* __restrict__ p, float* __restrict__ out,
-                                        float dx)
+// Tiles of 32 (an "array of structures of arrays"): particles are kept together in tiles
+// of 32, and inside a tile each field is an array of 32 floats:
+//   p = { x0..x31 y0..y31 z0..z31 m0..m31 | x32..x63 y32..y63 ... }
+// A warp's 32 particles are one tile, so its x values are again 128 contiguous bytes.
+#define TILE 32
+
+extern "C" __global__ void move_tiled(const float* __restrict__ p, float* __restrict__ out,
+                                      float dx)
 {
     unsigned i = first_particle();
-    float4 q[PER_THREAD];
+    float x[PER_THREAD];
 #pragma unroll
-    for (int k = 0; k < PER_THREAD; ++k) q[k] = p[i + k * blockDim.x];
+    for (int k = 0; k < PER_THREAD; ++k) {
+        unsigned j = i + k * blockDim.x;
+        x[k] = p[(j / TILE) * (4 * TILE) + j % TILE];
+    }
 #pragma unroll
-    for (int k = 0; k < PER_THREAD; ++k) out[i + k * blockDim.x] = q[k].x + dx;
+    for (int k = 0; k < PER_THREAD; ++k) out[i + k * blockDim.x] = x[k] + dx;
 }
 
 // SoA: the x array comes first, n floats; lane l reads 4 bytes at byte 4 l, one 128-byte
