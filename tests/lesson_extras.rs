@@ -227,3 +227,35 @@ fn a_missing_capability_is_said_and_is_not_an_error() {
         assert_eq!(status, format!("not run: {why}"));
     }
 }
+
+#[test]
+fn measured_claims_parse_in_both_forms_and_refuse_what_is_not_one() {
+    use gpulab::course::claims::{ClaimError, parse_claim};
+    let names = ["a", "b"];
+    let c = parse_claim("a measured.cpa less than b by >= 2x", &names).unwrap();
+    assert!(matches!(
+        c.kind,
+        ClaimKind::MeasuredRatio {
+            greater: false,
+            factor: 2.0,
+            ..
+        }
+    ));
+    assert_eq!(c.measure(), Some("cpa"));
+    let c = parse_claim("a measured.cpa >= 1.5", &names).unwrap();
+    assert!(matches!(c.kind, ClaimKind::Measured { value: 1.5, .. }));
+    assert_eq!(
+        parse_claim("a measured. >= 1", &names),
+        Err(ClaimError::NoMeasureName("measured.".into()))
+    );
+    assert!(matches!(
+        parse_claim("a measured.cpa greater than c by >= 2x", &names),
+        Err(ClaimError::UnknownVariant { .. })
+    ));
+    assert!(matches!(
+        parse_claim("a measured.cpa greater than b by 2x", &names),
+        Err(ClaimError::Factor(_))
+    ));
+    // Ordinary metrics are untouched by the new forms.
+    assert!(parse_claim("a time_ms < 3", &names).is_ok());
+}

@@ -385,3 +385,7 @@ fn wrapped_rows(lines: &[Line], width: u16) -> u16 {
         })
         .sum()
 }
+
+#[cfg(test)]
+#[path = "columns_tests.rs"]
+mod tests;
