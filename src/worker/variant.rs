@@ -216,7 +216,8 @@ fn judge(
     compared: usize,
     problems: Vec<String>,
 ) -> (Option<bool>, Option<String>, Option<String>) {
-    if !is_reference && compared == 0 {
+    // A measure the kernel left unwritten is wrong even with no output to compare.
+    if !is_reference && compared == 0 && problems.is_empty() {
         let has_outputs = (lesson.buffers.iter().enumerate())
             .any(|(i, b)| b.is_output() && !lesson.is_measured(i));
         let why = if has_outputs {
@@ -272,6 +273,8 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(crate::analysis::describe::status(&r), "checked: no output");
+        let unwritten = judge(&l, false, 0, vec!["measured.c: nothing written".into()]);
+        assert_eq!(unwritten.0, Some(false));
         let wrong = judge(&l, false, 1, vec!["out[3] = 1".into()]);
         assert_eq!(wrong.0, Some(false));
         assert!(wrong.1.unwrap().contains("out[3]"));
