@@ -51,7 +51,13 @@ pub(super) fn constants(
             );
             out = None;
         }
-        if let Some(code) = &code
+        if !crate::course::expr::is_identifier(&c.symbol) {
+            cx.err(
+                &format!("{at}[{k}].symbol"),
+                format!("`{}` is not a variable name", c.symbol),
+            );
+            out = None;
+        } else if let Some(code) = &code
             && !declares_constant(code, &c.symbol)
         {
             cx.err(
@@ -75,14 +81,31 @@ pub(super) fn constants(
 }
 
 /// Whether `code` (comments and strings blanked) declares `symbol` in a `__constant__`
-/// declaration: the words between `__constant__` and the `;` that ends it.
+/// declaration: as a declarator between `__constant__` and the `;` that ends it, that is a
+/// word followed by `[`, `=`, `,` or the end (so a type such as `float` is not taken for one).
 pub(super) fn declares_constant(code: &str, symbol: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     code.match_indices("__constant__").any(|(i, _)| {
         let decl = &code[i..];
         let decl = &decl[..decl.find(';').unwrap_or(decl.len())];
-        decl.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|w| w == symbol)
+        decl.match_indices(symbol).any(|(j, _)| {
+            let before = decl[..j].chars().next_back();
+            let after = decl[j + symbol.len()..].trim_start().chars().next();
+            !before.is_some_and(word) && matches!(after, None | Some('[' | '=' | ','))
+        })
     })
+}
+
+#[cfg(test)]
+#[test]
+fn a_constant_is_found_by_its_declarator_only() {
+    let code = "__constant__ float table[64];\n__constant__ int k = 3, j;\nfloat other[4];";
+    for yes in ["table", "k", "j"] {
+        assert!(declares_constant(code, yes), "{yes}");
+    }
+    for no in ["float", "other", "tab", "able", "int"] {
+        assert!(!declares_constant(code, no), "{no}");
+    }
 }
 
 pub(super) fn tolerance(cx: &mut Cx, raw: &RawLesson) -> Option<Tolerance> {
