@@ -20,7 +20,19 @@ pub fn fill_constants(
     for c in &v.constants {
         let b = &lesson.buffers[c.buffer];
         let data = bytes(&bufs.host_inputs[c.buffer]);
-        let mut g = module.global(&c.symbol)?;
+        let mut g = match module.global(&c.symbol) {
+            Ok(g) => g,
+            // Not a broken context: the compiled module lacks the symbol (a namespace
+            // mangled its name, or the kernel never reads it and it was dropped).
+            Err(e) if !e.is_sticky() => {
+                return Ok(Some(format!(
+                    "the compiled kernel has no __constant__ `{}` to fill from `{}` (declare it \
+                     at file scope, outside any namespace, and read it in the kernel): {e}",
+                    c.symbol, b.name
+                )));
+            }
+            Err(e) => return Err(e),
+        };
         if g.bytes() != data.len() {
             return Ok(Some(format!(
                 "__constant__ `{}` is {} bytes but buffer `{}` holds {} bytes ({} × {:?}); \
