@@ -93,7 +93,67 @@ fn judge(kind: &ClaimKind, result: &LessonResult) -> Result<(bool, String), Verd
             );
             Ok((holds(*op, x, *value), detail))
         }
+        ClaimKind::Measured { a, name, op, value } => {
+            let x = measured(find(result, a)?, name)?;
+            let detail = format!(
+                "measured.{name} = {} (needs {} {value})",
+                sig3(x),
+                op.symbol()
+            );
+            Ok((holds(*op, x, *value), detail))
+        }
+        ClaimKind::MeasuredRatio {
+            a,
+            b,
+            name,
+            greater,
+            factor,
+        } => {
+            let xa = measured(find(result, a)?, name)?;
+            let xb = measured(find(result, b)?, name)?;
+            judge_measured_ratio(name, xa, xb, *greater, *factor)
+        }
     }
+}
+
+/// A figure the kernel measured itself; like a time, it means nothing when the output is
+/// wrong (the kernel did not do what it was timed doing).
+fn measured(v: &VariantResult, name: &str) -> Result<f64, Verdict> {
+    if v.correct == Some(false) {
+        timed(v)?;
+    }
+    v.measured.get(name).map(|m| m.value).ok_or_else(|| {
+        Verdict::NotMeasured(format!(
+            "not measured (no measured.{name} for `{}`)",
+            v.name
+        ))
+    })
+}
+
+/// `A measured.NAME greater than B by >= factor` (or less), from the two figures.
+fn judge_measured_ratio(
+    name: &str,
+    xa: f64,
+    xb: f64,
+    greater: bool,
+    factor: f64,
+) -> Result<(bool, String), Verdict> {
+    let (num, den) = if greater { (xa, xb) } else { (xb, xa) };
+    if den <= 0.0 {
+        return Err(Verdict::NotMeasured(format!(
+            "not measured (measured.{name} is {})",
+            sig3(den)
+        )));
+    }
+    let ratio = num / den;
+    let word = if greater { "" } else { " less" };
+    let detail = format!(
+        "measured.{name}: {} vs {} = {}x{word} (needs >= {factor}x)",
+        sig3(xa),
+        sig3(xb),
+        sig3(ratio)
+    );
+    Ok((ratio >= factor, detail))
 }
 
 fn judge_correct(v: &VariantResult) -> Result<(bool, String), Verdict> {

@@ -28,6 +28,10 @@ pub fn status(v: &VariantResult) -> String {
     if v.stale {
         return "stale (kernel changed since recording)".into();
     }
+    // A missing capability is not an error: the lesson needs a GPU this machine lacks.
+    if let Some(why) = &v.unmet {
+        return format!("not run: {why}");
+    }
     match (v.correct, &v.error) {
         // A lost variant never gave an answer to call wrong: it faulted, hung or crashed.
         (Some(false), Some(e)) if v.failure.is_some() => format!("{}: {e}", failure_word(v)),

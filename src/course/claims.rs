@@ -5,7 +5,9 @@ use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
 use thiserror::Error;
 
 const FORMS: &str = "`A slower than B by >= Kx`, `A faster than B by >= Kx`, \
-                     `A within P% of B`, `A <metric> <op> <number>` or `A correct`";
+                     `A within P% of B`, `A <metric> <op> <number>`, \
+                     `A measured.NAME <op> <number>`, \
+                     `A measured.NAME greater than B by >= Kx` (or `less than`) or `A correct`";
 
 /// Why an `expect` entry is not a claim; the text is what the lesson's author reads.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -24,6 +26,8 @@ pub enum ClaimError {
     UnknownComparison(String),
     #[error("`{0}` is not a number")]
     NotANumber(String),
+    #[error("`{0}` names no measured figure; write `measured.NAME`")]
+    NoMeasureName(String),
     #[error("cannot read claim `{0}`; write {FORMS}")]
     Unreadable(String),
 }
@@ -57,6 +61,26 @@ pub fn parse_claim(text: &str, variant_names: &[&str]) -> Result<Claim, ClaimErr
             pct: parse_percentage(pct)?,
             a,
             b: variant(b)?,
+        },
+        [
+            metric,
+            dir @ ("greater" | "less"),
+            "than",
+            b,
+            "by",
+            ref rest @ ..,
+        ] if metric.starts_with(MEASURED) => ClaimKind::MeasuredRatio {
+            name: measure_name(metric)?,
+            factor: parse_factor(&rest.concat())?,
+            a,
+            b: variant(b)?,
+            greater: dir == "greater",
+        },
+        [metric, op, number] if metric.starts_with(MEASURED) => ClaimKind::Measured {
+            name: measure_name(metric)?,
+            op: parse_op(op)?,
+            value: parse_number(number)?,
+            a,
         },
         [metric, op, number] => parse_metric(a, metric, op, number)?,
         _ => return Err(ClaimError::Unreadable(text.to_string())),
@@ -99,18 +123,38 @@ fn parse_metric(a: String, metric: &str, op: &str, number: &str) -> Result<Claim
             known: names.join(", "),
         });
     };
-    let Some(&(_, op)) = CmpOp::ALL.iter().find(|(s, _)| *s == op) else {
-        return Err(ClaimError::UnknownComparison(op.to_string()));
-    };
-    let value = number
-        .parse::<f64>()
-        .ok()
-        .filter(|x| x.is_finite())
-        .ok_or_else(|| ClaimError::NotANumber(number.to_string()))?;
     Ok(ClaimKind::Metric {
         a,
         metric,
-        op,
-        value,
+        op: parse_op(op)?,
+        value: parse_number(number)?,
     })
+}
+
+/// Figures the kernel measures itself are named `measured.NAME` in claims; the loader
+/// checks that NAME is one of the lesson's `measures`.
+const MEASURED: &str = "measured.";
+
+fn measure_name(word: &str) -> Result<String, ClaimError> {
+    let name = word.strip_prefix(MEASURED).unwrap_or(word);
+    if name.is_empty() {
+        return Err(ClaimError::NoMeasureName(word.to_string()));
+    }
+    Ok(name.to_string())
+}
+
+fn parse_op(op: &str) -> Result<CmpOp, ClaimError> {
+    CmpOp::ALL
+        .iter()
+        .find(|(s, _)| *s == op)
+        .map(|&(_, o)| o)
+        .ok_or_else(|| ClaimError::UnknownComparison(op.to_string()))
+}
+
+fn parse_number(number: &str) -> Result<f64, ClaimError> {
+    number
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| ClaimError::NotANumber(number.to_string()))
 }

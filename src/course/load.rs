@@ -2,6 +2,7 @@
 //! with `file:line:col`.
 
 mod cx;
+mod extras;
 mod kernel;
 mod launch;
 mod params;

@@ -2,6 +2,7 @@
 //! unknown keys so a misspelt key is an error. Expressions stay text here; the loader
 //! evaluates them once it knows the names.
 
+use super::schema_ext::{RawConstant, RawMeasure, RawRequires, RawTolerance};
 use crate::model::ElemType;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, de::value::MapAccessDeserializer};
@@ -27,6 +28,9 @@ pub struct RawHead {
     pub expect: Option<Vec<String>>,
     pub trace: Option<RawTrace>,
     pub checkpoint: Option<IgnoredAny>,
+    pub tolerance: Option<RawTolerance>,
+    pub measures: Option<Vec<RawMeasure>>,
+    pub requires: Option<RawRequires>,
 }
 
 /// A whole lesson file: the head and every list element that could be read (`None` where an
@@ -84,6 +88,7 @@ pub struct RawVariant {
     pub args: Option<Vec<RawArg>>,
     pub options: Option<Vec<String>>,
     pub note: Option<String>,
+    pub constants: Option<Vec<RawConstant>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

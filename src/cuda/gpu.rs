@@ -45,6 +45,11 @@ impl Gpu {
         &self.info
     }
 
+    /// GPUs this machine has (a lesson may require two); at least this one.
+    pub fn device_count(&self) -> u32 {
+        result::device::get_count().map_or(1, |n| n.max(1) as u32)
+    }
+
     pub fn free_memory(&self) -> usize {
         self.ctx.mem_get_info().map(|(free, _)| free).unwrap_or(0)
     }

@@ -73,6 +73,28 @@ pub struct Global<'m> {
 }
 
 impl Global<'_> {
+    /// The variable's size in bytes, as the module declares it.
+    pub fn bytes(&self) -> usize {
+        self.view.len()
+    }
+
+    /// Fill the whole variable from `data`, which must be exactly its size: a `__constant__`
+    /// table filled short would leave the kernel reading zeros it was not given.
+    pub fn set_bytes(&mut self, data: &[u8]) -> Result<(), CudaError> {
+        if data.len() != self.view.len() {
+            return Err(CudaError::Invalid(format!(
+                "{} is {} bytes, not {}",
+                self.name,
+                self.view.len(),
+                data.len()
+            )));
+        }
+        self.stream
+            .memcpy_htod(data, &mut self.view)
+            .and_then(|_| self.stream.synchronize())
+            .map_err(|e| fail("copy to GPU", e))
+    }
+
     pub fn set<T: Plain>(&mut self, value: T) -> Result<(), CudaError> {
         let size = self.view.len();
         let name = &self.name;

@@ -24,6 +24,7 @@ pub fn variant(name: &str) -> Variant {
         args: vec![],
         options: vec![],
         note: None,
+        constants: vec![],
     }
 }
 
@@ -46,6 +47,9 @@ impl LessonBuilder {
                 expect: vec![],
                 checkpoint: vec![],
                 trace_blocks: 4,
+                tolerance: None,
+                measures: vec![],
+                requires: Default::default(),
             },
         }
     }

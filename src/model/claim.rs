@@ -31,6 +31,21 @@ pub enum ClaimKind {
     },
     /// `A correct`.
     Correct { a: String },
+    /// `A measured.NAME <op> <number>`: a figure the kernel measured itself.
+    Measured {
+        a: String,
+        name: String,
+        op: CmpOp,
+        value: f64,
+    },
+    /// `A measured.NAME greater than B by >= Kx` (`greater: true`) or `... less than ...`.
+    MeasuredRatio {
+        a: String,
+        b: String,
+        name: String,
+        greater: bool,
+        factor: f64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,13 +147,23 @@ impl CmpOp {
 }
 
 impl Claim {
+    /// The name of the measured figure the claim is about, if it is about one.
+    pub fn measure(&self) -> Option<&str> {
+        match &self.kind {
+            ClaimKind::Measured { name, .. } | ClaimKind::MeasuredRatio { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
     /// The variant the claim is about (its first word).
     pub fn subject(&self) -> &str {
         match &self.kind {
             ClaimKind::Ratio { a, .. }
             | ClaimKind::Within { a, .. }
             | ClaimKind::Metric { a, .. }
-            | ClaimKind::Correct { a } => a,
+            | ClaimKind::Correct { a }
+            | ClaimKind::Measured { a, .. }
+            | ClaimKind::MeasuredRatio { a, .. } => a,
         }
     }
 }

@@ -2,6 +2,7 @@
 //! Everything downstream (worker, UI, recording) sees only these types.
 
 use super::claim;
+use super::extras::{ConstantFill, Measure, Requires, Tolerance};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -75,12 +76,14 @@ pub enum ElemType {
     F64,
     I32,
     U32,
+    /// For figures a kernel measures (clock64 deltas); not a choice for compared outputs.
+    U64,
 }
 
 impl ElemType {
     pub fn size(self) -> usize {
         match self {
-            ElemType::F64 => 8,
+            ElemType::F64 | ElemType::U64 => 8,
             _ => 4,
         }
     }
@@ -144,6 +147,9 @@ pub struct Variant {
     pub args: Vec<Arg>,
     pub options: Vec<String>,
     pub note: Option<String>,
+    /// `__constant__` symbols filled from buffers before the variant runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constants: Vec<ConstantFill>,
 }
 
 impl Variant {
@@ -209,11 +215,23 @@ pub struct Lesson {
     pub checkpoint: Vec<Question>,
     /// Blocks the tracer samples by default.
     pub trace_blocks: u32,
+    /// Given in the lesson; None: the default, `Tolerance::default()`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<Tolerance>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub measures: Vec<Measure>,
+    #[serde(default)]
+    pub requires: Requires,
 }
 
 impl Lesson {
     pub fn variant(&self, name: &str) -> Option<&Variant> {
         self.variants.iter().find(|v| v.name == name)
+    }
+
+    /// Whether buffer `i` holds figures the kernel measured (not compared with the reference).
+    pub fn is_measured(&self, i: usize) -> bool {
+        self.measures.iter().any(|m| m.buffer == i)
     }
 }
 

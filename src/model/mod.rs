@@ -4,8 +4,10 @@
 pub mod access;
 pub mod builder;
 pub mod claim;
+pub mod extras;
 pub mod lesson;
 pub mod protocol;
 pub mod results;
 
+pub use extras::*;
 pub use lesson::*;

@@ -3,6 +3,7 @@
 //! see the same thing.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Where the figures come from: measured now, or replayed from a recording a real run wrote.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -219,6 +220,16 @@ pub struct VariantResult {
     /// `timeout` or `crashed` (see `Reply::Lost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// Figures the kernel measured itself (`measures:`), by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub measured: BTreeMap<String, crate::model::extras::Measured>,
+    /// The float tolerance the output was compared with, when the lesson sets one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<crate::model::extras::Tolerance>,
+    /// Not run because this machine lacks what the lesson requires, in words ("needs
+    /// compute capability 9.0, this GPU has 8.6"); not an error, the recording stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unmet: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -210,6 +210,15 @@ fn mark_not_run(res: &mut LessonResult, f: &WorkerFailure) {
     }
 }
 
+/// What this machine lacks for `lesson`, from the worker's `Hello`: then the lab replays
+/// the recording instead of running live. Only the compute capability can be judged here;
+/// the GPU count is the worker's to check (its results then say so in `unmet`).
+pub fn unmet(lesson: &Lesson, caps: &Capabilities) -> Option<String> {
+    let d = caps.device.as_ref()?;
+    let assumed_gpus = lesson.requires.gpus.unwrap_or(1);
+    lesson.requires.unmet(&d.cc, assumed_gpus)
+}
+
 /// Evaluate the lesson's claims against the figures, and copy each into its subject's entry.
 pub fn evaluate_claims(lesson: &Lesson, result: &mut LessonResult) {
     result.expect = lesson

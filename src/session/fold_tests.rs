@@ -140,3 +140,24 @@ fn a_fault_names_its_own_variant_and_a_crash_the_one_in_progress() {
         "no variant to blame"
     );
 }
+
+#[test]
+fn a_lesson_needing_a_newer_gpu_is_unmet_on_an_older_one() {
+    let mut l = lesson();
+    let caps = |cc: &str| Capabilities {
+        device: Some(DeviceInfo {
+            cc: cc.into(),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    assert_eq!(unmet(&l, &caps("8.6")), None);
+    l.requires.cc = Some((9, 0));
+    assert_eq!(
+        unmet(&l, &caps("8.6")).as_deref(),
+        Some("needs compute capability 9.0, this GPU has 8.6")
+    );
+    assert_eq!(unmet(&l, &caps("9.0")), None);
+    // No GPU at all: the recording is shown anyway, nothing to say about capabilities.
+    assert_eq!(unmet(&l, &Capabilities::default()), None);
+}

@@ -75,6 +75,22 @@ pub fn check_args(lesson: &Lesson, v: &Variant, params: Option<&[u32]>) -> Resul
     Ok(())
 }
 
+/// `arch`, raised to the compute capability the lesson requires: code written for a newer
+/// GPU (clusters need sm_90) would not compile for an older target, and a compile without
+/// a GPU (`gpulab check`, compile reports beside a recording) is about the GPU it needs.
+pub fn arch_for(lesson: &Lesson, arch: &str) -> String {
+    let Some((maj, min)) = lesson.requires.cc else {
+        return arch.to_string();
+    };
+    let digits: String = (arch.strip_prefix("sm_").unwrap_or(arch).chars())
+        .take_while(char::is_ascii_digit)
+        .collect();
+    match digits.parse::<u32>() {
+        Ok(n) if n >= maj * 10 + min => arch.to_string(),
+        _ => format!("sm_{maj}{min}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +109,18 @@ mod tests {
         v.args = vec![Arg::I32(3)];
         let why = check_args(&l, &v, Some(&[8])).unwrap_err();
         assert!(why.contains("value 1 is I32(3) (4 bytes)"), "{why}");
+    }
+
+    #[test]
+    fn a_compile_targets_at_least_the_capability_the_lesson_requires() {
+        let mut l = LessonBuilder::new("a").variant("v").build();
+        assert_eq!(arch_for(&l, "sm_80"), "sm_80");
+        l.requires.cc = Some((9, 0));
+        assert_eq!(arch_for(&l, "sm_80"), "sm_90");
+        assert_eq!(arch_for(&l, "sm_90"), "sm_90");
+        assert_eq!(arch_for(&l, "sm_90a"), "sm_90a");
+        assert_eq!(arch_for(&l, "sm_100"), "sm_100");
+        l.requires.cc = Some((10, 0));
+        assert_eq!(arch_for(&l, "sm_90"), "sm_100");
     }
 }

@@ -68,6 +68,11 @@ fn fake_run(mode: &str, lesson: &Lesson, options: &RunOptions, send: &mut dyn Fn
             stage: s.into(),
         })
     };
+    // What the real worker says where the GPU lacks a capability, against the fake GPU.
+    if let Some(why) = lesson.requires.unmet(&device().cc, 1) {
+        runner::lacking(lesson, options, &why, &mut |r| send(&r));
+        return;
+    }
     // The same refusal the real worker gives, against the fake GPU's memory.
     if let Err(why) = limits::check_memory(lesson, device().total_mem, None) {
         runner::refuse_all(lesson, options, &why, &mut |r| send(&r));

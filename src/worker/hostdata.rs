@@ -1,7 +1,7 @@
 //! Buffers on the host: fresh inputs for every run, the poison that marks unwritten outputs,
 //! the built-in CPU references, and the NaN-aware comparison that decides "correct".
 
-use crate::model::{Buffer, ElemType, Init, Reference};
+use crate::model::{Buffer, ElemType, Init, Reference, Tolerance};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostData {
@@ -9,6 +9,7 @@ pub enum HostData {
     F64(Vec<f64>),
     I32(Vec<i32>),
     U32(Vec<u32>),
+    U64(Vec<u64>),
 }
 
 /// Poison for outputs: all-ones is a NaN in f32 and f64, so an unwritten float can never
@@ -16,7 +17,7 @@ pub enum HostData {
 pub fn poison_pattern(ty: ElemType) -> u32 {
     match ty {
         ElemType::F32 | ElemType::F64 => 0xFFFF_FFFF,
-        ElemType::I32 | ElemType::U32 => 0xDEAD_BEEF,
+        ElemType::I32 | ElemType::U32 | ElemType::U64 => 0xDEAD_BEEF,
     }
 }
 
@@ -72,10 +73,14 @@ pub fn generate(buf: &Buffer, seed: u64) -> HostData {
         }
         ElemType::I32 if buf.init == Init::Poison => HostData::I32(vec![p as i32; n]),
         ElemType::U32 if buf.init == Init::Poison => HostData::U32(vec![p; n]),
+        ElemType::U64 if buf.init == Init::Poison => {
+            HostData::U64(vec![((p as u64) << 32) | p as u64; n])
+        }
         ElemType::F32 => HostData::F32((0..n).map(|i| val(i, &mut rng) as f32).collect()),
         ElemType::F64 => HostData::F64((0..n).map(|i| val(i, &mut rng)).collect()),
         ElemType::I32 => HostData::I32((0..n).map(|i| val(i, &mut rng).floor() as i32).collect()),
         ElemType::U32 => HostData::U32((0..n).map(|i| val(i, &mut rng).floor() as u32).collect()),
+        ElemType::U64 => HostData::U64((0..n).map(|i| val(i, &mut rng).floor() as u64).collect()),
     }
 }
 
@@ -112,23 +117,22 @@ pub fn builtin_expected(reference: &Reference, inputs: &[HostData]) -> Option<(u
                 HostData::F64(v) => HostData::F64(tr(v, r, c)),
                 HostData::I32(v) => HostData::I32(tr(v, r, c)),
                 HostData::U32(v) => HostData::U32(tr(v, r, c)),
+                HostData::U64(v) => HostData::U64(tr(v, r, c)),
             };
             Some((to, data))
         }
     }
 }
 
-/// Float tolerance: results of the same function computed in another order may differ in
-/// the last bits; anything beyond this is a different answer.
-const RTOL: f64 = 1e-4;
-const ATOL: f64 = 1e-6;
-
-fn float_ok(got: f64, want: f64) -> bool {
+/// Results of the same function computed in another order may differ in the last bits;
+/// anything beyond the lesson's tolerance (`Tolerance::default()` unless it sets one) is a
+/// different answer.
+fn float_ok(got: f64, want: f64, tol: &Tolerance) -> bool {
     // NaN never passes: an unwritten (poisoned) output is NaN.
     if got.is_nan() || want.is_nan() {
         return false;
     }
-    got == want || (got - want).abs() <= ATOL + RTOL * want.abs().max(got.abs())
+    got == want || (got - want).abs() <= tol.abs + tol.rel * want.abs().max(got.abs())
 }
 
 /// An output that differs from what it should hold.
@@ -145,8 +149,13 @@ pub enum Mismatch {
     },
 }
 
-/// Compare an output with what it should hold.
-pub fn compare(name: &str, got: &HostData, want: &HostData) -> Result<(), Mismatch> {
+/// Compare an output with what it should hold; floats within `tol`.
+pub fn compare(
+    name: &str,
+    got: &HostData,
+    want: &HostData,
+    tol: &Tolerance,
+) -> Result<(), Mismatch> {
     let mut first: Option<String> = None;
     let mut bad = 0usize;
     let mut note = |i: usize, g: String, w: String, poisoned: bool| {
@@ -159,14 +168,14 @@ pub fn compare(name: &str, got: &HostData, want: &HostData) -> Result<(), Mismat
     match (got, want) {
         (HostData::F32(g), HostData::F32(w)) if g.len() == w.len() => {
             for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                if !float_ok(*a as f64, *b as f64) {
+                if !float_ok(*a as f64, *b as f64, tol) {
                     note(i, a.to_string(), b.to_string(), a.to_bits() == 0xFFFF_FFFF);
                 }
             }
         }
         (HostData::F64(g), HostData::F64(w)) if g.len() == w.len() => {
             for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                if !float_ok(*a, *b) {
+                if !float_ok(*a, *b, tol) {
                     note(i, a.to_string(), b.to_string(), a.to_bits() == u64::MAX);
                 }
             }
@@ -182,6 +191,13 @@ pub fn compare(name: &str, got: &HostData, want: &HostData) -> Result<(), Mismat
             for (i, (a, b)) in g.iter().zip(w).enumerate() {
                 if a != b {
                     note(i, a.to_string(), b.to_string(), *a == 0xDEAD_BEEF);
+                }
+            }
+        }
+        (HostData::U64(g), HostData::U64(w)) if g.len() == w.len() => {
+            for (i, (a, b)) in g.iter().zip(w).enumerate() {
+                if a != b {
+                    note(i, a.to_string(), b.to_string(), *a == 0xDEAD_BEEF_DEAD_BEEF);
                 }
             }
         }
@@ -208,6 +224,7 @@ impl HostData {
             HostData::F64(v) => v.len(),
             HostData::I32(v) => v.len(),
             HostData::U32(v) => v.len(),
+            HostData::U64(v) => v.len(),
         }
     }
 
@@ -247,7 +264,9 @@ mod tests {
     fn poisoned_output_never_matches_even_itself() {
         let b = buf(Init::Poison, ElemType::F32);
         let p = generate(&b, 0);
-        let err = compare("out", &p, &p).unwrap_err().to_string();
+        let err = compare("out", &p, &p, &Tolerance::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("never written"), "{err}");
         assert!(err.contains("1000 of 1000"), "{err}");
     }
@@ -256,11 +275,37 @@ mod tests {
     fn compare_reports_the_first_mismatch() {
         let want = HostData::F32(vec![1.0, 2.0, 3.0]);
         let got = HostData::F32(vec![1.0, 2.5, 3.0]);
-        let err = compare("out", &got, &want).unwrap_err().to_string();
+        let err = compare("out", &got, &want, &Tolerance::default())
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("out[1] = 2.5"), "{err}");
-        assert!(compare("out", &want, &want).is_ok());
+        assert!(compare("out", &want, &want, &Tolerance::default()).is_ok());
         let close = HostData::F32(vec![1.0, 2.0 + 1e-6, 3.0]);
-        assert!(compare("out", &close, &want).is_ok());
+        assert!(compare("out", &close, &want, &Tolerance::default()).is_ok());
+    }
+
+    #[test]
+    fn a_lesson_tolerance_widens_or_narrows_the_float_check_and_nan_never_passes() {
+        let want = HostData::F32(vec![1000.0, 2.0]);
+        let got = HostData::F32(vec![1000.05, 2.0]);
+        let loose = Tolerance {
+            rel: 1e-4,
+            abs: 0.0,
+        };
+        let tight = Tolerance {
+            rel: 1e-6,
+            abs: 1e-6,
+        };
+        assert!(compare("out", &got, &want, &loose).is_ok());
+        let err = compare("out", &got, &want, &tight).unwrap_err().to_string();
+        assert!(err.starts_with("out[0] = 1000.05"), "{err}");
+        let huge = Tolerance {
+            rel: 1e30,
+            abs: 1e30,
+        };
+        let nan = HostData::F32(vec![f32::NAN, 2.0]);
+        assert!(compare("out", &nan, &want, &huge).is_err());
+        assert!(compare("out", &want, &nan, &huge).is_err());
     }
 
     #[test]

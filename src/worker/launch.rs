@@ -55,6 +55,7 @@ impl Buffers {
             ElemType::F64 => HostData::F64(d.download(n)?),
             ElemType::I32 => HostData::I32(d.download(n)?),
             ElemType::U32 => HostData::U32(d.download(n)?),
+            ElemType::U64 => HostData::U64(d.download(n)?),
         })
     }
 
@@ -88,6 +89,7 @@ fn upload(d: &mut DevBuf, h: &HostData) -> Result<(), CudaError> {
         HostData::F64(v) => d.upload(v),
         HostData::I32(v) => d.upload(v),
         HostData::U32(v) => d.upload(v),
+        HostData::U64(v) => d.upload(v),
     }
 }
 

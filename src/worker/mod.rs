@@ -5,6 +5,7 @@ pub mod compile;
 pub mod fake;
 pub mod hostdata;
 pub mod launch;
+pub mod measure;
 pub mod runner;
 pub mod server;
 pub mod timing;

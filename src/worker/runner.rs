@@ -47,6 +47,11 @@ pub fn run_lesson(
     opts: &RunOptions,
     send: Send,
 ) -> Result<(), Fatal> {
+    let unmet = (lesson.requires).unmet(&session.gpu.info().cc, session.gpu.device_count());
+    if let Some(why) = unmet {
+        lacking(lesson, opts, &why, send);
+        return Ok(());
+    }
     if !fits(&session.gpu, lesson, opts, send) {
         return Ok(());
     }
@@ -134,6 +139,23 @@ pub(crate) fn refuse_all(lesson: &Lesson, opts: &RunOptions, why: &str, send: Se
     }
 }
 
+/// Every variant asked for, not run because this machine lacks what the lesson requires.
+/// Not an error: neither right nor wrong, and the recording's figures stand.
+pub(crate) fn lacking(lesson: &Lesson, opts: &RunOptions, why: &str, send: Send) {
+    for v in lesson.variants.iter().filter(|v| wanted(opts, &v.name)) {
+        send(Reply::Variant {
+            result: Box::new(VariantResult {
+                name: v.name.clone(),
+                unmet: Some(why.to_string()),
+                source_hash: variant_hash(lesson, v),
+                grid: v.grid,
+                block: v.block,
+                ..Default::default()
+            }),
+        });
+    }
+}
+
 /// Host memory the kernel says is available for new allocations (Linux), in bytes.
 fn host_available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -197,7 +219,7 @@ fn reference_outputs(
 ) -> Result<Vec<(usize, HostData)>, Fatal> {
     let mut out = Vec::new();
     for (j, b) in lesson.buffers.iter().enumerate() {
-        if b.is_output() {
+        if b.is_output() && !lesson.is_measured(j) {
             let data = bufs
                 .download(lesson, j)
                 .map_err(|e| Fatal::in_variant(variant, e))?;

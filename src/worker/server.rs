@@ -95,6 +95,7 @@ impl Worker {
 }
 
 fn compile(lesson: &Lesson, arch: &str) {
+    let arch = &super::compile::arch_for(lesson, arch);
     for v in &lesson.variants {
         let res = compile_checked(lesson, v, arch);
         send(&Reply::Compiled {

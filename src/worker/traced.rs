@@ -77,6 +77,10 @@ pub fn trace_variant(
     if v.smem > 48 * 1024 {
         kernel.allow_dynamic_smem(v.smem)?;
     }
+    // The traced build is a module of its own: its constants are filled anew.
+    if let Some(why) = super::measure::fill_constants(lesson, v, &module, bufs)? {
+        return Err(TraceError::Trace(why));
+    }
     let s = sample(lesson, v, opts);
     let records = gpu.alloc(TRACE_CAPACITY as usize * RECORD_BYTES)?;
     set_globals(&module, &records, &s)?;

@@ -4,6 +4,7 @@
 use super::compile::compile_checked;
 use super::hostdata::{self, HostData};
 use super::launch::{self, Buffers};
+use super::measure;
 use super::runner::Fatal;
 use super::timing;
 use super::traced::{self, TraceError};
@@ -104,6 +105,12 @@ fn load_check_time(
     if v.smem > 48 * 1024 {
         kernel.allow_dynamic_smem(v.smem)?;
     }
+    if let Some(why) = measure::fill_constants(ctx.lesson, v, &module, bufs)? {
+        r.correct = Some(false);
+        r.error = Some(format!("not launched: {why}"));
+        r.failure = Some("constant size".into());
+        return Ok(());
+    }
     r.occupancy = launch::measure_occupancy(ctx.gpu, v, &kernel, r.ptxas.as_ref());
     check_output(ctx, job, &kernel, bufs, r, send)?;
     // A variant with nothing to compare against is timed too: it is not wrong.
@@ -180,15 +187,23 @@ fn check_output(
     bufs.launch(v, kernel).enqueue()?;
     ctx.gpu.synchronize()?;
     let mut problems = Vec::new();
+    let tol = ctx.lesson.tolerance.unwrap_or_default();
+    r.tolerance = ctx.lesson.tolerance;
+    // Buffers of measured figures hold timings, which differ on every run.
+    let compared: Vec<_> = (ctx.expected.iter())
+        .filter(|(j, _)| !ctx.lesson.is_measured(*j))
+        .collect();
     if !job.is_reference {
-        for (j, want) in ctx.expected {
+        for (j, want) in &compared {
             let got = bufs.download(ctx.lesson, *j)?;
-            if let Err(e) = hostdata::compare(&ctx.lesson.buffers[*j].name, &got, want) {
+            if let Err(e) = hostdata::compare(&ctx.lesson.buffers[*j].name, &got, want, &tol) {
                 problems.push(e.to_string());
             }
         }
     }
-    let verdict = judge(ctx.lesson, job.is_reference, ctx.expected.len(), problems);
+    let unwritten = measure::read_measures(ctx.lesson, v, bufs, r)?;
+    problems.extend(unwritten.iter().map(ToString::to_string));
+    let verdict = judge(ctx.lesson, job.is_reference, compared.len(), problems);
     (r.correct, r.error, r.check) = verdict;
     Ok(())
 }
@@ -201,8 +216,10 @@ fn judge(
     compared: usize,
     problems: Vec<String>,
 ) -> (Option<bool>, Option<String>, Option<String>) {
-    if !is_reference && compared == 0 {
-        let has_outputs = lesson.buffers.iter().any(|b| b.is_output());
+    // A measure the kernel left unwritten is wrong even with no output to compare.
+    if !is_reference && compared == 0 && problems.is_empty() {
+        let has_outputs = (lesson.buffers.iter().enumerate())
+            .any(|(i, b)| b.is_output() && !lesson.is_measured(i));
         let why = if has_outputs {
             "no reference output (the reference failed)"
         } else {
@@ -256,6 +273,8 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(crate::analysis::describe::status(&r), "checked: no output");
+        let unwritten = judge(&l, false, 0, vec!["measured.c: nothing written".into()]);
+        assert_eq!(unwritten.0, Some(false));
         let wrong = judge(&l, false, 1, vec!["out[3] = 1".into()]);
         assert_eq!(wrong.0, Some(false));
         assert!(wrong.1.unwrap().contains("out[3]"));

@@ -281,7 +281,10 @@ fn merge(head: &mut RawHead, part: RawHead) {
         reference,
         metrics,
         expect,
-        trace
+        trace,
+        tolerance,
+        measures,
+        requires
     );
 }
 

@@ -5,7 +5,7 @@
 
 use super::Errors;
 use super::cx::{Cx, Known};
-use super::{reference, sizes, variants};
+use super::{extras, reference, sizes, variants};
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
 use crate::course::schema::RawLesson;
@@ -59,6 +59,10 @@ pub(super) fn resolve(
     };
     let metrics = metrics(&mut cx, &raw, &problem);
     let expect = expect(&mut cx, &raw, &variant_names);
+    let measures = extras::measures(&mut cx, &raw, &known, vars.as_deref());
+    extras::check_measure_claims(&mut cx, &raw, &expect);
+    let tolerance = extras::tolerance(&mut cx, &raw);
+    let requires = extras::requires(&mut cx, &raw);
     let trace_blocks = trace_blocks(&mut cx, &raw);
     let checkpoint = checkpoint(&mut cx, &raw);
 
@@ -77,6 +81,9 @@ pub(super) fn resolve(
         expect,
         checkpoint: checkpoint?,
         trace_blocks,
+        tolerance,
+        measures,
+        requires,
     })
 }
 

@@ -3,12 +3,14 @@
 //! path where they were written, so an error in a parent's key points at the parent's text.
 
 use super::cx::{Cx, Known};
+use super::extras;
 use super::kernel::kernel_problem;
 use super::launch::{arguments, dims, env_with_defines};
 use super::params::check_args;
 use crate::course::bundle::CourseRoot;
 use crate::course::confine::SourceError;
 use crate::course::schema::{DefineValue, Dims, Expr, RawArg, RawVariant};
+use crate::course::schema_ext::RawConstant;
 use crate::model::Variant;
 use std::collections::HashMap;
 
@@ -27,6 +29,7 @@ struct Merged {
     args: At<Vec<RawArg>>,
     options: Vec<String>,
     note: Option<String>,
+    constants: At<Vec<RawConstant>>,
 }
 
 fn over<T: Clone>(slot: &mut At<T>, value: &Option<T>, path: String) {
@@ -46,6 +49,7 @@ fn merge(parent: Merged, v: &RawVariant, i: usize) -> Merged {
         over(&mut m.smem, &l.smem, p("launch.smem"));
     }
     over(&mut m.args, &v.args, p("args"));
+    over(&mut m.constants, &v.constants, p("constants"));
     for (k, val) in v.defines.iter().flat_map(|d| &d.0) {
         match m.defines.iter_mut().find(|(n, _)| n == k) {
             Some(slot) => slot.1 = val.clone(),
@@ -228,6 +232,7 @@ fn build(
     if let (Some(text), Some(args)) = (&text, &args) {
         check_args(cx, text, &req.kernel.0, args, &req.args.1);
     }
+    let constants = extras::constants(cx, m.constants.as_ref(), text.as_deref(), known);
     Some(Variant {
         name: v.name.clone(),
         source_path: req.source.0,
@@ -244,6 +249,7 @@ fn build(
         args: args?,
         options: m.options,
         note: m.note,
+        constants: constants?,
     })
 }
 

@@ -89,7 +89,9 @@ pub fn column_lines<'a>(
         return lines;
     }
     lines.extend(timing_lines(app, r, v, width, th));
+    lines.extend(measured_lines(v, th));
     lines.push(status_line(v, th));
+    lines.extend(tolerance_line(v, th));
     lines.extend(compile_lines(v));
     lines.extend(memory_lines(v, th));
     lines.extend(claim_lines(v, th));
@@ -130,6 +132,30 @@ fn timing_lines<'a>(
         lines.push(Line::raw(format!("{g:.0} GFLOP/s")));
     }
     lines
+}
+
+/// Figures the kernel measured itself (`measures:` in the lesson), one a line.
+fn measured_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
+    v.measured
+        .iter()
+        .map(|(name, m)| {
+            Line::from(vec![
+                Span::raw(format!("{name} ")),
+                Span::styled(crate::analysis::claims::sig3(m.value), th.strong),
+                Span::raw(format!(" {}", m.unit)),
+            ])
+        })
+        .collect()
+}
+
+/// The float tolerance the check used, when the lesson sets its own: "correct" means
+/// "within this", and the learner should see how far.
+fn tolerance_line<'a>(v: &VariantResult, th: &Theme) -> Option<Line<'a>> {
+    let t = v.tolerance?;
+    Some(Line::styled(
+        format!("floats within rel {:e} · abs {:e}", t.rel, t.abs),
+        th.dim,
+    ))
 }
 
 fn time_line<'a>(v: &VariantResult, width: u16, th: &Theme) -> Line<'a> {
@@ -359,3 +385,7 @@ fn wrapped_rows(lines: &[Line], width: u16) -> u16 {
         })
         .sum()
 }
+
+#[cfg(test)]
+#[path = "columns_tests.rs"]
+mod tests;

@@ -1,0 +1,62 @@
+//! The optional keys added to the format after its first lessons (docs/lesson-format.md):
+//! `constants` on a variant; `tolerance`, `measures` and `requires` at the top. Like the
+//! rest of the schema, every struct denies unknown keys.
+
+use super::schema::Expr;
+use serde::Deserialize;
+
+/// `constants: [{ symbol: table, from: tbl }]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConstant {
+    pub symbol: String,
+    pub from: String,
+}
+
+/// `tolerance: { rel: 1e-5, abs: 1e-6 }`; a key left out keeps its default.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTolerance {
+    pub rel: Option<f64>,
+    pub abs: Option<f64>,
+}
+
+/// `measures: [{ name, from, summary, per, unit }]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMeasure {
+    pub name: String,
+    pub from: String,
+    pub summary: String,
+    pub per: Option<Expr>,
+    pub unit: String,
+}
+
+/// `requires: { cc: "9.0", gpus: 2 }`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRequires {
+    pub cc: Option<CcText>,
+    pub gpus: Option<u32>,
+}
+
+/// A compute capability as written: `"9.0"`, or `9.0` (a YAML float, read back as text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CcText(pub String);
+
+impl<'de> Deserialize<'de> for CcText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Any {
+            Text(String),
+            Float(f64),
+            Int(u32),
+        }
+        Ok(CcText(match Any::deserialize(d)? {
+            Any::Text(s) => s,
+            Any::Float(x) => format!("{x:?}"),
+            Any::Int(n) => format!("{n}.0"),
+        }))
+    }
+}

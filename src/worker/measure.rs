@@ -1,0 +1,174 @@
+//! What the worker adds for the lesson keys beyond the first format: `__constant__` symbols
+//! filled from buffers, and the figures a kernel measures itself, summarised per variant.
+
+use super::hostdata::{HostData, poison_pattern};
+use super::launch::Buffers;
+use crate::cuda::error::CudaError;
+use crate::cuda::module::Module;
+use crate::model::results::VariantResult;
+use crate::model::{ElemType, Lesson, Measure, Measured, Summary, Variant};
+
+/// A symbol that cannot take its buffer, in words naming both; None when every constant
+/// was filled. Kernels never write `__constant__` memory, so one fill serves every launch
+/// of the module (the check, the timed runs).
+pub fn fill_constants(
+    lesson: &Lesson,
+    v: &Variant,
+    module: &Module,
+    bufs: &Buffers,
+) -> Result<Option<String>, CudaError> {
+    for c in &v.constants {
+        let b = &lesson.buffers[c.buffer];
+        let data = bytes(&bufs.host_inputs[c.buffer]);
+        let mut g = match module.global(&c.symbol) {
+            Ok(g) => g,
+            // Not a broken context: the compiled module lacks the symbol (a namespace
+            // mangled its name, or the kernel never reads it and it was dropped).
+            Err(e) if !e.is_sticky() => {
+                return Ok(Some(format!(
+                    "the compiled kernel has no __constant__ `{}` to fill from `{}` (declare it \
+                     at file scope, outside any namespace, and read it in the kernel): {e}",
+                    c.symbol, b.name
+                )));
+            }
+            Err(e) => return Err(e),
+        };
+        if g.bytes() != data.len() {
+            return Ok(Some(format!(
+                "__constant__ `{}` is {} bytes but buffer `{}` holds {} bytes ({} × {:?}); \
+                 they must be the same size",
+                c.symbol,
+                g.bytes(),
+                b.name,
+                data.len(),
+                b.len,
+                b.ty
+            )));
+        }
+        g.set_bytes(&data)?;
+    }
+    Ok(None)
+}
+
+/// The host data's bytes as the GPU holds them (little-endian, as every CUDA GPU is).
+pub fn bytes(h: &HostData) -> Vec<u8> {
+    match h {
+        HostData::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        HostData::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        HostData::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        HostData::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        HostData::U64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    }
+}
+
+/// Why a measure has no figure.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MeasureError {
+    #[error("measured.{name}: the kernel wrote no element of `{buffer}`")]
+    NothingWritten { name: String, buffer: String },
+}
+
+/// Read every measure's buffer after the checked launch and put its figure in `r`.
+pub fn read_measures(
+    lesson: &Lesson,
+    v: &Variant,
+    bufs: &Buffers,
+    r: &mut VariantResult,
+) -> Result<Vec<MeasureError>, CudaError> {
+    let index = lesson.variants.iter().position(|x| x.name == v.name);
+    let mut errors = Vec::new();
+    for m in &lesson.measures {
+        let data = bufs.download(lesson, m.buffer)?;
+        let per = index
+            .and_then(|i| m.divisors.get(i))
+            .copied()
+            .unwrap_or(1.0);
+        match figure(m, &data, lesson.buffers[m.buffer].ty, per) {
+            Some(value) => {
+                let unit = m.unit.clone();
+                r.measured.insert(m.name.clone(), Measured { value, unit });
+            }
+            None => errors.push(MeasureError::NothingWritten {
+                name: m.name.clone(),
+                buffer: lesson.buffers[m.buffer].name.clone(),
+            }),
+        }
+    }
+    Ok(errors)
+}
+
+/// The summary of the elements the kernel wrote, divided by `per`. Elements still holding
+/// the poison were not written (a kernel may time one lane per warp) and are left out.
+pub fn figure(m: &Measure, data: &HostData, ty: ElemType, per: f64) -> Option<f64> {
+    let p = poison_pattern(ty);
+    let p64 = (u64::from(p) << 32) | u64::from(p);
+    let mut xs: Vec<f64> = match data {
+        HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+        HostData::F64(v) => v.to_vec(),
+        HostData::I32(v) => v
+            .iter()
+            .filter(|&&x| x as u32 != p)
+            .map(|&x| x.into())
+            .collect(),
+        HostData::U32(v) => v.iter().filter(|&&x| x != p).map(|&x| x.into()).collect(),
+        HostData::U64(v) => v.iter().filter(|&&x| x != p64).map(|&x| x as f64).collect(),
+    };
+    // Float poison is a NaN, and a NaN figure says nothing either.
+    xs.retain(|x| !x.is_nan());
+    summarise(m.summary, &mut xs).map(|s| s / per)
+}
+
+fn summarise(summary: Summary, xs: &mut [f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    xs.sort_by(f64::total_cmp);
+    let n = xs.len();
+    Some(match summary {
+        Summary::Min => xs[0],
+        Summary::Max => xs[n - 1],
+        Summary::Mean => xs.iter().sum::<f64>() / n as f64,
+        Summary::Median if n % 2 == 1 => xs[n / 2],
+        Summary::Median => (xs[n / 2 - 1] + xs[n / 2]) / 2.0,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn measure(summary: Summary) -> Measure {
+        Measure {
+            name: "cycles".into(),
+            buffer: 0,
+            summary,
+            divisors: vec![],
+            unit: "cycles".into(),
+        }
+    }
+
+    #[test]
+    fn unwritten_elements_are_left_out_and_the_divisor_applies() {
+        let p = 0xDEAD_BEEF_DEAD_BEEF;
+        let d = HostData::U64(vec![100, p, 300, 200, p]);
+        let f = |s| figure(&measure(s), &d, ElemType::U64, 2.0);
+        assert_eq!(f(Summary::Median), Some(100.0));
+        assert_eq!(f(Summary::Mean), Some(100.0));
+        assert_eq!(f(Summary::Min), Some(50.0));
+        assert_eq!(f(Summary::Max), Some(150.0));
+        let even = HostData::F32(vec![1.0, f32::NAN, 3.0, 2.0, 4.0]);
+        let m = measure(Summary::Median);
+        assert_eq!(figure(&m, &even, ElemType::F32, 1.0), Some(2.5));
+        let none = HostData::U32(vec![0xDEAD_BEEF; 3]);
+        assert_eq!(figure(&m, &none, ElemType::U32, 1.0), None);
+    }
+
+    #[test]
+    fn bytes_are_little_endian_as_on_the_gpu() {
+        assert_eq!(
+            bytes(&HostData::U32(vec![1, 0x0102_0304])),
+            [1, 0, 0, 0, 4, 3, 2, 1]
+        );
+        assert_eq!(bytes(&HostData::F32(vec![1.0])), 1.0f32.to_le_bytes());
+    }
+}
