@@ -32,8 +32,11 @@ pub fn recorded(rec: Option<&Recording>, lesson: &Lesson) -> LessonResult {
 
 /// The plan for a lesson whose figures are `shown` until then: a live compile targets the
 /// GPU the recording was made on, so its reports sit beside timings of the same code.
-pub fn plan(caps: &Capabilities, shown: &LessonResult) -> Plan {
-    if let Some(d) = &caps.device {
+/// A GPU that lacks what the lesson requires counts as none for it: the recording is shown.
+pub fn plan(caps: &Capabilities, lesson: &Lesson, shown: &LessonResult) -> Plan {
+    if let Some(d) = &caps.device
+        && fold::unmet(lesson, caps).is_none()
+    {
         return Plan::Live(d.clone());
     }
     if caps.nvrtc.is_none() {
@@ -69,14 +72,14 @@ pub fn figures(
     }
     let mut client = WorkerClient::new();
     let caps = fold::hello(&mut client, device)?;
-    let (result, outcome) = match plan(&caps, &shown) {
+    let (result, outcome) = match plan(&caps, lesson, &shown) {
         Plan::Live(dev) => {
             let mut result = live(lesson, dev);
             let out = fold::run_lesson(&mut client, lesson, options, &mut result, tell(&mut say));
             (result, out)
         }
         plan => {
-            say_recorded(rec, &caps, &mut say);
+            say_recorded(rec, &caps, lesson, &mut say);
             let mut result = shown;
             let mut out = Ok(());
             if let Plan::CompileHere { arch } = plan {
@@ -95,11 +98,19 @@ pub fn figures(
     Ok(result)
 }
 
-fn say_recorded(rec: Option<&Recording>, caps: &Capabilities, say: &mut impl FnMut(&str)) {
-    let why = caps.no_gpu.clone().unwrap_or_default();
+fn say_recorded(
+    rec: Option<&Recording>,
+    caps: &Capabilities,
+    lesson: &Lesson,
+    say: &mut impl FnMut(&str),
+) {
+    let why = match fold::unmet(lesson, caps) {
+        Some(unmet) => format!("no live run: this lesson {unmet}"),
+        None => format!("no GPU here ({})", caps.no_gpu.clone().unwrap_or_default()),
+    };
     match rec {
-        Some(r) => say(&format!("no GPU here ({why}): figures {}", r.label())),
-        None => say(&format!("no GPU here ({why}) and no recording")),
+        Some(r) => say(&format!("{why}: figures {}", r.label())),
+        None => say(&format!("{why}, and no recording")),
     }
 }
 
@@ -118,5 +129,43 @@ fn tell(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builder::LessonBuilder;
+
+    fn caps(cc: &str) -> Capabilities {
+        Capabilities {
+            device: Some(DeviceInfo {
+                name: "Test GPU".into(),
+                cc: cc.into(),
+                ..Default::default()
+            }),
+            no_gpu: None,
+            nvrtc: Some("13.0".into()),
+        }
+    }
+
+    #[test]
+    fn a_gpu_without_the_required_capability_shows_the_recording() {
+        let mut lesson = LessonBuilder::new("clusters").variant("a").build();
+        lesson.requires.cc = Some((9, 0));
+        let shown = recorded(None, &lesson);
+        assert!(matches!(plan(&caps("9.0"), &lesson, &shown), Plan::Live(_)));
+        assert!(matches!(
+            plan(&caps("8.6"), &lesson, &shown),
+            Plan::CompileHere { .. }
+        ));
+        let mut said = Vec::new();
+        say_recorded(None, &caps("8.6"), &lesson, &mut |s: &str| {
+            said.push(s.to_string())
+        });
+        assert!(
+            said[0].contains("this lesson needs compute capability 9.0"),
+            "{said:?}"
+        );
     }
 }

@@ -219,8 +219,9 @@ impl App {
         // Its lines were about the kernel as it was; a new run may tell another story.
         self.memcheck = None;
         let plan = self.caps.as_ref().zip(self.result());
-        let Some(Plan::Live(device)) = plan.map(|(caps, shown)| source::plan(caps, shown)) else {
-            self.explain_no_run();
+        let Some(Plan::Live(device)) = plan.map(|(caps, shown)| source::plan(caps, &lesson, shown))
+        else {
+            self.explain_no_run(&lesson);
             return;
         };
         self.results
@@ -237,12 +238,14 @@ impl App {
         });
     }
 
-    fn explain_no_run(&mut self) {
-        let why = self
-            .caps
-            .as_ref()
-            .and_then(|c| c.no_gpu.clone())
-            .unwrap_or_else(|| "still looking for a GPU".into());
+    fn explain_no_run(&mut self, lesson: &Lesson) {
+        let caps = self.caps.as_ref();
+        let why = match caps.and_then(|c| crate::session::fold::unmet(lesson, c)) {
+            Some(unmet) => format!("this lesson {unmet}"),
+            None => caps
+                .and_then(|c| c.no_gpu.clone())
+                .unwrap_or_else(|| "still looking for a GPU".into()),
+        };
         self.message = Some(format!(
             "no live run: {why}. The figures shown are replayed from the recording."
         ));

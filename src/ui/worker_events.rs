@@ -44,7 +44,7 @@ impl App {
             let Some(shown) = self.results.get(&l.id) else {
                 continue;
             };
-            if let Plan::CompileHere { arch } = source::plan(caps, shown) {
+            if let Plan::CompileHere { arch } = source::plan(caps, l, shown) {
                 self.outbox.push(Job::Compile {
                     lesson: Box::new(l.clone()),
                     arch,
