@@ -21,12 +21,15 @@ fn a_rerun_under_the_sanitizer_names_the_faulting_line_of_the_source() {
     let dir = std::env::temp_dir().join(format!("gpulab-memcheck-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("log.txt"), LOG).unwrap();
-    // Arguments: --tool memcheck --log-file PATH --print-limit N EXE worker.
+    // Arguments: --tool memcheck --log-file PATH --print-limit N EXE worker. Like the real
+    // sanitizer it starts its log at once and writes what it found when the worker exits,
+    // so a worker that is killed, or a second sanitizer on the same log, loses the report.
     let script = format!(
         "#!/bin/sh\n[ \"$1 $2 $3\" = \"--tool memcheck --log-file\" ] || exit 9\n\
-         cp '{}' \"$4\"\nexec '{}' worker\n",
-        dir.join("log.txt").display(),
-        bin().display()
+         echo '========= COMPUTE-SANITIZER' > \"$4\"\n'{}' worker\nstatus=$?\n\
+         tail -n +2 '{}' >> \"$4\"\nexit $status\n",
+        bin().display(),
+        dir.join("log.txt").display()
     );
     let sanitizer = dir.join("compute-sanitizer");
     std::fs::write(&sanitizer, script).unwrap();

@@ -158,13 +158,17 @@ pub fn compile(job: &CompileJob) -> Result<Compiled, CompileError> {
     // On the GPU machine NVRTC returned an empty log for a successful compile when an
     // identical kernel had been compiled before (the second kernel of a two-kernel file,
     // whose code does not depend on the variant's defines): no report could be read. A
-    // compile that differs by a unique unused define is asked for then.
+    // compile that differs by a unique unused define is asked for then. Unique in the
+    // process, not per call: a third identical kernel must not repeat an earlier retry's
+    // text, or its log comes back empty too.
+    static FRESH: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let mut last = compile_once(job, None)?;
-    for attempt in 0..2u32 {
+    for _ in 0..2 {
         if job.output != Output::Cubin || last.report.is_some() {
             break;
         }
-        last = compile_once(job, Some(attempt))?;
+        let nonce = FRESH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        last = compile_once(job, Some(nonce))?;
     }
     Ok(last)
 }

@@ -184,6 +184,14 @@ impl WorkerClient {
         self
     }
 
+    /// Never offer a memcheck rerun in a failure's words, and so never start a worker to ask
+    /// whether compute-sanitizer is here: a worker already under the sanitizer must not be
+    /// followed by another that writes over its log.
+    pub fn without_memcheck_offer(mut self) -> Self {
+        self.sanitizer = Some(false);
+        self
+    }
+
     /// Let a worker being stopped have `grace` to exit by itself before it is killed.
     pub fn grace(mut self, grace: Duration) -> Self {
         self.grace = grace;

@@ -127,6 +127,7 @@ fn sanitized_worker(sanitizer: &Path, log: &Path, device: u32) -> WorkerClient {
     WorkerClient::with_command(sanitizer.into(), args.into())
         .on_device(device)
         .grace(MEMCHECK_GRACE)
+        .without_memcheck_offer()
 }
 
 /// The errors and source lines in a memcheck log. A backtrace line reads
