@@ -156,50 +156,26 @@ pub fn compare(
     want: &HostData,
     tol: &Tolerance,
 ) -> Result<(), Mismatch> {
-    let mut first: Option<String> = None;
-    let mut bad = 0usize;
-    let mut note = |i: usize, g: String, w: String, poisoned: bool| {
-        bad += 1;
-        if first.is_none() {
-            let why = if poisoned { " (never written)" } else { "" };
-            first = Some(format!("{name}[{i}] = {g}{why}, expected {w}"));
-        }
-    };
+    let mut wrong = Wrong::default();
+    let same_len = got.len() == want.len();
     match (got, want) {
-        (HostData::F32(g), HostData::F32(w)) if g.len() == w.len() => {
-            for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                if !float_ok(*a as f64, *b as f64, tol) {
-                    note(i, a.to_string(), b.to_string(), a.to_bits() == 0xFFFF_FFFF);
-                }
-            }
+        (HostData::F32(g), HostData::F32(w)) if same_len => wrong.scan(g, w, |a, b| {
+            (
+                float_ok(a as f64, b as f64, tol),
+                a.to_bits() == 0xFFFF_FFFF,
+            )
+        }),
+        (HostData::F64(g), HostData::F64(w)) if same_len => {
+            wrong.scan(g, w, |a, b| (float_ok(a, b, tol), a.to_bits() == u64::MAX))
         }
-        (HostData::F64(g), HostData::F64(w)) if g.len() == w.len() => {
-            for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                if !float_ok(*a, *b, tol) {
-                    note(i, a.to_string(), b.to_string(), a.to_bits() == u64::MAX);
-                }
-            }
+        (HostData::I32(g), HostData::I32(w)) if same_len => {
+            wrong.scan(g, w, |a, b| (a == b, a as u32 == 0xDEAD_BEEF))
         }
-        (HostData::I32(g), HostData::I32(w)) if g.len() == w.len() => {
-            for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                if a != b {
-                    note(i, a.to_string(), b.to_string(), *a as u32 == 0xDEAD_BEEF);
-                }
-            }
+        (HostData::U32(g), HostData::U32(w)) if same_len => {
+            wrong.scan(g, w, |a, b| (a == b, a == 0xDEAD_BEEF))
         }
-        (HostData::U32(g), HostData::U32(w)) if g.len() == w.len() => {
-            for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                if a != b {
-                    note(i, a.to_string(), b.to_string(), *a == 0xDEAD_BEEF);
-                }
-            }
-        }
-        (HostData::U64(g), HostData::U64(w)) if g.len() == w.len() => {
-            for (i, (a, b)) in g.iter().zip(w).enumerate() {
-                if a != b {
-                    note(i, a.to_string(), b.to_string(), *a == 0xDEAD_BEEF_DEAD_BEEF);
-                }
-            }
+        (HostData::U64(g), HostData::U64(w)) if same_len => {
+            wrong.scan(g, w, |a, b| (a == b, a == 0xDEAD_BEEF_DEAD_BEEF))
         }
         _ => {
             return Err(Mismatch::Shape {
@@ -207,13 +183,44 @@ pub fn compare(
             });
         }
     }
-    match first {
+    match wrong.first {
         None => Ok(()),
-        Some(first) => Err(Mismatch::Values {
-            first,
-            bad,
-            total: got.len(),
-        }),
+        Some((i, g, w, poisoned)) => {
+            let why = if poisoned { " (never written)" } else { "" };
+            Err(Mismatch::Values {
+                first: format!("{name}[{i}] = {g}{why}, expected {w}"),
+                bad: wrong.bad,
+                total: got.len(),
+            })
+        }
+    }
+}
+
+/// The wrong elements of one output: how many, and the first (index, got, expected, and
+/// whether it still holds the poison).
+#[derive(Default)]
+struct Wrong {
+    bad: usize,
+    first: Option<(usize, String, String, bool)>,
+}
+
+impl Wrong {
+    /// `judge(got, expected)` says whether they agree and whether `got` is the poison.
+    fn scan<T: Copy + ToString>(
+        &mut self,
+        got: &[T],
+        want: &[T],
+        judge: impl Fn(T, T) -> (bool, bool),
+    ) {
+        for (i, (&a, &b)) in got.iter().zip(want).enumerate() {
+            let (ok, poisoned) = judge(a, b);
+            if !ok {
+                self.bad += 1;
+                if self.first.is_none() {
+                    self.first = Some((i, a.to_string(), b.to_string(), poisoned));
+                }
+            }
+        }
     }
 }
 
