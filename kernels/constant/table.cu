@@ -1,0 +1,64 @@
+// Table reads. Each thread starts from x = in[i] and, `rounds` times, replaces x by the sum
+// over every table entry t of (t ^ x). Each lane walks the whole table in an order set by
+// its key. Unsigned sums wrap exactly, so the order of the terms does not change the
+// result: every variant writes the same numbers, and only how many different entries a
+// warp asks for in one step, and through which path, differs.
+
+#ifndef DISTINCT
+#define DISTINCT 1  // different entries one warp reads in each step: 1, 2, 4, 8, 16 or 32
+#endif
+#ifndef PATH
+#define PATH 0      // 0: the __constant__ table; 1: the same words in global memory, via __ldg
+#endif
+
+// Entries in the table. The lesson's `tbl` buffer holds exactly this many u32, and the
+// worker checks that the symbol and the buffer have the same size before it launches.
+#define TABLE 256
+
+__constant__ unsigned table[TABLE];
+
+// Where entry j sits, and how it is read: the two paths differ only here.
+__device__ __forceinline__ const unsigned* entry_at(const unsigned* tbl, unsigned j)
+{
+#if PATH == 0
+    return table + j;
+#else
+    return tbl + j;
+#endif
+}
+
+__device__ __forceinline__ unsigned read(const unsigned* p)
+{
+#if PATH == 0
+    return *p;
+#else
+    // The read-only data path: served by the L1 a line at a time, so lanes that want
+    // words of the same 128-byte line share one fetch instead of waiting in turn.
+    return __ldg(p);
+#endif
+}
+
+extern "C" __global__ void table_sum(const unsigned* __restrict__ tbl,
+                                     const unsigned* __restrict__ in,
+                                     unsigned* __restrict__ out, int rounds)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    // 32 / DISTINCT neighbouring lanes share a key, so a warp holds DISTINCT different keys.
+    unsigned key = (threadIdx.x & 31) / (32 / DISTINCT);
+    unsigned x = in[i];
+    for (int r = 0; r < rounds; ++r) {
+        unsigned sum = 0;
+        // Entry (c ^ key) + 32 m: as c runs over 0..31 and m over the table's blocks of 32,
+        // a lane meets every entry once, and at each step the warp's lanes ask for DISTINCT
+        // entries of one 128-byte block. The inner loop unrolls, so c ^ key is worked out
+        // once per eight reads and each read is a fixed offset from it.
+#pragma unroll 1
+        for (unsigned c = 0; c < 32; ++c) {
+            const unsigned* p = entry_at(tbl, c ^ key);
+#pragma unroll
+            for (unsigned m = 0; m < TABLE / 32; ++m) sum += read(p + 32 * m) ^ x;
+        }
+        x = sum;
+    }
+    out[i] = x;
+}
