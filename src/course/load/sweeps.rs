@@ -1,0 +1,160 @@
+//! `sweep:` on a variant: the one variant written becomes one ordinary variant per value of
+//! a define, so the worker, recordings and claims see nothing new. The values are evaluated
+//! here, before the variants are built, because the generated names are needed first: claims
+//! and `reference` may name them.
+
+use super::cx::Cx;
+use crate::course::expr::is_identifier;
+use crate::course::schema::{DefineValue, RawVariant};
+use crate::model::{Sweep, SweepPoint};
+use std::collections::HashSet;
+
+/// What one written variant stands for.
+#[derive(Debug, Clone)]
+pub(super) enum Expansion {
+    /// An ordinary variant: itself.
+    Plain,
+    /// A sweep: one variant per point.
+    Sweep(Sweep),
+    /// A sweep with errors (reported): no variants.
+    Broken,
+}
+
+impl Expansion {
+    /// The variants this entry generates: its name and the extra define, if any.
+    pub(super) fn generated(&self, v: &RawVariant) -> Vec<(String, Option<(String, DefineValue)>)> {
+        match self {
+            Expansion::Plain => vec![(v.name.clone(), None)],
+            Expansion::Sweep(s) => s
+                .points
+                .iter()
+                .map(|p| {
+                    let define = (s.define.clone(), DefineValue::Int(p.value));
+                    (p.variant.clone(), Some(define))
+                })
+                .collect(),
+            Expansion::Broken => vec![],
+        }
+    }
+}
+
+/// Each written variant's expansion (`Broken` for one that could not be read at all), with
+/// every generated name checked against the other variants' names.
+pub(super) fn expand(
+    cx: &mut Cx,
+    raws: &[Option<RawVariant>],
+    problem: &[(String, i64)],
+) -> Vec<Expansion> {
+    let out: Vec<Expansion> = raws
+        .iter()
+        .enumerate()
+        .map(|(i, raw)| match raw {
+            None => Expansion::Broken,
+            Some(v) => match &v.sweep {
+                None => Expansion::Plain,
+                Some(_) => sweep(cx, v, i, problem).map_or(Expansion::Broken, Expansion::Sweep),
+            },
+        })
+        .collect();
+    clashes(cx, raws, &out);
+    out
+}
+
+fn sweep(cx: &mut Cx, v: &RawVariant, i: usize, problem: &[(String, i64)]) -> Option<Sweep> {
+    let s = v.sweep.as_ref()?;
+    let at = |k: &str| format!("variants[{i}].sweep.{k}");
+    let mut ok = true;
+    if !is_identifier(&s.define) {
+        cx.err(
+            &at("define"),
+            format!(
+                "define `{}` is not a macro name ([A-Za-z_][A-Za-z0-9_]*)",
+                s.define
+            ),
+        );
+        ok = false;
+    } else if problem.iter().any(|(n, _)| *n == s.define) {
+        let msg = format!("define `{}` has the name of a problem size", s.define);
+        cx.err(&at("define"), msg);
+        ok = false;
+    }
+    if s.name.matches("{}").count() != 1 {
+        let msg = format!(
+            "sweep name `{}` must hold `{{}}` once: it is replaced by each value",
+            s.name
+        );
+        cx.err(&at("name"), msg);
+        ok = false;
+    }
+    let values = values(cx, s, i, problem);
+    let values = values.filter(|_| ok)?;
+    let points = values
+        .into_iter()
+        .map(|value| SweepPoint {
+            variant: s.name.replacen("{}", &value.to_string(), 1),
+            value,
+        })
+        .collect();
+    Some(Sweep {
+        name: v.name.clone(),
+        define: s.define.clone(),
+        x_label: s.x.clone().unwrap_or_else(|| s.define.clone()),
+        points,
+    })
+}
+
+/// The values, in the order written; at least two, none repeated.
+fn values(
+    cx: &mut Cx,
+    s: &crate::course::schema_ext::RawSweep,
+    i: usize,
+    problem: &[(String, i64)],
+) -> Option<Vec<i64>> {
+    let path = format!("variants[{i}].sweep.values");
+    if s.values.len() < 2 {
+        cx.err(&path, "a sweep needs at least two values");
+        return None;
+    }
+    let mut out = Vec::new();
+    let mut ok = true;
+    for (k, e) in s.values.iter().enumerate() {
+        let at = format!("{path}[{k}]");
+        match cx.eval(&at, e, problem) {
+            Some(v) if out.contains(&v) => {
+                cx.err(&at, format!("value {v} (`{}`) is given twice", e.0));
+                ok = false;
+            }
+            Some(v) => out.push(v),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
+}
+
+/// A generated name that another variant (written or generated) also has.
+fn clashes(cx: &mut Cx, raws: &[Option<RawVariant>], out: &[Expansion]) {
+    let written: HashSet<&str> = raws.iter().flatten().map(|v| v.name.as_str()).collect();
+    let mut seen: HashSet<String> = HashSet::new();
+    for (i, (raw, e)) in raws.iter().zip(out).enumerate() {
+        let (Some(v), Expansion::Sweep(s)) = (raw, e) else {
+            continue;
+        };
+        for p in &s.points {
+            let dup = written.contains(p.variant.as_str()) || !seen.insert(p.variant.clone());
+            if dup || p.variant.is_empty() || !valid_name(&p.variant) {
+                let why = if dup {
+                    "another variant has that name"
+                } else {
+                    "a variant name may hold only letters, digits, '-' and '_'"
+                };
+                let msg = format!("sweep `{}` makes variant `{}`: {why}", v.name, p.variant);
+                cx.err(&format!("variants[{i}].sweep.name"), msg);
+            }
+        }
+    }
+}
+
+fn valid_name(name: &str) -> bool {
+    name.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
