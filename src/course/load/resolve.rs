@@ -104,7 +104,9 @@ fn variant_names(cx: &Cx, raw: &RawLesson, expansions: &[Expansion]) -> Vec<Stri
     for (i, e) in expansions.iter().enumerate() {
         match (e, &raw.variants[i]) {
             (Expansion::Sweep(_), Some(v)) => out.extend(e.generated(v).into_iter().map(|g| g.0)),
-            (_, Some(v)) if v.sweep.is_some() => {}
+            (Expansion::Broken(names), Some(v)) if v.sweep.is_some() => {
+                out.extend(names.iter().cloned())
+            }
             _ => out.extend(
                 cx.spans
                     .scalar(&format!("variants[{i}].name"))

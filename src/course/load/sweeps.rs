@@ -6,6 +6,7 @@
 use super::cx::Cx;
 use crate::course::expr::is_identifier;
 use crate::course::schema::{DefineValue, RawVariant};
+use crate::course::schema_ext::RawSweep;
 use crate::model::{Sweep, SweepPoint};
 use std::collections::HashSet;
 
@@ -16,8 +17,9 @@ pub(super) enum Expansion {
     Plain,
     /// A sweep: one variant per point.
     Sweep(Sweep),
-    /// A sweep with errors (reported): no variants.
-    Broken,
+    /// A sweep with errors (reported): no variants, but the names of the values that could
+    /// be read, so that a claim naming one is not blamed as well.
+    Broken(Vec<String>),
 }
 
 impl Expansion {
@@ -33,7 +35,7 @@ impl Expansion {
                     (p.variant.clone(), Some(define))
                 })
                 .collect(),
-            Expansion::Broken => vec![],
+            Expansion::Broken(_) => vec![],
         }
     }
 }
@@ -49,10 +51,13 @@ pub(super) fn expand(
         .iter()
         .enumerate()
         .map(|(i, raw)| match raw {
-            None => Expansion::Broken,
-            Some(v) => match &v.sweep {
+            None => Expansion::Broken(vec![]),
+            Some(v) => match sweep(cx, v, i, problem) {
                 None => Expansion::Plain,
-                Some(_) => sweep(cx, v, i, problem).map_or(Expansion::Broken, Expansion::Sweep),
+                Some((s, true)) => Expansion::Sweep(s),
+                Some((s, false)) => {
+                    Expansion::Broken(s.points.into_iter().map(|p| p.variant).collect())
+                }
             },
         })
         .collect();
@@ -60,7 +65,14 @@ pub(super) fn expand(
     out
 }
 
-fn sweep(cx: &mut Cx, v: &RawVariant, i: usize, problem: &[(String, i64)]) -> Option<Sweep> {
+/// The sweep written on `v` (`None` where there is none), and whether it is free of errors;
+/// its points are the values that could be read.
+fn sweep(
+    cx: &mut Cx,
+    v: &RawVariant,
+    i: usize,
+    problem: &[(String, i64)],
+) -> Option<(Sweep, bool)> {
     let s = v.sweep.as_ref()?;
     let at = |k: &str| format!("variants[{i}].sweep.{k}");
     let mut ok = true;
@@ -78,7 +90,8 @@ fn sweep(cx: &mut Cx, v: &RawVariant, i: usize, problem: &[(String, i64)]) -> Op
         cx.err(&at("define"), msg);
         ok = false;
     }
-    if s.name.matches("{}").count() != 1 {
+    let named = s.name.matches("{}").count() == 1;
+    if !named {
         let msg = format!(
             "sweep name `{}` must hold `{{}}` once: it is replaced by each value",
             s.name
@@ -86,37 +99,34 @@ fn sweep(cx: &mut Cx, v: &RawVariant, i: usize, problem: &[(String, i64)]) -> Op
         cx.err(&at("name"), msg);
         ok = false;
     }
-    let values = values(cx, s, i, problem);
-    let values = values.filter(|_| ok)?;
+    let (values, values_ok) = values(cx, s, i, problem);
     let points = values
         .into_iter()
+        .filter(|_| named)
         .map(|value| SweepPoint {
             variant: s.name.replacen("{}", &value.to_string(), 1),
             value,
         })
         .collect();
-    Some(Sweep {
+    let sweep = Sweep {
         name: v.name.clone(),
         define: s.define.clone(),
         x_label: s.x.clone().unwrap_or_else(|| s.define.clone()),
         points,
-    })
+    };
+    Some((sweep, ok && named && values_ok))
 }
 
-/// The values, in the order written; at least two, none repeated.
-fn values(
-    cx: &mut Cx,
-    s: &crate::course::schema_ext::RawSweep,
-    i: usize,
-    problem: &[(String, i64)],
-) -> Option<Vec<i64>> {
+/// The values that could be read, in the order written, and whether all could: at least
+/// two, none repeated.
+fn values(cx: &mut Cx, s: &RawSweep, i: usize, problem: &[(String, i64)]) -> (Vec<i64>, bool) {
     let path = format!("variants[{i}].sweep.values");
+    let mut ok = true;
     if s.values.len() < 2 {
         cx.err(&path, "a sweep needs at least two values");
-        return None;
+        ok = false;
     }
     let mut out = Vec::new();
-    let mut ok = true;
     for (k, e) in s.values.iter().enumerate() {
         let at = format!("{path}[{k}]");
         match cx.eval(&at, e, problem) {
@@ -128,7 +138,7 @@ fn values(
             None => ok = false,
         }
     }
-    ok.then_some(out)
+    (out, ok)
 }
 
 /// A generated name that another variant (written or generated) also has.
