@@ -86,13 +86,7 @@ pub(super) fn resolve(
         tolerance,
         measures,
         requires,
-        sweeps: expansions
-            .into_iter()
-            .filter_map(|e| match e {
-                Expansion::Sweep(s) => Some(s),
-                _ => None,
-            })
-            .collect(),
+        sweeps: sweeps::sweeps(expansions),
     })
 }
 

@@ -40,6 +40,17 @@ impl Expansion {
     }
 }
 
+/// The sweeps of a lesson that loaded, in the order written.
+pub(super) fn sweeps(expansions: Vec<Expansion>) -> Vec<Sweep> {
+    expansions
+        .into_iter()
+        .filter_map(|e| match e {
+            Expansion::Sweep(s) => Some(s),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Each written variant's expansion (`Broken` for one that could not be read at all), with
 /// every generated name checked against the other variants' names.
 pub(super) fn expand(
