@@ -146,3 +146,24 @@ fn a_generated_name_may_not_repeat_a_written_one() {
 fn a_claim_on_a_value_not_swept_is_refused() {
     single_error("it-64 slower", "it-65 slower", "it-65");
 }
+
+#[test]
+fn like_may_copy_the_sweeping_variant_and_its_faults_are_reported_once() {
+    let text = BASE.replace(
+        "  - { name: last, like: first }",
+        "  - { name: last, like: staircase, defines: { ITERS: 2 } }",
+    );
+    let l = load(&text).unwrap();
+    let last = l.variant("last").unwrap();
+    assert_eq!(last.defines, [("ITERS".to_string(), "2".to_string())]);
+    assert_eq!(l.sweeps.len(), 1);
+
+    let broken = BASE.replacen(
+        "args: [in, out, cycles, \"ITERS * 2\"]",
+        "args: [in, out, cycles, \"ITERS * nope\"]",
+        1,
+    );
+    let errs = load(&broken).expect_err("should fail");
+    let on_args: Vec<&String> = errs.iter().filter(|e| e.contains("nope")).collect();
+    assert_eq!(on_args.len(), 1, "{errs:#?}");
+}
