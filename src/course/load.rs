@@ -10,6 +10,7 @@ mod read;
 mod reference;
 mod resolve;
 mod sizes;
+mod sweeps;
 mod variants;
 
 use super::bundle::CourseRoot;
@@ -190,12 +191,17 @@ struct Errors {
 
 impl Errors {
     fn at(&mut self, pos: Pos, message: impl Into<String>) {
-        self.list.push(CourseError {
+        let e = CourseError {
             file: self.file.clone(),
             line: pos.line,
             col: pos.col,
             message: message.into(),
-        });
+        };
+        // Each variant a sweep generates is checked on its own: a fault in the written
+        // variant would otherwise be reported once per value.
+        if !self.list.contains(&e) {
+            self.list.push(e);
+        }
     }
 
     fn report(&mut self, e: YamlError) {

@@ -2,7 +2,7 @@
 //! unknown keys so a misspelt key is an error. Expressions stay text here; the loader
 //! evaluates them once it knows the names.
 
-use super::schema_ext::{RawConstant, RawMeasure, RawRequires, RawTolerance};
+use super::schema_ext::{RawConstant, RawMeasure, RawRequires, RawSweep, RawTolerance};
 use crate::model::ElemType;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, de::value::MapAccessDeserializer};
@@ -89,6 +89,7 @@ pub struct RawVariant {
     pub options: Option<Vec<String>>,
     pub note: Option<String>,
     pub constants: Option<Vec<RawConstant>>,
+    pub sweep: Option<RawSweep>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -1,5 +1,5 @@
 //! The optional keys added to the format after its first lessons (docs/lesson-format.md):
-//! `constants` on a variant; `tolerance`, `measures` and `requires` at the top. Like the
+//! `constants` and `sweep` on a variant; `tolerance`, `measures` and `requires` at the top. Like the
 //! rest of the schema, every struct denies unknown keys.
 
 use super::schema::Expr;
@@ -59,4 +59,15 @@ impl<'de> Deserialize<'de> for CcText {
             Any::Int(n) => format!("{n}.0"),
         }))
     }
+}
+
+/// `sweep: { define: WS_MIB, values: [4, 8], name: "ws-{}", x: "working set (MiB)" }` on a
+/// variant: one variant per value, named by `name` with `{}` replaced by the value.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSweep {
+    pub define: String,
+    pub values: Vec<Expr>,
+    pub name: String,
+    pub x: Option<String>,
 }

@@ -2,7 +2,9 @@
 //! and only what a test is about needs saying.
 
 use super::claim::Claim;
-use super::lesson::{Lesson, MemSpace, Metrics, Page, Question, Reference, Variant};
+use super::lesson::{
+    Lesson, MemSpace, Metrics, Page, Question, Reference, Sweep, SweepPoint, Variant,
+};
 
 /// A lesson under construction; `build` gives the `Lesson`.
 #[derive(Debug, Clone)]
@@ -50,6 +52,7 @@ impl LessonBuilder {
                 tolerance: None,
                 measures: vec![],
                 requires: Default::default(),
+                sweeps: vec![],
             },
         }
     }
@@ -101,6 +104,25 @@ impl LessonBuilder {
             choices: choices.iter().map(|c| c.to_string()).collect(),
             answer,
             why: why.into(),
+        });
+        self
+    }
+
+    /// A sweep over `define`: one variant per value, named `{name}-{value}`.
+    pub fn sweep(mut self, name: &str, define: &str, x_label: &str, values: &[i64]) -> Self {
+        let mut points = Vec::new();
+        for &value in values {
+            let v = format!("{name}-{value}");
+            let mut var = variant(&v);
+            var.defines = vec![(define.into(), value.to_string())];
+            self.lesson.variants.push(var);
+            points.push(SweepPoint { variant: v, value });
+        }
+        self.lesson.sweeps.push(Sweep {
+            name: name.into(),
+            define: define.into(),
+            x_label: x_label.into(),
+            points,
         });
         self
     }

@@ -222,6 +222,28 @@ pub struct Lesson {
     pub measures: Vec<Measure>,
     #[serde(default)]
     pub requires: Requires,
+    /// Variants generated over the values of one define, in the order written; the UI
+    /// draws each as a chart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sweeps: Vec<Sweep>,
+}
+
+/// A `sweep:` as the loader expanded it: which variants it made, and the value of the
+/// define in each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sweep {
+    /// The name written on the sweeping variant.
+    pub name: String,
+    pub define: String,
+    /// The x axis's title.
+    pub x_label: String,
+    pub points: Vec<SweepPoint>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepPoint {
+    pub variant: String,
+    pub value: i64,
 }
 
 impl Lesson {

@@ -53,6 +53,8 @@ pub struct App {
     pub instr: usize,
     /// Heatmap of all instructions × banks instead of one request.
     pub aggregate: bool,
+    /// A lesson with a sweep shows its chart in place of the variant columns.
+    pub chart: bool,
     pub color: bool,
     pub code_scroll: u16,
     /// The first prose row on screen, as asked; the pane clamps it to the page.
@@ -109,6 +111,7 @@ impl App {
             save_requested: false,
             instr: 0,
             aggregate: false,
+            chart: false,
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             code_scroll: 0,
             prose_scroll: 0,

@@ -42,6 +42,9 @@ impl App {
                 self.overlay = Overlay::Code;
             }
             KeyCode::Char('h') => self.overlay = Overlay::Heatmap,
+            KeyCode::Char('g') if self.lesson().is_some_and(|l| !l.sweeps.is_empty()) => {
+                self.chart = !self.chart
+            }
             KeyCode::Up | KeyCode::Char('k') => self.select_lesson(self.selected.saturating_sub(1)),
             KeyCode::Down | KeyCode::Char('j') => self.select_lesson(self.selected + 1),
             KeyCode::Left => {

@@ -5,6 +5,7 @@
 
 use super::Errors;
 use super::cx::{Cx, Known};
+use super::sweeps::{self, Expansion};
 use super::{extras, reference, sizes, variants};
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
@@ -37,7 +38,8 @@ pub(super) fn resolve(
     let problem = sizes::problem(&mut cx, &raw);
     let buffer_names = names_of(&cx, "buffers", raw.buffers.len());
     let buffers = sizes::buffers(&mut cx, &raw, &problem);
-    let variant_names = names_of(&cx, "variants", raw.variants.len());
+    let expansions = sweeps::expand(&mut cx, &raw.variants, &problem);
+    let variant_names = variant_names(&cx, &raw, &expansions);
     if raw.variants.is_empty() {
         no_variants(&mut cx);
     }
@@ -46,7 +48,7 @@ pub(super) fn resolve(
         buffers: &buffers,
         buffer_names: &buffer_names,
     };
-    let vars = variants::resolve_all(&mut cx, root, &raw.variants, &known);
+    let vars = variants::resolve_all(&mut cx, root, &raw.variants, &expansions, &known);
     let reference = match &raw.head.reference {
         Some(r) => reference::reference(&mut cx, r, &variant_names, &known),
         None => {
@@ -84,7 +86,29 @@ pub(super) fn resolve(
         tolerance,
         measures,
         requires,
+        sweeps: sweeps::sweeps(expansions),
     })
+}
+
+/// The names of the variants the lesson will have, in order: a sweep stands for the
+/// variants it generates. A variant that could not be read keeps its written name, so that
+/// a claim naming it is not blamed as well.
+fn variant_names(cx: &Cx, raw: &RawLesson, expansions: &[Expansion]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, e) in expansions.iter().enumerate() {
+        match (e, &raw.variants[i]) {
+            (Expansion::Sweep(_), Some(v)) => out.extend(e.generated(v).into_iter().map(|g| g.0)),
+            (Expansion::Broken(names), Some(v)) if v.sweep.is_some() => {
+                out.extend(names.iter().cloned())
+            }
+            _ => out.extend(
+                cx.spans
+                    .scalar(&format!("variants[{i}].name"))
+                    .map(str::to_string),
+            ),
+        }
+    }
+    out
 }
 
 fn no_variants(cx: &mut Cx) {

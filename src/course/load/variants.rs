@@ -7,6 +7,7 @@ use super::extras;
 use super::kernel::kernel_problem;
 use super::launch::{arguments, dims, env_with_defines};
 use super::params::check_args;
+use super::sweeps::Expansion;
 use crate::course::bundle::CourseRoot;
 use crate::course::confine::SourceError;
 use crate::course::schema::{DefineValue, Dims, Expr, RawArg, RawVariant};
@@ -69,6 +70,7 @@ pub(super) fn resolve_all(
     cx: &mut Cx,
     root: &CourseRoot,
     raws: &[Option<RawVariant>],
+    expansions: &[Expansion],
     known: &Known,
 ) -> Option<Vec<Variant>> {
     let names = Names::new(cx, raws.len());
@@ -87,15 +89,42 @@ pub(super) fn resolve_all(
         let m = inherit(cx, v, i, &names, &merged);
         merged.push(m.clone());
         let name_ok = check_name(cx, v, i, &names);
-        let resolved = m
-            .and_then(|m| build(cx, v, i, m, known, &mut sources))
-            .filter(|_| name_ok);
-        match (resolved, out.as_mut()) {
-            (Some(r), Some(list)) => list.push(r),
-            _ => out = None,
+        let generated = expansions[i].generated(v);
+        if generated.is_empty() {
+            out = None;
+        }
+        for (name, define) in generated {
+            let resolved = m
+                .clone()
+                .and_then(|m| build(cx, &named(v, name), i, with(m, define), known, &mut sources))
+                .filter(|_| name_ok);
+            match (resolved, out.as_mut()) {
+                (Some(r), Some(list)) => list.push(r),
+                _ => out = None,
+            }
         }
     }
     out
+}
+
+/// The written variant under a generated name (a sweep's), or itself.
+fn named(v: &RawVariant, name: String) -> RawVariant {
+    RawVariant {
+        name,
+        sweep: None,
+        ..v.clone()
+    }
+}
+
+/// `m` with a sweep's define set over the written ones.
+fn with(mut m: Merged, define: Option<(String, DefineValue)>) -> Merged {
+    if let Some((k, val)) = define {
+        match m.defines.iter_mut().find(|(n, _)| *n == k) {
+            Some(slot) => slot.1 = val,
+            None => m.defines.push((k, val)),
+        }
+    }
+    m
 }
 
 /// The variants' names as written (`None` where one is missing), and where each first

@@ -27,6 +27,9 @@ pub const KEYS: &[(&str, &str)] = &[
     ("q / Esc", "quit (or close a pop-up)"),
 ];
 
+/// Keys only a lesson with a sweep has; the help lists them on such a lesson.
+pub const SWEEP_KEYS: &[(&str, &str)] = &[("g", "chart of the sweep, in place of the variants")];
+
 /// What the marks on the screen mean.
 pub const MARKS: &[(&str, &str)] = &[
     ("▸", "the lesson on screen"),
@@ -52,9 +55,11 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 /// The help, as wide as its longest line (or the screen, wrapping what does not fit).
-pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme) {
+pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme, sweeps: bool) {
+    let extra = if sweeps { SWEEP_KEYS } else { &[] };
     let key_w = KEYS
         .iter()
+        .chain(extra)
         .chain(MARKS)
         .map(|(k, _)| Line::raw(*k).width())
         .max()
@@ -65,7 +70,7 @@ pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme) {
             Span::raw(what.to_string()),
         ])
     };
-    let mut lines: Vec<Line> = KEYS.iter().map(row).collect();
+    let mut lines: Vec<Line> = KEYS.iter().chain(extra).map(row).collect();
     lines.push(Line::raw(""));
     lines.push(Line::styled("Marks", th.title));
     lines.extend(MARKS.iter().map(row));

@@ -2,7 +2,7 @@
 //! keys. Borrows the state; owns nothing.
 
 use super::theme::Theme;
-use super::{columns, heatmap, list, loading, memcheck, overlays, prose};
+use super::{chart, columns, heatmap, list, loading, memcheck, overlays, prose};
 use crate::analysis::describe::source_label;
 use crate::model::Lesson;
 use crate::model::results::Source;
@@ -34,13 +34,23 @@ impl Widget for &App {
         };
         header_line(self, lesson, &th).render(a.header, buf);
         prose::render(self, a.prose, buf, &th);
-        columns::render_columns(self, a.cols, buf, &th);
+        let sweeps = !lesson.sweeps.is_empty();
+        if sweeps && self.chart {
+            chart::render(self, a.cols, buf, &th);
+        } else {
+            columns::render_columns(self, a.cols, buf, &th);
+        }
         Paragraph::new(Line::styled(format!(" {}", status_text(self)), th.accent))
             .render(a.status, buf);
-        Line::styled(KEYS_LINE, th.dim).render(a.keys, buf);
+        let keys = if sweeps {
+            KEYS_LINE.replacen("  q quit", "  q quit  g chart", 1)
+        } else {
+            KEYS_LINE.to_string()
+        };
+        Line::styled(keys, th.dim).render(a.keys, buf);
         match self.overlay {
             Overlay::None => {}
-            Overlay::Help => overlays::render_help(a.main, buf, &th),
+            Overlay::Help => overlays::render_help(a.main, buf, &th, sweeps),
             Overlay::Code => overlays::render_code(self, a.main, buf, &th),
             Overlay::Heatmap => heatmap::render_overlay(self, a.main, buf, &th),
             Overlay::Memcheck => memcheck::render(self, a.main, buf, &th),

@@ -1,0 +1,146 @@
+//! A lesson's sweep as a chart: GB/s (or time, for a lesson that counts no bytes) of each
+//! generated variant against the swept value. ratatui has no log axis, so values spanning
+//! more than ten times are placed at their log2 and the ticks carry the real values.
+
+use super::theme::Theme;
+use crate::analysis::describe::source_label;
+use crate::model::results::LessonResult;
+use crate::model::{Lesson, Sweep};
+use crate::ui::app::App;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::symbols::Marker;
+use ratatui::text::Line;
+use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph, Widget};
+
+/// What the chart plots, ready to draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plot {
+    /// (x as placed, y) for each variant that has a figure, in the sweep's order.
+    pub points: Vec<(f64, f64)>,
+    pub log_x: bool,
+    /// The x axis's bounds as placed, and its three tick labels (real values).
+    pub x_bounds: [f64; 2],
+    pub x_ticks: [String; 3],
+    pub y_max: f64,
+    pub y_title: &'static str,
+}
+
+/// The plot of `sweep` from `result`; `None` figures leave their point out.
+pub fn plot(lesson: &Lesson, sweep: &Sweep, result: Option<&LessonResult>) -> Plot {
+    let values: Vec<i64> = sweep.points.iter().map(|p| p.value).collect();
+    let lo = values.iter().copied().min().unwrap_or(0) as f64;
+    let hi = values.iter().copied().max().unwrap_or(0) as f64;
+    let log_x = lo > 0.0 && hi / lo > 10.0;
+    let place = |v: f64| if log_x { v.log2() } else { v };
+    let by_bytes = lesson.metrics.bytes.is_some();
+    let figure = |name: &str| {
+        let v = result?.variants.iter().find(|v| v.name == name)?;
+        if by_bytes {
+            v.gbps
+        } else {
+            v.time_ms.as_ref().map(|t| t.median)
+        }
+    };
+    let points: Vec<(f64, f64)> = sweep
+        .points
+        .iter()
+        .filter_map(|p| figure(&p.variant).map(|y| (place(p.value as f64), y)))
+        .collect();
+    let (a, b) = (place(lo), place(hi));
+    let mid = if log_x {
+        (a + b) / 2.0
+    } else {
+        (lo + hi) / 2.0
+    };
+    let mid_real = if log_x { mid.exp2() } else { mid };
+    let top = points.iter().map(|p| p.1).fold(0.0, f64::max);
+    Plot {
+        points,
+        log_x,
+        x_bounds: [a, b.max(a + 1e-9)],
+        x_ticks: [number(lo), number(mid_real), number(hi)],
+        y_max: nice_ceiling(top),
+        y_title: if by_bytes { "GB/s" } else { "time (ms)" },
+    }
+}
+
+/// A round number a little above `v`, so the highest point sits below the top edge.
+fn nice_ceiling(v: f64) -> f64 {
+    if v <= 0.0 || !v.is_finite() {
+        return 1.0;
+    }
+    let step = 10f64.powf((v * 1.1).log10().floor());
+    ((v * 1.1) / step).ceil() * step
+}
+
+/// A tick label: whole numbers as such, others to three significant figures.
+fn number(v: f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{}", v.round() as i64)
+    } else {
+        format!("{v:.3}")
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    }
+}
+
+/// The chart of the lesson's first sweep in `area`, or a line saying there is none.
+pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
+    let Some((lesson, sweep)) = app.lesson().and_then(|l| l.sweeps.first().map(|s| (l, s))) else {
+        Paragraph::new(" This lesson sweeps nothing: no chart (g goes back).").render(area, buf);
+        return;
+    };
+    let shown = app.result().filter(|_| app.revealed());
+    let p = plot(lesson, sweep, shown);
+    let from = shown.map_or_else(
+        || "v shows the recorded figures, r runs".to_string(),
+        source_label,
+    );
+    let title = format!(
+        " {}: {} by {} · {from} ",
+        sweep.name, p.y_title, sweep.x_label
+    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(Line::styled(title, th.title));
+    chart(&p, sweep, th).block(block).render(area, buf);
+}
+
+fn chart<'a>(p: &'a Plot, sweep: &Sweep, th: &Theme) -> Chart<'a> {
+    let line = Dataset::default()
+        .marker(Marker::Braille)
+        .graph_type(GraphType::Line)
+        .style(th.accent)
+        .data(&p.points);
+    let dots = Dataset::default()
+        .name(sweep.define.clone())
+        .marker(Marker::Dot)
+        .graph_type(GraphType::Scatter)
+        .style(th.strong)
+        .data(&p.points);
+    let x_title = if p.log_x {
+        format!("{} (log scale)", sweep.x_label)
+    } else {
+        sweep.x_label.clone()
+    };
+    let y = p.y_max;
+    Chart::new(vec![line, dots])
+        .hidden_legend_constraints((
+            ratatui::layout::Constraint::Length(0),
+            ratatui::layout::Constraint::Length(0),
+        ))
+        .x_axis(
+            Axis::default()
+                .title(Line::styled(x_title, th.dim))
+                .bounds(p.x_bounds)
+                .labels(p.x_ticks.iter().map(|t| Line::raw(t.clone()))),
+        )
+        .y_axis(
+            Axis::default()
+                .title(Line::styled(p.y_title, th.dim))
+                .bounds([0.0, y])
+                .labels([number(0.0), number(y / 2.0), number(y)].map(Line::raw)),
+        )
+}

@@ -1,0 +1,122 @@
+//! The sweep chart drawn on `TestBackend` from a hand-made result: the figures below are
+//! made up for the test (shaped like an L2 staircase), not measured.
+
+use crossterm::event::{KeyCode, KeyEvent};
+use gpulab::model::Lesson;
+use gpulab::model::builder::LessonBuilder;
+use gpulab::model::results::{DeviceInfo, Source};
+use gpulab::session::fold::blank_result;
+use gpulab::session::progress::Progress;
+use gpulab::ui::views::chart::plot;
+use gpulab::ui::{App, Overlay};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const MIB: [i64; 9] = [4, 8, 16, 32, 64, 128, 256, 512, 1024];
+const GBPS: [f64; 9] = [
+    6100.0, 6400.0, 6300.0, 5200.0, 3300.0, 3050.0, 3000.0, 2990.0, 2980.0,
+];
+
+fn lesson() -> Lesson {
+    let mut l = LessonBuilder::new("l2")
+        .title("L2: the working-set staircase")
+        .page("One page", "Text.")
+        .sweep("ws", "WS_MIB", "working set (MiB)", &MIB)
+        .build();
+    l.metrics.bytes = Some(4.0 * 1024.0 * 1024.0 * 1024.0);
+    l
+}
+
+fn app(with_figures: bool) -> App {
+    let l = lesson();
+    let device = DeviceInfo {
+        name: "NVIDIA H100 80GB HBM3".into(),
+        recorded_at: Some("2026-11-21T12:00:00Z".into()),
+        ..Default::default()
+    };
+    let mut r = blank_result(&l, Source::Recorded, Some(device));
+    for (v, g) in r.variants.iter_mut().zip(GBPS) {
+        v.gbps = Some(g);
+    }
+    let mut a = App::new(vec![l], None, Progress::default());
+    a.results.insert("l2".into(), r);
+    a.color = false;
+    if with_figures {
+        a.progress.mark_revealed("l2");
+    }
+    a
+}
+
+fn draw(app: &App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| f.render_widget(app, f.area())).unwrap();
+    gpulab::ui::buffer_to_text(t.backend().buffer())
+}
+
+fn key(a: &mut App, c: char) {
+    a.on_key(KeyEvent::from(KeyCode::Char(c)));
+}
+
+#[test]
+fn values_spanning_more_than_ten_times_are_placed_by_log2() {
+    let a = app(true);
+    let l = &a.lessons[0];
+    let p = plot(l, &l.sweeps[0], a.results.get("l2"));
+    assert!(p.log_x);
+    assert_eq!(p.x_bounds, [2.0, 10.0]);
+    assert_eq!(p.x_ticks, ["4", "64", "1024"].map(String::from));
+    assert_eq!(p.points.len(), 9);
+    assert_eq!(p.points[0], (2.0, 6100.0));
+    assert_eq!(p.points[8], (10.0, 2980.0));
+    assert_eq!(p.y_title, "GB/s");
+    assert!(p.y_max >= 6400.0 && p.y_max <= 8000.0, "{}", p.y_max);
+}
+
+#[test]
+fn g_swaps_the_variants_for_the_chart_and_back() {
+    let mut a = app(true);
+    let before = draw(&a, 120, 40);
+    assert!(before.contains("g chart"), "the key is offered:\n{before}");
+    key(&mut a, 'g');
+    assert!(a.chart);
+    let screen = draw(&a, 120, 40);
+    assert!(screen.contains("ws: GB/s by working set (MiB)"), "{screen}");
+    assert!(
+        screen.contains("recorded on NVIDIA H100 80GB HBM3"),
+        "{screen}"
+    );
+    assert!(screen.contains("working set (MiB) (log scale)"), "{screen}");
+    for tick in ["1024", "64"] {
+        assert!(screen.contains(tick), "tick {tick}:\n{screen}");
+    }
+    insta::assert_snapshot!("chart_l2_staircase", screen);
+    key(&mut a, 'g');
+    assert_eq!(draw(&a, 120, 40), before);
+}
+
+#[test]
+fn the_chart_hides_the_figures_until_they_are_asked_for() {
+    let mut a = app(false);
+    key(&mut a, 'g');
+    let screen = draw(&a, 120, 40);
+    assert!(screen.contains("v shows the recorded figures"), "{screen}");
+    assert!(!screen.contains('•'), "no point drawn:\n{screen}");
+}
+
+#[test]
+fn help_lists_g_only_where_there_is_a_sweep() {
+    let mut a = app(true);
+    a.overlay = Overlay::Help;
+    assert!(draw(&a, 120, 40).contains("chart of the sweep"));
+    let mut plain = App::new(
+        vec![LessonBuilder::new("p").variant("a").build()],
+        None,
+        Progress::default(),
+    );
+    plain.overlay = Overlay::Help;
+    assert!(!draw(&plain, 120, 40).contains("chart of the sweep"));
+    key(&mut plain, 'q');
+    plain.overlay = Overlay::None;
+    key(&mut plain, 'g');
+    assert!(!plain.chart, "g does nothing on a lesson with no sweep");
+}
