@@ -32,7 +32,7 @@ fn list_json_gives_the_lessons_in_course_order() {
         .iter()
         .map(|l| l["id"].as_str().unwrap())
         .collect();
-    assert_eq!(&ids[..2], ["global-coalescing", "aos-soa"]);
+    assert_eq!(&ids[..2], ["memory-ladder", "global-coalescing"]);
     let orders: Vec<u64> = v
         .as_array()
         .unwrap()

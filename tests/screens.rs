@@ -48,7 +48,11 @@ fn every_lesson_screen() {
 #[test]
 fn narrow_terminal_stacks_the_variants() {
     let mut a = app();
-    a.selected = 0;
+    a.selected = a
+        .lessons
+        .iter()
+        .position(|l| l.id == "global-coalescing")
+        .unwrap();
     let screen = draw(&a, 80, 40);
     insta::assert_snapshot!("narrow_global_coalescing", screen);
 }
