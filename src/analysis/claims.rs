@@ -61,38 +61,14 @@ fn judge(kind: &ClaimKind, result: &LessonResult) -> Result<(bool, String), Verd
         ClaimKind::Within { a, b, pct } => {
             let ta = timed(find(result, a)?)?;
             let tb = timed(find(result, b)?)?;
-            let apart = if tb > 0.0 {
-                (ta - tb).abs() / tb * 100.0
-            } else {
-                f64::INFINITY
-            };
-            let detail = format!(
-                "{} ms vs {} ms = {}% apart (needs <= {pct}%)",
-                sig3(ta),
-                sig3(tb),
-                sig3(apart)
-            );
-            Ok(((ta - tb).abs() <= pct / 100.0 * tb, detail))
+            Ok(judge_within(ta, tb, *pct))
         }
         ClaimKind::Metric {
             a,
             metric,
             op,
             value,
-        } => {
-            let v = find(result, a)?;
-            if is_timing(*metric) {
-                timed(v)?;
-            }
-            let x = read(*metric, v)?;
-            let detail = format!(
-                "{} = {} (needs {} {value})",
-                metric.name(),
-                figure(x),
-                op.symbol()
-            );
-            Ok((holds(*op, x, *value), detail))
-        }
+        } => judge_metric(find(result, a)?, *metric, *op, *value),
         ClaimKind::Measured { a, name, op, value } => {
             let x = measured(find(result, a)?, name)?;
             let detail = format!(
@@ -114,6 +90,40 @@ fn judge(kind: &ClaimKind, result: &LessonResult) -> Result<(bool, String), Verd
             judge_measured_ratio(name, xa, xb, *greater, *factor)
         }
     }
+}
+
+fn judge_within(ta: f64, tb: f64, pct: f64) -> (bool, String) {
+    let apart = if tb > 0.0 {
+        (ta - tb).abs() / tb * 100.0
+    } else {
+        f64::INFINITY
+    };
+    let detail = format!(
+        "{} ms vs {} ms = {}% apart (needs <= {pct}%)",
+        sig3(ta),
+        sig3(tb),
+        sig3(apart)
+    );
+    ((ta - tb).abs() <= pct / 100.0 * tb, detail)
+}
+
+fn judge_metric(
+    v: &VariantResult,
+    metric: Metric,
+    op: CmpOp,
+    value: f64,
+) -> Result<(bool, String), Verdict> {
+    if is_timing(metric) {
+        timed(v)?;
+    }
+    let x = read(metric, v)?;
+    let detail = format!(
+        "{} = {} (needs {} {value})",
+        metric.name(),
+        figure(x),
+        op.symbol()
+    );
+    Ok((holds(op, x, value), detail))
 }
 
 /// A figure the kernel measured itself; like a time, it means nothing when the output is
