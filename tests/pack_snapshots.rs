@@ -75,7 +75,10 @@ fn update_writes_the_snapshots_and_check_then_passes() {
         ]
     );
     let text = std::fs::read_to_string(snaps.join("copy-basics__80x24.snap")).unwrap();
-    assert!(text.contains("no recording"), "a pack without a recording:\n{text}");
+    assert!(
+        text.contains("no recording"),
+        "a pack without a recording:\n{text}"
+    );
     let (code, out, err) = gpulab(pack.path(), &[&args[..], &["--check"]].concat());
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("8 screens of 2 lesson(s) match"), "{out}");
@@ -90,7 +93,9 @@ fn the_files_are_insta_snapshots_of_what_render_prints() {
         &["--lessons", "lessons", "render", "--all", "--update"],
     );
     assert_eq!(code, 0, "{out}{err}");
-    let path = pack.path().join("snapshots/tiny-transpose__80x24_revealed.snap");
+    let path = pack
+        .path()
+        .join("snapshots/tiny-transpose__80x24_revealed.snap");
     let text = std::fs::read_to_string(&path).unwrap();
     let head: Vec<&str> = text.lines().take(4).collect();
     assert_eq!(
@@ -123,7 +128,10 @@ fn check_names_a_changed_lesson_and_leaves_its_snapshot_alone() {
     assert_eq!(code, 0, "{err}");
     let lesson = pack.path().join("lessons/01-copy-basics.yaml");
     let yaml = std::fs::read_to_string(&lesson).unwrap();
-    let edited = yaml.replace("Global memory: strided copies", "Global memory: strided reads");
+    let edited = yaml.replace(
+        "Global memory: strided copies",
+        "Global memory: strided reads",
+    );
     assert_ne!(yaml, edited, "the fixture's title moved");
     std::fs::write(&lesson, edited).unwrap();
     let old = std::fs::read_to_string(snaps.join("copy-basics__120x40.snap")).unwrap();
@@ -131,14 +139,23 @@ fn check_names_a_changed_lesson_and_leaves_its_snapshot_alone() {
     let (code, out, err) = gpulab(pack.path(), &[&args[..], &["--check"]].concat());
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("1 of 2 lesson(s) differ"), "{out}");
-    assert!(out.contains("copy-basics: copy-basics__120x40.snap"), "{out}");
+    assert!(
+        out.contains("copy-basics: copy-basics__120x40.snap"),
+        "{out}"
+    );
     assert!(!out.contains("tiny-transpose:"), "{out}");
     let changed = |sign: char, title: &str| {
         out.lines()
             .any(|l| l.starts_with(sign) && l.contains(&format!("01 · Global memory: {title}")))
     };
-    assert!(changed('-', "strided copies"), "the diff shows the old title:\n{out}");
-    assert!(changed('+', "strided reads"), "the diff shows the new title:\n{out}");
+    assert!(
+        changed('-', "strided copies"),
+        "the diff shows the old title:\n{out}"
+    );
+    assert!(
+        changed('+', "strided reads"),
+        "the diff shows the new title:\n{out}"
+    );
     let now = std::fs::read_to_string(snaps.join("copy-basics__120x40.snap")).unwrap();
     assert_eq!(now, old, "check never writes a .snap");
     let new = files(&snaps, ".snap.new");
@@ -148,7 +165,10 @@ fn check_names_a_changed_lesson_and_leaves_its_snapshot_alone() {
 
     let (code, _, err) = gpulab(pack.path(), &[&args[..], &["--update"]].concat());
     assert_eq!(code, 0, "{err}");
-    assert!(files(&snaps, ".snap.new").is_empty(), "update removes stale .snap.new");
+    assert!(
+        files(&snaps, ".snap.new").is_empty(),
+        "update removes stale .snap.new"
+    );
     let (code, out, err) = gpulab(pack.path(), &[&args[..], &["--check"]].concat());
     assert_eq!(code, 0, "{out}{err}");
 }
@@ -185,5 +205,8 @@ fn the_bundled_course_matches_its_snapshots() {
     );
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) = gpulab(&root, &["render", "--all", "--check"]);
-    assert_eq!(code, 0, "the bundled copy, with the default folder: {out}{err}");
+    assert_eq!(
+        code, 0,
+        "the bundled copy, with the default folder: {out}{err}"
+    );
 }

@@ -127,7 +127,7 @@ mod tests {
         let d = short_diff(old, new, "a.snap", "a.snap.new");
         assert_eq!(
             d,
-            "--- a.snap\n+++ a.snap.new\n@@ -2,4 +2,4 @@\n 2\n 3\n-4\n+four\n 5\n 6\n"
+            "--- a.snap\n+++ a.snap.new\n@@ -2,5 +2,5 @@\n 2\n 3\n-4\n+four\n 5\n 6\n"
         );
     }
 
