@@ -169,8 +169,13 @@ fn check_names_a_changed_lesson_and_leaves_its_snapshot_alone() {
         files(&snaps, ".snap.new").is_empty(),
         "update removes stale .snap.new"
     );
+    std::fs::write(snaps.join("gone__80x24.snap"), "---\n---\nold\n").unwrap();
     let (code, out, err) = gpulab(pack.path(), &[&args[..], &["--check"]].concat());
     assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("note: gone__80x24.snap is drawn by no lesson"),
+        "{out}"
+    );
 }
 
 #[test]

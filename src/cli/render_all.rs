@@ -113,7 +113,29 @@ pub fn cmd_render_all(root: &CourseRoot, given: Option<&Path>, mode: Mode) -> Re
             tally.differing.push((lesson.id.clone(), files, d));
         }
     }
-    Ok(report(&tally, &dir, mode, lessons.len()))
+    let code = report(&tally, &dir, mode, lessons.len());
+    for name in unreferenced(&dir, &lessons) {
+        println!("note: {name} is drawn by no lesson of the pack (delete it if it is stale)");
+    }
+    Ok(code)
+}
+
+/// The `.snap` files in `dir` that no lesson's screens would write: left behind by a lesson
+/// renamed or removed. Said, not deleted, since the folder may hold files of other tools.
+fn unreferenced(dir: &Path, lessons: &[Lesson]) -> Vec<String> {
+    let ours: std::collections::HashSet<String> = lessons
+        .iter()
+        .flat_map(|l| SHOTS.iter().map(|s| s.file_name(&l.id)))
+        .collect();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = rd
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".snap") && n.contains("__") && !ours.contains(n))
+        .collect();
+    out.sort();
+    out
 }
 
 /// The summary on stdout, and the exit status: 1 when a check found a screen that differs.
