@@ -11,13 +11,7 @@ fn main() {
         Some(Cmd::List { json }) => cli::cmd_list(&root, json).map(|_| 0),
         Some(Cmd::Run(a)) => cli::cmd_run(&root, args.device, &a),
         Some(Cmd::Check { paths }) => cli::cmd_check(&root, &paths),
-        Some(Cmd::Render {
-            lesson,
-            width,
-            height,
-            page,
-            reveal,
-        }) => cli::cmd_render(&root, &lesson, (width, height), page, reveal).map(|_| 0),
+        Some(Cmd::Render(a)) => cli::cmd_render(&root, &a),
         Some(Cmd::Record { out }) => cli::cmd_record(&root, args.device, out),
         Some(Cmd::Doctor) => cli::cmd_doctor(args.device).map(|_| 0),
     };

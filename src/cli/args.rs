@@ -43,6 +43,38 @@ pub struct RunArgs {
     pub memcheck: bool,
 }
 
+#[derive(clap::Args, Debug)]
+pub struct RenderArgs {
+    /// The lesson, by id or number.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub lesson: Option<String>,
+    #[arg(long, default_value_t = 120, conflicts_with = "all")]
+    pub width: u16,
+    #[arg(long, default_value_t = 40, conflicts_with = "all")]
+    pub height: u16,
+    /// Which prose page to show (from 1).
+    #[arg(long, default_value_t = 1, conflicts_with = "all")]
+    pub page: usize,
+    /// Show the figures, as after a run or `v` (a learner sees none before).
+    #[arg(long, conflicts_with = "all")]
+    pub reveal: bool,
+    /// Every lesson at the snapshot sizes (120x40 and 80x24, figures hidden and revealed),
+    /// with --check or --update.
+    #[arg(long, requires = "snapshot_mode")]
+    pub all: bool,
+    /// Compare with the snapshot files; exit 1 naming every lesson that differs, and write
+    /// `.snap.new` files beside the `.snap` files (which stay as they are).
+    #[arg(long, group = "snapshot_mode", requires = "all")]
+    pub check: bool,
+    /// Write the snapshot files, replacing those there, and remove stale `.snap.new` files.
+    #[arg(long, group = "snapshot_mode", requires = "all")]
+    pub update: bool,
+    /// Where the snapshot files are: default the pack's `snapshots/` folder, beside its
+    /// lessons folder (`tests/snapshots/pack` for the bundled course, from the source tree).
+    #[arg(long, value_name = "DIR", requires = "all")]
+    pub snapshots: Option<PathBuf>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Cmd {
     /// Lessons in course order.
@@ -54,20 +86,9 @@ pub enum Cmd {
     Run(RunArgs),
     /// Validate lessons (and compile their kernels when NVRTC is present).
     Check { paths: Vec<PathBuf> },
-    /// The lesson screen as plain text (from the recording).
-    Render {
-        lesson: String,
-        #[arg(long, default_value_t = 120)]
-        width: u16,
-        #[arg(long, default_value_t = 40)]
-        height: u16,
-        /// Which prose page to show (from 1).
-        #[arg(long, default_value_t = 1)]
-        page: usize,
-        /// Show the figures, as after a run or `v` (a learner sees none before).
-        #[arg(long)]
-        reveal: bool,
-    },
+    /// The lesson screen as plain text (from the recording); with --all, every lesson's
+    /// screens against the pack's snapshot files.
+    Render(RenderArgs),
     /// Run every lesson live and write a recording.
     Record {
         #[arg(long, value_name = "FILE")]

@@ -8,10 +8,12 @@ mod list;
 mod memcheck;
 mod record;
 mod render;
+mod render_all;
 pub mod report;
 mod run;
+mod snapfile;
 
-pub use args::{Cli, Cmd, RunArgs};
+pub use args::{Cli, Cmd, RenderArgs, RunArgs};
 pub use check::cmd_check;
 pub use doctor::cmd_doctor;
 pub use list::cmd_list;

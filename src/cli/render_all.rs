@@ -1,0 +1,264 @@
+//! `gpulab render --all --check | --update`: every lesson's screen, drawn from the pack's
+//! recording at a few fixed sizes, against snapshot files kept with the pack. No clock and no
+//! GPU take part, so a screen changes only when the lesson, the recording or the lab does.
+//!
+//! The files are insta's (`snapfile`), named `<id>__<w>x<h>[_revealed].snap`. `--check` never
+//! writes a `.snap`: a screen that differs goes to a `.snap.new` beside it, as insta does, for
+//! `cargo insta review` or a look; `--update` is the author saying the screens are right.
+
+use super::load_course;
+use super::snapfile;
+use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
+use crate::model::results::LessonResult;
+use crate::session::{recording, source};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Check,
+    Update,
+}
+
+/// One screen of a lesson: its size, and whether the figures are shown.
+#[derive(Debug, Clone, Copy)]
+struct Shot {
+    width: u16,
+    height: u16,
+    reveal: bool,
+}
+
+/// A roomy terminal and the classic 80×24, each as a learner first sees the lesson (figures
+/// hidden) and after a run (revealed). The first prose page: the others are text alone.
+const SHOTS: [Shot; 4] = [
+    Shot::new(120, 40, false),
+    Shot::new(120, 40, true),
+    Shot::new(80, 24, false),
+    Shot::new(80, 24, true),
+];
+
+impl Shot {
+    const fn new(width: u16, height: u16, reveal: bool) -> Shot {
+        Shot {
+            width,
+            height,
+            reveal,
+        }
+    }
+
+    fn file_name(&self, id: &str) -> String {
+        let shown = if self.reveal { "_revealed" } else { "" };
+        format!("{id}__{}x{}{shown}.snap", self.width, self.height)
+    }
+
+    /// The command that prints the same screen, for the file's header.
+    fn expression(&self, id: &str) -> String {
+        let shown = if self.reveal { " --reveal" } else { "" };
+        format!(
+            "gpulab render {id} --width {} --height {}{shown}",
+            self.width, self.height
+        )
+    }
+}
+
+/// The snapshot folder: the one given, else `snapshots/` beside the pack's lessons folder;
+/// for the bundled course, `tests/snapshots/pack` of the source tree (from its root).
+pub fn snapshot_dir(root: &CourseRoot, given: Option<&Path>) -> PathBuf {
+    if let Some(d) = given {
+        return d.to_path_buf();
+    }
+    match root {
+        CourseRoot::Bundled => PathBuf::from("tests/snapshots/pack"),
+        CourseRoot::Dir(d) => d.parent().unwrap_or(Path::new(".")).join("snapshots"),
+    }
+}
+
+/// What became of one lesson's screens.
+#[derive(Default)]
+struct Tally {
+    /// Per lesson that differs: its id, the files that differ, the diff of the first.
+    differing: Vec<(String, Vec<String>, String)>,
+    written: usize,
+    same: usize,
+}
+
+pub fn cmd_render_all(root: &CourseRoot, given: Option<&Path>, mode: Mode) -> Result<i32> {
+    let lessons = load_course(root)?;
+    let dir = snapshot_dir(root, given);
+    let rec = recording::newest(&root.recordings());
+    let mut tally = Tally::default();
+    for (idx, lesson) in lessons.iter().enumerate() {
+        let result = source::recorded(rec.as_ref(), lesson);
+        let mut files = Vec::new();
+        let mut first_diff = None;
+        for shot in SHOTS {
+            let snap = Snap::draw(&lessons, idx, &result, shot, &dir);
+            let diff = match mode {
+                Mode::Check => snap.check()?,
+                Mode::Update => {
+                    tally.written += usize::from(snap.update()?);
+                    None
+                }
+            };
+            match diff {
+                Some(d) => {
+                    files.push(shot.file_name(&lesson.id));
+                    first_diff.get_or_insert(d);
+                }
+                None => tally.same += 1,
+            }
+        }
+        if let Some(d) = first_diff {
+            tally.differing.push((lesson.id.clone(), files, d));
+        }
+    }
+    let code = report(&tally, &dir, mode, lessons.len());
+    for name in unreferenced(&dir, &lessons) {
+        println!("note: {name} is drawn by no lesson of the pack (delete it if it is stale)");
+    }
+    Ok(code)
+}
+
+/// The `.snap` files in `dir` that no lesson's screens would write: left behind by a lesson
+/// renamed or removed. Said, not deleted, since the folder may hold files of other tools.
+fn unreferenced(dir: &Path, lessons: &[Lesson]) -> Vec<String> {
+    let ours: std::collections::HashSet<String> = lessons
+        .iter()
+        .flat_map(|l| SHOTS.iter().map(|s| s.file_name(&l.id)))
+        .collect();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = rd
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".snap") && n.contains("__") && !ours.contains(n))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The summary on stdout, and the exit status: 1 when a check found a screen that differs.
+fn report(t: &Tally, dir: &Path, mode: Mode, lessons: usize) -> i32 {
+    let shots = lessons * SHOTS.len();
+    if mode == Mode::Update {
+        println!(
+            "{shots} screens of {lessons} lesson(s) in {}: {} written, {} already so",
+            dir.display(),
+            t.written,
+            shots - t.written
+        );
+        return 0;
+    }
+    if t.differing.is_empty() {
+        println!(
+            "{shots} screens of {lessons} lesson(s) match the snapshots in {}",
+            dir.display()
+        );
+        return 0;
+    }
+    println!(
+        "{} of {lessons} lesson(s) differ from the snapshots in {}:",
+        t.differing.len(),
+        dir.display()
+    );
+    for (id, files, diff) in &t.differing {
+        print!("\n{id}: {}\n{diff}", files.join(", "));
+    }
+    println!(
+        "\nEach new screen is in a .snap.new beside its .snap: review them with \
+         `cargo insta review`, or accept them all with `gpulab render --all --update`."
+    );
+    1
+}
+
+/// One screen drawn, and where its snapshot file is.
+struct Snap {
+    path: PathBuf,
+    file: String,
+    screen: String,
+}
+
+impl Snap {
+    fn draw(lessons: &[Lesson], idx: usize, result: &LessonResult, shot: Shot, dir: &Path) -> Snap {
+        let lesson = &lessons[idx];
+        let screen = crate::ui::render_text(
+            lessons,
+            idx,
+            Some(result.clone()),
+            (0, shot.width, shot.height),
+            shot.reveal,
+        );
+        let name = Path::new(&lesson.file)
+            .file_name()
+            .map_or_else(|| lesson.file.clone(), |n| n.to_string_lossy().into_owned());
+        let file = snapfile::serialize(
+            &format!("lessons/{name}"),
+            &shot.expression(&lesson.id),
+            &screen,
+        );
+        Snap {
+            path: dir.join(shot.file_name(&lesson.id)),
+            file,
+            screen: snapfile::normalize(&screen),
+        }
+    }
+
+    fn new_path(&self) -> PathBuf {
+        let mut p = self.path.clone().into_os_string();
+        p.push(".new");
+        PathBuf::from(p)
+    }
+
+    /// None when the snapshot holds this screen (a stale `.snap.new` goes); else the diff,
+    /// the screen written to the `.snap.new`.
+    fn check(&self) -> Result<Option<String>> {
+        let old = match std::fs::read_to_string(&self.path) {
+            Ok(text) => Some(snapfile::contents(&text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(e).with_context(|| format!("reading {}", self.path.display())),
+        };
+        if old.as_deref() == Some(self.screen.as_str()) {
+            self.remove_new()?;
+            return Ok(None);
+        }
+        let new = self.new_path();
+        write(&new, &self.file)?;
+        let name = |p: &Path| {
+            p.file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned()
+        };
+        Ok(Some(match old {
+            Some(old) => snapfile::short_diff(&old, &self.screen, &name(&self.path), &name(&new)),
+            None => format!("no snapshot yet: {} written\n", name(&new)),
+        }))
+    }
+
+    /// Writes the `.snap` when it differs (true then), and removes any `.snap.new`.
+    fn update(&self) -> Result<bool> {
+        let same = std::fs::read_to_string(&self.path).is_ok_and(|old| old == self.file);
+        if !same {
+            write(&self.path, &self.file)?;
+        }
+        self.remove_new()?;
+        Ok(!same)
+    }
+
+    fn remove_new(&self) -> Result<()> {
+        match std::fs::remove_file(self.new_path()) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                Err(e).with_context(|| format!("removing {}", self.new_path().display()))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    if let Some(d) = path.parent() {
+        std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
