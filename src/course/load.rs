@@ -1,6 +1,7 @@
 //! Loading and validation: a lesson file becomes a `Lesson`, or every problem it has, each
 //! with `file:line:col`.
 
+mod attrs;
 mod cx;
 mod extras;
 mod kernel;

@@ -2,7 +2,9 @@
 //! unknown keys so a misspelt key is an error. Expressions stay text here; the loader
 //! evaluates them once it knows the names.
 
-use super::schema_ext::{RawConstant, RawMeasure, RawRequires, RawSweep, RawTolerance};
+use super::schema_ext::{
+    RawConstant, RawL2Window, RawMeasure, RawRequires, RawSweep, RawTolerance,
+};
 use crate::model::ElemType;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, de::value::MapAccessDeserializer};
@@ -31,6 +33,7 @@ pub struct RawHead {
     pub tolerance: Option<RawTolerance>,
     pub measures: Option<Vec<RawMeasure>>,
     pub requires: Option<RawRequires>,
+    pub l2_persisting_bytes: Option<Expr>,
 }
 
 /// A whole lesson file: the head and every list element that could be read (`None` where an
@@ -98,6 +101,8 @@ pub struct RawLaunch {
     pub grid: Option<Dims>,
     pub block: Option<Dims>,
     pub smem: Option<Expr>,
+    pub cluster: Option<Dims>,
+    pub l2_window: Option<RawL2Window>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

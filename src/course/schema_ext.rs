@@ -71,3 +71,13 @@ pub struct RawSweep {
     pub name: String,
     pub x: Option<String>,
 }
+
+/// `launch.l2_window: { buffer: hot, fraction: 1.0, hit: persisting, miss: streaming }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawL2Window {
+    pub buffer: String,
+    pub fraction: Option<f64>,
+    pub hit: Option<String>,
+    pub miss: Option<String>,
+}

@@ -69,6 +69,22 @@ impl Gpu {
         Module::load(&self.ctx, &self.stream, image)
     }
 
+    /// Set aside `bytes` of L2 for persisting accesses (the driver may round it; 0 gives
+    /// it back). Lines already persisting are reset first, so one lesson's hot data does
+    /// not stay resident into the next.
+    pub fn set_persisting_l2(&self, bytes: usize) -> Result<(), CudaError> {
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| fail("binding the context", e))?;
+        // SAFETY: no arguments; it acts on the context just bound to this thread.
+        unsafe { sys::cuCtxResetPersistingL2Cache() }
+            .result()
+            .map_err(|e| fail("resetting persisting L2 lines", e))?;
+        self.ctx
+            .set_limit(sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE, bytes)
+            .map_err(|e| fail("setting the persisting-L2 size", e))
+    }
+
     pub fn timer(&self) -> Result<EventTimer, CudaError> {
         EventTimer::new(&self.ctx, &self.stream)
     }

@@ -7,6 +7,7 @@ pub mod entry;
 pub mod error;
 pub mod gpu;
 pub mod headers;
+pub mod launch_ex;
 pub mod memory;
 pub mod module;
 pub mod nvrtc;

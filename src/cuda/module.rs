@@ -2,6 +2,7 @@
 //! `__device__` variables (each borrows its module), and launching a kernel.
 
 use super::error::{CudaError, fail};
+use super::launch_ex::{self, Attr};
 use super::memory::{DevBuf, Plain};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaStream, CudaViewMut, LaunchConfig, PushKernelArg,
@@ -166,11 +167,24 @@ pub struct Launch<'a> {
     pub block: [u32; 3],
     pub smem: u32,
     pub args: Vec<ArgValue<'a>>,
+    /// Launch attributes; empty: an ordinary launch.
+    pub attrs: Vec<Attr>,
 }
 
 impl Launch<'_> {
     /// Queue the launch on the default stream (asynchronous).
     pub fn enqueue(&self) -> Result<(), CudaError> {
+        if !self.attrs.is_empty() {
+            // The raw driver call acts on the thread's current context.
+            let ctx = self.kernel.stream.context();
+            ctx.bind_to_thread()
+                .map_err(|e| fail("binding the context", e))?;
+            let (func, stream) = (
+                self.kernel.func.cu_function(),
+                self.kernel.stream.cu_stream(),
+            );
+            return launch_ex::enqueue_ex(self, func, stream, &self.attrs);
+        }
         let mut builder = self.kernel.stream.launch_builder(&self.kernel.func);
         for a in &self.args {
             match a {

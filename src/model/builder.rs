@@ -27,6 +27,7 @@ pub fn variant(name: &str) -> Variant {
         options: vec![],
         note: None,
         constants: vec![],
+        attrs: Default::default(),
     }
 }
 
@@ -53,6 +54,7 @@ impl LessonBuilder {
                 measures: vec![],
                 requires: Default::default(),
                 sweeps: vec![],
+                l2_persisting_bytes: None,
             },
         }
     }

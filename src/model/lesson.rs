@@ -1,6 +1,7 @@
 //! A lesson as the course loader resolves it from its YAML file (docs/lesson-format.md).
 //! Everything downstream (worker, UI, recording) sees only these types.
 
+use super::attrs::LaunchAttrs;
 use super::claim;
 use super::extras::{ConstantFill, Measure, Requires, Tolerance};
 use serde::{Deserialize, Serialize};
@@ -150,6 +151,9 @@ pub struct Variant {
     /// `__constant__` symbols filled from buffers before the variant runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub constants: Vec<ConstantFill>,
+    /// Launch attributes (clusters, an L2 window); empty: an ordinary launch.
+    #[serde(default, skip_serializing_if = "LaunchAttrs::is_empty")]
+    pub attrs: LaunchAttrs,
 }
 
 impl Variant {
@@ -226,6 +230,9 @@ pub struct Lesson {
     /// draws each as a chart.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sweeps: Vec<Sweep>,
+    /// `l2_persisting_bytes`: the persisting-L2 set-aside while the lesson runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_persisting_bytes: Option<u64>,
 }
 
 /// A `sweep:` as the loader expanded it: which variants it made, and the value of the

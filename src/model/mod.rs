@@ -2,6 +2,7 @@
 //! the worker protocol. Imports nothing of ours.
 
 pub mod access;
+pub mod attrs;
 pub mod builder;
 pub mod claim;
 pub mod extras;
@@ -9,5 +10,6 @@ pub mod lesson;
 pub mod protocol;
 pub mod results;
 
+pub use attrs::{L2Access, L2Window, LaunchAttrs};
 pub use extras::*;
 pub use lesson::*;

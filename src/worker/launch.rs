@@ -4,6 +4,7 @@
 use crate::analysis::occupancy;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
+use crate::cuda::launch_ex::Attr;
 use crate::cuda::memory::DevBuf;
 use crate::cuda::module::{ArgValue, Kernel, Launch};
 use crate::model::results::{Occupancy, PtxasReport};
@@ -79,7 +80,29 @@ impl Buffers {
             block: v.block,
             smem: v.smem,
             args,
+            attrs: self.attrs(v),
         }
+    }
+}
+
+impl Buffers {
+    /// `v`'s launch attributes, with the L2 window's buffer as its device address.
+    fn attrs(&self, v: &Variant) -> Vec<Attr> {
+        let mut out = Vec::new();
+        if let Some(c) = v.attrs.cluster {
+            out.push(Attr::Cluster(c));
+        }
+        if let Some(w) = &v.attrs.l2_window {
+            let d = &self.dev[w.buffer];
+            out.push(Attr::L2Window {
+                base: d.device_address(),
+                bytes: d.bytes(),
+                hit_ratio: w.fraction,
+                hit: w.hit,
+                miss: w.miss,
+            });
+        }
+        out
     }
 }
 

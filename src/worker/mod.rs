@@ -4,6 +4,7 @@
 pub mod compile;
 pub mod fake;
 pub mod hostdata;
+pub mod l2;
 pub mod launch;
 pub mod measure;
 pub mod runner;

@@ -3,6 +3,7 @@
 //! out as they are measured.
 
 use super::hostdata::{self, HostData};
+use super::l2::PersistingL2;
 use super::launch::Buffers;
 use super::variant::{self, Job, RunContext};
 use crate::analysis::limits;
@@ -69,6 +70,8 @@ pub fn run_lesson(
             .into_iter()
             .collect();
     let arch = gpu.info().arch();
+    let _l2 =
+        PersistingL2::set(gpu, lesson.l2_persisting_bytes).map_err(|e| Fatal::in_variant("", e))?;
     for i in run_order(lesson, opts) {
         let v = &capped(&lesson.variants[i], opts.max_blocks);
         let job = Job {
@@ -169,7 +172,13 @@ fn host_available() -> Option<u64> {
 fn capped(v: &Variant, max_blocks: u32) -> Variant {
     let mut v = v.clone();
     if max_blocks > 0 && v.blocks() > u64::from(max_blocks) {
-        v.grid = [v.grid[0].clamp(1, max_blocks), 1, 1];
+        // A cluster's blocks run together: keep whole clusters.
+        let c = v.attrs.cluster.map_or(1, |c| c[0]);
+        let x = v.grid[0].clamp(1, max_blocks.max(c));
+        v.grid = [x - x % c, 1, 1];
+        if let Some(cl) = v.attrs.cluster.as_mut() {
+            *cl = [c, 1, 1];
+        }
     }
     v
 }

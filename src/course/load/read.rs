@@ -284,7 +284,8 @@ fn merge(head: &mut RawHead, part: RawHead) {
         trace,
         tolerance,
         measures,
-        requires
+        requires,
+        l2_persisting_bytes
     );
 }
 

@@ -6,7 +6,7 @@
 use super::Errors;
 use super::cx::{Cx, Known};
 use super::sweeps::{self, Expansion};
-use super::{extras, reference, sizes, variants};
+use super::{attrs, extras, reference, sizes, variants};
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
 use crate::course::schema::RawLesson;
@@ -64,7 +64,9 @@ pub(super) fn resolve(
     let measures = extras::measures(&mut cx, &raw, &known, vars.as_deref());
     extras::check_measure_claims(&mut cx, &raw, &expect);
     let tolerance = extras::tolerance(&mut cx, &raw);
-    let requires = extras::requires(&mut cx, &raw);
+    let requires =
+        attrs::with_cluster_requirement(extras::requires(&mut cx, &raw), vars.as_deref());
+    let l2_persisting_bytes = attrs::persisting_bytes(&mut cx, &raw, &problem);
     let trace_blocks = trace_blocks(&mut cx, &raw);
     let checkpoint = checkpoint(&mut cx, &raw);
 
@@ -87,6 +89,7 @@ pub(super) fn resolve(
         measures,
         requires,
         sweeps: sweeps::sweeps(expansions),
+        l2_persisting_bytes,
     })
 }
 

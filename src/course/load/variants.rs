@@ -2,6 +2,7 @@
 //! launch is checked in `launch.rs`, the entry point in `kernel.rs`). Inherited keys keep the
 //! path where they were written, so an error in a parent's key points at the parent's text.
 
+use super::attrs::launch_attrs;
 use super::cx::{Cx, Known};
 use super::extras;
 use super::kernel::kernel_problem;
@@ -11,7 +12,7 @@ use super::sweeps::Expansion;
 use crate::course::bundle::CourseRoot;
 use crate::course::confine::SourceError;
 use crate::course::schema::{DefineValue, Dims, Expr, RawArg, RawVariant};
-use crate::course::schema_ext::RawConstant;
+use crate::course::schema_ext::{RawConstant, RawL2Window};
 use crate::model::Variant;
 use std::collections::HashMap;
 
@@ -27,6 +28,8 @@ struct Merged {
     grid: At<Dims>,
     block: At<Dims>,
     smem: At<Expr>,
+    cluster: At<Dims>,
+    l2_window: At<RawL2Window>,
     args: At<Vec<RawArg>>,
     options: Vec<String>,
     note: Option<String>,
@@ -48,6 +51,8 @@ fn merge(parent: Merged, v: &RawVariant, i: usize) -> Merged {
         over(&mut m.grid, &l.grid, p("launch.grid"));
         over(&mut m.block, &l.block, p("launch.block"));
         over(&mut m.smem, &l.smem, p("launch.smem"));
+        over(&mut m.cluster, &l.cluster, p("launch.cluster"));
+        over(&mut m.l2_window, &l.l2_window, p("launch.l2_window"));
     }
     over(&mut m.args, &v.args, p("args"));
     over(&mut m.constants, &v.constants, p("constants"));
@@ -262,6 +267,14 @@ fn build(
         check_args(cx, text, &req.kernel.0, args, &req.args.1);
     }
     let constants = extras::constants(cx, m.constants.as_ref(), text.as_deref(), known);
+    let attrs = launch_attrs(
+        cx,
+        m.cluster.as_ref(),
+        m.l2_window.as_ref(),
+        &env,
+        grid,
+        known,
+    );
     Some(Variant {
         name: v.name.clone(),
         source_path: req.source.0,
@@ -279,6 +292,7 @@ fn build(
         options: m.options,
         note: m.note,
         constants: constants?,
+        attrs: attrs?,
     })
 }
 

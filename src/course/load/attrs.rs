@@ -1,0 +1,166 @@
+//! Launch attributes (`launch.cluster`, `launch.l2_window`) and the lesson's
+//! `l2_persisting_bytes` (docs/lesson-format.md). Clusters need compute capability 9.0, so a
+//! lesson with one requires it even where it does not say so.
+
+use super::cx::{Cx, Known};
+use crate::course::schema::{Dims, Expr, RawLesson};
+use crate::course::schema_ext::RawL2Window;
+use crate::model::{L2Access, L2Window, LaunchAttrs, Requires, Variant};
+
+/// Blocks in a cluster that every CC 9.0 GPU accepts; more needs a non-portable opt-in.
+pub(crate) const PORTABLE_CLUSTER: u32 = 8;
+
+/// A variant's attributes, each written at its path; `grid` is the evaluated grid (None
+/// when it had errors, which were reported).
+pub(super) fn launch_attrs(
+    cx: &mut Cx,
+    cluster: Option<&(Dims, String)>,
+    window: Option<&(RawL2Window, String)>,
+    env: &[(String, i64)],
+    grid: Option<[u32; 3]>,
+    known: &Known,
+) -> Option<LaunchAttrs> {
+    let cluster = match cluster {
+        Some(c) => Some(cluster_dims(cx, c, env, grid)?),
+        None => None,
+    };
+    let l2_window = match window {
+        Some(w) => Some(l2_window(cx, w, known)?),
+        None => None,
+    };
+    Some(LaunchAttrs { cluster, l2_window })
+}
+
+fn cluster_dims(
+    cx: &mut Cx,
+    (d, path): &(Dims, String),
+    env: &[(String, i64)],
+    grid: Option<[u32; 3]>,
+) -> Option<[u32; 3]> {
+    if d.items.is_empty() || d.items.len() > 3 {
+        let n = d.items.len();
+        cx.err(
+            path,
+            format!("`cluster` takes 1 to 3 expressions (x, y, z), not {n}"),
+        );
+        return None;
+    }
+    let mut out = [1u32; 3];
+    let mut ok = true;
+    for (k, e) in d.items.iter().enumerate() {
+        let at = if d.listed {
+            format!("{path}[{k}]")
+        } else {
+            path.clone()
+        };
+        let axis = ["x", "y", "z"][k];
+        match cx.eval(&at, e, env) {
+            Some(v) if (1..=i64::from(PORTABLE_CLUSTER)).contains(&v) => out[k] = v as u32,
+            Some(v) => {
+                let msg = format!("cluster {axis} must be 1 to 8 (`{}` is {v})", e.0);
+                cx.err(&at, msg);
+                ok = false;
+            }
+            None => ok = false,
+        }
+        if let (true, Some(g)) = (ok, grid)
+            && g[k] % out[k] != 0
+        {
+            let msg = format!(
+                "grid {axis} ({}) is not a multiple of cluster {axis} ({})",
+                g[k], out[k]
+            );
+            cx.err(&at, msg);
+            ok = false;
+        }
+    }
+    let blocks: u32 = out.iter().product();
+    if ok && blocks > PORTABLE_CLUSTER {
+        let msg =
+            format!("a cluster has at most {PORTABLE_CLUSTER} blocks (this one has {blocks})");
+        cx.err(path, msg);
+        ok = false;
+    }
+    ok.then_some(out)
+}
+
+fn l2_window(cx: &mut Cx, (w, path): &(RawL2Window, String), known: &Known) -> Option<L2Window> {
+    let buf_at = format!("{path}.buffer");
+    let buffer = match known.buffer_names.iter().position(|n| *n == w.buffer) {
+        Some(j) => known.buffers.get(j)?.as_ref().map(|_| j),
+        None => {
+            let names = known.buffer_names.join(", ");
+            cx.err(
+                &buf_at,
+                format!("unknown buffer `{}` (buffers: {names})", w.buffer),
+            );
+            None
+        }
+    };
+    let fraction = w.fraction.unwrap_or(1.0);
+    let fraction_ok = (0.0..=1.0).contains(&fraction);
+    if !fraction_ok {
+        cx.err(
+            &format!("{path}.fraction"),
+            format!("`fraction` is 0 to 1 (the share of accesses that get `hit`), not {fraction}"),
+        );
+    }
+    let hit = access(cx, path, "hit", w.hit.as_deref(), L2Access::Persisting);
+    let miss = access(cx, path, "miss", w.miss.as_deref(), L2Access::Streaming);
+    Some(L2Window {
+        buffer: buffer?,
+        fraction: fraction_ok.then_some(fraction as f32)?,
+        hit: hit?,
+        miss: miss?,
+    })
+}
+
+fn access(
+    cx: &mut Cx,
+    path: &str,
+    key: &str,
+    text: Option<&str>,
+    default: L2Access,
+) -> Option<L2Access> {
+    let Some(t) = text else {
+        return Some(default);
+    };
+    let parsed = L2Access::parse(t);
+    if parsed.is_none() {
+        cx.err(
+            &format!("{path}.{key}"),
+            format!("`{key}` is normal, streaming or persisting, not `{t}`"),
+        );
+    }
+    parsed
+}
+
+/// `l2_persisting_bytes`: an expression over the problem sizes, at least 0.
+pub(super) fn persisting_bytes(
+    cx: &mut Cx,
+    raw: &RawLesson,
+    problem: &[(String, i64)],
+) -> Option<u64> {
+    let e: &Expr = raw.head.l2_persisting_bytes.as_ref()?;
+    let v = cx.eval("l2_persisting_bytes", e, problem)?;
+    match u64::try_from(v) {
+        Ok(b) => Some(b),
+        Err(_) => {
+            let msg = format!(
+                "`l2_persisting_bytes` must be at least 0 (`{}` is {v})",
+                e.0
+            );
+            cx.err("l2_persisting_bytes", msg);
+            None
+        }
+    }
+}
+
+/// Clusters need CC 9.0: a lesson with any raises what it requires to at least that.
+pub(super) fn with_cluster_requirement(mut r: Requires, variants: Option<&[Variant]>) -> Requires {
+    let clustered = variants.is_some_and(|vs| vs.iter().any(|v| v.attrs.cluster.is_some()));
+    if clustered && r.cc.is_none_or(|cc| cc < (9, 0)) {
+        r.cc = Some((9, 0));
+    }
+    r
+}

@@ -1,0 +1,145 @@
+//! Launch attributes in the lesson format — `launch.cluster`, `launch.l2_window` and the
+//! lesson's `l2_persisting_bytes` — loaded, inherited by `like:`, and refused at their line
+//! and column.
+
+use gpulab::course::bundle::CourseRoot;
+use gpulab::course::load_file;
+use gpulab::model::{L2Access, L2Window, Lesson, Requires};
+use std::path::PathBuf;
+
+const BASE: &str = r#"format_version: 1
+id: probe
+title: Probe
+space: dsmem
+pages: [{ title: t, text: x }]
+problem: { n: 1024 }
+buffers:
+  - { name: in, type: f32, len: n, init: random }
+  - { name: tbl, type: f32, len: 64, init: random }
+  - { name: out, type: f32, len: n, init: poison }
+  - { name: cycles, type: u64, len: n, init: poison }
+variants:
+  - name: uniform
+    source: kernels/probe.cu
+    kernel: probe
+    defines: { ITERS: 4 }
+    launch: { grid: "n / 256", block: 256, cluster: [2, 1, 1] }
+    args: [in, out, cycles, n]
+    constants: [{ symbol: table, from: tbl }]
+  - name: divergent
+    like: uniform
+    launch: { l2_window: { buffer: in, fraction: 0.5, hit: persisting, miss: streaming } }
+reference: uniform
+l2_persisting_bytes: "n * 4"
+"#;
+
+fn load(text: &str) -> Result<Lesson, Vec<String>> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extras/lessons");
+    load_file(&CourseRoot::Dir(root), "07-probe.yaml", text).map_err(|errs| {
+        errs.iter()
+            .map(|e| format!("{}:{}: {}", e.line, e.col, e.message))
+            .collect()
+    })
+}
+
+/// BASE with `from` replaced by `to`: exactly one error, on the line that holds `to`,
+/// containing `phrase`.
+fn single_error(from: &str, to: &str, phrase: &str) {
+    assert!(BASE.contains(from), "{from}");
+    let text = BASE.replacen(from, to, 1);
+    let errs = load(&text).expect_err("should fail");
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    let line = 1 + text.lines().position(|l| l.contains(to)).unwrap();
+    assert!(errs[0].starts_with(&format!("{line}:")), "{errs:?}");
+    assert!(errs[0].contains(phrase), "{errs:?}");
+}
+
+#[test]
+fn clusters_and_windows_load_and_like_keeps_the_parents_cluster() {
+    let l = load(BASE).unwrap();
+    assert_eq!(l.variants[0].attrs.cluster, Some([2, 1, 1]));
+    assert_eq!(l.variants[0].attrs.l2_window, None);
+    // `like:` overrides only the launch keys it writes: the grid and the cluster stay.
+    assert_eq!(l.variants[1].attrs.cluster, Some([2, 1, 1]));
+    assert_eq!(l.variants[1].grid, [4, 1, 1]);
+    assert_eq!(
+        l.variants[1].attrs.l2_window,
+        Some(L2Window {
+            buffer: 0,
+            fraction: 0.5,
+            hit: L2Access::Persisting,
+            miss: L2Access::Streaming,
+        })
+    );
+    assert_eq!(l.l2_persisting_bytes, Some(4096));
+    // A cluster needs CC 9.0 even where the lesson does not say so.
+    assert_eq!(
+        l.requires,
+        Requires {
+            cc: Some((9, 0)),
+            gpus: None
+        }
+    );
+}
+
+#[test]
+fn lessons_without_attributes_launch_as_before() {
+    let plain = BASE
+        .replace(", cluster: [2, 1, 1]", "")
+        .replace("l2_persisting_bytes: \"n * 4\"\n", "")
+        .replace(
+            "    launch: { l2_window: { buffer: in, fraction: 0.5, hit: persisting, miss: streaming } }\n",
+            "",
+        );
+    let l = load(&plain).unwrap();
+    assert!(l.variants.iter().all(|v| v.attrs.is_empty()));
+    assert_eq!(l.l2_persisting_bytes, None);
+    assert_eq!(l.requires, Requires::default());
+    let json = serde_json::to_string(&l.variants[0]).unwrap();
+    assert!(!json.contains("attrs"), "{json}");
+}
+
+#[test]
+fn the_grid_must_be_a_multiple_of_the_cluster() {
+    single_error(
+        "cluster: [2, 1, 1]",
+        "cluster: [3, 1, 1]",
+        "not a multiple of cluster x (3)",
+    );
+}
+
+#[test]
+fn clusters_are_portable_sizes_only() {
+    single_error(
+        "cluster: [2, 1, 1]",
+        "cluster: [16, 1, 1]",
+        "cluster x must be 1 to 8",
+    );
+    single_error(
+        "launch: { grid: \"n / 256\", block: 256, cluster: [2, 1, 1] }",
+        "launch: { grid: [4, 4], block: 64, cluster: [4, 4] }",
+        "at most 8 blocks (this one has 16)",
+    );
+    single_error(
+        "cluster: [2, 1, 1]",
+        "cluster: [1, 1, 1, 1]",
+        "1 to 3 expressions",
+    );
+}
+
+#[test]
+fn window_keys_are_checked() {
+    single_error("buffer: in,", "buffer: nope,", "unknown buffer `nope`");
+    single_error("fraction: 0.5", "fraction: 1.5", "`fraction` is 0 to 1");
+    single_error(
+        "hit: persisting",
+        "hit: sticky",
+        "`hit` is normal, streaming or persisting",
+    );
+    single_error(
+        "l2_persisting_bytes: \"n * 4\"",
+        "l2_persisting_bytes: \"0 - n\"",
+        "must be at least 0",
+    );
+    single_error("cluster: [2, 1, 1]", "clusters: [2, 1, 1]", "clusters");
+}
