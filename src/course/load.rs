@@ -11,6 +11,7 @@ mod reference;
 mod resolve;
 mod sizes;
 mod sweeps;
+mod textures;
 mod variants;
 
 use super::bundle::CourseRoot;

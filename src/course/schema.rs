@@ -2,7 +2,7 @@
 //! unknown keys so a misspelt key is an error. Expressions stay text here; the loader
 //! evaluates them once it knows the names.
 
-use super::schema_ext::{RawConstant, RawMeasure, RawRequires, RawSweep, RawTolerance};
+use super::schema_ext::{RawConstant, RawMeasure, RawRequires, RawSweep, RawTexture, RawTolerance};
 use crate::model::ElemType;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, de::value::MapAccessDeserializer};
@@ -31,6 +31,7 @@ pub struct RawHead {
     pub tolerance: Option<RawTolerance>,
     pub measures: Option<Vec<RawMeasure>>,
     pub requires: Option<RawRequires>,
+    pub textures: Option<Vec<RawTexture>>,
 }
 
 /// A whole lesson file: the head and every list element that could be read (`None` where an
@@ -195,6 +196,8 @@ pub enum RawArg {
     /// which.
     Text(String),
     Typed(ArgType, Expr),
+    /// `{ tex: name }`: a texture object of the lesson.
+    Tex(String),
     F32(f64),
 }
 
@@ -338,10 +341,17 @@ impl<'de> Deserialize<'de> for RawArg {
                         "an argument map needs one key: i32, u32, i64, u64 or f32",
                     ));
                 };
+                if key == "tex" {
+                    let name = RawArg::Tex(map.next_value()?);
+                    return match map.next_key::<IgnoredAny>()? {
+                        Some(_) => Err(de::Error::custom("an argument map has exactly one key")),
+                        None => Ok(name),
+                    };
+                }
                 let Some(&(_, ty)) = ArgType::NAMES.iter().find(|(n, _)| *n == key) else {
                     return Err(de::Error::unknown_field(
                         &key,
-                        &["i32", "u32", "i64", "u64", "f32"],
+                        &["i32", "u32", "i64", "u64", "f32", "tex"],
                     ));
                 };
                 let arg = if ty == ArgType::F32 {

@@ -69,6 +69,11 @@ impl Gpu {
         Module::load(&self.ctx, &self.stream, image)
     }
 
+    /// The context, for the raw driver calls of the texture layer.
+    pub(super) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
     pub fn timer(&self) -> Result<EventTimer, CudaError> {
         EventTimer::new(&self.ctx, &self.stream)
     }

@@ -11,3 +11,4 @@ pub mod memory;
 pub mod module;
 pub mod nvrtc;
 pub mod stdout;
+pub mod texture;

@@ -53,6 +53,7 @@ impl LessonBuilder {
                 measures: vec![],
                 requires: Default::default(),
                 sweeps: vec![],
+                textures: vec![],
             },
         }
     }

@@ -8,6 +8,8 @@ pub mod extras;
 pub mod lesson;
 pub mod protocol;
 pub mod results;
+pub mod texture;
 
 pub use extras::*;
 pub use lesson::*;
+pub use texture::Texture;
