@@ -284,7 +284,8 @@ fn merge(head: &mut RawHead, part: RawHead) {
         trace,
         tolerance,
         measures,
-        requires
+        requires,
+        textures
     );
 }
 
