@@ -211,3 +211,7 @@ fn modes(cx: &mut Cx, at: &dyn Fn(&str) -> String, t: &RawTexture, ty: ElemType)
     }
     ok.then_some((address, filter, read))
 }
+
+#[cfg(test)]
+#[path = "textures_tests.rs"]
+mod tests;
