@@ -338,7 +338,7 @@ impl<'de> Deserialize<'de> for RawArg {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawArg, A::Error> {
                 let Some(key) = map.next_key::<String>()? else {
                     return Err(de::Error::custom(
-                        "an argument map needs one key: i32, u32, i64, u64 or f32",
+                        "an argument map needs one key: i32, u32, i64, u64, f32 or tex",
                     ));
                 };
                 if key == "tex" {

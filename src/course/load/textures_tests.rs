@@ -185,3 +185,18 @@ fn a_texture_name_is_given_once() {
         "{errs:#?}"
     );
 }
+
+#[test]
+fn a_texture_does_not_fit_a_pointer_parameter() {
+    let errs = load(&BASE.replacen(
+        "args: [{ tex: img }, out, w]",
+        "args: [out, { tex: img }, w]",
+        1,
+    ))
+    .expect_err("should fail");
+    assert!(
+        errs.iter()
+            .any(|e| e.contains("a texture object (8 bytes)")),
+        "{errs:#?}"
+    );
+}
