@@ -15,6 +15,18 @@ pub fn variant_hash(lesson: &Lesson, v: &Variant) -> String {
         "buffers": lesson.buffers.iter().map(|b| (&b.name, b.len)).collect::<Vec<_>>(),
     });
     h.update(key.to_string().as_bytes());
+    // Only a variant that reads textures hashes them, so other variants keep their hashes.
+    let textures: Vec<_> = v
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            crate::model::Arg::Texture(i) => lesson.textures.get(*i),
+            _ => None,
+        })
+        .collect();
+    if !textures.is_empty() {
+        h.update(serde_json::json!(textures).to_string().as_bytes());
+    }
     h.finalize()
         .iter()
         .take(12)

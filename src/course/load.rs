@@ -12,6 +12,7 @@ mod reference;
 mod resolve;
 mod sizes;
 mod sweeps;
+mod textures;
 mod variants;
 
 use super::bundle::CourseRoot;

@@ -3,7 +3,7 @@
 //! evaluates them once it knows the names.
 
 use super::schema_ext::{
-    RawConstant, RawL2Window, RawMeasure, RawRequires, RawSweep, RawTolerance,
+    RawConstant, RawL2Window, RawMeasure, RawRequires, RawSweep, RawTexture, RawTolerance,
 };
 use crate::model::ElemType;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -34,6 +34,7 @@ pub struct RawHead {
     pub measures: Option<Vec<RawMeasure>>,
     pub requires: Option<RawRequires>,
     pub l2_persisting_bytes: Option<Expr>,
+    pub textures: Option<Vec<RawTexture>>,
 }
 
 /// A whole lesson file: the head and every list element that could be read (`None` where an
@@ -200,6 +201,8 @@ pub enum RawArg {
     /// which.
     Text(String),
     Typed(ArgType, Expr),
+    /// `{ tex: name }`: a texture object of the lesson.
+    Tex(String),
     F32(f64),
 }
 
@@ -340,13 +343,20 @@ impl<'de> Deserialize<'de> for RawArg {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawArg, A::Error> {
                 let Some(key) = map.next_key::<String>()? else {
                     return Err(de::Error::custom(
-                        "an argument map needs one key: i32, u32, i64, u64 or f32",
+                        "an argument map needs one key: i32, u32, i64, u64, f32 or tex",
                     ));
                 };
+                if key == "tex" {
+                    let name = RawArg::Tex(map.next_value()?);
+                    return match map.next_key::<IgnoredAny>()? {
+                        Some(_) => Err(de::Error::custom("an argument map has exactly one key")),
+                        None => Ok(name),
+                    };
+                }
                 let Some(&(_, ty)) = ArgType::NAMES.iter().find(|(n, _)| *n == key) else {
                     return Err(de::Error::unknown_field(
                         &key,
-                        &["i32", "u32", "i64", "u64", "f32"],
+                        &["i32", "u32", "i64", "u64", "f32", "tex"],
                     ));
                 };
                 let arg = if ty == ArgType::F32 {

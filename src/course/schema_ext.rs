@@ -81,3 +81,18 @@ pub struct RawL2Window {
     pub hit: Option<String>,
     pub miss: Option<String>,
 }
+
+/// `textures: [{ name, from, width, height, address, filter, normalized, read }]`; the
+/// modes are text here so that an unknown one is named with those allowed.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTexture {
+    pub name: String,
+    pub from: String,
+    pub width: Expr,
+    pub height: Expr,
+    pub address: Option<String>,
+    pub filter: Option<String>,
+    pub normalized: Option<bool>,
+    pub read: Option<String>,
+}

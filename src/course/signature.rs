@@ -295,6 +295,8 @@ fn plain(ty: &str) -> Option<ParamKind> {
         "int" | "signed" | "unsigned" | "int32_t" | "uint32_t" | "uint" => int(4),
         "long" | "unsigned long" | "long long" | "unsigned long long" | "int64_t" | "uint64_t"
         | "size_t" | "ptrdiff_t" | "intptr_t" | "uintptr_t" => int(8),
+        // A texture object's handle is a 64-bit integer.
+        "cudaTextureObject_t" | "CUtexObject" => int(8),
         "__half" | "half" => Some(ParamKind::Float { bytes: 2 }),
         "float" => Some(ParamKind::Float { bytes: 4 }),
         "double" => Some(ParamKind::Float { bytes: 8 }),
@@ -312,6 +314,10 @@ pub fn arg_mismatch(arg: Arg, param: ParamKind) -> Option<&'static str> {
         Arg::I64(_) => ("an i64 (8 bytes)", param == ParamKind::Int { bytes: 8 }),
         Arg::U64(_) => ("a u64 (8 bytes)", param == ParamKind::Int { bytes: 8 }),
         Arg::F32(_) => ("an f32 (4 bytes)", param == ParamKind::Float { bytes: 4 }),
+        Arg::Texture(_) => (
+            "a texture object (8 bytes)",
+            param == ParamKind::Int { bytes: 8 },
+        ),
     };
     (!fits && param != ParamKind::Unknown).then_some(what)
 }

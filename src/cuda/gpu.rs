@@ -85,6 +85,11 @@ impl Gpu {
             .map_err(|e| fail("setting the persisting-L2 size", e))
     }
 
+    /// The context, for the raw driver calls of the texture layer.
+    pub(super) fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
     pub fn timer(&self) -> Result<EventTimer, CudaError> {
         EventTimer::new(&self.ctx, &self.stream)
     }

@@ -12,3 +12,4 @@ pub mod memory;
 pub mod module;
 pub mod nvrtc;
 pub mod stdout;
+pub mod texture;

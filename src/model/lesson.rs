@@ -130,6 +130,8 @@ pub enum Arg {
     I64(i64),
     U64(u64),
     F32(f32),
+    /// Index into `Lesson::textures`: its texture object, passed as a 64-bit handle.
+    Texture(usize),
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -233,6 +235,9 @@ pub struct Lesson {
     /// `l2_persisting_bytes`: the persisting-L2 set-aside while the lesson runs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub l2_persisting_bytes: Option<u64>,
+    /// Texture objects the worker creates from input buffers (`Arg::Texture`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub textures: Vec<super::texture::Texture>,
 }
 
 /// A `sweep:` as the loader expanded it: which variants it made, and the value of the

@@ -9,7 +9,9 @@ pub mod extras;
 pub mod lesson;
 pub mod protocol;
 pub mod results;
+pub mod texture;
 
 pub use attrs::{L2Access, L2Window, LaunchAttrs};
 pub use extras::*;
 pub use lesson::*;
+pub use texture::Texture;

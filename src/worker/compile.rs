@@ -27,7 +27,7 @@ pub fn compile_checked(lesson: &Lesson, v: &Variant, arch: &str) -> Result<Compi
 
 fn arg_size(a: &Arg) -> u32 {
     match a {
-        Arg::Buffer(_) | Arg::I64(_) | Arg::U64(_) => 8,
+        Arg::Buffer(_) | Arg::I64(_) | Arg::U64(_) | Arg::Texture(_) => 8,
         Arg::I32(_) | Arg::U32(_) | Arg::F32(_) => 4,
     }
 }

@@ -7,6 +7,7 @@ use crate::cuda::gpu::Gpu;
 use crate::cuda::launch_ex::Attr;
 use crate::cuda::memory::DevBuf;
 use crate::cuda::module::{ArgValue, Kernel, Launch};
+use crate::cuda::texture::TexObject;
 use crate::model::results::{Occupancy, PtxasReport};
 use crate::model::{Arg, ElemType, Lesson, Variant};
 use crate::worker::hostdata::{self, HostData};
@@ -15,6 +16,8 @@ use crate::worker::hostdata::{self, HostData};
 pub struct Buffers {
     pub host_inputs: Vec<HostData>,
     pub dev: Vec<DevBuf>,
+    /// The lesson's texture objects, made from `host_inputs`.
+    pub textures: Vec<TexObject>,
 }
 
 impl Buffers {
@@ -24,6 +27,7 @@ impl Buffers {
         let mut bufs = Buffers {
             host_inputs: Vec::new(),
             dev: Vec::new(),
+            textures: Vec::new(),
         };
         for b in &lesson.buffers {
             let h = hostdata::generate(b, seed);
@@ -34,6 +38,7 @@ impl Buffers {
             bufs.host_inputs.push(h);
             bufs.dev.push(d);
         }
+        bufs.textures = super::textures::create(gpu, lesson, &bufs.host_inputs)?;
         Ok(bufs)
     }
 
@@ -72,6 +77,7 @@ impl Buffers {
                 Arg::I64(x) => ArgValue::I64(x),
                 Arg::U64(x) => ArgValue::U64(x),
                 Arg::F32(x) => ArgValue::F32(x),
+                Arg::Texture(i) => ArgValue::U64(self.textures[i].handle()),
             })
             .collect();
         Launch {

@@ -9,6 +9,7 @@ pub mod launch;
 pub mod measure;
 pub mod runner;
 pub mod server;
+pub mod textures;
 pub mod timing;
 pub mod tools;
 pub mod traced;

@@ -95,4 +95,7 @@ pub(super) struct Known<'k> {
     pub buffers: &'k [Option<Buffer>],
     /// Every buffer's name, including those of buffers that failed.
     pub buffer_names: &'k [String],
+    /// Every texture's name, and each texture, `None` where it failed (and was reported).
+    pub texture_names: &'k [String],
+    pub textures: &'k [Option<crate::model::Texture>],
 }

@@ -1,11 +1,11 @@
 //! A variant's launch: its defines joined to the problem sizes, grid and block shapes, and
 //! kernel arguments, each checked against what the hardware and the kernel accept.
 
-use super::cx::Cx;
+use super::cx::{Cx, Known};
 use super::kernel::list;
 use crate::course::expr::is_identifier;
 use crate::course::schema::{ArgType, DefineValue, Dims, Expr, RawArg};
-use crate::model::{Arg, Buffer};
+use crate::model::Arg;
 
 /// The problem sizes plus the integer defines; `None` if a define is malformed.
 pub(super) fn env_with_defines(
@@ -102,9 +102,9 @@ pub(super) fn arguments(
     cx: &mut Cx,
     (args, path): &(Vec<RawArg>, String),
     env: &[(String, i64)],
-    buffers: &[Option<Buffer>],
-    buffer_names: &[String],
+    known: &Known,
 ) -> Option<Vec<Arg>> {
+    let (buffers, buffer_names) = (known.buffers, known.buffer_names);
     let mut out = Some(Vec::new());
     for (k, a) in args.iter().enumerate() {
         let at = format!("{path}[{k}]");
@@ -130,6 +130,7 @@ pub(super) fn arguments(
             RawArg::Text(s) => typed(cx, &at, ArgType::I32, &Expr(s.clone()), env),
             RawArg::Typed(ty, e) => typed(cx, &format!("{at}.{}", ty_name(*ty)), *ty, e, env),
             RawArg::F32(x) => Some(Arg::F32(*x as f32)),
+            RawArg::Tex(name) => super::textures::argument(cx, &format!("{at}.tex"), name, known),
         };
         match (arg, out.as_mut()) {
             (Some(a), Some(list)) => list.push(a),

@@ -285,7 +285,8 @@ fn merge(head: &mut RawHead, part: RawHead) {
         tolerance,
         measures,
         requires,
-        l2_persisting_bytes
+        l2_persisting_bytes,
+        textures
     );
 }
 

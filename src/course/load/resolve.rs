@@ -6,7 +6,7 @@
 use super::Errors;
 use super::cx::{Cx, Known};
 use super::sweeps::{self, Expansion};
-use super::{attrs, extras, reference, sizes, variants};
+use super::{attrs, extras, reference, sizes, textures, variants};
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
 use crate::course::schema::RawLesson;
@@ -43,10 +43,13 @@ pub(super) fn resolve(
     if raw.variants.is_empty() {
         no_variants(&mut cx);
     }
+    let (texture_names, textures) = textures::textures(&mut cx, &raw, &problem, &buffers);
     let known = Known {
         problem: &problem,
         buffers: &buffers,
         buffer_names: &buffer_names,
+        texture_names: &texture_names,
+        textures: &textures,
     };
     let vars = variants::resolve_all(&mut cx, root, &raw.variants, &expansions, &known);
     let reference = match &raw.head.reference {
@@ -90,6 +93,7 @@ pub(super) fn resolve(
         requires,
         sweeps: sweeps::sweeps(expansions),
         l2_persisting_bytes,
+        textures: textures.into_iter().collect::<Option<_>>()?,
     })
 }
 

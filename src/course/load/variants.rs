@@ -262,7 +262,7 @@ fn build(
     let grid = dims(cx, &req.grid, &env, true);
     let block = dims(cx, &req.block, &env, false);
     let smem = smem(cx, m.smem.as_ref(), &env);
-    let args = arguments(cx, &req.args, &env, known.buffers, known.buffer_names);
+    let args = arguments(cx, &req.args, &env, known);
     if let (Some(text), Some(args)) = (&text, &args) {
         check_args(cx, text, &req.kernel.0, args, &req.args.1);
     }
