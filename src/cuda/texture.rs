@@ -166,17 +166,26 @@ fn fill<T: Plain>(
     row_bytes: usize,
     rows: usize,
 ) -> Result<(), CudaError> {
-    // SAFETY: an all-zero CUDA_MEMCPY2D is a valid start (null pointers, offsets 0, memory
-    // types overwritten below); only the fields for a host source and an array
-    // destination are read by the driver.
-    let mut copy: sys::CUDA_MEMCPY2D = unsafe { std::mem::zeroed() };
-    copy.srcMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_HOST;
-    copy.srcHost = texels.as_ptr().cast();
-    copy.srcPitch = row_bytes;
-    copy.dstMemoryType = sys::CUmemorytype::CU_MEMORYTYPE_ARRAY;
-    copy.dstArray = array.handle;
-    copy.WidthInBytes = row_bytes;
-    copy.Height = rows;
+    // Built field by field: its memory-type enums have no zero value, so an all-zero
+    // CUDA_MEMCPY2D is not a valid Rust value (the H100 run aborted on exactly that).
+    let copy = sys::CUDA_MEMCPY2D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_HOST,
+        srcHost: texels.as_ptr().cast(),
+        srcDevice: 0,
+        srcArray: std::ptr::null_mut(),
+        srcPitch: row_bytes,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstMemoryType: sys::CUmemorytype::CU_MEMORYTYPE_ARRAY,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: 0,
+        dstArray: array.handle,
+        dstPitch: 0,
+        WidthInBytes: row_bytes,
+        Height: rows,
+    };
     // SAFETY: the source holds rows × row_bytes bytes (checked by the caller: texels.len()
     // == width × height of this element size) and stays borrowed for the call, which is
     // synchronous for a host source; the destination array has exactly that shape.
