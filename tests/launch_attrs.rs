@@ -2,10 +2,9 @@
 //! lesson's `l2_persisting_bytes` — loaded, inherited by `like:`, and refused at their line
 //! and column.
 
-use gpulab::course::bundle::CourseRoot;
-use gpulab::course::load_file;
+mod common;
+
 use gpulab::model::{L2Access, L2Window, Lesson, Requires};
-use std::path::PathBuf;
 
 const BASE: &str = r#"format_version: 1
 id: probe
@@ -34,24 +33,11 @@ l2_persisting_bytes: "n * 4"
 "#;
 
 fn load(text: &str) -> Result<Lesson, Vec<String>> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extras/lessons");
-    load_file(&CourseRoot::Dir(root), "07-probe.yaml", text).map_err(|errs| {
-        errs.iter()
-            .map(|e| format!("{}:{}: {}", e.line, e.col, e.message))
-            .collect()
-    })
+    common::load_probe("07-probe.yaml", text)
 }
 
-/// BASE with `from` replaced by `to`: exactly one error, on the line that holds `to`,
-/// containing `phrase`.
 fn single_error(from: &str, to: &str, phrase: &str) {
-    assert!(BASE.contains(from), "{from}");
-    let text = BASE.replacen(from, to, 1);
-    let errs = load(&text).expect_err("should fail");
-    assert_eq!(errs.len(), 1, "{errs:#?}");
-    let line = 1 + text.lines().position(|l| l.contains(to)).unwrap();
-    assert!(errs[0].starts_with(&format!("{line}:")), "{errs:?}");
-    assert!(errs[0].contains(phrase), "{errs:?}");
+    common::single_probe_error("07-probe.yaml", BASE, from, to, phrase)
 }
 
 #[test]

@@ -5,15 +5,12 @@
 mod common;
 
 use gpulab::analysis::claims::evaluate;
-use gpulab::course::bundle::CourseRoot;
-use gpulab::course::load_file;
 use gpulab::model::claim::ClaimKind;
 use gpulab::model::protocol::{Reply, Request, RunOptions};
 use gpulab::model::results::Source;
 use gpulab::model::{ConstantFill, Lesson, Measured, Requires, Summary, Tolerance};
 use gpulab::session::client::WorkerClient;
 use gpulab::session::fold::blank_result;
-use std::path::PathBuf;
 use std::time::Duration;
 
 const BASE: &str = r#"format_version: 1
@@ -46,28 +43,12 @@ expect:
   - "uniform measured.cycles_per_access < 100"
 "#;
 
-fn root() -> CourseRoot {
-    CourseRoot::Dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extras/lessons"))
-}
-
 fn load(text: &str) -> Result<Lesson, Vec<String>> {
-    load_file(&root(), "07-probe.yaml", text).map_err(|errs| {
-        errs.iter()
-            .map(|e| format!("{}:{}: {}", e.line, e.col, e.message))
-            .collect()
-    })
+    common::load_probe("07-probe.yaml", text)
 }
 
-/// BASE with `from` replaced by `to`: exactly one error, on the line that holds `to`,
-/// containing `phrase`.
 fn single_error(from: &str, to: &str, phrase: &str) {
-    assert!(BASE.contains(from), "{from}");
-    let text = BASE.replacen(from, to, 1);
-    let errs = load(&text).expect_err("should fail");
-    assert_eq!(errs.len(), 1, "{errs:#?}");
-    let line = 1 + text.lines().position(|l| l.contains(to)).unwrap();
-    assert!(errs[0].starts_with(&format!("{line}:")), "{errs:?}");
-    assert!(errs[0].contains(phrase), "{errs:?}");
+    common::single_probe_error("07-probe.yaml", BASE, from, to, phrase)
 }
 
 #[test]

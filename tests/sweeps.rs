@@ -1,10 +1,9 @@
 //! `sweep:` on a variant: expanded into ordinary variants at load time, remembered in
 //! `Lesson::sweeps`, named by claims and `reference`, and refused at its line and column.
 
-use gpulab::course::bundle::CourseRoot;
-use gpulab::course::load_file;
+mod common;
+
 use gpulab::model::Lesson;
-use std::path::PathBuf;
 
 const BASE: &str = r#"format_version: 1
 id: probe
@@ -33,26 +32,12 @@ expect:
   - "last correct"
 "#;
 
-fn root() -> CourseRoot {
-    CourseRoot::Dir(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extras/lessons"))
-}
-
 fn load(text: &str) -> Result<Lesson, Vec<String>> {
-    load_file(&root(), "08-probe.yaml", text).map_err(|errs| {
-        errs.iter()
-            .map(|e| format!("{}:{}: {}", e.line, e.col, e.message))
-            .collect()
-    })
+    common::load_probe("08-probe.yaml", text)
 }
 
 fn single_error(from: &str, to: &str, phrase: &str) {
-    assert!(BASE.contains(from), "{from}");
-    let text = BASE.replacen(from, to, 1);
-    let errs = load(&text).expect_err("should fail");
-    assert_eq!(errs.len(), 1, "{errs:#?}");
-    let line = 1 + text.lines().position(|l| l.contains(to)).unwrap();
-    assert!(errs[0].starts_with(&format!("{line}:")), "{errs:?}");
-    assert!(errs[0].contains(phrase), "{errs:?}");
+    common::single_probe_error("08-probe.yaml", BASE, from, to, phrase)
 }
 
 /// BASE with `from` replaced by `to`: among the errors (a claim may name a variant the

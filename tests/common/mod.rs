@@ -55,3 +55,26 @@ pub fn gpu() -> Option<gpulab::model::results::DeviceInfo> {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// `text` loaded as `file` from the probe pack (tests/fixtures/extras); errors as
+/// `line:col: message`, so tests can assert positions.
+pub fn load_probe(file: &str, text: &str) -> Result<gpulab::model::Lesson, Vec<String>> {
+    let root = gpulab::course::bundle::CourseRoot::Dir(fixture("extras/lessons"));
+    gpulab::course::load_file(&root, file, text).map_err(|errs| {
+        errs.iter()
+            .map(|e| format!("{}:{}: {}", e.line, e.col, e.message))
+            .collect()
+    })
+}
+
+/// `base` with `from` replaced by `to`, loaded as `file`: exactly one error, on the line that
+/// holds `to`, containing `phrase`.
+pub fn single_probe_error(file: &str, base: &str, from: &str, to: &str, phrase: &str) {
+    assert!(base.contains(from), "{from}");
+    let text = base.replacen(from, to, 1);
+    let errs = load_probe(file, &text).expect_err("should fail");
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    let line = 1 + text.lines().position(|l| l.contains(to)).unwrap();
+    assert!(errs[0].starts_with(&format!("{line}:")), "{errs:?}");
+    assert!(errs[0].contains(phrase), "{errs:?}");
+}
