@@ -35,30 +35,77 @@ pub fn host_bytes(lesson: &Lesson) -> u64 {
     all + 2 * outs
 }
 
+/// Why a lesson's buffers or a variant's launch cannot be had on a GPU, with the numbers a
+/// learner can change.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Refusal {
+    #[error("buffer `{name}` needs {need}, {has}")]
+    Buffer {
+        name: String,
+        need: String,
+        has: String,
+    },
+    #[error("the buffers need {need} together, {has}")]
+    Buffers { need: String, has: String },
+    #[error(
+        "the buffers need {need} of host memory for their data, this machine has {has} available"
+    )]
+    Host { need: String, has: String },
+    #[error(
+        "the block {block:?} has {threads} threads; a block may have at most {MAX_THREADS} \
+         (and {MAX_BLOCK:?} per dimension)"
+    )]
+    Threads { block: [u32; 3], threads: u32 },
+    #[error(
+        "the launch asks for {asks} of dynamic shared memory{beside}; this GPU allows {allows} \
+         per block"
+    )]
+    SharedMemory {
+        asks: String,
+        beside: String,
+        allows: String,
+    },
+    #[error(
+        "{threads} threads of {regs} registers each need {needed} registers; a block may have \
+         at most {max} (fewer threads per block, or __launch_bounds__ to cap registers)"
+    )]
+    Registers {
+        threads: u32,
+        regs: u32,
+        needed: u64,
+        max: u32,
+    },
+}
+
 /// Why the buffers of `lesson` cannot be allocated on a GPU with `free` bytes free, or on
 /// a host with `host_free` bytes available (when known), without trying.
-pub fn check_memory(lesson: &Lesson, free: u64, host_free: Option<u64>) -> Result<(), String> {
+pub fn check_memory(lesson: &Lesson, free: u64, host_free: Option<u64>) -> Result<(), Refusal> {
     check_device(lesson, free, &format!("the GPU has {} free", size(free)))?;
     match host_free {
-        Some(h) if host_bytes(lesson) > h => Err(format!(
-            "the buffers need {} of host memory for their data, this machine has {} available",
-            size(host_bytes(lesson)),
-            size(h)
-        )),
+        Some(h) if host_bytes(lesson) > h => Err(Refusal::Host {
+            need: size(host_bytes(lesson)),
+            has: size(h),
+        }),
         _ => Ok(()),
     }
 }
 
 /// The buffers against `room` bytes of device memory; `has` ends the sentence.
-fn check_device(lesson: &Lesson, room: u64, has: &str) -> Result<(), String> {
+fn check_device(lesson: &Lesson, room: u64, has: &str) -> Result<(), Refusal> {
     let largest = lesson.buffers.iter().max_by_key(|b| b.bytes());
     if let Some(b) = largest.filter(|b| b.bytes() > room) {
-        let need = size(b.bytes());
-        return Err(format!("buffer `{}` needs {need}, {has}", b.name));
+        return Err(Refusal::Buffer {
+            name: b.name.clone(),
+            need: size(b.bytes()),
+            has: has.to_string(),
+        });
     }
     let total: u64 = lesson.buffers.iter().map(|b| b.bytes()).sum();
     if total > room {
-        return Err(format!("the buffers need {} together, {has}", size(total)));
+        return Err(Refusal::Buffers {
+            need: size(total),
+            has: has.to_string(),
+        });
     }
     Ok(())
 }
@@ -74,39 +121,38 @@ pub fn check_launch(
     v: &Variant,
     dev: &DeviceInfo,
     ptxas: Option<&PtxasReport>,
-) -> Result<(), String> {
+) -> Result<(), Refusal> {
     let threads = v.threads_per_block();
     if threads > MAX_THREADS || (0..3).any(|d| v.block[d] > MAX_BLOCK[d]) {
-        return Err(format!(
-            "the block {:?} has {threads} threads; a block may have at most {MAX_THREADS} \
-             (and {MAX_BLOCK:?} per dimension)",
-            v.block
-        ));
+        return Err(Refusal::Threads {
+            block: v.block,
+            threads,
+        });
     }
     let static_smem = ptxas.map_or(0, |p| p.smem);
     let optin = dev.smem_per_block_optin;
     if optin > 0 && u64::from(v.smem) + u64::from(static_smem) > u64::from(optin) {
-        return Err(format!(
-            "the launch asks for {} of dynamic shared memory{}; this GPU allows {} per block",
-            size(v.smem.into()),
-            if static_smem > 0 {
+        return Err(Refusal::SharedMemory {
+            asks: size(v.smem.into()),
+            beside: if static_smem > 0 {
                 format!(" beside {} static", size(static_smem.into()))
             } else {
                 String::new()
             },
-            size(optin.into())
-        ));
+            allows: size(optin.into()),
+        });
     }
     let regs = ptxas.map_or(0, |p| p.registers);
     // Registers are handed out per warp in chunks of 256.
     let per_warp = (regs * 32).div_ceil(256) * 256;
     let needed = u64::from(per_warp) * u64::from(threads.div_ceil(32));
     if dev.regs_per_sm > 0 && needed > u64::from(dev.regs_per_sm) {
-        return Err(format!(
-            "{threads} threads of {regs} registers each need {needed} registers; a block may \
-             have at most {} (fewer threads per block, or __launch_bounds__ to cap registers)",
-            dev.regs_per_sm
-        ));
+        return Err(Refusal::Registers {
+            threads,
+            regs,
+            needed,
+            max: dev.regs_per_sm,
+        });
     }
     Ok(())
 }
@@ -119,7 +165,7 @@ pub fn warnings(lesson: &Lesson, dev: &DeviceInfo, on: &str) -> Vec<String> {
     if dev.total_mem > 0
         && let Err(why) = check_device(lesson, dev.total_mem, &has)
     {
-        out.push(why);
+        out.push(why.to_string());
     }
     for v in &lesson.variants {
         if let Err(why) = check_launch(v, dev, None) {

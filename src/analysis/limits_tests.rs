@@ -42,9 +42,11 @@ fn sizes_read_as_people_write_them() {
 #[test]
 fn a_buffer_larger_than_the_free_memory_is_named_with_both_sizes() {
     let l = too_big();
-    let why = check_memory(&l, 139 << 30, None).unwrap_err();
+    let why = check_memory(&l, 139 << 30, None).unwrap_err().to_string();
     assert_eq!(why, "buffer `out` needs 200 GiB, the GPU has 139 GiB free");
-    let why = check_memory(&l, 300 << 30, Some(16 << 30)).unwrap_err();
+    let why = check_memory(&l, 300 << 30, Some(16 << 30))
+        .unwrap_err()
+        .to_string();
     assert!(why.contains("host memory"), "{why}");
     assert!(check_memory(&l, 300 << 30, Some(1 << 40)).is_ok());
     let w = warnings(&l, &h100(), "the H100 it was recorded on");
@@ -65,7 +67,7 @@ fn a_launch_over_a_limit_names_the_limit_and_the_numbers() {
     let mut v = variant("v");
     assert!(check_launch(&v, &dev, None).is_ok());
     v.smem = 1 << 20;
-    let why = check_launch(&v, &dev, None).unwrap_err();
+    let why = check_launch(&v, &dev, None).unwrap_err().to_string();
     assert!(why.contains("1 MiB of dynamic shared memory"), "{why}");
     assert!(why.contains("227 KiB per block"), "{why}");
     v.smem = 0;
@@ -73,6 +75,7 @@ fn a_launch_over_a_limit_names_the_limit_and_the_numbers() {
     assert!(
         check_launch(&v, &dev, None)
             .unwrap_err()
+            .to_string()
             .contains("at most 1024")
     );
     v.block = [1024, 1, 1];
@@ -80,7 +83,9 @@ fn a_launch_over_a_limit_names_the_limit_and_the_numbers() {
         registers: 128,
         ..Default::default()
     };
-    let why = check_launch(&v, &dev, Some(&report)).unwrap_err();
+    let why = check_launch(&v, &dev, Some(&report))
+        .unwrap_err()
+        .to_string();
     assert!(why.contains("128 registers"), "{why}");
     assert!(why.contains("at most 65536"), "{why}");
 }

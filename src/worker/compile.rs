@@ -18,11 +18,46 @@ pub fn compile_job<'a>(v: &'a Variant, arch: &'a str, output: Output) -> Compile
 
 /// Compile `v`, a mismatch between its `args:` and the kernel's parameters counting as
 /// a compile error: launched, it would read garbage or fault.
-pub fn compile_checked(lesson: &Lesson, v: &Variant, arch: &str) -> Result<Compiled, String> {
-    let compiled =
-        nvrtc::compile(&compile_job(v, arch, Output::Cubin)).map_err(|e| e.to_string())?;
+pub fn compile_checked(lesson: &Lesson, v: &Variant, arch: &str) -> Result<Compiled, BuildError> {
+    let compiled = nvrtc::compile(&compile_job(v, arch, Output::Cubin))?;
     check_args(lesson, v, compiled.params.as_deref())?;
     Ok(compiled)
+}
+
+/// Why a variant could not be built: the compiler's words, or arguments that do not fit.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error(transparent)]
+    Compile(#[from] nvrtc::CompileError),
+    #[error(transparent)]
+    Args(#[from] ArgsMismatch),
+}
+
+/// The lesson's `args:` against the parameters of the kernel NVRTC built.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ArgsMismatch {
+    #[error(
+        "{file}: `args:` lists {given} value(s), but kernel `{kernel}` takes {takes} \
+         parameter(s) (of {sizes} bytes)"
+    )]
+    Count {
+        file: String,
+        given: usize,
+        kernel: String,
+        takes: usize,
+        sizes: String,
+    },
+    #[error(
+        "{file}: `args:` value {index} is {value}, but parameter {index} of kernel `{kernel}` \
+         is {bytes} bytes"
+    )]
+    Size {
+        file: String,
+        index: usize,
+        value: String,
+        kernel: String,
+        bytes: u32,
+    },
 }
 
 fn arg_size(a: &Arg) -> u32 {
@@ -43,33 +78,34 @@ fn arg_words(lesson: &Lesson, a: &Arg) -> String {
 }
 
 /// The lesson's arguments against the sizes of the kernel's parameters (None: unknown).
-pub fn check_args(lesson: &Lesson, v: &Variant, params: Option<&[u32]>) -> Result<(), String> {
+pub fn check_args(
+    lesson: &Lesson,
+    v: &Variant,
+    params: Option<&[u32]>,
+) -> Result<(), ArgsMismatch> {
     let Some(params) = params else { return Ok(()) };
-    let sizes = |p: &[u32]| {
-        p.iter()
-            .map(|s| format!("{s}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let head = format!("{}: `args:`", lesson.file);
     if params.len() != v.args.len() {
-        return Err(format!(
-            "{head} lists {} value(s), but kernel `{}` takes {} parameter(s) (of {} bytes)",
-            v.args.len(),
-            v.kernel,
-            params.len(),
-            sizes(params)
-        ));
+        return Err(ArgsMismatch::Count {
+            file: lesson.file.clone(),
+            given: v.args.len(),
+            kernel: v.kernel.clone(),
+            takes: params.len(),
+            sizes: params
+                .iter()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
     }
     for (i, (a, p)) in v.args.iter().zip(params).enumerate() {
         if arg_size(a) != *p {
-            return Err(format!(
-                "{head} value {} is {}, but parameter {} of kernel `{}` is {p} bytes",
-                i + 1,
-                arg_words(lesson, a),
-                i + 1,
-                v.kernel
-            ));
+            return Err(ArgsMismatch::Size {
+                file: lesson.file.clone(),
+                index: i + 1,
+                value: arg_words(lesson, a),
+                kernel: v.kernel.clone(),
+                bytes: *p,
+            });
         }
     }
     Ok(())
@@ -103,11 +139,11 @@ mod tests {
         let l = LessonBuilder::new("a").with_variant(v.clone()).build();
         assert!(check_args(&l, &v, None).is_ok());
         assert!(check_args(&l, &v, Some(&[8])).is_ok());
-        let why = check_args(&l, &v, Some(&[8, 4])).unwrap_err();
+        let why = check_args(&l, &v, Some(&[8, 4])).unwrap_err().to_string();
         assert!(why.starts_with("a.yaml: `args:` lists 1 value(s)"), "{why}");
         assert!(why.contains("kernel `k` takes 2 parameter(s)"), "{why}");
         v.args = vec![Arg::I32(3)];
-        let why = check_args(&l, &v, Some(&[8])).unwrap_err();
+        let why = check_args(&l, &v, Some(&[8])).unwrap_err().to_string();
         assert!(why.contains("value 1 is I32(3) (4 bytes)"), "{why}");
     }
 

@@ -75,7 +75,7 @@ fn fake_run(mode: &str, lesson: &Lesson, options: &RunOptions, send: &mut dyn Fn
     }
     // The same refusal the real worker gives, against the fake GPU's memory.
     if let Err(why) = limits::check_memory(lesson, device().total_mem, None) {
-        runner::refuse_all(lesson, options, &why, &mut |r| send(&r));
+        runner::refuse_all(lesson, options, &why.to_string(), &mut |r| send(&r));
         return;
     }
     stage(send, "", "preparing fresh inputs");

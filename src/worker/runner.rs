@@ -118,7 +118,7 @@ fn fits(gpu: &Gpu, lesson: &Lesson, opts: &RunOptions, send: Send) -> bool {
     match limits::check_memory(lesson, free, host_available()) {
         Ok(()) => true,
         Err(why) => {
-            refuse_all(lesson, opts, &why, send);
+            refuse_all(lesson, opts, &why.to_string(), send);
             false
         }
     }

@@ -101,7 +101,7 @@ fn compile(lesson: &Lesson, arch: &str) {
         send(&Reply::Compiled {
             variant: v.name.clone(),
             ptxas: res.as_ref().ok().and_then(|c| c.report.clone()),
-            error: res.err(),
+            error: res.err().map(|e| e.to_string()),
         });
     }
 }

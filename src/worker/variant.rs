@@ -151,7 +151,7 @@ fn compile(ctx: &RunContext, v: &Variant, r: &mut VariantResult, send: Send) -> 
     let compiled = match compile_checked(ctx.lesson, v, ctx.arch) {
         Ok(c) => c,
         Err(e) => {
-            r.error = Some(e);
+            r.error = Some(e.to_string());
             send(Reply::Compiled {
                 variant: v.name.clone(),
                 ptxas: None,
