@@ -52,16 +52,7 @@ pub(super) fn resolve(
         textures: &textures,
     };
     let vars = variants::resolve_all(&mut cx, root, &raw.variants, &expansions, &known);
-    let reference = match &raw.head.reference {
-        Some(r) => reference::reference(&mut cx, r, &variant_names, &known),
-        None => {
-            cx.missing(
-                "reference",
-                "a variant's name or { builtin: copy, from: .., to: .. }",
-            );
-            None
-        }
-    };
+    let reference = lesson_reference(&mut cx, &raw, &variant_names, &known);
     let metrics = metrics(&mut cx, &raw, &problem);
     let expect = expect(&mut cx, &raw, &variant_names);
     let measures = extras::measures(&mut cx, &raw, &known, vars.as_deref());
@@ -95,6 +86,24 @@ pub(super) fn resolve(
         l2_persisting_bytes,
         textures: textures.into_iter().collect::<Option<_>>()?,
     })
+}
+
+fn lesson_reference(
+    cx: &mut Cx,
+    raw: &RawLesson,
+    variant_names: &[String],
+    known: &Known,
+) -> Option<crate::model::Reference> {
+    match &raw.head.reference {
+        Some(r) => reference::reference(cx, r, variant_names, known),
+        None => {
+            cx.missing(
+                "reference",
+                "a variant's name or { builtin: copy, from: .., to: .. }",
+            );
+            None
+        }
+    }
 }
 
 /// The names of the variants the lesson will have, in order: a sweep stands for the
