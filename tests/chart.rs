@@ -1,12 +1,15 @@
-//! The sweep chart drawn on `TestBackend` from a hand-made result: the figures below are
-//! made up for the test (shaped like an L2 staircase), not measured.
+//! The sweep chart on `TestBackend`. Its geometry is checked on a hand-made result (figures
+//! made up for the test and labelled with a test GPU, never shown as measured); the
+//! snapshot is of the shipped l2 lesson drawn from the recording a real run wrote.
 
 use crossterm::event::{KeyCode, KeyEvent};
+use gpulab::course::bundle::CourseRoot;
 use gpulab::model::Lesson;
 use gpulab::model::builder::LessonBuilder;
 use gpulab::model::results::{DeviceInfo, Source};
 use gpulab::session::fold::blank_result;
 use gpulab::session::progress::Progress;
+use gpulab::session::recording;
 use gpulab::ui::views::chart::plot;
 use gpulab::ui::{App, Overlay};
 use ratatui::Terminal;
@@ -30,7 +33,7 @@ fn lesson() -> Lesson {
 fn app(with_figures: bool) -> App {
     let l = lesson();
     let device = DeviceInfo {
-        name: "NVIDIA H100 80GB HBM3".into(),
+        name: "Test GPU".into(),
         recorded_at: Some("2026-11-21T12:00:00Z".into()),
         ..Default::default()
     };
@@ -72,15 +75,28 @@ fn values_spanning_more_than_ten_times_are_placed_by_log2() {
     assert!(p.y_max >= 6400.0 && p.y_max <= 8000.0, "{}", p.y_max);
 }
 
+/// The bundled course with its recording, on the shipped l2 lesson, figures revealed.
+fn recorded_l2() -> App {
+    let root = CourseRoot::Bundled;
+    let (lessons, errors) = gpulab::course::load_course(&root);
+    assert!(errors.is_empty(), "{errors:?}");
+    let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
+    let mut a = App::new(lessons, Some(rec), Progress::default());
+    a.color = false;
+    a.selected = a.lessons.iter().position(|l| l.id == "l2").unwrap();
+    a.progress.mark_revealed("l2");
+    a
+}
+
 #[test]
 fn g_swaps_the_variants_for_the_chart_and_back() {
-    let mut a = app(true);
+    let mut a = recorded_l2();
     let before = draw(&a, 120, 40);
     assert!(before.contains("g chart"), "the key is offered:\n{before}");
     key(&mut a, 'g');
     assert!(a.chart);
     let screen = draw(&a, 120, 40);
-    assert!(screen.contains("ws: GB/s by working set (MiB)"), "{screen}");
+    assert!(screen.contains("GB/s by working set (MiB)"), "{screen}");
     assert!(
         screen.contains("recorded on NVIDIA H100 80GB HBM3"),
         "{screen}"
