@@ -223,3 +223,28 @@ fn check_paths_takes_folders_and_files() {
     let (_, errors) = check_paths(&[fixtures().join("kernels")]);
     assert!(errors[0].message.contains("no lesson files"), "{errors:#?}");
 }
+
+#[test]
+fn non_ascii_in_a_page_block_keeps_every_later_position() {
+    // The YAML parser counts bytes, not characters, inside `|` blocks: one "×" used to shift
+    // every position after it, so keys read as "ect" and "ce".
+    let dir = fixtures().join("lessons");
+    let text = std::fs::read_to_string(dir.join("01-copy-basics.yaml")).unwrap();
+    let from = "      Neighbouring lanes that read neighbouring words share sectors.\n";
+    assert!(text.contains(from));
+    let with = text.replacen(
+        from,
+        "      Neighbouring lanes × that read neighbouring words share sectors.\n      A line — with a dash, and “quotes”.\n",
+        1,
+    );
+    let root = CourseRoot::Dir(dir);
+    let l = load_file(&root, "01-copy-basics.yaml", &with).expect("loads with non-ASCII prose");
+    assert!(l.pages[0].text.contains('×'));
+    // A misspelt key after the block is still placed exactly.
+    let bad = with.replacen("\nexpect:", "\nexpectt:", 1);
+    let errs = load_file(&root, "01-copy-basics.yaml", &bad).unwrap_err();
+    let line = 1 + bad.lines().position(|l| l.starts_with("expectt:")).unwrap();
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert_eq!((errs[0].line, errs[0].col), (line, 1), "{}", errs[0]);
+    assert!(errs[0].message.contains("`expectt`"), "{}", errs[0]);
+}

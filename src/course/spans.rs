@@ -117,6 +117,7 @@ impl Spans {
         let mut b = Builder {
             text,
             index: CharBytes::new(text),
+            lines: line_starts(text),
             stack: Vec::new(),
             root: None,
         };
@@ -249,14 +250,24 @@ fn mask(text: &str, removed: impl Fn(usize) -> bool) -> String {
     out
 }
 
+/// A parser position with its character index worked out from line and column: the parser's
+/// own index counts bytes, not characters, inside block scalars (yaml-rust2 0.13), so one
+/// "×" in a `|` page used to shift every position after it.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    index: usize,
+    line: usize,
+    col: usize,
+}
+
 enum Frame {
     Seq {
-        at: Marker,
+        at: Mark,
         flow: bool,
         items: Vec<Node>,
     },
     Map {
-        at: Marker,
+        at: Mark,
         flow: bool,
         entries: Vec<(Node, Node)>,
         key: Option<Node>,
@@ -266,23 +277,46 @@ enum Frame {
 struct Builder<'t> {
     text: &'t str,
     index: CharBytes,
+    /// The character index at which each line starts.
+    lines: Vec<usize>,
     stack: Vec<Frame>,
     root: Option<Node>,
 }
 
-fn span_at(m: Marker, quoted: bool) -> Span {
+/// The character index of the start of each line of `text`.
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut out = vec![0];
+    for (i, c) in text.chars().enumerate() {
+        if c == '\n' {
+            out.push(i + 1);
+        }
+    }
+    out
+}
+
+fn span_at(m: Mark, quoted: bool) -> Span {
     Span {
         pos: Pos {
-            line: m.line(),
-            col: m.col() + 1,
+            line: m.line,
+            col: m.col + 1,
         },
         quoted,
     }
 }
 
 impl Builder<'_> {
-    fn starts_with(&self, m: Marker, c: char) -> bool {
-        self.text[self.index.byte(self.text, m.index())..].starts_with(c)
+    /// The parser's position, its character index taken from its line and column.
+    fn mark(&self, m: Marker) -> Mark {
+        let start = self.lines.get(m.line().saturating_sub(1)).copied();
+        Mark {
+            index: start.map_or(m.index(), |s| s + m.col()),
+            line: m.line(),
+            col: m.col(),
+        }
+    }
+
+    fn starts_with(&self, m: Mark, c: char) -> bool {
+        self.text[self.index.byte(self.text, m.index)..].starts_with(c)
     }
 
     fn attach(&mut self, node: Node) {
@@ -301,13 +335,14 @@ impl Builder<'_> {
     }
 
     /// Block collections end where the next token starts; flow ones at their bracket.
-    fn end_of(flow: bool, m: Marker) -> usize {
-        if flow { m.index() + 1 } else { m.index() }
+    fn end_of(flow: bool, m: Mark) -> usize {
+        if flow { m.index + 1 } else { m.index }
     }
 }
 
 impl MarkedEventReceiver for Builder<'_> {
     fn on_event(&mut self, ev: Event, m: Marker) {
+        let m = self.mark(m);
         match ev {
             Event::Scalar(value, style, ..) => {
                 let quoted = matches!(
@@ -345,11 +380,11 @@ impl MarkedEventReceiver for Builder<'_> {
 }
 
 /// A scalar (or an alias, kept as an empty scalar) at `m`.
-fn leaf(m: Marker, quoted: bool, text: String) -> Node {
+fn leaf(m: Mark, quoted: bool, text: String) -> Node {
     Node {
         span: span_at(m, quoted),
-        start: m.index(),
-        end: m.index(),
+        start: m.index,
+        end: m.index,
         flow: false,
         kind: NodeKind::Scalar(text),
     }
@@ -357,11 +392,11 @@ fn leaf(m: Marker, quoted: bool, text: String) -> Node {
 
 impl Builder<'_> {
     /// The collection that ends at `m`, as a node.
-    fn close(&mut self, m: Marker) -> Option<Node> {
+    fn close(&mut self, m: Mark) -> Option<Node> {
         let node = match self.stack.pop()? {
             Frame::Seq { at, flow, items } => Node {
                 span: span_at(at, false),
-                start: at.index(),
+                start: at.index,
                 end: Self::end_of(flow, m),
                 flow,
                 kind: NodeKind::Seq(items),
@@ -372,7 +407,7 @@ impl Builder<'_> {
                 // A block mapping's own marker is not where it is written: its first key is.
                 let (span, start) = match entries.first() {
                     Some((k, _)) if !flow => (k.span, k.start),
-                    _ => (span_at(at, false), at.index()),
+                    _ => (span_at(at, false), at.index),
                 };
                 Node {
                     span: Span {
