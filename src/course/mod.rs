@@ -14,5 +14,6 @@ pub mod schema_ext;
 pub mod signature;
 pub mod spans;
 pub mod text;
+mod tree;
 
 pub use load::{CourseError, check_paths, load_course, load_file};
