@@ -33,44 +33,24 @@ pub(super) fn launch_attrs(
 
 fn cluster_dims(
     cx: &mut Cx,
-    (d, path): &(Dims, String),
+    dims: &(Dims, String),
     env: &[(String, i64)],
     grid: Option<[u32; 3]>,
 ) -> Option<[u32; 3]> {
-    if d.items.is_empty() || d.items.len() > 3 {
-        let n = d.items.len();
-        cx.err(
-            path,
-            format!("`cluster` takes 1 to 3 expressions (x, y, z), not {n}"),
-        );
-        return None;
-    }
-    let mut out = [1u32; 3];
+    let limit = i64::from(PORTABLE_CLUSTER);
+    let (out, paths) = super::launch::axes(cx, dims, env, "cluster", [limit; 3])?;
+    let path = &dims.1;
     let mut ok = true;
-    for (k, e) in d.items.iter().enumerate() {
-        let at = if d.listed {
-            format!("{path}[{k}]")
-        } else {
-            path.clone()
-        };
-        let axis = ["x", "y", "z"][k];
-        match cx.eval(&at, e, env) {
-            Some(v) if (1..=i64::from(PORTABLE_CLUSTER)).contains(&v) => out[k] = v as u32,
-            Some(v) => {
-                let msg = format!("cluster {axis} must be 1 to 8 (`{}` is {v})", e.0);
-                cx.err(&at, msg);
-                ok = false;
-            }
-            None => ok = false,
-        }
-        if let (true, Some(g)) = (ok, grid)
+    for (k, at) in paths.iter().enumerate() {
+        if let Some(g) = grid
             && g[k] % out[k] != 0
         {
+            let axis = ["x", "y", "z"][k];
             let msg = format!(
                 "grid {axis} ({}) is not a multiple of cluster {axis} ({})",
                 g[k], out[k]
             );
-            cx.err(&at, msg);
+            cx.err(at, msg);
             ok = false;
         }
     }

@@ -41,51 +41,19 @@ pub(super) fn env_with_defines(
 /// 1024 threads in all.
 pub(super) fn dims(
     cx: &mut Cx,
-    (d, path): &(Dims, String),
+    dims: &(Dims, String),
     env: &[(String, i64)],
     grid: bool,
 ) -> Option<[u32; 3]> {
-    let what = if grid { "grid" } else { "block" };
-    if d.items.is_empty() || d.items.len() > 3 {
-        cx.err(
-            path,
-            format!(
-                "`{what}` takes 1 to 3 expressions (x, y, z), not {}",
-                d.items.len()
-            ),
-        );
-        return None;
-    }
-    let limits: [i64; 3] = if grid {
-        [(1 << 31) - 1, 65535, 65535]
+    let (what, limits) = if grid {
+        ("grid", [(1 << 31) - 1, 65535, 65535])
     } else {
-        [1024, 1024, 64]
+        ("block", [1024, 1024, 64])
     };
-    let mut out = [1u32; 3];
+    let (out, _) = axes(cx, dims, env, what, limits)?;
+    let path = &dims.1;
     let mut ok = true;
-    for (k, e) in d.items.iter().enumerate() {
-        let at = if d.listed {
-            format!("{path}[{k}]")
-        } else {
-            path.clone()
-        };
-        match cx.eval(&at, e, env) {
-            Some(v) if (1..=limits[k]).contains(&v) => out[k] = v as u32,
-            Some(v) => {
-                let axis = ["x", "y", "z"][k];
-                cx.err(
-                    &at,
-                    format!(
-                        "{what} {axis} must be 1 to {} (`{}` is {v})",
-                        limits[k], e.0
-                    ),
-                );
-                ok = false;
-            }
-            None => ok = false,
-        }
-    }
-    if ok && !grid {
+    if !grid {
         let threads: u32 = out.iter().product();
         if threads > 1024 {
             cx.err(
@@ -175,4 +143,48 @@ fn typed(cx: &mut Cx, path: &str, ty: ArgType, e: &Expr, env: &[(String, i64)]) 
         );
     }
     arg
+}
+
+/// One to three expressions (x, y, z), each evaluated and held to 1..=its limit, with the
+/// path each was written at; every bad one is reported.
+pub(super) fn axes(
+    cx: &mut Cx,
+    (d, path): &(Dims, String),
+    env: &[(String, i64)],
+    what: &str,
+    limits: [i64; 3],
+) -> Option<([u32; 3], Vec<String>)> {
+    if d.items.is_empty() || d.items.len() > 3 {
+        let n = d.items.len();
+        cx.err(
+            path,
+            format!("`{what}` takes 1 to 3 expressions (x, y, z), not {n}"),
+        );
+        return None;
+    }
+    let mut out = [1u32; 3];
+    let mut paths = Vec::new();
+    let mut ok = true;
+    for (k, e) in d.items.iter().enumerate() {
+        let at = if d.listed {
+            format!("{path}[{k}]")
+        } else {
+            path.clone()
+        };
+        match cx.eval(&at, e, env) {
+            Some(v) if (1..=limits[k]).contains(&v) => out[k] = v as u32,
+            Some(v) => {
+                let axis = ["x", "y", "z"][k];
+                let msg = format!(
+                    "{what} {axis} must be 1 to {} (`{}` is {v})",
+                    limits[k], e.0
+                );
+                cx.err(&at, msg);
+                ok = false;
+            }
+            None => ok = false,
+        }
+        paths.push(at);
+    }
+    ok.then_some((out, paths))
 }
