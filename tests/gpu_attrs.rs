@@ -5,15 +5,7 @@
 
 mod common;
 
-use common::bin;
-use gpulab::course::bundle::CourseRoot;
-use gpulab::course::load_file;
-use gpulab::model::protocol::{Reply, Request, RunOptions};
 use gpulab::model::results::VariantResult;
-use gpulab::session::client::WorkerClient;
-use gpulab::session::fold;
-use std::path::PathBuf;
-use std::time::Duration;
 
 const LESSON: &str = r#"format_version: 1
 id: swap
@@ -42,28 +34,7 @@ l2_persisting_bytes: "blocks * 64 * 4"
 "#;
 
 fn run() -> Option<(String, Vec<VariantResult>)> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/extras/lessons");
-    let lesson = load_file(&CourseRoot::Dir(dir), "01-swap.yaml", LESSON).unwrap();
-    let mut c = WorkerClient::with_command(bin(), vec!["worker".into()]);
-    let caps = fold::hello(&mut c, 0).unwrap_or_else(|e| panic!("{e}"));
-    let Some(device) = caps.device else {
-        eprintln!("skipped: no GPU ({})", caps.no_gpu.unwrap_or_default());
-        return None;
-    };
-    let req = Request::Run {
-        lesson: Box::new(lesson),
-        options: RunOptions {
-            trace: true,
-            ..Default::default()
-        },
-    };
-    let mut results = Vec::new();
-    c.request(&req, Duration::from_secs(120), |r| {
-        if let Reply::Variant { result } = r {
-            results.push((**result).clone());
-        }
-    })
-    .unwrap();
+    let (device, results) = common::run_probe_on_gpu("01-swap.yaml", LESSON, true)?;
     Some((device.cc, results))
 }
 

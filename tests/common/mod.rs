@@ -78,3 +78,39 @@ pub fn single_probe_error(file: &str, base: &str, from: &str, to: &str, phrase: 
     assert!(errs[0].starts_with(&format!("{line}:")), "{errs:?}");
     assert!(errs[0].contains(phrase), "{errs:?}");
 }
+
+/// Run `text`, loaded as `file` from the probe pack, on the GPU through a real worker: the
+/// device and every variant's result, or None after saying that the test skipped. The
+/// lesson loads before the GPU is asked for, so a machine without one still checks it.
+pub fn run_probe_on_gpu(
+    file: &str,
+    text: &str,
+    trace: bool,
+) -> Option<(
+    gpulab::model::results::DeviceInfo,
+    Vec<gpulab::model::results::VariantResult>,
+)> {
+    use gpulab::model::protocol::{Reply, Request, RunOptions};
+    let lesson = load_probe(file, text).unwrap_or_else(|e| panic!("{e:#?}"));
+    let mut c = gpulab::session::client::WorkerClient::with_command(bin(), vec!["worker".into()]);
+    let caps = gpulab::session::fold::hello(&mut c, 0).unwrap_or_else(|e| panic!("{e}"));
+    let Some(device) = caps.device else {
+        eprintln!("skipped: no GPU ({})", caps.no_gpu.unwrap_or_default());
+        return None;
+    };
+    let req = Request::Run {
+        lesson: Box::new(lesson),
+        options: RunOptions {
+            trace,
+            ..Default::default()
+        },
+    };
+    let mut results = Vec::new();
+    c.request(&req, std::time::Duration::from_secs(120), |r| {
+        if let Reply::Variant { result } = r {
+            results.push((**result).clone());
+        }
+    })
+    .unwrap();
+    Some((device, results))
+}
