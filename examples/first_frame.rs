@@ -41,7 +41,7 @@ fn big_lesson(pages: usize) -> String {
 /// Time to the first frame and to the frame that shows the lessons, as the lab opens.
 fn open(root: &CourseRoot) -> (Duration, Duration, usize) {
     let started = Instant::now();
-    let mut app = App::loading(loading::count_lessons(root), Progress::default());
+    let mut app = App::loading(root.lesson_count(), Progress::default());
     let (tx, rx) = channel();
     let owned = root.clone();
     loading::spawn(tx, move || loading::load(&owned));

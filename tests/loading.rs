@@ -70,7 +70,7 @@ fn the_first_frame_says_what_is_loading_long_before_a_slow_large_load_is_in() {
 #[test]
 fn a_course_that_fails_to_load_is_shown_at_its_positions_and_q_leaves() {
     let root = CourseRoot::Dir(common::fixture("bad"));
-    let count = loading::count_lessons(&root);
+    let count = root.lesson_count();
     assert_eq!(count, 9);
     let mut app = App::loading(count, Progress::default());
     let (tx, rx) = channel();
@@ -110,7 +110,7 @@ fn a_course_that_fails_to_load_is_shown_at_its_positions_and_q_leaves() {
 #[test]
 fn the_bundled_course_is_counted_and_loads() {
     let root = CourseRoot::Bundled;
-    let count = loading::count_lessons(&root);
+    let count = root.lesson_count();
     let course = loading::load(&root).expect("the bundled course loads");
     assert_eq!(count, course.lessons.len());
     assert!(course.recording.is_some());

@@ -57,7 +57,7 @@ pub fn find_lesson<'a>(lessons: &'a [Lesson], id: &str) -> Result<&'a Lesson> {
 /// printed again once the terminal is back), or 128 + the number of the signal that ended it.
 pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
     let (progress, note) = Progress::load_noting();
-    let mut app = App::loading(loading::count_lessons(root), progress);
+    let mut app = App::loading(root.lesson_count(), progress);
     // Said once: the backup it names is kept, so the next start has nothing to say.
     app.message = note;
     let root = root.clone();

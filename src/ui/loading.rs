@@ -33,11 +33,6 @@ pub enum Loading {
     Failed(LoadFailure),
 }
 
-/// How many lesson files the course has, before any is read.
-pub fn count_lessons(root: &CourseRoot) -> usize {
-    root.lesson_count()
-}
-
 /// Load and check the whole course, and the newest recording shipped with it.
 pub fn load(root: &CourseRoot) -> Result<Course, LoadFailure> {
     let (lessons, errors) = crate::course::load_course(root);
