@@ -69,20 +69,25 @@ impl Gpu {
         Module::load(&self.ctx, &self.stream, image)
     }
 
-    /// Set aside `bytes` of L2 for persisting accesses (the driver may round it; 0 gives
-    /// it back). Lines already persisting are reset first, so one lesson's hot data does
+    /// Set aside `bytes` of L2 for persisting accesses (0 gives it back); more than the
+    /// device allows is an invalid value to the driver, so callers clamp first. Lines already persisting are reset first, so one lesson's hot data does
     /// not stay resident into the next.
     pub fn set_persisting_l2(&self, bytes: usize) -> Result<(), CudaError> {
+        self.reset_persisting_l2()?;
+        self.ctx
+            .set_limit(sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE, bytes)
+            .map_err(|e| fail("setting the persisting-L2 size", e))
+    }
+
+    /// Turn every persisting L2 line back into an ordinary one (the set-aside stays).
+    pub fn reset_persisting_l2(&self) -> Result<(), CudaError> {
         self.ctx
             .bind_to_thread()
             .map_err(|e| fail("binding the context", e))?;
         // SAFETY: no arguments; it acts on the context just bound to this thread.
         unsafe { sys::cuCtxResetPersistingL2Cache() }
             .result()
-            .map_err(|e| fail("resetting persisting L2 lines", e))?;
-        self.ctx
-            .set_limit(sys::CUlimit::CU_LIMIT_PERSISTING_L2_CACHE_SIZE, bytes)
-            .map_err(|e| fail("setting the persisting-L2 size", e))
+            .map_err(|e| fail("resetting persisting L2 lines", e))
     }
 
     /// The context, for the raw driver calls of the texture layer.
@@ -118,6 +123,7 @@ fn describe(ctx: &CudaContext) -> DeviceInfo {
         smem_per_sm: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR) as u32,
         smem_per_block_optin: attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN) as u32,
         l2_bytes: attr(CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE) as u64,
+        max_persisting_l2: attr(CU_DEVICE_ATTRIBUTE_MAX_PERSISTING_L2_CACHE_SIZE) as u64,
         total_mem: ctx
             .mem_get_info()
             .map(|(_, total)| total as u64)

@@ -33,6 +33,9 @@ pub struct DeviceInfo {
     pub smem_per_block_optin: u32,
     #[serde(default)]
     pub l2_bytes: u64,
+    /// The most L2 a context may set aside for persisting accesses (0: not known).
+    #[serde(default)]
+    pub max_persisting_l2: u64,
     /// Device memory in bytes (0: not known, as in recordings made before it was kept).
     #[serde(default)]
     pub total_mem: u64,

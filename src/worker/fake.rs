@@ -51,6 +51,7 @@ pub fn device() -> DeviceInfo {
         smem_per_sm: 233472,
         smem_per_block_optin: 232448,
         l2_bytes: 50 << 20,
+        max_persisting_l2: 0,
         total_mem: 80 << 30,
         recorded_at: None,
     }

@@ -3,7 +3,7 @@
 //! out as they are measured.
 
 use super::hostdata::{self, HostData};
-use super::l2::PersistingL2;
+use super::l2::{self, PersistingL2};
 use super::launch::Buffers;
 use super::variant::{self, Job, RunContext};
 use crate::analysis::limits;
@@ -70,10 +70,10 @@ pub fn run_lesson(
             .into_iter()
             .collect();
     let arch = gpu.info().arch();
-    let _l2 =
-        PersistingL2::set(gpu, lesson.l2_persisting_bytes).map_err(|e| Fatal::in_variant("", e))?;
+    let l2 = set_aside_l2(gpu, lesson, send)?;
     for i in run_order(lesson, opts) {
         let v = &capped(&lesson.variants[i], opts.max_blocks);
+        l2.fresh().map_err(|e| Fatal::in_variant(&v.name, e))?;
         let job = Job {
             variant: v,
             is_reference: lesson.reference == Reference::Variant(i),
@@ -104,6 +104,19 @@ pub fn run_lesson(
         }
     }
     Ok(())
+}
+
+/// The lesson's persisting-L2 set-aside, told to the learner as it starts.
+fn set_aside_l2<'g>(gpu: &'g Gpu, lesson: &Lesson, send: Send) -> Result<PersistingL2<'g>, Fatal> {
+    let (l2, set) =
+        PersistingL2::set(gpu, lesson.l2_persisting_bytes).map_err(|e| Fatal::in_variant("", e))?;
+    if let Some(asked) = lesson.l2_persisting_bytes {
+        send(Reply::Stage {
+            variant: String::new(),
+            stage: l2::stage_text(asked, set, gpu.info().max_persisting_l2),
+        });
+    }
+    Ok(l2)
 }
 
 /// Checked before anything is allocated: a lesson too large for this GPU would otherwise
