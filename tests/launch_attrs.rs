@@ -129,3 +129,26 @@ fn window_keys_are_checked() {
     );
     single_error("cluster: [2, 1, 1]", "clusters: [2, 1, 1]", "clusters");
 }
+
+#[test]
+fn a_buffer_on_the_peer_gpu_makes_the_lesson_need_two() {
+    let l = load(&BASE.replace(
+        "{ name: tbl, type: f32, len: 64, init: random }",
+        "{ name: tbl, type: f32, len: 64, init: random, gpu: 1 }",
+    ))
+    .unwrap();
+    assert_eq!(l.buffers[1].gpu, 1);
+    assert_eq!(l.buffers[0].gpu, 0);
+    assert_eq!(l.requires.gpus, Some(2));
+    assert!(l.requires.unmet("9.0", 1).unwrap().contains("needs 2 GPUs"));
+    assert_eq!(load(BASE).unwrap().requires.gpus, None);
+}
+
+#[test]
+fn a_buffer_is_on_gpu_0_or_1() {
+    single_error(
+        "{ name: tbl, type: f32, len: 64, init: random }",
+        "{ name: tbl, type: f32, len: 64, init: random, gpu: 2 }",
+        "`gpu` is 0 (the GPU that runs the kernels) or 1 (its peer), not 2",
+    );
+}

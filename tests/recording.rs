@@ -65,3 +65,40 @@ fn write_then_parse_gives_the_same_recording() {
     let err = Recording::parse(&bad.to_string()).unwrap_err().to_string();
     assert!(err.contains("format 99"), "{err}");
 }
+
+#[test]
+fn a_lesson_missing_from_the_main_recording_is_replayed_from_another_with_its_own_device() {
+    let root = CourseRoot::Bundled;
+    let (lessons, _) = gpulab::course::load_course(&root);
+    let main = recording::newest(&root.recordings()).unwrap();
+    let moved = main.lessons[0].lesson.clone();
+    let mut big = main.clone();
+    big.lessons.remove(0);
+    let mut small = main.clone();
+    small.device.name = "Another GPU".into();
+    small.recorded_at = "2030-01-01T00:00:00Z".into();
+    small.lessons.retain(|l| l.lesson == moved);
+    let files = [
+        (
+            "small.json".to_string(),
+            serde_json::to_string(&small).unwrap(),
+        ),
+        ("big.json".to_string(), serde_json::to_string(&big).unwrap()),
+    ];
+    let merged = recording::newest(&files).unwrap();
+    // The recording with more lessons labels the course, though the other is newer.
+    assert_eq!(merged.device.name, main.device.name);
+    let l = lessons.iter().find(|l| l.id == moved).unwrap();
+    let r = merged.replay(l).unwrap();
+    let d = r.device.unwrap();
+    assert_eq!(d.name, "Another GPU");
+    assert_eq!(d.recorded_at.as_deref(), Some("2030-01-01T00:00:00Z"));
+    let other = lessons
+        .iter()
+        .find(|l| l.id == big.lessons[0].lesson)
+        .unwrap();
+    assert_eq!(
+        merged.replay(other).unwrap().device.unwrap().name,
+        main.device.name
+    );
+}

@@ -8,6 +8,7 @@ fn buffer(name: &str, len: u64, init: Init) -> Buffer {
         ty: ElemType::F32,
         len,
         init,
+        gpu: 0,
     }
 }
 

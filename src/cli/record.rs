@@ -3,7 +3,7 @@
 use super::load_course;
 use crate::course::bundle::CourseRoot;
 use crate::model::protocol::{Reply, RunOptions};
-use crate::model::results::Source;
+use crate::model::results::{LessonResult, Source};
 use crate::session::client::WorkerClient;
 use crate::session::fold;
 use crate::session::recording::{self, Recording};
@@ -40,6 +40,11 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
         if let Err(e) = &res {
             eprintln!("  error: {e}");
         }
+        // This machine cannot run it: a recording made where it could is kept for replay.
+        if let Some(why) = unmet_everywhere(&result) {
+            eprintln!("  not recorded here: {why}");
+            continue;
+        }
         // A variant lost on the way fails the recording as much as a run that stopped.
         if res.is_err() || result.variants.iter().any(|v| v.correct == Some(false)) {
             failed += 1;
@@ -63,4 +68,14 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
         .with_context(|| format!("writing {}", path.display()))?;
     eprintln!("wrote {} ({})", path.display(), rec.label());
     Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// Why no variant of the lesson ran here, when none did for want of a capability.
+fn unmet_everywhere(result: &LessonResult) -> Option<String> {
+    let first = result.variants.first()?.unmet.clone()?;
+    result
+        .variants
+        .iter()
+        .all(|v| v.unmet.is_some())
+        .then_some(first)
 }

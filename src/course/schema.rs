@@ -77,6 +77,8 @@ pub struct RawBuffer {
     pub init: RawInit,
     pub value: Option<f64>,
     pub range: Option<(f64, f64)>,
+    /// Which of the lesson's GPUs holds it: 0 (the one that runs the kernels) or 1 (its peer).
+    pub gpu: Option<u32>,
 }
 
 /// A variant; with `like`, every key is optional and overrides the parent's.

@@ -41,6 +41,40 @@ impl Gpu {
         Ok(Gpu { ctx, stream, info })
     }
 
+    /// The lesson's second GPU: the next device after this one, opened with this context
+    /// allowed to read and write its memory (peer access). A kernel of this GPU then takes
+    /// the peer's buffers as arguments like its own (one unified address space).
+    pub fn open_peer(&self) -> Result<Gpu, CudaError> {
+        let count = self.device_count() as usize;
+        if count < 2 {
+            return Err(CudaError::Unavailable(format!(
+                "a buffer on the peer GPU needs two GPUs; this machine has {count}"
+            )));
+        }
+        let ordinal = (self.ctx.ordinal() + 1) % count;
+        let peer = Gpu::open(ordinal as u32)?;
+        let mut can = 0;
+        // SAFETY: a valid out-pointer to a live local and two devices the driver gave us.
+        unsafe { sys::cuDeviceCanAccessPeer(&mut can, self.ctx.cu_device(), peer.ctx.cu_device()) }
+            .result()
+            .map_err(|e| fail("asking whether the GPUs can reach each other", e))?;
+        if can == 0 {
+            return Err(CudaError::Unavailable(format!(
+                "GPU {} cannot reach the memory of GPU {ordinal} (no peer access between them)",
+                self.ctx.ordinal()
+            )));
+        }
+        self.ctx
+            .bind_to_thread()
+            .map_err(|e| fail("binding the context", e))?;
+        // SAFETY: the peer's context is live (held by `peer`); this context is bound.
+        let r = unsafe { sys::cuCtxEnablePeerAccess(peer.ctx.cu_ctx(), 0) };
+        if r != sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
+            r.result().map_err(|e| fail("enabling peer access", e))?;
+        }
+        Ok(peer)
+    }
+
     pub fn info(&self) -> &DeviceInfo {
         &self.info
     }

@@ -17,11 +17,12 @@ pub enum MemSpace {
     Texture,
     L2,
     Dsmem,
+    Peer,
     Capstone,
 }
 
 impl MemSpace {
-    pub const ALL: [MemSpace; 9] = [
+    pub const ALL: [MemSpace; 10] = [
         MemSpace::Global,
         MemSpace::Shared,
         MemSpace::Register,
@@ -30,12 +31,13 @@ impl MemSpace {
         MemSpace::Texture,
         MemSpace::L2,
         MemSpace::Dsmem,
+        MemSpace::Peer,
         MemSpace::Capstone,
     ];
 
     /// Each space's name in lesson files (the same as its serde name) and its label on
     /// screen: the one place either is spelt.
-    const NAMES: [(MemSpace, &'static str, &'static str); 9] = [
+    const NAMES: [(MemSpace, &'static str, &'static str); 10] = [
         (MemSpace::Global, "global", "GLOBAL"),
         (MemSpace::Shared, "shared", "SHARED"),
         (MemSpace::Register, "register", "REGISTERS"),
@@ -44,6 +46,7 @@ impl MemSpace {
         (MemSpace::Texture, "texture", "TEXTURE"),
         (MemSpace::L2, "l2", "L2"),
         (MemSpace::Dsmem, "dsmem", "DISTRIBUTED SHARED"),
+        (MemSpace::Peer, "peer", "PEER GPU"),
         (MemSpace::Capstone, "capstone", "CAPSTONE"),
     ];
 
@@ -110,6 +113,10 @@ pub struct Buffer {
     pub ty: ElemType,
     pub len: u64,
     pub init: Init,
+    /// 0: on the GPU that runs the kernels; 1: on a second GPU, its peer, reached over the
+    /// interconnect (the lesson then requires two GPUs).
+    #[serde(default)]
+    pub gpu: u32,
 }
 
 impl Buffer {

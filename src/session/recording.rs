@@ -57,10 +57,14 @@ impl Recording {
         let mut out = rec.clone();
         out.source = Source::Recorded;
         out.compile = None;
-        let mut device = self.device.clone();
-        device.recorded_at = Some(self.recorded_at.clone());
-        out.device = Some(device);
-        out.peak = self.peak.clone();
+        // A lesson merged in from another recording (see `newest`) carries its own device,
+        // with when it was recorded, and its own peak.
+        if rec.device.as_ref().is_none_or(|d| d.recorded_at.is_none()) {
+            let mut device = self.device.clone();
+            device.recorded_at = Some(self.recorded_at.clone());
+            out.device = Some(device);
+            out.peak = self.peak.clone();
+        }
         // Keep the lesson's order; a variant added since the recording shows as not run.
         let mut variants = Vec::new();
         for v in &lesson.variants {
@@ -117,12 +121,31 @@ pub fn default_path(dir: &Path, device: &DeviceInfo) -> PathBuf {
     dir.join(file_name_for(device))
 }
 
-/// The newest of the course's recordings that parses.
+/// The course's recording that holds the most lessons (the newest of equals) among those
+/// that parse, with the lessons it lacks taken from the others, newest first: a lesson that
+/// needs two GPUs is recorded on a machine that has them. A lesson taken from another
+/// recording keeps that recording's device and peak.
 pub fn newest(recordings: &[(String, String)]) -> Option<Recording> {
-    recordings
+    let mut all: Vec<Recording> = recordings
         .iter()
         .filter_map(|(_, text)| Recording::parse(text).ok())
-        .max_by(|a, b| a.recorded_at.cmp(&b.recorded_at))
+        .collect();
+    all.sort_by(|a, b| (b.lessons.len(), &b.recorded_at).cmp(&(a.lessons.len(), &a.recorded_at)));
+    let mut all = all.into_iter();
+    let mut base = all.next()?;
+    for other in all {
+        for mut l in other.lessons {
+            if base.lessons.iter().any(|b| b.lesson == l.lesson) {
+                continue;
+            }
+            let mut device = other.device.clone();
+            device.recorded_at = Some(other.recorded_at.clone());
+            l.device = Some(device);
+            l.peak = other.peak.clone();
+            base.lessons.push(l);
+        }
+    }
+    Some(base)
 }
 
 pub fn now_rfc3339() -> String {

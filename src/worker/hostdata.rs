@@ -250,6 +250,7 @@ mod tests {
             ty,
             len: 1000,
             init,
+            gpu: 0,
         }
     }
 

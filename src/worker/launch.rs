@@ -18,25 +18,41 @@ pub struct Buffers {
     pub dev: Vec<DevBuf>,
     /// The lesson's texture objects, made from `host_inputs`.
     pub textures: Vec<TexObject>,
+    /// The second GPU, opened only when a buffer lives there (`gpu: 1`); its buffers keep
+    /// its context alive, this keeps it for the lesson.
+    pub peer: Option<Gpu>,
 }
 
 impl Buffers {
     /// Fresh inputs from `seed`, uploaded; outputs only allocated (they are poisoned before
     /// every launch).
     pub fn fresh(gpu: &Gpu, lesson: &Lesson, seed: u64) -> Result<Buffers, CudaError> {
+        let peer = match lesson.buffers.iter().any(|b| b.gpu == 1) {
+            true => Some(gpu.open_peer()?),
+            false => None,
+        };
         let mut bufs = Buffers {
             host_inputs: Vec::new(),
             dev: Vec::new(),
             textures: Vec::new(),
+            peer,
         };
         for b in &lesson.buffers {
             let h = hostdata::generate(b, seed);
-            let mut d = gpu.alloc(b.bytes() as usize)?;
+            let on = match (b.gpu, &bufs.peer) {
+                (1, Some(p)) => p,
+                _ => gpu,
+            };
+            let mut d = on.alloc(b.bytes() as usize)?;
             if !b.is_output() {
                 upload(&mut d, &h)?;
             }
             bufs.host_inputs.push(h);
             bufs.dev.push(d);
+        }
+        // The peer's copies are queued on its own stream; the kernels run on this GPU's.
+        if let Some(p) = &bufs.peer {
+            p.synchronize()?;
         }
         bufs.textures = super::textures::create(gpu, lesson, &bufs.host_inputs)?;
         Ok(bufs)
@@ -47,6 +63,10 @@ impl Buffers {
             if b.is_output() {
                 d.fill_u32(hostdata::poison_pattern(b.ty))?;
             }
+        }
+        // A peer buffer is poisoned on the peer's stream: done before this GPU's kernel runs.
+        if let Some(p) = &self.peer {
+            p.synchronize()?;
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 use super::cx::{Cx, Known};
 use crate::course::schema::{Dims, Expr, RawLesson};
 use crate::course::schema_ext::RawL2Window;
-use crate::model::{L2Access, L2Window, LaunchAttrs, Requires, Variant};
+use crate::model::{Buffer, L2Access, L2Window, LaunchAttrs, Requires, Variant};
 
 /// Blocks in a cluster that every CC 9.0 GPU accepts; more needs a non-portable opt-in.
 pub(crate) const PORTABLE_CLUSTER: u32 = 8;
@@ -141,6 +141,14 @@ pub(super) fn with_cluster_requirement(mut r: Requires, variants: Option<&[Varia
     let clustered = variants.is_some_and(|vs| vs.iter().any(|v| v.attrs.cluster.is_some()));
     if clustered && r.cc.is_none_or(|cc| cc < (9, 0)) {
         r.cc = Some((9, 0));
+    }
+    r
+}
+
+/// A buffer on the peer GPU makes the lesson need two GPUs, whatever `requires` says.
+pub(super) fn with_peer_requirement(mut r: Requires, buffers: &[Option<Buffer>]) -> Requires {
+    if buffers.iter().flatten().any(|b| b.gpu == 1) && r.gpus.is_none_or(|n| n < 2) {
+        r.gpus = Some(2);
     }
     r
 }

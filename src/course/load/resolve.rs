@@ -58,8 +58,10 @@ pub(super) fn resolve(
     let measures = extras::measures(&mut cx, &raw, &known, vars.as_deref());
     extras::check_measure_claims(&mut cx, &raw, &expect);
     let tolerance = extras::tolerance(&mut cx, &raw);
-    let requires =
-        attrs::with_cluster_requirement(extras::requires(&mut cx, &raw), vars.as_deref());
+    let requires = attrs::with_peer_requirement(
+        attrs::with_cluster_requirement(extras::requires(&mut cx, &raw), vars.as_deref()),
+        &buffers,
+    );
     let l2_persisting_bytes = attrs::persisting_bytes(&mut cx, &raw, &problem);
     let trace_blocks = trace_blocks(&mut cx, &raw);
     let checkpoint = checkpoint(&mut cx, &raw);

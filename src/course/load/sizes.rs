@@ -72,12 +72,21 @@ pub(super) fn buffers(
             ok = false;
         }
         let init = init(cx, i, b.init, b.ty, b.value, b.range);
+        let gpu = b.gpu.unwrap_or(0);
+        if gpu > 1 {
+            cx.err(
+                &at("gpu"),
+                format!("`gpu` is 0 (the GPU that runs the kernels) or 1 (its peer), not {gpu}"),
+            );
+            ok = false;
+        }
         match (ok, len, init) {
             (true, Some(len), Some(init)) => out.push(Some(Buffer {
                 name: b.name.clone(),
                 ty: b.ty,
                 len: len as u64,
                 init,
+                gpu,
             })),
             _ => out.push(None),
         }
