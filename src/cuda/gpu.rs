@@ -72,7 +72,31 @@ impl Gpu {
         if r != sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED {
             r.result().map_err(|e| fail("enabling peer access", e))?;
         }
+        if peer.ctx.has_async_alloc() {
+            self.grant_pool_access(&peer)?;
+        }
         Ok(peer)
+    }
+
+    /// Buffers come from the device's stream-ordered memory pool, which peer access does not
+    /// open: the pool itself must let this device in, or its reads fault.
+    fn grant_pool_access(&self, peer: &Gpu) -> Result<(), CudaError> {
+        let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer to a live local and a device the driver gave us.
+        unsafe { sys::cuDeviceGetMemPool(&mut pool, peer.ctx.cu_device()) }
+            .result()
+            .map_err(|e| fail("finding the peer's memory pool", e))?;
+        let desc = sys::CUmemAccessDesc {
+            location: sys::CUmemLocation {
+                type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+                id: self.ctx.cu_device(),
+            },
+            flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+        };
+        // SAFETY: `pool` came from the driver just now; `desc` is one live descriptor.
+        unsafe { sys::cuMemPoolSetAccess(pool, &desc, 1) }
+            .result()
+            .map_err(|e| fail("letting this GPU into the peer's memory pool", e))
     }
 
     pub fn info(&self) -> &DeviceInfo {
