@@ -245,6 +245,56 @@ fn trace_and_report_metrics() {
         check("stride-32 constant.distinct_per_request == 1").holds,
         None
     );
+    assert_eq!(check("stride-32 global.sectors == 40").holds, Some(true));
+}
+
+#[test]
+fn metric_ratios_compare_a_figure_between_two_variants() {
+    let with_sectors = |name: &str, sectors: u64| {
+        let mut v = timed_variant(name, 1.0);
+        v.memory = Some(MemoryStats {
+            global: GlobalStats {
+                requests: 8,
+                sectors,
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        v
+    };
+    let r = result(vec![
+        with_sectors("stride-1", 1600),
+        with_sectors("padded", 100),
+    ]);
+    let c = evaluate(
+        &claim("stride-1 global.sectors greater than padded by >= 15x"),
+        &r,
+    );
+    assert_eq!(c.holds, Some(true), "{}", c.detail);
+    assert_eq!(
+        c.detail,
+        "global.sectors: 1600 vs 100 = 16.0x (needs >= 15x)"
+    );
+    let c = evaluate(
+        &claim("stride-1 global.sectors greater than padded by >= 17x"),
+        &r,
+    );
+    assert_eq!(c.holds, Some(false));
+    let c = evaluate(
+        &claim("padded global.sectors less than stride-1 by >= 16x"),
+        &r,
+    );
+    assert_eq!(c.holds, Some(true), "{}", c.detail);
+    // A figure that was not traced is not measured, never holding.
+    let c = evaluate(
+        &claim("stride-32 global.sectors greater than padded by >= 1x"),
+        &r,
+    );
+    assert_eq!(c.holds, None);
+    let err = parse_claim("padded smem_bytes greater than stride-1 by >= 2x", &NAMES)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown metric `smem_bytes`"), "{err}");
 }
 
 #[test]

@@ -87,7 +87,22 @@ fn judge(kind: &ClaimKind, result: &LessonResult) -> Result<(bool, String), Verd
         } => {
             let xa = measured(find(result, a)?, name)?;
             let xb = measured(find(result, b)?, name)?;
-            judge_measured_ratio(name, xa, xb, *greater, *factor)
+            judge_measured_ratio(&format!("measured.{name}"), xa, xb, *greater, *factor)
+        }
+        ClaimKind::MetricRatio {
+            a,
+            b,
+            metric,
+            greater,
+            factor,
+        } => {
+            let (va, vb) = (find(result, a)?, find(result, b)?);
+            if is_timing(*metric) {
+                timed(va)?;
+                timed(vb)?;
+            }
+            let (xa, xb) = (read(*metric, va)?, read(*metric, vb)?);
+            judge_measured_ratio(metric.name(), xa, xb, *greater, *factor)
         }
     }
 }
@@ -151,14 +166,14 @@ fn judge_measured_ratio(
     let (num, den) = if greater { (xa, xb) } else { (xb, xa) };
     if den <= 0.0 {
         return Err(Verdict::NotMeasured(format!(
-            "not measured (measured.{name} is {})",
+            "not measured ({name} is {})",
             sig3(den)
         )));
     }
     let ratio = num / den;
     let word = if greater { "" } else { " less" };
     let detail = format!(
-        "measured.{name}: {} vs {} = {}x{word} (needs >= {factor}x)",
+        "{name}: {} vs {} = {}x{word} (needs >= {factor}x)",
         sig3(xa),
         sig3(xb),
         sig3(ratio)
@@ -254,6 +269,7 @@ fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::SharedStoreWavefrontsPerRequest
         | Metric::SharedConflictsPerRequest
         | Metric::GlobalSectorsPerRequest
+        | Metric::GlobalSectors
         | Metric::ConstantDistinctPerRequest
         | Metric::LocalBytes => read_traced(m, v),
     }
@@ -289,6 +305,7 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             per(extra as f64, s.requests, "shared")
         }
         Metric::GlobalSectorsPerRequest => per(g.sectors as f64, g.requests, "global"),
+        Metric::GlobalSectors => per(g.sectors as f64, 1.min(g.requests), "global"),
         Metric::ConstantDistinctPerRequest => per(c.distinct as f64, c.requests, "constant"),
         Metric::LocalBytes => Ok(mem.local.bytes as f64),
         _ => unreachable!("`read` takes the figures that are not traced"),

@@ -7,7 +7,8 @@ use thiserror::Error;
 const FORMS: &str = "`A slower than B by >= Kx`, `A faster than B by >= Kx`, \
                      `A within P% of B`, `A <metric> <op> <number>`, \
                      `A measured.NAME <op> <number>`, \
-                     `A measured.NAME greater than B by >= Kx` (or `less than`) or `A correct`";
+                     `A measured.NAME greater than B by >= Kx` (or `less than`), \
+                     `A <metric> greater than B by >= Kx` (or `less than`) or `A correct`";
 
 /// Why an `expect` entry is not a claim; the text is what the lesson's author reads.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -76,6 +77,20 @@ pub fn parse_claim(text: &str, variant_names: &[&str]) -> Result<Claim, ClaimErr
             b: variant(b)?,
             greater: dir == "greater",
         },
+        [
+            metric,
+            dir @ ("greater" | "less"),
+            "than",
+            b,
+            "by",
+            ref rest @ ..,
+        ] => ClaimKind::MetricRatio {
+            metric: find_metric(metric)?,
+            factor: parse_factor(&rest.concat())?,
+            a,
+            b: variant(b)?,
+            greater: dir == "greater",
+        },
         [metric, op, number] if metric.starts_with(MEASURED) => ClaimKind::Measured {
             name: measure_name(metric)?,
             op: parse_op(op)?,
@@ -116,19 +131,25 @@ fn parse_percentage(pct: &str) -> Result<f64, ClaimError> {
 
 /// `A <metric> <op> <number>`.
 fn parse_metric(a: String, metric: &str, op: &str, number: &str) -> Result<ClaimKind, ClaimError> {
-    let Some(&(_, metric)) = Metric::ALL.iter().find(|(n, _)| *n == metric) else {
-        let names: Vec<&str> = Metric::ALL.iter().map(|(n, _)| *n).collect();
-        return Err(ClaimError::UnknownMetric {
-            name: metric.to_string(),
-            known: names.join(", "),
-        });
-    };
     Ok(ClaimKind::Metric {
         a,
-        metric,
+        metric: find_metric(metric)?,
         op: parse_op(op)?,
         value: parse_number(number)?,
     })
+}
+
+fn find_metric(name: &str) -> Result<Metric, ClaimError> {
+    match Metric::ALL.iter().find(|(n, _)| *n == name) {
+        Some(&(_, m)) => Ok(m),
+        None => {
+            let names: Vec<&str> = Metric::ALL.iter().map(|(n, _)| *n).collect();
+            Err(ClaimError::UnknownMetric {
+                name: name.to_string(),
+                known: names.join(", "),
+            })
+        }
+    }
 }
 
 /// Figures the kernel measures itself are named `measured.NAME` in claims; the loader

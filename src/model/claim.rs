@@ -46,6 +46,15 @@ pub enum ClaimKind {
         greater: bool,
         factor: f64,
     },
+    /// `A <metric> greater than B by >= Kx` (`greater: true`) or `... less than ...`: a
+    /// figure of the report or the trace, compared between two variants.
+    MetricRatio {
+        a: String,
+        b: String,
+        metric: Metric,
+        greater: bool,
+        factor: f64,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,12 +75,13 @@ pub enum Metric {
     SharedStoreWavefrontsPerRequest,
     SharedConflictsPerRequest,
     GlobalSectorsPerRequest,
+    GlobalSectors,
     ConstantDistinctPerRequest,
     LocalBytes,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 17] = [
+    pub const ALL: [(&'static str, Metric); 18] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -102,6 +112,7 @@ impl Metric {
             "global.sectors_per_request",
             Metric::GlobalSectorsPerRequest,
         ),
+        ("global.sectors", Metric::GlobalSectors),
         (
             "constant.distinct_per_request",
             Metric::ConstantDistinctPerRequest,
@@ -163,7 +174,8 @@ impl Claim {
             | ClaimKind::Metric { a, .. }
             | ClaimKind::Correct { a }
             | ClaimKind::Measured { a, .. }
-            | ClaimKind::MeasuredRatio { a, .. } => a,
+            | ClaimKind::MeasuredRatio { a, .. }
+            | ClaimKind::MetricRatio { a, .. } => a,
         }
     }
 }
