@@ -33,6 +33,11 @@ fn shared_instruction(
         bytes_used: 0,
         distinct: 0,
         local_bytes: 0,
+        texels: 0,
+        texel_rows: 0,
+        remote_requests: 0,
+        coords: None,
+        footprint: vec![],
         bank_words: vec![],
         sample: Some(sample),
     }

@@ -8,4 +8,5 @@ pub mod heatmap;
 pub mod limits;
 pub mod occupancy;
 pub mod ptxas_log;
+pub mod spaces;
 pub mod stats;

@@ -68,10 +68,14 @@ pub enum Metric {
     GlobalSectorsPerRequest,
     ConstantDistinctPerRequest,
     LocalBytes,
+    ClusterSectorsPerRequest,
+    ClusterRemoteRequests,
+    TextureTexelsPerRequest,
+    TextureRowsPerRequest,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 17] = [
+    pub const ALL: [(&'static str, Metric); 21] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -107,6 +111,16 @@ impl Metric {
             Metric::ConstantDistinctPerRequest,
         ),
         ("local.bytes", Metric::LocalBytes),
+        (
+            "cluster.sectors_per_request",
+            Metric::ClusterSectorsPerRequest,
+        ),
+        ("cluster.remote_requests", Metric::ClusterRemoteRequests),
+        (
+            "texture.texels_per_request",
+            Metric::TextureTexelsPerRequest,
+        ),
+        ("texture.rows_per_request", Metric::TextureRowsPerRequest),
     ];
 
     pub fn name(self) -> &'static str {

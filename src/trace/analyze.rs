@@ -8,27 +8,34 @@
 //! figures in its own fields.
 
 use crate::analysis::banks::{self, BANKS};
-use crate::analysis::coalescing;
-use crate::model::access::{InstructionSummary, Space, WarpAccess};
-use crate::model::results::{ConstantStats, GlobalStats, LocalStats, MemoryStats, SharedStats};
+use crate::analysis::{coalescing, spaces};
+use crate::model::access::{InstructionSummary, Space, WarpAccess, WarpTexels};
+use crate::model::results::{
+    ClusterStats, ConstantStats, GlobalStats, LocalStats, MemoryStats, SharedStats, TextureStats,
+};
 use crate::trace::decode::Record;
 use crate::trace::instrument::Site;
 
-const SPACES: [Space; 4] = [Space::Shared, Space::Global, Space::Local, Space::Constant];
+const SPACES: [Space; 6] = [
+    Space::Shared,
+    Space::Global,
+    Space::Local,
+    Space::Constant,
+    Space::Cluster,
+    Space::Texture,
+];
+
+/// Warps of a texture site whose first request is kept for the footprint view.
+pub const FOOTPRINT_WARPS: usize = 8;
 
 fn space_index(space: Space) -> usize {
-    match space {
-        Space::Shared => 0,
-        Space::Global => 1,
-        Space::Local => 2,
-        Space::Constant => 3,
-    }
+    SPACES.iter().position(|&s| s == space).unwrap_or(0)
 }
 
 /// Running figures of one site.
 #[derive(Default, Clone)]
 struct SiteAcc {
-    requests: [u64; 4],
+    requests: [u64; 6],
     wavefronts: u64,
     ideal: u64,
     bank_words: [u64; BANKS],
@@ -37,12 +44,17 @@ struct SiteAcc {
     bytes_used: u64,
     distinct: u64,
     local_bytes: u64,
+    cluster_sectors: u64,
+    remote: u64,
+    texels: u64,
+    texel_rows: u64,
+    footprint: Vec<WarpTexels>,
     /// Per space: (cost, record index) of the costliest request, the first among equals.
-    worst: [Option<(u64, usize)>; 4],
+    worst: [Option<(u64, usize)>; 6],
 }
 
 impl SiteAcc {
-    fn add(&mut self, index: usize, r: &Record) {
+    fn add(&mut self, index: usize, r: &Record, site: &Site) {
         let cost = match r.space {
             Space::Shared => {
                 let (w, ideal) =
@@ -68,6 +80,13 @@ impl SiteAcc {
                 self.local_bytes += b;
                 b
             }
+            Space::Cluster => {
+                let c = spaces::cluster_request(r.mask, r.width, &r.addrs, r.rank);
+                self.cluster_sectors += u64::from(c.sectors);
+                self.remote += u64::from(c.remote);
+                u64::from(c.sectors)
+            }
+            Space::Texture => self.add_texture(r, site),
         };
         let s = space_index(r.space);
         self.requests[s] += 1;
@@ -75,14 +94,36 @@ impl SiteAcc {
             self.worst[s] = Some((cost, index));
         }
     }
+
+    /// Distinct texels of a fetch (its cost), and the first request of the first warps kept.
+    fn add_texture(&mut self, r: &Record, site: &Site) -> u64 {
+        // A texture record comes only from a site the instrumenter gave coordinates.
+        let Some(coords) = site.coords else { return 0 };
+        let (texels, rows) = spaces::texture_request(r.mask, &r.addrs, coords);
+        self.texels += u64::from(texels);
+        self.texel_rows += u64::from(rows);
+        let seen = self
+            .footprint
+            .iter()
+            .any(|w| (w.block, w.warp) == (r.block, r.warp));
+        if !seen && self.footprint.len() < FOOTPRINT_WARPS {
+            self.footprint.push(WarpTexels {
+                block: r.block,
+                warp: r.warp,
+                texels: spaces::texels(r.mask, &r.addrs, coords),
+            });
+        }
+        u64::from(texels)
+    }
 }
 
 /// One pass over the records; records naming no known site are left out.
 fn accumulate(records: &[Record], sites: &[Site]) -> Vec<SiteAcc> {
     let mut accs = vec![SiteAcc::default(); sites.len()];
     for (i, r) in records.iter().enumerate() {
-        if let Some(acc) = accs.get_mut(r.site as usize) {
-            acc.add(i, r);
+        if let (Some(acc), Some(site)) = (accs.get_mut(r.site as usize), sites.get(r.site as usize))
+        {
+            acc.add(i, r, site);
         }
     }
     accs
@@ -95,7 +136,10 @@ fn summaries(accs: &[SiteAcc], records: &[Record], sites: &[Site]) -> Vec<Instru
         .filter(|(_, acc)| acc.requests.iter().any(|&n| n > 0))
         .map(|(site, acc)| {
             // Most requests wins; ties go to the earlier space in SPACES.
-            let main = (0..4).rev().max_by_key(|&s| acc.requests[s]).unwrap_or(0);
+            let main = (0..SPACES.len())
+                .rev()
+                .max_by_key(|&s| acc.requests[s])
+                .unwrap_or(0);
             let sample = acc.worst[main].map(|(_, i)| {
                 let r = &records[i];
                 WarpAccess {
@@ -115,11 +159,16 @@ fn summaries(accs: &[SiteAcc], records: &[Record], sites: &[Site]) -> Vec<Instru
                 requests: acc.requests.iter().sum(),
                 wavefronts: acc.wavefronts,
                 ideal_wavefronts: acc.ideal,
-                sectors: acc.sectors,
+                sectors: acc.sectors + acc.cluster_sectors,
                 lines: acc.lines,
                 bytes_used: acc.bytes_used,
                 distinct: acc.distinct,
                 local_bytes: acc.local_bytes,
+                texels: acc.texels,
+                texel_rows: acc.texel_rows,
+                remote_requests: acc.remote,
+                coords: site.coords,
+                footprint: acc.footprint.clone(),
                 bank_words: if acc.requests[0] > 0 {
                     acc.bank_words.to_vec()
                 } else {
@@ -152,6 +201,16 @@ fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
         m.constant = ConstantStats {
             requests: m.constant.requests + a.requests[3],
             distinct: m.constant.distinct + a.distinct,
+        };
+        m.cluster = ClusterStats {
+            requests: m.cluster.requests + a.requests[4],
+            sectors: m.cluster.sectors + a.cluster_sectors,
+            remote_requests: m.cluster.remote_requests + a.remote,
+        };
+        m.texture = TextureStats {
+            requests: m.texture.requests + a.requests[5],
+            texels: m.texture.texels + a.texels,
+            rows: m.texture.rows + a.texel_rows,
         };
     }
     m

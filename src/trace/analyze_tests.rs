@@ -12,6 +12,7 @@ fn site(id: u32, space: DeclaredSpace, width: u32) -> Site {
         ptx_line: 100 + id,
         source_line: Some(10 + id),
         source_file: Some(1),
+        coords: None,
     }
 }
 
@@ -23,6 +24,7 @@ fn rec(site: u32, space: Space, mask: u32, width: u32, stride: u64) -> Record {
         mask,
         space,
         width,
+        rank: 0,
         addrs: std::array::from_fn(|i| 1024 + i as u64 * stride),
     }
 }

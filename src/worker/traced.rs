@@ -146,4 +146,10 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut m.constant.requests);
     s(&mut m.constant.distinct);
     s(&mut m.local.bytes);
+    s(&mut m.cluster.requests);
+    s(&mut m.cluster.sectors);
+    s(&mut m.cluster.remote_requests);
+    s(&mut m.texture.requests);
+    s(&mut m.texture.texels);
+    s(&mut m.texture.rows);
 }
