@@ -4,6 +4,7 @@ pub mod banks;
 pub mod claims;
 pub mod coalescing;
 pub mod describe;
+pub mod footprint;
 pub mod heatmap;
 pub mod limits;
 pub mod occupancy;
