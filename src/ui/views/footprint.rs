@@ -12,10 +12,8 @@ use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
-pub const LEGEND: &str = "cell: one texel, or a block of texels where the window is squeezed \
-    (its busiest) · · not fetched · 1-9 fetches of that texel by the warp's texture \
-    instructions · + 10 or more · x right, y down; a float coordinate names the texel \
-    floor(coordinate)";
+pub const LEGEND: &str = "cell: fetches of a texel by the texture instructions (· none, + 10 or \
+    more; squeezed, a cell is its busiest texel) · x right, y down · texel = floor(coordinate)";
 
 fn cell(v: u32) -> char {
     match v {
@@ -43,21 +41,23 @@ fn busiest(f: &Footprint, row: usize, col: usize, (fy, fx): (usize, usize)) -> u
         .unwrap_or(0)
 }
 
-/// The window as lines, squeezed (whole texels per cell) to fit `cols` × `rows`.
+/// The window as lines, squeezed (whole texels per cell) to fit `cols` × `rows`; a narrow
+/// window's cells are drawn up to three characters wide, so it reads as a shape.
 pub fn grid_lines(f: &Footprint, cols: usize, rows: usize, th: &Theme) -> Vec<Line<'static>> {
     const LABEL: usize = 7;
-    let fx = f.width.div_ceil(cols.saturating_sub(LABEL).max(1));
-    let fy = f.height.div_ceil(rows.saturating_sub(1).max(1));
+    let room = cols.saturating_sub(LABEL).max(1);
+    let fx = f.width.div_ceil(room);
+    let fy = f.height.div_ceil(rows.max(1));
     let (w, h) = (f.width.div_ceil(fx), f.height.div_ceil(fy));
-    let x_end = f.origin.0 + f.width as i64 - 1;
-    let ticks = format!("{:>LABEL$}x {} … {}", "", f.origin.0, x_end);
-    let mut lines = vec![Line::styled(ticks, th.dim)];
+    let cell_w = (room / w.max(1)).clamp(1, 3);
+    // The heading gives the window's first x and its width: the rows need no x ticks.
+    let mut lines = Vec::new();
     for r in 0..h {
         let y = f.origin.1 + (r * fy) as i64;
         let mut spans = vec![Span::styled(format!("{:>5}  ", format!("y{y}")), th.dim)];
         for c in 0..w {
             let v = busiest(f, r, c, (fy, fx));
-            spans.push(Span::styled(cell(v).to_string(), style(v, th)));
+            spans.push(Span::styled(format!("{:<cell_w$}", cell(v)), style(v, th)));
         }
         lines.push(Line::from(spans));
     }
@@ -75,14 +75,13 @@ fn heading(v: &VariantResult, f: &Footprint, index: Option<(usize, usize)>) -> V
         );
     }
     vec![
-        format!("{which}{} · {}", v.name, f.label),
         format!(
-            "{} fetches · {} texels on {} rows · window {} × {} from ({}, {}){squeeze}",
-            f.fetches, f.texels, f.rows, f.width, f.height, f.origin.0, f.origin.1
+            "{which}{} · {} · whole trace: {:.1} texels and {:.1} rows per request",
+            v.name, f.label, f.texels_per_request, f.rows_per_request
         ),
         format!(
-            "whole trace: {:.1} texels and {:.1} rows per request",
-            f.texels_per_request, f.rows_per_request
+            "{} fetches · {} texels on {} rows · window {} × {} texels from x {}, y {}{squeeze}",
+            f.fetches, f.texels, f.rows, f.width, f.height, f.origin.0, f.origin.1
         ),
     ]
 }
@@ -106,7 +105,11 @@ pub fn lines(app: &App, width: usize, height: usize, th: &Theme) -> Vec<Line<'st
     let mut out: Vec<Line> = vec![Line::styled(head[0].clone(), th.strong)];
     out.extend(head[1..].iter().map(|h| Line::styled(h.clone(), th.accent)));
     // The legend wraps below the grid: keep it two or three rows.
-    let legend_rows = LEGEND.len().div_ceil(width.max(1)) + 1;
+    // Words wrap, so a row holds a little less than the width.
+    let legend_rows = LEGEND
+        .chars()
+        .count()
+        .div_ceil(width.saturating_sub(8).max(1));
     let room = height.saturating_sub(out.len() + legend_rows);
     out.extend(grid_lines(&f, width, room, th));
     out.push(Line::styled(LEGEND, th.dim));
