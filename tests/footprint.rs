@@ -168,6 +168,27 @@ fn f_opens_the_footprint_and_brackets_walk_the_warps() {
 }
 
 #[test]
+fn the_column_names_texels_per_request() {
+    let a = app();
+    let screen = draw(&a, 160, 60);
+    assert!(screen.contains("texture 32.0 texels/request"), "{screen}");
+    assert!(screen.contains("texture 32.0 rows/request"), "{screen}");
+    let m = traced();
+    let lines = gpulab::analysis::describe::space_lines(&m);
+    assert_eq!(lines, ["texture 32.0 texels/request", "texture 32.0 rows/request"]);
+    let cluster = MemoryStats {
+        cluster: gpulab::model::results::ClusterStats {
+            requests: 4,
+            sectors: 16,
+            remote_requests: 2,
+        },
+        ..MemoryStats::default()
+    };
+    let lines = gpulab::analysis::describe::space_lines(&cluster);
+    assert_eq!(lines, ["cluster 4.00 sectors/request", "cluster 50% of requests remote"]);
+}
+
+#[test]
 fn a_variant_without_texture_fetches_says_so() {
     let mut a = app();
     a.variant = 0;
