@@ -175,7 +175,10 @@ fn the_column_names_texels_per_request() {
     assert!(screen.contains("texture 32.0 rows/request"), "{screen}");
     let m = traced();
     let lines = gpulab::analysis::describe::space_lines(&m);
-    assert_eq!(lines, ["texture 32.0 texels/request", "texture 32.0 rows/request"]);
+    assert_eq!(
+        lines,
+        ["texture 32.0 texels/request", "texture 32.0 rows/request"]
+    );
     let cluster = MemoryStats {
         cluster: gpulab::model::results::ClusterStats {
             requests: 4,
@@ -185,7 +188,13 @@ fn the_column_names_texels_per_request() {
         ..MemoryStats::default()
     };
     let lines = gpulab::analysis::describe::space_lines(&cluster);
-    assert_eq!(lines, ["cluster 4.00 sectors/request", "cluster 50% of requests remote"]);
+    assert_eq!(
+        lines,
+        [
+            "cluster 4.00 sectors/request",
+            "cluster 50% of requests remote"
+        ]
+    );
 }
 
 #[test]

@@ -210,7 +210,7 @@ fn constant_requests_draw_one_column_per_distinct_address_worst_first() {
 #[test]
 fn cluster_sectors_are_told_apart_by_rank() {
     // Lanes alternate between ranks 0 and 1, the same offsets in each.
-    let s = access(4, u32::MAX, |l| (l % 2) << 32 | 4 * (l / 2));
+    let s = access(4, u32::MAX, |l| ((l % 2) << 32) | (4 * (l / 2)));
     let i = InstructionSummary {
         space: Space::Cluster,
         op: "ld.shared::cluster.u32".into(),

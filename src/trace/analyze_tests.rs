@@ -150,3 +150,67 @@ fn two_hundred_thousand_records_are_quick() {
     // Loose even for an unoptimised build; release is far faster.
     assert!(took.as_secs_f64() < 5.0, "took {took:?}");
 }
+
+#[test]
+fn cluster_and_texture_records_are_their_own_spaces() {
+    use crate::model::access::{CoordType, TexCoords};
+    let mut tex = site(1, DeclaredSpace::Texture, 16);
+    tex.coords = Some(TexCoords {
+        ty: CoordType::S32,
+        dims: 2,
+    });
+    let sites = [site(0, DeclaredSpace::Cluster, 4), tex];
+    // Block rank 0 reads rank 1's words in a row, then its own.
+    let mut remote = rec(0, Space::Cluster, u32::MAX, 4, 4);
+    remote.addrs = std::array::from_fn(|l| (1 << 32) | (4 * l as u64));
+    let mut own = remote.clone();
+    own.addrs = std::array::from_fn(|l| 4 * l as u64);
+    // Integer coordinates: lane l at (l % 4, l / 4), so 32 texels on 8 rows; then one texel.
+    let mut block = rec(1, Space::Texture, u32::MAX, 16, 0);
+    block.addrs = std::array::from_fn(|l| ((l / 4) as u64) << 32 | (l % 4) as u64);
+    let mut one = rec(1, Space::Texture, u32::MAX, 16, 0);
+    one.warp = 1;
+    let records = [remote, own, block, one];
+    let m = analyze(&records, &sites);
+    assert_eq!(
+        (
+            m.cluster.requests,
+            m.cluster.sectors,
+            m.cluster.remote_requests
+        ),
+        (2, 8, 1)
+    );
+    assert_eq!(
+        (m.texture.requests, m.texture.texels, m.texture.rows),
+        (2, 33, 9)
+    );
+    let t = &m.instructions[1];
+    assert_eq!((t.space, t.texels, t.texel_rows), (Space::Texture, 33, 9));
+    // Both warps kept for the footprint, lanes in order.
+    assert_eq!(t.footprint.len(), 2);
+    assert_eq!(t.footprint[0].texels[5], (5, 1, 1));
+    // The second warp: every lane at x = 1024 (the helper's base), row 0.
+    assert_eq!(
+        t.footprint[1].texels,
+        (0..32).map(|l| (l, 1024, 0)).collect::<Vec<_>>()
+    );
+    let c = &m.instructions[0];
+    assert_eq!(
+        (c.space, c.sectors, c.remote_requests),
+        (Space::Cluster, 8, 1)
+    );
+}
+
+#[test]
+fn a_summary_recorded_before_these_spaces_still_loads() {
+    let old = r#"{"id":0,"space":"global","kind":"load","op":"ld.global.f32","ptx_line":3,
+        "source_line":null,"width":4,"requests":1,"wavefronts":0,"ideal_wavefronts":0,
+        "sectors":4,"lines":1,"bytes_used":128,"distinct":0,"local_bytes":0,"sample":null}"#;
+    let s: InstructionSummary = serde_json::from_str(old).unwrap();
+    assert_eq!((s.texels, s.coords, s.footprint.len()), (0, None, 0));
+    let stats = r#"{"shared":{"requests":0,"wavefronts":0,"ideal_wavefronts":0},
+        "global":{"requests":1,"sectors":4},"constant":{"requests":0,"distinct":0},
+        "local":{"bytes":0},"traced_blocks":1,"total_blocks":1}"#;
+    let m: crate::model::results::MemoryStats = serde_json::from_str(stats).unwrap();
+    assert_eq!((m.cluster.requests, m.texture.requests), (0, 0));
+}
