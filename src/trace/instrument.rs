@@ -160,3 +160,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
 #[cfg(test)]
 #[path = "instrument_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "instrument_space_tests.rs"]
+mod space_tests;
