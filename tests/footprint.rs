@@ -31,6 +31,7 @@ fn site(id: u32) -> Site {
         coords: Some(TexCoords {
             ty: CoordType::F32,
             dims: 2,
+            normalized: None,
         }),
     }
 }

@@ -95,6 +95,7 @@ fn the_texture_lessons_fetches_instrument_and_assemble() {
     let f32_2d = Some(TexCoords {
         ty: CoordType::F32,
         dims: 2,
+        normalized: None,
     });
     // Four point fetches by hand, one filtered fetch, none on the global path.
     for (name, fetches) in [

@@ -26,6 +26,7 @@ fn fetch(id: u32, warps: &[(u32, u32)], f: impl Fn(u32, u32) -> (i64, i64)) -> I
         coords: Some(TexCoords {
             ty: CoordType::F32,
             dims: 2,
+            normalized: None,
         }),
         footprint: warps
             .iter()

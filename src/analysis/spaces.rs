@@ -107,6 +107,7 @@ mod tests {
         let c = TexCoords {
             ty: CoordType::F32,
             dims: 2,
+            normalized: None,
         };
         assert_eq!(c.texel(f32_coords(3.5, 7.999)), (3, 7));
         assert_eq!(c.texel(f32_coords(-1.5, 0.0)), (-2, 0));
@@ -120,10 +121,22 @@ mod tests {
     }
 
     #[test]
+    fn normalized_coordinates_are_scaled_by_the_size() {
+        let c = TexCoords {
+            ty: CoordType::F32,
+            dims: 2,
+            normalized: Some((4096, 256)),
+        };
+        assert_eq!(c.texel(f32_coords(0.5, 0.25)), (2048, 64));
+        assert_eq!(c.texel(f32_coords(1.0 / 4096.0 - 1e-7, -0.001)), (0, -1));
+    }
+
+    #[test]
     fn integer_coordinates_are_the_texel_and_1d_has_row_zero() {
         let c = TexCoords {
             ty: CoordType::S32,
             dims: 1,
+            normalized: None,
         };
         assert_eq!(
             c.texel(u64::from((-3i32) as u32) | 0xFFFF_0000_0000),

@@ -50,24 +50,32 @@ pub enum CoordType {
 pub struct TexCoords {
     pub ty: CoordType,
     pub dims: u32,
+    /// The texture's size (width, height) when it is read with normalized coordinates,
+    /// which the trace learns from the lesson, not from the PTX; None: unnormalised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalized: Option<(u64, u64)>,
 }
 
 impl TexCoords {
-    /// The texel a lane's logged coordinates name, (x, y); y is 0 for 1D. Float coordinates
-    /// are taken as unnormalised, so the texel is floor(coordinate), the one point filtering
-    /// reads (a coordinate that is NaN names texel 0). The address mode decides what a
-    /// texel outside the image returns; the texel itself is kept as the lane named it.
+    /// The texel a lane's logged coordinates name, (x, y); y is 0 for 1D. A float coordinate
+    /// names texel floor(coordinate) (floor(coordinate × size) when normalized), the one
+    /// point filtering reads; one that is NaN names texel 0. The address mode decides what
+    /// a texel outside the image returns; the texel itself is kept as the lane named it.
     pub fn texel(&self, bits: u64) -> (i64, i64) {
-        let one = |b: u32| match self.ty {
+        let one = |b: u32, size: Option<u64>| match self.ty {
             CoordType::S32 => i64::from(b as i32),
-            CoordType::F32 => f64::from(f32::from_bits(b)).floor() as i64,
+            CoordType::F32 => {
+                let c = f64::from(f32::from_bits(b));
+                (c * size.map_or(1.0, |s| s as f64)).floor() as i64
+            }
         };
+        let (w, h) = self.normalized.unzip();
         let y = if self.dims >= 2 {
-            one((bits >> 32) as u32)
+            one((bits >> 32) as u32, h)
         } else {
             0
         };
-        (one(bits as u32), y)
+        (one(bits as u32, w), y)
     }
 }
 

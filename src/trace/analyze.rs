@@ -238,3 +238,33 @@ pub fn analyze(records: &[Record], sites: &[Site]) -> MemoryStats {
 #[cfg(test)]
 #[path = "analyze_tests.rs"]
 mod tests;
+
+/// The size texture sites are scaled by: that of the textures `v` is passed, when every one
+/// of them reads normalized coordinates and all have one size. The PTX does not say which
+/// texture a fetch reads, so with any other mix the coordinates are taken as unnormalised.
+pub fn normalized_size(
+    lesson: &crate::model::Lesson,
+    v: &crate::model::Variant,
+) -> Option<(u64, u64)> {
+    let textures: Vec<&crate::model::texture::Texture> = v
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            crate::model::lesson::Arg::Texture(i) => lesson.textures.get(*i),
+            _ => None,
+        })
+        .collect();
+    let first = textures.first()?;
+    let size = (first.width, first.height);
+    textures
+        .iter()
+        .all(|t| t.normalized && (t.width, t.height) == size)
+        .then_some(size)
+}
+
+/// Give every texture site the normalized size, if there is one (`normalized_size`).
+pub fn set_normalized(sites: &mut [Site], size: Option<(u64, u64)>) {
+    for c in sites.iter_mut().filter_map(|s| s.coords.as_mut()) {
+        c.normalized = size;
+    }
+}

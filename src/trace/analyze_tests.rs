@@ -158,6 +158,7 @@ fn cluster_and_texture_records_are_their_own_spaces() {
     tex.coords = Some(TexCoords {
         ty: CoordType::S32,
         dims: 2,
+        normalized: None,
     });
     let sites = [site(0, DeclaredSpace::Cluster, 4), tex];
     // Block rank 0 reads rank 1's words in a row, then its own.
@@ -213,4 +214,44 @@ fn a_summary_recorded_before_these_spaces_still_loads() {
         "local":{"bytes":0},"traced_blocks":1,"total_blocks":1}"#;
     let m: crate::model::results::MemoryStats = serde_json::from_str(stats).unwrap();
     assert_eq!((m.cluster.requests, m.texture.requests), (0, 0));
+}
+
+#[test]
+fn only_normalized_textures_of_one_size_scale_the_sites() {
+    use crate::model::builder::LessonBuilder;
+    use crate::model::lesson::Arg;
+    use crate::model::texture::{AddressMode, FilterMode, ReadMode, Texture};
+    let tex = |normalized, width| Texture {
+        name: "t".into(),
+        buffer: 0,
+        width,
+        height: 64,
+        address: AddressMode::Clamp,
+        filter: FilterMode::Point,
+        normalized,
+        read: ReadMode::Element,
+    };
+    let mut l = LessonBuilder::new("t").variant("v").build();
+    l.textures = vec![tex(true, 128), tex(false, 128), tex(true, 32)];
+    let size = |args: Vec<Arg>| {
+        let mut v = l.variants[0].clone();
+        v.args = args;
+        normalized_size(&l, &v)
+    };
+    assert_eq!(size(vec![Arg::Texture(0)]), Some((128, 64)));
+    assert_eq!(size(vec![Arg::Texture(0), Arg::Texture(1)]), None);
+    assert_eq!(size(vec![Arg::Texture(0), Arg::Texture(2)]), None);
+    assert_eq!(size(vec![Arg::I32(1)]), None);
+    let mut sites = [
+        site(0, DeclaredSpace::Global, 4),
+        site(1, DeclaredSpace::Texture, 16),
+    ];
+    sites[1].coords = Some(crate::model::access::TexCoords {
+        ty: crate::model::access::CoordType::F32,
+        dims: 2,
+        normalized: None,
+    });
+    set_normalized(&mut sites, Some((128, 64)));
+    assert_eq!(sites[0].coords, None);
+    assert_eq!(sites[1].coords.unwrap().normalized, Some((128, 64)));
 }

@@ -17,7 +17,13 @@ fn cluster_accesses_and_texture_fetches_are_sites_of_their_own() {
         .map(|s| (s.space, s.kind, s.width, s.coords))
         .collect();
     use crate::model::access::{CoordType, TexCoords};
-    let tex = |ty, dims| Some(TexCoords { ty, dims });
+    let tex = |ty, dims| {
+        Some(TexCoords {
+            ty,
+            dims,
+            normalized: None,
+        })
+    };
     assert_eq!(
         got,
         [

@@ -55,7 +55,11 @@ pub(super) fn parse_tex<'a>(
         kind: AccessKind::Load,
         width: vec * dbits.max(8) / 8,
         addr: inside[vopen + 1..vclose].trim(),
-        coords: Some(TexCoords { ty, dims }),
+        coords: Some(TexCoords {
+            ty,
+            dims,
+            normalized: None,
+        }),
     }))
 }
 
