@@ -88,7 +88,7 @@ pub fn instruction_title(v: &str, i: &InstructionSummary) -> String {
             format!("{v} · {line} · {} · {conflict} · {wf:.0} wavefronts", i.op)
         }
         Space::Constant => format!(
-            "{v} · {line} · {} · {:.1} addresses/request, served one after another",
+            "{v} · {line} · {} · {:.1} distinct addresses/request",
             i.op,
             i.distinct as f64 / r
         ),
