@@ -200,7 +200,7 @@ fn constant_requests_draw_one_column_per_distinct_address_worst_first() {
     assert_eq!(list.iter().map(|i| i.id).collect::<Vec<_>>(), [1, 0]);
     let grid = grid_for("v", list[0]).unwrap();
     assert!(
-        grid.title.contains("4.0 addresses/request"),
+        grid.title.contains("4.0 distinct addresses/request"),
         "{}",
         grid.title
     );
