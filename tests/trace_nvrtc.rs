@@ -56,7 +56,7 @@ fn the_dsmem_kernel_instruments_and_assembles() {
     let Some(ptxas) = ptxas("the_dsmem_kernel_instruments_and_assembles") else {
         return;
     };
-    let source = std::fs::read_to_string(fixture("kernels/neighbour.cu")).unwrap();
+    let source = std::fs::read_to_string(fixture("extras/kernels/neighbour.cu")).unwrap();
     for (path, target, cluster_sites) in [("0", "1", true), ("0", "0", true), ("1", "1", false)] {
         let defs = vec![
             ("PATH".to_string(), path.to_string()),

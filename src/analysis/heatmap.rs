@@ -207,20 +207,6 @@ pub fn grid_for(v: &str, i: &InstructionSummary) -> Option<Grid> {
                 ),
             }
         }
-        Space::Cluster => {
-            let (cells, n) = global_grid(s);
-            Grid {
-                title,
-                columns: n,
-                cells,
-                active: s.mask,
-                phase_starts: Vec::new(),
-                legend: format!(
-                    "rows: lanes (2 a row) · columns: the {n} distinct 32-byte sectors touched \
-                     (block rank, then offset in its shared memory)"
-                ),
-            }
-        }
         _ => {
             let (cells, n) = global_grid(s);
             Grid {
@@ -230,7 +216,12 @@ pub fn grid_for(v: &str, i: &InstructionSummary) -> Option<Grid> {
                 active: s.mask,
                 phase_starts: Vec::new(),
                 legend: format!(
-                    "rows: lanes (2 a row) · columns: the {n} distinct 32-byte sectors touched, in address order"
+                    "rows: lanes (2 a row) · columns: the {n} distinct 32-byte sectors touched, {}",
+                    if i.space == Space::Cluster {
+                        "block rank, then offset in its shared memory"
+                    } else {
+                        "in address order"
+                    }
                 ),
             }
         }

@@ -190,7 +190,7 @@ fn cluster_and_texture_records_are_their_own_spaces() {
     // Both warps kept for the footprint, lanes in order.
     assert_eq!(t.footprint.len(), 2);
     assert_eq!(t.footprint[0].texels[5], (5, 1, 1));
-    // The second warp: every lane at x = 1024 (the helper's base), row 0.
+    // The second warp: every lane at x = 1024 (where `rec` starts its addresses), row 0.
     assert_eq!(
         t.footprint[1].texels,
         (0..32).map(|l| (l, 1024, 0)).collect::<Vec<_>>()
