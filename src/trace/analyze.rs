@@ -54,7 +54,7 @@ struct SiteAcc {
 }
 
 impl SiteAcc {
-    fn add(&mut self, index: usize, r: &Record, site: &Site) {
+    fn add(&mut self, index: usize, r: &Record, site: &Site, kept: &[(u32, u32)]) {
         let cost = match r.space {
             Space::Shared => {
                 let (w, ideal) =
@@ -86,7 +86,7 @@ impl SiteAcc {
                 self.remote += u64::from(c.remote);
                 u64::from(c.sectors)
             }
-            Space::Texture => self.add_texture(r, site),
+            Space::Texture => self.add_texture(r, site, kept),
         };
         let s = space_index(r.space);
         self.requests[s] += 1;
@@ -95,8 +95,9 @@ impl SiteAcc {
         }
     }
 
-    /// Distinct texels of a fetch (its cost), and the first request of the first warps kept.
-    fn add_texture(&mut self, r: &Record, site: &Site) -> u64 {
+    /// Distinct texels of a fetch (its cost); the first request of each of the `kept` warps
+    /// is kept for the footprint view.
+    fn add_texture(&mut self, r: &Record, site: &Site, kept: &[(u32, u32)]) -> u64 {
         // A texture record comes only from a site the instrumenter gave coordinates.
         let Some(coords) = site.coords else { return 0 };
         let (texels, rows) = spaces::texture_request(r.mask, &r.addrs, coords);
@@ -106,7 +107,7 @@ impl SiteAcc {
             .footprint
             .iter()
             .any(|w| (w.block, w.warp) == (r.block, r.warp));
-        if !seen && self.footprint.len() < FOOTPRINT_WARPS {
+        if !seen && kept.contains(&(r.block, r.warp)) {
             self.footprint.push(WarpTexels {
                 block: r.block,
                 warp: r.warp,
@@ -117,13 +118,30 @@ impl SiteAcc {
     }
 }
 
+/// The warps whose texture fetches the footprint view draws: the first `FOOTPRINT_WARPS`
+/// to fetch, the same for every texture instruction, so that a warp's footprint holds all
+/// of its fetches (the log's order across warps is the order they ran in).
+fn footprint_warps(records: &[Record]) -> Vec<(u32, u32)> {
+    let mut kept = Vec::with_capacity(FOOTPRINT_WARPS);
+    for r in records.iter().filter(|r| r.space == Space::Texture) {
+        if kept.len() == FOOTPRINT_WARPS {
+            break;
+        }
+        if !kept.contains(&(r.block, r.warp)) {
+            kept.push((r.block, r.warp));
+        }
+    }
+    kept
+}
+
 /// One pass over the records; records naming no known site are left out.
 fn accumulate(records: &[Record], sites: &[Site]) -> Vec<SiteAcc> {
+    let kept = footprint_warps(records);
     let mut accs = vec![SiteAcc::default(); sites.len()];
     for (i, r) in records.iter().enumerate() {
         if let (Some(acc), Some(site)) = (accs.get_mut(r.site as usize), sites.get(r.site as usize))
         {
-            acc.add(i, r, site);
+            acc.add(i, r, site, &kept);
         }
     }
     accs

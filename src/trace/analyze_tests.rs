@@ -255,3 +255,32 @@ fn only_normalized_textures_of_one_size_scale_the_sites() {
     assert_eq!(sites[0].coords, None);
     assert_eq!(sites[1].coords.unwrap().normalized, Some((128, 64)));
 }
+
+#[test]
+fn every_texture_instruction_keeps_the_same_warps() {
+    let tex = |id| {
+        let mut s = site(id, DeclaredSpace::Texture, 16);
+        s.coords = Some(crate::model::access::TexCoords {
+            ty: crate::model::access::CoordType::S32,
+            dims: 2,
+            normalized: None,
+        });
+        s
+    };
+    let sites = [tex(0), tex(1)];
+    let fetch = |site, warp| Record {
+        warp,
+        ..rec(site, Space::Texture, u32::MAX, 16, 1)
+    };
+    // Site 0 fetched for warps 0-9 first, then site 1 in the opposite order.
+    let mut records: Vec<Record> = (0..10).map(|w| fetch(0, w)).collect();
+    records.extend((0..10).rev().map(|w| fetch(1, w)));
+    let m = analyze(&records, &sites);
+    let warps = |i: usize| {
+        let mut w: Vec<u32> = m.instructions[i].footprint.iter().map(|f| f.warp).collect();
+        w.sort();
+        w
+    };
+    assert_eq!(warps(0), (0..8).collect::<Vec<_>>());
+    assert_eq!(warps(1), warps(0));
+}
