@@ -62,12 +62,13 @@ pub struct RenderArgs {
     /// heatmap (`h`) over it.
     #[arg(long, default_value = "lesson", value_parser = ["lesson", "chart", "footprint", "heatmap"], conflicts_with = "all")]
     pub view: String,
-    /// The focused variant, by name (default the first; for the footprint, the first that
-    /// fetches from a texture).
+    /// The focused variant, by name (default the first; for the footprint, the first whose
+    /// trace kept texture fetches).
     #[arg(long, value_name = "V", conflicts_with = "all")]
     pub variant: Option<String>,
     /// Every lesson at the snapshot sizes (120x40 and 80x24, figures hidden and revealed),
-    /// with --check or --update.
+    /// and the charts and texture footprints of the lessons that have them, with --check or
+    /// --update.
     #[arg(long, requires = "snapshot_mode")]
     pub all: bool,
     /// Compare with the snapshot files; exit 1 naming every lesson that differs, and write
