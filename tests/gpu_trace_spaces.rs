@@ -104,6 +104,8 @@ variants:
     args: [data, scratch, out, cycles, "reps"]
   - { name: own, like: remote, defines: { TARGET: 0 } }
 reference: remote
+measures:
+  - { name: cycles_per_access, from: cycles, summary: median, per: "CHASE", unit: cycles }
 trace: { blocks: 2 }
 "#;
 
