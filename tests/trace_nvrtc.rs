@@ -121,3 +121,47 @@ fn the_texture_lessons_fetches_instrument_and_assemble() {
         assemble(&ptxas, &inst, name);
     }
 }
+
+const FETCH: &str = r#"format_version: 1
+id: fetch
+title: Fetch
+space: texture
+pages: [{ title: t, text: x }]
+problem: { n: 256 }
+buffers:
+  - { name: in, type: f32, len: "n * n", init: random }
+  - { name: out, type: f32, len: "n * n", init: poison }
+textures:
+  - { name: img, from: in, width: "n", height: "n", address: clamp, filter: point }
+variants:
+  - name: column
+    source: kernels/fetch.cu
+    kernel: fetch
+    defines: { WALK: 0 }
+    launch: { grid: "n", block: "n" }
+    args: [{ tex: img }, out, n]
+  - { name: broadcast, like: column, defines: { WALK: 2 } }
+reference: { builtin: copy, from: in, to: out }
+"#;
+
+/// The GPU test's texture probe (tests/gpu_trace_spaces.rs) compiles, and its fetches are
+/// the sites that test expects.
+#[test]
+fn the_texture_probe_instruments_and_assembles() {
+    let Some(ptxas) = ptxas("the_texture_probe_instruments_and_assembles") else {
+        return;
+    };
+    let lesson = common::load_probe("01-fetch.yaml", FETCH).unwrap();
+    for (name, fetches) in [("column", 1), ("broadcast", 2)] {
+        let v = lesson.variant(name).unwrap();
+        let job = gpulab::worker::runner::compile_job(v, "sm_90", Output::Ptx);
+        let inst = instrument(&ptx_text(&compile(&job).unwrap().image)).unwrap();
+        let n = inst
+            .sites
+            .iter()
+            .filter(|s| s.space == DeclaredSpace::Texture)
+            .count();
+        assert_eq!(n, fetches, "{name}");
+        assemble(&ptxas, &inst, name);
+    }
+}
