@@ -136,3 +136,65 @@ fn help_lists_g_only_where_there_is_a_sweep() {
     key(&mut plain, 'g');
     assert!(!plain.chart, "g does nothing on a lesson with no sweep");
 }
+
+/// Two sweeps of the same lesson: both charts, one under the other where they fit, else the
+/// one `[`/`]` picks.
+#[test]
+fn every_sweep_has_its_chart() {
+    let mut l = lesson();
+    let more = LessonBuilder::new("x")
+        .sweep(
+            "threads",
+            "THREADS",
+            "threads per block",
+            &[64, 128, 256, 512],
+        )
+        .build();
+    l.variants.extend(more.variants);
+    l.sweeps.extend(more.sweeps);
+    let mut a = App::new(vec![l], None, Progress::default());
+    a.color = false;
+    key(&mut a, 'g');
+    let tall = draw(&a, 120, 60);
+    assert!(tall.contains("ws: GB/s by working set (MiB)"), "{tall}");
+    assert!(
+        tall.contains("threads: GB/s by threads per block"),
+        "{tall}"
+    );
+    assert!(
+        tall.contains(" · 1/2 ") && tall.contains(" · 2/2 "),
+        "{tall}"
+    );
+    let short = draw(&a, 120, 30);
+    assert!(
+        short.contains("1/2, [ ] others") && !short.contains("threads:"),
+        "{short}"
+    );
+    key(&mut a, ']');
+    assert_eq!(a.sweep, 1);
+    let second = draw(&a, 120, 30);
+    assert!(
+        second.contains("threads: GB/s by threads per block · v shows"),
+        "{second}"
+    );
+    assert!(second.contains("2/2, [ ] others"), "{second}");
+    key(&mut a, ']');
+    assert_eq!(a.sweep, 1, "no third sweep");
+}
+
+#[test]
+fn render_draws_the_chart_screen() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gpulab"))
+        .args([
+            "render", "l2", "--view", "chart", "--reveal", "--width", "100",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains("staircase: GB/s by working set (MiB)"),
+        "{text}"
+    );
+    assert!(text.contains("(log scale)"), "{text}");
+}

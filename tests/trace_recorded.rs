@@ -8,13 +8,31 @@ use std::collections::BTreeSet;
 use gpulab::model::access::{InstructionSummary, Space};
 use gpulab::trace::analyze::{summarize, totals};
 use gpulab::trace::decode::{RECORD_BYTES, Record, decode};
-use gpulab::trace::instrument::{Site, instrument};
+use gpulab::trace::instrument::{DeclaredSpace, Site, instrument};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
+/// Runs recorded by an instrumenter that did not yet trace `shared::cluster`: their site ids
+/// count without the cluster accesses. Empty this list when record.py has run them again.
+const RECORDED_BEFORE_CLUSTER: &[&str] = &["asm_forms"];
+
+/// The sites as the instrumenter that recorded `run` numbered them.
+fn sites_of(ptx: &str, run: &str) -> Vec<Site> {
+    let sites = instrument(ptx).unwrap().sites;
+    if !RECORDED_BEFORE_CLUSTER.contains(&run) {
+        return sites;
+    }
+    sites
+        .into_iter()
+        .filter(|s| s.space != DeclaredSpace::Cluster)
+        .enumerate()
+        .map(|(id, s)| Site { id: id as u32, ..s })
+        .collect()
+}
+
 fn load(fixture: &str, run: &str) -> (Vec<Site>, Vec<Record>) {
     let ptx = std::fs::read_to_string(format!("{DIR}/ptx/{fixture}.ptx")).unwrap();
-    let sites = instrument(&ptx).unwrap().sites;
+    let sites = sites_of(&ptx, run);
     let bytes = std::fs::read(format!("{DIR}/trace/{run}.bin")).unwrap();
     let records = decode(&bytes, &sites).unwrap_or_else(|e| panic!("{run}: {e}"));
     (sites, records)
@@ -158,9 +176,17 @@ fn inline_asm_forms_on_the_device() {
         assert_eq!(of(3, warp).mask, 0x5555_5555);
         assert_eq!(of(4, warp).mask, u32::MAX);
     }
-    // One record per site and warp: the guard split nothing, the cluster load is not traced.
+    // One record per site and warp: the guard split nothing. The recording predates the
+    // tracing of the cluster load, which the instrumenter now makes a site of its own.
     assert_eq!(records.len(), 2 * sites.len());
-    assert!(sites.iter().all(|s| !s.op.contains("cluster")));
+    let ptx = std::fs::read_to_string(format!("{DIR}/ptx/asm_forms.ptx")).unwrap();
+    let now = instrument(&ptx).unwrap().sites;
+    let cluster: Vec<_> = now
+        .iter()
+        .filter(|s| s.op == "ld.shared::cluster.u32")
+        .collect();
+    assert_eq!(cluster.len(), 1);
+    assert_eq!(cluster[0].space, DeclaredSpace::Cluster);
 }
 
 /// Writes the instrumented fixtures for record.py:

@@ -271,7 +271,11 @@ fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::GlobalSectorsPerRequest
         | Metric::GlobalSectors
         | Metric::ConstantDistinctPerRequest
-        | Metric::LocalBytes => read_traced(m, v),
+        | Metric::LocalBytes
+        | Metric::ClusterSectorsPerRequest
+        | Metric::ClusterRemoteRequests
+        | Metric::TextureTexelsPerRequest
+        | Metric::TextureRowsPerRequest => read_traced(m, v),
     }
 }
 
@@ -292,6 +296,7 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         }
     };
     let (s, g, c) = (&mem.shared, &mem.global, &mem.constant);
+    let (cl, t) = (&mem.cluster, &mem.texture);
     match m {
         Metric::SharedWavefrontsPerRequest => per(s.wavefronts as f64, s.requests, "shared"),
         Metric::SharedLoadWavefrontsPerRequest => {
@@ -308,6 +313,10 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::GlobalSectors => per(g.sectors as f64, 1.min(g.requests), "global"),
         Metric::ConstantDistinctPerRequest => per(c.distinct as f64, c.requests, "constant"),
         Metric::LocalBytes => Ok(mem.local.bytes as f64),
+        Metric::ClusterSectorsPerRequest => per(cl.sectors as f64, cl.requests, "shared::cluster"),
+        Metric::ClusterRemoteRequests => Ok(cl.remote_requests as f64),
+        Metric::TextureTexelsPerRequest => per(t.texels as f64, t.requests, "texture"),
+        Metric::TextureRowsPerRequest => per(t.rows as f64, t.requests, "texture"),
         _ => unreachable!("`read` takes the figures that are not traced"),
     }
 }

@@ -54,3 +54,20 @@ fn failure_word(v: &VariantResult) -> &'static str {
         _ => "FAILED",
     }
 }
+
+/// The trace's figures for distributed shared memory and texture fetches, short enough for
+/// a narrow column, for the spaces the variant used (none for a recording made before they were traced).
+pub fn space_lines(m: &crate::model::results::MemoryStats) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(x) = per_request(m.cluster.sectors, m.cluster.requests) {
+        let remote = 100.0 * m.cluster.remote_requests as f64 / m.cluster.requests as f64;
+        out.push(format!("cluster {x:.2} sectors/request"));
+        out.push(format!("cluster {remote:.0}% of requests remote"));
+    }
+    if let Some(x) = per_request(m.texture.texels, m.texture.requests) {
+        let rows = per_request(m.texture.rows, m.texture.requests).unwrap_or(0.0);
+        out.push(format!("texture {x:.1} texels/request"));
+        out.push(format!("texture {rows:.1} rows/request"));
+    }
+    out
+}

@@ -1,6 +1,8 @@
 //! What the heatmaps show, as plain numbers: lanes × banks for a shared request (each cell the
 //! conflict degree of the bank that lane used, phases split), lanes × sectors for a global
-//! one, and all shared instructions × banks. The view only turns these into characters, so
+//! one (and for a `shared::cluster` one, a sector being a block's rank and 32 bytes of its
+//! shared memory), lanes × distinct addresses for a constant one, and all shared
+//! instructions × banks. The view only turns these into characters, so
 //! the counting is tested here without a terminal.
 
 use crate::analysis::banks::{self, BANKS};
@@ -43,7 +45,7 @@ pub fn worst_first(v: &VariantResult) -> Vec<&InstructionSummary> {
     let mut list: Vec<&InstructionSummary> = m
         .instructions
         .iter()
-        .filter(|i| matches!(i.space, Space::Shared | Space::Global) && i.sample.is_some())
+        .filter(|i| i.space != Space::Local && i.space != Space::Texture && i.sample.is_some())
         .collect();
     // Worst first; among equals, the busiest (the hot loop before a one-off fill).
     list.sort_by(|a, b| {
@@ -55,11 +57,14 @@ pub fn worst_first(v: &VariantResult) -> Vec<&InstructionSummary> {
     list
 }
 
-/// Waste per request: wavefronts beyond the ideal, or sectors beyond the bytes used.
+/// Waste per request: wavefronts beyond the ideal, sectors beyond the bytes used, or
+/// accesses beyond the one a broadcast needs.
 fn cost(i: &InstructionSummary) -> f64 {
     let r = i.requests.max(1) as f64;
     match i.space {
         Space::Shared => (i.wavefronts as f64 - i.ideal_wavefronts as f64) / r,
+        Space::Constant => (i.distinct as f64 - i.requests as f64) / r,
+        Space::Cluster => (i.sectors as f64 - i.requests as f64) / r,
         _ => i.sectors as f64 / r - (i.bytes_used as f64 / 32.0) / r,
     }
 }
@@ -82,6 +87,17 @@ pub fn instruction_title(v: &str, i: &InstructionSummary) -> String {
             };
             format!("{v} · {line} · {} · {conflict} · {wf:.0} wavefronts", i.op)
         }
+        Space::Constant => format!(
+            "{v} · {line} · {} · {:.1} distinct addresses/request",
+            i.op,
+            i.distinct as f64 / r
+        ),
+        Space::Cluster => format!(
+            "{v} · {line} · {} · {:.1} sectors/request · {:.0}% of requests to another block",
+            i.op,
+            i.sectors as f64 / r,
+            100.0 * i.remote_requests as f64 / r
+        ),
         _ => format!(
             "{v} · {line} · {} · {:.1} sectors/request ({:.0}% of bytes used)",
             i.op,
@@ -141,6 +157,24 @@ pub fn global_grid(s: &WarpAccess) -> (Vec<Vec<u32>>, usize) {
     (cells, sectors.len())
 }
 
+/// Lane × address: which of the distinct addresses (in address order) each lane named.
+pub fn constant_grid(s: &WarpAccess) -> (Vec<Vec<u32>>, usize) {
+    let is_active = |l: usize| s.mask >> l & 1 == 1;
+    let mut addrs: Vec<u64> = (0..32)
+        .filter(|&l| is_active(l))
+        .map(|l| s.addrs[l])
+        .collect();
+    addrs.sort_unstable();
+    addrs.dedup();
+    let mut cells = vec![vec![0u32; addrs.len()]; 32];
+    for (l, row) in cells.iter_mut().enumerate().filter(|(l, _)| is_active(*l)) {
+        if let Ok(c) = addrs.binary_search(&s.addrs[l]) {
+            row[c] = 1;
+        }
+    }
+    (cells, addrs.len())
+}
+
 /// The grid of an instruction's sample request; None when it has no sample.
 pub fn grid_for(v: &str, i: &InstructionSummary) -> Option<Grid> {
     let s = i.sample.as_ref()?;
@@ -159,6 +193,20 @@ pub fn grid_for(v: &str, i: &InstructionSummary) -> Option<Grid> {
                     .into(),
             }
         }
+        Space::Constant => {
+            let (cells, n) = constant_grid(s);
+            Grid {
+                title,
+                columns: n,
+                cells,
+                active: s.mask,
+                phase_starts: Vec::new(),
+                legend: format!(
+                    "rows: lanes (2 a row) · columns: the {n} distinct addresses named, in \
+                     address order · the constant cache serves one column at a time"
+                ),
+            }
+        }
         _ => {
             let (cells, n) = global_grid(s);
             Grid {
@@ -168,7 +216,12 @@ pub fn grid_for(v: &str, i: &InstructionSummary) -> Option<Grid> {
                 active: s.mask,
                 phase_starts: Vec::new(),
                 legend: format!(
-                    "rows: lanes (2 a row) · columns: the {n} distinct 32-byte sectors touched, in address order"
+                    "rows: lanes (2 a row) · columns: the {n} distinct 32-byte sectors touched, {}",
+                    if i.space == Space::Cluster {
+                        "block rank, then offset in its shared memory"
+                    } else {
+                        "in address order"
+                    }
                 ),
             }
         }

@@ -33,6 +33,11 @@ fn shared_instruction(
         bytes_used: 0,
         distinct: 0,
         local_bytes: 0,
+        texels: 0,
+        texel_rows: 0,
+        remote_requests: 0,
+        coords: None,
+        footprint: vec![],
         bank_words: vec![],
         sample: Some(sample),
     }
@@ -171,4 +176,53 @@ fn aggregate_degrees_agree_with_the_single_request_view() {
         rows[1].degree
     );
     assert_eq!(rows[1].wavefronts_per_request, 4.0);
+}
+
+#[test]
+fn constant_requests_draw_one_column_per_distinct_address_worst_first() {
+    let quad = access(4, u32::MAX, |l| 0x40 + 4 * (l / 8));
+    let g = constant_grid(&quad);
+    assert_eq!(g.1, 4);
+    assert!((0..32).all(|l| g.0[l] == (0..4).map(|c| u32::from(c == l / 8)).collect::<Vec<_>>()));
+    let constant = |id, distinct, sample| InstructionSummary {
+        space: Space::Constant,
+        op: "ld.const.u32".into(),
+        distinct,
+        wavefronts: 0,
+        ideal_wavefronts: 0,
+        ..shared_instruction(id, 2, 0, sample)
+    };
+    let v = variant(vec![
+        constant(0, 2, access(4, u32::MAX, |_| 0x40)),
+        constant(1, 8, quad),
+    ]);
+    let list = worst_first(&v);
+    assert_eq!(list.iter().map(|i| i.id).collect::<Vec<_>>(), [1, 0]);
+    let grid = grid_for("v", list[0]).unwrap();
+    assert!(
+        grid.title.contains("4.0 distinct addresses/request"),
+        "{}",
+        grid.title
+    );
+    assert_eq!(grid.columns, 4);
+}
+
+#[test]
+fn cluster_sectors_are_told_apart_by_rank() {
+    // Lanes alternate between ranks 0 and 1, the same offsets in each.
+    let s = access(4, u32::MAX, |l| ((l % 2) << 32) | (4 * (l / 2)));
+    let i = InstructionSummary {
+        space: Space::Cluster,
+        op: "ld.shared::cluster.u32".into(),
+        sectors: 4,
+        remote_requests: 1,
+        ..shared_instruction(0, 1, 0, s)
+    };
+    let g = grid_for("v", &i).unwrap();
+    assert_eq!(g.columns, 4);
+    assert!(
+        g.title
+            .contains("4.0 sectors/request · 100% of requests to another block")
+    );
+    assert_eq!(g.cells[1][2], 1, "lane 1 is rank 1's first sector");
 }

@@ -58,8 +58,17 @@ pub struct RenderArgs {
     /// Show the figures, as after a run or `v` (a learner sees none before).
     #[arg(long, conflicts_with = "all")]
     pub reveal: bool,
+    /// Which screen: the lesson, its sweep charts (`g`), the texture footprint (`f`) or the
+    /// heatmap (`h`) over it.
+    #[arg(long, default_value = "lesson", value_parser = ["lesson", "chart", "footprint", "heatmap"], conflicts_with = "all")]
+    pub view: String,
+    /// The focused variant, by name (default the first; for the footprint, the first whose
+    /// trace kept texture fetches).
+    #[arg(long, value_name = "V", conflicts_with = "all")]
+    pub variant: Option<String>,
     /// Every lesson at the snapshot sizes (120x40 and 80x24, figures hidden and revealed),
-    /// with --check or --update.
+    /// and the charts and texture footprints of the lessons that have them, with --check or
+    /// --update.
     #[arg(long, requires = "snapshot_mode")]
     pub all: bool,
     /// Compare with the snapshot files; exit 1 naming every lesson that differs, and write

@@ -4,7 +4,8 @@
 use super::{RenderArgs, find_lesson, load_course};
 use crate::course::bundle::CourseRoot;
 use crate::session::{recording, source};
-use anyhow::Result;
+use crate::ui::{Shot, View};
+use anyhow::{Context, Result};
 
 /// One lesson's screen printed (exit 0), or with `--all` the snapshot check or update.
 pub fn cmd_render(root: &CourseRoot, a: &RenderArgs) -> Result<i32> {
@@ -16,36 +17,43 @@ pub fn cmd_render(root: &CourseRoot, a: &RenderArgs) -> Result<i32> {
         };
         return super::render_all::cmd_render_all(root, a.snapshots.as_deref(), mode);
     }
-    // clap requires the lesson unless --all.
-    let id = a.lesson.as_deref().unwrap_or_default();
-    render_one(root, id, (a.width, a.height), a.page, a.reveal)?;
+    render_one(root, a)?;
     Ok(0)
 }
 
-/// The screen of lesson `id` at `page` (from 1), `width` × `height`; the figures shown only
-/// when `reveal`, since a learner sees none before a run.
-fn render_one(
-    root: &CourseRoot,
-    id: &str,
-    (width, height): (u16, u16),
-    page: usize,
-    reveal: bool,
-) -> Result<()> {
+/// The screen `a` names: lesson, page (from 1), size, view and focused variant; the figures
+/// shown only when `reveal`, since a learner sees none before a run.
+fn render_one(root: &CourseRoot, a: &RenderArgs) -> Result<()> {
+    // clap requires the lesson unless --all.
+    let id = a.lesson.as_deref().unwrap_or_default();
     let lessons = load_course(root)?;
     // The one lookup `run` uses too, so a number works wherever an id does.
     let wanted = find_lesson(&lessons, id)?.id.clone();
     let idx = lessons.iter().position(|l| l.id == wanted).unwrap_or(0);
+    let lesson = &lessons[idx];
     let rec = recording::newest(&root.recordings());
-    let r = source::recorded(rec.as_ref(), &lessons[idx]);
-    print!(
-        "{}",
-        crate::ui::render_text(
-            &lessons,
-            idx,
-            Some(r),
-            (page.saturating_sub(1), width, height),
-            reveal
-        )
-    );
+    let r = source::recorded(rec.as_ref(), lesson);
+    let view = View::ALL
+        .iter()
+        .find(|(n, _)| *n == a.view)
+        .map_or(View::Lesson, |(_, v)| *v);
+    let variant = match &a.variant {
+        Some(name) => lesson
+            .variants
+            .iter()
+            .position(|v| &v.name == name)
+            .with_context(|| format!("lesson `{}` has no variant `{name}`", lesson.id))?,
+        None if view == View::Footprint => crate::ui::footprint_variant(lesson, Some(&r)),
+        None => 0,
+    };
+    let shot = Shot {
+        page: a.page.saturating_sub(1),
+        width: a.width,
+        height: a.height,
+        reveal: a.reveal,
+        view,
+        variant,
+    };
+    print!("{}", crate::ui::render_view(&lessons, idx, Some(r), shot));
     Ok(())
 }

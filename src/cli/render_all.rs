@@ -2,7 +2,9 @@
 //! recording at a few fixed sizes, against snapshot files kept with the pack. No clock and no
 //! GPU take part, so a screen changes only when the lesson, the recording or the lab does.
 //!
-//! The files are insta's (`snapfile`), named `<id>__<w>x<h>[_revealed].snap`. `--check` never
+//! The files are insta's (`snapfile`), named `<id>__<w>x<h>[_revealed].snap`, and for the
+//! views over a lesson `<id>__<view>_<w>x<h>_revealed.snap`: the sweep charts of a lesson
+//! that sweeps, the texture footprint of a lesson with textures. `--check` never
 //! writes a `.snap`: a screen that differs goes to a `.snap.new` beside it, as insta does, for
 //! `cargo insta review` or a look; `--update` is the author saying the screens are right.
 
@@ -12,6 +14,7 @@ use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::results::LessonResult;
 use crate::session::{recording, source};
+use crate::ui::View;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -21,12 +24,13 @@ pub enum Mode {
     Update,
 }
 
-/// One screen of a lesson: its size, and whether the figures are shown.
+/// One screen of a lesson: its size, whether the figures are shown, and which view.
 #[derive(Debug, Clone, Copy)]
 struct Shot {
     width: u16,
     height: u16,
     reveal: bool,
+    view: View,
 }
 
 /// A roomy terminal and the classic 80×24, each as a learner first sees the lesson (figures
@@ -38,25 +42,53 @@ const SHOTS: [Shot; 4] = [
     Shot::new(80, 24, true),
 ];
 
+/// The views a lesson has beyond its screen, at both sizes, figures shown (hidden, a view
+/// says only that they are hidden).
+fn shots(lesson: &Lesson) -> Vec<Shot> {
+    let mut out = SHOTS.to_vec();
+    let views = [
+        (!lesson.sweeps.is_empty(), View::Chart),
+        (!lesson.textures.is_empty(), View::Footprint),
+    ];
+    for (_, view) in views.into_iter().filter(|(has, _)| *has) {
+        for (width, height) in [(120, 40), (80, 24)] {
+            out.push(Shot {
+                view,
+                ..Shot::new(width, height, true)
+            });
+        }
+    }
+    out
+}
+
 impl Shot {
     const fn new(width: u16, height: u16, reveal: bool) -> Shot {
         Shot {
             width,
             height,
             reveal,
+            view: View::Lesson,
         }
     }
 
     fn file_name(&self, id: &str) -> String {
         let shown = if self.reveal { "_revealed" } else { "" };
-        format!("{id}__{}x{}{shown}.snap", self.width, self.height)
+        let view = match self.view {
+            View::Lesson => String::new(),
+            v => format!("{}_", v.name()),
+        };
+        format!("{id}__{view}{}x{}{shown}.snap", self.width, self.height)
     }
 
     /// The command that prints the same screen, for the file's header.
     fn expression(&self, id: &str) -> String {
         let shown = if self.reveal { " --reveal" } else { "" };
+        let view = match self.view {
+            View::Lesson => String::new(),
+            v => format!(" --view {}", v.name()),
+        };
         format!(
-            "gpulab render {id} --width {} --height {}{shown}",
+            "gpulab render {id}{view} --width {} --height {}{shown}",
             self.width, self.height
         )
     }
@@ -81,6 +113,8 @@ struct Tally {
     differing: Vec<(String, Vec<String>, String)>,
     written: usize,
     same: usize,
+    /// Screens drawn, of every lesson.
+    shots: usize,
 }
 
 pub fn cmd_render_all(root: &CourseRoot, given: Option<&Path>, mode: Mode) -> Result<i32> {
@@ -92,7 +126,8 @@ pub fn cmd_render_all(root: &CourseRoot, given: Option<&Path>, mode: Mode) -> Re
         let result = source::recorded(rec.as_ref(), lesson);
         let mut files = Vec::new();
         let mut first_diff = None;
-        for shot in SHOTS {
+        for shot in shots(lesson) {
+            tally.shots += 1;
             let snap = Snap::draw(&lessons, idx, &result, shot, &dir);
             let diff = match mode {
                 Mode::Check => snap.check()?,
@@ -125,7 +160,7 @@ pub fn cmd_render_all(root: &CourseRoot, given: Option<&Path>, mode: Mode) -> Re
 fn unreferenced(dir: &Path, lessons: &[Lesson]) -> Vec<String> {
     let ours: std::collections::HashSet<String> = lessons
         .iter()
-        .flat_map(|l| SHOTS.iter().map(|s| s.file_name(&l.id)))
+        .flat_map(|l| shots(l).into_iter().map(|s| s.file_name(&l.id)))
         .collect();
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -140,7 +175,7 @@ fn unreferenced(dir: &Path, lessons: &[Lesson]) -> Vec<String> {
 
 /// The summary on stdout, and the exit status: 1 when a check found a screen that differs.
 fn report(t: &Tally, dir: &Path, mode: Mode, lessons: usize) -> i32 {
-    let shots = lessons * SHOTS.len();
+    let shots = t.shots;
     if mode == Mode::Update {
         println!(
             "{shots} screens of {lessons} lesson(s) in {}: {} written, {} already so",
@@ -182,13 +217,19 @@ struct Snap {
 impl Snap {
     fn draw(lessons: &[Lesson], idx: usize, result: &LessonResult, shot: Shot, dir: &Path) -> Snap {
         let lesson = &lessons[idx];
-        let screen = crate::ui::render_text(
-            lessons,
-            idx,
-            Some(result.clone()),
-            (0, shot.width, shot.height),
-            shot.reveal,
-        );
+        let variant = match shot.view {
+            View::Footprint => crate::ui::footprint_variant(lesson, Some(result)),
+            _ => 0,
+        };
+        let ui_shot = crate::ui::Shot {
+            page: 0,
+            width: shot.width,
+            height: shot.height,
+            reveal: shot.reveal,
+            view: shot.view,
+            variant,
+        };
+        let screen = crate::ui::render_view(lessons, idx, Some(result.clone()), ui_shot);
         let name = Path::new(&lesson.file)
             .file_name()
             .map_or_else(|| lesson.file.clone(), |n| n.to_string_lossy().into_owned());

@@ -11,6 +11,11 @@ pub enum Space {
     Global,
     Local,
     Constant,
+    /// `ld`/`st.shared::cluster`: shared memory of a block of the cluster, through the
+    /// cluster's window (distributed shared memory).
+    Cluster,
+    /// Texture fetches (`tex.1d`, `tex.2d`); the lanes name texel coordinates, not addresses.
+    Texture,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,8 +31,62 @@ pub struct WarpAccess {
     pub mask: u32,
     /// Width of each lane's access in bytes (1, 2, 4, 8 or 16).
     pub width: u32,
-    /// 32 entries; entries of inactive lanes are 0 and meaningless.
+    /// 32 entries; entries of inactive lanes are 0 and meaningless. Cluster: the target
+    /// block's rank << 32 | the byte offset in its shared memory. Texture: the coordinates'
+    /// bits as logged, y << 32 | x (see `TexCoords`).
     pub addrs: Vec<u64>,
+}
+
+/// How a texture site's coordinates read: the type the `tex` instruction names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CoordType {
+    F32,
+    S32,
+}
+
+/// The coordinates of a texture site: their type and how many there are (1d: x, 2d: x, y).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TexCoords {
+    pub ty: CoordType,
+    pub dims: u32,
+    /// The texture's size (width, height) when it is read with normalized coordinates,
+    /// which the trace learns from the lesson, not from the PTX; None: unnormalised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub normalized: Option<(u64, u64)>,
+}
+
+impl TexCoords {
+    /// The texel a lane's logged coordinates name, (x, y); y is 0 for 1D. A float coordinate
+    /// names texel floor(coordinate) (floor(coordinate × size) when normalized), the one
+    /// point filtering reads; one that is NaN names texel 0. The address mode decides what
+    /// a texel outside the image returns; the texel itself is kept as the lane named it.
+    pub fn texel(&self, bits: u64) -> (i64, i64) {
+        let one = |b: u32, size: Option<u64>| match self.ty {
+            CoordType::S32 => i64::from(b as i32),
+            CoordType::F32 => {
+                let c = f64::from(f32::from_bits(b));
+                (c * size.map_or(1.0, |s| s as f64)).floor() as i64
+            }
+        };
+        let (w, h) = self.normalized.unzip();
+        let y = if self.dims >= 2 {
+            one((bits >> 32) as u32, h)
+        } else {
+            0
+        };
+        (one(bits as u32, w), y)
+    }
+}
+
+/// The texels one warp's request named, for the footprint view.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WarpTexels {
+    /// Linear block id and warp within the block, as the trace records them.
+    pub block: u32,
+    pub warp: u32,
+    /// (lane, x, y) for every active lane.
+    pub texels: Vec<(u32, i64, i64)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -48,7 +107,8 @@ pub struct InstructionSummary {
     /// Shared: wavefronts and the ideal (one per non-empty phase).
     pub wavefronts: u64,
     pub ideal_wavefronts: u64,
-    /// Global: 32-byte sectors, 128-byte lines and bytes the lanes asked for.
+    /// Global: 32-byte sectors, 128-byte lines and bytes the lanes asked for. Cluster: the
+    /// 32-byte sectors of the target blocks' shared memory (rank and offset).
     pub sectors: u64,
     pub lines: u64,
     pub bytes_used: u64,
@@ -56,6 +116,20 @@ pub struct InstructionSummary {
     pub distinct: u64,
     /// Local: bytes moved.
     pub local_bytes: u64,
+    /// Texture: distinct texels and distinct texel rows, summed over requests.
+    #[serde(default)]
+    pub texels: u64,
+    #[serde(default)]
+    pub texel_rows: u64,
+    /// Cluster: requests whose lanes named another block's shared memory (any lane).
+    #[serde(default)]
+    pub remote_requests: u64,
+    /// Texture: how the coordinates read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coords: Option<TexCoords>,
+    /// Texture: the first requests of the first warps traced, for the footprint view.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub footprint: Vec<WarpTexels>,
     /// Shared: for each of the 32 banks, distinct words asked of it, summed over requests.
     #[serde(default)]
     pub bank_words: Vec<u64>,

@@ -78,10 +78,14 @@ pub enum Metric {
     GlobalSectors,
     ConstantDistinctPerRequest,
     LocalBytes,
+    ClusterSectorsPerRequest,
+    ClusterRemoteRequests,
+    TextureTexelsPerRequest,
+    TextureRowsPerRequest,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 18] = [
+    pub const ALL: [(&'static str, Metric); 22] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -118,6 +122,16 @@ impl Metric {
             Metric::ConstantDistinctPerRequest,
         ),
         ("local.bytes", Metric::LocalBytes),
+        (
+            "cluster.sectors_per_request",
+            Metric::ClusterSectorsPerRequest,
+        ),
+        ("cluster.remote_requests", Metric::ClusterRemoteRequests),
+        (
+            "texture.texels_per_request",
+            Metric::TextureTexelsPerRequest,
+        ),
+        ("texture.rows_per_request", Metric::TextureRowsPerRequest),
     ];
 
     pub fn name(self) -> &'static str {

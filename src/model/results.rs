@@ -132,6 +132,23 @@ pub struct ConstantStats {
     pub distinct: u64,
 }
 
+/// Distributed shared memory: `ld`/`st.shared::cluster` requests, the 32-byte sectors they
+/// touch (a sector is a (rank, offset / 32) pair) and the requests that reached another block.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClusterStats {
+    pub requests: u64,
+    pub sectors: u64,
+    pub remote_requests: u64,
+}
+
+/// Texture fetches: requests, and the distinct texels and texel rows they name.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TextureStats {
+    pub requests: u64,
+    pub texels: u64,
+    pub rows: u64,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LocalStats {
     pub bytes: u64,
@@ -146,6 +163,11 @@ pub struct MemoryStats {
     pub global: GlobalStats,
     pub constant: ConstantStats,
     pub local: LocalStats,
+    /// Absent from recordings made before the tracer followed these spaces.
+    #[serde(default)]
+    pub cluster: ClusterStats,
+    #[serde(default)]
+    pub texture: TextureStats,
     pub traced_blocks: u64,
     pub total_blocks: u64,
     /// Records lost because the trace buffer was full (never silently dropped).

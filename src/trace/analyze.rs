@@ -8,27 +8,34 @@
 //! figures in its own fields.
 
 use crate::analysis::banks::{self, BANKS};
-use crate::analysis::coalescing;
-use crate::model::access::{InstructionSummary, Space, WarpAccess};
-use crate::model::results::{ConstantStats, GlobalStats, LocalStats, MemoryStats, SharedStats};
+use crate::analysis::{coalescing, spaces};
+use crate::model::access::{InstructionSummary, Space, WarpAccess, WarpTexels};
+use crate::model::results::{
+    ClusterStats, ConstantStats, GlobalStats, LocalStats, MemoryStats, SharedStats, TextureStats,
+};
 use crate::trace::decode::Record;
 use crate::trace::instrument::Site;
 
-const SPACES: [Space; 4] = [Space::Shared, Space::Global, Space::Local, Space::Constant];
+const SPACES: [Space; 6] = [
+    Space::Shared,
+    Space::Global,
+    Space::Local,
+    Space::Constant,
+    Space::Cluster,
+    Space::Texture,
+];
+
+/// Warps of a texture site whose first request is kept for the footprint view.
+pub const FOOTPRINT_WARPS: usize = 8;
 
 fn space_index(space: Space) -> usize {
-    match space {
-        Space::Shared => 0,
-        Space::Global => 1,
-        Space::Local => 2,
-        Space::Constant => 3,
-    }
+    SPACES.iter().position(|&s| s == space).unwrap_or(0)
 }
 
 /// Running figures of one site.
 #[derive(Default, Clone)]
 struct SiteAcc {
-    requests: [u64; 4],
+    requests: [u64; 6],
     wavefronts: u64,
     ideal: u64,
     bank_words: [u64; BANKS],
@@ -37,12 +44,17 @@ struct SiteAcc {
     bytes_used: u64,
     distinct: u64,
     local_bytes: u64,
+    cluster_sectors: u64,
+    remote: u64,
+    texels: u64,
+    texel_rows: u64,
+    footprint: Vec<WarpTexels>,
     /// Per space: (cost, record index) of the costliest request, the first among equals.
-    worst: [Option<(u64, usize)>; 4],
+    worst: [Option<(u64, usize)>; 6],
 }
 
 impl SiteAcc {
-    fn add(&mut self, index: usize, r: &Record) {
+    fn add(&mut self, index: usize, r: &Record, site: &Site, kept: &[(u32, u32)]) {
         let cost = match r.space {
             Space::Shared => {
                 let (w, ideal) =
@@ -68,6 +80,13 @@ impl SiteAcc {
                 self.local_bytes += b;
                 b
             }
+            Space::Cluster => {
+                let c = spaces::cluster_request(r.mask, r.width, &r.addrs, r.rank);
+                self.cluster_sectors += u64::from(c.sectors);
+                self.remote += u64::from(c.remote);
+                u64::from(c.sectors)
+            }
+            Space::Texture => self.add_texture(r, site, kept),
         };
         let s = space_index(r.space);
         self.requests[s] += 1;
@@ -75,14 +94,54 @@ impl SiteAcc {
             self.worst[s] = Some((cost, index));
         }
     }
+
+    /// Distinct texels of a fetch (its cost); the first request of each of the `kept` warps
+    /// is kept for the footprint view.
+    fn add_texture(&mut self, r: &Record, site: &Site, kept: &[(u32, u32)]) -> u64 {
+        // A texture record comes only from a site the instrumenter gave coordinates.
+        let Some(coords) = site.coords else { return 0 };
+        let (texels, rows) = spaces::texture_request(r.mask, &r.addrs, coords);
+        self.texels += u64::from(texels);
+        self.texel_rows += u64::from(rows);
+        let seen = self
+            .footprint
+            .iter()
+            .any(|w| (w.block, w.warp) == (r.block, r.warp));
+        if !seen && kept.contains(&(r.block, r.warp)) {
+            self.footprint.push(WarpTexels {
+                block: r.block,
+                warp: r.warp,
+                texels: spaces::texels(r.mask, &r.addrs, coords),
+            });
+        }
+        u64::from(texels)
+    }
+}
+
+/// The warps whose texture fetches the footprint view draws: the first `FOOTPRINT_WARPS`
+/// to fetch, the same for every texture instruction, so that a warp's footprint holds all
+/// of its fetches (the log's order across warps is the order they ran in).
+fn footprint_warps(records: &[Record]) -> Vec<(u32, u32)> {
+    let mut kept = Vec::with_capacity(FOOTPRINT_WARPS);
+    for r in records.iter().filter(|r| r.space == Space::Texture) {
+        if kept.len() == FOOTPRINT_WARPS {
+            break;
+        }
+        if !kept.contains(&(r.block, r.warp)) {
+            kept.push((r.block, r.warp));
+        }
+    }
+    kept
 }
 
 /// One pass over the records; records naming no known site are left out.
 fn accumulate(records: &[Record], sites: &[Site]) -> Vec<SiteAcc> {
+    let kept = footprint_warps(records);
     let mut accs = vec![SiteAcc::default(); sites.len()];
     for (i, r) in records.iter().enumerate() {
-        if let Some(acc) = accs.get_mut(r.site as usize) {
-            acc.add(i, r);
+        if let (Some(acc), Some(site)) = (accs.get_mut(r.site as usize), sites.get(r.site as usize))
+        {
+            acc.add(i, r, site, &kept);
         }
     }
     accs
@@ -95,7 +154,10 @@ fn summaries(accs: &[SiteAcc], records: &[Record], sites: &[Site]) -> Vec<Instru
         .filter(|(_, acc)| acc.requests.iter().any(|&n| n > 0))
         .map(|(site, acc)| {
             // Most requests wins; ties go to the earlier space in SPACES.
-            let main = (0..4).rev().max_by_key(|&s| acc.requests[s]).unwrap_or(0);
+            let main = (0..SPACES.len())
+                .rev()
+                .max_by_key(|&s| acc.requests[s])
+                .unwrap_or(0);
             let sample = acc.worst[main].map(|(_, i)| {
                 let r = &records[i];
                 WarpAccess {
@@ -115,11 +177,16 @@ fn summaries(accs: &[SiteAcc], records: &[Record], sites: &[Site]) -> Vec<Instru
                 requests: acc.requests.iter().sum(),
                 wavefronts: acc.wavefronts,
                 ideal_wavefronts: acc.ideal,
-                sectors: acc.sectors,
+                sectors: acc.sectors + acc.cluster_sectors,
                 lines: acc.lines,
                 bytes_used: acc.bytes_used,
                 distinct: acc.distinct,
                 local_bytes: acc.local_bytes,
+                texels: acc.texels,
+                texel_rows: acc.texel_rows,
+                remote_requests: acc.remote,
+                coords: site.coords,
+                footprint: acc.footprint.clone(),
                 bank_words: if acc.requests[0] > 0 {
                     acc.bank_words.to_vec()
                 } else {
@@ -153,6 +220,16 @@ fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
             requests: m.constant.requests + a.requests[3],
             distinct: m.constant.distinct + a.distinct,
         };
+        m.cluster = ClusterStats {
+            requests: m.cluster.requests + a.requests[4],
+            sectors: m.cluster.sectors + a.cluster_sectors,
+            remote_requests: m.cluster.remote_requests + a.remote,
+        };
+        m.texture = TextureStats {
+            requests: m.texture.requests + a.requests[5],
+            texels: m.texture.texels + a.texels,
+            rows: m.texture.rows + a.texel_rows,
+        };
     }
     m
 }
@@ -179,3 +256,33 @@ pub fn analyze(records: &[Record], sites: &[Site]) -> MemoryStats {
 #[cfg(test)]
 #[path = "analyze_tests.rs"]
 mod tests;
+
+/// The size texture sites are scaled by: that of the textures `v` is passed, when every one
+/// of them reads normalized coordinates and all have one size. The PTX does not say which
+/// texture a fetch reads, so with any other mix the coordinates are taken as unnormalised.
+pub fn normalized_size(
+    lesson: &crate::model::Lesson,
+    v: &crate::model::Variant,
+) -> Option<(u64, u64)> {
+    let textures: Vec<&crate::model::texture::Texture> = v
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            crate::model::lesson::Arg::Texture(i) => lesson.textures.get(*i),
+            _ => None,
+        })
+        .collect();
+    let first = textures.first()?;
+    let size = (first.width, first.height);
+    textures
+        .iter()
+        .all(|t| t.normalized && (t.width, t.height) == size)
+        .then_some(size)
+}
+
+/// Give every texture site the normalized size, if there is one (`normalized_size`).
+pub fn set_normalized(sites: &mut [Site], size: Option<(u64, u64)>) {
+    for c in sites.iter_mut().filter_map(|s| s.coords.as_mut()) {
+        c.normalized = size;
+    }
+}

@@ -12,6 +12,7 @@ fn site(id: u32, space: DeclaredSpace, width: u32) -> Site {
         ptx_line: 100 + id,
         source_line: Some(10 + id),
         source_file: Some(1),
+        coords: None,
     }
 }
 
@@ -23,6 +24,7 @@ fn rec(site: u32, space: Space, mask: u32, width: u32, stride: u64) -> Record {
         mask,
         space,
         width,
+        rank: 0,
         addrs: std::array::from_fn(|i| 1024 + i as u64 * stride),
     }
 }
@@ -147,4 +149,138 @@ fn two_hundred_thousand_records_are_quick() {
     assert_eq!(m.shared.requests + m.global.requests, 200_000);
     // Loose even for an unoptimised build; release is far faster.
     assert!(took.as_secs_f64() < 5.0, "took {took:?}");
+}
+
+#[test]
+fn cluster_and_texture_records_are_their_own_spaces() {
+    use crate::model::access::{CoordType, TexCoords};
+    let mut tex = site(1, DeclaredSpace::Texture, 16);
+    tex.coords = Some(TexCoords {
+        ty: CoordType::S32,
+        dims: 2,
+        normalized: None,
+    });
+    let sites = [site(0, DeclaredSpace::Cluster, 4), tex];
+    // Block rank 0 reads rank 1's words in a row, then its own.
+    let mut remote = rec(0, Space::Cluster, u32::MAX, 4, 4);
+    remote.addrs = std::array::from_fn(|l| (1 << 32) | (4 * l as u64));
+    let mut own = remote.clone();
+    own.addrs = std::array::from_fn(|l| 4 * l as u64);
+    // Integer coordinates: lane l at (l % 4, l / 4), so 32 texels on 8 rows; then one texel.
+    let mut block = rec(1, Space::Texture, u32::MAX, 16, 0);
+    block.addrs = std::array::from_fn(|l| ((l / 4) as u64) << 32 | (l % 4) as u64);
+    let mut one = rec(1, Space::Texture, u32::MAX, 16, 0);
+    one.warp = 1;
+    let records = [remote, own, block, one];
+    let m = analyze(&records, &sites);
+    assert_eq!(
+        (
+            m.cluster.requests,
+            m.cluster.sectors,
+            m.cluster.remote_requests
+        ),
+        (2, 8, 1)
+    );
+    assert_eq!(
+        (m.texture.requests, m.texture.texels, m.texture.rows),
+        (2, 33, 9)
+    );
+    let t = &m.instructions[1];
+    assert_eq!((t.space, t.texels, t.texel_rows), (Space::Texture, 33, 9));
+    // Both warps kept for the footprint, lanes in order.
+    assert_eq!(t.footprint.len(), 2);
+    assert_eq!(t.footprint[0].texels[5], (5, 1, 1));
+    // The second warp: every lane at x = 1024 (where `rec` starts its addresses), row 0.
+    assert_eq!(
+        t.footprint[1].texels,
+        (0..32).map(|l| (l, 1024, 0)).collect::<Vec<_>>()
+    );
+    let c = &m.instructions[0];
+    assert_eq!(
+        (c.space, c.sectors, c.remote_requests),
+        (Space::Cluster, 8, 1)
+    );
+}
+
+#[test]
+fn a_summary_recorded_before_these_spaces_still_loads() {
+    let old = r#"{"id":0,"space":"global","kind":"load","op":"ld.global.f32","ptx_line":3,
+        "source_line":null,"width":4,"requests":1,"wavefronts":0,"ideal_wavefronts":0,
+        "sectors":4,"lines":1,"bytes_used":128,"distinct":0,"local_bytes":0,"sample":null}"#;
+    let s: InstructionSummary = serde_json::from_str(old).unwrap();
+    assert_eq!((s.texels, s.coords, s.footprint.len()), (0, None, 0));
+    let stats = r#"{"shared":{"requests":0,"wavefronts":0,"ideal_wavefronts":0},
+        "global":{"requests":1,"sectors":4},"constant":{"requests":0,"distinct":0},
+        "local":{"bytes":0},"traced_blocks":1,"total_blocks":1}"#;
+    let m: crate::model::results::MemoryStats = serde_json::from_str(stats).unwrap();
+    assert_eq!((m.cluster.requests, m.texture.requests), (0, 0));
+}
+
+#[test]
+fn only_normalized_textures_of_one_size_scale_the_sites() {
+    use crate::model::builder::LessonBuilder;
+    use crate::model::lesson::Arg;
+    use crate::model::texture::{AddressMode, FilterMode, ReadMode, Texture};
+    let tex = |normalized, width| Texture {
+        name: "t".into(),
+        buffer: 0,
+        width,
+        height: 64,
+        address: AddressMode::Clamp,
+        filter: FilterMode::Point,
+        normalized,
+        read: ReadMode::Element,
+    };
+    let mut l = LessonBuilder::new("t").variant("v").build();
+    l.textures = vec![tex(true, 128), tex(false, 128), tex(true, 32)];
+    let size = |args: Vec<Arg>| {
+        let mut v = l.variants[0].clone();
+        v.args = args;
+        normalized_size(&l, &v)
+    };
+    assert_eq!(size(vec![Arg::Texture(0)]), Some((128, 64)));
+    assert_eq!(size(vec![Arg::Texture(0), Arg::Texture(1)]), None);
+    assert_eq!(size(vec![Arg::Texture(0), Arg::Texture(2)]), None);
+    assert_eq!(size(vec![Arg::I32(1)]), None);
+    let mut sites = [
+        site(0, DeclaredSpace::Global, 4),
+        site(1, DeclaredSpace::Texture, 16),
+    ];
+    sites[1].coords = Some(crate::model::access::TexCoords {
+        ty: crate::model::access::CoordType::F32,
+        dims: 2,
+        normalized: None,
+    });
+    set_normalized(&mut sites, Some((128, 64)));
+    assert_eq!(sites[0].coords, None);
+    assert_eq!(sites[1].coords.unwrap().normalized, Some((128, 64)));
+}
+
+#[test]
+fn every_texture_instruction_keeps_the_same_warps() {
+    let tex = |id| {
+        let mut s = site(id, DeclaredSpace::Texture, 16);
+        s.coords = Some(crate::model::access::TexCoords {
+            ty: crate::model::access::CoordType::S32,
+            dims: 2,
+            normalized: None,
+        });
+        s
+    };
+    let sites = [tex(0), tex(1)];
+    let fetch = |site, warp| Record {
+        warp,
+        ..rec(site, Space::Texture, u32::MAX, 16, 1)
+    };
+    // Site 0 fetched for warps 0-9 first, then site 1 in the opposite order.
+    let mut records: Vec<Record> = (0..10).map(|w| fetch(0, w)).collect();
+    records.extend((0..10).rev().map(|w| fetch(1, w)));
+    let m = analyze(&records, &sites);
+    let warps = |i: usize| {
+        let mut w: Vec<u32> = m.instructions[i].footprint.iter().map(|f| f.warp).collect();
+        w.sort();
+        w
+    };
+    assert_eq!(warps(0), (0..8).collect::<Vec<_>>());
+    assert_eq!(warps(1), warps(0));
 }

@@ -8,10 +8,14 @@
 //! | 4 | `block: u32` | linear block id: x + nx·(y + ny·z) |
 //! | 8 | `warp: u32` | linear thread index / 32 within the block |
 //! | 12 | `mask: u32` | lanes that took part (and resolved to the same space) |
-//! | 16 | `space: u32` | resolved space: 0 shared, 1 global, 2 local, 3 constant |
+//! | 16 | `space: u32` | resolved space: 0 shared, 1 global, 2 local, 3 constant, 5 cluster, 6 texture |
 //! | 20 | `width: u32` | bytes per lane |
-//! | 24 | 8 bytes | zero |
+//! | 24 | `rank: u32` | cluster: the logging block's `%cluster_ctarank`; else zero |
+//! | 28 | 4 bytes | zero |
 //! | 32 | `addrs: [u64; 32]` | per lane: the address in its space's window (shared: offset) |
+//!
+//! A cluster lane's entry is the target block's rank << 32 | the offset in its shared memory;
+//! a texture lane's is its coordinates' bits, y << 32 | x.
 //!
 //! Entries of inactive lanes are left as they were in the buffer; decoding zeroes them.
 
@@ -29,6 +33,8 @@ pub struct Record {
     pub mask: u32,
     pub space: Space,
     pub width: u32,
+    /// Cluster records: the rank of the block that made the request.
+    pub rank: u32,
     pub addrs: [u64; 32],
 }
 
@@ -62,11 +68,19 @@ pub fn records_to_read(count: u32, cap: u32) -> (usize, u64) {
     (kept as usize, u64::from(count - kept))
 }
 
-/// The resolved space a record's code names; the codes are `DeclaredSpace::code`'s first four.
+/// The resolved space a record's code names; the codes are `DeclaredSpace::code`'s, all but
+/// generic.
 fn space_of(code: u32) -> Option<Space> {
-    [Space::Shared, Space::Global, Space::Local, Space::Constant]
-        .into_iter()
-        .find(|&s| code_of(s) == code)
+    [
+        Space::Shared,
+        Space::Global,
+        Space::Local,
+        Space::Constant,
+        Space::Cluster,
+        Space::Texture,
+    ]
+    .into_iter()
+    .find(|&s| code_of(s) == code)
 }
 
 fn code_of(space: Space) -> u32 {
@@ -75,6 +89,8 @@ fn code_of(space: Space) -> u32 {
         Space::Global => DeclaredSpace::Global.code(),
         Space::Local => DeclaredSpace::Local.code(),
         Space::Constant => DeclaredSpace::Const.code(),
+        Space::Cluster => DeclaredSpace::Cluster.code(),
+        Space::Texture => DeclaredSpace::Texture.code(),
     }
 }
 
@@ -93,8 +109,15 @@ pub fn decode(bytes: &[u8], sites: &[Site]) -> Result<Vec<Record>, DecodeError> 
 
 fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, DecodeError> {
     let word = |i: usize| u32::from_le_bytes(chunk[i * 4..i * 4 + 4].try_into().unwrap());
-    let (site, block, warp, mask, code, width) =
-        (word(0), word(1), word(2), word(3), word(4), word(5));
+    let (site, block, warp, mask, code, width, rank) = (
+        word(0),
+        word(1),
+        word(2),
+        word(3),
+        word(4),
+        word(5),
+        word(6),
+    );
     let Some(declared) = sites.get(site as usize) else {
         return Err(DecodeError::UnknownSite {
             index,
@@ -128,6 +151,7 @@ fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, Deco
         mask,
         space,
         width,
+        rank,
         addrs,
     })
 }
@@ -144,7 +168,7 @@ pub fn encode(records: &[Record]) -> Vec<u8> {
             r.mask,
             code_of(r.space),
             r.width,
-            0,
+            r.rank,
             0,
         ] {
             out.extend_from_slice(&w.to_le_bytes());
@@ -171,6 +195,7 @@ mod tests {
             ptx_line: 10,
             source_line: None,
             source_file: None,
+            coords: None,
         }
     }
 
@@ -188,6 +213,7 @@ mod tests {
             mask,
             space,
             width: 4,
+            rank: 0,
             addrs,
         }
     }

@@ -2,23 +2,28 @@
 //! `__gpulab_log` (src/trace/logger.ptx), which writes one record per warp request into a
 //! buffer the host reads back (layout in `decode`).
 //!
-//! Traced: `ld`, `ldu` and `st` on `.shared` (`::cta`), `.global`, `.local`, `.const` and
-//! generic addresses, scalar or vector, with any ordering or cache qualifier. Not traced:
-//! `.param`, `.shared::cluster`, atomics and every other opcode (ldmatrix, cp.async, bulk
-//! copies), whose lanes do not each name one address the way `ld`/`st` do.
+//! Traced: `ld`, `ldu` and `st` on `.shared` (`::cta`), `.shared::cluster`, `.global`,
+//! `.local`, `.const` and generic addresses, scalar or vector, with any ordering or cache
+//! qualifier; and `tex.1d`/`tex.2d` fetches (`.base`, `.level`, `.grad`), whose lanes log
+//! their coordinates instead of an address. Not traced: `.param`, atomics, other texture
+//! geometries and every other opcode (ldmatrix, cp.async, bulk copies), whose lanes do not
+//! each name one address the way `ld`/`st` do.
 
 mod access;
 mod emit;
+mod logger;
 mod registers;
 mod statements;
+mod texture;
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::access::AccessKind;
+use crate::model::access::{AccessKind, TexCoords};
 use access::parse_access;
 use emit::{Planned, emit_line, site_block};
+use logger::header_end;
 use registers::FuncState;
 use statements::{Seg, module_variable, segment, split_label, starts_function, strip_comment};
 
@@ -30,8 +35,6 @@ pub const SYM_COUNT: &str = "__gpulab_trace_count";
 pub const SYM_BLOCK_STRIDE: &str = "__gpulab_trace_block_stride";
 pub const SYM_BLOCK_LIMIT: &str = "__gpulab_trace_block_limit";
 
-const LOGGER_PTX: &str = include_str!("logger.ptx");
-
 /// The state space an instruction names. Generic ones are resolved per lane at run time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -41,10 +44,15 @@ pub enum DeclaredSpace {
     Local,
     Const,
     Generic,
+    /// `.shared::cluster`: resolved by the logger to a block's rank and an offset.
+    Cluster,
+    /// A `tex` fetch: the lanes log coordinates.
+    Texture,
 }
 
 impl DeclaredSpace {
-    /// The code the logger receives; 0–3 are also the resolved space codes of a record.
+    /// The code the logger receives; all but 4 (generic) are also the resolved space codes
+    /// of a record.
     pub fn code(self) -> u32 {
         match self {
             DeclaredSpace::Shared => 0,
@@ -52,6 +60,8 @@ impl DeclaredSpace {
             DeclaredSpace::Local => 2,
             DeclaredSpace::Const => 3,
             DeclaredSpace::Generic => 4,
+            DeclaredSpace::Cluster => 5,
+            DeclaredSpace::Texture => 6,
         }
     }
 }
@@ -71,6 +81,9 @@ pub struct Site {
     pub source_line: Option<u32>,
     /// The `.file` index of the `.loc` the line came from.
     pub source_file: Option<u32>,
+    /// Texture sites: how the logged coordinates read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coords: Option<TexCoords>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,8 +111,8 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     if ptx.contains(LOG_FUNC) {
         return Err(InstrumentError::AlreadyInstrumented);
     }
-    let header_end = header_end(ptx)?;
-    let mut out = String::with_capacity(ptx.len() * 2 + LOGGER_PTX.len());
+    let (header_end, features) = header_end(ptx)?;
+    let mut out = String::with_capacity(ptx.len() * 2 + 8192);
     let mut state = FuncState::default();
     let mut symbols: HashMap<String, DeclaredSpace> = HashMap::new();
     let mut sites = Vec::new();
@@ -129,6 +142,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     ptx_line: line_no,
                     source_line: state.loc.map(|l| l.1),
                     source_file: state.loc.map(|l| l.0),
+                    coords: access.coords,
                 };
                 let block = site_block(&site, &access, &state.regs, &symbols, line_no)?;
                 planned.push((seg_idx, label, body, block));
@@ -137,43 +151,16 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
         }
         emit_line(&mut out, raw, &segments, &planned);
         if idx + 1 == header_end {
-            out.push_str(LOGGER_PTX);
+            out.push_str(&logger::text(features));
         }
     }
     Ok(Instrumented { ptx: out, sites })
 }
 
-/// The 1-based line after which the logger goes: the last of `.version`, `.target` and
-/// `.address_size`, which must precede every other directive.
-fn header_end(ptx: &str) -> Result<usize, InstrumentError> {
-    let mut end = None;
-    for (idx, line) in ptx.lines().enumerate() {
-        let code = strip_comment(line).trim();
-        if let Some(rest) = code.strip_prefix(".target") {
-            let arch = rest
-                .trim()
-                .split([',', ' '])
-                .next()
-                .unwrap_or("")
-                .to_string();
-            let digits: String = arch
-                .trim_start_matches("sm_")
-                .chars()
-                .take_while(|c| c.is_ascii_digit())
-                .collect();
-            if digits.parse::<u32>().is_ok_and(|sm| sm < 70) {
-                return Err(InstrumentError::OldTarget(arch));
-            }
-            end = Some(idx + 1);
-        } else if code.starts_with(".address_size") || code.starts_with(".version") {
-            end = end.map(|_| idx + 1).or(end);
-        } else if !code.is_empty() && end.is_some() {
-            break;
-        }
-    }
-    end.ok_or(InstrumentError::NoTarget)
-}
-
 #[cfg(test)]
 #[path = "instrument_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "instrument_space_tests.rs"]
+mod space_tests;

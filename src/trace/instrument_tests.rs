@@ -3,7 +3,7 @@ use super::*;
 const HEADER: &str = ".version 9.0\n.target sm_90\n.address_size 64\n\n";
 
 /// A one-function module around `body`, with the register families NVRTC declares.
-fn module(body: &str) -> String {
+pub(super) fn module(body: &str) -> String {
     format!(
         "{HEADER}.shared .align 4 .b8 tile[256];\n.global .align 4 .b8 table[64];\n\
          .visible .entry k(\n\t.param .u64 k_param_0\n)\n{{\n\
@@ -13,7 +13,7 @@ fn module(body: &str) -> String {
 }
 
 /// The logging block written right before the line `access`, as text.
-fn block_before<'a>(ptx: &'a str, access: &str) -> &'a str {
+pub(super) fn block_before<'a>(ptx: &'a str, access: &str) -> &'a str {
     let at = ptx
         .find(access)
         .unwrap_or_else(|| panic!("`{access}` missing"));
@@ -28,7 +28,7 @@ fn block_before<'a>(ptx: &'a str, access: &str) -> &'a str {
     block
 }
 
-fn one(body: &str) -> (Instrumented, String) {
+pub(super) fn one(body: &str) -> (Instrumented, String) {
     let inst = instrument(&module(body)).unwrap();
     let ptx = inst.ptx.clone();
     (inst, ptx)
@@ -163,11 +163,12 @@ fn widths_kinds_and_spaces() {
 #[test]
 fn untraced_instructions_are_left_alone() {
     let body = "\tld.param.u64 %rd1, [k_param_0];\n\tst.param.b32 [param0+0], %r1;\n\
-                \tld.shared::cluster.u32 %r2, [%r3];\n\tatom.global.add.u32 %r4, [%rd2], 1;\n\
+                \tatom.global.add.u32 %r4, [%rd2], 1;\n\
                 \tatom.shared.add.u32 %r4, [%r3], 1;\n\tred.global.add.u32 [%rd2], 1;\n\
                 \tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];\n\
                 \tcp.async.ca.shared.global [%r3], [%rd2], 16;\n\tprefetch.global.L2 [%rd2];\n\
-                \tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];\n";
+                \tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];\n\
+                \ttex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3, %f4}];\n";
     let src = module(body);
     let inst = instrument(&src).unwrap();
     assert!(inst.sites.is_empty(), "{:?}", inst.sites);

@@ -18,6 +18,8 @@ pub enum Overlay {
     Help,
     Code,
     Heatmap,
+    /// Where a traced warp's texture fetches land in the image.
+    Footprint,
     /// The memcheck rerun: going, or the lines it found.
     Memcheck,
 }
@@ -55,6 +57,8 @@ pub struct App {
     pub aggregate: bool,
     /// A lesson with a sweep shows its chart in place of the variant columns.
     pub chart: bool,
+    /// Which sweep's chart is shown when they do not all fit.
+    pub sweep: usize,
     pub color: bool,
     pub code_scroll: u16,
     /// The first prose row on screen, as asked; the pane clamps it to the page.
@@ -112,6 +116,7 @@ impl App {
             instr: 0,
             aggregate: false,
             chart: false,
+            sweep: 0,
             color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
             code_scroll: 0,
             prose_scroll: 0,

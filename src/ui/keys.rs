@@ -22,6 +22,9 @@ impl App {
             KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') => self.overlay = Overlay::None,
             KeyCode::Char('c') if self.overlay == Overlay::Code => self.overlay = Overlay::None,
             KeyCode::Char('h') if self.overlay == Overlay::Heatmap => self.overlay = Overlay::None,
+            KeyCode::Char('f') if self.overlay == Overlay::Footprint => {
+                self.overlay = Overlay::None
+            }
             KeyCode::Char('m') if self.overlay == Overlay::Memcheck => self.overlay = Overlay::None,
             KeyCode::Down | KeyCode::Char('j') => self.scroll_code(1),
             KeyCode::Up | KeyCode::Char('k') => self.scroll_code(-1),
@@ -42,6 +45,9 @@ impl App {
                 self.overlay = Overlay::Code;
             }
             KeyCode::Char('h') => self.overlay = Overlay::Heatmap,
+            KeyCode::Char('f') if self.lesson().is_some_and(|l| !l.textures.is_empty()) => {
+                self.overlay = Overlay::Footprint
+            }
             KeyCode::Char('g') if self.lesson().is_some_and(|l| !l.sweeps.is_empty()) => {
                 self.chart = !self.chart
             }
@@ -73,8 +79,18 @@ impl App {
         }
     }
 
-    /// The heatmap's keys work on the screen and in its pop-up alike.
+    /// The heatmap's keys work on the screen and in its pop-up alike; in the footprint's
+    /// pop-up `[`/`]` step through the traced warps, and on the chart through the sweeps.
     fn on_heatmap_key(&mut self, code: KeyCode) {
+        if self.chart && self.overlay == Overlay::None {
+            let n = self.lesson().map_or(0, |l| l.sweeps.len());
+            match code {
+                KeyCode::Char(']') if self.sweep + 1 < n => self.sweep += 1,
+                KeyCode::Char('[') => self.sweep = self.sweep.saturating_sub(1),
+                _ => {}
+            }
+            return;
+        }
         match code {
             KeyCode::Char(']') if self.instr + 1 < self.instruction_count() => self.instr += 1,
             KeyCode::Char('[') => self.instr = self.instr.saturating_sub(1),
@@ -83,11 +99,14 @@ impl App {
         }
     }
 
-    /// Traced instructions of the focused variant, as `[`/`]` step through them.
+    /// What `[`/`]` step through for the focused variant: its traced warps in the footprint's
+    /// pop-up, else its traced instructions.
     fn instruction_count(&self) -> usize {
-        self.result()
-            .and_then(|r| r.variants.get(self.variant))
-            .map_or(0, |v| crate::analysis::heatmap::worst_first(v).len())
+        let v = self.result().and_then(|r| r.variants.get(self.variant));
+        match self.overlay {
+            Overlay::Footprint => v.map_or(0, |v| crate::analysis::footprint::warps(v).len()),
+            _ => v.map_or(0, |v| crate::analysis::heatmap::worst_first(v).len()),
+        }
     }
 
     /// A number key answers the question being asked, and only when it is on screen.

@@ -30,6 +30,35 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::Widget;
 
+/// Which screen `render_view` draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// The lesson: prose and the variant columns.
+    Lesson,
+    /// The sweep charts in place of the columns (`g`).
+    Chart,
+    /// The texture footprint pop-up (`f`).
+    Footprint,
+    /// The heatmap pop-up (`h`).
+    Heatmap,
+}
+
+impl View {
+    pub const ALL: [(&'static str, View); 4] = [
+        ("lesson", View::Lesson),
+        ("chart", View::Chart),
+        ("footprint", View::Footprint),
+        ("heatmap", View::Heatmap),
+    ];
+
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, v)| *v == self)
+            .map_or("lesson", |(n, _)| n)
+    }
+}
+
 /// The lesson screen as plain text, as `gpulab render` prints it: the figures hidden, as a
 /// learner who has not run yet sees it, unless `reveal` (as after `v`).
 pub fn render_text(
@@ -39,23 +68,82 @@ pub fn render_text(
     (page, width, height): (usize, u16, u16),
     reveal: bool,
 ) -> String {
+    let shot = Shot {
+        page,
+        width,
+        height,
+        reveal,
+        view: View::Lesson,
+        variant: 0,
+    };
+    render_view(lessons, idx, result, shot)
+}
+
+/// What `render_view` draws, and at which size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shot {
+    /// The prose page, from 0.
+    pub page: usize,
+    pub width: u16,
+    pub height: u16,
+    pub reveal: bool,
+    pub view: View,
+    /// The focused variant, by index.
+    pub variant: usize,
+}
+
+/// One screen of lesson `idx` as plain text: the lesson, or one of its views over it.
+pub fn render_view(
+    lessons: &[Lesson],
+    idx: usize,
+    result: Option<LessonResult>,
+    shot: Shot,
+) -> String {
     let mut progress = Progress::default();
-    if reveal {
+    if shot.reveal {
         progress.mark_revealed(&lessons[idx].id);
     }
     let mut app = App::new(lessons.to_vec(), None, progress);
     app.selected = idx;
-    app.page = page.min(app.page_count().saturating_sub(1));
+    app.page = shot.page.min(app.page_count().saturating_sub(1));
     app.color = false;
     // Nothing is looked for here: the screen shows what the result says, and no more.
     app.caps = Some(Default::default());
     if let Some(r) = result {
         app.results.insert(lessons[idx].id.clone(), r);
     }
-    let area = Rect::new(0, 0, width, height);
+    app.variant = shot
+        .variant
+        .min(lessons[idx].variants.len().saturating_sub(1));
+    match shot.view {
+        View::Lesson => {}
+        View::Chart => app.chart = true,
+        View::Footprint => app.overlay = Overlay::Footprint,
+        View::Heatmap => app.overlay = Overlay::Heatmap,
+    }
+    let area = Rect::new(0, 0, shot.width, shot.height);
     let mut buf = Buffer::empty(area);
     (&app).render(area, &mut buf);
     buffer_to_text(&buf)
+}
+
+/// The variant a footprint is drawn for: the first whose trace kept texture fetches, else
+/// the first that is passed a texture, else the first.
+pub fn footprint_variant(lesson: &Lesson, result: Option<&LessonResult>) -> usize {
+    let traced = result.and_then(|r| {
+        r.variants
+            .iter()
+            .position(|v| !crate::analysis::footprint::warps(v).is_empty())
+    });
+    traced
+        .or_else(|| {
+            lesson.variants.iter().position(|v| {
+                v.args
+                    .iter()
+                    .any(|a| matches!(a, crate::model::lesson::Arg::Texture(_)))
+            })
+        })
+        .unwrap_or(0)
 }
 
 /// A buffer's text, one line a row, trailing blanks trimmed.

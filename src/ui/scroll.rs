@@ -54,7 +54,7 @@ impl App {
         match self.overlay {
             Overlay::Code => self.scroll_code(rows),
             Overlay::None => self.scroll_prose(rows),
-            Overlay::Help | Overlay::Heatmap | Overlay::Memcheck => {}
+            Overlay::Help | Overlay::Heatmap | Overlay::Footprint | Overlay::Memcheck => {}
         }
     }
 

@@ -90,9 +90,11 @@ pub fn trace_variant(
     let count: u32 = module.global(SYM_COUNT)?.get()?;
     let (kept, overflow) = trace::decode::records_to_read(count, TRACE_CAPACITY);
     let bytes: Vec<u8> = records.download(kept * RECORD_BYTES)?;
+    let mut sites = inst.sites;
+    trace::analyze::set_normalized(&mut sites, trace::analyze::normalized_size(lesson, v));
     let recs =
-        trace::decode::decode(&bytes, &inst.sites).map_err(|e| TraceError::Trace(e.to_string()))?;
-    let mut m = trace::analyze::analyze(&recs, &inst.sites);
+        trace::decode::decode(&bytes, &sites).map_err(|e| TraceError::Trace(e.to_string()))?;
+    let mut m = trace::analyze::analyze(&recs, &sites);
     m.traced_blocks = s.traced;
     m.total_blocks = s.total;
     m.overflow = overflow;
@@ -146,4 +148,10 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut m.constant.requests);
     s(&mut m.constant.distinct);
     s(&mut m.local.bytes);
+    s(&mut m.cluster.requests);
+    s(&mut m.cluster.sectors);
+    s(&mut m.cluster.remote_requests);
+    s(&mut m.texture.requests);
+    s(&mut m.texture.texels);
+    s(&mut m.texture.rows);
 }

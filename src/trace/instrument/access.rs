@@ -2,7 +2,7 @@
 
 use super::registers::{RegTable, type_bits};
 use super::{DeclaredSpace, InstrumentError};
-use crate::model::access::AccessKind;
+use crate::model::access::{AccessKind, TexCoords};
 
 pub(super) struct Access<'a> {
     /// The guard as written, `@%p1` or `@!%p1`.
@@ -11,7 +11,10 @@ pub(super) struct Access<'a> {
     pub(super) space: DeclaredSpace,
     pub(super) kind: AccessKind,
     pub(super) width: u32,
+    /// The address operand; for a texture fetch, the coordinate vector (`{%f1, %f2}`).
     pub(super) addr: &'a str,
+    /// Texture fetches only.
+    pub(super) coords: Option<TexCoords>,
 }
 
 /// What the qualifiers of a traced opcode say.
@@ -41,6 +44,7 @@ pub(super) fn parse_access(stmt: &str, line: u32) -> Result<Option<Access<'_>>, 
     let kind = match quals.next() {
         Some("ld" | "ldu") => AccessKind::Load,
         Some("st") => AccessKind::Store,
+        Some("tex") => return super::texture::parse_tex(guard, op, &rest[op_end..], line),
         _ => return Ok(None),
     };
     let Some(q) = qualifiers(quals) else {
@@ -57,6 +61,7 @@ pub(super) fn parse_access(stmt: &str, line: u32) -> Result<Option<Access<'_>>, 
         kind,
         width: q.vec * elem,
         addr: operands[open + 1..close].trim(),
+        coords: None,
     }))
 }
 
@@ -70,14 +75,15 @@ fn qualifiers<'a>(quals: impl Iterator<Item = &'a str>) -> Option<Qualifiers> {
     for qual in quals {
         match qual {
             "shared" | "shared::cta" => q.space = DeclaredSpace::Shared,
+            "shared::cluster" => q.space = DeclaredSpace::Cluster,
             "global" => q.space = DeclaredSpace::Global,
             "local" => q.space = DeclaredSpace::Local,
             "v2" => q.vec = 2,
             "v4" => q.vec = 4,
             "v8" => q.vec = 8,
-            // Cluster shared memory, parameters and the asynchronous/bulk stores have no
-            // per-lane address in the windows the record describes.
-            "shared::cluster" | "async" | "bulk" => return None,
+            // Parameters and the asynchronous/bulk copies have no per-lane address in the
+            // windows the record describes.
+            "async" | "bulk" => return None,
             t if t == "param" || t.starts_with("param::") => return None,
             t if t == "const" || t.starts_with("const[") => q.space = DeclaredSpace::Const,
             t => {

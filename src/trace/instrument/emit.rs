@@ -26,12 +26,17 @@ pub(super) fn site_block(
     symbols: &HashMap<String, DeclaredSpace>,
     line: u32,
 ) -> Result<String, InstrumentError> {
-    let (base, offset) = parse_address(access.addr, regs, line)?;
     let mut b = format!("{{ // gpulab trace site {}: {}\n", site.id, site.op);
     b.push_str(&format!(".reg .b64 {A};\n.reg .b32 {W};\n"));
     b.push_str(".reg .b32 %__gpulab_s;\n.reg .b32 %__gpulab_m;\n");
     b.push_str(".param .b64 __gpulab_p0;\n.param .b32 __gpulab_p1;\n.param .b32 __gpulab_p2;\n");
-    let space = load_address(&mut b, &base, offset, site.space, symbols);
+    let space = match access.coords {
+        Some(_) => load_coordinates(&mut b, access.addr),
+        None => {
+            let (base, offset) = parse_address(access.addr, regs, line)?;
+            load_address(&mut b, &base, offset, site.space, symbols)
+        }
+    };
     let meta = (access.width << 8) | space.code();
     b.push_str(&format!("mov.u32 %__gpulab_s, {};\n", site.id));
     b.push_str(&format!("mov.u32 %__gpulab_m, {meta};\n"));
@@ -53,6 +58,19 @@ pub(super) fn site_block(
         "call {LOG_FUNC}, (__gpulab_p0, __gpulab_p1, __gpulab_p2);\n}}\n"
     ));
     Ok(b)
+}
+
+/// Put a fetch's coordinates' bits in `A`, y << 32 | x (y 0 for 1D): the logger keeps them
+/// exact, and the analysis reads them as the site's coordinate type.
+fn load_coordinates(b: &mut String, coords: &str) -> DeclaredSpace {
+    let c = super::texture::coordinates(coords);
+    let x = c.first().copied().unwrap_or("0");
+    let y = c.get(1).copied().unwrap_or("0");
+    b.push_str(".reg .b32 %__gpulab_x;\n.reg .b32 %__gpulab_y;\n");
+    b.push_str(&format!("mov.b32 %__gpulab_x, {x};\n"));
+    b.push_str(&format!("mov.b32 %__gpulab_y, {y};\n"));
+    b.push_str(&format!("mov.b64 {A}, {{%__gpulab_x, %__gpulab_y}};\n"));
+    DeclaredSpace::Texture
 }
 
 /// Put the access's 64-bit address in `A`; returns the space to report, which a generic

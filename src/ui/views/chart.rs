@@ -8,7 +8,7 @@ use crate::model::results::LessonResult;
 use crate::model::{Lesson, Sweep};
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
 use ratatui::text::Line;
 use ratatui::widgets::{Axis, Block, Borders, Chart, Dataset, GraphType, Paragraph, Widget};
@@ -86,20 +86,55 @@ fn number(v: f64) -> String {
     }
 }
 
-/// The chart of the lesson's first sweep in `area`, or a line saying there is none.
+/// Rows a chart needs to be read: its axes, ticks, titles and a few rows of plot.
+const MIN_CHART_ROWS: u16 = 12;
+
+/// The charts of the lesson's sweeps in `area`, one under another when they all fit, else
+/// the one `[`/`]` chose; or a line saying there is none.
 pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let Some((lesson, sweep)) = app.lesson().and_then(|l| l.sweeps.first().map(|s| (l, s))) else {
+    let Some(lesson) = app.lesson().filter(|l| !l.sweeps.is_empty()) else {
         Paragraph::new(" This lesson sweeps nothing: no chart (g goes back).").render(area, buf);
         return;
     };
+    let n = lesson.sweeps.len() as u16;
+    if n == 1 || area.height / n >= MIN_CHART_ROWS {
+        let rows =
+            Layout::vertical(vec![Constraint::Ratio(1, u32::from(n)); n as usize]).split(area);
+        for (i, (sweep, rect)) in lesson.sweeps.iter().zip(rows.iter()).enumerate() {
+            let which = (n > 1).then_some((i, n as usize, false));
+            render_one(app, lesson, sweep, which, *rect, buf, th);
+        }
+    } else {
+        let i = app.sweep.min(n as usize - 1);
+        let which = Some((i, n as usize, true));
+        render_one(app, lesson, &lesson.sweeps[i], which, area, buf, th);
+    }
+}
+
+/// One sweep's chart; `which` is (index, count, whether the others are hidden) when the
+/// lesson has several.
+fn render_one(
+    app: &App,
+    lesson: &Lesson,
+    sweep: &Sweep,
+    which: Option<(usize, usize, bool)>,
+    area: Rect,
+    buf: &mut Buffer,
+    th: &Theme,
+) {
     let shown = app.result().filter(|_| app.revealed());
     let p = plot(lesson, sweep, shown);
     let from = shown.map_or_else(
         || "v shows the recorded figures, r runs".to_string(),
         source_label,
     );
+    let of = match which {
+        Some((i, n, true)) => format!(" · {}/{n}, [ ] others", i + 1),
+        Some((i, n, false)) => format!(" · {}/{n}", i + 1),
+        None => String::new(),
+    };
     let title = format!(
-        " {}: {} by {} · {from} ",
+        " {}: {} by {} · {from}{of} ",
         sweep.name, p.y_title, sweep.x_label
     );
     let block = Block::default()

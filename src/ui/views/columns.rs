@@ -245,6 +245,11 @@ fn memory_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
     if let Some(x) = per_request(m.global.sectors, m.global.requests) {
         lines.push(Line::raw(format!("global {x:.2} sectors/request")));
     }
+    lines.extend(
+        crate::analysis::describe::space_lines(m)
+            .into_iter()
+            .map(Line::raw),
+    );
     if m.local.bytes > 0 {
         lines.push(Line::raw(format!(
             "local {} MiB moved",

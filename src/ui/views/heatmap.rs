@@ -173,10 +173,9 @@ fn overlay_lines(app: &App, width: usize, th: &Theme) -> Vec<Line<'static>> {
     };
     let list = worst_first(v);
     if list.is_empty() {
-        let why = v
-            .trace_error
-            .clone()
-            .unwrap_or_else(|| "no shared or global accesses traced for this variant".into());
+        let why = v.trace_error.clone().unwrap_or_else(|| {
+            "no shared, global, constant or cluster accesses traced for this variant".into()
+        });
         return vec![Line::raw(why)];
     }
     if app.aggregate {

@@ -30,6 +30,12 @@ pub const KEYS: &[(&str, &str)] = &[
 /// Keys only a lesson with a sweep has; the help lists them on such a lesson.
 pub const SWEEP_KEYS: &[(&str, &str)] = &[("g", "chart of the sweep, in place of the variants")];
 
+/// Keys only a lesson with a texture has.
+pub const TEXTURE_KEYS: &[(&str, &str)] = &[(
+    "f",
+    "footprint: where a warp's texture fetches land ([ ] warp, a all)",
+)];
+
 /// What the marks on the screen mean.
 pub const MARKS: &[(&str, &str)] = &[
     ("▸", "the lesson on screen"),
@@ -55,8 +61,13 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 /// The help, as wide as its longest line (or the screen, wrapping what does not fit).
-pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme, sweeps: bool) {
-    let extra = if sweeps { SWEEP_KEYS } else { &[] };
+pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme, sweeps: bool, textures: bool) {
+    let extra: Vec<(&str, &str)> = [(sweeps, SWEEP_KEYS), (textures, TEXTURE_KEYS)]
+        .into_iter()
+        .filter(|(on, _)| *on)
+        .flat_map(|(_, keys)| keys.iter().copied())
+        .collect();
+    let extra = extra.as_slice();
     let key_w = KEYS
         .iter()
         .chain(extra)

@@ -2,7 +2,7 @@
 //! keys. Borrows the state; owns nothing.
 
 use super::theme::Theme;
-use super::{chart, columns, heatmap, list, loading, memcheck, overlays, prose};
+use super::{chart, columns, footprint, heatmap, list, loading, memcheck, overlays, prose};
 use crate::analysis::describe::source_label;
 use crate::model::Lesson;
 use crate::model::results::Source;
@@ -50,9 +50,13 @@ impl Widget for &App {
         Line::styled(keys, th.dim).render(a.keys, buf);
         match self.overlay {
             Overlay::None => {}
-            Overlay::Help => overlays::render_help(a.main, buf, &th, sweeps),
+            Overlay::Help => {
+                let textures = !lesson.textures.is_empty();
+                overlays::render_help(a.main, buf, &th, sweeps, textures)
+            }
             Overlay::Code => overlays::render_code(self, a.main, buf, &th),
             Overlay::Heatmap => heatmap::render_overlay(self, a.main, buf, &th),
+            Overlay::Footprint => footprint::render_overlay(self, a.main, buf, &th),
             Overlay::Memcheck => memcheck::render(self, a.main, buf, &th),
         }
     }

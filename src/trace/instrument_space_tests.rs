@@ -1,0 +1,74 @@
+//! Instrumenting the spaces whose lanes do not name a plain address: `shared::cluster`
+//! accesses and texture fetches, and the logger's cluster section by target.
+
+use super::tests::{block_before, module, one};
+use super::*;
+
+#[test]
+fn cluster_accesses_and_texture_fetches_are_sites_of_their_own() {
+    let body = "\tld.shared::cluster.u32 %r2, [%r3];\n\
+                \tst.shared::cluster.v2.u32 [%r3+8], {%r1, %r2};\n\
+                \t@%p1 tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2}];\n\
+                \ttex.level.1d.v4.s32.s32 {%r1, %r2, %r4, %r5}, [%rd1, {%r6}], %f1;\n";
+    let (inst, ptx) = one(body);
+    let got: Vec<_> = inst
+        .sites
+        .iter()
+        .map(|s| (s.space, s.kind, s.width, s.coords))
+        .collect();
+    use crate::model::access::{CoordType, TexCoords};
+    let tex = |ty, dims| {
+        Some(TexCoords {
+            ty,
+            dims,
+            normalized: None,
+        })
+    };
+    assert_eq!(
+        got,
+        [
+            (DeclaredSpace::Cluster, AccessKind::Load, 4, None),
+            (DeclaredSpace::Cluster, AccessKind::Store, 8, None),
+            (
+                DeclaredSpace::Texture,
+                AccessKind::Load,
+                16,
+                tex(CoordType::F32, 2)
+            ),
+            (
+                DeclaredSpace::Texture,
+                AccessKind::Load,
+                16,
+                tex(CoordType::S32, 1)
+            ),
+        ]
+    );
+    // Cluster: the 32-bit window address widened, space 5; the logger can name its rank.
+    let b = block_before(&ptx, "ld.shared::cluster.u32 %r2");
+    assert!(
+        b.contains("cvt.u64.u32 %__gpulab_a, %r3;") && b.contains("mov.u32 %__gpulab_m, 1029;")
+    );
+    assert!(ptx.contains("getctarank.u64"));
+    // Texture: the coordinates' bits, x low, under the fetch's guard.
+    let b = block_before(&ptx, "@%p1 tex.2d");
+    assert!(b.contains("mov.b32 %__gpulab_x, %f1;\n") && b.contains("mov.b32 %__gpulab_y, %f2;\n"));
+    assert!(b.contains("mov.b64 %__gpulab_a, {%__gpulab_x, %__gpulab_y};"));
+    assert!(b.contains("mov.u32 %__gpulab_m, 4102;") && b.contains("@!%p1 mov.u32 %__gpulab_m"));
+    let b = block_before(&ptx, "tex.level.1d.v4.s32.s32 {");
+    assert!(b.contains("mov.b32 %__gpulab_x, %r6;\n") && b.contains("mov.b32 %__gpulab_y, 0;\n"));
+}
+
+#[test]
+fn below_sm_90_the_logger_has_no_cluster_instructions() {
+    let src = module("\tld.global.u32 %r2, [%rd1];\n").replace("sm_90", "sm_80");
+    let inst = instrument(&src).unwrap();
+    assert_eq!(inst.sites.len(), 1);
+    for op in [
+        "isspacep.shared::cluster",
+        "getctarank.",
+        "mapa.",
+        "%cluster_ctarank",
+    ] {
+        assert!(!inst.ptx.contains(op), "{op} in\n{}", inst.ptx);
+    }
+}
