@@ -3,6 +3,7 @@
 
 mod attrs;
 mod cx;
+mod exercises;
 mod extras;
 mod kernel;
 mod launch;
@@ -63,13 +64,24 @@ fn no_lessons(dir: &str) -> CourseError {
 
 /// Load one lesson; `file` is the name shown in messages.
 pub fn load_file(root: &CourseRoot, file: &str, text: &str) -> Result<Lesson, Vec<CourseError>> {
+    load_file_sized(root, file, text, &[])
+}
+
+/// As `load_file`, with some problem sizes set to the values given (an exercise's extra
+/// sizes): everything evaluated over them is evaluated again.
+pub fn load_file_sized(
+    root: &CourseRoot,
+    file: &str,
+    text: &str,
+    sizes: &[(String, i64)],
+) -> Result<Lesson, Vec<CourseError>> {
     let text = text::without_bom(text);
     let mut errs = Errors {
         file: file.to_string(),
         list: Vec::new(),
     };
     let lesson = read::read(text, &mut errs).and_then(|(raw, spans)| {
-        let lesson = resolve::resolve(raw, root, file, &spans, &mut errs);
+        let lesson = resolve::resolve(raw, root, file, &spans, &mut errs, sizes);
         lesson.filter(|_| errs.list.is_empty())
     });
     match lesson {

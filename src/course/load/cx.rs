@@ -15,6 +15,9 @@ pub(super) struct Cx<'a> {
     pub broken_names: HashSet<String>,
     /// Top-level keys whose value could not be read (their errors are already reported).
     pub failed: HashSet<String>,
+    /// Problem sizes set from outside (an exercise's extra sizes) in place of their
+    /// expressions; later sizes are evaluated over them.
+    pub sizes: Vec<(String, i64)>,
 }
 
 impl<'a> Cx<'a> {
@@ -24,6 +27,7 @@ impl<'a> Cx<'a> {
             errs,
             broken_names: HashSet::new(),
             failed: failed.iter().cloned().collect(),
+            sizes: Vec::new(),
         }
     }
 
