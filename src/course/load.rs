@@ -95,6 +95,23 @@ pub fn load_file_sized(
     }
 }
 
+/// The lesson in `file` of `root` loaded again with some problem sizes set: an exercise
+/// checks the learner's output at its extra sizes this way.
+pub fn reload_sized(
+    root: &CourseRoot,
+    file: &str,
+    sizes: &[(String, i64)],
+) -> Result<Lesson, Vec<CourseError>> {
+    let files = root
+        .lesson_files()
+        .map_err(|e| vec![whole_file(file, e.to_string())])?;
+    let Some((name, text)) = files.into_iter().find(|(n, _)| n == file) else {
+        return Err(vec![whole_file(file, "the lesson file is gone".into())]);
+    };
+    let text = text.map_err(|e| vec![unreadable(&name, e)])?;
+    load_file_sized(root, &name, &text, sizes)
+}
+
 /// Validate files and folders (a folder: the lesson files in it), as `gpulab check` does.
 /// A file's kernels resolve against the folder above the one that holds it. Returns the
 /// lessons that loaded and the errors of the rest.
