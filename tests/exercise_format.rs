@@ -53,7 +53,10 @@ fn an_exercise_loads_with_its_variant_built_like_the_lessons() {
     assert_eq!(ex.yours.kernel, "copy_mine");
     assert_eq!(ex.yours.grid, [16, 1, 1], "inherited from `plain`");
     assert_eq!(ex.yours.options, ["-maxrregcount=32"]);
-    assert!(ex.yours.source.contains("if (i < n)"), "the solution's text");
+    assert!(
+        ex.yours.source.contains("if (i < n)"),
+        "the solution's text"
+    );
     assert_eq!(ex.hints.len(), 2);
     assert_eq!(ex.checks.len(), 2);
     assert_eq!(ex.sizes, vec![vec![("n".to_string(), 1000)]]);
@@ -72,7 +75,12 @@ fn an_exercise_loads_with_its_variant_built_like_the_lessons() {
 #[test]
 fn an_unknown_key_in_an_exercise_is_placed() {
     let (line, _) = at("hints:");
-    one_error("    hints:", "    hintz:", (line, 5), "unknown field `hintz`");
+    one_error(
+        "    hints:",
+        "    hintz:",
+        (line, 5),
+        "unknown field `hintz`",
+    );
 }
 
 #[test]
@@ -125,7 +133,12 @@ fn an_unknown_size_and_an_unknown_like_are_placed() {
     let (line, _) = at("sizes:");
     let b = base();
     let col = b.lines().nth(line - 1).unwrap().find("n: 1000").unwrap() + 1;
-    one_error("{ n: 1000 }", "{ m: 1000 }", (line, col), "`m` is not a problem size");
+    one_error(
+        "{ n: 1000 }",
+        "{ m: 1000 }",
+        (line, col),
+        "`m` is not a problem size",
+    );
     let (line, col) = at("like: plain");
     one_error(
         "like: plain",
@@ -142,5 +155,33 @@ fn an_exercise_id_given_twice_is_an_error() {
     let doubled = format!("{b}{}", &b[start..]);
     let errs = load(&doubled).expect_err("should fail");
     assert_eq!(errs.len(), 1, "{errs:#?}");
-    assert!(errs[0].contains("exercise `fix-copy` is defined twice"), "{errs:?}");
+    assert!(
+        errs[0].contains("exercise `fix-copy` is defined twice"),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn an_exercise_id_is_unique_across_the_course() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lessons = tmp.path().join("lessons");
+    std::fs::create_dir_all(&lessons).unwrap();
+    for dir in ["kernels/tiny", "exercises/tiny/fix-copy"] {
+        let from = fixture(&format!("expack/{dir}"));
+        std::fs::create_dir_all(tmp.path().join(dir)).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), tmp.path().join(dir).join(e.file_name())).unwrap();
+        }
+    }
+    std::fs::write(lessons.join("01-tiny.yaml"), base()).unwrap();
+    let second = base().replace("id: tiny", "id: tiny-two");
+    std::fs::write(lessons.join("02-tiny-two.yaml"), &second).unwrap();
+    let (loaded, errs) = gpulab::course::load_course(&CourseRoot::Dir(lessons));
+    assert_eq!(loaded.len(), 2);
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    let (line, col) = at("id: fix-copy");
+    assert_eq!((errs[0].line, errs[0].col), (line, col + 4), "{errs:?}");
+    assert!(errs[0].file.ends_with("02-tiny-two.yaml"), "{errs:?}");
+    assert!(errs[0].message.contains("already used by"), "{errs:?}");
 }

@@ -82,7 +82,11 @@ fn start_copies_the_starter_once_and_never_overwrites_the_learners_file() {
     let lab = Lab::new();
     let o = lab.ex(&["start", "fix-copy"]);
     assert!(o.status.success(), "{}", text(&o));
-    assert!(text(&o).contains(&lab.mine().display().to_string()), "{}", text(&o));
+    assert!(
+        text(&o).contains(&lab.mine().display().to_string()),
+        "{}",
+        text(&o)
+    );
     let starter = std::fs::read_to_string(lab.starter()).unwrap();
     assert_eq!(std::fs::read_to_string(lab.mine()).unwrap(), starter);
     std::fs::write(lab.mine(), "// my work\n").unwrap();
@@ -158,10 +162,17 @@ fn the_solution_waits_for_a_pass_unless_asked_anyway_which_is_recorded() {
 fn hints_come_one_at_a_time_and_are_counted() {
     let lab = Lab::new();
     let first = lab.ex(&["hint", "fix-copy"]);
-    assert!(text(&first).contains("hint 1 of 2: First hint."), "{}", text(&first));
+    assert!(
+        text(&first).contains("hint 1 of 2: First hint."),
+        "{}",
+        text(&first)
+    );
     let second = lab.ex(&["hint", "fix-copy", "--json"]);
     let j: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
-    assert_eq!((j["hint"].as_u64(), j["text"].as_str()), (Some(2), Some("Second hint.")));
+    assert_eq!(
+        (j["hint"].as_u64(), j["text"].as_str()),
+        (Some(2), Some("Second hint."))
+    );
     let list: serde_json::Value =
         serde_json::from_slice(&lab.ex(&["list", "--json"]).stdout).unwrap();
     assert_eq!(list[0]["hints_shown"], 2);
@@ -172,7 +183,11 @@ fn check_before_start_says_how_to_start() {
     let lab = Lab::new();
     let o = lab.ex(&["check", "fix-copy"]);
     assert_ne!(o.status.code(), Some(0));
-    assert!(text(&o).contains("gpulab ex start fix-copy"), "{}", text(&o));
+    assert!(
+        text(&o).contains("gpulab ex start fix-copy"),
+        "{}",
+        text(&o)
+    );
 }
 
 /// 64 live words under -maxrregcount=32: spills.
@@ -206,7 +221,11 @@ fn the_loop_from_a_spilling_file_to_a_fixed_one() {
     let out = text(&o);
     assert!(out.contains("✗ yours spill_stores == 0"), "{out}");
     assert_eq!(o.status.code(), Some(1), "{out}");
-    let fix = lab.lessons.parent().unwrap().join("exercises/tiny/fix-copy/solution.cu");
+    let fix = lab
+        .lessons
+        .parent()
+        .unwrap()
+        .join("exercises/tiny/fix-copy/solution.cu");
     std::fs::copy(fix, lab.mine()).unwrap();
     let o = lab.ex(&["check", "fix-copy"]);
     let out = text(&o);

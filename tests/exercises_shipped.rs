@@ -66,7 +66,11 @@ fn every_shipped_starter_and_solution_compiles_and_the_compile_level_checks_agre
         assert!(r["compile_error"].is_null(), "{} solution: {r}", ex.id);
         let m = marks(&r);
         for (c, m) in &m {
-            assert!(m == "pass" || m == "needs_gpu", "{} solution: {c} is {m}", ex.id);
+            assert!(
+                m == "pass" || m == "needs_gpu",
+                "{} solution: {c} is {m}",
+                ex.id
+            );
         }
         // Exit 0 needs a check that was judged; one with only GPU checks has none here.
         let judged = m.iter().any(|(_, m)| m == "pass");
@@ -75,7 +79,10 @@ fn every_shipped_starter_and_solution_compiles_and_the_compile_level_checks_agre
     // These four teach what the compiler's report shows: spills, a stack frame, shared
     // memory. Their starters must fail without a GPU.
     for id in ["spill-cap", "shuffle-sum", "private-array", "by-value"] {
-        assert!(caught.contains(&id.to_string()), "{id} starter passed: {caught:?}");
+        assert!(
+            caught.contains(&id.to_string()),
+            "{id} starter passed: {caught:?}"
+        );
     }
 }
 

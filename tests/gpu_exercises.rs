@@ -30,7 +30,10 @@ fn check(lessons: Option<&Path>, ws: &Path, id: &str) -> (i32, serde_json::Value
 fn summary(r: &serde_json::Value) -> String {
     let mut s = String::new();
     for l in r["lines"].as_array().into_iter().flatten() {
-        s.push_str(&format!("  {} {}  {}\n", l["mark"], l["check"], l["detail"]));
+        s.push_str(&format!(
+            "  {} {}  {}\n",
+            l["mark"], l["check"], l["detail"]
+        ));
     }
     if let Some(e) = r["compile_error"].as_str() {
         s.push_str(&format!("  compile error: {e}\n"));
@@ -50,15 +53,28 @@ fn each_shipped_starter_fails_a_check_and_each_solution_passes_all() {
         let mine = ws.join(format!("{}.cu", ex.id));
         std::fs::write(&mine, &ex.starter).unwrap();
         let (code, r, _) = check(None, ws, &ex.id);
-        eprintln!("{} starter on {} (exit {code}):\n{}", ex.id, dev.name, summary(&r));
-        let fails = r["lines"].as_array().unwrap().iter().any(|l| l["mark"] == "fail");
+        eprintln!(
+            "{} starter on {} (exit {code}):\n{}",
+            ex.id,
+            dev.name,
+            summary(&r)
+        );
+        let fails = r["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["mark"] == "fail");
         if code == 0 || !fails {
             problems.push(format!("{}: the starter fails no check", ex.id));
         }
         std::fs::write(&mine, &ex.solution).unwrap();
         let (code, r, err) = check(None, ws, &ex.id);
         eprintln!("{} solution (exit {code}):\n{}", ex.id, summary(&r));
-        let all = r["lines"].as_array().unwrap().iter().all(|l| l["mark"] == "pass");
+        let all = r["lines"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|l| l["mark"] == "pass");
         if code != 0 || !all || !r["compile_error"].is_null() {
             problems.push(format!("{}: the solution does not pass\n{err}", ex.id));
         }
@@ -92,7 +108,10 @@ fn the_output_check_catches_a_kernel_wrong_only_at_sizes_off_the_block() {
     let tmp = tempfile::tempdir().unwrap();
     let lessons = fixture("expack/lessons");
     let mine = tmp.path().join("fix-copy.cu");
-    for (name, src) in [("full blocks only", FULL_BLOCKS_ONLY), ("off by one", OFF_BY_ONE)] {
+    for (name, src) in [
+        ("full blocks only", FULL_BLOCKS_ONLY),
+        ("off by one", OFF_BY_ONE),
+    ] {
         std::fs::write(&mine, src).unwrap();
         let (code, r, err) = check(Some(&lessons), tmp.path(), "fix-copy");
         let first = &r["lines"][0];

@@ -110,7 +110,10 @@ fn start(cx: &Ctx, id: &str) -> Result<i32> {
             path,
             upstream_changed,
         } => {
-            println!("your file is already there, left as it is: {}", path.display());
+            println!(
+                "your file is already there, left as it is: {}",
+                path.display()
+            );
             if upstream_changed {
                 println!("{}", upstream_note(&ex.id));
             }
@@ -143,14 +146,9 @@ fn check(cx: &mut Ctx, device: u32, id: &str, json: bool) -> Result<i32> {
         ex,
     };
     let mut client = WorkerClient::new();
-    let report = ex_check::check(&mut client, device, &target, &yours, |m| {
-        eprintln!("· {m}")
-    })?;
+    let report = ex_check::check(&mut client, device, &target, &yours, |m| eprintln!("· {m}"))?;
     let (passed, failed) = (report.passed(), report.failed());
-    let judged = report
-        .lines
-        .iter()
-        .any(|l| l.mark == ex_check::Mark::Pass);
+    let judged = report.lines.iter().any(|l| l.mark == ex_check::Mark::Pass);
     let ex_id = ex.id.clone();
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -177,7 +175,8 @@ fn hint(cx: &mut Ctx, id: &str, json: bool) -> Result<i32> {
     cx.save()?;
     let text = &hints[n - 1];
     if json {
-        let j = serde_json::json!({ "exercise": ex_id, "hint": n, "of": hints.len(), "text": text });
+        let j =
+            serde_json::json!({ "exercise": ex_id, "hint": n, "of": hints.len(), "text": text });
         println!("{}", serde_json::to_string_pretty(&j)?);
     } else {
         println!("hint {n} of {}: {}", hints.len(), text.trim_end());
@@ -202,7 +201,8 @@ fn solution(cx: &mut Ctx, id: &str, anyway: bool, json: bool) -> Result<i32> {
     cx.book.record_solution(&ex_id);
     cx.save()?;
     if json {
-        let j = serde_json::json!({ "exercise": ex_id, "path": path, "passed": passed, "text": text });
+        let j =
+            serde_json::json!({ "exercise": ex_id, "path": path, "passed": passed, "text": text });
         println!("{}", serde_json::to_string_pretty(&j)?);
     } else {
         print!("{text}");

@@ -100,7 +100,8 @@ pub fn check_text(ex: &Exercise, file: &str, r: &CheckReport) -> String {
     let count = |m: Mark| r.lines.iter().filter(|l| l.mark == m).count();
     let (pass, gpu) = (count(Mark::Pass), count(Mark::NeedsGpu));
     let verdict = if r.passed() {
-        "passed: every check holds; `gpulab ex solution ID` shows the solution".replace("ID", &ex.id)
+        "passed: every check holds; `gpulab ex solution ID` shows the solution"
+            .replace("ID", &ex.id)
     } else if r.failed() {
         format!("not yet: {pass} of {} checks hold", r.lines.len())
     } else {

@@ -26,7 +26,10 @@ pub fn watch(file: &Path, mut check: impl FnMut() -> Result<i32>) -> Result<i32>
         .as_mut()
         .is_some_and(|w| w.watch(dir, RecursiveMode::NonRecursive).is_ok());
     if !watching {
-        eprintln!("· no file events here: polling {} every second", file.display());
+        eprintln!(
+            "· no file events here: polling {} every second",
+            file.display()
+        );
     }
     let mut last = None;
     loop {

@@ -165,6 +165,7 @@ fn load_files(root: &CourseRoot, files: FileTexts) -> (Vec<Lesson>, Vec<CourseEr
     let mut lessons: Vec<Lesson> = Vec::new();
     let mut errors = Vec::new();
     let mut first_file: HashMap<String, String> = HashMap::new();
+    let mut first_exercise: HashMap<String, String> = HashMap::new();
     for (file, text) in files {
         let text = match text {
             Ok(t) => t,
@@ -187,6 +188,7 @@ fn load_files(root: &CourseRoot, files: FileTexts) -> (Vec<Lesson>, Vec<CourseEr
                         message: format!("id `{}` is already used by {other}", lesson.id),
                     });
                 } else {
+                    errors.extend(exercise_clashes(&lesson, &text, &file, &mut first_exercise));
                     first_file.insert(lesson.id.clone(), file);
                     lessons.push(lesson);
                 }
@@ -196,6 +198,33 @@ fn load_files(root: &CourseRoot, files: FileTexts) -> (Vec<Lesson>, Vec<CourseEr
     }
     lessons.sort_by(|a, b| (a.order, &a.file).cmp(&(b.order, &b.file)));
     (lessons, errors)
+}
+
+/// `gpulab ex start ID` names an exercise by its id alone, so an id is unique in the course.
+fn exercise_clashes(
+    lesson: &Lesson,
+    text: &str,
+    file: &str,
+    first: &mut HashMap<String, String>,
+) -> Vec<CourseError> {
+    let mut out = Vec::new();
+    for (k, ex) in lesson.exercises.iter().enumerate() {
+        if let Some(other) = first.get(&ex.id) {
+            let at = Spans::parse(text)
+                .ok()
+                .and_then(|s| s.value(&format!("exercises[{k}].id")))
+                .map_or(Pos::START, |s| s.pos);
+            out.push(CourseError {
+                file: file.to_string(),
+                line: at.line,
+                col: at.col,
+                message: format!("exercise id `{}` is already used by {other}", ex.id),
+            });
+        } else {
+            first.insert(ex.id.clone(), file.to_string());
+        }
+    }
+    out
 }
 
 fn root_name(root: &CourseRoot) -> String {

@@ -8,10 +8,10 @@ use super::client::{WorkerClient, WorkerFailure};
 use super::ex_lesson::{Oracle, Yours, compile_only, exercise_lesson};
 use super::fold;
 use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
 use crate::model::exercise::{Exercise, YOURS};
 use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
 use crate::model::results::{LessonResult, PtxasReport, Source, VariantResult};
-use crate::model::Lesson;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -234,7 +234,10 @@ fn correctness(
             Ok(l) => l,
             Err(errs) => {
                 let why = errs.first().map(|e| e.to_string()).unwrap_or_default();
-                return line(Mark::Fail, format!("the lesson does not load at {at}: {why}"));
+                return line(
+                    Mark::Fail,
+                    format!("the lesson does not load at {at}: {why}"),
+                );
             }
         };
         let Some(sx) = sized.exercises.iter().find(|e| e.id == t.ex.id) else {

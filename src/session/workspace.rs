@@ -144,7 +144,11 @@ impl Workspace {
     fn free_backup(&self, ex: &Exercise, stamp: &str) -> PathBuf {
         let mut n = 0;
         loop {
-            let suffix = if n == 0 { String::new() } else { format!("-{n}") };
+            let suffix = if n == 0 {
+                String::new()
+            } else {
+                format!("-{n}")
+            };
             let p = self.dir.join(format!("{}.cu.{stamp}{suffix}.bak", ex.id));
             if !p.exists() {
                 return p;

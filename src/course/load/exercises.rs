@@ -32,7 +32,10 @@ pub(super) fn exercises(
         let at = format!("exercises[{k}]");
         let fresh = !seen.contains(&e.id.as_str());
         if !fresh {
-            cx.err(&format!("{at}.id"), format!("exercise `{}` is defined twice", e.id));
+            cx.err(
+                &format!("{at}.id"),
+                format!("exercise `{}` is defined twice", e.id),
+            );
         }
         seen.push(&e.id);
         let ex = exercise(cx, root, raw, e, &at, known, variant_names).filter(|_| fresh);
@@ -110,7 +113,10 @@ fn head(cx: &mut Cx, e: &RawExercise, at: &str) -> Option<()> {
         }
     }
     if e.hints.is_empty() {
-        cx.err(&format!("{at}.hints"), "an exercise needs at least one hint");
+        cx.err(
+            &format!("{at}.hints"),
+            "an exercise needs at least one hint",
+        );
         ok = false;
     }
     for (j, h) in e.hints.iter().enumerate() {
@@ -185,12 +191,7 @@ fn yours(
 }
 
 /// Claims about `yours`, in the lesson's claim grammar.
-fn checks(
-    cx: &mut Cx,
-    e: &RawExercise,
-    at: &str,
-    variant_names: &[String],
-) -> Option<Vec<Claim>> {
+fn checks(cx: &mut Cx, e: &RawExercise, at: &str, variant_names: &[String]) -> Option<Vec<Claim>> {
     let mut names: Vec<&str> = variant_names.iter().map(String::as_str).collect();
     names.push(YOURS);
     let mut out = Some(Vec::new());

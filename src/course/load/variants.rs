@@ -108,7 +108,14 @@ pub(super) fn resolve_all(
                 .clone()
                 .and_then(|m| {
                     let at = format!("variants[{i}]");
-                    build(cx, &named(v, name), &at, with(m, define), known, &mut sources)
+                    build(
+                        cx,
+                        &named(v, name),
+                        &at,
+                        with(m, define),
+                        known,
+                        &mut sources,
+                    )
                 })
                 .filter(|_| name_ok);
             match (resolved, out.as_mut()) {
