@@ -255,3 +255,33 @@ fn a_file_that_does_not_compile_shows_the_compilers_words_and_fails() {
     let err = r["compile_error"].as_str().unwrap_or_default();
     assert!(err.contains("expected a \";\""), "{}", text(&o));
 }
+
+#[test]
+fn gpulab_check_compiles_each_exercises_starter_and_solution() {
+    if !nvrtc_or_skip("gpulab_check_compiles_each_exercises_starter_and_solution") {
+        return;
+    }
+    let lab = Lab::new();
+    let check = || {
+        Command::new(bin())
+            .arg("--lessons")
+            .arg(&lab.lessons)
+            .arg("check")
+            .output()
+            .unwrap()
+    };
+    let o = check();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+    std::fs::write(
+        lab.starter(),
+        "extern \"C\" __global__ void copy_mine(const float* in, float* out, int n) { out[0] = in[0] }\n",
+    )
+    .unwrap();
+    let o = check();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(
+        text(&o).contains("(variant fix-copy starter)"),
+        "{}",
+        text(&o)
+    );
+}
