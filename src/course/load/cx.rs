@@ -21,13 +21,18 @@ pub(super) struct Cx<'a> {
 }
 
 impl<'a> Cx<'a> {
-    pub fn new(spans: &'a Spans, errs: &'a mut Errors, failed: &[String]) -> Self {
+    pub fn new(
+        spans: &'a Spans,
+        errs: &'a mut Errors,
+        failed: &[String],
+        sizes: &[(String, i64)],
+    ) -> Self {
         Cx {
             spans,
             errs,
             broken_names: HashSet::new(),
             failed: failed.iter().cloned().collect(),
-            sizes: Vec::new(),
+            sizes: sizes.to_vec(),
         }
     }
 

@@ -33,8 +33,7 @@ pub(super) fn resolve(
     errs: &mut Errors,
     sizes: &[(String, i64)],
 ) -> Option<Lesson> {
-    let mut cx = Cx::new(spans, errs, &raw.failed);
-    cx.sizes = sizes.to_vec();
+    let mut cx = Cx::new(spans, errs, &raw.failed, sizes);
     let head = head(&mut cx, &raw, file);
     let pages = pages(&mut cx, &raw);
     let problem = sizes::problem(&mut cx, &raw);
@@ -66,7 +65,6 @@ pub(super) fn resolve(
     let trace_blocks = trace_blocks(&mut cx, &raw);
     let checkpoint = checkpoint(&mut cx, &raw);
     let exercises = exercises::exercises(&mut cx, root, &raw, &known, &variant_names);
-
     Some(Lesson {
         id: head.id?,
         title: head.title?,
