@@ -87,7 +87,7 @@ fn every_shipped_starter_and_solution_compiles_and_the_compile_level_checks_agre
 }
 
 #[test]
-fn every_shipped_exercise_has_hints_checks_and_a_size_off_the_block() {
+fn every_shipped_exercise_has_hints_checks_and_extra_sizes() {
     let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
     for l in &lessons {
         for ex in &l.exercises {
@@ -95,6 +95,24 @@ fn every_shipped_exercise_has_hints_checks_and_a_size_off_the_block() {
             assert!(!ex.checks.is_empty(), "{}", ex.id);
             assert!(!ex.sizes.is_empty(), "{}: no extra sizes", ex.id);
             assert_ne!(ex.starter, ex.solution, "{}", ex.id);
+        }
+    }
+}
+
+#[test]
+fn every_shipped_lesson_loads_at_each_of_its_exercises_sizes() {
+    let root = CourseRoot::Bundled;
+    let (lessons, _) = gpulab::course::load_course(&root);
+    for l in &lessons {
+        for ex in &l.exercises {
+            for sizes in &ex.sizes {
+                let sized = gpulab::course::reload_sized(&root, &l.file, sizes)
+                    .unwrap_or_else(|e| panic!("{} at {sizes:?}: {e:#?}", ex.id));
+                assert!(sized.exercises.iter().any(|e| e.id == ex.id));
+                for set in sizes {
+                    assert!(sized.problem.contains(set), "{} at {sizes:?}", ex.id);
+                }
+            }
         }
     }
 }
