@@ -285,3 +285,44 @@ fn gpulab_check_compiles_each_exercises_starter_and_solution() {
         text(&o)
     );
 }
+
+/// Waits until `path` holds `needle` at least `times` times, or 60 s pass.
+fn wait_for(path: &Path, needle: &str, times: usize) -> bool {
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(60) {
+        let seen = std::fs::read_to_string(path).unwrap_or_default();
+        if seen.matches(needle).count() >= times {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    false
+}
+
+#[test]
+fn watch_checks_at_once_and_again_after_a_save() {
+    let lab = Lab::new();
+    lab.ex(&["start", "fix-copy"]);
+    let log = lab.data.join("watch.log");
+    std::fs::create_dir_all(&lab.data).unwrap();
+    let out = std::fs::File::create(&log).unwrap();
+    let mut child = Command::new(bin())
+        .arg("--lessons")
+        .arg(&lab.lessons)
+        .args(["ex", "--workspace"])
+        .arg(&lab.ws)
+        .args(["watch", "fix-copy"])
+        .env("GPULAB_DATA_DIR", &lab.data)
+        .stdout(std::process::Stdio::null())
+        .stderr(out)
+        .spawn()
+        .unwrap();
+    let first = wait_for(&log, "· watching", 1);
+    std::fs::write(lab.mine(), "// saved by an editor\n").unwrap();
+    let second = first && wait_for(&log, "· watching", 2);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert!(first, "no first check:\n{said}");
+    assert!(second, "no check after the save:\n{said}");
+}
