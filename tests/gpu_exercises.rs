@@ -108,16 +108,24 @@ fn the_output_check_catches_a_kernel_wrong_only_at_sizes_off_the_block() {
     let tmp = tempfile::tempdir().unwrap();
     let lessons = fixture("expack/lessons");
     let mine = tmp.path().join("fix-copy.cu");
-    for (name, src) in [
-        ("full blocks only", FULL_BLOCKS_ONLY),
-        ("off by one", OFF_BY_ONE),
-    ] {
+    // The fixture's starter has no bounds check: its last block writes past the output at
+    // n = 1000, into the guard zone.
+    let starter =
+        std::fs::read_to_string(fixture("expack/exercises/tiny/fix-copy/starter.cu")).unwrap();
+    let cases = [
+        ("full blocks only", FULL_BLOCKS_ONLY, "wrong at n = 1000"),
+        ("off by one", OFF_BY_ONE, "wrong at"),
+        ("no bounds check", starter.as_str(), "past the end of `out`"),
+    ];
+    for (name, src, says) in cases {
         std::fs::write(&mine, src).unwrap();
         let (code, r, err) = check(Some(&lessons), tmp.path(), "fix-copy");
         let first = &r["lines"][0];
         assert_eq!(first["mark"], "fail", "{name}: {}\n{err}", summary(&r));
+        let detail = first["detail"].as_str().unwrap_or_default();
+        assert!(detail.contains(says), "{name}: {detail}");
         assert_eq!(code, 1, "{name}");
-        eprintln!("{name}: {}", first["detail"]);
+        eprintln!("{name}: {detail}");
     }
     let solution = fixture("expack/exercises/tiny/fix-copy/solution.cu");
     std::fs::copy(solution, &mine).unwrap();

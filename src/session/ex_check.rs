@@ -142,6 +142,7 @@ fn main_options(ex: &Exercise) -> RunOptions {
     variants.extend(ex.compared());
     RunOptions {
         variants,
+        guard: true,
         ..RunOptions::default()
     }
 }
@@ -248,6 +249,7 @@ fn correctness(
             variants: vec![YOURS.to_string()],
             time: false,
             trace: false,
+            guard: true,
             ..RunOptions::default()
         };
         for _ in 0..t.ex.seeds {
