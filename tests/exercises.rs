@@ -326,3 +326,54 @@ fn watch_checks_at_once_and_again_after_a_save() {
     assert!(first, "no first check:\n{said}");
     assert!(second, "no check after the save:\n{said}");
 }
+
+fn fake_check(lab: &Lab, mode: &str) -> (Option<i32>, serde_json::Value, String) {
+    let o = Command::new(bin())
+        .arg("--lessons")
+        .arg(&lab.lessons)
+        .args(["ex", "--workspace"])
+        .arg(&lab.ws)
+        .args(["check", "fix-copy", "--json"])
+        .env("GPULAB_DATA_DIR", &lab.data)
+        .env("GPULAB_WORKER_FAKE", mode)
+        .output()
+        .unwrap();
+    let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+    (o.status.code(), v, text(&o))
+}
+
+#[test]
+fn on_a_gpu_the_output_is_checked_at_every_size_with_fresh_runs() {
+    // The fake worker stands for a GPU on which every variant is right: one run at the
+    // lesson's size, then `seeds` (2) at the one extra size.
+    let lab = Lab::new();
+    lab.ex(&["start", "fix-copy"]);
+    let (code, r, all) = fake_check(&lab, "gpu");
+    assert_eq!(r["live"], true, "{all}");
+    let first = &r["lines"][0];
+    assert_eq!(first["mark"], "pass", "{all}");
+    let detail = first["detail"].as_str().unwrap();
+    assert!(detail.contains("right in 3 runs"), "{detail}");
+    assert!(detail.contains("n = 1000"), "{detail}");
+    // The fake GPU reports no compile figures: those checks were not measured, which is
+    // not a pass.
+    assert_eq!(r["lines"][1]["mark"], "not_measured", "{all}");
+    assert_eq!(code, Some(1), "{all}");
+    assert!(all.contains("checking the output at n = 1000"), "{all}");
+}
+
+#[test]
+fn a_kernel_that_faults_fails_the_output_check_in_words() {
+    let lab = Lab::new();
+    lab.ex(&["start", "fix-copy"]);
+    let (code, r, all) = fake_check(&lab, "gpu,fault-on:yours");
+    let first = &r["lines"][0];
+    assert_eq!(first["mark"], "fail", "{all}");
+    let detail = first["detail"].as_str().unwrap();
+    assert!(detail.contains("illegal memory access"), "{detail}");
+    assert_eq!(code, Some(1), "{all}");
+    let list: serde_json::Value =
+        serde_json::from_slice(&lab.ex(&["list", "--json"]).stdout).unwrap();
+    assert_eq!(list[0]["passed"], false);
+    assert_eq!(list[0]["attempts"], 1);
+}

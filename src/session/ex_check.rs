@@ -108,10 +108,13 @@ pub fn check(
             Ok(report)
         }
         _ if caps.nvrtc.is_some() => {
+            let why = match fold::unmet(t.lesson, &caps) {
+                Some(unmet) => format!("this lesson {unmet}"),
+                None => format!("no GPU here ({})", caps.no_gpu.clone().unwrap_or_default()),
+            };
             say(&format!(
-                "no GPU here ({}): compiling with NVRTC for {FALLBACK_ARCH}; checks that \
-                 need a GPU are not judged",
-                caps.no_gpu.clone().unwrap_or_default()
+                "{why}: compiling with NVRTC for {FALLBACK_ARCH}; checks that need a GPU \
+                 are not judged"
             ));
             let l = compile_only(t.lesson, t.ex, yours);
             let mut result = fold::blank_result(&l, Source::Live, None);
