@@ -185,3 +185,14 @@ fn an_exercise_id_is_unique_across_the_course() {
     assert!(errs[0].file.ends_with("02-tiny-two.yaml"), "{errs:?}");
     assert!(errs[0].message.contains("already used by"), "{errs:?}");
 }
+
+#[test]
+fn a_check_on_a_measure_the_lesson_lacks_is_placed_on_the_check() {
+    let (line, col) = at("\"yours global.sectors_per_request <= 4\"");
+    one_error(
+        "\"yours global.sectors_per_request <= 4\"",
+        "\"yours measured.cycles < 3\"",
+        (line, col),
+        "unknown measure `cycles`",
+    );
+}

@@ -66,6 +66,7 @@ fn exercise(
         cx.err(&format!("{at}.starter"), msg);
     }
     let checks = checks(cx, e, at, variant_names);
+    let checks = checks.filter(|c| measures_known(cx, raw, c, at));
     let sizes = sizes(cx, e, at, known.problem);
     let seeds = seeds(cx, e, at);
     let solution_reference = reference(cx, e, at);
@@ -218,6 +219,33 @@ fn checks(cx: &mut Cx, e: &RawExercise, at: &str, variant_names: &[String]) -> O
         }
     }
     out
+}
+
+/// A `measured.NAME` check names one of the lesson's `measures`.
+fn measures_known(cx: &mut Cx, raw: &RawLesson, checks: &[Claim], at: &str) -> bool {
+    if cx.failed.contains("measures") {
+        return false;
+    }
+    let known: Vec<&str> = raw
+        .head
+        .measures
+        .iter()
+        .flatten()
+        .map(|m| m.name.as_str())
+        .collect();
+    let mut ok = true;
+    for (j, c) in checks.iter().enumerate() {
+        if let Some(name) = c.measure()
+            && !known.contains(&name)
+        {
+            cx.err(
+                &format!("{at}.checks[{j}]"),
+                format!("unknown measure `{name}` (measures: {})", known.join(", ")),
+            );
+            ok = false;
+        }
+    }
+    ok
 }
 
 /// Each extra size: problem sizes of the lesson, each > 0.
