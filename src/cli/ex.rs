@@ -63,13 +63,16 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
     match &a.cmd {
         ExCmd::List { json } => ex_report::list(&cx.lessons, &cx.ws, &cx.book, *json),
         ExCmd::Start { id } => start(&cx, id),
-        ExCmd::Check { id, json } => check(&mut cx, device, id, *json),
+        ExCmd::Check { id, json } => check(&mut cx, &mut WorkerClient::new(), device, id, *json),
         ExCmd::Watch { id } => {
             let (_, ex) = cx.find(id)?;
             cx.ws.read(ex)?;
+            // One worker for the whole watch: its GPU context and copy peak stay warm
+            // between saves.
+            let mut client = WorkerClient::new();
             super::ex_watch::watch(&cx.ws.file(ex), || {
                 let mut again = reload(root, a)?;
-                check(&mut again, device, id, false)
+                check(&mut again, &mut client, device, id, false)
             })
         }
         ExCmd::Hint { id, json } => hint(&mut cx, id, *json),
@@ -129,7 +132,13 @@ fn upstream_note(id: &str) -> String {
     )
 }
 
-fn check(cx: &mut Ctx, device: u32, id: &str, json: bool) -> Result<i32> {
+fn check(
+    cx: &mut Ctx,
+    client: &mut WorkerClient,
+    device: u32,
+    id: &str,
+    json: bool,
+) -> Result<i32> {
     let (lesson, ex) = cx.find(id)?;
     let src = cx.ws.read(ex)?;
     if cx.ws.upstream_changed(ex) {
@@ -145,8 +154,7 @@ fn check(cx: &mut Ctx, device: u32, id: &str, json: bool) -> Result<i32> {
         lesson,
         ex,
     };
-    let mut client = WorkerClient::new();
-    let report = ex_check::check(&mut client, device, &target, &yours, |m| eprintln!("· {m}"))?;
+    let report = ex_check::check(client, device, &target, &yours, |m| eprintln!("· {m}"))?;
     let (passed, failed) = (report.passed(), report.failed());
     let judged = report.lines.iter().any(|l| l.mark == ex_check::Mark::Pass);
     let ex_id = ex.id.clone();
