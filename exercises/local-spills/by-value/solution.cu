@@ -1,4 +1,4 @@
-// The helper takes its group by value and returns the stirred group: nothing of the
+// The function takes its group by value and returns the stirred group: nothing of the
 // caller's has its address taken, so the groups stay in registers across the call (still
 // not inlined).
 

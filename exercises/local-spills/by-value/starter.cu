@@ -1,5 +1,5 @@
 // Each thread stirs 32 private words, kept as 8 groups of 4, for `rounds` rounds, and
-// writes their XOR. A helper that is deliberately not inlined stirs one group; it gets
+// writes their XOR. A function that is deliberately not inlined stirs one group; it gets
 // the group through a pointer.
 
 #define GROUPS 8
