@@ -110,3 +110,70 @@ pub fn check_text(ex: &Exercise, file: &str, r: &CheckReport) -> String {
     let _ = writeln!(out, "{verdict}");
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builder::LessonBuilder;
+    use crate::session::ex_check::CheckLine;
+    use crate::session::fold::blank_result;
+
+    fn report(marks: &[Mark], compile_error: Option<&str>) -> CheckReport {
+        let l = LessonBuilder::new("x").variant("yours").build();
+        CheckReport {
+            exercise: "ex".into(),
+            live: true,
+            compile_error: compile_error.map(str::to_string),
+            ptxas: None,
+            time_ms: Some(0.5),
+            lines: marks
+                .iter()
+                .enumerate()
+                .map(|(i, &mark)| CheckLine {
+                    check: format!("check {i}"),
+                    mark,
+                    detail: format!("detail {i}"),
+                })
+                .collect(),
+            result: blank_result(&l, crate::model::results::Source::Live, None),
+        }
+    }
+
+    fn exercise() -> Exercise {
+        let (lessons, _) = crate::course::load_course(&crate::course::bundle::CourseRoot::Bundled);
+        lessons
+            .into_iter()
+            .flat_map(|l| l.exercises)
+            .next()
+            .unwrap()
+    }
+
+    #[test]
+    fn each_check_gets_its_mark_and_the_verdict_follows_the_worst() {
+        let ex = exercise();
+        let pass = check_text(&ex, "f.cu", &report(&[Mark::Pass, Mark::Pass], None));
+        assert!(pass.contains("✓ check 0  detail 0"), "{pass}");
+        assert!(pass.contains("passed: every check holds"), "{pass}");
+        let fail = check_text(&ex, "f.cu", &report(&[Mark::Pass, Mark::Fail], None));
+        assert!(fail.contains("✗ check 1  detail 1"), "{fail}");
+        assert!(fail.contains("not yet: 1 of 2 checks hold"), "{fail}");
+        let gpu = check_text(&ex, "f.cu", &report(&[Mark::Pass, Mark::NeedsGpu], None));
+        assert!(gpu.contains("· check 1"), "{gpu}");
+        assert!(gpu.contains("1 need a GPU"), "{gpu}");
+    }
+
+    #[test]
+    fn a_compile_error_is_shown_in_place_of_the_checks() {
+        let ex = exercise();
+        let r = report(
+            &[Mark::NotMeasured],
+            Some("f.cu:3: error: expected a \";\""),
+        );
+        let text = check_text(&ex, "f.cu", &r);
+        assert!(
+            text.contains("✗ does not compile:\n  f.cu:3: error"),
+            "{text}"
+        );
+        assert!(!text.contains("check 0"), "{text}");
+    }
+}
