@@ -14,6 +14,7 @@ fn main() {
         Some(Cmd::Render(a)) => cli::cmd_render(&root, &a),
         Some(Cmd::Record { out }) => cli::cmd_record(&root, args.device, out),
         Some(Cmd::Doctor) => cli::cmd_doctor(args.device).map(|_| 0),
+        Some(Cmd::Ex(a)) => cli::cmd_ex(&root, args.device, &a),
     };
     match code {
         Ok(c) => std::process::exit(c),

@@ -238,7 +238,22 @@ fn course_without_recording() -> tempfile::TempDir {
             std::fs::copy(&f, to.join(f.file_name().unwrap())).unwrap();
         }
     }
+    copy_tree(&src.join("exercises"), &dir.path().join("exercises"));
     dir
+}
+
+/// `from` and everything under it, as `to`.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_tree(&p, &dest);
+        } else {
+            std::fs::copy(&p, dest).unwrap();
+        }
+    }
 }
 
 #[test]

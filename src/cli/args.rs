@@ -105,6 +105,8 @@ pub enum Cmd {
     },
     /// What this machine has, and how to get what is missing.
     Doctor,
+    /// Self-paced exercises: your kernel, checked on its memory behaviour.
+    Ex(super::ex_args::ExArgs),
     #[command(hide = true)]
     Worker,
 }

@@ -3,9 +3,9 @@
 
 use crate::analysis::limits;
 use crate::course::bundle::CourseRoot;
-use crate::model::Lesson;
 use crate::model::protocol::{FALLBACK_ARCH, PIP_HINT};
 use crate::model::results::{DeviceInfo, Source};
+use crate::model::{Lesson, Reference};
 use crate::session::client::WorkerClient;
 use crate::session::fold;
 use crate::session::recording;
@@ -93,7 +93,11 @@ fn compile_all(lessons: &[Lesson]) -> Result<usize> {
         return Ok(0);
     }
     let mut failed = 0;
-    for l in lessons {
+    let with_exercises: Vec<Lesson> = lessons
+        .iter()
+        .flat_map(|l| std::iter::once(l.clone()).chain(exercise_kernels(l)))
+        .collect();
+    for l in &with_exercises {
         let mut result = fold::blank_result(l, Source::Live, None);
         fold::compile_lesson(&mut client, l, FALLBACK_ARCH, &mut result, |_| {})?;
         let errors = result
@@ -112,6 +116,36 @@ fn compile_all(lessons: &[Lesson]) -> Result<usize> {
     }
     println!("compiled every variant with NVRTC for {FALLBACK_ARCH}");
     Ok(failed)
+}
+
+/// A lesson's exercises as variants of their own, the starter and the solution of each,
+/// so that a starter that no longer compiles is found before a learner finds it.
+fn exercise_kernels(l: &Lesson) -> Option<Lesson> {
+    if l.exercises.is_empty() {
+        return None;
+    }
+    let mut x = l.clone();
+    x.variants = l
+        .exercises
+        .iter()
+        .flat_map(|e| {
+            let mut starter = e.yours.clone();
+            starter.name = format!("{} starter", e.id);
+            starter.source = e.starter.clone();
+            starter.source_path = e.starter_path.clone();
+            let mut solution = e.yours.clone();
+            solution.name = format!("{} solution", e.id);
+            solution.source_path = e.solution_path.clone();
+            [starter, solution]
+        })
+        .collect();
+    x.expect.clear();
+    x.sweeps.clear();
+    x.exercises.clear();
+    if matches!(x.reference, Reference::Variant(_)) {
+        x.reference = Reference::Variant(0);
+    }
+    Some(x)
 }
 
 /// Identical errors together, in the order first seen, each with the variants it hit.

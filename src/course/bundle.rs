@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 static BUNDLED_LESSONS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/lessons");
 static BUNDLED_KERNELS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/kernels");
+static BUNDLED_EXERCISES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/exercises");
 
 /// A course: a `lessons/` folder and, beside it, the kernels its lessons name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +84,10 @@ impl CourseRoot {
                 let file = rel
                     .strip_prefix("kernels/")
                     .and_then(|rest| BUNDLED_KERNELS.get_file(rest))
+                    .or_else(|| {
+                        rel.strip_prefix("exercises/")
+                            .and_then(|rest| BUNDLED_EXERCISES.get_file(rest))
+                    })
                     .ok_or_else(unreadable)?;
                 file.contents_utf8()
                     .map(str::to_string)

@@ -3,6 +3,7 @@
 
 mod attrs;
 mod cx;
+mod exercises;
 mod extras;
 mod kernel;
 mod launch;
@@ -63,13 +64,24 @@ fn no_lessons(dir: &str) -> CourseError {
 
 /// Load one lesson; `file` is the name shown in messages.
 pub fn load_file(root: &CourseRoot, file: &str, text: &str) -> Result<Lesson, Vec<CourseError>> {
+    load_file_sized(root, file, text, &[])
+}
+
+/// As `load_file`, with some problem sizes set to the values given (an exercise's extra
+/// sizes): everything evaluated over them is evaluated again.
+pub fn load_file_sized(
+    root: &CourseRoot,
+    file: &str,
+    text: &str,
+    sizes: &[(String, i64)],
+) -> Result<Lesson, Vec<CourseError>> {
     let text = text::without_bom(text);
     let mut errs = Errors {
         file: file.to_string(),
         list: Vec::new(),
     };
     let lesson = read::read(text, &mut errs).and_then(|(raw, spans)| {
-        let lesson = resolve::resolve(raw, root, file, &spans, &mut errs);
+        let lesson = resolve::resolve(raw, root, file, &spans, &mut errs, sizes);
         lesson.filter(|_| errs.list.is_empty())
     });
     match lesson {
@@ -81,6 +93,23 @@ pub fn load_file(root: &CourseRoot, file: &str, text: &str) -> Result<Lesson, Ve
         }
         _ => Err(errs.finish()),
     }
+}
+
+/// The lesson in `file` of `root` loaded again with some problem sizes set: an exercise
+/// checks the learner's output at its extra sizes this way.
+pub fn reload_sized(
+    root: &CourseRoot,
+    file: &str,
+    sizes: &[(String, i64)],
+) -> Result<Lesson, Vec<CourseError>> {
+    let files = root
+        .lesson_files()
+        .map_err(|e| vec![whole_file(file, e.to_string())])?;
+    let Some((name, text)) = files.into_iter().find(|(n, _)| n == file) else {
+        return Err(vec![whole_file(file, "the lesson file is gone".into())]);
+    };
+    let text = text.map_err(|e| vec![unreadable(&name, e)])?;
+    load_file_sized(root, &name, &text, sizes)
 }
 
 /// Validate files and folders (a folder: the lesson files in it), as `gpulab check` does.
@@ -136,6 +165,7 @@ fn load_files(root: &CourseRoot, files: FileTexts) -> (Vec<Lesson>, Vec<CourseEr
     let mut lessons: Vec<Lesson> = Vec::new();
     let mut errors = Vec::new();
     let mut first_file: HashMap<String, String> = HashMap::new();
+    let mut first_exercise: HashMap<String, String> = HashMap::new();
     for (file, text) in files {
         let text = match text {
             Ok(t) => t,
@@ -158,6 +188,7 @@ fn load_files(root: &CourseRoot, files: FileTexts) -> (Vec<Lesson>, Vec<CourseEr
                         message: format!("id `{}` is already used by {other}", lesson.id),
                     });
                 } else {
+                    errors.extend(exercise_clashes(&lesson, &text, &file, &mut first_exercise));
                     first_file.insert(lesson.id.clone(), file);
                     lessons.push(lesson);
                 }
@@ -167,6 +198,33 @@ fn load_files(root: &CourseRoot, files: FileTexts) -> (Vec<Lesson>, Vec<CourseEr
     }
     lessons.sort_by(|a, b| (a.order, &a.file).cmp(&(b.order, &b.file)));
     (lessons, errors)
+}
+
+/// `gpulab ex start ID` names an exercise by its id alone, so an id is unique in the course.
+fn exercise_clashes(
+    lesson: &Lesson,
+    text: &str,
+    file: &str,
+    first: &mut HashMap<String, String>,
+) -> Vec<CourseError> {
+    let mut out = Vec::new();
+    for (k, ex) in lesson.exercises.iter().enumerate() {
+        if let Some(other) = first.get(&ex.id) {
+            let at = Spans::parse(text)
+                .ok()
+                .and_then(|s| s.value(&format!("exercises[{k}].id")))
+                .map_or(Pos::START, |s| s.pos);
+            out.push(CourseError {
+                file: file.to_string(),
+                line: at.line,
+                col: at.col,
+                message: format!("exercise id `{}` is already used by {other}", ex.id),
+            });
+        } else {
+            first.insert(ex.id.clone(), file.to_string());
+        }
+    }
+    out
 }
 
 fn root_name(root: &CourseRoot) -> String {

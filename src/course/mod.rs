@@ -16,4 +16,4 @@ pub mod spans;
 pub mod text;
 mod tree;
 
-pub use load::{CourseError, check_paths, load_course, load_file};
+pub use load::{CourseError, check_paths, load_course, load_file, load_file_sized, reload_sized};

@@ -35,6 +35,7 @@ pub struct RawHead {
     pub requires: Option<RawRequires>,
     pub l2_persisting_bytes: Option<Expr>,
     pub textures: Option<Vec<RawTexture>>,
+    pub exercises: Option<IgnoredAny>,
 }
 
 /// A whole lesson file: the head and every list element that could be read (`None` where an
@@ -46,6 +47,7 @@ pub struct RawLesson {
     pub buffers: Vec<Option<RawBuffer>>,
     pub variants: Vec<Option<RawVariant>>,
     pub checkpoint: Vec<Option<RawQuestion>>,
+    pub exercises: Vec<Option<super::schema_ext::RawExercise>>,
     /// Top-level keys whose value could not be read (their errors are already reported).
     pub failed: Vec<String>,
 }

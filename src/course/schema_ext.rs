@@ -96,3 +96,26 @@ pub struct RawTexture {
     pub normalized: Option<bool>,
     pub read: Option<String>,
 }
+
+/// One `exercises[]` entry: the learner's kernel as one more variant of the lesson.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawExercise {
+    pub id: String,
+    pub title: String,
+    pub task: String,
+    pub starter: String,
+    pub solution: String,
+    pub kernel: Option<String>,
+    pub like: Option<String>,
+    pub launch: Option<super::schema::RawLaunch>,
+    pub args: Option<Vec<super::schema::RawArg>>,
+    pub defines: Option<super::schema::OrderedMap<super::schema::DefineValue>>,
+    pub options: Option<Vec<String>>,
+    pub hints: Vec<String>,
+    pub checks: Vec<String>,
+    pub sizes: Option<Vec<super::schema::OrderedMap<i64>>>,
+    pub seeds: Option<u32>,
+    pub reference: Option<String>,
+    pub random: Option<Vec<String>>,
+}

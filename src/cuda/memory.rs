@@ -78,6 +78,26 @@ impl DevBuf {
         Ok(out)
     }
 
+    /// `len` values of T from byte `offset` on: the guard zone past an output's end, read
+    /// without copying the output itself.
+    pub fn download_at<T: Plain>(&self, offset: usize, len: usize) -> Result<Vec<T>, CudaError> {
+        let mut out = vec![T::default(); len];
+        assert!(offset + std::mem::size_of_val(out.as_slice()) <= self.bytes);
+        let stream = self.slice.stream();
+        let part = self
+            .slice
+            .try_slice(offset..)
+            .ok_or_else(|| CudaError::Invalid("download past the buffer".into()))?;
+        // SAFETY: as in `download`, over the part of the allocation from `offset` on.
+        let view = unsafe { part.transmute::<T>(len) }
+            .ok_or_else(|| CudaError::Invalid("download larger than the buffer".into()))?;
+        stream
+            .memcpy_dtoh(&view, &mut out)
+            .and_then(|_| stream.synchronize())
+            .map_err(|e| fail("copy from GPU", e))?;
+        Ok(out)
+    }
+
     /// Fill with a 32-bit pattern (the poison for outputs).
     pub fn fill_u32(&mut self, pattern: u32) -> Result<(), CudaError> {
         let words = self.bytes / 4;

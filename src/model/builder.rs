@@ -55,6 +55,7 @@ impl LessonBuilder {
                 requires: Default::default(),
                 sweeps: vec![],
                 l2_persisting_bytes: None,
+                exercises: Vec::new(),
                 textures: vec![],
             },
         }

@@ -192,4 +192,14 @@ impl Claim {
             | ClaimKind::MetricRatio { a, .. } => a,
         }
     }
+
+    /// Every variant the claim names: its subject, and the one it is compared with.
+    pub fn variants(&self) -> Vec<&str> {
+        match &self.kind {
+            ClaimKind::Ratio { a, b, .. }
+            | ClaimKind::Within { a, b, .. }
+            | ClaimKind::MeasuredRatio { a, b, .. } => vec![a, b],
+            _ => vec![self.subject()],
+        }
+    }
 }

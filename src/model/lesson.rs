@@ -245,6 +245,9 @@ pub struct Lesson {
     /// Texture objects the worker creates from input buffers (`Arg::Texture`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub textures: Vec<super::texture::Texture>,
+    /// Self-paced exercises: the learner's kernel as one more variant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exercises: Vec<super::exercise::Exercise>,
 }
 
 /// A `sweep:` as the loader expanded it: which variants it made, and the value of the

@@ -5,6 +5,7 @@ pub mod access;
 pub mod attrs;
 pub mod builder;
 pub mod claim;
+pub mod exercise;
 pub mod extras;
 pub mod lesson;
 pub mod protocol;

@@ -40,6 +40,10 @@ pub struct RunOptions {
     /// is for, so a few blocks do.
     #[serde(default)]
     pub max_blocks: u32,
+    /// Give every output a poisoned guard zone past its end, and call a variant that writes
+    /// into it wrong: a missing bounds check that the output alone would not show.
+    #[serde(default)]
+    pub guard: bool,
 }
 
 impl Default for RunOptions {
@@ -52,6 +56,7 @@ impl Default for RunOptions {
             max_runs: 200,
             max_ms: 1500.0,
             max_blocks: 0,
+            guard: false,
         }
     }
 }

@@ -3,7 +3,11 @@
 //! recordings and the learner's progress.
 
 pub mod client;
+pub mod ex_check;
+pub mod ex_lesson;
+pub mod ex_progress;
 pub mod fold;
 pub mod progress;
 pub mod recording;
 pub mod source;
+pub mod workspace;

@@ -146,7 +146,7 @@ impl Progress {
 
 /// Copy `bytes` to the first `<path>.bak-N` that does not exist yet; `create_new` makes
 /// sure no earlier backup is overwritten, even by a second lab starting at the same time.
-fn back_up(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
+pub(super) fn back_up(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
     for n in 1..1000 {
         let mut name = path.as_os_str().to_owned();
         name.push(format!(".bak-{n}"));

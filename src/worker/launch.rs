@@ -13,6 +13,10 @@ use crate::model::{Arg, ElemType, Lesson, Variant};
 use crate::worker::hostdata::{self, HostData};
 
 /// Every buffer of the lesson: the host copy it started from and its device memory.
+/// The guard zone past each output when a run asks for one: more than a block of 256
+/// doubles, and more than a launch rounded up to whole blocks can overrun by.
+pub const GUARD_BYTES: usize = 64 << 10;
+
 pub struct Buffers {
     pub host_inputs: Vec<HostData>,
     pub dev: Vec<DevBuf>,
@@ -26,7 +30,7 @@ pub struct Buffers {
 impl Buffers {
     /// Fresh inputs from `seed`, uploaded; outputs only allocated (they are poisoned before
     /// every launch).
-    pub fn fresh(gpu: &Gpu, lesson: &Lesson, seed: u64) -> Result<Buffers, CudaError> {
+    pub fn fresh(gpu: &Gpu, lesson: &Lesson, seed: u64, guard: bool) -> Result<Buffers, CudaError> {
         let peer = match lesson.buffers.iter().any(|b| b.gpu == 1) {
             true => Some(gpu.open_peer()?),
             false => None,
@@ -43,7 +47,12 @@ impl Buffers {
                 (1, Some(p)) => p,
                 _ => gpu,
             };
-            let mut d = on.alloc(b.bytes() as usize)?;
+            let zone = if guard && b.is_output() {
+                GUARD_BYTES
+            } else {
+                0
+            };
+            let mut d = on.alloc(b.bytes() as usize + zone)?;
             if !b.is_output() {
                 upload(&mut d, &h)?;
             }
@@ -69,6 +78,28 @@ impl Buffers {
             p.synchronize()?;
         }
         Ok(())
+    }
+
+    /// What was written into the guard zones past the outputs' ends, in words; empty when
+    /// nothing was (or there are no zones).
+    pub fn overruns(&self, lesson: &Lesson) -> Result<Vec<String>, CudaError> {
+        let mut out = Vec::new();
+        for (j, (b, d)) in lesson.buffers.iter().zip(&self.dev).enumerate() {
+            let own = b.bytes() as usize;
+            if !b.is_output() || lesson.is_measured(j) || d.bytes() <= own {
+                continue;
+            }
+            let words: Vec<u32> = d.download_at(own, (d.bytes() - own) / 4)?;
+            let poison = hostdata::poison_pattern(b.ty);
+            if let Some(k) = words.iter().position(|&w| w != poison) {
+                let at = b.len as usize + k * 4 / b.ty.size();
+                out.push(format!(
+                    "wrote past the end of `{}` (element {at}; it has {}): a missing bounds check?",
+                    b.name, b.len
+                ));
+            }
+        }
+        Ok(out)
     }
 
     /// Buffer `i` as it is on the GPU now.

@@ -63,7 +63,7 @@ pub fn run_lesson(
         stage: "preparing fresh inputs".into(),
     });
     let gpu = &session.gpu;
-    let mut bufs = Buffers::fresh(gpu, lesson, hostdata::fresh_seed())
+    let mut bufs = Buffers::fresh(gpu, lesson, hostdata::fresh_seed(), opts.guard)
         .map_err(|e| Fatal::in_variant("", e))?;
     let mut expected: Vec<(usize, HostData)> =
         hostdata::builtin_expected(&lesson.reference, &bufs.host_inputs)

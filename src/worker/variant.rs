@@ -201,6 +201,9 @@ fn check_output(
             }
         }
     }
+    if ctx.opts.guard && !job.is_reference {
+        problems.extend(bufs.overruns(ctx.lesson)?);
+    }
     let unwritten = measure::read_measures(ctx.lesson, v, bufs, r)?;
     problems.extend(unwritten.iter().map(ToString::to_string));
     let verdict = judge(ctx.lesson, job.is_reference, compared.len(), problems);

@@ -15,15 +15,24 @@ pub(super) struct Cx<'a> {
     pub broken_names: HashSet<String>,
     /// Top-level keys whose value could not be read (their errors are already reported).
     pub failed: HashSet<String>,
+    /// Problem sizes set from outside (an exercise's extra sizes) in place of their
+    /// expressions; later sizes are evaluated over them.
+    pub sizes: Vec<(String, i64)>,
 }
 
 impl<'a> Cx<'a> {
-    pub fn new(spans: &'a Spans, errs: &'a mut Errors, failed: &[String]) -> Self {
+    pub fn new(
+        spans: &'a Spans,
+        errs: &'a mut Errors,
+        failed: &[String],
+        sizes: &[(String, i64)],
+    ) -> Self {
         Cx {
             spans,
             errs,
             broken_names: HashSet::new(),
             failed: failed.iter().cloned().collect(),
+            sizes: sizes.to_vec(),
         }
     }
 

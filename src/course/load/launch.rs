@@ -12,12 +12,12 @@ pub(super) fn env_with_defines(
     cx: &mut Cx,
     problem: &[(String, i64)],
     defines: &[(String, DefineValue)],
-    i: usize,
+    at: &str,
 ) -> Option<Vec<(String, i64)>> {
     let mut env = problem.to_vec();
     let mut ok = true;
     for (k, d) in defines {
-        let path = format!("variants[{i}].defines.{k}");
+        let path = format!("{at}.defines.{k}");
         if !is_identifier(k) {
             cx.err_key(
                 &path,

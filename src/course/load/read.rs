@@ -9,7 +9,7 @@ use crate::course::spans::{Node, NodeKind, Pos, Spans, YamlError};
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 
-const LISTS: [&str; 4] = ["pages", "buffers", "variants", "checkpoint"];
+const LISTS: [&str; 5] = ["pages", "buffers", "variants", "checkpoint", "exercises"];
 
 /// The raw lesson and the positions of its parts; `None` when the file is not YAML or not a
 /// mapping (nothing more can be said about it).
@@ -191,6 +191,7 @@ fn read_list(
             "pages" => raw.pages.push(element(src, name, item, errs)),
             "buffers" => raw.buffers.push(element(src, name, item, errs)),
             "variants" => raw.variants.push(element(src, name, item, errs)),
+            "exercises" => raw.exercises.push(element(src, name, item, errs)),
             _ => raw.checkpoint.push(element(src, name, item, errs)),
         }
     }

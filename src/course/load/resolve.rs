@@ -6,7 +6,7 @@
 use super::Errors;
 use super::cx::{Cx, Known};
 use super::sweeps::{self, Expansion};
-use super::{attrs, extras, reference, sizes, textures, variants};
+use super::{attrs, exercises, extras, reference, sizes, textures, variants};
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
 use crate::course::schema::RawLesson;
@@ -31,8 +31,9 @@ pub(super) fn resolve(
     file: &str,
     spans: &Spans,
     errs: &mut Errors,
+    sizes: &[(String, i64)],
 ) -> Option<Lesson> {
-    let mut cx = Cx::new(spans, errs, &raw.failed);
+    let mut cx = Cx::new(spans, errs, &raw.failed, sizes);
     let head = head(&mut cx, &raw, file);
     let pages = pages(&mut cx, &raw);
     let problem = sizes::problem(&mut cx, &raw);
@@ -65,7 +66,7 @@ pub(super) fn resolve(
     let l2_persisting_bytes = attrs::persisting_bytes(&mut cx, &raw, &problem);
     let trace_blocks = trace_blocks(&mut cx, &raw);
     let checkpoint = checkpoint(&mut cx, &raw);
-
+    let exercises = exercises::exercises(&mut cx, root, &raw, &known, &variant_names);
     Some(Lesson {
         id: head.id?,
         title: head.title?,
@@ -87,6 +88,7 @@ pub(super) fn resolve(
         sweeps: sweeps::sweeps(expansions),
         l2_persisting_bytes,
         textures: textures.into_iter().collect::<Option<_>>()?,
+        exercises: exercises?,
     })
 }
 

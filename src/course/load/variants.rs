@@ -21,7 +21,7 @@ type At<T> = Option<(T, String)>;
 
 /// A variant after `like:` is applied, before evaluation.
 #[derive(Clone, Default)]
-struct Merged {
+pub(super) struct Merged {
     source: At<String>,
     kernel: At<String>,
     defines: Vec<(String, DefineValue)>,
@@ -36,15 +36,23 @@ struct Merged {
     constants: At<Vec<RawConstant>>,
 }
 
+impl Merged {
+    /// The exercise's solution stands where a variant's `source` would.
+    pub fn with_source(mut self, path: &str, at: String) -> Merged {
+        self.source = Some((path.to_string(), at));
+        self
+    }
+}
+
 fn over<T: Clone>(slot: &mut At<T>, value: &Option<T>, path: String) {
     if let Some(v) = value {
         *slot = Some((v.clone(), path));
     }
 }
 
-fn merge(parent: Merged, v: &RawVariant, i: usize) -> Merged {
+pub(super) fn merge(parent: Merged, v: &RawVariant, at: &str) -> Merged {
     let mut m = parent;
-    let p = |k: &str| format!("variants[{i}].{k}");
+    let p = |k: &str| format!("{at}.{k}");
     over(&mut m.source, &v.source, p("source"));
     over(&mut m.kernel, &v.kernel, p("kernel"));
     if let Some(l) = &v.launch {
@@ -80,10 +88,7 @@ pub(super) fn resolve_all(
 ) -> Option<Vec<Variant>> {
     let names = Names::new(cx, raws.len());
     let mut merged: Vec<Option<Merged>> = Vec::new();
-    let mut sources = Sources {
-        root,
-        texts: HashMap::new(),
-    };
+    let mut sources = Sources::new(root);
     let mut out = Some(Vec::new());
     for (i, raw) in raws.iter().enumerate() {
         let Some(v) = raw else {
@@ -101,7 +106,17 @@ pub(super) fn resolve_all(
         for (name, define) in generated {
             let resolved = m
                 .clone()
-                .and_then(|m| build(cx, &named(v, name), i, with(m, define), known, &mut sources))
+                .and_then(|m| {
+                    let at = format!("variants[{i}]");
+                    build(
+                        cx,
+                        &named(v, name),
+                        &at,
+                        with(m, define),
+                        known,
+                        &mut sources,
+                    )
+                })
                 .filter(|_| name_ok);
             match (resolved, out.as_mut()) {
                 (Some(r), Some(list)) => list.push(r),
@@ -134,13 +149,13 @@ fn with(mut m: Merged, define: Option<(String, DefineValue)>) -> Merged {
 
 /// The variants' names as written (`None` where one is missing), and where each first
 /// occurs: one lookup per variant keeps a lesson of many variants linear.
-struct Names {
+pub(super) struct Names {
     list: Vec<Option<String>>,
-    first: HashMap<String, usize>,
+    pub first: HashMap<String, usize>,
 }
 
 impl Names {
-    fn new(cx: &Cx, n: usize) -> Names {
+    pub fn new(cx: &Cx, n: usize) -> Names {
         let list: Vec<Option<String>> = (0..n)
             .map(|i| {
                 cx.spans
@@ -187,7 +202,7 @@ fn check_name(cx: &mut Cx, v: &RawVariant, i: usize, names: &Names) -> bool {
 }
 
 /// Apply `like:`; `None` when the parent is unknown or itself broken.
-fn inherit(
+pub(super) fn inherit(
     cx: &mut Cx,
     v: &RawVariant,
     i: usize,
@@ -195,11 +210,13 @@ fn inherit(
     merged: &[Option<Merged>],
 ) -> Option<Merged> {
     let Some(parent) = &v.like else {
-        return Some(merge(Merged::default(), v, i));
+        return Some(merge(Merged::default(), v, &format!("variants[{i}]")));
     };
     let path = format!("variants[{i}].like");
     match names.before(parent, i) {
-        Some(j) => merged[j].clone().map(|p| merge(p, v, i)),
+        Some(j) => merged[j]
+            .clone()
+            .map(|p| merge(p, v, &format!("variants[{i}]"))),
         None => {
             let earlier: Vec<&str> = names.list[..i]
                 .iter()
@@ -224,12 +241,19 @@ fn inherit(
 
 /// The kernel files read so far, by path (with why, for one that cannot be read): variants
 /// that share a source read it once.
-struct Sources<'r> {
+pub(super) struct Sources<'r> {
     root: &'r CourseRoot,
     texts: HashMap<String, Result<String, SourceError>>,
 }
 
-impl Sources<'_> {
+impl<'r> Sources<'r> {
+    pub fn new(root: &'r CourseRoot) -> Self {
+        Sources {
+            root,
+            texts: HashMap::new(),
+        }
+    }
+
     fn read(&mut self, path: &str) -> Result<String, SourceError> {
         let root = self.root;
         self.texts
@@ -248,16 +272,16 @@ struct Required {
     args: (Vec<RawArg>, String),
 }
 
-fn build(
+pub(super) fn build(
     cx: &mut Cx,
     v: &RawVariant,
-    i: usize,
+    at: &str,
     m: Merged,
     known: &Known,
     sources: &mut Sources,
 ) -> Option<Variant> {
-    let req = required(cx, v, i, &m)?;
-    let env = env_with_defines(cx, known.problem, &m.defines, i)?;
+    let req = required(cx, v, at, &m)?;
+    let env = env_with_defines(cx, known.problem, &m.defines, at)?;
     let text = kernel_text(cx, &req, sources);
     let grid = dims(cx, &req.grid, &env, true);
     let block = dims(cx, &req.block, &env, false);
@@ -298,7 +322,7 @@ fn build(
 
 /// The keys a variant must have (itself or through `like:`); all of those it lacks are
 /// reported at once.
-fn required(cx: &mut Cx, v: &RawVariant, i: usize, m: &Merged) -> Option<Required> {
+fn required(cx: &mut Cx, v: &RawVariant, at: &str, m: &Merged) -> Option<Required> {
     let lacking: Vec<&str> = [
         ("source", m.source.is_none()),
         ("kernel", m.kernel.is_none()),
@@ -317,7 +341,7 @@ fn required(cx: &mut Cx, v: &RawVariant, i: usize, m: &Merged) -> Option<Require
             " (or `like:` an earlier variant)"
         };
         cx.err(
-            &format!("variants[{i}]"),
+            at,
             format!("variant `{}` needs {}{hint}", v.name, keys.join(", ")),
         );
         return None;

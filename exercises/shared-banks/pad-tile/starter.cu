@@ -1,0 +1,24 @@
+// Each block loads its 32 x 32 words into a shared tile; then every thread adds up the
+// whole tile, lane l starting at row l so that no two lanes of a warp read the same row
+// at the same time. Every thread writes the block's total.
+
+#define ROWS 32
+#define COLS 32
+
+extern "C" __global__ void tile_sum(const unsigned* __restrict__ in,
+                                    unsigned* __restrict__ out)
+{
+    __shared__ unsigned tile[ROWS][COLS];
+
+    const unsigned* src = in + (size_t)blockIdx.x * ROWS * COLS;
+    for (int e = threadIdx.x; e < ROWS * COLS; e += blockDim.x) tile[e / COLS][e % COLS] = src[e];
+    __syncthreads();
+
+    unsigned lane = threadIdx.x & 31;
+    unsigned sum = 0;
+    for (unsigned k = 0; k < ROWS; ++k) {
+        unsigned r = (lane + k) & (ROWS - 1);
+        for (unsigned c = 0; c < COLS; ++c) sum += tile[r][c];
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}

@@ -1,0 +1,229 @@
+//! `gpulab ex`: self-paced exercises from the command line. The learner's file lives in the
+//! workspace and is never overwritten; progress lives in the data directory.
+
+use super::ex_args::{ExArgs, ExCmd};
+use super::ex_report;
+use super::load_course;
+use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
+use crate::model::exercise::Exercise;
+use crate::session::client::WorkerClient;
+use crate::session::ex_check::{self, Target};
+use crate::session::ex_lesson::Yours;
+use crate::session::ex_progress::ExerciseBook;
+use crate::session::workspace::{self, Started, Workspace};
+use anyhow::{Context, Result, bail};
+use std::path::PathBuf;
+
+/// What every `ex` command works on.
+struct Ctx<'a> {
+    root: &'a CourseRoot,
+    lessons: Vec<Lesson>,
+    ws: Workspace,
+    book: ExerciseBook,
+    book_path: PathBuf,
+}
+
+impl Ctx<'_> {
+    fn find(&self, id: &str) -> Result<(&Lesson, &Exercise)> {
+        for l in &self.lessons {
+            if let Some(e) = l.exercises.iter().find(|e| e.id == id) {
+                return Ok((l, e));
+            }
+        }
+        let ids: Vec<&str> = self
+            .lessons
+            .iter()
+            .flat_map(|l| l.exercises.iter().map(|e| e.id.as_str()))
+            .collect();
+        bail!("no exercise '{id}'; the exercises are: {}", ids.join(", "))
+    }
+
+    fn save(&self) -> Result<()> {
+        self.book
+            .save_to(&self.book_path)
+            .with_context(|| format!("writing {}", self.book_path.display()))
+    }
+}
+
+pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
+    let book_path = ExerciseBook::path()
+        .context("no data directory on this system: set GPULAB_DATA_DIR to a folder")?;
+    let (book, note) = ExerciseBook::load_from(&book_path);
+    if let Some(n) = note {
+        eprintln!("{n}");
+    }
+    let mut cx = Ctx {
+        root,
+        lessons: load_course(root)?,
+        ws: Workspace::locate(a.workspace.as_deref())?,
+        book,
+        book_path,
+    };
+    match &a.cmd {
+        ExCmd::List { json } => ex_report::list(&cx.lessons, &cx.ws, &cx.book, *json),
+        ExCmd::Start { id } => start(&cx, id),
+        ExCmd::Check { id, json } => check(&mut cx, &mut WorkerClient::new(), device, id, *json),
+        ExCmd::Watch { id } => {
+            let (_, ex) = cx.find(id)?;
+            cx.ws.read(ex)?;
+            // One worker for the whole watch: its GPU context and copy peak stay warm
+            // between saves.
+            let mut client = WorkerClient::new();
+            super::ex_watch::watch(&cx.ws.file(ex), || {
+                let mut again = reload(root, a)?;
+                check(&mut again, &mut client, device, id, false)
+            })
+        }
+        ExCmd::Hint { id, json } => hint(&mut cx, id, *json),
+        ExCmd::Solution {
+            id,
+            show_anyway,
+            json,
+        } => solution(&mut cx, id, *show_anyway, *json),
+        ExCmd::Reset { id } => reset(&cx, id),
+    }
+}
+
+/// The course and the progress read again: a watch runs for a long time.
+fn reload<'a>(root: &'a CourseRoot, a: &ExArgs) -> Result<Ctx<'a>> {
+    let book_path = ExerciseBook::path().context("no data directory")?;
+    let (book, _) = ExerciseBook::load_from(&book_path);
+    Ok(Ctx {
+        root,
+        lessons: load_course(root)?,
+        ws: Workspace::locate(a.workspace.as_deref())?,
+        book,
+        book_path,
+    })
+}
+
+fn start(cx: &Ctx, id: &str) -> Result<i32> {
+    let (lesson, ex) = cx.find(id)?;
+    match cx.ws.start(ex)? {
+        Started::Fresh(path) => {
+            println!("{}: {} (lesson {})", ex.id, ex.title, lesson.id);
+            println!();
+            println!("{}", ex.task.trim_end());
+            println!();
+            println!("your file: {}", path.display());
+            println!("check it with `gpulab ex check {}`", ex.id);
+        }
+        Started::Existing {
+            path,
+            upstream_changed,
+        } => {
+            println!(
+                "your file is already there, left as it is: {}",
+                path.display()
+            );
+            if upstream_changed {
+                println!("{}", upstream_note(&ex.id));
+            }
+        }
+    }
+    Ok(0)
+}
+
+fn upstream_note(id: &str) -> String {
+    format!(
+        "note: the starter changed since you started; your file is left as it is. \
+         `gpulab ex reset {id}` takes the new starter and keeps yours as a backup."
+    )
+}
+
+fn check(
+    cx: &mut Ctx,
+    client: &mut WorkerClient,
+    device: u32,
+    id: &str,
+    json: bool,
+) -> Result<i32> {
+    let (lesson, ex) = cx.find(id)?;
+    let src = cx.ws.read(ex)?;
+    if cx.ws.upstream_changed(ex) {
+        eprintln!("{}", upstream_note(&ex.id));
+    }
+    let path = cx.ws.file(ex).display().to_string();
+    let yours = Yours {
+        src: &src,
+        path: &path,
+    };
+    let target = Target {
+        root: cx.root,
+        lesson,
+        ex,
+    };
+    let report = ex_check::check(client, device, &target, &yours, |m| eprintln!("· {m}"))?;
+    let (passed, failed) = (report.passed(), report.failed());
+    let judged = report.lines.iter().any(|l| l.mark == ex_check::Mark::Pass);
+    let ex_id = ex.id.clone();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", ex_report::check_text(ex, &path, &report));
+    }
+    cx.book.record_attempt(&ex_id, passed, report.time_ms);
+    cx.save()?;
+    // Without a GPU, checks it alone can judge are neither passed nor failed.
+    Ok(if failed || !judged { 1 } else { 0 })
+}
+
+fn hint(cx: &mut Ctx, id: &str, json: bool) -> Result<i32> {
+    let (_, ex) = cx.find(id)?;
+    let (ex_id, hints) = (ex.id.clone(), ex.hints.clone());
+    let p = cx.book.entry(&ex_id);
+    let shown = (p.hints_shown as usize).min(hints.len());
+    let (n, more) = if shown < hints.len() {
+        p.hints_shown = shown as u32 + 1;
+        (shown + 1, shown + 1 < hints.len())
+    } else {
+        (hints.len(), false)
+    };
+    cx.save()?;
+    let text = &hints[n - 1];
+    if json {
+        let j =
+            serde_json::json!({ "exercise": ex_id, "hint": n, "of": hints.len(), "text": text });
+        println!("{}", serde_json::to_string_pretty(&j)?);
+    } else {
+        println!("hint {n} of {}: {}", hints.len(), text.trim_end());
+        if !more {
+            println!("(that is the last hint)");
+        }
+    }
+    Ok(0)
+}
+
+fn solution(cx: &mut Ctx, id: &str, anyway: bool, json: bool) -> Result<i32> {
+    let (_, ex) = cx.find(id)?;
+    let (ex_id, text, path) = (ex.id.clone(), ex.solution.clone(), ex.solution_path.clone());
+    let passed = cx.book.get(&ex_id).passed;
+    if !passed && !anyway {
+        eprintln!(
+            "the solution opens once `gpulab ex check {ex_id}` passes every check on a GPU; \
+             `gpulab ex solution {ex_id} --show-anyway` shows it now (and is recorded)"
+        );
+        return Ok(1);
+    }
+    cx.book.record_solution(&ex_id);
+    cx.save()?;
+    if json {
+        let j =
+            serde_json::json!({ "exercise": ex_id, "path": path, "passed": passed, "text": text });
+        println!("{}", serde_json::to_string_pretty(&j)?);
+    } else {
+        print!("{text}");
+    }
+    Ok(0)
+}
+
+fn reset(cx: &Ctx, id: &str) -> Result<i32> {
+    let (_, ex) = cx.find(id)?;
+    let backup = cx.ws.reset(ex, &workspace::stamp_now())?;
+    if let Some(b) = backup {
+        println!("your file is kept as {}", b.display());
+    }
+    println!("fresh starter: {}", cx.ws.file(ex).display());
+    Ok(0)
+}

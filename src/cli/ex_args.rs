@@ -1,0 +1,50 @@
+//! `gpulab ex ...` as clap parses it: self-paced exercises. Names are a contract.
+
+use clap::Subcommand;
+use std::path::PathBuf;
+
+#[derive(clap::Args, Debug)]
+pub struct ExArgs {
+    /// The folder that holds the learner's files (default: `$GPULAB_WORKSPACE`, else the
+    /// data directory's `exercises/`).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    #[command(subcommand)]
+    pub cmd: ExCmd,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ExCmd {
+    /// Every exercise under its lesson, with the learner's progress.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy the exercise's starter into the workspace (never over the learner's file) and
+    /// print its path.
+    Start { id: String },
+    /// Compile, run and judge the learner's kernel; exit 0 only when no check fails.
+    Check {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check again on every save of the learner's file.
+    Watch { id: String },
+    /// The next hint (they are shown one at a time).
+    Hint {
+        id: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The solution, once the exercise passed (or with --show-anyway, which is recorded).
+    Solution {
+        id: String,
+        #[arg(long)]
+        show_anyway: bool,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Start over from the starter, keeping the learner's file as a timestamped backup.
+    Reset { id: String },
+}

@@ -1,0 +1,179 @@
+//! The words `gpulab ex list` and `gpulab ex check` print.
+
+use crate::model::Lesson;
+use crate::model::exercise::Exercise;
+use crate::session::ex_check::{CheckReport, Mark};
+use crate::session::ex_progress::{ExerciseBook, ExerciseProgress};
+use crate::session::workspace::Workspace;
+use anyhow::Result;
+use std::fmt::Write;
+
+pub fn list(lessons: &[Lesson], ws: &Workspace, book: &ExerciseBook, json: bool) -> Result<i32> {
+    if json {
+        let mut items = Vec::new();
+        for l in lessons {
+            for e in &l.exercises {
+                let p = book.get(&e.id);
+                let file = ws.file(e);
+                items.push(serde_json::json!({
+                    "id": e.id, "lesson": l.id, "title": e.title,
+                    "started": file.exists(), "file": file,
+                    "attempts": p.attempts, "passed": p.passed, "best_ms": p.best_ms,
+                    "hints_shown": p.hints_shown, "hints": e.hints.len(),
+                    "solution_shown": p.solution_shown,
+                }));
+            }
+        }
+        println!("{}", serde_json::to_string_pretty(&items)?);
+        return Ok(0);
+    }
+    for l in lessons.iter().filter(|l| !l.exercises.is_empty()) {
+        println!("{:02}  {}", l.order, l.id);
+        for e in &l.exercises {
+            let p = book.get(&e.id);
+            let state = state(&p, ws.file(e).exists());
+            println!("    {:<16} {:<52} {state}", e.id, e.title);
+        }
+    }
+    println!("workspace: {}", ws.dir.display());
+    Ok(0)
+}
+
+fn state(p: &ExerciseProgress, started: bool) -> String {
+    let mut s = if p.passed {
+        match p.best_ms {
+            Some(ms) => format!("passed, best {ms:.3} ms"),
+            None => "passed".to_string(),
+        }
+    } else if started {
+        "started".to_string()
+    } else {
+        "not started".to_string()
+    };
+    if p.attempts > 0 {
+        let _ = write!(s, ", {} checks", p.attempts);
+    }
+    if p.hints_shown > 0 {
+        let _ = write!(s, ", {} hints", p.hints_shown);
+    }
+    if p.shown_before_passing {
+        s.push_str(", solution seen");
+    }
+    s
+}
+
+fn mark(m: Mark) -> &'static str {
+    match m {
+        Mark::Pass => "✓",
+        Mark::Fail => "✗",
+        Mark::NeedsGpu => "·",
+        Mark::NotMeasured => "?",
+    }
+}
+
+/// The check, line by line, and the verdict.
+pub fn check_text(ex: &Exercise, file: &str, r: &CheckReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}: {}", ex.id, ex.title);
+    let _ = writeln!(out, "file: {file}");
+    if let Some(e) = &r.compile_error {
+        let _ = writeln!(out, "✗ does not compile:");
+        for l in e.lines() {
+            let _ = writeln!(out, "  {l}");
+        }
+        return out;
+    }
+    if let Some(p) = &r.ptxas {
+        let _ = writeln!(
+            out,
+            "compiled: {} registers, {} B stack frame, {} B spill stores, {} B spill loads, {} B shared",
+            p.registers, p.stack_frame, p.spill_stores, p.spill_loads, p.smem
+        );
+    }
+    if let Some(ms) = r.time_ms {
+        let _ = writeln!(out, "time: {ms:.4} ms (median)");
+    }
+    let width = r.lines.iter().map(|l| l.check.len()).max().unwrap_or(0);
+    for l in &r.lines {
+        let _ = writeln!(out, "  {} {:<width$}  {}", mark(l.mark), l.check, l.detail);
+    }
+    let count = |m: Mark| r.lines.iter().filter(|l| l.mark == m).count();
+    let (pass, gpu) = (count(Mark::Pass), count(Mark::NeedsGpu));
+    let verdict = if r.passed() {
+        "passed: every check holds; `gpulab ex solution ID` shows the solution"
+            .replace("ID", &ex.id)
+    } else if r.failed() {
+        format!("not yet: {pass} of {} checks hold", r.lines.len())
+    } else {
+        format!("no check fails; {gpu} need a GPU, so the exercise is not passed here")
+    };
+    let _ = writeln!(out, "{verdict}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builder::LessonBuilder;
+    use crate::session::ex_check::CheckLine;
+    use crate::session::fold::blank_result;
+
+    fn report(marks: &[Mark], compile_error: Option<&str>) -> CheckReport {
+        let l = LessonBuilder::new("x").variant("yours").build();
+        CheckReport {
+            exercise: "ex".into(),
+            live: true,
+            compile_error: compile_error.map(str::to_string),
+            ptxas: None,
+            time_ms: Some(0.5),
+            lines: marks
+                .iter()
+                .enumerate()
+                .map(|(i, &mark)| CheckLine {
+                    check: format!("check {i}"),
+                    mark,
+                    detail: format!("detail {i}"),
+                })
+                .collect(),
+            result: blank_result(&l, crate::model::results::Source::Live, None),
+        }
+    }
+
+    fn exercise() -> Exercise {
+        let (lessons, _) = crate::course::load_course(&crate::course::bundle::CourseRoot::Bundled);
+        lessons
+            .into_iter()
+            .flat_map(|l| l.exercises)
+            .next()
+            .unwrap()
+    }
+
+    #[test]
+    fn each_check_gets_its_mark_and_the_verdict_follows_the_worst() {
+        let ex = exercise();
+        let pass = check_text(&ex, "f.cu", &report(&[Mark::Pass, Mark::Pass], None));
+        assert!(pass.contains("✓ check 0  detail 0"), "{pass}");
+        assert!(pass.contains("passed: every check holds"), "{pass}");
+        let fail = check_text(&ex, "f.cu", &report(&[Mark::Pass, Mark::Fail], None));
+        assert!(fail.contains("✗ check 1  detail 1"), "{fail}");
+        assert!(fail.contains("not yet: 1 of 2 checks hold"), "{fail}");
+        let gpu = check_text(&ex, "f.cu", &report(&[Mark::Pass, Mark::NeedsGpu], None));
+        assert!(gpu.contains("· check 1"), "{gpu}");
+        assert!(gpu.contains("1 need a GPU"), "{gpu}");
+    }
+
+    #[test]
+    fn a_compile_error_is_shown_in_place_of_the_checks() {
+        let ex = exercise();
+        let r = report(
+            &[Mark::NotMeasured],
+            Some("f.cu:3: error: expected a \";\""),
+        );
+        let text = check_text(&ex, "f.cu", &r);
+        assert!(
+            text.contains("✗ does not compile:\n  f.cu:3: error"),
+            "{text}"
+        );
+        assert!(!text.contains("check 0"), "{text}");
+    }
+}

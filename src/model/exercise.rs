@@ -1,0 +1,58 @@
+//! A lesson's exercises as the loader resolves them (docs/lesson-format.md, Exercises): the
+//! learner's kernel runs as one more variant of the lesson, named `yours`.
+
+use super::claim::Claim;
+use super::lesson::Variant;
+use serde::{Deserialize, Serialize};
+
+/// The name the learner's kernel runs under, in claims and results.
+pub const YOURS: &str = "yours";
+
+/// The name the exercise's own solution runs under when it is the correctness oracle.
+pub const SOLUTION: &str = "solution";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Exercise {
+    /// Unique in the course: `gpulab ex start ID`.
+    pub id: String,
+    pub title: String,
+    /// The task in a few lines.
+    pub task: String,
+    /// As written, relative to the course root.
+    pub starter_path: String,
+    pub starter: String,
+    pub solution_path: String,
+    pub solution: String,
+    /// The variant the learner's kernel runs as: the solution's text until the learner's
+    /// file replaces it.
+    pub yours: Variant,
+    /// Revealed one at a time.
+    pub hints: Vec<String>,
+    /// Claims about `yours` (and the lesson's variants it is compared with).
+    pub checks: Vec<Claim>,
+    /// Extra problem sizes the output is checked at (each a set of overrides of the
+    /// lesson's `problem`), beside the lesson's own.
+    pub sizes: Vec<Vec<(String, i64)>>,
+    /// Fresh inputs per size.
+    pub seeds: u32,
+    /// The main run's outputs are compared with the solution, not the lesson's reference.
+    pub solution_reference: bool,
+    /// Input buffers (by index) filled with random values for the exercise, whatever the
+    /// lesson fills them with, so that an output cannot be right by accident.
+    pub random_inputs: Vec<usize>,
+}
+
+impl Exercise {
+    /// The variants the checks compare `yours` with.
+    pub fn compared(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for c in &self.checks {
+            for name in c.variants() {
+                if name != YOURS && !out.iter().any(|n| n == name) {
+                    out.push(name.to_string());
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,307 @@
+//! `ex check`: the learner's kernel run as the lesson's `yours` variant through the same
+//! worker requests and fold as any lesson, then judged by the exercise's checks. Its output
+//! is compared at the lesson's size and at each extra size, with fresh inputs on every run
+//! (the worker draws a new seed per run) and outputs poisoned before each launch. Without
+//! a GPU only what the compiler reports is judged; the rest "needs a GPU".
+
+use super::client::{WorkerClient, WorkerFailure};
+use super::ex_lesson::{Oracle, Yours, compile_only, exercise_lesson};
+use super::fold;
+use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
+use crate::model::exercise::{Exercise, YOURS};
+use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
+use crate::model::results::{LessonResult, PtxasReport, Source, VariantResult};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mark {
+    Pass,
+    Fail,
+    /// Not judged here: no GPU. Neither a pass nor a failure.
+    NeedsGpu,
+    /// Run, but its figure was not measured (a failed trace, a wrong output).
+    NotMeasured,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CheckLine {
+    pub check: String,
+    pub mark: Mark,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    pub exercise: String,
+    /// Measured on a GPU (false: compile reports only).
+    pub live: bool,
+    /// What the compiler said, when the learner's file does not compile.
+    pub compile_error: Option<String>,
+    pub ptxas: Option<PtxasReport>,
+    /// The median time of `yours` at the lesson's size.
+    pub time_ms: Option<f64>,
+    pub lines: Vec<CheckLine>,
+    /// The main run, every figure of it.
+    pub result: LessonResult,
+}
+
+impl CheckReport {
+    /// Every check ran and held.
+    pub fn passed(&self) -> bool {
+        self.compile_error.is_none() && self.lines.iter().all(|l| l.mark == Mark::Pass)
+    }
+
+    /// Something is wrong: a compile error or a check that does not hold. Checks that
+    /// need a GPU are neither.
+    pub fn failed(&self) -> bool {
+        self.compile_error.is_some()
+            || self
+                .lines
+                .iter()
+                .any(|l| matches!(l.mark, Mark::Fail | Mark::NotMeasured))
+    }
+}
+
+/// Where the learner's exercise is checked: the course (to reload the lesson at other
+/// sizes), its lesson, and the exercise.
+pub struct Target<'a> {
+    pub root: &'a CourseRoot,
+    pub lesson: &'a Lesson,
+    pub ex: &'a Exercise,
+}
+
+/// The words the correctness line is known by.
+pub const CORRECT_LINE: &str = "yours correct on fresh inputs at every size";
+
+/// Check the learner's kernel; `say` hears what is happening.
+pub fn check(
+    client: &mut WorkerClient,
+    device: u32,
+    t: &Target,
+    yours: &Yours,
+    mut say: impl FnMut(&str),
+) -> Result<CheckReport, WorkerFailure> {
+    let caps = fold::hello(client, device)?;
+    match &caps.device {
+        Some(dev) if fold::unmet(t.lesson, &caps).is_none() => {
+            say(&format!("running on {}", dev.name));
+            let main = exercise_lesson(
+                t.lesson,
+                t.ex,
+                yours,
+                oracle(t.ex.solution_reference),
+                &t.ex.compared(),
+            );
+            let mut result = super::source::live(&main, dev.clone());
+            let options = main_options(t.ex);
+            let out = fold::run_lesson(client, &main, &options, &mut result, progress(&mut say));
+            if let Err(f) = out {
+                say(&format!("error: {f}"));
+            }
+            let mut report = report(t.ex, result, true);
+            if report.compile_error.is_none() {
+                let line = correctness(client, t, yours, &report.result, &mut say);
+                report.lines.insert(0, line);
+            }
+            Ok(report)
+        }
+        _ if caps.nvrtc.is_some() => {
+            let why = match fold::unmet(t.lesson, &caps) {
+                Some(unmet) => format!("this lesson {unmet}"),
+                None => format!("no GPU here ({})", caps.no_gpu.clone().unwrap_or_default()),
+            };
+            say(&format!(
+                "{why}: compiling with NVRTC for {FALLBACK_ARCH}; checks that need a GPU \
+                 are not judged"
+            ));
+            let l = compile_only(t.lesson, t.ex, yours);
+            let mut result = fold::blank_result(&l, Source::Live, None);
+            let out = fold::compile_lesson(client, &l, FALLBACK_ARCH, &mut result, |_| {});
+            if let Err(f) = out {
+                say(&format!("error: {f}"));
+            }
+            Ok(offline(t.ex, result))
+        }
+        _ => {
+            say("no GPU and no NVRTC here: nothing can be checked (`gpulab doctor` says why)");
+            let l = compile_only(t.lesson, t.ex, yours);
+            Ok(offline(t.ex, fold::blank_result(&l, Source::None, None)))
+        }
+    }
+}
+
+fn oracle(solution: bool) -> Oracle {
+    if solution {
+        Oracle::Solution
+    } else {
+        Oracle::Lesson
+    }
+}
+
+fn main_options(ex: &Exercise) -> RunOptions {
+    let mut variants = vec![YOURS.to_string()];
+    variants.extend(ex.compared());
+    RunOptions {
+        variants,
+        guard: true,
+        ..RunOptions::default()
+    }
+}
+
+/// Without a GPU: the correctness line needs one, and so does every check the compile
+/// report cannot judge.
+fn offline(ex: &Exercise, result: LessonResult) -> CheckReport {
+    let mut r = report(ex, result, false);
+    if r.compile_error.is_none() {
+        r.lines.insert(
+            0,
+            CheckLine {
+                check: CORRECT_LINE.into(),
+                mark: Mark::NeedsGpu,
+                detail: "needs a GPU".into(),
+            },
+        );
+    }
+    r
+}
+
+fn yours_of(result: &LessonResult) -> Option<&VariantResult> {
+    result.variants.iter().find(|v| v.name == YOURS)
+}
+
+/// The checks as the fold judged them on `result`.
+fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckReport {
+    let y = yours_of(&result);
+    let compile_error = y
+        .filter(|v| v.ptxas.is_none() && v.time_ms.is_none() && v.correct.is_none())
+        .and_then(|v| v.error.clone());
+    let lines = result
+        .expect
+        .iter()
+        .map(|c| {
+            let mark = match c.holds {
+                Some(true) => Mark::Pass,
+                Some(false) => Mark::Fail,
+                None if live => Mark::NotMeasured,
+                None => Mark::NeedsGpu,
+            };
+            let detail = if mark == Mark::NeedsGpu {
+                "needs a GPU".to_string()
+            } else {
+                c.detail.clone()
+            };
+            CheckLine {
+                check: c.claim.clone(),
+                mark,
+                detail,
+            }
+        })
+        .collect();
+    CheckReport {
+        exercise: ex.id.clone(),
+        live,
+        compile_error,
+        ptxas: y.and_then(|v| v.ptxas.clone()),
+        time_ms: y.and_then(|v| v.time_ms.as_ref()).map(|t| t.median),
+        lines,
+        result,
+    }
+}
+
+/// A live run's progress in a few words.
+fn progress(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
+    move |r| {
+        if let Reply::Stage { variant, stage } = r {
+            say(&format!("{variant} {stage}"));
+        }
+    }
+}
+
+/// The output at the lesson's size (the main run) and at each extra size, with `seeds`
+/// fresh inputs at each: one line, failing at the first wrong output and saying where.
+fn correctness(
+    client: &mut WorkerClient,
+    t: &Target,
+    yours: &Yours,
+    main: &LessonResult,
+    say: &mut impl FnMut(&str),
+) -> CheckLine {
+    if let Err(line) = judge_output(yours_of(main), &sizes_text(&t.lesson.problem)) {
+        return line;
+    }
+    let mut runs = 1;
+    for sizes in &t.ex.sizes {
+        let at = sizes_text(sizes);
+        let sized = match crate::course::reload_sized(t.root, &t.lesson.file, sizes) {
+            Ok(l) => l,
+            Err(errs) => {
+                let why = errs.first().map(|e| e.to_string()).unwrap_or_default();
+                return line(
+                    Mark::Fail,
+                    format!("the lesson does not load at {at}: {why}"),
+                );
+            }
+        };
+        let Some(sx) = sized.exercises.iter().find(|e| e.id == t.ex.id) else {
+            return line(Mark::Fail, format!("the exercise is gone at {at}"));
+        };
+        let l = exercise_lesson(&sized, sx, yours, Oracle::Solution, &[]);
+        let options = RunOptions {
+            variants: vec![YOURS.to_string()],
+            time: false,
+            trace: false,
+            guard: true,
+            ..RunOptions::default()
+        };
+        for _ in 0..t.ex.seeds {
+            say(&format!("checking the output at {at}"));
+            let mut r = fold::blank_result(&l, Source::Live, None);
+            // A failure is marked on the variant it struck, which is judged next.
+            let _ = fold::run_lesson(client, &l, &options, &mut r, |_| {});
+            if let Err(line) = judge_output(yours_of(&r), &at) {
+                return line;
+            }
+            runs += 1;
+        }
+    }
+    let sizes: Vec<String> = t.ex.sizes.iter().map(|s| sizes_text(s)).collect();
+    let detail = if sizes.is_empty() {
+        "right at the lesson's size".to_string()
+    } else {
+        format!(
+            "right in {runs} runs, each with fresh inputs: the lesson's size and {}",
+            sizes.join("; ")
+        )
+    };
+    line(Mark::Pass, detail)
+}
+
+fn line(mark: Mark, detail: String) -> CheckLine {
+    CheckLine {
+        check: CORRECT_LINE.into(),
+        mark,
+        detail,
+    }
+}
+
+fn judge_output(v: Option<&VariantResult>, at: &str) -> Result<(), CheckLine> {
+    match v {
+        Some(v) if v.correct == Some(true) => Ok(()),
+        Some(v) => {
+            let why = v
+                .error
+                .as_deref()
+                .unwrap_or("the output does not match the reference");
+            Err(line(Mark::Fail, format!("wrong at {at}: {why}")))
+        }
+        None => Err(line(Mark::NotMeasured, format!("not run at {at}"))),
+    }
+}
+
+/// `n = 1000, blocks = 4`.
+fn sizes_text(sizes: &[(String, i64)]) -> String {
+    let parts: Vec<String> = sizes.iter().map(|(k, v)| format!("{k} = {v}")).collect();
+    parts.join(", ")
+}

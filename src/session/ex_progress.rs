@@ -1,0 +1,123 @@
+//! The learner's progress through the exercises: attempts, whether and how fast each
+//! passed, hints and solutions shown. Kept beside the lessons' progress in the data
+//! directory and written atomically (a temporary file, then a rename).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+// Never deny unknown fields, and give every later key a default: older files must load.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExerciseProgress {
+    /// `ex check` runs of this exercise.
+    pub attempts: u32,
+    /// Every check passed on a GPU at least once.
+    #[serde(default)]
+    pub passed: bool,
+    /// The fastest median time of a passing run, in ms.
+    #[serde(default)]
+    pub best_ms: Option<f64>,
+    #[serde(default)]
+    pub hints_shown: u32,
+    #[serde(default)]
+    pub solution_shown: bool,
+    /// The solution was shown with `--show-anyway` before the exercise passed.
+    #[serde(default)]
+    pub shown_before_passing: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ExerciseBook {
+    pub exercises: BTreeMap<String, ExerciseProgress>,
+}
+
+impl ExerciseBook {
+    /// `exercises.json` in the data directory.
+    pub fn path() -> Option<PathBuf> {
+        super::workspace::data_dir().map(|d| d.join("exercises.json"))
+    }
+
+    /// The book at `path`; a file that does not parse is copied aside first (and named in
+    /// the note), so the next save cannot destroy it.
+    pub fn load_from(path: &Path) -> (ExerciseBook, Option<String>) {
+        let Ok(bytes) = std::fs::read(path) else {
+            return (ExerciseBook::default(), None);
+        };
+        if let Ok(b) = serde_json::from_slice(&bytes) {
+            return (b, None);
+        }
+        let note = match super::progress::back_up(path, &bytes) {
+            Ok(bak) => format!(
+                "exercise progress was damaged; kept as {} and started afresh",
+                bak.display()
+            ),
+            Err(e) => format!("exercise progress was damaged and could not be kept: {e}"),
+        };
+        (ExerciseBook::default(), Some(note))
+    }
+
+    pub fn save_to(&self, path: &Path) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
+        crate::session::recording::write_atomic(path, text.as_bytes())
+    }
+
+    pub fn get(&self, id: &str) -> ExerciseProgress {
+        self.exercises.get(id).cloned().unwrap_or_default()
+    }
+
+    pub fn entry(&mut self, id: &str) -> &mut ExerciseProgress {
+        self.exercises.entry(id.to_string()).or_default()
+    }
+
+    /// One `ex check`: a pass (every check ran and held) keeps the best time.
+    pub fn record_attempt(&mut self, id: &str, passed: bool, ms: Option<f64>) {
+        let p = self.entry(id);
+        p.attempts += 1;
+        if passed {
+            p.passed = true;
+            if let Some(ms) = ms {
+                p.best_ms = Some(p.best_ms.map_or(ms, |b| b.min(ms)));
+            }
+        }
+    }
+
+    /// The solution was shown; `anyway`: before passing, at the learner's word.
+    pub fn record_solution(&mut self, id: &str) {
+        let p = self.entry(id);
+        p.shown_before_passing |= !p.passed;
+        p.solution_shown = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pass_keeps_the_best_time_and_a_failure_keeps_none() {
+        let mut b = ExerciseBook::default();
+        b.record_attempt("x", false, Some(1.0));
+        assert_eq!(b.get("x").best_ms, None);
+        b.record_attempt("x", true, Some(3.0));
+        b.record_attempt("x", true, Some(2.0));
+        b.record_attempt("x", true, Some(5.0));
+        let p = b.get("x");
+        assert_eq!((p.attempts, p.passed, p.best_ms), (4, true, Some(2.0)));
+    }
+
+    #[test]
+    fn a_damaged_file_is_kept_aside_and_a_saved_one_reads_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("exercises.json");
+        std::fs::write(&path, "{ not json").unwrap();
+        let (b, note) = ExerciseBook::load_from(&path);
+        assert_eq!(b, ExerciseBook::default());
+        assert!(note.unwrap().contains("bak-"));
+        let mut b = ExerciseBook::default();
+        b.record_solution("y");
+        b.save_to(&path).unwrap();
+        let (back, note) = ExerciseBook::load_from(&path);
+        assert!(note.is_none());
+        assert!(back.get("y").shown_before_passing);
+    }
+}
