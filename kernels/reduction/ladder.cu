@@ -1,15 +1,20 @@
-// The reduction ladder: the sum of n unsigned words, six ways. Every rung reduces each
-// block's share to one partial sum in shared memory and writes it to partial[blockIdx.x];
-// the last block to finish (a counter, reset by that block for the next launch) adds the
-// partials and writes out[0]. Unsigned sums wrap the same way in any order, so every rung
-// writes the same number, checked exactly.
+// The reduction ladder: the sum of n unsigned words, seven ways. Every rung runs a fixed
+// grid; a block walks its tiles of the array, reduces each tile to one number with a tree in
+// shared memory (rungs 1 to 5) and keeps the running total; then it writes its total to
+// partial[blockIdx.x], and the last block to finish (a counter, reset by that block for the
+// next launch) adds the partials and writes out[0]. Unsigned sums wrap the same way in any
+// order, so every rung writes the same number, checked exactly.
 //   RUNG 1  interleaved addressing, divergent: at stride s, threads with tid % 2s == 0 add.
 //   RUNG 2  interleaved addressing, no divergence: thread tid adds at index 2 s tid, so the
 //           active threads are contiguous, but their words are 2s apart: bank conflicts.
 //   RUNG 3  sequential addressing: at stride s, threads tid < s add word tid + s.
-//   RUNG 4  as 3, each thread adding two words while it loads (half the blocks).
-//   RUNG 5  as 4, the last 32 partials summed in registers with __shfl_down_sync.
-//   RUNG 6  as 5, each thread first summing many words (a fixed grid walking the array).
+//   RUNG 4  as 3, each thread adding two words while it loads (tiles of 512 words).
+//   RUNG 5  as 4, the last 64 partials summed by one warp in registers (__shfl_down_sync).
+//   RUNG 6  each thread sums all its words first, then one tree per block.
+//   RUNG 7  as 6, reading 16-byte words into four independent sums, so more loads are in
+//           flight per thread.
+// n must be a multiple of the largest tile (512 words) times the grid, which the lesson's
+// sizes are.
 
 #ifndef RUNG
 #define RUNG 1
@@ -43,51 +48,85 @@ __device__ void finish(unsigned block_sum, unsigned* partial, unsigned* out)
     }
 }
 
-extern "C" __global__ void reduce(const unsigned* __restrict__ in, unsigned* partial,
-                                  unsigned* out, unsigned n)
+// One tile's tree, rungs 1 to 5: returns the tile's sum (meaningful in thread 0).
+__device__ unsigned tree(unsigned* sdata, unsigned tid)
 {
-    __shared__ unsigned sdata[BLOCK];
-    const unsigned tid = threadIdx.x;
-#if RUNG <= 3
-    const unsigned i = blockIdx.x * BLOCK + tid;
-    sdata[tid] = i < n ? in[i] : 0;
-#elif RUNG <= 5
-    const unsigned i = blockIdx.x * (2 * BLOCK) + tid;
-    sdata[tid] = (i < n ? in[i] : 0) + (i + BLOCK < n ? in[i + BLOCK] : 0);
-#else
-    unsigned acc = 0;
-    for (unsigned i = blockIdx.x * BLOCK + tid; i < n; i += gridDim.x * BLOCK) acc += in[i];
-    sdata[tid] = acc;
-#endif
-    __syncthreads();
-
 #if RUNG == 1
     for (unsigned s = 1; s < BLOCK; s *= 2) {
         if (tid % (2 * s) == 0) sdata[tid] += sdata[tid + s];
         __syncthreads();
     }
+    return sdata[0];
 #elif RUNG == 2
     for (unsigned s = 1; s < BLOCK; s *= 2) {
         const unsigned index = 2 * s * tid;
         if (index < BLOCK) sdata[index] += sdata[index + s];
         __syncthreads();
     }
-#elif RUNG <= 4
+    return sdata[0];
+#elif RUNG <= 4 || RUNG >= 6
     for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
         if (tid < s) sdata[tid] += sdata[tid + s];
         __syncthreads();
     }
+    return sdata[0];
 #else
     for (unsigned s = BLOCK / 2; s > 32; s >>= 1) {
         if (tid < s) sdata[tid] += sdata[tid + s];
         __syncthreads();
     }
+    unsigned v = 0;
     if (tid < 32) {
-        unsigned v = sdata[tid] + sdata[tid + 32];
+        v = sdata[tid] + sdata[tid + 32];
         for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-        if (tid == 0) sdata[0] = v;
     }
-    __syncthreads();
+    return v;
 #endif
-    finish(sdata[0], partial, out);
+}
+
+extern "C" __global__ void reduce(const unsigned* __restrict__ in, unsigned* partial,
+                                  unsigned* out, unsigned n)
+{
+    __shared__ unsigned sdata[BLOCK];
+    const unsigned tid = threadIdx.x;
+    unsigned total = 0;
+#if RUNG <= 5
+#if RUNG <= 3
+    const unsigned tile = BLOCK;
+#else
+    const unsigned tile = 2 * BLOCK;
+#endif
+    for (unsigned base = blockIdx.x * tile; base < n; base += gridDim.x * tile) {
+#if RUNG <= 3
+        sdata[tid] = in[base + tid];
+#else
+        sdata[tid] = in[base + tid] + in[base + tid + BLOCK];
+#endif
+        __syncthreads();
+        total += tree(sdata, tid);
+        // The next tile overwrites sdata: every thread must be done reading this one.
+        __syncthreads();
+    }
+#elif RUNG == 6
+    unsigned acc = 0;
+    for (unsigned i = blockIdx.x * BLOCK + tid; i < n; i += gridDim.x * BLOCK) acc += in[i];
+    sdata[tid] = acc;
+    __syncthreads();
+    total = tree(sdata, tid);
+#else
+    const uint4* in4 = reinterpret_cast<const uint4*>(in);
+    unsigned a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+#pragma unroll 4
+    for (unsigned i = blockIdx.x * BLOCK + tid; i < n / 4; i += gridDim.x * BLOCK) {
+        const uint4 v = in4[i];
+        a0 += v.x;
+        a1 += v.y;
+        a2 += v.z;
+        a3 += v.w;
+    }
+    sdata[tid] = a0 + a1 + a2 + a3;
+    __syncthreads();
+    total = tree(sdata, tid);
+#endif
+    finish(total, partial, out);
 }
