@@ -7,6 +7,7 @@ pub mod describe;
 pub mod footprint;
 pub mod heatmap;
 pub mod limits;
+pub mod line_diff;
 pub mod occupancy;
 pub mod ptxas_log;
 pub mod spaces;

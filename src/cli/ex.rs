@@ -153,6 +153,7 @@ fn check(
         root: cx.root,
         lesson,
         ex,
+        quick: false,
     };
     let report = ex_check::check(client, device, &target, &yours, |m| eprintln!("· {m}"))?;
     let (passed, failed) = (report.passed(), report.failed());

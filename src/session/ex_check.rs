@@ -70,7 +70,14 @@ pub struct Target<'a> {
     pub root: &'a CourseRoot,
     pub lesson: &'a Lesson,
     pub ex: &'a Exercise,
+    /// A short timing budget, as while the learner edits: the figures sooner, a little
+    /// noisier. The full budget is for a check asked for on purpose.
+    pub quick: bool,
 }
+
+/// The timing budget of a quick check.
+pub const QUICK_RUNS: u32 = 30;
+pub const QUICK_MS: f64 = 150.0;
 
 /// The words the correctness line is known by.
 pub const CORRECT_LINE: &str = "yours correct on fresh inputs at every size";
@@ -95,7 +102,7 @@ pub fn check(
                 &t.ex.compared(),
             );
             let mut result = super::source::live(&main, dev.clone());
-            let options = main_options(t.ex);
+            let options = main_options(t.ex, t.quick);
             let out = fold::run_lesson(client, &main, &options, &mut result, progress(&mut say));
             if let Err(f) = out {
                 say(&format!("error: {f}"));
@@ -140,13 +147,16 @@ fn oracle(solution: bool) -> Oracle {
     }
 }
 
-fn main_options(ex: &Exercise) -> RunOptions {
+fn main_options(ex: &Exercise, quick: bool) -> RunOptions {
     let mut variants = vec![YOURS.to_string()];
     variants.extend(ex.compared());
+    let full = RunOptions::default();
     RunOptions {
         variants,
         guard: true,
-        ..RunOptions::default()
+        max_runs: if quick { QUICK_RUNS } else { full.max_runs },
+        max_ms: if quick { QUICK_MS } else { full.max_ms },
+        ..full
     }
 }
 

@@ -10,4 +10,5 @@ pub mod fold;
 pub mod progress;
 pub mod recording;
 pub mod source;
+pub mod watch;
 pub mod workspace;

@@ -10,7 +10,11 @@ use crate::session::fold::{Capabilities, Fold};
 use crate::session::progress::Progress;
 use crate::session::recording::Recording;
 use crate::session::source::{self, Plan};
+use crate::course::bundle::CourseRoot;
+use crate::session::ex_progress::ExerciseBook;
+use crate::session::workspace::Workspace;
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Overlay {
@@ -82,6 +86,19 @@ pub struct App {
     pub sanitizer: Option<std::path::PathBuf>,
     /// The last memcheck rerun (`m`).
     pub memcheck: Option<super::memcheck::Memcheck>,
+    /// The exercise on screen, in place of its lesson's prose.
+    pub exercise: Option<Box<super::exercise::ExerciseView>>,
+    /// The last check of each exercise this session, by id.
+    pub ex_reports: HashMap<String, crate::session::ex_check::CheckReport>,
+    /// The exercise progress, and where it is written (nowhere: not written).
+    pub book: ExerciseBook,
+    pub book_path: Option<PathBuf>,
+    /// Where the learner's exercise files are (none: exercises can be read, not done).
+    pub workspace: Option<Workspace>,
+    /// The course, to check an exercise at its other sizes.
+    pub course_root: CourseRoot,
+    /// The learner's file to open in their editor, for the main loop.
+    pub edit: Option<PathBuf>,
 }
 
 impl App {
@@ -129,15 +146,30 @@ impl App {
             loading: None,
             sanitizer: None,
             memcheck: None,
+            exercise: None,
+            ex_reports: HashMap::new(),
+            book: ExerciseBook::default(),
+            book_path: None,
+            workspace: None,
+            course_root: CourseRoot::Bundled,
+            edit: None,
         }
     }
 
+    /// The lesson on screen: on an exercise, its lesson with the learner's kernel as the
+    /// last variant.
     pub fn lesson(&self) -> Option<&Lesson> {
-        self.lessons.get(self.selected)
+        match &self.exercise {
+            Some(x) => Some(&x.lesson),
+            None => self.lessons.get(self.selected),
+        }
     }
 
     pub fn result(&self) -> Option<&LessonResult> {
-        self.lesson().and_then(|l| self.results.get(&l.id))
+        match &self.exercise {
+            Some(x) => Some(&x.shown),
+            None => self.lesson().and_then(|l| self.results.get(&l.id)),
+        }
     }
 
     /// Prose pages, plus one for the checkpoint questions when the lesson has them.
@@ -186,6 +218,9 @@ impl App {
     /// The page on screen counts as read; with every page read and every question answered
     /// the lesson is finished, GPU or not.
     pub fn note_seen(&mut self) {
+        if self.exercise.is_some() {
+            return;
+        }
         let Some(l) = self.lesson() else { return };
         let (id, pages, questions) = (l.id.clone(), l.pages.len(), l.checkpoint.len());
         self.progress.mark_seen(&id);
@@ -197,7 +232,10 @@ impl App {
     /// Whether the lesson's figures may be shown: once run live, or once the learner asked
     /// to see them (`v`). Before that they would answer the page's "Predict:".
     pub fn revealed(&self) -> bool {
-        self.lesson()
+        // An exercise comes after its lesson; the learner's own figures answer nothing.
+        self.exercise.is_some()
+            || self
+                .lesson()
             .is_some_and(|l| self.progress.get(&l.id).revealed)
             || self
                 .result()
@@ -213,6 +251,10 @@ impl App {
 
     /// Ask for a live run of the current lesson (or explain why there is none).
     pub fn start_run(&mut self) {
+        if self.exercise.is_some() {
+            self.check_exercise(false);
+            return;
+        }
         let Some(lesson) = self.lesson().cloned() else {
             return;
         };

@@ -1,7 +1,11 @@
 //! The messages of the lab: what reaches the UI thread on its one channel, and what it asks
 //! of the worker thread. Background threads only send these; the UI thread owns the state.
 
+use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
+use crate::model::exercise::Exercise;
+use crate::session::ex_check::CheckReport;
+use crate::session::ex_progress::ExerciseBook;
 use crate::model::protocol::{Reply, RunOptions};
 use crate::session::client::{MemcheckReport, WorkerFailure};
 use crate::session::fold::Capabilities;
@@ -22,6 +26,8 @@ pub enum UiEvent {
     Terminate(i32),
     /// The course, loaded and checked on a thread of its own, or why it could not be.
     Loaded(Result<super::loading::Course, super::loading::LoadFailure>),
+    /// The learner's exercise file was saved with a new text (by whatever editor).
+    Saved(std::path::PathBuf),
 }
 
 /// What the worker thread reports.
@@ -46,6 +52,24 @@ pub enum WorkerEvent {
         variant: String,
         outcome: Result<MemcheckReport, crate::session::client::MemcheckError>,
     },
+    /// An exercise check is at this stage, in words.
+    ExStage { exercise: String, text: String },
+    /// An exercise check is over: the report, or why there is none.
+    Checked {
+        exercise: String,
+        outcome: Result<Box<CheckReport>, WorkerFailure>,
+    },
+}
+
+/// An exercise check: the learner's text as it was saved, checked against the course.
+#[derive(Debug, Clone)]
+pub struct CheckJob {
+    pub root: CourseRoot,
+    pub lesson: Lesson,
+    pub ex: Exercise,
+    pub src: String,
+    pub path: String,
+    pub quick: bool,
 }
 
 /// What the UI asks of the worker thread.
@@ -64,5 +88,14 @@ pub enum Job {
         lesson: Box<Lesson>,
         variant: String,
         sanitizer: std::path::PathBuf,
+    },
+    Check(Box<CheckJob>),
+    /// Watch this file for saves, whose text as the lab last saw it is given (None: stop
+    /// watching). Served beside the worker, never queued behind a run.
+    Watch(Option<(std::path::PathBuf, Option<Vec<u8>>)>),
+    /// Write the exercise progress (beside the worker, like `Watch`).
+    SaveBook {
+        book: ExerciseBook,
+        path: std::path::PathBuf,
     },
 }

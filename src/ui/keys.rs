@@ -51,8 +51,10 @@ impl App {
             KeyCode::Char('g') if self.lesson().is_some_and(|l| !l.sweeps.is_empty()) => {
                 self.chart = !self.chart
             }
-            KeyCode::Up | KeyCode::Char('k') => self.select_lesson(self.selected.saturating_sub(1)),
-            KeyCode::Down | KeyCode::Char('j') => self.select_lesson(self.selected + 1),
+            KeyCode::Up | KeyCode::Char('k') => self.move_row(false),
+            KeyCode::Down | KeyCode::Char('j') => self.move_row(true),
+            KeyCode::Char('e') if self.exercise.is_some() => self.edit_exercise(),
+            KeyCode::Char('t') if self.exercise.is_some() => self.next_hint(),
             KeyCode::Left => {
                 self.variant = self.variant.saturating_sub(1);
                 self.instr = 0;
@@ -121,6 +123,10 @@ impl App {
     }
 
     fn toggle_loop(&mut self) {
+        if self.exercise.is_some() {
+            self.message = Some("every save of your file checks it again; r checks now".into());
+            return;
+        }
         self.looping = !self.looping;
         if self.looping {
             self.message = Some("looping: runs again after each run (l stops)".into());

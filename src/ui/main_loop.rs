@@ -7,6 +7,7 @@ use super::event::{Job, UiEvent};
 use crate::session::progress::Progress;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
+use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 
 /// Draw, then apply each event and draw again, until the learner quits or every sender of
@@ -19,6 +20,21 @@ pub fn run<B: Backend>(
     requests: &Sender<Job>,
     saves: &Sender<Progress>,
 ) -> Result<(), B::Error> {
+    let mut no_editor =
+        |_: &Path| Err("no terminal to lend an editor here: open your file yourself".to_string());
+    run_with(terminal, app, events, requests, saves, &mut no_editor)
+}
+
+/// `run`, with `edit` to open the learner's file when they press `e`: the terminal's
+/// editor is given the screen and the keys for as long as it runs; a test writes the file.
+pub fn run_with<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    events: &Receiver<UiEvent>,
+    requests: &Sender<Job>,
+    saves: &Sender<Progress>,
+    edit: &mut dyn FnMut(&Path) -> Result<(), String>,
+) -> Result<(), B::Error> {
     draw(terminal, app)?;
     hand_off(app, requests, saves);
     while let Ok(ev) = events.recv() {
@@ -26,6 +42,13 @@ pub fn run<B: Backend>(
         hand_off(app, requests, saves);
         if app.quit {
             break;
+        }
+        if let Some(file) = app.edit.take() {
+            if let Err(e) = edit(&file) {
+                app.message = Some(e);
+            }
+            // The editor drew over the screen: everything is drawn afresh.
+            terminal.clear()?;
         }
         draw(terminal, app)?;
     }
@@ -60,6 +83,7 @@ impl App {
             UiEvent::Worker(w) => self.on_worker(w),
             UiEvent::SaveFailed(e) => self.message = Some(format!("could not save progress: {e}")),
             UiEvent::Loaded(loaded) => self.on_loaded(loaded),
+            UiEvent::Saved(file) => self.on_saved(&file),
             UiEvent::Terminate(signal) => {
                 self.terminated_by = Some(signal);
                 self.quit = true;

@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod event;
+pub mod exercise;
 mod keys;
 pub mod loading;
 pub mod main_loop;
@@ -13,6 +14,7 @@ mod progress_writer;
 mod scroll;
 pub mod terminal;
 pub mod views;
+mod watcher;
 mod worker_events;
 mod worker_thread;
 
@@ -21,7 +23,8 @@ mod tests;
 
 pub use app::{App, Overlay, Running};
 pub use event::{Job, UiEvent, WorkerEvent};
-pub use main_loop::run;
+pub use main_loop::{run, run_with};
+pub use worker_thread::spawn_with as spawn_worker;
 
 use crate::model::Lesson;
 use crate::model::results::LessonResult;

@@ -28,7 +28,11 @@ impl App {
                 variant,
                 outcome,
             } => self.on_memchecked(lesson, variant, outcome),
+            WorkerEvent::ExStage { exercise, text } => self.on_ex_stage(&exercise, text),
+            WorkerEvent::Checked { exercise, outcome } => self.on_checked(exercise, outcome),
         }
+        // The lesson's figures may have changed under the exercise's columns.
+        self.refresh_exercise();
     }
 
     /// No GPU but NVRTC: the timings stay the recording's, and the compile reports are

@@ -1,19 +1,27 @@
 //! The thread that owns the worker client: takes jobs from the UI, sends back every reply.
 //! It only sends; the UI thread owns the state.
 
-use super::event::{Job, UiEvent, WorkerEvent};
+use super::event::{CheckJob, Job, UiEvent, WorkerEvent};
 use crate::model::Lesson;
 use crate::model::protocol::Request;
 use crate::session::client::{self, MemcheckError, MemcheckReport, WorkerClient, WorkerFailure};
+use crate::session::ex_check::{self, Target};
+use crate::session::ex_lesson::Yours;
 use crate::session::fold;
 use std::path::Path;
 use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
 pub fn spawn(ui: Sender<UiEvent>, device: u32) -> Sender<Job> {
+    spawn_with(ui, device, WorkerClient::new())
+}
+
+/// The worker thread over `client` (a test names the binary), behind the dispatcher that
+/// serves watching and saving at once.
+pub fn spawn_with(ui: Sender<UiEvent>, device: u32, mut client: WorkerClient) -> Sender<Job> {
     let (tx, rx) = channel::<Job>();
+    let front = super::watcher::dispatch(ui.clone(), tx);
     std::thread::spawn(move || {
-        let mut client = WorkerClient::new();
         let ready = fold::hello(&mut client, device);
         // Only a GPU can fault, so only then is the sanitizer worth looking for.
         let gpu = ready.as_ref().is_ok_and(|c| c.no_gpu.is_none());
@@ -30,7 +38,7 @@ pub fn spawn(ui: Sender<UiEvent>, device: u32) -> Sender<Job> {
             }
         }
     });
-    tx
+    front
 }
 
 /// Do one job, sending its news; false when the UI is gone.
@@ -52,6 +60,9 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
             };
             return ui.send(UiEvent::Worker(done)).is_ok();
         }
+        Job::Check(job) => return check(client, ui, &job, device),
+        // Served by the dispatcher; nothing for the worker.
+        Job::Watch(_) | Job::SaveBook { .. } => return true,
     };
     let outcome = client.request(&req, client::default_stall_timeout(), |r| {
         let _ = ui.send(UiEvent::Worker(WorkerEvent::Reply {
@@ -95,4 +106,31 @@ fn memcheck_with_ticks(
             }
         }
     })
+}
+
+/// An exercise check through the same worker, its stages sent as they come.
+fn check(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: &CheckJob, device: u32) -> bool {
+    let target = Target {
+        root: &job.root,
+        lesson: &job.lesson,
+        ex: &job.ex,
+        quick: job.quick,
+    };
+    let yours = Yours {
+        src: &job.src,
+        path: &job.path,
+    };
+    let id = job.ex.id.clone();
+    let outcome = ex_check::check(client, device, &target, &yours, |text| {
+        let stage = WorkerEvent::ExStage {
+            exercise: id.clone(),
+            text: text.to_string(),
+        };
+        let _ = ui.send(UiEvent::Worker(stage));
+    });
+    let done = WorkerEvent::Checked {
+        exercise: id,
+        outcome: outcome.map(Box::new),
+    };
+    ui.send(UiEvent::Worker(done)).is_ok()
 }

@@ -1,0 +1,336 @@
+//! An exercise in the lab: its row under its lesson, the learner's kernel as one more
+//! column (`yours`) beside the lesson's variants, checked again on every save of the
+//! learner's file and on `r`. Pure state, like `app.rs`: the check runs on the worker
+//! thread, the file is watched beside it, the editor is the main loop's to open.
+
+use super::app::App;
+use super::event::{CheckJob, Job};
+use crate::model::Lesson;
+use crate::model::exercise::{Exercise, SOLUTION, YOURS};
+use crate::model::results::{LessonResult, Source, VariantResult};
+use crate::session::client::WorkerFailure;
+use crate::session::ex_check::{CheckReport, Mark};
+use crate::session::ex_lesson::{Oracle, Yours, exercise_lesson};
+use crate::session::workspace::{Started, WorkspaceError};
+use std::path::{Path, PathBuf};
+
+/// The exercise on screen.
+#[derive(Debug, Clone)]
+pub struct ExerciseView {
+    /// Which of its lesson's exercises.
+    pub index: usize,
+    pub ex: Exercise,
+    /// The lesson with `yours` as its last variant: what the columns, the code and the
+    /// heatmaps show.
+    pub lesson: Lesson,
+    /// The lesson's figures with the learner's beside them.
+    pub shown: LessonResult,
+    /// The learner's file, once there is a workspace.
+    pub file: Option<PathBuf>,
+    /// The learner's text as last read (the starter before the file exists).
+    pub src: String,
+    /// A check in flight, at this stage.
+    pub checking: Option<String>,
+    /// A save came during the check: check again once it is over (quick or not).
+    pub again: Option<bool>,
+}
+
+/// `lesson` with the learner's `src` as the variant `yours`, after all of the lesson's.
+fn with_yours(lesson: &Lesson, ex: &Exercise, src: &str, path: &str) -> Lesson {
+    let names: Vec<String> = lesson.variants.iter().map(|v| v.name.clone()).collect();
+    let yours = Yours { src, path };
+    exercise_lesson(lesson, ex, &yours, Oracle::Lesson, &names)
+}
+
+/// The lesson's figures (`base`), with those the last check measured in their place and
+/// `yours` last; its checks are shown from the report, not as claims.
+fn merged(lesson: &Lesson, base: Option<&LessonResult>, report: Option<&CheckReport>) -> LessonResult {
+    let mut out = base.cloned().unwrap_or_else(|| {
+        crate::session::fold::blank_result(lesson, Source::None, None)
+    });
+    out.variants.retain(|v| v.name != YOURS);
+    for v in report.map_or(&[][..], |r| &r.result.variants[..]) {
+        if v.name == SOLUTION {
+            continue;
+        }
+        let mut v = v.clone();
+        if v.name == YOURS {
+            v.expect.clear();
+        }
+        match out.variants.iter_mut().find(|o| o.name == v.name) {
+            Some(o) => *o = v,
+            None => out.variants.push(v),
+        }
+    }
+    if !out.variants.iter().any(|v| v.name == YOURS) {
+        out.variants.push(VariantResult {
+            name: YOURS.into(),
+            ..Default::default()
+        });
+    }
+    out
+}
+
+impl App {
+    /// The rows the cursor keys walk: each lesson, then its exercises.
+    pub fn rows(&self) -> Vec<(usize, Option<usize>)> {
+        let mut rows = Vec::new();
+        for (i, l) in self.lessons.iter().enumerate() {
+            rows.push((i, None));
+            rows.extend((0..l.exercises.len()).map(|e| (i, Some(e))));
+        }
+        rows
+    }
+
+    pub fn current_row(&self) -> (usize, Option<usize>) {
+        (self.selected, self.exercise.as_ref().map(|x| x.index))
+    }
+
+    pub(super) fn move_row(&mut self, down: bool) {
+        let rows = self.rows();
+        let Some(at) = rows.iter().position(|r| *r == self.current_row()) else {
+            return;
+        };
+        let to = if down { at + 1 } else { at.wrapping_sub(1) };
+        if let Some(&(l, e)) = rows.get(to) {
+            self.select_row(l, e);
+        }
+    }
+
+    /// Go to lesson `lesson`, or to its exercise `ex`.
+    pub fn select_row(&mut self, lesson: usize, ex: Option<usize>) {
+        if (lesson, ex) == self.current_row() {
+            return;
+        }
+        self.leave_exercise();
+        self.select_lesson(lesson);
+        if let Some(i) = ex {
+            self.enter_exercise(i);
+        }
+    }
+
+    fn leave_exercise(&mut self) {
+        if self.exercise.take().is_some() {
+            self.outbox.push(Job::Watch(None));
+            (self.variant, self.instr, self.code_scroll) = (0, 0, 0);
+            (self.page, self.prose_scroll) = (0, 0);
+        }
+    }
+
+    fn enter_exercise(&mut self, index: usize) {
+        let Some(lesson) = self.lessons.get(self.selected) else {
+            return;
+        };
+        let Some(ex) = lesson.exercises.get(index).cloned() else {
+            return;
+        };
+        let file = self.workspace.as_ref().map(|w| w.file(&ex));
+        let mine = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok());
+        // Never the solution, which `yours` holds until the learner's text replaces it.
+        let src = mine.clone().unwrap_or_else(|| ex.starter.clone());
+        let path = file.as_ref().map_or(ex.starter_path.clone(), |f| f.display().to_string());
+        let lesson = with_yours(lesson, &ex, &src, &path);
+        let shown = merged(&lesson, None, None);
+        self.variant = lesson.variants.len() - 1;
+        (self.instr, self.code_scroll, self.page, self.prose_scroll) = (0, 0, 0, 0);
+        self.chart = false;
+        self.message = Some(match &mine {
+            Some(_) => "e edits your file; every save checks it (r checks now)".into(),
+            None => "e copies the starter into your workspace and opens it".into(),
+        });
+        if let (Some(f), Some(text)) = (&file, mine) {
+            self.outbox.push(Job::Watch(Some((f.clone(), Some(text.into_bytes())))));
+        }
+        self.exercise = Some(Box::new(ExerciseView {
+            index,
+            ex,
+            shown,
+            lesson,
+            file,
+            src,
+            checking: None,
+            again: None,
+        }));
+        self.refresh_exercise();
+    }
+
+    /// Put the columns together again from the lesson's figures and the last check.
+    pub(super) fn refresh_exercise(&mut self) {
+        let Some(x) = self.exercise.as_mut() else {
+            return;
+        };
+        let base = self.results.get(&x.lesson.id);
+        x.shown = merged(&x.lesson, base, self.ex_reports.get(&x.ex.id));
+    }
+
+    /// Check the learner's file as it is now; `quick`: the short timing budget of a save.
+    pub fn check_exercise(&mut self, quick: bool) {
+        let Some(x) = self.exercise.as_mut() else {
+            return;
+        };
+        if x.checking.is_some() {
+            // One check at a time; the newest text is checked once this one is over.
+            x.again = Some(quick && x.again != Some(false));
+            return;
+        }
+        let Some(ws) = &self.workspace else {
+            self.message = Some(no_workspace());
+            return;
+        };
+        let src = match ws.read(&x.ex) {
+            Ok(s) => s,
+            Err(WorkspaceError::NotStarted(_)) => {
+                self.message = Some("not started: e copies the starter and opens it".into());
+                return;
+            }
+            Err(e) => {
+                self.message = Some(e.to_string());
+                return;
+            }
+        };
+        let path = ws.file(&x.ex).display().to_string();
+        x.lesson = with_yours(&self.lessons[self.selected], &x.ex, &src, &path);
+        x.src = src.clone();
+        x.checking = Some("starting".into());
+        self.outbox.push(Job::Check(Box::new(CheckJob {
+            root: self.course_root.clone(),
+            lesson: self.lessons[self.selected].clone(),
+            ex: x.ex.clone(),
+            src,
+            path,
+            quick,
+        })));
+    }
+
+    /// A save of a file: the exercise on screen is checked again if it is its file.
+    pub(super) fn on_saved(&mut self, path: &Path) {
+        if self
+            .exercise
+            .as_ref()
+            .is_some_and(|x| x.file.as_deref() == Some(path))
+        {
+            self.check_exercise(true);
+        }
+    }
+
+    pub(super) fn on_ex_stage(&mut self, exercise: &str, text: String) {
+        if let Some(x) = self.exercise.as_mut().filter(|x| x.ex.id == exercise) {
+            x.checking = Some(text);
+        }
+    }
+
+    pub(super) fn on_checked(
+        &mut self,
+        exercise: String,
+        outcome: Result<Box<CheckReport>, WorkerFailure>,
+    ) {
+        match outcome {
+            Ok(report) => {
+                self.book
+                    .record_attempt(&exercise, report.passed(), report.time_ms);
+                self.save_book();
+                self.message = Some(verdict(&report));
+                self.ex_reports.insert(exercise.clone(), *report);
+            }
+            Err(f) => self.message = Some(format!("the check stopped: {f}")),
+        }
+        let again = match self.exercise.as_mut().filter(|x| x.ex.id == exercise) {
+            Some(x) => {
+                x.checking = None;
+                x.again.take()
+            }
+            None => None,
+        };
+        self.refresh_exercise();
+        if let Some(quick) = again {
+            self.check_exercise(quick);
+        }
+    }
+
+    /// The next hint, one at a time, remembered in the exercise progress.
+    pub(super) fn next_hint(&mut self) {
+        let Some(x) = &self.exercise else { return };
+        let (id, n) = (x.ex.id.clone(), x.ex.hints.len());
+        let p = self.book.entry(&id);
+        if (p.hints_shown as usize) < n {
+            p.hints_shown += 1;
+            self.save_book();
+        } else {
+            self.message = Some("that was the last hint".into());
+        }
+    }
+
+    /// Open the learner's file in their editor, copying the starter first if need be
+    /// (never over their file).
+    pub(super) fn edit_exercise(&mut self) {
+        let Some(x) = self.exercise.as_mut() else {
+            return;
+        };
+        let Some(ws) = &self.workspace else {
+            self.message = Some(no_workspace());
+            return;
+        };
+        match ws.start(&x.ex) {
+            Ok(Started::Fresh(p)) => {
+                self.message = Some(format!("the starter, copied to {}", p.display()))
+            }
+            Ok(Started::Existing {
+                upstream_changed: true,
+                ..
+            }) => {
+                self.message = Some(format!(
+                    "the starter changed since you started; your file is left as it is \
+                     (gpulab ex reset {} takes the new one)",
+                    x.ex.id
+                ))
+            }
+            Ok(Started::Existing { .. }) => {}
+            Err(e) => {
+                self.message = Some(e.to_string());
+                return;
+            }
+        }
+        let path = ws.file(&x.ex);
+        let text = std::fs::read(&path).ok();
+        x.file = Some(path.clone());
+        self.outbox.push(Job::Watch(Some((path.clone(), text))));
+        self.edit = Some(path);
+    }
+
+    fn save_book(&mut self) {
+        if let Some(path) = &self.book_path {
+            self.outbox.push(Job::SaveBook {
+                book: self.book.clone(),
+                path: path.clone(),
+            });
+        }
+    }
+
+    /// The last check of the exercise on screen.
+    pub fn ex_report(&self) -> Option<&CheckReport> {
+        self.exercise
+            .as_ref()
+            .and_then(|x| self.ex_reports.get(&x.ex.id))
+    }
+}
+
+fn no_workspace() -> String {
+    "no workspace for your files: set GPULAB_WORKSPACE or GPULAB_DATA_DIR".into()
+}
+
+/// The check's verdict in a few words.
+pub fn verdict(r: &CheckReport) -> String {
+    let count = |m: Mark| r.lines.iter().filter(|l| l.mark == m).count();
+    if r.compile_error.is_some() {
+        "your kernel does not compile: the error is in its column".into()
+    } else if r.passed() {
+        "passed: every check holds; the solution is open beside your task".into()
+    } else if r.failed() {
+        format!("not yet: {} of {} checks hold", count(Mark::Pass), r.lines.len())
+    } else {
+        format!(
+            "no check fails; {} need a GPU, so the exercise is not passed here",
+            count(Mark::NeedsGpu)
+        )
+    }
+}
