@@ -7,10 +7,14 @@ use super::app::App;
 use super::event::UiEvent;
 use super::loading::{self, Course, LoadFailure};
 use super::{main_loop, progress_writer, worker_thread};
-use crossterm::event::{Event, KeyEventKind, MouseEventKind, read};
+use crossterm::event::{Event, KeyEventKind, MouseEventKind, poll, read};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 use std::sync::mpsc::{Sender, channel};
 
 /// Run the lab on this terminal, with a worker for GPU `device`, until the learner quits or
@@ -33,8 +37,10 @@ where
     loading::spawn(tx.clone(), loader);
     let jobs = worker_thread::spawn(tx.clone(), device);
     let (saves, writer) = progress_writer::spawn(tx.clone());
-    spawn_key_reader(tx);
-    let out = main_loop::run(&mut terminal, &mut app, &rx, &jobs, &saves);
+    let pause = Arc::new(KeyPause::default());
+    spawn_key_reader(tx, pause.clone());
+    let mut edit = |file: &Path| edit_in_terminal(file, &pause);
+    let out = main_loop::run_with(&mut terminal, &mut app, &rx, &jobs, &saves, &mut edit);
     // Nothing is lost on quit: the last snapshot is written before we leave.
     drop(saves);
     let _ = writer.join();
@@ -57,9 +63,30 @@ fn spawn_signal_reader(ui: Sender<UiEvent>) -> io::Result<()> {
     Ok(())
 }
 
-fn spawn_key_reader(ui: Sender<UiEvent>) {
+/// The key reader leaves the terminal's input alone while an editor has it: two readers
+/// of one terminal would each get half the keys.
+#[derive(Default)]
+struct KeyPause {
+    asked: AtomicBool,
+    /// The reader has seen `asked` and reads nothing.
+    idle: AtomicBool,
+}
+
+fn spawn_key_reader(ui: Sender<UiEvent>, pause: Arc<KeyPause>) {
     std::thread::spawn(move || {
-        while let Ok(ev) = read() {
+        loop {
+            if pause.asked.load(Ordering::SeqCst) {
+                pause.idle.store(true, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+            // Polled, not read blocking, so that a pause is seen within a poll.
+            match poll(Duration::from_millis(50)) {
+                Ok(true) if !pause.asked.load(Ordering::SeqCst) => {}
+                Ok(_) => continue,
+                Err(_) => return,
+            }
+            let Ok(ev) = read() else { return };
             let msg = match ev {
                 Event::Key(k) if k.kind != KeyEventKind::Release => UiEvent::Key(k),
                 Event::Mouse(m) => match m.kind {
@@ -75,6 +102,42 @@ fn spawn_key_reader(ui: Sender<UiEvent>) {
             }
         }
     });
+}
+
+/// Lend the terminal to the learner's editor (`$VISUAL`, else `$EDITOR`, else `vi`) for
+/// `file`, and take it back: raw mode and the alternate screen off while it runs, the keys
+/// it left unread dropped after.
+fn edit_in_terminal(file: &Path, pause: &KeyPause) -> Result<(), String> {
+    pause.idle.store(false, Ordering::SeqCst);
+    pause.asked.store(true, Ordering::SeqCst);
+    let waited = std::time::Instant::now();
+    while !pause.idle.load(Ordering::SeqCst) && waited.elapsed() < Duration::from_secs(1) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    restore_terminal();
+    let editor = ["VISUAL", "EDITOR"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().filter(|v| !v.trim().is_empty()))
+        .unwrap_or_else(|| "vi".into());
+    let mut words = editor.split_whitespace();
+    let program = words.next().unwrap_or("vi");
+    let status = std::process::Command::new(program)
+        .args(words)
+        .arg(file)
+        .status();
+    let back = TerminalGuard::enter().map(std::mem::forget);
+    while poll(Duration::ZERO).unwrap_or(false) {
+        let _ = read();
+    }
+    pause.asked.store(false, Ordering::SeqCst);
+    back.map_err(|e| format!("could not take the terminal back: {e}"))?;
+    match status {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("`{editor}` ended with {s}; your file is as it left it")),
+        Err(e) => Err(format!(
+            "could not start `{editor}` ({e}): set $VISUAL or $EDITOR"
+        )),
+    }
 }
 
 fn restore_on_panic() {

@@ -79,6 +79,9 @@ pub fn column_lines<'a>(
         .map(|n| Line::styled(n, th.dim))
         .into_iter()
         .collect();
+    if v.name == crate::model::exercise::YOURS {
+        lines.extend(super::exercise::yours_lines(app, th));
+    }
     if !app.revealed() {
         // A compile error is the compiler's report, not a measured figure.
         if v.error.is_some() && v.correct.is_none() {

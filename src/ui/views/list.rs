@@ -13,6 +13,7 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     // the list exactly as it reads.
     let mut lines = Vec::new();
     let mut space: Option<MemSpace> = None;
+    let mut at = 0;
     for (i, l) in app.lessons.iter().enumerate() {
         if space != Some(l.space) {
             space = Some(l.space);
@@ -26,18 +27,33 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         } else {
             " "
         };
-        let cursor = if i == app.selected { "▸" } else { " " };
+        let here = i == app.selected && app.exercise.is_none();
+        let cursor = if here { "▸" } else { " " };
         // A live run is its own mark: reading and answering finish a lesson without a GPU.
         let ran = if p.runs > 0 { " ◆" } else { "" };
         let text = format!("{cursor}{mark} {:02} {}{ran}", l.order, l.id);
-        let style = if i == app.selected {
+        let style = if here {
             th.selected
         } else {
             Default::default()
         };
         lines.push(Line::styled(text, style));
+        for (e, ex) in l.exercises.iter().enumerate() {
+            let here = app.current_row() == (i, Some(e));
+            if here {
+                at = lines.len();
+            }
+            lines.push(exercise_row(app, &ex.id, here, th));
+        }
+        if here {
+            at = lines.len() - 1 - l.exercises.len();
+        }
     }
+    // The row under the cursor stays in view: a long course scrolls.
+    let inner = area.height.saturating_sub(2) as usize;
+    let scroll = (at + 1).saturating_sub(inner) as u16;
     Paragraph::new(lines)
+        .scroll((scroll, 0))
         .block(
             Block::default()
                 .borders(Borders::ALL)
@@ -45,4 +61,23 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
                 .title(Line::styled(" Lessons ", th.title)),
         )
         .render(area, buf);
+}
+
+/// An exercise's row, under its lesson: passed, started or not yet.
+fn exercise_row<'a>(app: &App, id: &str, here: bool, th: &Theme) -> Line<'a> {
+    let p = app.book.get(id);
+    let started = app.exercise.as_ref().filter(|x| x.ex.id == id).map_or_else(
+        || p.attempts > 0,
+        |x| x.file.as_ref().is_some_and(|f| f.exists()),
+    );
+    let mark = if p.passed {
+        "✓"
+    } else if started {
+        "•"
+    } else {
+        "◦"
+    };
+    let cursor = if here { "▸" } else { " " };
+    let style = if here { th.selected } else { Default::default() };
+    Line::styled(format!("{cursor}    {mark} {id}"), style)
 }

@@ -3,6 +3,7 @@
 pub mod chart;
 pub mod checkpoint;
 pub mod columns;
+pub mod exercise;
 pub mod footprint;
 pub mod heatmap;
 pub mod list;

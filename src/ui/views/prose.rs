@@ -129,6 +129,9 @@ pub fn current_question(app: &App, lesson: &Lesson, c: &Content) -> Option<Range
 
 /// The page on screen, wrapped to `width`.
 pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
+    if let Some(x) = &app.exercise {
+        return super::exercise::content(app, x, width);
+    }
     let (page, starts) = if app.on_checkpoint_page() {
         super::checkpoint::page_with_starts(app, lesson)
     } else {
@@ -223,12 +226,15 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let Some(v) = view(app, buf.area) else {
         return;
     };
-    let title = format!(
-        " {} · page {}/{} ",
-        v.content.title,
-        app.page + 1,
-        app.page_count()
-    );
+    let title = match app.exercise {
+        Some(_) => format!(" {} ", v.content.title),
+        None => format!(
+            " {} · page {}/{} ",
+            v.content.title,
+            app.page + 1,
+            app.page_count()
+        ),
+    };
     let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(th.border)

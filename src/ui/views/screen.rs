@@ -16,6 +16,9 @@ use ratatui::widgets::{Paragraph, Widget};
 // Help and quit first: on a narrow terminal the end of this line is what is cut.
 const KEYS_LINE: &str = " ? help  q quit  ↑↓ lesson  n/p page  PgDn scroll  ←→ variant  r run  v figures  c code  h heatmap";
 
+const EXERCISE_KEYS: &str =
+    " ? help  q quit  ↑↓ lesson  e edit your file  r check now  t hint  ←→ variant  c code  h heatmap";
+
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let th = Theme::new(self.color);
@@ -42,7 +45,9 @@ impl Widget for &App {
         }
         Paragraph::new(Line::styled(format!(" {}", status_text(self)), th.accent))
             .render(a.status, buf);
-        let keys = if sweeps {
+        let keys = if self.exercise.is_some() {
+            EXERCISE_KEYS.to_string()
+        } else if sweeps {
             KEYS_LINE.replacen("  q quit", "  q quit  g chart", 1)
         } else {
             KEYS_LINE.to_string()
@@ -74,11 +79,12 @@ fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
         }
         s
     });
+    let title = match &app.exercise {
+        Some(x) => format!(" {:02} · {} · exercise {} ", lesson.order, lesson.title, x.ex.id),
+        None => format!(" {:02} · {} ", lesson.order, lesson.title),
+    };
     Line::from(vec![
-        Span::styled(
-            format!(" {:02} · {} ", lesson.order, lesson.title),
-            th.strong,
-        ),
+        Span::styled(title, th.strong),
         Span::styled(format!("── {} ", label.unwrap_or_default()), th.accent),
     ])
 }
@@ -104,6 +110,14 @@ fn status_text(app: &App) -> String {
 
 /// The last message, else the run in flight, else how the claims fare.
 fn plain_status(app: &App) -> String {
+    if let Some(x) = &app.exercise {
+        return match (&x.checking, &app.message, app.ex_report()) {
+            (Some(stage), _, _) => format!("checking {} · {stage}", x.ex.id),
+            (None, Some(m), _) => m.clone(),
+            (None, None, Some(r)) => crate::ui::exercise::verdict(r),
+            (None, None, None) => String::new(),
+        };
+    }
     match (&app.message, &app.running) {
         (Some(m), _) => m.clone(),
         (None, Some(r)) => format!("running {} · {} {}", r.lesson, r.variant, r.stage),

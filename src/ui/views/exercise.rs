@@ -1,0 +1,107 @@
+//! The exercise's parts of the screen: its task, the hints shown so far and, once passed,
+//! the solution as a diff against the learner's kernel (in the prose pane); and atop the
+//! learner's column, the compile error at its line or the checks one by one.
+
+use super::prose::{Content, wrap};
+use super::theme::Theme;
+use crate::analysis::line_diff::{DiffLine, diff, differs};
+use crate::session::ex_check::{CheckReport, Mark};
+use crate::ui::app::App;
+use crate::ui::exercise::ExerciseView;
+use ratatui::text::{Line, Span};
+
+/// The prose pane on an exercise, wrapped to `width`.
+pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
+    let mut text: Vec<String> = x.ex.task.trim_end().lines().map(String::from).collect();
+    text.push(String::new());
+    let p = app.book.get(&x.ex.id);
+    let shown = (p.hints_shown as usize).min(x.ex.hints.len());
+    for (i, h) in x.ex.hints.iter().take(shown).enumerate() {
+        text.push(format!("Hint {} of {}: {}", i + 1, x.ex.hints.len(), h.trim_end()));
+    }
+    text.push(match x.ex.hints.len() - shown {
+        0 if shown == 0 => "(no hints for this one)".into(),
+        0 => "(that was the last hint)".into(),
+        left => format!("t shows a hint ({left} left)"),
+    });
+    text.push(match x.file.as_ref().filter(|f| f.exists()) {
+        Some(f) => format!("your file: {} (e edits it; every save checks it)", f.display()),
+        None => "not started: e copies the starter into your workspace and opens it".into(),
+    });
+    let passed = p.passed || app.ex_report().is_some_and(CheckReport::passed);
+    if passed {
+        text.push(String::new());
+        text.extend(solution_lines(x));
+    }
+    let mut rows = Vec::new();
+    for line in &text {
+        rows.extend(wrap(line, width));
+    }
+    Content {
+        title: format!("Exercise: {}", x.ex.title),
+        rows,
+        questions: Vec::new(),
+    }
+}
+
+/// The solution, open once the exercise passed, as a diff against the learner's text.
+fn solution_lines(x: &ExerciseView) -> Vec<String> {
+    let d = diff(&x.src, &x.ex.solution);
+    if !differs(&d) {
+        return vec!["✓ passed, and yours is the solution line for line.".into()];
+    }
+    let mut out = vec!["✓ passed. The solution, against yours (- yours, + the solution):".into()];
+    out.extend(d.into_iter().map(|l| match l {
+        DiffLine::Same(s) => format!("  {s}"),
+        DiffLine::Removed(s) => format!("- {s}"),
+        DiffLine::Added(s) => format!("+ {s}"),
+    }));
+    out
+}
+
+/// What opens the learner's column: the check in flight, the compile error at its line,
+/// or each check with its mark and what it measured.
+pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
+    let Some(x) = &app.exercise else {
+        return Vec::new();
+    };
+    let mut lines = Vec::new();
+    if let Some(stage) = &x.checking {
+        lines.push(Line::styled(format!("… checking: {stage}"), th.accent));
+    }
+    let Some(r) = app.ex_report() else {
+        if x.checking.is_none() {
+            lines.push(Line::styled("not checked yet: save your file, or r", th.dim));
+        }
+        return lines;
+    };
+    if let Some(e) = &r.compile_error {
+        lines.push(Line::styled("✗ does not compile", th.bad));
+        lines.extend(compile_error_lines(e, th));
+        return lines;
+    }
+    for l in &r.lines {
+        let (mark, st) = match l.mark {
+            Mark::Pass => ("✓", th.good),
+            Mark::Fail => ("✗", th.bad),
+            Mark::NeedsGpu => ("·", th.dim),
+            Mark::NotMeasured => ("?", th.warn),
+        };
+        let check = l.check.strip_prefix("yours ").unwrap_or(&l.check).to_string();
+        lines.push(Line::from(vec![
+            Span::styled(format!("{mark} "), st),
+            Span::raw(check),
+        ]));
+        lines.push(Line::styled(format!("  {}", l.detail), th.dim));
+    }
+    lines
+}
+
+/// The compiler's words as the worker gives them: each error at `file:line`, followed by
+/// the learner's line it names.
+fn compile_error_lines<'a>(e: &str, th: &Theme) -> Vec<Line<'a>> {
+    e.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| Line::styled(l.trim_end().to_string(), th.bad))
+        .collect()
+}

@@ -1,0 +1,205 @@
+//! The exercise loop in the lab, end to end with no GPU: the real loop (`ui::run_with`) on
+//! a `TestBackend`, the real worker thread over the real worker (NVRTC compiles), the real
+//! file watcher. The learner moves to the exercise, `e` "opens the editor" (here a writer
+//! of the file, as an editor would save it), the save is noticed and checked, and the
+//! learner's column shows ✗ on the spill check; the fix, saved by another writer, shows ✓.
+//! Each step runs the loop until the check is over, then reads the screen.
+
+mod common;
+
+use common::{bin, fixture, nvrtc_or_skip};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use gpulab::course::bundle::CourseRoot;
+use gpulab::session::client::WorkerClient;
+use gpulab::session::ex_progress::ExerciseBook;
+use gpulab::session::progress::Progress;
+use gpulab::session::workspace::Workspace;
+use gpulab::ui::{self, App, Job, UiEvent, WorkerEvent};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
+
+/// 64 live words under -maxrregcount=32: spills.
+const SPILLS: &str = r#"
+extern "C" __global__ void copy_mine(const float* __restrict__ in, float* __restrict__ out,
+                                     int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float w[64];
+#pragma unroll
+    for (int k = 0; k < 64; ++k) w[k] = in[(i + k * 97) % n];
+    float s = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 64; ++k) s += w[k];
+#pragma unroll
+    for (int k = 0; k < 64; ++k) s = s * w[k] + w[63 - k];
+    out[i] = in[i] + 0.0f * s;
+}
+"#;
+
+const BROKEN: &str = "extern \"C\" __global__ void copy_mine(const float* in, float* out, int n)\n{\n    out[0] = undefined_name;\n}\n";
+
+struct Lab {
+    _tmp: tempfile::TempDir,
+    course: PathBuf,
+    ws: PathBuf,
+    book: PathBuf,
+    terminal: Terminal<TestBackend>,
+    app: App,
+    hub: Option<Receiver<UiEvent>>,
+    jobs: Sender<Job>,
+    saves: Sender<Progress>,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+impl Lab {
+    fn new() -> Lab {
+        let tmp = tempfile::tempdir().unwrap();
+        let course = tmp.path().join("course");
+        copy_dir(&fixture("expack"), &course);
+        let root = CourseRoot::Dir(course.join("lessons"));
+        let (lessons, errors) = gpulab::course::load_course(&root);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut app = App::new(lessons, None, Progress::default());
+        app.color = false;
+        app.course_root = root;
+        let ws = tmp.path().join("ws");
+        app.workspace = Some(Workspace { dir: ws.clone() });
+        let book = tmp.path().join("data/exercises.json");
+        std::fs::create_dir_all(book.parent().unwrap()).unwrap();
+        app.book_path = Some(book.clone());
+        let (hub_tx, hub) = channel();
+        let client = WorkerClient::with_command(bin(), vec!["worker".into()]);
+        let jobs = ui::spawn_worker(hub_tx, 0, client);
+        let (saves, _) = channel();
+        Lab {
+            _tmp: tmp,
+            course,
+            ws,
+            book,
+            terminal: Terminal::new(TestBackend::new(120, 44)).unwrap(),
+            app,
+            hub: Some(hub),
+            jobs,
+            saves,
+        }
+    }
+
+    /// Feed `script`, then pass on what the worker and the watcher send until a check is
+    /// over (or two minutes pass); the screen when the loop has drawn it all.
+    fn play_until_checked(
+        &mut self,
+        script: Vec<UiEvent>,
+        edit: &mut dyn FnMut(&Path) -> Result<(), String>,
+    ) -> String {
+        let (tx, rx) = channel();
+        for ev in script {
+            tx.send(ev).unwrap();
+        }
+        let hub = self.hub.take().unwrap();
+        let relay = std::thread::spawn(move || {
+            let end = Instant::now() + Duration::from_secs(120);
+            while let Ok(ev) = hub.recv_timeout(end.saturating_duration_since(Instant::now())) {
+                let done = matches!(ev, UiEvent::Worker(WorkerEvent::Checked { .. }));
+                if tx.send(ev).is_err() || done {
+                    break;
+                }
+            }
+            hub
+        });
+        ui::run_with(
+            &mut self.terminal,
+            &mut self.app,
+            &rx,
+            &self.jobs,
+            &self.saves,
+            edit,
+        )
+        .unwrap();
+        self.hub = Some(relay.join().unwrap());
+        ui::buffer_to_text(self.terminal.backend().buffer())
+    }
+
+    fn mine(&self) -> PathBuf {
+        self.ws.join("fix-copy.cu")
+    }
+}
+
+fn key(c: char) -> UiEvent {
+    UiEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+fn down() -> UiEvent {
+    UiEvent::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))
+}
+
+fn no_editor(_: &Path) -> Result<(), String> {
+    Err("no editor in this step".into())
+}
+
+#[test]
+fn from_a_spilling_save_to_a_fixed_one_in_the_lab() {
+    if !nvrtc_or_skip("from_a_spilling_save_to_a_fixed_one_in_the_lab") {
+        return;
+    }
+    let mut lab = Lab::new();
+    // The editor: it saves a kernel that spills, as the learner's would.
+    let mut opened = Vec::new();
+    let mut editor = |p: &Path| {
+        opened.push(p.to_path_buf());
+        std::fs::write(p, SPILLS).map_err(|e| e.to_string())
+    };
+    let screen = lab.play_until_checked(vec![down(), key('e')], &mut editor);
+    assert_eq!(opened, [lab.mine()], "e opens the learner's file");
+    assert!(screen.contains("exercise fix-copy"), "{screen}");
+    assert!(screen.contains("✗ spill_stores == 0"), "{screen}");
+    assert!(screen.contains("needs a GPU"), "{screen}");
+    assert!(screen.contains("▸    • fix-copy"), "the row under its lesson:\n{screen}");
+
+    // Another editor saves the fix: the watcher sees it, whoever wrote.
+    let fix = lab.course.join("exercises/tiny/fix-copy/solution.cu");
+    std::fs::copy(fix, lab.mine()).unwrap();
+    let screen = lab.play_until_checked(vec![], &mut no_editor);
+    assert!(screen.contains("✓ spill_stores == 0"), "{screen}");
+    assert!(!screen.contains("✗ spill_stores"), "{screen}");
+    assert!(
+        screen.contains("need a GPU, so the exercise is not passed here"),
+        "{screen}"
+    );
+
+    // A compile error is shown at the learner's line.
+    std::fs::write(lab.mine(), BROKEN).unwrap();
+    let screen = lab.play_until_checked(vec![], &mut no_editor);
+    assert!(screen.contains("✗ does not compile"), "{screen}");
+    assert!(screen.contains("3 |     out[0] = undefined_name;"), "{screen}");
+    assert!(screen.contains("fix-copy.cu:3: error:"), "{screen}");
+
+    // r checks again with nothing saved.
+    let screen = lab.play_until_checked(vec![key('r')], &mut no_editor);
+    assert!(screen.contains("✗ does not compile"), "{screen}");
+    let p = lab.app.book.get("fix-copy");
+    assert_eq!((p.attempts, p.passed), (4, false), "{p:?}");
+    // Written beside the loop: the file catches up within moments.
+    let end = Instant::now() + Duration::from_secs(10);
+    let mut on_disk = ExerciseBook::load_from(&lab.book).0.get("fix-copy");
+    while on_disk != p && Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+        on_disk = ExerciseBook::load_from(&lab.book).0.get("fix-copy");
+    }
+    assert_eq!(on_disk, p, "the progress file");
+}
