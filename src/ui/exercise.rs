@@ -39,7 +39,12 @@ pub struct ExerciseView {
 fn with_yours(lesson: &Lesson, ex: &Exercise, src: &str, path: &str) -> Lesson {
     let names: Vec<String> = lesson.variants.iter().map(|v| v.name.clone()).collect();
     let yours = Yours { src, path };
-    exercise_lesson(lesson, ex, &yours, Oracle::Lesson, &names)
+    let mut l = exercise_lesson(lesson, ex, &yours, Oracle::Lesson, &names);
+    // The note of the variant it is `like:` is about that variant, not the learner's.
+    if let Some(v) = l.variants.iter_mut().find(|v| v.name == YOURS) {
+        v.note = None;
+    }
+    l
 }
 
 /// The lesson's figures (`base`), with those the last check measured in their place and
@@ -155,11 +160,11 @@ impl App {
             checking: None,
             again: None,
         }));
-        self.refresh_exercise();
+        self.refresh_shown();
     }
 
     /// Put the columns together again from the lesson's figures and the last check.
-    pub(super) fn refresh_exercise(&mut self) {
+    pub fn refresh_shown(&mut self) {
         let Some(x) = self.exercise.as_mut() else {
             return;
         };
@@ -245,7 +250,7 @@ impl App {
             }
             None => None,
         };
-        self.refresh_exercise();
+        self.refresh_shown();
         if let Some(quick) = again {
             self.check_exercise(quick);
         }
@@ -328,7 +333,7 @@ pub fn verdict(r: &CheckReport) -> String {
     if r.compile_error.is_some() {
         "your kernel does not compile: the error is in its column".into()
     } else if r.passed() {
-        "passed: every check holds; the solution is open beside your task".into()
+        "passed: every check holds; the solution is open above, as a diff against yours".into()
     } else if r.failed() {
         format!("not yet: {} of {} checks hold", count(Mark::Pass), r.lines.len())
     } else {

@@ -32,7 +32,7 @@ impl App {
             WorkerEvent::Checked { exercise, outcome } => self.on_checked(exercise, outcome),
         }
         // The lesson's figures may have changed under the exercise's columns.
-        self.refresh_exercise();
+        self.refresh_shown();
     }
 
     /// No GPU but NVRTC: the timings stay the recording's, and the compile reports are

@@ -24,7 +24,8 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
         0 => "(that was the last hint)".into(),
         left => format!("t shows a hint ({left} left)"),
     });
-    text.push(match x.file.as_ref().filter(|f| f.exists()) {
+    let checked = app.ex_report().is_some();
+    text.push(match x.file.as_ref().filter(|f| checked || f.exists()) {
         Some(f) => format!("your file: {} (e edits it; every save checks it)", f.display()),
         None => "not started: e copies the starter into your workspace and opens it".into(),
     });
@@ -51,11 +52,30 @@ fn solution_lines(x: &ExerciseView) -> Vec<String> {
         return vec!["✓ passed, and yours is the solution line for line.".into()];
     }
     let mut out = vec!["✓ passed. The solution, against yours (- yours, + the solution):".into()];
-    out.extend(d.into_iter().map(|l| match l {
-        DiffLine::Same(s) => format!("  {s}"),
-        DiffLine::Removed(s) => format!("- {s}"),
-        DiffLine::Added(s) => format!("+ {s}"),
-    }));
+    // The changes with two lines around each; what lies between is one "…".
+    let near = |i: usize| {
+        d[i.saturating_sub(2)..(i + 3).min(d.len())]
+            .iter()
+            .any(|l| !matches!(l, DiffLine::Same(_)))
+    };
+    let mut skipped = false;
+    for (i, l) in d.iter().enumerate() {
+        if !near(i) {
+            skipped = true;
+            continue;
+        }
+        if std::mem::take(&mut skipped) {
+            out.push("  …".into());
+        }
+        out.push(match l {
+            DiffLine::Same(s) => format!("  {s}"),
+            DiffLine::Removed(s) => format!("- {s}"),
+            DiffLine::Added(s) => format!("+ {s}"),
+        });
+    }
+    if skipped {
+        out.push("  …".into());
+    }
     out
 }
 
@@ -91,8 +111,8 @@ pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
         lines.push(Line::from(vec![
             Span::styled(format!("{mark} "), st),
             Span::raw(check),
+            Span::styled(format!(" · {}", l.detail), th.dim),
         ]));
-        lines.push(Line::styled(format!("  {}", l.detail), th.dim));
     }
     lines
 }

@@ -1,0 +1,150 @@
+//! Snapshots of the exercise screen at a fixed size, with no clock and no GPU: the lesson's
+//! columns from the shipped recording, the learner's column from a check report given
+//! here (failing without a GPU, passing on one, and not compiling). The reports are the
+//! screen's input: their figures stand for what a check says, they are not measured here.
+
+use gpulab::course::bundle::CourseRoot;
+use gpulab::model::Lesson;
+use gpulab::model::exercise::YOURS;
+use gpulab::model::results::{PtxasReport, Source};
+use gpulab::session::ex_check::{CORRECT_LINE, CheckLine, CheckReport, Mark};
+use gpulab::session::progress::Progress;
+use gpulab::session::recording;
+use gpulab::session::workspace::Workspace;
+use gpulab::ui::App;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const EXERCISE: &str = "spill-cap";
+
+/// The lab on the exercise, as on a machine without a GPU, its workspace where a learner's
+/// would be (nothing is read from it: the report says what was checked).
+fn app() -> App {
+    let root = CourseRoot::Bundled;
+    let (lessons, errors): (Vec<Lesson>, _) = gpulab::course::load_course(&root);
+    assert!(errors.is_empty(), "{errors:?}");
+    let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
+    let mut app = App::new(lessons, Some(rec), Progress::default());
+    app.color = false;
+    app.caps = Some(gpulab::session::fold::Capabilities {
+        no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
+        ..Default::default()
+    });
+    app.workspace = Some(Workspace {
+        dir: "/home/learner/.local/share/gpulab/exercises".into(),
+    });
+    let (l, e) = app
+        .lessons
+        .iter()
+        .enumerate()
+        .find_map(|(i, l)| Some((i, l.exercises.iter().position(|e| e.id == EXERCISE)?)))
+        .expect("the exercise ships");
+    app.select_row(l, Some(e));
+    assert!(app.exercise.is_some());
+    app
+}
+
+fn line(check: &str, mark: Mark, detail: &str) -> CheckLine {
+    CheckLine {
+        check: check.into(),
+        mark,
+        detail: detail.into(),
+    }
+}
+
+/// A report on `yours` as the check gives it, with the compile report `ptxas`.
+fn report(app: &App, live: bool, lines: Vec<CheckLine>, ptxas: Option<PtxasReport>) -> CheckReport {
+    let x = app.exercise.as_ref().unwrap();
+    let source = if live { Source::Live } else { Source::None };
+    let mut result = gpulab::session::fold::blank_result(&x.lesson, source, None);
+    result.variants.retain(|v| v.name == YOURS);
+    result.variants[0].ptxas = ptxas.clone();
+    result.variants[0].correct = live.then_some(true);
+    CheckReport {
+        exercise: EXERCISE.into(),
+        live,
+        compile_error: None,
+        ptxas,
+        time_ms: None,
+        lines,
+        result,
+    }
+}
+
+fn ptxas(registers: u32, spill: u32) -> Option<PtxasReport> {
+    Some(PtxasReport {
+        registers,
+        stack_frame: spill,
+        spill_stores: spill,
+        spill_loads: spill,
+        ..Default::default()
+    })
+}
+
+fn show(mut app: App, r: CheckReport, src: &str) -> String {
+    app.exercise.as_mut().unwrap().src = src.into();
+    app.message = Some(gpulab::ui::exercise::verdict(&r));
+    app.ex_reports.insert(EXERCISE.into(), r);
+    app.refresh_shown();
+    let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    t.draw(|f| f.render_widget(&app, f.area())).unwrap();
+    gpulab::ui::buffer_to_text(t.backend().buffer())
+}
+
+#[test]
+fn a_failing_check_without_a_gpu() {
+    let a = app();
+    let starter = a.exercise.as_ref().unwrap().ex.starter.clone();
+    let r = report(
+        &a,
+        false,
+        vec![
+            line(CORRECT_LINE, Mark::NeedsGpu, "needs a GPU"),
+            line("yours spill_stores == 0", Mark::Fail, "spill_stores = 136"),
+            line("yours registers <= 32", Mark::Pass, "registers = 32"),
+        ],
+        ptxas(32, 136),
+    );
+    let screen = show(a, r, &starter);
+    assert!(screen.contains("✗ spill_stores == 0"), "{screen}");
+    assert!(screen.contains("not yet: 1 of 3 checks hold"), "{screen}");
+    assert!(!screen.contains("The solution, against yours"), "{screen}");
+    insta::assert_snapshot!("exercise_failing", screen);
+}
+
+#[test]
+fn a_passing_check_opens_the_solution_as_a_diff() {
+    let a = app();
+    let solution = a.exercise.as_ref().unwrap().ex.solution.clone();
+    let mine = solution.replace("unsigned sum = 0, mix = 0;", "unsigned mix = 0, sum = 0;");
+    assert_ne!(mine, solution);
+    let r = report(
+        &a,
+        true,
+        vec![
+            line(CORRECT_LINE, Mark::Pass, "right in 5 runs, each with fresh inputs"),
+            line("yours spill_stores == 0", Mark::Pass, "spill_stores = 0"),
+            line("yours registers <= 32", Mark::Pass, "registers = 26"),
+        ],
+        ptxas(26, 0),
+    );
+    let screen = show(a, r, &mine);
+    assert!(screen.contains("passed: every check holds"), "{screen}");
+    assert!(screen.contains("-     unsigned mix = 0, sum = 0;"), "{screen}");
+    assert!(screen.contains("+     unsigned sum = 0, mix = 0;"), "{screen}");
+    insta::assert_snapshot!("exercise_passing", screen);
+}
+
+#[test]
+fn a_compile_error_at_its_line() {
+    let a = app();
+    let file = "/home/learner/.local/share/gpulab/exercises/spill-cap.cu";
+    let mut r = report(&a, false, Vec::new(), None);
+    r.compile_error = Some(format!(
+        "{file}:17: error: identifier \"summ\" is undefined\n17 |         summ += v.x + v.y + v.z + v.w;\n"
+    ));
+    let screen = show(a, r, "");
+    assert!(screen.contains("✗ does not compile"), "{screen}");
+    assert!(screen.contains("17 |         summ += v.x"), "{screen}");
+    insta::assert_snapshot!("exercise_compile_error", screen);
+}
