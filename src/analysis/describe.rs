@@ -38,7 +38,10 @@ pub fn status(v: &VariantResult) -> String {
         (Some(false), Some(e)) => format!("WRONG: {e}"),
         (Some(false), None) => "WRONG".into(),
         (None, Some(e)) => format!("error: {e}"),
-        (Some(true), _) => "correct".into(),
+        (Some(true), _) => match &v.noise {
+            Some(n) => format!("correct · {n}"),
+            None => "correct".into(),
+        },
         // Ran, with nothing to compare its output against: not wrong, and timed.
         (None, None) if v.check.is_some() => {
             format!("checked: {}", v.check.as_deref().unwrap_or(""))

@@ -10,6 +10,7 @@ pub mod headers;
 pub mod launch_ex;
 pub mod memory;
 pub mod module;
+pub mod nvml;
 pub mod nvrtc;
 pub mod stdout;
 pub mod texture;

@@ -255,6 +255,9 @@ pub struct VariantResult {
     /// compute capability 9.0, this GPU has 8.6"); not an error, the recording stands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unmet: Option<String>,
+    /// Set when other processes computed on the GPU while this variant was timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,6 +3,7 @@
 
 pub mod compile;
 pub mod fake;
+pub mod gpu_turn;
 pub mod hostdata;
 pub mod l2;
 pub mod launch;
