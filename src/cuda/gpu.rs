@@ -162,6 +162,11 @@ impl Gpu {
             .map_err(|e| fail("resetting persisting L2 lines", e))
     }
 
+    /// The stream everything is queued on, for the libraries that queue work too.
+    pub(super) fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
     /// The context, for the raw driver calls of the texture layer.
     pub(super) fn context(&self) -> &Arc<CudaContext> {
         &self.ctx

@@ -2,6 +2,7 @@
 //! worker process only) running kernels through a small safe layer over cudarc. `unsafe`
 //! in this crate lives here, each block with the reason it is sound.
 
+pub mod blas;
 pub mod discover;
 pub mod entry;
 pub mod error;

@@ -57,6 +57,10 @@ impl DeviceInfo {
 pub struct Peak {
     /// Device-to-device copy, counting bytes read plus bytes written.
     pub copy_gbps: Option<f64>,
+    /// cuBLAS SGEMM (FP32, no tensor cores) on the lesson's own problem, when it is the
+    /// lesson's reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cublas_gflops: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,6 +10,7 @@ pub mod launch;
 pub mod measure;
 pub mod runner;
 pub mod server;
+pub mod sgemm_ref;
 pub mod textures;
 pub mod timing;
 pub mod tools;

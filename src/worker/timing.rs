@@ -86,7 +86,11 @@ pub fn summarize(lesson: &Lesson, peak: &Peak, r: &mut VariantResult) {
     let secs = t.median * 1e-3;
     r.gbps = lesson.metrics.bytes.map(|b| b / secs / 1e9);
     r.gflops = lesson.metrics.flops.map(|f| f / secs / 1e9);
-    if let (Some(g), Some(p), false) = (r.gbps, peak.copy_gbps, lesson.metrics.no_peak) {
+    if lesson.metrics.cublas_peak {
+        if let (Some(g), Some(p)) = (r.gflops, peak.cublas_gflops) {
+            r.pct_of_peak = Some(100.0 * g / p);
+        }
+    } else if let (Some(g), Some(p), false) = (r.gbps, peak.copy_gbps, lesson.metrics.no_peak) {
         r.pct_of_peak = Some(100.0 * g / p);
     }
     r.time_ms = Some(t);
