@@ -246,6 +246,7 @@ fn trace_and_report_metrics() {
         None
     );
     assert_eq!(check("stride-32 global.sectors == 40").holds, Some(true));
+    assert_eq!(check("stride-32 global.requests == 10").holds, Some(true));
 }
 
 #[test]

@@ -270,6 +270,7 @@ fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::SharedConflictsPerRequest
         | Metric::GlobalSectorsPerRequest
         | Metric::GlobalSectors
+        | Metric::GlobalRequests
         | Metric::ConstantDistinctPerRequest
         | Metric::LocalBytes
         | Metric::ClusterSectorsPerRequest
@@ -311,6 +312,7 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         }
         Metric::GlobalSectorsPerRequest => per(g.sectors as f64, g.requests, "global"),
         Metric::GlobalSectors => per(g.sectors as f64, 1.min(g.requests), "global"),
+        Metric::GlobalRequests => per(g.requests as f64, 1.min(g.requests), "global"),
         Metric::ConstantDistinctPerRequest => per(c.distinct as f64, c.requests, "constant"),
         Metric::LocalBytes => Ok(mem.local.bytes as f64),
         Metric::ClusterSectorsPerRequest => per(cl.sectors as f64, cl.requests, "shared::cluster"),

@@ -2,8 +2,20 @@
 
 use crate::model::results::{LessonResult, Source, VariantResult};
 
-/// "live on NVIDIA H100 80GB HBM3" or "recorded on NVIDIA H100 80GB HBM3, 2026-11-21".
+/// "live on NVIDIA H100 80GB HBM3" or "recorded on NVIDIA H100 80GB HBM3, 2026-11-21", with
+/// the cuBLAS yardstick where the lesson is measured against it.
 pub fn source_label(r: &LessonResult) -> String {
+    let label = where_from(r);
+    match r.peak.cublas_gflops {
+        Some(g) => format!(
+            "{label} · cuBLAS SGEMM (FP32) {:.1} TFLOP/s = 100%",
+            g / 1000.0
+        ),
+        None => label,
+    }
+}
+
+fn where_from(r: &LessonResult) -> String {
     let name = r
         .device
         .as_ref()
@@ -38,7 +50,10 @@ pub fn status(v: &VariantResult) -> String {
         (Some(false), Some(e)) => format!("WRONG: {e}"),
         (Some(false), None) => "WRONG".into(),
         (None, Some(e)) => format!("error: {e}"),
-        (Some(true), _) => "correct".into(),
+        (Some(true), _) => match &v.noise {
+            Some(n) => format!("correct · {n}"),
+            None => "correct".into(),
+        },
         // Ran, with nothing to compare its output against: not wrong, and timed.
         (None, None) if v.check.is_some() => {
             format!("checked: {}", v.check.as_deref().unwrap_or(""))

@@ -14,7 +14,13 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub lessons: Option<PathBuf>,
     /// The GPU to use.
-    #[arg(long, global = true, default_value_t = 0, value_name = "N")]
+    #[arg(
+        long,
+        global = true,
+        default_value_t = 0,
+        value_name = "N",
+        env = "GPULAB_DEVICE"
+    )]
     pub device: u32,
     #[command(subcommand)]
     pub command: Option<Cmd>,

@@ -41,6 +41,7 @@ fn heading(lesson: &Lesson, r: &LessonResult) -> String {
             "copy peak (device-to-device, read+write): {p:.0} GB/s\n"
         ));
     }
+
     if r.compile == Some(Source::Live) && r.source != Source::Live {
         out.push_str("compile reports: live (NVRTC on this machine)\n");
     }

@@ -2,6 +2,7 @@
 //! unknown keys so a misspelt key is an error. Expressions stay text here; the loader
 //! evaluates them once it knows the names.
 
+pub use super::schema_ext::RawBuiltin;
 use super::schema_ext::{
     RawConstant, RawL2Window, RawMeasure, RawRequires, RawSweep, RawTexture, RawTolerance,
 };
@@ -131,16 +132,6 @@ pub struct RawQuestion {
     pub choices: Vec<String>,
     pub answer: usize,
     pub why: String,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawBuiltin {
-    pub builtin: String,
-    pub from: String,
-    pub to: String,
-    pub rows: Option<Expr>,
-    pub cols: Option<Expr>,
 }
 
 /// `reference:` — a variant's name or a built-in CPU reference.

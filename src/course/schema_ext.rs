@@ -119,3 +119,18 @@ pub struct RawExercise {
     pub reference: Option<String>,
     pub random: Option<Vec<String>>,
 }
+
+/// `reference: { builtin: ..., from, to, ... }`: a built-in reference. `copy` and
+/// `transpose` are computed on the CPU; `sgemm` (to = from x times, row-major, rows x depth
+/// times depth x cols) by cuBLAS on the GPU.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBuiltin {
+    pub builtin: String,
+    pub from: String,
+    pub to: String,
+    pub rows: Option<Expr>,
+    pub cols: Option<Expr>,
+    pub times: Option<String>,
+    pub depth: Option<Expr>,
+}

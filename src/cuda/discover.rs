@@ -15,6 +15,8 @@ pub enum LoadError {
     NoNvrtc,
     #[error("no NVIDIA driver (libcuda.so.1 not found)")]
     NoDriver,
+    #[error("cuBLAS not found (libcublas.so from the CUDA toolkit, or: pip install nvidia-cublas)")]
+    NoCublas,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -23,6 +25,9 @@ pub struct Found {
     pub searched: Vec<(String, PathBuf)>,
     pub nvrtc: Option<PathBuf>,
     pub nvrtc_builtins: Option<PathBuf>,
+    /// cuBLAS and the cuBLASLt it loads, for a lesson measured against cuBLAS.
+    pub cublas: Option<PathBuf>,
+    pub cublas_lt: Option<PathBuf>,
     pub nvdisasm: Option<PathBuf>,
     pub ptxas: Option<PathBuf>,
     pub ncu: Option<PathBuf>,
@@ -158,6 +163,12 @@ pub fn find() -> &'static Found {
                     f.nvrtc_builtins = find_lib(&dir, "libnvrtc-builtins");
                     f.nvrtc = Some(lib);
                 }
+                if f.cublas.is_none()
+                    && let Some(lib) = find_lib(&dir, "libcublas")
+                {
+                    f.cublas_lt = find_lib(&dir, "libcublasLt");
+                    f.cublas = Some(lib);
+                }
             }
             for inc in include_dirs(&root) {
                 if !f.include_dirs.contains(&inc) {
@@ -187,6 +198,7 @@ pub fn find() -> &'static Found {
 /// `dlopen` by soname finds them already loaded.
 static NVRTC_LOADED: OnceLock<Result<String, LoadError>> = OnceLock::new();
 static DRIVER_LOADED: OnceLock<Result<(), LoadError>> = OnceLock::new();
+static CUBLAS_LOADED: OnceLock<Result<String, LoadError>> = OnceLock::new();
 
 fn open_global(path: &Path) -> Result<(), LoadError> {
     // SAFETY: loading a shared library runs its initialisers; NVIDIA's libraries are
@@ -237,6 +249,27 @@ pub fn ensure_nvrtc() -> Result<String, LoadError> {
             open_by_name(&["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"])
                 .map(|n| format!("{n} (system loader path)"))
                 .ok_or(LoadError::NoNvrtc)
+        })
+        .clone()
+}
+
+/// Make cuBLAS loadable by cudarc. Returns where it came from, or why it is missing.
+pub fn ensure_cublas() -> Result<String, LoadError> {
+    CUBLAS_LOADED
+        .get_or_init(|| {
+            let f = find();
+            if let Some(lib) = &f.cublas {
+                // cuBLAS needs cuBLASLt; loaded first by full path, it is found outside the
+                // loader path too.
+                if let Some(lt) = &f.cublas_lt {
+                    open_global(lt)?;
+                }
+                open_global(lib)?;
+                return Ok(lib.display().to_string());
+            }
+            open_by_name(&["libcublas.so.13", "libcublas.so.12", "libcublas.so"])
+                .map(|n| format!("{n} (system loader path)"))
+                .ok_or(LoadError::NoCublas)
         })
         .clone()
 }

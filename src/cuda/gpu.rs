@@ -99,6 +99,20 @@ impl Gpu {
             .map_err(|e| fail("letting this GPU into the peer's memory pool", e))
     }
 
+    /// The device's PCI address ("0000:17:00.0"): the name NVML and other processes know it
+    /// by, whatever CUDA_VISIBLE_DEVICES renumbered. None if the driver does not say.
+    pub fn pci_bus_id(&self) -> Option<String> {
+        let mut buf = [0 as std::ffi::c_char; 32];
+        // SAFETY: the driver writes at most `len` bytes, NUL included, into the live buffer.
+        let r = unsafe {
+            sys::cuDeviceGetPCIBusId(buf.as_mut_ptr(), buf.len() as i32, self.ctx.cu_device())
+        };
+        r.result().ok()?;
+        // SAFETY: the driver NUL-terminated what it wrote within the buffer.
+        let s = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+        Some(s.to_string_lossy().into_owned())
+    }
+
     pub fn info(&self) -> &DeviceInfo {
         &self.info
     }
@@ -146,6 +160,11 @@ impl Gpu {
         unsafe { sys::cuCtxResetPersistingL2Cache() }
             .result()
             .map_err(|e| fail("resetting persisting L2 lines", e))
+    }
+
+    /// The stream everything is queued on, for the libraries that queue work too.
+    pub(super) fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
     }
 
     /// The context, for the raw driver calls of the texture layer.

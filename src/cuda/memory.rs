@@ -2,7 +2,9 @@
 //! and out by the plain number types a lesson buffer holds.
 
 use super::error::{CudaError, fail};
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr, sys};
+use cudarc::driver::{
+    CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr, sys,
+};
 use std::sync::Arc;
 
 /// A number type for which every bit pattern is a valid value, so device bytes may be read
@@ -96,6 +98,20 @@ impl DevBuf {
             .and_then(|_| stream.synchronize())
             .map_err(|e| fail("copy from GPU", e))?;
         Ok(out)
+    }
+
+    /// The first `len` f32s, for a library call that reads them.
+    pub(super) fn as_f32(&self, len: usize) -> Result<CudaView<'_, f32>, CudaError> {
+        // SAFETY: f32 is Plain; transmute checks that `len` values fit in the allocation.
+        unsafe { self.slice.transmute::<f32>(len) }
+            .ok_or_else(|| CudaError::Invalid("view larger than the buffer".into()))
+    }
+
+    /// The first `len` f32s, for a library call that writes them.
+    pub(super) fn as_f32_mut(&mut self, len: usize) -> Result<CudaViewMut<'_, f32>, CudaError> {
+        // SAFETY: as in `as_f32`.
+        unsafe { self.slice.transmute_mut::<f32>(len) }
+            .ok_or_else(|| CudaError::Invalid("view larger than the buffer".into()))
     }
 
     /// Fill with a 32-bit pattern (the poison for outputs).

@@ -2,6 +2,7 @@
 //! worker process only) running kernels through a small safe layer over cudarc. `unsafe`
 //! in this crate lives here, each block with the reason it is sound.
 
+pub mod blas;
 pub mod discover;
 pub mod entry;
 pub mod error;
@@ -10,6 +11,7 @@ pub mod headers;
 pub mod launch_ex;
 pub mod memory;
 pub mod module;
+pub mod nvml;
 pub mod nvrtc;
 pub mod stdout;
 pub mod texture;

@@ -76,6 +76,7 @@ pub enum Metric {
     SharedConflictsPerRequest,
     GlobalSectorsPerRequest,
     GlobalSectors,
+    GlobalRequests,
     ConstantDistinctPerRequest,
     LocalBytes,
     ClusterSectorsPerRequest,
@@ -85,7 +86,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 22] = [
+    pub const ALL: [(&'static str, Metric); 23] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -117,6 +118,7 @@ impl Metric {
             Metric::GlobalSectorsPerRequest,
         ),
         ("global.sectors", Metric::GlobalSectors),
+        ("global.requests", Metric::GlobalRequests),
         (
             "constant.distinct_per_request",
             Metric::ConstantDistinctPerRequest,

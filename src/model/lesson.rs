@@ -188,6 +188,16 @@ pub enum Reference {
         rows: u64,
         cols: u64,
     },
+    /// to = a x b, row-major (a: rows x depth, b: depth x cols), computed by cuBLAS on the
+    /// GPU in FP32 without tensor cores, and timed: the lesson's `peak: cublas`.
+    Sgemm {
+        a: usize,
+        b: usize,
+        to: usize,
+        rows: u64,
+        cols: u64,
+        depth: u64,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -198,6 +208,10 @@ pub struct Metrics {
     /// copy bandwidth, which would compare unlike things.
     #[serde(default)]
     pub no_peak: bool,
+    /// `peak: cublas`: the percentage is of cuBLAS SGEMM's GFLOP/s on the same problem,
+    /// measured in the same run (the lesson's reference must be `builtin: sgemm`).
+    #[serde(default)]
+    pub cublas_peak: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -57,6 +57,10 @@ impl DeviceInfo {
 pub struct Peak {
     /// Device-to-device copy, counting bytes read plus bytes written.
     pub copy_gbps: Option<f64>,
+    /// cuBLAS SGEMM (FP32, no tensor cores) on the lesson's own problem, when it is the
+    /// lesson's reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cublas_gflops: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,6 +259,9 @@ pub struct VariantResult {
     /// compute capability 9.0, this GPU has 8.6"); not an error, the recording stands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unmet: Option<String>,
+    /// Set when other processes computed on the GPU while this variant was timed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

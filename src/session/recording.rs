@@ -63,7 +63,8 @@ impl Recording {
             let mut device = self.device.clone();
             device.recorded_at = Some(self.recorded_at.clone());
             out.device = Some(device);
-            out.peak = self.peak.clone();
+            // The copy peak is the session's; a cuBLAS peak belongs to the lesson's problem.
+            out.peak.copy_gbps = self.peak.copy_gbps.or(rec.peak.copy_gbps);
         }
         // Keep the lesson's order; a variant added since the recording shows as not run.
         let mut variants = Vec::new();

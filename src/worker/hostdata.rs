@@ -94,7 +94,8 @@ fn fnv(s: &str) -> u64 {
 /// `None` for a variant reference (its outputs come from the GPU).
 pub fn builtin_expected(reference: &Reference, inputs: &[HostData]) -> Option<(usize, HostData)> {
     match *reference {
-        Reference::Variant(_) => None,
+        // A variant's outputs, and cuBLAS's, come from the GPU.
+        Reference::Variant(_) | Reference::Sgemm { .. } => None,
         Reference::Copy { from, to } => Some((to, inputs[from].clone())),
         Reference::Transpose {
             from,

@@ -3,12 +3,14 @@
 
 pub mod compile;
 pub mod fake;
+pub mod gpu_turn;
 pub mod hostdata;
 pub mod l2;
 pub mod launch;
 pub mod measure;
 pub mod runner;
 pub mod server;
+pub mod sgemm_ref;
 pub mod textures;
 pub mod timing;
 pub mod tools;

@@ -5,6 +5,7 @@
 use super::hostdata::{self, HostData};
 use super::l2::{self, PersistingL2};
 use super::launch::Buffers;
+use super::sgemm_ref;
 use super::variant::{self, Job, RunContext};
 use crate::analysis::limits;
 use crate::course::fingerprint::variant_hash;
@@ -56,7 +57,7 @@ pub fn run_lesson(
     if !fits(&session.gpu, lesson, opts, send) {
         return Ok(());
     }
-    let peak = ensure_peak(session, opts, send)?;
+    let mut peak = ensure_peak(session, opts, send)?;
     send(Reply::Peak { peak: peak.clone() });
     send(Reply::Stage {
         variant: String::new(),
@@ -69,6 +70,7 @@ pub fn run_lesson(
         hostdata::builtin_expected(&lesson.reference, &bufs.host_inputs)
             .into_iter()
             .collect();
+    cublas_reference(gpu, lesson, &mut bufs, opts, &mut expected, &mut peak, send)?;
     let arch = gpu.info().arch();
     let l2 = set_aside_l2(gpu, lesson, send)?;
     for i in run_order(lesson, opts) {
@@ -102,6 +104,27 @@ pub fn run_lesson(
                 result: Box::new(result),
             });
         }
+    }
+    Ok(())
+}
+
+/// A `builtin: sgemm` reference: cuBLAS's output joins the expected ones, and its speed
+/// the peak (sent again, with it).
+fn cublas_reference(
+    gpu: &Gpu,
+    lesson: &Lesson,
+    bufs: &mut Buffers,
+    opts: &RunOptions,
+    expected: &mut Vec<(usize, HostData)>,
+    peak: &mut Peak,
+    send: Send,
+) -> Result<(), Fatal> {
+    let got =
+        sgemm_ref::run(gpu, lesson, bufs, opts, send).map_err(|e| Fatal::in_variant("", e))?;
+    if let Some(c) = got {
+        expected.push(c.expected);
+        peak.cublas_gflops = c.gflops;
+        send(Reply::Peak { peak: peak.clone() });
     }
     Ok(())
 }
@@ -209,6 +232,7 @@ fn ensure_peak(session: &mut Session, opts: &RunOptions, send: Send) -> Result<P
         })?;
         session.peak = Some(Peak {
             copy_gbps: Some(gbps),
+            cublas_gflops: None,
         });
     }
     Ok(session.peak.clone().unwrap_or_default())

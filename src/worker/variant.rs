@@ -117,6 +117,8 @@ fn load_check_time(
     if ctx.opts.time && r.correct != Some(false) && job.shown {
         stage(send, v, "timing");
         let launch = bufs.launch(v, &kernel);
+        let _turn = timing::take_turn(ctx.gpu, &v.name, send);
+        r.noise = timing::others_on_gpu(ctx.gpu);
         timing::time_variant(ctx.gpu, &launch, ctx.opts, r, send)?;
         timing::summarize(ctx.lesson, ctx.peak, r);
     }

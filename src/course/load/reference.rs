@@ -47,14 +47,61 @@ fn builtin(cx: &mut Cx, b: &RawBuiltin, known: &Known) -> Option<Reference> {
     match b.builtin.as_str() {
         "copy" => copy(cx, from, to),
         "transpose" => transpose(cx, b, known, from, to),
+        "sgemm" => sgemm(cx, b, known, from, to),
         other => {
             cx.err(
                 "reference.builtin",
-                format!("unknown builtin `{other}` (builtins: copy, transpose)"),
+                format!("unknown builtin `{other}` (builtins: copy, transpose, sgemm)"),
             );
             None
         }
     }
+}
+
+/// `builtin: sgemm`: to (rows x cols) = from (rows x depth) x times (depth x cols), all f32.
+fn sgemm(cx: &mut Cx, b: &RawBuiltin, known: &Known, a: Indexed, to: Indexed) -> Option<Reference> {
+    let (Some(times), Some(rows), Some(cols), Some(depth)) = (&b.times, &b.rows, &b.cols, &b.depth)
+    else {
+        cx.err(
+            "reference",
+            "`builtin: sgemm` needs `times`, `rows`, `cols` and `depth`",
+        );
+        return None;
+    };
+    let bm = buffer(cx, known, "times", times);
+    let rows = cx.eval("reference.rows", rows, known.problem);
+    let cols = cx.eval("reference.cols", cols, known.problem);
+    let depth = cx.eval("reference.depth", depth, known.problem);
+    let (bm, rows, cols, depth) = (bm?, rows?, cols?, depth?);
+    if rows <= 0 || cols <= 0 || depth <= 0 {
+        cx.err("reference", "rows, cols and depth must be > 0");
+        return None;
+    }
+    let (r, c, d) = (rows as u64, cols as u64, depth as u64);
+    for ((_, buf), n) in [(&a, r * d), (&bm, d * c), (&to, r * c)] {
+        if buf.ty != crate::model::ElemType::F32 {
+            cx.err(
+                "reference",
+                format!("`builtin: sgemm` takes f32 buffers; `{}` is not", buf.name),
+            );
+            return None;
+        }
+        if n > buf.len {
+            cx.err(
+                "reference",
+                format!("`{}` needs {n} elements but has {}", buf.name, buf.len),
+            );
+            return None;
+        }
+    }
+    Some(Reference::Sgemm {
+        a: a.0,
+        b: bm.0,
+        to: to.0,
+        rows: r,
+        cols: c,
+        depth: d,
+    })
 }
 
 /// The buffer named at `reference.<key>`; `None` when it is unknown (reported) or failed.

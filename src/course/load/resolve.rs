@@ -302,9 +302,10 @@ fn metrics(cx: &mut Cx, raw: &RawLesson, problem: &[(String, i64)]) -> Metrics {
     match m.peak.as_deref() {
         None | Some("copy") => {}
         Some("none") => out.no_peak = true,
+        Some("cublas") => out.cublas_peak = true,
         Some(other) => cx.err(
             "metrics.peak",
-            format!("`peak` is `copy` or `none`, not `{other}`"),
+            format!("`peak` is `copy`, `cublas` or `none`, not `{other}`"),
         ),
     }
     for (key, e, slot) in [
