@@ -3,6 +3,7 @@
 
 use crate::cuda::nvrtc::{self, CompileJob, Compiled, Output};
 use crate::model::{Arg, Lesson, Variant};
+use std::sync::Mutex;
 
 pub fn compile_job<'a>(v: &'a Variant, arch: &'a str, output: Output) -> CompileJob<'a> {
     CompileJob {
@@ -16,10 +17,34 @@ pub fn compile_job<'a>(v: &'a Variant, arch: &'a str, output: Output) -> Compile
     }
 }
 
+/// Builds this worker made, by everything the job names (text, kernel, defines, options,
+/// target, output), newest last. A learner's save then rebuilds only their kernel, and the
+/// checks at other sizes rebuild nothing: NVRTC is most of the time from save to figures.
+/// Headers a kernel includes are not part of the key; a lab session that must see a
+/// changed header starts a fresh worker.
+static BUILT: Mutex<Vec<(String, Compiled)>> = Mutex::new(Vec::new());
+const BUILT_KEPT: usize = 64;
+
+/// `nvrtc::compile`, once per distinct job in this process. Failures are not kept.
+pub fn compile_cached(job: &CompileJob) -> Result<Compiled, nvrtc::CompileError> {
+    let key = format!("{job:?}");
+    let lock = || BUILT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, c)) = lock().iter().find(|(k, _)| *k == key) {
+        return Ok(c.clone());
+    }
+    let compiled = nvrtc::compile(job)?;
+    let mut built = lock();
+    if built.len() >= BUILT_KEPT {
+        built.remove(0);
+    }
+    built.push((key, compiled.clone()));
+    Ok(compiled)
+}
+
 /// Compile `v`, a mismatch between its `args:` and the kernel's parameters counting as
 /// a compile error: launched, it would read garbage or fault.
 pub fn compile_checked(lesson: &Lesson, v: &Variant, arch: &str) -> Result<Compiled, BuildError> {
-    let compiled = nvrtc::compile(&compile_job(v, arch, Output::Cubin))?;
+    let compiled = compile_cached(&compile_job(v, arch, Output::Cubin))?;
     check_args(lesson, v, compiled.params.as_deref())?;
     Ok(compiled)
 }

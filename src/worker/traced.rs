@@ -64,7 +64,7 @@ pub fn trace_variant(
     bufs: &mut Buffers,
     opts: &RunOptions,
 ) -> Result<MemoryStats, TraceError> {
-    let ptx = nvrtc::compile(&compile_job(v, arch, Output::Ptx))?;
+    let ptx = super::compile::compile_cached(&compile_job(v, arch, Output::Ptx))?;
     let text = String::from_utf8_lossy(&ptx.image)
         .trim_end_matches('\0')
         .to_string();
