@@ -61,8 +61,21 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 /// The help, as wide as its longest line (or the screen, wrapping what does not fit).
-pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme, sweeps: bool, textures: bool) {
-    let extra: Vec<(&str, &str)> = [(sweeps, SWEEP_KEYS), (textures, TEXTURE_KEYS)]
+/// Keys only an exercise has.
+pub const EXERCISE_KEYS: &[(&str, &str)] = &[
+    ("e", "exercise: open your file in $VISUAL / $EDITOR"),
+    ("r", "exercise: check your file now (every save checks it too)"),
+    ("t", "exercise: the next hint"),
+];
+
+/// The keys, with those of the lesson's sweeps, textures or exercise on screen.
+pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme, on: (bool, bool, bool)) {
+    let (sweeps, textures, exercise) = on;
+    let extra: Vec<(&str, &str)> = [
+        (sweeps, SWEEP_KEYS),
+        (textures, TEXTURE_KEYS),
+        (exercise, EXERCISE_KEYS),
+    ]
         .into_iter()
         .filter(|(on, _)| *on)
         .flat_map(|(_, keys)| keys.iter().copied())

@@ -57,7 +57,8 @@ impl Widget for &App {
             Overlay::None => {}
             Overlay::Help => {
                 let textures = !lesson.textures.is_empty();
-                overlays::render_help(a.main, buf, &th, sweeps, textures)
+                let on = (sweeps, textures, self.exercise.is_some());
+                overlays::render_help(a.main, buf, &th, on)
             }
             Overlay::Code => overlays::render_code(self, a.main, buf, &th),
             Overlay::Heatmap => heatmap::render_overlay(self, a.main, buf, &th),
