@@ -81,7 +81,10 @@ fn binary() -> PathBuf {
         return PathBuf::from(b);
     }
     let exe = std::env::current_exe().unwrap_or_default();
-    let dir = exe.parent().and_then(Path::parent).unwrap_or(Path::new("."));
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .unwrap_or(Path::new("."));
     dir.join("gpulab")
 }
 
@@ -133,7 +136,11 @@ fn main() {
     app.color = false;
     app.workspace = Some(ws);
     let (hub_tx, hub) = channel();
-    let jobs = ui::spawn_worker(hub_tx, device, WorkerClient::with_command(bin, vec!["worker".into()]));
+    let jobs = ui::spawn_worker(
+        hub_tx,
+        device,
+        WorkerClient::with_command(bin, vec!["worker".into()]),
+    );
     let (progress, _) = channel();
     app.select_row(l, Some(e));
     let mut lab = Lab {

@@ -169,7 +169,10 @@ fn from_a_spilling_save_to_a_fixed_one_in_the_lab() {
     assert!(screen.contains("exercise fix-copy"), "{screen}");
     assert!(screen.contains("✗ spill_stores == 0"), "{screen}");
     assert!(screen.contains("needs a GPU"), "{screen}");
-    assert!(screen.contains("▸    • fix-copy"), "the row under its lesson:\n{screen}");
+    assert!(
+        screen.contains("▸    • fix-copy"),
+        "the row under its lesson:\n{screen}"
+    );
 
     // Another editor saves the fix: the watcher sees it, whoever wrote.
     let fix = lab.course.join("exercises/tiny/fix-copy/solution.cu");
@@ -186,7 +189,10 @@ fn from_a_spilling_save_to_a_fixed_one_in_the_lab() {
     std::fs::write(lab.mine(), BROKEN).unwrap();
     let screen = lab.play_until_checked(vec![], &mut no_editor);
     assert!(screen.contains("✗ does not compile"), "{screen}");
-    assert!(screen.contains("3 |     out[0] = undefined_name;"), "{screen}");
+    assert!(
+        screen.contains("3 |     out[0] = undefined_name;"),
+        "{screen}"
+    );
     assert!(screen.contains("fix-copy.cu:3: error:"), "{screen}");
 
     // r checks again with nothing saved.

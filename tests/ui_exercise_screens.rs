@@ -122,7 +122,11 @@ fn a_passing_check_opens_the_solution_as_a_diff() {
         &a,
         true,
         vec![
-            line(CORRECT_LINE, Mark::Pass, "right in 5 runs, each with fresh inputs"),
+            line(
+                CORRECT_LINE,
+                Mark::Pass,
+                "right in 5 runs, each with fresh inputs",
+            ),
             line("yours spill_stores == 0", Mark::Pass, "spill_stores = 0"),
             line("yours registers <= 32", Mark::Pass, "registers = 26"),
         ],
@@ -130,8 +134,14 @@ fn a_passing_check_opens_the_solution_as_a_diff() {
     );
     let screen = show(a, r, &mine);
     assert!(screen.contains("passed: every check holds"), "{screen}");
-    assert!(screen.contains("-     unsigned mix = 0, sum = 0;"), "{screen}");
-    assert!(screen.contains("+     unsigned sum = 0, mix = 0;"), "{screen}");
+    assert!(
+        screen.contains("-     unsigned mix = 0, sum = 0;"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("+     unsigned sum = 0, mix = 0;"),
+        "{screen}"
+    );
     insta::assert_snapshot!("exercise_passing", screen);
 }
 

@@ -3,15 +3,15 @@
 //! replies in `worker_events.rs`.
 
 use super::event::Job;
+use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::protocol::RunOptions;
 use crate::model::results::LessonResult;
+use crate::session::ex_progress::ExerciseBook;
 use crate::session::fold::{Capabilities, Fold};
 use crate::session::progress::Progress;
 use crate::session::recording::Recording;
 use crate::session::source::{self, Plan};
-use crate::course::bundle::CourseRoot;
-use crate::session::ex_progress::ExerciseBook;
 use crate::session::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -236,7 +236,7 @@ impl App {
         self.exercise.is_some()
             || self
                 .lesson()
-            .is_some_and(|l| self.progress.get(&l.id).revealed)
+                .is_some_and(|l| self.progress.get(&l.id).revealed)
             || self
                 .result()
                 .is_some_and(|r| r.source == crate::model::results::Source::Live)

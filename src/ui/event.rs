@@ -4,10 +4,10 @@
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::exercise::Exercise;
-use crate::session::ex_check::CheckReport;
-use crate::session::ex_progress::ExerciseBook;
 use crate::model::protocol::{Reply, RunOptions};
 use crate::session::client::{MemcheckReport, WorkerFailure};
+use crate::session::ex_check::CheckReport;
+use crate::session::ex_progress::ExerciseBook;
 use crate::session::fold::Capabilities;
 use crossterm::event::KeyEvent;
 
@@ -53,7 +53,10 @@ pub enum WorkerEvent {
         outcome: Result<MemcheckReport, crate::session::client::MemcheckError>,
     },
     /// An exercise check is at this stage, in words.
-    ExStage { exercise: String, text: String },
+    ExStage {
+        exercise: String,
+        text: String,
+    },
     /// An exercise check is over: the report, or why there is none.
     Checked {
         exercise: String,

@@ -49,10 +49,14 @@ fn with_yours(lesson: &Lesson, ex: &Exercise, src: &str, path: &str) -> Lesson {
 
 /// The lesson's figures (`base`), with those the last check measured in their place and
 /// `yours` last; its checks are shown from the report, not as claims.
-fn merged(lesson: &Lesson, base: Option<&LessonResult>, report: Option<&CheckReport>) -> LessonResult {
-    let mut out = base.cloned().unwrap_or_else(|| {
-        crate::session::fold::blank_result(lesson, Source::None, None)
-    });
+fn merged(
+    lesson: &Lesson,
+    base: Option<&LessonResult>,
+    report: Option<&CheckReport>,
+) -> LessonResult {
+    let mut out = base
+        .cloned()
+        .unwrap_or_else(|| crate::session::fold::blank_result(lesson, Source::None, None));
     out.variants.retain(|v| v.name != YOURS);
     for v in report.map_or(&[][..], |r| &r.result.variants[..]) {
         if v.name == SOLUTION {
@@ -137,7 +141,9 @@ impl App {
         let mine = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok());
         // Never the solution, which `yours` holds until the learner's text replaces it.
         let src = mine.clone().unwrap_or_else(|| ex.starter.clone());
-        let path = file.as_ref().map_or(ex.starter_path.clone(), |f| f.display().to_string());
+        let path = file
+            .as_ref()
+            .map_or(ex.starter_path.clone(), |f| f.display().to_string());
         let lesson = with_yours(lesson, &ex, &src, &path);
         let shown = merged(&lesson, None, None);
         self.variant = lesson.variants.len() - 1;
@@ -148,7 +154,8 @@ impl App {
             None => "e copies the starter into your workspace and opens it".into(),
         });
         if let (Some(f), Some(text)) = (&file, mine) {
-            self.outbox.push(Job::Watch(Some((f.clone(), Some(text.into_bytes())))));
+            self.outbox
+                .push(Job::Watch(Some((f.clone(), Some(text.into_bytes())))));
         }
         self.exercise = Some(Box::new(ExerciseView {
             index,
@@ -335,7 +342,11 @@ pub fn verdict(r: &CheckReport) -> String {
     } else if r.passed() {
         "passed: every check holds; the solution is open above, as a diff against yours".into()
     } else if r.failed() {
-        format!("not yet: {} of {} checks hold", count(Mark::Pass), r.lines.len())
+        format!(
+            "not yet: {} of {} checks hold",
+            count(Mark::Pass),
+            r.lines.len()
+        )
     } else {
         format!(
             "no check fails; {} need a GPU, so the exercise is not passed here",

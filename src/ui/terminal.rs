@@ -14,8 +14,8 @@ use std::io;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
 use std::sync::mpsc::{Sender, channel};
+use std::time::Duration;
 
 /// Run the lab on this terminal, with a worker for GPU `device`, until the learner quits or
 /// a signal ends it; `loader` loads the course on a thread of its own while the first frame
@@ -133,7 +133,9 @@ fn edit_in_terminal(file: &Path, pause: &KeyPause) -> Result<(), String> {
     back.map_err(|e| format!("could not take the terminal back: {e}"))?;
     match status {
         Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!("`{editor}` ended with {s}; your file is as it left it")),
+        Ok(s) => Err(format!(
+            "`{editor}` ended with {s}; your file is as it left it"
+        )),
         Err(e) => Err(format!(
             "could not start `{editor}` ({e}): set $VISUAL or $EDITOR"
         )),

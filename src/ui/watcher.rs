@@ -54,8 +54,7 @@ fn watch_loop(ui: &Sender<UiEvent>, orders: &Receiver<WatchOrder>) {
             Err(TryRecvError::Empty) => {}
         }
         if let Some(w) = watch.as_mut() {
-            if w.changed().is_some() && ui.send(UiEvent::Saved(w.file().to_path_buf())).is_err()
-            {
+            if w.changed().is_some() && ui.send(UiEvent::Saved(w.file().to_path_buf())).is_err() {
                 return;
             }
             w.wait();

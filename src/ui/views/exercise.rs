@@ -17,7 +17,12 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
     let p = app.book.get(&x.ex.id);
     let shown = (p.hints_shown as usize).min(x.ex.hints.len());
     for (i, h) in x.ex.hints.iter().take(shown).enumerate() {
-        text.push(format!("Hint {} of {}: {}", i + 1, x.ex.hints.len(), h.trim_end()));
+        text.push(format!(
+            "Hint {} of {}: {}",
+            i + 1,
+            x.ex.hints.len(),
+            h.trim_end()
+        ));
     }
     text.push(match x.ex.hints.len() - shown {
         0 if shown == 0 => "(no hints for this one)".into(),
@@ -26,7 +31,10 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
     });
     let checked = app.ex_report().is_some();
     text.push(match x.file.as_ref().filter(|f| checked || f.exists()) {
-        Some(f) => format!("your file: {} (e edits it; every save checks it)", f.display()),
+        Some(f) => format!(
+            "your file: {} (e edits it; every save checks it)",
+            f.display()
+        ),
         None => "not started: e copies the starter into your workspace and opens it".into(),
     });
     let passed = p.passed || app.ex_report().is_some_and(CheckReport::passed);
@@ -91,7 +99,10 @@ pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
     }
     let Some(r) = app.ex_report() else {
         if x.checking.is_none() {
-            lines.push(Line::styled("not checked yet: save your file, or r", th.dim));
+            lines.push(Line::styled(
+                "not checked yet: save your file, or r",
+                th.dim,
+            ));
         }
         return lines;
     };
@@ -107,7 +118,11 @@ pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
             Mark::NeedsGpu => ("·", th.dim),
             Mark::NotMeasured => ("?", th.warn),
         };
-        let check = l.check.strip_prefix("yours ").unwrap_or(&l.check).to_string();
+        let check = l
+            .check
+            .strip_prefix("yours ")
+            .unwrap_or(&l.check)
+            .to_string();
         lines.push(Line::from(vec![
             Span::styled(format!("{mark} "), st),
             Span::raw(check),

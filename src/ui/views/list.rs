@@ -78,6 +78,10 @@ fn exercise_row<'a>(app: &App, id: &str, here: bool, th: &Theme) -> Line<'a> {
         "◦"
     };
     let cursor = if here { "▸" } else { " " };
-    let style = if here { th.selected } else { Default::default() };
+    let style = if here {
+        th.selected
+    } else {
+        Default::default()
+    };
     Line::styled(format!("{cursor}    {mark} {id}"), style)
 }

@@ -64,7 +64,10 @@ pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
 /// Keys only an exercise has.
 pub const EXERCISE_KEYS: &[(&str, &str)] = &[
     ("e", "exercise: open your file in $VISUAL / $EDITOR"),
-    ("r", "exercise: check your file now (every save checks it too)"),
+    (
+        "r",
+        "exercise: check your file now (every save checks it too)",
+    ),
     ("t", "exercise: the next hint"),
 ];
 
@@ -76,10 +79,10 @@ pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme, on: (bool, bool, bo
         (textures, TEXTURE_KEYS),
         (exercise, EXERCISE_KEYS),
     ]
-        .into_iter()
-        .filter(|(on, _)| *on)
-        .flat_map(|(_, keys)| keys.iter().copied())
-        .collect();
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .flat_map(|(_, keys)| keys.iter().copied())
+    .collect();
     let extra = extra.as_slice();
     let key_w = KEYS
         .iter()

@@ -16,8 +16,7 @@ use ratatui::widgets::{Paragraph, Widget};
 // Help and quit first: on a narrow terminal the end of this line is what is cut.
 const KEYS_LINE: &str = " ? help  q quit  ↑↓ lesson  n/p page  PgDn scroll  ←→ variant  r run  v figures  c code  h heatmap";
 
-const EXERCISE_KEYS: &str =
-    " ? help  q quit  ↑↓ lesson  e edit your file  r check now  t hint  ←→ variant  c code  h heatmap";
+const EXERCISE_KEYS: &str = " ? help  q quit  ↑↓ lesson  e edit your file  r check now  t hint  ←→ variant  c code  h heatmap";
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -81,7 +80,10 @@ fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
         s
     });
     let title = match &app.exercise {
-        Some(x) => format!(" {:02} · {} · exercise {} ", lesson.order, lesson.title, x.ex.id),
+        Some(x) => format!(
+            " {:02} · {} · exercise {} ",
+            lesson.order, lesson.title, x.ex.id
+        ),
         None => format!(" {:02} · {} ", lesson.order, lesson.title),
     };
     Line::from(vec![
