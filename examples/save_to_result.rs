@@ -105,51 +105,8 @@ fn main() {
         .ok()
         .and_then(|d| d.parse().ok())
         .unwrap_or(0);
-    let bin = binary();
-    if !bin.is_file() {
-        cannot(&format!(
-            "no gpulab binary at {} (cargo build --release first, or set GPULAB_BIN)",
-            bin.display()
-        ));
-    }
-    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
-    if !errors.is_empty() {
-        cannot(&format!("the bundled course does not load: {}", errors[0]));
-    }
-    let Some((l, e)) = lessons.iter().enumerate().find_map(|(i, l)| {
-        let e = l.exercises.iter().position(|x| x.id == id)?;
-        Some((i, e))
-    }) else {
-        cannot(&format!("no exercise `{id}`"));
-    };
-    let ex = lessons[l].exercises[e].clone();
     let tmp = tempfile::tempdir().unwrap_or_else(|e| cannot(&format!("no temp folder: {e}")));
-    let ws = Workspace {
-        dir: tmp.path().join("ws"),
-    };
-    ws.start(&ex)
-        .unwrap_or_else(|e| cannot(&format!("the workspace: {e}")));
-    let file = ws.file(&ex);
-    std::fs::write(&file, &ex.solution).unwrap_or_else(|e| cannot(&e.to_string()));
-
-    let mut app = App::new(lessons, None, Progress::default());
-    app.color = false;
-    app.workspace = Some(ws);
-    let (hub_tx, hub) = channel();
-    let jobs = ui::spawn_worker(
-        hub_tx,
-        device,
-        WorkerClient::with_command(bin, vec!["worker".into()]),
-    );
-    let (progress, _) = channel();
-    app.select_row(l, Some(e));
-    let mut lab = Lab {
-        terminal: Terminal::new(TestBackend::new(160, 48)).expect("a test backend"),
-        app,
-        hub: Some(hub),
-        jobs,
-        saves: progress,
-    };
+    let (mut lab, file, solution) = open(&id, device, tmp.path());
     if !lab.play(vec![], ready) {
         cannot("the worker never said what this machine has");
     }
@@ -170,8 +127,54 @@ fn main() {
         exit(1);
     }
     report_check(&lab.app, "warm-up");
-    let times = measure(&mut lab, &file, &ex.solution, saves);
+    let times = measure(&mut lab, &file, &solution, saves);
     summary(&times);
+}
+
+/// The lab on exercise `id`, the learner's file (the solution) in a workspace under `tmp`,
+/// the worker thread started; also the file and the solution's text.
+fn open(id: &str, device: u32, tmp: &Path) -> (Lab, PathBuf, String) {
+    let bin = binary();
+    if !bin.is_file() {
+        cannot(&format!(
+            "no gpulab binary at {} (cargo build --release first, or set GPULAB_BIN)",
+            bin.display()
+        ));
+    }
+    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
+    if !errors.is_empty() {
+        cannot(&format!("the bundled course does not load: {}", errors[0]));
+    }
+    let Some((l, e)) = lessons.iter().enumerate().find_map(|(i, l)| {
+        let e = l.exercises.iter().position(|x| x.id == id)?;
+        Some((i, e))
+    }) else {
+        cannot(&format!("no exercise `{id}`"));
+    };
+    let ex = lessons[l].exercises[e].clone();
+    let ws = Workspace {
+        dir: tmp.join("ws"),
+    };
+    ws.start(&ex)
+        .unwrap_or_else(|e| cannot(&format!("the workspace: {e}")));
+    let file = ws.file(&ex);
+    std::fs::write(&file, &ex.solution).unwrap_or_else(|e| cannot(&e.to_string()));
+    let mut app = App::new(lessons, None, Progress::default());
+    app.color = false;
+    app.workspace = Some(ws);
+    let (hub_tx, hub) = channel();
+    let client = WorkerClient::with_command(bin, vec!["worker".into()]);
+    let jobs = ui::spawn_worker(hub_tx, device, client);
+    let (progress, _) = channel();
+    app.select_row(l, Some(e));
+    let lab = Lab {
+        terminal: Terminal::new(TestBackend::new(160, 48)).expect("a test backend"),
+        app,
+        hub: Some(hub),
+        jobs,
+        saves: progress,
+    };
+    (lab, file, ex.solution)
 }
 
 /// Each save: write, then run the lab until its check is drawn.
