@@ -354,3 +354,7 @@ pub fn verdict(r: &CheckReport) -> String {
         )
     }
 }
+
+#[cfg(test)]
+#[path = "exercise_tests.rs"]
+mod tests;
