@@ -35,8 +35,13 @@ struct Lab {
 
 impl Lab {
     /// Feed `script` and what the worker and the watcher send until `until` holds for one
-    /// of them (then it is drawn); false when nothing of the kind came in time.
-    fn play(&mut self, script: Vec<UiEvent>, until: fn(&UiEvent) -> bool) -> bool {
+    /// of them (then it is drawn); false when nothing of the kind came in time. Also when
+    /// the learner's figures were handed to the loop, if they were.
+    fn play(
+        &mut self,
+        script: Vec<UiEvent>,
+        until: fn(&UiEvent) -> bool,
+    ) -> (bool, Option<Instant>) {
         let (tx, rx) = channel();
         for ev in script {
             let _ = tx.send(ev);
@@ -44,26 +49,34 @@ impl Lab {
         let hub = self.hub.take().expect("the hub is back after each step");
         let relay = std::thread::spawn(move || {
             let end = Instant::now() + WAIT;
+            let mut seen = None;
             while let Ok(ev) = hub.recv_timeout(end.saturating_duration_since(Instant::now())) {
                 let done = until(&ev);
+                if seen.is_none() && (figures(&ev) || done) {
+                    seen = Some(Instant::now());
+                }
                 if tx.send(ev).is_err() || done {
-                    return (hub, done);
+                    return (hub, done, seen);
                 }
             }
-            (hub, false)
+            (hub, false, seen)
         });
         let mut no_editor = |_: &Path| Err("no editor here".to_string());
         let (app, term) = (&mut self.app, &mut self.terminal);
         ui::run_with(term, app, &rx, &self.jobs, &self.saves, &mut no_editor)
             .expect("the loop runs");
-        let (hub, done) = relay.join().expect("the relay ends");
+        let (hub, done, seen) = relay.join().expect("the relay ends");
         self.hub = Some(hub);
-        done
+        (done, seen)
     }
 }
 
 fn checked(ev: &UiEvent) -> bool {
     matches!(ev, UiEvent::Worker(WorkerEvent::Checked { .. }))
+}
+
+fn figures(ev: &UiEvent) -> bool {
+    matches!(ev, UiEvent::Worker(WorkerEvent::ExFigures { .. }))
 }
 
 fn ready(ev: &UiEvent) -> bool {
@@ -107,7 +120,7 @@ fn main() {
         .unwrap_or(0);
     let tmp = tempfile::tempdir().unwrap_or_else(|e| cannot(&format!("no temp folder: {e}")));
     let (mut lab, file, solution) = open(&id, device, tmp.path());
-    if !lab.play(vec![], ready) {
+    if !lab.play(vec![], ready).0 {
         cannot("the worker never said what this machine has");
     }
     let gpu = match lab.app.caps.as_ref().map(|c| (&c.device, &c.no_gpu)) {
@@ -122,13 +135,14 @@ fn main() {
         crossterm::event::KeyCode::Char('r'),
         crossterm::event::KeyModifiers::NONE,
     ));
-    if !lab.play(vec![r], checked) {
+    if !lab.play(vec![r], checked).0 {
         eprintln!("the first check never came back");
         exit(1);
     }
     report_check(&lab.app, "warm-up");
-    let times = measure(&mut lab, &file, &solution, saves);
-    summary(&times);
+    let (figures, whole) = measure(&mut lab, &file, &solution, saves);
+    summary("save -> figures", &figures);
+    summary("save -> whole check", &whole);
 }
 
 /// The lab on exercise `id`, the learner's file (the solution) in a workspace under `tmp`,
@@ -177,9 +191,10 @@ fn open(id: &str, device: u32, tmp: &Path) -> (Lab, PathBuf, String) {
     (lab, file, ex.solution)
 }
 
-/// Each save: write, then run the lab until its check is drawn.
-fn measure(lab: &mut Lab, file: &Path, solution: &str, saves: usize) -> Vec<f64> {
-    let mut times = Vec::new();
+/// Each save: write, then run the lab until its check is drawn. The times to the figures
+/// and to the whole check (the output at every size), in ms.
+fn measure(lab: &mut Lab, file: &Path, solution: &str, saves: usize) -> (Vec<f64>, Vec<f64>) {
+    let (mut figures, mut whole) = (Vec::new(), Vec::new());
     for i in 0..saves {
         let text = format!("{solution}\n// save {i}\n");
         let t0 = Instant::now();
@@ -187,16 +202,22 @@ fn measure(lab: &mut Lab, file: &Path, solution: &str, saves: usize) -> Vec<f64>
             eprintln!("could not save: {e}");
             exit(1);
         }
-        if !lab.play(vec![], checked) {
-            eprintln!("save {i}: no check within {WAIT:?}");
+        let (done, seen) = lab.play(vec![], checked);
+        let all = t0.elapsed().as_secs_f64() * 1e3;
+        let (true, Some(seen)) = (done, seen) else {
+            eprintln!("save {}: no check within {WAIT:?}", i + 1);
             exit(1);
-        }
-        let ms = t0.elapsed().as_secs_f64() * 1e3;
-        times.push(ms);
-        println!("save {:>2}: {ms:8.1} ms", i + 1);
+        };
+        let first = seen.duration_since(t0).as_secs_f64() * 1e3;
+        println!(
+            "save {:>2}: figures {first:8.1} ms   whole check {all:8.1} ms",
+            i + 1
+        );
         report_check(&lab.app, &format!("save {}", i + 1));
+        figures.push(first);
+        whole.push(all);
     }
-    times
+    (figures, whole)
 }
 
 /// A check that does not pass is said, with its lines: the timing is then of something
@@ -218,12 +239,12 @@ fn report_check(app: &App, what: &str) {
     }
 }
 
-fn summary(times: &[f64]) {
+fn summary(what: &str, times: &[f64]) {
     let mut sorted = times.to_vec();
     sorted.sort_by(f64::total_cmp);
     let (p50, p95) = (percentile(&sorted, 50.0), percentile(&sorted, 95.0));
     println!(
-        "save -> figures over {} saves: p50 {p50:.1} ms, p95 {p95:.1} ms (min {:.1}, max {:.1}); {}",
+        "{what} over {} saves: p50 {p50:.1} ms, p95 {p95:.1} ms (min {:.1}, max {:.1}); {}",
         sorted.len(),
         sorted[0],
         sorted[sorted.len() - 1],

@@ -68,7 +68,14 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 impl Lab {
+    /// The lab as on a machine without a GPU (one that has it hides it from the worker).
     fn new() -> Lab {
+        let client = WorkerClient::with_command(bin(), vec!["worker".into()])
+            .env("CUDA_VISIBLE_DEVICES", "");
+        Lab::with_worker(client)
+    }
+
+    fn with_worker(client: WorkerClient) -> Lab {
         let tmp = tempfile::tempdir().unwrap();
         let course = tmp.path().join("course");
         copy_dir(&fixture("expack"), &course);
@@ -84,7 +91,6 @@ impl Lab {
         std::fs::create_dir_all(book.parent().unwrap()).unwrap();
         app.book_path = Some(book.clone());
         let (hub_tx, hub) = channel();
-        let client = WorkerClient::with_command(bin(), vec!["worker".into()]);
         let jobs = ui::spawn_worker(hub_tx, 0, client);
         let (saves, _) = channel();
         Lab {
@@ -107,6 +113,15 @@ impl Lab {
         script: Vec<UiEvent>,
         edit: &mut dyn FnMut(&Path) -> Result<(), String>,
     ) -> String {
+        self.play_noting(script, edit).0
+    }
+
+    /// `play_until_checked`, also saying whether the figures came before the check's end.
+    fn play_noting(
+        &mut self,
+        script: Vec<UiEvent>,
+        edit: &mut dyn FnMut(&Path) -> Result<(), String>,
+    ) -> (String, bool) {
         let (tx, rx) = channel();
         for ev in script {
             tx.send(ev).unwrap();
@@ -114,13 +129,15 @@ impl Lab {
         let hub = self.hub.take().unwrap();
         let relay = std::thread::spawn(move || {
             let end = Instant::now() + Duration::from_secs(120);
+            let mut early = false;
             while let Ok(ev) = hub.recv_timeout(end.saturating_duration_since(Instant::now())) {
+                early |= matches!(ev, UiEvent::Worker(WorkerEvent::ExFigures { .. }));
                 let done = matches!(ev, UiEvent::Worker(WorkerEvent::Checked { .. }));
                 if tx.send(ev).is_err() || done {
                     break;
                 }
             }
-            hub
+            (hub, early)
         });
         ui::run_with(
             &mut self.terminal,
@@ -131,8 +148,9 @@ impl Lab {
             edit,
         )
         .unwrap();
-        self.hub = Some(relay.join().unwrap());
-        ui::buffer_to_text(self.terminal.backend().buffer())
+        let (hub, early) = relay.join().unwrap();
+        self.hub = Some(hub);
+        (ui::buffer_to_text(self.terminal.backend().buffer()), early)
     }
 
     fn mine(&self) -> PathBuf {
@@ -208,4 +226,22 @@ fn from_a_spilling_save_to_a_fixed_one_in_the_lab() {
         on_disk = ExerciseBook::load_from(&lab.book).0.get("fix-copy");
     }
     assert_eq!(on_disk, p, "the progress file");
+}
+
+#[test]
+fn on_a_gpu_the_figures_come_before_the_output_is_checked_at_every_size() {
+    // The fake worker stands for a GPU on which every variant is right.
+    let client =
+        WorkerClient::with_command(bin(), vec!["worker".into()]).env("GPULAB_WORKER_FAKE", "gpu");
+    let mut lab = Lab::with_worker(client);
+    let mut editor = |p: &Path| std::fs::write(p, "// saved").map_err(|e| e.to_string());
+    let (screen, early) = lab.play_noting(vec![down(), key('e')], &mut editor);
+    assert!(early, "the main run's figures first:\n{screen}");
+    assert!(
+        screen.contains("✓ correct on fresh inputs at every size ·"),
+        "{screen}"
+    );
+    assert!(screen.contains("right in 3 runs"), "{screen}");
+    assert!(!screen.contains("being checked"), "{screen}");
+    assert!(screen.contains("1.00 ms"), "yours is timed:\n{screen}");
 }

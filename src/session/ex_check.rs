@@ -88,7 +88,24 @@ pub fn check(
     device: u32,
     t: &Target,
     yours: &Yours,
+    say: impl FnMut(&str),
+) -> Result<CheckReport, WorkerFailure> {
+    check_with(client, device, t, yours, say, |_| {})
+}
+
+/// The words the correctness line has while the other sizes are still being checked.
+pub const BEING_CHECKED: &str = "being checked at every size…";
+
+/// `check`, handing `figures` the main run's report as soon as it is in, before the
+/// output is checked at the other sizes: the learner sees their figures sooner. Its
+/// correctness line is not yet judged, so it cannot pass.
+pub fn check_with(
+    client: &mut WorkerClient,
+    device: u32,
+    t: &Target,
+    yours: &Yours,
     mut say: impl FnMut(&str),
+    mut figures: impl FnMut(&CheckReport),
 ) -> Result<CheckReport, WorkerFailure> {
     let caps = fold::hello(client, device)?;
     match &caps.device {
@@ -109,6 +126,10 @@ pub fn check(
             }
             let mut report = report(t.ex, result, true);
             if report.compile_error.is_none() {
+                let mut early = report.clone();
+                let pending = line(Mark::NotMeasured, BEING_CHECKED.into());
+                early.lines.insert(0, pending);
+                figures(&early);
                 let line = correctness(client, t, yours, &report.result, &mut say);
                 report.lines.insert(0, line);
             }

@@ -57,6 +57,12 @@ pub enum WorkerEvent {
         exercise: String,
         text: String,
     },
+    /// The main run of an exercise check is in: its figures, before the output is
+    /// checked at the other sizes.
+    ExFigures {
+        exercise: String,
+        report: Box<CheckReport>,
+    },
     /// An exercise check is over: the report, or why there is none.
     Checked {
         exercise: String,

@@ -30,6 +30,9 @@ impl App {
             } => self.on_memchecked(lesson, variant, outcome),
             WorkerEvent::ExStage { exercise, text } => self.on_ex_stage(&exercise, text),
             WorkerEvent::Checked { exercise, outcome } => self.on_checked(exercise, outcome),
+            WorkerEvent::ExFigures { exercise, report } => {
+                self.ex_reports.insert(exercise, *report);
+            }
         }
         // The lesson's figures may have changed under the exercise's columns.
         self.refresh_shown();

@@ -121,13 +121,21 @@ fn check(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: &CheckJob, device
         path: &job.path,
     };
     let id = job.ex.id.clone();
-    let outcome = ex_check::check(client, device, &target, &yours, |text| {
+    let say = |text: &str| {
         let stage = WorkerEvent::ExStage {
             exercise: id.clone(),
             text: text.to_string(),
         };
         let _ = ui.send(UiEvent::Worker(stage));
-    });
+    };
+    let figures = |r: &ex_check::CheckReport| {
+        let early = WorkerEvent::ExFigures {
+            exercise: id.clone(),
+            report: Box::new(r.clone()),
+        };
+        let _ = ui.send(UiEvent::Worker(early));
+    };
+    let outcome = ex_check::check_with(client, device, &target, &yours, say, figures);
     let done = WorkerEvent::Checked {
         exercise: id,
         outcome: outcome.map(Box::new),
