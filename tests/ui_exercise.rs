@@ -6,19 +6,14 @@
 //! Each step runs the loop until the check is over, then reads the screen.
 
 mod common;
+#[path = "support/ex_lab.rs"]
+mod ex_lab;
 
-use common::{bin, fixture, nvrtc_or_skip};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use gpulab::course::bundle::CourseRoot;
+use common::{bin, nvrtc_or_skip};
+use ex_lab::{Lab, down, key, no_editor};
 use gpulab::session::client::WorkerClient;
 use gpulab::session::ex_progress::ExerciseBook;
-use gpulab::session::progress::Progress;
-use gpulab::session::workspace::Workspace;
-use gpulab::ui::{self, App, Job, UiEvent, WorkerEvent};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
-use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// 64 live words under -maxrregcount=32: spills.
@@ -41,134 +36,6 @@ extern "C" __global__ void copy_mine(const float* __restrict__ in, float* __rest
 "#;
 
 const BROKEN: &str = "extern \"C\" __global__ void copy_mine(const float* in, float* out, int n)\n{\n    out[0] = undefined_name;\n}\n";
-
-struct Lab {
-    _tmp: tempfile::TempDir,
-    course: PathBuf,
-    ws: PathBuf,
-    book: PathBuf,
-    terminal: Terminal<TestBackend>,
-    app: App,
-    hub: Option<Receiver<UiEvent>>,
-    jobs: Sender<Job>,
-    saves: Sender<Progress>,
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
-
-impl Lab {
-    /// The lab as on a machine without a GPU (one that has it hides it from the worker).
-    fn new() -> Lab {
-        let client = WorkerClient::with_command(bin(), vec!["worker".into()])
-            .env("CUDA_VISIBLE_DEVICES", "");
-        Lab::with_worker(client)
-    }
-
-    fn with_worker(client: WorkerClient) -> Lab {
-        let tmp = tempfile::tempdir().unwrap();
-        let course = tmp.path().join("course");
-        copy_dir(&fixture("expack"), &course);
-        let root = CourseRoot::Dir(course.join("lessons"));
-        let (lessons, errors) = gpulab::course::load_course(&root);
-        assert!(errors.is_empty(), "{errors:?}");
-        let mut app = App::new(lessons, None, Progress::default());
-        app.color = false;
-        app.course_root = root;
-        let ws = tmp.path().join("ws");
-        app.workspace = Some(Workspace { dir: ws.clone() });
-        let book = tmp.path().join("data/exercises.json");
-        std::fs::create_dir_all(book.parent().unwrap()).unwrap();
-        app.book_path = Some(book.clone());
-        let (hub_tx, hub) = channel();
-        let jobs = ui::spawn_worker(hub_tx, 0, client);
-        let (saves, _) = channel();
-        Lab {
-            _tmp: tmp,
-            course,
-            ws,
-            book,
-            terminal: Terminal::new(TestBackend::new(120, 44)).unwrap(),
-            app,
-            hub: Some(hub),
-            jobs,
-            saves,
-        }
-    }
-
-    /// Feed `script`, then pass on what the worker and the watcher send until a check is
-    /// over (or two minutes pass); the screen when the loop has drawn it all.
-    fn play_until_checked(
-        &mut self,
-        script: Vec<UiEvent>,
-        edit: &mut dyn FnMut(&Path) -> Result<(), String>,
-    ) -> String {
-        self.play_noting(script, edit).0
-    }
-
-    /// `play_until_checked`, also saying whether the figures came before the check's end.
-    fn play_noting(
-        &mut self,
-        script: Vec<UiEvent>,
-        edit: &mut dyn FnMut(&Path) -> Result<(), String>,
-    ) -> (String, bool) {
-        let (tx, rx) = channel();
-        for ev in script {
-            tx.send(ev).unwrap();
-        }
-        let hub = self.hub.take().unwrap();
-        let relay = std::thread::spawn(move || {
-            let end = Instant::now() + Duration::from_secs(120);
-            let mut early = false;
-            while let Ok(ev) = hub.recv_timeout(end.saturating_duration_since(Instant::now())) {
-                early |= matches!(ev, UiEvent::Worker(WorkerEvent::ExFigures { .. }));
-                let done = matches!(ev, UiEvent::Worker(WorkerEvent::Checked { .. }));
-                if tx.send(ev).is_err() || done {
-                    break;
-                }
-            }
-            (hub, early)
-        });
-        ui::run_with(
-            &mut self.terminal,
-            &mut self.app,
-            &rx,
-            &self.jobs,
-            &self.saves,
-            edit,
-        )
-        .unwrap();
-        let (hub, early) = relay.join().unwrap();
-        self.hub = Some(hub);
-        (ui::buffer_to_text(self.terminal.backend().buffer()), early)
-    }
-
-    fn mine(&self) -> PathBuf {
-        self.ws.join("fix-copy.cu")
-    }
-}
-
-fn key(c: char) -> UiEvent {
-    UiEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
-}
-
-fn down() -> UiEvent {
-    UiEvent::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))
-}
-
-fn no_editor(_: &Path) -> Result<(), String> {
-    Err("no editor in this step".into())
-}
 
 #[test]
 fn from_a_spilling_save_to_a_fixed_one_in_the_lab() {

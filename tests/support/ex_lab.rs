@@ -1,0 +1,147 @@
+//! The lab on an exercise for the tests: the real loop (`ui::run_with`) on a
+//! `TestBackend`, the real worker thread over a worker the test chooses, the real file
+//! watcher, the fixture course (one lesson, one exercise) in a folder of its own. Each step
+//! runs the loop until a check is over, then gives the screen.
+
+#![allow(dead_code)]
+
+use crate::common::{bin, fixture};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use gpulab::course::bundle::CourseRoot;
+use gpulab::session::client::WorkerClient;
+use gpulab::session::progress::Progress;
+use gpulab::session::workspace::Workspace;
+use gpulab::ui::{self, App, Job, UiEvent, WorkerEvent};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
+
+pub struct Lab {
+    _tmp: tempfile::TempDir,
+    pub course: PathBuf,
+    pub ws: PathBuf,
+    pub book: PathBuf,
+    pub terminal: Terminal<TestBackend>,
+    pub app: App,
+    hub: Option<Receiver<UiEvent>>,
+    jobs: Sender<Job>,
+    saves: Sender<Progress>,
+}
+
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+impl Lab {
+    /// The lab as on a machine without a GPU (one that has it hides it from the worker).
+    pub fn new() -> Lab {
+        let client = WorkerClient::with_command(bin(), vec!["worker".into()])
+            .env("CUDA_VISIBLE_DEVICES", "");
+        Lab::with_worker(client)
+    }
+
+    pub fn with_worker(client: WorkerClient) -> Lab {
+        let tmp = tempfile::tempdir().unwrap();
+        let course = tmp.path().join("course");
+        copy_dir(&fixture("expack"), &course);
+        let root = CourseRoot::Dir(course.join("lessons"));
+        let (lessons, errors) = gpulab::course::load_course(&root);
+        assert!(errors.is_empty(), "{errors:?}");
+        let mut app = App::new(lessons, None, Progress::default());
+        app.color = false;
+        app.course_root = root;
+        let ws = tmp.path().join("ws");
+        app.workspace = Some(Workspace { dir: ws.clone() });
+        let book = tmp.path().join("data/exercises.json");
+        std::fs::create_dir_all(book.parent().unwrap()).unwrap();
+        app.book_path = Some(book.clone());
+        let (hub_tx, hub) = channel();
+        let jobs = ui::spawn_worker(hub_tx, 0, client);
+        let (saves, _) = channel();
+        Lab {
+            _tmp: tmp,
+            course,
+            ws,
+            book,
+            terminal: Terminal::new(TestBackend::new(120, 44)).unwrap(),
+            app,
+            hub: Some(hub),
+            jobs,
+            saves,
+        }
+    }
+
+    /// Feed `script`, then pass on what the worker and the watcher send until a check is
+    /// over (or two minutes pass); the screen when the loop has drawn it all.
+    pub fn play_until_checked(
+        &mut self,
+        script: Vec<UiEvent>,
+        edit: &mut dyn FnMut(&Path) -> Result<(), String>,
+    ) -> String {
+        self.play_noting(script, edit).0
+    }
+
+    /// `play_until_checked`, also saying whether the figures came before the check's end.
+    pub fn play_noting(
+        &mut self,
+        script: Vec<UiEvent>,
+        edit: &mut dyn FnMut(&Path) -> Result<(), String>,
+    ) -> (String, bool) {
+        let (tx, rx) = channel();
+        for ev in script {
+            tx.send(ev).unwrap();
+        }
+        let hub = self.hub.take().unwrap();
+        let relay = std::thread::spawn(move || {
+            let end = Instant::now() + Duration::from_secs(120);
+            let mut early = false;
+            while let Ok(ev) = hub.recv_timeout(end.saturating_duration_since(Instant::now())) {
+                early |= matches!(ev, UiEvent::Worker(WorkerEvent::ExFigures { .. }));
+                let done = matches!(ev, UiEvent::Worker(WorkerEvent::Checked { .. }));
+                if tx.send(ev).is_err() || done {
+                    break;
+                }
+            }
+            (hub, early)
+        });
+        ui::run_with(
+            &mut self.terminal,
+            &mut self.app,
+            &rx,
+            &self.jobs,
+            &self.saves,
+            edit,
+        )
+        .unwrap();
+        let (hub, early) = relay.join().unwrap();
+        self.hub = Some(hub);
+        (ui::buffer_to_text(self.terminal.backend().buffer()), early)
+    }
+
+    pub fn mine(&self) -> PathBuf {
+        self.ws.join("fix-copy.cu")
+    }
+}
+
+pub fn key(c: char) -> UiEvent {
+    UiEvent::Key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE))
+}
+
+pub fn down() -> UiEvent {
+    UiEvent::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))
+}
+
+pub fn no_editor(_: &Path) -> Result<(), String> {
+    Err("no editor in this step".into())
+}
