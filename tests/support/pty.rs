@@ -1,0 +1,85 @@
+//! A pseudo-terminal for tests of the real binary: open one, read all the child writes on
+//! a thread, wait for a string to appear. Unix only.
+
+#![allow(dead_code)]
+
+use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub struct Pty {
+    pub master: OwnedFd,
+    pub slave: OwnedFd,
+}
+
+pub fn open_pty() -> Pty {
+    let (mut master, mut slave) = (0, 0);
+    let size = libc::winsize {
+        ws_row: 30,
+        ws_col: 100,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    // SAFETY: openpty writes two fds into the out-params; no name buffer and no termios are
+    // passed, and the window size outlives the call.
+    let rc = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            &size,
+        )
+    };
+    assert_eq!(rc, 0, "openpty: {}", std::io::Error::last_os_error());
+    // SAFETY: both fds were just returned by openpty and are owned by nobody else.
+    unsafe {
+        Pty {
+            master: OwnedFd::from_raw_fd(master),
+            slave: OwnedFd::from_raw_fd(slave),
+        }
+    }
+}
+
+pub fn termios(fd: &OwnedFd) -> libc::termios {
+    // SAFETY: termios is plain data that tcgetattr fills in whole on success.
+    let mut t: libc::termios = unsafe { std::mem::zeroed() };
+    // SAFETY: fd is an open terminal for the whole call.
+    let rc = unsafe { libc::tcgetattr(fd.as_raw_fd(), &mut t) };
+    assert_eq!(rc, 0, "tcgetattr: {}", std::io::Error::last_os_error());
+    t
+}
+
+/// Everything the child writes, read on a thread so it never blocks on a full pty.
+pub fn reader(master: &OwnedFd) -> Arc<Mutex<Vec<u8>>> {
+    let out = Arc::new(Mutex::new(Vec::new()));
+    let mut file = std::fs::File::from(master.try_clone().unwrap());
+    let sink = out.clone();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        // EIO ends the loop once the child has closed its side.
+        while let Ok(n) = file.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    });
+    out
+}
+
+pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+pub fn wait_for(out: &Mutex<Vec<u8>>, needle: &[u8], within: Duration) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < within {
+        if contains(&out.lock().unwrap(), needle) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
