@@ -63,7 +63,10 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
     match &a.cmd {
         ExCmd::List { json } => ex_report::list(&cx.lessons, &cx.ws, &cx.book, *json),
         ExCmd::Start { id } => start(&cx, id),
-        ExCmd::Check { id, json } => check(&mut cx, &mut WorkerClient::new(), device, id, *json),
+        ExCmd::Check { id, json } => {
+            let mut client = WorkerClient::new();
+            check(&mut cx, &mut client, (device, false), id, *json)
+        }
         ExCmd::Watch { id } => {
             let (_, ex) = cx.find(id)?;
             cx.ws.read(ex)?;
@@ -72,7 +75,8 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
             let mut client = WorkerClient::new();
             super::ex_watch::watch(&cx.ws.file(ex), || {
                 let mut again = reload(root, a)?;
-                check(&mut again, &mut client, device, id, false)
+                // Saves while editing: the short timing budget.
+                check(&mut again, &mut client, (device, true), id, false)
             })
         }
         ExCmd::Hint { id, json } => hint(&mut cx, id, *json),
@@ -132,10 +136,11 @@ fn upstream_note(id: &str) -> String {
     )
 }
 
+/// Check exercise `id` on `device`, `quick` with the short timing budget of a save.
 fn check(
     cx: &mut Ctx,
     client: &mut WorkerClient,
-    device: u32,
+    (device, quick): (u32, bool),
     id: &str,
     json: bool,
 ) -> Result<i32> {
@@ -153,7 +158,7 @@ fn check(
         root: cx.root,
         lesson,
         ex,
-        quick: false,
+        quick,
     };
     let report = ex_check::check(client, device, &target, &yours, |m| eprintln!("· {m}"))?;
     let (passed, failed) = (report.passed(), report.failed());
