@@ -35,4 +35,5 @@ fn the_starter_fails_and_the_solution_passes_in_the_lab() {
     assert!(screen.contains("✓ passed"), "the solution opens:\n{screen}");
     let p = lab.app.book.get("fix-copy");
     assert!(p.passed && p.best_ms.is_some(), "{p:?}");
+    assert!(p.solution_shown && !p.shown_before_passing, "{p:?}");
 }

@@ -244,6 +244,10 @@ impl App {
             Ok(report) => {
                 self.book
                     .record_attempt(&exercise, report.passed(), report.time_ms);
+                if report.passed() {
+                    // Passing opens the solution on screen: it counts as shown.
+                    self.book.record_solution(&exercise);
+                }
                 self.save_book();
                 self.message = Some(verdict(&report));
                 self.ex_reports.insert(exercise.clone(), *report);
