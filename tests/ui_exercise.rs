@@ -111,4 +111,5 @@ fn on_a_gpu_the_figures_come_before_the_output_is_checked_at_every_size() {
     assert!(screen.contains("right in 3 runs"), "{screen}");
     assert!(!screen.contains("being checked"), "{screen}");
     assert!(screen.contains("1.00 ms"), "yours is timed:\n{screen}");
+    assert!(screen.contains("yours live on Fake GPU"), "{screen}");
 }

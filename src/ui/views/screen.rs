@@ -77,6 +77,10 @@ fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
         if app.caps.is_none() {
             s.push_str(" · looking for a GPU…");
         }
+        // The last check measured yours (and what it compares with) here and now.
+        if let Some(dev) = app.ex_report().and_then(|x| x.result.device.as_ref()) {
+            s.push_str(&format!(" · yours live on {}", dev.name));
+        }
         s
     });
     let title = match &app.exercise {
