@@ -75,6 +75,13 @@ pub enum Request {
         lesson: Box<Lesson>,
         options: RunOptions,
     },
+    /// Build one variant as a run would and disassemble the CUBIN (nvdisasm, with source
+    /// lines); no GPU needed.
+    Sass {
+        lesson: Box<Lesson>,
+        variant: String,
+        arch: String,
+    },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -89,6 +96,11 @@ pub enum Reply {
     },
     Tools {
         tools: Toolkit,
+    },
+    /// nvdisasm's listing of a variant's CUBIN, or why there is none.
+    Sass {
+        variant: String,
+        listing: Result<String, String>,
     },
     /// What the worker is doing now; also proves it is alive.
     Stage {

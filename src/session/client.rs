@@ -10,6 +10,7 @@ pub use memcheck::{
     MEMCHECK_BLOCKS, MemcheckError, MemcheckReport, SourceLine, memcheck, parse_log,
 };
 
+use crate::model::Lesson;
 use crate::model::protocol::{DEVICE_ENV, Reply, Request, Toolkit};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
@@ -367,6 +368,29 @@ impl WorkerClient {
 }
 
 impl WorkerClient {
+    /// nvdisasm's listing of `variant` built for `arch`, or why there is none.
+    pub fn sass(
+        &mut self,
+        lesson: &Lesson,
+        variant: &str,
+        arch: &str,
+    ) -> Result<Result<String, String>, WorkerFailure> {
+        let req = Request::Sass {
+            lesson: Box::new(lesson.clone()),
+            variant: variant.to_string(),
+            arch: arch.to_string(),
+        };
+        let mut listing = None;
+        self.request(&req, default_stall_timeout(), |r| {
+            if let Reply::Sass { listing: l, .. } = r {
+                listing = Some(l.clone());
+            }
+        })?;
+        listing.ok_or_else(|| WorkerFailure::Crashed {
+            detail: "it finished without a listing".into(),
+        })
+    }
+
     /// Which CUDA tools the worker finds on this machine (no GPU is opened).
     pub fn toolkit(&mut self) -> Result<Toolkit, WorkerFailure> {
         let mut tools = None;
