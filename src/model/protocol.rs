@@ -156,6 +156,9 @@ pub struct Toolkit {
     pub nvdisasm: Option<PathBuf>,
     pub ncu: Option<PathBuf>,
     pub compute_sanitizer: Option<PathBuf>,
+    /// cuBLAS, the GEMM capstone's yardstick (where it was found).
+    #[serde(default)]
+    pub cublas: Option<PathBuf>,
     /// Header folders given to NVRTC (empty: only the lab's stand-ins for <cstdint> and
     /// <cstdio>; <cuda_fp16.h> will not be found).
     #[serde(default)]
