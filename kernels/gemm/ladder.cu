@@ -10,6 +10,8 @@
 //   7 conflict-free as 6, without the bank conflicts it still has, and with the next tiles'
 //                 global loads issued before the current ones are multiplied:
 //                 SPLIT 1, PADA 4, EARLY 1 (the defines below; the lesson sets them).
+//     warp-tiled  as conflict-free, each warp taking a 4 x 8 patch of the thread grid
+//                 (WARP4 1), so its 16-byte reads of B name 8 distinct words, not 16.
 // The defines were chosen by measuring on an H100: a second shared buffer (STAGES 2, kept
 // as RUNG 8 for comparison) and a swizzled block order (SWZ) did not pay there.
 
@@ -112,6 +114,9 @@ extern "C" __global__ void __launch_bounds__(512) sgemm(const float* __restrict_
 #ifndef EARLY
 #define EARLY 0
 #endif
+#ifndef WARP4
+#define WARP4 0
+#endif
 #define AS_ROW (BM + PADA) // a row of the transposed A tile, padded so the two halves of a
                            // warp's transposing stores fall in different banks
 // With SPLIT a thread's 8 columns are two runs of 4, BN / 2 apart: the 8 lanes of a quarter
@@ -129,7 +134,14 @@ extern "C" __global__ void __launch_bounds__(THREADS, MINB) sgemm(const float* _
                                                             int K)
 {
     const int t = threadIdx.x;
+#if WARP4
+    // A warp takes a 4 x 8 patch of the 16 x 16 thread grid, not 2 x 16: its 16-byte B reads
+    // name 8 distinct words (128 bytes) instead of 16.
+    const int w = t / 32, lane = t % 32;
+    const int trow = (w / 2) * 4 + lane / 8, tcol = (w % 2) * 8 + lane % 8;
+#else
     const int tcol = t % (BN / TN), trow = t / (BN / TN);
+#endif
 #if SWZ
     // Blocks launched together take a SWZ-tall band of C's block rows, column by column, so
     // the A rows and B columns they share are still in the L2.
