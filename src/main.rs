@@ -15,6 +15,12 @@ fn main() {
         Some(Cmd::Record { out }) => cli::cmd_record(&root, args.device, out),
         Some(Cmd::Doctor) => cli::cmd_doctor(args.device).map(|_| 0),
         Some(Cmd::Ex(a)) => cli::cmd_ex(&root, args.device, &a),
+        Some(Cmd::Sass {
+            lesson,
+            variant,
+            json,
+        }) => cli::cmd_sass(&root, &lesson, &variant, json),
+        Some(Cmd::Diff { lesson, a, b, json }) => cli::cmd_diff(&root, &lesson, [&a, &b], json),
     };
     match code {
         Ok(c) => std::process::exit(c),

@@ -10,5 +10,6 @@ pub mod limits;
 pub mod line_diff;
 pub mod occupancy;
 pub mod ptxas_log;
+pub mod sass;
 pub mod spaces;
 pub mod stats;

@@ -113,6 +113,23 @@ pub enum Cmd {
     Doctor,
     /// Self-paced exercises: your kernel, checked on its memory behaviour.
     Ex(super::ex_args::ExArgs),
+    /// What the GPU runs: a variant's SASS memory instructions by source line, and its
+    /// instruction mix (nvdisasm of the CUBIN a run loads).
+    Sass {
+        lesson: String,
+        variant: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Why two variants differ: registers, spills, the SASS instruction mix, the memory
+    /// instructions that changed, and the traced figures (from the recording).
+    Diff {
+        lesson: String,
+        a: String,
+        b: String,
+        #[arg(long)]
+        json: bool,
+    },
     #[command(hide = true)]
     Worker,
 }

@@ -84,6 +84,14 @@ fn tool_lines(out: &mut String, tools: &Toolkit) {
     headers_line(out, tools);
     let shows = "shows SASS (LDL/STL, LDS, LDG)";
     tool(out, "nvdisasm", &tools.nvdisasm, shows, PIP_HINT);
+    let yardstick = "measures the GEMM capstone against cuBLAS SGEMM";
+    tool(
+        out,
+        "cuBLAS",
+        &tools.cublas,
+        yardstick,
+        "the CUDA toolkit, or: pip install nvidia-cublas",
+    );
     let checks = "checks traced counts against hardware counters";
     tool(
         out,

@@ -15,6 +15,7 @@ mod render;
 mod render_all;
 pub mod report;
 mod run;
+mod sass;
 mod snapfile;
 
 pub use args::{Cli, Cmd, RenderArgs, RunArgs};
@@ -26,6 +27,7 @@ pub use list::cmd_list;
 pub use record::cmd_record;
 pub use render::cmd_render;
 pub use run::cmd_run;
+pub use sass::{cmd_diff, cmd_sass};
 
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;

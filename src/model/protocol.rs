@@ -75,6 +75,13 @@ pub enum Request {
         lesson: Box<Lesson>,
         options: RunOptions,
     },
+    /// Build one variant as a run would and disassemble the CUBIN (nvdisasm, with source
+    /// lines); no GPU needed.
+    Sass {
+        lesson: Box<Lesson>,
+        variant: String,
+        arch: String,
+    },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -89,6 +96,11 @@ pub enum Reply {
     },
     Tools {
         tools: Toolkit,
+    },
+    /// nvdisasm's listing of a variant's CUBIN, or why there is none.
+    Sass {
+        variant: String,
+        listing: Result<String, String>,
     },
     /// What the worker is doing now; also proves it is alive.
     Stage {
@@ -144,6 +156,9 @@ pub struct Toolkit {
     pub nvdisasm: Option<PathBuf>,
     pub ncu: Option<PathBuf>,
     pub compute_sanitizer: Option<PathBuf>,
+    /// cuBLAS, the GEMM capstone's yardstick (where it was found).
+    #[serde(default)]
+    pub cublas: Option<PathBuf>,
     /// Header folders given to NVRTC (empty: only the lab's stand-ins for <cstdint> and
     /// <cstdio>; <cuda_fp16.h> will not be found).
     #[serde(default)]

@@ -143,7 +143,11 @@ impl Fold {
                     v.failure = Some(failure.clone());
                 }
             }
-            Reply::Hello { .. } | Reply::Tools { .. } | Reply::Done | Reply::Fault { .. } => {}
+            Reply::Hello { .. }
+            | Reply::Tools { .. }
+            | Reply::Sass { .. }
+            | Reply::Done
+            | Reply::Fault { .. } => {}
         }
     }
 

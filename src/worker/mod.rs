@@ -9,6 +9,7 @@ pub mod l2;
 pub mod launch;
 pub mod measure;
 pub mod runner;
+pub mod sass;
 pub mod server;
 pub mod sgemm_ref;
 pub mod textures;

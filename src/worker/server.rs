@@ -4,6 +4,7 @@
 
 use super::compile::compile_checked;
 use super::runner::{self, Session};
+use super::sass;
 use super::tools;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
@@ -70,6 +71,14 @@ impl Worker {
             }),
             Request::Compile { lesson, arch } => compile(&lesson, &arch),
             Request::Run { lesson, options } => self.run(&lesson, &options),
+            Request::Sass {
+                lesson,
+                variant,
+                arch,
+            } => send(&Reply::Sass {
+                listing: sass::listing(&lesson, &variant, &arch),
+                variant,
+            }),
         }
         send(&Reply::Done);
     }

@@ -26,6 +26,7 @@ pub fn toolkit() -> Toolkit {
         nvdisasm: found.nvdisasm.clone(),
         ncu: found.ncu.clone(),
         compute_sanitizer: found.compute_sanitizer.clone(),
+        cublas: found.cublas.clone(),
         include_dirs: found.include_dirs.clone(),
     }
 }

@@ -1,0 +1,298 @@
+//! `gpulab sass` and `gpulab diff`: what the hardware runs, and why two variants differ.
+
+use super::{find_lesson, load_course};
+use crate::analysis::sass::{self, Listing, MemKind};
+use crate::course::bundle::CourseRoot;
+use crate::model::protocol::FALLBACK_ARCH;
+use crate::model::results::{LessonResult, PtxasReport, Source, VariantResult};
+use crate::model::{Lesson, Variant};
+use crate::session::client::WorkerClient;
+use crate::session::{fold, recording};
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::json;
+use std::collections::BTreeMap;
+
+/// The architecture the recording was made on (so SASS sits beside figures of the same
+/// code), else the lab's default; never below what the lesson requires.
+fn arch(root: &CourseRoot, lesson: &Lesson) -> String {
+    let rec = recording::newest(&root.recordings());
+    let from_rec = rec
+        .and_then(|r| r.replay(lesson))
+        .and_then(|r| r.device.map(|d| d.arch()));
+    let arch = from_rec.unwrap_or_else(|| FALLBACK_ARCH.to_string());
+    match lesson.requires.cc {
+        Some((maj, min)) if arch_number(&arch) < maj * 10 + min => format!("sm_{maj}{min}"),
+        _ => arch,
+    }
+}
+
+fn arch_number(arch: &str) -> u32 {
+    arch.trim_start_matches("sm_").parse().unwrap_or(0)
+}
+
+fn variant<'a>(lesson: &'a Lesson, name: &str) -> Result<&'a Variant> {
+    lesson
+        .variants
+        .iter()
+        .find(|v| v.name == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = lesson.variants.iter().map(|v| v.name.as_str()).collect();
+            anyhow!(
+                "no variant '{name}' in {}; its variants are: {}",
+                lesson.id,
+                names.join(", ")
+            )
+        })
+}
+
+fn listing(client: &mut WorkerClient, lesson: &Lesson, v: &Variant, arch: &str) -> Result<Listing> {
+    let text = client
+        .sass(lesson, &v.name, arch)?
+        .map_err(|why| anyhow!("{}: {why}", v.name))?;
+    sass::parse(&text)
+        .into_iter()
+        .find(|l| l.kernel == v.kernel)
+        .or_else(|| sass::parse(&text).into_iter().next())
+        .with_context(|| format!("{}: nvdisasm listed no kernel", v.name))
+}
+
+pub fn cmd_sass(root: &CourseRoot, lesson: &str, name: &str, json: bool) -> Result<i32> {
+    let lessons = load_course(root)?;
+    let lesson = find_lesson(&lessons, lesson)?;
+    let v = variant(lesson, name)?;
+    let arch = arch(root, lesson);
+    let l = listing(&mut WorkerClient::new(), lesson, v, &arch)?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&json!({
+                "lesson": lesson.id, "variant": v.name, "arch": arch, "kernel": l.kernel,
+                "instructions": l.instructions, "mix": sass::mix(&l),
+            }))?
+        );
+        return Ok(0);
+    }
+    println!(
+        "{} · {} · SASS for {arch} (nvdisasm of the CUBIN a run loads)",
+        lesson.id, v.name
+    );
+    println!("\nmemory instructions by source line:");
+    let src: Vec<&str> = v.source.lines().collect();
+    for ((line, kind, bits), n) in sass::memory_by_line(&l) {
+        let text = src
+            .get(line.wrapping_sub(1) as usize)
+            .map_or("", |s| s.trim());
+        println!(
+            "  line {line:>4}  {:<22} {bits:>3}-bit x{n:<3} {text}",
+            kind.word()
+        );
+    }
+    println!("\ninstruction mix ({} in all):", l.instructions.len());
+    println!("  {}", mix_words(&sass::mix(&l)));
+    Ok(0)
+}
+
+/// The mix, most frequent first.
+fn mix_words(m: &BTreeMap<String, u32>) -> String {
+    let mut v: Vec<(&String, &u32)> = m.iter().collect();
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    v.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn cmd_diff(root: &CourseRoot, lesson: &str, names: [&str; 2], json: bool) -> Result<i32> {
+    let lessons = load_course(root)?;
+    let lesson = find_lesson(&lessons, lesson)?;
+    let vs = [variant(lesson, names[0])?, variant(lesson, names[1])?];
+    if vs[0].name == vs[1].name {
+        bail!("diff needs two different variants");
+    }
+    let arch = arch(root, lesson);
+    let mut client = WorkerClient::new();
+    let mut compiled = fold::blank_result(lesson, Source::Live, None);
+    fold::compile_lesson(&mut client, lesson, &arch, &mut compiled, |_| {})?;
+    let ls = [
+        listing(&mut client, lesson, vs[0], &arch)?,
+        listing(&mut client, lesson, vs[1], &arch)?,
+    ];
+    let recorded = recording::newest(&root.recordings()).and_then(|r| r.replay(lesson));
+    let report = Diff::new(&vs, &ls, &compiled, recorded.as_ref());
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&report.json(lesson, &arch))?
+        );
+    } else {
+        print!("{}", report.text(lesson, &arch));
+    }
+    Ok(0)
+}
+
+/// Two variants side by side: rows of (what, a, b), only where something is known.
+struct Diff {
+    names: [String; 2],
+    rows: Rows,
+    changed_memory: Vec<(u32, MemKind, u32, u32, u32)>,
+    recorded_on: Option<String>,
+}
+
+impl Diff {
+    fn new(
+        vs: &[&Variant; 2],
+        ls: &[Listing; 2],
+        compiled: &LessonResult,
+        rec: Option<&LessonResult>,
+    ) -> Diff {
+        let find = |r: &LessonResult, n: &str| r.variants.iter().find(|v| v.name == n).cloned();
+        let mut rows = report_rows(&[find(compiled, &vs[0].name), find(compiled, &vs[1].name)]);
+        mix_rows(&mut rows, ls);
+        let recorded_on = rec.and_then(|r| r.device.as_ref()).map(|d| d.name.clone());
+        if let Some(r) = rec {
+            let rv = [find(r, &vs[0].name), find(r, &vs[1].name)];
+            traced_rows(&mut rows, &rv);
+        }
+        Diff {
+            names: [vs[0].name.clone(), vs[1].name.clone()],
+            rows,
+            changed_memory: changed_memory(&ls[0], &ls[1]),
+            recorded_on,
+        }
+    }
+
+    fn text(&self, lesson: &Lesson, arch: &str) -> String {
+        let mut out = format!(
+            "{} · {} against {} · {arch}\n\n",
+            lesson.id, self.names[0], self.names[1]
+        );
+        let w = self.names[0].len().max(12);
+        out.push_str(&format!(
+            "{:<30} {:>w$}  {}\n",
+            "", self.names[0], self.names[1]
+        ));
+        for (what, a, b) in &self.rows {
+            out.push_str(&format!("{what:<30} {a:>w$}  {b}\n"));
+        }
+        out.push_str(
+            "\nmemory instructions that changed (source line, kind, width: count in each):\n",
+        );
+        if self.changed_memory.is_empty() {
+            out.push_str("  none\n");
+        }
+        for (line, kind, bits, a, b) in &self.changed_memory {
+            out.push_str(&format!(
+                "  line {line:>4}  {:<22} {bits:>3}-bit  {a} -> {b}\n",
+                kind.word()
+            ));
+        }
+        match &self.recorded_on {
+            Some(d) => out.push_str(&format!("\ntraced figures and times: recorded on {d}\n")),
+            None => out.push_str("\ntraced figures and times: no recording of this lesson\n"),
+        }
+        out
+    }
+
+    fn json(&self, lesson: &Lesson, arch: &str) -> serde_json::Value {
+        json!({
+            "lesson": lesson.id, "a": self.names[0], "b": self.names[1], "arch": arch,
+            "rows": self.rows.iter().map(|(w, a, b)| json!({"what": w.trim(), "a": a, "b": b})).collect::<Vec<_>>(),
+            "memory_changed": self.changed_memory.iter().map(|(l, k, bits, a, b)| json!({"line": l, "kind": k, "bits": bits, "a": a, "b": b})).collect::<Vec<_>>(),
+            "recorded_on": self.recorded_on,
+        })
+    }
+}
+
+type Rows = Vec<(String, String, String)>;
+
+/// The compile report's figures of both.
+fn report_rows(c: &[Option<VariantResult>; 2]) -> Rows {
+    type Get = fn(&PtxasReport) -> String;
+    let getters: [(&str, Get); 4] = [
+        ("registers", |r| r.registers.to_string()),
+        ("stack frame (B)", |r| r.stack_frame.to_string()),
+        ("spill stores/loads (B)", |r| {
+            format!("{}/{}", r.spill_stores, r.spill_loads)
+        }),
+        ("static shared (B)", |r| r.smem.to_string()),
+    ];
+    let p = |v: &Option<VariantResult>, f: Get| {
+        v.as_ref()
+            .and_then(|v| v.ptxas.as_ref())
+            .map_or("?".to_string(), f)
+    };
+    getters
+        .iter()
+        .map(|(what, f)| (what.to_string(), p(&c[0], *f), p(&c[1], *f)))
+        .collect()
+}
+
+/// The instruction counts, and each kind whose count differs.
+fn mix_rows(rows: &mut Rows, ls: &[Listing; 2]) {
+    let n = |l: &Listing| l.instructions.len().to_string();
+    rows.push(("SASS instructions".into(), n(&ls[0]), n(&ls[1])));
+    let (m0, m1) = (sass::mix(&ls[0]), sass::mix(&ls[1]));
+    let kinds: std::collections::BTreeSet<&String> = m0.keys().chain(m1.keys()).collect();
+    for k in kinds {
+        let (a, b) = (
+            m0.get(k).copied().unwrap_or(0),
+            m1.get(k).copied().unwrap_or(0),
+        );
+        if a != b {
+            rows.push((format!("  {k}"), a.to_string(), b.to_string()));
+        }
+    }
+}
+
+/// Recorded times and trace figures of both, where the recording has them.
+fn traced_rows(rows: &mut Rows, rv: &[Option<VariantResult>; 2]) {
+    type Get = fn(&VariantResult) -> Option<String>;
+    let getters: [(&str, Get); 5] = [
+        ("time (ms, recorded)", |v| {
+            v.time_ms.as_ref().map(|t| format!("{:.3}", t.median))
+        }),
+        ("occupancy", |v| {
+            v.occupancy.as_ref().map(|o| format!("{:.2}", o.ratio))
+        }),
+        ("shared wavefronts/request", |v| {
+            let s = &v.memory.as_ref()?.shared;
+            (s.requests > 0).then(|| format!("{:.2}", s.wavefronts as f64 / s.requests as f64))
+        }),
+        ("global sectors/request", |v| {
+            let g = &v.memory.as_ref()?.global;
+            (g.requests > 0).then(|| format!("{:.2}", g.sectors as f64 / g.requests as f64))
+        }),
+        ("local bytes", |v| {
+            v.memory.as_ref().map(|m| m.local.bytes.to_string())
+        }),
+    ];
+    for (what, get) in getters {
+        let a = rv[0].as_ref().and_then(get);
+        let b = rv[1].as_ref().and_then(get);
+        if a.is_some() || b.is_some() {
+            rows.push((
+                what.into(),
+                a.unwrap_or_else(|| "-".into()),
+                b.unwrap_or_else(|| "-".into()),
+            ));
+        }
+    }
+}
+
+/// Per (line, kind, width), the counts in a and b where they differ.
+fn changed_memory(a: &Listing, b: &Listing) -> Vec<(u32, MemKind, u32, u32, u32)> {
+    let (ma, mb): (BTreeMap<_, _>, BTreeMap<_, _>) = (
+        sass::memory_by_line(a).into_iter().collect(),
+        sass::memory_by_line(b).into_iter().collect(),
+    );
+    let keys: std::collections::BTreeSet<_> = ma.keys().chain(mb.keys()).copied().collect();
+    keys.into_iter()
+        .filter_map(|k| {
+            let (x, y) = (
+                ma.get(&k).copied().unwrap_or(0),
+                mb.get(&k).copied().unwrap_or(0),
+            );
+            (x != y).then_some((k.0, k.1, k.2, x, y))
+        })
+        .collect()
+}
