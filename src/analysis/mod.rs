@@ -9,5 +9,6 @@ pub mod heatmap;
 pub mod limits;
 pub mod occupancy;
 pub mod ptxas_log;
+pub mod races;
 pub mod spaces;
 pub mod stats;
