@@ -14,7 +14,8 @@
 //! never a hazard with each other. Atomics are not traced, so they take no part: an atomic
 //! update is neither a read nor a write here.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::model::results::{Race, RaceKind};
 
@@ -41,16 +42,20 @@ pub struct SharedEvent {
     pub addrs: [u64; 32],
 }
 
-/// Earlier touches kept per word and per direction: enough for a word every warp of a
-/// 1024-thread block reads from two lines, bounded for kernels that read one word a lot.
+/// Source lines kept per word and per direction; a word touched from more lines than this
+/// in one interval is compared with the first ones only.
 const KEEP: usize = 64;
 
-/// An earlier access of a word: who, from which line, and which of its 4 bytes.
+/// The earlier accesses of a word from one source line: for each of its 4 bytes, the warps
+/// that touched it (a block has at most 32 warps).
 #[derive(Clone, Copy)]
 struct Touch {
-    warp: u32,
     line: Option<u32>,
-    bytes: u8,
+    warps: [u32; 4],
+}
+
+fn warp_bit(warp: u32) -> u32 {
+    1 << (warp % 32)
 }
 
 #[derive(Default)]
@@ -61,55 +66,90 @@ struct WordState {
 
 type Key = (RaceKind, Option<u32>, Option<u32>);
 
+/// A multiplicative hash for the word map: its keys are small integers made here, not
+/// input anyone chooses, and the default hasher made large traces slow.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// The words of one block's barrier interval.
+type WordMap = HashMap<u64, WordState, BuildHasherDefault<WordHasher>>;
+
 /// Every hazard of the events, one per kind and pair of lines, the most frequent first.
 pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
+    let shared_by_many = blocks_with_many_warps(events);
     let mut epochs: HashMap<(u32, u32), u32> = HashMap::new();
-    let mut words: HashMap<(u32, u32, u64), WordState> = HashMap::new();
+    let mut intervals: HashMap<(u32, u32), WordMap> = HashMap::new();
     let mut found: HashMap<Key, Race> = HashMap::new();
-    for e in events {
+    let mut request = Vec::with_capacity(128);
+    let mut met = Vec::new();
+    for e in events.iter().filter(|e| shared_by_many.contains(&e.block)) {
         let epoch = epochs.entry((e.block, e.warp)).or_default();
         if e.op == Op::Barrier {
             *epoch += 1;
             continue;
         }
-        let epoch = *epoch;
-        for (word, bytes) in request_words(e) {
-            let state = words.entry((e.block, epoch, word)).or_default();
-            check(state, e, word, bytes, &mut found);
+        let words = intervals.entry((e.block, *epoch)).or_default();
+        request_words(e, &mut request);
+        for &(word, bytes) in &request {
+            let state = words.entry(word).or_default();
+            check(state, e, word, bytes, &mut met);
             remember(state, e, bytes);
         }
+        merge(&mut found, &mut met);
     }
     let mut races: Vec<Race> = found.into_values().collect();
-    races.sort_by(|a, b| {
-        let order = |r: &Race| (r.kind, r.first_line, r.second_line);
-        b.count.cmp(&a.count).then(order(a).cmp(&order(b)))
-    });
+    races.sort_by(|a, b| b.count.cmp(&a.count).then(key_of(a).cmp(&key_of(b))));
     races
 }
 
-/// The 4-byte words a request touches, each with a mask of its bytes; lanes of one request
-/// asking for the same word count once.
-fn request_words(e: &SharedEvent) -> BTreeMap<u64, u8> {
-    let mut words = BTreeMap::new();
-    for (lane, &a) in e.addrs.iter().enumerate() {
-        if e.mask & (1 << lane) == 0 || e.width == 0 {
-            continue;
-        }
-        for byte in a..a + u64::from(e.width) {
-            *words.entry(byte / 4).or_insert(0u8) |= 1 << (byte % 4);
+/// Blocks in which more than one warp touched shared memory: only there can warps race.
+fn blocks_with_many_warps(events: &[SharedEvent]) -> HashSet<u32> {
+    let mut first: HashMap<u32, u32> = HashMap::new();
+    let mut many = HashSet::new();
+    for e in events.iter().filter(|e| e.op != Op::Barrier) {
+        if *first.entry(e.block).or_insert(e.warp) != e.warp {
+            many.insert(e.block);
         }
     }
-    words
+    many
 }
 
-/// Compare an access with the earlier ones of its word and interval by other warps.
-fn check(
-    state: &WordState,
-    e: &SharedEvent,
-    word: u64,
-    bytes: u8,
-    found: &mut HashMap<Key, Race>,
-) {
+/// The 4-byte words each lane of a request touches, each with a mask of its bytes, in
+/// `out`. Lanes asking for the same word are each an access: a broadcast read of another
+/// warp's unsynchronised write is that many hazards.
+fn request_words(e: &SharedEvent, out: &mut Vec<(u64, u8)>) {
+    out.clear();
+    for (lane, &a) in e.addrs.iter().enumerate() {
+        if e.mask & (1 << lane) == 0 {
+            continue;
+        }
+        let end = a + u64::from(e.width);
+        for word in a / 4..end.div_ceil(4) {
+            // The bytes of this word inside [a, end).
+            let lo = a.max(word * 4) - word * 4;
+            let hi = end.min(word * 4 + 4) - word * 4;
+            out.push((word, ((1u8 << hi) - 1) & !((1u8 << lo) - 1)));
+        }
+    }
+}
+
+/// Compare an access with the earlier ones of its word and interval by other warps; what
+/// it meets goes to `met`, the request's own tally, merged into the whole once a request.
+fn check(state: &WordState, e: &SharedEvent, word: u64, bytes: u8, met: &mut Vec<Race>) {
     let against: &[(&[Touch], RaceKind)] = match e.op {
         Op::Read => &[(&state.writes, RaceKind::WriteRead)],
         Op::Write => &[
@@ -119,31 +159,44 @@ fn check(
         Op::Barrier => &[],
     };
     // One access counts once per pair of lines, however many warps it met there.
-    let mut seen: Vec<Key> = Vec::new();
+    let me = warp_bit(e.warp);
     for &(touches, kind) in against {
-        for t in touches
-            .iter()
-            .filter(|t| t.warp != e.warp && t.bytes & bytes != 0)
-        {
-            let key = (kind, t.line, e.line);
-            if seen.contains(&key) {
+        for t in touches {
+            let others = (0..4)
+                .filter(|b| bytes & (1 << b) != 0)
+                .fold(0, |acc, b| acc | (t.warps[b] & !me));
+            if others == 0 {
                 continue;
             }
-            seen.push(key);
-            found
-                .entry(key)
-                .or_insert_with(|| Race {
+            let key = (kind, t.line, e.line);
+            match met.iter_mut().find(|r| key_of(r) == key) {
+                Some(r) => r.count += 1,
+                None => met.push(Race {
                     kind,
                     first_line: t.line,
                     second_line: e.line,
                     block: e.block,
                     offset: word * 4,
-                    first_warp: t.warp,
+                    first_warp: others.trailing_zeros(),
                     second_warp: e.warp,
-                    count: 0,
-                })
-                .count += 1;
+                    count: 1,
+                }),
+            }
         }
+    }
+}
+
+fn key_of(r: &Race) -> Key {
+    (r.kind, r.first_line, r.second_line)
+}
+
+/// Add a request's tally to the races found so far; the first example of each stays.
+fn merge(found: &mut HashMap<Key, Race>, met: &mut Vec<Race>) {
+    for r in met.drain(..) {
+        found
+            .entry(key_of(&r))
+            .and_modify(|f| f.count += r.count)
+            .or_insert(r);
     }
 }
 
@@ -153,16 +206,20 @@ fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
         Op::Write => &mut state.writes,
         Op::Barrier => return,
     };
-    if let Some(t) = list
-        .iter_mut()
-        .find(|t| t.warp == e.warp && t.line == e.line)
-    {
-        t.bytes |= bytes;
+    let mut warps = [0; 4];
+    for (b, w) in warps.iter_mut().enumerate() {
+        if bytes & (1 << b) != 0 {
+            *w = warp_bit(e.warp);
+        }
+    }
+    if let Some(t) = list.iter_mut().find(|t| t.line == e.line) {
+        for (have, new) in t.warps.iter_mut().zip(warps) {
+            *have |= new;
+        }
     } else if list.len() < KEEP {
         list.push(Touch {
-            warp: e.warp,
             line: e.line,
-            bytes,
+            warps,
         });
     }
 }

@@ -149,3 +149,24 @@ fn races_come_most_frequent_first_one_per_pair_of_lines() {
     );
     assert_eq!(races[1].first_warp, 2);
 }
+
+#[test]
+fn a_hundred_thousand_requests_of_eight_warps_are_quick() {
+    // Every warp writes then reads the same 64 words, with a barrier every 1000 requests:
+    // races in every interval.
+    let events: Vec<SharedEvent> = (0..100_000u32)
+        .map(|i| match i % 1000 {
+            999 => barrier(i % 4, i % 8),
+            _ => {
+                let op = if i % 2 == 0 { Op::Write } else { Op::Read };
+                access(i % 4, i % 8, op, 10 + i % 3, 4 * u64::from(i % 2), 32)
+            }
+        })
+        .collect();
+    let start = std::time::Instant::now();
+    let races = find_races(&events);
+    let took = start.elapsed();
+    assert!(!races.is_empty());
+    // Loose even for an unoptimised build; release is far faster.
+    assert!(took.as_secs_f64() < 5.0, "took {took:?}");
+}

@@ -214,8 +214,8 @@ pub struct Race {
     pub offset: u64,
     pub first_warp: u32,
     pub second_warp: u32,
-    /// Accesses (one lane's word) that met an earlier access of this pair of lines by
-    /// another warp, in the traced blocks.
+    /// Accesses (one lane's 4-byte word) that met an earlier access of this pair of lines
+    /// by another warp, in the traced blocks.
     pub count: u64,
 }
 

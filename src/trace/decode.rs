@@ -313,7 +313,10 @@ mod tests {
         b.addrs = [0; 32];
         let recs = vec![record(0, 1, Space::Shared), b];
         let bytes = encode_with_sites(&recs, &sites);
-        assert_eq!(&bytes[RECORD_BYTES + 16..RECORD_BYTES + 20], &7u32.to_le_bytes());
+        assert_eq!(
+            &bytes[RECORD_BYTES + 16..RECORD_BYTES + 20],
+            &7u32.to_le_bytes()
+        );
         assert_eq!(decode(&bytes, &sites).unwrap(), recs);
         // A barrier code from an access site, or an access code from a barrier site.
         let mut wrong = bytes.clone();
