@@ -126,7 +126,10 @@ fn the_column_lists_the_races_or_says_there_are_none() {
             true
         )
     );
-    assert_eq!(lines[1].0, "race ×2: line 14 writes what line 11 reads (warps 1 and 0)");
+    assert_eq!(
+        lines[1].0,
+        "race ×2: line 14 writes what line 11 reads (warps 1 and 0)"
+    );
     assert_eq!(
         race_lines(r.variants[1].memory.as_ref().unwrap()),
         [("shared: no race between warps".to_string(), false)]

@@ -208,7 +208,10 @@ fn the_stencil_kernels_instrument_their_barrier_and_assemble() {
             // The window is summed from the tile; 2R + 1 words, some of them maybe merged
             // into wider loads by the compiler, all on the summing line.
             assert!(loads.clone().count() >= 1, "{name}");
-            assert!(loads.clone().all(|s| s.source_line == Some(sum_line)), "{name}");
+            assert!(
+                loads.clone().all(|s| s.source_line == Some(sum_line)),
+                "{name}"
+            );
             let lines: Vec<_> = stores.map(|s| s.source_line.unwrap()).collect();
             assert_eq!(lines.len(), 3, "{name}: {lines:?}");
             assert!(lines.contains(&line_of("tile[t + R] = ")), "{name}");

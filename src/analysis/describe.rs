@@ -61,6 +61,12 @@ pub fn first_race(v: &VariantResult) -> Option<&Race> {
     v.memory.as_ref()?.races.first()
 }
 
+/// A wrong output that fails a run or a recording: one the trace explains by a race is the
+/// lesson's point (a racy variant is shown as such, never as a speed), not a failure.
+pub fn wrong_without_race(v: &VariantResult) -> bool {
+    v.correct == Some(false) && first_race(v).is_none()
+}
+
 /// FAULT for an error the GPU raised, FAILED for a hang, a crash or a refused start.
 fn failure_word(v: &VariantResult) -> &'static str {
     match v.failure.as_deref() {
