@@ -14,7 +14,7 @@
 //! never a hazard with each other. Atomics are not traced, so they take no part: an atomic
 //! update is neither a read nor a write here.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::model::results::{Race, RaceKind};
@@ -90,16 +90,27 @@ type WordMap = HashMap<u64, WordState, BuildHasherDefault<WordHasher>>;
 
 /// Every hazard of the events, one per kind and pair of lines, the most frequent first.
 pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
-    let shared_by_many = blocks_with_many_warps(events);
+    let warps = warps_of_blocks(events);
     let mut epochs: HashMap<(u32, u32), u32> = HashMap::new();
     let mut intervals: HashMap<(u32, u32), WordMap> = HashMap::new();
     let mut found: HashMap<Key, Race> = HashMap::new();
     let mut request = Vec::with_capacity(128);
     let mut met = Vec::new();
-    for e in events.iter().filter(|e| shared_by_many.contains(&e.block)) {
+    for e in events {
+        let Some(block_warps) = warps.get(&e.block).filter(|w| w.len() > 1) else {
+            continue;
+        };
         let epoch = epochs.entry((e.block, e.warp)).or_default();
         if e.op == Op::Barrier {
             *epoch += 1;
+            let passed = *epoch - 1;
+            // Once every warp of the block is past an interval, no access can join it.
+            let done = block_warps
+                .iter()
+                .all(|&w| epochs.get(&(e.block, w)).is_some_and(|&k| k > passed));
+            if done {
+                intervals.remove(&(e.block, passed));
+            }
             continue;
         }
         let words = intervals.entry((e.block, *epoch)).or_default();
@@ -116,16 +127,17 @@ pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
     races
 }
 
-/// Blocks in which more than one warp touched shared memory: only there can warps race.
-fn blocks_with_many_warps(events: &[SharedEvent]) -> HashSet<u32> {
-    let mut first: HashMap<u32, u32> = HashMap::new();
-    let mut many = HashSet::new();
+/// The warps of each block that touched shared memory; only where there are two or more
+/// can warps race.
+fn warps_of_blocks(events: &[SharedEvent]) -> HashMap<u32, Vec<u32>> {
+    let mut warps: HashMap<u32, Vec<u32>> = HashMap::new();
     for e in events.iter().filter(|e| e.op != Op::Barrier) {
-        if *first.entry(e.block).or_insert(e.warp) != e.warp {
-            many.insert(e.block);
+        let w = warps.entry(e.block).or_default();
+        if !w.contains(&e.warp) {
+            w.push(e.warp);
         }
     }
-    many
+    warps
 }
 
 /// The 4-byte words each lane of a request touches, each with a mask of its bytes, in

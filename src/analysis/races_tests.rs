@@ -170,3 +170,23 @@ fn a_hundred_thousand_requests_of_eight_warps_are_quick() {
     // Loose even for an unoptimised build; release is far faster.
     assert!(took.as_secs_f64() < 5.0, "took {took:?}");
 }
+
+#[test]
+fn an_interval_stays_open_until_the_last_warp_has_left_it() {
+    // Warp 0 is through its barrier before warp 1 reads: warp 1 is still in interval 0,
+    // with warp 0's write.
+    let ev = vec![
+        access(0, 0, Op::Write, 11, 0, 32),
+        barrier(0, 0),
+        access(0, 1, Op::Read, 14, 0, 32),
+        barrier(0, 1),
+        access(0, 0, Op::Write, 15, 0, 32),
+        access(0, 1, Op::Read, 16, 128, 32),
+    ];
+    let races = find_races(&ev);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(
+        (races[0].first_line, races[0].second_line, races[0].count),
+        (Some(11), Some(14), 32)
+    );
+}
