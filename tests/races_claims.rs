@@ -151,3 +151,28 @@ fn old_recordings_load_and_say_nothing_about_races() {
     assert!(text.contains(r#""kind":"write-read""#), "{text}");
     assert_eq!(serde_json::from_str::<MemoryStats>(&text).unwrap(), m);
 }
+
+/// The stencil lesson's screen with a live result: the racy column says so in red words,
+/// and its time is not called the fastest.
+#[test]
+fn the_racy_column_names_its_race_on_screen() {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    let (lessons, errors) =
+        gpulab::course::load_course(&gpulab::course::bundle::CourseRoot::Bundled);
+    assert!(errors.is_empty(), "{errors:?}");
+    let at = lessons.iter().position(|l| l.id == "stencil").unwrap();
+    let (_, mut r) = run();
+    r.lesson = "stencil".into();
+    let mut app = gpulab::ui::App::new(lessons, None, Default::default());
+    app.color = false;
+    app.selected = at;
+    app.results.insert("stencil".into(), r);
+    let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
+    t.draw(|f| f.render_widget(&app, f.area())).unwrap();
+    let screen = gpulab::ui::buffer_to_text(t.backend().buffer());
+    assert!(screen.contains("✗ race: line 14 reads what"), "{screen}");
+    assert!(screen.contains("race ×31: line 14 reads"), "{screen}");
+    assert!(screen.contains("shared: no race between"), "{screen}");
+    assert!(screen.matches("fastest").count() == 1, "{screen}");
+}
