@@ -129,7 +129,9 @@ pub(super) fn rerun<'l>(
     {
         return Err(e.into());
     }
-    drop(client);
+    // Closed, not killed: the sanitizer writes its log, summary and all, when the worker
+    // leaves on its own; a run that ended cleanly would otherwise lose it.
+    let _ = client.kill();
     let log = std::fs::read_to_string(&log_path).map_err(|source| MemcheckError::Log {
         path: log_path.clone(),
         source,
