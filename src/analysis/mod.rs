@@ -9,6 +9,7 @@ pub mod heatmap;
 pub mod limits;
 pub mod occupancy;
 pub mod ptxas_log;
+pub mod races;
 pub mod sass;
 pub mod spaces;
 pub mod stats;
