@@ -41,6 +41,12 @@ fn every_shipped_lesson_runs_live_and_every_variant_is_correct() {
         assert_eq!(r.device.as_ref().unwrap().name, dev.name);
         assert!(r.peak.copy_gbps.unwrap() > 0.0);
         for v in &r.variants {
+            // The stencil's no-sync is racy on purpose: its output may or may not match,
+            // and it is never timed as a speed (tests/gpu_races.rs checks its race).
+            if gpulab::analysis::describe::first_race(v).is_some() {
+                assert!(v.ptxas.is_some(), "{} {} has no ptxas report", l.id, v.name);
+                continue;
+            }
             assert_eq!(v.correct, Some(true), "{} {}: {:?}", l.id, v.name, v.error);
             let t = v.time_ms.as_ref().expect("timed");
             assert!(t.median > 0.0 && t.runs >= 10);

@@ -104,27 +104,65 @@ fn hw_key(label: &str) -> &'static str {
     }
 }
 
-#[test]
-fn traced_counts_match_the_hardware_counters() {
+/// ncu, when there is a GPU to use it on.
+fn ncu_and_gpu() -> Option<std::path::PathBuf> {
     let Some(ncu) = gpulab::cuda::discover::find().ncu.clone() else {
         eprintln!("skipped: ncu not found");
-        return;
+        return None;
     };
     let probe = Command::new(bin()).arg("doctor").output().unwrap();
     if !String::from_utf8_lossy(&probe.stdout).contains("✓ GPU") {
         eprintln!("skipped: no GPU");
-        return;
+        return None;
     }
-    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
-    assert!(errors.is_empty());
+    Some(ncu)
+}
+
+#[test]
+fn traced_counts_match_the_hardware_counters() {
+    let Some(ncu) = ncu_and_gpu() else {
+        return;
+    };
+    compare(
+        &ncu,
+        &CourseRoot::Bundled,
+        &[],
+        &LESSONS,
+        "GPULAB_NCU_TABLE",
+    );
+}
+
+/// The 8- and 16-byte shapes the bank model's pairing rule was calibrated on
+/// (tests/fixtures/wide_shared), against the hardware.
+#[test]
+fn wide_shared_loads_match_the_hardware_counters() {
+    let Some(ncu) = ncu_and_gpu() else {
+        return;
+    };
+    let dir = common::fixture("wide_shared/lessons");
+    let root = CourseRoot::Dir(dir.clone());
+    let args = ["--lessons", dir.to_str().unwrap()];
+    compare(
+        &ncu,
+        &root,
+        &args,
+        &["wide-shared"],
+        "GPULAB_NCU_WIDE_TABLE",
+    );
+}
+
+fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str], table_env: &str) {
+    let (lessons, errors) = gpulab::course::load_course(root);
+    assert!(errors.is_empty(), "{errors:?}");
     let mut table = String::from(
         "| lesson | variant | counter | traced | ncu | difference |\n|---|---|---|---|---|---|\n",
     );
     let mut worst: f64 = 0.0;
-    for id in LESSONS {
+    for &id in ids {
         let l = lessons.iter().find(|l| l.id == id).expect(id);
         for (vi, v) in l.variants.iter().enumerate() {
             let out = Command::new(bin())
+                .args(pre)
                 .args(["run", id, "--variant", &v.name, "--json", "--no-time"])
                 .output()
                 .unwrap();
@@ -141,7 +179,7 @@ fn traced_counts_match_the_hardware_counters() {
                 Reference::Variant(r) if r != vi => 1,
                 _ => 0,
             };
-            let prof = Command::new(&ncu)
+            let prof = Command::new(ncu)
                 .args([
                     "--csv",
                     "--clock-control",
@@ -152,6 +190,7 @@ fn traced_counts_match_the_hardware_counters() {
                 .args(["--launch-skip", &skip.to_string(), "--launch-count", "1"])
                 .args(["--metrics", &METRICS.join(",")])
                 .arg(bin())
+                .args(pre)
                 .args(["run", id, "--variant", &v.name, "--no-time", "--no-trace"])
                 .output()
                 .unwrap();
@@ -232,7 +271,7 @@ fn traced_counts_match_the_hardware_counters() {
         }
     }
     println!("{table}");
-    if let Ok(path) = std::env::var("GPULAB_NCU_TABLE") {
+    if let Ok(path) = std::env::var(table_env) {
         std::fs::write(path, &table).unwrap();
     }
     assert!(worst <= 1.0, "worst disagreement {worst:.2}%:\n{table}");

@@ -23,8 +23,19 @@ fn the_shipped_recording_replays_every_lesson_labelled_and_current() {
         assert!(r.device.as_ref().unwrap().recorded_at.is_some());
         for v in &r.variants {
             assert!(!v.stale, "{} {} is stale: re-record", l.id, v.name);
+            assert!(
+                v.ptxas.is_some() && v.memory.is_some(),
+                "{} {}",
+                l.id,
+                v.name
+            );
+            // A racy variant (the stencil's no-sync) may have matched or not: its race is
+            // what was recorded, and its time, if any, is never shown as a speed.
+            if gpulab::analysis::describe::first_race(v).is_some() {
+                continue;
+            }
             assert_eq!(v.correct, Some(true), "{} {}", l.id, v.name);
-            assert!(v.time_ms.is_some() && v.ptxas.is_some() && v.memory.is_some());
+            assert!(v.time_ms.is_some(), "{} {}", l.id, v.name);
         }
     }
 }

@@ -8,7 +8,7 @@ mod common;
 use common::{fixture, nvrtc_or_skip};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::{CompileJob, Output, compile};
-use gpulab::model::access::{CoordType, TexCoords};
+use gpulab::model::access::{AccessKind, CoordType, TexCoords};
 use gpulab::trace::instrument::{DeclaredSpace, Instrumented, instrument};
 use std::path::PathBuf;
 use std::process::Command;
@@ -162,6 +162,67 @@ fn the_texture_probe_instruments_and_assembles() {
             .filter(|s| s.space == DeclaredSpace::Texture)
             .count();
         assert_eq!(n, fetches, "{name}");
+        assemble(&ptxas, &inst, name);
+    }
+}
+
+/// The stencil lesson's kernels: the barrier of `shared` is a site on the __syncthreads()
+/// line, `no-sync` has none, and the tile's stores and loads name their source lines.
+#[test]
+fn the_stencil_kernels_instrument_their_barrier_and_assemble() {
+    let Some(ptxas) = ptxas("the_stencil_kernels_instrument_their_barrier_and_assemble") else {
+        return;
+    };
+    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
+    assert!(errors.is_empty(), "{errors:?}");
+    let lesson = lessons.iter().find(|l| l.id == "stencil").unwrap();
+    let source = std::fs::read_to_string("kernels/stencil/stencil.cu").unwrap();
+    let line_of = |text: &str| {
+        1 + source
+            .lines()
+            .position(|l| l.contains(text))
+            .unwrap_or_else(|| panic!("`{text}` not in the kernel")) as u32
+    };
+    let barrier_line = line_of("__syncthreads();");
+    let sum_line = line_of("sum += tile[");
+    for (name, barriers) in [("global", 0), ("shared", 1), ("no-sync", 0)] {
+        let v = lesson.variant(name).unwrap();
+        let job = gpulab::worker::runner::compile_job(v, "sm_90", Output::Ptx);
+        let inst = instrument(&ptx_text(&compile(&job).unwrap().image)).unwrap();
+        let bars: Vec<_> = inst.sites.iter().filter(|s| s.is_barrier()).collect();
+        assert_eq!(bars.len(), barriers, "{name}");
+        assert!(
+            bars.iter().all(|s| s.source_line == Some(barrier_line)),
+            "{name}: {bars:?}"
+        );
+        let shared: Vec<_> = inst
+            .sites
+            .iter()
+            .filter(|s| s.space == DeclaredSpace::Shared)
+            .collect();
+        let loads = shared.iter().filter(|s| s.kind == AccessKind::Load);
+        let stores = shared.iter().filter(|s| s.kind == AccessKind::Store);
+        if name == "global" {
+            assert!(shared.is_empty(), "{name}");
+        } else {
+            // The window is summed from the tile; 2R + 1 words, some of them maybe merged
+            // into wider loads by the compiler, all on the summing line.
+            assert!(loads.clone().count() >= 1, "{name}");
+            assert!(
+                loads.clone().all(|s| s.source_line == Some(sum_line)),
+                "{name}"
+            );
+            // The tile's own word and the two halos, each on its own line.
+            let mut lines: Vec<_> = stores.map(|s| s.source_line.unwrap()).collect();
+            lines.sort();
+            let mut want = [
+                line_of("tile[t + R] = "),
+                line_of("tile[t] = "),
+                line_of("tile[t + BLOCK + R] = "),
+            ];
+            want.sort();
+            assert_eq!(lines, want, "{name}");
+        }
         assemble(&ptxas, &inst, name);
     }
 }

@@ -5,6 +5,13 @@
 //! Within a phase each bank delivers one word per wavefront, and lanes asking for the same
 //! word share it (broadcast), so a phase costs the largest number of distinct words any one
 //! bank is asked for. The ideal is one wavefront per phase that has an active lane.
+//!
+//! Wider accesses whose lanes come in pairs (lane i names the address lane i^1 names, or
+//! i^2, or its partner is idle) are served in phases of twice as many lanes: measured on an
+//! H100 with Nsight Compute (shared-load wavefronts per instruction), a 16-byte load whose
+//! lanes share addresses four by four took 2 wavefronts, one address for the whole warp 2,
+//! and an 8-byte load shared two by two 1, where the per-phase rule gives 4, 4 and 2; loads
+//! sharing addresses only across phases (lane i with i^8) kept the per-phase count.
 
 pub const BANKS: usize = 32;
 
@@ -30,6 +37,27 @@ pub struct SharedCost {
 /// Lanes served together: as many as fit in 128 bytes, 32 at most.
 pub fn lanes_per_phase(width: u32) -> u32 {
     (128 / width.max(4)).clamp(1, 32)
+}
+
+/// Lanes served together in this request: `lanes_per_phase`, doubled for 8- and 16-byte
+/// accesses whose active lanes pair up on one address (see the module's note).
+pub fn request_phase_lanes(mask: u32, width: u32, addrs: &[u64; 32]) -> u32 {
+    let lanes = lanes_per_phase(width);
+    if lanes == 32 {
+        return lanes;
+    }
+    let paired = |d: usize| {
+        (0..32).all(|i| {
+            let j = i ^ d;
+            let (ai, aj) = (mask >> i & 1 == 1, mask >> j & 1 == 1);
+            !ai || !aj || addrs[i] == addrs[j]
+        })
+    };
+    if paired(1) || paired(2) {
+        (lanes * 2).min(32)
+    } else {
+        lanes
+    }
 }
 
 /// 32-bit words one lane touches.
@@ -81,7 +109,7 @@ pub fn shared_totals(
 
 /// Calls `f(phase mask, distinct words per bank)` for every phase in lane order.
 fn for_each_phase(mask: u32, width: u32, addrs: &[u64; 32], mut f: impl FnMut(u32, &[u32; BANKS])) {
-    let lanes = lanes_per_phase(width);
+    let lanes = request_phase_lanes(mask, width, addrs);
     let wpl = words_per_lane(width) as u64;
     let phase_bits = if lanes == 32 {
         u32::MAX
@@ -134,6 +162,37 @@ mod tests {
     /// Lane i at byte offset base + i × stride_bytes.
     fn strided(stride_bytes: u64) -> [u64; 32] {
         std::array::from_fn(|i| 4096 + i as u64 * stride_bytes)
+    }
+
+    /// The shapes measured on the H100 (ncu, shared-load wavefronts per instruction), lane i
+    /// naming element f(i) of an array of `width`-byte elements.
+    #[test]
+    fn wide_loads_match_the_h100_measurements() {
+        let cost = |width: u32, f: fn(u64) -> u64| {
+            let addrs: [u64; 32] = std::array::from_fn(|i| f(i as u64) * u64::from(width));
+            shared_request(u32::MAX, width, &addrs).wavefronts
+        };
+        // 16-byte: contiguous 4, each quarter the same 8 elements 4, four lanes on one 2, all
+        // lanes on one 2.
+        assert_eq!(cost(16, |i| i), 4);
+        assert_eq!(cost(16, |i| i % 8), 4);
+        assert_eq!(cost(16, |i| i / 4), 2);
+        assert_eq!(cost(16, |_| 5), 2);
+        // 8-byte: contiguous 2, each half the same 16 elements 2, two lanes on one 1.
+        assert_eq!(cost(8, |i| i), 2);
+        assert_eq!(cost(8, |i| i % 16), 2);
+        assert_eq!(cost(8, |i| i / 2), 1);
+        // 16-byte, 32 bytes apart within a quarter (2-way conflict): 8, as measured.
+        assert_eq!(cost(16, |i| (i % 16) * 2), 8);
+    }
+
+    #[test]
+    fn an_idle_partner_still_pairs_and_a_lone_lane_does_not_break_the_rule() {
+        let addrs: [u64; 32] = std::array::from_fn(|i| i as u64 * 16);
+        // Even lanes only: every active lane's partner is idle, so 16 lanes a phase.
+        assert_eq!(request_phase_lanes(0x5555_5555, 16, &addrs), 16);
+        assert_eq!(request_phase_lanes(u32::MAX, 16, &addrs), 8);
+        assert_eq!(request_phase_lanes(u32::MAX, 4, &addrs), 32);
     }
 
     #[test]

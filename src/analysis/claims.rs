@@ -1,6 +1,8 @@
 //! Judging a lesson's claims against a run's results. A claim whose figure was not measured
 //! is "not measured", never "holds".
 
+use crate::analysis::describe::first_race;
+use crate::analysis::races::race_words;
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
 use crate::model::results::{ClaimResult, LessonResult, VariantResult};
 
@@ -33,7 +35,8 @@ fn find<'r>(result: &'r LessonResult, name: &str) -> Result<&'r VariantResult, V
         .ok_or_else(|| Verdict::NotMeasured(format!("not measured (`{name}` was not run)")))
 }
 
-/// A variant whose output is wrong has no meaningful time.
+/// A variant whose output is wrong has no meaningful time; nor has one with a race, whose
+/// output matched on this run by luck.
 fn timed(v: &VariantResult) -> Result<f64, Verdict> {
     if v.correct == Some(false) {
         let why = v
@@ -41,6 +44,13 @@ fn timed(v: &VariantResult) -> Result<f64, Verdict> {
             .as_deref()
             .unwrap_or("output does not match the reference");
         return Err(Verdict::Wrong(format!("`{}` is incorrect: {why}", v.name)));
+    }
+    if let Some(r) = first_race(v) {
+        return Err(Verdict::Wrong(format!(
+            "`{}` has a race ({}): its time is not valid",
+            v.name,
+            race_words(r)
+        )));
     }
     read(Metric::TimeMs, v)
 }
@@ -144,7 +154,7 @@ fn judge_metric(
 /// A figure the kernel measured itself; like a time, it means nothing when the output is
 /// wrong (the kernel did not do what it was timed doing).
 fn measured(v: &VariantResult, name: &str) -> Result<f64, Verdict> {
-    if v.correct == Some(false) {
+    if v.correct == Some(false) || first_race(v).is_some() {
         timed(v)?;
     }
     v.measured.get(name).map(|m| m.value).ok_or_else(|| {
@@ -276,7 +286,8 @@ fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::ClusterSectorsPerRequest
         | Metric::ClusterRemoteRequests
         | Metric::TextureTexelsPerRequest
-        | Metric::TextureRowsPerRequest => read_traced(m, v),
+        | Metric::TextureRowsPerRequest
+        | Metric::SharedRaces => read_traced(m, v),
     }
 }
 
@@ -319,6 +330,10 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::ClusterRemoteRequests => Ok(cl.remote_requests as f64),
         Metric::TextureTexelsPerRequest => per(t.texels as f64, t.requests, "texture"),
         Metric::TextureRowsPerRequest => per(t.rows as f64, t.requests, "texture"),
+        Metric::SharedRaces if !mem.races_checked => Err(Verdict::NotMeasured(format!(
+            "not measured (the trace of `{name}` did not follow barriers)"
+        ))),
+        Metric::SharedRaces => Ok(mem.races.iter().map(|r| r.count).sum::<u64>() as f64),
         _ => unreachable!("`read` takes the figures that are not traced"),
     }
 }

@@ -1,6 +1,7 @@
 //! Short words for a result, shared by the text report and the screen so both say the same.
 
-use crate::model::results::{LessonResult, Source, VariantResult};
+use crate::analysis::races::race_words;
+use crate::model::results::{LessonResult, Race, Source, VariantResult};
 
 /// "live on NVIDIA H100 80GB HBM3" or "recorded on NVIDIA H100 80GB HBM3, 2026-11-21", with
 /// the cuBLAS yardstick where the lesson is measured against it.
@@ -44,6 +45,14 @@ pub fn status(v: &VariantResult) -> String {
     if let Some(why) = &v.unmet {
         return format!("not run: {why}");
     }
+    // Before "correct": output that matched on one run says nothing about a race.
+    if let Some(r) = first_race(v) {
+        let race = format!("race: {}, no barrier between", race_words(r));
+        return match v.correct {
+            Some(false) => format!("{race}; output WRONG"),
+            _ => race,
+        };
+    }
     match (v.correct, &v.error) {
         // A lost variant never gave an answer to call wrong: it faulted, hung or crashed.
         (Some(false), Some(e)) if v.failure.is_some() => format!("{}: {e}", failure_word(v)),
@@ -60,6 +69,17 @@ pub fn status(v: &VariantResult) -> String {
         }
         (None, None) => "not run".into(),
     }
+}
+
+/// The variant's most frequent race, when its trace found any: its time is not valid.
+pub fn first_race(v: &VariantResult) -> Option<&Race> {
+    v.memory.as_ref()?.races.first()
+}
+
+/// A wrong output that fails a run or a recording: one the trace explains by a race is the
+/// lesson's point (a racy variant is shown as such, never as a speed), not a failure.
+pub fn wrong_without_race(v: &VariantResult) -> bool {
+    v.correct == Some(false) && first_race(v).is_none()
 }
 
 /// FAULT for an error the GPU raised, FAILED for a hang, a crash or a refused start.
@@ -85,4 +105,50 @@ pub fn space_lines(m: &crate::model::results::MemoryStats) -> Vec<String> {
         out.push(format!("texture {rows:.1} rows/request"));
     }
     out
+}
+
+/// The races the trace found, a line each (the first three), or that it found none where
+/// warps shared memory; each with whether it is a fault.
+pub fn race_lines(m: &crate::model::results::MemoryStats) -> Vec<(String, bool)> {
+    if !m.races_checked || m.shared.requests == 0 {
+        return Vec::new();
+    }
+    if m.races.is_empty() {
+        return vec![("shared: no race between warps".into(), false)];
+    }
+    let mut out: Vec<(String, bool)> = m
+        .races
+        .iter()
+        .take(3)
+        .map(|r| {
+            let w = (r.first_warp, r.second_warp);
+            let words = race_words(r);
+            (
+                format!("race ×{}: {words} (warps {} and {})", r.count, w.0, w.1),
+                true,
+            )
+        })
+        .collect();
+    if m.races.len() > 3 {
+        out.push((format!("and {} more races", m.races.len() - 3), true));
+    }
+    out
+}
+
+/// Shared-memory wavefronts per request, loads and stores apart when the trace split them.
+pub fn shared_text(s: &crate::model::results::SharedStats) -> Option<String> {
+    let (ld, st) = (&s.ld, &s.st);
+    if ld.requests + st.requests > 0 {
+        // Loads and stores apart: a fill that is conflict-free would hide the reads' cost.
+        let part = |name: &str, c: &crate::model::results::SharedCounts| {
+            per_request(c.wavefronts, c.requests).map(|x| format!("{name} {x:.2}"))
+        };
+        let parts: Vec<String> = [part("ld", ld), part("st", st)]
+            .into_iter()
+            .flatten()
+            .collect();
+        Some(format!("shared {} wavefronts/req", parts.join(" · ")))
+    } else {
+        per_request(s.wavefronts, s.requests).map(|x| format!("shared {x:.2} wavefronts/request"))
+    }
 }

@@ -110,8 +110,8 @@ pub fn instruction_title(v: &str, i: &InstructionSummary) -> String {
 /// Lane × bank: the conflict degree of each bank a lane used (distinct words that bank must
 /// serve in the lane's phase). Same-word reads are one word (broadcast).
 pub fn shared_grid(s: &WarpAccess) -> Vec<Vec<u32>> {
-    let per = banks::lanes_per_phase(s.width) as usize;
     let addrs: [u64; 32] = std::array::from_fn(|l| s.addrs.get(l).copied().unwrap_or(0));
+    let per = banks::request_phase_lanes(s.mask, s.width, &addrs) as usize;
     let mut cells = vec![vec![0u32; BANKS]; 32];
     for phase in 0..32 / per {
         let pmask = s.mask & (((1u64 << per) - 1) << (phase * per)) as u32;
@@ -181,7 +181,8 @@ pub fn grid_for(v: &str, i: &InstructionSummary) -> Option<Grid> {
     let title = instruction_title(v, i);
     Some(match i.space {
         Space::Shared => {
-            let per = banks::lanes_per_phase(s.width) as usize;
+            let addrs: [u64; 32] = std::array::from_fn(|l| s.addrs.get(l).copied().unwrap_or(0));
+            let per = banks::request_phase_lanes(s.mask, s.width, &addrs) as usize;
             Grid {
                 title,
                 columns: BANKS,

@@ -10,6 +10,7 @@ pub mod limits;
 pub mod line_diff;
 pub mod occupancy;
 pub mod ptxas_log;
+pub mod races;
 pub mod sass;
 pub mod spaces;
 pub mod stats;

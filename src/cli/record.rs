@@ -46,7 +46,8 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
             continue;
         }
         // A variant lost on the way fails the recording as much as a run that stopped.
-        if res.is_err() || result.variants.iter().any(|v| v.correct == Some(false)) {
+        let wrong = |v| crate::analysis::describe::wrong_without_race(v);
+        if res.is_err() || result.variants.iter().any(wrong) {
             failed += 1;
         }
         if result.peak.copy_gbps.is_some() {

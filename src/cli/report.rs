@@ -1,6 +1,6 @@
 //! `gpulab run` without `--json`: the figures as a plain table, the claims under it.
 
-use crate::analysis::describe::{per_request, source_label, status};
+use crate::analysis::describe::{first_race, per_request, source_label, status};
 use crate::analysis::stats::fmt_ms;
 use crate::model::Lesson;
 use crate::model::results::{LessonResult, Source, VariantResult};
@@ -75,9 +75,11 @@ fn variant_row(v: &VariantResult, said_below: bool) -> String {
     let m = v.memory.as_ref();
     let p = v.ptxas.as_ref();
     let opt = |x: Option<String>| x.unwrap_or_else(|| "-".into());
+    // A racy variant's time is marked: its output matched by luck, not a valid speed.
+    let racy = if first_race(v).is_some() { "✗" } else { "" };
     row([
         v.name.clone(),
-        opt(t.map(|t| fmt_ms(t.median))),
+        opt(t.map(|t| format!("{racy}{}", fmt_ms(t.median)))),
         opt(t.map(|t| format!("{:.1}%", t.spread_pct))),
         opt(v.gbps.map(|g| format!("{g:.0}"))),
         opt(v.pct_of_peak.map(|g| format!("{g:.0}%"))),

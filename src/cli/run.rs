@@ -45,12 +45,13 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     Ok(if failed(&result) { 1 } else { 0 })
 }
 
-/// A wrong output, and also an error with no check at all (a compile error), fails the run.
+/// A wrong output (unless a race the trace found explains it), and also an error with no
+/// check at all (a compile error), fails the run.
 fn failed(result: &LessonResult) -> bool {
-    result
-        .variants
-        .iter()
-        .any(|v| v.correct == Some(false) || (v.correct.is_none() && v.error.is_some()))
+    result.variants.iter().any(|v| {
+        crate::analysis::describe::wrong_without_race(v)
+            || (v.correct.is_none() && v.error.is_some())
+    })
 }
 
 /// Keep the chosen variants and the claims about them: a claim is about its subject, the

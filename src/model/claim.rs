@@ -83,10 +83,12 @@ pub enum Metric {
     ClusterRemoteRequests,
     TextureTexelsPerRequest,
     TextureRowsPerRequest,
+    /// Shared-memory hazards between warps within a barrier interval, in the traced blocks.
+    SharedRaces,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 23] = [
+    pub const ALL: [(&'static str, Metric); 24] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -134,6 +136,7 @@ impl Metric {
             Metric::TextureTexelsPerRequest,
         ),
         ("texture.rows_per_request", Metric::TextureRowsPerRequest),
+        ("shared.races", Metric::SharedRaces),
     ];
 
     pub fn name(self) -> &'static str {

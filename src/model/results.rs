@@ -183,6 +183,44 @@ pub struct MemoryStats {
     /// Per-instruction detail for the heatmaps.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub instructions: Vec<crate::model::access::InstructionSummary>,
+    /// The trace followed barriers, so `races` was looked for (false in recordings made
+    /// before it did: their empty `races` says nothing).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub races_checked: bool,
+    /// Shared-memory hazards between warps of a block within one barrier interval, in the
+    /// traced blocks (not scaled), the most frequent first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub races: Vec<Race>,
+}
+
+/// Which access came first in the trace and which followed, within one barrier interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RaceKind {
+    /// A read of a word another warp wrote (read after write).
+    WriteRead,
+    /// A write to a word another warp read (write after read).
+    ReadWrite,
+    /// Two warps wrote the same word.
+    WriteWrite,
+}
+
+/// One hazard: a pair of source lines whose accesses by different warps of a block met on
+/// the same shared word with no barrier between them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Race {
+    pub kind: RaceKind,
+    /// The source lines of the earlier and the later access (None: the PTX had no `.loc`).
+    pub first_line: Option<u32>,
+    pub second_line: Option<u32>,
+    /// An example: the block, the shared byte offset of the word and the two warps.
+    pub block: u32,
+    pub offset: u64,
+    pub first_warp: u32,
+    pub second_warp: u32,
+    /// Accesses (one lane's 4-byte word) that met an earlier access of this pair of lines
+    /// by another warp, in the traced blocks.
+    pub count: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -4,11 +4,13 @@
 
 pub mod explain;
 mod memcheck;
+mod racecheck;
 mod resume;
 
 pub use memcheck::{
     MEMCHECK_BLOCKS, MemcheckError, MemcheckReport, SourceLine, memcheck, parse_log,
 };
+pub use racecheck::{RacecheckReport, parse_racecheck, racecheck};
 
 use crate::model::Lesson;
 use crate::model::protocol::{DEVICE_ENV, Reply, Request, Toolkit};

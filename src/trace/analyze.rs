@@ -8,8 +8,9 @@
 //! figures in its own fields.
 
 use crate::analysis::banks::{self, BANKS};
+use crate::analysis::races::{self, Op, SharedEvent};
 use crate::analysis::{coalescing, spaces};
-use crate::model::access::{InstructionSummary, Space, WarpAccess, WarpTexels};
+use crate::model::access::{AccessKind, InstructionSummary, Space, WarpAccess, WarpTexels};
 use crate::model::results::{
     ClusterStats, ConstantStats, GlobalStats, LocalStats, MemoryStats, SharedStats, TextureStats,
 };
@@ -140,6 +141,7 @@ fn accumulate(records: &[Record], sites: &[Site]) -> Vec<SiteAcc> {
     let mut accs = vec![SiteAcc::default(); sites.len()];
     for (i, r) in records.iter().enumerate() {
         if let (Some(acc), Some(site)) = (accs.get_mut(r.site as usize), sites.get(r.site as usize))
+            && !site.is_barrier()
         {
             acc.add(i, r, site, &kept);
         }
@@ -244,13 +246,42 @@ pub fn totals(records: &[Record], sites: &[Site]) -> MemoryStats {
     sum_totals(&accumulate(records, sites))
 }
 
-/// Totals and per-instruction summaries from one pass over the records.
+/// Totals and per-instruction summaries from one pass over the records, and the races
+/// between warps in shared memory.
 pub fn analyze(records: &[Record], sites: &[Site]) -> MemoryStats {
     let accs = accumulate(records, sites);
     MemoryStats {
         instructions: summaries(&accs, records, sites),
+        races_checked: true,
+        races: races::find_races(&shared_events(records, sites)),
         ..sum_totals(&accs)
     }
+}
+
+/// The barriers and the shared-memory (`::cta`) requests of the records, in log order, for
+/// the race analysis. Another block's memory through the cluster window is left out.
+pub fn shared_events(records: &[Record], sites: &[Site]) -> Vec<SharedEvent> {
+    records
+        .iter()
+        .filter_map(|r| {
+            let site = sites.get(r.site as usize)?;
+            let op = match site.kind {
+                _ if site.is_barrier() => Op::Barrier,
+                _ if r.space != Space::Shared => return None,
+                AccessKind::Load => Op::Read,
+                AccessKind::Store => Op::Write,
+            };
+            Some(SharedEvent {
+                block: r.block,
+                warp: r.warp,
+                op,
+                line: site.source_line,
+                mask: r.mask,
+                width: r.width,
+                addrs: r.addrs,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -284,3 +284,50 @@ fn every_texture_instruction_keeps_the_same_warps() {
     assert_eq!(warps(0), (0..8).collect::<Vec<_>>());
     assert_eq!(warps(1), warps(0));
 }
+
+/// A stencil's shared accesses by two warps: a store (line 10), maybe a barrier (line 12),
+/// and a load (line 11) reaching one word into the other warp's stores.
+fn stencil_records(barrier: bool) -> (Vec<Site>, Vec<Record>) {
+    let mut st = site(0, DeclaredSpace::Shared, 4);
+    st.kind = AccessKind::Store;
+    let ld = site(1, DeclaredSpace::Shared, 4);
+    let bar = site(2, DeclaredSpace::Barrier, 0);
+    let mut records = Vec::new();
+    for warp in 0..2u32 {
+        let base = 128 * u64::from(warp);
+        let mut r = rec(0, Space::Shared, u32::MAX, 4, 4);
+        r.warp = warp;
+        r.addrs = std::array::from_fn(|l| base + 4 * l as u64);
+        records.push(r.clone());
+        if barrier {
+            records.push(Record {
+                site: 2,
+                width: 0,
+                addrs: [0; 32],
+                ..r.clone()
+            });
+        }
+        r.site = 1;
+        r.addrs = std::array::from_fn(|l| base + 4 + 4 * l as u64);
+        records.push(r);
+    }
+    (vec![st, ld, bar], records)
+}
+
+#[test]
+fn barriers_split_shared_accesses_and_are_not_requests() {
+    let (sites, racy) = stencil_records(false);
+    let m = analyze(&racy, &sites);
+    assert!(m.races_checked);
+    assert_eq!(m.races.len(), 1, "{:?}", m.races);
+    let r = &m.races[0];
+    // Warp 0's load of word 32 ran before warp 1's store of it.
+    assert_eq!((r.first_line, r.second_line), (Some(11), Some(10)));
+    assert_eq!((r.first_warp, r.second_warp, r.offset), (0, 1, 128));
+
+    let (sites, fixed) = stencil_records(true);
+    let m = analyze(&fixed, &sites);
+    assert!(m.races_checked && m.races.is_empty());
+    assert_eq!(m.shared.requests, 4);
+    assert!(m.instructions.iter().all(|i| i.id != 2));
+}

@@ -8,7 +8,7 @@
 //! | 4 | `block: u32` | linear block id: x + nx·(y + ny·z) |
 //! | 8 | `warp: u32` | linear thread index / 32 within the block |
 //! | 12 | `mask: u32` | lanes that took part (and resolved to the same space) |
-//! | 16 | `space: u32` | resolved space: 0 shared, 1 global, 2 local, 3 constant, 5 cluster, 6 texture |
+//! | 16 | `space: u32` | resolved space: 0 shared, 1 global, 2 local, 3 constant, 5 cluster, 6 texture, 7 barrier |
 //! | 20 | `width: u32` | bytes per lane |
 //! | 24 | `rank: u32` | cluster: the logging block's `%cluster_ctarank`; else zero |
 //! | 28 | 4 bytes | zero |
@@ -18,6 +18,11 @@
 //! a texture lane's is its coordinates' bits, y << 32 | x.
 //!
 //! Entries of inactive lanes are left as they were in the buffer; decoding zeroes them.
+//!
+//! A barrier record (code 7, from a barrier site) is an event, not an access: it decodes with
+//! `Space::Shared`, the space whose accesses it orders, width 0 and zero entries, and
+//! `Site::is_barrier` tells it apart. A warp's records sit in the buffer in the order the
+//! warp made them, so its barriers split its accesses into intervals.
 
 use crate::model::access::Space;
 use crate::trace::instrument::{DeclaredSpace, Site};
@@ -136,10 +141,18 @@ fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, Deco
     if mask == 0 {
         return Err(DecodeError::EmptyMask { index });
     }
-    let space = space_of(code).ok_or(DecodeError::BadSpace { index, code })?;
+    let barrier = code == DeclaredSpace::Barrier.code();
+    if barrier != declared.is_barrier() {
+        return Err(DecodeError::BadSpace { index, code });
+    }
+    let space = if barrier {
+        Space::Shared
+    } else {
+        space_of(code).ok_or(DecodeError::BadSpace { index, code })?
+    };
     let mut addrs = [0u64; 32];
     for (lane, a) in addrs.iter_mut().enumerate() {
-        if mask & (1 << lane) != 0 {
+        if mask & (1 << lane) != 0 && !barrier {
             let at = HEADER_BYTES + lane * 8;
             *a = u64::from_le_bytes(chunk[at..at + 8].try_into().unwrap());
         }
@@ -159,14 +172,25 @@ fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, Deco
 /// The bytes of `records` as the logger would have written them; for tests and for tools
 /// that build traces by hand.
 pub fn encode(records: &[Record]) -> Vec<u8> {
+    encode_with_sites(records, &[])
+}
+
+/// `encode`, with the barrier records (those of barrier sites) written as the logger writes
+/// them, under code 7.
+pub fn encode_with_sites(records: &[Record], sites: &[Site]) -> Vec<u8> {
     let mut out = Vec::with_capacity(records.len() * RECORD_BYTES);
     for r in records {
+        let barrier = sites.get(r.site as usize).is_some_and(Site::is_barrier);
         for w in [
             r.site,
             r.block,
             r.warp,
             r.mask,
-            code_of(r.space),
+            if barrier {
+                DeclaredSpace::Barrier.code()
+            } else {
+                code_of(r.space)
+            },
             r.width,
             r.rank,
             0,
@@ -277,6 +301,36 @@ mod tests {
             decode(&empty, &sites),
             Err(DecodeError::EmptyMask { index: 0 })
         );
+    }
+
+    #[test]
+    fn barrier_records_need_barrier_sites() {
+        let mut bar = site(1, 0);
+        bar.space = DeclaredSpace::Barrier;
+        let sites = [site(0, 4), bar];
+        let mut b = record(1, u32::MAX, Space::Shared);
+        b.width = 0;
+        b.addrs = [0; 32];
+        let recs = vec![record(0, 1, Space::Shared), b];
+        let bytes = encode_with_sites(&recs, &sites);
+        assert_eq!(
+            &bytes[RECORD_BYTES + 16..RECORD_BYTES + 20],
+            &7u32.to_le_bytes()
+        );
+        assert_eq!(decode(&bytes, &sites).unwrap(), recs);
+        // A barrier code from an access site, or an access code from a barrier site.
+        let mut wrong = bytes.clone();
+        wrong[16] = 7;
+        assert!(matches!(
+            decode(&wrong, &sites),
+            Err(DecodeError::BadSpace { index: 0, code: 7 })
+        ));
+        let mut wrong = bytes;
+        wrong[RECORD_BYTES + 16] = 0;
+        assert!(matches!(
+            decode(&wrong, &sites),
+            Err(DecodeError::BadSpace { index: 1, code: 0 })
+        ));
     }
 
     #[test]

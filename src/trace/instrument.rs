@@ -5,7 +5,9 @@
 //! Traced: `ld`, `ldu` and `st` on `.shared` (`::cta`), `.shared::cluster`, `.global`,
 //! `.local`, `.const` and generic addresses, scalar or vector, with any ordering or cache
 //! qualifier; and `tex.1d`/`tex.2d` fetches (`.base`, `.level`, `.grad`), whose lanes log
-//! their coordinates instead of an address. Not traced: `.param`, atomics, other texture
+//! their coordinates instead of an address. Block barriers (`bar`/`barrier`, see
+//! `access::barrier`) log an event with no address, in order with the warp's accesses, so
+//! the race analysis can tell which barrier interval an access falls in. Not traced: `.param`, atomics, other texture
 //! geometries and every other opcode (ldmatrix, cp.async, bulk copies), whose lanes do not
 //! each name one address the way `ld`/`st` do.
 
@@ -48,6 +50,9 @@ pub enum DeclaredSpace {
     Cluster,
     /// A `tex` fetch: the lanes log coordinates.
     Texture,
+    /// A block barrier (`bar.sync`, `bar.arrive`, `bar.red`, ...): no address, an event that
+    /// splits the warp's shared accesses into barrier intervals.
+    Barrier,
 }
 
 impl DeclaredSpace {
@@ -62,6 +67,7 @@ impl DeclaredSpace {
             DeclaredSpace::Generic => 4,
             DeclaredSpace::Cluster => 5,
             DeclaredSpace::Texture => 6,
+            DeclaredSpace::Barrier => 7,
         }
     }
 }
@@ -71,6 +77,7 @@ impl DeclaredSpace {
 pub struct Site {
     pub id: u32,
     pub space: DeclaredSpace,
+    /// Barrier sites say `Load`; the kind means nothing for them.
     pub kind: AccessKind,
     /// The opcode as written, e.g. "ld.shared.v4.f32".
     pub op: String,
@@ -84,6 +91,12 @@ pub struct Site {
     /// Texture sites: how the logged coordinates read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coords: Option<TexCoords>,
+}
+
+impl Site {
+    pub fn is_barrier(&self) -> bool {
+        self.space == DeclaredSpace::Barrier
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -72,3 +72,42 @@ fn below_sm_90_the_logger_has_no_cluster_instructions() {
         assert!(!inst.ptx.contains(op), "{op} in\n{}", inst.ptx);
     }
 }
+
+#[test]
+fn block_barriers_are_events_and_warp_barriers_and_atomics_are_not() {
+    let body = "\tst.shared.u32 [%r1], %r2;\n\
+                \tbar.sync 0;\n\
+                \tbarrier.sync.aligned 1, 64;\n\
+                \t@%p1 bar.arrive 2, 64;\n\
+                \tbar.red.popc.u32 %r3, 0, %p2;\n\
+                \tbarrier.cluster.wait.aligned;\n\
+                \tbar.warp.sync -1;\n\
+                \tatom.shared.add.u32 %r4, [%r1], 1;\n\
+                \tred.shared.add.u32 [%r1], 1;\n\
+                \tld.shared.u32 %r5, [%r1];\n";
+    let (inst, ptx) = one(body);
+    let got: Vec<_> = inst
+        .sites
+        .iter()
+        .map(|s| (s.op.as_str(), s.is_barrier(), s.width))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("st.shared.u32", false, 4),
+            ("bar.sync", true, 0),
+            ("barrier.sync.aligned", true, 0),
+            ("bar.arrive", true, 0),
+            ("bar.red.popc.u32", true, 0),
+            ("barrier.cluster.wait.aligned", true, 0),
+            ("ld.shared.u32", false, 4),
+        ]
+    );
+    // A barrier logs no address, under code 7 and width 0; a guarded one says when its
+    // lanes' guard is false, as an access does.
+    let bar = block_before(&ptx, "bar.sync 0;");
+    assert!(bar.contains("mov.u64 %__gpulab_a, 0;") && bar.contains("mov.u32 %__gpulab_m, 7;"));
+    let arrive = block_before(&ptx, "@%p1 bar.arrive 2, 64;");
+    assert!(arrive.contains("@!%p1 mov.u32 %__gpulab_m, 4294967295;"));
+    assert!(!ptx.contains("site 7"));
+}

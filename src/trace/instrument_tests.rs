@@ -285,12 +285,20 @@ fn fixture_static_shared_symbol_and_atomic() {
         ops,
         [
             "st.shared.f32",
+            "bar.sync",
             "ld.shared.f32",
             "ld.shared.f32",
             "ld.shared.f32",
             "st.volatile.global.f32"
         ]
     );
+    // The barrier is a site of its own line, after the label a branch jumps to; the
+    // atomic is not traced.
+    let bar = &inst.sites[1];
+    assert!(bar.is_barrier());
+    assert_eq!((bar.source_line, bar.width), (Some(91), 0));
+    let label = inst.ptx.find("$L__BB0_2:").unwrap();
+    assert!(inst.ptx[label..].find("gpulab trace site 1").unwrap() < 40);
     let block = block_before(
         &inst.ptx,
         "ld.shared.f32 \t%f6, [_ZZ13shared_symbolE1s+12];",

@@ -60,6 +60,36 @@ pub fn memcheck(
     sanitizer: &Path,
     device: u32,
 ) -> Result<MemcheckReport, MemcheckError> {
+    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("gpulab"));
+    let tool = Sanitized {
+        sanitizer,
+        tool: "memcheck",
+        worker: &exe,
+        device,
+    };
+    let (v, log, outcome) = rerun(lesson, variant, &tool)?;
+    let mut report = parse_log(&log, &v.source_path, &v.source);
+    report.outcome = outcome;
+    Ok(report)
+}
+
+/// Which sanitizer tool runs which worker program, on which GPU.
+pub(super) struct Sanitized<'a> {
+    pub(super) sanitizer: &'a Path,
+    /// `memcheck` or `racecheck`.
+    pub(super) tool: &'a str,
+    /// The gpulab binary the sanitizer starts as the worker.
+    pub(super) worker: &'a Path,
+    pub(super) device: u32,
+}
+
+/// Run `variant` once, untimed and untraced, on a few blocks, in a worker under the
+/// sanitizer's tool; its log, and how the run ended for the variant if it was lost.
+pub(super) fn rerun<'l>(
+    lesson: &'l Lesson,
+    variant: &str,
+    how: &Sanitized<'_>,
+) -> Result<(&'l crate::model::Variant, String, Option<String>), MemcheckError> {
     let Some(v) = lesson.variant(variant) else {
         return Err(MemcheckError::NoVariant {
             lesson: lesson.id.clone(),
@@ -67,10 +97,11 @@ pub fn memcheck(
         });
     };
     let log_path = std::env::temp_dir().join(format!(
-        "gpulab-memcheck-{}-{variant}.log",
+        "gpulab-{}-{}-{variant}.log",
+        how.tool,
         std::process::id()
     ));
-    let mut client = sanitized_worker(sanitizer, &log_path, device);
+    let mut client = sanitized_worker(how, &log_path);
     let req = Request::Run {
         lesson: Box::new(lesson.clone()),
         options: RunOptions {
@@ -98,34 +129,33 @@ pub fn memcheck(
     {
         return Err(e.into());
     }
-    drop(client);
+    // Closed, not killed: the sanitizer writes its log, summary and all, when the worker
+    // leaves on its own; a run that ended cleanly would otherwise lose it.
+    let _ = client.kill();
     let log = std::fs::read_to_string(&log_path).map_err(|source| MemcheckError::Log {
         path: log_path.clone(),
         source,
     })?;
     let _ = std::fs::remove_file(&log_path);
-    let mut report = parse_log(&log, &v.source_path, &v.source);
-    report.outcome = outcome;
-    Ok(report)
+    Ok((v, log, outcome))
 }
 
-/// A worker that runs under compute-sanitizer's memcheck, which logs to `log`.
-fn sanitized_worker(sanitizer: &Path, log: &Path, device: u32) -> WorkerClient {
-    let exe = std::env::current_exe().unwrap_or_else(|_| PathBuf::from("gpulab"));
+/// A worker that runs under the sanitizer's tool, which logs to `log`.
+fn sanitized_worker(how: &Sanitized<'_>, log: &Path) -> WorkerClient {
     let args = [
         "--tool".to_string(),
-        "memcheck".to_string(),
+        how.tool.to_string(),
         "--log-file".to_string(),
         log.display().to_string(),
         "--print-limit".to_string(),
         "20".to_string(),
-        exe.display().to_string(),
+        how.worker.display().to_string(),
         "worker".to_string(),
     ];
     // The sanitizer writes its log when the worker exits, so a faulted worker is let go
     // gently rather than killed.
-    WorkerClient::with_command(sanitizer.into(), args.into())
-        .on_device(device)
+    WorkerClient::with_command(how.sanitizer.into(), args.into())
+        .on_device(how.device)
         .grace(MEMCHECK_GRACE)
         .without_memcheck_offer()
 }

@@ -45,6 +45,7 @@ pub(super) fn parse_access(stmt: &str, line: u32) -> Result<Option<Access<'_>>, 
         Some("ld" | "ldu") => AccessKind::Load,
         Some("st") => AccessKind::Store,
         Some("tex") => return super::texture::parse_tex(guard, op, &rest[op_end..], line),
+        Some("bar" | "barrier") => return Ok(barrier(guard, op)),
         _ => return Ok(None),
     };
     let Some(q) = qualifiers(quals) else {
@@ -63,6 +64,24 @@ pub(super) fn parse_access(stmt: &str, line: u32) -> Result<Option<Access<'_>>, 
         addr: operands[open + 1..close].trim(),
         coords: None,
     }))
+}
+
+/// A block-wide barrier (`bar.sync`, `barrier.sync`, `bar.arrive`, `bar.red`, the old `bar`
+/// alone, and the cluster's `barrier.cluster.arrive`/`wait`, which hold the block too), logged
+/// as an event with no address. `bar.warp.sync` orders one warp only and is left out.
+fn barrier<'a>(guard: Option<&'a str>, op: &'a str) -> Option<Access<'a>> {
+    if op.split('.').any(|q| q == "warp") {
+        return None;
+    }
+    Some(Access {
+        guard,
+        op,
+        space: DeclaredSpace::Barrier,
+        kind: AccessKind::Load,
+        width: 0,
+        addr: "0",
+        coords: None,
+    })
 }
 
 /// The qualifiers after `ld`/`st`; None when they name something the tracer does not follow.

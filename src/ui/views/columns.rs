@@ -2,9 +2,9 @@
 //! the ptxas report, occupancy, memory behaviour and the lesson's claims about it.
 
 use super::theme::Theme;
-use crate::analysis::describe::per_request;
+use crate::analysis::describe::{first_race, per_request, race_lines, shared_text};
 use crate::analysis::stats::{differ_beyond_noise, fmt_ms};
-use crate::model::results::{LessonResult, SharedCounts, SharedStats, VariantResult};
+use crate::model::results::{LessonResult, VariantResult};
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -38,7 +38,7 @@ pub fn sparkline(samples: &[f64], width: usize) -> String {
 pub fn fastest(r: &LessonResult) -> Option<&VariantResult> {
     r.variants
         .iter()
-        .filter(|v| v.correct == Some(true) && !v.stale)
+        .filter(|v| v.correct == Some(true) && !v.stale && first_race(v).is_none())
         .filter(|v| v.time_ms.is_some())
         .min_by(|a, b| {
             let (a, b) = (a.time_ms.as_ref().unwrap(), b.time_ms.as_ref().unwrap());
@@ -48,7 +48,7 @@ pub fn fastest(r: &LessonResult) -> Option<&VariantResult> {
 
 pub fn ratio_text(v: &VariantResult, best: Option<&VariantResult>) -> Option<String> {
     let t = v.time_ms.as_ref()?;
-    if v.correct != Some(true) {
+    if v.correct != Some(true) || first_race(v).is_some() {
         return None;
     }
     let b = best?;
@@ -165,8 +165,14 @@ fn time_line<'a>(v: &VariantResult, width: u16, th: &Theme) -> Line<'a> {
     match (&v.time_ms, v.samples_ms.is_empty()) {
         (Some(t), _) => {
             let spark = sparkline(&v.samples_ms, (width as usize).saturating_sub(22).min(16));
+            // A racy variant's time is struck out like a wrong one's: not a valid speed.
+            let racy = first_race(v).is_some();
+            let style = match racy {
+                true => th.bad.add_modifier(Modifier::CROSSED_OUT),
+                false => th.strong,
+            };
             Line::from(vec![
-                Span::styled(fmt_ms(t.median), th.strong),
+                Span::styled(fmt_ms(t.median), style),
                 Span::raw(format!(" ±{:.1}% ", t.spread_pct)),
                 Span::styled(spark, th.spark),
             ])
@@ -190,14 +196,15 @@ fn status_line<'a>(v: &VariantResult, th: &Theme) -> Line<'a> {
     let status = crate::analysis::describe::status(v);
     let style = if v.stale {
         th.warn
+    } else if v.correct == Some(false) || v.error.is_some() || first_race(v).is_some() {
+        th.bad
     } else if v.correct == Some(true) {
         th.good
-    } else if v.correct == Some(false) || v.error.is_some() {
-        th.bad
     } else {
         th.dim
     };
     let mark = match v.correct {
+        _ if first_race(v).is_some() => "✗ ",
         Some(true) if !v.stale => "✓ ",
         Some(false) => "✗ ",
         _ => "",
@@ -244,7 +251,12 @@ fn memory_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
             .map(|e| Line::styled(format!("no trace: {e}"), th.dim))
             .collect();
     };
-    let mut lines: Vec<Line> = shared_line(&m.shared).into_iter().collect();
+    let mut lines: Vec<Line> = shared_text(&m.shared).map(Line::raw).into_iter().collect();
+    lines.extend(
+        race_lines(m)
+            .into_iter()
+            .map(|(l, bad)| Line::styled(l, if bad { th.bad } else { th.dim })),
+    );
     if let Some(x) = per_request(m.global.sectors, m.global.requests) {
         lines.push(Line::raw(format!("global {x:.2} sectors/request")));
     }
@@ -270,27 +282,6 @@ fn memory_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
         th.dim,
     ));
     lines
-}
-
-fn shared_line<'a>(s: &SharedStats) -> Option<Line<'a>> {
-    let (ld, st) = (&s.ld, &s.st);
-    if ld.requests + st.requests > 0 {
-        // Loads and stores apart: a fill that is conflict-free would hide the reads' cost.
-        let part = |name: &str, c: &SharedCounts| {
-            per_request(c.wavefronts, c.requests).map(|x| format!("{name} {x:.2}"))
-        };
-        let parts: Vec<String> = [part("ld", ld), part("st", st)]
-            .into_iter()
-            .flatten()
-            .collect();
-        Some(Line::raw(format!(
-            "shared {} wavefronts/req",
-            parts.join(" · ")
-        )))
-    } else {
-        per_request(s.wavefronts, s.requests)
-            .map(|x| Line::raw(format!("shared {x:.2} wavefronts/request")))
-    }
 }
 
 /// The lesson's claims about this variant, each marked as it fares.

@@ -1,0 +1,255 @@
+//! Shared-memory races, found in a trace with no profiler: a word of a block's shared memory
+//! that one warp writes and another warp reads or writes within the same barrier interval.
+//!
+//! Each warp counts the barriers it has passed; its accesses between its k-th and (k+1)-th
+//! barrier fall in interval k of its block. When every warp of a block passes the same
+//! barriers (the `__syncthreads()` case), interval k is the same stretch of time for all of
+//! them, so two accesses of one interval by two warps have no barrier between them, and
+//! nothing orders them. Warps that take part in different named barriers would be compared
+//! by count all the same; the lessons use block-wide ones.
+//!
+//! The trace's order across warps is the order the accesses ran in on this run, so the kind
+//! (write then read, read then write, write then write) says which came first here; on
+//! another run it may be the other way round, which is the race. Accesses by one warp are
+//! never a hazard with each other. Atomics are not traced, so they take no part: an atomic
+//! update is neither a read nor a write here.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::model::results::{Race, RaceKind};
+
+/// What one warp did, in its own order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Read,
+    Write,
+    Barrier,
+}
+
+/// One warp's step: a shared-memory request of its active lanes, or a barrier.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedEvent {
+    pub block: u32,
+    pub warp: u32,
+    pub op: Op,
+    /// The source line of the instruction.
+    pub line: Option<u32>,
+    pub mask: u32,
+    /// Bytes per lane; 0 for a barrier.
+    pub width: u32,
+    /// Per lane: the byte offset in the block's shared memory.
+    pub addrs: [u64; 32],
+}
+
+/// Source lines kept per word and per direction; a word touched from more lines than this
+/// in one interval is compared with the first ones only.
+const KEEP: usize = 64;
+
+/// The earlier accesses of a word from one source line: for each of its 4 bytes, the warps
+/// that touched it (a block has at most 32 warps).
+#[derive(Clone, Copy)]
+struct Touch {
+    line: Option<u32>,
+    warps: [u32; 4],
+}
+
+fn warp_bit(warp: u32) -> u32 {
+    1 << (warp % 32)
+}
+
+#[derive(Default)]
+struct WordState {
+    writes: Vec<Touch>,
+    reads: Vec<Touch>,
+}
+
+type Key = (RaceKind, Option<u32>, Option<u32>);
+
+/// A multiplicative hash for the word map: its keys are small integers made here, not
+/// input anyone chooses, and the default hasher made large traces slow.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+/// The words of one block's barrier interval.
+type WordMap = HashMap<u64, WordState, BuildHasherDefault<WordHasher>>;
+
+/// Every hazard of the events, one per kind and pair of lines, the most frequent first.
+pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
+    let warps = warps_of_blocks(events);
+    let mut epochs: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut intervals: HashMap<(u32, u32), WordMap> = HashMap::new();
+    let mut found: HashMap<Key, Race> = HashMap::new();
+    let mut request = Vec::with_capacity(128);
+    let mut met = Vec::new();
+    for e in events {
+        let Some(block_warps) = warps.get(&e.block).filter(|w| w.len() > 1) else {
+            continue;
+        };
+        let epoch = epochs.entry((e.block, e.warp)).or_default();
+        if e.op == Op::Barrier {
+            *epoch += 1;
+            let passed = *epoch - 1;
+            // Once every warp of the block is past an interval, no access can join it.
+            let done = block_warps
+                .iter()
+                .all(|&w| epochs.get(&(e.block, w)).is_some_and(|&k| k > passed));
+            if done {
+                intervals.remove(&(e.block, passed));
+            }
+            continue;
+        }
+        let words = intervals.entry((e.block, *epoch)).or_default();
+        request_words(e, &mut request);
+        for &(word, bytes) in &request {
+            let state = words.entry(word).or_default();
+            check(state, e, word, bytes, &mut met);
+            remember(state, e, bytes);
+        }
+        merge(&mut found, &mut met);
+    }
+    let mut races: Vec<Race> = found.into_values().collect();
+    races.sort_by(|a, b| b.count.cmp(&a.count).then(key_of(a).cmp(&key_of(b))));
+    races
+}
+
+/// The warps of each block that touched shared memory; only where there are two or more
+/// can warps race.
+fn warps_of_blocks(events: &[SharedEvent]) -> HashMap<u32, Vec<u32>> {
+    let mut warps: HashMap<u32, Vec<u32>> = HashMap::new();
+    for e in events.iter().filter(|e| e.op != Op::Barrier) {
+        let w = warps.entry(e.block).or_default();
+        if !w.contains(&e.warp) {
+            w.push(e.warp);
+        }
+    }
+    warps
+}
+
+/// The 4-byte words each lane of a request touches, each with a mask of its bytes, in
+/// `out`. Lanes asking for the same word are each an access: a broadcast read of another
+/// warp's unsynchronised write is that many hazards.
+fn request_words(e: &SharedEvent, out: &mut Vec<(u64, u8)>) {
+    out.clear();
+    for (lane, &a) in e.addrs.iter().enumerate() {
+        if e.mask & (1 << lane) == 0 {
+            continue;
+        }
+        let end = a + u64::from(e.width);
+        for word in a / 4..end.div_ceil(4) {
+            // The bytes of this word inside [a, end).
+            let lo = a.max(word * 4) - word * 4;
+            let hi = end.min(word * 4 + 4) - word * 4;
+            out.push((word, ((1u8 << hi) - 1) & !((1u8 << lo) - 1)));
+        }
+    }
+}
+
+/// Compare an access with the earlier ones of its word and interval by other warps; what
+/// it meets goes to `met`, the request's own tally, merged into the whole once a request.
+fn check(state: &WordState, e: &SharedEvent, word: u64, bytes: u8, met: &mut Vec<Race>) {
+    let against: &[(&[Touch], RaceKind)] = match e.op {
+        Op::Read => &[(&state.writes, RaceKind::WriteRead)],
+        Op::Write => &[
+            (&state.writes, RaceKind::WriteWrite),
+            (&state.reads, RaceKind::ReadWrite),
+        ],
+        Op::Barrier => &[],
+    };
+    // One access counts once per pair of lines, however many warps it met there.
+    let me = warp_bit(e.warp);
+    for &(touches, kind) in against {
+        for t in touches {
+            let others = (0..4)
+                .filter(|b| bytes & (1 << b) != 0)
+                .fold(0, |acc, b| acc | (t.warps[b] & !me));
+            if others == 0 {
+                continue;
+            }
+            let key = (kind, t.line, e.line);
+            match met.iter_mut().find(|r| key_of(r) == key) {
+                Some(r) => r.count += 1,
+                None => met.push(Race {
+                    kind,
+                    first_line: t.line,
+                    second_line: e.line,
+                    block: e.block,
+                    offset: word * 4,
+                    first_warp: others.trailing_zeros(),
+                    second_warp: e.warp,
+                    count: 1,
+                }),
+            }
+        }
+    }
+}
+
+fn key_of(r: &Race) -> Key {
+    (r.kind, r.first_line, r.second_line)
+}
+
+/// Add a request's tally to the races found so far; the first example of each stays.
+fn merge(found: &mut HashMap<Key, Race>, met: &mut Vec<Race>) {
+    for r in met.drain(..) {
+        found
+            .entry(key_of(&r))
+            .and_modify(|f| f.count += r.count)
+            .or_insert(r);
+    }
+}
+
+fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
+    let list = match e.op {
+        Op::Read => &mut state.reads,
+        Op::Write => &mut state.writes,
+        Op::Barrier => return,
+    };
+    let mut warps = [0; 4];
+    for (b, w) in warps.iter_mut().enumerate() {
+        if bytes & (1 << b) != 0 {
+            *w = warp_bit(e.warp);
+        }
+    }
+    if let Some(t) = list.iter_mut().find(|t| t.line == e.line) {
+        for (have, new) in t.warps.iter_mut().zip(warps) {
+            *have |= new;
+        }
+    } else if list.len() < KEEP {
+        list.push(Touch {
+            line: e.line,
+            warps,
+        });
+    }
+}
+
+/// The race in words: "line 14 reads what line 11 writes".
+pub fn race_words(r: &Race) -> String {
+    let line = |l: Option<u32>| l.map_or("an unknown line".to_string(), |l| format!("line {l}"));
+    let (a, b) = (line(r.first_line), line(r.second_line));
+    match r.kind {
+        RaceKind::WriteRead => format!("{b} reads what {a} writes"),
+        RaceKind::ReadWrite => format!("{b} writes what {a} reads"),
+        RaceKind::WriteWrite if r.first_line == r.second_line => {
+            format!("{a} writes one word from two warps")
+        }
+        RaceKind::WriteWrite => format!("{a} and {b} write the same word"),
+    }
+}
+
+#[cfg(test)]
+#[path = "races_tests.rs"]
+mod tests;

@@ -1,0 +1,192 @@
+use super::*;
+
+/// A warp's request: lanes 0..n, lane l at byte `base + 4 l`.
+fn access(block: u32, warp: u32, op: Op, line: u32, base: u64, n: u32) -> SharedEvent {
+    let mut addrs = [0u64; 32];
+    for (l, a) in addrs.iter_mut().enumerate().take(n as usize) {
+        *a = base + 4 * l as u64;
+    }
+    SharedEvent {
+        block,
+        warp,
+        op,
+        line: Some(line),
+        mask: if n == 32 { u32::MAX } else { (1 << n) - 1 },
+        width: 4,
+        addrs,
+    }
+}
+
+fn barrier(block: u32, warp: u32) -> SharedEvent {
+    SharedEvent {
+        block,
+        warp,
+        op: Op::Barrier,
+        line: Some(12),
+        mask: u32::MAX,
+        width: 0,
+        addrs: [0; 32],
+    }
+}
+
+/// A stencil's block of two warps: each writes its 32 words of the tile (line 11), then
+/// reads its own words and the first word of the next warp's (line 14).
+fn stencil(with_barrier: bool) -> Vec<SharedEvent> {
+    let mut ev = vec![access(0, 0, Op::Write, 11, 0, 32)];
+    if with_barrier {
+        ev.push(barrier(0, 0));
+    }
+    ev.push(access(0, 0, Op::Read, 14, 4, 32));
+    ev.push(access(0, 1, Op::Write, 11, 128, 32));
+    if with_barrier {
+        ev.push(barrier(0, 1));
+    }
+    ev.push(access(0, 1, Op::Read, 14, 132, 31));
+    ev
+}
+
+#[test]
+fn a_read_of_another_warps_write_without_a_barrier_is_a_race() {
+    let races = find_races(&stencil(false));
+    // Warp 0 reads word 32 (byte 128) before warp 1 writes it: write after read.
+    assert_eq!(races.len(), 1, "{races:?}");
+    let r = &races[0];
+    assert_eq!(r.kind, RaceKind::ReadWrite);
+    assert_eq!((r.first_line, r.second_line), (Some(14), Some(11)));
+    assert_eq!((r.first_warp, r.second_warp), (0, 1));
+    assert_eq!((r.block, r.offset, r.count), (0, 128, 1));
+    assert_eq!(race_words(r), "line 11 writes what line 14 reads");
+}
+
+#[test]
+fn a_write_then_a_read_by_another_warp_is_read_after_write() {
+    let ev = vec![
+        access(3, 1, Op::Write, 11, 0, 32),
+        access(3, 0, Op::Read, 14, 0, 32),
+    ];
+    let races = find_races(&ev);
+    assert_eq!(races.len(), 1);
+    assert_eq!(races[0].kind, RaceKind::WriteRead);
+    // Every lane's word met the other warp's write.
+    assert_eq!(races[0].count, 32);
+    assert_eq!(races[0].block, 3);
+    assert_eq!(race_words(&races[0]), "line 14 reads what line 11 writes");
+}
+
+#[test]
+fn a_barrier_between_the_write_and_the_read_clears_it() {
+    assert!(find_races(&stencil(true)).is_empty());
+}
+
+#[test]
+fn one_warp_alone_never_races_with_itself() {
+    let ev = vec![
+        access(0, 2, Op::Write, 11, 0, 32),
+        access(0, 2, Op::Read, 14, 0, 32),
+        access(0, 2, Op::Write, 15, 0, 32),
+    ];
+    assert!(find_races(&ev).is_empty());
+}
+
+#[test]
+fn different_blocks_and_different_words_do_not_meet() {
+    let ev = vec![
+        access(0, 0, Op::Write, 11, 0, 32),
+        access(1, 1, Op::Read, 14, 0, 32),
+        access(0, 1, Op::Read, 14, 128, 32),
+    ];
+    assert!(find_races(&ev).is_empty());
+    // Bytes of one word, written by two warps, do not overlap: no hazard either.
+    let mut a = access(0, 0, Op::Write, 11, 0, 1);
+    let mut b = access(0, 1, Op::Write, 11, 2, 1);
+    a.width = 2;
+    b.width = 2;
+    assert!(find_races(&[a.clone(), b]).is_empty());
+    let mut c = access(0, 1, Op::Write, 11, 1, 1);
+    c.width = 2;
+    let ww = find_races(&[a, c]);
+    assert_eq!(ww.len(), 1);
+    assert_eq!(ww[0].kind, RaceKind::WriteWrite);
+    assert_eq!(race_words(&ww[0]), "line 11 writes one word from two warps");
+}
+
+#[test]
+fn a_warp_that_already_passed_the_barrier_is_in_the_next_interval() {
+    // Warp 0 passes its barrier; warp 1's write before its own barrier is interval 0, and
+    // warp 0's read after is interval 1: ordered by the barrier.
+    let ev = vec![
+        barrier(0, 0),
+        access(0, 1, Op::Write, 11, 0, 32),
+        barrier(0, 1),
+        access(0, 0, Op::Read, 14, 0, 32),
+    ];
+    assert!(find_races(&ev).is_empty());
+    // Without warp 1's barrier, its write is in interval 0 and warp 0's read in 1: still
+    // no hazard by count, which is why the intervals need every warp's barriers.
+    let ev2 = [ev[0].clone(), ev[1].clone(), ev[3].clone()];
+    assert!(find_races(&ev2).is_empty());
+}
+
+#[test]
+fn races_come_most_frequent_first_one_per_pair_of_lines() {
+    let ev = vec![
+        access(0, 0, Op::Write, 11, 0, 32),
+        access(0, 1, Op::Read, 14, 0, 32),
+        access(0, 2, Op::Read, 14, 0, 32),
+        access(0, 1, Op::Write, 20, 0, 2),
+    ];
+    let races = find_races(&ev);
+    let kinds: Vec<(RaceKind, u64)> = races.iter().map(|r| (r.kind, r.count)).collect();
+    // Line 14 met line 11's writes 64 times (32 words, two warps); line 20's two words met
+    // warp 0's write (line 11) and warp 2's read (line 14), but not warp 1's own read.
+    assert_eq!(
+        kinds,
+        [
+            (RaceKind::WriteRead, 64),
+            (RaceKind::ReadWrite, 2),
+            (RaceKind::WriteWrite, 2)
+        ]
+    );
+    assert_eq!(races[1].first_warp, 2);
+}
+
+#[test]
+fn a_hundred_thousand_requests_of_eight_warps_are_quick() {
+    // Every warp writes then reads the same 64 words, with a barrier every 1000 requests:
+    // races in every interval.
+    let events: Vec<SharedEvent> = (0..100_000u32)
+        .map(|i| match i % 1000 {
+            999 => barrier(i % 4, i % 8),
+            _ => {
+                let op = if i % 2 == 0 { Op::Write } else { Op::Read };
+                access(i % 4, i % 8, op, 10 + i % 3, 4 * u64::from(i % 2), 32)
+            }
+        })
+        .collect();
+    let start = std::time::Instant::now();
+    let races = find_races(&events);
+    let took = start.elapsed();
+    assert!(!races.is_empty());
+    // Loose even for an unoptimised build; release is far faster.
+    assert!(took.as_secs_f64() < 5.0, "took {took:?}");
+}
+
+#[test]
+fn an_interval_stays_open_until_the_last_warp_has_left_it() {
+    // Warp 0 is through its barrier before warp 1 reads: warp 1 is still in interval 0,
+    // with warp 0's write.
+    let ev = vec![
+        access(0, 0, Op::Write, 11, 0, 32),
+        barrier(0, 0),
+        access(0, 1, Op::Read, 14, 0, 32),
+        barrier(0, 1),
+        access(0, 0, Op::Write, 15, 0, 32),
+        access(0, 1, Op::Read, 16, 128, 32),
+    ];
+    let races = find_races(&ev);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(
+        (races[0].first_line, races[0].second_line, races[0].count),
+        (Some(11), Some(14), 32)
+    );
+}
