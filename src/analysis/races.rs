@@ -88,10 +88,35 @@ impl Hasher for WordHasher {
 /// The words of one block's barrier interval.
 type WordMap = HashMap<u64, WordState, BuildHasherDefault<WordHasher>>;
 
+/// Barriers each lane of a warp has passed, and the lanes seen at all. Counted per lane: a
+/// warp that reaches a barrier diverged (lanes 8-31 straight on, lanes 0-7 after a branch
+/// that stores a halo) logs it once per group, and only each group's own lanes pass it.
+#[derive(Default, Clone, Copy)]
+struct Lanes {
+    passed: [u32; 32],
+    seen: u32,
+}
+
+impl Lanes {
+    /// The interval a request of `mask` falls in: its first active lane's.
+    fn interval(&self, mask: u32) -> u32 {
+        self.passed[mask.trailing_zeros().min(31) as usize]
+    }
+
+    /// The interval every seen lane of the warp is past.
+    fn all_past(&self) -> u32 {
+        (0..32)
+            .filter(|l| self.seen >> l & 1 == 1)
+            .map(|l| self.passed[l])
+            .min()
+            .unwrap_or(0)
+    }
+}
+
 /// Every hazard of the events, one per kind and pair of lines, the most frequent first.
 pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
     let warps = warps_of_blocks(events);
-    let mut epochs: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut epochs: HashMap<(u32, u32), Lanes> = HashMap::new();
     let mut intervals: HashMap<(u32, u32), WordMap> = HashMap::new();
     let mut found: HashMap<Key, Race> = HashMap::new();
     let mut request = Vec::with_capacity(128);
@@ -100,20 +125,27 @@ pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
         let Some(block_warps) = warps.get(&e.block).filter(|w| w.len() > 1) else {
             continue;
         };
-        let epoch = epochs.entry((e.block, e.warp)).or_default();
+        let lanes = epochs.entry((e.block, e.warp)).or_default();
+        lanes.seen |= e.mask;
         if e.op == Op::Barrier {
-            *epoch += 1;
-            let passed = *epoch - 1;
+            let before = lanes.all_past();
+            for l in (0..32).filter(|l| e.mask >> l & 1 == 1) {
+                lanes.passed[l] += 1;
+            }
+            if lanes.all_past() == before {
+                continue;
+            }
             // Once every warp of the block is past an interval, no access can join it.
             let done = block_warps
                 .iter()
-                .all(|&w| epochs.get(&(e.block, w)).is_some_and(|&k| k > passed));
+                .all(|&w| epochs.get(&(e.block, w)).is_some_and(|k| k.all_past() > before));
             if done {
-                intervals.remove(&(e.block, passed));
+                intervals.remove(&(e.block, before));
             }
             continue;
         }
-        let words = intervals.entry((e.block, *epoch)).or_default();
+        let epoch = lanes.interval(e.mask);
+        let words = intervals.entry((e.block, epoch)).or_default();
         request_words(e, &mut request);
         for &(word, bytes) in &request {
             let state = words.entry(word).or_default();

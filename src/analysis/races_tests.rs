@@ -190,3 +190,33 @@ fn an_interval_stays_open_until_the_last_warp_has_left_it() {
         (Some(11), Some(14), 32)
     );
 }
+
+/// A warp that reaches `__syncthreads()` diverged logs the barrier once per lane group:
+/// lanes 8-31 arrive first, lanes 0-7 after storing a halo word. The halo store is before
+/// lanes 0-7's barrier, so another warp's read after its own barrier is ordered.
+#[test]
+fn a_barrier_logged_by_diverged_lane_groups_orders_each_groups_own_stores() {
+    let group = |block, warp, mask: u32| SharedEvent {
+        mask,
+        ..barrier(block, warp)
+    };
+    let halo = |n: u32| SharedEvent {
+        mask: (1 << n) - 1,
+        ..access(0, 0, Op::Write, 39, 1024, n)
+    };
+    let mut ev = vec![
+        access(0, 0, Op::Write, 36, 0, 32),
+        access(0, 1, Op::Write, 36, 128, 32),
+        group(0, 0, 0xffff_ff00),
+        halo(8),
+        group(0, 0, 0x0000_00ff),
+        barrier(0, 1),
+        access(0, 1, Op::Read, 46, 1024, 8),
+    ];
+    assert!(find_races(&ev).is_empty(), "{:?}", find_races(&ev));
+    // A halo store after lanes 0-7's barrier shares the reader's interval: a race.
+    ev.swap(3, 4);
+    let races = find_races(&ev);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!((races[0].first_line, races[0].second_line), (Some(39), Some(46)));
+}
