@@ -136,9 +136,11 @@ pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
                 continue;
             }
             // Once every warp of the block is past an interval, no access can join it.
-            let done = block_warps
-                .iter()
-                .all(|&w| epochs.get(&(e.block, w)).is_some_and(|k| k.all_past() > before));
+            let done = block_warps.iter().all(|&w| {
+                epochs
+                    .get(&(e.block, w))
+                    .is_some_and(|k| k.all_past() > before)
+            });
             if done {
                 intervals.remove(&(e.block, before));
             }

@@ -218,5 +218,8 @@ fn a_barrier_logged_by_diverged_lane_groups_orders_each_groups_own_stores() {
     ev.swap(3, 4);
     let races = find_races(&ev);
     assert_eq!(races.len(), 1, "{races:?}");
-    assert_eq!((races[0].first_line, races[0].second_line), (Some(39), Some(46)));
+    assert_eq!(
+        (races[0].first_line, races[0].second_line),
+        (Some(39), Some(46))
+    );
 }

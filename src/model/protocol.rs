@@ -44,6 +44,11 @@ pub struct RunOptions {
     /// into it wrong: a missing bounds check that the output alone would not show.
     #[serde(default)]
     pub guard: bool,
+    /// Keep this run's inputs in the worker and use them again for the next run that asks
+    /// and has the same buffers (a learner's edit loop); outputs are poisoned every launch
+    /// all the same.
+    #[serde(default)]
+    pub keep_inputs: bool,
 }
 
 impl Default for RunOptions {
@@ -57,6 +62,7 @@ impl Default for RunOptions {
             max_ms: 1500.0,
             max_blocks: 0,
             guard: false,
+            keep_inputs: false,
         }
     }
 }

@@ -39,6 +39,10 @@ impl Fatal {
 pub struct Session {
     pub gpu: Gpu,
     pub peak: Option<Peak>,
+    /// The last run's inputs, kept when it asked (`keep_inputs`), with what they were made
+    /// for: a learner saving a kernel again and again need not wait for a GiB of fresh
+    /// random numbers each time.
+    pub kept: Option<(String, Buffers)>,
 }
 
 type Send<'a> = &'a mut dyn FnMut(Reply);
@@ -63,9 +67,13 @@ pub fn run_lesson(
         variant: String::new(),
         stage: "preparing fresh inputs".into(),
     });
+    let (key, kept) = (inputs_key(lesson, opts), session.kept.take());
     let gpu = &session.gpu;
-    let mut bufs = Buffers::fresh(gpu, lesson, hostdata::fresh_seed(), opts.guard)
-        .map_err(|e| Fatal::in_variant("", e))?;
+    let mut bufs = match kept {
+        Some((k, b)) if opts.keep_inputs && k == key => b,
+        _ => Buffers::fresh(gpu, lesson, hostdata::fresh_seed(), opts.guard)
+            .map_err(|e| Fatal::in_variant("", e))?,
+    };
     let mut expected: Vec<(usize, HostData)> =
         hostdata::builtin_expected(&lesson.reference, &bufs.host_inputs)
             .into_iter()
@@ -105,7 +113,19 @@ pub fn run_lesson(
             });
         }
     }
+    if opts.keep_inputs {
+        session.kept = Some((key, bufs));
+    }
     Ok(())
+}
+
+/// What kept inputs must match to be used again: the lesson's buffers and textures as they
+/// were made, and the guard zones.
+fn inputs_key(lesson: &Lesson, opts: &RunOptions) -> String {
+    format!(
+        "{}|{:?}|{:?}|{}",
+        lesson.id, lesson.buffers, lesson.textures, opts.guard
+    )
 }
 
 /// A `builtin: sgemm` reference: cuBLAS's output joins the expected ones, and its speed
@@ -249,11 +269,13 @@ pub(crate) fn run_order(lesson: &Lesson, opts: &RunOptions) -> Vec<usize> {
     if let Reference::Variant(r) = lesson.reference {
         order.push(r);
     }
-    for (i, v) in lesson.variants.iter().enumerate() {
-        if wanted(opts, &v.name) && !order.contains(&i) {
-            order.push(i);
-        }
-    }
+    // Asked by name: in the order asked (a learner's kernel first, its figures soonest).
+    let asked = |name: &str| opts.variants.iter().position(|n| n == name);
+    let mut rest: Vec<usize> = (0..lesson.variants.len())
+        .filter(|&i| wanted(opts, &lesson.variants[i].name) && !order.contains(&i))
+        .collect();
+    rest.sort_by_key(|&i| asked(&lesson.variants[i].name));
+    order.extend(rest);
     order
 }
 
@@ -273,4 +295,32 @@ fn reference_outputs(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod order_tests {
+    use super::*;
+    use crate::model::builder::LessonBuilder;
+
+    #[test]
+    fn the_reference_runs_first_then_the_variants_in_the_order_asked() {
+        let mut l = LessonBuilder::new("l")
+            .variant("a")
+            .variant("b")
+            .variant("yours")
+            .build();
+        l.reference = Reference::Variant(0);
+        let names = |o: &RunOptions| -> Vec<String> {
+            run_order(&l, o)
+                .into_iter()
+                .map(|i| l.variants[i].name.clone())
+                .collect()
+        };
+        assert_eq!(names(&RunOptions::default()), ["a", "b", "yours"]);
+        let asked = RunOptions {
+            variants: vec!["yours".into(), "b".into()],
+            ..RunOptions::default()
+        };
+        assert_eq!(names(&asked), ["a", "yours", "b"]);
+    }
 }
