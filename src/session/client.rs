@@ -6,14 +6,14 @@ pub mod explain;
 mod memcheck;
 mod racecheck;
 mod resume;
+mod tools;
 
 pub use memcheck::{
     MEMCHECK_BLOCKS, MemcheckError, MemcheckReport, SourceLine, memcheck, parse_log,
 };
 pub use racecheck::{RacecheckReport, parse_racecheck, racecheck};
 
-use crate::model::Lesson;
-use crate::model::protocol::{DEVICE_ENV, Reply, Request, Toolkit};
+use crate::model::protocol::{DEVICE_ENV, Reply, Request};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
@@ -369,44 +369,6 @@ impl WorkerClient {
     }
 }
 
-impl WorkerClient {
-    /// nvdisasm's listing of `variant` built for `arch`, or why there is none.
-    pub fn sass(
-        &mut self,
-        lesson: &Lesson,
-        variant: &str,
-        arch: &str,
-    ) -> Result<Result<String, String>, WorkerFailure> {
-        let req = Request::Sass {
-            lesson: Box::new(lesson.clone()),
-            variant: variant.to_string(),
-            arch: arch.to_string(),
-        };
-        let mut listing = None;
-        self.request(&req, default_stall_timeout(), |r| {
-            if let Reply::Sass { listing: l, .. } = r {
-                listing = Some(l.clone());
-            }
-        })?;
-        listing.ok_or_else(|| WorkerFailure::Crashed {
-            detail: "it finished without a listing".into(),
-        })
-    }
-
-    /// Which CUDA tools the worker finds on this machine (no GPU is opened).
-    pub fn toolkit(&mut self) -> Result<Toolkit, WorkerFailure> {
-        let mut tools = None;
-        self.request(&Request::Tools, default_stall_timeout(), |r| {
-            if let Reply::Tools { tools: t } = r {
-                tools = Some(t.clone());
-            }
-        })?;
-        tools.ok_or_else(|| WorkerFailure::Crashed {
-            detail: "it finished without saying which tools it has".into(),
-        })
-    }
-}
-
 impl Default for WorkerClient {
     fn default() -> Self {
         WorkerClient::new()
@@ -420,28 +382,5 @@ impl Drop for WorkerClient {
             let _ = r.child.wait();
         }
         self.pid.store(0, Ordering::SeqCst);
-    }
-}
-
-#[cfg(test)]
-mod fault_words {
-    use super::WorkerFailure;
-
-    #[test]
-    fn a_fault_before_any_variant_is_said_as_the_lesson_setup_not_an_empty_name() {
-        let f = |v: Option<&str>| {
-            WorkerFailure::Fault {
-                variant: v.map(str::to_string),
-                message: "setting the persisting-L2 size: invalid argument".into(),
-            }
-            .to_string()
-        };
-        assert!(
-            f(Some("")).starts_with("preparing the lesson faulted"),
-            "{}",
-            f(Some(""))
-        );
-        assert!(f(Some("remote")).starts_with("`remote` faulted"));
-        assert!(f(None).starts_with("the kernel faulted"));
     }
 }

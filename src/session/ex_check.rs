@@ -11,7 +11,7 @@ use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::exercise::{Exercise, YOURS};
 use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
-use crate::model::results::{LessonResult, PtxasReport, Source, VariantResult};
+use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -110,40 +110,7 @@ pub fn check_with(
     let caps = fold::hello(client, device)?;
     match &caps.device {
         Some(dev) if fold::unmet(t.lesson, &caps).is_none() => {
-            say(&format!("running on {}", dev.name));
-            let main = exercise_lesson(
-                t.lesson,
-                t.ex,
-                yours,
-                oracle(t.ex.solution_reference),
-                &t.ex.compared(),
-            );
-            let mut result = super::source::live(&main, dev.clone());
-            let key = format!("{}|{}|{}", t.lesson.id, t.ex.id, dev.name);
-            let earlier = if t.quick {
-                compared_earlier(&key)
-            } else {
-                None
-            };
-            let options = main_options(t.ex, t.quick, earlier.is_some());
-            let out = fold::run_lesson(client, &main, &options, &mut result, progress(&mut say));
-            if let Err(f) = out {
-                say(&format!("error: {f}"));
-            }
-            match earlier {
-                Some(vs) => splice(&main, &mut result, vs),
-                None => remember_compared(&key, t.ex, &result),
-            }
-            let mut report = report(t.ex, result, true);
-            if report.compile_error.is_none() {
-                let mut early = report.clone();
-                let pending = line(Mark::NotMeasured, BEING_CHECKED.into());
-                early.lines.insert(0, pending);
-                figures(&early);
-                let line = correctness(client, t, yours, &report.result, &mut say);
-                report.lines.insert(0, line);
-            }
-            Ok(report)
+            Ok(live_check(client, t, yours, dev, &mut say, &mut figures))
         }
         _ if caps.nvrtc.is_some() => {
             let why = match fold::unmet(t.lesson, &caps) {
@@ -168,6 +135,53 @@ pub fn check_with(
             Ok(offline(t.ex, fold::blank_result(&l, Source::None, None)))
         }
     }
+}
+
+/// The check on this machine's GPU: the learner's kernel at the lesson's size beside the
+/// variants it is compared with (their figures shown as soon as they are in), then the
+/// output at every size.
+fn live_check(
+    client: &mut WorkerClient,
+    t: &Target,
+    yours: &Yours,
+    dev: &DeviceInfo,
+    say: &mut impl FnMut(&str),
+    figures: &mut impl FnMut(&CheckReport),
+) -> CheckReport {
+    say(&format!("running on {}", dev.name));
+    let main = exercise_lesson(
+        t.lesson,
+        t.ex,
+        yours,
+        oracle(t.ex.solution_reference),
+        &t.ex.compared(),
+    );
+    let mut result = super::source::live(&main, dev.clone());
+    let key = format!("{}|{}|{}", t.lesson.id, t.ex.id, dev.name);
+    let earlier = if t.quick {
+        compared_earlier(&key)
+    } else {
+        None
+    };
+    let options = main_options(t.ex, t.quick, earlier.is_some());
+    let out = fold::run_lesson(client, &main, &options, &mut result, progress(&mut *say));
+    if let Err(f) = out {
+        say(&format!("error: {f}"));
+    }
+    match earlier {
+        Some(vs) => splice(&main, &mut result, vs),
+        None => remember_compared(&key, t.ex, &result),
+    }
+    let mut report = report(t.ex, result, true);
+    if report.compile_error.is_none() {
+        let mut early = report.clone();
+        let pending = line(Mark::NotMeasured, BEING_CHECKED.into());
+        early.lines.insert(0, pending);
+        figures(&early);
+        let line = correctness(client, t, yours, &report.result, &mut *say);
+        report.lines.insert(0, line);
+    }
+    report
 }
 
 fn oracle(solution: bool) -> Oracle {

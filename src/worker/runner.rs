@@ -79,16 +79,11 @@ pub fn run_lesson(
             .into_iter()
             .collect();
     cublas_reference(gpu, lesson, &mut bufs, opts, &mut expected, &mut peak, send)?;
-    let arch = gpu.info().arch();
     let l2 = set_aside_l2(gpu, lesson, send)?;
+    let arch = gpu.info().arch();
     for i in run_order(lesson, opts) {
         let v = &capped(&lesson.variants[i], opts.max_blocks);
         l2.fresh().map_err(|e| Fatal::in_variant(&v.name, e))?;
-        let job = Job {
-            variant: v,
-            is_reference: lesson.reference == Reference::Variant(i),
-            shown: wanted(opts, &v.name),
-        };
         let ctx = RunContext {
             gpu,
             peak: &peak,
@@ -97,21 +92,9 @@ pub fn run_lesson(
             opts,
             expected: &expected,
         };
-        let mut result = variant::run_variant(&ctx, &job, &mut bufs, send)?;
-        if job.is_reference {
-            if result.correct == Some(true) {
-                expected.extend(reference_outputs(lesson, &bufs, &v.name)?);
-            } else {
-                result
-                    .error
-                    .get_or_insert("the reference variant failed".into());
-            }
-        }
-        if job.shown {
-            send(Reply::Variant {
-                result: Box::new(result),
-            });
-        }
+        let reference = lesson.reference == Reference::Variant(i);
+        let outputs = run_one(&ctx, v, reference, &mut bufs, send)?;
+        expected.extend(outputs);
     }
     if opts.keep_inputs {
         session.kept = Some((key, bufs));
@@ -126,6 +109,39 @@ fn inputs_key(lesson: &Lesson, opts: &RunOptions) -> String {
         "{}|{:?}|{:?}|{}",
         lesson.id, lesson.buffers, lesson.textures, opts.guard
     )
+}
+
+/// One variant, its result sent if it was asked for; the reference's outputs, when it is
+/// the reference and right, for the others to match.
+fn run_one(
+    ctx: &RunContext,
+    v: &Variant,
+    is_reference: bool,
+    bufs: &mut Buffers,
+    send: Send,
+) -> Result<Vec<(usize, HostData)>, Fatal> {
+    let job = Job {
+        variant: v,
+        is_reference,
+        shown: wanted(ctx.opts, &v.name),
+    };
+    let mut result = variant::run_variant(ctx, &job, bufs, send)?;
+    let mut outputs = Vec::new();
+    if is_reference {
+        if result.correct == Some(true) {
+            outputs = reference_outputs(ctx.lesson, bufs, &v.name)?;
+        } else {
+            result
+                .error
+                .get_or_insert("the reference variant failed".into());
+        }
+    }
+    if job.shown {
+        send(Reply::Variant {
+            result: Box::new(result),
+        });
+    }
+    Ok(outputs)
 }
 
 /// A `builtin: sgemm` reference: cuBLAS's output joins the expected ones, and its speed
