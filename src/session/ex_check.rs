@@ -159,7 +159,7 @@ fn live_check(
     let mut result = super::source::live(&main, dev.clone());
     let key = format!("{}|{}|{}", t.lesson.id, t.ex.id, dev.name);
     let earlier = if t.quick {
-        compared_earlier(&key)
+        super::ex_quick::compared_earlier(&key)
     } else {
         None
     };
@@ -169,15 +169,20 @@ fn live_check(
         say(&format!("error: {f}"));
     }
     match earlier {
-        Some(vs) => splice(&main, &mut result, vs),
-        None => remember_compared(&key, t.ex, &result),
+        Some(vs) => super::ex_quick::splice(&main, &mut result, vs),
+        None if !t.quick => super::ex_quick::remember_compared(&key, t.ex, &result),
+        None => {}
     }
-    let mut report = report(t.ex, result, true);
+    let mut report = report(t.ex, result.clone(), true);
     if report.compile_error.is_none() {
         let mut early = report.clone();
         let pending = line(Mark::NotMeasured, BEING_CHECKED.into());
         early.lines.insert(0, pending);
         figures(&early);
+        if t.quick {
+            super::ex_quick::trace_yours(client, &main, &mut result, &mut *say);
+            report = self::report(t.ex, result, true);
+        }
         let line = correctness(client, t, yours, &report.result, &mut *say);
         report.lines.insert(0, line);
     }
@@ -192,47 +197,6 @@ fn oracle(solution: bool) -> Oracle {
     }
 }
 
-/// The lesson's variants a check compares with, as this process last measured them on this
-/// GPU: they do not change while the learner edits, so a quick check times only theirs.
-type Compared = std::sync::Mutex<std::collections::HashMap<String, Vec<VariantResult>>>;
-
-fn compared_cache() -> &'static Compared {
-    static CACHE: std::sync::OnceLock<Compared> = std::sync::OnceLock::new();
-    CACHE.get_or_init(Default::default)
-}
-
-fn compared_earlier(key: &str) -> Option<Vec<VariantResult>> {
-    compared_cache().lock().ok()?.get(key).cloned()
-}
-
-/// Kept only when every compared variant was timed.
-fn remember_compared(key: &str, ex: &Exercise, result: &LessonResult) {
-    let names = ex.compared();
-    let vs: Vec<VariantResult> = result
-        .variants
-        .iter()
-        .filter(|v| names.contains(&v.name))
-        .cloned()
-        .collect();
-    if vs.len() == names.len()
-        && vs.iter().all(|v| v.time_ms.is_some())
-        && let Ok(mut c) = compared_cache().lock()
-    {
-        c.insert(key.to_string(), vs);
-    }
-}
-
-/// The earlier figures of the compared variants in place of their empty entries, and the
-/// checks judged again with them.
-fn splice(lesson: &Lesson, result: &mut LessonResult, earlier: Vec<VariantResult>) {
-    for e in earlier {
-        if let Some(v) = result.variants.iter_mut().find(|v| v.name == e.name) {
-            *v = e;
-        }
-    }
-    fold::evaluate_claims(lesson, result);
-}
-
 fn main_options(ex: &Exercise, quick: bool, compared_known: bool) -> RunOptions {
     let mut variants = vec![YOURS.to_string()];
     if !compared_known {
@@ -245,6 +209,8 @@ fn main_options(ex: &Exercise, quick: bool, compared_known: bool) -> RunOptions 
         // A save is checked at the lesson's size with the inputs of the save before (each
         // launch still poisons the outputs); the other sizes get fresh ones every time.
         keep_inputs: quick,
+        // While the learner edits the figures come first; the trace follows (trace_yours).
+        trace: !quick,
         max_runs: if quick { QUICK_RUNS } else { full.max_runs },
         max_ms: if quick { QUICK_MS } else { full.max_ms },
         ..full
@@ -312,7 +278,7 @@ fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckReport {
 }
 
 /// A live run's progress in a few words.
-fn progress(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
+pub(super) fn progress(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
     move |r| {
         if let Reply::Stage { variant, stage } = r {
             say(&format!("{variant} {stage}"));

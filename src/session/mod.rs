@@ -6,6 +6,7 @@ pub mod client;
 pub mod ex_check;
 pub mod ex_lesson;
 pub mod ex_progress;
+mod ex_quick;
 pub mod fold;
 pub mod progress;
 pub mod recording;
