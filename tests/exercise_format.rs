@@ -196,3 +196,33 @@ fn a_check_on_a_measure_the_lesson_lacks_is_placed_on_the_check() {
         "unknown measure `cycles`",
     );
 }
+
+#[test]
+fn an_editing_size_loads_and_a_bad_one_is_placed() {
+    let (line, _) = at("sizes:");
+    let b = base();
+    let indent: String = b
+        .lines()
+        .nth(line - 1)
+        .unwrap()
+        .chars()
+        .take_while(|c| *c == ' ')
+        .collect();
+    let sizes_line = b.lines().nth(line - 1).unwrap().to_string();
+    let with = |v: &str| {
+        b.replacen(
+            &sizes_line,
+            &format!("{sizes_line}\n{indent}editing: {{ {v} }}"),
+            1,
+        )
+    };
+    let l = load(&with("n: 512")).unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(l.exercises[0].editing, vec![("n".to_string(), 512)]);
+    assert!(load(&b).unwrap().exercises[0].editing.is_empty());
+    let errs = load(&with("n: 0")).unwrap_err();
+    assert_eq!(errs.len(), 1, "{errs:?}");
+    assert!(errs[0].starts_with(&format!("{}:", line + 1)), "{errs:?}");
+    assert!(errs[0].contains("a size must be > 0"), "{errs:?}");
+    let errs = load(&with("q: 4")).unwrap_err();
+    assert!(errs[0].contains("`q` is not a problem size"), "{errs:?}");
+}

@@ -33,6 +33,10 @@ pub struct Exercise {
     /// Extra problem sizes the output is checked at (each a set of overrides of the
     /// lesson's `problem`), beside the lesson's own.
     pub sizes: Vec<Vec<(String, i64)>>,
+    /// The problem sizes a check runs at while the learner edits (a save, not a check
+    /// asked for), so the figures come back soon; empty: the lesson's own.
+    #[serde(default)]
+    pub editing: Vec<(String, i64)>,
     /// Fresh inputs per size.
     pub seeds: u32,
     /// The main run's outputs are compared with the solution, not the lesson's reference.

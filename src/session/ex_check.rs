@@ -149,15 +149,26 @@ fn live_check(
     figures: &mut impl FnMut(&CheckReport),
 ) -> CheckReport {
     say(&format!("running on {}", dev.name));
+    let editing = t.quick.then(|| super::ex_quick::editing_size(t)).flatten();
+    let (lesson, ex) = match &editing {
+        Some((l, e)) => (l, e),
+        None => (t.lesson, t.ex),
+    };
     let main = exercise_lesson(
-        t.lesson,
-        t.ex,
+        lesson,
+        ex,
         yours,
-        oracle(t.ex.solution_reference),
-        &t.ex.compared(),
+        oracle(ex.solution_reference),
+        &ex.compared(),
     );
     let mut result = super::source::live(&main, dev.clone());
-    let key = format!("{}|{}|{}", t.lesson.id, t.ex.id, dev.name);
+    let key = format!(
+        "{}|{}|{}|{}",
+        t.lesson.id,
+        t.ex.id,
+        dev.name,
+        editing.is_some()
+    );
     let earlier = if t.quick {
         super::ex_quick::compared_earlier(&key)
     } else {
@@ -183,7 +194,8 @@ fn live_check(
             super::ex_quick::trace_yours(client, &main, &mut result, &mut *say);
             report = self::report(t.ex, result, true);
         }
-        let line = correctness(client, t, yours, &report.result, &mut *say);
+        let main_at = (&report.result, lesson.problem.as_slice());
+        let line = correctness(client, t, yours, main_at, &mut *say);
         report.lines.insert(0, line);
     }
     report
@@ -292,10 +304,10 @@ fn correctness(
     client: &mut WorkerClient,
     t: &Target,
     yours: &Yours,
-    main: &LessonResult,
+    (main, main_at): (&LessonResult, &[(String, i64)]),
     say: &mut impl FnMut(&str),
 ) -> CheckLine {
-    if let Err(line) = judge_output(yours_of(main), &sizes_text(&t.lesson.problem)) {
+    if let Err(line) = judge_output(yours_of(main), &sizes_text(main_at)) {
         return line;
     }
     let mut runs = 1;

@@ -1,7 +1,7 @@
 //! What a quick exercise check (a save while the learner edits) reuses or defers, so the
 //! learner's figures come soon: the compared variants' earlier figures, and the trace.
 
-use super::ex_check::progress;
+use super::ex_check::{Target, progress};
 use super::fold;
 use crate::model::Lesson;
 use crate::model::exercise::{Exercise, YOURS};
@@ -75,4 +75,15 @@ pub(super) fn trace_yours(
         dst.trace_error = src.trace_error.clone();
     }
     fold::evaluate_claims(main, result);
+}
+
+/// The lesson and exercise at the exercise's editing size (`editing:`), when it has one
+/// and the lesson loads at it; else None, and the check runs at the lesson's size.
+pub(super) fn editing_size(t: &Target) -> Option<(Lesson, Exercise)> {
+    if t.ex.editing.is_empty() {
+        return None;
+    }
+    let sized = crate::course::reload_sized(t.root, &t.lesson.file, &t.ex.editing).ok()?;
+    let ex = sized.exercises.iter().find(|e| e.id == t.ex.id)?.clone();
+    Some((sized, ex))
 }

@@ -6,7 +6,7 @@ use super::kernel::kernel_problem;
 use super::variants::{self, Merged, Names, Sources};
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
-use crate::course::schema::RawLesson;
+use crate::course::schema::{OrderedMap, RawLesson};
 use crate::course::schema_ext::RawExercise;
 use crate::model::claim::Claim;
 use crate::model::exercise::{Exercise, YOURS};
@@ -68,6 +68,9 @@ fn exercise(
     let checks = checks(cx, e, at, variant_names);
     let checks = checks.filter(|c| measures_known(cx, raw, c, at));
     let sizes = sizes(cx, e, at, known.problem);
+    let editing = e.editing.as_ref().map_or(Some(Vec::new()), |set| {
+        size_set(cx, set, &format!("{at}.editing"), known.problem)
+    });
     let seeds = seeds(cx, e, at);
     let solution_reference = reference(cx, e, at);
     let random_inputs = random(cx, e, at, known);
@@ -84,6 +87,7 @@ fn exercise(
         hints: e.hints.clone(),
         checks: checks?,
         sizes: sizes?,
+        editing: editing?,
         seeds: seeds?,
         solution_reference: solution_reference?,
         random_inputs: random_inputs?,
@@ -257,30 +261,43 @@ fn sizes(
 ) -> Option<Vec<Vec<(String, i64)>>> {
     let mut out = Some(Vec::new());
     for (j, set) in e.sizes.iter().flatten().enumerate() {
-        let mut one = Vec::new();
-        for (name, v) in &set.0 {
-            let path = format!("{at}.sizes[{j}].{name}");
-            if !problem.iter().any(|(n, _)| n == name) {
-                let list: Vec<&str> = problem.iter().map(|(n, _)| n.as_str()).collect();
-                cx.err_key(
-                    &path,
-                    format!(
-                        "`{name}` is not a problem size (sizes: {})",
-                        list.join(", ")
-                    ),
-                );
-                out = None;
-            } else if *v <= 0 {
-                cx.err(&path, format!("a size must be > 0 (`{name}` is {v})"));
-                out = None;
-            }
-            one.push((name.clone(), *v));
-        }
-        if let Some(list) = out.as_mut() {
-            list.push(one);
+        let one = size_set(cx, set, &format!("{at}.sizes[{j}]"), problem);
+        match (one, out.as_mut()) {
+            (Some(one), Some(list)) => list.push(one),
+            _ => out = None,
         }
     }
     out
+}
+
+/// One set of overrides of the lesson's problem sizes, each a size it has, > 0.
+fn size_set(
+    cx: &mut Cx,
+    set: &OrderedMap<i64>,
+    at: &str,
+    problem: &[(String, i64)],
+) -> Option<Vec<(String, i64)>> {
+    let mut ok = true;
+    let mut one = Vec::new();
+    for (name, v) in &set.0 {
+        let path = format!("{at}.{name}");
+        if !problem.iter().any(|(n, _)| n == name) {
+            let list: Vec<&str> = problem.iter().map(|(n, _)| n.as_str()).collect();
+            cx.err_key(
+                &path,
+                format!(
+                    "`{name}` is not a problem size (sizes: {})",
+                    list.join(", ")
+                ),
+            );
+            ok = false;
+        } else if *v <= 0 {
+            cx.err(&path, format!("a size must be > 0 (`{name}` is {v})"));
+            ok = false;
+        }
+        one.push((name.clone(), *v));
+    }
+    ok.then_some(one)
 }
 
 fn seeds(cx: &mut Cx, e: &RawExercise, at: &str) -> Option<u32> {
