@@ -49,10 +49,10 @@ fn listing(client: &mut WorkerClient, lesson: &Lesson, v: &Variant, arch: &str) 
     let text = client
         .sass(lesson, &v.name, arch)?
         .map_err(|why| anyhow!("{}: {why}", v.name))?;
-    sass::parse(&text)
-        .into_iter()
-        .find(|l| l.kernel == v.kernel)
-        .or_else(|| sass::parse(&text).into_iter().next())
+    let mut all = sass::parse(&text);
+    let at = all.iter().position(|l| l.kernel == v.kernel).unwrap_or(0);
+    (at < all.len())
+        .then(|| all.swap_remove(at))
         .with_context(|| format!("{}: nvdisasm listed no kernel", v.name))
 }
 

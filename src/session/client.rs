@@ -47,10 +47,10 @@ pub enum WorkerFailure {
         stage: String,
     },
     #[error(
-        "{} faulted: {message}. {} The fault poisons the GPU context, so the worker \
+        "{} faulted: {message}. {}The fault poisons the GPU context, so the worker \
          was restarted; the next run starts clean.",
         who_faulted(.variant),
-        explain::advice(.message)
+        advice_for(.variant, .message)
     )]
     Fault {
         variant: Option<String>,
@@ -67,6 +67,16 @@ fn who_stalled(variant: &str) -> String {
         "the worker".to_string()
     } else {
         format!("`{variant}`")
+    }
+}
+
+/// What a kernel fault usually means, ending in a space; nothing when no kernel ran (the
+/// lesson's setup).
+fn advice_for(variant: &Option<String>, message: &str) -> String {
+    match variant.as_deref() {
+        Some("") => String::new(),
+        _ if explain::advice(message).is_empty() => String::new(),
+        _ => format!("{} ", explain::advice(message)),
     }
 }
 

@@ -61,6 +61,13 @@ mod fault_words {
             "{}",
             f(Some(""))
         );
+        // No kernel ran: nothing about kernels faulting on the GPU.
+        assert!(!f(Some("")).contains("kernel"), "{}", f(Some("")));
+        assert!(
+            !f(Some("")).contains("  ") && !f(None).contains("  "),
+            "{}",
+            f(None)
+        );
         assert!(f(Some("remote")).starts_with("`remote` faulted"));
         assert!(f(None).starts_with("the kernel faulted"));
     }
