@@ -58,20 +58,23 @@ pub fn run_lesson(
         lacking(lesson, opts, &why, send);
         return Ok(());
     }
-    if !fits(&session.gpu, lesson, opts, send) {
+    let key = inputs_key(lesson, opts);
+    // Kept inputs this run cannot use are freed first, so the memory check and the new
+    // buffers see the GPU without them; inputs it uses are already in place.
+    let kept = session
+        .kept
+        .take()
+        .filter(|(k, _)| opts.keep_inputs && *k == key);
+    if kept.is_none() && !fits(&session.gpu, lesson, opts, send) {
         return Ok(());
     }
     let mut peak = ensure_peak(session, opts, send)?;
     send(Reply::Peak { peak: peak.clone() });
-    send(Reply::Stage {
-        variant: String::new(),
-        stage: "preparing fresh inputs".into(),
-    });
-    let (key, kept) = (inputs_key(lesson, opts), session.kept.take());
+    say_inputs(send, kept.is_some());
     let gpu = &session.gpu;
     let mut bufs = match kept {
-        Some((k, b)) if opts.keep_inputs && k == key => b,
-        _ => Buffers::fresh(gpu, lesson, hostdata::fresh_seed(), opts.guard)
+        Some((_, b)) => b,
+        None => Buffers::fresh(gpu, lesson, hostdata::fresh_seed(), opts.guard)
             .map_err(|e| Fatal::in_variant("", e))?,
     };
     let mut expected: Vec<(usize, HostData)> =
@@ -109,6 +112,17 @@ fn inputs_key(lesson: &Lesson, opts: &RunOptions) -> String {
         "{}|{:?}|{:?}|{}",
         lesson.id, lesson.buffers, lesson.textures, opts.guard
     )
+}
+
+fn say_inputs(send: Send, kept: bool) {
+    let stage = match kept {
+        true => "using the inputs of the last check again",
+        false => "preparing fresh inputs",
+    };
+    send(Reply::Stage {
+        variant: String::new(),
+        stage: stage.into(),
+    });
 }
 
 /// One variant, its result sent if it was asked for; the reference's outputs, when it is
