@@ -36,12 +36,9 @@ struct Lab {
 impl Lab {
     /// Feed `script` and what the worker and the watcher send until `until` holds for one
     /// of them (then it is drawn); false when nothing of the kind came in time. Also when
-    /// the learner's figures were handed to the loop, if they were.
-    fn play(
-        &mut self,
-        script: Vec<UiEvent>,
-        until: fn(&UiEvent) -> bool,
-    ) -> (bool, Option<Instant>) {
+    /// the learner's figures were handed to the loop, if they were, and each stage the
+    /// check said with when it said it.
+    fn play(&mut self, script: Vec<UiEvent>, until: fn(&UiEvent) -> bool) -> Played {
         let (tx, rx) = channel();
         for ev in script {
             let _ = tx.send(ev);
@@ -49,27 +46,33 @@ impl Lab {
         let hub = self.hub.take().expect("the hub is back after each step");
         let relay = std::thread::spawn(move || {
             let end = Instant::now() + WAIT;
-            let mut seen = None;
+            let (mut seen, mut stages) = (None, Vec::new());
             while let Ok(ev) = hub.recv_timeout(end.saturating_duration_since(Instant::now())) {
                 let done = until(&ev);
                 if seen.is_none() && (figures(&ev) || done) {
                     seen = Some(Instant::now());
                 }
+                if let UiEvent::Worker(WorkerEvent::ExStage { text, .. }) = &ev {
+                    stages.push((Instant::now(), text.clone()));
+                }
                 if tx.send(ev).is_err() || done {
-                    return (hub, done, seen);
+                    return (hub, done, seen, stages);
                 }
             }
-            (hub, false, seen)
+            (hub, false, seen, stages)
         });
         let mut no_editor = |_: &Path| Err("no editor here".to_string());
         let (app, term) = (&mut self.app, &mut self.terminal);
         ui::run_with(term, app, &rx, &self.jobs, &self.saves, &mut no_editor)
             .expect("the loop runs");
-        let (hub, done, seen) = relay.join().expect("the relay ends");
+        let (hub, done, seen, stages) = relay.join().expect("the relay ends");
         self.hub = Some(hub);
-        (done, seen)
+        (done, seen, stages)
     }
 }
+
+/// Whether the awaited event came, when the figures came, and the stages said on the way.
+type Played = (bool, Option<Instant>, Vec<(Instant, String)>);
 
 fn checked(ev: &UiEvent) -> bool {
     matches!(ev, UiEvent::Worker(WorkerEvent::Checked { .. }))
@@ -202,7 +205,7 @@ fn measure(lab: &mut Lab, file: &Path, solution: &str, saves: usize) -> (Vec<f64
             eprintln!("could not save: {e}");
             exit(1);
         }
-        let (done, seen) = lab.play(vec![], checked);
+        let (done, seen, stages) = lab.play(vec![], checked);
         let all = t0.elapsed().as_secs_f64() * 1e3;
         let (true, Some(seen)) = (done, seen) else {
             eprintln!("save {}: no check within {WAIT:?}", i + 1);
@@ -213,6 +216,10 @@ fn measure(lab: &mut Lab, file: &Path, solution: &str, saves: usize) -> (Vec<f64
             "save {:>2}: figures {first:8.1} ms   whole check {all:8.1} ms",
             i + 1
         );
+        for (at, text) in stages {
+            let ms = at.duration_since(t0).as_secs_f64() * 1e3;
+            println!("    {ms:8.1} ms  {text}");
+        }
         report_check(&lab.app, &format!("save {}", i + 1));
         figures.push(first);
         whole.push(all);

@@ -49,6 +49,14 @@ pub struct RunOptions {
     /// all the same.
     #[serde(default)]
     pub keep_inputs: bool,
+    /// Check the output (false: only the trace is wanted, of a kernel whose output was just
+    /// checked on the same inputs).
+    #[serde(default = "yes")]
+    pub check: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl Default for RunOptions {
@@ -63,6 +71,7 @@ impl Default for RunOptions {
             max_blocks: 0,
             guard: false,
             keep_inputs: false,
+            check: true,
         }
     }
 }

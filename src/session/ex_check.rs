@@ -181,8 +181,7 @@ fn live_check(
     }
     match earlier {
         Some(vs) => super::ex_quick::splice(&main, &mut result, vs),
-        None if !t.quick => super::ex_quick::remember_compared(&key, t.ex, &result),
-        None => {}
+        None => super::ex_quick::remember_compared(&key, t.ex, &result),
     }
     let mut report = report(t.ex, result.clone(), true);
     if report.compile_error.is_none() {

@@ -63,6 +63,7 @@ pub(super) fn trace_yours(
         time: false,
         guard: true,
         keep_inputs: true,
+        check: false,
         ..RunOptions::default()
     };
     let mut traced = fold::blank_result(main, Source::Live, result.device.clone());

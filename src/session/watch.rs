@@ -1,7 +1,8 @@
 //! Noticing saves of the learner's file, whichever editor saved it: `gpulab ex watch` and
 //! the lab both use this. Editors save in place or write a new file and rename it over the
 //! old one, so the folder is watched, not the file; a burst of events within the debounce
-//! is one save. Folders that give no events (network shares, WSL-mounted drives) are
+//! is one save. An event that says the file is whole again (closed after writing, or
+//! renamed into place) only waits a short settle: the learner's figures come sooner. Folders that give no events (network shares, WSL-mounted drives) are
 //! covered by reading the file again every second, so a save is never missed; a text equal
 //! to the last one seen (an editor touching the file without changing it) is no save.
 
@@ -12,6 +13,8 @@ use std::time::Duration;
 
 /// Events closer together than this are one save.
 pub const DEBOUNCE: Duration = Duration::from_millis(200);
+/// After an event that finishes a save, this long without another is the end of it.
+pub const SETTLE: Duration = Duration::from_millis(25);
 /// How often the file is read again when no event comes.
 pub const POLL: Duration = Duration::from_secs(1);
 
@@ -61,13 +64,38 @@ impl FileWatch {
     }
 
     /// Wait for the next event (at most `POLL`), then until none has come for the
-    /// debounce: one save is often several events.
+    /// debounce (the settle, after an event that finishes a save of the file): one save
+    /// is often several events.
     pub fn wait(&self) {
-        match self.rx.recv_timeout(POLL) {
-            Ok(_) => while self.rx.recv_timeout(DEBOUNCE).is_ok() {},
-            Err(RecvTimeoutError::Timeout) => {}
-            Err(RecvTimeoutError::Disconnected) => std::thread::sleep(POLL),
+        let mut event = match self.rx.recv_timeout(POLL) {
+            Ok(e) => e,
+            Err(RecvTimeoutError::Timeout) => return,
+            Err(RecvTimeoutError::Disconnected) => return std::thread::sleep(POLL),
+        };
+        loop {
+            let quiet = if self.finishes(&event) {
+                SETTLE
+            } else {
+                DEBOUNCE
+            };
+            match self.rx.recv_timeout(quiet) {
+                Ok(e) => event = e,
+                Err(_) => return,
+            }
         }
+    }
+
+    /// The event leaves the learner's file whole: written and closed, or renamed over.
+    fn finishes(&self, event: &notify::Result<notify::Event>) -> bool {
+        use notify::event::{AccessKind, AccessMode, EventKind, ModifyKind, RenameMode};
+        let Ok(e) = event else { return false };
+        let done = matches!(
+            e.kind,
+            EventKind::Access(AccessKind::Close(AccessMode::Write))
+                | EventKind::Modify(ModifyKind::Name(RenameMode::To | RenameMode::Both))
+        );
+        let name = self.file.file_name();
+        done && e.paths.iter().any(|p| p.file_name() == name)
     }
 }
 
@@ -88,5 +116,38 @@ mod tests {
         std::fs::write(&f, "three").unwrap();
         w.wait();
         assert_eq!(w.changed().as_deref(), Some(&b"three"[..]));
+    }
+
+    /// A write that closes the file settles in well under the debounce; a rename over the
+    /// file (as editors that write a new file do) too. Where the folder gives no events the
+    /// wait is the poll, and there is nothing to measure.
+    #[test]
+    fn a_finished_save_settles_sooner_than_the_debounce() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.cu");
+        std::fs::write(&f, "one").unwrap();
+        let mut w = FileWatch::new(&f, Some(b"one".to_vec()));
+        if !w.native {
+            eprintln!("skipped: this folder gives no file events");
+            return;
+        }
+        let t = std::time::Instant::now();
+        std::fs::write(&f, "two").unwrap();
+        w.wait();
+        let closed = t.elapsed();
+        assert_eq!(w.changed().as_deref(), Some(&b"two"[..]));
+        let tmp = dir.path().join("a.cu.tmp");
+        std::fs::write(&tmp, "three").unwrap();
+        let t = std::time::Instant::now();
+        std::fs::rename(&tmp, &f).unwrap();
+        w.wait();
+        let renamed = t.elapsed();
+        assert_eq!(w.changed().as_deref(), Some(&b"three"[..]));
+        for (how, took) in [("closed", closed), ("renamed", renamed)] {
+            assert!(
+                took < DEBOUNCE,
+                "{how}: waited {took:?}, the debounce is {DEBOUNCE:?}"
+            );
+        }
     }
 }

@@ -51,7 +51,7 @@ pub fn fresh_seed() -> u64 {
 /// The initial contents of a buffer (outputs: the poison pattern).
 pub fn generate(buf: &Buffer, seed: u64) -> HostData {
     let n = buf.len as usize;
-    let mut rng = Rng(seed ^ fnv(&buf.name));
+    let base = seed ^ fnv(&buf.name);
     let (lo, hi) = match buf.init {
         Init::Random { lo, hi } => (lo, hi),
         _ => (0.0, 1.0),
@@ -76,12 +76,52 @@ pub fn generate(buf: &Buffer, seed: u64) -> HostData {
         ElemType::U64 if buf.init == Init::Poison => {
             HostData::U64(vec![((p as u64) << 32) | p as u64; n])
         }
-        ElemType::F32 => HostData::F32((0..n).map(|i| val(i, &mut rng) as f32).collect()),
-        ElemType::F64 => HostData::F64((0..n).map(|i| val(i, &mut rng)).collect()),
-        ElemType::I32 => HostData::I32((0..n).map(|i| val(i, &mut rng).floor() as i32).collect()),
-        ElemType::U32 => HostData::U32((0..n).map(|i| val(i, &mut rng).floor() as u32).collect()),
-        ElemType::U64 => HostData::U64((0..n).map(|i| val(i, &mut rng).floor() as u64).collect()),
+        ElemType::F32 => HostData::F32(filled(n, base, |i, r| val(i, r) as f32)),
+        ElemType::F64 => HostData::F64(filled(n, base, val)),
+        ElemType::I32 => HostData::I32(filled(n, base, |i, r| val(i, r).floor() as i32)),
+        ElemType::U32 => HostData::U32(filled(n, base, |i, r| val(i, r).floor() as u32)),
+        ElemType::U64 => HostData::U64(filled(n, base, |i, r| val(i, r).floor() as u64)),
     }
+}
+
+/// Elements drawn per generator: each chunk has its own, so chunks fill in parallel and
+/// the values do not depend on how many threads filled them.
+const CHUNK: usize = 1 << 20;
+
+/// `n` elements, element `i` made by `f(i, rng)` with the generator of its chunk. A GiB
+/// of inputs is made on every core: a learner waits for it before every fresh run.
+fn filled<T: Copy + Default + Send>(
+    n: usize,
+    base: u64,
+    f: impl Fn(usize, &mut Rng) -> T + Sync,
+) -> Vec<T> {
+    let mut out = vec![T::default(); n];
+    let chunks: Vec<(usize, &mut [T])> = out.chunks_mut(CHUNK).enumerate().collect();
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |t| t.get())
+        .min(16);
+    let per = chunks.len().div_ceil(threads).max(1);
+    let mut groups: Vec<Vec<(usize, &mut [T])>> = Vec::new();
+    for c in chunks {
+        match groups.last_mut() {
+            Some(g) if g.len() < per => g.push(c),
+            _ => groups.push(vec![c]),
+        }
+    }
+    std::thread::scope(|s| {
+        for group in groups {
+            let f = &f;
+            s.spawn(move || {
+                for (k, part) in group {
+                    let mut rng = Rng(base ^ (k as u64).wrapping_mul(0xD1B5_4A32_D192_ED03));
+                    for (j, x) in part.iter_mut().enumerate() {
+                        *x = f(k * CHUNK + j, &mut rng);
+                    }
+                }
+            });
+        }
+    });
+    out
 }
 
 fn fnv(s: &str) -> u64 {
@@ -267,6 +307,23 @@ mod tests {
         assert!(a.iter().all(|v| (-1.0..1.0).contains(v)));
         assert_ne!(a, c);
         assert!(a.iter().any(|v| *v < 0.0) && a.iter().any(|v| *v > 0.0));
+    }
+
+    #[test]
+    fn inputs_made_in_parallel_chunks_repeat_for_a_seed_and_no_chunk_repeats_another() {
+        let mut b = buf(Init::Random { lo: 0.0, hi: 1.0 }, ElemType::U64);
+        b.init = Init::Random { lo: 0.0, hi: 1e18 };
+        b.len = (3 * CHUNK + 5) as u64;
+        let (HostData::U64(a), HostData::U64(c)) = (generate(&b, 9), generate(&b, 9)) else {
+            panic!()
+        };
+        assert_eq!(a, c, "the same seed, the same inputs");
+        let starts: Vec<&[u64]> = (0..4).map(|k| &a[k * CHUNK..k * CHUNK + 4]).collect();
+        for i in 0..4 {
+            for j in i + 1..4 {
+                assert_ne!(starts[i], starts[j], "chunks {i} and {j} start alike");
+            }
+        }
     }
 
     #[test]

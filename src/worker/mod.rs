@@ -5,6 +5,7 @@ pub mod compile;
 pub mod fake;
 pub mod gpu_turn;
 pub mod hostdata;
+pub mod kept;
 pub mod l2;
 pub mod launch;
 pub mod measure;

@@ -3,6 +3,7 @@
 //! out as they are measured.
 
 use super::hostdata::{self, HostData};
+use super::kept::{self, Kept};
 use super::l2::{self, PersistingL2};
 use super::launch::Buffers;
 use super::sgemm_ref;
@@ -39,10 +40,9 @@ impl Fatal {
 pub struct Session {
     pub gpu: Gpu,
     pub peak: Option<Peak>,
-    /// The last run's inputs, kept when it asked (`keep_inputs`), with what they were made
-    /// for: a learner saving a kernel again and again need not wait for a GiB of fresh
-    /// random numbers each time.
-    pub kept: Option<(String, Buffers)>,
+    /// The last inputs a run asked to keep (`keep_inputs`): a learner saving a kernel
+    /// again and again need not wait for a GiB of fresh random numbers each time.
+    pub kept: Option<Kept>,
 }
 
 type Send<'a> = &'a mut dyn FnMut(Reply);
@@ -58,34 +58,39 @@ pub fn run_lesson(
         lacking(lesson, opts, &why, send);
         return Ok(());
     }
-    let key = inputs_key(lesson, opts);
-    // Kept inputs this run cannot use are freed first, so the memory check and the new
-    // buffers see the GPU without them; inputs it uses are already in place.
-    let kept = session
-        .kept
-        .take()
-        .filter(|(k, _)| opts.keep_inputs && *k == key);
-    if kept.is_none() && !fits(&session.gpu, lesson, opts, send) {
+    let key = kept::key(lesson, opts);
+    let kept = kept::take_for(&mut session.kept, &key, opts);
+    if kept.is_none() && !fits_beside_kept(session, lesson, opts, send) {
         return Ok(());
     }
     let mut peak = ensure_peak(session, opts, send)?;
     send(Reply::Peak { peak: peak.clone() });
     say_inputs(send, kept.is_some());
     let gpu = &session.gpu;
-    let mut bufs = match kept {
-        Some((_, b)) => b,
-        None => Buffers::fresh(gpu, lesson, hostdata::fresh_seed(), opts.guard)
-            .map_err(|e| Fatal::in_variant("", e))?,
+    let made_by = kept::reference_fingerprint(lesson, opts);
+    let (mut bufs, earlier) = match kept {
+        Some(k) => (k.bufs, k.expected),
+        None => (
+            Buffers::fresh(gpu, lesson, hostdata::fresh_seed(), opts.guard)
+                .map_err(|e| Fatal::in_variant("", e))?,
+            None,
+        ),
     };
-    let mut expected: Vec<(usize, HostData)> =
-        hostdata::builtin_expected(&lesson.reference, &bufs.host_inputs)
-            .into_iter()
-            .collect();
+    // The same reference on the same inputs gives the same outputs: kept, not made again.
+    let known = earlier.and_then(|(f, e)| (f == made_by).then_some(e));
+    let reference_known = known.is_some();
+    let mut expected: Vec<(usize, HostData)> = known.unwrap_or_else(|| {
+        (hostdata::builtin_expected(&lesson.reference, &bufs.host_inputs).into_iter()).collect()
+    });
     cublas_reference(gpu, lesson, &mut bufs, opts, &mut expected, &mut peak, send)?;
     let l2 = set_aside_l2(gpu, lesson, send)?;
     let arch = gpu.info().arch();
     for i in run_order(lesson, opts) {
         let v = &capped(&lesson.variants[i], opts.max_blocks);
+        let is_reference = lesson.reference == Reference::Variant(i);
+        if is_reference && reference_known && !wanted(opts, &v.name) {
+            continue;
+        }
         l2.fresh().map_err(|e| Fatal::in_variant(&v.name, e))?;
         let ctx = RunContext {
             gpu,
@@ -95,23 +100,30 @@ pub fn run_lesson(
             opts,
             expected: &expected,
         };
-        let reference = lesson.reference == Reference::Variant(i);
-        let outputs = run_one(&ctx, v, reference, &mut bufs, send)?;
-        expected.extend(outputs);
+        let outputs = run_one(&ctx, v, is_reference, &mut bufs, send)?;
+        if !reference_known {
+            expected.extend(outputs);
+        }
     }
     if opts.keep_inputs {
-        session.kept = Some((key, bufs));
+        session.kept = Some(Kept {
+            key,
+            bufs,
+            expected: kept::keepable(lesson, made_by, expected),
+        });
     }
     Ok(())
 }
 
-/// What kept inputs must match to be used again: the lesson's buffers and textures as they
-/// were made, and the guard zones.
-fn inputs_key(lesson: &Lesson, opts: &RunOptions) -> String {
-    format!(
-        "{}|{:?}|{:?}|{}",
-        lesson.id, lesson.buffers, lesson.textures, opts.guard
-    )
+/// `fits`, beside the kept inputs when there is room for both; else they are freed first.
+fn fits_beside_kept(session: &mut Session, lesson: &Lesson, opts: &RunOptions, send: Send) -> bool {
+    if session.kept.is_some() {
+        if memory_check(&session.gpu, lesson).is_ok() {
+            return true;
+        }
+        session.kept = None;
+    }
+    fits(&session.gpu, lesson, opts, send)
 }
 
 fn say_inputs(send: Send, kept: bool) {
@@ -196,18 +208,22 @@ fn set_aside_l2<'g>(gpu: &'g Gpu, lesson: &Lesson, send: Send) -> Result<Persist
 /// fail deep inside the driver, or page the host to a standstill. False (every variant
 /// refused, with why) when it does not fit.
 fn fits(gpu: &Gpu, lesson: &Lesson, opts: &RunOptions, send: Send) -> bool {
+    match memory_check(gpu, lesson) {
+        Ok(()) => true,
+        Err(why) => {
+            refuse_all(lesson, opts, &why, send);
+            false
+        }
+    }
+}
+
+fn memory_check(gpu: &Gpu, lesson: &Lesson) -> Result<(), String> {
     // 0: the driver would not say; let the allocation decide then.
     let free = match gpu.free_memory() as u64 {
         0 => u64::MAX,
         f => f,
     };
-    match limits::check_memory(lesson, free, host_available()) {
-        Ok(()) => true,
-        Err(why) => {
-            refuse_all(lesson, opts, &why.to_string(), send);
-            false
-        }
-    }
+    limits::check_memory(lesson, free, host_available()).map_err(|e| e.to_string())
 }
 
 /// Every variant asked for, marked not run, with why: nothing of the lesson fits.
@@ -255,7 +271,7 @@ fn host_available() -> Option<u64> {
 
 /// `v` on at most `max_blocks` blocks (0: as the lesson has it), for a rerun under
 /// compute-sanitizer, where the first faulting access is all that is wanted.
-fn capped(v: &Variant, max_blocks: u32) -> Variant {
+pub(crate) fn capped(v: &Variant, max_blocks: u32) -> Variant {
     let mut v = v.clone();
     if max_blocks > 0 && v.blocks() > u64::from(max_blocks) {
         // A cluster's blocks run together: keep whole clusters.
