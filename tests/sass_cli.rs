@@ -63,3 +63,27 @@ fn diff_names_the_memory_instructions_that_changed_width() {
         "recorded trace rows"
     );
 }
+
+/// The SASS beside the recorded trace, with no GPU: the stride-32 loop's LDS line carries
+/// the 32 wavefronts each of its requests took on the H100, and is listed first.
+#[test]
+fn sass_shows_each_memory_line_with_its_traced_figure_from_the_recording() {
+    let Some(v) = gpulab(&["sass", "shared-banks", "stride-32", "--json"]) else {
+        return;
+    };
+    let memory = v["memory"].as_array().unwrap();
+    let first = &memory[0];
+    assert_eq!(first["kind"], "shared_load", "the costliest first: {memory:?}");
+    assert_eq!(first["traced"], "32 wavefronts/request (ideal 1)");
+    let out = Command::new(common::bin())
+        .args(["sass", "shared-banks", "stride-32"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lds = text
+        .lines()
+        .find(|l| l.contains("shared load"))
+        .unwrap_or_else(|| panic!("no shared load line in:\n{text}"));
+    assert!(lds.contains("32 wavefronts/request"), "{lds}");
+    assert!(text.contains("traced figures: recorded on"), "{text}");
+}

@@ -2,7 +2,9 @@
 
 use super::{find_lesson, load_course};
 use crate::analysis::sass::{self, Listing, MemKind};
+use crate::analysis::sass_figures::{LineFigure, line_figure};
 use crate::course::bundle::CourseRoot;
+use crate::model::access::InstructionSummary;
 use crate::model::protocol::FALLBACK_ARCH;
 use crate::model::results::{LessonResult, PtxasReport, Source, VariantResult};
 use crate::model::{Lesson, Variant};
@@ -68,6 +70,10 @@ pub fn cmd_sass(root: &CourseRoot, lesson: &str, name: &str, json: bool) -> Resu
             serde_json::to_string_pretty(&json!({
                 "lesson": lesson.id, "variant": v.name, "arch": arch, "kernel": l.kernel,
                 "instructions": l.instructions, "mix": sass::mix(&l),
+                "memory": annotated(&l, &traced_of(root, lesson, &v.name).0).iter().map(|(line, kind, bits, n, f)| json!({
+                    "line": line, "kind": kind, "bits": bits, "count": n,
+                    "traced": f.as_ref().map(|f| &f.text), "note": f.as_ref().and_then(|f| f.note.as_ref()),
+                })).collect::<Vec<_>>(),
             }))?
         );
         return Ok(0);
@@ -76,20 +82,67 @@ pub fn cmd_sass(root: &CourseRoot, lesson: &str, name: &str, json: bool) -> Resu
         "{} · {} · SASS for {arch} (nvdisasm of the CUBIN a run loads)",
         lesson.id, v.name
     );
-    println!("\nmemory instructions by source line:");
+    let (traced, from) = traced_of(root, lesson, &v.name);
+    println!("traced figures: {from}");
+    println!("\nmemory instructions by source line, the costliest first:");
     let src: Vec<&str> = v.source.lines().collect();
-    for ((line, kind, bits), n) in sass::memory_by_line(&l) {
+    for (line, kind, bits, n, fig) in annotated(&l, &traced) {
         let text = src
             .get(line.wrapping_sub(1) as usize)
             .map_or("", |s| s.trim());
+        let figure = fig.as_ref().map_or(String::new(), |f| f.text.clone());
         println!(
-            "  line {line:>4}  {:<22} {bits:>3}-bit x{n:<3} {text}",
+            "  line {line:>4}  {:<22} {bits:>3}-bit x{n:<3} {figure:<38} {text}",
             kind.word()
         );
+        if let Some(note) = fig.and_then(|f| f.note) {
+            println!("             {note}");
+        }
     }
     println!("\ninstruction mix ({} in all):", l.instructions.len());
     println!("  {}", mix_words(&sass::mix(&l)));
     Ok(0)
+}
+
+/// The recorded trace of `variant` (the per-instruction figures) and where it came from.
+fn traced_of(
+    root: &CourseRoot,
+    lesson: &Lesson,
+    variant: &str,
+) -> (Vec<InstructionSummary>, String) {
+    let rec = recording::newest(&root.recordings()).and_then(|r| r.replay(lesson));
+    let Some(r) = rec else {
+        return (Vec::new(), "none (no recording of this lesson)".into());
+    };
+    let on = r
+        .device
+        .as_ref()
+        .map_or("?".to_string(), |d| d.name.clone());
+    let traced = (r.variants.iter())
+        .find(|x| x.name == variant)
+        .and_then(|x| x.memory.as_ref())
+        .map(|m| m.instructions.clone())
+        .unwrap_or_default();
+    match traced.is_empty() {
+        true => (
+            traced,
+            format!("none (the recording from {on} has no trace of {variant})"),
+        ),
+        false => (traced, format!("recorded on {on}")),
+    }
+}
+
+type Annotated = (u32, MemKind, u32, u32, Option<LineFigure>);
+
+/// Each (line, kind, width) of memory instructions with its count and traced figure, the
+/// costliest first, then in line order.
+fn annotated(l: &Listing, traced: &[InstructionSummary]) -> Vec<Annotated> {
+    let mut rows: Vec<Annotated> = (sass::memory_by_line(l).into_iter())
+        .map(|((line, kind, bits), n)| (line, kind, bits, n, line_figure(traced, line, kind)))
+        .collect();
+    let cost = |r: &Annotated| r.4.as_ref().map_or(0.0, |f| f.cost);
+    rows.sort_by(|a, b| cost(b).total_cmp(&cost(a)).then(a.0.cmp(&b.0)));
+    rows
 }
 
 /// The mix, most frequent first.

@@ -135,4 +135,28 @@ pub struct InstructionSummary {
     pub bank_words: Vec<u64>,
     /// The request to draw: the worst one traced (most wavefronts or sectors).
     pub sample: Option<WarpAccess>,
+    /// Where ptxas made this access into other SASS instructions than the PTX says: the
+    /// figures above then count what the SASS does, and this says how and what the PTX
+    /// alone would have given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sass: Option<SassShape>,
+}
+
+/// A part of a PTX access that one SASS instruction makes: bytes `offset..offset + width`
+/// of each lane's element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Piece {
+    pub offset: u32,
+    pub width: u32,
+}
+
+/// A PTX access that the SASS makes differently, and its figures as the PTX reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SassShape {
+    /// In words: "ptxas split this 16-byte load into two 4-byte loads (LDS at +0, +8)".
+    pub note: String,
+    pub pieces: Vec<Piece>,
+    pub ptx_requests: u64,
+    pub ptx_wavefronts: u64,
+    pub ptx_ideal_wavefronts: u64,
 }

@@ -9,8 +9,11 @@
 
 use crate::analysis::banks::{self, BANKS};
 use crate::analysis::races::{self, Op, SharedEvent};
+use crate::analysis::sass_map::Reshape;
 use crate::analysis::{coalescing, spaces};
-use crate::model::access::{AccessKind, InstructionSummary, Space, WarpAccess, WarpTexels};
+use crate::model::access::{
+    AccessKind, InstructionSummary, SassShape, Space, WarpAccess, WarpTexels,
+};
 use crate::model::results::{
     ClusterStats, ConstantStats, GlobalStats, LocalStats, MemoryStats, SharedStats, TextureStats,
 };
@@ -52,14 +55,19 @@ struct SiteAcc {
     footprint: Vec<WarpTexels>,
     /// Per space: (cost, record index) of the costliest request, the first among equals.
     worst: [Option<(u64, usize)>; 6],
+    /// A site the SASS makes in pieces: its requests, wavefronts and ideal as the PTX reads.
+    ptx: (u64, u64, u64),
 }
 
 impl SiteAcc {
-    fn add(&mut self, index: usize, r: &Record, site: &Site, kept: &[(u32, u32)]) {
+    fn add(&mut self, index: usize, r: &Record, site: &Site, kept: &[(u32, u32)], shape: Shape) {
+        let shape = shape.filter(|_| r.space == Space::Shared);
         let cost = match r.space {
             Space::Shared => {
-                let (w, ideal) =
-                    banks::shared_totals(r.mask, r.width, &r.addrs, &mut self.bank_words);
+                let (w, ideal) = match shape {
+                    Some(shape) => self.add_pieces(r, shape),
+                    None => banks::shared_totals(r.mask, r.width, &r.addrs, &mut self.bank_words),
+                };
                 self.wavefronts += u64::from(w);
                 self.ideal += u64::from(ideal);
                 u64::from(w)
@@ -90,10 +98,29 @@ impl SiteAcc {
             Space::Texture => self.add_texture(r, site, kept),
         };
         let s = space_index(r.space);
-        self.requests[s] += 1;
+        // Each piece is a SASS instruction of its own: a request of its own.
+        self.requests[s] += shape.map_or(1, |sh| sh.pieces.len() as u64);
         if self.worst[s].is_none_or(|(c, _)| cost > c) {
             self.worst[s] = Some((cost, index));
         }
+    }
+
+    /// A shared request the SASS makes in pieces: each piece costed at its offset and
+    /// width (the heatmap's banks too); the PTX's figures kept beside.
+    fn add_pieces(&mut self, r: &Record, shape: &Reshape) -> (u32, u32) {
+        let mut unused = [0; BANKS];
+        let (w, ideal) = banks::shared_totals(r.mask, r.width, &r.addrs, &mut unused);
+        self.ptx.0 += 1;
+        self.ptx.1 += u64::from(w);
+        self.ptx.2 += u64::from(ideal);
+        let (mut w, mut ideal) = (0, 0);
+        for p in &shape.pieces {
+            let addrs = r.addrs.map(|a| a + u64::from(p.offset));
+            let (pw, pi) = banks::shared_totals(r.mask, p.width, &addrs, &mut self.bank_words);
+            w += pw;
+            ideal += pi;
+        }
+        (w, ideal)
     }
 
     /// Distinct texels of a fetch (its cost); the first request of each of the `kept` warps
@@ -136,20 +163,36 @@ fn footprint_warps(records: &[Record]) -> Vec<(u32, u32)> {
 }
 
 /// One pass over the records; records naming no known site are left out.
-fn accumulate(records: &[Record], sites: &[Site]) -> Vec<SiteAcc> {
+/// How the SASS makes a site, where it differs from the PTX.
+type Shape<'a> = Option<&'a Reshape>;
+
+fn shape_of(shapes: &[Reshape], site: u32) -> Shape<'_> {
+    shapes.iter().find(|s| s.id == site)
+}
+
+fn accumulate(records: &[Record], sites: &[Site], shapes: &[Reshape]) -> Vec<SiteAcc> {
     let kept = footprint_warps(records);
     let mut accs = vec![SiteAcc::default(); sites.len()];
+    let by_site: Vec<Shape> = (0..sites.len() as u32)
+        .map(|i| shape_of(shapes, i))
+        .collect();
     for (i, r) in records.iter().enumerate() {
-        if let (Some(acc), Some(site)) = (accs.get_mut(r.site as usize), sites.get(r.site as usize))
+        let at = r.site as usize;
+        if let (Some(acc), Some(site)) = (accs.get_mut(at), sites.get(at))
             && !site.is_barrier()
         {
-            acc.add(i, r, site, &kept);
+            acc.add(i, r, site, &kept, by_site[at]);
         }
     }
     accs
 }
 
-fn summaries(accs: &[SiteAcc], records: &[Record], sites: &[Site]) -> Vec<InstructionSummary> {
+fn summaries(
+    accs: &[SiteAcc],
+    records: &[Record],
+    sites: &[Site],
+    shapes: &[Reshape],
+) -> Vec<InstructionSummary> {
     sites
         .iter()
         .zip(accs)
@@ -195,6 +238,15 @@ fn summaries(accs: &[SiteAcc], records: &[Record], sites: &[Site]) -> Vec<Instru
                     Vec::new()
                 },
                 sample,
+                sass: (shape_of(shapes, site.id))
+                    .filter(|_| acc.ptx.0 > 0)
+                    .map(|sh| SassShape {
+                        note: sh.note.clone(),
+                        pieces: sh.pieces.clone(),
+                        ptx_requests: acc.ptx.0,
+                        ptx_wavefronts: acc.ptx.1,
+                        ptx_ideal_wavefronts: acc.ptx.2,
+                    }),
             }
         })
         .collect()
@@ -238,20 +290,26 @@ fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
 
 /// One summary per site that logged anything, in site order.
 pub fn summarize(records: &[Record], sites: &[Site]) -> Vec<InstructionSummary> {
-    summaries(&accumulate(records, sites), records, sites)
+    summaries(&accumulate(records, sites, &[]), records, sites, &[])
 }
 
 /// The memory totals of the records, without per-instruction detail.
 pub fn totals(records: &[Record], sites: &[Site]) -> MemoryStats {
-    sum_totals(&accumulate(records, sites))
+    sum_totals(&accumulate(records, sites, &[]))
 }
 
 /// Totals and per-instruction summaries from one pass over the records, and the races
 /// between warps in shared memory.
 pub fn analyze(records: &[Record], sites: &[Site]) -> MemoryStats {
-    let accs = accumulate(records, sites);
+    analyze_shaped(records, sites, &[])
+}
+
+/// `analyze`, with the shared accesses the SASS makes in pieces (`sass_map::reshape`)
+/// counted as the SASS makes them.
+pub fn analyze_shaped(records: &[Record], sites: &[Site], shapes: &[Reshape]) -> MemoryStats {
+    let accs = accumulate(records, sites, shapes);
     MemoryStats {
-        instructions: summaries(&accs, records, sites),
+        instructions: summaries(&accs, records, sites, shapes),
         races_checked: true,
         races: races::find_races(&shared_events(records, sites)),
         ..sum_totals(&accs)

@@ -331,3 +331,54 @@ fn barriers_split_shared_accesses_and_are_not_requests() {
     assert_eq!(m.shared.requests, 4);
     assert!(m.instructions.iter().all(|i| i.id != 2));
 }
+
+/// A 16-byte load of which ptxas keeps two words (two 4-byte LDS at +0 and +8): lanes 16
+/// bytes apart put 4 distinct words in each of 8 banks, so each LDS takes 4 wavefronts
+/// where the PTX's one request took 4 in all.
+#[test]
+fn a_load_the_sass_splits_is_counted_as_its_pieces_with_the_ptx_figures_beside() {
+    use crate::analysis::sass_map::Reshape;
+    use crate::model::access::Piece;
+    let sites = [site(0, DeclaredSpace::Shared, 16)];
+    let records: [Record; 3] = std::array::from_fn(|_| rec(0, Space::Shared, u32::MAX, 16, 16));
+    let shapes = [Reshape {
+        id: 0,
+        pieces: vec![
+            Piece {
+                offset: 0,
+                width: 4,
+            },
+            Piece {
+                offset: 8,
+                width: 4,
+            },
+        ],
+        note: "split".into(),
+    }];
+    let plain = analyze(&records, &sites);
+    assert_eq!((plain.shared.requests, plain.shared.wavefronts), (3, 12));
+    let m = analyze_shaped(&records, &sites, &shapes);
+    assert_eq!(
+        (
+            m.shared.requests,
+            m.shared.wavefronts,
+            m.shared.ideal_wavefronts
+        ),
+        (6, 24, 6)
+    );
+    let i = &m.instructions[0];
+    let sass = i.sass.as_ref().expect("the shape is said");
+    assert_eq!(
+        (
+            sass.ptx_requests,
+            sass.ptx_wavefronts,
+            sass.ptx_ideal_wavefronts
+        ),
+        (3, 12, 12)
+    );
+    assert_eq!(sass.note, "split");
+    // The heatmap shows the banks the SASS hit: words 0 and 2 of each element.
+    let hit: Vec<usize> = (0..BANKS).filter(|&b| i.bank_words[b] > 0).collect();
+    assert_eq!(hit.len(), 16, "{:?}", i.bank_words);
+    assert!(plain.instructions[0].sass.is_none());
+}

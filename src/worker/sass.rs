@@ -2,10 +2,15 @@
 //! the source lines `-lineinfo` keeps.
 
 use super::compile;
+use crate::analysis::sass;
+use crate::analysis::sass_map::{self, PtxAccess, Reshape};
 use crate::cuda::discover;
-use crate::model::Lesson;
+use crate::model::access::AccessKind;
 use crate::model::protocol::PIP_HINT;
+use crate::model::{Lesson, Variant};
+use crate::trace::instrument::{DeclaredSpace, Site};
 use std::process::Command;
+use std::sync::Mutex;
 
 pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, String> {
     let v = lesson
@@ -13,14 +18,25 @@ pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, Str
         .iter()
         .find(|v| v.name == variant)
         .ok_or_else(|| format!("no variant `{variant}` in {}", lesson.id))?;
+    let built = compile::compile_checked(lesson, v, arch).map_err(|e| e.to_string())?;
+    disassemble(&built.image)
+}
+
+/// nvdisasm's listing of a CUBIN, once per distinct CUBIN in this process: a variant is
+/// traced and shown again and again while the learner works.
+pub fn disassemble(image: &[u8]) -> Result<String, String> {
+    static SEEN: Mutex<Vec<(Vec<u8>, String)>> = Mutex::new(Vec::new());
+    let lock = || SEEN.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, text)) = lock().iter().find(|(i, _)| i == image) {
+        return Ok(text.clone());
+    }
     let nvdisasm = discover::find()
         .nvdisasm
         .clone()
         .ok_or_else(|| format!("nvdisasm not found; get it with: {PIP_HINT}"))?;
-    let built = compile::compile_checked(lesson, v, arch).map_err(|e| e.to_string())?;
     let dir = tempfile_dir()?;
-    let path = dir.join(format!("{variant}.cubin"));
-    std::fs::write(&path, &built.image).map_err(|e| format!("{}: {e}", path.display()))?;
+    let path = dir.join("kernel.cubin");
+    std::fs::write(&path, image).map_err(|e| format!("{}: {e}", path.display()))?;
     let out = Command::new(&nvdisasm)
         .args(["-c", "-g"])
         .arg(&path)
@@ -34,7 +50,42 @@ pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, Str
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut seen = lock();
+    if seen.len() >= 16 {
+        seen.remove(0);
+    }
+    seen.push((image.to_vec(), text.clone()));
+    Ok(text)
+}
+
+/// The traced shared accesses that the SASS of `v`, built as a run builds it, makes in
+/// other instructions than its PTX (`sass_map::reshape`); an error when there is no SASS
+/// to read (no nvdisasm), and the figures then follow the PTX.
+pub fn shapes(
+    lesson: &Lesson,
+    v: &Variant,
+    arch: &str,
+    sites: &[Site],
+) -> Result<Vec<Reshape>, String> {
+    let built = compile::compile_checked(lesson, v, arch).map_err(|e| e.to_string())?;
+    let listings = sass::parse(&disassemble(&built.image)?);
+    let listing = (listings.iter())
+        .find(|l| l.kernel == built.lowered_name || l.kernel == v.kernel)
+        .or(listings.first())
+        .ok_or("nvdisasm listed no kernel")?;
+    let ptx: Vec<PtxAccess> = (sites.iter())
+        .filter(|s| s.space == DeclaredSpace::Shared)
+        .filter_map(|s| {
+            Some(PtxAccess {
+                id: s.id,
+                line: s.source_line?,
+                store: s.kind == AccessKind::Store,
+                width: s.width,
+            })
+        })
+        .collect();
+    Ok(sass_map::reshape(&ptx, listing))
 }
 
 /// A fresh folder of our own under the temp dir (nvdisasm reads a file, not a pipe).

@@ -94,7 +94,10 @@ pub fn trace_variant(
     trace::analyze::set_normalized(&mut sites, trace::analyze::normalized_size(lesson, v));
     let recs =
         trace::decode::decode(&bytes, &sites).map_err(|e| TraceError::Trace(e.to_string()))?;
-    let mut m = trace::analyze::analyze(&recs, &sites);
+    // Without nvdisasm the counts follow the PTX, and say so (`sass_checked`).
+    let shapes = super::sass::shapes(lesson, v, arch, &sites);
+    let mut m = trace::analyze::analyze_shaped(&recs, &sites, shapes.as_deref().unwrap_or(&[]));
+    m.sass_checked = shapes.is_ok();
     m.traced_blocks = s.traced;
     m.total_blocks = s.total;
     m.overflow = overflow;
