@@ -73,7 +73,10 @@ fn sass_shows_each_memory_line_with_its_traced_figure_from_the_recording() {
     };
     let memory = v["memory"].as_array().unwrap();
     let first = &memory[0];
-    assert_eq!(first["kind"], "shared_load", "the costliest first: {memory:?}");
+    assert_eq!(
+        first["kind"], "shared_load",
+        "the costliest first: {memory:?}"
+    );
     assert_eq!(first["traced"], "32 wavefronts/request (ideal 1)");
     let out = Command::new(common::bin())
         .args(["sass", "shared-banks", "stride-32"])
