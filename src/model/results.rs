@@ -187,8 +187,10 @@ pub struct MemoryStats {
     /// before it did: their empty `races` says nothing).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub races_checked: bool,
-    /// The traced counts were matched with the SASS that runs (nvdisasm was found): where
-    /// ptxas made a shared access in other instructions than the PTX, they count those.
+    /// The traced counts follow the SASS that runs: where ptxas made a shared access in
+    /// other instructions than the PTX, they count those (false: no nvdisasm to read the
+    /// SASS of a kernel with shared accesses wider than a word, and the counts follow the
+    /// PTX).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sass_checked: bool,
     /// Shared-memory hazards between warps of a block within one barrier interval, in the

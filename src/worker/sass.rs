@@ -68,6 +68,12 @@ pub fn shapes(
     arch: &str,
     sites: &[Site],
 ) -> Result<Vec<Reshape>, String> {
+    // Only an access wider than a word can become narrower instructions: a kernel without
+    // one needs no SASS read (nvdisasm takes a good part of a second to start).
+    let wide = |s: &Site| s.space == DeclaredSpace::Shared && s.width > 4;
+    if !sites.iter().any(wide) {
+        return Ok(Vec::new());
+    }
     let built = compile::compile_checked(lesson, v, arch).map_err(|e| e.to_string())?;
     let listings = sass::parse(&disassemble(&built.image)?);
     let listing = (listings.iter())
