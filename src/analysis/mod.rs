@@ -12,6 +12,7 @@ pub mod occupancy;
 pub mod ptxas_log;
 pub mod races;
 pub mod sass;
+pub mod sass_diff;
 pub mod sass_figures;
 pub mod sass_map;
 pub mod spaces;

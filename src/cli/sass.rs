@@ -2,11 +2,12 @@
 
 use super::{find_lesson, load_course};
 use crate::analysis::sass::{self, Listing, MemKind};
+use crate::analysis::sass_diff::{self, Rows};
 use crate::analysis::sass_figures::{LineFigure, line_figure};
 use crate::course::bundle::CourseRoot;
 use crate::model::access::InstructionSummary;
 use crate::model::protocol::FALLBACK_ARCH;
-use crate::model::results::{LessonResult, PtxasReport, Source, VariantResult};
+use crate::model::results::{LessonResult, Source};
 use crate::model::{Lesson, Variant};
 use crate::session::client::WorkerClient;
 use crate::session::{fold, recording};
@@ -199,17 +200,18 @@ impl Diff {
         rec: Option<&LessonResult>,
     ) -> Diff {
         let find = |r: &LessonResult, n: &str| r.variants.iter().find(|v| v.name == n).cloned();
-        let mut rows = report_rows(&[find(compiled, &vs[0].name), find(compiled, &vs[1].name)]);
-        mix_rows(&mut rows, ls);
+        let mut rows =
+            sass_diff::report_rows(&[find(compiled, &vs[0].name), find(compiled, &vs[1].name)]);
+        sass_diff::mix_rows(&mut rows, ls);
         let recorded_on = rec.and_then(|r| r.device.as_ref()).map(|d| d.name.clone());
         if let Some(r) = rec {
             let rv = [find(r, &vs[0].name), find(r, &vs[1].name)];
-            traced_rows(&mut rows, &rv);
+            sass_diff::traced_rows(&mut rows, &rv);
         }
         Diff {
             names: [vs[0].name.clone(), vs[1].name.clone()],
             rows,
-            changed_memory: changed_memory(&ls[0], &ls[1]),
+            changed_memory: sass_diff::changed_memory(&ls[0], &ls[1]),
             recorded_on,
         }
     }
@@ -254,98 +256,4 @@ impl Diff {
             "recorded_on": self.recorded_on,
         })
     }
-}
-
-type Rows = Vec<(String, String, String)>;
-
-/// The compile report's figures of both.
-fn report_rows(c: &[Option<VariantResult>; 2]) -> Rows {
-    type Get = fn(&PtxasReport) -> String;
-    let getters: [(&str, Get); 4] = [
-        ("registers", |r| r.registers.to_string()),
-        ("stack frame (B)", |r| r.stack_frame.to_string()),
-        ("spill stores/loads (B)", |r| {
-            format!("{}/{}", r.spill_stores, r.spill_loads)
-        }),
-        ("static shared (B)", |r| r.smem.to_string()),
-    ];
-    let p = |v: &Option<VariantResult>, f: Get| {
-        v.as_ref()
-            .and_then(|v| v.ptxas.as_ref())
-            .map_or("?".to_string(), f)
-    };
-    getters
-        .iter()
-        .map(|(what, f)| (what.to_string(), p(&c[0], *f), p(&c[1], *f)))
-        .collect()
-}
-
-/// The instruction counts, and each kind whose count differs.
-fn mix_rows(rows: &mut Rows, ls: &[Listing; 2]) {
-    let n = |l: &Listing| l.instructions.len().to_string();
-    rows.push(("SASS instructions".into(), n(&ls[0]), n(&ls[1])));
-    let (m0, m1) = (sass::mix(&ls[0]), sass::mix(&ls[1]));
-    let kinds: std::collections::BTreeSet<&String> = m0.keys().chain(m1.keys()).collect();
-    for k in kinds {
-        let (a, b) = (
-            m0.get(k).copied().unwrap_or(0),
-            m1.get(k).copied().unwrap_or(0),
-        );
-        if a != b {
-            rows.push((format!("  {k}"), a.to_string(), b.to_string()));
-        }
-    }
-}
-
-/// Recorded times and trace figures of both, where the recording has them.
-fn traced_rows(rows: &mut Rows, rv: &[Option<VariantResult>; 2]) {
-    type Get = fn(&VariantResult) -> Option<String>;
-    let getters: [(&str, Get); 5] = [
-        ("time (ms, recorded)", |v| {
-            v.time_ms.as_ref().map(|t| format!("{:.3}", t.median))
-        }),
-        ("occupancy", |v| {
-            v.occupancy.as_ref().map(|o| format!("{:.2}", o.ratio))
-        }),
-        ("shared wavefronts/request", |v| {
-            let s = &v.memory.as_ref()?.shared;
-            (s.requests > 0).then(|| format!("{:.2}", s.wavefronts as f64 / s.requests as f64))
-        }),
-        ("global sectors/request", |v| {
-            let g = &v.memory.as_ref()?.global;
-            (g.requests > 0).then(|| format!("{:.2}", g.sectors as f64 / g.requests as f64))
-        }),
-        ("local bytes", |v| {
-            v.memory.as_ref().map(|m| m.local.bytes.to_string())
-        }),
-    ];
-    for (what, get) in getters {
-        let a = rv[0].as_ref().and_then(get);
-        let b = rv[1].as_ref().and_then(get);
-        if a.is_some() || b.is_some() {
-            rows.push((
-                what.into(),
-                a.unwrap_or_else(|| "-".into()),
-                b.unwrap_or_else(|| "-".into()),
-            ));
-        }
-    }
-}
-
-/// Per (line, kind, width), the counts in a and b where they differ.
-fn changed_memory(a: &Listing, b: &Listing) -> Vec<(u32, MemKind, u32, u32, u32)> {
-    let (ma, mb): (BTreeMap<_, _>, BTreeMap<_, _>) = (
-        sass::memory_by_line(a).into_iter().collect(),
-        sass::memory_by_line(b).into_iter().collect(),
-    );
-    let keys: std::collections::BTreeSet<_> = ma.keys().chain(mb.keys()).copied().collect();
-    keys.into_iter()
-        .filter_map(|k| {
-            let (x, y) = (
-                ma.get(&k).copied().unwrap_or(0),
-                mb.get(&k).copied().unwrap_or(0),
-            );
-            (x != y).then_some((k.0, k.1, k.2, x, y))
-        })
-        .collect()
 }

@@ -26,6 +26,8 @@ pub enum Overlay {
     Footprint,
     /// The memcheck rerun: going, or the lines it found.
     Memcheck,
+    /// The focused variant against its neighbour: why the two differ.
+    Diff,
 }
 
 /// The live run in flight, as the status line and its column show it.
@@ -99,6 +101,8 @@ pub struct App {
     pub course_root: CourseRoot,
     /// The learner's file to open in their editor, for the main loop.
     pub edit: Option<PathBuf>,
+    /// The code view's panes and the SASS listings asked for.
+    pub code: super::code_view::CodeState,
 }
 
 impl App {
@@ -153,6 +157,7 @@ impl App {
             workspace: None,
             course_root: CourseRoot::Bundled,
             edit: None,
+            code: Default::default(),
         }
     }
 

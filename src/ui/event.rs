@@ -63,6 +63,12 @@ pub enum WorkerEvent {
         exercise: String,
         report: Box<CheckReport>,
     },
+    /// A variant's SASS listing (nvdisasm's text), or why there is none.
+    Sass {
+        lesson: String,
+        variant: String,
+        listing: Result<String, String>,
+    },
     /// An exercise check is over: the report, or why there is none.
     Checked {
         exercise: String,
@@ -99,6 +105,12 @@ pub enum Job {
         sanitizer: std::path::PathBuf,
     },
     Check(Box<CheckJob>),
+    /// A variant's SASS, built as a run builds it, for the code and diff views.
+    Sass {
+        lesson: Box<Lesson>,
+        variant: String,
+        arch: String,
+    },
     /// Watch this file for saves, whose text as the lab last saw it is given (None: stop
     /// watching). Served beside the worker, never queued behind a run.
     Watch(Option<(std::path::PathBuf, Option<Vec<u8>>)>),

@@ -21,6 +21,8 @@ impl App {
         match code {
             KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') => self.overlay = Overlay::None,
             KeyCode::Char('c') if self.overlay == Overlay::Code => self.overlay = Overlay::None,
+            KeyCode::Char('s') if self.overlay == Overlay::Code => self.cycle_panes(),
+            KeyCode::Char('d') if self.overlay == Overlay::Diff => self.overlay = Overlay::None,
             KeyCode::Char('h') if self.overlay == Overlay::Heatmap => self.overlay = Overlay::None,
             KeyCode::Char('f') if self.overlay == Overlay::Footprint => {
                 self.overlay = Overlay::None
@@ -30,8 +32,14 @@ impl App {
             KeyCode::Up | KeyCode::Char('k') => self.scroll_code(-1),
             KeyCode::PageDown => self.scroll_code(10),
             KeyCode::PageUp => self.scroll_code(-10),
-            KeyCode::Left => self.variant = self.variant.saturating_sub(1),
-            KeyCode::Right => self.next_variant(),
+            KeyCode::Left => {
+                self.variant = self.variant.saturating_sub(1);
+                self.ask_for_overlay();
+            }
+            KeyCode::Right => {
+                self.next_variant();
+                self.ask_for_overlay();
+            }
             other => self.on_heatmap_key(other),
         }
     }
@@ -40,10 +48,8 @@ impl App {
         match code {
             KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
             KeyCode::Char('?') => self.overlay = Overlay::Help,
-            KeyCode::Char('c') => {
-                self.code_scroll = 0;
-                self.overlay = Overlay::Code;
-            }
+            KeyCode::Char('c') => self.open_code(),
+            KeyCode::Char('d') => self.open_diff(),
             KeyCode::Char('h') => self.overlay = Overlay::Heatmap,
             KeyCode::Char('f') if self.lesson().is_some_and(|l| !l.textures.is_empty()) => {
                 self.overlay = Overlay::Footprint

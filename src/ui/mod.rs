@@ -4,6 +4,7 @@
 //! real terminal.
 
 pub mod app;
+pub mod code_view;
 pub mod event;
 pub mod exercise;
 mod keys;

@@ -2,7 +2,7 @@
 //! the code pop-up kept within its text. Each works on what the last frame showed.
 
 use super::app::{App, Overlay};
-use super::views::{overlays, prose};
+use super::views::{code, prose};
 
 /// Rows the wheel moves per notch.
 const WHEEL: isize = 3;
@@ -54,14 +54,18 @@ impl App {
         match self.overlay {
             Overlay::Code => self.scroll_code(rows),
             Overlay::None => self.scroll_prose(rows),
-            Overlay::Help | Overlay::Heatmap | Overlay::Footprint | Overlay::Memcheck => {}
+            Overlay::Help
+            | Overlay::Heatmap
+            | Overlay::Footprint
+            | Overlay::Memcheck
+            | Overlay::Diff => {}
         }
     }
 
     /// Scroll the code, never past its last line.
     pub(super) fn scroll_code(&mut self, rows: isize) {
         let max = prose::areas(self, self.viewport);
-        let max = overlays::code_max_scroll(self, max.main);
+        let max = code::code_max_scroll(self, max.main);
         let now = (self.code_scroll as usize).min(max);
         self.code_scroll = now.saturating_add_signed(rows).min(max) as u16;
     }

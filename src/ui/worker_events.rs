@@ -29,6 +29,11 @@ impl App {
                 outcome,
             } => self.on_memchecked(lesson, variant, outcome),
             WorkerEvent::ExStage { exercise, text } => self.on_ex_stage(&exercise, text),
+            WorkerEvent::Sass {
+                lesson,
+                variant,
+                listing,
+            } => self.on_sass(lesson, variant, listing),
             WorkerEvent::Checked { exercise, outcome } => self.on_checked(exercise, outcome),
             WorkerEvent::ExFigures { exercise, report } => {
                 self.ex_reports.insert(exercise, *report);

@@ -61,6 +61,22 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
             return ui.send(UiEvent::Worker(done)).is_ok();
         }
         Job::Check(job) => return check(client, ui, &job, device),
+        Job::Sass {
+            lesson,
+            variant,
+            arch,
+        } => {
+            let listing = match client.sass(&lesson, &variant, &arch) {
+                Ok(l) => l,
+                Err(f) => Err(f.to_string()),
+            };
+            let done = WorkerEvent::Sass {
+                lesson: lesson.id.clone(),
+                variant,
+                listing,
+            };
+            return ui.send(UiEvent::Worker(done)).is_ok();
+        }
         // Served by the dispatcher; nothing for the worker.
         Job::Watch(_) | Job::SaveBook { .. } => return true,
     };

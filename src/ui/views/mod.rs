@@ -2,7 +2,9 @@
 
 pub mod chart;
 pub mod checkpoint;
+pub mod code;
 pub mod columns;
+pub mod diff;
 pub mod exercise;
 pub mod footprint;
 pub mod heatmap;

@@ -1,8 +1,6 @@
 //! Pop-ups over the lesson: the help and a variant's code.
 
 use super::theme::Theme;
-use crate::model::Variant;
-use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -19,7 +17,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("v", "show the recorded figures before predicting"),
     ("l", "loop: run again and again to watch the noise"),
     ("m", "rerun a faulted variant under memcheck: its line"),
-    ("c", "the code of the focused variant"),
+    (
+        "c",
+        "the code of the focused variant (s: its SASS, or both)",
+    ),
+    ("d", "the focused variant against the one before it"),
     ("h", "heatmap of the focused variant's accesses"),
     ("[ ]", "previous / next traced instruction (worst first)"),
     ("a", "heatmap: one request / all instructions"),
@@ -132,89 +134,4 @@ pub fn full(area: Rect) -> Rect {
         height: area.height.saturating_sub(1),
         ..area
     }
-}
-
-fn code_rect(area: Rect) -> Rect {
-    full(area)
-}
-
-/// The furthest the code can scroll in `area` with its last line still at the bottom.
-pub fn code_max_scroll(app: &App, area: Rect) -> usize {
-    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.variant)) else {
-        return 0;
-    };
-    let rows = 1 + v.source.lines().count() + diagnostics(app, v).len();
-    let view = code_rect(area).height.saturating_sub(2) as usize;
-    rows.saturating_sub(view)
-}
-
-pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let Some(lesson) = app.lesson() else { return };
-    let Some(v) = lesson.variants.get(app.variant) else {
-        return;
-    };
-    let rect = code_rect(area);
-    let scroll = (app.code_scroll as usize).min(code_max_scroll(app, area)) as u16;
-    Clear.render(rect, buf);
-    let diag_lines = diagnostics(app, v);
-    let mut lines = vec![code_header(v, th)];
-    for (i, text) in v.source.lines().enumerate() {
-        let n = i as u32 + 1;
-        lines.push(Line::from(vec![
-            Span::styled(format!("{n:>4} "), th.dim),
-            Span::raw(text.to_string()),
-        ]));
-        for (_, msg) in diag_lines.iter().filter(|(l, _)| *l == n) {
-            lines.push(Line::styled(format!("     ^ {msg}"), th.bad));
-        }
-    }
-    Paragraph::new(lines)
-        .scroll((scroll, 0))
-        .block(Block::default().borders(Borders::ALL).title(Line::styled(
-            format!(" {} · code (↑↓ scroll, c closes) ", v.name),
-            th.title,
-        )))
-        .render(rect, buf);
-}
-
-/// A compile error names source lines: each message by the line it is about, so it can be
-/// shown under that line.
-fn diagnostics(app: &App, v: &Variant) -> Vec<(u32, String)> {
-    let error = app
-        .result()
-        .and_then(|r| r.variants.iter().find(|x| x.name == v.name))
-        .and_then(|x| x.error.clone())
-        .unwrap_or_default();
-    error
-        .lines()
-        .filter_map(|l| {
-            let rest = l.strip_prefix(&v.source_path)?.strip_prefix(':')?;
-            let (n, msg) = rest.split_once(": ")?;
-            Some((n.parse().ok()?, msg.to_string()))
-        })
-        .collect()
-}
-
-/// Which file and kernel, built how, launched how.
-fn code_header<'a>(v: &Variant, th: &Theme) -> Line<'a> {
-    let defines: Vec<String> = v
-        .defines
-        .iter()
-        .map(|(k, val)| format!("{k}={val}"))
-        .collect();
-    Line::styled(
-        format!(
-            "{} · kernel {} · defines {} · grid {:?} block {:?}",
-            v.source_path,
-            v.kernel,
-            if defines.is_empty() {
-                "none".into()
-            } else {
-                defines.join(" ")
-            },
-            v.grid,
-            v.block
-        ),
-        th.dim,
-    )
 }

@@ -2,7 +2,9 @@
 //! keys. Borrows the state; owns nothing.
 
 use super::theme::Theme;
-use super::{chart, columns, footprint, heatmap, list, loading, memcheck, overlays, prose};
+use super::{
+    chart, code, columns, diff, footprint, heatmap, list, loading, memcheck, overlays, prose,
+};
 use crate::analysis::describe::source_label;
 use crate::model::Lesson;
 use crate::model::results::Source;
@@ -59,7 +61,8 @@ impl Widget for &App {
                 let on = (sweeps, textures, self.exercise.is_some());
                 overlays::render_help(a.main, buf, &th, on)
             }
-            Overlay::Code => overlays::render_code(self, a.main, buf, &th),
+            Overlay::Code => code::render_code(self, a.main, buf, &th),
+            Overlay::Diff => diff::render(self, a.main, buf, &th),
             Overlay::Heatmap => heatmap::render_overlay(self, a.main, buf, &th),
             Overlay::Footprint => footprint::render_overlay(self, a.main, buf, &th),
             Overlay::Memcheck => memcheck::render(self, a.main, buf, &th),

@@ -1,0 +1,167 @@
+//! The code view's state: which panes it shows (the source, the SASS the GPU runs, or
+//! both), the SASS listings asked of the worker, and the variant a diff compares with.
+
+use super::app::{App, Overlay};
+use super::event::Job;
+use crate::analysis::sass::{self, Listing};
+use crate::model::protocol::FALLBACK_ARCH;
+use std::collections::HashMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Panes {
+    #[default]
+    Source,
+    Sass,
+    Both,
+}
+
+/// A variant's SASS, as far as it has come.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SassState {
+    Asked,
+    Ready(Listing),
+    Failed(String),
+}
+
+#[derive(Debug, Default)]
+pub struct CodeState {
+    pub panes: Panes,
+    /// By (lesson id, variant name).
+    pub listings: HashMap<(String, String), SassState>,
+}
+
+impl App {
+    /// `c`: the focused variant's code, its SASS asked for.
+    pub(super) fn open_code(&mut self) {
+        self.code_scroll = 0;
+        self.overlay = Overlay::Code;
+        if self.code.panes != Panes::Source {
+            self.ask_sass(self.variant);
+        }
+    }
+
+    /// `s` in the code view: source, then SASS, then both side by side.
+    pub(super) fn cycle_panes(&mut self) {
+        self.code.panes = match self.code.panes {
+            Panes::Source => Panes::Sass,
+            Panes::Sass => Panes::Both,
+            Panes::Both => Panes::Source,
+        };
+        self.code_scroll = 0;
+        if self.code.panes != Panes::Source {
+            self.ask_sass(self.variant);
+        }
+    }
+
+    /// `d`: the focused variant against its neighbour, both listings asked for.
+    pub(super) fn open_diff(&mut self) {
+        let Some(other) = self.diff_partner() else {
+            self.message = Some("a diff needs a second variant".into());
+            return;
+        };
+        self.overlay = Overlay::Diff;
+        self.ask_sass(self.variant);
+        self.ask_sass(other);
+    }
+
+    /// Another variant came into focus under the code or diff view: its SASS asked for.
+    pub(super) fn ask_for_overlay(&mut self) {
+        match self.overlay {
+            Overlay::Code if self.code.panes != Panes::Source => self.ask_sass(self.variant),
+            Overlay::Diff => {
+                self.ask_sass(self.variant);
+                if let Some(other) = self.diff_partner() {
+                    self.ask_sass(other);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// The variant the focused one is compared with: the one before it (the lesson's
+    /// variants go from slow to fast), else the one after.
+    pub fn diff_partner(&self) -> Option<usize> {
+        let n = self.lesson()?.variants.len();
+        match self.variant {
+            0 if n > 1 => Some(1),
+            0 => None,
+            v => Some(v - 1),
+        }
+    }
+
+    pub fn sass_of(&self, variant: usize) -> Option<&SassState> {
+        let l = self.lesson()?;
+        let v = l.variants.get(variant)?;
+        self.code.listings.get(&(l.id.clone(), v.name.clone()))
+    }
+
+    /// Ask the worker for a variant's SASS, once; said at once where it cannot come.
+    fn ask_sass(&mut self, variant: usize) {
+        let Some(l) = self.lesson() else { return };
+        let Some(v) = l.variants.get(variant) else {
+            return;
+        };
+        let key = (l.id.clone(), v.name.clone());
+        if self.code.listings.contains_key(&key) {
+            return;
+        }
+        let nvrtc = self.caps.as_ref().is_some_and(|c| c.nvrtc.is_some());
+        if !nvrtc {
+            let why = match &self.caps {
+                None => "looking for NVRTC…",
+                Some(_) => "no NVRTC here: the SASS needs NVRTC and nvdisasm (`gpulab doctor`)",
+            };
+            // Not kept while the worker has not said: asked again when it has.
+            if self.caps.is_some() {
+                self.code
+                    .listings
+                    .insert(key, SassState::Failed(why.into()));
+            } else {
+                self.message = Some(why.into());
+            }
+            return;
+        }
+        let job = Job::Sass {
+            lesson: Box::new(l.clone()),
+            variant: v.name.clone(),
+            arch: self.sass_arch(),
+        };
+        self.outbox.push(job);
+        self.code.listings.insert(key, SassState::Asked);
+    }
+
+    /// The architecture the figures shown were measured on, so the SASS sits beside figures
+    /// of the same code; else this GPU's; else the lab's default.
+    fn sass_arch(&self) -> String {
+        let shown = self.result().and_then(|r| r.device.as_ref());
+        let here = self.caps.as_ref().and_then(|c| c.device.as_ref());
+        shown
+            .or(here)
+            .map_or(FALLBACK_ARCH.to_string(), |d| d.arch())
+    }
+
+    /// The worker's listing of a variant: the kernel's own instructions kept.
+    pub(super) fn on_sass(
+        &mut self,
+        lesson: String,
+        variant: String,
+        listing: Result<String, String>,
+    ) {
+        let kernel = (self.lessons.iter().find(|l| l.id == lesson))
+            .and_then(|l| l.variants.iter().find(|v| v.name == variant))
+            .map(|v| v.kernel.clone())
+            .unwrap_or_default();
+        let state = match listing {
+            Ok(text) => {
+                let mut all = sass::parse(&text);
+                let at = all.iter().position(|l| l.kernel == kernel).unwrap_or(0);
+                match at < all.len() {
+                    true => SassState::Ready(all.swap_remove(at)),
+                    false => SassState::Failed("nvdisasm listed no kernel".into()),
+                }
+            }
+            Err(why) => SassState::Failed(why),
+        };
+        self.code.listings.insert((lesson, variant), state);
+    }
+}
