@@ -99,6 +99,8 @@ pub struct App {
     pub course_root: CourseRoot,
     /// The learner's file to open in their editor, for the main loop.
     pub edit: Option<PathBuf>,
+    /// The knobs turned, their figures, and the knob run in flight.
+    pub knobs: super::knobs::KnobBench,
 }
 
 impl App {
@@ -153,6 +155,7 @@ impl App {
             workspace: None,
             course_root: CourseRoot::Bundled,
             edit: None,
+            knobs: Default::default(),
         }
     }
 

@@ -77,6 +77,12 @@ impl App {
                 self.overlay = Overlay::Memcheck
             }
             KeyCode::Char('m') => self.start_memcheck(),
+            KeyCode::Char('+' | '=') => self.turn_knob(true),
+            KeyCode::Char('-') => self.turn_knob(false),
+            KeyCode::Char('*') => self.next_knob(),
+            KeyCode::Char('o') if self.focused_knob().is_some() => {
+                self.knobs.shown = !self.knobs.shown
+            }
             other => self.on_heatmap_key(other),
         }
     }

@@ -7,6 +7,7 @@ pub mod app;
 pub mod event;
 pub mod exercise;
 mod keys;
+pub mod knobs;
 pub mod loading;
 pub mod main_loop;
 pub mod memcheck;

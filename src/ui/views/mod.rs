@@ -6,6 +6,7 @@ pub mod columns;
 pub mod exercise;
 pub mod footprint;
 pub mod heatmap;
+pub mod knobs;
 pub mod list;
 pub mod loading;
 pub mod memcheck;

@@ -1,0 +1,303 @@
+//! The knob table, in place of the variant columns: one row per setting turned to this
+//! session (value → time, the lesson's headline figure, sectors or wavefronts per request,
+//! registers and spills), a bar of the headline figure as a small chart, and under it the
+//! compile error of the setting the knob stands at, by its line.
+
+use super::theme::Theme;
+use crate::model::results::{Source, VariantResult};
+use crate::model::{Knob, Lesson};
+use crate::ui::app::App;
+use crate::ui::knobs::Figures;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
+
+/// A figure of a row, and how it is written.
+type Column = (
+    &'static str,
+    fn(&Lesson, &VariantResult) -> Option<f64>,
+    usize,
+);
+
+const TIME: Column = ("time ms", |_, v| v.time_ms.as_ref().map(|t| t.median), 3);
+const GBPS: Column = ("GB/s", |_, v| v.gbps, 0);
+const GFLOPS: Column = ("GFLOP/s", |_, v| v.gflops, 0);
+const SECTORS: Column = ("sect/req", |_, v| per_request(v, Space::Global), 1);
+const WAVES: Column = ("wf/req", |_, v| per_request(v, Space::Shared), 1);
+
+#[derive(Clone, Copy)]
+enum Space {
+    Global,
+    Shared,
+}
+
+/// Sectors per global request, or wavefronts per shared load request (the stores that
+/// fill a tile would dilute the loads the lessons are about), in the traced blocks.
+fn per_request(v: &VariantResult, space: Space) -> Option<f64> {
+    let m = v.memory.as_ref()?;
+    let (n, d) = match space {
+        Space::Global => (m.global.sectors, m.global.requests),
+        Space::Shared => (m.shared.ld.wavefronts, m.shared.ld.requests),
+    };
+    (d > 0).then(|| n as f64 / d as f64)
+}
+
+/// The lesson's headline figure: bandwidth where it counts bytes, GFLOP/s where it counts
+/// flops, else the time.
+fn headline(lesson: &Lesson) -> Column {
+    if lesson.metrics.bytes.is_some() {
+        GBPS
+    } else if lesson.metrics.flops.is_some() {
+        GFLOPS
+    } else {
+        TIME
+    }
+}
+
+/// The columns worth a place: time, the headline, and the per-request counts some row has.
+fn columns(lesson: &Lesson, rows: &[Option<&VariantResult>]) -> Vec<Column> {
+    let mut out = vec![TIME];
+    let head = headline(lesson);
+    if head.0 != TIME.0 {
+        out.push(head);
+    }
+    for c in [SECTORS, WAVES] {
+        if rows.iter().flatten().any(|v| (c.1)(lesson, v).is_some()) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
+    let Some((lesson, k)) = app.focused_knob() else {
+        return;
+    };
+    let knob = &lesson.knobs[k];
+    let at = app.knob_at(lesson, k);
+    let rows = app.knob_rows(lesson, k);
+    let figs: Vec<Option<&Figures>> = rows
+        .iter()
+        .map(|&i| app.knob_figures(lesson, knob, i))
+        .collect();
+    let shown: Vec<Option<&VariantResult>> = figs
+        .iter()
+        .map(|f| f.filter(|f| visible(app, f)).map(|f| &f.result))
+        .collect();
+    let cols = columns(lesson, &shown);
+    let head = headline(lesson);
+    let top = shown
+        .iter()
+        .flatten()
+        .filter_map(|v| (head.1)(lesson, v))
+        .fold(0.0, f64::max);
+    let mut lines = vec![header(knob, &cols, th)];
+    for (n, &i) in rows.iter().enumerate() {
+        let row = Row {
+            value: knob.settings[i].value,
+            here: at == Some(i),
+            figures: figs[n],
+            shown: shown[n],
+        };
+        lines.push(row_line(app, lesson, &row, &cols, (head, top), th));
+    }
+    if rows.is_empty() {
+        lines.push(Line::styled("  + or - turns the knob", th.dim));
+    }
+    lines.push(Line::raw(""));
+    lines.extend(error_lines(app, lesson, knob, at, th));
+    let title = format!(
+        " knob {} on {} · {} values · + - turn, o columns ",
+        knob.label,
+        knob.variant,
+        knob.settings.len()
+    );
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(th.border)
+                .title(Line::styled(title, th.title)),
+        )
+        .render(area, buf);
+}
+
+/// Live figures always; recorded ones once the learner has predicted (or revealed them).
+fn visible(app: &App, f: &Figures) -> bool {
+    f.source == Source::Live || app.revealed()
+}
+
+fn header<'a>(knob: &Knob, cols: &[Column], th: &Theme) -> Line<'a> {
+    let mut s = format!("  {:>8}", clip(knob.kind.name(), 8));
+    for c in cols {
+        s.push_str(&format!(" {:>9}", c.0));
+    }
+    s.push_str(&format!(
+        " {:>5} {:>11}  {:<5}",
+        "regs", "spill st/ld", "from"
+    ));
+    Line::styled(s, th.strong)
+}
+
+fn clip(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+struct Row<'f> {
+    value: i64,
+    /// Where the knob stands.
+    here: bool,
+    figures: Option<&'f Figures>,
+    /// The figures, when they may be shown.
+    shown: Option<&'f VariantResult>,
+}
+
+fn row_line<'a>(
+    app: &App,
+    lesson: &Lesson,
+    row: &Row,
+    cols: &[Column],
+    (head, top): (Column, f64),
+    th: &Theme,
+) -> Line<'a> {
+    let mark = if row.here { "▸" } else { " " };
+    let mut spans = vec![Span::styled(
+        format!("{mark} {:>8}", row.value),
+        if row.here { th.focus } else { th.strong },
+    )];
+    let running = app
+        .knobs
+        .run
+        .as_ref()
+        .filter(|r| row.here && r.lesson.id == lesson.id);
+    let Some(f) = row.figures else {
+        let words = match (running, &app.running) {
+            (Some(_), Some(r)) => format!("  {}…", r.stage),
+            _ => "  not recorded".into(),
+        };
+        spans.push(Span::styled(words, th.dim));
+        return Line::from(spans);
+    };
+    let v = &f.result;
+    let mut text = String::new();
+    for c in cols {
+        let x = row.shown.and_then(|v| (c.1)(lesson, v));
+        text.push_str(&format!(
+            " {:>9}",
+            x.map_or("—".into(), |x| format!("{x:.*}", c.2))
+        ));
+    }
+    let (regs, spill) = match &v.ptxas {
+        Some(p) => (
+            p.registers.to_string(),
+            format!("{}/{}", p.spill_stores, p.spill_loads),
+        ),
+        None => ("—".into(), "—".into()),
+    };
+    text.push_str(&format!(" {regs:>5} {spill:>11}  {:<5}", from(f)));
+    spans.push(Span::raw(text));
+    spans.push(Span::raw(" "));
+    spans.extend(tail(app, row, v, (head, top), lesson, th));
+    if let Some(r) = running.and(app.running.as_ref()) {
+        spans.push(Span::styled(
+            format!(" · measuring: {}…", r.stage),
+            th.accent,
+        ));
+    }
+    Line::from(spans)
+}
+
+/// The bar of the headline figure, or why the row has none.
+fn tail<'a>(
+    app: &App,
+    row: &Row,
+    v: &VariantResult,
+    (head, top): (Column, f64),
+    lesson: &Lesson,
+    th: &Theme,
+) -> Vec<Span<'a>> {
+    if v.stale {
+        return vec![Span::styled("stale", th.warn)];
+    }
+    if v.error.is_some() && v.correct != Some(true) {
+        let words = if v.correct.is_none() && v.time_ms.is_none() {
+            "error (below when the knob is here)"
+        } else {
+            "WRONG"
+        };
+        return vec![Span::styled(words, th.bad)];
+    }
+    let Some(x) = row.shown.and_then(|v| (head.1)(lesson, v)) else {
+        let why = if row.shown.is_none() && !app.revealed() {
+            "hidden (v shows it)"
+        } else {
+            ""
+        };
+        return vec![Span::styled(why, th.dim)];
+    };
+    const WIDTH: f64 = 16.0;
+    let n = if top > 0.0 {
+        ((x / top) * WIDTH).round().max(1.0) as usize
+    } else {
+        0
+    };
+    vec![Span::styled("█".repeat(n), th.spark)]
+}
+
+fn from(f: &Figures) -> &'static str {
+    match (f.source, f.compiled_here) {
+        (Source::Live, _) => "live",
+        (_, true) => "rec+c",
+        _ => "rec",
+    }
+}
+
+/// The compile error of the setting the knob stands at, each message followed by the
+/// source line it names.
+fn error_lines<'a>(
+    app: &App,
+    lesson: &Lesson,
+    knob: &Knob,
+    at: Option<usize>,
+    th: &Theme,
+) -> Vec<Line<'a>> {
+    let Some(i) = at else { return Vec::new() };
+    let Some(f) = app.knob_figures(lesson, knob, i) else {
+        return Vec::new();
+    };
+    let v = &knob.settings[i].variant;
+    let Some(e) = f
+        .result
+        .error
+        .as_ref()
+        .filter(|_| f.result.correct.is_none())
+    else {
+        return Vec::new();
+    };
+    let mut out = vec![Line::styled(
+        format!(
+            "{} at {} = {}:",
+            v.name,
+            knob.kind.name(),
+            knob.settings[i].value
+        ),
+        th.strong,
+    )];
+    for l in e.lines().filter(|l| !l.trim().is_empty()) {
+        out.push(Line::styled(l.trim_end().to_string(), th.bad));
+        let line = l
+            .strip_prefix(&v.source_path)
+            .and_then(|r| r.strip_prefix(':'))
+            .and_then(|r| r.split(':').next())
+            .and_then(|n| n.parse::<usize>().ok());
+        if let Some(text) = line.and_then(|n| v.source.lines().nth(n.wrapping_sub(1))) {
+            out.push(Line::styled(
+                format!("{:>5} | {}", line.unwrap_or(0), text.trim_end()),
+                th.dim,
+            ));
+        }
+    }
+    out
+}

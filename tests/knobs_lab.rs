@@ -1,0 +1,224 @@
+//! Knobs in the lab: turned with keys, each setting's figures kept in the knob table; from a
+//! recording without a GPU, and through a worker (the fake one, standing for a GPU) with one.
+//! `gpulab record` runs every value of every knob, and what it writes replays.
+
+mod common;
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use gpulab::course::bundle::CourseRoot;
+use gpulab::model::Lesson;
+use gpulab::model::results::Source;
+use gpulab::session::client::WorkerClient;
+use gpulab::session::progress::Progress;
+use gpulab::session::recording::Recording;
+use gpulab::ui::{App, UiEvent};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use std::time::{Duration, Instant};
+
+fn key(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+}
+
+fn course() -> Vec<Lesson> {
+    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
+    assert!(errors.is_empty(), "{errors:?}");
+    lessons
+}
+
+/// The lab on `lesson`, its first variant focused, showing `rec`, no GPU (as the worker says).
+fn lab(lessons: Vec<Lesson>, rec: Option<Recording>, lesson: &str) -> App {
+    let mut app = App::new(lessons, rec, Progress::default());
+    app.color = false;
+    app.selected = app.lessons.iter().position(|l| l.id == lesson).unwrap();
+    app.caps = Some(gpulab::session::fold::Capabilities {
+        no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
+        ..Default::default()
+    });
+    app
+}
+
+fn draw(app: &App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| f.render_widget(app, f.area())).unwrap();
+    gpulab::ui::buffer_to_text(t.backend().buffer())
+}
+
+#[test]
+fn the_knob_table_after_three_settings_from_a_recording() {
+    // The recording holds the coalescing lesson as measured on an H100, with its STRIDE knob
+    // at 1, 2 and 32 (where the lesson's named variants stand); the knob here is given
+    // just those values, so each turn lands on recorded figures.
+    let mut lessons = course();
+    let l = lessons
+        .iter_mut()
+        .find(|l| l.id == "global-coalescing")
+        .unwrap();
+    l.knobs[0]
+        .settings
+        .retain(|s| [1, 2, 32].contains(&s.value));
+    let text =
+        std::fs::read_to_string(common::fixture("knobs/nvidia-h100-80gb-hbm3.json")).unwrap();
+    let rec = Recording::parse(&text).unwrap();
+    let mut app = lab(lessons, Some(rec), "global-coalescing");
+    app.on_key(key('v'));
+    for _ in 0..3 {
+        app.on_key(key('+'));
+    }
+    let screen = draw(&app, 140, 40);
+    assert!(
+        screen.contains("knob stride (floats) on coalesced"),
+        "{screen}"
+    );
+    let row = |v: &str| {
+        screen
+            .lines()
+            .filter_map(|l| l.split("││").nth(1))
+            .find(|l| {
+                l.trim_start_matches([' ', '▸'])
+                    .starts_with(&format!("{v} "))
+            })
+            .unwrap_or_else(|| panic!("no row {v}:\n{screen}"))
+            .to_string()
+    };
+    // Sectors per request follow the stride: 4, 8, then one per lane.
+    assert!(
+        row("1").contains(" 4.0 ") && row("1").contains("rec"),
+        "{screen}"
+    );
+    assert!(row("2").contains(" 8.0 "), "{screen}");
+    assert!(
+        row("32").contains(" 32.0 ") && row("32").contains('▸'),
+        "{screen}"
+    );
+    assert!(
+        app.message
+            .as_deref()
+            .unwrap_or("")
+            .contains("highest value"),
+        "the third turn finds the knob at its end: {:?}",
+        app.message
+    );
+    insta::assert_snapshot!("knob_table_three_settings", screen);
+}
+
+#[test]
+fn a_knob_shows_its_keys_and_a_variant_without_one_says_where_they_are() {
+    let mut app = lab(course(), None, "shared-banks");
+    let screen = draw(&app, 160, 40);
+    assert!(
+        screen.contains("+- knob"),
+        "the footer names the keys:\n{screen}"
+    );
+    app.on_key(key('?'));
+    assert!(draw(&app, 160, 48).contains("turn the focused variant's knob"));
+    app.on_key(key('?'));
+    app.on_key(KeyEvent::new(KeyCode::Right, KeyModifiers::NONE));
+    app.on_key(key('+'));
+    let said = app.message.clone().unwrap_or_default();
+    assert!(
+        said.contains("no knob on this variant (←→ to stride-1)"),
+        "{said}"
+    );
+    // No recording and no GPU: the table says the setting was not measured.
+    app.on_key(KeyEvent::new(KeyCode::Left, KeyModifiers::NONE));
+    app.on_key(key('+'));
+    assert!(draw(&app, 160, 40).contains("not recorded"));
+    app.on_key(key('o'));
+    assert!(!app.knobs.shown, "o goes back to the columns");
+}
+
+/// Feed the worker thread's news to the app until `done` holds.
+fn pump(
+    app: &mut App,
+    rx: &std::sync::mpsc::Receiver<UiEvent>,
+    jobs: &std::sync::mpsc::Sender<gpulab::ui::Job>,
+    done: impl Fn(&App) -> bool,
+) {
+    let end = Instant::now() + Duration::from_secs(60);
+    while !done(app) {
+        for job in app.outbox.drain(..) {
+            jobs.send(job).unwrap();
+        }
+        let left = end.saturating_duration_since(Instant::now());
+        assert!(!left.is_zero(), "the worker never finished");
+        if let Ok(ev) = rx.recv_timeout(left) {
+            app.on_event(ev);
+        }
+    }
+}
+
+#[test]
+fn with_a_gpu_turning_the_knob_reruns_the_variant_through_the_worker() {
+    let client = WorkerClient::with_command(common::bin(), vec!["worker".into()])
+        .env("GPULAB_WORKER_FAKE", "gpu");
+    let mut app = App::new(course(), None, Progress::default());
+    app.selected = app
+        .lessons
+        .iter()
+        .position(|l| l.id == "local-spills")
+        .unwrap();
+    // static-index holds the register cap.
+    app.variant = 1;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let jobs = gpulab::ui::spawn_worker(tx, 0, client);
+    pump(&mut app, &rx, &jobs, |a| a.caps.is_some());
+    app.on_key(key('+'));
+    assert!(app.running.is_some(), "{:?}", app.message);
+    pump(&mut app, &rx, &jobs, |a| a.knobs.run.is_none());
+    app.on_key(key('+'));
+    pump(&mut app, &rx, &jobs, |a| a.knobs.run.is_none());
+    let l = app.lessons[app.selected].clone();
+    assert_eq!(app.knob_rows(&l, 0), [0, 1], "two settings turned to");
+    for i in [0, 1] {
+        let f = app.knob_figures(&l, &l.knobs[0], i).expect("measured");
+        assert_eq!(f.source, Source::Live);
+        assert_eq!(f.result.correct, Some(true), "{:?}", f.result);
+        let cap = l.knobs[0].settings[i].value;
+        assert_eq!(f.result.name, format!("static-index@maxrregcount={cap}"));
+    }
+    // The lesson's own figures are untouched by the knob's runs.
+    let own = &app.results[&l.id];
+    assert_ne!(own.source, Source::Live);
+    assert!(draw(&app, 140, 40).contains("live"));
+}
+
+#[test]
+fn record_runs_every_knob_value_and_the_recording_replays_them() {
+    let dir = std::env::temp_dir().join(format!("gpulab-knobs-{}", std::process::id()));
+    let out = dir.join("fake.json");
+    let status = std::process::Command::new(common::bin())
+        .args(["record", "--out"])
+        .arg(&out)
+        .env("GPULAB_WORKER_FAKE", "gpu")
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let rec = Recording::parse(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let lessons = course();
+    for l in lessons.iter().filter(|l| !l.knobs.is_empty()) {
+        let r = rec.lessons.iter().find(|r| r.lesson == l.id).unwrap();
+        let want: Vec<String> = l
+            .knobs
+            .iter()
+            .flat_map(|k| &k.settings)
+            .map(|s| s.variant.name.clone())
+            .collect();
+        let got: Vec<String> = r.knobs.iter().map(|v| v.name.clone()).collect();
+        assert_eq!(got, want, "{}", l.id);
+    }
+    // Replayed without a GPU: turning the transpose's padding shows recorded figures.
+    let mut app = lab(lessons, Some(rec), "shared-transpose");
+    app.variant = 1;
+    app.on_key(key('v'));
+    app.on_key(key('+'));
+    let l = app.lessons[app.selected].clone();
+    let f = app.knob_figures(&l, &l.knobs[0], 1).expect("replayed");
+    assert_eq!((f.source, f.result.stale), (Source::Recorded, false));
+    assert_eq!(f.result.name, "tiled@PAD=1");
+}
