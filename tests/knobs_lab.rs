@@ -222,3 +222,53 @@ fn record_runs_every_knob_value_and_the_recording_replays_them() {
     assert_eq!((f.source, f.result.stale), (Source::Recorded, false));
     assert_eq!(f.result.name, "tiled@PAD=1");
 }
+
+#[test]
+fn with_nvrtc_alone_a_value_that_does_not_compile_shows_the_compilers_error_at_its_line() {
+    if !common::nvrtc_or_skip("knob compile error") {
+        return;
+    }
+    let root = CourseRoot::Dir(common::fixture("knobs/lessons"));
+    let (lessons, errors) = gpulab::course::load_course(&root);
+    assert!(errors.is_empty(), "{errors:?}");
+    let client = WorkerClient::with_command(common::bin(), vec!["worker".into()])
+        .env("CUDA_VISIBLE_DEVICES", "");
+    let mut app = App::new(lessons, None, Progress::default());
+    app.color = false;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let jobs = gpulab::ui::spawn_worker(tx, 0, client);
+    pump(&mut app, &rx, &jobs, |a| a.caps.is_some());
+    let caps = app.caps.clone().unwrap();
+    if caps.device.is_some() {
+        eprintln!("skipped: a GPU is here, so the knob runs rather than only compiles");
+        return;
+    }
+    // WIDTH 1 to 2 compiles; 2 to 3 does not.
+    for _ in 0..2 {
+        app.on_key(key('+'));
+        pump(&mut app, &rx, &jobs, |a| a.knobs.run.is_none());
+    }
+    let l = app.lessons[0].clone();
+    // Where the knob stood (WIDTH 1, the variant as written) is compiled with the first turn.
+    let one = app.knob_figures(&l, &l.knobs[0], 0).expect("compiled");
+    assert!(one.result.ptxas.is_some(), "{one:?}");
+    let two = app.knob_figures(&l, &l.knobs[0], 1).expect("compiled");
+    assert!(
+        two.result.ptxas.is_some() && two.result.error.is_none(),
+        "{two:?}"
+    );
+    let three = app.knob_figures(&l, &l.knobs[0], 2).expect("compiled");
+    let e = three.result.error.clone().unwrap_or_default();
+    assert!(
+        e.contains("kernels/copy.cu(9)"),
+        "the compiler names the line: {e}"
+    );
+    let screen = draw(&app, 140, 40);
+    assert!(screen.contains("copy@WIDTH=3 at WIDTH = 3:"), "{screen}");
+    assert!(
+        screen.contains("#error \"WIDTH 3 is not a power of two\""),
+        "{screen}"
+    );
+    let said = app.message.clone().unwrap_or_default();
+    assert!(said.starts_with("copy@WIDTH=3:"), "{said}");
+}

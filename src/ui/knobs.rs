@@ -7,7 +7,7 @@ use super::app::{App, Running};
 use super::event::Job;
 use crate::model::protocol::Reply;
 use crate::model::results::{LessonResult, Source, VariantResult};
-use crate::model::{Knob, Lesson};
+use crate::model::{Knob, KnobSetting, Lesson};
 use crate::session::client::WorkerFailure;
 use crate::session::fold::{self, Fold};
 use crate::session::knobs;
@@ -29,7 +29,9 @@ pub struct KnobRun {
     pub lesson: Lesson,
     /// The lesson sent (`knobs::knob_lesson`), whose replies fill `result`.
     pub sent: Lesson,
-    pub setting: String,
+    /// The settings it measures, by variant name: the one turned to, and the one the knob
+    /// came from when that has no figures yet.
+    pub settings: Vec<String>,
     pub result: LessonResult,
     pub fold: Fold,
 }
@@ -110,7 +112,10 @@ impl App {
             self.replay_setting(&lesson, k, i);
         }
         if now != Some(next) {
-            self.measure_setting(&lesson, k, next);
+            let bare = now.filter(|&i| self.knob_figures(&lesson, knob, i).is_none());
+            let mut which: Vec<usize> = bare.into_iter().collect();
+            which.push(next);
+            self.measure_settings(&lesson, k, &which);
         }
     }
 
@@ -146,29 +151,34 @@ impl App {
         }
     }
 
-    /// Run the setting live where there is a GPU, compile it where there is NVRTC; with
+    /// Run the settings live where there is a GPU, compile them where there is NVRTC; with
     /// neither, the recording's figures are all there is.
-    fn measure_setting(&mut self, lesson: &Lesson, k: usize, i: usize) {
-        let setting = &lesson.knobs[k].settings[i];
+    fn measure_settings(&mut self, lesson: &Lesson, k: usize, which: &[usize]) {
+        let settings: Vec<&KnobSetting> = which
+            .iter()
+            .map(|&i| &lesson.knobs[k].settings[i])
+            .collect();
+        let names: Vec<String> = settings.iter().map(|s| s.variant.name.clone()).collect();
         let Some(shown) = self.results.get(&lesson.id) else {
             return;
         };
         let plan = self.caps.as_ref().map(|c| source::plan(c, lesson, shown));
-        let sent = knobs::knob_lesson(lesson, &[setting]);
-        let name = setting.variant.name.clone();
+        let sent = knobs::knob_lesson(lesson, &settings);
         let (job, result) = match plan {
             Some(Plan::Live(device)) => {
                 let job = Job::Run {
                     lesson: Box::new(sent.clone()),
-                    options: knobs::options(&[setting]),
+                    options: knobs::options(&settings),
                 };
                 (job, source::live(&sent, device))
             }
             Some(Plan::CompileHere { arch }) => {
                 let mut r = fold::blank_result(&sent, shown.source, shown.device.clone());
-                let key = (lesson.id.clone(), name.clone());
-                if let (Some(f), Some(v)) = (self.knobs.figures.get(&key), r.variants.first_mut()) {
-                    *v = f.result.clone();
+                for v in &mut r.variants {
+                    let key = (lesson.id.clone(), v.name.clone());
+                    if let Some(f) = self.knobs.figures.get(&key) {
+                        *v = f.result.clone();
+                    }
                 }
                 let job = Job::Compile {
                     lesson: Box::new(sent.clone()),
@@ -177,10 +187,14 @@ impl App {
                 (job, r)
             }
             _ => {
-                let key = (lesson.id.clone(), name.clone());
-                if !self.knobs.figures.contains_key(&key) {
+                let last = names.last().cloned().unwrap_or_default();
+                if !self
+                    .knobs
+                    .figures
+                    .contains_key(&(lesson.id.clone(), last.clone()))
+                {
                     self.message = Some(format!(
-                        "{name}: not in the recording, and no GPU here to measure it"
+                        "{last}: not in the recording, and no GPU here to measure it"
                     ));
                 }
                 return;
@@ -188,13 +202,13 @@ impl App {
         };
         self.running = Some(Running {
             lesson: sent.id.clone(),
-            variant: name.clone(),
+            variant: names.last().cloned().unwrap_or_default(),
             stage: "starting".into(),
         });
         self.knobs.run = Some(KnobRun {
             lesson: lesson.clone(),
             sent,
-            setting: name,
+            settings: names,
             result,
             fold: Fold::new(),
         });
@@ -223,21 +237,26 @@ impl App {
         self.running = None;
         let mut result = run.result;
         let outcome = run.fold.finish(&run.sent, &mut result, outcome);
-        let Some(v) = result.variants.into_iter().find(|v| v.name == run.setting) else {
-            return;
-        };
-        if let Some(e) = v.error.as_ref().filter(|_| v.correct != Some(true)) {
-            self.message = Some(format!("{}: {}", run.setting, first_line(e)));
-        } else if let Err(f) = outcome {
+        if let Err(f) = outcome {
             self.message = Some(f.to_string());
         }
-        let figures = Figures {
-            compiled_here: result.compile == Some(Source::Live) && result.source != Source::Live,
-            source: result.source,
-            result: v,
-        };
-        let key = (run.lesson.id.clone(), run.setting);
-        self.knobs.figures.insert(key, figures);
+        let compiled_here = result.compile == Some(Source::Live) && result.source != Source::Live;
+        let source = result.source;
+        for v in result.variants {
+            if !run.settings.contains(&v.name) {
+                continue;
+            }
+            if let Some(e) = v.error.as_ref().filter(|_| v.correct != Some(true)) {
+                self.message = Some(format!("{}: {}", v.name, first_line(e)));
+            }
+            let key = (run.lesson.id.clone(), v.name.clone());
+            let figures = Figures {
+                compiled_here,
+                source,
+                result: v,
+            };
+            self.knobs.figures.insert(key, figures);
+        }
     }
 
     /// The rows of the knob table: each setting turned to, in the knob's order.

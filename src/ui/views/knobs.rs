@@ -96,6 +96,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     for (n, &i) in rows.iter().enumerate() {
         let row = Row {
             value: knob.settings[i].value,
+            name: knob.settings[i].variant.name.clone(),
             here: at == Some(i),
             figures: figs[n],
             shown: shown[n],
@@ -147,6 +148,8 @@ fn clip(s: &str, n: usize) -> String {
 
 struct Row<'f> {
     value: i64,
+    /// The setting's variant name.
+    name: String,
     /// Where the knob stands.
     here: bool,
     figures: Option<&'f Figures>,
@@ -171,7 +174,7 @@ fn row_line<'a>(
         .knobs
         .run
         .as_ref()
-        .filter(|r| row.here && r.lesson.id == lesson.id);
+        .filter(|r| r.lesson.id == lesson.id && r.settings.contains(&row.name));
     let Some(f) = row.figures else {
         let words = match (running, &app.running) {
             (Some(_), Some(r)) => format!("  {}…", r.stage),
@@ -246,11 +249,15 @@ fn tail<'a>(
     vec![Span::styled("█".repeat(n), th.spark)]
 }
 
+/// `live`, `rec`, `rec+c` (recorded timings, compile report made here) or `nvrtc` (only a
+/// compile report made here).
 fn from(f: &Figures) -> &'static str {
     match (f.source, f.compiled_here) {
         (Source::Live, _) => "live",
-        (_, true) => "rec+c",
-        _ => "rec",
+        (Source::Recorded, true) => "rec+c",
+        (Source::Recorded, false) => "rec",
+        (Source::None, true) => "nvrtc",
+        (Source::None, false) => "—",
     }
 }
 
