@@ -272,3 +272,20 @@ fn with_nvrtc_alone_a_value_that_does_not_compile_shows_the_compilers_error_at_i
     let said = app.message.clone().unwrap_or_default();
     assert!(said.starts_with("copy@WIDTH=3:"), "{said}");
 }
+
+#[test]
+fn star_picks_the_next_knob_of_a_variant_that_has_several() {
+    let mut lessons = course();
+    let l = lessons.iter_mut().find(|l| l.id == "shared-banks").unwrap();
+    let mut second = l.knobs[0].clone();
+    second.label = "second".into();
+    l.knobs.push(second);
+    let mut app = lab(lessons, None, "shared-banks");
+    assert_eq!(app.focused_knob().map(|(_, k)| k), Some(0));
+    app.on_key(key('*'));
+    assert_eq!(app.focused_knob().map(|(_, k)| k), Some(1));
+    app.on_key(key('+'));
+    assert!(draw(&app, 160, 40).contains("knob second on stride-1"));
+    app.on_key(key('*'));
+    assert_eq!(app.focused_knob().map(|(_, k)| k), Some(0), "round again");
+}

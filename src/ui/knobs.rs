@@ -55,16 +55,23 @@ pub struct KnobBench {
 impl App {
     /// The knob the keys turn on the lesson screen: one of the focused variant's.
     pub fn focused_knob(&self) -> Option<(&Lesson, usize)> {
+        let (l, mine) = self.focused_knobs()?;
+        let k = *mine.get(self.knobs.pick % mine.len().max(1))?;
+        Some((l, k))
+    }
+
+    /// The lesson on screen and the indices of the focused variant's knobs (none on an
+    /// exercise: its columns are the learner's).
+    fn focused_knobs(&self) -> Option<(&Lesson, Vec<usize>)> {
         if self.exercise.is_some() {
             return None;
         }
         let l = self.lessons.get(self.selected)?;
         let v = l.variants.get(self.variant)?;
-        let mine: Vec<usize> = (0..l.knobs.len())
+        let mine = (0..l.knobs.len())
             .filter(|&k| l.knobs[k].variant == v.name)
             .collect();
-        let k = *mine.get(self.knobs.pick.min(mine.len().checked_sub(1)?))?;
-        Some((l, k))
+        Some((l, mine))
     }
 
     /// Where knob `k` of `lesson` stands: turned, else the variant as written.
@@ -121,10 +128,8 @@ impl App {
 
     /// `*`: the next of the focused variant's knobs, when it has several.
     pub(super) fn next_knob(&mut self) {
-        self.knobs.pick += 1;
-        if self.focused_knob().is_none() {
-            self.knobs.pick = 0;
-        }
+        let n = self.focused_knobs().map_or(0, |(_, mine)| mine.len());
+        self.knobs.pick = if n == 0 { 0 } else { (self.knobs.pick + 1) % n };
     }
 
     /// The setting's figures among those shown for its lesson, unless it has its own.
@@ -159,50 +164,23 @@ impl App {
             .map(|&i| &lesson.knobs[k].settings[i])
             .collect();
         let names: Vec<String> = settings.iter().map(|s| s.variant.name.clone()).collect();
-        let Some(shown) = self.results.get(&lesson.id) else {
-            return;
-        };
-        let plan = self.caps.as_ref().map(|c| source::plan(c, lesson, shown));
+        let last = names.last().cloned().unwrap_or_default();
         let sent = knobs::knob_lesson(lesson, &settings);
-        let (job, result) = match plan {
-            Some(Plan::Live(device)) => {
-                let job = Job::Run {
-                    lesson: Box::new(sent.clone()),
-                    options: knobs::options(&settings),
-                };
-                (job, source::live(&sent, device))
+        let Some((job, result)) = self.knob_job(lesson, &sent, &settings) else {
+            if !self
+                .knobs
+                .figures
+                .contains_key(&(lesson.id.clone(), last.clone()))
+            {
+                self.message = Some(format!(
+                    "{last}: not in the recording, and no GPU here to measure it"
+                ));
             }
-            Some(Plan::CompileHere { arch }) => {
-                let mut r = fold::blank_result(&sent, shown.source, shown.device.clone());
-                for v in &mut r.variants {
-                    let key = (lesson.id.clone(), v.name.clone());
-                    if let Some(f) = self.knobs.figures.get(&key) {
-                        *v = f.result.clone();
-                    }
-                }
-                let job = Job::Compile {
-                    lesson: Box::new(sent.clone()),
-                    arch,
-                };
-                (job, r)
-            }
-            _ => {
-                let last = names.last().cloned().unwrap_or_default();
-                if !self
-                    .knobs
-                    .figures
-                    .contains_key(&(lesson.id.clone(), last.clone()))
-                {
-                    self.message = Some(format!(
-                        "{last}: not in the recording, and no GPU here to measure it"
-                    ));
-                }
-                return;
-            }
+            return;
         };
         self.running = Some(Running {
             lesson: sent.id.clone(),
-            variant: names.last().cloned().unwrap_or_default(),
+            variant: last,
             stage: "starting".into(),
         });
         self.knobs.run = Some(KnobRun {
@@ -213,6 +191,41 @@ impl App {
             fold: Fold::new(),
         });
         self.outbox.push(job);
+    }
+
+    /// The job that measures `sent` on this machine, beside the result its replies fill in:
+    /// blank and live for a run, the figures so far for a compile; none without either.
+    fn knob_job(
+        &self,
+        lesson: &Lesson,
+        sent: &Lesson,
+        settings: &[&KnobSetting],
+    ) -> Option<(Job, LessonResult)> {
+        let shown = self.results.get(&lesson.id)?;
+        match source::plan(self.caps.as_ref()?, lesson, shown) {
+            Plan::Live(device) => {
+                let job = Job::Run {
+                    lesson: Box::new(sent.clone()),
+                    options: knobs::options(settings),
+                };
+                Some((job, source::live(sent, device)))
+            }
+            Plan::CompileHere { arch } => {
+                let mut r = fold::blank_result(sent, shown.source, shown.device.clone());
+                for v in &mut r.variants {
+                    let key = (lesson.id.clone(), v.name.clone());
+                    if let Some(f) = self.knobs.figures.get(&key) {
+                        *v = f.result.clone();
+                    }
+                }
+                let job = Job::Compile {
+                    lesson: Box::new(sent.clone()),
+                    arch,
+                };
+                Some((job, r))
+            }
+            Plan::Recorded => None,
+        }
     }
 
     /// Whether `lesson` is the id of the knob run in flight.
