@@ -204,9 +204,15 @@ impl App {
         let shown = self.results.get(&lesson.id)?;
         match source::plan(self.caps.as_ref()?, lesson, shown) {
             Plan::Live(device) => {
+                // Each turn sends the same buffers: the worker keeps the inputs between
+                // turns rather than filling gigabytes again.
+                let options = crate::model::protocol::RunOptions {
+                    keep_inputs: true,
+                    ..knobs::options(settings)
+                };
                 let job = Job::Run {
                     lesson: Box::new(sent.clone()),
-                    options: knobs::options(settings),
+                    options,
                 };
                 Some((job, source::live(sent, device)))
             }

@@ -11,7 +11,7 @@ use crate::ui::knobs::Figures;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Paragraph, Widget, Wrap};
 
 /// A figure of a row, and how it is written.
 type Column = (
@@ -92,7 +92,21 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         .flatten()
         .filter_map(|v| (head.1)(lesson, v))
         .fold(0.0, f64::max);
-    let mut lines = vec![header(knob, &cols, th)];
+    let points: Vec<(i64, f64)> = rows
+        .iter()
+        .zip(&shown)
+        .filter_map(|(&i, v)| Some((knob.settings[i].value, (head.1)(lesson, (*v)?)?)))
+        .collect();
+    let header = header(knob, &cols, th);
+    // The bars go in a chart under the table where it fits, else beside each row.
+    let table_h =
+        rows.len().max(1) as u16 + 4 + error_lines(app, lesson, knob, at, th).len() as u16;
+    let chart = points.len() >= 2 && area.height >= table_h + CHART_H;
+    let room = match chart {
+        true => 0,
+        false => (area.width as usize).saturating_sub(header.width() + 3),
+    };
+    let mut lines = vec![header];
     for (n, &i) in rows.iter().enumerate() {
         let row = Row {
             value: knob.settings[i].value,
@@ -101,7 +115,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             figures: figs[n],
             shown: shown[n],
         };
-        lines.push(row_line(app, lesson, &row, &cols, (head, top), th));
+        lines.push(row_line(app, lesson, &row, &cols, (head, top, room), th));
     }
     if rows.is_empty() {
         lines.push(Line::styled("  + or - turns the knob", th.dim));
@@ -114,6 +128,10 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         knob.variant,
         knob.settings.len()
     );
+    let (table, below) = match chart {
+        true => split(area, table_h),
+        false => (area, Rect::default()),
+    };
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .block(
@@ -122,6 +140,69 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
                 .border_style(th.border)
                 .title(Line::styled(title, th.title)),
         )
+        .render(table, buf);
+    if chart {
+        render_chart(&points, head, knob, below, buf, th);
+    }
+}
+
+/// The least height the chart is drawn in.
+const CHART_H: u16 = 10;
+
+fn split(area: Rect, top: u16) -> (Rect, Rect) {
+    let a = Rect {
+        height: top.min(area.height),
+        ..area
+    };
+    let b = Rect {
+        y: area.y + a.height,
+        height: area.height - a.height,
+        ..area
+    };
+    (a, b)
+}
+
+/// The headline figure of each setting with one, as bars over the knob's values.
+fn render_chart(
+    points: &[(i64, f64)],
+    head: Column,
+    knob: &Knob,
+    area: Rect,
+    buf: &mut Buffer,
+    th: &Theme,
+) {
+    let texts: Vec<String> = points
+        .iter()
+        .map(|(_, y)| format!("{y:.*}", head.2))
+        .collect();
+    let widest = texts.iter().map(|t| t.len()).max().unwrap_or(1) as u16;
+    let n = points.len() as u16;
+    let fit = area.width.saturating_sub(2).saturating_sub(n) / n.max(1);
+    let bar_w = widest.max(3).max(fit.min(8));
+    // Bars are integers: a figure below 10 is drawn in thousandths, its text as written.
+    let scale = if head.2 > 0 { 1000.0 } else { 1.0 };
+    let bars: Vec<Bar> = points
+        .iter()
+        .zip(texts)
+        .map(|((x, y), text)| {
+            Bar::default()
+                .value((y * scale).round() as u64)
+                .text_value(text)
+                .label(Line::from(x.to_string()))
+                .style(th.spark)
+        })
+        .collect();
+    let title = format!(" {} by {} ", head.0, knob.label);
+    BarChart::default()
+        .block(
+            Block::default()
+                .borders(Borders::ALL)
+                .border_style(th.border)
+                .title(Line::styled(title, th.title)),
+        )
+        .data(BarGroup::default().bars(&bars))
+        .bar_width(bar_w)
+        .bar_gap(1)
         .render(area, buf);
 }
 
@@ -162,7 +243,7 @@ fn row_line<'a>(
     lesson: &Lesson,
     row: &Row,
     cols: &[Column],
-    (head, top): (Column, f64),
+    (head, top, room): (Column, f64, usize),
     th: &Theme,
 ) -> Line<'a> {
     let mark = if row.here { "▸" } else { " " };
@@ -202,7 +283,7 @@ fn row_line<'a>(
     text.push_str(&format!(" {regs:>5} {spill:>11}  {:<5}", from(f)));
     spans.push(Span::raw(text));
     spans.push(Span::raw(" "));
-    spans.extend(tail(app, row, v, (head, top), lesson, th));
+    spans.extend(tail(app, row, v, (head, top, room), lesson, th));
     if let Some(r) = running.and(app.running.as_ref()) {
         spans.push(Span::styled(
             format!(" · measuring: {}…", r.stage),
@@ -217,7 +298,7 @@ fn tail<'a>(
     app: &App,
     row: &Row,
     v: &VariantResult,
-    (head, top): (Column, f64),
+    (head, top, room): (Column, f64, usize),
     lesson: &Lesson,
     th: &Theme,
 ) -> Vec<Span<'a>> {
@@ -240,9 +321,9 @@ fn tail<'a>(
         };
         return vec![Span::styled(why, th.dim)];
     };
-    const WIDTH: f64 = 16.0;
-    let n = if top > 0.0 {
-        ((x / top) * WIDTH).round().max(1.0) as usize
+    let width = room.min(24) as f64;
+    let n = if top > 0.0 && width >= 1.0 {
+        ((x / top) * width).round().max(1.0) as usize
     } else {
         0
     };
