@@ -3,6 +3,7 @@
 //! registers and spills), a bar of the headline figure as a small chart, and under it the
 //! compile error of the setting the knob stands at, by its line.
 
+use super::knob_chart;
 use super::theme::Theme;
 use crate::model::results::{Source, VariantResult};
 use crate::model::{Knob, Lesson};
@@ -11,10 +12,10 @@ use crate::ui::knobs::Figures;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Bar, BarChart, BarGroup, Block, Borders, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
 
 /// A figure of a row, and how it is written.
-type Column = (
+pub(super) type Column = (
     &'static str,
     fn(&Lesson, &VariantResult) -> Option<f64>,
     usize,
@@ -74,62 +75,41 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let Some((lesson, k)) = app.focused_knob() else {
         return;
     };
-    let knob = &lesson.knobs[k];
-    let at = app.knob_at(lesson, k);
     let rows = app.knob_rows(lesson, k);
     let figs: Vec<Option<&Figures>> = rows
         .iter()
-        .map(|&i| app.knob_figures(lesson, knob, i))
+        .map(|&i| app.knob_figures(lesson, &lesson.knobs[k], i))
         .collect();
     let shown: Vec<Option<&VariantResult>> = figs
         .iter()
         .map(|f| f.filter(|f| visible(app, f)).map(|f| &f.result))
         .collect();
-    let cols = columns(lesson, &shown);
-    let head = headline(lesson);
-    let top = shown
-        .iter()
-        .flatten()
-        .filter_map(|v| (head.1)(lesson, v))
-        .fold(0.0, f64::max);
-    let points: Vec<(i64, f64)> = rows
-        .iter()
-        .zip(&shown)
-        .filter_map(|(&i, v)| Some((knob.settings[i].value, (head.1)(lesson, (*v)?)?)))
-        .collect();
-    let header = header(knob, &cols, th);
-    // The bars go in a chart under the table where it fits, else beside each row.
-    let table_h =
-        rows.len().max(1) as u16 + 4 + error_lines(app, lesson, knob, at, th).len() as u16;
-    let chart = points.len() >= 2 && area.height >= table_h + CHART_H;
-    let room = match chart {
-        true => 0,
-        false => (area.width as usize).saturating_sub(header.width() + 3),
+    let t = Table {
+        lesson,
+        knob: &lesson.knobs[k],
+        at: app.knob_at(lesson, k),
+        cols: columns(lesson, &shown),
+        head: headline(lesson),
+        rows,
+        figs,
+        shown,
     };
-    let mut lines = vec![header];
-    for (n, &i) in rows.iter().enumerate() {
-        let row = Row {
-            value: knob.settings[i].value,
-            name: knob.settings[i].variant.name.clone(),
-            here: at == Some(i),
-            figures: figs[n],
-            shown: shown[n],
-        };
-        lines.push(row_line(app, lesson, &row, &cols, (head, top, room), th));
-    }
-    if rows.is_empty() {
-        lines.push(Line::styled("  + or - turns the knob", th.dim));
-    }
+    let errors = error_lines(app, lesson, t.knob, t.at, th);
+    let points = t.points();
+    // The bars go in a chart under the table where it fits, else beside each row.
+    let table_h = t.rows.len().max(1) as u16 + 4 + errors.len() as u16;
+    let chart = points.len() >= 2 && area.height >= table_h + knob_chart::HEIGHT;
+    let mut lines = t.lines(app, area.width, chart, th);
     lines.push(Line::raw(""));
-    lines.extend(error_lines(app, lesson, knob, at, th));
+    lines.extend(errors);
     let title = format!(
         " knob {} on {} · {} values · + - turn, o columns ",
-        knob.label,
-        knob.variant,
-        knob.settings.len()
+        t.knob.label,
+        t.knob.variant,
+        t.knob.settings.len()
     );
     let (table, below) = match chart {
-        true => split(area, table_h),
+        true => knob_chart::split(area, table_h),
         false => (area, Rect::default()),
     };
     Paragraph::new(lines)
@@ -142,68 +122,57 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         )
         .render(table, buf);
     if chart {
-        render_chart(&points, head, knob, below, buf, th);
+        knob_chart::render(&points, t.head, t.knob, below, buf, th);
     }
 }
 
-/// The least height the chart is drawn in.
-const CHART_H: u16 = 10;
-
-fn split(area: Rect, top: u16) -> (Rect, Rect) {
-    let a = Rect {
-        height: top.min(area.height),
-        ..area
-    };
-    let b = Rect {
-        y: area.y + a.height,
-        height: area.height - a.height,
-        ..area
-    };
-    (a, b)
+/// What the table shows: the settings turned to, their figures, and which columns.
+struct Table<'a> {
+    lesson: &'a Lesson,
+    knob: &'a Knob,
+    at: Option<usize>,
+    cols: Vec<Column>,
+    head: Column,
+    rows: Vec<usize>,
+    figs: Vec<Option<&'a Figures>>,
+    /// The figures of each row that may be shown.
+    shown: Vec<Option<&'a VariantResult>>,
 }
 
-/// The headline figure of each setting with one, as bars over the knob's values.
-fn render_chart(
-    points: &[(i64, f64)],
-    head: Column,
-    knob: &Knob,
-    area: Rect,
-    buf: &mut Buffer,
-    th: &Theme,
-) {
-    let texts: Vec<String> = points
-        .iter()
-        .map(|(_, y)| format!("{y:.*}", head.2))
-        .collect();
-    let widest = texts.iter().map(|t| t.len()).max().unwrap_or(1) as u16;
-    let n = points.len() as u16;
-    let fit = area.width.saturating_sub(2).saturating_sub(n) / n.max(1);
-    let bar_w = widest.max(3).max(fit.min(8));
-    // Bars are integers: a figure below 10 is drawn in thousandths, its text as written.
-    let scale = if head.2 > 0 { 1000.0 } else { 1.0 };
-    let bars: Vec<Bar> = points
-        .iter()
-        .zip(texts)
-        .map(|((x, y), text)| {
-            Bar::default()
-                .value((y * scale).round() as u64)
-                .text_value(text)
-                .label(Line::from(x.to_string()))
-                .style(th.spark)
-        })
-        .collect();
-    let title = format!(" {} by {} ", head.0, knob.label);
-    BarChart::default()
-        .block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(th.border)
-                .title(Line::styled(title, th.title)),
-        )
-        .data(BarGroup::default().bars(&bars))
-        .bar_width(bar_w)
-        .bar_gap(1)
-        .render(area, buf);
+impl Table<'_> {
+    /// (value, headline figure) of each row that shows one.
+    fn points(&self) -> Vec<(i64, f64)> {
+        let value = |i: usize| self.knob.settings[i].value;
+        let y = |v: &Option<&VariantResult>| (self.head.1)(self.lesson, (*v)?);
+        let rows = self.rows.iter().zip(&self.shown);
+        rows.filter_map(|(&i, v)| Some((value(i), y(v)?))).collect()
+    }
+
+    /// The header and a line per row, with bars beside the rows unless a chart has them.
+    fn lines<'l>(&self, app: &App, width: u16, chart: bool, th: &Theme) -> Vec<Line<'l>> {
+        let top = self.points().iter().map(|p| p.1).fold(0.0, f64::max);
+        let header = header(self.knob, &self.cols, th);
+        let room = match chart {
+            true => 0,
+            false => (width as usize).saturating_sub(header.width() + 3),
+        };
+        let mut lines = vec![header];
+        for (n, &i) in self.rows.iter().enumerate() {
+            let row = Row {
+                value: self.knob.settings[i].value,
+                name: self.knob.settings[i].variant.name.clone(),
+                here: self.at == Some(i),
+                figures: self.figs[n],
+                shown: self.shown[n],
+            };
+            let scale = (self.head, top, room);
+            lines.push(row_line(app, self.lesson, &row, &self.cols, scale, th));
+        }
+        if self.rows.is_empty() {
+            lines.push(Line::styled("  + or - turns the knob", th.dim));
+        }
+        lines
+    }
 }
 
 /// Live figures always; recorded ones once the learner has predicted (or revealed them).

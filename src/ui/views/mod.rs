@@ -6,6 +6,7 @@ pub mod columns;
 pub mod exercise;
 pub mod footprint;
 pub mod heatmap;
+pub mod knob_chart;
 pub mod knobs;
 pub mod list;
 pub mod loading;
