@@ -80,9 +80,7 @@ impl App {
             KeyCode::Char('+' | '=') => self.turn_knob(true),
             KeyCode::Char('-') => self.turn_knob(false),
             KeyCode::Char('*') => self.next_knob(),
-            KeyCode::Char('o') if self.focused_knob().is_some() => {
-                self.knobs.shown = !self.knobs.shown
-            }
+            KeyCode::Char('o') if self.focused_knob().is_some() => self.toggle_knob_table(),
             other => self.on_heatmap_key(other),
         }
     }

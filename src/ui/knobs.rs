@@ -48,8 +48,8 @@ pub struct KnobBench {
     /// Each setting's figures, by (lesson id, setting name).
     pub figures: HashMap<(String, String), Figures>,
     pub run: Option<KnobRun>,
-    /// The knob table in place of the variant columns.
-    pub shown: bool,
+    /// The lesson and variant whose knob table stands in place of the variant columns.
+    pub shown: Option<(String, String)>,
 }
 
 impl App {
@@ -98,7 +98,7 @@ impl App {
             (Some(i), true) => (i + 1).min(last),
             (Some(i), false) => i.saturating_sub(1),
         };
-        self.knobs.shown = true;
+        self.knobs.shown = Some((lesson.id.clone(), knob.variant.clone()));
         let key = (lesson.id.clone(), k);
         let turned = self.knobs.turned.entry(key.clone()).or_default();
         // The table starts where the knob stood, so the first turn has something to compare.
@@ -124,6 +124,23 @@ impl App {
             which.push(next);
             self.measure_settings(&lesson, k, &which);
         }
+    }
+
+    /// Whether the focused variant's knob table is on screen in place of the columns.
+    pub fn knob_table_shown(&self) -> bool {
+        let focus = self
+            .focused_knob()
+            .map(|(l, k)| (&l.id, &l.knobs[k].variant));
+        focus.is_some_and(|(l, v)| self.knobs.shown.as_ref() == Some(&(l.clone(), v.clone())))
+    }
+
+    /// `o`: the focused variant's knob table, or back to the columns.
+    pub(super) fn toggle_knob_table(&mut self) {
+        let shown = self.knob_table_shown();
+        let focus = self
+            .focused_knob()
+            .map(|(l, k)| (l.id.clone(), l.knobs[k].variant.clone()));
+        self.knobs.shown = if shown { None } else { focus };
     }
 
     /// `*`: the next of the focused variant's knobs, when it has several.

@@ -40,7 +40,7 @@ impl Widget for &App {
         let knobbed = self.exercise.is_none() && !lesson.knobs.is_empty();
         if sweeps && self.chart {
             chart::render(self, a.cols, buf, &th);
-        } else if self.knobs.shown && self.focused_knob().is_some() {
+        } else if self.knob_table_shown() {
             knobs::render(self, a.cols, buf, &th);
         } else {
             columns::render_columns(self, a.cols, buf, &th);
