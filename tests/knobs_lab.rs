@@ -130,7 +130,11 @@ fn a_knob_shows_its_keys_and_a_variant_without_one_says_where_they_are() {
     assert!(app.knob_table_shown(), "and o shows the table again");
     // Another lesson whose first variant has a knob shows its columns: the table is
     // shown for the knob that was turned.
-    app.selected = app.lessons.iter().position(|l| l.id == "global-coalescing").unwrap();
+    app.selected = app
+        .lessons
+        .iter()
+        .position(|l| l.id == "global-coalescing")
+        .unwrap();
     app.variant = 0;
     assert!(app.focused_knob().is_some() && !app.knob_table_shown());
     assert!(!draw(&app, 160, 40).contains("knob stride"));

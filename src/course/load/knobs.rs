@@ -92,7 +92,7 @@ fn kind(
                 ))
             } else if problem.iter().any(|(n, _)| n == d) {
                 Some(format!("define `{d}` has the name of a problem size"))
-            } else if !own.source.contains(d.as_str()) {
+            } else if !names(&own.source, d) {
                 Some(format!(
                     "`{}` never names `{d}`: turning it would change nothing",
                     own.source_path
@@ -292,4 +292,24 @@ fn start(m: &Merged, kind: &KnobKind, settings: &[KnobSetting]) -> Option<usize>
         KnobKind::MaxRegCount => m.options.iter().find_map(|o| reg_cap(o)?.parse().ok())?,
     };
     settings.iter().position(|s| s.value == own)
+}
+
+/// Whether `text` holds `ident` as a whole identifier (not inside a longer one).
+fn names(text: &str, ident: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    text.match_indices(ident).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + ident.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_define_is_named_only_as_a_whole_identifier() {
+        assert!(super::names("int x = PAD;", "PAD"));
+        assert!(super::names("PAD", "PAD"));
+        assert!(!super::names("int PADDING = 1; int x_PAD;", "PAD"));
+    }
 }
