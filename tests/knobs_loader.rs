@@ -147,7 +147,7 @@ fn malformed_knobs_are_refused_where_they_are_written() {
     single_error(
         regs,
         "{ option: maxrregcount, values: [8, 32] }",
-        "outside ptxas's range",
+        "outside 16 to 255",
     );
     single_error(
         regs,

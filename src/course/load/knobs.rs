@@ -14,7 +14,8 @@ use crate::model::{Knob, KnobKind, KnobSetting, Variant};
 /// `gpulab record` runs them all.
 pub(super) const MAX_VALUES: usize = 32;
 
-/// ptxas's range for `-maxrregcount`.
+/// The register caps a knob may turn to: a thread has at most 255 registers, and a cap far
+/// below what any kernel needs says nothing but that ptxas raised it.
 const REG_CAP: std::ops::RangeInclusive<i64> = 16..=255;
 
 /// The knobs written on variant `i` (which resolved to `own`), each with every value's
@@ -165,7 +166,8 @@ fn values(
     if *kind == KnobKind::MaxRegCount {
         for (v, path) in &list {
             if !REG_CAP.contains(v) {
-                let msg = format!("maxrregcount {v} is outside ptxas's range 16 to 255");
+                let msg =
+                    format!("maxrregcount {v} is outside 16 to 255, the caps a knob may turn to");
                 cx.err(path, msg);
                 ok = false;
             }
