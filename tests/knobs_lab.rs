@@ -177,6 +177,13 @@ fn with_a_gpu_turning_the_knob_reruns_the_variant_through_the_worker() {
     pump(&mut app, &rx, &jobs, |a| a.caps.is_some());
     app.on_key(key('+'));
     assert!(app.running.is_some(), "{:?}", app.message);
+    // While it runs, its row and the status line say how far it is.
+    let going = draw(&app, 140, 40);
+    assert!(going.contains("starting…"), "{going}");
+    assert!(
+        going.contains("static-index@maxrregcount=16 starting"),
+        "{going}"
+    );
     pump(&mut app, &rx, &jobs, |a| a.knobs.run.is_none());
     app.on_key(key('+'));
     pump(&mut app, &rx, &jobs, |a| a.knobs.run.is_none());
