@@ -36,6 +36,7 @@ fn result(variants: Vec<VariantResult>) -> LessonResult {
         variants,
         expect: Vec::new(),
         compile: None,
+        knobs: Vec::new(),
     }
 }
 

@@ -95,7 +95,11 @@ fn compile_all(lessons: &[Lesson]) -> Result<usize> {
     let mut failed = 0;
     let with_exercises: Vec<Lesson> = lessons
         .iter()
-        .flat_map(|l| std::iter::once(l.clone()).chain(exercise_kernels(l)))
+        .flat_map(|l| {
+            std::iter::once(l.clone())
+                .chain(exercise_kernels(l))
+                .chain(knob_kernels(l))
+        })
         .collect();
     for l in &with_exercises {
         let mut result = fold::blank_result(l, Source::Live, None);
@@ -146,6 +150,15 @@ fn exercise_kernels(l: &Lesson) -> Option<Lesson> {
         x.reference = Reference::Variant(0);
     }
     Some(x)
+}
+
+/// Every value of every knob (beside the variant checked against), so that a value that
+/// does not compile is found before a learner turns to it.
+fn knob_kernels(l: &Lesson) -> Vec<Lesson> {
+    l.knobs
+        .iter()
+        .map(|k| crate::session::knobs::knob_lesson(l, &k.settings.iter().collect::<Vec<_>>()))
+        .collect()
 }
 
 /// Identical errors together, in the order first seen, each with the variants it hit.

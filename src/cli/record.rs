@@ -2,11 +2,12 @@
 
 use super::load_course;
 use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
 use crate::model::protocol::{Reply, RunOptions};
 use crate::model::results::{LessonResult, Source};
-use crate::session::client::WorkerClient;
-use crate::session::fold;
+use crate::session::client::{WorkerClient, WorkerFailure};
 use crate::session::recording::{self, Recording};
+use crate::session::{fold, knobs};
 use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
 
@@ -40,6 +41,7 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
         if let Err(e) = &res {
             eprintln!("  error: {e}");
         }
+        let knobs = record_knobs(&mut client, l, &mut result, res.is_ok());
         // This machine cannot run it: a recording made where it could is kept for replay.
         if let Some(why) = unmet_everywhere(&result) {
             eprintln!("  not recorded here: {why}");
@@ -47,7 +49,8 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
         }
         // A variant lost on the way fails the recording as much as a run that stopped.
         let wrong = |v| crate::analysis::describe::wrong_without_race(v);
-        if res.is_err() || result.variants.iter().any(wrong) {
+        let all = result.variants.iter().chain(&result.knobs);
+        if res.is_err() || knobs.is_err() || all.into_iter().any(wrong) {
             failed += 1;
         }
         if result.peak.copy_gbps.is_some() {
@@ -69,6 +72,30 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
         .with_context(|| format!("writing {}", path.display()))?;
     eprintln!("wrote {} ({})", path.display(), rec.label());
     Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// Every value of every knob of `l`, once its own variants ran (a lesson that stopped has
+/// nothing to turn).
+fn record_knobs(
+    client: &mut WorkerClient,
+    l: &Lesson,
+    result: &mut LessonResult,
+    ran: bool,
+) -> Result<(), WorkerFailure> {
+    if l.knobs.is_empty() || !ran || unmet_everywhere(result).is_some() {
+        return Ok(());
+    }
+    let values: usize = l.knobs.iter().map(|k| k.settings.len()).sum();
+    eprintln!("  knobs: {values} settings");
+    let res = knobs::run_all(client, l, result, |r| match r {
+        Reply::Stage { variant, stage } => eprintln!("  {variant} {stage}"),
+        Reply::Lost { variant, error, .. } => eprintln!("  {variant} lost: {error}"),
+        _ => {}
+    });
+    if let Err(e) = &res {
+        eprintln!("  knob error: {e}");
+    }
+    res
 }
 
 /// Why no variant of the lesson ran here, when none did for want of a capability.

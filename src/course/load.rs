@@ -6,6 +6,7 @@ mod cx;
 mod exercises;
 mod extras;
 mod kernel;
+mod knobs;
 mod launch;
 mod params;
 mod read;

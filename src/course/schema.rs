@@ -99,6 +99,7 @@ pub struct RawVariant {
     pub note: Option<String>,
     pub constants: Option<Vec<RawConstant>>,
     pub sweep: Option<RawSweep>,
+    pub knobs: Option<Vec<super::schema_ext::RawKnob>>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -72,6 +72,27 @@ pub struct RawSweep {
     pub x: Option<String>,
 }
 
+/// `knobs: [{ define: STRIDE, values: [1, 2, 4] }]` on a variant, or `option: maxrregcount`
+/// in place of `define`, or `range: { from: 0, to: 4 }` in place of `values`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawKnob {
+    pub define: Option<String>,
+    pub option: Option<String>,
+    pub values: Option<Vec<Expr>>,
+    pub range: Option<RawRange>,
+    pub label: Option<String>,
+}
+
+/// `range: { from: 0, to: 4, step: 1 }`: both ends included.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRange {
+    pub from: Expr,
+    pub to: Expr,
+    pub step: Option<Expr>,
+}
+
 /// `launch.l2_window: { buffer: hot, fraction: 1.0, hit: persisting, miss: streaming }`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]

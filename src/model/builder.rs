@@ -54,6 +54,7 @@ impl LessonBuilder {
                 measures: vec![],
                 requires: Default::default(),
                 sweeps: vec![],
+                knobs: vec![],
                 l2_persisting_bytes: None,
                 exercises: Vec::new(),
                 textures: vec![],

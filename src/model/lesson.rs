@@ -262,6 +262,9 @@ pub struct Lesson {
     /// Self-paced exercises: the learner's kernel as one more variant.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub exercises: Vec<super::exercise::Exercise>,
+    /// Defines (or the register cap) of a variant the learner turns in the lab.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub knobs: Vec<super::knob::Knob>,
 }
 
 /// A `sweep:` as the loader expanded it: which variants it made, and the value of the

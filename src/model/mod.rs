@@ -7,6 +7,7 @@ pub mod builder;
 pub mod claim;
 pub mod exercise;
 pub mod extras;
+pub mod knob;
 pub mod lesson;
 pub mod protocol;
 pub mod results;
@@ -14,5 +15,6 @@ pub mod texture;
 
 pub use attrs::{L2Access, L2Window, LaunchAttrs};
 pub use extras::*;
+pub use knob::{Knob, KnobKind, KnobSetting};
 pub use lesson::*;
 pub use texture::Texture;

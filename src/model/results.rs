@@ -322,4 +322,8 @@ pub struct LessonResult {
     /// this machine compiled the kernels now, beside recorded timings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compile: Option<Source>,
+    /// The figures of the lesson's knob settings (variants named `variant@KNOB=value`), as
+    /// `gpulab record` measured them; absent from recordings made before knobs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub knobs: Vec<VariantResult>,
 }

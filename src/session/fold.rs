@@ -65,6 +65,7 @@ pub fn blank_result(lesson: &Lesson, source: Source, device: Option<DeviceInfo>)
             .collect(),
         expect: Vec::new(),
         compile: None,
+        knobs: Vec::new(),
     }
 }
 

@@ -8,6 +8,7 @@ pub mod ex_lesson;
 pub mod ex_progress;
 mod ex_quick;
 pub mod fold;
+pub mod knobs;
 pub mod progress;
 pub mod recording;
 pub mod source;

@@ -103,6 +103,8 @@ pub struct App {
     pub edit: Option<PathBuf>,
     /// The code view's panes and the SASS listings asked for.
     pub code: super::code_view::CodeState,
+    /// The knobs turned, their figures, and the knob run in flight.
+    pub knobs: super::knobs::KnobBench,
 }
 
 impl App {
@@ -158,6 +160,7 @@ impl App {
             course_root: CourseRoot::Bundled,
             edit: None,
             code: Default::default(),
+            knobs: Default::default(),
         }
     }
 

@@ -83,6 +83,10 @@ impl App {
                 self.overlay = Overlay::Memcheck
             }
             KeyCode::Char('m') => self.start_memcheck(),
+            KeyCode::Char('+' | '=') => self.turn_knob(true),
+            KeyCode::Char('-') => self.turn_knob(false),
+            KeyCode::Char('*') => self.next_knob(),
+            KeyCode::Char('o') if self.focused_knob().is_some() => self.toggle_knob_table(),
             other => self.on_heatmap_key(other),
         }
     }

@@ -8,6 +8,7 @@ pub mod code_view;
 pub mod event;
 pub mod exercise;
 mod keys;
+pub mod knobs;
 pub mod loading;
 pub mod main_loop;
 pub mod memcheck;

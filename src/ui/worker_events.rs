@@ -19,6 +19,12 @@ impl App {
                     ..Default::default()
                 });
             }
+            WorkerEvent::Reply { lesson, reply } if self.is_knob_run(&lesson) => {
+                self.knob_reply(&reply)
+            }
+            WorkerEvent::Finished { lesson, outcome } if self.is_knob_run(&lesson) => {
+                self.knob_finished(outcome)
+            }
             WorkerEvent::Reply { lesson, reply } => self.on_reply(lesson, reply),
             WorkerEvent::Finished { lesson, outcome } => self.on_finished(lesson, outcome),
             WorkerEvent::Sanitizer(path) => self.sanitizer = path,

@@ -52,7 +52,16 @@ pub(super) fn resolve(
         texture_names: &texture_names,
         textures: &textures,
     };
-    let vars = variants::resolve_all(&mut cx, root, &raw.variants, &expansions, &known);
+    let mut knobs = Vec::new();
+    let vars = variants::resolve_all(
+        &mut cx,
+        root,
+        &raw.variants,
+        &expansions,
+        &known,
+        &mut knobs,
+    );
+    sweep_knobs(&mut cx, &raw);
     let reference = lesson_reference(&mut cx, &raw, &variant_names, &known);
     let metrics = metrics(&mut cx, &raw, &problem);
     let expect = expect(&mut cx, &raw, &variant_names);
@@ -89,7 +98,21 @@ pub(super) fn resolve(
         l2_persisting_bytes,
         textures: textures.into_iter().collect::<Option<_>>()?,
         exercises: exercises?,
+        knobs,
     })
+}
+
+/// A sweep's variants are the lesson's own figures; a knob turns one variant, not many.
+fn sweep_knobs(cx: &mut Cx, raw: &RawLesson) {
+    for (i, v) in raw.variants.iter().enumerate() {
+        if let Some(v) = v
+            && v.sweep.is_some()
+            && v.knobs.is_some()
+        {
+            let msg = "a variant with a `sweep` cannot have `knobs` as well";
+            cx.err(&format!("variants[{i}].knobs"), msg);
+        }
+    }
 }
 
 fn lesson_reference(

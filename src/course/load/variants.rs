@@ -24,14 +24,14 @@ type At<T> = Option<(T, String)>;
 pub(super) struct Merged {
     source: At<String>,
     kernel: At<String>,
-    defines: Vec<(String, DefineValue)>,
+    pub(super) defines: Vec<(String, DefineValue)>,
     grid: At<Dims>,
     block: At<Dims>,
     smem: At<Expr>,
     cluster: At<Dims>,
     l2_window: At<RawL2Window>,
     args: At<Vec<RawArg>>,
-    options: Vec<String>,
+    pub(super) options: Vec<String>,
     note: Option<String>,
     constants: At<Vec<RawConstant>>,
 }
@@ -85,6 +85,7 @@ pub(super) fn resolve_all(
     raws: &[Option<RawVariant>],
     expansions: &[Expansion],
     known: &Known,
+    knobs: &mut Vec<crate::model::Knob>,
 ) -> Option<Vec<Variant>> {
     let names = Names::new(cx, raws.len());
     let mut merged: Vec<Option<Merged>> = Vec::new();
@@ -118,6 +119,9 @@ pub(super) fn resolve_all(
                     )
                 })
                 .filter(|_| name_ok);
+            if let (Some(r), Some(m), Expansion::Plain) = (&resolved, &m, &expansions[i]) {
+                knobs.extend(super::knobs::knobs(cx, v, i, m, r, known, &mut sources));
+            }
             match (resolved, out.as_mut()) {
                 (Some(r), Some(list)) => list.push(r),
                 _ => out = None,
@@ -128,16 +132,17 @@ pub(super) fn resolve_all(
 }
 
 /// The written variant under a generated name (a sweep's), or itself.
-fn named(v: &RawVariant, name: String) -> RawVariant {
+pub(super) fn named(v: &RawVariant, name: String) -> RawVariant {
     RawVariant {
         name,
         sweep: None,
+        knobs: None,
         ..v.clone()
     }
 }
 
 /// `m` with a sweep's define set over the written ones.
-fn with(mut m: Merged, define: Option<(String, DefineValue)>) -> Merged {
+pub(super) fn with(mut m: Merged, define: Option<(String, DefineValue)>) -> Merged {
     if let Some((k, val)) = define {
         match m.defines.iter_mut().find(|(n, _)| *n == k) {
             Some(slot) => slot.1 = val,

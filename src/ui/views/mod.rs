@@ -8,6 +8,8 @@ pub mod diff;
 pub mod exercise;
 pub mod footprint;
 pub mod heatmap;
+pub mod knob_chart;
+pub mod knobs;
 pub mod list;
 pub mod loading;
 pub mod memcheck;

@@ -32,6 +32,16 @@ pub const KEYS: &[(&str, &str)] = &[
 /// Keys only a lesson with a sweep has; the help lists them on such a lesson.
 pub const SWEEP_KEYS: &[(&str, &str)] = &[("g", "chart of the sweep, in place of the variants")];
 
+/// Keys only a lesson with a knob has.
+pub const KNOB_KEYS: &[(&str, &str)] = &[
+    (
+        "+ -",
+        "turn the focused variant's knob: rerun it at the next value",
+    ),
+    ("o", "knob table / variant columns"),
+    ("*", "the variant's next knob, when it has several"),
+];
+
 /// Keys only a lesson with a texture has.
 pub const TEXTURE_KEYS: &[(&str, &str)] = &[(
     "f",
@@ -73,11 +83,12 @@ pub const EXERCISE_KEYS: &[(&str, &str)] = &[
     ("t", "exercise: the next hint"),
 ];
 
-/// The keys, with those of the lesson's sweeps, textures or exercise on screen.
-pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme, on: (bool, bool, bool)) {
-    let (sweeps, textures, exercise) = on;
+/// The keys, with those of the lesson's sweeps, knobs, textures or exercise on screen.
+pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme, on: (bool, bool, bool, bool)) {
+    let (sweeps, textures, exercise, knobs) = on;
     let extra: Vec<(&str, &str)> = [
         (sweeps, SWEEP_KEYS),
+        (knobs, KNOB_KEYS),
         (textures, TEXTURE_KEYS),
         (exercise, EXERCISE_KEYS),
     ]

@@ -3,7 +3,7 @@
 
 use super::theme::Theme;
 use super::{
-    chart, code, columns, diff, footprint, heatmap, list, loading, memcheck, overlays, prose,
+    chart, code, columns, diff, footprint, heatmap, knobs, list, loading, memcheck, overlays, prose,
 };
 use crate::analysis::describe::source_label;
 use crate::model::Lesson;
@@ -39,8 +39,11 @@ impl Widget for &App {
         header_line(self, lesson, &th).render(a.header, buf);
         prose::render(self, a.prose, buf, &th);
         let sweeps = !lesson.sweeps.is_empty();
+        let knobbed = self.exercise.is_none() && !lesson.knobs.is_empty();
         if sweeps && self.chart {
             chart::render(self, a.cols, buf, &th);
+        } else if self.knob_table_shown() {
+            knobs::render(self, a.cols, buf, &th);
         } else {
             columns::render_columns(self, a.cols, buf, &th);
         }
@@ -50,6 +53,8 @@ impl Widget for &App {
             EXERCISE_KEYS.to_string()
         } else if sweeps {
             KEYS_LINE.replacen("  q quit", "  q quit  g chart", 1)
+        } else if knobbed {
+            KEYS_LINE.replacen("  q quit", "  q quit  +- knob", 1)
         } else {
             KEYS_LINE.to_string()
         };
@@ -58,7 +63,7 @@ impl Widget for &App {
             Overlay::None => {}
             Overlay::Help => {
                 let textures = !lesson.textures.is_empty();
-                let on = (sweeps, textures, self.exercise.is_some());
+                let on = (sweeps, textures, self.exercise.is_some(), knobbed);
                 overlays::render_help(a.main, buf, &th, on)
             }
             Overlay::Code => code::render_code(self, a.main, buf, &th),

@@ -1,0 +1,173 @@
+//! Knobs on the parent's side: the lesson that a knob setting runs as (the lab and
+//! `gpulab record` send the same one through the ordinary run path), and a setting's
+//! figures found again in a recording.
+
+use super::client::{WorkerClient, WorkerFailure};
+use super::fold;
+use crate::course::fingerprint::variant_hash;
+use crate::model::protocol::{Reply, RunOptions};
+use crate::model::results::{LessonResult, Source, VariantResult};
+use crate::model::{Knob, KnobSetting, Lesson, Reference};
+
+/// The id a knob run of `lesson` is sent under, so that its replies are never folded into
+/// the lesson's own figures.
+pub fn run_id(lesson: &str) -> String {
+    format!("{lesson}@knob")
+}
+
+/// `lesson` cut down to `settings` (each one more variant) and the variant the output is
+/// checked against, with no claims: a knob's figures are for comparing, the lesson's claims
+/// stay about its named variants.
+pub fn knob_lesson(lesson: &Lesson, settings: &[&KnobSetting]) -> Lesson {
+    let mut l = lesson.clone();
+    l.id = run_id(&lesson.id);
+    l.expect.clear();
+    l.sweeps.clear();
+    l.knobs.clear();
+    l.exercises.clear();
+    l.variants = settings.iter().map(|s| s.variant.clone()).collect();
+    if let Reference::Variant(i) = lesson.reference {
+        l.variants.push(lesson.variants[i].clone());
+        l.reference = Reference::Variant(l.variants.len() - 1);
+    }
+    l
+}
+
+/// Run only the settings: the reference is checked against, not timed or traced.
+pub fn options(settings: &[&KnobSetting]) -> RunOptions {
+    RunOptions {
+        variants: settings.iter().map(|s| s.variant.name.clone()).collect(),
+        ..RunOptions::default()
+    }
+}
+
+/// The figures of `setting` among those `shown` for its lesson: recorded (or measured)
+/// under its own name, marked stale if its kernel changed since; else those of a variant
+/// that is the very same kernel, defines, options and launch (its fingerprint), so a knob
+/// standing where a named variant stands shows that variant's figures.
+pub fn figures(
+    lesson: &Lesson,
+    shown: &LessonResult,
+    setting: &KnobSetting,
+) -> Option<VariantResult> {
+    let hash = variant_hash(lesson, &setting.variant);
+    let name = &setting.variant.name;
+    let mut v = match shown.knobs.iter().find(|v| v.name == *name) {
+        Some(v) => {
+            let mut v = v.clone();
+            v.stale = v.source_hash != hash;
+            v
+        }
+        None => shown
+            .variants
+            .iter()
+            .chain(&shown.knobs)
+            .find(|v| v.source_hash == hash && !v.stale && has_figures(v))?
+            .clone(),
+    };
+    v.name = name.clone();
+    // The lesson's claims are about the named variant, not this setting of the knob.
+    v.expect.clear();
+    Some(v)
+}
+
+/// Measured or compiled: something to show beside the knob's value.
+fn has_figures(v: &VariantResult) -> bool {
+    v.time_ms.is_some() || v.ptxas.is_some() || v.error.is_some()
+}
+
+/// Run every value of every knob of `lesson` (one request per knob), adding each setting's
+/// figures to `result.knobs`; the first failure, if any, is handed back once all have run.
+pub fn run_all(
+    client: &mut WorkerClient,
+    lesson: &Lesson,
+    result: &mut LessonResult,
+    mut on_reply: impl FnMut(&Reply),
+) -> Result<(), WorkerFailure> {
+    let mut first_failure = Ok(());
+    for knob in &lesson.knobs {
+        let (outcome, figures) = run_knob(client, lesson, knob, result, &mut on_reply);
+        result.knobs.extend(figures);
+        if first_failure.is_ok() {
+            first_failure = outcome;
+        }
+    }
+    first_failure
+}
+
+fn run_knob(
+    client: &mut WorkerClient,
+    lesson: &Lesson,
+    knob: &Knob,
+    shown: &LessonResult,
+    on_reply: &mut impl FnMut(&Reply),
+) -> (Result<(), WorkerFailure>, Vec<VariantResult>) {
+    let settings: Vec<&KnobSetting> = knob.settings.iter().collect();
+    let kl = knob_lesson(lesson, &settings);
+    let mut r = fold::blank_result(&kl, Source::Live, shown.device.clone());
+    let outcome = fold::run_lesson(client, &kl, &options(&settings), &mut r, on_reply);
+    let figures = r
+        .variants
+        .into_iter()
+        .filter(|v| settings.iter().any(|s| s.variant.name == v.name))
+        .map(|mut v| {
+            v.expect.clear();
+            v
+        })
+        .collect();
+    (outcome, figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::bundle::CourseRoot;
+
+    fn shipped(id: &str) -> Lesson {
+        let (lessons, errors) = crate::course::load_course(&CourseRoot::Bundled);
+        assert!(errors.is_empty(), "{errors:?}");
+        lessons.into_iter().find(|l| l.id == id).unwrap()
+    }
+
+    #[test]
+    fn a_knob_lesson_holds_the_settings_and_the_reference_variant() {
+        let l = shipped("shared-banks");
+        let k = &l.knobs[0];
+        let x = knob_lesson(&l, &[&k.settings[2]]);
+        let names: Vec<&str> = x.variants.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["stride-1@STRIDE=4", "stride-1"]);
+        assert_eq!(x.reference, Reference::Variant(1));
+        assert!(x.expect.is_empty() && x.knobs.is_empty());
+        assert_ne!(x.id, l.id);
+        let built = knob_lesson(&shipped("global-coalescing"), &[]);
+        assert!(
+            built.variants.is_empty(),
+            "a built-in reference needs no variant"
+        );
+    }
+
+    #[test]
+    fn a_setting_where_a_named_variant_stands_shows_its_figures() {
+        let l = shipped("global-coalescing");
+        let mut shown = fold::blank_result(&l, Source::Recorded, None);
+        shown.variants[1].time_ms = Some(crate::model::results::TimeMs {
+            median: 2.0,
+            min: 2.0,
+            max: 2.0,
+            runs: 1,
+            spread_pct: 0.0,
+        });
+        let k = &l.knobs[0];
+        // STRIDE = 2 is the `stride-2` variant; STRIDE = 4 is no variant of the lesson.
+        let two = figures(&l, &shown, &k.settings[1]).expect("stride-2's figures");
+        assert_eq!(two.name, "coalesced@STRIDE=2");
+        assert_eq!(two.time_ms.as_ref().unwrap().median, 2.0);
+        assert!(figures(&l, &shown, &k.settings[2]).is_none());
+        // Recorded under its own name, with a kernel changed since: stale.
+        let mut own = two.clone();
+        own.name = "coalesced@STRIDE=4".into();
+        own.source_hash = "old".into();
+        shown.knobs.push(own);
+        assert!(figures(&l, &shown, &k.settings[2]).unwrap().stale);
+    }
+}

@@ -1,0 +1,332 @@
+//! Turning a knob: the focused variant's define (or register cap) set to its next value,
+//! that setting's recorded figures shown at once, and, where this machine can, the setting
+//! compiled and run again through the worker like any run. Every setting turned to this
+//! session keeps its figures in the knob table.
+
+use super::app::{App, Running};
+use super::event::Job;
+use crate::model::protocol::Reply;
+use crate::model::results::{LessonResult, Source, VariantResult};
+use crate::model::{Knob, KnobSetting, Lesson};
+use crate::session::client::WorkerFailure;
+use crate::session::fold::{self, Fold};
+use crate::session::knobs;
+use crate::session::source::{self, Plan};
+use std::collections::HashMap;
+
+/// One setting's figures, and where they come from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figures {
+    pub result: VariantResult,
+    pub source: Source,
+    /// Compile reports made on this machine beside recorded timings.
+    pub compiled_here: bool,
+}
+
+/// A knob setting being compiled or run by the worker.
+#[derive(Debug, Clone)]
+pub struct KnobRun {
+    pub lesson: Lesson,
+    /// The lesson sent (`knobs::knob_lesson`), whose replies fill `result`.
+    pub sent: Lesson,
+    /// The settings it measures, by variant name: the one turned to, and the one the knob
+    /// came from when that has no figures yet.
+    pub settings: Vec<String>,
+    pub result: LessonResult,
+    pub fold: Fold,
+}
+
+/// The knobs' state in the lab.
+#[derive(Debug, Clone, Default)]
+pub struct KnobBench {
+    /// Where each knob stands, by (lesson id, knob index): a setting index.
+    pub at: HashMap<(String, usize), usize>,
+    /// Which of the focused variant's knobs the keys turn, when it has several.
+    pub pick: usize,
+    /// The settings turned to this session, by (lesson id, knob index).
+    pub turned: HashMap<(String, usize), Vec<usize>>,
+    /// Each setting's figures, by (lesson id, setting name).
+    pub figures: HashMap<(String, String), Figures>,
+    pub run: Option<KnobRun>,
+    /// The lesson and variant whose knob table stands in place of the variant columns.
+    pub shown: Option<(String, String)>,
+}
+
+impl App {
+    /// The knob the keys turn on the lesson screen: one of the focused variant's.
+    pub fn focused_knob(&self) -> Option<(&Lesson, usize)> {
+        let (l, mine) = self.focused_knobs()?;
+        let k = *mine.get(self.knobs.pick % mine.len().max(1))?;
+        Some((l, k))
+    }
+
+    /// The lesson on screen and the indices of the focused variant's knobs (none on an
+    /// exercise: its columns are the learner's).
+    fn focused_knobs(&self) -> Option<(&Lesson, Vec<usize>)> {
+        if self.exercise.is_some() {
+            return None;
+        }
+        let l = self.lessons.get(self.selected)?;
+        let v = l.variants.get(self.variant)?;
+        let mine = (0..l.knobs.len())
+            .filter(|&k| l.knobs[k].variant == v.name)
+            .collect();
+        Some((l, mine))
+    }
+
+    /// Where knob `k` of `lesson` stands: turned, else the variant as written.
+    pub fn knob_at(&self, lesson: &Lesson, k: usize) -> Option<usize> {
+        let key = (lesson.id.clone(), k);
+        self.knobs.at.get(&key).copied().or(lesson.knobs[k].start)
+    }
+
+    /// `+` (up) or `-`: the focused variant's knob to its next value.
+    pub(super) fn turn_knob(&mut self, up: bool) {
+        let Some((lesson, k)) = self.focused_knob().map(|(l, k)| (l.clone(), k)) else {
+            self.message = Some(no_knob_words(self));
+            return;
+        };
+        if self.running.is_some() || self.memcheck_running() {
+            self.message = Some("a run is going: the knob turns once it is done".into());
+            return;
+        }
+        let knob = &lesson.knobs[k];
+        let last = knob.settings.len() - 1;
+        let now = self.knob_at(&lesson, k);
+        let next = match (now, up) {
+            (None, _) => 0,
+            (Some(i), true) => (i + 1).min(last),
+            (Some(i), false) => i.saturating_sub(1),
+        };
+        self.knobs.shown = Some((lesson.id.clone(), knob.variant.clone()));
+        let key = (lesson.id.clone(), k);
+        let turned = self.knobs.turned.entry(key.clone()).or_default();
+        // The table starts where the knob stood, so the first turn has something to compare.
+        for i in now.into_iter().chain([next]) {
+            if !turned.contains(&i) {
+                turned.push(i);
+            }
+        }
+        self.knobs.at.insert(key, next);
+        if now == Some(next) {
+            let end = if up { "highest" } else { "lowest" };
+            let v = knob.settings[next].value;
+            self.message = Some(format!("{} is at its {end} value, {v}", knob.label));
+        } else {
+            self.message = None;
+        }
+        for i in now.into_iter().chain([next]) {
+            self.replay_setting(&lesson, k, i);
+        }
+        if now != Some(next) {
+            let bare = now.filter(|&i| self.knob_figures(&lesson, knob, i).is_none());
+            let mut which: Vec<usize> = bare.into_iter().collect();
+            which.push(next);
+            self.measure_settings(&lesson, k, &which);
+        }
+    }
+
+    /// Whether the focused variant's knob table is on screen in place of the columns.
+    pub fn knob_table_shown(&self) -> bool {
+        let focus = self
+            .focused_knob()
+            .map(|(l, k)| (&l.id, &l.knobs[k].variant));
+        focus.is_some_and(|(l, v)| self.knobs.shown.as_ref() == Some(&(l.clone(), v.clone())))
+    }
+
+    /// `o`: the focused variant's knob table, or back to the columns.
+    pub(super) fn toggle_knob_table(&mut self) {
+        let shown = self.knob_table_shown();
+        let focus = self
+            .focused_knob()
+            .map(|(l, k)| (l.id.clone(), l.knobs[k].variant.clone()));
+        self.knobs.shown = if shown { None } else { focus };
+    }
+
+    /// `*`: the next of the focused variant's knobs, when it has several.
+    pub(super) fn next_knob(&mut self) {
+        let n = self.focused_knobs().map_or(0, |(_, mine)| mine.len());
+        self.knobs.pick = if n == 0 { 0 } else { (self.knobs.pick + 1) % n };
+    }
+
+    /// The setting's figures among those shown for its lesson, unless it has its own.
+    fn replay_setting(&mut self, lesson: &Lesson, k: usize, i: usize) {
+        let setting = &lesson.knobs[k].settings[i];
+        let key = (lesson.id.clone(), setting.variant.name.clone());
+        if self.knobs.figures.contains_key(&key) {
+            return;
+        }
+        let Some(shown) = self.results.get(&lesson.id) else {
+            return;
+        };
+        if let Some(result) = knobs::figures(lesson, shown, setting) {
+            let compiled_here = shown.compile == Some(Source::Live) && result.ptxas.is_some();
+            let source = shown.source;
+            self.knobs.figures.insert(
+                key,
+                Figures {
+                    result,
+                    source,
+                    compiled_here,
+                },
+            );
+        }
+    }
+
+    /// Run the settings live where there is a GPU, compile them where there is NVRTC; with
+    /// neither, the recording's figures are all there is.
+    fn measure_settings(&mut self, lesson: &Lesson, k: usize, which: &[usize]) {
+        let settings: Vec<&KnobSetting> = which
+            .iter()
+            .map(|&i| &lesson.knobs[k].settings[i])
+            .collect();
+        let names: Vec<String> = settings.iter().map(|s| s.variant.name.clone()).collect();
+        let last = names.last().cloned().unwrap_or_default();
+        let sent = knobs::knob_lesson(lesson, &settings);
+        let Some((job, result)) = self.knob_job(lesson, &sent, &settings) else {
+            if !self
+                .knobs
+                .figures
+                .contains_key(&(lesson.id.clone(), last.clone()))
+            {
+                self.message = Some(format!(
+                    "{last}: not in the recording, and no GPU here to measure it"
+                ));
+            }
+            return;
+        };
+        self.running = Some(Running {
+            lesson: sent.id.clone(),
+            variant: last,
+            stage: "starting".into(),
+        });
+        self.knobs.run = Some(KnobRun {
+            lesson: lesson.clone(),
+            sent,
+            settings: names,
+            result,
+            fold: Fold::new(),
+        });
+        self.outbox.push(job);
+    }
+
+    /// The job that measures `sent` on this machine, beside the result its replies fill in:
+    /// blank and live for a run, the figures so far for a compile; none without either.
+    fn knob_job(
+        &self,
+        lesson: &Lesson,
+        sent: &Lesson,
+        settings: &[&KnobSetting],
+    ) -> Option<(Job, LessonResult)> {
+        let shown = self.results.get(&lesson.id)?;
+        match source::plan(self.caps.as_ref()?, lesson, shown) {
+            Plan::Live(device) => {
+                // Each turn sends the same buffers: the worker keeps the inputs between
+                // turns rather than filling gigabytes again.
+                let options = crate::model::protocol::RunOptions {
+                    keep_inputs: true,
+                    ..knobs::options(settings)
+                };
+                let job = Job::Run {
+                    lesson: Box::new(sent.clone()),
+                    options,
+                };
+                Some((job, source::live(sent, device)))
+            }
+            Plan::CompileHere { arch } => {
+                let mut r = fold::blank_result(sent, shown.source, shown.device.clone());
+                for v in &mut r.variants {
+                    let key = (lesson.id.clone(), v.name.clone());
+                    if let Some(f) = self.knobs.figures.get(&key) {
+                        *v = f.result.clone();
+                    }
+                }
+                let job = Job::Compile {
+                    lesson: Box::new(sent.clone()),
+                    arch,
+                };
+                Some((job, r))
+            }
+            Plan::Recorded => None,
+        }
+    }
+
+    /// Whether `lesson` is the id of the knob run in flight.
+    pub(super) fn is_knob_run(&self, lesson: &str) -> bool {
+        self.knobs.run.as_ref().is_some_and(|r| r.sent.id == lesson)
+    }
+
+    pub(super) fn knob_reply(&mut self, reply: &Reply) {
+        if let (Reply::Stage { stage, .. }, Some(r)) = (reply, self.running.as_mut()) {
+            r.stage = stage.clone();
+        }
+        if let Some(run) = self.knobs.run.as_mut() {
+            run.fold.apply(&mut run.result, reply);
+        }
+    }
+
+    /// The knob run is over: its setting's figures join the table, a failure is said.
+    pub(super) fn knob_finished(&mut self, outcome: Result<(), WorkerFailure>) {
+        let Some(run) = self.knobs.run.take() else {
+            return;
+        };
+        self.running = None;
+        let mut result = run.result;
+        let outcome = run.fold.finish(&run.sent, &mut result, outcome);
+        if let Err(f) = outcome {
+            self.message = Some(f.to_string());
+        }
+        let compiled_here = result.compile == Some(Source::Live) && result.source != Source::Live;
+        let source = result.source;
+        for v in result.variants {
+            if !run.settings.contains(&v.name) {
+                continue;
+            }
+            if let Some(e) = v.error.as_ref().filter(|_| v.correct != Some(true)) {
+                self.message = Some(format!("{}: {}", v.name, first_line(e)));
+            }
+            let key = (run.lesson.id.clone(), v.name.clone());
+            let figures = Figures {
+                compiled_here,
+                source,
+                result: v,
+            };
+            self.knobs.figures.insert(key, figures);
+        }
+    }
+
+    /// The rows of the knob table: each setting turned to, in the knob's order.
+    pub fn knob_rows(&self, lesson: &Lesson, k: usize) -> Vec<usize> {
+        let key = (lesson.id.clone(), k);
+        let mut rows = self.knobs.turned.get(&key).cloned().unwrap_or_default();
+        rows.sort_unstable();
+        rows
+    }
+
+    /// The figures of setting `i` of knob `k`, if any.
+    pub fn knob_figures(&self, lesson: &Lesson, knob: &Knob, i: usize) -> Option<&Figures> {
+        let name = &knob.settings.get(i)?.variant.name;
+        self.knobs.figures.get(&(lesson.id.clone(), name.clone()))
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().find(|l| !l.trim().is_empty()).unwrap_or(s)
+}
+
+/// Why `+`/`-` did nothing: the variants that have a knob, or that none does.
+fn no_knob_words(app: &App) -> String {
+    if app.exercise.is_some() {
+        return "knobs turn the lesson's variants, not an exercise's".into();
+    }
+    let Some(l) = app.lessons.get(app.selected) else {
+        return String::new();
+    };
+    let mut names: Vec<&str> = l.knobs.iter().map(|k| k.variant.as_str()).collect();
+    names.dedup();
+    if names.is_empty() {
+        "this lesson has no knobs".into()
+    } else {
+        format!("no knob on this variant (←→ to {})", names.join(", "))
+    }
+}
