@@ -37,6 +37,11 @@ fn every_shipped_lesson_runs_live_and_every_variant_is_correct() {
     assert!(errors.is_empty());
     for l in &lessons {
         let r = run_json(&l.id);
+        // A lesson this machine cannot run (the peer lesson on one GPU) says why, per variant.
+        if !r.variants.is_empty() && r.variants.iter().all(|v| v.unmet.is_some()) {
+            eprintln!("{}: not run here: {:?}", l.id, r.variants[0].unmet);
+            continue;
+        }
         assert_eq!(r.source, gpulab::model::results::Source::Live);
         assert_eq!(r.device.as_ref().unwrap().name, dev.name);
         assert!(r.peak.copy_gbps.unwrap() > 0.0);
@@ -86,6 +91,9 @@ fn occupancy_from_the_api_agrees_with_the_rules_applied_to_the_report() {
         };
         fold::run_lesson(&mut client, l, &opts, &mut r, |_| {}).unwrap();
         for (v, lv) in r.variants.iter().zip(&l.variants) {
+            if v.unmet.is_some() {
+                continue;
+            }
             let api = v.occupancy.as_ref().expect("occupancy");
             assert_eq!(api.from, "api");
             let rules = gpulab::worker::runner::occupancy_from_report(

@@ -181,7 +181,7 @@ fn with_a_gpu_turning_the_knob_reruns_the_variant_through_the_worker() {
     let going = draw(&app, 140, 40);
     assert!(going.contains("starting…"), "{going}");
     assert!(
-        going.contains("static-index@maxrregcount=16 starting"),
+        going.contains("static-index@maxrregcount=24 starting"),
         "{going}"
     );
     pump(&mut app, &rx, &jobs, |a| a.knobs.run.is_none());
