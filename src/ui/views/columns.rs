@@ -271,6 +271,15 @@ fn memory_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
             m.local.bytes >> 20
         )));
     }
+    // Where the SASS makes an access differently from the PTX, the counts above are the
+    // SASS's: said once per such access.
+    lines.extend((m.instructions.iter()).filter_map(|i| {
+        let s = i.sass.as_ref()?;
+        let at = i
+            .source_line
+            .map_or(String::new(), |l| format!("line {l}: "));
+        Some(Line::styled(format!("{at}{}", s.note), th.warn))
+    }));
     if m.overflow > 0 {
         lines.push(Line::styled(
             format!("trace buffer full: {} records lost", m.overflow),

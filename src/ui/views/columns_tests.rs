@@ -27,3 +27,51 @@ fn measured_figures_and_a_lesson_tolerance_are_shown() {
     let tol = tolerance_line(&v, &th).unwrap();
     assert_eq!(text(&tol), "floats within rel 1e-5 · abs 1e-6");
 }
+
+#[test]
+fn a_column_says_where_the_sass_makes_an_access_differently_from_the_ptx() {
+    use crate::model::access::SassShape;
+    use crate::model::results::MemoryStats;
+    let th = Theme::new(false);
+    let mut i: crate::model::access::InstructionSummary = serde_json::from_value(serde_json::json!({
+        "id": 0, "space": "shared", "kind": "load", "op": "ld.shared.v4.f32", "ptx_line": 9,
+        "source_line": 55, "width": 16, "requests": 2, "wavefronts": 8, "ideal_wavefronts": 2,
+        "sectors": 0, "lines": 0, "bytes_used": 0, "distinct": 0, "local_bytes": 0, "sample": null
+    }))
+    .unwrap();
+    let plain = VariantResult {
+        memory: Some(MemoryStats {
+            instructions: vec![i.clone()],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let said = |v: &VariantResult| {
+        memory_lines(v, &th)
+            .iter()
+            .any(|l| text(l).contains("ptxas"))
+    };
+    assert!(!said(&plain), "as the PTX says: nothing to say");
+    i.sass = Some(SassShape {
+        note: "ptxas split this 16-byte load into two 4-byte loads (LDS at +0, +8)".into(),
+        pieces: Vec::new(),
+        ptx_requests: 1,
+        ptx_wavefronts: 4,
+        ptx_ideal_wavefronts: 4,
+    });
+    let split = VariantResult {
+        memory: Some(MemoryStats {
+            instructions: vec![i],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let lines: Vec<String> = memory_lines(&split, &th).iter().map(text).collect();
+    assert!(
+        lines.contains(
+            &"line 55: ptxas split this 16-byte load into two 4-byte loads (LDS at +0, +8)"
+                .to_string()
+        ),
+        "{lines:?}"
+    );
+}
