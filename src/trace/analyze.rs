@@ -238,18 +238,22 @@ fn summaries(
                     Vec::new()
                 },
                 sample,
-                sass: (shape_of(shapes, site.id))
-                    .filter(|_| acc.ptx.0 > 0)
-                    .map(|sh| SassShape {
-                        note: sh.note.clone(),
-                        pieces: sh.pieces.clone(),
-                        ptx_requests: acc.ptx.0,
-                        ptx_wavefronts: acc.ptx.1,
-                        ptx_ideal_wavefronts: acc.ptx.2,
-                    }),
+                sass: sass_shape(shape_of(shapes, site.id), acc),
             }
         })
         .collect()
+}
+
+/// How the SASS made a site, with its figures as the PTX reads, where it was made in pieces.
+fn sass_shape(shape: Shape, acc: &SiteAcc) -> Option<SassShape> {
+    let sh = shape.filter(|_| acc.ptx.0 > 0)?;
+    Some(SassShape {
+        note: sh.note.clone(),
+        pieces: sh.pieces.clone(),
+        ptx_requests: acc.ptx.0,
+        ptx_wavefronts: acc.ptx.1,
+        ptx_ideal_wavefronts: acc.ptx.2,
+    })
 }
 
 fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
