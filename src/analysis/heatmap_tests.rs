@@ -40,6 +40,7 @@ fn shared_instruction(
         footprint: vec![],
         bank_words: vec![],
         sample: Some(sample),
+        lanes: 0,
         sass: None,
     }
 }

@@ -12,6 +12,18 @@ pub struct LineFigure {
     pub text: String,
     pub cost: f64,
     pub note: Option<String>,
+    /// Active lanes per request, where the trace counted them.
+    pub lanes: Option<f64>,
+}
+
+impl LineFigure {
+    /// The figure with the lanes that took part: "32 wavefronts/request (ideal 1) · 32 lanes".
+    pub fn full(&self) -> String {
+        match self.lanes {
+            Some(l) => format!("{} · {} lanes", self.text, num(l)),
+            None => self.text.clone(),
+        }
+    }
 }
 
 /// The traced instructions behind SASS memory instructions of `kind` on `line`, summed;
@@ -60,11 +72,21 @@ pub fn line_figure(traced: &[InstructionSummary], line: u32, kind: MemKind) -> O
             (format!("{} sectors/request", num(s)), s / 4.0)
         }
     };
-    let note = here
-        .iter()
+    let note = (here.iter())
         .find_map(|i| i.sass.as_ref())
         .map(|s| s.note.clone());
-    Some(LineFigure { text, cost, note })
+    // Lanes are counted per PTX access, whatever the SASS made of it.
+    let ptx_requests: u64 = (here.iter())
+        .map(|i| i.sass.as_ref().map_or(i.requests, |s| s.ptx_requests))
+        .sum();
+    let lanes: u64 = here.iter().map(|i| i.lanes).sum();
+    let lanes = (lanes > 0 && ptx_requests > 0).then(|| lanes as f64 / ptx_requests as f64);
+    Some(LineFigure {
+        text,
+        cost,
+        note,
+        lanes,
+    })
 }
 
 /// Whole figures without decimals (32 wavefronts), others to one.
@@ -126,6 +148,11 @@ mod tests {
             g.text, "1 wavefronts/request (ideal 1)",
             "generic: any space"
         );
+        assert_eq!(f.full(), f.text, "no lanes counted in this recording");
+        let mut counted = shared(8, 4, 4);
+        counted.lanes = 4 * 16;
+        let c = line_figure(&[counted], 8, MemKind::SharedLoad).unwrap();
+        assert_eq!(c.full(), "1 wavefronts/request (ideal 1) · 16 lanes");
         let half = [shared(7, 2, 3)];
         let h = line_figure(&half, 7, MemKind::SharedLoad).unwrap();
         assert_eq!(h.text, "1.5 wavefronts/request (ideal 1)");

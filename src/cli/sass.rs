@@ -74,6 +74,7 @@ pub fn cmd_sass(root: &CourseRoot, lesson: &str, name: &str, json: bool) -> Resu
                 "memory": annotated(&l, &traced_of(root, lesson, &v.name).0).iter().map(|(line, kind, bits, n, f)| json!({
                     "line": line, "kind": kind, "bits": bits, "count": n,
                     "traced": f.as_ref().map(|f| &f.text), "note": f.as_ref().and_then(|f| f.note.as_ref()),
+                    "lanes": f.as_ref().and_then(|f| f.lanes),
                 })).collect::<Vec<_>>(),
             }))?
         );
@@ -91,7 +92,7 @@ pub fn cmd_sass(root: &CourseRoot, lesson: &str, name: &str, json: bool) -> Resu
         let text = src
             .get(line.wrapping_sub(1) as usize)
             .map_or("", |s| s.trim());
-        let figure = fig.as_ref().map_or(String::new(), |f| f.text.clone());
+        let figure = fig.as_ref().map_or(String::new(), |f| f.full());
         println!(
             "  line {line:>4}  {:<22} {bits:>3}-bit x{n:<3} {figure:<38} {text}",
             kind.word()

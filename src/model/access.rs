@@ -135,6 +135,9 @@ pub struct InstructionSummary {
     pub bank_words: Vec<u64>,
     /// The request to draw: the worst one traced (most wavefronts or sectors).
     pub sample: Option<WarpAccess>,
+    /// Active lanes summed over the requests (absent from recordings made before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lanes: u64,
     /// Where ptxas made this access into other SASS instructions than the PTX says: the
     /// figures above then count what the SASS does, and this says how and what the PTX
     /// alone would have given.
@@ -159,4 +162,8 @@ pub struct SassShape {
     pub ptx_requests: u64,
     pub ptx_wavefronts: u64,
     pub ptx_ideal_wavefronts: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

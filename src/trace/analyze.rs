@@ -57,6 +57,8 @@ struct SiteAcc {
     worst: [Option<(u64, usize)>; 6],
     /// A site the SASS makes in pieces: its requests, wavefronts and ideal as the PTX reads.
     ptx: (u64, u64, u64),
+    /// Active lanes, summed over the requests of the PTX access.
+    lanes: u64,
 }
 
 impl SiteAcc {
@@ -97,6 +99,7 @@ impl SiteAcc {
             }
             Space::Texture => self.add_texture(r, site, kept),
         };
+        self.lanes += u64::from(r.mask.count_ones());
         let s = space_index(r.space);
         // Each piece is a SASS instruction of its own: a request of its own.
         self.requests[s] += shape.map_or(1, |sh| sh.pieces.len() as u64);
@@ -238,6 +241,7 @@ fn summaries(
                     Vec::new()
                 },
                 sample,
+                lanes: acc.lanes,
                 sass: sass_shape(shape_of(shapes, site.id), acc),
             }
         })

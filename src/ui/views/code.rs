@@ -72,7 +72,7 @@ fn worst_lines(t: &[InstructionSummary], v: &Variant, th: &Theme) -> Vec<Line<'s
     for (line, kind, f) in all.into_iter().take(3) {
         out.push(Line::from(vec![
             Span::styled(format!("  line {line:>3}  {:<14} ", kind.word()), th.dim),
-            Span::styled(f.text, space_style(kind, th)),
+            Span::styled(f.full(), space_style(kind, th)),
         ]));
         if let Some(note) = f.note {
             out.push(Line::styled(format!("             {note}"), th.warn));
@@ -92,7 +92,10 @@ fn source_lines(app: &App, v: &Variant, th: &Theme) -> Vec<Line<'static>> {
             Span::raw(text.to_string()),
         ];
         for (k, f) in line_figures(t, n) {
-            spans.push(Span::styled(format!("  ◀ {}", f.text), space_style(k, th)));
+            spans.push(Span::styled(
+                format!("  ◀ {}", f.full()),
+                space_style(k, th),
+            ));
         }
         lines.push(Line::from(spans));
         for (_, msg) in diags.iter().filter(|(l, _)| *l == n) {
@@ -130,7 +133,7 @@ fn sass_line(i: &Instruction, t: &[InstructionSummary], th: &Theme) -> Line<'sta
     let style = space_style(op.kind, th);
     let mut spans = vec![Span::styled(text, style)];
     if let Some(f) = i.line.and_then(|l| line_figure(t, l, op.kind)) {
-        spans.push(Span::styled(format!("  ◀ {}", f.text), style));
+        spans.push(Span::styled(format!("  ◀ {}", f.full()), style));
     }
     Line::from(spans)
 }
