@@ -106,7 +106,7 @@ fn patch_labels(st: &mut State, unsupported: &mut Vec<Unsupported>) -> usize {
 
 fn statement(ctx: &mut Ctx, st: &mut State, t: &str, line: u32) {
     let place = Place { ptx_line: line, source_line: st.loc };
-    if let Some(rest) = t.strip_prefix(".loc") {
+    if let Some(rest) = t.strip_prefix(".loc").filter(|r| r.starts_with(char::is_whitespace)) {
         let mut nums = rest.split([' ', '\t', ',']).filter(|x| !x.is_empty());
         st.loc = nums.nth(1).and_then(|n| n.parse().ok()).filter(|&n| n > 0).or(st.loc);
         return;

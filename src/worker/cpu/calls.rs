@@ -10,8 +10,15 @@ use super::warp::{Event, Frame, Warp};
 
 const MAX_DEPTH: usize = 64;
 
-pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
-    (0..32).filter(move |l| mask >> l & 1 != 0)
+/// The lanes of `mask`, lowest first.
+pub fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let l = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            l
+        })
+    })
 }
 
 pub fn call(

@@ -122,7 +122,7 @@ pub fn statements(ptx: &str) -> Vec<Line> {
         // A label alone on its line ends there.
         let t = lx.cur.trim();
         // `.loc` and `.file` end at the line's end, with no `;`.
-        let bare = t.starts_with(".loc") || t.starts_with(".file");
+        let bare = t.starts_with(".loc ") || t.starts_with(".loc\t") || t.starts_with(".file");
         if bare || t.ends_with(':') && !t.contains(char::is_whitespace) && lx.depth == 0 {
             lx.flush();
         } else if !lx.cur.is_empty() {

@@ -74,6 +74,12 @@ impl Region {
 
     /// The buffer's bytes `[from, from + out.len())`.
     pub fn read(&mut self, from: u64, out: &mut [u8]) {
+        let at = (from % PAGE) as usize;
+        if at + out.len() <= PAGE as usize {
+            let n = out.len();
+            out.copy_from_slice(&self.page(from)[at..at + n]);
+            return;
+        }
         for (k, b) in out.iter_mut().enumerate() {
             let at = from + k as u64;
             *b = self.page(at)[(at % PAGE) as usize];
@@ -81,6 +87,11 @@ impl Region {
     }
 
     fn write(&mut self, from: u64, data: &[u8]) {
+        let at = (from % PAGE) as usize;
+        if at + data.len() <= PAGE as usize {
+            self.page(from)[at..at + data.len()].copy_from_slice(data);
+            return;
+        }
         for (k, &b) in data.iter().enumerate() {
             let at = from + k as u64;
             self.page(at)[(at % PAGE) as usize] = b;

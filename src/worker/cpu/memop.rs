@@ -32,10 +32,10 @@ fn plus(at: At, k: u64) -> At {
     }
 }
 
-fn items(o: &Opnd) -> Vec<&Opnd> {
+fn items(o: &Opnd) -> &[Opnd] {
     match o {
-        Opnd::Vec(v) => v.iter().collect(),
-        o => vec![o],
+        Opnd::Vec(v) => v,
+        o => std::slice::from_ref(o),
     }
 }
 

@@ -54,3 +54,16 @@ fn registers_survive_a_barrier() {
     let (out, _) = run_on(&store_r9("mov.u32 %r9, %r4;\nbar.sync 0;\nadd.s32 %r9, %r9, 1;"), 1, 64, 64).unwrap();
     assert_eq!(out, (1..65).collect::<Vec<u32>>());
 }
+
+#[test]
+fn local_arrays_are_per_thread() {
+    let body = ".local .align 16 .b8 __local_depot0[64];\n.reg .b64 %SP;\n.reg .b64 %SPL;\n\
+                mov.u64 %SPL, __local_depot0;\ncvta.local.u64 %SP, %SPL;";
+    let code = store_r9(
+        "and.b32 %r5, %r1, 3;\nmul.wide.u32 %rd5, %r5, 4;\nadd.s64 %rd6, %SP, %rd5;\n\
+         st.u32 [%rd6], %r4;\nadd.s64 %rd7, %SPL, %rd5;\nld.local.u32 %r9, [%rd7];",
+    );
+    let (out, k) = run_on(&format!("{body}\n{code}"), 1, 64, 64).unwrap();
+    assert_eq!(out, (0..64).collect::<Vec<u32>>());
+    assert_eq!(k.prog.local_bytes, 64);
+}

@@ -142,7 +142,6 @@ impl Warp {
             n += 1;
             ctx.steps += 1;
             let mask = top.mask & self.live;
-            if std::env::var("DBG").is_ok() && self.id == 0 { eprintln!("{} {:08x} {}", ins.place.ptx_line, mask, ins.text); }
             if let Event::Barrier = self.exec(prog, ctx, ins, mask, &top)? {
                 self.state = State::AtBarrier;
                 return Ok(n);
