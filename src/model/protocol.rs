@@ -49,6 +49,10 @@ pub struct RunOptions {
     /// all the same.
     #[serde(default)]
     pub keep_inputs: bool,
+    /// Run on the CPU interpreter instead of a GPU: this is the lesson at its CPU size
+    /// (`problem_cpu`), whose outputs are checked; the lesson itself is traced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<Box<Lesson>>,
 }
 
 impl Default for RunOptions {
@@ -63,6 +67,7 @@ impl Default for RunOptions {
             max_blocks: 0,
             guard: false,
             keep_inputs: false,
+            cpu: None,
         }
     }
 }

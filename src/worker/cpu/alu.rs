@@ -6,7 +6,11 @@
 use super::ops::{Bin, Cmp, Kind, Rnd, Ty, Un};
 
 pub fn trunc(v: u64, bits: u32) -> u64 {
-    if bits >= 64 { v } else { v & ((1u64 << bits) - 1) }
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
 }
 
 pub fn sext(v: u64, bits: u32) -> i64 {
@@ -19,11 +23,19 @@ pub fn sext(v: u64, bits: u32) -> i64 {
 }
 
 fn f(v: u64, ty: Ty) -> f64 {
-    if ty.bits == 32 { f32::from_bits(v as u32) as f64 } else { f64::from_bits(v) }
+    if ty.bits == 32 {
+        f32::from_bits(v as u32) as f64
+    } else {
+        f64::from_bits(v)
+    }
 }
 
 fn unf(x: f64, ty: Ty) -> u64 {
-    if ty.bits == 32 { u64::from((x as f32).to_bits()) } else { x.to_bits() }
+    if ty.bits == 32 {
+        u64::from((x as f32).to_bits())
+    } else {
+        x.to_bits()
+    }
 }
 
 fn f32op(a: u64, b: u64, op: impl Fn(f32, f32) -> f32) -> u64 {
@@ -41,7 +53,18 @@ fn float_bin(b: Bin, ty: Ty, x: u64, y: u64) -> u64 {
             Bin::Min => f32op(x, y, f32::min),
             Bin::Max => f32op(x, y, f32::max),
             Bin::Copysign => f32op(x, y, |a, b| b.copysign(a)),
-            _ => trunc(int_bin(b, Ty { kind: Kind::B, bits: 32 }, x, y), 32),
+            _ => trunc(
+                int_bin(
+                    b,
+                    Ty {
+                        kind: Kind::B,
+                        bits: 32,
+                    },
+                    x,
+                    y,
+                ),
+                32,
+            ),
         };
     }
     let (a, c) = (f(x, ty), f(y, ty));
@@ -53,7 +76,17 @@ fn float_bin(b: Bin, ty: Ty, x: u64, y: u64) -> u64 {
         Bin::Min => a.min(c),
         Bin::Max => a.max(c),
         Bin::Copysign => c.copysign(a),
-        _ => return int_bin(b, Ty { kind: Kind::B, bits: 64 }, x, y),
+        _ => {
+            return int_bin(
+                b,
+                Ty {
+                    kind: Kind::B,
+                    bits: 64,
+                },
+                x,
+                y,
+            );
+        }
     };
     unf(r, ty)
 }
@@ -84,13 +117,20 @@ fn int_bin(b: Bin, ty: Ty, x: u64, y: u64) -> u64 {
         Bin::And => ux & uy,
         Bin::Or => ux | uy,
         Bin::Xor => ux ^ uy,
-        Bin::Shl => ux.checked_shl(trunc(y, 32) as u32).filter(|_| y < u64::from(bits)).unwrap_or(0),
+        Bin::Shl => ux
+            .checked_shl(trunc(y, 32) as u32)
+            .filter(|_| y < u64::from(bits))
+            .unwrap_or(0),
         Bin::Shr if signed => (sx >> trunc(y, 32).min(63)) as u64,
         Bin::Shr if y >= u64::from(bits) => 0,
         Bin::Shr => ux >> y,
         Bin::Copysign => ux,
     };
-    if b == Bin::MulWide { trunc(r, (bits * 2).min(64)) } else { trunc(r, bits) }
+    if b == Bin::MulWide {
+        trunc(r, (bits * 2).min(64))
+    } else {
+        trunc(r, bits)
+    }
 }
 
 pub fn bin(b: Bin, ty: Ty, x: u64, y: u64) -> u64 {
@@ -108,11 +148,17 @@ pub fn mad(b: Bin, ty: Ty, x: u64, y: u64, z: u64) -> u64 {
             let g = |v: u64| f32::from_bits(v as u32);
             u64::from(g(x).mul_add(g(y), g(z)).to_bits())
         } else {
-            f64::from_bits(x).mul_add(f64::from_bits(y), f64::from_bits(z)).to_bits()
+            f64::from_bits(x)
+                .mul_add(f64::from_bits(y), f64::from_bits(z))
+                .to_bits()
         };
     }
     let p = int_bin(b, ty, x, y);
-    let bits = if b == Bin::MulWide { (ty.bits * 2).min(64) } else { ty.bits };
+    let bits = if b == Bin::MulWide {
+        (ty.bits * 2).min(64)
+    } else {
+        ty.bits
+    };
     trunc(p.wrapping_add(z), bits)
 }
 
@@ -130,7 +176,16 @@ pub fn un(u: Un, ty: Ty, x: u64) -> u64 {
             Un::Lg2 => a.log2(),
             Un::Sin => a.sin(),
             Un::Cos => a.cos(),
-            _ => return un(u, Ty { kind: Kind::B, bits }, x),
+            _ => {
+                return un(
+                    u,
+                    Ty {
+                        kind: Kind::B,
+                        bits,
+                    },
+                    x,
+                );
+            }
         };
         return unf(r, ty);
     }
@@ -172,7 +227,9 @@ pub fn compare(c: Cmp, ty: Ty, x: u64, y: u64) -> bool {
         // `ne` on floats is ordered: false with a NaN.
         (_, None) => false,
         (c, Some(o)) => {
-            let k = [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge].iter().position(|&x| x == c);
+            let k = [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge]
+                .iter()
+                .position(|&x| x == c);
             test(k.unwrap_or(0) as u8, o)
         }
     }
@@ -193,12 +250,20 @@ pub fn cvt(dst: Ty, src: Ty, rnd: Rnd, sat: bool, x: u64) -> u64 {
     match (dst.kind, src.kind) {
         (Kind::F, Kind::F) => {
             let v = f(x, src);
-            let v = if matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) { round(v, rnd) } else { v };
+            let v = if matches!(rnd, Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) {
+                round(v, rnd)
+            } else {
+                v
+            };
             let v = if sat { v.clamp(0.0, 1.0) } else { v };
             unf(v, dst)
         }
         (Kind::F, _) => {
-            let v = if src.kind == Kind::S { sext(x, src.bits) as f64 } else { trunc(x, src.bits) as f64 };
+            let v = if src.kind == Kind::S {
+                sext(x, src.bits) as f64
+            } else {
+                trunc(x, src.bits) as f64
+            };
             if dst.bits == 32 && src.kind == Kind::S {
                 u64::from((sext(x, src.bits) as f32).to_bits())
             } else if dst.bits == 32 {
@@ -211,14 +276,21 @@ pub fn cvt(dst: Ty, src: Ty, rnd: Rnd, sat: bool, x: u64) -> u64 {
             let v = round(f(x, src), if rnd == Rnd::None { Rnd::Rzi } else { rnd });
             let r = match (dst.kind, dst.bits) {
                 (Kind::S, 64) => v as i64 as u64,
-                (Kind::S, b) => (v.clamp(-(2f64.powi(b as i32 - 1)), 2f64.powi(b as i32 - 1) - 1.0) as i64) as u64,
+                (Kind::S, b) => {
+                    (v.clamp(-(2f64.powi(b as i32 - 1)), 2f64.powi(b as i32 - 1) - 1.0) as i64)
+                        as u64
+                }
                 (_, 64) => v as u64,
                 (_, b) => v.clamp(0.0, 2f64.powi(b as i32) - 1.0) as u64,
             };
             trunc(r, dst.bits)
         }
         _ if int(dst) && int(src) => {
-            let v = if src.kind == Kind::S { sext(x, src.bits) as u64 } else { trunc(x, src.bits) };
+            let v = if src.kind == Kind::S {
+                sext(x, src.bits) as u64
+            } else {
+                trunc(x, src.bits)
+            };
             trunc(v, dst.bits)
         }
         _ => x,

@@ -76,7 +76,13 @@ impl BlockCtx<'_> {
     }
 
     pub fn error(&self, place: Place, warp: u32, why: String, lanes: u32) -> RunError {
-        RunError { block: self.block, warp, lanes, place: Some(place), why }
+        RunError {
+            block: self.block,
+            warp,
+            lanes,
+            place: Some(place),
+            why,
+        }
     }
 
     fn push(&mut self, r: Record) {
@@ -90,8 +96,17 @@ impl BlockCtx<'_> {
     }
 
     /// One record per space the lanes resolved to, as the logger's groups.
-    pub fn access_record(&mut self, ins: &Instr, warp: u32, active: u32, ats: &[At; 32], width: u32) {
-        let (Some(site), true) = (ins.site, self.trace.is_some()) else { return };
+    pub fn access_record(
+        &mut self,
+        ins: &Instr,
+        warp: u32,
+        active: u32,
+        ats: &[At; 32],
+        width: u32,
+    ) {
+        let (Some(site), true) = (ins.site, self.trace.is_some()) else {
+            return;
+        };
         let mut groups: [(u32, [u64; 32]); 4] = [(0, [0; 32]); 4];
         for l in super::calls::lanes(active) {
             let (g, a) = match ats[l] {
@@ -104,11 +119,25 @@ impl BlockCtx<'_> {
             groups[g].0 |= 1 << l;
             groups[g].1[l] = a;
         }
-        let spaces = [TSpace::Shared, TSpace::Global, TSpace::Local, TSpace::Constant];
+        let spaces = [
+            TSpace::Shared,
+            TSpace::Global,
+            TSpace::Local,
+            TSpace::Constant,
+        ];
         for (g, (mask, addrs)) in groups.into_iter().enumerate() {
             if mask != 0 {
                 let (block, space) = (self.linear, spaces[g]);
-                self.push(Record { site, block, warp, mask, space, width, rank: 0, addrs });
+                self.push(Record {
+                    site,
+                    block,
+                    warp,
+                    mask,
+                    space,
+                    width,
+                    rank: 0,
+                    addrs,
+                });
             }
         }
     }
@@ -116,7 +145,16 @@ impl BlockCtx<'_> {
     pub fn barrier_record(&mut self, ins: &Instr, warp: u32, active: u32) {
         if let (Some(site), true) = (ins.site, self.trace.is_some()) {
             let block = self.linear;
-            let r = Record { site, block, warp, mask: active, space: TSpace::Shared, width: 0, rank: 0, addrs: [0; 32] };
+            let r = Record {
+                site,
+                block,
+                warp,
+                mask: active,
+                space: TSpace::Shared,
+                width: 0,
+                rank: 0,
+                addrs: [0; 32],
+            };
             self.push(r);
         }
     }
@@ -125,7 +163,11 @@ impl BlockCtx<'_> {
 /// The block of linear index `b` in `grid`.
 pub fn block_index(grid: [u32; 3], b: u64) -> [u32; 3] {
     let (gx, gy) = (u64::from(grid[0]), u64::from(grid[1]));
-    [(b % gx) as u32, (b / gx % gy) as u32, (b / (gx * gy)) as u32]
+    [
+        (b % gx) as u32,
+        (b / gx % gy) as u32,
+        (b / (gx * gy)) as u32,
+    ]
 }
 
 /// Run block `linear` to its end; the warp steps it took.
@@ -143,13 +185,18 @@ pub fn run_block(
     let threads: u32 = launch.block.iter().product();
     let nwarps = threads.div_ceil(32);
     mem.shared.clear();
-    mem.shared.resize((prog.shared_static + launch.dyn_smem) as usize, 0);
+    mem.shared
+        .resize((prog.shared_static + launch.dyn_smem) as usize, 0);
     mem.local.clear();
     mem.local.resize(mem.local_bytes * threads as usize, 0);
     let mut warps: Vec<Warp> = (0..nwarps)
         .map(|w| {
             let lanes = (threads - w * 32).min(32);
-            let mask = if lanes == 32 { u32::MAX } else { (1 << lanes) - 1 };
+            let mask = if lanes == 32 {
+                u32::MAX
+            } else {
+                (1 << lanes) - 1
+            };
             Warp::new(prog, entry, w, mask, &launch.params)
         })
         .collect();
@@ -175,13 +222,22 @@ pub fn run_block(
                      ending (an endless loop, or a wait on another block, which runs after \
                      this one here)"
                 );
-                return Err(RunError { block: ctx.block, warp: w.id, lanes: w.live, place: w.place(prog), why });
+                return Err(RunError {
+                    block: ctx.block,
+                    warp: w.id,
+                    lanes: w.live,
+                    place: w.place(prog),
+                    why,
+                });
             }
         }
         let running = warps.iter().any(|w| w.state == State::Running);
         let waiting = warps.iter().any(|w| w.state == State::AtBarrier);
         if !running && waiting {
-            warps.iter_mut().filter(|w| w.state == State::AtBarrier).for_each(|w| w.state = State::Running);
+            warps
+                .iter_mut()
+                .filter(|w| w.state == State::AtBarrier)
+                .for_each(|w| w.state = State::Running);
         } else if !running {
             return Ok(ctx.steps);
         }

@@ -50,7 +50,11 @@ pub fn function(ctx: &mut Ctx, h: &str, lines: &[Line], start: usize) -> usize {
         params_end: 0,
     };
     let formal = param_layout(&params, &mut st.names, &mut st.params_end);
-    let retval = ret.and_then(|r| param_layout(&[r], &mut st.names, &mut st.params_end).first().copied());
+    let retval = ret.and_then(|r| {
+        param_layout(&[r], &mut st.names, &mut st.params_end)
+            .first()
+            .copied()
+    });
     let mut i = start + 1;
     while i < lines.len() {
         let line = lines[i].line;
@@ -105,10 +109,20 @@ fn patch_labels(st: &mut State, unsupported: &mut Vec<Unsupported>) -> usize {
 }
 
 fn statement(ctx: &mut Ctx, st: &mut State, t: &str, line: u32) {
-    let place = Place { ptx_line: line, source_line: st.loc };
-    if let Some(rest) = t.strip_prefix(".loc").filter(|r| r.starts_with(char::is_whitespace)) {
+    let place = Place {
+        ptx_line: line,
+        source_line: st.loc,
+    };
+    if let Some(rest) = t
+        .strip_prefix(".loc")
+        .filter(|r| r.starts_with(char::is_whitespace))
+    {
         let mut nums = rest.split([' ', '\t', ',']).filter(|x| !x.is_empty());
-        st.loc = nums.nth(1).and_then(|n| n.parse().ok()).filter(|&n| n > 0).or(st.loc);
+        st.loc = nums
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .filter(|&n| n > 0)
+            .or(st.loc);
         return;
     }
     if t.starts_with(".reg") {
@@ -123,13 +137,19 @@ fn statement(ctx: &mut Ctx, st: &mut State, t: &str, line: u32) {
     }
     match instruction(ctx, st, t, place) {
         Ok(ins) => st.instrs.push(ins),
-        Err(why) => ctx.unsupported.push(Unsupported { place, text: t.to_string(), why }),
+        Err(why) => ctx.unsupported.push(Unsupported {
+            place,
+            text: t.to_string(),
+            why,
+        }),
     }
 }
 
 /// A declaration inside a body: local arrays, call parameters; others are refused.
 fn declare(ctx: &mut Ctx, st: &mut State, t: &str, place: Place) {
-    let Some((space, align, bytes, name)) = decl_of(t) else { return };
+    let Some((space, align, bytes, name)) = decl_of(t) else {
+        return;
+    };
     match space {
         Space::Local => {
             let at = align_up(u64::from(ctx.prog.local_bytes), align);
@@ -154,7 +174,9 @@ fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr
     let mut rest = t.trim();
     let mut guard = None;
     if let Some(g) = rest.strip_prefix('@') {
-        let end = g.find(char::is_whitespace).ok_or("a guard with no instruction")?;
+        let end = g
+            .find(char::is_whitespace)
+            .ok_or("a guard with no instruction")?;
         match operand(&mut st.names, &g[..end])? {
             Opnd::Pred(p, neg) => guard = Some((p, neg)),
             _ => return Err("a guard that is not a predicate".into()),
@@ -165,7 +187,16 @@ fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr
     let text = rest[..op_end].to_string();
     let op = parse_op(&text)?;
     let args = rest[op_end..].trim();
-    let mut ins = Instr { op, text, guard, dst: vec![], src: vec![], place, site: None, call: None };
+    let mut ins = Instr {
+        op,
+        text,
+        guard,
+        dst: vec![],
+        src: vec![],
+        place,
+        site: None,
+        call: None,
+    };
     if op == Op::Call {
         ins.call = Some(Box::new(call(ctx, st, args)?));
         return Ok(ins);
@@ -202,7 +233,11 @@ fn call(ctx: &Ctx, st: &mut State, args: &str) -> Result<Call, String> {
     let mut k = 0;
     let mut ret = None;
     let offset = |st: &State, n: &str| -> Result<u32, String> {
-        st.names.syms.get(n.trim()).map(|s| s.addr as u32).ok_or(format!("`{n}` is no parameter"))
+        st.names
+            .syms
+            .get(n.trim())
+            .map(|s| s.addr as u32)
+            .ok_or(format!("`{n}` is no parameter"))
     };
     if let Some(r) = parts.first().and_then(|p| p.strip_prefix('(')) {
         let r = r.trim_end_matches(')').trim();
@@ -211,8 +246,15 @@ fn call(ctx: &Ctx, st: &mut State, args: &str) -> Result<Call, String> {
         }
         k = 1;
     }
-    let callee = parts.get(k).ok_or("a call with no function")?.trim().to_string();
-    let func = *ctx.func_names.get(&callee).ok_or(format!("`{callee}` is no function"))?;
+    let callee = parts
+        .get(k)
+        .ok_or("a call with no function")?
+        .trim()
+        .to_string();
+    let func = *ctx
+        .func_names
+        .get(&callee)
+        .ok_or(format!("`{callee}` is no function"))?;
     let mut list = Vec::new();
     if let Some(a) = parts.get(k + 1) {
         let inner = a.trim().trim_start_matches('(').trim_end_matches(')');
@@ -223,5 +265,10 @@ fn call(ctx: &Ctx, st: &mut State, args: &str) -> Result<Call, String> {
     if parts.len() > k + 2 {
         return Err("calls through a prototype (indirect calls) are not interpreted".into());
     }
-    Ok(Call { callee, func, args: list, ret })
+    Ok(Call {
+        callee,
+        func,
+        args: list,
+        ret,
+    })
 }

@@ -35,7 +35,10 @@ pub fn call(
         for lane in lanes(active) {
             let arg = |k: usize| {
                 let off = c.args.get(k).map_or(0, |&o| o as usize) + lane * caller.pbytes;
-                caller.params.get(off..off + 8).map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap()))
+                caller
+                    .params
+                    .get(off..off + 8)
+                    .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap()))
             };
             let text = printf(ctx, arg(0), arg(1), w.id as usize * 32 + lane);
             print!("{text}");
@@ -43,7 +46,10 @@ pub fn call(
         return Ok(Event::Next);
     }
     if !callee.has_body {
-        let why = format!("a call to `{}`, which this module does not define", callee.name);
+        let why = format!(
+            "a call to `{}`, which this module does not define",
+            callee.name
+        );
         return Err(ctx.error(ins.place, w.id, why, active));
     }
     if w.frames.len() >= MAX_DEPTH {
@@ -52,7 +58,9 @@ pub fn call(
     let mut fr = Frame::new(callee, c.func, active);
     for lane in lanes(active) {
         for (k, &off) in c.args.iter().enumerate() {
-            let Some(&(to, size)) = callee.params.get(k) else { continue };
+            let Some(&(to, size)) = callee.params.get(k) else {
+                continue;
+            };
             let from = lane * caller.pbytes + off as usize;
             let to = lane * fr.pbytes + to as usize;
             let n = size as usize;
@@ -75,7 +83,10 @@ pub fn copy_return(prog: &Program, done: &Frame, caller: &mut Frame) {
         let from = lane * done.pbytes + off as usize;
         let at = lane * caller.pbytes + to as usize;
         let n = size as usize;
-        if let (Some(src), true) = (done.params.get(from..from + n), at + n <= caller.params.len()) {
+        if let (Some(src), true) = (
+            done.params.get(from..from + n),
+            at + n <= caller.params.len(),
+        ) {
             caller.params[at..at + n].copy_from_slice(src);
         }
     }

@@ -43,11 +43,19 @@ fn blocks(instrs: &[Instr]) -> (Vec<(usize, usize)>, Vec<Vec<usize>>) {
     let succ = (spans.iter())
         .map(|&(_, last)| {
             let i = &instrs[last];
-            let next = if last + 1 < n { block_of(last + 1) } else { exit };
+            let next = if last + 1 < n {
+                block_of(last + 1)
+            } else {
+                exit
+            };
             let mut s = Vec::new();
             match (i.op, target(i)) {
                 (Op::Bra, Some(t)) => {
-                    s.push(if (t as usize) < n { block_of(t as usize) } else { exit });
+                    s.push(if (t as usize) < n {
+                        block_of(t as usize)
+                    } else {
+                        exit
+                    });
                     if i.guard.is_some() {
                         s.push(next);
                     }

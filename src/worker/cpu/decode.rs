@@ -78,7 +78,14 @@ fn declaration(text: &str) -> Option<Decl> {
         Some((h, i)) => (h, Some(i)),
         None => (text, None),
     };
-    let mut d = Decl { space: None, align: 1, elem: 1, name: String::new(), count: 1, init: vec![] };
+    let mut d = Decl {
+        space: None,
+        align: 1,
+        elem: 1,
+        name: String::new(),
+        count: 1,
+        init: vec![],
+    };
     let mut toks = head.split_whitespace().peekable();
     while let Some(t) = toks.next() {
         match t {
@@ -97,13 +104,20 @@ fn declaration(text: &str) -> Option<Decl> {
                 let (name, rest) = t.split_once('[').unwrap_or((t, ""));
                 d.name = name.to_string();
                 let n = rest.trim_end_matches(']');
-                d.count = if rest.is_empty() { 1 } else { n.parse().unwrap_or(0) };
+                d.count = if rest.is_empty() {
+                    1
+                } else {
+                    n.parse().unwrap_or(0)
+                };
             }
         }
     }
     if let Some(i) = init {
         let inner = i.trim().trim_start_matches('{').trim_end_matches('}');
-        d.init = inner.split(',').filter_map(|v| parse_int(v).map(|x| x as u64)).collect();
+        d.init = inner
+            .split(',')
+            .filter_map(|v| parse_int(v).map(|x| x as u64))
+            .collect();
     }
     d.space.map(|_| d)
 }
@@ -157,14 +171,22 @@ impl Builder {
 fn header_parts(h: &str) -> (Option<String>, String, Vec<String>) {
     let mut rest = h;
     let mut ret = None;
-    let kw = rest.find(".entry").or_else(|| rest.find(".func")).unwrap_or(0);
-    rest = rest[kw..].split_once(char::is_whitespace).map_or("", |x| x.1).trim();
+    let kw = rest
+        .find(".entry")
+        .or_else(|| rest.find(".func"))
+        .unwrap_or(0);
+    rest = rest[kw..]
+        .split_once(char::is_whitespace)
+        .map_or("", |x| x.1)
+        .trim();
     if let Some(r) = rest.strip_prefix('(') {
         let close = r.find(')').unwrap_or(r.len());
         ret = Some(r[..close].trim().to_string());
         rest = r[close..].trim_start_matches(')').trim();
     }
-    let name_end = rest.find(|c: char| c == '(' || c.is_whitespace()).unwrap_or(rest.len());
+    let name_end = rest
+        .find(|c: char| c == '(' || c.is_whitespace())
+        .unwrap_or(rest.len());
     let name = rest[..name_end].to_string();
     let params = match (rest.find('('), rest.rfind(')')) {
         (Some(o), Some(c)) if c > o => rest[o + 1..c]
@@ -234,7 +256,9 @@ fn layout_shared(b: &mut Builder, lines: &[super::lex::Line]) {
         let at = align(b.shared_end, d.align);
         b.shared_end = at + d.elem * d.count;
         b.module_syms.insert(d.name.clone(), Sym { addr: at });
-        b.prog.symbols.push((d.name, Space::Shared, at, d.elem * d.count));
+        b.prog
+            .symbols
+            .push((d.name, Space::Shared, at, d.elem * d.count));
     }
     let end = align(b.shared_end, 16);
     for d in externs {
@@ -277,7 +301,14 @@ pub(super) fn param_layout(decls: &[String], names: &mut Names, at: &mut u64) ->
 }
 
 pub(super) fn decl_of(text: &str) -> Option<(Space, u64, u64, String)> {
-    declaration(text).map(|d| (d.space.unwrap_or(Space::Global), d.align, d.elem * d.count, d.name))
+    declaration(text).map(|d| {
+        (
+            d.space.unwrap_or(Space::Global),
+            d.align,
+            d.elem * d.count,
+            d.name,
+        )
+    })
 }
 
 pub(super) fn header(h: &str) -> (Option<String>, String, Vec<String>) {

@@ -46,15 +46,25 @@ pub fn exec(
 ) -> Result<(), RunError> {
     match ins.op {
         Op::Bin(b, ty) => lanewise(fr, ctx, ins, active, warp, |a| alu::bin(b, ty, a[0], a[1])),
-        Op::Mad(b, ty) => lanewise(fr, ctx, ins, active, warp, |a| alu::mad(b, ty, a[0], a[1], a[2])),
+        Op::Mad(b, ty) => lanewise(fr, ctx, ins, active, warp, |a| {
+            alu::mad(b, ty, a[0], a[1], a[2])
+        }),
         Op::Un(u, ty) => lanewise(fr, ctx, ins, active, warp, |a| alu::un(u, ty, a[0])),
-        Op::Selp(ty) => lanewise(fr, ctx, ins, active, warp, |a| trunc(if a[2] & 1 != 0 { a[0] } else { a[1] }, ty.bits)),
-        Op::Cvt { dst, src, rnd, sat } => {
-            lanewise(fr, ctx, ins, active, warp, |a| alu::cvt(dst, src, rnd, sat, a[0]))
-        }
+        Op::Selp(ty) => lanewise(fr, ctx, ins, active, warp, |a| {
+            trunc(if a[2] & 1 != 0 { a[0] } else { a[1] }, ty.bits)
+        }),
+        Op::Cvt { dst, src, rnd, sat } => lanewise(fr, ctx, ins, active, warp, |a| {
+            alu::cvt(dst, src, rnd, sat, a[0])
+        }),
         Op::Cvta { to, space } => {
             let w = window(space);
-            lanewise(fr, ctx, ins, active, warp, |a| if to { a[0].wrapping_sub(w) } else { a[0].wrapping_add(w) })
+            lanewise(fr, ctx, ins, active, warp, |a| {
+                if to {
+                    a[0].wrapping_sub(w)
+                } else {
+                    a[0].wrapping_add(w)
+                }
+            })
         }
         Op::Isspacep(space) => lanewise(fr, ctx, ins, active, warp, |a| {
             u64::from(match (resolve(a[0]), space) {
@@ -64,7 +74,9 @@ pub fn exec(
             })
         }),
         Op::Bfe(ty) => lanewise(fr, ctx, ins, active, warp, |a| bfe(ty, a[0], a[1], a[2])),
-        Op::Bfi(ty) => lanewise(fr, ctx, ins, active, warp, |a| bfi(ty, a[0], a[1], a[2], a[3])),
+        Op::Bfi(ty) => lanewise(fr, ctx, ins, active, warp, |a| {
+            bfi(ty, a[0], a[1], a[2], a[3])
+        }),
         Op::Setp { .. } => setp(fr, ctx, ins, active, warp),
         Op::Mov(ty) => mov(fr, ctx, ins, active, warp, ty),
         Op::Ld { .. } | Op::St { .. } => super::memop::load_store(fr, ctx, ins, active, warp)?,
@@ -83,11 +95,21 @@ fn bfe(ty: Ty, a: u64, pos: u64, len: u64) -> u64 {
     if len == 0 {
         return 0;
     }
-    let field = if pos >= bits { 0 } else { trunc(a >> pos, len.min(bits)) };
+    let field = if pos >= bits {
+        0
+    } else {
+        trunc(a >> pos, len.min(bits))
+    };
     if ty.kind == Kind::S {
         let sign_at = (pos + len - 1).min(bits - 1);
         let neg = a >> sign_at & 1 != 0;
-        let v = if pos + len <= bits { sext(field, len) as u64 } else if neg { field | (u64::MAX << (bits - pos)) } else { field };
+        let v = if pos + len <= bits {
+            sext(field, len) as u64
+        } else if neg {
+            field | (u64::MAX << (bits - pos))
+        } else {
+            field
+        };
         return trunc(v, bits);
     }
     field
@@ -103,14 +125,19 @@ fn bfi(ty: Ty, f: u64, b: u64, pos: u64, len: u64) -> u64 {
 }
 
 fn setp(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32) {
-    let Op::Setp { cmp, bool, ty } = ins.op else { return };
+    let Op::Setp { cmp, bool, ty } = ins.op else {
+        return;
+    };
     let mut p = 0u32;
     let mut q = 0u32;
     for l in lanes(active) {
         let a = fr.read(&ins.src[0], l, ctx, warp);
         let b = fr.read(&ins.src[1], l, ctx, warp);
         let r = alu::compare(cmp, ty, a, b);
-        let c = ins.src.get(2).is_none_or(|o| fr.read(o, l, ctx, warp) & 1 != 0);
+        let c = ins
+            .src
+            .get(2)
+            .is_none_or(|o| fr.read(o, l, ctx, warp) & 1 != 0);
         let combine = |x: bool| match bool {
             None => x,
             Some(super::ops::BoolOp::And) => x && c,
@@ -142,8 +169,9 @@ fn mov(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32, ty: 
         (Some(d), Some(Opnd::Vec(parts))) => {
             let w = ty.bits / parts.len().max(1) as u32;
             for l in lanes(active) {
-                let v = (parts.iter().enumerate())
-                    .fold(0u64, |acc, (k, p)| acc | trunc(fr.read(p, l, ctx, warp), w) << (w * k as u32));
+                let v = (parts.iter().enumerate()).fold(0u64, |acc, (k, p)| {
+                    acc | trunc(fr.read(p, l, ctx, warp), w) << (w * k as u32)
+                });
                 fr.write(d, l, v);
             }
         }
@@ -153,22 +181,43 @@ fn mov(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32, ty: 
 }
 
 /// The membermask of a warp-wide instruction must name exactly the lanes that run it.
-fn check_members(ctx: &BlockCtx, ins: &Instr, warp: u32, active: u32, member: u32) -> Result<(), RunError> {
+fn check_members(
+    ctx: &BlockCtx,
+    ins: &Instr,
+    warp: u32,
+    active: u32,
+    member: u32,
+) -> Result<(), RunError> {
     let missing = member & ctx.live & !active;
     if active & !member != 0 || missing != 0 {
         let why = format!(
             "bad membermask in `{}`: it names lanes {member:#010x}, but lanes {active:#010x} run it{}",
             ins.text,
-            if missing != 0 { " (the others took another path: they would never arrive)" } else { "" }
+            if missing != 0 {
+                " (the others took another path: they would never arrive)"
+            } else {
+                ""
+            }
         );
         return Err(ctx.error(ins.place, warp, why, active ^ member));
     }
     Ok(())
 }
 
-fn shfl(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32, _mask: u32, m: Shfl) -> Result<(), RunError> {
+fn shfl(
+    fr: &mut Frame,
+    ctx: &BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+    _mask: u32,
+    m: Shfl,
+) -> Result<(), RunError> {
     let first = active.trailing_zeros() as usize;
-    let member = ins.src.get(3).map_or(u32::MAX, |o| fr.read(o, first, ctx, warp) as u32);
+    let member = ins
+        .src
+        .get(3)
+        .map_or(u32::MAX, |o| fr.read(o, first, ctx, warp) as u32);
     check_members(ctx, ins, warp, active, member)?;
     let mut out = [(0u64, false); 32];
     for l in lanes(active) {
@@ -197,10 +246,21 @@ fn shfl(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32, _ma
     Ok(())
 }
 
-fn vote(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32, _mask: u32, v: Vote) -> Result<(), RunError> {
+fn vote(
+    fr: &mut Frame,
+    ctx: &BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+    _mask: u32,
+    v: Vote,
+) -> Result<(), RunError> {
     if ins.text.contains(".sync") {
         let first = active.trailing_zeros() as usize;
-        let member = ins.src.get(1).map_or(u32::MAX, |o| fr.read(o, first, ctx, warp) as u32);
+        let member = ins
+            .src
+            .get(1)
+            .map_or(u32::MAX, |o| fr.read(o, first, ctx, warp) as u32);
         check_members(ctx, ins, warp, active, member)?;
     }
     let p = fr.pred_mask(&ins.src[0]) & active;

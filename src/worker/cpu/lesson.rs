@@ -48,7 +48,9 @@ fn element(b: &Buffer, seed: u64, i: u64) -> u64 {
         Init::Zeros => 0.0,
         Init::Seq => i as f64,
         Init::Const(c) => c,
-        Init::Random { lo, hi } => lo + (hi - lo) * ((splitmix(seed ^ i) >> 11) as f64 / (1u64 << 53) as f64),
+        Init::Random { lo, hi } => {
+            lo + (hi - lo) * ((splitmix(seed ^ i) >> 11) as f64 / (1u64 << 53) as f64)
+        }
     };
     match b.ty {
         ElemType::F32 => u64::from((x as f32).to_bits()),
@@ -81,7 +83,9 @@ fn from_bytes(bytes: Arc<Vec<u8>>) -> Filler {
 /// Buffers made on first touch, element by element (a trace at the lesson's size).
 pub fn paged(lesson: &Lesson, seed: u64) -> Placed {
     let mut mem = Memory::default();
-    let addrs = (lesson.buffers.iter()).map(|b| mem.add_buffer(b.bytes(), formula(b, seed))).collect();
+    let addrs = (lesson.buffers.iter())
+        .map(|b| mem.add_buffer(b.bytes(), formula(b, seed)))
+        .collect();
     Placed { mem, addrs }
 }
 
@@ -91,7 +95,10 @@ pub fn dense(lesson: &Lesson, inputs: &[HostData]) -> Placed {
     let addrs = (lesson.buffers.iter().zip(inputs))
         .map(|(b, h)| match b.is_output() {
             true => mem.add_buffer(b.bytes(), formula(b, 0)),
-            false => mem.add_buffer(b.bytes(), from_bytes(Arc::new(crate::worker::measure::bytes(h)))),
+            false => mem.add_buffer(
+                b.bytes(),
+                from_bytes(Arc::new(crate::worker::measure::bytes(h))),
+            ),
         })
         .collect();
     Placed { mem, addrs }
@@ -106,17 +113,42 @@ pub fn download(p: &mut Placed, lesson: &Lesson, j: usize) -> HostData {
     }
     let words = |n: usize| raw.chunks_exact(n);
     match b.ty {
-        ElemType::F32 => HostData::F32(words(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()),
-        ElemType::F64 => HostData::F64(words(8).map(|c| f64::from_le_bytes(c.try_into().unwrap())).collect()),
-        ElemType::I32 => HostData::I32(words(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()),
-        ElemType::U32 => HostData::U32(words(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()),
-        ElemType::U64 => HostData::U64(words(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()),
+        ElemType::F32 => HostData::F32(
+            words(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        ElemType::F64 => HostData::F64(
+            words(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        ElemType::I32 => HostData::I32(
+            words(4)
+                .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        ElemType::U32 => HostData::U32(
+            words(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        ElemType::U64 => HostData::U64(
+            words(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
     }
 }
 
 /// The launch of `v` over `p`: its parameters where the kernel's parameter list puts them,
 /// and its `__constant__` fills copied into the module's constants.
-pub fn launch(k: &Kernel, lesson: &Lesson, v: &Variant, p: &mut Placed) -> Result<Launch, CpuError> {
+pub fn launch(
+    k: &Kernel,
+    lesson: &Lesson,
+    v: &Variant,
+    p: &mut Placed,
+) -> Result<Launch, CpuError> {
     let layout = &k.prog.funcs[k.entry].params;
     let mut params = vec![0u8; k.prog.funcs[k.entry].param_bytes as usize];
     for (i, a) in v.args.iter().enumerate() {
@@ -130,7 +162,10 @@ pub fn launch(k: &Kernel, lesson: &Lesson, v: &Variant, p: &mut Placed) -> Resul
             Arg::Texture(_) => return Err(CpuError::Setup("textures need a GPU".into())),
         };
         let Some(&(off, size)) = layout.get(i) else {
-            return Err(CpuError::Setup(format!("the kernel takes {} parameters, `args:` gives more", layout.len())));
+            return Err(CpuError::Setup(format!(
+                "the kernel takes {} parameters, `args:` gives more",
+                layout.len()
+            )));
         };
         let n = bytes.len().min(size as usize);
         params[off as usize..off as usize + n].copy_from_slice(&bytes[..n]);
@@ -140,25 +175,48 @@ pub fn launch(k: &Kernel, lesson: &Lesson, v: &Variant, p: &mut Placed) -> Resul
     for c in &v.constants {
         let sym = k.prog.symbols.iter().find(|s| s.0 == c.symbol);
         let Some(&(_, _, at, bytes)) = sym else {
-            return Err(CpuError::Setup(format!("the kernel has no __constant__ `{}`", c.symbol)));
+            return Err(CpuError::Setup(format!(
+                "the kernel has no __constant__ `{}`",
+                c.symbol
+            )));
         };
         let mut data = vec![0u8; bytes as usize];
         if let Some(r) = p.mem.buffers.get_mut(c.buffer) {
-            r.read(0, &mut data[..(lesson.buffers[c.buffer].bytes().min(bytes)) as usize]);
+            r.read(
+                0,
+                &mut data[..(lesson.buffers[c.buffer].bytes().min(bytes)) as usize],
+            );
         }
         p.mem.consts[at as usize..(at + bytes) as usize].copy_from_slice(&data);
     }
-    Ok(Launch { grid: v.grid, block: v.block, dyn_smem: v.smem, params })
+    Ok(Launch {
+        grid: v.grid,
+        block: v.block,
+        dyn_smem: v.smem,
+        params,
+    })
 }
 
 /// The sampled blocks of `v` at the lesson's size, traced and summarised as the GPU's
 /// trace is: per instruction for the sampled blocks, totals scaled to the grid.
-pub fn trace(k: &Kernel, lesson: &Lesson, v: &Variant, trace_blocks: u32) -> Result<MemoryStats, CpuError> {
-    let opts = crate::model::protocol::RunOptions { trace_blocks, ..Default::default() };
+pub fn trace(
+    k: &Kernel,
+    lesson: &Lesson,
+    v: &Variant,
+    trace_blocks: u32,
+) -> Result<MemoryStats, CpuError> {
+    let opts = crate::model::protocol::RunOptions {
+        trace_blocks,
+        ..Default::default()
+    };
     let s = crate::worker::traced::sample(lesson, v, &opts);
     let mut p = paged(lesson, hostdata::fresh_seed());
     let l = launch(k, lesson, v, &mut p)?;
-    let plan = Plan { trace: Some((s.stride, s.wanted)), traced_only: true, budget: BLOCK_BUDGET };
+    let plan = Plan {
+        trace: Some((s.stride, s.wanted)),
+        traced_only: true,
+        budget: BLOCK_BUDGET,
+    };
     let out = super::run(k, &mut p.mem, &l, &plan)?;
     let mut m = crate::trace::analyze::analyze(&out.trace.records, &k.sites);
     m.traced_blocks = s.traced;

@@ -143,7 +143,13 @@ mod tests {
                    L2: ret;\n}\n";
         let s = statements(ptx);
         let kinds: Vec<_> = s.iter().map(|l| (l.line, l.stmt.clone())).collect();
-        assert_eq!(kinds[0], (1, Stmt::Header(".visible .entry k( .param .u64 a )".into(), true)));
+        assert_eq!(
+            kinds[0],
+            (
+                1,
+                Stmt::Header(".visible .entry k( .param .u64 a )".into(), true)
+            )
+        );
         assert_eq!(kinds[1], (5, Stmt::Text(".reg .b32 %r<3>".into())));
         assert_eq!(kinds[2], (6, Stmt::Label("$L1".into())));
         assert_eq!(kinds[3], (7, Stmt::Text(".loc 1 2 3".into())));

@@ -139,17 +139,26 @@ fn slice<'a>(
 impl Memory {
     /// Place a buffer of `bytes` after the others; its device-style address.
     pub fn add_buffer(&mut self, bytes: u64, fill: Filler) -> u64 {
-        let base = self
-            .buffers
-            .last()
-            .map_or(BUFFERS, |r| (r.base + r.bytes.max(1)).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN);
-        self.buffers.push(Region { base, bytes, pages: HashMap::new(), fill });
+        let base = self.buffers.last().map_or(BUFFERS, |r| {
+            (r.base + r.bytes.max(1)).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN
+        });
+        self.buffers.push(Region {
+            base,
+            bytes,
+            pages: HashMap::new(),
+            fill,
+        });
         base
     }
 
     fn region(&mut self, addr: u64, n: usize) -> Result<(&mut Region, u64), OutOfBounds> {
         let i = self.buffers.partition_point(|r| r.base <= addr);
-        let oob = |what: String| OutOfBounds { space: "global", addr, bytes: n, what };
+        let oob = |what: String| OutOfBounds {
+            space: "global",
+            addr,
+            bytes: n,
+            what,
+        };
         let Some(r) = i.checked_sub(1).map(|i| &mut self.buffers[i]) else {
             return Err(oob("no buffer is there".into()));
         };
@@ -186,7 +195,10 @@ impl Memory {
             At::Const(a) => Loc::Flat(slice(&mut self.consts, a, n, "constant")?),
             At::Local(a) => {
                 let lb = self.local_bytes;
-                let frame = self.local.get_mut(thread * lb..(thread + 1) * lb).unwrap_or(&mut []);
+                let frame = self
+                    .local
+                    .get_mut(thread * lb..(thread + 1) * lb)
+                    .unwrap_or(&mut []);
                 Loc::Flat(slice(frame, a, n, "local")?)
             }
             At::Global(a) if (MODULE_GLOBALS..BUFFERS).contains(&a) => {

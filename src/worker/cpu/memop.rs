@@ -41,7 +41,11 @@ fn items(o: &Opnd) -> &[Opnd] {
 
 /// A loaded value as the register gets it: signed types are sign-extended.
 fn widen(v: u64, ty: Ty) -> u64 {
-    if ty.kind == Kind::S { sext(v, ty.bits) as u64 } else { v }
+    if ty.kind == Kind::S {
+        sext(v, ty.bits) as u64
+    } else {
+        v
+    }
 }
 
 fn oob(ctx: &BlockCtx, ins: &Instr, warp: u32, lane: usize, e: OutOfBounds) -> RunError {
@@ -54,7 +58,9 @@ fn oob(ctx: &BlockCtx, ins: &Instr, warp: u32, lane: usize, e: OutOfBounds) -> R
 
 fn param(fr: &mut Frame, lane: usize, a: u64, n: usize, store: Option<u64>) -> u64 {
     let at = lane * fr.pbytes + a as usize;
-    let Some(b) = fr.params.get_mut(at..at + n) else { return 0 };
+    let Some(b) = fr.params.get_mut(at..at + n) else {
+        return 0;
+    };
     match store {
         Some(v) => {
             b.copy_from_slice(&v.to_le_bytes()[..n]);
@@ -68,7 +74,13 @@ fn param(fr: &mut Frame, lane: usize, a: u64, n: usize, store: Option<u64>) -> u
     }
 }
 
-pub fn load_store(fr: &mut Frame, ctx: &mut BlockCtx, ins: &Instr, active: u32, warp: u32) -> Result<(), RunError> {
+pub fn load_store(
+    fr: &mut Frame,
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+) -> Result<(), RunError> {
     let (space, ty, vec, store) = match ins.op {
         Op::Ld { space, ty, vec } => (space, ty, vec, false),
         Op::St { space, ty, vec } => (space, ty, vec, true),
@@ -93,12 +105,18 @@ pub fn load_store(fr: &mut Frame, ctx: &mut BlockCtx, ins: &Instr, active: u32, 
                 let v = fr.read(item, l, ctx, warp);
                 match at {
                     At::Param(a) => drop(param(fr, l, a, elem, Some(v))),
-                    at => ctx.mem.store(at, elem, thread, v).map_err(|e| oob(ctx, ins, warp, l, e))?,
+                    at => ctx
+                        .mem
+                        .store(at, elem, thread, v)
+                        .map_err(|e| oob(ctx, ins, warp, l, e))?,
                 }
             } else {
                 loaded[l][k] = match at {
                     At::Param(a) => param(fr, l, a, elem, None),
-                    at => ctx.mem.load(at, elem, thread).map_err(|e| oob(ctx, ins, warp, l, e))?,
+                    at => ctx
+                        .mem
+                        .load(at, elem, thread)
+                        .map_err(|e| oob(ctx, ins, warp, l, e))?,
                 };
             }
         }
@@ -120,18 +138,44 @@ fn atom_value(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
         AtomOp::Min => alu::bin(Bin::Min, ty, old, b),
         AtomOp::Max => alu::bin(Bin::Max, ty, old, b),
         AtomOp::Exch => b,
-        AtomOp::Cas => if trunc(old, bits) == trunc(b, bits) { c } else { old },
+        AtomOp::Cas => {
+            if trunc(old, bits) == trunc(b, bits) {
+                c
+            } else {
+                old
+            }
+        }
         AtomOp::And => old & b,
         AtomOp::Or => old | b,
         AtomOp::Xor => old ^ b,
-        AtomOp::Inc => if trunc(old, bits) >= trunc(b, bits) { 0 } else { old + 1 },
-        AtomOp::Dec => if old == 0 || trunc(old, bits) > trunc(b, bits) { b } else { old - 1 },
+        AtomOp::Inc => {
+            if trunc(old, bits) >= trunc(b, bits) {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || trunc(old, bits) > trunc(b, bits) {
+                b
+            } else {
+                old - 1
+            }
+        }
     }
 }
 
 /// Atomics act lane after lane, in lane order; they are not traced (as on the GPU).
-pub fn atomic(fr: &mut Frame, ctx: &mut BlockCtx, ins: &Instr, active: u32, warp: u32) -> Result<(), RunError> {
-    let Op::Atom { space, op, ty, red } = ins.op else { return Ok(()) };
+pub fn atomic(
+    fr: &mut Frame,
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+) -> Result<(), RunError> {
+    let Op::Atom { space, op, ty, red } = ins.op else {
+        return Ok(());
+    };
     let n = (ty.bits / 8) as usize;
     let src = if red { &ins.src[..] } else { &ins.src[..] };
     let mut out = [0u64; 32];
@@ -140,9 +184,14 @@ pub fn atomic(fr: &mut Frame, ctx: &mut BlockCtx, ins: &Instr, active: u32, warp
         let b = fr.read(&src[1], l, ctx, warp);
         let c = src.get(2).map_or(0, |o| fr.read(o, l, ctx, warp));
         let thread = warp as usize * 32 + l;
-        let old = ctx.mem.load(at, n, thread).map_err(|e| oob(ctx, ins, warp, l, e))?;
+        let old = ctx
+            .mem
+            .load(at, n, thread)
+            .map_err(|e| oob(ctx, ins, warp, l, e))?;
         let new = trunc(atom_value(op, ty, old, b, c), ty.bits);
-        ctx.mem.store(at, n, thread, new).map_err(|e| oob(ctx, ins, warp, l, e))?;
+        ctx.mem
+            .store(at, n, thread, new)
+            .map_err(|e| oob(ctx, ins, warp, l, e))?;
         out[l] = old;
     }
     if !red {

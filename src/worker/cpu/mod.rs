@@ -21,6 +21,7 @@ pub mod mem;
 mod memop;
 mod operand;
 mod ops;
+pub mod serve;
 mod warp;
 
 use std::time::Instant;
@@ -65,7 +66,11 @@ pub enum PrepareError {
 }
 
 fn list(u: &[Unsupported]) -> String {
-    let mut out: Vec<String> = u.iter().take(20).map(|u| format!("  {}: `{}`: {}", u.place, u.text, u.why)).collect();
+    let mut out: Vec<String> = u
+        .iter()
+        .take(20)
+        .map(|u| format!("  {}: `{}`: {}", u.place, u.text, u.why))
+        .collect();
     if u.len() > 20 {
         out.push(format!("  ... and {} more", u.len() - 20));
     }
@@ -134,13 +139,26 @@ pub struct Outcome {
 }
 
 /// Run `k` over `mem` as `launch` says.
-pub fn run(k: &Kernel, mem: &mut Memory, launch: &Launch, plan: &Plan) -> Result<Outcome, RunError> {
+pub fn run(
+    k: &Kernel,
+    mem: &mut Memory,
+    launch: &Launch,
+    plan: &Plan,
+) -> Result<Outcome, RunError> {
     mem.local_bytes = k.prog.local_bytes as usize;
     let total: u64 = launch.grid.iter().map(|&g| u64::from(g)).product();
-    let mut out = Outcome { trace: Trace { cap: 1 << 20, ..Trace::default() }, ..Outcome::default() };
+    let mut out = Outcome {
+        trace: Trace {
+            cap: 1 << 20,
+            ..Trace::default()
+        },
+        ..Outcome::default()
+    };
     let start = Instant::now();
     for b in 0..total {
-        let traced = plan.trace.is_some_and(|(stride, limit)| b % stride == 0 && b / stride < limit);
+        let traced = plan
+            .trace
+            .is_some_and(|(stride, limit)| b % stride == 0 && b / stride < limit);
         if plan.traced_only && !traced {
             if plan.trace.is_some_and(|(s, l)| b >= s * l) {
                 break;

@@ -208,7 +208,8 @@ fn address(names: &mut Names, inner: &str) -> Result<Opnd, String> {
     let (base, off) = match split {
         Some(i) => {
             let o = inner[i..].trim_start_matches('+').replace(' ', "");
-            let off = parse_int(&o).ok_or_else(|| format!("cannot read the offset in [{inner}]"))?;
+            let off =
+                parse_int(&o).ok_or_else(|| format!("cannot read the offset in [{inner}]"))?;
             (inner[..i].trim(), off)
         }
         None => (inner, 0),

@@ -135,15 +135,40 @@ pub enum Op {
     /// `mad.lo`/`mad.hi`/`mad.wide` (integers) and `fma`/`mad` (floats): a * b + c.
     Mad(Bin, Ty),
     Un(Un, Ty),
-    Setp { cmp: Cmp, bool: Option<BoolOp>, ty: Ty },
+    Setp {
+        cmp: Cmp,
+        bool: Option<BoolOp>,
+        ty: Ty,
+    },
     Selp(Ty),
     Mov(Ty),
-    Cvt { dst: Ty, src: Ty, rnd: Rnd, sat: bool },
-    Cvta { to: bool, space: Space },
+    Cvt {
+        dst: Ty,
+        src: Ty,
+        rnd: Rnd,
+        sat: bool,
+    },
+    Cvta {
+        to: bool,
+        space: Space,
+    },
     Isspacep(Space),
-    Ld { space: Space, ty: Ty, vec: u8 },
-    St { space: Space, ty: Ty, vec: u8 },
-    Atom { space: Space, op: AtomOp, ty: Ty, red: bool },
+    Ld {
+        space: Space,
+        ty: Ty,
+        vec: u8,
+    },
+    St {
+        space: Space,
+        ty: Ty,
+        vec: u8,
+    },
+    Atom {
+        space: Space,
+        op: AtomOp,
+        ty: Ty,
+        red: bool,
+    },
     Bfe(Ty),
     Bfi(Ty),
     Bra,
@@ -251,7 +276,10 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
     let tys: Vec<Ty> = quals.iter().filter_map(|q| ty_of(q)).collect();
     let ty = tys.last().copied();
     let has = |q: &str| quals.contains(&q);
-    let space = quals.iter().find_map(|q| space_of(q)).unwrap_or(Space::Generic);
+    let space = quals
+        .iter()
+        .find_map(|q| space_of(q))
+        .unwrap_or(Space::Generic);
     let vec = quals
         .iter()
         .find_map(|q| q.strip_prefix('v').and_then(|n| n.parse::<u8>().ok()))
@@ -306,7 +334,11 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
                 _ => None,
             });
             let cmp = cmp.ok_or_else(|| format!("`{text}`: no comparison"))?;
-            Ok(Op::Setp { cmp, bool, ty: need()? })
+            Ok(Op::Setp {
+                cmp,
+                bool,
+                ty: need()?,
+            })
         }
         "selp" => Ok(Op::Selp(need()?)),
         "mov" => Ok(Op::Mov(need()?)),
@@ -319,13 +351,29 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
             }),
             _ => Err(format!("`{text}`: cvt needs two types")),
         },
-        "cvta" => Ok(Op::Cvta { to: has("to"), space }),
+        "cvta" => Ok(Op::Cvta {
+            to: has("to"),
+            space,
+        }),
         "isspacep" => Ok(Op::Isspacep(space)),
-        "ld" | "ldu" => Ok(Op::Ld { space, ty: need()?, vec }),
-        "st" => Ok(Op::St { space, ty: need()?, vec }),
+        "ld" | "ldu" => Ok(Op::Ld {
+            space,
+            ty: need()?,
+            vec,
+        }),
+        "st" => Ok(Op::St {
+            space,
+            ty: need()?,
+            vec,
+        }),
         "atom" | "red" => {
             let op = atom_op(&quals).ok_or_else(|| format!("`{text}`: atomic not modelled"))?;
-            Ok(Op::Atom { space, op, ty: need()?, red: base == "red" })
+            Ok(Op::Atom {
+                space,
+                op,
+                ty: need()?,
+                red: base == "red",
+            })
         }
         "bfe" => Ok(Op::Bfe(need()?)),
         "bfi" => Ok(Op::Bfi(need()?)),

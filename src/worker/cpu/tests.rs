@@ -9,27 +9,52 @@ const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
 /// `body` as kernel `k(u64 out, u64 in)`, run on `threads` threads of `blocks` blocks
 /// over a u32 output of `n` words and an input `0..n`; the output and the kernel.
-pub(super) fn run_on(body: &str, blocks: u32, threads: u32, n: usize) -> Result<(Vec<u32>, Kernel), RunError> {
+pub(super) fn run_on(
+    body: &str,
+    blocks: u32,
+    threads: u32,
+    n: usize,
+) -> Result<(Vec<u32>, Kernel), RunError> {
     let ptx = format!(
         "{HEAD}.visible .entry k(\n.param .u64 k_out,\n.param .u64 k_in\n)\n{{\n\
          .reg .pred %p<9>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<40>;\n{body}\n}}\n"
     );
     let k = prepare(&ptx, "k").unwrap_or_else(|e| panic!("{e}\n{ptx}"));
-    let mut p = Placed { mem: Memory::default(), addrs: vec![] };
-    let out = p.mem.add_buffer(n as u64 * 4, Box::new(|_, page| page.fill(0xEE)));
-    let input = p.mem.add_buffer(n as u64 * 4, Box::new(|start, page| {
-        for (i, c) in page.chunks_mut(4).enumerate() {
-            c.copy_from_slice(&((start / 4) as u32 + i as u32).to_le_bytes());
-        }
-    }));
+    let mut p = Placed {
+        mem: Memory::default(),
+        addrs: vec![],
+    };
+    let out = p
+        .mem
+        .add_buffer(n as u64 * 4, Box::new(|_, page| page.fill(0xEE)));
+    let input = p.mem.add_buffer(
+        n as u64 * 4,
+        Box::new(|start, page| {
+            for (i, c) in page.chunks_mut(4).enumerate() {
+                c.copy_from_slice(&((start / 4) as u32 + i as u32).to_le_bytes());
+            }
+        }),
+    );
     let mut params = out.to_le_bytes().to_vec();
     params.extend(input.to_le_bytes());
-    let l = Launch { grid: [blocks, 1, 1], block: [threads, 1, 1], dyn_smem: 0, params };
-    let plan = Plan { trace: Some((1, u64::MAX)), traced_only: false, budget: 1_000_000 };
+    let l = Launch {
+        grid: [blocks, 1, 1],
+        block: [threads, 1, 1],
+        dyn_smem: 0,
+        params,
+    };
+    let plan = Plan {
+        trace: Some((1, u64::MAX)),
+        traced_only: false,
+        budget: 1_000_000,
+    };
     let o = run(&k, &mut p.mem, &l, &plan)?;
     let mut raw = vec![0u8; n * 4];
     p.mem.buffers[0].read(0, &mut raw);
-    let words = raw.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let words = raw
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
     let _ = o;
     Ok((words, k))
 }
@@ -51,7 +76,13 @@ fn params_and_special_registers_reach_every_thread() {
 
 #[test]
 fn registers_survive_a_barrier() {
-    let (out, _) = run_on(&store_r9("mov.u32 %r9, %r4;\nbar.sync 0;\nadd.s32 %r9, %r9, 1;"), 1, 64, 64).unwrap();
+    let (out, _) = run_on(
+        &store_r9("mov.u32 %r9, %r4;\nbar.sync 0;\nadd.s32 %r9, %r9, 1;"),
+        1,
+        64,
+        64,
+    )
+    .unwrap();
     assert_eq!(out, (1..65).collect::<Vec<u32>>());
 }
 

@@ -37,7 +37,11 @@ impl Frame {
             preds: vec![0; f.npreds as usize],
             params: vec![0; f.param_bytes as usize * 32],
             pbytes: f.param_bytes as usize,
-            stack: vec![Entry { pc: 0, mask, rpc: NO_PC }],
+            stack: vec![Entry {
+                pc: 0,
+                mask,
+                rpc: NO_PC,
+            }],
             returned: 0,
             ret_to: None,
         }
@@ -71,7 +75,13 @@ impl Frame {
     pub fn pred_mask(&self, o: &Opnd) -> u32 {
         match o {
             Opnd::Pred(p, neg) => self.preds[*p as usize] ^ if *neg { u32::MAX } else { 0 },
-            Opnd::Imm(v) => if *v != 0 { u32::MAX } else { 0 },
+            Opnd::Imm(v) => {
+                if *v != 0 {
+                    u32::MAX
+                } else {
+                    0
+                }
+            }
             _ => 0,
         }
     }
@@ -107,18 +117,31 @@ impl Warp {
             let n = params.len().min(frame.pbytes);
             frame.params[at..at + n].copy_from_slice(&params[..n]);
         }
-        Warp { id, frames: vec![frame], live: lanes, state: State::Running }
+        Warp {
+            id,
+            frames: vec![frame],
+            live: lanes,
+            state: State::Running,
+        }
     }
 
     /// The place of the instruction the warp is at, for messages.
     pub fn place(&self, prog: &Program) -> Option<Place> {
         let fr = self.frames.last()?;
         let e = fr.stack.last()?;
-        prog.funcs[fr.func].instrs.get(e.pc as usize).map(|i| i.place)
+        prog.funcs[fr.func]
+            .instrs
+            .get(e.pc as usize)
+            .map(|i| i.place)
     }
 
     /// Run until a barrier, the end, or `budget` instructions; the count run.
-    pub fn run(&mut self, prog: &Program, ctx: &mut BlockCtx, budget: u64) -> Result<u64, RunError> {
+    pub fn run(
+        &mut self,
+        prog: &Program,
+        ctx: &mut BlockCtx,
+        budget: u64,
+    ) -> Result<u64, RunError> {
         let mut n = 0;
         while n < budget {
             let Some(fr) = self.frames.last_mut() else {
@@ -224,12 +247,24 @@ impl Warp {
         }
         let r = prog.funcs[fr.func].reconverge[top.pc as usize];
         if r == e.rpc {
-            *e = Entry { pc: next, mask: not, rpc: r };
+            *e = Entry {
+                pc: next,
+                mask: not,
+                rpc: r,
+            };
         } else {
             e.pc = r;
-            fr.stack.push(Entry { pc: next, mask: not, rpc: r });
+            fr.stack.push(Entry {
+                pc: next,
+                mask: not,
+                rpc: r,
+            });
         }
-        fr.stack.push(Entry { pc: target, mask: taken, rpc: r });
+        fr.stack.push(Entry {
+            pc: target,
+            mask: taken,
+            rpc: r,
+        });
     }
 
     /// `lanes` leave the current frame: they exit the kernel (`exit` or the entry's `ret`)
@@ -255,7 +290,9 @@ impl Warp {
     }
 
     fn leave_frame(&mut self, prog: &Program) {
-        let Some(done) = self.frames.pop() else { return };
+        let Some(done) = self.frames.pop() else {
+            return;
+        };
         if let Some(caller) = self.frames.last_mut() {
             super::calls::copy_return(prog, &done, caller);
         }
