@@ -89,6 +89,7 @@ pub struct RunError {
 }
 
 /// A decoded kernel and the trace sites its accesses log under.
+#[derive(Debug)]
 pub struct Kernel {
     pub prog: Program,
     pub entry: usize,

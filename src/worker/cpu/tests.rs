@@ -4,6 +4,7 @@ use super::block::Launch;
 use super::lesson::Placed;
 use super::mem::Memory;
 use super::{Kernel, Plan, RunError, prepare, run};
+use crate::trace::decode::Record;
 
 const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
@@ -15,8 +16,23 @@ pub(super) fn run_on(
     threads: u32,
     n: usize,
 ) -> Result<(Vec<u32>, Kernel), RunError> {
+    run_full("", body, blocks, threads, n).map(|(o, k, _)| (o, k))
+}
+
+/// The output, the kernel and every block's records.
+type Ran = (Vec<u32>, Kernel, Vec<Record>);
+
+/// As `run_on`, with `pre` (functions, module variables) before the kernel, and the
+/// records of every block.
+pub(super) fn run_full(
+    pre: &str,
+    body: &str,
+    blocks: u32,
+    threads: u32,
+    n: usize,
+) -> Result<Ran, RunError> {
     let ptx = format!(
-        "{HEAD}.visible .entry k(\n.param .u64 k_out,\n.param .u64 k_in\n)\n{{\n\
+        "{HEAD}{pre}\n.visible .entry k(\n.param .u64 k_out,\n.param .u64 k_in\n)\n{{\n\
          .reg .pred %p<9>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<40>;\n{body}\n}}\n"
     );
     let k = prepare(&ptx, "k").unwrap_or_else(|e| panic!("{e}\n{ptx}"));
@@ -55,12 +71,11 @@ pub(super) fn run_on(
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    let _ = o;
-    Ok((words, k))
+    Ok((words, k, o.trace.records))
 }
 
 /// out[tid] = value of %r9 at the end.
-fn store_r9(body: &str) -> String {
+pub(super) fn store_r9(body: &str) -> String {
     format!(
         "ld.param.u64 %rd1, [k_out];\nmov.u32 %r1, %tid.x;\nmov.u32 %r2, %ctaid.x;\n\
          mov.u32 %r3, %ntid.x;\nmad.lo.s32 %r4, %r2, %r3, %r1;\n{body}\n\
@@ -98,3 +113,6 @@ fn local_arrays_are_per_thread() {
     assert_eq!(out, (0..64).collect::<Vec<u32>>());
     assert_eq!(k.prog.local_bytes, 64);
 }
+
+#[path = "tests_more.rs"]
+mod more;
