@@ -38,6 +38,8 @@ pub struct BlockCtx<'a> {
     pub block: [u32; 3],
     pub linear: u32,
     pub steps: u64,
+    /// Lanes that took part in those steps, summed: thread instructions.
+    pub thread_steps: u64,
     /// The live lanes of the warp that is running.
     pub live: u32,
     pub trace: Option<&'a mut Trace>,
@@ -170,7 +172,7 @@ pub fn block_index(grid: [u32; 3], b: u64) -> [u32; 3] {
     ]
 }
 
-/// Run block `linear` to its end; the warp steps it took.
+/// Run block `linear` to its end; the warp steps it took, and the thread instructions.
 #[allow(clippy::too_many_arguments)]
 pub fn run_block(
     prog: &Program,
@@ -181,7 +183,7 @@ pub fn run_block(
     trace: Option<&mut Trace>,
     budget: u64,
     start: Instant,
-) -> Result<u64, RunError> {
+) -> Result<(u64, u64), RunError> {
     let threads: u32 = launch.block.iter().product();
     let nwarps = threads.div_ceil(32);
     mem.shared.clear();
@@ -206,6 +208,7 @@ pub fn run_block(
         block: block_index(launch.grid, linear),
         linear: linear as u32,
         steps: 0,
+        thread_steps: 0,
         live: 0,
         trace,
         start,
@@ -239,7 +242,7 @@ pub fn run_block(
                 .filter(|w| w.state == State::AtBarrier)
                 .for_each(|w| w.state = State::Running);
         } else if !running {
-            return Ok(ctx.steps);
+            return Ok((ctx.steps, ctx.thread_steps));
         }
     }
 }

@@ -21,18 +21,41 @@ fn lanewise(
     warp: u32,
     f: impl Fn([u64; 4]) -> u64,
 ) {
+    // Plain loops: this is the interpreter's innermost path.
     let mut out = [0u64; 32];
-    for l in lanes(active) {
+    let n = ins.src.len().min(4);
+    let mut m = active;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
         let mut a = [0u64; 4];
-        for (k, o) in ins.src.iter().take(4).enumerate() {
-            a[k] = fr.read(o, l, ctx, warp);
+        let mut k = 0;
+        while k < n {
+            a[k] = match &ins.src[k] {
+                Opnd::Reg(r) => fr.regs[*r as usize * 32 + l],
+                Opnd::Imm(v) => *v,
+                o => fr.read(o, l, ctx, warp),
+            };
+            k += 1;
         }
         out[l] = f(a);
     }
-    if let Some(d) = ins.dst.first() {
-        for l in lanes(active) {
-            fr.write(d, l, out[l]);
+    match ins.dst.first() {
+        Some(Opnd::Reg(r)) => {
+            let base = *r as usize * 32;
+            let mut m = active;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                fr.regs[base + l] = out[l];
+            }
         }
+        Some(d) => {
+            for l in lanes(active) {
+                fr.write(d, l, out[l]);
+            }
+        }
+        None => {}
     }
 }
 

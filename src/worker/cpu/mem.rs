@@ -3,8 +3,6 @@
 //! constants, shared memory per block and local memory per thread, behind the generic
 //! address windows `cvta` and `isspacep` see.
 
-use std::collections::HashMap;
-
 use super::ops::Space;
 
 /// Where static shared memory starts: the H100 keeps the first KiB of a block's shared
@@ -56,7 +54,8 @@ pub type Filler = Box<dyn Fn(u64, &mut [u8]) + Send>;
 pub struct Region {
     pub base: u64,
     pub bytes: u64,
-    pages: HashMap<u64, Box<[u8]>>,
+    /// By page index; made on first touch.
+    pages: Vec<Option<Box<[u8]>>>,
     fill: Filler,
 }
 
@@ -64,7 +63,7 @@ impl Region {
     fn page(&mut self, at: u64) -> &mut [u8] {
         let fill = &self.fill;
         let bytes = self.bytes;
-        self.pages.entry(at / PAGE).or_insert_with(|| {
+        self.pages[(at / PAGE) as usize].get_or_insert_with(|| {
             let start = at / PAGE * PAGE;
             let mut p = vec![0u8; PAGE.min(bytes - start) as usize].into_boxed_slice();
             fill(start, &mut p);
@@ -145,7 +144,7 @@ impl Memory {
         self.buffers.push(Region {
             base,
             bytes,
-            pages: HashMap::new(),
+            pages: (0..bytes.div_ceil(PAGE)).map(|_| None).collect(),
             fill,
         });
         base

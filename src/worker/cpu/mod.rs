@@ -134,8 +134,9 @@ pub struct Plan {
 #[derive(Default)]
 pub struct Outcome {
     pub trace: Trace,
-    /// Thread instructions run (active lanes summed over warp steps): the speed figure.
     pub warp_steps: u64,
+    /// Thread instructions run (active lanes summed over warp steps): the speed figure.
+    pub thread_steps: u64,
     pub blocks: u64,
 }
 
@@ -167,7 +168,9 @@ pub fn run(
             continue;
         }
         let t = if traced { Some(&mut out.trace) } else { None };
-        out.warp_steps += run_block(&k.prog, k.entry, mem, launch, b, t, plan.budget, start)?;
+        let (w, t) = run_block(&k.prog, k.entry, mem, launch, b, t, plan.budget, start)?;
+        out.warp_steps += w;
+        out.thread_steps += t;
         out.blocks += 1;
     }
     Ok(out)

@@ -165,6 +165,7 @@ impl Warp {
             n += 1;
             ctx.steps += 1;
             let mask = top.mask & self.live;
+            ctx.thread_steps += u64::from(mask.count_ones());
             if let Event::Barrier = self.exec(prog, ctx, ins, mask, &top)? {
                 self.state = State::AtBarrier;
                 return Ok(n);
