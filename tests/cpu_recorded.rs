@@ -186,8 +186,7 @@ fn texture_and_cluster_kernels_are_refused_with_their_lines() {
             .trim_end_matches('\0')
             .to_string();
         let e = cpu::prepare(&ptx, &c.lowered_name)
-            .err()
-            .expect("refused")
+            .expect_err("refused")
             .to_string();
         assert!(e.contains(words), "{e}");
         assert!(e.contains("PTX line") && e.contains("source line"), "{e}");

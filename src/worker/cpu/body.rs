@@ -4,8 +4,9 @@
 use super::decode::{Call, Ctx, Func, Instr, align_up, decl_of, header, param_layout};
 use super::lex::{Line, Stmt};
 use super::mem::LOCAL_WIN;
+use super::opcode::parse_op;
 use super::operand::{Names, Opnd, Sym, operand};
-use super::ops::{Op, Space, parse_op};
+use super::ops::{Op, Space};
 use super::{Place, Unsupported};
 
 /// Split operands at commas outside brackets, braces and parentheses.

@@ -90,11 +90,13 @@ pub fn exec(
             })
         }
         Op::Isspacep(space) => lanewise(fr, ctx, ins, active, warp, |a| {
-            u64::from(match (resolve(a[0]), space) {
-                (At::Shared(_), Space::Shared) | (At::Local(_), Space::Local) => true,
-                (At::Const(_), Space::Const) | (At::Global(_), Space::Global) => true,
-                _ => false,
-            })
+            u64::from(matches!(
+                (resolve(a[0]), space),
+                (At::Shared(_), Space::Shared)
+                    | (At::Local(_), Space::Local)
+                    | (At::Const(_), Space::Const)
+                    | (At::Global(_), Space::Global)
+            ))
         }),
         Op::Bfe(ty) => lanewise(fr, ctx, ins, active, warp, |a| bfe(ty, a[0], a[1], a[2])),
         Op::Bfi(ty) => lanewise(fr, ctx, ins, active, warp, |a| {

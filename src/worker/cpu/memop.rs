@@ -177,7 +177,7 @@ pub fn atomic(
         return Ok(());
     };
     let n = (ty.bits / 8) as usize;
-    let src = if red { &ins.src[..] } else { &ins.src[..] };
+    let src = &ins.src[..];
     let mut out = [0u64; 32];
     for l in lanes(active) {
         let at = at_of(space, fr.read(&src[0], l, ctx, warp));

@@ -19,6 +19,7 @@ pub mod lesson;
 mod lex;
 pub mod mem;
 mod memop;
+mod opcode;
 mod operand;
 mod ops;
 pub mod serve;

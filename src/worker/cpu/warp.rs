@@ -75,13 +75,7 @@ impl Frame {
     pub fn pred_mask(&self, o: &Opnd) -> u32 {
         match o {
             Opnd::Pred(p, neg) => self.preds[*p as usize] ^ if *neg { u32::MAX } else { 0 },
-            Opnd::Imm(v) => {
-                if *v != 0 {
-                    u32::MAX
-                } else {
-                    0
-                }
-            }
+            Opnd::Imm(v) if *v != 0 => u32::MAX,
             _ => 0,
         }
     }
