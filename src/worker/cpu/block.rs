@@ -215,21 +215,33 @@ pub fn run_block(
         shared_static: prog.shared_static,
         nwarps,
     };
+    schedule(prog, &mut warps, &mut ctx, budget)
+}
+
+/// The block's warps take turns until all have ended; a barrier opens when every warp that
+/// has not ended waits at it.
+fn schedule(
+    prog: &Program,
+    warps: &mut [Warp],
+    ctx: &mut BlockCtx,
+    budget: u64,
+) -> Result<(u64, u64), RunError> {
     loop {
         for w in warps.iter_mut().filter(|w| w.state == State::Running) {
             ctx.live = w.live;
-            w.run(prog, &mut ctx, TURN)?;
+            w.run(prog, ctx, TURN)?;
             if ctx.steps > budget {
                 let why = format!(
                     "step budget exceeded: the block ran {budget} warp instructions without \
                      ending (an endless loop, or a wait on another block, which runs after \
                      this one here)"
                 );
+                let place = w.place(prog);
                 return Err(RunError {
                     block: ctx.block,
                     warp: w.id,
                     lanes: w.live,
-                    place: w.place(prog),
+                    place,
                     why,
                 });
             }
@@ -237,8 +249,7 @@ pub fn run_block(
         let running = warps.iter().any(|w| w.state == State::Running);
         let waiting = warps.iter().any(|w| w.state == State::AtBarrier);
         if !running && waiting {
-            warps
-                .iter_mut()
+            (warps.iter_mut())
                 .filter(|w| w.state == State::AtBarrier)
                 .for_each(|w| w.state = State::Running);
         } else if !running {

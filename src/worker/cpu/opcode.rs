@@ -61,29 +61,51 @@ fn cmp_of(q: &str) -> Option<Cmp> {
     })
 }
 
+/// An opcode's parts: the base (`ld`), its qualifiers and the types among them.
+struct Q<'a> {
+    text: &'a str,
+    base: &'a str,
+    quals: Vec<&'a str>,
+    tys: Vec<Ty>,
+}
+
+impl<'a> Q<'a> {
+    fn new(text: &'a str) -> Q<'a> {
+        let mut parts = text.split('.');
+        let base = parts.next().unwrap_or("");
+        let quals: Vec<&str> = parts.collect();
+        let tys = quals.iter().filter_map(|q| ty_of(q)).collect();
+        Q {
+            text,
+            base,
+            quals,
+            tys,
+        }
+    }
+    fn has(&self, q: &str) -> bool {
+        self.quals.contains(&q)
+    }
+    fn need(&self) -> Result<Ty, String> {
+        (self.tys.last().copied()).ok_or_else(|| format!("`{}` has no type", self.text))
+    }
+}
+
 /// The decoded opcode, or why it is not interpreted.
 pub fn parse_op(text: &str) -> Result<Op, String> {
-    let mut parts = text.split('.');
-    let base = parts.next().unwrap_or("");
-    let quals: Vec<&str> = parts.collect();
-    if let Some(why) = refused(base, &quals) {
+    let q = Q::new(text);
+    if let Some(why) = refused(q.base, &q.quals) {
         return Err(why.to_string());
     }
-    let tys: Vec<Ty> = quals.iter().filter_map(|q| ty_of(q)).collect();
-    let ty = tys.last().copied();
-    let has = |q: &str| quals.contains(&q);
-    let space = quals
-        .iter()
-        .find_map(|q| space_of(q))
-        .unwrap_or(Space::Generic);
-    let vec = quals
-        .iter()
-        .find_map(|q| q.strip_prefix('v').and_then(|n| n.parse::<u8>().ok()))
-        .unwrap_or(1);
-    let need = || ty.ok_or_else(|| format!("`{text}` has no type"));
+    arith(&q).unwrap_or_else(|| other(&q))
+}
+
+/// Arithmetic and logic on one type; None for any other opcode.
+fn arith(q: &Q) -> Option<Result<Op, String>> {
+    let has = |x: &str| q.has(x);
+    let need = || q.need();
     let bin = |b: Bin| Ok(Op::Bin(b, need()?));
     let un = |u: Un| Ok(Op::Un(u, need()?));
-    match base {
+    Some(match q.base {
         "add" => bin(Bin::Add),
         "sub" => bin(Bin::Sub),
         "mul" if has("hi") => bin(Bin::MulHi),
@@ -105,7 +127,7 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
                 _ if has("wide") => Bin::MulWide,
                 _ => Bin::MulLo,
             };
-            Ok(Op::Mad(b, need()?))
+            need().map(|t| Op::Mad(b, t))
         }
         "not" => un(Un::Not),
         "neg" => un(Un::Neg),
@@ -121,6 +143,20 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
         "lg2" => un(Un::Lg2),
         "sin" => un(Un::Sin),
         "cos" => un(Un::Cos),
+        _ => return None,
+    })
+}
+
+/// Everything but arithmetic: comparisons, moves, memory, control, warp-wide.
+fn other(q: &Q) -> Result<Op, String> {
+    let (text, quals, tys) = (q.text, &q.quals, &q.tys);
+    let has = |x: &str| q.has(x);
+    let need = || q.need();
+    let space = (quals.iter().find_map(|q| space_of(q))).unwrap_or(Space::Generic);
+    let vec = (quals.iter())
+        .find_map(|q| q.strip_prefix('v').and_then(|n| n.parse::<u8>().ok()))
+        .unwrap_or(1);
+    match q.base {
         "setp" => {
             let cmp = quals.iter().find_map(|q| cmp_of(q));
             let bool = quals.iter().find_map(|q| match *q {
@@ -163,14 +199,24 @@ pub fn parse_op(text: &str) -> Result<Op, String> {
             vec,
         }),
         "atom" | "red" => {
-            let op = atom_op(&quals).ok_or_else(|| format!("`{text}`: atomic not modelled"))?;
+            let op = atom_op(quals).ok_or_else(|| format!("`{text}`: atomic not modelled"))?;
             Ok(Op::Atom {
                 space,
                 op,
                 ty: need()?,
-                red: base == "red",
+                red: q.base == "red",
             })
         }
+        _ => control(q),
+    }
+}
+
+/// Control flow, barriers, bit fields and the warp-wide instructions.
+fn control(q: &Q) -> Result<Op, String> {
+    let (text, quals) = (q.text, &q.quals);
+    let has = |x: &str| q.has(x);
+    let need = || q.need();
+    match q.base {
         "bfe" => Ok(Op::Bfe(need()?)),
         "bfi" => Ok(Op::Bfi(need()?)),
         "bra" => Ok(Op::Bra),
