@@ -45,6 +45,7 @@ fn main() {
                 trace: traced.then_some((1, u64::from(blocks))),
                 traced_only: false,
                 budget: lesson::BLOCK_BUDGET,
+                keep_records: false,
             };
             let t0 = Instant::now();
             let out = cpu::run(&k, &mut p.mem, &launch, &plan).expect("a run");
@@ -58,7 +59,7 @@ fn main() {
                 out.thread_steps,
                 secs,
                 out.thread_steps as f64 / secs / 1e6,
-                out.trace.records.len()
+                out.trace.stream.count
             );
         }
     }

@@ -23,7 +23,11 @@ fn run(l: &Lesson, small: &Lesson, cpu: bool) -> LessonResult {
         cpu: cpu.then(|| Box::new(small.clone())),
         ..RunOptions::default()
     };
-    let (lesson, source) = if cpu { (l, Source::Interpreted) } else { (small, Source::Live) };
+    let (lesson, source) = if cpu {
+        (l, Source::Interpreted)
+    } else {
+        (small, Source::Live)
+    };
     let mut r = fold::blank_result(lesson, source, None);
     fold::run_lesson(&mut c, lesson, &options, &mut r, |_| {}).unwrap();
     r
@@ -47,8 +51,22 @@ fn at_cpu_size_every_interpreted_variant_is_right_on_the_gpu_and_the_cpu() {
                 continue;
             }
             let g = gpu.variants.iter().find(|g| g.name == v.name).unwrap();
-            assert_eq!(g.correct, Some(true), "{} {} on the GPU: {:?}", l.id, v.name, g.error);
-            assert_eq!(v.correct, Some(true), "{} {} on the CPU: {:?}", l.id, v.name, v.error);
+            assert_eq!(
+                g.correct,
+                Some(true),
+                "{} {} on the GPU: {:?}",
+                l.id,
+                v.name,
+                g.error
+            );
+            assert_eq!(
+                v.correct,
+                Some(true),
+                "{} {} on the CPU: {:?}",
+                l.id,
+                v.name,
+                v.error
+            );
         }
     }
 }
@@ -58,7 +76,10 @@ fn traced(id: &str, cpu: bool) -> LessonResult {
     if cpu {
         args.push("--cpu");
     }
-    let out = std::process::Command::new(bin()).args(&args).output().unwrap();
+    let out = std::process::Command::new(bin())
+        .args(&args)
+        .output()
+        .unwrap();
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{id}: {e}\n{}", String::from_utf8_lossy(&out.stderr)))
 }
@@ -68,7 +89,13 @@ fn the_interpreters_trace_equals_the_gpus_live_trace() {
     if common::gpu().is_none() {
         return;
     }
-    for id in ["shared-banks", "shared-transpose", "global-coalescing", "reduction", "constant"] {
+    for id in [
+        "shared-banks",
+        "shared-transpose",
+        "global-coalescing",
+        "reduction",
+        "constant",
+    ] {
         let (gpu, cpu) = (traced(id, false), traced(id, true));
         for v in &cpu.variants {
             let (Some(m), Some(g)) = (&v.memory, gpu.variants.iter().find(|g| g.name == v.name))
@@ -80,7 +107,14 @@ fn the_interpreters_trace_equals_the_gpus_live_trace() {
                 let w = gm.instructions.iter().find(|w| w.id == i.id);
                 let w = w.unwrap_or_else(|| panic!("{id} {} site {} not on the GPU", v.name, i.id));
                 let f = |x: &gpulab::model::access::InstructionSummary| {
-                    (x.requests, x.wavefronts, x.ideal_wavefronts, x.sectors, x.lines, x.distinct)
+                    (
+                        x.requests,
+                        x.wavefronts,
+                        x.ideal_wavefronts,
+                        x.sectors,
+                        x.lines,
+                        x.distinct,
+                    )
                 };
                 assert_eq!(f(i), f(w), "{id} {} site {} `{}`", v.name, i.id, i.op);
             }

@@ -29,13 +29,13 @@ const SPACES: [Space; 6] = [
 /// Warps of a texture site whose first request is kept for the footprint view.
 pub const FOOTPRINT_WARPS: usize = 8;
 
-fn space_index(space: Space) -> usize {
+pub(super) fn space_index(space: Space) -> usize {
     SPACES.iter().position(|&s| s == space).unwrap_or(0)
 }
 
 /// Running figures of one site.
 #[derive(Default, Clone)]
-struct SiteAcc {
+pub(super) struct SiteAcc {
     requests: [u64; 6],
     wavefronts: u64,
     ideal: u64,
@@ -51,11 +51,11 @@ struct SiteAcc {
     texel_rows: u64,
     footprint: Vec<WarpTexels>,
     /// Per space: (cost, record index) of the costliest request, the first among equals.
-    worst: [Option<(u64, usize)>; 6],
+    pub(super) worst: [Option<(u64, usize)>; 6],
 }
 
 impl SiteAcc {
-    fn add(&mut self, index: usize, r: &Record, site: &Site, kept: &[(u32, u32)]) {
+    pub(super) fn add(&mut self, index: usize, r: &Record, site: &Site, kept: &[(u32, u32)]) {
         let cost = match r.space {
             Space::Shared => {
                 let (w, ideal) =
@@ -149,7 +149,11 @@ fn accumulate(records: &[Record], sites: &[Site]) -> Vec<SiteAcc> {
     accs
 }
 
-fn summaries(accs: &[SiteAcc], records: &[Record], sites: &[Site]) -> Vec<InstructionSummary> {
+pub(super) fn summaries(
+    accs: &[SiteAcc],
+    records: &[Record],
+    sites: &[Site],
+) -> Vec<InstructionSummary> {
     sites
         .iter()
         .zip(accs)
@@ -200,7 +204,7 @@ fn summaries(accs: &[SiteAcc], records: &[Record], sites: &[Site]) -> Vec<Instru
         .collect()
 }
 
-fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
+pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
     let mut m = MemoryStats::default();
     for a in accs {
         m.shared = SharedStats {

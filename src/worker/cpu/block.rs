@@ -11,6 +11,7 @@ use super::warp::{State, Warp};
 use super::{Place, RunError};
 use crate::model::access::Space as TSpace;
 use crate::trace::decode::Record;
+use crate::trace::stream::Streamed;
 
 /// Warp steps a warp runs before the next one takes its turn.
 const TURN: u64 = 4096;
@@ -24,12 +25,11 @@ pub struct Launch {
     pub params: Vec<u8>,
 }
 
-/// The records of the sampled blocks, and how many did not fit.
-#[derive(Default)]
+/// The sampled blocks' records, summarised as they are made; every record as well only when
+/// asked (a whole trace can be hundreds of MB).
 pub struct Trace {
-    pub records: Vec<Record>,
-    pub overflow: u64,
-    pub cap: usize,
+    pub stream: Streamed,
+    pub records: Option<Vec<Record>>,
 }
 
 pub struct BlockCtx<'a> {
@@ -89,10 +89,9 @@ impl BlockCtx<'_> {
 
     fn push(&mut self, r: Record) {
         if let Some(t) = self.trace.as_deref_mut() {
-            if t.records.len() < t.cap {
-                t.records.push(r);
-            } else {
-                t.overflow += 1;
+            t.stream.push(&r);
+            if let Some(all) = t.records.as_mut().filter(|_| t.stream.overflow == 0) {
+                all.push(r);
             }
         }
     }

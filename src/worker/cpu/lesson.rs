@@ -216,12 +216,14 @@ pub fn trace(
         trace: Some((s.stride, s.wanted)),
         traced_only: true,
         budget: BLOCK_BUDGET,
+        keep_records: false,
     };
     let out = super::run(k, &mut p.mem, &l, &plan)?;
-    let mut m = crate::trace::analyze::analyze(&out.trace.records, &k.sites);
+    let overflow = out.trace.stream.overflow;
+    let mut m = out.trace.stream.finish();
     m.traced_blocks = s.traced;
     m.total_blocks = s.total;
-    m.overflow = out.trace.overflow;
+    m.overflow = overflow;
     crate::worker::traced::split_shared(&mut m);
     crate::worker::traced::scale(&mut m, s.total as f64 / s.traced.max(1) as f64);
     Ok(m)

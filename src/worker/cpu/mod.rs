@@ -28,6 +28,7 @@ mod warp;
 use std::time::Instant;
 
 use crate::trace::instrument::{self, Site};
+use crate::trace::stream::Streamed;
 use block::{Launch, Trace, run_block};
 use decode::Program;
 use mem::Memory;
@@ -130,9 +131,13 @@ pub struct Plan {
     pub traced_only: bool,
     /// Warp instructions a block may take.
     pub budget: u64,
+    /// Keep every record as well as the summary (tests and tools).
+    pub keep_records: bool,
 }
 
-#[derive(Default)]
+/// Records a trace keeps, as the GPU tracer's buffer holds (the rest are only counted).
+pub const TRACE_CAPACITY: u64 = 1 << 20;
+
 pub struct Outcome {
     pub trace: Trace,
     pub warp_steps: u64,
@@ -152,10 +157,12 @@ pub fn run(
     let total: u64 = launch.grid.iter().map(|&g| u64::from(g)).product();
     let mut out = Outcome {
         trace: Trace {
-            cap: 1 << 20,
-            ..Trace::default()
+            stream: Streamed::new(&k.sites, TRACE_CAPACITY),
+            records: plan.keep_records.then(Vec::new),
         },
-        ..Outcome::default()
+        warp_steps: 0,
+        thread_steps: 0,
+        blocks: 0,
     };
     let start = Instant::now();
     for b in 0..total {

@@ -184,6 +184,7 @@ fn check(
             trace: None,
             traced_only: false,
             budget: lesson::BLOCK_BUDGET,
+            keep_records: false,
         };
         super::run(k, &mut p.mem, &l, &plan).map_err(CpuError::from)
     });

@@ -63,6 +63,7 @@ pub(super) fn run_full(
         trace: Some((1, u64::MAX)),
         traced_only: false,
         budget: 1_000_000,
+        keep_records: true,
     };
     let o = run(&k, &mut p.mem, &l, &plan)?;
     let mut raw = vec![0u8; n * 4];
@@ -71,7 +72,7 @@ pub(super) fn run_full(
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    Ok((words, k, o.trace.records))
+    Ok((words, k, o.trace.records.unwrap_or_default()))
 }
 
 /// out[tid] = value of %r9 at the end.
