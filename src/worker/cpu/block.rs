@@ -46,6 +46,8 @@ pub struct BlockCtx<'a> {
     pub start: Instant,
     pub shared_static: u32,
     pub nwarps: u32,
+    /// What the kernel's `printf`s wrote, in the order they ran.
+    pub printed: &'a mut String,
 }
 
 impl BlockCtx<'_> {
@@ -179,7 +181,7 @@ pub fn run_block(
     mem: &mut Memory,
     launch: &Launch,
     linear: u64,
-    trace: Option<&mut Trace>,
+    (trace, printed): (Option<&mut Trace>, &mut String),
     budget: u64,
     start: Instant,
 ) -> Result<(u64, u64), RunError> {
@@ -213,6 +215,7 @@ pub fn run_block(
         start,
         shared_static: prog.shared_static,
         nwarps,
+        printed,
     };
     schedule(prog, &mut warps, &mut ctx, budget)
 }

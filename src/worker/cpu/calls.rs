@@ -41,7 +41,7 @@ pub fn call(
                     .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap()))
             };
             let text = printf(ctx, arg(0), arg(1), w.id as usize * 32 + lane);
-            print!("{text}");
+            ctx.printed.push_str(&text);
         }
         return Ok(Event::Next);
     }

@@ -224,6 +224,15 @@ pub fn decode(ptx: &str) -> Result<Program, Vec<Unsupported>> {
     while i < lines.len() {
         match &lines[i].stmt {
             Stmt::Header(h, true) => i = super::body::function(&mut b_ctx(&mut b), h, &lines, i),
+            Stmt::Header(h, false) => {
+                // A prototype (`vprintf`): named, with no body.
+                let (_, name, _) = header_parts(h);
+                let f = &mut b.prog.funcs[b.func_names[&name]];
+                if !f.has_body {
+                    f.name = name;
+                }
+                i += 1;
+            }
             Stmt::Text(t) => {
                 if let Some(d) = declaration(t) {
                     b.module_var(&d);

@@ -144,6 +144,8 @@ pub struct Outcome {
     /// Thread instructions run (active lanes summed over warp steps): the speed figure.
     pub thread_steps: u64,
     pub blocks: u64,
+    /// What the kernel's `printf`s wrote.
+    pub printed: String,
 }
 
 /// Run `k` over `mem` as `launch` says.
@@ -163,6 +165,7 @@ pub fn run(
         warp_steps: 0,
         thread_steps: 0,
         blocks: 0,
+        printed: String::new(),
     };
     let start = Instant::now();
     for b in 0..total {
@@ -176,7 +179,8 @@ pub fn run(
             continue;
         }
         let t = if traced { Some(&mut out.trace) } else { None };
-        let (w, t) = run_block(&k.prog, k.entry, mem, launch, b, t, plan.budget, start)?;
+        let io = (t, &mut out.printed);
+        let (w, t) = run_block(&k.prog, k.entry, mem, launch, b, io, plan.budget, start)?;
         out.warp_steps += w;
         out.thread_steps += t;
         out.blocks += 1;

@@ -188,11 +188,15 @@ fn check(
         };
         super::run(k, &mut p.mem, &l, &plan).map_err(CpuError::from)
     });
-    if let Err(e) = run {
-        r.correct = Some(false);
-        r.error = Some(format!("{LABEL}: {e}"));
-        r.failure = Some("interpreter".into());
-        return;
+    match run {
+        // The worker's stdout is the protocol's; plain prints go where a GPU's printf goes.
+        Ok(out) => print!("{}", out.printed),
+        Err(e) => {
+            r.correct = Some(false);
+            r.error = Some(format!("{LABEL}: {e}"));
+            r.failure = Some("interpreter".into());
+            return;
+        }
     }
     r.tolerance = small.tolerance;
     let outputs: Vec<usize> = (0..small.buffers.len())

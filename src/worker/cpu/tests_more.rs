@@ -157,3 +157,39 @@ fn run_time_errors_name_their_place() {
     assert_eq!((e.block, e.warp, e.lanes), ([0, 0, 0], 0, 1 << 10));
     assert!(e.to_string().contains("PTX line"), "{e}");
 }
+
+#[test]
+fn printf_writes_its_format_with_each_lanes_arguments() {
+    use super::super::{Plan, block::Launch, mem::Memory, prepare, run};
+    // "t=%d\n" as NVRTC lays out a format string and a call to vprintf.
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .extern .func (.param .b32 func_retval0) vprintf\n(\n.param .b64 vprintf_param_0,\n\
+        .param .b64 vprintf_param_1\n)\n;\n\
+        .global .align 1 .b8 $str[6] = {116, 61, 37, 100, 10, 0};\n\
+        .visible .entry k()\n{\n.local .align 8 .b8 __local_depot0[8];\n.reg .b64 %SP;\n\
+        .reg .b64 %SPL;\n.reg .b32 %r<3>;\n.reg .b64 %rd<5>;\n\
+        mov.u64 %SPL, __local_depot0;\ncvta.local.u64 %SP, %SPL;\nadd.u64 %rd1, %SP, 0;\n\
+        add.u64 %rd2, %SPL, 0;\nmov.u32 %r1, %tid.x;\nst.local.u32 [%rd2], %r1;\n\
+        mov.u64 %rd3, $str;\ncvta.global.u64 %rd4, %rd3;\n{ // callseq 0, 0\n\
+        .param .b64 param0;\nst.param.b64 [param0], %rd4;\n.param .b64 param1;\n\
+        st.param.b64 [param1], %rd1;\n.param .b32 retval0;\n\
+        call.uni (retval0),\nvprintf,\n(\nparam0,\nparam1\n);\nld.param.b32 %r2, [retval0];\n\
+        } // callseq 0\nret;\n}\n";
+    let k = prepare(ptx, "k").unwrap();
+    let l = Launch {
+        grid: [1, 1, 1],
+        block: [3, 1, 1],
+        dyn_smem: 0,
+        params: vec![],
+    };
+    let plan = Plan {
+        budget: 1000,
+        ..Plan::default()
+    };
+    let mut mem = Memory {
+        module: k.prog.globals.clone(),
+        ..Memory::default()
+    };
+    let out = run(&k, &mut mem, &l, &plan).unwrap();
+    assert_eq!(out.printed, "t=0\nt=1\nt=2\n");
+}
