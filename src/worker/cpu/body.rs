@@ -109,6 +109,26 @@ fn patch_labels(st: &mut State, unsupported: &mut Vec<Unsupported>) -> usize {
     uses.len()
 }
 
+/// The kernel file's line a `.loc` is about: its own (file 1, the kernel's source), or the
+/// line a header function was inlined at; None for a header line inlined into another
+/// (the line in force stays).
+fn kernel_line(loc: &str) -> Option<u32> {
+    let nums = |s: &str| -> Vec<u32> {
+        (s.split([' ', '\t', ',']).filter(|x| !x.is_empty()))
+            .map_while(|x| x.parse().ok())
+            .collect()
+    };
+    let own = nums(loc);
+    if let [1, line, ..] = own[..] {
+        return Some(line).filter(|&l| l > 0);
+    }
+    let (_, at) = loc.split_once("inlined_at")?;
+    match nums(at)[..] {
+        [1, line, ..] if line > 0 => Some(line),
+        _ => None,
+    }
+}
+
 fn statement(ctx: &mut Ctx, st: &mut State, t: &str, line: u32) {
     let place = Place {
         ptx_line: line,
@@ -118,12 +138,7 @@ fn statement(ctx: &mut Ctx, st: &mut State, t: &str, line: u32) {
         .strip_prefix(".loc")
         .filter(|r| r.starts_with(char::is_whitespace))
     {
-        let mut nums = rest.split([' ', '\t', ',']).filter(|x| !x.is_empty());
-        st.loc = nums
-            .nth(1)
-            .and_then(|n| n.parse().ok())
-            .filter(|&n| n > 0)
-            .or(st.loc);
+        st.loc = kernel_line(rest).or(st.loc);
         return;
     }
     if t.starts_with(".reg") {
