@@ -86,6 +86,9 @@ pub fn paged(lesson: &Lesson, seed: u64) -> Placed {
     let addrs = (lesson.buffers.iter())
         .map(|b| mem.add_buffer(b.bytes(), formula(b, seed)))
         .collect();
+    for (r, b) in mem.buffers.iter_mut().zip(&lesson.buffers) {
+        r.name = b.name.clone();
+    }
     Placed { mem, addrs }
 }
 
@@ -101,6 +104,9 @@ pub fn dense(lesson: &Lesson, inputs: &[HostData]) -> Placed {
             ),
         })
         .collect();
+    for (r, b) in mem.buffers.iter_mut().zip(&lesson.buffers) {
+        r.name = b.name.clone();
+    }
     Placed { mem, addrs }
 }
 

@@ -52,6 +52,8 @@ pub fn window(space: Space) -> u64 {
 pub type Filler = Box<dyn Fn(u64, &mut [u8]) + Send>;
 
 pub struct Region {
+    /// The lesson's name for it, for messages.
+    pub name: String,
     pub base: u64,
     pub bytes: u64,
     /// By page index; made on first touch.
@@ -142,6 +144,7 @@ impl Memory {
             (r.base + r.bytes.max(1)).div_ceil(BUFFER_ALIGN) * BUFFER_ALIGN
         });
         self.buffers.push(Region {
+            name: String::new(),
             base,
             bytes,
             pages: (0..bytes.div_ceil(PAGE)).map(|_| None).collect(),
@@ -163,7 +166,15 @@ impl Memory {
         };
         if addr + n as u64 > r.base + r.bytes {
             let past = addr - r.base;
-            return Err(oob(format!("byte {past} of a {}-byte buffer", r.bytes)));
+            let name = if r.name.is_empty() {
+                "a buffer".to_string()
+            } else {
+                format!("`{}`", r.name)
+            };
+            return Err(oob(format!(
+                "byte {past} of {name}, which has {} bytes",
+                r.bytes
+            )));
         }
         let off = addr - r.base;
         Ok((r, off))
