@@ -4,10 +4,17 @@
 use crate::analysis::describe::first_race;
 use crate::analysis::races::race_words;
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
-use crate::model::results::{ClaimResult, LessonResult, VariantResult};
+use crate::model::results::{ClaimResult, LessonResult, Source, VariantResult};
 
 /// Check a claim against a run's results.
 pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
+    if result.source == Source::Interpreted && needs_gpu(&claim.kind) {
+        return ClaimResult {
+            claim: claim.text.clone(),
+            holds: None,
+            detail: "needs a GPU (run on the CPU interpreter: no times)".into(),
+        };
+    }
     let (holds, detail) = match judge(&claim.kind, result) {
         Ok((holds, detail)) => (Some(holds), detail),
         Err(Verdict::NotMeasured(d)) => (None, d),
@@ -17,6 +24,20 @@ pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
         claim: claim.text.clone(),
         holds,
         detail,
+    }
+}
+
+/// Claims about times, rates, occupancy or figures a kernel measured with its clock: a run
+/// on the CPU interpreter has none of them.
+fn needs_gpu(kind: &ClaimKind) -> bool {
+    match kind {
+        ClaimKind::Ratio { .. } | ClaimKind::Within { .. } => true,
+        ClaimKind::Measured { .. } | ClaimKind::MeasuredRatio { .. } => true,
+        ClaimKind::Metric { metric, .. } => matches!(
+            metric,
+            Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak | Metric::Occupancy
+        ),
+        _ => false,
     }
 }
 

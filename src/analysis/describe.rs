@@ -29,6 +29,7 @@ fn where_from(r: &LessonResult) -> String {
             None => "no recording".to_string(),
         },
         Source::None => "no recording".to_string(),
+        Source::Interpreted => "run on the CPU interpreter (no GPU: no times)".to_string(),
     }
 }
 

@@ -47,6 +47,10 @@ pub struct RunArgs {
     /// show the source line of its first bad access.
     #[arg(long, requires = "variants")]
     pub memcheck: bool,
+    /// Run on the CPU interpreter (no GPU needed, NVRTC is): outputs checked at the
+    /// lesson's `problem_cpu` size, memory traced; no times.
+    #[arg(long, conflicts_with_all = ["replay", "memcheck"])]
+    pub cpu: bool,
 }
 
 #[derive(clap::Args, Debug)]

@@ -63,9 +63,9 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
     match &a.cmd {
         ExCmd::List { json } => ex_report::list(&cx.lessons, &cx.ws, &cx.book, *json),
         ExCmd::Start { id } => start(&cx, id),
-        ExCmd::Check { id, json } => {
+        ExCmd::Check { id, json, cpu } => {
             let mut client = WorkerClient::new();
-            check(&mut cx, &mut client, (device, false), id, *json)
+            check(&mut cx, &mut client, (device, false, *cpu), id, *json)
         }
         ExCmd::Watch { id } => {
             let (_, ex) = cx.find(id)?;
@@ -76,7 +76,7 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
             super::ex_watch::watch(&cx.ws.file(ex), || {
                 let mut again = reload(root, a)?;
                 // Saves while editing: the short timing budget.
-                check(&mut again, &mut client, (device, true), id, false)
+                check(&mut again, &mut client, (device, true, false), id, false)
             })
         }
         ExCmd::Hint { id, json } => hint(&mut cx, id, *json),
@@ -140,7 +140,7 @@ fn upstream_note(id: &str) -> String {
 fn check(
     cx: &mut Ctx,
     client: &mut WorkerClient,
-    (device, quick): (u32, bool),
+    (device, quick, cpu): (u32, bool, bool),
     id: &str,
     json: bool,
 ) -> Result<i32> {
@@ -160,7 +160,11 @@ fn check(
         ex,
         quick,
     };
-    let report = ex_check::check(client, device, &target, &yours, |m| eprintln!("· {m}"))?;
+    let say = |m: &str| eprintln!("· {m}");
+    let report = match cpu {
+        true => crate::session::ex_cpu::check_cpu(client, &target, &yours, say),
+        false => ex_check::check(client, device, &target, &yours, say)?,
+    };
     let (passed, failed) = (report.passed(), report.failed());
     let judged = report.lines.iter().any(|l| l.mark == ex_check::Mark::Pass);
     let ex_id = ex.id.clone();

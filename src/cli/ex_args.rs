@@ -28,6 +28,10 @@ pub enum ExCmd {
         id: String,
         #[arg(long)]
         json: bool,
+        /// Check on the CPU interpreter (no GPU needed, NVRTC is): outputs and memory
+        /// checks; checks about times need a GPU.
+        #[arg(long)]
+        cpu: bool,
     },
     /// Check again on every save of the learner's file.
     Watch { id: String },

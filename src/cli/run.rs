@@ -27,7 +27,8 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     let options = RunOptions {
         variants: a.variants.clone(),
         trace: !a.no_trace,
-        time: !a.no_time,
+        time: !a.no_time && !a.cpu,
+        cpu: a.cpu.then(|| cpu_sized(root, lesson)).transpose()?,
         ..RunOptions::default()
     };
     let rec = recording::newest(&root.recordings());
@@ -43,6 +44,17 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         print!("{}", super::report::text_report(lesson, &result));
     }
     Ok(if failed(&result) { 1 } else { 0 })
+}
+
+/// The lesson at its `problem_cpu` sizes, for the CPU interpreter's output check.
+pub(super) fn cpu_sized(root: &CourseRoot, lesson: &Lesson) -> Result<Box<Lesson>> {
+    if lesson.problem_cpu.is_empty() {
+        return Ok(Box::new(lesson.clone()));
+    }
+    match crate::course::load::reload_sized(root, &lesson.file, &lesson.problem_cpu) {
+        Ok(l) => Ok(Box::new(l)),
+        Err(errs) => bail!("{}: problem_cpu: {}", lesson.file, errs[0].message),
+    }
 }
 
 /// A wrong output (unless a race the trace found explains it), and also an error with no

@@ -24,6 +24,7 @@ pub struct RawHead {
     pub space: Option<String>,
     pub pages: Option<IgnoredAny>,
     pub problem: Option<OrderedMap<Expr>>,
+    pub problem_cpu: Option<OrderedMap<i64>>,
     pub buffers: Option<IgnoredAny>,
     pub variants: Option<IgnoredAny>,
     pub reference: Option<RawReference>,

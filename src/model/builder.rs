@@ -43,6 +43,7 @@ impl LessonBuilder {
                 file: format!("{id}.yaml"),
                 pages: vec![],
                 problem: vec![],
+                problem_cpu: vec![],
                 buffers: vec![],
                 variants: vec![],
                 reference: Reference::Variant(0),

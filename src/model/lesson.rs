@@ -234,6 +234,10 @@ pub struct Lesson {
     pub pages: Vec<Page>,
     /// Evaluated problem sizes, in the order written.
     pub problem: Vec<(String, i64)>,
+    /// Smaller sizes for a run on the CPU interpreter (`problem_cpu:`), where the output
+    /// is checked; empty: the CPU run checks nothing and only traces.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problem_cpu: Vec<(String, i64)>,
     pub buffers: Vec<Buffer>,
     pub variants: Vec<Variant>,
     pub reference: Reference,

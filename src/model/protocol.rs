@@ -53,6 +53,10 @@ pub struct RunOptions {
     /// checked on the same inputs).
     #[serde(default = "yes")]
     pub check: bool,
+    /// Run on the CPU interpreter instead of a GPU: this is the lesson at its CPU size
+    /// (`problem_cpu`), whose outputs are checked; the lesson itself is traced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<Box<Lesson>>,
 }
 
 fn yes() -> bool {
@@ -72,6 +76,7 @@ impl Default for RunOptions {
             guard: false,
             keep_inputs: false,
             check: true,
+            cpu: None,
         }
     }
 }

@@ -13,6 +13,8 @@ pub enum Source {
     Recorded,
     /// Neither: no recording of this lesson, and nothing measured yet.
     None,
+    /// Run now on the CPU interpreter: outputs and traced figures, no times.
+    Interpreted,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -200,7 +200,7 @@ fn live_check(
     report
 }
 
-fn oracle(solution: bool) -> Oracle {
+pub(super) fn oracle(solution: bool) -> Oracle {
     if solution {
         Oracle::Solution
     } else {
@@ -245,12 +245,12 @@ fn offline(ex: &Exercise, result: LessonResult) -> CheckReport {
     r
 }
 
-fn yours_of(result: &LessonResult) -> Option<&VariantResult> {
+pub(super) fn yours_of(result: &LessonResult) -> Option<&VariantResult> {
     result.variants.iter().find(|v| v.name == YOURS)
 }
 
 /// The checks as the fold judged them on `result`.
-fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckReport {
+pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckReport {
     let y = yours_of(&result);
     let compile_error = y
         .filter(|v| v.ptxas.is_none() && v.time_ms.is_none() && v.correct.is_none())
@@ -356,7 +356,7 @@ fn correctness(
     line(Mark::Pass, detail)
 }
 
-fn line(mark: Mark, detail: String) -> CheckLine {
+pub(super) fn line(mark: Mark, detail: String) -> CheckLine {
     CheckLine {
         check: CORRECT_LINE.into(),
         mark,
@@ -364,7 +364,7 @@ fn line(mark: Mark, detail: String) -> CheckLine {
     }
 }
 
-fn judge_output(v: Option<&VariantResult>, at: &str) -> Result<(), CheckLine> {
+pub(super) fn judge_output(v: Option<&VariantResult>, at: &str) -> Result<(), CheckLine> {
     match v {
         Some(v) if v.correct == Some(true) => Ok(()),
         Some(v) => {
@@ -379,7 +379,7 @@ fn judge_output(v: Option<&VariantResult>, at: &str) -> Result<(), CheckLine> {
 }
 
 /// `n = 1000, blocks = 4`.
-fn sizes_text(sizes: &[(String, i64)]) -> String {
+pub(super) fn sizes_text(sizes: &[(String, i64)]) -> String {
     let parts: Vec<String> = sizes.iter().map(|(k, v)| format!("{k} = {v}")).collect();
     parts.join(", ")
 }

@@ -4,6 +4,7 @@
 
 pub mod client;
 pub mod ex_check;
+pub mod ex_cpu;
 pub mod ex_lesson;
 pub mod ex_progress;
 mod ex_quick;

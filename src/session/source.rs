@@ -71,6 +71,9 @@ pub fn figures(
         return Ok(shown);
     }
     let mut client = WorkerClient::new();
+    if options.cpu.is_some() {
+        return Ok(interpreted(&mut client, lesson, options, &mut say));
+    }
     let caps = fold::hello(&mut client, device)?;
     let (result, outcome) = match plan(&caps, lesson, &shown) {
         Plan::Live(dev) => {
@@ -96,6 +99,22 @@ pub fn figures(
         say(&format!("error: {f}"));
     }
     Ok(result)
+}
+
+/// A run on the CPU interpreter (no GPU needed): checked outputs and traced figures, no
+/// times; a worker failure is marked on its variant.
+pub fn interpreted(
+    client: &mut WorkerClient,
+    lesson: &Lesson,
+    options: &RunOptions,
+    say: &mut impl FnMut(&str),
+) -> LessonResult {
+    say("running on the CPU interpreter: outputs and memory traces, no times");
+    let mut result = fold::blank_result(lesson, Source::Interpreted, None);
+    if let Err(f) = fold::run_lesson(client, lesson, options, &mut result, tell(say)) {
+        say(&format!("error: {f}"));
+    }
+    result
 }
 
 fn say_recorded(

@@ -32,13 +32,13 @@ const SPACES: [Space; 6] = [
 /// Warps of a texture site whose first request is kept for the footprint view.
 pub const FOOTPRINT_WARPS: usize = 8;
 
-fn space_index(space: Space) -> usize {
+pub(super) fn space_index(space: Space) -> usize {
     SPACES.iter().position(|&s| s == space).unwrap_or(0)
 }
 
 /// Running figures of one site.
 #[derive(Default, Clone)]
-struct SiteAcc {
+pub(super) struct SiteAcc {
     requests: [u64; 6],
     wavefronts: u64,
     ideal: u64,
@@ -54,7 +54,7 @@ struct SiteAcc {
     texel_rows: u64,
     footprint: Vec<WarpTexels>,
     /// Per space: (cost, record index) of the costliest request, the first among equals.
-    worst: [Option<(u64, usize)>; 6],
+    pub(super) worst: [Option<(u64, usize)>; 6],
     /// A site the SASS makes in pieces: its requests, wavefronts and ideal as the PTX reads.
     ptx: (u64, u64, u64),
     /// Active lanes, summed over the requests of the PTX access.
@@ -62,7 +62,14 @@ struct SiteAcc {
 }
 
 impl SiteAcc {
-    fn add(&mut self, index: usize, r: &Record, site: &Site, kept: &[(u32, u32)], shape: Shape) {
+    pub(super) fn add(
+        &mut self,
+        index: usize,
+        r: &Record,
+        site: &Site,
+        kept: &[(u32, u32)],
+        shape: Shape,
+    ) {
         let shape = shape.filter(|_| r.space == Space::Shared);
         let cost = match r.space {
             Space::Shared => {
@@ -167,9 +174,9 @@ fn footprint_warps(records: &[Record]) -> Vec<(u32, u32)> {
 
 /// One pass over the records; records naming no known site are left out.
 /// How the SASS makes a site, where it differs from the PTX.
-type Shape<'a> = Option<&'a Reshape>;
+pub(super) type Shape<'a> = Option<&'a Reshape>;
 
-fn shape_of(shapes: &[Reshape], site: u32) -> Shape<'_> {
+pub(super) fn shape_of(shapes: &[Reshape], site: u32) -> Shape<'_> {
     shapes.iter().find(|s| s.id == site)
 }
 
@@ -190,7 +197,7 @@ fn accumulate(records: &[Record], sites: &[Site], shapes: &[Reshape]) -> Vec<Sit
     accs
 }
 
-fn summaries(
+pub(super) fn summaries(
     accs: &[SiteAcc],
     records: &[Record],
     sites: &[Site],
@@ -260,7 +267,7 @@ fn sass_shape(shape: Shape, acc: &SiteAcc) -> Option<SassShape> {
     })
 }
 
-fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
+pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
     let mut m = MemoryStats::default();
     for a in accs {
         m.shared = SharedStats {

@@ -377,7 +377,11 @@ fn a_load_the_sass_splits_is_counted_as_its_pieces_with_the_ptx_figures_beside()
         (3, 12, 12)
     );
     assert_eq!(sass.note, "split");
-    assert_eq!(i.lanes, 3 * 32, "lanes are the PTX requests' lanes, not the pieces'");
+    assert_eq!(
+        i.lanes,
+        3 * 32,
+        "lanes are the PTX requests' lanes, not the pieces'"
+    );
     // The heatmap shows the banks the SASS hit: words 0 and 2 of each element.
     let hit: Vec<usize> = (0..BANKS).filter(|&b| i.bank_words[b] > 0).collect();
     assert_eq!(hit.len(), 16, "{:?}", i.bank_words);

@@ -4,3 +4,4 @@
 pub mod analyze;
 pub mod decode;
 pub mod instrument;
+pub mod stream;

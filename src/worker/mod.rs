@@ -2,6 +2,7 @@
 //! only code that touches `cuda/` and the trace instrumentation.
 
 pub mod compile;
+pub mod cpu;
 pub mod fake;
 pub mod gpu_turn;
 pub mod hostdata;

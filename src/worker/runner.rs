@@ -304,7 +304,7 @@ fn ensure_peak(session: &mut Session, opts: &RunOptions, send: Send) -> Result<P
     Ok(session.peak.clone().unwrap_or_default())
 }
 
-fn wanted(opts: &RunOptions, name: &str) -> bool {
+pub(crate) fn wanted(opts: &RunOptions, name: &str) -> bool {
     opts.variants.is_empty() || opts.variants.iter().any(|n| n == name)
 }
 

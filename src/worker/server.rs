@@ -89,6 +89,10 @@ impl Worker {
     }
 
     fn run(&mut self, lesson: &Lesson, options: &RunOptions) {
+        if let Some(small) = &options.cpu {
+            super::cpu::serve::run_lesson(lesson, small, options, &mut |r| send(&r));
+            return;
+        }
         match self.session(default_device()) {
             Err(why) => send(&Reply::Error {
                 message: format!("no GPU to run on: {why}"),

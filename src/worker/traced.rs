@@ -31,14 +31,14 @@ pub enum TraceError {
 const TRACE_CAPACITY: u32 = 1 << 20;
 
 /// Which blocks are traced: every `stride`-th, at most `wanted`.
-struct Sample {
-    total: u64,
-    wanted: u64,
-    stride: u64,
-    traced: u64,
+pub(crate) struct Sample {
+    pub(crate) total: u64,
+    pub(crate) wanted: u64,
+    pub(crate) stride: u64,
+    pub(crate) traced: u64,
 }
 
-fn sample(lesson: &Lesson, v: &Variant, opts: &RunOptions) -> Sample {
+pub(crate) fn sample(lesson: &Lesson, v: &Variant, opts: &RunOptions) -> Sample {
     let total = v.blocks();
     let wanted = if opts.trace_blocks > 0 {
         opts.trace_blocks
@@ -121,7 +121,7 @@ fn set_globals(
 }
 
 /// Shared-memory totals by direction, summed from the per-instruction figures.
-fn split_shared(m: &mut MemoryStats) {
+pub(crate) fn split_shared(m: &mut MemoryStats) {
     for i in m.instructions.iter().filter(|i| i.space == Space::Shared) {
         let c = match i.kind {
             AccessKind::Load => &mut m.shared.ld,
@@ -134,7 +134,7 @@ fn split_shared(m: &mut MemoryStats) {
 }
 
 /// Scale traced totals from the sampled blocks to the whole grid.
-fn scale(m: &mut MemoryStats, k: f64) {
+pub(crate) fn scale(m: &mut MemoryStats, k: f64) {
     let s = |x: &mut u64| *x = (*x as f64 * k).round() as u64;
     s(&mut m.shared.requests);
     s(&mut m.shared.wavefronts);

@@ -271,7 +271,7 @@ fn sizes(
 }
 
 /// One set of overrides of the lesson's problem sizes, each a size it has, > 0.
-fn size_set(
+pub(super) fn size_set(
     cx: &mut Cx,
     set: &OrderedMap<i64>,
     at: &str,

@@ -279,6 +279,7 @@ fn merge(head: &mut RawHead, part: RawHead) {
         title,
         space,
         problem,
+        problem_cpu,
         reference,
         metrics,
         expect,

@@ -37,6 +37,9 @@ pub(super) fn resolve(
     let head = head(&mut cx, &raw, file);
     let pages = pages(&mut cx, &raw);
     let problem = sizes::problem(&mut cx, &raw);
+    let problem_cpu = (raw.head.problem_cpu.as_ref())
+        .and_then(|s| exercises::size_set(&mut cx, s, "problem_cpu", &problem))
+        .unwrap_or_default();
     let buffer_names = names_of(&cx, "buffers", raw.buffers.len());
     let buffers = sizes::buffers(&mut cx, &raw, &problem);
     let expansions = sweeps::expand(&mut cx, &raw.variants, &problem);
@@ -84,6 +87,7 @@ pub(super) fn resolve(
         file: file.to_string(),
         pages: pages?,
         problem,
+        problem_cpu,
         buffers: buffers.into_iter().collect::<Option<_>>()?,
         variants: vars?,
         reference: reference?,

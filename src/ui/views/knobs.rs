@@ -308,6 +308,7 @@ fn from(f: &Figures) -> &'static str {
         (Source::Recorded, false) => "rec",
         (Source::None, true) => "nvrtc",
         (Source::None, false) => "—",
+        (Source::Interpreted, _) => "cpu",
     }
 }
 

@@ -1,0 +1,127 @@
+//! `ex check --cpu`: the learner's kernel on the CPU interpreter, no GPU needed. Its memory
+//! checks are judged on the traced figures at the lesson's size, exactly as a GPU's trace
+//! gives them; its output is checked at the lesson's `problem_cpu` and at each of the
+//! exercise's sizes, with fresh inputs, against the reference; checks about times need a
+//! GPU and say so.
+
+use super::client::WorkerClient;
+use super::ex_check::{
+    CORRECT_LINE, CheckLine, CheckReport, Mark, Target, judge_output, line, oracle, report,
+    sizes_text, yours_of,
+};
+use super::ex_lesson::{Oracle, Yours, exercise_lesson};
+use super::fold;
+use crate::model::Lesson;
+use crate::model::exercise::YOURS;
+use crate::model::protocol::RunOptions;
+use crate::model::results::Source;
+
+/// Check the learner's kernel on the CPU interpreter; `say` hears what is happening.
+pub fn check_cpu(
+    client: &mut WorkerClient,
+    t: &Target,
+    yours: &Yours,
+    mut say: impl FnMut(&str),
+) -> CheckReport {
+    say("checking on the CPU interpreter: outputs and memory traces, no times");
+    let ex = t.ex;
+    let main = exercise_lesson(
+        t.lesson,
+        ex,
+        yours,
+        oracle(ex.solution_reference),
+        &ex.compared(),
+    );
+    let small = at_sizes(t, yours, &t.lesson.problem_cpu).unwrap_or_else(|| main.clone());
+    let mut variants = vec![YOURS.to_string()];
+    variants.extend(ex.compared());
+    let options = RunOptions {
+        variants,
+        time: false,
+        guard: false,
+        cpu: Some(Box::new(small)),
+        ..RunOptions::default()
+    };
+    let mut result = fold::blank_result(&main, Source::Interpreted, None);
+    if let Err(f) = fold::run_lesson(
+        client,
+        &main,
+        &options,
+        &mut result,
+        super::ex_check::progress(&mut say),
+    ) {
+        say(&format!("error: {f}"));
+    }
+    let mut r = report(ex, result, false);
+    if r.compile_error.is_none() {
+        let first = correctness(client, t, yours, &r, &mut say);
+        r.lines.insert(0, first);
+    }
+    r
+}
+
+/// The exercise's lesson at `sizes` (None when there are none, or it does not load).
+fn at_sizes(t: &Target, yours: &Yours, sizes: &[(String, i64)]) -> Option<Lesson> {
+    if sizes.is_empty() {
+        return None;
+    }
+    let sized = crate::course::reload_sized(t.root, &t.lesson.file, sizes).ok()?;
+    let sx = sized.exercises.iter().find(|e| e.id == t.ex.id)?;
+    Some(exercise_lesson(&sized, sx, yours, Oracle::Solution, &[]))
+}
+
+/// Right at the lesson's CPU size (the main run) and at every extra size of the exercise.
+fn correctness(
+    client: &mut WorkerClient,
+    t: &Target,
+    yours: &Yours,
+    main: &CheckReport,
+    say: &mut impl FnMut(&str),
+) -> CheckLine {
+    let mut checked = Vec::new();
+    if !t.lesson.problem_cpu.is_empty() {
+        let at = sizes_text(&t.lesson.problem_cpu);
+        if let Err(l) = judge_output(yours_of(&main.result), &at) {
+            return l;
+        }
+        checked.push(at);
+    }
+    for sizes in &t.ex.sizes {
+        let at = sizes_text(sizes);
+        let Some(l) = at_sizes(t, yours, sizes) else {
+            return line(Mark::Fail, format!("the lesson does not load at {at}"));
+        };
+        let options = RunOptions {
+            variants: vec![YOURS.to_string()],
+            time: false,
+            trace: false,
+            cpu: Some(Box::new(l.clone())),
+            ..RunOptions::default()
+        };
+        say(&format!(
+            "checking the output at {at} on the CPU interpreter"
+        ));
+        let mut r = fold::blank_result(&l, Source::Interpreted, None);
+        let _ = fold::run_lesson(client, &l, &options, &mut r, |_| {});
+        if let Err(l) = judge_output(yours_of(&r), &at) {
+            return l;
+        }
+        checked.push(at);
+    }
+    if checked.is_empty() {
+        return CheckLine {
+            check: CORRECT_LINE.into(),
+            mark: Mark::NeedsGpu,
+            detail:
+                "needs a GPU (no CPU size: the lesson gives no problem_cpu, the exercise no sizes)"
+                    .into(),
+        };
+    }
+    line(
+        Mark::Pass,
+        format!(
+            "right on the CPU interpreter, fresh inputs at {}",
+            checked.join("; ")
+        ),
+    )
+}

@@ -1,0 +1,160 @@
+//! Calls: a new frame whose parameters are copied from the caller's `.param` variables, the
+//! return value copied back when the frame's lanes have all returned; and `printf`, which
+//! NVRTC lowers to `vprintf(format, argument buffer)`.
+
+use super::RunError;
+use super::block::BlockCtx;
+use super::decode::{Instr, Program};
+use super::mem::resolve;
+use super::warp::{Event, Frame, Warp};
+
+const MAX_DEPTH: usize = 64;
+
+/// The lanes of `mask`, lowest first.
+pub fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (mask != 0).then(|| {
+            let l = mask.trailing_zeros() as usize;
+            mask &= mask - 1;
+            l
+        })
+    })
+}
+
+pub fn call(
+    w: &mut Warp,
+    prog: &Program,
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    active: u32,
+) -> Result<Event, RunError> {
+    let c = ins.call.as_ref().expect("a decoded call");
+    let callee = &prog.funcs[c.func];
+    let caller = w.frames.last().expect("a frame");
+    if callee.name == "vprintf" {
+        for lane in lanes(active) {
+            let arg = |k: usize| {
+                let off = c.args.get(k).map_or(0, |&o| o as usize) + lane * caller.pbytes;
+                caller
+                    .params
+                    .get(off..off + 8)
+                    .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap()))
+            };
+            let text = printf(ctx, arg(0), arg(1), w.id as usize * 32 + lane);
+            ctx.printed.push_str(&text);
+        }
+        return Ok(Event::Next);
+    }
+    if !callee.has_body {
+        let why = format!(
+            "a call to `{}`, which this module does not define",
+            callee.name
+        );
+        return Err(ctx.error(ins.place, w.id, why, active));
+    }
+    if w.frames.len() >= MAX_DEPTH {
+        return Err(ctx.error(ins.place, w.id, "calls nested too deep".into(), active));
+    }
+    let mut fr = Frame::new(callee, c.func, active);
+    for lane in lanes(active) {
+        for (k, &off) in c.args.iter().enumerate() {
+            let Some(&(to, size)) = callee.params.get(k) else {
+                continue;
+            };
+            let from = lane * caller.pbytes + off as usize;
+            let to = lane * fr.pbytes + to as usize;
+            let n = size as usize;
+            if let Some(src) = caller.params.get(from..from + n) {
+                fr.params[to..to + n].copy_from_slice(src);
+            }
+        }
+    }
+    fr.ret_to = c.ret;
+    w.frames.push(fr);
+    Ok(Event::Next)
+}
+
+/// The callee's return value into the caller's `.param` variable, for the lanes that returned.
+pub fn copy_return(prog: &Program, done: &Frame, caller: &mut Frame) {
+    let (Some(to), Some((off, size))) = (done.ret_to, prog.funcs[done.func].retval) else {
+        return;
+    };
+    for lane in lanes(done.returned) {
+        let from = lane * done.pbytes + off as usize;
+        let at = lane * caller.pbytes + to as usize;
+        let n = size as usize;
+        if let (Some(src), true) = (
+            done.params.get(from..from + n),
+            at + n <= caller.params.len(),
+        ) {
+            caller.params[at..at + n].copy_from_slice(src);
+        }
+    }
+}
+
+fn read(ctx: &mut BlockCtx, addr: u64, n: usize, thread: usize) -> u64 {
+    ctx.mem.load(resolve(addr), n, thread).unwrap_or(0)
+}
+
+/// The text `printf(format, ...)` writes, the arguments read from the buffer as the
+/// compiler laid them out (each at its own size's alignment).
+fn printf(ctx: &mut BlockCtx, fmt: u64, args: u64, thread: usize) -> String {
+    let mut f = Vec::new();
+    while f.len() < 4096 {
+        match read(ctx, fmt + f.len() as u64, 1, thread) as u8 {
+            0 => break,
+            b => f.push(b),
+        }
+    }
+    let f = String::from_utf8_lossy(&f).into_owned();
+    let mut out = String::new();
+    let mut at = 0u64;
+    let mut chars = f.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        let mut spec = String::new();
+        while let Some(&n) = chars.peek() {
+            chars.next();
+            spec.push(n);
+            if n.is_ascii_alphabetic() && !matches!(n, 'l' | 'h' | 'z') || n == '%' {
+                break;
+            }
+        }
+        let conv = spec.chars().last().unwrap_or('%');
+        let wide = spec.contains('l') || matches!(conv, 'f' | 'e' | 'g' | 'p' | 's');
+        if conv == '%' {
+            out.push('%');
+            continue;
+        }
+        let n = if wide { 8 } else { 4 };
+        at = at.div_ceil(n) * n;
+        let v = read(ctx, args + at, n as usize, thread);
+        at += n;
+        out.push_str(&match conv {
+            'd' | 'i' if n == 4 => (v as u32 as i32).to_string(),
+            'd' | 'i' => (v as i64).to_string(),
+            'u' => v.to_string(),
+            'x' => format!("{v:x}"),
+            'X' => format!("{v:X}"),
+            'c' => char::from(v as u8).to_string(),
+            'p' => format!("0x{v:x}"),
+            'e' => format!("{:e}", f64::from_bits(v)),
+            'f' | 'g' => format!("{:.6}", f64::from_bits(v)),
+            's' => {
+                let mut s = Vec::new();
+                while s.len() < 4096 {
+                    match read(ctx, v + s.len() as u64, 1, thread) as u8 {
+                        0 => break,
+                        b => s.push(b),
+                    }
+                }
+                String::from_utf8_lossy(&s).into_owned()
+            }
+            _ => format!("%{spec}"),
+        });
+    }
+    out
+}

@@ -1,0 +1,329 @@
+//! PTX text to the interpreter's program: functions of decoded instructions, module
+//! variables laid out in their spaces, labels as instruction indices, `.loc` kept for
+//! messages. What the interpreter does not model is collected, every instance with its
+//! place, so a kernel is refused before it runs.
+
+use std::collections::HashMap;
+
+use super::lex::{Stmt, statements};
+use super::mem::{MODULE_GLOBALS, SHARED_BASE};
+use super::operand::{Names, Opnd, Sym, parse_int};
+use super::ops::{Op, Space};
+use super::{Place, Unsupported};
+
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub callee: String,
+    pub func: usize,
+    /// Caller's parameter offsets of the arguments, and of the return value.
+    pub args: Vec<u32>,
+    pub ret: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Instr {
+    pub op: Op,
+    pub text: String,
+    pub guard: Option<(u32, bool)>,
+    pub dst: Vec<Opnd>,
+    pub src: Vec<Opnd>,
+    pub place: Place,
+    pub site: Option<u32>,
+    pub call: Option<Box<Call>>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Func {
+    pub name: String,
+    pub entry: bool,
+    pub has_body: bool,
+    pub instrs: Vec<Instr>,
+    pub nregs: u32,
+    pub npreds: u32,
+    /// (offset, size) in the function's parameter area.
+    pub params: Vec<(u32, u32)>,
+    pub retval: Option<(u32, u32)>,
+    pub param_bytes: u32,
+    /// Per instruction: where a branch's lanes meet again (its immediate post-dominator),
+    /// `NO_PC` for the function's end.
+    pub reconverge: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Program {
+    pub funcs: Vec<Func>,
+    /// Bytes of static shared memory, from 0 (the reserved part included).
+    pub shared_static: u32,
+    /// Bytes of local memory a thread needs (all functions' frames, one after the other).
+    pub local_bytes: u32,
+    pub consts: Vec<u8>,
+    /// Module `.global` variables, from `MODULE_GLOBALS`.
+    pub globals: Vec<u8>,
+    /// Module variables by name: (space, address in it, bytes).
+    pub symbols: Vec<(String, Space, u64, u64)>,
+}
+
+/// A declaration: `.shared .align 4 .b8 name[4096] = {...}`.
+struct Decl {
+    space: Option<Space>,
+    align: u64,
+    elem: u64,
+    name: String,
+    count: u64,
+    init: Vec<u64>,
+}
+
+fn declaration(text: &str) -> Option<Decl> {
+    let (head, init) = match text.split_once('=') {
+        Some((h, i)) => (h, Some(i)),
+        None => (text, None),
+    };
+    let mut d = Decl {
+        space: None,
+        align: 1,
+        elem: 1,
+        name: String::new(),
+        count: 1,
+        init: vec![],
+    };
+    let mut toks = head.split_whitespace().peekable();
+    while let Some(t) = toks.next() {
+        match t {
+            ".shared" => d.space = Some(Space::Shared),
+            ".global" => d.space = Some(Space::Global),
+            ".const" => d.space = Some(Space::Const),
+            ".local" => d.space = Some(Space::Local),
+            ".param" => d.space = Some(Space::Param),
+            ".align" => d.align = toks.next().and_then(|a| a.parse().ok()).unwrap_or(1),
+            t if t.starts_with('.') => {
+                if let Some(ty) = super::ops::ty_of(&t[1..]) {
+                    d.elem = u64::from(ty.bits.max(8) / 8);
+                }
+            }
+            t => {
+                let (name, rest) = t.split_once('[').unwrap_or((t, ""));
+                d.name = name.to_string();
+                let n = rest.trim_end_matches(']');
+                d.count = if rest.is_empty() {
+                    1
+                } else {
+                    n.parse().unwrap_or(0)
+                };
+            }
+        }
+    }
+    if let Some(i) = init {
+        let inner = i.trim().trim_start_matches('{').trim_end_matches('}');
+        d.init = inner
+            .split(',')
+            .filter_map(|v| parse_int(v).map(|x| x as u64))
+            .collect();
+    }
+    d.space.map(|_| d)
+}
+
+fn align(x: u64, a: u64) -> u64 {
+    x.div_ceil(a.max(1)) * a.max(1)
+}
+
+/// The module's state while decoding.
+struct Builder {
+    prog: Program,
+    module_syms: HashMap<String, Sym>,
+    unsupported: Vec<Unsupported>,
+    shared_end: u64,
+    func_names: HashMap<String, usize>,
+}
+
+impl Builder {
+    fn module_var(&mut self, d: &Decl) {
+        let bytes = d.elem * d.count;
+        let fill = |buf: &mut Vec<u8>, at: usize| {
+            buf.resize(at + bytes as usize, 0);
+            for (k, v) in d.init.iter().enumerate() {
+                let e = d.elem as usize;
+                let le = v.to_le_bytes();
+                if (k + 1) * e <= bytes as usize {
+                    buf[at + k * e..at + (k + 1) * e].copy_from_slice(&le[..e]);
+                }
+            }
+        };
+        let (space, addr) = match d.space {
+            // Laid out beforehand (`layout_shared`).
+            Some(Space::Shared) => return,
+            Some(Space::Const) => {
+                let at = align(self.prog.consts.len() as u64, d.align);
+                fill(&mut self.prog.consts, at as usize);
+                (Space::Const, at)
+            }
+            _ => {
+                let at = align(self.prog.globals.len() as u64, d.align.max(8));
+                fill(&mut self.prog.globals, at as usize);
+                (Space::Global, MODULE_GLOBALS + at)
+            }
+        };
+        self.module_syms.insert(d.name.clone(), Sym { addr });
+        self.prog.symbols.push((d.name.clone(), space, addr, bytes));
+    }
+}
+
+/// `(.param .b32 r) name(.param .u64 a, ...)` → (return decl, name, parameter decls).
+fn header_parts(h: &str) -> (Option<String>, String, Vec<String>) {
+    let mut rest = h;
+    let mut ret = None;
+    let kw = rest
+        .find(".entry")
+        .or_else(|| rest.find(".func"))
+        .unwrap_or(0);
+    rest = rest[kw..]
+        .split_once(char::is_whitespace)
+        .map_or("", |x| x.1)
+        .trim();
+    if let Some(r) = rest.strip_prefix('(') {
+        let close = r.find(')').unwrap_or(r.len());
+        ret = Some(r[..close].trim().to_string());
+        rest = r[close..].trim_start_matches(')').trim();
+    }
+    let name_end = rest
+        .find(|c: char| c == '(' || c.is_whitespace())
+        .unwrap_or(rest.len());
+    let name = rest[..name_end].to_string();
+    let params = match (rest.find('('), rest.rfind(')')) {
+        (Some(o), Some(c)) if c > o => rest[o + 1..c]
+            .split(',')
+            .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
+            .collect(),
+        _ => vec![],
+    };
+    (ret, name, params)
+}
+
+/// Decode a whole module. `Err` lists everything not modelled, each with its place.
+pub fn decode(ptx: &str) -> Result<Program, Vec<Unsupported>> {
+    let lines = statements(ptx);
+    let mut b = Builder {
+        prog: Program::default(),
+        module_syms: HashMap::new(),
+        unsupported: Vec::new(),
+        shared_end: u64::from(SHARED_BASE),
+        func_names: HashMap::new(),
+    };
+    // Function names first: a call may name a function defined further down.
+    for l in &lines {
+        if let Stmt::Header(h, _) = &l.stmt {
+            let (_, name, _) = header_parts(h);
+            if !b.func_names.contains_key(&name) {
+                b.func_names.insert(name, b.func_names.len());
+            }
+        }
+    }
+    b.prog.funcs = vec![Func::default(); b.func_names.len()];
+    layout_shared(&mut b, &lines);
+    let mut i = 0;
+    while i < lines.len() {
+        match &lines[i].stmt {
+            Stmt::Header(h, true) => i = super::body::function(&mut b_ctx(&mut b), h, &lines, i),
+            Stmt::Header(h, false) => {
+                // A prototype (`vprintf`): named, with no body.
+                let (_, name, _) = header_parts(h);
+                let f = &mut b.prog.funcs[b.func_names[&name]];
+                if !f.has_body {
+                    f.name = name;
+                }
+                i += 1;
+            }
+            Stmt::Text(t) => {
+                if let Some(d) = declaration(t) {
+                    b.module_var(&d);
+                }
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    if b.unsupported.is_empty() {
+        Ok(b.prog)
+    } else {
+        Err(b.unsupported)
+    }
+}
+
+/// Every shared variable, in the module or demoted into a function, in the order
+/// written, from `SHARED_BASE`; `extern` (dynamic) shared memory after all of them.
+fn layout_shared(b: &mut Builder, lines: &[super::lex::Line]) {
+    let mut externs = Vec::new();
+    for l in lines {
+        let Stmt::Text(t) = &l.stmt else { continue };
+        let Some(d) = declaration(t).filter(|d| d.space == Some(Space::Shared)) else {
+            continue;
+        };
+        if t.contains(".extern") {
+            externs.push(d);
+            continue;
+        }
+        let at = align(b.shared_end, d.align);
+        b.shared_end = at + d.elem * d.count;
+        b.module_syms.insert(d.name.clone(), Sym { addr: at });
+        b.prog
+            .symbols
+            .push((d.name, Space::Shared, at, d.elem * d.count));
+    }
+    let end = align(b.shared_end, 16);
+    for d in externs {
+        let at = align(end, d.align);
+        b.module_syms.insert(d.name.clone(), Sym { addr: at });
+        b.prog.symbols.push((d.name, Space::Shared, at, 0));
+    }
+    b.prog.shared_static = end as u32;
+}
+
+/// What `body` needs from the module being built.
+pub struct Ctx<'a> {
+    pub prog: &'a mut Program,
+    pub module_syms: &'a HashMap<String, Sym>,
+    pub unsupported: &'a mut Vec<Unsupported>,
+    pub func_names: &'a HashMap<String, usize>,
+}
+
+fn b_ctx(b: &mut Builder) -> Ctx<'_> {
+    Ctx {
+        prog: &mut b.prog,
+        module_syms: &b.module_syms,
+        unsupported: &mut b.unsupported,
+        func_names: &b.func_names,
+    }
+}
+
+pub(super) fn param_layout(decls: &[String], names: &mut Names, at: &mut u64) -> Vec<(u32, u32)> {
+    decls
+        .iter()
+        .filter_map(|p| declaration(p))
+        .map(|d| {
+            let off = align(*at, d.align.max(d.elem));
+            let size = d.elem * d.count;
+            *at = off + size;
+            names.syms.insert(d.name.clone(), Sym { addr: off });
+            (off as u32, size as u32)
+        })
+        .collect()
+}
+
+pub(super) fn decl_of(text: &str) -> Option<(Space, u64, u64, String)> {
+    declaration(text).map(|d| {
+        (
+            d.space.unwrap_or(Space::Global),
+            d.align,
+            d.elem * d.count,
+            d.name,
+        )
+    })
+}
+
+pub(super) fn header(h: &str) -> (Option<String>, String, Vec<String>) {
+    header_parts(h)
+}
+
+pub(super) fn align_up(x: u64, a: u64) -> u64 {
+    align(x, a)
+}

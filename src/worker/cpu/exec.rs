@@ -1,0 +1,302 @@
+//! The data instructions of one warp step: arithmetic lane by lane, moves, conversions and
+//! address windows, and the warp-wide `shfl`, `vote` and `activemask`.
+
+use super::RunError;
+use super::alu::{self, sext, trunc};
+use super::block::BlockCtx;
+use super::calls::lanes;
+use super::decode::Instr;
+use super::mem::{At, resolve, window};
+use super::operand::Opnd;
+use super::ops::{Kind, Op, Shfl, Space, Ty, Vote};
+use super::warp::Frame;
+
+/// Compute every active lane from its sources first, then write: a lane's result never
+/// feeds another lane's sources in the same step.
+fn lanewise(
+    fr: &mut Frame,
+    ctx: &BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+    f: impl Fn([u64; 4]) -> u64,
+) {
+    // Plain loops: this is the interpreter's innermost path.
+    let mut out = [0u64; 32];
+    let n = ins.src.len().min(4);
+    let mut m = active;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        let mut a = [0u64; 4];
+        let mut k = 0;
+        while k < n {
+            a[k] = match &ins.src[k] {
+                Opnd::Reg(r) => fr.regs[*r as usize * 32 + l],
+                Opnd::Imm(v) => *v,
+                o => fr.read(o, l, ctx, warp),
+            };
+            k += 1;
+        }
+        out[l] = f(a);
+    }
+    match ins.dst.first() {
+        Some(Opnd::Reg(r)) => {
+            let base = *r as usize * 32;
+            let mut m = active;
+            while m != 0 {
+                let l = m.trailing_zeros() as usize;
+                m &= m - 1;
+                fr.regs[base + l] = out[l];
+            }
+        }
+        Some(d) => {
+            for l in lanes(active) {
+                fr.write(d, l, out[l]);
+            }
+        }
+        None => {}
+    }
+}
+
+pub fn exec(
+    fr: &mut Frame,
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+    mask: u32,
+) -> Result<(), RunError> {
+    match ins.op {
+        Op::Bin(b, ty) => lanewise(fr, ctx, ins, active, warp, |a| alu::bin(b, ty, a[0], a[1])),
+        Op::Mad(b, ty) => lanewise(fr, ctx, ins, active, warp, |a| {
+            alu::mad(b, ty, a[0], a[1], a[2])
+        }),
+        Op::Un(u, ty) => lanewise(fr, ctx, ins, active, warp, |a| alu::un(u, ty, a[0])),
+        Op::Selp(ty) => lanewise(fr, ctx, ins, active, warp, |a| {
+            trunc(if a[2] & 1 != 0 { a[0] } else { a[1] }, ty.bits)
+        }),
+        Op::Cvt { dst, src, rnd, sat } => lanewise(fr, ctx, ins, active, warp, |a| {
+            alu::cvt(dst, src, rnd, sat, a[0])
+        }),
+        Op::Cvta { to, space } => {
+            let w = window(space);
+            lanewise(fr, ctx, ins, active, warp, |a| {
+                if to {
+                    a[0].wrapping_sub(w)
+                } else {
+                    a[0].wrapping_add(w)
+                }
+            })
+        }
+        Op::Isspacep(space) => lanewise(fr, ctx, ins, active, warp, |a| {
+            u64::from(matches!(
+                (resolve(a[0]), space),
+                (At::Shared(_), Space::Shared)
+                    | (At::Local(_), Space::Local)
+                    | (At::Const(_), Space::Const)
+                    | (At::Global(_), Space::Global)
+            ))
+        }),
+        Op::Bfe(ty) => lanewise(fr, ctx, ins, active, warp, |a| bfe(ty, a[0], a[1], a[2])),
+        Op::Bfi(ty) => lanewise(fr, ctx, ins, active, warp, |a| {
+            bfi(ty, a[0], a[1], a[2], a[3])
+        }),
+        Op::Setp { .. } => setp(fr, ctx, ins, active, warp),
+        Op::Mov(ty) => mov(fr, ctx, ins, active, warp, ty),
+        Op::Ld { .. } | Op::St { .. } => super::memop::load_store(fr, ctx, ins, active, warp)?,
+        Op::Atom { .. } => super::memop::atomic(fr, ctx, ins, active, warp)?,
+        Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,
+        Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
+        Op::Activemask => lanewise(fr, ctx, ins, active, warp, |_| u64::from(mask)),
+        Op::BarWarp | Op::Nop | Op::Bar | Op::Call | Op::Bra | Op::Ret | Op::Exit => {}
+    }
+    Ok(())
+}
+
+fn bfe(ty: Ty, a: u64, pos: u64, len: u64) -> u64 {
+    let (pos, len) = ((pos & 0xff) as u32, (len & 0xff) as u32);
+    let bits = ty.bits;
+    if len == 0 {
+        return 0;
+    }
+    let field = if pos >= bits {
+        0
+    } else {
+        trunc(a >> pos, len.min(bits))
+    };
+    if ty.kind == Kind::S {
+        let sign_at = (pos + len - 1).min(bits - 1);
+        let neg = a >> sign_at & 1 != 0;
+        let v = if pos + len <= bits {
+            sext(field, len) as u64
+        } else if neg {
+            field | (u64::MAX << (bits - pos))
+        } else {
+            field
+        };
+        return trunc(v, bits);
+    }
+    field
+}
+
+fn bfi(ty: Ty, f: u64, b: u64, pos: u64, len: u64) -> u64 {
+    let (pos, len) = ((pos & 0xff) as u32, (len & 0xff) as u32);
+    if len == 0 || pos >= ty.bits {
+        return b;
+    }
+    let m = trunc(trunc(u64::MAX, len.min(64)) << pos, ty.bits);
+    trunc((b & !m) | ((f << pos) & m), ty.bits)
+}
+
+fn setp(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32) {
+    let Op::Setp { cmp, bool, ty } = ins.op else {
+        return;
+    };
+    let mut p = 0u32;
+    let mut q = 0u32;
+    for l in lanes(active) {
+        let a = fr.read(&ins.src[0], l, ctx, warp);
+        let b = fr.read(&ins.src[1], l, ctx, warp);
+        let r = alu::compare(cmp, ty, a, b);
+        let c = ins
+            .src
+            .get(2)
+            .is_none_or(|o| fr.read(o, l, ctx, warp) & 1 != 0);
+        let combine = |x: bool| match bool {
+            None => x,
+            Some(super::ops::BoolOp::And) => x && c,
+            Some(super::ops::BoolOp::Or) => x || c,
+            Some(super::ops::BoolOp::Xor) => x ^ c,
+        };
+        p |= u32::from(combine(r)) << l;
+        q |= u32::from(combine(!r)) << l;
+    }
+    for (d, m) in ins.dst.iter().zip([p, q]) {
+        for l in lanes(active) {
+            fr.write(d, l, u64::from(m >> l & 1));
+        }
+    }
+}
+
+/// `mov`, with vectors packed (`mov.b64 %rd, {%r1, %r2}`) or unpacked, low part first.
+fn mov(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32, ty: Ty) {
+    match (ins.dst.first(), ins.src.first()) {
+        (Some(Opnd::Vec(parts)), Some(s)) => {
+            let w = ty.bits / parts.len().max(1) as u32;
+            for l in lanes(active) {
+                let v = fr.read(s, l, ctx, warp);
+                for (k, p) in parts.iter().enumerate() {
+                    fr.write(p, l, trunc(v >> (w * k as u32), w));
+                }
+            }
+        }
+        (Some(d), Some(Opnd::Vec(parts))) => {
+            let w = ty.bits / parts.len().max(1) as u32;
+            for l in lanes(active) {
+                let v = (parts.iter().enumerate()).fold(0u64, |acc, (k, p)| {
+                    acc | trunc(fr.read(p, l, ctx, warp), w) << (w * k as u32)
+                });
+                fr.write(d, l, v);
+            }
+        }
+        _ if ty.kind == Kind::Pred => lanewise(fr, ctx, ins, active, warp, |a| a[0] & 1),
+        _ => lanewise(fr, ctx, ins, active, warp, |a| trunc(a[0], ty.bits)),
+    }
+}
+
+/// The membermask of a warp-wide instruction must name exactly the lanes that run it.
+fn check_members(
+    ctx: &BlockCtx,
+    ins: &Instr,
+    warp: u32,
+    active: u32,
+    member: u32,
+) -> Result<(), RunError> {
+    let missing = member & ctx.live & !active;
+    if active & !member != 0 || missing != 0 {
+        let why = format!(
+            "bad membermask in `{}`: it names lanes {member:#010x}, but lanes {active:#010x} run it{}",
+            ins.text,
+            if missing != 0 {
+                " (the others took another path: they would never arrive)"
+            } else {
+                ""
+            }
+        );
+        return Err(ctx.error(ins.place, warp, why, active ^ member));
+    }
+    Ok(())
+}
+
+fn shfl(
+    fr: &mut Frame,
+    ctx: &BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+    _mask: u32,
+    m: Shfl,
+) -> Result<(), RunError> {
+    let first = active.trailing_zeros() as usize;
+    let member = ins
+        .src
+        .get(3)
+        .map_or(u32::MAX, |o| fr.read(o, first, ctx, warp) as u32);
+    check_members(ctx, ins, warp, active, member)?;
+    let mut out = [(0u64, false); 32];
+    for l in lanes(active) {
+        let b = fr.read(&ins.src[1], l, ctx, warp) as i64 & 31;
+        let c = fr.read(&ins.src[2], l, ctx, warp) as i64;
+        let seg = (c >> 8) & 31;
+        let cval = c & 31;
+        let lane = l as i64;
+        let max = (lane & seg) | (cval & !seg);
+        let min = lane & seg;
+        let (j, ok) = match m {
+            Shfl::Up => (lane - b, lane - b >= max),
+            Shfl::Down => (lane + b, lane + b <= max),
+            Shfl::Bfly => (lane ^ b, (lane ^ b) <= max),
+            Shfl::Idx => (min | (b & !seg), (min | (b & !seg)) <= max),
+        };
+        let j = if ok { j as usize } else { l };
+        out[l] = (fr.read(&ins.src[0], j, ctx, warp), ok);
+    }
+    for l in lanes(active) {
+        fr.write(&ins.dst[0], l, trunc(out[l].0, 32));
+        if let Some(p) = ins.dst.get(1) {
+            fr.write(p, l, u64::from(out[l].1));
+        }
+    }
+    Ok(())
+}
+
+fn vote(
+    fr: &mut Frame,
+    ctx: &BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+    _mask: u32,
+    v: Vote,
+) -> Result<(), RunError> {
+    if ins.text.contains(".sync") {
+        let first = active.trailing_zeros() as usize;
+        let member = ins
+            .src
+            .get(1)
+            .map_or(u32::MAX, |o| fr.read(o, first, ctx, warp) as u32);
+        check_members(ctx, ins, warp, active, member)?;
+    }
+    let p = fr.pred_mask(&ins.src[0]) & active;
+    let r = match v {
+        Vote::Ballot => u64::from(p),
+        Vote::All => u64::from(p == active),
+        Vote::Any => u64::from(p != 0),
+        Vote::Uni => u64::from(p == 0 || p == active),
+    };
+    for l in lanes(active) {
+        fr.write(&ins.dst[0], l, r);
+    }
+    Ok(())
+}

@@ -1,0 +1,236 @@
+//! A lesson's variant on the interpreter: its buffers in host memory, its parameters, its
+//! `__constant__` fills; a traced run of the sampled blocks at the lesson's size, and a
+//! whole run whose outputs are read back for the check.
+
+use std::sync::Arc;
+
+use super::block::Launch;
+use super::mem::{Filler, Memory};
+use super::{Kernel, Plan, PrepareError, RunError};
+use crate::model::results::MemoryStats;
+use crate::model::{Arg, Buffer, ElemType, Init, Lesson, Variant};
+use crate::worker::hostdata::{self, HostData};
+
+/// Warp instructions one block may run before the run is called endless.
+pub const BLOCK_BUDGET: u64 = 200_000_000;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CpuError {
+    #[error(transparent)]
+    Prepare(#[from] PrepareError),
+    #[error(transparent)]
+    Run(#[from] RunError),
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// The lesson's buffers in `mem`: their addresses, in lesson order.
+pub struct Placed {
+    pub mem: Memory,
+    pub addrs: Vec<u64>,
+}
+
+fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Element `i` of a buffer as `init` makes it, each element on its own: a trace at the
+/// lesson's size touches a few pages of buffers that may be a GiB.
+fn element(b: &Buffer, seed: u64, i: u64) -> u64 {
+    let x = match b.init {
+        Init::Poison => {
+            let p = u64::from(hostdata::poison_pattern(b.ty));
+            return if b.ty.size() == 8 { p << 32 | p } else { p };
+        }
+        Init::Zeros => 0.0,
+        Init::Seq => i as f64,
+        Init::Const(c) => c,
+        Init::Random { lo, hi } => {
+            lo + (hi - lo) * ((splitmix(seed ^ i) >> 11) as f64 / (1u64 << 53) as f64)
+        }
+    };
+    match b.ty {
+        ElemType::F32 => u64::from((x as f32).to_bits()),
+        ElemType::F64 => x.to_bits(),
+        ElemType::I32 => u64::from(x.floor() as i32 as u32),
+        ElemType::U32 => u64::from(x.floor() as u32),
+        ElemType::U64 => x.floor() as u64,
+    }
+}
+
+fn formula(b: &Buffer, seed: u64) -> Filler {
+    let b = b.clone();
+    Box::new(move |start, page| {
+        let e = b.ty.size();
+        for (k, chunk) in page.chunks_mut(e).enumerate() {
+            let v = element(&b, seed, start / e as u64 + k as u64).to_le_bytes();
+            chunk.copy_from_slice(&v[..chunk.len()]);
+        }
+    })
+}
+
+fn from_bytes(bytes: Arc<Vec<u8>>) -> Filler {
+    Box::new(move |start, page| {
+        let s = start as usize;
+        let n = page.len().min(bytes.len().saturating_sub(s));
+        page[..n].copy_from_slice(&bytes[s..s + n]);
+    })
+}
+
+/// Buffers made on first touch, element by element (a trace at the lesson's size).
+pub fn paged(lesson: &Lesson, seed: u64) -> Placed {
+    let mut mem = Memory::default();
+    let addrs = (lesson.buffers.iter())
+        .map(|b| mem.add_buffer(b.bytes(), formula(b, seed)))
+        .collect();
+    for (r, b) in mem.buffers.iter_mut().zip(&lesson.buffers) {
+        r.name = b.name.clone();
+    }
+    Placed { mem, addrs }
+}
+
+/// Buffers from the host data a check compares against (inputs), outputs poisoned.
+pub fn dense(lesson: &Lesson, inputs: &[HostData]) -> Placed {
+    let mut mem = Memory::default();
+    let addrs = (lesson.buffers.iter().zip(inputs))
+        .map(|(b, h)| match b.is_output() {
+            true => mem.add_buffer(b.bytes(), formula(b, 0)),
+            false => mem.add_buffer(
+                b.bytes(),
+                from_bytes(Arc::new(crate::worker::measure::bytes(h))),
+            ),
+        })
+        .collect();
+    for (r, b) in mem.buffers.iter_mut().zip(&lesson.buffers) {
+        r.name = b.name.clone();
+    }
+    Placed { mem, addrs }
+}
+
+/// Buffer `j` as the kernel left it.
+pub fn download(p: &mut Placed, lesson: &Lesson, j: usize) -> HostData {
+    let b = &lesson.buffers[j];
+    let mut raw = vec![0u8; b.bytes() as usize];
+    if let Some(r) = p.mem.buffers.get_mut(j) {
+        r.read(0, &mut raw);
+    }
+    let words = |n: usize| raw.chunks_exact(n);
+    match b.ty {
+        ElemType::F32 => HostData::F32(
+            words(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        ElemType::F64 => HostData::F64(
+            words(8)
+                .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        ElemType::I32 => HostData::I32(
+            words(4)
+                .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        ElemType::U32 => HostData::U32(
+            words(4)
+                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+        ElemType::U64 => HostData::U64(
+            words(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        ),
+    }
+}
+
+/// The launch of `v` over `p`: its parameters where the kernel's parameter list puts them,
+/// and its `__constant__` fills copied into the module's constants.
+pub fn launch(
+    k: &Kernel,
+    lesson: &Lesson,
+    v: &Variant,
+    p: &mut Placed,
+) -> Result<Launch, CpuError> {
+    let layout = &k.prog.funcs[k.entry].params;
+    let mut params = vec![0u8; k.prog.funcs[k.entry].param_bytes as usize];
+    for (i, a) in v.args.iter().enumerate() {
+        let bytes: Vec<u8> = match *a {
+            Arg::Buffer(j) => p.addrs[j].to_le_bytes().to_vec(),
+            Arg::I32(x) => x.to_le_bytes().to_vec(),
+            Arg::U32(x) => x.to_le_bytes().to_vec(),
+            Arg::I64(x) => x.to_le_bytes().to_vec(),
+            Arg::U64(x) => x.to_le_bytes().to_vec(),
+            Arg::F32(x) => x.to_le_bytes().to_vec(),
+            Arg::Texture(_) => return Err(CpuError::Setup("textures need a GPU".into())),
+        };
+        let Some(&(off, size)) = layout.get(i) else {
+            return Err(CpuError::Setup(format!(
+                "the kernel takes {} parameters, `args:` gives more",
+                layout.len()
+            )));
+        };
+        let n = bytes.len().min(size as usize);
+        params[off as usize..off as usize + n].copy_from_slice(&bytes[..n]);
+    }
+    p.mem.consts = k.prog.consts.clone();
+    p.mem.module = k.prog.globals.clone();
+    for c in &v.constants {
+        let sym = k.prog.symbols.iter().find(|s| s.0 == c.symbol);
+        let Some(&(_, _, at, bytes)) = sym else {
+            return Err(CpuError::Setup(format!(
+                "the kernel has no __constant__ `{}`",
+                c.symbol
+            )));
+        };
+        let mut data = vec![0u8; bytes as usize];
+        if let Some(r) = p.mem.buffers.get_mut(c.buffer) {
+            r.read(
+                0,
+                &mut data[..(lesson.buffers[c.buffer].bytes().min(bytes)) as usize],
+            );
+        }
+        p.mem.consts[at as usize..(at + bytes) as usize].copy_from_slice(&data);
+    }
+    Ok(Launch {
+        grid: v.grid,
+        block: v.block,
+        dyn_smem: v.smem,
+        params,
+    })
+}
+
+/// The sampled blocks of `v` at the lesson's size, traced and summarised as the GPU's
+/// trace is: per instruction for the sampled blocks, totals scaled to the grid.
+pub fn trace(
+    k: &Kernel,
+    lesson: &Lesson,
+    v: &Variant,
+    trace_blocks: u32,
+) -> Result<MemoryStats, CpuError> {
+    let opts = crate::model::protocol::RunOptions {
+        trace_blocks,
+        ..Default::default()
+    };
+    let s = crate::worker::traced::sample(lesson, v, &opts);
+    let mut p = paged(lesson, hostdata::fresh_seed());
+    let l = launch(k, lesson, v, &mut p)?;
+    let plan = Plan {
+        trace: Some((s.stride, s.wanted)),
+        traced_only: true,
+        budget: BLOCK_BUDGET,
+        keep_records: false,
+    };
+    let out = super::run(k, &mut p.mem, &l, &plan)?;
+    let overflow = out.trace.stream.overflow;
+    let mut m = out.trace.stream.finish();
+    m.traced_blocks = s.traced;
+    m.total_blocks = s.total;
+    m.overflow = overflow;
+    crate::worker::traced::split_shared(&mut m);
+    crate::worker::traced::scale(&mut m, s.total as f64 / s.traced.max(1) as f64);
+    Ok(m)
+}

@@ -1,0 +1,203 @@
+//! Loads, stores and atomics, lane by lane, each traced access logged as the GPU logger
+//! would: one record per resolved space, with the lanes that went there.
+
+use super::RunError;
+use super::alu::{self, sext, trunc};
+use super::block::BlockCtx;
+use super::calls::lanes;
+use super::decode::Instr;
+use super::mem::{At, OutOfBounds, resolve};
+use super::operand::Opnd;
+use super::ops::{AtomOp, Bin, Kind, Op, Space, Ty};
+use super::warp::Frame;
+
+fn at_of(space: Space, a: u64) -> At {
+    match space {
+        Space::Generic => resolve(a),
+        Space::Global => At::Global(a),
+        Space::Shared => At::Shared(a),
+        Space::Local => At::Local(a),
+        Space::Const => At::Const(a),
+        Space::Param => At::Param(a),
+    }
+}
+
+fn plus(at: At, k: u64) -> At {
+    match at {
+        At::Global(a) => At::Global(a + k),
+        At::Shared(a) => At::Shared(a + k),
+        At::Local(a) => At::Local(a + k),
+        At::Const(a) => At::Const(a + k),
+        At::Param(a) => At::Param(a + k),
+    }
+}
+
+fn items(o: &Opnd) -> &[Opnd] {
+    match o {
+        Opnd::Vec(v) => v,
+        o => std::slice::from_ref(o),
+    }
+}
+
+/// A loaded value as the register gets it: signed types are sign-extended.
+fn widen(v: u64, ty: Ty) -> u64 {
+    if ty.kind == Kind::S {
+        sext(v, ty.bits) as u64
+    } else {
+        v
+    }
+}
+
+fn oob(ctx: &BlockCtx, ins: &Instr, warp: u32, lane: usize, e: OutOfBounds) -> RunError {
+    let why = format!(
+        "out-of-bounds {} access: lane {lane} touched {} bytes at {:#x} ({})",
+        e.space, e.bytes, e.addr, e.what
+    );
+    ctx.error(ins.place, warp, why, 1 << lane)
+}
+
+fn param(fr: &mut Frame, lane: usize, a: u64, n: usize, store: Option<u64>) -> u64 {
+    let at = lane * fr.pbytes + a as usize;
+    let Some(b) = fr.params.get_mut(at..at + n) else {
+        return 0;
+    };
+    match store {
+        Some(v) => {
+            b.copy_from_slice(&v.to_le_bytes()[..n]);
+            0
+        }
+        None => {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(b);
+            u64::from_le_bytes(w)
+        }
+    }
+}
+
+pub fn load_store(
+    fr: &mut Frame,
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+) -> Result<(), RunError> {
+    let (space, ty, vec, store) = match ins.op {
+        Op::Ld { space, ty, vec } => (space, ty, vec, false),
+        Op::St { space, ty, vec } => (space, ty, vec, true),
+        _ => return Ok(()),
+    };
+    let elem = (ty.bits / 8).max(1) as usize;
+    let vals = if store { &ins.src[1] } else { &ins.dst[0] };
+    let items = items(vals);
+    let mut ats = [At::Global(0); 32];
+    for l in lanes(active) {
+        ats[l] = at_of(space, fr.read(&ins.src[0], l, ctx, warp));
+    }
+    if space != Space::Param {
+        ctx.access_record(ins, warp, active, &ats, u32::from(vec) * elem as u32);
+    }
+    let mut loaded = [[0u64; 8]; 32];
+    for l in lanes(active) {
+        let thread = warp as usize * 32 + l;
+        for (k, item) in items.iter().enumerate().take(8) {
+            let at = plus(ats[l], (k * elem) as u64);
+            if store {
+                let v = fr.read(item, l, ctx, warp);
+                match at {
+                    At::Param(a) => drop(param(fr, l, a, elem, Some(v))),
+                    at => ctx
+                        .mem
+                        .store(at, elem, thread, v)
+                        .map_err(|e| oob(ctx, ins, warp, l, e))?,
+                }
+            } else {
+                loaded[l][k] = match at {
+                    At::Param(a) => param(fr, l, a, elem, None),
+                    at => ctx
+                        .mem
+                        .load(at, elem, thread)
+                        .map_err(|e| oob(ctx, ins, warp, l, e))?,
+                };
+            }
+        }
+    }
+    if !store {
+        for l in lanes(active) {
+            for (k, item) in items.iter().enumerate().take(8) {
+                fr.write(item, l, widen(loaded[l][k], ty));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn atom_value(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
+    let bits = ty.bits;
+    match op {
+        AtomOp::Add => alu::bin(Bin::Add, ty, old, b),
+        AtomOp::Min => alu::bin(Bin::Min, ty, old, b),
+        AtomOp::Max => alu::bin(Bin::Max, ty, old, b),
+        AtomOp::Exch => b,
+        AtomOp::Cas => {
+            if trunc(old, bits) == trunc(b, bits) {
+                c
+            } else {
+                old
+            }
+        }
+        AtomOp::And => old & b,
+        AtomOp::Or => old | b,
+        AtomOp::Xor => old ^ b,
+        AtomOp::Inc => {
+            if trunc(old, bits) >= trunc(b, bits) {
+                0
+            } else {
+                old + 1
+            }
+        }
+        AtomOp::Dec => {
+            if old == 0 || trunc(old, bits) > trunc(b, bits) {
+                b
+            } else {
+                old - 1
+            }
+        }
+    }
+}
+
+/// Atomics act lane after lane, in lane order; they are not traced (as on the GPU).
+pub fn atomic(
+    fr: &mut Frame,
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+) -> Result<(), RunError> {
+    let Op::Atom { space, op, ty, red } = ins.op else {
+        return Ok(());
+    };
+    let n = (ty.bits / 8) as usize;
+    let src = &ins.src[..];
+    let mut out = [0u64; 32];
+    for l in lanes(active) {
+        let at = at_of(space, fr.read(&src[0], l, ctx, warp));
+        let b = fr.read(&src[1], l, ctx, warp);
+        let c = src.get(2).map_or(0, |o| fr.read(o, l, ctx, warp));
+        let thread = warp as usize * 32 + l;
+        let old = ctx
+            .mem
+            .load(at, n, thread)
+            .map_err(|e| oob(ctx, ins, warp, l, e))?;
+        let new = trunc(atom_value(op, ty, old, b, c), ty.bits);
+        ctx.mem
+            .store(at, n, thread, new)
+            .map_err(|e| oob(ctx, ins, warp, l, e))?;
+        out[l] = old;
+    }
+    if !red {
+        for l in lanes(active) {
+            fr.write(&ins.dst[0], l, out[l]);
+        }
+    }
+    Ok(())
+}

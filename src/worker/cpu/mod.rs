@@ -1,0 +1,192 @@
+//! The CPU interpreter: the PTX NVRTC makes for a variant, run warp by warp on the host, so
+//! a machine with no GPU still checks a kernel's output and traces its accesses exactly as
+//! the GPU tracer logs them (same sites, same records, same analysis).
+//!
+//! Model: a block's warps run in lockstep per warp, with an active mask; a divergent branch
+//! runs one side then the other, and the lanes meet again at the branch's immediate
+//! post-dominator (where ptxas puts the reconvergence point for structured code). Blocks
+//! run one after another. Weak-memory effects between warps are not modelled: a warp's
+//! stores are seen at once by the others.
+
+mod alu;
+pub mod block;
+mod body;
+mod calls;
+mod cfg;
+pub mod decode;
+mod exec;
+pub mod lesson;
+mod lex;
+pub mod mem;
+mod memop;
+mod opcode;
+mod operand;
+mod ops;
+pub mod serve;
+mod warp;
+
+use std::time::Instant;
+
+use crate::trace::instrument::{self, Site};
+use crate::trace::stream::Streamed;
+use block::{Launch, Trace, run_block};
+use decode::Program;
+use mem::Memory;
+
+/// Where an instruction is: its PTX line and the kernel source line of the last `.loc`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Place {
+    pub ptx_line: u32,
+    pub source_line: Option<u32>,
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.source_line {
+            Some(s) => write!(f, "source line {s}, PTX line {}", self.ptx_line),
+            None => write!(f, "PTX line {}", self.ptx_line),
+        }
+    }
+}
+
+/// An instruction the interpreter does not model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unsupported {
+    pub place: Place,
+    pub text: String,
+    pub why: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PrepareError {
+    #[error("the CPU interpreter does not run this kernel:\n{}", list(.0))]
+    Unsupported(Vec<Unsupported>),
+    #[error("the PTX has no kernel `{0}`")]
+    NoKernel(String),
+    #[error("tracing: {0}")]
+    Instrument(String),
+}
+
+fn list(u: &[Unsupported]) -> String {
+    let mut out: Vec<String> = u
+        .iter()
+        .take(20)
+        .map(|u| format!("  {}: `{}`: {}", u.place, u.text, u.why))
+        .collect();
+    if u.len() > 20 {
+        out.push(format!("  ... and {} more", u.len() - 20));
+    }
+    out.join("\n")
+}
+
+/// A run-time error with its place: block, warp, lanes and line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{why} (block {block:?}, warp {warp}, lane {lane}{place})", lane = .lanes.trailing_zeros(), place = .place.map(|p| format!(", {p}")).unwrap_or_default())]
+pub struct RunError {
+    pub block: [u32; 3],
+    pub warp: u32,
+    pub lanes: u32,
+    pub place: Option<Place>,
+    pub why: String,
+}
+
+/// A decoded kernel and the trace sites its accesses log under.
+#[derive(Debug)]
+pub struct Kernel {
+    pub prog: Program,
+    pub entry: usize,
+    pub sites: Vec<Site>,
+}
+
+/// Decode `ptx` for kernel `name`; instructions the tracer follows get the id of the site
+/// the instrumenter gives them.
+pub fn prepare(ptx: &str, name: &str) -> Result<Kernel, PrepareError> {
+    let mut prog = decode::decode(ptx).map_err(PrepareError::Unsupported)?;
+    let entry = (prog.funcs.iter())
+        .position(|f| f.entry && f.name == name)
+        .ok_or_else(|| PrepareError::NoKernel(name.to_string()))?;
+    let sites = instrument::instrument(ptx)
+        .map_err(|e| PrepareError::Instrument(e.to_string()))?
+        .sites;
+    let mut used = vec![false; sites.len()];
+    for f in &mut prog.funcs {
+        for ins in &mut f.instrs {
+            ins.site = (sites.iter().enumerate())
+                .find(|(k, s)| !used[*k] && s.ptx_line == ins.place.ptx_line && s.op == ins.text)
+                .map(|(k, _)| {
+                    used[k] = true;
+                    k as u32
+                });
+        }
+    }
+    Ok(Kernel { prog, entry, sites })
+}
+
+/// Which blocks run, and which of them are traced.
+#[derive(Debug, Clone, Default)]
+pub struct Plan {
+    /// Trace every `stride`-th block, at most `limit` (the GPU tracer's sample).
+    pub trace: Option<(u64, u64)>,
+    /// Run only the traced blocks (a trace at the lesson's size), not the whole grid.
+    pub traced_only: bool,
+    /// Warp instructions a block may take.
+    pub budget: u64,
+    /// Keep every record as well as the summary (tests and tools).
+    pub keep_records: bool,
+}
+
+/// Records a trace keeps, as the GPU tracer's buffer holds (the rest are only counted).
+pub const TRACE_CAPACITY: u64 = 1 << 20;
+
+pub struct Outcome {
+    pub trace: Trace,
+    pub warp_steps: u64,
+    /// Thread instructions run (active lanes summed over warp steps): the speed figure.
+    pub thread_steps: u64,
+    pub blocks: u64,
+    /// What the kernel's `printf`s wrote.
+    pub printed: String,
+}
+
+/// Run `k` over `mem` as `launch` says.
+pub fn run(
+    k: &Kernel,
+    mem: &mut Memory,
+    launch: &Launch,
+    plan: &Plan,
+) -> Result<Outcome, RunError> {
+    mem.local_bytes = k.prog.local_bytes as usize;
+    let total: u64 = launch.grid.iter().map(|&g| u64::from(g)).product();
+    let mut out = Outcome {
+        trace: Trace {
+            stream: Streamed::new(&k.sites, TRACE_CAPACITY),
+            records: plan.keep_records.then(Vec::new),
+        },
+        warp_steps: 0,
+        thread_steps: 0,
+        blocks: 0,
+        printed: String::new(),
+    };
+    let start = Instant::now();
+    for b in 0..total {
+        let traced = plan
+            .trace
+            .is_some_and(|(stride, limit)| b % stride == 0 && b / stride < limit);
+        if plan.traced_only && !traced {
+            if plan.trace.is_some_and(|(s, l)| b >= s * l) {
+                break;
+            }
+            continue;
+        }
+        let t = if traced { Some(&mut out.trace) } else { None };
+        let io = (t, &mut out.printed);
+        let (w, t) = run_block(&k.prog, k.entry, mem, launch, b, io, plan.budget, start)?;
+        out.warp_steps += w;
+        out.thread_steps += t;
+        out.blocks += 1;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;

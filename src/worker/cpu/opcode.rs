@@ -1,0 +1,268 @@
+//! Reading an opcode's qualifiers into its decoded form, and refusing what is not modelled.
+
+use super::ops::{AtomOp, Bin, BoolOp, Cmp, Op, Rnd, Shfl, Space, Ty, Un, Vote, ty_of};
+
+fn space_of(q: &str) -> Option<Space> {
+    Some(match q {
+        "global" => Space::Global,
+        "shared" | "shared::cta" => Space::Shared,
+        "local" => Space::Local,
+        "const" => Space::Const,
+        "param" | "param::func" | "param::entry" => Space::Param,
+        _ => return None,
+    })
+}
+
+/// Opcodes the interpreter does not model, and what to do instead.
+fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
+    let cluster = quals.iter().any(|q| q.contains("cluster"));
+    Some(match base {
+        "tex" | "tld4" | "txq" | "suld" | "sust" | "suq" => "textures and surfaces need a GPU",
+        "mma" | "wmma" | "wgmma" | "ldmatrix" | "stmatrix" => "tensor-core instructions need a GPU",
+        "cp" | "cp.async" => "asynchronous and bulk copies (TMA) need a GPU",
+        "mapa" | "getctarank" => "clusters (distributed shared memory) need a GPU",
+        "brx" => "indirect branches are not interpreted",
+        _ if cluster => "clusters (distributed shared memory) need a GPU",
+        _ => return None,
+    })
+}
+
+fn rnd_of(q: &str) -> Option<Rnd> {
+    Some(match q {
+        "rn" => Rnd::Rn,
+        "rz" => Rnd::Rz,
+        "rm" => Rnd::Rm,
+        "rp" => Rnd::Rp,
+        "rni" => Rnd::Rni,
+        "rzi" => Rnd::Rzi,
+        "rmi" => Rnd::Rmi,
+        "rpi" => Rnd::Rpi,
+        _ => return None,
+    })
+}
+
+fn cmp_of(q: &str) -> Option<Cmp> {
+    Some(match q {
+        "eq" => Cmp::Eq,
+        "ne" => Cmp::Ne,
+        "lt" | "lo" => Cmp::Lt,
+        "le" | "ls" => Cmp::Le,
+        "gt" | "hi" => Cmp::Gt,
+        "ge" | "hs" => Cmp::Ge,
+        "equ" => Cmp::Unordered(0),
+        "neu" => Cmp::Unordered(1),
+        "ltu" => Cmp::Unordered(2),
+        "leu" => Cmp::Unordered(3),
+        "gtu" => Cmp::Unordered(4),
+        "geu" => Cmp::Unordered(5),
+        "num" => Cmp::Num,
+        "nan" => Cmp::Nan,
+        _ => return None,
+    })
+}
+
+/// An opcode's parts: the base (`ld`), its qualifiers and the types among them.
+struct Q<'a> {
+    text: &'a str,
+    base: &'a str,
+    quals: Vec<&'a str>,
+    tys: Vec<Ty>,
+}
+
+impl<'a> Q<'a> {
+    fn new(text: &'a str) -> Q<'a> {
+        let mut parts = text.split('.');
+        let base = parts.next().unwrap_or("");
+        let quals: Vec<&str> = parts.collect();
+        let tys = quals.iter().filter_map(|q| ty_of(q)).collect();
+        Q {
+            text,
+            base,
+            quals,
+            tys,
+        }
+    }
+    fn has(&self, q: &str) -> bool {
+        self.quals.contains(&q)
+    }
+    fn need(&self) -> Result<Ty, String> {
+        (self.tys.last().copied()).ok_or_else(|| format!("`{}` has no type", self.text))
+    }
+}
+
+/// The decoded opcode, or why it is not interpreted.
+pub fn parse_op(text: &str) -> Result<Op, String> {
+    let q = Q::new(text);
+    if let Some(why) = refused(q.base, &q.quals) {
+        return Err(why.to_string());
+    }
+    arith(&q).unwrap_or_else(|| other(&q))
+}
+
+/// Arithmetic and logic on one type; None for any other opcode.
+fn arith(q: &Q) -> Option<Result<Op, String>> {
+    let has = |x: &str| q.has(x);
+    let need = || q.need();
+    let bin = |b: Bin| Ok(Op::Bin(b, need()?));
+    let un = |u: Un| Ok(Op::Un(u, need()?));
+    Some(match q.base {
+        "add" => bin(Bin::Add),
+        "sub" => bin(Bin::Sub),
+        "mul" if has("hi") => bin(Bin::MulHi),
+        "mul" if has("wide") => bin(Bin::MulWide),
+        "mul" | "mul24" => bin(Bin::MulLo),
+        "div" => bin(Bin::Div),
+        "rem" => bin(Bin::Rem),
+        "min" => bin(Bin::Min),
+        "max" => bin(Bin::Max),
+        "and" => bin(Bin::And),
+        "or" => bin(Bin::Or),
+        "xor" => bin(Bin::Xor),
+        "shl" => bin(Bin::Shl),
+        "shr" => bin(Bin::Shr),
+        "copysign" => bin(Bin::Copysign),
+        "mad" | "fma" | "mad24" => {
+            let b = match () {
+                _ if has("hi") => Bin::MulHi,
+                _ if has("wide") => Bin::MulWide,
+                _ => Bin::MulLo,
+            };
+            need().map(|t| Op::Mad(b, t))
+        }
+        "not" => un(Un::Not),
+        "neg" => un(Un::Neg),
+        "abs" => un(Un::Abs),
+        "popc" => un(Un::Popc),
+        "clz" => un(Un::Clz),
+        "brev" => un(Un::Brev),
+        "cnot" => un(Un::Cnot),
+        "sqrt" => un(Un::Sqrt),
+        "rcp" => un(Un::Rcp),
+        "rsqrt" => un(Un::Rsqrt),
+        "ex2" => un(Un::Ex2),
+        "lg2" => un(Un::Lg2),
+        "sin" => un(Un::Sin),
+        "cos" => un(Un::Cos),
+        _ => return None,
+    })
+}
+
+/// Everything but arithmetic: comparisons, moves, memory, control, warp-wide.
+fn other(q: &Q) -> Result<Op, String> {
+    let (text, quals, tys) = (q.text, &q.quals, &q.tys);
+    let has = |x: &str| q.has(x);
+    let need = || q.need();
+    let space = (quals.iter().find_map(|q| space_of(q))).unwrap_or(Space::Generic);
+    let vec = (quals.iter())
+        .find_map(|q| q.strip_prefix('v').and_then(|n| n.parse::<u8>().ok()))
+        .unwrap_or(1);
+    match q.base {
+        "setp" => {
+            let cmp = quals.iter().find_map(|q| cmp_of(q));
+            let bool = quals.iter().find_map(|q| match *q {
+                "and" => Some(BoolOp::And),
+                "or" => Some(BoolOp::Or),
+                "xor" => Some(BoolOp::Xor),
+                _ => None,
+            });
+            let cmp = cmp.ok_or_else(|| format!("`{text}`: no comparison"))?;
+            Ok(Op::Setp {
+                cmp,
+                bool,
+                ty: need()?,
+            })
+        }
+        "selp" => Ok(Op::Selp(need()?)),
+        "mov" => Ok(Op::Mov(need()?)),
+        "cvt" => match tys[..] {
+            [dst, src] => Ok(Op::Cvt {
+                dst,
+                src,
+                rnd: quals.iter().find_map(|q| rnd_of(q)).unwrap_or(Rnd::None),
+                sat: has("sat"),
+            }),
+            _ => Err(format!("`{text}`: cvt needs two types")),
+        },
+        "cvta" => Ok(Op::Cvta {
+            to: has("to"),
+            space,
+        }),
+        "isspacep" => Ok(Op::Isspacep(space)),
+        "ld" | "ldu" => Ok(Op::Ld {
+            space,
+            ty: need()?,
+            vec,
+        }),
+        "st" => Ok(Op::St {
+            space,
+            ty: need()?,
+            vec,
+        }),
+        "atom" | "red" => {
+            let op = atom_op(quals).ok_or_else(|| format!("`{text}`: atomic not modelled"))?;
+            Ok(Op::Atom {
+                space,
+                op,
+                ty: need()?,
+                red: q.base == "red",
+            })
+        }
+        _ => control(q),
+    }
+}
+
+/// Control flow, barriers, bit fields and the warp-wide instructions.
+fn control(q: &Q) -> Result<Op, String> {
+    let (text, quals) = (q.text, &q.quals);
+    let has = |x: &str| q.has(x);
+    let need = || q.need();
+    match q.base {
+        "bfe" => Ok(Op::Bfe(need()?)),
+        "bfi" => Ok(Op::Bfi(need()?)),
+        "bra" => Ok(Op::Bra),
+        "call" => Ok(Op::Call),
+        "ret" => Ok(Op::Ret),
+        "exit" | "trap" => Ok(Op::Exit),
+        "bar" | "barrier" if has("warp") => Ok(Op::BarWarp),
+        "bar" | "barrier" if has("sync") || has("arrive") || quals.is_empty() => match () {
+            _ if has("arrive") || has("red") => Err(format!("`{text}` is not interpreted")),
+            _ => Ok(Op::Bar),
+        },
+        "membar" | "fence" | "prefetch" | "prefetchu" | "pmevent" | "nanosleep" => Ok(Op::Nop),
+        "shfl" => {
+            let m = match () {
+                _ if has("up") => Shfl::Up,
+                _ if has("down") => Shfl::Down,
+                _ if has("bfly") => Shfl::Bfly,
+                _ => Shfl::Idx,
+            };
+            Ok(Op::Shfl(m))
+        }
+        "vote" => Ok(Op::Vote(match () {
+            _ if has("all") => Vote::All,
+            _ if has("any") => Vote::Any,
+            _ if has("uni") => Vote::Uni,
+            _ => Vote::Ballot,
+        })),
+        "activemask" => Ok(Op::Activemask),
+        _ => Err(format!("`{text}` is not interpreted")),
+    }
+}
+
+fn atom_op(quals: &[&str]) -> Option<AtomOp> {
+    quals.iter().find_map(|q| {
+        Some(match *q {
+            "add" => AtomOp::Add,
+            "min" => AtomOp::Min,
+            "max" => AtomOp::Max,
+            "exch" => AtomOp::Exch,
+            "cas" => AtomOp::Cas,
+            "and" => AtomOp::And,
+            "or" => AtomOp::Or,
+            "xor" => AtomOp::Xor,
+            "inc" => AtomOp::Inc,
+            "dec" => AtomOp::Dec,
+            _ => return None,
+        })
+    })
+}

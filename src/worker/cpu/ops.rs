@@ -1,0 +1,207 @@
+//! The decoded form of an opcode: what it does and on which type, from `add.s32`,
+//! `setp.lt.and.u32`, `ld.global.nc.v4.f32` and the like.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    U,
+    S,
+    F,
+    B,
+    Pred,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ty {
+    pub kind: Kind,
+    pub bits: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Space {
+    Generic,
+    Global,
+    Shared,
+    Local,
+    Const,
+    Param,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bin {
+    Add,
+    Sub,
+    MulLo,
+    MulHi,
+    MulWide,
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+    Copysign,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Un {
+    Not,
+    Neg,
+    Abs,
+    Popc,
+    Clz,
+    Brev,
+    Cnot,
+    Sqrt,
+    Rcp,
+    Rsqrt,
+    Ex2,
+    Lg2,
+    Sin,
+    Cos,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// Floats: true when either is NaN (`equ`, `ltu` ...), or only `num`/`nan`.
+    Unordered(u8),
+    Num,
+    Nan,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rnd {
+    None,
+    /// Float to float or int to float: nearest-even, zero, down, up.
+    Rn,
+    Rz,
+    Rm,
+    Rp,
+    /// Float to integer rounding (`rni`, `rzi`, `rmi`, `rpi`).
+    Rni,
+    Rzi,
+    Rmi,
+    Rpi,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    Exch,
+    Cas,
+    And,
+    Or,
+    Xor,
+    Inc,
+    Dec,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shfl {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Vote {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Bin(Bin, Ty),
+    /// `mad.lo`/`mad.hi`/`mad.wide` (integers) and `fma`/`mad` (floats): a * b + c.
+    Mad(Bin, Ty),
+    Un(Un, Ty),
+    Setp {
+        cmp: Cmp,
+        bool: Option<BoolOp>,
+        ty: Ty,
+    },
+    Selp(Ty),
+    Mov(Ty),
+    Cvt {
+        dst: Ty,
+        src: Ty,
+        rnd: Rnd,
+        sat: bool,
+    },
+    Cvta {
+        to: bool,
+        space: Space,
+    },
+    Isspacep(Space),
+    Ld {
+        space: Space,
+        ty: Ty,
+        vec: u8,
+    },
+    St {
+        space: Space,
+        ty: Ty,
+        vec: u8,
+    },
+    Atom {
+        space: Space,
+        op: AtomOp,
+        ty: Ty,
+        red: bool,
+    },
+    Bfe(Ty),
+    Bfi(Ty),
+    Bra,
+    /// Resolved by the decoder: callee and the caller's parameter offsets.
+    Call,
+    Ret,
+    Exit,
+    Bar,
+    BarWarp,
+    Nop,
+    Shfl(Shfl),
+    Vote(Vote),
+    Activemask,
+}
+
+pub fn ty_of(q: &str) -> Option<Ty> {
+    let (kind, bits) = match q {
+        "pred" => (Kind::Pred, 1),
+        "b8" => (Kind::B, 8),
+        "u8" => (Kind::U, 8),
+        "s8" => (Kind::S, 8),
+        "b16" => (Kind::B, 16),
+        "u16" => (Kind::U, 16),
+        "s16" => (Kind::S, 16),
+        "b32" => (Kind::B, 32),
+        "u32" => (Kind::U, 32),
+        "s32" => (Kind::S, 32),
+        "f32" => (Kind::F, 32),
+        "b64" => (Kind::B, 64),
+        "u64" => (Kind::U, 64),
+        "s64" => (Kind::S, 64),
+        "f64" => (Kind::F, 64),
+        _ => return None,
+    };
+    Some(Ty { kind, bits })
+}

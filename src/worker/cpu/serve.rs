@@ -1,0 +1,234 @@
+//! A lesson run on the CPU interpreter, answering as a GPU run does: each variant compiled
+//! (the ptxas report comes from NVRTC, no GPU needed), its output checked at the lesson's
+//! CPU size against the reference, its sampled blocks traced at the lesson's size. No
+//! times, bandwidth or occupancy from the driver: they need a GPU and stay absent.
+
+use super::lesson::{self, CpuError, Placed};
+use super::{Kernel, Plan, prepare};
+use crate::course::fingerprint::variant_hash;
+use crate::cuda::nvrtc::Output;
+use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
+use crate::model::results::VariantResult;
+use crate::model::{Lesson, Reference, Variant};
+use crate::worker::compile::{arch_for, compile_cached, compile_checked, compile_job};
+use crate::worker::hostdata::{self, HostData};
+use crate::worker::runner::{run_order, wanted};
+
+type Send<'a> = &'a mut dyn FnMut(Reply);
+
+/// What the CPU run says in place of a GPU's figures.
+pub const LABEL: &str = "run on the CPU interpreter";
+
+fn stage(send: Send, v: &Variant, s: &str) {
+    send(Reply::Stage {
+        variant: v.name.clone(),
+        stage: s.to_string(),
+    });
+}
+
+/// Every variant asked for, the reference first; `small` is the lesson at its CPU size.
+pub fn run_lesson(lesson: &Lesson, small: &Lesson, opts: &RunOptions, send: Send) {
+    let arch = arch_for(lesson, FALLBACK_ARCH);
+    let checking = !lesson.problem_cpu.is_empty() || small.problem != lesson.problem;
+    let inputs: Vec<HostData> = (small.buffers.iter())
+        .map(|b| hostdata::generate(b, hostdata::fresh_seed()))
+        .collect();
+    let mut expected = Vec::new();
+    let reference = match checking {
+        true => small_reference(small, &arch, &inputs, &mut expected, send),
+        false => None,
+    };
+    for i in run_order(lesson, opts) {
+        let v = &lesson.variants[i];
+        let shown = wanted(opts, &v.name);
+        let mut r = blank(lesson, v);
+        let Some(k) = build(lesson, v, &arch, &mut r, send) else {
+            if shown {
+                send(Reply::Variant {
+                    result: Box::new(r),
+                });
+            }
+            continue;
+        };
+        match small.variant(&v.name).filter(|_| checking) {
+            Some(_) if reference.as_deref() == Some(v.name.as_str()) => r.correct = Some(true),
+            Some(sv) => {
+                stage(send, v, "checking the output on the CPU interpreter");
+                check(&k, small, sv, &inputs, &mut expected, false, &mut r);
+            }
+            None => {
+                r.check = Some(format!(
+                    "{LABEL}: no `problem_cpu` size, output not checked"
+                ))
+            }
+        }
+        if opts.trace && shown {
+            trace(&k, lesson, v, opts, &mut r, send);
+        }
+        if shown {
+            send(Reply::Variant {
+                result: Box::new(r),
+            });
+        }
+    }
+}
+
+/// The expected outputs at the CPU size: a built-in reference's, or those of the CPU-size
+/// lesson's reference variant run there (an exercise's solution); that variant's name.
+fn small_reference(
+    small: &Lesson,
+    arch: &str,
+    inputs: &[HostData],
+    expected: &mut Vec<(usize, HostData)>,
+    send: Send,
+) -> Option<String> {
+    expected.extend(hostdata::builtin_expected(&small.reference, inputs));
+    let words = match small.reference {
+        Reference::Variant(r) => {
+            let sv = &small.variants[r];
+            let mut res = blank(small, sv);
+            let k = build(small, sv, arch, &mut res, &mut |_| {})?;
+            stage(send, sv, "running the reference on the CPU interpreter");
+            check(&k, small, sv, inputs, expected, true, &mut res);
+            return res.correct.is_some_and(|c| c).then(|| sv.name.clone());
+        }
+        Reference::Sgemm { .. } => "the cuBLAS reference needs a GPU: outputs not checked",
+        _ => return None,
+    };
+    send(Reply::Stage {
+        variant: String::new(),
+        stage: words.into(),
+    });
+    None
+}
+
+fn trace(
+    k: &Kernel,
+    lesson: &Lesson,
+    v: &Variant,
+    opts: &RunOptions,
+    r: &mut VariantResult,
+    send: Send,
+) {
+    stage(send, v, "tracing memory accesses on the CPU interpreter");
+    let t0 = std::time::Instant::now();
+    match lesson::trace(k, lesson, v, opts.trace_blocks) {
+        Ok(mut m) => {
+            m.trace_ms = t0.elapsed().as_secs_f64() * 1e3;
+            r.memory = Some(m);
+        }
+        Err(e) => r.trace_error = Some(e.to_string()),
+    }
+}
+
+fn blank(lesson: &Lesson, v: &Variant) -> VariantResult {
+    VariantResult {
+        name: v.name.clone(),
+        source_hash: variant_hash(lesson, v),
+        grid: v.grid,
+        block: v.block,
+        ..Default::default()
+    }
+}
+
+/// The ptxas report (CUBIN build) and the decoded PTX; None with the reason in `r`.
+fn build(
+    lesson: &Lesson,
+    v: &Variant,
+    arch: &str,
+    r: &mut VariantResult,
+    send: Send,
+) -> Option<Kernel> {
+    stage(send, v, "compiling");
+    let compiled = compile_checked(lesson, v, arch).map_err(|e| e.to_string());
+    send(Reply::Compiled {
+        variant: v.name.clone(),
+        ptxas: compiled.as_ref().ok().and_then(|c| c.report.clone()),
+        error: compiled.as_ref().err().cloned(),
+    });
+    let ptx = compiled.and_then(|c| {
+        r.ptxas = c.report;
+        compile_cached(&compile_job(v, arch, Output::Ptx)).map_err(|e| e.to_string())
+    });
+    let text = ptx.map(|p| {
+        (
+            String::from_utf8_lossy(&p.image)
+                .trim_end_matches('\0')
+                .to_string(),
+            p.lowered_name,
+        )
+    });
+    match text.and_then(|(t, name)| prepare(&t, &name).map_err(|e| e.to_string())) {
+        Ok(k) => Some(k),
+        Err(e) => {
+            r.error = Some(e);
+            r.failure = Some("not interpreted".into());
+            None
+        }
+    }
+}
+
+/// The whole grid at the CPU size over fresh inputs; outputs against the expected ones.
+fn check(
+    k: &Kernel,
+    small: &Lesson,
+    v: &Variant,
+    inputs: &[HostData],
+    expected: &mut Vec<(usize, HostData)>,
+    is_ref: bool,
+    r: &mut VariantResult,
+) {
+    let mut p = lesson::dense(small, inputs);
+    let run = lesson::launch(k, small, v, &mut p).and_then(|l| {
+        let plan = Plan {
+            trace: None,
+            traced_only: false,
+            budget: lesson::BLOCK_BUDGET,
+            keep_records: false,
+        };
+        super::run(k, &mut p.mem, &l, &plan).map_err(CpuError::from)
+    });
+    match run {
+        // The worker's stdout is the protocol's; plain prints go where a GPU's printf goes.
+        Ok(out) => print!("{}", out.printed),
+        Err(e) => {
+            r.correct = Some(false);
+            r.error = Some(format!("{LABEL}: {e}"));
+            r.failure = Some("interpreter".into());
+            return;
+        }
+    }
+    r.tolerance = small.tolerance;
+    let outputs: Vec<usize> = (0..small.buffers.len())
+        .filter(|&j| small.buffers[j].is_output() && !small.is_measured(j))
+        .collect();
+    if is_ref {
+        r.correct = Some(true);
+        expected.extend(
+            outputs
+                .iter()
+                .map(|&j| (j, lesson::download(&mut p, small, j))),
+        );
+        return;
+    }
+    judge(small, &mut p, expected, r);
+}
+
+fn judge(small: &Lesson, p: &mut Placed, expected: &[(usize, HostData)], r: &mut VariantResult) {
+    let tol = small.tolerance.unwrap_or_default();
+    let mut problems = Vec::new();
+    for (j, want) in expected.iter().filter(|(j, _)| !small.is_measured(*j)) {
+        let got = lesson::download(p, small, *j);
+        if let Err(e) = hostdata::compare(&small.buffers[*j].name, &got, want, &tol) {
+            problems.push(e.to_string());
+        }
+    }
+    if expected.is_empty() {
+        r.check = Some(format!("{LABEL}: no reference output to compare with"));
+    } else if problems.is_empty() {
+        r.correct = Some(true);
+    } else {
+        r.correct = Some(false);
+        r.error = Some(format!("wrong output ({LABEL}): {}", problems.join("; ")));
+    }
+}

@@ -1,0 +1,119 @@
+//! The interpreter on small hand-written PTX programs.
+
+use super::block::Launch;
+use super::lesson::Placed;
+use super::mem::Memory;
+use super::{Kernel, Plan, RunError, prepare, run};
+use crate::trace::decode::Record;
+
+const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
+
+/// `body` as kernel `k(u64 out, u64 in)`, run on `threads` threads of `blocks` blocks
+/// over a u32 output of `n` words and an input `0..n`; the output and the kernel.
+pub(super) fn run_on(
+    body: &str,
+    blocks: u32,
+    threads: u32,
+    n: usize,
+) -> Result<(Vec<u32>, Kernel), RunError> {
+    run_full("", body, blocks, threads, n).map(|(o, k, _)| (o, k))
+}
+
+/// The output, the kernel and every block's records.
+type Ran = (Vec<u32>, Kernel, Vec<Record>);
+
+/// As `run_on`, with `pre` (functions, module variables) before the kernel, and the
+/// records of every block.
+pub(super) fn run_full(
+    pre: &str,
+    body: &str,
+    blocks: u32,
+    threads: u32,
+    n: usize,
+) -> Result<Ran, RunError> {
+    let ptx = format!(
+        "{HEAD}{pre}\n.visible .entry k(\n.param .u64 k_out,\n.param .u64 k_in\n)\n{{\n\
+         .reg .pred %p<9>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<40>;\n{body}\n}}\n"
+    );
+    let k = prepare(&ptx, "k").unwrap_or_else(|e| panic!("{e}\n{ptx}"));
+    let mut p = Placed {
+        mem: Memory::default(),
+        addrs: vec![],
+    };
+    let out = p
+        .mem
+        .add_buffer(n as u64 * 4, Box::new(|_, page| page.fill(0xEE)));
+    let input = p.mem.add_buffer(
+        n as u64 * 4,
+        Box::new(|start, page| {
+            for (i, c) in page.chunks_mut(4).enumerate() {
+                c.copy_from_slice(&((start / 4) as u32 + i as u32).to_le_bytes());
+            }
+        }),
+    );
+    let mut params = out.to_le_bytes().to_vec();
+    params.extend(input.to_le_bytes());
+    let l = Launch {
+        grid: [blocks, 1, 1],
+        block: [threads, 1, 1],
+        dyn_smem: 0,
+        params,
+    };
+    let plan = Plan {
+        trace: Some((1, u64::MAX)),
+        traced_only: false,
+        budget: 1_000_000,
+        keep_records: true,
+    };
+    let o = run(&k, &mut p.mem, &l, &plan)?;
+    let mut raw = vec![0u8; n * 4];
+    p.mem.buffers[0].read(0, &mut raw);
+    let words = raw
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    Ok((words, k, o.trace.records.unwrap_or_default()))
+}
+
+/// out[tid] = value of %r9 at the end.
+pub(super) fn store_r9(body: &str) -> String {
+    format!(
+        "ld.param.u64 %rd1, [k_out];\nmov.u32 %r1, %tid.x;\nmov.u32 %r2, %ctaid.x;\n\
+         mov.u32 %r3, %ntid.x;\nmad.lo.s32 %r4, %r2, %r3, %r1;\n{body}\n\
+         mul.wide.u32 %rd2, %r4, 4;\nadd.s64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r9;\nret;"
+    )
+}
+
+#[test]
+fn params_and_special_registers_reach_every_thread() {
+    let (out, _) = run_on(&store_r9("mov.u32 %r9, %r4;"), 2, 40, 80).unwrap();
+    assert_eq!(out, (0..80).collect::<Vec<u32>>());
+}
+
+#[test]
+fn registers_survive_a_barrier() {
+    let (out, _) = run_on(
+        &store_r9("mov.u32 %r9, %r4;\nbar.sync 0;\nadd.s32 %r9, %r9, 1;"),
+        1,
+        64,
+        64,
+    )
+    .unwrap();
+    assert_eq!(out, (1..65).collect::<Vec<u32>>());
+}
+
+#[test]
+fn local_arrays_are_per_thread() {
+    let body = ".local .align 16 .b8 __local_depot0[64];\n.reg .b64 %SP;\n.reg .b64 %SPL;\n\
+                mov.u64 %SPL, __local_depot0;\ncvta.local.u64 %SP, %SPL;";
+    let code = store_r9(
+        "and.b32 %r5, %r1, 3;\nmul.wide.u32 %rd5, %r5, 4;\nadd.s64 %rd6, %SP, %rd5;\n\
+         st.u32 [%rd6], %r4;\nadd.s64 %rd7, %SPL, %rd5;\nld.local.u32 %r9, [%rd7];",
+    );
+    let (out, k) = run_on(&format!("{body}\n{code}"), 1, 64, 64).unwrap();
+    assert_eq!(out, (0..64).collect::<Vec<u32>>());
+    assert_eq!(k.prog.local_bytes, 64);
+}
+
+#[path = "tests_more.rs"]
+mod more;

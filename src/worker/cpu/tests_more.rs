@@ -1,0 +1,195 @@
+//! Control flow, collectives, memory spaces and run-time errors of the interpreter.
+
+use super::{run_full, run_on, store_r9};
+use crate::model::access::Space;
+use crate::trace::decode::Record;
+
+fn recs<'a>(r: &'a [Record], k: &super::Kernel, op: &str) -> Vec<&'a Record> {
+    r.iter()
+        .filter(|r| k.sites[r.site as usize].op == op)
+        .collect()
+}
+
+#[test]
+fn divergent_lanes_meet_again_after_an_if_else() {
+    let body = store_r9(
+        "and.b32 %r5, %r1, 31;\nsetp.lt.u32 %p1, %r5, 10;\n@%p1 bra THEN;\nmov.u32 %r9, 2;\n\
+         bra.uni DONE;\nTHEN:\nmov.u32 %r9, 1;\nDONE:",
+    );
+    let (out, k, r) = run_full("", &body, 1, 64, 64).unwrap();
+    let want: Vec<u32> = (0..64).map(|i| if i % 32 < 10 { 1 } else { 2 }).collect();
+    assert_eq!(out, want);
+    // The store after the join is one request per warp with every lane.
+    let st = recs(&r, &k, "st.global.u32");
+    assert_eq!(st.len(), 2);
+    assert!(st.iter().all(|r| r.mask == u32::MAX));
+}
+
+#[test]
+fn nested_loops_with_lane_varying_trip_counts() {
+    // r9 = sum over i < lane of (number of j < i) = lane * (lane - 1) / 2, with a shared
+    // load in the inner loop whose requests shrink as lanes finish.
+    let body = store_r9(
+        "mov.u32 %r9, 0;\nmov.u32 %r6, 0;\nOUTER:\nsetp.ge.u32 %p1, %r6, %r1;\n@%p1 bra END;\n\
+         mov.u32 %r7, 0;\nINNER:\nsetp.ge.u32 %p2, %r7, %r6;\n@%p2 bra NEXT;\n\
+         add.s32 %r9, %r9, 1;\nadd.s32 %r7, %r7, 1;\nbra.uni INNER;\nNEXT:\nadd.s32 %r6, %r6, 1;\n\
+         bra.uni OUTER;\nEND:",
+    );
+    let (out, _, _) = run_full("", &body, 1, 32, 32).unwrap();
+    assert_eq!(
+        out,
+        (0..32u32)
+            .map(|l| l * l.saturating_sub(1) / 2)
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_barrier_orders_one_warps_store_before_anothers_load() {
+    let pre = ".shared .align 4 .b32 flag[2];";
+    let body = store_r9(
+        "mov.u32 %r9, 0;\nsetp.ne.u32 %p1, %r1, 32;\n@%p1 bra WAIT;\nmov.u32 %r6, 77;\n\
+         st.shared.u32 [flag], %r6;\nWAIT:\nbar.sync 0;\nld.shared.u32 %r9, [flag];",
+    );
+    let (out, k, r) = run_full(pre, &body, 1, 64, 64).unwrap();
+    assert!(out.iter().all(|&v| v == 77), "{out:?}");
+    let bars: Vec<_> = r
+        .iter()
+        .filter(|r| k.sites[r.site as usize].is_barrier())
+        .collect();
+    assert_eq!(bars.len(), 2);
+    let st = recs(&r, &k, "st.shared.u32");
+    assert_eq!((st.len(), st[0].mask, st[0].addrs[0]), (1, 1, 1024));
+}
+
+#[test]
+fn shuffles_move_values_between_lanes() {
+    for (mode, c, want) in [
+        (
+            "down",
+            "31",
+            (0..32)
+                .map(|l| if l + 3 < 32 { l + 3 } else { l })
+                .collect::<Vec<u32>>(),
+        ),
+        (
+            "up",
+            "0",
+            (0..32).map(|l| if l >= 3 { l - 3 } else { l }).collect(),
+        ),
+        ("bfly", "31", (0..32).map(|l| l ^ 3).collect()),
+        ("idx", "31", vec![3; 32]),
+    ] {
+        let body = store_r9(&format!("shfl.sync.{mode}.b32 %r9|%p1, %r1, 3, {c}, -1;"));
+        let (out, _) = run_on(&body, 1, 32, 32).unwrap();
+        assert_eq!(out, want, "{mode}");
+    }
+    let body = store_r9("setp.lt.u32 %p1, %r1, 5;\nvote.sync.ballot.b32 %r9, %p1, -1;");
+    assert_eq!(run_on(&body, 1, 32, 32).unwrap().0, vec![0x1f; 32]);
+}
+
+#[test]
+fn a_predicated_store_logs_only_its_lanes() {
+    let body = "ld.param.u64 %rd1, [k_out];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd2, %r1, 4;\n\
+                add.s64 %rd3, %rd1, %rd2;\nsetp.lt.u32 %p1, %r1, 4;\n@%p1 st.global.u32 [%rd3], %r1;\nret;";
+    let (out, k, r) = run_full("", body, 1, 32, 32).unwrap();
+    assert_eq!(&out[..5], &[0, 1, 2, 3, 0xEEEE_EEEE]);
+    let st = recs(&r, &k, "st.global.u32");
+    assert_eq!((st.len(), st[0].mask), (1, 0b1111));
+}
+
+#[test]
+fn calls_pass_parameters_and_return_values_through_param_frames() {
+    let pre = ".func (.param .b32 ret) twice(.param .b32 x, .param .align 4 .b8 pair[8])\n{\n\
+               .reg .b32 %a<4>;\nld.param.b32 %a1, [x];\nld.param.b32 %a2, [pair+4];\n\
+               add.s32 %a3, %a1, %a1;\nadd.s32 %a3, %a3, %a2;\nst.param.b32 [ret], %a3;\nret;\n}";
+    let body = store_r9(
+        "{\n.param .b32 p0;\nst.param.b32 [p0], %r1;\n.param .align 4 .b8 p1[8];\n\
+         st.param.b32 [p1+4], 100;\n.param .b32 r0;\ncall.uni (r0),\ntwice,\n(p0, p1);\n\
+         ld.param.b32 %r9, [r0];\n}",
+    );
+    let (out, _, _) = run_full(pre, &body, 1, 32, 32).unwrap();
+    assert_eq!(out, (0..32).map(|l| 2 * l + 100).collect::<Vec<u32>>());
+}
+
+#[test]
+fn vector_loads_and_generic_pointers_resolve_to_their_spaces() {
+    let pre = ".shared .align 16 .b8 tile[512];";
+    let body = store_r9(
+        "ld.param.u64 %rd5, [k_in];\nmul.wide.u32 %rd6, %r1, 16;\nadd.s64 %rd7, %rd5, %rd6;\n\
+         ld.global.v4.u32 {%r10, %r11, %r12, %r13}, [%rd7];\n\
+         mov.u64 %rd8, tile;\ncvta.shared.u64 %rd9, %rd8;\nmul.wide.u32 %rd10, %r1, 4;\n\
+         add.s64 %rd11, %rd9, %rd10;\nst.u32 [%rd11], %r13;\nld.u32 %r9, [%rd11];",
+    );
+    let (out, k, r) = run_full(pre, &body, 1, 32, 128).unwrap();
+    assert_eq!(
+        &out[..32],
+        &(0..32).map(|l| 4 * l + 3).collect::<Vec<u32>>()[..]
+    );
+    let v = recs(&r, &k, "ld.global.v4.u32");
+    assert_eq!((v[0].width, v[0].space), (16, Space::Global));
+    let g = recs(&r, &k, "st.u32");
+    assert_eq!((g[0].space, g[0].addrs[1]), (Space::Shared, 1024 + 4));
+}
+
+#[test]
+fn run_time_errors_name_their_place() {
+    let divergent =
+        store_r9("setp.lt.u32 %p1, %r1, 4;\n@%p1 bra SKIP;\nbar.sync 0;\nSKIP:\nmov.u32 %r9, 0;");
+    let e = run_on(&divergent, 1, 32, 32).unwrap_err();
+    assert!(e.why.starts_with("divergent barrier"), "{e}");
+    // Three header lines, a blank, five of signature and registers, five of prologue.
+    assert_eq!((e.warp, e.place.unwrap().ptx_line), (0, 20));
+    let shfl = store_r9(
+        "setp.lt.u32 %p1, %r1, 4;\n@%p1 bra SKIP;\nshfl.sync.idx.b32 %r9, %r1, 0, 31, -1;\nSKIP:",
+    );
+    let e = run_on(&shfl, 1, 32, 32).unwrap_err();
+    assert!(e.why.contains("bad membermask"), "{e}");
+    let spin = store_r9("SPIN:\nbra.uni SPIN;");
+    let e = run_on(&spin, 1, 32, 32).unwrap_err();
+    assert!(e.why.contains("step budget exceeded"), "{e}");
+    let oob = store_r9("mov.u32 %r9, 1;\nadd.s32 %r4, %r4, 30;");
+    let e = run_on(&oob, 2, 32, 40).unwrap_err();
+    assert!(
+        e.why.contains("out-of-bounds global access: lane 10"),
+        "{e}"
+    );
+    assert_eq!((e.block, e.warp, e.lanes), ([0, 0, 0], 0, 1 << 10));
+    assert!(e.to_string().contains("PTX line"), "{e}");
+}
+
+#[test]
+fn printf_writes_its_format_with_each_lanes_arguments() {
+    use super::super::{Plan, block::Launch, mem::Memory, prepare, run};
+    // "t=%d\n" as NVRTC lays out a format string and a call to vprintf.
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .extern .func (.param .b32 func_retval0) vprintf\n(\n.param .b64 vprintf_param_0,\n\
+        .param .b64 vprintf_param_1\n)\n;\n\
+        .global .align 1 .b8 $str[6] = {116, 61, 37, 100, 10, 0};\n\
+        .visible .entry k()\n{\n.local .align 8 .b8 __local_depot0[8];\n.reg .b64 %SP;\n\
+        .reg .b64 %SPL;\n.reg .b32 %r<3>;\n.reg .b64 %rd<5>;\n\
+        mov.u64 %SPL, __local_depot0;\ncvta.local.u64 %SP, %SPL;\nadd.u64 %rd1, %SP, 0;\n\
+        add.u64 %rd2, %SPL, 0;\nmov.u32 %r1, %tid.x;\nst.local.u32 [%rd2], %r1;\n\
+        mov.u64 %rd3, $str;\ncvta.global.u64 %rd4, %rd3;\n{ // callseq 0, 0\n\
+        .param .b64 param0;\nst.param.b64 [param0], %rd4;\n.param .b64 param1;\n\
+        st.param.b64 [param1], %rd1;\n.param .b32 retval0;\n\
+        call.uni (retval0),\nvprintf,\n(\nparam0,\nparam1\n);\nld.param.b32 %r2, [retval0];\n\
+        } // callseq 0\nret;\n}\n";
+    let k = prepare(ptx, "k").unwrap();
+    let l = Launch {
+        grid: [1, 1, 1],
+        block: [3, 1, 1],
+        dyn_smem: 0,
+        params: vec![],
+    };
+    let plan = Plan {
+        budget: 1000,
+        ..Plan::default()
+    };
+    let mut mem = Memory {
+        module: k.prog.globals.clone(),
+        ..Memory::default()
+    };
+    let out = run(&k, &mut mem, &l, &plan).unwrap();
+    assert_eq!(out.printed, "t=0\nt=1\nt=2\n");
+}

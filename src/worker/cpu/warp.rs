@@ -1,0 +1,298 @@
+//! One warp: 32 lanes in lockstep under a stack of (pc, mask, reconvergence pc) entries
+//! per call frame. A divergent branch runs each side in turn and the lanes meet at the
+//! branch's immediate post-dominator; `bar.sync` stops the warp for the block.
+
+use super::cfg::NO_PC;
+use super::decode::{Func, Instr, Program};
+use super::operand::Opnd;
+use super::ops::Op;
+use super::{Place, RunError, block::BlockCtx};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Entry {
+    pub pc: u32,
+    pub mask: u32,
+    pub rpc: u32,
+}
+
+pub struct Frame {
+    pub func: usize,
+    pub regs: Vec<u64>,
+    pub preds: Vec<u32>,
+    /// Per lane: `param_bytes` of the function's parameter area.
+    pub params: Vec<u8>,
+    pub pbytes: usize,
+    pub stack: Vec<Entry>,
+    /// Lanes that returned from this frame (their caller waits for the rest).
+    pub returned: u32,
+    /// Where the caller wants the return value (its parameter offset).
+    pub ret_to: Option<u32>,
+}
+
+impl Frame {
+    pub fn new(f: &Func, func: usize, mask: u32) -> Frame {
+        Frame {
+            func,
+            regs: vec![0; f.nregs as usize * 32],
+            preds: vec![0; f.npreds as usize],
+            params: vec![0; f.param_bytes as usize * 32],
+            pbytes: f.param_bytes as usize,
+            stack: vec![Entry {
+                pc: 0,
+                mask,
+                rpc: NO_PC,
+            }],
+            returned: 0,
+            ret_to: None,
+        }
+    }
+
+    #[inline]
+    pub fn read(&self, o: &Opnd, lane: usize, ctx: &BlockCtx, warp: u32) -> u64 {
+        match o {
+            Opnd::Reg(r) => self.regs[*r as usize * 32 + lane],
+            Opnd::Imm(v) => *v,
+            Opnd::Pred(p, neg) => u64::from((self.preds[*p as usize] >> lane & 1 != 0) != *neg),
+            Opnd::Special(s) => ctx.special(*s, warp, lane as u32),
+            Opnd::Addr(b, off) => self.read(b, lane, ctx, warp).wrapping_add(*off as u64),
+            _ => 0,
+        }
+    }
+
+    #[inline]
+    pub fn write(&mut self, o: &Opnd, lane: usize, v: u64) {
+        match o {
+            Opnd::Reg(r) => self.regs[*r as usize * 32 + lane] = v,
+            Opnd::Pred(p, _) => {
+                let m = &mut self.preds[*p as usize];
+                *m = (*m & !(1 << lane)) | (u32::from(v & 1 != 0) << lane);
+            }
+            _ => {}
+        }
+    }
+
+    /// A predicate operand over the lanes, as a mask.
+    pub fn pred_mask(&self, o: &Opnd) -> u32 {
+        match o {
+            Opnd::Pred(p, neg) => self.preds[*p as usize] ^ if *neg { u32::MAX } else { 0 },
+            Opnd::Imm(v) if *v != 0 => u32::MAX,
+            _ => 0,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    Running,
+    AtBarrier,
+    Done,
+}
+
+pub struct Warp {
+    pub id: u32,
+    pub frames: Vec<Frame>,
+    /// Lanes that have not exited.
+    pub live: u32,
+    pub state: State,
+}
+
+/// What an instruction asks of the block.
+pub enum Event {
+    Next,
+    Barrier,
+}
+
+impl Warp {
+    pub fn new(prog: &Program, entry: usize, id: u32, lanes: u32, params: &[u8]) -> Warp {
+        let f = &prog.funcs[entry];
+        let mut frame = Frame::new(f, entry, lanes);
+        for lane in 0..32 {
+            let at = lane * frame.pbytes;
+            let n = params.len().min(frame.pbytes);
+            frame.params[at..at + n].copy_from_slice(&params[..n]);
+        }
+        Warp {
+            id,
+            frames: vec![frame],
+            live: lanes,
+            state: State::Running,
+        }
+    }
+
+    /// The place of the instruction the warp is at, for messages.
+    pub fn place(&self, prog: &Program) -> Option<Place> {
+        let fr = self.frames.last()?;
+        let e = fr.stack.last()?;
+        prog.funcs[fr.func]
+            .instrs
+            .get(e.pc as usize)
+            .map(|i| i.place)
+    }
+
+    /// Run until a barrier, the end, or `budget` instructions; the count run.
+    pub fn run(
+        &mut self,
+        prog: &Program,
+        ctx: &mut BlockCtx,
+        budget: u64,
+    ) -> Result<u64, RunError> {
+        let mut n = 0;
+        while n < budget {
+            let Some(fr) = self.frames.last_mut() else {
+                self.state = State::Done;
+                return Ok(n);
+            };
+            let Some(top) = fr.stack.last().copied() else {
+                self.leave_frame(prog);
+                continue;
+            };
+            if top.mask & self.live == 0 || top.pc == top.rpc {
+                fr.stack.pop();
+                continue;
+            }
+            let f = &prog.funcs[fr.func];
+            let Some(ins) = f.instrs.get(top.pc as usize) else {
+                // Off the end of the body: as `ret`.
+                self.lanes_leave(prog, top.mask & self.live, f.entry);
+                continue;
+            };
+            n += 1;
+            ctx.steps += 1;
+            let mask = top.mask & self.live;
+            ctx.thread_steps += u64::from(mask.count_ones());
+            if let Event::Barrier = self.exec(prog, ctx, ins, mask, &top)? {
+                self.state = State::AtBarrier;
+                return Ok(n);
+            }
+        }
+        Ok(n)
+    }
+
+    fn exec(
+        &mut self,
+        prog: &Program,
+        ctx: &mut BlockCtx,
+        ins: &Instr,
+        mask: u32,
+        top: &Entry,
+    ) -> Result<Event, RunError> {
+        let fr = self.frames.last_mut().expect("a frame");
+        let active = match ins.guard {
+            Some((p, neg)) => mask & (fr.preds[p as usize] ^ if neg { u32::MAX } else { 0 }),
+            None => mask,
+        };
+        match ins.op {
+            Op::Bra => {
+                self.branch(prog, ins, mask, active, top);
+                return Ok(Event::Next);
+            }
+            Op::Ret | Op::Exit => {
+                self.advance();
+                if active != 0 {
+                    let entry = prog.funcs[self.frames.last().unwrap().func].entry;
+                    self.lanes_leave(prog, active, entry || ins.op == Op::Exit);
+                }
+                return Ok(Event::Next);
+            }
+            Op::Call if active != 0 => {
+                self.advance();
+                return super::calls::call(self, prog, ctx, ins, active);
+            }
+            Op::Bar if active != 0 => {
+                self.advance();
+                if active != self.live {
+                    return Err(ctx.error(ins.place, self.id, "divergent barrier: `__syncthreads()` (bar.sync) reached by only some lanes of the warp; the others would never arrive".into(), active ^ self.live));
+                }
+                ctx.barrier_record(ins, self.id, active);
+                return Ok(Event::Barrier);
+            }
+            _ => {}
+        }
+        self.advance();
+        if active != 0 {
+            let warp = self.id;
+            let fr = self.frames.last_mut().unwrap();
+            super::exec::exec(fr, ctx, ins, active, warp, mask)?;
+        }
+        Ok(Event::Next)
+    }
+
+    fn advance(&mut self) {
+        if let Some(e) = self.frames.last_mut().and_then(|f| f.stack.last_mut()) {
+            e.pc += 1;
+        }
+    }
+
+    fn branch(&mut self, prog: &Program, ins: &Instr, mask: u32, taken: u32, top: &Entry) {
+        let fr = self.frames.last_mut().unwrap();
+        let target = match ins.src.first() {
+            Some(Opnd::Label(t)) => *t,
+            _ => NO_PC,
+        };
+        let next = top.pc + 1;
+        let not = mask & !taken;
+        let e = fr.stack.last_mut().unwrap();
+        if not == 0 {
+            e.pc = target;
+            return;
+        }
+        if taken == 0 {
+            e.pc = next;
+            return;
+        }
+        let r = prog.funcs[fr.func].reconverge[top.pc as usize];
+        if r == e.rpc {
+            *e = Entry {
+                pc: next,
+                mask: not,
+                rpc: r,
+            };
+        } else {
+            e.pc = r;
+            fr.stack.push(Entry {
+                pc: next,
+                mask: not,
+                rpc: r,
+            });
+        }
+        fr.stack.push(Entry {
+            pc: target,
+            mask: taken,
+            rpc: r,
+        });
+    }
+
+    /// `lanes` leave the current frame: they exit the kernel (`exit` or the entry's `ret`)
+    /// or return to the caller, which waits for the frame's other lanes.
+    fn lanes_leave(&mut self, prog: &Program, lanes: u32, exit: bool) {
+        if exit {
+            self.live &= !lanes;
+            for f in &mut self.frames {
+                f.stack.iter_mut().for_each(|e| e.mask &= !lanes);
+            }
+        } else {
+            let fr = self.frames.last_mut().unwrap();
+            fr.returned |= lanes;
+            fr.stack.iter_mut().for_each(|e| e.mask &= !lanes);
+        }
+        let fr = self.frames.last_mut().unwrap();
+        while fr.stack.last().is_some_and(|e| e.mask & self.live == 0) {
+            fr.stack.pop();
+        }
+        if fr.stack.is_empty() {
+            self.leave_frame(prog);
+        }
+    }
+
+    fn leave_frame(&mut self, prog: &Program) {
+        let Some(done) = self.frames.pop() else {
+            return;
+        };
+        if let Some(caller) = self.frames.last_mut() {
+            super::calls::copy_return(prog, &done, caller);
+        }
+        if self.frames.is_empty() {
+            self.state = State::Done;
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Tests that need a GPU: the CPU interpreter beside the GPU it stands in for. They print
+//! that they skipped, and why, where there is none; on a GPU machine
+//! (`cargo test --release --test gpu_cpu`) every shipped lesson with a `problem_cpu` runs at
+//! that size on both, and each variant the interpreter runs must be right on both, against
+//! the same reference; and the figures the interpreter traces at the lesson's size must
+//! equal the GPU's live trace, instruction by instruction.
+
+mod common;
+
+use common::bin;
+use gpulab::course::bundle::CourseRoot;
+use gpulab::model::Lesson;
+use gpulab::model::protocol::RunOptions;
+use gpulab::model::results::{LessonResult, Source};
+use gpulab::session::client::WorkerClient;
+use gpulab::session::fold;
+
+fn run(l: &Lesson, small: &Lesson, cpu: bool) -> LessonResult {
+    let mut c = WorkerClient::with_command(bin(), vec!["worker".into()]);
+    let options = RunOptions {
+        time: false,
+        trace: false,
+        cpu: cpu.then(|| Box::new(small.clone())),
+        ..RunOptions::default()
+    };
+    let (lesson, source) = if cpu {
+        (l, Source::Interpreted)
+    } else {
+        (small, Source::Live)
+    };
+    let mut r = fold::blank_result(lesson, source, None);
+    fold::run_lesson(&mut c, lesson, &options, &mut r, |_| {}).unwrap();
+    r
+}
+
+#[test]
+fn at_cpu_size_every_interpreted_variant_is_right_on_the_gpu_and_the_cpu() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let root = CourseRoot::Bundled;
+    let (lessons, errors) = gpulab::course::load_course(&root);
+    assert!(errors.is_empty());
+    for l in lessons.iter().filter(|l| !l.problem_cpu.is_empty()) {
+        let small = gpulab::course::reload_sized(&root, &l.file, &l.problem_cpu).unwrap();
+        let gpu = run(l, &small, false);
+        let cpu = run(l, &small, true);
+        for v in &cpu.variants {
+            if v.failure.as_deref() == Some("not interpreted") {
+                eprintln!("{} {}: not interpreted", l.id, v.name);
+                continue;
+            }
+            let g = gpu.variants.iter().find(|g| g.name == v.name).unwrap();
+            assert_eq!(
+                g.correct,
+                Some(true),
+                "{} {} on the GPU: {:?}",
+                l.id,
+                v.name,
+                g.error
+            );
+            assert_eq!(
+                v.correct,
+                Some(true),
+                "{} {} on the CPU: {:?}",
+                l.id,
+                v.name,
+                v.error
+            );
+        }
+    }
+}
+
+fn traced(id: &str, cpu: bool) -> LessonResult {
+    let mut args = vec!["run", id, "--json", "--no-time"];
+    if cpu {
+        args.push("--cpu");
+    }
+    let out = std::process::Command::new(bin())
+        .args(&args)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{id}: {e}\n{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+#[test]
+fn the_interpreters_trace_equals_the_gpus_live_trace() {
+    if common::gpu().is_none() {
+        return;
+    }
+    for id in [
+        "shared-banks",
+        "shared-transpose",
+        "global-coalescing",
+        "reduction",
+        "constant",
+    ] {
+        let (gpu, cpu) = (traced(id, false), traced(id, true));
+        for v in &cpu.variants {
+            let (Some(m), Some(g)) = (&v.memory, gpu.variants.iter().find(|g| g.name == v.name))
+            else {
+                continue;
+            };
+            let gm = g.memory.as_ref().expect("traced on the GPU");
+            for i in &m.instructions {
+                let w = gm.instructions.iter().find(|w| w.id == i.id);
+                let w = w.unwrap_or_else(|| panic!("{id} {} site {} not on the GPU", v.name, i.id));
+                let f = |x: &gpulab::model::access::InstructionSummary| {
+                    (
+                        x.requests,
+                        x.wavefronts,
+                        x.ideal_wavefronts,
+                        x.sectors,
+                        x.lines,
+                        x.distinct,
+                    )
+                };
+                assert_eq!(f(i), f(w), "{id} {} site {} `{}`", v.name, i.id, i.op);
+            }
+        }
+    }
+}
