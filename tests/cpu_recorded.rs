@@ -49,7 +49,13 @@ fn figures(i: &Value) -> [u64; 6] {
 }
 
 /// What happened to one variant, in words; empty when it matched the recording.
-fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
+/// Where the GPU split lanes the interpreter keeps together: more requests recorded, at
+/// least as many wavefronts, sectors and lines, the same distinct constants.
+fn split(got: [u64; 6], want: [u64; 6]) -> bool {
+    want[0] > got[0] && (1..5).all(|k| want[k] >= got[k]) && want[5] == got[5]
+}
+
+fn compare(l: &Lesson, name: &str, rec: &Value, split_ok: bool) -> Result<Vec<String>, String> {
     let v = l.variant(name).unwrap();
     let arch = arch_for(l, "sm_90");
     let c = compile_cached(&compile_job(v, &arch, Output::Ptx)).map_err(|e| e.to_string())?;
@@ -74,6 +80,7 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
         ];
         match want.iter().find(|w| w["id"] == i.id) {
             Some(w) if figures(w) == got => {}
+            Some(w) if split_ok && split(got, figures(w)) => {}
             w => diffs.push(format!(
                 "site {} `{}`: got {got:?}, recorded {:?}",
                 i.id,
@@ -112,11 +119,8 @@ fn check_lessons(ids: &[&str], test: &str) {
                 continue;
             };
             let split = SPLIT_ON_THE_GPU.contains(&(l.id.as_str(), v.name.as_str()));
-            match compare(l, &v.name, rv) {
-                Ok(d) if d.is_empty() && !split => {}
-                Ok(d) if split && !d.is_empty() => {
-                    eprintln!("{} {}: {} sites split on the GPU", l.id, v.name, d.len());
-                }
+            match compare(l, &v.name, rv, split) {
+                Ok(d) if d.is_empty() => {}
                 Ok(d) => failures.push(format!("{} {}: {}", l.id, v.name, d.join("; "))),
                 Err(e) => failures.push(format!("{} {}: {e}", l.id, v.name)),
             }

@@ -51,6 +51,15 @@ fn at_cpu_size_every_interpreted_variant_is_right_on_the_gpu_and_the_cpu() {
                 continue;
             }
             let g = gpu.variants.iter().find(|g| g.name == v.name).unwrap();
+            // Racy on purpose: its output may match or not, on either.
+            if (l.id.as_str(), v.name.as_str()) == ("stencil", "no-sync") {
+                continue;
+            }
+            // A lesson this GPU cannot run (two GPUs for `peer`) is said so, not judged.
+            if let Some(why) = &g.unmet {
+                eprintln!("{} {} not run on this GPU: {why}", l.id, v.name);
+                continue;
+            }
             assert_eq!(
                 g.correct,
                 Some(true),

@@ -67,7 +67,7 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
             let mut client = WorkerClient::new();
             check(&mut cx, &mut client, (device, false, *cpu), id, *json)
         }
-        ExCmd::Watch { id } => {
+        ExCmd::Watch { id, cpu } => {
             let (_, ex) = cx.find(id)?;
             cx.ws.read(ex)?;
             // One worker for the whole watch: its GPU context and copy peak stay warm
@@ -76,7 +76,7 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
             super::ex_watch::watch(&cx.ws.file(ex), || {
                 let mut again = reload(root, a)?;
                 // Saves while editing: the short timing budget.
-                check(&mut again, &mut client, (device, true, false), id, false)
+                check(&mut again, &mut client, (device, true, *cpu), id, false)
             })
         }
         ExCmd::Hint { id, json } => hint(&mut cx, id, *json),

@@ -34,7 +34,12 @@ pub enum ExCmd {
         cpu: bool,
     },
     /// Check again on every save of the learner's file.
-    Watch { id: String },
+    Watch {
+        id: String,
+        /// Check on the CPU interpreter (no GPU needed).
+        #[arg(long)]
+        cpu: bool,
+    },
     /// The next hint (they are shown one at a time).
     Hint {
         id: String,

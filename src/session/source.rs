@@ -87,7 +87,8 @@ pub fn figures(
             let mut out = Ok(());
             if let Plan::CompileHere { arch } = plan {
                 say(&format!(
-                    "compiling with NVRTC for {arch} (live compile reports)"
+                    "compiling with NVRTC for {arch} (live compile reports; `--cpu` runs the \
+                     kernels on the CPU interpreter instead)"
                 ));
                 out = fold::compile_lesson(&mut client, lesson, &arch, &mut result, |_| {});
             }
