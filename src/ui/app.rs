@@ -49,6 +49,9 @@ pub struct App {
     pub running: Option<Running>,
     /// The fold of each request in flight, by lesson id.
     pub folds: HashMap<String, Fold>,
+    /// Lessons whose compile reports were asked for and are not in yet: their request ends
+    /// before any run of theirs queued after it, and is not that run's end.
+    pub compiling: std::collections::HashSet<String>,
     pub looping: bool,
     pub overlay: Overlay,
     /// The last thing the learner must know (a failure in words, or what just happened).
@@ -131,6 +134,7 @@ impl App {
             caps: None,
             running: None,
             folds: HashMap::new(),
+            compiling: Default::default(),
             looping: false,
             overlay: Overlay::None,
             message: None,
@@ -279,7 +283,9 @@ impl App {
         let plan = self.caps.as_ref().zip(self.result());
         let Some(Plan::Live(device)) = plan.map(|(caps, shown)| source::plan(caps, &lesson, shown))
         else {
-            self.explain_no_run(&lesson);
+            if !self.start_cpu_run(&lesson) {
+                self.explain_no_run(&lesson);
+            }
             return;
         };
         self.results

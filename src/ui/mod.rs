@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod code_view;
+mod cpu_run;
 pub mod event;
 pub mod exercise;
 mod keys;

@@ -63,6 +63,7 @@ impl App {
                 continue;
             };
             if let Plan::CompileHere { arch } = source::plan(caps, l, shown) {
+                self.compiling.insert(l.id.clone());
                 self.outbox.push(Job::Compile {
                     lesson: Box::new(l.clone()),
                     arch,
@@ -92,13 +93,20 @@ impl App {
             (Some(l), Some(res)) => fold.finish(l, res, outcome),
             _ => outcome,
         };
-        let was_run = self.running.as_ref().is_some_and(|r| r.lesson == lesson);
+        // The worker serves jobs in order: a compile asked before a run ends before it.
+        let compiled = self.compiling.remove(&lesson);
+        let was_run = !compiled && self.running.as_ref().is_some_and(|r| r.lesson == lesson);
         if was_run {
             self.running = None;
         }
         match outcome {
             Ok(()) if was_run => {
-                self.progress.mark_run(&lesson);
+                // Only a run on a GPU is a lesson "run live on this machine".
+                let interpreted = (self.results.get(&lesson))
+                    .is_some_and(|r| r.source == crate::model::results::Source::Interpreted);
+                if !interpreted {
+                    self.progress.mark_run(&lesson);
+                }
                 self.save_progress();
                 if self.looping && self.lesson().is_some_and(|l| l.id == lesson) {
                     self.start_run();
