@@ -119,6 +119,14 @@ pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme, on: (bool, bool, bo
         "Figures say whether they are live or recorded, and on which GPU.",
         th.dim,
     ));
+    // The interpreter's model, said where a learner without a GPU meets it.
+    for l in [
+        "Without a GPU, r runs the kernels on the CPU interpreter: outputs and",
+        "traces, no times. Its warps run in lockstep and reconverge where the",
+        "branches meet again; effects of weak memory ordering are not modelled.",
+    ] {
+        lines.push(Line::styled(l, th.dim));
+    }
     let widest = lines.iter().map(Line::width).max().unwrap_or(0) as u16;
     let w = (widest + 2).min(area.width);
     let text_w = w.saturating_sub(2).max(1);
