@@ -46,6 +46,7 @@ fn main() {
                 traced_only: false,
                 budget: lesson::BLOCK_BUDGET,
                 keep_records: false,
+                shapes: Vec::new(),
             };
             let t0 = Instant::now();
             let out = cpu::run(&k, &mut p.mem, &launch, &plan).expect("a run");

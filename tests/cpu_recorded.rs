@@ -63,7 +63,7 @@ fn compare(l: &Lesson, name: &str, rec: &Value, split_ok: bool) -> Result<Vec<St
         .trim_end_matches('\0')
         .to_string();
     let k = cpu::prepare(&ptx, &c.lowered_name).map_err(|e| e.to_string())?;
-    let m = cpu::lesson::trace(&k, l, v, 0).map_err(|e: CpuError| e.to_string())?;
+    let m = cpu::lesson::trace(&k, l, v, 0, &arch).map_err(|e: CpuError| e.to_string())?;
     let want = rec["memory"]["instructions"]
         .as_array()
         .cloned()

@@ -210,7 +210,11 @@ pub fn trace(
     lesson: &Lesson,
     v: &Variant,
     trace_blocks: u32,
+    arch: &str,
 ) -> Result<MemoryStats, CpuError> {
+    // As on the GPU: where nvdisasm can read the SASS, shared accesses ptxas splits are
+    // counted as split.
+    let shapes = crate::worker::sass::shapes(lesson, v, arch, &k.sites);
     let opts = crate::model::protocol::RunOptions {
         trace_blocks,
         ..Default::default()
@@ -223,6 +227,7 @@ pub fn trace(
         traced_only: true,
         budget: BLOCK_BUDGET,
         keep_records: false,
+        shapes: shapes.as_ref().cloned().unwrap_or_default(),
     };
     let out = super::run(k, &mut p.mem, &l, &plan)?;
     let overflow = out.trace.stream.overflow;
@@ -230,6 +235,7 @@ pub fn trace(
     m.traced_blocks = s.traced;
     m.total_blocks = s.total;
     m.overflow = overflow;
+    m.sass_checked = shapes.is_ok();
     crate::worker::traced::split_shared(&mut m);
     crate::worker::traced::scale(&mut m, s.total as f64 / s.traced.max(1) as f64);
     Ok(m)

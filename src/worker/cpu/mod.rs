@@ -133,6 +133,8 @@ pub struct Plan {
     pub budget: u64,
     /// Keep every record as well as the summary (tests and tools).
     pub keep_records: bool,
+    /// Shared accesses the SASS makes in pieces, counted as it makes them.
+    pub shapes: Vec<crate::analysis::sass_map::Reshape>,
 }
 
 /// Records a trace keeps, as the GPU tracer's buffer holds (the rest are only counted).
@@ -159,7 +161,7 @@ pub fn run(
     let total: u64 = launch.grid.iter().map(|&g| u64::from(g)).product();
     let mut out = Outcome {
         trace: Trace {
-            stream: Streamed::new(&k.sites, TRACE_CAPACITY),
+            stream: Streamed::new(&k.sites, TRACE_CAPACITY).shaped(plan.shapes.clone()),
             records: plan.keep_records.then(Vec::new),
         },
         warp_steps: 0,

@@ -65,7 +65,7 @@ pub fn run_lesson(lesson: &Lesson, small: &Lesson, opts: &RunOptions, send: Send
             }
         }
         if opts.trace && shown {
-            trace(&k, lesson, v, opts, &mut r, send);
+            trace(&k, lesson, v, &arch, opts, &mut r, send);
         }
         if shown {
             send(Reply::Variant {
@@ -108,13 +108,14 @@ fn trace(
     k: &Kernel,
     lesson: &Lesson,
     v: &Variant,
+    arch: &str,
     opts: &RunOptions,
     r: &mut VariantResult,
     send: Send,
 ) {
     stage(send, v, "tracing memory accesses on the CPU interpreter");
     let t0 = std::time::Instant::now();
-    match lesson::trace(k, lesson, v, opts.trace_blocks) {
+    match lesson::trace(k, lesson, v, opts.trace_blocks, arch) {
         Ok(mut m) => {
             m.trace_ms = t0.elapsed().as_secs_f64() * 1e3;
             r.memory = Some(m);
@@ -187,6 +188,7 @@ fn check(
             traced_only: false,
             budget: lesson::BLOCK_BUDGET,
             keep_records: false,
+            shapes: Vec::new(),
         };
         super::run(k, &mut p.mem, &l, &plan).map_err(CpuError::from)
     });

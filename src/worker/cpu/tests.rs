@@ -64,6 +64,7 @@ pub(super) fn run_full(
         traced_only: false,
         budget: 1_000_000,
         keep_records: true,
+        shapes: Vec::new(),
     };
     let o = run(&k, &mut p.mem, &l, &plan)?;
     let mut raw = vec![0u8; n * 4];
