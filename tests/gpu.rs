@@ -58,7 +58,10 @@ fn every_shipped_lesson_runs_live_and_every_variant_is_correct() {
             // a quarter of a second a run).
             let budget = gpulab::model::protocol::RunOptions::default().max_ms;
             let spent = t.median * t.runs as f64;
-            assert!(t.median > 0.0 && (t.runs >= 10 || spent >= 0.8 * budget), "{t:?}");
+            assert!(
+                t.median > 0.0 && (t.runs >= 10 || spent >= 0.8 * budget),
+                "{t:?}"
+            );
             assert!(v.ptxas.is_some(), "{} {} has no ptxas report", l.id, v.name);
         }
         for c in &r.expect {
