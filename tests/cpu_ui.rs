@@ -13,7 +13,6 @@ use gpulab::session::recording;
 use gpulab::ui::App;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use std::time::{Duration, Instant};
 
 #[test]
 fn without_a_gpu_r_interprets_the_lesson_and_its_wavefronts_are_the_recordings() {
@@ -39,27 +38,16 @@ fn without_a_gpu_r_interprets_the_lesson_and_its_wavefronts_are_the_recordings()
         .env("CUDA_VISIBLE_DEVICES", "-1");
     let (tx, rx) = std::sync::mpsc::channel();
     let jobs = gpulab::ui::spawn_worker(tx, 0, client);
-    let end = Instant::now() + Duration::from_secs(240);
-    let pump = |app: &mut App, done: &dyn Fn(&App) -> bool| {
-        while !done(app) {
-            for job in app.outbox.drain(..) {
-                jobs.send(job).unwrap();
-            }
-            let left = end.saturating_duration_since(Instant::now());
-            assert!(!left.is_zero(), "the worker never finished");
-            if let Ok(ev) = rx.recv_timeout(left) {
-                app.on_event(ev);
-            }
-        }
-    };
-    pump(&mut app, &|a| a.caps.is_some());
+    common::pump(&mut app, &rx, &jobs, 240, |a| a.caps.is_some());
     if app.caps.as_ref().unwrap().device.is_some() {
         eprintln!("skipped: the worker sees a GPU here, and r runs on it");
         return;
     }
     app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE));
     assert!(app.running.is_some(), "{:?}", app.message);
-    pump(&mut app, &|a| a.running.is_none() && a.outbox.is_empty());
+    common::pump(&mut app, &rx, &jobs, 240, |a| {
+        a.running.is_none() && a.outbox.is_empty()
+    });
     let shown = &app.results["shared-banks"];
     assert_eq!(shown.source, Source::Interpreted);
     let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();

@@ -11,10 +11,9 @@ use gpulab::model::results::Source;
 use gpulab::session::client::WorkerClient;
 use gpulab::session::progress::Progress;
 use gpulab::session::recording::Recording;
-use gpulab::ui::{App, UiEvent};
+use gpulab::ui::App;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use std::time::{Duration, Instant};
 
 fn key(c: char) -> KeyEvent {
     KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
@@ -140,26 +139,6 @@ fn a_knob_shows_its_keys_and_a_variant_without_one_says_where_they_are() {
     assert!(!draw(&app, 160, 40).contains("knob stride"));
 }
 
-/// Feed the worker thread's news to the app until `done` holds.
-fn pump(
-    app: &mut App,
-    rx: &std::sync::mpsc::Receiver<UiEvent>,
-    jobs: &std::sync::mpsc::Sender<gpulab::ui::Job>,
-    done: impl Fn(&App) -> bool,
-) {
-    let end = Instant::now() + Duration::from_secs(60);
-    while !done(app) {
-        for job in app.outbox.drain(..) {
-            jobs.send(job).unwrap();
-        }
-        let left = end.saturating_duration_since(Instant::now());
-        assert!(!left.is_zero(), "the worker never finished");
-        if let Ok(ev) = rx.recv_timeout(left) {
-            app.on_event(ev);
-        }
-    }
-}
-
 #[test]
 fn with_a_gpu_turning_the_knob_reruns_the_variant_through_the_worker() {
     let client = WorkerClient::with_command(common::bin(), vec!["worker".into()])
@@ -174,7 +153,7 @@ fn with_a_gpu_turning_the_knob_reruns_the_variant_through_the_worker() {
     app.variant = 1;
     let (tx, rx) = std::sync::mpsc::channel();
     let jobs = gpulab::ui::spawn_worker(tx, 0, client);
-    pump(&mut app, &rx, &jobs, |a| a.caps.is_some());
+    common::pump(&mut app, &rx, &jobs, 60, |a| a.caps.is_some());
     app.on_key(key('+'));
     assert!(app.running.is_some(), "{:?}", app.message);
     // While it runs, its row and the status line say how far it is.
@@ -184,9 +163,9 @@ fn with_a_gpu_turning_the_knob_reruns_the_variant_through_the_worker() {
         going.contains("static-index@maxrregcount=24 starting"),
         "{going}"
     );
-    pump(&mut app, &rx, &jobs, |a| a.knobs.run.is_none());
+    common::pump(&mut app, &rx, &jobs, 60, |a| a.knobs.run.is_none());
     app.on_key(key('+'));
-    pump(&mut app, &rx, &jobs, |a| a.knobs.run.is_none());
+    common::pump(&mut app, &rx, &jobs, 60, |a| a.knobs.run.is_none());
     let l = app.lessons[app.selected].clone();
     assert_eq!(app.knob_rows(&l, 0), [0, 1], "two settings turned to");
     for i in [0, 1] {
@@ -256,7 +235,7 @@ fn with_nvrtc_alone_a_value_that_does_not_compile_shows_the_compilers_error_at_i
     app.color = false;
     let (tx, rx) = std::sync::mpsc::channel();
     let jobs = gpulab::ui::spawn_worker(tx, 0, client);
-    pump(&mut app, &rx, &jobs, |a| a.caps.is_some());
+    common::pump(&mut app, &rx, &jobs, 60, |a| a.caps.is_some());
     let caps = app.caps.clone().unwrap();
     if caps.device.is_some() {
         eprintln!("skipped: a GPU is here, so the knob runs rather than only compiles");
@@ -265,7 +244,7 @@ fn with_nvrtc_alone_a_value_that_does_not_compile_shows_the_compilers_error_at_i
     // WIDTH 1 to 2 compiles; 2 to 3 does not.
     for _ in 0..2 {
         app.on_key(key('+'));
-        pump(&mut app, &rx, &jobs, |a| a.knobs.run.is_none());
+        common::pump(&mut app, &rx, &jobs, 60, |a| a.knobs.run.is_none());
     }
     let l = app.lessons[0].clone();
     // Where the knob stood (WIDTH 1, the variant as written) is compiled with the first turn.

@@ -114,3 +114,25 @@ pub fn run_probe_on_gpu(
     .unwrap();
     Some((device, results))
 }
+
+/// Feed the worker thread's news to the lab until `done` holds, sending the jobs it asks
+/// for; fails after `secs` seconds.
+pub fn pump(
+    app: &mut gpulab::ui::App,
+    rx: &std::sync::mpsc::Receiver<gpulab::ui::UiEvent>,
+    jobs: &std::sync::mpsc::Sender<gpulab::ui::Job>,
+    secs: u64,
+    done: impl Fn(&gpulab::ui::App) -> bool,
+) {
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    while !done(app) {
+        for job in app.outbox.drain(..) {
+            jobs.send(job).unwrap();
+        }
+        let left = end.saturating_duration_since(std::time::Instant::now());
+        assert!(!left.is_zero(), "the worker never finished");
+        if let Ok(ev) = rx.recv_timeout(left) {
+            app.on_event(ev);
+        }
+    }
+}
