@@ -60,6 +60,9 @@ pub enum WorkerFailure {
     Crashed { detail: String },
     #[error("could not start the worker: {0}")]
     Start(String),
+    /// The request could not be made: nothing was asked of the worker, which is fine.
+    #[error("not run: {0}")]
+    NotRun(String),
 }
 
 fn who_stalled(variant: &str) -> String {

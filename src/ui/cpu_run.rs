@@ -5,29 +5,19 @@
 use super::app::{App, Running};
 use super::event::Job;
 use crate::model::Lesson;
-use crate::model::protocol::RunOptions;
 use crate::model::results::Source;
 use crate::session::fold;
 
 impl App {
     /// Start a run on the CPU interpreter when this machine has NVRTC and no GPU and the
-    /// lesson gives a CPU size; false when that is not the case (nothing started).
+    /// lesson gives a CPU size; false when that is not the case (nothing started). The
+    /// lesson is read at that size on the worker thread, not here.
     pub(super) fn start_cpu_run(&mut self, lesson: &Lesson) -> bool {
         let cpu_only =
             (self.caps.as_ref()).is_some_and(|c| c.device.is_none() && c.nvrtc.is_some());
         if !cpu_only || lesson.problem_cpu.is_empty() {
             return false;
         }
-        let sized =
-            crate::course::reload_sized(&self.course_root, &lesson.file, &lesson.problem_cpu);
-        let sized = match sized {
-            Ok(l) => l,
-            Err(errs) => {
-                let why = errs.first().map(|e| e.to_string()).unwrap_or_default();
-                self.message = Some(format!("the lesson's CPU size does not load: {why}"));
-                return true;
-            }
-        };
         (self.results).insert(
             lesson.id.clone(),
             fold::blank_result(lesson, Source::Interpreted, None),
@@ -38,13 +28,9 @@ impl App {
             stage: "starting on the CPU interpreter (no GPU: outputs and traces, no times)".into(),
         });
         self.message = None;
-        self.outbox.push(Job::Run {
+        self.outbox.push(Job::CpuRun {
             lesson: Box::new(lesson.clone()),
-            options: RunOptions {
-                time: false,
-                cpu: Some(Box::new(sized)),
-                ..RunOptions::default()
-            },
+            root: self.course_root.clone(),
         });
         true
     }

@@ -105,6 +105,12 @@ pub enum Job {
         sanitizer: std::path::PathBuf,
     },
     Check(Box<CheckJob>),
+    /// A run on the CPU interpreter: the lesson is read again at its CPU size (`problem_cpu`)
+    /// off the UI thread, then run as `Run` with that size.
+    CpuRun {
+        lesson: Box<Lesson>,
+        root: CourseRoot,
+    },
     /// A variant's SASS, built as a run builds it, for the code and diff views.
     Sass {
         lesson: Box<Lesson>,

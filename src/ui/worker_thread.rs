@@ -61,6 +61,16 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
             return ui.send(UiEvent::Worker(done)).is_ok();
         }
         Job::Check(job) => return check(client, ui, &job, device),
+        Job::CpuRun { lesson, root } => match cpu_request(lesson, &root) {
+            Ok(pair) => pair,
+            Err((lesson, failure)) => {
+                let done = WorkerEvent::Finished {
+                    lesson,
+                    outcome: Err(failure),
+                };
+                return ui.send(UiEvent::Worker(done)).is_ok();
+            }
+        },
         Job::Sass {
             lesson,
             variant,
@@ -91,6 +101,25 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
         outcome,
     };
     ui.send(UiEvent::Worker(done)).is_ok()
+}
+
+/// The run request of a lesson on the CPU interpreter: outputs checked at its CPU size.
+fn cpu_request(
+    lesson: Box<Lesson>,
+    root: &crate::course::bundle::CourseRoot,
+) -> Result<(String, Request), (String, WorkerFailure)> {
+    let sized = crate::course::reload_sized(root, &lesson.file, &lesson.problem_cpu);
+    let sized = sized.map_err(|errs| {
+        let why = errs.first().map(|e| e.to_string()).unwrap_or_default();
+        let why = format!("the lesson's CPU size does not load: {why}");
+        (lesson.id.clone(), WorkerFailure::NotRun(why))
+    })?;
+    let options = crate::model::protocol::RunOptions {
+        time: false,
+        cpu: Some(Box::new(sized)),
+        ..Default::default()
+    };
+    Ok((lesson.id.clone(), Request::Run { lesson, options }))
 }
 
 /// The sanitizer takes minutes: a tick each second says it is still going.

@@ -30,6 +30,7 @@ impl WorkerFailure {
             WorkerFailure::Timeout { .. } => "timeout".into(),
             WorkerFailure::Crashed { .. } => "crashed".into(),
             WorkerFailure::Start(_) => "start".into(),
+            WorkerFailure::NotRun(_) => "not run".into(),
         }
     }
 }
