@@ -149,4 +149,8 @@ fn diff_view_of_two_strides() {
     let screen = draw(&a);
     assert!(screen.contains("shared wavefronts/request"), "{screen}");
     insta::assert_snapshot!("diff_view_stride32_stride2", screen);
+    assert!(screen.contains("time (ms, recorded)"), "{screen}");
+    // Figures of a run here are said to be live, not recorded.
+    a.results.get_mut("shared-banks").unwrap().source = gpulab::model::results::Source::Live;
+    assert!(draw(&a).contains("time (ms, live)"));
 }

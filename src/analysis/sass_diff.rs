@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 pub type Rows = Vec<(String, String, String)>;
 
 /// The compile report's figures of both.
-pub fn report_rows(c: &[Option<VariantResult>; 2]) -> Rows {
+pub fn report_rows(c: [Option<&VariantResult>; 2]) -> Rows {
     type Get = fn(&PtxasReport) -> String;
     let getters: [(&str, Get); 4] = [
         ("registers", |r| r.registers.to_string()),
@@ -20,22 +20,20 @@ pub fn report_rows(c: &[Option<VariantResult>; 2]) -> Rows {
         }),
         ("static shared (B)", |r| r.smem.to_string()),
     ];
-    let p = |v: &Option<VariantResult>, f: Get| {
-        v.as_ref()
-            .and_then(|v| v.ptxas.as_ref())
-            .map_or("?".to_string(), f)
+    let p = |v: Option<&VariantResult>, f: Get| {
+        v.and_then(|v| v.ptxas.as_ref()).map_or("?".to_string(), f)
     };
     getters
         .iter()
-        .map(|(what, f)| (what.to_string(), p(&c[0], *f), p(&c[1], *f)))
+        .map(|(what, f)| (what.to_string(), p(c[0], *f), p(c[1], *f)))
         .collect()
 }
 
 /// The instruction counts, and each kind whose count differs.
-pub fn mix_rows(rows: &mut Rows, ls: &[Listing; 2]) {
+pub fn mix_rows(rows: &mut Rows, ls: [&Listing; 2]) {
     let n = |l: &Listing| l.instructions.len().to_string();
-    rows.push(("SASS instructions".into(), n(&ls[0]), n(&ls[1])));
-    let (m0, m1) = (sass::mix(&ls[0]), sass::mix(&ls[1]));
+    rows.push(("SASS instructions".into(), n(ls[0]), n(ls[1])));
+    let (m0, m1) = (sass::mix(ls[0]), sass::mix(ls[1]));
     let kinds: std::collections::BTreeSet<&String> = m0.keys().chain(m1.keys()).collect();
     for k in kinds {
         let (a, b) = (
@@ -48,11 +46,13 @@ pub fn mix_rows(rows: &mut Rows, ls: &[Listing; 2]) {
     }
 }
 
-/// Recorded times and trace figures of both, where the recording has them.
-pub fn traced_rows(rows: &mut Rows, rv: &[Option<VariantResult>; 2]) {
+/// Times and trace figures of both, where `rv` has them; `source` says where they come
+/// from ("recorded", "live").
+pub fn traced_rows(rows: &mut Rows, rv: [Option<&VariantResult>; 2], source: &str) {
     type Get = fn(&VariantResult) -> Option<String>;
+    let time = format!("time (ms, {source})");
     let getters: [(&str, Get); 5] = [
-        ("time (ms, recorded)", |v| {
+        (&time, |v| {
             v.time_ms.as_ref().map(|t| format!("{:.3}", t.median))
         }),
         ("occupancy", |v| {
@@ -71,8 +71,7 @@ pub fn traced_rows(rows: &mut Rows, rv: &[Option<VariantResult>; 2]) {
         }),
     ];
     for (what, get) in getters {
-        let a = rv[0].as_ref().and_then(get);
-        let b = rv[1].as_ref().and_then(get);
+        let (a, b) = (rv[0].and_then(get), rv[1].and_then(get));
         if a.is_some() || b.is_some() {
             rows.push((
                 what.into(),

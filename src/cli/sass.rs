@@ -7,7 +7,7 @@ use crate::analysis::sass_figures::{LineFigure, line_figure};
 use crate::course::bundle::CourseRoot;
 use crate::model::access::InstructionSummary;
 use crate::model::protocol::FALLBACK_ARCH;
-use crate::model::results::{LessonResult, Source};
+use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::model::{Lesson, Variant};
 use crate::session::client::WorkerClient;
 use crate::session::{fold, recording};
@@ -200,14 +200,16 @@ impl Diff {
         compiled: &LessonResult,
         rec: Option<&LessonResult>,
     ) -> Diff {
-        let find = |r: &LessonResult, n: &str| r.variants.iter().find(|v| v.name == n).cloned();
+        fn find<'r>(r: &'r LessonResult, n: &str) -> Option<&'r VariantResult> {
+            r.variants.iter().find(|v| v.name == n)
+        }
         let mut rows =
-            sass_diff::report_rows(&[find(compiled, &vs[0].name), find(compiled, &vs[1].name)]);
-        sass_diff::mix_rows(&mut rows, ls);
+            sass_diff::report_rows([find(compiled, &vs[0].name), find(compiled, &vs[1].name)]);
+        sass_diff::mix_rows(&mut rows, [&ls[0], &ls[1]]);
         let recorded_on = rec.and_then(|r| r.device.as_ref()).map(|d| d.name.clone());
         if let Some(r) = rec {
             let rv = [find(r, &vs[0].name), find(r, &vs[1].name)];
-            sass_diff::traced_rows(&mut rows, &rv);
+            sass_diff::traced_rows(&mut rows, rv, "recorded");
         }
         Diff {
             names: [vs[0].name.clone(), vs[1].name.clone()],

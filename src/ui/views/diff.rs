@@ -5,7 +5,7 @@
 use super::overlays::full;
 use super::theme::Theme;
 use crate::analysis::sass_diff;
-use crate::model::results::VariantResult;
+use crate::model::results::{Source, VariantResult};
 use crate::ui::app::App;
 use crate::ui::code_view::SassState;
 use ratatui::buffer::Buffer;
@@ -20,23 +20,19 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let (a, b) = (&l.variants[app.variant], &l.variants[other]);
     let rect = full(area);
     Clear.render(rect, buf);
-    let find = |name: &str| -> Option<VariantResult> {
-        app.result()?
-            .variants
-            .iter()
-            .find(|v| v.name == name)
-            .cloned()
-    };
+    let result = app.result();
+    let find =
+        |name: &str| -> Option<&VariantResult> { result?.variants.iter().find(|v| v.name == name) };
     let shown = [find(&a.name), find(&b.name)];
-    let mut rows = sass_diff::report_rows(&shown);
+    let mut rows = sass_diff::report_rows(shown);
     let listings = match (app.sass_of(app.variant), app.sass_of(other)) {
-        (Some(SassState::Ready(x)), Some(SassState::Ready(y))) => Some([x.clone(), y.clone()]),
+        (Some(SassState::Ready(x)), Some(SassState::Ready(y))) => Some([x, y]),
         _ => None,
     };
-    if let Some(ls) = &listings {
+    if let Some(ls) = listings {
         sass_diff::mix_rows(&mut rows, ls);
     }
-    sass_diff::traced_rows(&mut rows, &shown);
+    sass_diff::traced_rows(&mut rows, shown, source_word(result.map(|r| r.source)));
     let w = a.name.len().max(12);
     let mut lines = vec![Line::styled(
         format!("{:<30} {:>w$}  {}", "", a.name, b.name),
@@ -47,7 +43,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         lines.push(Line::styled(format!("{what:<30} {x:>w$}  {y}"), style));
     }
     lines.push(Line::raw(""));
-    lines.extend(memory_lines(app, other, listings.as_ref(), th));
+    lines.extend(memory_lines(app, other, listings, th));
     Paragraph::new(lines)
         .block(Block::default().borders(Borders::ALL).title(Line::styled(
             format!(
@@ -59,11 +55,21 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         .render(rect, buf);
 }
 
+/// Where the times and traced figures shown come from, in a word.
+fn source_word(s: Option<Source>) -> &'static str {
+    match s {
+        Some(Source::Live) => "live",
+        Some(Source::Recorded) => "recorded",
+        Some(Source::Interpreted) => "CPU interpreter",
+        Some(Source::None) | None => "none",
+    }
+}
+
 /// The memory instructions whose count changed, or why they cannot be listed yet.
 fn memory_lines(
     app: &App,
     other: usize,
-    listings: Option<&[crate::analysis::sass::Listing; 2]>,
+    listings: Option<[&crate::analysis::sass::Listing; 2]>,
     th: &Theme,
 ) -> Vec<Line<'static>> {
     let Some([x, y]) = listings else {
