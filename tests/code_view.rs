@@ -154,3 +154,17 @@ fn diff_view_of_two_strides() {
     a.results.get_mut("shared-banks").unwrap().source = gpulab::model::results::Source::Live;
     assert!(draw(&a).contains("time (ms, live)"));
 }
+
+#[test]
+fn a_view_opened_before_the_worker_answers_asks_for_its_sass_when_it_does() {
+    let mut a = app(true);
+    let caps = a.caps.take().unwrap();
+    focus(&mut a, "stride-32");
+    key(&mut a, 'c');
+    key(&mut a, 's');
+    assert!(sass_jobs(&mut a).is_empty(), "nothing known of NVRTC yet");
+    a.on_event(gpulab::ui::UiEvent::Worker(gpulab::ui::WorkerEvent::Ready(
+        Ok(caps),
+    )));
+    assert_eq!(sass_jobs(&mut a), vec!["stride-32 sm_90"]);
+}

@@ -22,15 +22,9 @@ fn arch(root: &CourseRoot, lesson: &Lesson) -> String {
     let from_rec = rec
         .and_then(|r| r.replay(lesson))
         .and_then(|r| r.device.map(|d| d.arch()));
-    let arch = from_rec.unwrap_or_else(|| FALLBACK_ARCH.to_string());
-    match lesson.requires.cc {
-        Some((maj, min)) if arch_number(&arch) < maj * 10 + min => format!("sm_{maj}{min}"),
-        _ => arch,
-    }
-}
-
-fn arch_number(arch: &str) -> u32 {
-    arch.trim_start_matches("sm_").parse().unwrap_or(0)
+    lesson
+        .requires
+        .arch_for(&from_rec.unwrap_or_else(|| FALLBACK_ARCH.to_string()))
 }
 
 fn variant<'a>(lesson: &'a Lesson, name: &str) -> Result<&'a Variant> {

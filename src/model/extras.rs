@@ -95,6 +95,21 @@ impl Requires {
             _ => None,
         }
     }
+
+    /// `arch`, raised to the compute capability required: code written for a newer GPU
+    /// (clusters need sm_90) would not compile for an older target.
+    pub fn arch_for(&self, arch: &str) -> String {
+        let Some((maj, min)) = self.cc else {
+            return arch.to_string();
+        };
+        let digits: String = (arch.strip_prefix("sm_").unwrap_or(arch).chars())
+            .take_while(char::is_ascii_digit)
+            .collect();
+        match digits.parse::<u32>() {
+            Ok(n) if n >= maj * 10 + min => arch.to_string(),
+            _ => format!("sm_{maj}{min}"),
+        }
+    }
 }
 
 /// `"9.0"` as (9, 0).

@@ -54,6 +54,8 @@ impl App {
     fn on_ready(&mut self, caps: Capabilities) {
         self.plan_compiles(&caps);
         self.caps = Some(caps);
+        // A code or diff view opened before the worker answered asks for its SASS now.
+        self.ask_for_overlay();
     }
 
     /// The compile jobs `caps` calls for, one a lesson whose reports can be made here.

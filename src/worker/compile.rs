@@ -140,16 +140,7 @@ pub fn check_args(
 /// GPU (clusters need sm_90) would not compile for an older target, and a compile without
 /// a GPU (`gpulab check`, compile reports beside a recording) is about the GPU it needs.
 pub fn arch_for(lesson: &Lesson, arch: &str) -> String {
-    let Some((maj, min)) = lesson.requires.cc else {
-        return arch.to_string();
-    };
-    let digits: String = (arch.strip_prefix("sm_").unwrap_or(arch).chars())
-        .take_while(char::is_ascii_digit)
-        .collect();
-    match digits.parse::<u32>() {
-        Ok(n) if n >= maj * 10 + min => arch.to_string(),
-        _ => format!("sm_{maj}{min}"),
-    }
+    lesson.requires.arch_for(arch)
 }
 
 #[cfg(test)]

@@ -18,7 +18,9 @@ pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, Str
         .iter()
         .find(|v| v.name == variant)
         .ok_or_else(|| format!("no variant `{variant}` in {}", lesson.id))?;
-    let built = compile::compile_checked(lesson, v, arch).map_err(|e| e.to_string())?;
+    // As a compile request: never below what the lesson requires.
+    let arch = compile::arch_for(lesson, arch);
+    let built = compile::compile_checked(lesson, v, &arch).map_err(|e| e.to_string())?;
     disassemble(&built.image)
 }
 
