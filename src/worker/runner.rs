@@ -68,16 +68,7 @@ pub fn run_lesson(
     say_inputs(send, kept.is_some());
     let gpu = &session.gpu;
     let made_by = kept::reference_fingerprint(lesson, opts);
-    let (mut bufs, earlier) = match kept {
-        Some(k) => (k.bufs, k.expected),
-        None => (
-            Buffers::fresh(gpu, lesson, hostdata::fresh_seed(), opts.guard)
-                .map_err(|e| Fatal::in_variant("", e))?,
-            None,
-        ),
-    };
-    // The same reference on the same inputs gives the same outputs: kept, not made again.
-    let known = earlier.and_then(|(f, e)| (f == made_by).then_some(e));
+    let (mut bufs, known) = inputs(gpu, lesson, opts, kept, &made_by)?;
     let reference_known = known.is_some();
     let mut expected: Vec<(usize, HostData)> = known.unwrap_or_else(|| {
         (hostdata::builtin_expected(&lesson.reference, &bufs.host_inputs).into_iter()).collect()
@@ -85,6 +76,7 @@ pub fn run_lesson(
     cublas_reference(gpu, lesson, &mut bufs, opts, &mut expected, &mut peak, send)?;
     let l2 = set_aside_l2(gpu, lesson, send)?;
     let arch = gpu.info().arch();
+    let mut wrong = false;
     for i in run_order(lesson, opts) {
         let v = &capped(&lesson.variants[i], opts.max_blocks);
         let is_reference = lesson.reference == Reference::Variant(i);
@@ -100,12 +92,15 @@ pub fn run_lesson(
             opts,
             expected: &expected,
         };
-        let outputs = run_one(&ctx, v, is_reference, &mut bufs, send)?;
+        let (outputs, was_wrong) = run_one(&ctx, v, is_reference, &mut bufs, send)?;
+        wrong |= was_wrong;
         if !reference_known {
             expected.extend(outputs);
         }
     }
-    if opts.keep_inputs {
+    // A kernel that wrote where it should not may have written into the inputs too: after
+    // a wrong output the next check makes fresh ones rather than trust these.
+    if opts.keep_inputs && !wrong {
         session.kept = Some(Kept {
             key,
             bufs,
@@ -113,6 +108,27 @@ pub fn run_lesson(
         });
     }
     Ok(())
+}
+
+/// The inputs of this run, kept or fresh, and the outputs expected of them when the same
+/// reference (`made_by`) already made them on these very inputs.
+fn inputs(
+    gpu: &Gpu,
+    lesson: &Lesson,
+    opts: &RunOptions,
+    kept: Option<Kept>,
+    made_by: &str,
+) -> Result<(Buffers, Option<Vec<(usize, HostData)>>), Fatal> {
+    match kept {
+        Some(k) => Ok((
+            k.bufs,
+            k.expected.and_then(|(f, e)| (f == made_by).then_some(e)),
+        )),
+        None => {
+            let fresh = Buffers::fresh(gpu, lesson, hostdata::fresh_seed(), opts.guard);
+            Ok((fresh.map_err(|e| Fatal::in_variant("", e))?, None))
+        }
+    }
 }
 
 /// `fits`, beside the kept inputs when there is room for both; else they are freed first.
@@ -138,20 +154,21 @@ fn say_inputs(send: Send, kept: bool) {
 }
 
 /// One variant, its result sent if it was asked for; the reference's outputs, when it is
-/// the reference and right, for the others to match.
+/// the reference and right, for the others to match; and whether it was wrong.
 fn run_one(
     ctx: &RunContext,
     v: &Variant,
     is_reference: bool,
     bufs: &mut Buffers,
     send: Send,
-) -> Result<Vec<(usize, HostData)>, Fatal> {
+) -> Result<(Vec<(usize, HostData)>, bool), Fatal> {
     let job = Job {
         variant: v,
         is_reference,
         shown: wanted(ctx.opts, &v.name),
     };
     let mut result = variant::run_variant(ctx, &job, bufs, send)?;
+    let wrong = result.correct == Some(false);
     let mut outputs = Vec::new();
     if is_reference {
         if result.correct == Some(true) {
@@ -167,7 +184,7 @@ fn run_one(
             result: Box::new(result),
         });
     }
-    Ok(outputs)
+    Ok((outputs, wrong))
 }
 
 /// A `builtin: sgemm` reference: cuBLAS's output joins the expected ones, and its speed
