@@ -110,6 +110,9 @@ pub fn run_lesson(
     Ok(())
 }
 
+/// Outputs as they should be, by buffer index.
+type Expected = Vec<(usize, HostData)>;
+
 /// The inputs of this run, kept or fresh, and the outputs expected of them when the same
 /// reference (`made_by`) already made them on these very inputs.
 fn inputs(
@@ -118,7 +121,7 @@ fn inputs(
     opts: &RunOptions,
     kept: Option<Kept>,
     made_by: &str,
-) -> Result<(Buffers, Option<Vec<(usize, HostData)>>), Fatal> {
+) -> Result<(Buffers, Option<Expected>), Fatal> {
     match kept {
         Some(k) => Ok((
             k.bufs,
