@@ -110,7 +110,10 @@ fn sass_lines(app: &App, v: &Variant, th: &Theme) -> Vec<Line<'static>> {
         Some(SassState::Ready(l)) => l,
         Some(SassState::Failed(why)) => return vec![Line::styled(why.clone(), th.bad)],
         Some(SassState::Asked) => return vec![Line::styled("disassembling…", th.dim)],
-        None => return vec![Line::styled("no SASS asked for yet", th.dim)],
+        None => {
+            let wait = "the SASS is asked for once the lab knows whether NVRTC is here…";
+            return vec![Line::styled(wait, th.dim)];
+        }
     };
     let t = traced(app, v);
     listing
