@@ -54,6 +54,9 @@ fn without_a_gpu_r_interprets_the_lesson_and_its_wavefronts_are_the_recordings()
     t.draw(|f| f.render_widget(&app, f.area())).unwrap();
     let screen = gpulab::ui::buffer_to_text(t.backend().buffer());
     assert!(screen.contains("run on the CPU interpreter"), "{screen}");
+    // The learner's own run answers the prediction: its figures are shown.
+    assert!(!screen.contains("figures hidden"), "{screen}");
+    assert!(screen.contains("wavefronts/req"), "{screen}");
     for v in &recorded.variants {
         let cpu = shown.variants.iter().find(|x| x.name == v.name).unwrap();
         assert!(cpu.time_ms.is_none(), "{}: no time is invented", v.name);

@@ -241,17 +241,19 @@ impl App {
         self.save_progress();
     }
 
-    /// Whether the lesson's figures may be shown: once run live, or once the learner asked
-    /// to see them (`v`). Before that they would answer the page's "Predict:".
+    /// Whether the lesson's figures may be shown: once run live (on the GPU or the CPU
+    /// interpreter), or once the learner asked to see them (`v`). Before that they would
+    /// answer the page's "Predict:".
     pub fn revealed(&self) -> bool {
         // An exercise comes after its lesson; the learner's own figures answer nothing.
         self.exercise.is_some()
             || self
                 .lesson()
                 .is_some_and(|l| self.progress.get(&l.id).revealed)
-            || self
-                .result()
-                .is_some_and(|r| r.source == crate::model::results::Source::Live)
+            || self.result().is_some_and(|r| {
+                use crate::model::results::Source;
+                matches!(r.source, Source::Live | Source::Interpreted)
+            })
     }
 
     pub(super) fn reveal(&mut self) {
