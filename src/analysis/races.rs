@@ -58,10 +58,40 @@ fn warp_bit(warp: u32) -> u32 {
     1 << (warp % 32)
 }
 
+/// The touches of a word in one direction: nearly always one or two source lines, kept
+/// inline (a GEMM interval makes thousands of these, and a heap list each was half the
+/// analysis' time).
+#[derive(Default)]
+struct Touches {
+    inline: [Option<Touch>; 2],
+    more: Vec<Touch>,
+}
+
+impl Touches {
+    fn iter(&self) -> impl Iterator<Item = &Touch> {
+        self.inline.iter().flatten().chain(&self.more)
+    }
+
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut Touch> {
+        self.inline.iter_mut().flatten().chain(&mut self.more)
+    }
+
+    fn len(&self) -> usize {
+        self.inline.iter().flatten().count() + self.more.len()
+    }
+
+    fn push(&mut self, t: Touch) {
+        match self.inline.iter_mut().find(|s| s.is_none()) {
+            Some(slot) => *slot = Some(t),
+            None => self.more.push(t),
+        }
+    }
+}
+
 #[derive(Default)]
 struct WordState {
-    writes: Vec<Touch>,
-    reads: Vec<Touch>,
+    writes: Touches,
+    reads: Touches,
 }
 
 type Key = (RaceKind, Option<u32>, Option<u32>);
@@ -115,17 +145,54 @@ impl Lanes {
 
 /// Every hazard of the events, one per kind and pair of lines, the most frequent first.
 pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
-    let warps = warps_of_blocks(events);
-    let mut epochs: HashMap<(u32, u32), Lanes> = HashMap::new();
-    let mut intervals: HashMap<(u32, u32), WordMap> = HashMap::new();
-    let mut found: HashMap<Key, Race> = HashMap::new();
-    let mut request = Vec::with_capacity(128);
-    let mut met = Vec::new();
-    for e in events {
-        let Some(block_warps) = warps.get(&e.block).filter(|w| w.len() > 1) else {
-            continue;
-        };
-        let lanes = epochs.entry((e.block, e.warp)).or_default();
+    let mut f = RaceFinder::new(Warps::Touched(warps_of_blocks(events)));
+    events.iter().for_each(|e| f.push(e));
+    f.finish()
+}
+
+/// The warps an interval waits for before it is dropped (no access can join it then).
+pub enum Warps {
+    /// Those of each block that touch shared memory, known beforehand (a whole trace).
+    Touched(HashMap<u32, Vec<u32>>),
+    /// All of a block's warps, `0..n` (a trace read as it is made). A warp that ends early
+    /// keeps its intervals alive: more memory, the same races.
+    All(u32),
+}
+
+/// The race analysis, fed one event at a time in the trace's order.
+pub struct RaceFinder {
+    warps: Warps,
+    epochs: HashMap<(u32, u32), Lanes>,
+    intervals: HashMap<(u32, u32), WordMap>,
+    found: HashMap<Key, Race>,
+    request: Vec<(u64, u8, u32)>,
+    met: Vec<Race>,
+}
+
+impl RaceFinder {
+    pub fn new(warps: Warps) -> RaceFinder {
+        RaceFinder {
+            warps,
+            epochs: HashMap::new(),
+            intervals: HashMap::new(),
+            found: HashMap::new(),
+            request: Vec::with_capacity(128),
+            met: Vec::new(),
+        }
+    }
+
+    fn racing(&self, block: u32) -> bool {
+        match &self.warps {
+            Warps::Touched(w) => w.get(&block).is_some_and(|w| w.len() > 1),
+            Warps::All(n) => *n > 1,
+        }
+    }
+
+    pub fn push(&mut self, e: &SharedEvent) {
+        if !self.racing(e.block) {
+            return;
+        }
+        let lanes = self.epochs.entry((e.block, e.warp)).or_default();
         lanes.seen |= e.mask;
         if e.op == Op::Barrier {
             let before = lanes.all_past();
@@ -133,32 +200,35 @@ pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
                 lanes.passed[l] += 1;
             }
             if lanes.all_past() == before {
-                continue;
+                return;
             }
-            // Once every warp of the block is past an interval, no access can join it.
-            let done = block_warps.iter().all(|&w| {
-                epochs
-                    .get(&(e.block, w))
-                    .is_some_and(|k| k.all_past() > before)
-            });
+            let past =
+                |w: u32| (self.epochs.get(&(e.block, w))).is_some_and(|k| k.all_past() > before);
+            let done = match &self.warps {
+                Warps::Touched(w) => w.get(&e.block).is_some_and(|w| w.iter().all(|&w| past(w))),
+                Warps::All(n) => (0..*n).all(past),
+            };
             if done {
-                intervals.remove(&(e.block, before));
+                self.intervals.remove(&(e.block, before));
             }
-            continue;
+            return;
         }
         let epoch = lanes.interval(e.mask);
-        let words = intervals.entry((e.block, epoch)).or_default();
-        request_words(e, &mut request);
-        for &(word, bytes) in &request {
+        let words = self.intervals.entry((e.block, epoch)).or_default();
+        request_words(e, &mut self.request);
+        for &(word, bytes, times) in &self.request {
             let state = words.entry(word).or_default();
-            check(state, e, word, bytes, &mut met);
+            check(state, e, word, bytes, times, &mut self.met);
             remember(state, e, bytes);
         }
-        merge(&mut found, &mut met);
+        merge(&mut self.found, &mut self.met);
     }
-    let mut races: Vec<Race> = found.into_values().collect();
-    races.sort_by(|a, b| b.count.cmp(&a.count).then(key_of(a).cmp(&key_of(b))));
-    races
+
+    pub fn finish(self) -> Vec<Race> {
+        let mut races: Vec<Race> = self.found.into_values().collect();
+        races.sort_by(|a, b| b.count.cmp(&a.count).then(key_of(a).cmp(&key_of(b))));
+        races
+    }
 }
 
 /// The warps of each block that touched shared memory; only where there are two or more
@@ -174,10 +244,11 @@ fn warps_of_blocks(events: &[SharedEvent]) -> HashMap<u32, Vec<u32>> {
     warps
 }
 
-/// The 4-byte words each lane of a request touches, each with a mask of its bytes, in
-/// `out`. Lanes asking for the same word are each an access: a broadcast read of another
-/// warp's unsynchronised write is that many hazards.
-fn request_words(e: &SharedEvent, out: &mut Vec<(u64, u8)>) {
+/// The 4-byte words each lane of a request touches, each with a mask of its bytes and the
+/// number of lanes in a row that ask for it, in `out`. Lanes asking for the same word are
+/// each an access: a broadcast read of another warp's unsynchronised write is that many
+/// hazards.
+fn request_words(e: &SharedEvent, out: &mut Vec<(u64, u8, u32)>) {
     out.clear();
     for (lane, &a) in e.addrs.iter().enumerate() {
         if e.mask & (1 << lane) == 0 {
@@ -188,15 +259,28 @@ fn request_words(e: &SharedEvent, out: &mut Vec<(u64, u8)>) {
             // The bytes of this word inside [a, end).
             let lo = a.max(word * 4) - word * 4;
             let hi = end.min(word * 4 + 4) - word * 4;
-            out.push((word, ((1u8 << hi) - 1) & !((1u8 << lo) - 1)));
+            let bytes = ((1u8 << hi) - 1) & !((1u8 << lo) - 1);
+            // Neighbouring lanes often read one word (a broadcast): compared once, counted
+            // for each.
+            match out.last_mut() {
+                Some((w, b, n)) if *w == word && *b == bytes => *n += 1,
+                _ => out.push((word, bytes, 1)),
+            }
         }
     }
 }
 
 /// Compare an access with the earlier ones of its word and interval by other warps; what
 /// it meets goes to `met`, the request's own tally, merged into the whole once a request.
-fn check(state: &WordState, e: &SharedEvent, word: u64, bytes: u8, met: &mut Vec<Race>) {
-    let against: &[(&[Touch], RaceKind)] = match e.op {
+fn check(
+    state: &WordState,
+    e: &SharedEvent,
+    word: u64,
+    bytes: u8,
+    times: u32,
+    met: &mut Vec<Race>,
+) {
+    let against: &[(&Touches, RaceKind)] = match e.op {
         Op::Read => &[(&state.writes, RaceKind::WriteRead)],
         Op::Write => &[
             (&state.writes, RaceKind::WriteWrite),
@@ -207,7 +291,7 @@ fn check(state: &WordState, e: &SharedEvent, word: u64, bytes: u8, met: &mut Vec
     // One access counts once per pair of lines, however many warps it met there.
     let me = warp_bit(e.warp);
     for &(touches, kind) in against {
-        for t in touches {
+        for t in touches.iter() {
             let others = (0..4)
                 .filter(|b| bytes & (1 << b) != 0)
                 .fold(0, |acc, b| acc | (t.warps[b] & !me));
@@ -216,7 +300,7 @@ fn check(state: &WordState, e: &SharedEvent, word: u64, bytes: u8, met: &mut Vec
             }
             let key = (kind, t.line, e.line);
             match met.iter_mut().find(|r| key_of(r) == key) {
-                Some(r) => r.count += 1,
+                Some(r) => r.count += u64::from(times),
                 None => met.push(Race {
                     kind,
                     first_line: t.line,
@@ -225,7 +309,7 @@ fn check(state: &WordState, e: &SharedEvent, word: u64, bytes: u8, met: &mut Vec
                     offset: word * 4,
                     first_warp: others.trailing_zeros(),
                     second_warp: e.warp,
-                    count: 1,
+                    count: u64::from(times),
                 }),
             }
         }

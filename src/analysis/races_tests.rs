@@ -223,3 +223,31 @@ fn a_barrier_logged_by_diverged_lane_groups_orders_each_groups_own_stores() {
         (Some(39), Some(46))
     );
 }
+
+#[test]
+fn read_as_made_the_races_are_those_of_the_whole_trace() {
+    // The interpreter's order: warp 0 writes and reaches the barrier before warp 1 has
+    // done anything; warp 1 then reads warp 0's words in the same interval.
+    let events = vec![
+        access(0, 0, Op::Write, 11, 0, 32),
+        barrier(0, 0),
+        access(0, 1, Op::Read, 14, 0, 32),
+        barrier(0, 1),
+        access(0, 0, Op::Read, 15, 0, 32),
+    ];
+    let whole = find_races(&events);
+    let mut f = RaceFinder::new(Warps::All(2));
+    events.iter().for_each(|e| f.push(e));
+    let streamed = f.finish();
+    assert_eq!(streamed, whole);
+    assert_eq!(whole.len(), 1, "{whole:?}");
+    assert_eq!((whole[0].kind, whole[0].count), (RaceKind::WriteRead, 32));
+    // Broadcasts count once per lane: 32 lanes reading one word warp 0 wrote.
+    let mut b = access(0, 1, Op::Read, 16, 0, 32);
+    b.addrs = [0; 32];
+    let mut f = RaceFinder::new(Warps::All(2));
+    [access(0, 0, Op::Write, 11, 0, 1), b]
+        .iter()
+        .for_each(|e| f.push(e));
+    assert_eq!(f.finish()[0].count, 32);
+}

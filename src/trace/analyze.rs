@@ -336,25 +336,28 @@ pub fn analyze_shaped(records: &[Record], sites: &[Site], shapes: &[Reshape]) ->
 pub fn shared_events(records: &[Record], sites: &[Site]) -> Vec<SharedEvent> {
     records
         .iter()
-        .filter_map(|r| {
-            let site = sites.get(r.site as usize)?;
-            let op = match site.kind {
-                _ if site.is_barrier() => Op::Barrier,
-                _ if r.space != Space::Shared => return None,
-                AccessKind::Load => Op::Read,
-                AccessKind::Store => Op::Write,
-            };
-            Some(SharedEvent {
-                block: r.block,
-                warp: r.warp,
-                op,
-                line: site.source_line,
-                mask: r.mask,
-                width: r.width,
-                addrs: r.addrs,
-            })
-        })
+        .filter_map(|r| shared_event(r, sites))
         .collect()
+}
+
+/// A record as the race analysis sees it: a shared access or a barrier, else nothing.
+pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
+    let site = sites.get(r.site as usize)?;
+    let op = match site.kind {
+        _ if site.is_barrier() => Op::Barrier,
+        _ if r.space != Space::Shared => return None,
+        AccessKind::Load => Op::Read,
+        AccessKind::Store => Op::Write,
+    };
+    Some(SharedEvent {
+        block: r.block,
+        warp: r.warp,
+        op,
+        line: site.source_line,
+        mask: r.mask,
+        width: r.width,
+        addrs: r.addrs,
+    })
 }
 
 #[cfg(test)]

@@ -97,6 +97,12 @@ impl Site {
     pub fn is_barrier(&self) -> bool {
         self.space == DeclaredSpace::Barrier
     }
+
+    /// A shared access wider than a word: the only kind ptxas may make in narrower SASS
+    /// instructions, so the only kind whose counts wait for the SASS.
+    pub fn may_split(&self) -> bool {
+        self.space == DeclaredSpace::Shared && self.width > 4
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,23 +1,92 @@
 //! The analysis of `analyze`, fed one record at a time: a trace made on the host (the CPU
-//! interpreter) is summarised as it is made, keeping only each site's costliest request and
-//! the shared-memory events the race analysis needs, not every record. Texture footprints
-//! are not kept (an interpreted kernel has no texture fetches).
+//! interpreter) is summarised as it is made, keeping only each site's costliest request,
+//! not every record; the race analysis reads the shared-memory events on a thread of its
+//! own as they come. Texture footprints are not kept (an interpreted kernel has no texture
+//! fetches).
 
-use super::analyze::{SiteAcc, shape_of, space_index, sum_totals, summaries};
+use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
+use std::thread::JoinHandle;
+
+use super::analyze::{SiteAcc, shape_of, shared_event, space_index, sum_totals, summaries};
 use super::decode::Record;
 use super::instrument::Site;
-use crate::analysis::races::{self, SharedEvent};
+use crate::analysis::races::{RaceFinder, SharedEvent, Warps};
 use crate::analysis::sass_map::Reshape;
-use crate::model::results::MemoryStats;
+use crate::model::results::{MemoryStats, Race};
+
+/// Events sent to the race analysis at a time.
+const BATCH: usize = 4096;
+
+/// The race analysis beside the interpreter: on a GEMM block it takes about as long as
+/// the interpretation, so the two overlap on two cores.
+struct RaceFeed {
+    warps: u32,
+    batch: Vec<SharedEvent>,
+    to: Option<Sender<Vec<SharedEvent>>>,
+    finder: Option<JoinHandle<Vec<Race>>>,
+}
+
+impl RaceFeed {
+    fn push(&mut self, e: SharedEvent) {
+        self.batch.push(e);
+        if self.batch.len() >= BATCH {
+            self.send();
+        }
+    }
+
+    fn send(&mut self) {
+        if self.to.is_none() {
+            let (to, from) = channel::<Vec<SharedEvent>>();
+            let warps = self.warps;
+            self.finder = Some(std::thread::spawn(move || {
+                let mut f = RaceFinder::new(Warps::All(warps));
+                for batch in from {
+                    batch.iter().for_each(|e| f.push(e));
+                }
+                f.finish()
+            }));
+            self.to = Some(to);
+        }
+        let batch = std::mem::replace(&mut self.batch, Vec::with_capacity(BATCH));
+        if let Some(to) = &self.to {
+            // A finder that died (a panic) is reported by `finish`.
+            let _ = to.send(batch);
+        }
+    }
+
+    fn finish(mut self) -> Vec<Race> {
+        if self.batch.is_empty() && self.to.is_none() {
+            return Vec::new();
+        }
+        self.send();
+        drop(self.to.take());
+        (self.finder.take())
+            .map(|f| f.join().expect("the race analysis ended"))
+            .unwrap_or_default()
+    }
+}
+
+/// The SASS shapes of split shared accesses, known or still being read (nvdisasm takes a
+/// quarter of a second, which the interpretation can use).
+enum Shapes {
+    Known(Vec<Reshape>),
+    /// Records of accesses that may be split wait here until the shapes come.
+    Coming {
+        from: Receiver<Result<Vec<Reshape>, String>>,
+        held: Vec<Record>,
+    },
+}
 
 pub struct Streamed {
     sites: Vec<Site>,
     accs: Vec<SiteAcc>,
     /// The costliest requests so far; `SiteAcc::worst` indexes them.
     kept: Vec<Record>,
-    events: Vec<SharedEvent>,
+    races: RaceFeed,
     /// The shared accesses the SASS makes in pieces (`sass_map::reshape`).
-    shapes: Vec<Reshape>,
+    shapes: Shapes,
+    /// Whether the SASS was read for them; the reason when it could not be.
+    pub sass: Result<(), String>,
     /// Records taken in, and those past `cap`, only counted (as the GPU's buffer does).
     pub count: u64,
     pub overflow: u64,
@@ -25,13 +94,20 @@ pub struct Streamed {
 }
 
 impl Streamed {
-    pub fn new(sites: &[Site], cap: u64) -> Streamed {
+    /// A trace of `sites` keeping `cap` records, of blocks of `warps` warps.
+    pub fn new(sites: &[Site], cap: u64, warps: u32) -> Streamed {
         Streamed {
             sites: sites.to_vec(),
             accs: vec![SiteAcc::default(); sites.len()],
             kept: Vec::new(),
-            events: Vec::new(),
-            shapes: Vec::new(),
+            races: RaceFeed {
+                warps,
+                batch: Vec::with_capacity(BATCH),
+                to: None,
+                finder: None,
+            },
+            shapes: Shapes::Known(Vec::new()),
+            sass: Ok(()),
             count: 0,
             overflow: 0,
             cap,
@@ -40,8 +116,43 @@ impl Streamed {
 
     /// Count the shared accesses the SASS makes in pieces as it makes them.
     pub fn shaped(mut self, shapes: Vec<Reshape>) -> Streamed {
-        self.shapes = shapes;
+        self.shapes = Shapes::Known(shapes);
         self
+    }
+
+    /// As `shaped`, with shapes that come later, from another thread.
+    pub fn shaped_later(mut self, from: Receiver<Result<Vec<Reshape>, String>>) -> Streamed {
+        self.shapes = Shapes::Coming {
+            from,
+            held: Vec::new(),
+        };
+        self
+    }
+
+    /// Take the shapes if they have come (or wait for them), and count what waited.
+    fn settle(&mut self, wait: bool) {
+        let Shapes::Coming { from, held } = &mut self.shapes else {
+            return;
+        };
+        let got = match wait {
+            true => from.recv().map_err(|_| TryRecvError::Disconnected),
+            false => from.try_recv(),
+        };
+        let shapes = match got {
+            Err(TryRecvError::Empty) => return,
+            Ok(Ok(s)) => s,
+            Ok(Err(why)) => {
+                self.sass = Err(why);
+                Vec::new()
+            }
+            Err(TryRecvError::Disconnected) => {
+                self.sass = Err("the SASS reader ended with no answer".into());
+                Vec::new()
+            }
+        };
+        let held = std::mem::take(held);
+        self.shapes = Shapes::Known(shapes);
+        held.iter().for_each(|r| self.add(r));
     }
 
     pub fn push(&mut self, r: &Record) {
@@ -50,18 +161,42 @@ impl Streamed {
             return;
         }
         self.count += 1;
+        let Some(site) = self.sites.get(r.site as usize) else {
+            return;
+        };
+        let (barrier, may_split) = (site.is_barrier(), site.may_split());
+        if let Some(e) = shared_event(r, &self.sites) {
+            self.races.push(e);
+        }
+        if barrier {
+            return;
+        }
+        if let Shapes::Coming { held, .. } = &mut self.shapes {
+            if may_split {
+                held.push(r.clone());
+            }
+            if self.count.is_multiple_of(1024) {
+                self.settle(false);
+            }
+            if may_split {
+                return;
+            }
+        }
+        self.add(r);
+    }
+
+    fn add(&mut self, r: &Record) {
         let i = r.site as usize;
         let (Some(acc), Some(site)) = (self.accs.get_mut(i), self.sites.get(i)) else {
             return;
         };
-        let one = std::slice::from_ref(r);
-        self.events
-            .extend(super::analyze::shared_events(one, &self.sites));
-        if site.is_barrier() {
-            return;
-        }
+        // Only accesses that may be split wait for the shapes; the others have none.
+        let shapes = match &self.shapes {
+            Shapes::Known(s) => s.as_slice(),
+            Shapes::Coming { .. } => &[],
+        };
         let s = space_index(r.space);
-        acc.add(usize::MAX, r, site, &[], shape_of(&self.shapes, r.site));
+        acc.add(usize::MAX, r, site, &[], shape_of(shapes, r.site));
         if let Some((cost, usize::MAX)) = acc.worst[s] {
             // A new costliest request: keep it (the one it beat is no longer named).
             self.kept.push(r.clone());
@@ -70,11 +205,15 @@ impl Streamed {
     }
 
     /// Totals, per-instruction summaries and races, as `analyze` gives them.
-    pub fn finish(self) -> MemoryStats {
+    pub fn finish(mut self) -> MemoryStats {
+        self.settle(true);
+        let Shapes::Known(shapes) = &self.shapes else {
+            unreachable!("settled")
+        };
         MemoryStats {
-            instructions: summaries(&self.accs, &self.kept, &self.sites, &self.shapes),
+            instructions: summaries(&self.accs, &self.kept, &self.sites, shapes),
             races_checked: true,
-            races: races::find_races(&self.events),
+            races: self.races.finish(),
             ..sum_totals(&self.accs)
         }
     }
@@ -133,13 +272,13 @@ mod tests {
         let mut b = rec(2, 0, Space::Shared, 0);
         b.width = 0;
         records.push(b);
-        let mut s = Streamed::new(&sites, 1 << 20);
+        let mut s = Streamed::new(&sites, 1 << 20, 2);
         records.iter().for_each(|r| s.push(r));
         let whole = crate::trace::analyze::analyze(&records, &sites);
         let streamed = s.finish();
         assert_eq!(streamed, whole);
         assert!(!whole.races.is_empty(), "two warps store to one word");
-        let mut capped = Streamed::new(&sites, 3);
+        let mut capped = Streamed::new(&sites, 3, 2);
         records.iter().for_each(|r| capped.push(r));
         assert_eq!(
             (capped.count, capped.overflow),

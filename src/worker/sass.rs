@@ -40,7 +40,9 @@ pub fn disassemble(image: &[u8]) -> Result<String, String> {
     let path = dir.join("kernel.cubin");
     std::fs::write(&path, image).map_err(|e| format!("{}: {e}", path.display()))?;
     let out = Command::new(&nvdisasm)
-        .args(["-c", "-g"])
+        // No dataflow analysis: it annotates branch-stack jumps, which sm_70 and later do not
+        // have, and takes a quarter of nvdisasm's time.
+        .args(["-c", "-g", "-ndf"])
         .arg(&path)
         .output()
         .map_err(|e| format!("{}: {e}", nvdisasm.display()));
@@ -72,8 +74,7 @@ pub fn shapes(
 ) -> Result<Vec<Reshape>, String> {
     // Only an access wider than a word can become narrower instructions: a kernel without
     // one needs no SASS read (nvdisasm takes a good part of a second to start).
-    let wide = |s: &Site| s.space == DeclaredSpace::Shared && s.width > 4;
-    if !sites.iter().any(wide) {
+    if !sites.iter().any(Site::may_split) {
         return Ok(Vec::new());
     }
     let built = compile::compile_checked(lesson, v, arch).map_err(|e| e.to_string())?;

@@ -48,6 +48,8 @@ pub struct BlockCtx<'a> {
     pub nwarps: u32,
     /// What the kernel's `printf`s wrote, in the order they ran.
     pub printed: &'a mut String,
+    /// A trace-only run: instructions nothing traced depends on are left out (`slice`).
+    pub sliced: bool,
 }
 
 impl BlockCtx<'_> {
@@ -182,7 +184,7 @@ pub fn run_block(
     launch: &Launch,
     linear: u64,
     (trace, printed): (Option<&mut Trace>, &mut String),
-    budget: u64,
+    (budget, sliced): (u64, bool),
     start: Instant,
 ) -> Result<(u64, u64), RunError> {
     let threads: u32 = launch.block.iter().product();
@@ -216,6 +218,7 @@ pub fn run_block(
         shared_static: prog.shared_static,
         nwarps,
         printed,
+        sliced,
     };
     schedule(prog, &mut warps, &mut ctx, budget)
 }

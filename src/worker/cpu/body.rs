@@ -212,6 +212,7 @@ fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr
         place,
         site: None,
         call: None,
+        slice: Default::default(),
     };
     if op == Op::Call {
         ins.call = Some(Box::new(call(ctx, st, args)?));

@@ -30,6 +30,8 @@ pub struct Instr {
     pub place: Place,
     pub site: Option<u32>,
     pub call: Option<Box<Call>>,
+    /// What a trace-only run does with it.
+    pub slice: super::slice::Slice,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -67,6 +67,9 @@ pub fn exec(
     warp: u32,
     mask: u32,
 ) -> Result<(), RunError> {
+    if super::fast::exec(fr, ins, active) {
+        return Ok(());
+    }
     match ins.op {
         Op::Bin(b, ty) => lanewise(fr, ctx, ins, active, warp, |a| alu::bin(b, ty, a[0], a[1])),
         Op::Mad(b, ty) => lanewise(fr, ctx, ins, active, warp, |a| {

@@ -9,6 +9,7 @@ use super::mem::{Filler, Memory};
 use super::{Kernel, Plan, PrepareError, RunError};
 use crate::model::results::MemoryStats;
 use crate::model::{Arg, Buffer, ElemType, Init, Lesson, Variant};
+use crate::trace::instrument::Site;
 use crate::worker::hostdata::{self, HostData};
 
 /// Warp instructions one block may run before the run is called endless.
@@ -63,6 +64,19 @@ fn element(b: &Buffer, seed: u64, i: u64) -> u64 {
 
 fn formula(b: &Buffer, seed: u64) -> Filler {
     let b = b.clone();
+    if matches!(b.init, Init::Zeros | Init::Poison | Init::Const(_)) {
+        // One value everywhere: a page is that pattern (the 192 MiB a chase writes to
+        // flush the L2 filled element by element took half a second).
+        let e = b.ty.size();
+        let v = element(&b, seed, 0).to_le_bytes();
+        let zero = v[..e].iter().all(|&x| x == 0);
+        return Box::new(move |_, page| {
+            if !zero {
+                page.chunks_mut(e)
+                    .for_each(|c| c.copy_from_slice(&v[..c.len()]));
+            }
+        });
+    }
     Box::new(move |start, page| {
         let e = b.ty.size();
         for (k, chunk) in page.chunks_mut(e).enumerate() {
@@ -212,9 +226,6 @@ pub fn trace(
     trace_blocks: u32,
     arch: &str,
 ) -> Result<MemoryStats, CpuError> {
-    // As on the GPU: where nvdisasm can read the SASS, shared accesses ptxas splits are
-    // counted as split.
-    let shapes = crate::worker::sass::shapes(lesson, v, arch, &k.sites);
     let opts = crate::model::protocol::RunOptions {
         trace_blocks,
         ..Default::default()
@@ -227,15 +238,28 @@ pub fn trace(
         traced_only: true,
         budget: BLOCK_BUDGET,
         keep_records: false,
-        shapes: shapes.as_ref().cloned().unwrap_or_default(),
+        shapes: Vec::new(),
     };
-    let out = super::run(k, &mut p.mem, &l, &plan)?;
+    // As on the GPU: where nvdisasm can read the SASS, shared accesses ptxas splits are
+    // counted as split. It reads while the interpreter runs.
+    let shapes = k.sites.iter().any(Site::may_split).then(|| {
+        let (to, from) = std::sync::mpsc::channel();
+        let (lesson, v, arch, sites) =
+            (lesson.clone(), v.clone(), arch.to_string(), k.sites.clone());
+        std::thread::spawn(move || {
+            let _ = to.send(crate::worker::sass::shapes(&lesson, &v, &arch, &sites));
+        });
+        from
+    });
+    let out = super::run_streamed(k, &mut p.mem, &l, &plan, shapes)?;
     let overflow = out.trace.stream.overflow;
-    let mut m = out.trace.stream.finish();
+    let stream = out.trace.stream;
+    let sass = stream.sass.clone();
+    let mut m = stream.finish();
     m.traced_blocks = s.traced;
     m.total_blocks = s.total;
     m.overflow = overflow;
-    m.sass_checked = shapes.is_ok();
+    m.sass_checked = sass.is_ok();
     crate::worker::traced::split_shared(&mut m);
     crate::worker::traced::scale(&mut m, s.total as f64 / s.traced.max(1) as f64);
     Ok(m)

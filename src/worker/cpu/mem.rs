@@ -199,6 +199,14 @@ impl Memory {
         Ok(())
     }
 
+    /// Whether `n` bytes at `at` lie inside memory, touching no page.
+    pub fn check(&mut self, at: At, n: usize, thread: usize) -> Result<(), OutOfBounds> {
+        match at {
+            At::Global(a) if a >= BUFFERS => self.region(a, n).map(drop),
+            at => self.locate(at, n, thread).map(drop),
+        }
+    }
+
     fn locate(&mut self, at: At, n: usize, thread: usize) -> Result<Loc<'_>, OutOfBounds> {
         Ok(match at {
             At::Shared(a) => Loc::Flat(slice(&mut self.shared, a, n, "shared")?),

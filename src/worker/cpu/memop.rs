@@ -9,6 +9,7 @@ use super::decode::Instr;
 use super::mem::{At, OutOfBounds, resolve};
 use super::operand::Opnd;
 use super::ops::{AtomOp, Bin, Kind, Op, Space, Ty};
+use super::slice::Slice;
 use super::warp::Frame;
 
 fn at_of(space: Space, a: u64) -> At {
@@ -95,6 +96,19 @@ pub fn load_store(
     }
     if space != Space::Param {
         ctx.access_record(ins, warp, active, &ats, u32::from(vec) * elem as u32);
+    }
+    if ctx.sliced && ins.slice == Slice::AddressOnly {
+        // Its bytes feed nothing the trace holds: only where it went matters.
+        for l in lanes(active) {
+            for k in 0..items.len().min(8) {
+                let at = plus(ats[l], (k * elem) as u64);
+                let thread = warp as usize * 32 + l;
+                if !matches!(at, At::Param(_)) {
+                    (ctx.mem.check(at, elem, thread)).map_err(|e| oob(ctx, ins, warp, l, e))?;
+                }
+            }
+        }
+        return Ok(());
     }
     let mut loaded = [[0u64; 8]; 32];
     for l in lanes(active) {

@@ -15,6 +15,7 @@ mod calls;
 mod cfg;
 pub mod decode;
 mod exec;
+mod fast;
 pub mod lesson;
 mod lex;
 pub mod mem;
@@ -23,10 +24,13 @@ mod opcode;
 mod operand;
 mod ops;
 pub mod serve;
+mod slice;
 mod warp;
 
+use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
+use crate::analysis::sass_map::Reshape;
 use crate::trace::instrument::{self, Site};
 use crate::trace::stream::Streamed;
 use block::{Launch, Trace, run_block};
@@ -108,6 +112,7 @@ pub fn prepare(ptx: &str, name: &str) -> Result<Kernel, PrepareError> {
     let sites = instrument::instrument(ptx)
         .map_err(|e| PrepareError::Instrument(e.to_string()))?
         .sites;
+    slice::mark(&mut prog, entry);
     let mut used = vec![false; sites.len()];
     for f in &mut prog.funcs {
         for ins in &mut f.instrs {
@@ -157,11 +162,26 @@ pub fn run(
     launch: &Launch,
     plan: &Plan,
 ) -> Result<Outcome, RunError> {
+    run_streamed(k, mem, launch, plan, None)
+}
+
+/// `run`, with the SASS shapes of `plan` coming from another thread when `later` is given.
+pub fn run_streamed(
+    k: &Kernel,
+    mem: &mut Memory,
+    launch: &Launch,
+    plan: &Plan,
+    later: Option<Receiver<Result<Vec<Reshape>, String>>>,
+) -> Result<Outcome, RunError> {
     mem.local_bytes = k.prog.local_bytes as usize;
     let total: u64 = launch.grid.iter().map(|&g| u64::from(g)).product();
+    let warps = launch.block.iter().product::<u32>().div_ceil(32);
     let mut out = Outcome {
         trace: Trace {
-            stream: Streamed::new(&k.sites, TRACE_CAPACITY).shaped(plan.shapes.clone()),
+            stream: match later {
+                Some(from) => Streamed::new(&k.sites, TRACE_CAPACITY, warps).shaped_later(from),
+                None => Streamed::new(&k.sites, TRACE_CAPACITY, warps).shaped(plan.shapes.clone()),
+            },
             records: plan.keep_records.then(Vec::new),
         },
         warp_steps: 0,
@@ -170,6 +190,8 @@ pub fn run(
         printed: String::new(),
     };
     let start = Instant::now();
+    // Outputs of a trace-only run are thrown away: only what the trace holds must be exact.
+    let limits = (plan.budget, plan.traced_only);
     for b in 0..total {
         let traced = plan
             .trace
@@ -182,7 +204,7 @@ pub fn run(
         }
         let t = if traced { Some(&mut out.trace) } else { None };
         let io = (t, &mut out.printed);
-        let (w, t) = run_block(&k.prog, k.entry, mem, launch, b, io, plan.budget, start)?;
+        let (w, t) = run_block(&k.prog, k.entry, mem, launch, b, io, limits, start)?;
         out.warp_steps += w;
         out.thread_steps += t;
         out.blocks += 1;

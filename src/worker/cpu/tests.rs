@@ -31,6 +31,18 @@ pub(super) fn run_full(
     threads: u32,
     n: usize,
 ) -> Result<Ran, RunError> {
+    run_with(pre, body, [blocks, threads], n, false).map(|(o, k, r, _)| (o, k, r))
+}
+
+/// As `run_full`; a trace-only run when `traced_only` (which may leave out what the trace
+/// does not need); the thread instructions run as well.
+pub(super) fn run_with(
+    pre: &str,
+    body: &str,
+    [blocks, threads]: [u32; 2],
+    n: usize,
+    traced_only: bool,
+) -> Result<(Vec<u32>, Kernel, Vec<Record>, u64), RunError> {
     let ptx = format!(
         "{HEAD}{pre}\n.visible .entry k(\n.param .u64 k_out,\n.param .u64 k_in\n)\n{{\n\
          .reg .pred %p<9>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<40>;\n{body}\n}}\n"
@@ -61,7 +73,7 @@ pub(super) fn run_full(
     };
     let plan = Plan {
         trace: Some((1, u64::MAX)),
-        traced_only: false,
+        traced_only,
         budget: 1_000_000,
         keep_records: true,
         shapes: Vec::new(),
@@ -73,7 +85,12 @@ pub(super) fn run_full(
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    Ok((words, k, o.trace.records.unwrap_or_default()))
+    Ok((
+        words,
+        k,
+        o.trace.records.unwrap_or_default(),
+        o.thread_steps,
+    ))
 }
 
 /// out[tid] = value of %r9 at the end.
@@ -118,3 +135,6 @@ fn local_arrays_are_per_thread() {
 
 #[path = "tests_more.rs"]
 mod more;
+
+#[path = "tests_slice.rs"]
+mod slice;

@@ -6,6 +6,7 @@ use super::cfg::NO_PC;
 use super::decode::{Func, Instr, Program};
 use super::operand::Opnd;
 use super::ops::Op;
+use super::slice::Slice;
 use super::{Place, RunError, block::BlockCtx};
 
 #[derive(Debug, Clone, Copy)]
@@ -209,6 +210,11 @@ impl Warp {
             _ => {}
         }
         self.advance();
+        if ctx.sliced && ins.slice == Slice::Skip {
+            // Left out: not run, so not counted as run.
+            ctx.thread_steps -= u64::from(mask.count_ones());
+            return Ok(Event::Next);
+        }
         if active != 0 {
             let warp = self.id;
             let fr = self.frames.last_mut().unwrap();

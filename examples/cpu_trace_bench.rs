@@ -1,0 +1,66 @@
+//! How long the CPU interpreter takes to trace each shipped lesson's sampled blocks at the
+//! lesson's size, as `gpulab run LESSON --cpu` does (the SASS read for split shared
+//! accesses included, compiles not). Needs NVRTC, no GPU.
+//!
+//!     cargo run --release --example cpu_trace_bench [-- LESSON...]
+
+use gpulab::course::bundle::CourseRoot;
+use gpulab::cuda::nvrtc::Output;
+use gpulab::worker::compile::{arch_for, compile_cached, compile_job};
+use gpulab::worker::cpu::{self, lesson};
+use std::time::Instant;
+
+fn main() {
+    let only: Vec<String> = std::env::args().skip(1).collect();
+    let (lessons, errs) = gpulab::course::load::load_course(&CourseRoot::Bundled);
+    assert!(errs.is_empty(), "{errs:?}");
+    let mut worst = (0f64, String::new());
+    for l in lessons
+        .iter()
+        .filter(|l| only.is_empty() || only.contains(&l.id))
+    {
+        let arch = arch_for(l, "sm_90");
+        let mut lesson_secs = 0f64;
+        let mut refused = Vec::new();
+        for v in &l.variants {
+            let c = compile_cached(&compile_job(v, &arch, Output::Ptx)).expect("NVRTC");
+            let ptx = String::from_utf8_lossy(&c.image)
+                .trim_end_matches('\0')
+                .to_string();
+            let Ok(k) = cpu::prepare(&ptx, &c.lowered_name) else {
+                refused.push(v.name.clone());
+                continue;
+            };
+            let t0 = Instant::now();
+            let m = lesson::trace(&k, l, v, 0, &arch);
+            let secs = t0.elapsed().as_secs_f64();
+            let Ok(m) = m else {
+                refused.push(v.name.clone());
+                continue;
+            };
+            lesson_secs += secs;
+            if secs > worst.0 {
+                worst = (secs, format!("{}/{}", l.id, v.name));
+            }
+            println!(
+                "{:>18} {:<18} {:>8.1} ms  {} of {} blocks",
+                l.id,
+                v.name,
+                secs * 1e3,
+                m.traced_blocks,
+                m.total_blocks
+            );
+        }
+        println!(
+            "{:>18} {:<18} {:>8.1} ms  all variants{}",
+            l.id,
+            "",
+            lesson_secs * 1e3,
+            match refused.is_empty() {
+                true => String::new(),
+                false => format!(" (not interpreted: {})", refused.join(", ")),
+            }
+        );
+    }
+    println!("slowest variant: {} {:.1} ms", worst.1, worst.0 * 1e3);
+}

@@ -1,0 +1,372 @@
+//! The commonest data instructions over a whole warp at once: integer index arithmetic,
+//! `f32` adds, multiplies and `fma`, moves and comparisons whose operands are registers or
+//! immediates. The operands are gathered as 32-lane rows and the operation runs as one
+//! loop the compiler can vectorise, instead of decoding the instruction once per lane (the
+//! interpreter's cost on index-heavy loops). Every lane is computed, the inactive ones
+//! too (the operations here cannot fault), and only the active lanes are written. Anything
+//! else returns `false` and takes the lane-by-lane path in `exec`.
+
+use super::alu::{sext, trunc};
+use super::decode::Instr;
+use super::operand::Opnd;
+use super::ops::{Bin, Cmp, Kind, Op, Ty};
+use super::warp::Frame;
+
+type Row = [u64; 32];
+
+fn gather(fr: &Frame, o: &Opnd, out: &mut Row) -> bool {
+    match o {
+        Opnd::Reg(r) => {
+            let at = *r as usize * 32;
+            out.copy_from_slice(&fr.regs[at..at + 32]);
+            true
+        }
+        Opnd::Imm(v) => {
+            out.fill(*v);
+            true
+        }
+        _ => false,
+    }
+}
+
+fn put(fr: &mut Frame, r: u32, active: u32, row: &Row) {
+    let at = r as usize * 32;
+    let dst = &mut fr.regs[at..at + 32];
+    if active == u32::MAX {
+        dst.copy_from_slice(row);
+        return;
+    }
+    let mut m = active;
+    while m != 0 {
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        dst[l] = row[l];
+    }
+}
+
+#[inline(always)]
+fn map2(a: &Row, b: &Row, f: impl Fn(u64, u64) -> u64) -> Row {
+    std::array::from_fn(|l| f(a[l], b[l]))
+}
+
+#[inline(always)]
+fn map3(a: &Row, b: &Row, c: &Row, f: impl Fn(u64, u64, u64) -> u64) -> Row {
+    std::array::from_fn(|l| f(a[l], b[l], c[l]))
+}
+
+fn f32s(f: impl Fn(f32, f32) -> f32) -> impl Fn(u64, u64) -> u64 {
+    move |x, y| u64::from(f(f32::from_bits(x as u32), f32::from_bits(y as u32)).to_bits())
+}
+
+fn int(ty: Ty) -> bool {
+    matches!(ty.kind, Kind::U | Kind::S | Kind::B) && matches!(ty.bits, 32 | 64)
+}
+
+/// Two-operand integer and `f32` operations this path takes.
+fn binary(b: Bin, ty: Ty, x: &Row, y: &Row) -> Option<Row> {
+    let bits = ty.bits;
+    let signed = ty.kind == Kind::S;
+    Some(match (b, ty.kind) {
+        (Bin::Add, Kind::F) if bits == 32 => map2(x, y, f32s(|a, b| a + b)),
+        (Bin::Sub, Kind::F) if bits == 32 => map2(x, y, f32s(|a, b| a - b)),
+        (Bin::MulLo, Kind::F) if bits == 32 => map2(x, y, f32s(|a, b| a * b)),
+        (_, Kind::F) => return None,
+        _ if !int(ty) => return None,
+        (Bin::Add, _) => map2(x, y, |a, b| trunc(a.wrapping_add(b), bits)),
+        (Bin::Sub, _) => map2(x, y, |a, b| trunc(a.wrapping_sub(b), bits)),
+        (Bin::MulLo, _) => map2(x, y, |a, b| trunc(a.wrapping_mul(b), bits)),
+        (Bin::MulWide, _) if bits == 32 && signed => {
+            map2(x, y, |a, b| (sext(a, 32).wrapping_mul(sext(b, 32))) as u64)
+        }
+        (Bin::MulWide, _) if bits == 32 => map2(x, y, |a, b| trunc(a, 32) * trunc(b, 32)),
+        (Bin::And, _) => map2(x, y, |a, b| trunc(a & b, bits)),
+        (Bin::Or, _) => map2(x, y, |a, b| trunc(a | b, bits)),
+        (Bin::Xor, _) => map2(x, y, |a, b| trunc(a ^ b, bits)),
+        (Bin::Shl, _) => map2(x, y, |a, s| {
+            if s < u64::from(bits) {
+                trunc(a << s, bits)
+            } else {
+                0
+            }
+        }),
+        (Bin::Shr, _) if !signed => map2(x, y, |a, s| {
+            if s < u64::from(bits) {
+                trunc(a, bits) >> s
+            } else {
+                0
+            }
+        }),
+        (Bin::Shr, _) => map2(x, y, |a, s| {
+            trunc((sext(a, bits) >> trunc(s, 32).min(63)) as u64, bits)
+        }),
+        (Bin::Min, _) if signed => map2(x, y, |a, b| {
+            trunc(sext(a, bits).min(sext(b, bits)) as u64, bits)
+        }),
+        (Bin::Max, _) if signed => map2(x, y, |a, b| {
+            trunc(sext(a, bits).max(sext(b, bits)) as u64, bits)
+        }),
+        (Bin::Min, _) => map2(x, y, |a, b| trunc(a, bits).min(trunc(b, bits))),
+        (Bin::Max, _) => map2(x, y, |a, b| trunc(a, bits).max(trunc(b, bits))),
+        _ => return None,
+    })
+}
+
+/// `mad.lo`, `mad.wide` on 32-bit integers and `fma.rn.f32`.
+fn mad(b: Bin, ty: Ty, x: &Row, y: &Row, z: &Row) -> Option<Row> {
+    let bits = ty.bits;
+    Some(match (b, ty.kind) {
+        (_, Kind::F) if bits == 32 => map3(x, y, z, |a, b, c| {
+            let g = |v: u64| f32::from_bits(v as u32);
+            u64::from(g(a).mul_add(g(b), g(c)).to_bits())
+        }),
+        (_, Kind::F) => return None,
+        _ if !int(ty) => return None,
+        (Bin::MulLo, _) => map3(x, y, z, |a, b, c| {
+            trunc(a.wrapping_mul(b).wrapping_add(c), bits)
+        }),
+        (Bin::MulWide, Kind::S) if bits == 32 => map3(x, y, z, |a, b, c| {
+            (sext(a, 32).wrapping_mul(sext(b, 32)) as u64).wrapping_add(c)
+        }),
+        (Bin::MulWide, _) if bits == 32 => map3(x, y, z, |a, b, c| {
+            (trunc(a, 32) * trunc(b, 32)).wrapping_add(c)
+        }),
+        _ => return None,
+    })
+}
+
+/// Integer comparisons into a predicate mask.
+fn compare(c: Cmp, ty: Ty, x: &Row, y: &Row) -> Option<u32> {
+    if !int(ty) {
+        return None;
+    }
+    let bits = ty.bits;
+    let key = |v: u64| -> i128 {
+        if ty.kind == Kind::S {
+            i128::from(sext(v, bits))
+        } else {
+            i128::from(trunc(v, bits))
+        }
+    };
+    let test: fn(i128, i128) -> bool = match c {
+        Cmp::Eq => |a, b| a == b,
+        Cmp::Ne => |a, b| a != b,
+        Cmp::Lt => |a, b| a < b,
+        Cmp::Le => |a, b| a <= b,
+        Cmp::Gt => |a, b| a > b,
+        Cmp::Ge => |a, b| a >= b,
+        _ => return None,
+    };
+    let mut m = 0u32;
+    for l in 0..32 {
+        m |= u32::from(test(key(x[l]), key(y[l]))) << l;
+    }
+    Some(m)
+}
+
+/// Run `ins` over the warp if this path takes it.
+pub fn exec(fr: &mut Frame, ins: &Instr, active: u32) -> bool {
+    let (mut a, mut b, mut c) = ([0u64; 32], [0u64; 32], [0u64; 32]);
+    match (ins.op, ins.dst.as_slice(), ins.src.as_slice()) {
+        (Op::Bin(op, ty), [Opnd::Reg(d)], [x, y]) => {
+            if !(gather(fr, x, &mut a) && gather(fr, y, &mut b)) {
+                return false;
+            }
+            let Some(r) = binary(op, ty, &a, &b) else {
+                return false;
+            };
+            put(fr, *d, active, &r);
+        }
+        (Op::Mad(op, ty), [Opnd::Reg(d)], [x, y, z]) => {
+            if !(gather(fr, x, &mut a) && gather(fr, y, &mut b) && gather(fr, z, &mut c)) {
+                return false;
+            }
+            let Some(r) = mad(op, ty, &a, &b, &c) else {
+                return false;
+            };
+            put(fr, *d, active, &r);
+        }
+        (Op::Mov(ty), [Opnd::Reg(d)], [x]) if ty.kind != Kind::Pred => {
+            if !gather(fr, x, &mut a) {
+                return false;
+            }
+            let bits = ty.bits;
+            let r = std::array::from_fn(|l| trunc(a[l], bits));
+            put(fr, *d, active, &r);
+        }
+        (Op::Cvt { dst, src, .. }, [Opnd::Reg(d)], [x])
+            if int(dst) && matches!(src.kind, Kind::U | Kind::S | Kind::B) =>
+        {
+            if !gather(fr, x, &mut a) {
+                return false;
+            }
+            let (sb, db, signed) = (src.bits, dst.bits, src.kind == Kind::S);
+            let r = std::array::from_fn(|l| match signed {
+                true => trunc(sext(a[l], sb) as u64, db),
+                false => trunc(trunc(a[l], sb), db),
+            });
+            put(fr, *d, active, &r);
+        }
+        (
+            Op::Setp {
+                cmp,
+                bool: None,
+                ty,
+            },
+            [Opnd::Pred(p, false)],
+            [x, y],
+        ) => {
+            if !(gather(fr, x, &mut a) && gather(fr, y, &mut b)) {
+                return false;
+            }
+            let Some(m) = compare(cmp, ty, &a, &b) else {
+                return false;
+            };
+            let have = &mut fr.preds[*p as usize];
+            *have = (*have & !active) | (m & active);
+        }
+        _ => return false,
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::worker::cpu::Place;
+    use crate::worker::cpu::alu;
+    use crate::worker::cpu::decode::Func;
+    use crate::worker::cpu::ops::{Cmp, Ty};
+
+    fn ty(kind: Kind, bits: u32) -> Ty {
+        Ty { kind, bits }
+    }
+
+    fn instr(op: Op, dst: Opnd, src: Vec<Opnd>) -> Instr {
+        Instr {
+            op,
+            text: String::new(),
+            guard: None,
+            dst: vec![dst],
+            src,
+            place: Place::default(),
+            site: None,
+            call: None,
+            slice: Default::default(),
+        }
+    }
+
+    /// Rows of awkward values: zero, all ones, sign bits, shift counts past the width.
+    fn frame() -> Frame {
+        let f = Func {
+            nregs: 5,
+            npreds: 1,
+            ..Default::default()
+        };
+        let mut fr = Frame::new(&f, 0, u32::MAX);
+        let special = [
+            0,
+            1,
+            u64::MAX,
+            1 << 31,
+            1 << 63,
+            31,
+            32,
+            63,
+            64,
+            0x7f80_0000,
+        ];
+        let mut z = 0x1234_5678_9abc_def0u64;
+        for r in 0..3 {
+            for l in 0..32 {
+                z = z
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                fr.regs[r * 32 + l] = match (l + r) % 3 {
+                    0 => special[(l + r) % special.len()],
+                    1 => z >> (l % 40),
+                    _ => z,
+                };
+            }
+        }
+        fr
+    }
+
+    #[test]
+    fn the_warp_path_computes_what_the_lane_path_does() {
+        let (r0, r1, r2, d) = (Opnd::Reg(0), Opnd::Reg(1), Opnd::Reg(2), Opnd::Reg(4));
+        let kinds = [
+            ty(Kind::U, 32),
+            ty(Kind::S, 32),
+            ty(Kind::B, 32),
+            ty(Kind::U, 64),
+            ty(Kind::S, 64),
+        ];
+        let bins = [
+            Bin::Add,
+            Bin::Sub,
+            Bin::MulLo,
+            Bin::MulWide,
+            Bin::And,
+            Bin::Or,
+            Bin::Xor,
+            Bin::Shl,
+            Bin::Shr,
+            Bin::Min,
+            Bin::Max,
+        ];
+        let mut taken = 0;
+        let active = 0xdead_beef;
+        for t in kinds.into_iter().chain([ty(Kind::F, 32)]) {
+            for b in bins {
+                let mut fr = frame();
+                let before = fr.regs.clone();
+                let ins = instr(Op::Bin(b, t), d.clone(), vec![r0.clone(), r1.clone()]);
+                if !exec(&mut fr, &ins, active) {
+                    continue;
+                }
+                taken += 1;
+                for l in 0..32 {
+                    let want = match active >> l & 1 {
+                        1 => alu::bin(b, t, before[l], before[32 + l]),
+                        _ => before[4 * 32 + l],
+                    };
+                    assert_eq!(fr.regs[4 * 32 + l], want, "{b:?} {t:?} lane {l}");
+                }
+                let mut fr = frame();
+                let ins = instr(
+                    Op::Mad(b, t),
+                    d.clone(),
+                    vec![r0.clone(), r1.clone(), r2.clone()],
+                );
+                if exec(&mut fr, &ins, u32::MAX) {
+                    taken += 1;
+                    for l in 0..32 {
+                        let want = alu::mad(b, t, before[l], before[32 + l], before[64 + l]);
+                        assert_eq!(fr.regs[4 * 32 + l], want, "mad {b:?} {t:?} lane {l}");
+                    }
+                }
+            }
+            for c in [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge] {
+                let mut fr = frame();
+                let before = fr.regs.clone();
+                let op = Op::Setp {
+                    cmp: c,
+                    bool: None,
+                    ty: t,
+                };
+                let ins = instr(op, Opnd::Pred(0, false), vec![r0.clone(), r1.clone()]);
+                if exec(&mut fr, &ins, u32::MAX) {
+                    taken += 1;
+                    for l in 0..32 {
+                        let want = alu::compare(c, t, before[l], before[32 + l]);
+                        assert_eq!(fr.preds[0] >> l & 1 == 1, want, "{c:?} {t:?} lane {l}");
+                    }
+                }
+            }
+        }
+        assert!(
+            taken >= 60,
+            "the warp path took only {taken} of the operations"
+        );
+    }
+}
