@@ -138,3 +138,54 @@ fn ex_check_cpu_fails_the_conflicted_starter_and_passes_the_solution() {
         "{r}"
     );
 }
+
+#[test]
+fn run_cpu_checks_the_gemm_ladder_against_a_product_made_on_the_host() {
+    if !nvrtc_or_skip("run_cpu_checks_the_gemm_ladder_against_a_product_made_on_the_host") {
+        return;
+    }
+    // The lesson beside its kernels, with one rung that sums only half of each product.
+    let tmp = tempfile::tempdir().unwrap();
+    let (lessons, kernels) = (tmp.path().join("lessons"), tmp.path().join("kernels/gemm"));
+    std::fs::create_dir_all(&lessons).unwrap();
+    std::fs::create_dir_all(&kernels).unwrap();
+    let src = manifest_dir().join("kernels/gemm/ladder.cu");
+    std::fs::copy(&src, kernels.join("ladder.cu")).unwrap();
+    let yaml = std::fs::read_to_string(manifest_dir().join("lessons/17-gemm.yaml")).unwrap();
+    let broken = "  - name: half-depth\n    like: tile-2d\n    args: [a, b, c, m, m, \"m / 2\"]\n";
+    let yaml = yaml.replacen(
+        "  - name: vectorised\n",
+        &format!("{broken}  - name: vectorised\n"),
+        1,
+    );
+    std::fs::write(lessons.join("17-gemm.yaml"), yaml).unwrap();
+    let o = gpulab(
+        &[
+            "run",
+            "gemm",
+            "--lessons",
+            lessons.to_str().unwrap(),
+            "--cpu",
+            "--json",
+            "--no-trace",
+            "--variant",
+            "tile-2d",
+            "--variant",
+            "half-depth",
+        ],
+        &tmp.path().join("data"),
+    );
+    let r = json(&o);
+    let v = |name: &str| {
+        (r["variants"].as_array().unwrap().iter())
+            .find(|v| v["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {r}"))
+            .clone()
+    };
+    assert_eq!(v("tile-2d")["correct"], true, "{r}");
+    assert_eq!(v("half-depth")["correct"], false, "{r}");
+    assert!(
+        (v("half-depth")["error"].as_str().unwrap()).contains("wrong output"),
+        "{r}"
+    );
+}

@@ -14,16 +14,6 @@ use gpulab::worker::compile::{arch_for, compile_cached, compile_job};
 use gpulab::worker::cpu::{self, lesson::CpuError};
 use serde_json::Value;
 
-/// Variants where the H100 split a warp's lanes into more requests than reconvergence at
-/// the immediate post-dominator gives: ptxas did not make the lanes meet again after the
-/// bounds checks of an unrolled stencil, or in the chase's setup loop. The recording then
-/// has more requests (and their sectors), never fewer, at the same instructions.
-const SPLIT_ON_THE_GPU: [(&str, &str); 3] = [
-    ("stencil", "global"),
-    ("stencil", "no-sync"),
-    ("memory-ladder", "hbm"),
-];
-
 fn lessons() -> Vec<Lesson> {
     let root = CourseRoot::Bundled;
     let (lessons, errs) = gpulab::course::load::load_course(&root);
@@ -48,14 +38,7 @@ fn figures(i: &Value) -> [u64; 6] {
     ]
 }
 
-/// What happened to one variant, in words; empty when it matched the recording.
-/// Where the GPU split lanes the interpreter keeps together: more requests recorded, at
-/// least as many wavefronts, sectors and lines, the same distinct constants.
-fn split(got: [u64; 6], want: [u64; 6]) -> bool {
-    want[0] > got[0] && (1..5).all(|k| want[k] >= got[k]) && want[5] == got[5]
-}
-
-fn compare(l: &Lesson, name: &str, rec: &Value, split_ok: bool) -> Result<Vec<String>, String> {
+fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
     let v = l.variant(name).unwrap();
     let arch = arch_for(l, "sm_90");
     let c = compile_cached(&compile_job(v, &arch, Output::Ptx)).map_err(|e| e.to_string())?;
@@ -80,7 +63,6 @@ fn compare(l: &Lesson, name: &str, rec: &Value, split_ok: bool) -> Result<Vec<St
         ];
         match want.iter().find(|w| w["id"] == i.id) {
             Some(w) if figures(w) == got => {}
-            Some(w) if split_ok && split(got, figures(w)) => {}
             w => diffs.push(format!(
                 "site {} `{}`: got {got:?}, recorded {:?}",
                 i.id,
@@ -118,8 +100,7 @@ fn check_lessons(ids: &[&str], test: &str) {
                 eprintln!("{} {}: not in the recording, not compared", l.id, v.name);
                 continue;
             };
-            let split = SPLIT_ON_THE_GPU.contains(&(l.id.as_str(), v.name.as_str()));
-            match compare(l, &v.name, rv, split) {
+            match compare(l, &v.name, rv) {
                 Ok(d) if d.is_empty() => {}
                 Ok(d) => failures.push(format!("{} {}: {}", l.id, v.name, d.join("; "))),
                 Err(e) => failures.push(format!("{} {}: {e}", l.id, v.name)),
@@ -168,31 +149,32 @@ fn the_gemm_ladder_traces_as_recorded() {
     check_lessons(&["gemm"], "the_gemm_ladder_traces_as_recorded");
 }
 
-/// Textures and clusters are refused before anything runs, each instruction with its line.
+/// Clusters run together, their blocks reading each other's shared memory.
 #[test]
-fn texture_and_cluster_kernels_are_refused_with_their_lines() {
-    if !nvrtc_or_skip("texture_and_cluster_kernels_are_refused_with_their_lines") {
+fn the_cluster_lessons_trace_as_recorded() {
+    check_lessons(
+        &["dsmem", "dsmem-bandwidth"],
+        "the_cluster_lessons_trace_as_recorded",
+    );
+}
+
+/// Textures are refused before anything runs, each instruction with its line.
+#[test]
+fn texture_kernels_are_refused_with_their_lines() {
+    if !nvrtc_or_skip("texture_kernels_are_refused_with_their_lines") {
         return;
     }
     let all = lessons();
-    for (id, name, words) in [
-        ("texture", "tex-columns", "textures and surfaces need a GPU"),
-        (
-            "dsmem",
-            "remote",
-            "clusters (distributed shared memory) need a GPU",
-        ),
-    ] {
-        let l = all.iter().find(|l| l.id == id).unwrap();
-        let v = l.variant(name).unwrap();
-        let c = compile_cached(&compile_job(v, &arch_for(l, "sm_90"), Output::Ptx)).unwrap();
-        let ptx = String::from_utf8_lossy(&c.image)
-            .trim_end_matches('\0')
-            .to_string();
-        let e = cpu::prepare(&ptx, &c.lowered_name)
-            .expect_err("refused")
-            .to_string();
-        assert!(e.contains(words), "{e}");
-        assert!(e.contains("PTX line") && e.contains("source line"), "{e}");
-    }
+    let (id, name, words) = ("texture", "tex-columns", "textures and surfaces need a GPU");
+    let l = all.iter().find(|l| l.id == id).unwrap();
+    let v = l.variant(name).unwrap();
+    let c = compile_cached(&compile_job(v, &arch_for(l, "sm_90"), Output::Ptx)).unwrap();
+    let ptx = String::from_utf8_lossy(&c.image)
+        .trim_end_matches('\0')
+        .to_string();
+    let e = cpu::prepare(&ptx, &c.lowered_name)
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains(words), "{e}");
+    assert!(e.contains("PTX line") && e.contains("source line"), "{e}");
 }

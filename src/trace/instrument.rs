@@ -1,6 +1,6 @@
-//! Instrument a module's PTX so that every traced load and store first hands its address to
-//! `__gpulab_log` (src/trace/logger.ptx), which writes one record per warp request into a
-//! buffer the host reads back (layout in `decode`).
+//! Instrument a module's PTX so that every traced load and store first runs the logger's
+//! code (src/trace/logger.ptx, written out at each site), which writes one record per warp
+//! request into a buffer the host reads back (layout in `decode`).
 //!
 //! Traced: `ld`, `ldu` and `st` on `.shared` (`::cta`), `.shared::cluster`, `.global`,
 //! `.local`, `.const` and generic addresses, scalar or vector, with any ordering or cache
@@ -29,8 +29,7 @@ use logger::header_end;
 use registers::FuncState;
 use statements::{Seg, module_variable, segment, split_label, starts_function, strip_comment};
 
-/// The logging function and the globals the host sets before a traced launch.
-pub const LOG_FUNC: &str = "__gpulab_log";
+/// The globals the host sets before a traced launch.
 pub const SYM_BUF: &str = "__gpulab_trace_buf";
 pub const SYM_CAP: &str = "__gpulab_trace_cap";
 pub const SYM_COUNT: &str = "__gpulab_trace_count";
@@ -127,7 +126,7 @@ pub enum InstrumentError {
 
 /// Instrument every traced access of `ptx`; see the module comment for what is traced.
 pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
-    if ptx.contains(LOG_FUNC) {
+    if ptx.contains(SYM_BUF) {
         return Err(InstrumentError::AlreadyInstrumented);
     }
     let (header_end, features) = header_end(ptx)?;
@@ -147,8 +146,16 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
         }
         let segments = segment(code);
         let mut planned: Vec<Planned<'_>> = Vec::new();
+        let mut first = false;
         for (seg_idx, seg) in segments.iter().enumerate() {
-            let Seg::Stmt(stmt) = seg else { continue };
+            let stmt = match seg {
+                Seg::Open | Seg::Close => {
+                    state.scope(seg);
+                    continue;
+                }
+                Seg::Stmt(stmt) => stmt,
+            };
+            first |= state.first_instruction(stmt);
             state.observe(stmt);
             let (label, body) = split_label(stmt);
             if let Some(access) = parse_access(body, line_no)? {
@@ -163,14 +170,20 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     source_file: state.loc.map(|l| l.0),
                     coords: access.coords,
                 };
-                let block = site_block(&site, &access, &state.regs, &symbols, line_no)?;
+                let known = (&symbols, features);
+                let block = site_block(&site, &access, &state.regs, known, line_no)?;
                 planned.push((seg_idx, label, body, block));
                 sites.push(site);
             }
         }
+        if first {
+            // Before the line, its label too: a branch back to that label need not test
+            // the sample again.
+            out.push_str(logger::prologue());
+        }
         emit_line(&mut out, raw, &segments, &planned);
         if idx + 1 == header_end {
-            out.push_str(&logger::text(features));
+            out.push_str(logger::text());
         }
     }
     Ok(Instrumented { ptx: out, sites })

@@ -86,9 +86,10 @@ fn every_address_form() {
             block.contains(&format!("mov.u32 %__gpulab_m, {};", (4 << 8) | code)),
             "{access}:\n{block}"
         );
-        // The symbol's address is taken, never loaded through.
+        // The symbol's address is taken, never loaded through (the logger's own code,
+        // after it, reads the trace globals).
         assert!(
-            block
+            own(block)
                 .lines()
                 .skip(1)
                 .all(|l| !l.trim_start().starts_with("ld")),
@@ -109,18 +110,27 @@ fn guards_mark_the_lanes_that_do_not_access() {
     let negated = block_before(&ptx, "@!%p2 st.shared");
     assert!(negated.contains("\t@%p2 mov.u32 %__gpulab_m, 4294967295;\n"));
     let plain = block_before(&ptx, "ld.global.f32 %f2");
-    assert!(!plain.contains("4294967295"));
+    assert!(!own(plain).contains("4294967295"));
     for block in [guarded, negated, plain] {
-        assert!(block.contains("\tcall __gpulab_log, (__gpulab_p0, __gpulab_p1, __gpulab_p2);"));
+        let code = block
+            .find(SITE_CODE)
+            .expect("the logger's code, written out");
         // The marker is set after the real meta, so it wins when the guard fails.
         let meta = block
             .find("mov.u32 %__gpulab_m, 1025;")
             .or(block.find("mov.u32 %__gpulab_m, 1024;"));
-        assert!(meta.unwrap() < block.find("call").unwrap());
+        assert!(meta.unwrap() < code);
     }
-    assert!(!ptx.contains("call.uni __gpulab_log"));
-    assert!(!ptx.contains("@%p1 call") && !ptx.contains("@!%p2 call"));
+    // No call: a called logger kept diverged lanes apart past their reconvergence point.
+    assert!(!ptx.lines().any(|l| l.trim_start().starts_with("call")));
 }
+
+/// A site's block up to the logger's code: what the instrumenter writes for that access.
+fn own(block: &str) -> &str {
+    &block[..block.find(SITE_CODE).unwrap_or(block.len())]
+}
+
+const SITE_CODE: &str = "// gpulab trace: site code";
 
 #[test]
 fn the_log_comes_before_an_access_that_overwrites_its_address() {
@@ -224,7 +234,6 @@ fn the_logger_and_its_globals_follow_the_header() {
         ".visible .global .align 4 .u32 __gpulab_trace_count;",
         ".visible .global .align 4 .u32 __gpulab_trace_block_stride;",
         ".visible .global .align 4 .u32 __gpulab_trace_block_limit;",
-        ".func __gpulab_log(",
     ] {
         let at = ptx.find(decl).unwrap_or_else(|| panic!("{decl} missing"));
         assert!(
@@ -232,7 +241,14 @@ fn the_logger_and_its_globals_follow_the_header() {
             "{decl}"
         );
     }
-    assert_eq!(ptx.matches(".func __gpulab_log(").count(), 1);
+    assert!(!ptx.contains(".func"));
+    // The logger's code is written out at each site, after the entry, with its own labels.
+    let (_, two) = one("\tld.global.f32 %f1, [%rd1];\n\tst.global.f32 [%rd2], %f1;\n");
+    assert_eq!(two.matches(SITE_CODE).count(), 2);
+    assert!(two.find(SITE_CODE).unwrap() > two.find(".visible .entry k(").unwrap());
+    for site in [0, 1] {
+        assert_eq!(two.matches(&format!("$__gpulab_done_{site}:")).count(), 1);
+    }
 }
 
 #[test]
@@ -342,4 +358,27 @@ fn fixture_local_and_vector_shared() {
         .map(|s| s.width)
         .collect();
     assert_eq!(loads, [8, 16]);
+}
+
+#[test]
+fn each_function_tests_the_sample_once_before_its_first_instruction() {
+    let f = "\n.func (.param .b32 r) f(\n\t.param .b64 f_p\n)\n{\n\t.reg .b32 \t%r<3>;\n\
+             \t.reg .b64 \t%rd<3>;\n\tld.param.u64 \t%rd1, [f_p];\n\tld.global.u32 \t%r1, [%rd1];\n\
+             \tst.param.b32 \t[r], %r1;\n\tret;\n}\n";
+    let body = "$L_top:\n\t{\n\tld.global.f32 %f1, [%rd1];\n\t}\n\t@%p1 bra $L_top;\n";
+    let src = module(body).replacen("\n.visible .entry", &format!("{f}\n.visible .entry"), 1);
+    let ptx = instrument(&src).unwrap().ptx;
+    let on = ".reg .pred \t%__gpulab_on;";
+    assert_eq!(ptx.matches(on).count(), 2, "{ptx}");
+    // In `f`: after its declarations, before its first instruction and its one site.
+    let (in_f, in_k) = ptx.split_at(ptx.find(".visible .entry k(").unwrap());
+    let p = in_f.find(on).unwrap();
+    assert!(in_f.find("%rd<3>;").unwrap() < p && p < in_f.find("ld.param.u64").unwrap());
+    // In `k`: before the label, in the body's own scope, not in the nested one.
+    let p = in_k.find(on).unwrap();
+    assert!(p < in_k.find("$L_top:").unwrap() && in_k.find("%f<5>;").unwrap() < p);
+    for (part, sites) in [(in_f, 1), (in_k, 1)] {
+        assert_eq!(part.matches("@!%__gpulab_on bra").count(), sites);
+        assert!(part.find(on).unwrap() < part.find("{ // gpulab trace site").unwrap());
+    }
 }

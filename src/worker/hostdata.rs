@@ -130,6 +130,44 @@ fn fnv(s: &str) -> u64 {
     })
 }
 
+/// `builtin: sgemm` computed here, for a run with no GPU (no cuBLAS): the product summed
+/// in f64 and rounded once to f32, so the lesson's tolerance covers the GPU's own order of
+/// summation. Meant for the small sizes a CPU run checks (`problem_cpu`).
+pub fn sgemm_on_host(reference: &Reference, inputs: &[HostData]) -> Option<(usize, HostData)> {
+    let Reference::Sgemm {
+        a,
+        b,
+        to,
+        rows,
+        cols,
+        depth,
+    } = *reference
+    else {
+        return None;
+    };
+    let (HostData::F32(a), HostData::F32(b)) = (inputs.get(a)?, inputs.get(b)?) else {
+        return None;
+    };
+    let (r, c, d) = (rows as usize, cols as usize, depth as usize);
+    if a.len() < r * d || b.len() < d * c {
+        return None;
+    }
+    let mut out = vec![0f32; r * c];
+    for i in 0..r {
+        let mut acc = vec![0f64; c];
+        for k in 0..d {
+            let x = f64::from(a[i * d + k]);
+            for (j, s) in acc.iter_mut().enumerate() {
+                *s += x * f64::from(b[k * c + j]);
+            }
+        }
+        for (o, s) in out[i * c..(i + 1) * c].iter_mut().zip(acc) {
+            *o = s as f32;
+        }
+    }
+    Some((to, HostData::F32(out)))
+}
+
 /// The expected contents of `out` under a built-in reference, given the inputs.
 /// `None` for a variant reference (its outputs come from the GPU).
 pub fn builtin_expected(reference: &Reference, inputs: &[HostData]) -> Option<(usize, HostData)> {
@@ -284,6 +322,24 @@ impl HostData {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_host_product_is_row_major_a_times_b() {
+        let r = Reference::Sgemm {
+            a: 0,
+            b: 1,
+            to: 2,
+            rows: 2,
+            cols: 2,
+            depth: 3,
+        };
+        let a = HostData::F32(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let b = HostData::F32(vec![7.0, 8.0, 9.0, 10.0, 11.0, 12.0]);
+        let (to, c) = sgemm_on_host(&r, &[a, b]).unwrap();
+        assert_eq!(to, 2);
+        assert_eq!(c, HostData::F32(vec![58.0, 64.0, 139.0, 154.0]));
+        assert!(sgemm_on_host(&Reference::Variant(0), &[]).is_none());
+    }
 
     fn buf(init: Init, ty: ElemType) -> Buffer {
         Buffer {

@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 
 use super::access::{Access, Base, parse_address};
+use super::logger::{Features, site_code};
 use super::registers::RegTable;
 use super::statements::Seg;
-use super::{DeclaredSpace, InstrumentError, LOG_FUNC, Site};
+use super::{DeclaredSpace, InstrumentError, Site};
 
 /// The `meta` of a lane whose guard is false (see logger.ptx).
 const GUARD_FALSE: u32 = u32::MAX;
@@ -17,19 +18,18 @@ const W: &str = "%__gpulab_w";
 /// label, and the logging block that goes before it.
 pub(super) type Planned<'a> = (usize, Option<&'a str>, &'a str, String);
 
-/// The scoped block that hands one access to the logger. It sits just before the access,
-/// so the address registers still hold what the access will use.
+/// The scoped block that logs one access: the logger's code written out in place. It sits
+/// just before the access, so the address registers still hold what the access will use.
 pub(super) fn site_block(
     site: &Site,
     access: &Access<'_>,
     regs: &RegTable,
-    symbols: &HashMap<String, DeclaredSpace>,
+    (symbols, features): (&HashMap<String, DeclaredSpace>, Features),
     line: u32,
 ) -> Result<String, InstrumentError> {
     let mut b = format!("{{ // gpulab trace site {}: {}\n", site.id, site.op);
     b.push_str(&format!(".reg .b64 {A};\n.reg .b32 {W};\n"));
     b.push_str(".reg .b32 %__gpulab_s;\n.reg .b32 %__gpulab_m;\n");
-    b.push_str(".param .b64 __gpulab_p0;\n.param .b32 __gpulab_p1;\n.param .b32 __gpulab_p2;\n");
     let space = match access.coords {
         Some(_) => load_coordinates(&mut b, access.addr),
         None => {
@@ -40,8 +40,8 @@ pub(super) fn site_block(
     let meta = (access.width << 8) | space.code();
     b.push_str(&format!("mov.u32 %__gpulab_s, {};\n", site.id));
     b.push_str(&format!("mov.u32 %__gpulab_m, {meta};\n"));
-    // Every lane calls; a lane whose guard is false says so instead of skipping the call,
-    // as a predicated call splits the warp and changes the requests being measured.
+    // Every lane logs; a lane whose guard is false says so instead of skipping the code, as
+    // a predicated branch around it splits the warp and changes the requests measured.
     if let Some(g) = access.guard {
         let pred = &g[1..];
         let negated = match pred.strip_prefix('!') {
@@ -50,13 +50,8 @@ pub(super) fn site_block(
         };
         b.push_str(&format!("{negated} mov.u32 %__gpulab_m, {GUARD_FALSE};\n"));
     }
-    b.push_str(&format!("st.param.b64 [__gpulab_p0], {A};\n"));
-    b.push_str("st.param.b32 [__gpulab_p1], %__gpulab_s;\n");
-    b.push_str("st.param.b32 [__gpulab_p2], %__gpulab_m;\n");
-    // Plain `call`, not `call.uni`: the access may sit in divergent code.
-    b.push_str(&format!(
-        "call {LOG_FUNC}, (__gpulab_p0, __gpulab_p1, __gpulab_p2);\n}}\n"
-    ));
+    b.push_str(&site_code(features, site.id, space));
+    b.push_str("}\n");
     Ok(b)
 }
 

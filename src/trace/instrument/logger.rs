@@ -1,12 +1,16 @@
-//! The logger's text for one module, and the header facts that decide it: the target
-//! (sm_70 at least, for `match.any.sync`) and whether the cluster instructions the logger
-//! uses to name a `shared::cluster` address's block (sm_90, PTX 7.8) may be written.
+//! The logger's text for one module and for each site, and the header facts that decide
+//! it: the target (sm_70 at least, for `match.any.sync`) and whether the cluster
+//! instructions the logger uses to name a `shared::cluster` address's block (sm_90, PTX
+//! 7.8) may be written.
 
-use super::InstrumentError;
 use super::statements::strip_comment;
+use super::{DeclaredSpace, InstrumentError};
 
 const LOGGER_PTX: &str = include_str!("../logger.ptx");
-const CLUSTER_MARK: &str = "\t//@cluster";
+const TAGS: &str = "\t//@";
+const PROLOGUE: &str = "// gpulab trace: function prologue\n";
+const SITE_CODE: &str = "// gpulab trace: site code\n";
+const SITE_ID: &str = "@SITE";
 
 /// What the module's header allows the logger to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,19 +18,69 @@ pub(super) struct Features {
     pub(super) cluster: bool,
 }
 
-/// The logger for a module with `features`: the cluster lines kept (unmarked) or left out.
-/// Left out, the code still flows: they form a section that only a cluster address enters.
-pub(super) fn text(features: Features) -> String {
-    let mut out = String::with_capacity(LOGGER_PTX.len());
-    for line in LOGGER_PTX.lines() {
-        match line.strip_suffix(CLUSTER_MARK) {
-            Some(code) if features.cluster => out.push_str(code),
-            Some(_) => continue,
-            None => out.push_str(line),
+/// The tagged sections a text keeps (see logger.ptx).
+#[derive(Clone, Copy)]
+struct Keep {
+    generic: bool,
+    cluster: bool,
+}
+
+/// `text` with each tagged line kept (untagged) or left out. Left out, the code still
+/// flows: a section is one that only an address of its kind enters.
+fn with(keep: Keep, text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines() {
+        let (code, tags) = match line.find(TAGS) {
+            Some(at) => (&line[..at], &line[at..]),
+            None => (line, ""),
+        };
+        if (tags.contains("@generic") && !keep.generic)
+            || (tags.contains("@cluster") && !keep.cluster)
+        {
+            continue;
         }
+        out.push_str(code);
         out.push('\n');
     }
     out
+}
+
+/// logger.ptx's three parts: the globals, a function's prologue, a site's code.
+fn parts() -> (&'static str, &'static str, &'static str) {
+    let p = LOGGER_PTX
+        .find(PROLOGUE)
+        .expect("logger.ptx marks its prologue");
+    let s = LOGGER_PTX
+        .find(SITE_CODE)
+        .expect("logger.ptx marks its site code");
+    (&LOGGER_PTX[..p], &LOGGER_PTX[p..s], &LOGGER_PTX[s..])
+}
+
+/// The module part: the globals the host sets.
+pub(super) fn text() -> &'static str {
+    parts().0
+}
+
+/// What every function runs first: whether its block is in the sample.
+pub(super) fn prologue() -> &'static str {
+    parts().1
+}
+
+/// The code a site runs before its access, its labels made its own, with the sections an
+/// access logged as `space` can need: a generic address is resolved, and only a generic
+/// or cluster address may name another block's shared memory.
+pub(super) fn site_code(features: Features, site: u32, space: DeclaredSpace) -> String {
+    let generic = space == DeclaredSpace::Generic;
+    let keep = Keep {
+        generic,
+        cluster: features.cluster && (generic || space == DeclaredSpace::Cluster),
+    };
+    // Its comments are said once, in logger.ptx, not at every site.
+    let code: String = (parts().2.lines())
+        .filter(|l| l.starts_with("// gpulab trace") || !l.trim_start().starts_with("//"))
+        .flat_map(|l| [l, "\n"])
+        .collect();
+    with(keep, &code).replace(SITE_ID, &site.to_string())
 }
 
 fn sm_number(arch: &str) -> Option<u32> {
@@ -93,10 +147,28 @@ mod tests {
         assert_eq!(h("9.0", "sm_90a").1, Features { cluster: true });
         assert_eq!(h("7.7", "sm_90").1, Features { cluster: false });
         assert_eq!(h("9.0", "sm_80").1, Features { cluster: false });
-        let with = text(Features { cluster: true });
-        let without = text(Features { cluster: false });
-        assert!(with.contains("getctarank.u64") && !with.contains("//@cluster"));
+        let on = Features { cluster: true };
+        let off = Features { cluster: false };
+        let with = site_code(on, 7, DeclaredSpace::Generic);
+        let without = site_code(off, 7, DeclaredSpace::Generic);
+        assert!(with.contains("getctarank.u64") && !with.contains("//@"));
+        assert!(with.contains("isspacep.shared::cluster"));
         assert!(!without.contains("getctarank.") && !without.contains("%cluster_ctarank"));
-        assert!(without.contains("$__gpulab_ranked:"));
+        assert!(
+            without.contains("isspacep.local") && !without.contains("isspacep.shared::cluster")
+        );
+        assert!(without.contains("$__gpulab_ranked_7:") && !without.contains("@SITE"));
+        assert!(!text().contains("activemask") && !text().contains("%ctaid"));
+        assert!(prologue().contains("%__gpulab_on") && !prologue().contains("@SITE"));
+        // A site writes only the sections its access can need.
+        let global = site_code(on, 3, DeclaredSpace::Global);
+        assert!(!global.contains("isspacep") && !global.contains("getctarank"));
+        assert!(global.contains("match.any.sync") && global.contains("$__gpulab_done_3:"));
+        assert!(
+            !global.contains("rem.u32"),
+            "the sample is tested once a function"
+        );
+        let cluster = site_code(on, 4, DeclaredSpace::Cluster);
+        assert!(cluster.contains("getctarank.u64") && !cluster.contains("isspacep.local"));
     }
 }

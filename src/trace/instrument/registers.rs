@@ -3,15 +3,37 @@
 
 use std::collections::HashMap;
 
-/// Per-function knowledge: register widths and the last `.loc`.
+/// Per-function knowledge: register widths, the last `.loc`, and where the body's first
+/// instruction is (the logger's prologue goes before it).
 #[derive(Default)]
 pub(super) struct FuncState {
     pub(super) regs: RegTable,
     /// (`.file` index, line) of the last `.loc`.
     pub(super) loc: Option<(u32, u32)>,
+    /// Braces open: 1 in the function's body, more in its nested scopes.
+    depth: u32,
+    begun: bool,
 }
 
 impl FuncState {
+    pub(super) fn scope(&mut self, seg: &super::statements::Seg<'_>) {
+        match seg {
+            super::statements::Seg::Open => self.depth += 1,
+            super::statements::Seg::Close => self.depth = self.depth.saturating_sub(1),
+            super::statements::Seg::Stmt(_) => {}
+        }
+    }
+
+    /// Whether `stmt` is the first instruction (or label) of the function's body, in its
+    /// outermost scope, so that what goes before it runs first and is seen everywhere.
+    pub(super) fn first_instruction(&mut self, stmt: &str) -> bool {
+        if self.begun || self.depth != 1 || stmt.trim_start().starts_with('.') {
+            return false;
+        }
+        self.begun = true;
+        true
+    }
+
     pub(super) fn observe(&mut self, stmt: &str) {
         let stmt = stmt.trim_end_matches(';');
         if let Some(rest) = stmt.strip_prefix(".reg") {

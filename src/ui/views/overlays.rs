@@ -123,7 +123,8 @@ pub fn render_help(area: Rect, buf: &mut Buffer, th: &Theme, on: (bool, bool, bo
     for l in [
         "Without a GPU, r runs the kernels on the CPU interpreter: outputs and",
         "traces, no times. Its warps run in lockstep and reconverge where the",
-        "branches meet again; effects of weak memory ordering are not modelled.",
+        "branches meet again, a cluster's blocks together; effects of weak",
+        "memory ordering are not modelled.",
     ] {
         lines.push(Line::styled(l, th.dim));
     }

@@ -1,6 +1,8 @@
-//! A launch, block after block: each block's warps take turns, a warp running until it
-//! reaches a barrier, ends, or has had its turn; a barrier opens when every warp with live
-//! lanes has reached it. Sampled blocks log their accesses as the GPU tracer does.
+//! A launch, cluster after cluster (a block is a cluster of one): the cluster's warps take
+//! turns, a warp running until it reaches a barrier, ends, or has had its turn; a block's
+//! barrier opens when every warp of the block with live lanes has reached it, the cluster's
+//! when every warp of the cluster has arrived. Sampled blocks log their accesses as the GPU
+//! tracer does.
 
 use std::time::Instant;
 
@@ -23,6 +25,8 @@ pub struct Launch {
     pub dyn_smem: u32,
     /// The kernel's parameters as its parameter space holds them.
     pub params: Vec<u8>,
+    /// Blocks per cluster in each dimension ([1, 1, 1] without clusters).
+    pub cluster: [u32; 3],
 }
 
 /// The sampled blocks' records, summarised as they are made; every record as well only when
@@ -37,6 +41,10 @@ pub struct BlockCtx<'a> {
     pub launch: &'a Launch,
     pub block: [u32; 3],
     pub linear: u32,
+    /// The running block's rank in its cluster.
+    pub rank: u32,
+    /// Whether the running block is one of the traced.
+    pub tracing: bool,
     pub steps: u64,
     /// Lanes that took part in those steps, summed: thread instructions.
     pub thread_steps: u64,
@@ -77,6 +85,13 @@ impl BlockCtx<'_> {
             Sreg::LanemaskGe => !((1u32 << lane) - 1),
             Sreg::DynSmem => self.launch.dyn_smem,
             Sreg::TotalSmem => self.shared_static + self.launch.dyn_smem,
+            Sreg::ClusterCtarank => self.rank,
+            Sreg::ClusterNctarank => self.launch.cluster.iter().product(),
+            Sreg::Clusterid(d) => self.block[d as usize] / self.launch.cluster[d as usize],
+            Sreg::Nclusterid(d) => self.launch.grid[d as usize] / self.launch.cluster[d as usize],
+            Sreg::ClusterCtaid(d) => self.block[d as usize] % self.launch.cluster[d as usize],
+            Sreg::ClusterNctaid(d) => self.launch.cluster[d as usize],
+            Sreg::IsExplicitCluster => u32::from(self.launch.cluster != [1, 1, 1]),
         };
         u64::from(v)
     }
@@ -92,6 +107,9 @@ impl BlockCtx<'_> {
     }
 
     fn push(&mut self, r: Record) {
+        if !self.tracing {
+            return;
+        }
         if let Some(t) = self.trace.as_deref_mut() {
             t.stream.push(&r);
             if let Some(all) = t.records.as_mut().filter(|_| t.stream.overflow == 0) {
@@ -109,16 +127,21 @@ impl BlockCtx<'_> {
         ats: &[At; 32],
         width: u32,
     ) {
-        let (Some(site), true) = (ins.site, self.trace.is_some()) else {
+        let (Some(site), true) = (ins.site, self.trace.is_some() && self.tracing) else {
             return;
         };
-        let mut groups: [(u32, [u64; 32]); 4] = [(0, [0; 32]); 4];
+        let mut groups: [(u32, [u64; 32]); 5] = [(0, [0; 32]); 5];
         for l in super::calls::lanes(active) {
             let (g, a) = match ats[l] {
                 At::Shared(a) => (0, a),
                 At::Global(a) => (1, a),
                 At::Local(a) => (2, a),
                 At::Const(a) => (3, a),
+                // As the GPU's logger names it: the target block's rank and the offset.
+                At::Cluster(a) => {
+                    let (rank, off) = super::mem::cluster_parts(a, self.rank);
+                    (4, u64::from(rank) << 32 | off)
+                }
                 At::Param(_) => continue,
             };
             groups[g].0 |= 1 << l;
@@ -129,10 +152,12 @@ impl BlockCtx<'_> {
             TSpace::Global,
             TSpace::Local,
             TSpace::Constant,
+            TSpace::Cluster,
         ];
         for (g, (mask, addrs)) in groups.into_iter().enumerate() {
             if mask != 0 {
                 let (block, space) = (self.linear, spaces[g]);
+                let rank = if g == 4 { self.rank } else { 0 };
                 self.push(Record {
                     site,
                     block,
@@ -140,7 +165,7 @@ impl BlockCtx<'_> {
                     mask,
                     space,
                     width,
-                    rank: 0,
+                    rank,
                     addrs,
                 });
             }
@@ -148,7 +173,7 @@ impl BlockCtx<'_> {
     }
 
     pub fn barrier_record(&mut self, ins: &Instr, warp: u32, active: u32) {
-        if let (Some(site), true) = (ins.site, self.trace.is_some()) {
+        if let (Some(site), true) = (ins.site, self.trace.is_some() && self.tracing) {
             let block = self.linear;
             let r = Record {
                 site,
@@ -175,41 +200,68 @@ pub fn block_index(grid: [u32; 3], b: u64) -> [u32; 3] {
     ]
 }
 
-/// Run block `linear` to its end; the warp steps it took, and the thread instructions.
+/// The blocks of cluster `c` (by the cluster's linear index in the grid), rank order.
+pub fn cluster_blocks(launch: &Launch, c: u64) -> Vec<u64> {
+    let [gx, gy, _] = launch.grid.map(u64::from);
+    let [cx, cy, cz] = launch.cluster.map(u64::from);
+    let (nx, ny) = (gx / cx.max(1), gy / cy.max(1));
+    let (ix, iy, iz) = (c % nx, c / nx % ny, c / (nx * ny));
+    let mut out = Vec::with_capacity((cx * cy * cz) as usize);
+    for z in 0..cz {
+        for y in 0..cy {
+            for x in 0..cx {
+                let (bx, by, bz) = (ix * cx + x, iy * cy + y, iz * cz + z);
+                out.push(bx + by * gx + bz * gx * gy);
+            }
+        }
+    }
+    out
+}
+
+/// Run the blocks of one cluster (their linear indices, rank order, each with whether it
+/// is traced) to their end; the warp steps they took, and the thread instructions.
 #[allow(clippy::too_many_arguments)]
-pub fn run_block(
+pub fn run_cluster(
     prog: &Program,
     entry: usize,
     mem: &mut Memory,
     launch: &Launch,
-    linear: u64,
+    blocks: &[(u64, bool)],
     (trace, printed): (Option<&mut Trace>, &mut String),
     (budget, sliced): (u64, bool),
     start: Instant,
 ) -> Result<(u64, u64), RunError> {
     let threads: u32 = launch.block.iter().product();
     let nwarps = threads.div_ceil(32);
-    mem.shared.clear();
-    mem.shared
-        .resize((prog.shared_static + launch.dyn_smem) as usize, 0);
-    mem.local.clear();
-    mem.local.resize(mem.local_bytes * threads as usize, 0);
-    let mut warps: Vec<Warp> = (0..nwarps)
-        .map(|w| {
+    let shared = (prog.shared_static + launch.dyn_smem) as usize;
+    let local = mem.local_bytes * threads as usize;
+    // Each block's shared and local memory; the running block's are swapped into `mem`.
+    mem.cluster = blocks.iter().map(|_| vec![0; shared]).collect();
+    mem.cluster_local = blocks.iter().map(|_| vec![0; local]).collect();
+    mem.shared = Vec::new();
+    mem.local = Vec::new();
+    mem.rank = usize::MAX;
+    let mut warps: Vec<Warp> = Vec::with_capacity(blocks.len() * nwarps as usize);
+    for k in 0..blocks.len() {
+        for w in 0..nwarps {
             let lanes = (threads - w * 32).min(32);
             let mask = if lanes == 32 {
                 u32::MAX
             } else {
                 (1 << lanes) - 1
             };
-            Warp::new(prog, entry, w, mask, &launch.params)
-        })
-        .collect();
+            let mut warp = Warp::new(prog, entry, w, mask, &launch.params);
+            warp.blk = k;
+            warps.push(warp);
+        }
+    }
     let mut ctx = BlockCtx {
         mem,
         launch,
-        block: block_index(launch.grid, linear),
-        linear: linear as u32,
+        block: block_index(launch.grid, blocks[0].0),
+        linear: blocks[0].0 as u32,
+        rank: 0,
+        tracing: blocks[0].1,
         steps: 0,
         thread_steps: 0,
         live: 0,
@@ -220,19 +272,44 @@ pub fn run_block(
         printed,
         sliced,
     };
-    schedule(prog, &mut warps, &mut ctx, budget)
+    let out = schedule(prog, &mut warps, &mut ctx, budget, blocks);
+    let mem = ctx.mem;
+    mem.rank = usize::MAX;
+    out
 }
 
-/// The block's warps take turns until all have ended; a barrier opens when every warp that
-/// has not ended waits at it.
+/// Make block `k` of the cluster the running one: its index, rank and memory.
+fn enter(ctx: &mut BlockCtx, blocks: &[(u64, bool)], k: usize) {
+    let mem = &mut *ctx.mem;
+    if mem.rank == k {
+        return;
+    }
+    if mem.rank != usize::MAX {
+        std::mem::swap(&mut mem.shared, &mut mem.cluster[mem.rank]);
+        std::mem::swap(&mut mem.local, &mut mem.cluster_local[mem.rank]);
+    }
+    std::mem::swap(&mut mem.shared, &mut mem.cluster[k]);
+    std::mem::swap(&mut mem.local, &mut mem.cluster_local[k]);
+    mem.rank = k;
+    ctx.block = block_index(ctx.launch.grid, blocks[k].0);
+    ctx.linear = blocks[k].0 as u32;
+    ctx.rank = k as u32;
+    ctx.tracing = blocks[k].1;
+}
+
+/// The cluster's warps take turns until all have ended. A block's barrier opens when every
+/// warp of the block that has not ended waits at it; a warp waiting at the cluster's
+/// barrier goes on once every warp of the cluster that has not ended has arrived as often.
 fn schedule(
     prog: &Program,
     warps: &mut [Warp],
     ctx: &mut BlockCtx,
     budget: u64,
+    blocks: &[(u64, bool)],
 ) -> Result<(u64, u64), RunError> {
     loop {
         for w in warps.iter_mut().filter(|w| w.state == State::Running) {
+            enter(ctx, blocks, w.blk);
             ctx.live = w.live;
             w.run(prog, ctx, TURN)?;
             if ctx.steps > budget {
@@ -251,14 +328,43 @@ fn schedule(
                 });
             }
         }
-        let running = warps.iter().any(|w| w.state == State::Running);
-        let waiting = warps.iter().any(|w| w.state == State::AtBarrier);
-        if !running && waiting {
-            (warps.iter_mut())
-                .filter(|w| w.state == State::AtBarrier)
-                .for_each(|w| w.state = State::Running);
-        } else if !running {
-            return Ok((ctx.steps, ctx.thread_steps));
+        let mut released = false;
+        for k in 0..blocks.len() {
+            let mine = || warps.iter().filter(move |w| w.blk == k);
+            let all_wait = mine().all(|w| matches!(w.state, State::AtBarrier | State::Done));
+            if all_wait && mine().any(|w| w.state == State::AtBarrier) {
+                (warps.iter_mut())
+                    .filter(|w| w.blk == k && w.state == State::AtBarrier)
+                    .for_each(|w| w.state = State::Running);
+                released = true;
+            }
         }
+        let arrived = (warps.iter())
+            .filter(|w| w.state != State::Done)
+            .map(|w| w.arrived)
+            .min()
+            .unwrap_or(0);
+        for w in warps.iter_mut() {
+            if w.state == State::AtClusterWait && w.arrived <= arrived {
+                w.state = State::Running;
+                released = true;
+            }
+        }
+        if released || warps.iter().any(|w| w.state == State::Running) {
+            continue;
+        }
+        if let Some(w) = warps.iter().find(|w| w.state != State::Done) {
+            enter(ctx, blocks, w.blk);
+            return Err(RunError {
+                block: ctx.block,
+                warp: w.id,
+                lanes: w.live,
+                place: w.place(prog),
+                why: "deadlock: warps wait at barriers the others never reach \
+                      (`__syncthreads()` in some, the cluster's barrier in others)"
+                    .into(),
+            });
+        }
+        return Ok((ctx.steps, ctx.thread_steps));
     }
 }

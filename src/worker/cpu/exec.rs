@@ -112,9 +112,34 @@ pub fn exec(
         Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,
         Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
         Op::Activemask => lanewise(fr, ctx, ins, active, warp, |_| u64::from(mask)),
-        Op::BarWarp | Op::Nop | Op::Bar | Op::Call | Op::Bra | Op::Ret | Op::Exit => {}
+        Op::Mapa | Op::Getctarank => cluster_address(fr, ctx, ins, active, warp),
+        Op::BarWarp
+        | Op::Nop
+        | Op::Bar
+        | Op::Call
+        | Op::Bra
+        | Op::Ret
+        | Op::Exit
+        | Op::ClusterArrive
+        | Op::ClusterWait => {}
     }
     Ok(())
+}
+
+/// `mapa` and `getctarank`, on `shared::cluster` addresses or (with no space named) on
+/// generic ones, which carry the same address in the shared window.
+fn cluster_address(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32) {
+    let generic = !ins.text.contains("shared::cluster");
+    let own = ctx.rank;
+    let base = if generic { window(Space::Shared) } else { 0 };
+    let mapa = ins.op == Op::Mapa;
+    lanewise(fr, ctx, ins, active, warp, |a| {
+        let addr = a[0].wrapping_sub(base);
+        match mapa {
+            true => super::mem::mapa(addr, a[1]).wrapping_add(base),
+            false => u64::from(super::mem::cluster_parts(addr, own).0),
+        }
+    })
 }
 
 fn bfe(ty: Ty, a: u64, pos: u64, len: u64) -> u64 {

@@ -214,6 +214,7 @@ pub fn launch(
         block: v.block,
         dyn_smem: v.smem,
         params,
+        cluster: v.attrs.cluster.unwrap_or([1, 1, 1]),
     })
 }
 

@@ -26,12 +26,37 @@ pub enum At {
     Local(u64),
     Const(u64),
     Param(u64),
+    /// A `shared::cluster` address (see `RANK_SHIFT`).
+    Cluster(u64),
+}
+
+/// A `shared::cluster` address is a block's shared offset with the block's rank + 1 from
+/// this bit up; with nothing there it is the running block's own (a `shared::cta` address
+/// is a valid `shared::cluster` one). Shared memory is far below 16 MiB a block.
+pub const RANK_SHIFT: u32 = 24;
+
+/// The block rank and the shared offset a `shared::cluster` address names, for a block of
+/// rank `own`.
+pub fn cluster_parts(a: u64, own: u32) -> (u32, u64) {
+    let off = a & ((1 << RANK_SHIFT) - 1);
+    match a >> RANK_SHIFT {
+        0 => (own, off),
+        r => ((r - 1) as u32, off),
+    }
+}
+
+/// `mapa`: shared offset `a` of this block as the same offset of block `rank`.
+pub fn mapa(a: u64, rank: u64) -> u64 {
+    ((rank + 1) << RANK_SHIFT) | (a & ((1 << RANK_SHIFT) - 1))
 }
 
 /// A generic address, resolved by the window it falls in; anything else is global.
 pub fn resolve(addr: u64) -> At {
     match addr {
-        a if (SHARED_WIN..SHARED_WIN + WINDOW).contains(&a) => At::Shared(a - SHARED_WIN),
+        a if (SHARED_WIN..SHARED_WIN + WINDOW).contains(&a) => match a - SHARED_WIN {
+            o if o >> RANK_SHIFT != 0 => At::Cluster(o),
+            o => At::Shared(o),
+        },
         a if (LOCAL_WIN..LOCAL_WIN + WINDOW).contains(&a) => At::Local(a - LOCAL_WIN),
         a if (CONST_WIN..CONST_WIN + WINDOW).contains(&a) => At::Const(a - CONST_WIN),
         a => At::Global(a),
@@ -117,6 +142,11 @@ pub struct Memory {
     pub shared: Vec<u8>,
     pub local: Vec<u8>,
     pub local_bytes: usize,
+    /// The cluster's blocks' shared and local memory by rank, the running block's (`rank`)
+    /// swapped out into `shared` and `local`.
+    pub cluster: Vec<Vec<u8>>,
+    pub cluster_local: Vec<Vec<u8>>,
+    pub rank: usize,
 }
 
 fn slice<'a>(
@@ -225,6 +255,19 @@ impl Memory {
             At::Global(a) => {
                 let (r, off) = self.region(a, n)?;
                 Loc::Paged(r, off)
+            }
+            At::Cluster(a) => {
+                let (rank, off) = cluster_parts(a, self.rank as u32);
+                let mem = match rank as usize {
+                    r if r == self.rank => &mut self.shared,
+                    r => self.cluster.get_mut(r).ok_or_else(|| OutOfBounds {
+                        space: "shared::cluster",
+                        addr: a,
+                        bytes: n,
+                        what: format!("the cluster has no block of rank {r}"),
+                    })?,
+                };
+                Loc::Flat(slice(mem, off, n, "shared::cluster")?)
             }
             At::Param(_) => unreachable!("parameters live in the frames"),
         })

@@ -20,6 +20,7 @@ fn at_of(space: Space, a: u64) -> At {
         Space::Local => At::Local(a),
         Space::Const => At::Const(a),
         Space::Param => At::Param(a),
+        Space::Cluster => At::Cluster(a),
     }
 }
 
@@ -30,6 +31,7 @@ fn plus(at: At, k: u64) -> At {
         At::Local(a) => At::Local(a + k),
         At::Const(a) => At::Const(a + k),
         At::Param(a) => At::Param(a + k),
+        At::Cluster(a) => At::Cluster(a + k),
     }
 }
 

@@ -33,7 +33,7 @@ use std::time::Instant;
 use crate::analysis::sass_map::Reshape;
 use crate::trace::instrument::{self, Site};
 use crate::trace::stream::Streamed;
-use block::{Launch, Trace, run_block};
+use block::{Launch, Trace, run_cluster};
 use decode::Program;
 use mem::Memory;
 
@@ -142,6 +142,15 @@ pub struct Plan {
     pub shapes: Vec<crate::analysis::sass_map::Reshape>,
 }
 
+/// The cluster (its linear index among the grid's clusters) block `b` is in.
+fn cluster_of(launch: &Launch, b: u64) -> u64 {
+    let [gx, gy, _] = launch.grid.map(u64::from);
+    let [cx, cy, cz] = launch.cluster.map(|c| u64::from(c.max(1)));
+    let (x, y, z) = (b % gx, b / gx % gy, b / (gx * gy));
+    let (nx, ny) = (gx / cx, gy / cy);
+    x / cx + y / cy * nx + z / cz * nx * ny
+}
+
 /// Records a trace keeps, as the GPU tracer's buffer holds (the rest are only counted).
 pub const TRACE_CAPACITY: u64 = 1 << 20;
 
@@ -192,22 +201,34 @@ pub fn run_streamed(
     let start = Instant::now();
     // Outputs of a trace-only run are thrown away: only what the trace holds must be exact.
     let limits = (plan.budget, plan.traced_only);
-    for b in 0..total {
-        let traced = plan
-            .trace
-            .is_some_and(|(stride, limit)| b % stride == 0 && b / stride < limit);
-        if plan.traced_only && !traced {
-            if plan.trace.is_some_and(|(s, l)| b >= s * l) {
-                break;
-            }
-            continue;
+    let traced = |b: u64| {
+        plan.trace
+            .is_some_and(|(stride, limit)| b.is_multiple_of(stride) && b / stride < limit)
+    };
+    let per_cluster = u64::from(launch.cluster.iter().product::<u32>().max(1));
+    // A trace-only run needs the clusters of the sampled blocks alone.
+    let clusters: Vec<u64> = match (plan.traced_only, plan.trace) {
+        (true, Some((stride, limit))) => {
+            let mut c: Vec<u64> = (0..limit)
+                .map(|k| k * stride)
+                .take_while(|&b| b < total)
+                .map(|b| cluster_of(launch, b))
+                .collect();
+            c.dedup();
+            c
         }
-        let t = if traced { Some(&mut out.trace) } else { None };
+        _ => (0..total / per_cluster).collect(),
+    };
+    for c in clusters {
+        let blocks: Vec<(u64, bool)> = (block::cluster_blocks(launch, c).into_iter())
+            .map(|b| (b, traced(b)))
+            .collect();
+        let t = blocks.iter().any(|b| b.1).then_some(&mut out.trace);
         let io = (t, &mut out.printed);
-        let (w, t) = run_block(&k.prog, k.entry, mem, launch, b, io, limits, start)?;
+        let (w, t) = run_cluster(&k.prog, k.entry, mem, launch, &blocks, io, limits, start)?;
         out.warp_steps += w;
         out.thread_steps += t;
-        out.blocks += 1;
+        out.blocks += blocks.len() as u64;
     }
     Ok(out)
 }

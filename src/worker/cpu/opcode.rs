@@ -9,6 +9,7 @@ fn space_of(q: &str) -> Option<Space> {
         "local" => Space::Local,
         "const" => Space::Const,
         "param" | "param::func" | "param::entry" => Space::Param,
+        "shared::cluster" => Space::Cluster,
         _ => return None,
     })
 }
@@ -20,9 +21,13 @@ fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
         "tex" | "tld4" | "txq" | "suld" | "sust" | "suq" => "textures and surfaces need a GPU",
         "mma" | "wmma" | "wgmma" | "ldmatrix" | "stmatrix" => "tensor-core instructions need a GPU",
         "cp" | "cp.async" => "asynchronous and bulk copies (TMA) need a GPU",
-        "mapa" | "getctarank" => "clusters (distributed shared memory) need a GPU",
         "brx" => "indirect branches are not interpreted",
-        _ if cluster => "clusters (distributed shared memory) need a GPU",
+        // Loads, stores, mapa, getctarank and the cluster barrier are modelled; atomics,
+        // bulk copies and the rest on a cluster's memory are not.
+        "ld" | "st" | "mapa" | "getctarank" | "barrier" | "fence" | "membar" => return None,
+        _ if cluster => {
+            "this cluster instruction needs a GPU (the interpreter runs a cluster's loads, stores, mapa, getctarank and barrier.cluster)"
+        }
         _ => return None,
     })
 }
@@ -188,6 +193,8 @@ fn other(q: &Q) -> Result<Op, String> {
             space,
         }),
         "isspacep" => Ok(Op::Isspacep(space)),
+        "mapa" => Ok(Op::Mapa),
+        "getctarank" => Ok(Op::Getctarank),
         "ld" | "ldu" => Ok(Op::Ld {
             space,
             ty: need()?,
@@ -224,6 +231,9 @@ fn control(q: &Q) -> Result<Op, String> {
         "ret" => Ok(Op::Ret),
         "exit" | "trap" => Ok(Op::Exit),
         "bar" | "barrier" if has("warp") => Ok(Op::BarWarp),
+        "barrier" if has("cluster") && has("arrive") => Ok(Op::ClusterArrive),
+        "barrier" if has("cluster") && has("wait") => Ok(Op::ClusterWait),
+        "barrier" if has("cluster") => Err(format!("`{text}` is not interpreted")),
         "bar" | "barrier" if has("sync") || has("arrive") || quals.is_empty() => match () {
             _ if has("arrive") || has("red") => Err(format!("`{text}` is not interpreted")),
             _ => Ok(Op::Bar),

@@ -23,6 +23,13 @@ pub enum Sreg {
     LanemaskGe,
     DynSmem,
     TotalSmem,
+    ClusterCtarank,
+    ClusterNctarank,
+    Clusterid(u8),
+    Nclusterid(u8),
+    ClusterCtaid(u8),
+    ClusterNctaid(u8),
+    IsExplicitCluster,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -112,6 +119,10 @@ fn special(name: &str) -> Option<Sreg> {
             "%ntid" => Sreg::Ntid(d),
             "%ctaid" => Sreg::Ctaid(d),
             "%nctaid" => Sreg::Nctaid(d),
+            "%clusterid" => Sreg::Clusterid(d),
+            "%nclusterid" => Sreg::Nclusterid(d),
+            "%cluster_ctaid" => Sreg::ClusterCtaid(d),
+            "%cluster_nctaid" => Sreg::ClusterNctaid(d),
             _ => return None,
         });
     }
@@ -130,6 +141,9 @@ fn special(name: &str) -> Option<Sreg> {
         "%lanemask_ge" => Sreg::LanemaskGe,
         "%dynamic_smem_size" => Sreg::DynSmem,
         "%total_smem_size" => Sreg::TotalSmem,
+        "%cluster_ctarank" => Sreg::ClusterCtarank,
+        "%cluster_nctarank" => Sreg::ClusterNctarank,
+        "%is_explicit_cluster" => Sreg::IsExplicitCluster,
         _ => return None,
     })
 }

@@ -24,6 +24,8 @@ pub enum Space {
     Local,
     Const,
     Param,
+    /// `shared::cluster`: the shared memory of any block of the cluster.
+    Cluster,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,6 +184,13 @@ pub enum Op {
     Shfl(Shfl),
     Vote(Vote),
     Activemask,
+    /// `barrier.cluster.arrive` and `.wait`: the cluster's threads meet (split phases).
+    ClusterArrive,
+    ClusterWait,
+    /// `mapa`: a shared address of this block, as the same variable of block `rank`.
+    Mapa,
+    /// `getctarank`: the rank of the block a shared::cluster address names.
+    Getctarank,
 }
 
 pub fn ty_of(q: &str) -> Option<Ty> {

@@ -172,6 +172,8 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
         | Op::Exit
         | Op::Bar
         | Op::BarWarp
+        | Op::ClusterArrive
+        | Op::ClusterWait
         | Op::Call
         | Op::Vote(_)
         | Op::Activemask => {

@@ -31,15 +31,15 @@ pub(super) fn run_full(
     threads: u32,
     n: usize,
 ) -> Result<Ran, RunError> {
-    run_with(pre, body, [blocks, threads], n, false).map(|(o, k, r, _)| (o, k, r))
+    run_with(pre, body, [blocks, threads, 1], n, false).map(|(o, k, r, _)| (o, k, r))
 }
 
-/// As `run_full`; a trace-only run when `traced_only` (which may leave out what the trace
-/// does not need); the thread instructions run as well.
+/// As `run_full`, in clusters of `cluster` blocks; a trace-only run when `traced_only`
+/// (which may leave out what the trace does not need); the thread instructions run as well.
 pub(super) fn run_with(
     pre: &str,
     body: &str,
-    [blocks, threads]: [u32; 2],
+    [blocks, threads, cluster]: [u32; 3],
     n: usize,
     traced_only: bool,
 ) -> Result<(Vec<u32>, Kernel, Vec<Record>, u64), RunError> {
@@ -70,6 +70,7 @@ pub(super) fn run_with(
         block: [threads, 1, 1],
         dyn_smem: 0,
         params,
+        cluster: [cluster, 1, 1],
     };
     let plan = Plan {
         trace: Some((1, u64::MAX)),
@@ -138,3 +139,6 @@ mod more;
 
 #[path = "tests_slice.rs"]
 mod slice;
+
+#[path = "tests_cluster.rs"]
+mod cluster;

@@ -181,6 +181,7 @@ fn printf_writes_its_format_with_each_lanes_arguments() {
         block: [3, 1, 1],
         dyn_smem: 0,
         params: vec![],
+        cluster: [1, 1, 1],
     };
     let plan = Plan {
         budget: 1000,

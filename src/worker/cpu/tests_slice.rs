@@ -38,8 +38,8 @@ fn regs() -> &'static str {
 #[test]
 fn a_trace_only_run_skips_arithmetic_the_trace_does_not_need() {
     let body = format!("{}{}", regs(), sum_loop());
-    let (whole_out, k, whole, whole_steps) = run_with("", &body, [1, 32], 256, false).unwrap();
-    let (_, _, sliced, sliced_steps) = run_with("", &body, [1, 32], 256, true).unwrap();
+    let (whole_out, k, whole, whole_steps) = run_with("", &body, [1, 32, 1], 256, false).unwrap();
+    let (_, _, sliced, sliced_steps) = run_with("", &body, [1, 32, 1], 256, true).unwrap();
     assert_eq!(sliced, whole, "the same records");
     assert_eq!(whole.len(), 8 + 1, "eight loads and a store per warp");
     assert!(
@@ -67,8 +67,8 @@ fn a_trace_only_run_skips_arithmetic_the_trace_does_not_need() {
 
 #[test]
 fn loaded_values_that_feed_addresses_are_loaded_and_stores_kept() {
-    let (_, k, whole, _) = run_with("", &chase(), [1, 32], 64, false).unwrap();
-    let (_, _, sliced, _) = run_with("", &chase(), [1, 32], 64, true).unwrap();
+    let (_, k, whole, _) = run_with("", &chase(), [1, 32, 1], 64, false).unwrap();
+    let (_, _, sliced, _) = run_with("", &chase(), [1, 32, 1], 64, true).unwrap();
     assert_eq!(sliced, whole, "the chase goes where the whole run went");
     use super::super::slice::Slice;
     let f = &k.prog.funcs[k.entry];

@@ -86,6 +86,8 @@ impl Frame {
 pub enum State {
     Running,
     AtBarrier,
+    /// At `barrier.cluster.wait`, until the cluster's warps have all arrived.
+    AtClusterWait,
     Done,
 }
 
@@ -95,12 +97,17 @@ pub struct Warp {
     /// Lanes that have not exited.
     pub live: u32,
     pub state: State,
+    /// The warp's block, by its rank in the cluster.
+    pub blk: usize,
+    /// Times the warp arrived at the cluster's barrier.
+    pub arrived: u32,
 }
 
 /// What an instruction asks of the block.
 pub enum Event {
     Next,
     Barrier,
+    ClusterWait,
 }
 
 impl Warp {
@@ -117,6 +124,8 @@ impl Warp {
             frames: vec![frame],
             live: lanes,
             state: State::Running,
+            blk: 0,
+            arrived: 0,
         }
     }
 
@@ -161,9 +170,16 @@ impl Warp {
             ctx.steps += 1;
             let mask = top.mask & self.live;
             ctx.thread_steps += u64::from(mask.count_ones());
-            if let Event::Barrier = self.exec(prog, ctx, ins, mask, &top)? {
-                self.state = State::AtBarrier;
-                return Ok(n);
+            match self.exec(prog, ctx, ins, mask, &top)? {
+                Event::Next => {}
+                Event::Barrier => {
+                    self.state = State::AtBarrier;
+                    return Ok(n);
+                }
+                Event::ClusterWait => {
+                    self.state = State::AtClusterWait;
+                    return Ok(n);
+                }
             }
         }
         Ok(n)
@@ -206,6 +222,17 @@ impl Warp {
                 }
                 ctx.barrier_record(ins, self.id, active);
                 return Ok(Event::Barrier);
+            }
+            Op::ClusterArrive | Op::ClusterWait if active != 0 => {
+                self.advance();
+                if active != self.live {
+                    return Err(ctx.error(ins.place, self.id, "divergent cluster barrier: `barrier.cluster` reached by only some lanes of the warp".into(), active ^ self.live));
+                }
+                if ins.op == Op::ClusterArrive {
+                    self.arrived += 1;
+                    return Ok(Event::Next);
+                }
+                return Ok(Event::ClusterWait);
             }
             _ => {}
         }

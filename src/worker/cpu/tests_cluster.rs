@@ -1,0 +1,77 @@
+//! Clusters: a cluster's blocks run together, each with its own shared memory, read by the
+//! others through `mapa` and `ld.shared::cluster`, meeting at `barrier.cluster`.
+
+use super::run_with;
+use crate::model::access::Space;
+
+/// Each thread puts 100 * rank + tid in its block's tile, the cluster meets, and each reads
+/// the neighbour block's word of its own index (out[4 * block + tid]); then the cluster
+/// meets again, so no block ends while another may read its memory.
+fn neighbour(meet_first: bool) -> String {
+    let meet = "barrier.cluster.arrive;\nbarrier.cluster.wait;\n";
+    format!(
+        "ld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd1, %rd1;\n\
+         mov.u32 %r1, %tid.x;\nmov.u32 %r2, %cluster_ctarank;\nmov.u32 %r3, %ctaid.x;\n\
+         mov.u32 %r4, tile;\nshl.b32 %r5, %r1, 2;\nadd.s32 %r6, %r4, %r5;\n\
+         mad.lo.s32 %r7, %r2, 100, %r1;\nst.shared.u32 [%r6], %r7;\n{}\
+         xor.b32 %r8, %r2, 1;\nmapa.shared::cluster.u32 %r9, %r6, %r8;\n\
+         ld.shared::cluster.u32 %r10, [%r9];\n\
+         shl.b32 %r11, %r3, 2;\nadd.s32 %r12, %r11, %r1;\nmul.wide.u32 %rd2, %r12, 4;\n\
+         add.s64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r10;\n{meet}ret;",
+        if meet_first { meet } else { "" }
+    )
+}
+
+const TILE: &str = ".shared .align 4 .b8 tile[16];";
+
+#[test]
+fn a_block_reads_its_neighbours_shared_memory_through_the_cluster() {
+    let (out, _, records, _) = run_with(TILE, &neighbour(true), [4, 4, 2], 16, false).unwrap();
+    // Block b (rank b % 2) reads what its neighbour (rank b % 2 ^ 1) wrote.
+    let want: Vec<u32> = (0..16).map(|i| ((i / 4 % 2) ^ 1) * 100 + i % 4).collect();
+    assert_eq!(out, want);
+    // The cluster read is logged as the GPU's logger logs it: the target's rank << 32 |
+    // the offset, by the reading block's rank.
+    let reads: Vec<_> = records
+        .iter()
+        .filter(|r| r.space == Space::Cluster)
+        .collect();
+    assert_eq!(reads.len(), 4, "one request per block");
+    for r in reads {
+        let target = ((r.block % 2) ^ 1) as u64;
+        assert_eq!(r.rank, r.block % 2);
+        assert_eq!(r.addrs[1], target << 32 | (1024 + 4));
+    }
+    // A trace-only run keeps the barriers and the addresses: the same records.
+    let (_, _, sliced, _) = run_with(TILE, &neighbour(true), [4, 4, 2], 16, true).unwrap();
+    assert_eq!(sliced, records);
+}
+
+#[test]
+fn a_cluster_barrier_waits_for_the_other_blocks() {
+    // Without the first meeting the neighbour's word may not be written yet: here a block's
+    // warps run before the other's, so block 0 reads rank 1's tile still zero.
+    let (out, ..) = run_with(TILE, &neighbour(false), [2, 4, 2], 8, false).unwrap();
+    assert_eq!(&out[..4], &[0, 0, 0, 0]);
+    assert_eq!(&out[4..], &[0, 1, 2, 3]);
+}
+
+#[test]
+fn a_block_that_skips_the_cluster_barrier_is_a_deadlock_with_its_place() {
+    // Rank 1 returns at once: rank 0 waits for it forever.
+    let body = "mov.u32 %r2, %cluster_ctarank;\nsetp.ne.u32 %p1, %r2, 0;\n@%p1 bra $L_end;\n\
+                barrier.cluster.arrive;\nbarrier.cluster.wait;\nbarrier.cluster.arrive;\n\
+                barrier.cluster.wait;\n$L_end:\nret;";
+    // Rank 1's warp has ended, so it no longer counts: rank 0 goes through.
+    assert!(run_with("", body, [2, 32, 2], 8, false).is_ok());
+    // A block's first warp at `bar.sync` while its second waits at the cluster's barrier:
+    // each waits for the other.
+    let body = "mov.u32 %r2, %tid.x;\nsetp.ge.u32 %p1, %r2, 32;\n@%p1 bra $L_other;\n\
+                bar.sync 0;\nret;\n\
+                $L_other:\nbarrier.cluster.arrive;\nbarrier.cluster.wait;\nbar.sync 0;\nret;";
+    let e = run_with("", body, [2, 64, 2], 8, false).unwrap_err();
+    assert!(e.why.contains("deadlock"), "{e}");
+    // And in a trace-only run, which keeps every barrier.
+    let e = run_with("", body, [2, 64, 2], 8, true).unwrap_err();
+    assert!(e.why.contains("deadlock"), "{e}");
+}
