@@ -60,6 +60,16 @@ pub fn check_cpu(
     r
 }
 
+/// `cpu` with each of `sizes` put over it.
+fn over_cpu(cpu: &[(String, i64)], sizes: &[(String, i64)]) -> Vec<(String, i64)> {
+    let mut out: Vec<(String, i64)> = (cpu.iter())
+        .filter(|(k, _)| !sizes.iter().any(|(s, _)| s == k))
+        .cloned()
+        .collect();
+    out.extend(sizes.iter().cloned());
+    out
+}
+
 /// The exercise's lesson at `sizes` (None when there are none, or it does not load).
 fn at_sizes(t: &Target, yours: &Yours, sizes: &[(String, i64)]) -> Option<Lesson> {
     if sizes.is_empty() {
@@ -87,6 +97,9 @@ fn correctness(
         checked.push(at);
     }
     for sizes in &t.ex.sizes {
+        // The exercise's size over the lesson's CPU sizes: `n: 70001` names the count it
+        // varies; the rest (rounds, say) stay at the CPU's, not the GPU lesson's.
+        let sizes = &over_cpu(&t.lesson.problem_cpu, sizes);
         let at = sizes_text(sizes);
         let Some(l) = at_sizes(t, yours, sizes) else {
             return line(Mark::Fail, format!("the lesson does not load at {at}"));
@@ -124,4 +137,23 @@ fn correctness(
             checked.join("; ")
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::over_cpu;
+
+    #[test]
+    fn an_exercise_size_replaces_only_the_counts_it_names() {
+        let cpu = [("n".to_string(), 512), ("rounds".to_string(), 16)];
+        let ex = [("n".to_string(), 70001)];
+        let mut got = over_cpu(&cpu, &ex);
+        got.sort();
+        assert_eq!(
+            got,
+            [("n".to_string(), 70001), ("rounds".to_string(), 16)],
+            "rounds stays at the CPU's size, not the GPU lesson's 256"
+        );
+        assert_eq!(over_cpu(&[], &ex), ex);
+    }
 }

@@ -58,6 +58,11 @@ pub struct BlockCtx<'a> {
     pub printed: &'a mut String,
     /// A trace-only run: instructions nothing traced depends on are left out (`slice`).
     pub sliced: bool,
+    /// The running block's `bar.red` so far: lanes whose predicate holds, whether all do,
+    /// whether any does.
+    pub reduce: (u32, bool, bool),
+    /// Each block's, while another runs.
+    pub reduces: Vec<(u32, bool, bool)>,
 }
 
 impl BlockCtx<'_> {
@@ -271,12 +276,17 @@ pub fn run_cluster(
         nwarps,
         printed,
         sliced,
+        reduce: NO_REDUCE,
+        reduces: vec![NO_REDUCE; blocks.len()],
     };
     let out = schedule(prog, &mut warps, &mut ctx, budget, blocks);
     let mem = ctx.mem;
     mem.rank = usize::MAX;
     out
 }
+
+/// A `bar.red` with nothing reduced yet.
+const NO_REDUCE: (u32, bool, bool) = (0, true, false);
 
 /// Make block `k` of the cluster the running one: its index, rank and memory.
 fn enter(ctx: &mut BlockCtx, blocks: &[(u64, bool)], k: usize) {
@@ -287,7 +297,9 @@ fn enter(ctx: &mut BlockCtx, blocks: &[(u64, bool)], k: usize) {
     if mem.rank != usize::MAX {
         std::mem::swap(&mut mem.shared, &mut mem.cluster[mem.rank]);
         std::mem::swap(&mut mem.local, &mut mem.cluster_local[mem.rank]);
+        ctx.reduces[mem.rank] = ctx.reduce;
     }
+    ctx.reduce = ctx.reduces[k];
     std::mem::swap(&mut mem.shared, &mut mem.cluster[k]);
     std::mem::swap(&mut mem.local, &mut mem.cluster_local[k]);
     mem.rank = k;
@@ -333,9 +345,14 @@ fn schedule(
             let mine = || warps.iter().filter(move |w| w.blk == k);
             let all_wait = mine().all(|w| matches!(w.state, State::AtBarrier | State::Done));
             if all_wait && mine().any(|w| w.state == State::AtBarrier) {
+                enter(ctx, blocks, k);
+                let red = std::mem::replace(&mut ctx.reduce, NO_REDUCE);
                 (warps.iter_mut())
                     .filter(|w| w.blk == k && w.state == State::AtBarrier)
-                    .for_each(|w| w.state = State::Running);
+                    .for_each(|w| {
+                        w.reduced(red);
+                        w.state = State::Running;
+                    });
                 released = true;
             }
         }

@@ -116,6 +116,7 @@ pub fn exec(
         Op::BarWarp
         | Op::Nop
         | Op::Bar
+        | Op::BarRed(_)
         | Op::Call
         | Op::Bra
         | Op::Ret

@@ -1,6 +1,6 @@
 //! Reading an opcode's qualifiers into its decoded form, and refusing what is not modelled.
 
-use super::ops::{AtomOp, Bin, BoolOp, Cmp, Op, Rnd, Shfl, Space, Ty, Un, Vote, ty_of};
+use super::ops::{AtomOp, Bin, BoolOp, Cmp, Op, Red, Rnd, Shfl, Space, Ty, Un, Vote, ty_of};
 
 fn space_of(q: &str) -> Option<Space> {
     Some(match q {
@@ -234,8 +234,16 @@ fn control(q: &Q) -> Result<Op, String> {
         "barrier" if has("cluster") && has("arrive") => Ok(Op::ClusterArrive),
         "barrier" if has("cluster") && has("wait") => Ok(Op::ClusterWait),
         "barrier" if has("cluster") => Err(format!("`{text}` is not interpreted")),
+        "bar" | "barrier" if has("red") => match () {
+            _ if has("popc") => Ok(Op::BarRed(Red::Popc)),
+            _ if has("and") => Ok(Op::BarRed(Red::And)),
+            _ if has("or") => Ok(Op::BarRed(Red::Or)),
+            _ => Err(format!("`{text}` is not interpreted")),
+        },
         "bar" | "barrier" if has("sync") || has("arrive") || quals.is_empty() => match () {
-            _ if has("arrive") || has("red") => Err(format!("`{text}` is not interpreted")),
+            _ if has("arrive") => Err(format!(
+                "`{text}` is not interpreted (producer-consumer barriers need a GPU)"
+            )),
             _ => Ok(Op::Bar),
         },
         "membar" | "fence" | "prefetch" | "prefetchu" | "pmevent" | "nanosleep" => Ok(Op::Nop),

@@ -124,6 +124,13 @@ pub enum Shfl {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Red {
+    Popc,
+    And,
+    Or,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Vote {
     All,
     Any,
@@ -184,6 +191,9 @@ pub enum Op {
     Shfl(Shfl),
     Vote(Vote),
     Activemask,
+    /// `bar.red` (`__syncthreads_count`, `_and`, `_or`): a block barrier that also reduces
+    /// a predicate over the block's threads.
+    BarRed(Red),
     /// `barrier.cluster.arrive` and `.wait`: the cluster's threads meet (split phases).
     ClusterArrive,
     ClusterWait,

@@ -75,3 +75,21 @@ fn a_block_that_skips_the_cluster_barrier_is_a_deadlock_with_its_place() {
     let e = run_with("", body, [2, 64, 2], 8, true).unwrap_err();
     assert!(e.why.contains("deadlock"), "{e}");
 }
+
+#[test]
+fn bar_red_gives_every_thread_the_blocks_count_and_verdicts() {
+    // __syncthreads_count(tid < 40), and _and / _or of the same, in blocks of 64.
+    let body = super::store_r9(
+        "setp.lt.u32 %p1, %r1, 40;\nbar.red.popc.u32 %r9, 0, %p1;\n\
+         bar.red.and.pred %p2, 0, %p1;\nbar.red.or.pred %p3, 0, !%p1;\n\
+         selp.u32 %r5, 1000, 0, %p2;\nadd.s32 %r9, %r9, %r5;\n\
+         selp.u32 %r6, 100, 0, %p3;\nadd.s32 %r9, %r9, %r6;",
+    );
+    let (out, ..) = run_with("", &body, [2, 64, 1], 128, false).unwrap();
+    // 40 lanes hold; not all do (no 1000); some fail, so the `or` of the negation holds.
+    assert!(out.iter().all(|&v| v == 140), "{out:?}");
+    // A block where every thread holds: all, and no negation.
+    let all = body.replace("setp.lt.u32 %p1, %r1, 40", "setp.lt.u32 %p1, %r1, 64");
+    let (out, ..) = run_with("", &all, [1, 64, 1], 64, false).unwrap();
+    assert!(out.iter().all(|&v| v == 1064), "{out:?}");
+}

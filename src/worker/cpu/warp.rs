@@ -101,6 +101,8 @@ pub struct Warp {
     pub blk: usize,
     /// Times the warp arrived at the cluster's barrier.
     pub arrived: u32,
+    /// Where the result of the `bar.red` the warp waits at goes.
+    pub pending: Option<(super::operand::Opnd, super::ops::Red)>,
 }
 
 /// What an instruction asks of the block.
@@ -111,6 +113,22 @@ pub enum Event {
 }
 
 impl Warp {
+    /// The barrier opened: a `bar.red`'s result to each live lane.
+    pub fn reduced(&mut self, (count, all, any): (u32, bool, bool)) {
+        let Some((dst, red)) = self.pending.take() else {
+            return;
+        };
+        let v = match red {
+            super::ops::Red::Popc => u64::from(count),
+            super::ops::Red::And => u64::from(all),
+            super::ops::Red::Or => u64::from(any),
+        };
+        let live = self.live;
+        if let Some(fr) = self.frames.last_mut() {
+            super::calls::lanes(live).for_each(|l| fr.write(&dst, l, v));
+        }
+    }
+
     pub fn new(prog: &Program, entry: usize, id: u32, lanes: u32, params: &[u8]) -> Warp {
         let f = &prog.funcs[entry];
         let mut frame = Frame::new(f, entry, lanes);
@@ -126,6 +144,7 @@ impl Warp {
             state: State::Running,
             blk: 0,
             arrived: 0,
+            pending: None,
         }
     }
 
@@ -215,12 +234,22 @@ impl Warp {
                 self.advance();
                 return super::calls::call(self, prog, ctx, ins, active);
             }
-            Op::Bar if active != 0 => {
+            Op::Bar | Op::BarRed(_) if active != 0 => {
                 self.advance();
                 if active != self.live {
                     return Err(ctx.error(ins.place, self.id, "divergent barrier: `__syncthreads()` (bar.sync) reached by only some lanes of the warp; the others would never arrive".into(), active ^ self.live));
                 }
                 ctx.barrier_record(ins, self.id, active);
+                if let Op::BarRed(red) = ins.op {
+                    // The predicate is the last operand: `bar.red.popc.u32 d, a{, b}, {!}c`.
+                    let fr = self.frames.last().expect("a frame");
+                    let p = ins.src.last().map_or(0, |o| fr.pred_mask(o)) & active;
+                    let acc = &mut ctx.reduce;
+                    acc.0 += p.count_ones();
+                    acc.1 &= p == active;
+                    acc.2 |= p != 0;
+                    self.pending = ins.dst.first().cloned().map(|d| (d, red));
+                }
                 return Ok(Event::Barrier);
             }
             Op::ClusterArrive | Op::ClusterWait if active != 0 => {
