@@ -240,11 +240,15 @@ pub fn run_cluster(
     let nwarps = threads.div_ceil(32);
     let shared = (prog.shared_static + launch.dyn_smem) as usize;
     let local = mem.local_bytes * threads as usize;
-    // Each block's shared and local memory; the running block's are swapped into `mem`.
-    mem.cluster = blocks.iter().map(|_| vec![0; shared]).collect();
-    mem.cluster_local = blocks.iter().map(|_| vec![0; local]).collect();
-    mem.shared = Vec::new();
-    mem.local = Vec::new();
+    // Each block's shared and local memory, zeroed, reusing the last cluster's; the
+    // running block's are swapped into `mem`.
+    for (all, bytes) in [(&mut mem.cluster, shared), (&mut mem.cluster_local, local)] {
+        all.resize_with(blocks.len(), Vec::new);
+        for v in all.iter_mut() {
+            v.clear();
+            v.resize(bytes, 0);
+        }
+    }
     mem.rank = usize::MAX;
     let mut warps: Vec<Warp> = Vec::with_capacity(blocks.len() * nwarps as usize);
     for k in 0..blocks.len() {
@@ -281,6 +285,11 @@ pub fn run_cluster(
     };
     let out = schedule(prog, &mut warps, &mut ctx, budget, blocks);
     let mem = ctx.mem;
+    if mem.rank != usize::MAX {
+        // Back where the next cluster's blocks find them.
+        std::mem::swap(&mut mem.shared, &mut mem.cluster[mem.rank]);
+        std::mem::swap(&mut mem.local, &mut mem.cluster_local[mem.rank]);
+    }
     mem.rank = usize::MAX;
     out
 }

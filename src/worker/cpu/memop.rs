@@ -77,6 +77,92 @@ fn param(fr: &mut Frame, lane: usize, a: u64, n: usize, store: Option<u64>) -> u
     }
 }
 
+/// A load or store whose lanes all fall inside the block's shared memory, or all inside
+/// their own thread's local memory, done in place: shared- and local-memory kernels are
+/// mostly such requests, and the general path resolves and bounds-checks every lane's every
+/// element through `Memory`. False (nothing done) for anything else, which the general
+/// path handles, errors included.
+fn shared_fast(
+    fr: &mut Frame,
+    ctx: &mut BlockCtx,
+    ats: &[At; 32],
+    active: u32,
+    (items, elem, store, ty): (&[Opnd], usize, bool, Ty),
+    warp: u32,
+) -> bool {
+    let span = elem * items.len();
+    if items.len() > 8 || !matches!(elem, 1 | 2 | 4 | 8) || active == 0 {
+        return false;
+    }
+    let local = matches!(ats[active.trailing_zeros() as usize], At::Local(_));
+    let (lb, len) = match local {
+        true => (ctx.mem.local_bytes, ctx.mem.local.len()),
+        false => (0, ctx.mem.shared.len()),
+    };
+    // Each lane's byte in the one buffer: a shared offset, or its thread's local frame.
+    let mut base = [0usize; 32];
+    for l in lanes(active) {
+        let (a, limit) = match ats[l] {
+            At::Shared(a) if !local => (a as usize, len),
+            At::Local(a) if local => ((warp as usize * 32 + l) * lb + a as usize, lb),
+            _ => return false,
+        };
+        let within = if local { ats_off(ats[l]) } else { a };
+        if within.saturating_add(span) > limit || a + span > len {
+            return false;
+        }
+        base[l] = a;
+    }
+    if store {
+        let mut vals = [[0u64; 8]; 32];
+        for l in lanes(active) {
+            for (k, item) in items.iter().enumerate() {
+                vals[l][k] = fr.read(item, l, ctx, warp);
+            }
+        }
+        let mem = match local {
+            true => &mut ctx.mem.local,
+            false => &mut ctx.mem.shared,
+        };
+        for l in lanes(active) {
+            for (k, v) in vals[l].iter().take(items.len()).enumerate() {
+                let a = base[l] + k * elem;
+                mem[a..a + elem].copy_from_slice(&v.to_le_bytes()[..elem]);
+            }
+        }
+        return true;
+    }
+    let mem = match local {
+        true => &ctx.mem.local,
+        false => &ctx.mem.shared,
+    };
+    let mut loaded = [[0u64; 8]; 32];
+    for l in lanes(active) {
+        for (k, slot) in loaded[l].iter_mut().take(items.len()).enumerate() {
+            let a = base[l] + k * elem;
+            *slot = match elem {
+                4 => u64::from(u32::from_le_bytes(mem[a..a + 4].try_into().unwrap())),
+                8 => u64::from_le_bytes(mem[a..a + 8].try_into().unwrap()),
+                2 => u64::from(u16::from_le_bytes(mem[a..a + 2].try_into().unwrap())),
+                _ => u64::from(mem[a]),
+            };
+        }
+    }
+    for l in lanes(active) {
+        for (k, item) in items.iter().enumerate() {
+            fr.write(item, l, widen(loaded[l][k], ty));
+        }
+    }
+    true
+}
+
+fn ats_off(at: At) -> usize {
+    match at {
+        At::Local(a) | At::Shared(a) => a as usize,
+        _ => usize::MAX,
+    }
+}
+
 pub fn load_store(
     fr: &mut Frame,
     ctx: &mut BlockCtx,
@@ -110,6 +196,9 @@ pub fn load_store(
                 }
             }
         }
+        return Ok(());
+    }
+    if shared_fast(fr, ctx, &ats, active, (items, elem, store, ty), warp) {
         return Ok(());
     }
     let mut loaded = [[0u64; 8]; 32];

@@ -93,3 +93,22 @@ fn bar_red_gives_every_thread_the_blocks_count_and_verdicts() {
     let (out, ..) = run_with("", &all, [1, 64, 1], 64, false).unwrap();
     assert!(out.iter().all(|&v| v == 1064), "{out:?}");
 }
+
+#[test]
+fn a_shared_or_local_access_past_its_end_is_still_an_error_with_its_lane() {
+    // The block's shared memory ends at the 16-byte tile's end (byte 1040): lane 5 of the
+    // first load and lane 4 of the second read the word past it. The fast in-place path
+    // declines, the general one names the lane.
+    let body = super::store_r9(
+        "mov.u32 %r5, tile;\nshl.b32 %r6, %r1, 2;\nadd.s32 %r7, %r5, %r6;\n\
+         setp.lt.u32 %p1, %r1, 6;\n@%p1 ld.shared.u32 %r9, [%r7+-4];",
+    );
+    let e = run_with(TILE, &body, [1, 32, 1], 32, false).unwrap_err();
+    assert!(e.why.contains("out-of-bounds shared access: lane 5"), "{e}");
+    let body = super::store_r9(
+        "mov.u32 %r5, tile;\nshl.b32 %r6, %r1, 2;\nadd.s32 %r7, %r5, %r6;\n\
+         setp.lt.u32 %p1, %r1, 6;\n@%p1 ld.shared.u32 %r9, [%r7];",
+    );
+    let e = run_with(TILE, &body, [1, 32, 1], 32, false).unwrap_err();
+    assert!(e.why.contains("out-of-bounds shared access: lane 4"), "{e}");
+}
