@@ -171,19 +171,22 @@ fn a_hundred_thousand_requests_of_eight_warps_are_quick() {
     assert!(took.as_secs_f64() < 5.0, "took {took:?}");
 }
 
-#[test]
-fn an_interval_stays_open_until_the_last_warp_has_left_it() {
-    // Warp 0 is through its barrier before warp 1 reads: warp 1 is still in interval 0,
-    // with warp 0's write.
-    let ev = vec![
+/// Warp 0 is through its barrier before warp 1 reads (the interpreter's order too): warp 1
+/// is still in interval 0, with warp 0's write.
+fn warp_0_passes_first() -> Vec<SharedEvent> {
+    vec![
         access(0, 0, Op::Write, 11, 0, 32),
         barrier(0, 0),
         access(0, 1, Op::Read, 14, 0, 32),
         barrier(0, 1),
         access(0, 0, Op::Write, 15, 0, 32),
         access(0, 1, Op::Read, 16, 128, 32),
-    ];
-    let races = find_races(&ev);
+    ]
+}
+
+#[test]
+fn an_interval_stays_open_until_the_last_warp_has_left_it() {
+    let races = find_races(&warp_0_passes_first());
     assert_eq!(races.len(), 1, "{races:?}");
     assert_eq!(
         (races[0].first_line, races[0].second_line, races[0].count),
@@ -226,15 +229,9 @@ fn a_barrier_logged_by_diverged_lane_groups_orders_each_groups_own_stores() {
 
 #[test]
 fn read_as_made_the_races_are_those_of_the_whole_trace() {
-    // The interpreter's order: warp 0 writes and reaches the barrier before warp 1 has
-    // done anything; warp 1 then reads warp 0's words in the same interval.
-    let events = vec![
-        access(0, 0, Op::Write, 11, 0, 32),
-        barrier(0, 0),
-        access(0, 1, Op::Read, 14, 0, 32),
-        barrier(0, 1),
-        access(0, 0, Op::Read, 15, 0, 32),
-    ];
+    // Read as made, the finder does not know warp 1 before it reaches the barrier: it must
+    // keep interval 0 open for it all the same.
+    let events = warp_0_passes_first();
     let whole = find_races(&events);
     let mut f = RaceFinder::new(Warps::All(2));
     events.iter().for_each(|e| f.push(e));
