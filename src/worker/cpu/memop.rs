@@ -64,17 +64,21 @@ fn param(fr: &mut Frame, lane: usize, a: u64, n: usize, store: Option<u64>) -> u
     let Some(b) = fr.params.get_mut(at..at + n) else {
         return 0;
     };
-    match store {
-        Some(v) => {
-            b.copy_from_slice(&v.to_le_bytes()[..n]);
-            0
-        }
-        None => {
+    // Fixed widths, not a copy of a length known only now: calls move every argument
+    // through here, lane by lane.
+    match (store, n) {
+        (Some(v), 4) => b.copy_from_slice(&(v as u32).to_le_bytes()),
+        (Some(v), 8) => b.copy_from_slice(&v.to_le_bytes()),
+        (Some(v), _) => b.copy_from_slice(&v.to_le_bytes()[..n]),
+        (None, 4) => return u64::from(u32::from_le_bytes(b.try_into().unwrap())),
+        (None, 8) => return u64::from_le_bytes(b.try_into().unwrap()),
+        (None, _) => {
             let mut w = [0u8; 8];
             w[..n].copy_from_slice(b);
-            u64::from_le_bytes(w)
+            return u64::from_le_bytes(w);
         }
     }
+    0
 }
 
 /// A load or store whose lanes all fall inside the block's shared memory, or all inside
@@ -178,6 +182,27 @@ pub fn load_store(
     let elem = (ty.bits / 8).max(1) as usize;
     let vals = if store { &ins.src[1] } else { &ins.dst[0] };
     let items = items(vals);
+    if space == Space::Param
+        && let Opnd::Addr(b, off) = &ins.src[0]
+        && let Opnd::Imm(at) = **b
+    {
+        // A parameter at an offset every lane shares (a call's arguments and results):
+        // each lane's copy in its own row of the frame's parameter area.
+        let at = at.wrapping_add(*off as u64);
+        for l in lanes(active) {
+            for (k, item) in items.iter().enumerate().take(8) {
+                let a = at + (k * elem) as u64;
+                if store {
+                    let v = fr.read(item, l, ctx, warp);
+                    param(fr, l, a, elem, Some(v));
+                } else {
+                    let v = param(fr, l, a, elem, None);
+                    fr.write(item, l, widen(v, ty));
+                }
+            }
+        }
+        return Ok(());
+    }
     let mut ats = [At::Global(0); 32];
     for l in lanes(active) {
         ats[l] = at_of(space, fr.read(&ins.src[0], l, ctx, warp));
