@@ -3,6 +3,8 @@
 //! CPU size against the reference, its sampled blocks traced at the lesson's size. No
 //! times, bandwidth or occupancy from the driver: they need a GPU and stay absent.
 
+use std::thread::{Scope, ScopedJoinHandle};
+
 use super::lesson::{self, CpuError, Placed};
 use super::{Kernel, Plan, prepare};
 use crate::course::fingerprint::variant_hash;
@@ -35,55 +37,107 @@ pub fn run_lesson(lesson: &Lesson, small: &Lesson, opts: &RunOptions, send: Send
         .filter(|_| checking)
         .map(|b| hostdata::generate(b, hostdata::fresh_seed()))
         .collect();
-    let mut expected = Vec::new();
-    let reference = match checking {
-        true => small_reference(small, &arch, &inputs, &mut expected, send),
-        false => None,
-    };
-    for i in run_order(lesson, opts) {
-        let v = &lesson.variants[i];
-        let shown = wanted(opts, &v.name);
-        let mut r = blank(lesson, v);
-        let Some(k) = build(lesson, v, &arch, &mut r, send) else {
+    std::thread::scope(|scope| {
+        let mut expected = Vec::new();
+        let mut pending = match checking {
+            true => small_reference(scope, small, &arch, &inputs, &mut expected, send),
+            false => None,
+        };
+        // The reference variant's name, once its run came out right.
+        let mut reference: Option<String> = None;
+        for i in run_order(lesson, opts) {
+            let v = &lesson.variants[i];
+            let shown = wanted(opts, &v.name);
+            if !shown && pending.as_ref().is_some_and(|p| p.0 == v.name) {
+                // A reference no one asked to see (an exercise's solution) runs on its
+                // thread while the variants that were asked for run here.
+                continue;
+            }
+            let mut r = blank(lesson, v);
+            let Some(k) = build(lesson, v, &arch, &mut r, send) else {
+                if shown {
+                    send(Reply::Variant {
+                        result: Box::new(r),
+                    });
+                }
+                continue;
+            };
+            match small.variant(&v.name).filter(|_| checking) {
+                Some(_)
+                    if pending.as_ref().is_some_and(|p| p.0 == v.name)
+                        || reference.as_deref() == Some(v.name.as_str()) =>
+                {
+                    match settle(&mut pending, &mut expected, &mut reference) {
+                        Some(e) => failed(&mut r, e),
+                        None => r.correct = Some(true),
+                    }
+                }
+                Some(sv) => {
+                    stage(send, v, "checking the output on the CPU interpreter");
+                    let ran = run_small(&k, small, sv, &inputs);
+                    // A failed reference leaves nothing to compare with, which `judge` says.
+                    settle(&mut pending, &mut expected, &mut reference);
+                    match ran {
+                        Ok(mut p) => {
+                            r.tolerance = small.tolerance;
+                            judge(small, &mut p, &expected, &mut r);
+                        }
+                        Err(e) => failed(&mut r, e),
+                    }
+                }
+                None => {
+                    r.check = Some(format!(
+                        "{LABEL}: no `problem_cpu` size, output not checked"
+                    ))
+                }
+            }
+            if opts.trace && shown {
+                trace(&k, lesson, v, &arch, opts, &mut r, send);
+            }
             if shown {
                 send(Reply::Variant {
                     result: Box::new(r),
                 });
             }
-            continue;
-        };
-        match small.variant(&v.name).filter(|_| checking) {
-            Some(_) if reference.as_deref() == Some(v.name.as_str()) => r.correct = Some(true),
-            Some(sv) => {
-                stage(send, v, "checking the output on the CPU interpreter");
-                check(&k, small, sv, &inputs, &mut expected, false, &mut r);
-            }
-            None => {
-                r.check = Some(format!(
-                    "{LABEL}: no `problem_cpu` size, output not checked"
-                ))
-            }
         }
-        if opts.trace && shown {
-            trace(&k, lesson, v, &arch, opts, &mut r, send);
+    });
+}
+
+/// The reference variant's run at the CPU size, going on beside the first variant's (the
+/// two runs are most of a CPU check): its name, and the run's verdict and outputs.
+type RefRun<'s> = (
+    String,
+    ScopedJoinHandle<'s, Result<Vec<(usize, HostData)>, String>>,
+);
+
+/// Wait for the reference's run; its outputs become the expected ones if it came out right,
+/// else why it did not.
+fn settle(
+    pending: &mut Option<RefRun>,
+    expected: &mut Vec<(usize, HostData)>,
+    reference: &mut Option<String>,
+) -> Option<String> {
+    let (name, run) = pending.take()?;
+    match run.join().expect("the reference's run ended") {
+        Ok(outputs) => {
+            expected.extend(outputs);
+            *reference = Some(name);
+            None
         }
-        if shown {
-            send(Reply::Variant {
-                result: Box::new(r),
-            });
-        }
+        Err(e) => Some(e),
     }
 }
 
 /// The expected outputs at the CPU size: a built-in reference's, or those of the CPU-size
 /// lesson's reference variant run there (an exercise's solution); that variant's name.
-fn small_reference(
-    small: &Lesson,
+fn small_reference<'s, 'e: 's>(
+    scope: &'s Scope<'s, 'e>,
+    small: &'e Lesson,
     arch: &str,
-    inputs: &[HostData],
+    inputs: &'e [HostData],
     expected: &mut Vec<(usize, HostData)>,
     send: Send,
-) -> Option<String> {
+) -> Option<RefRun<'s>> {
     expected.extend(hostdata::builtin_expected(&small.reference, inputs));
     let words = match small.reference {
         Reference::Variant(r) => {
@@ -91,8 +145,10 @@ fn small_reference(
             let mut res = blank(small, sv);
             let k = build(small, sv, arch, &mut res, &mut |_| {})?;
             stage(send, sv, "running the reference on the CPU interpreter");
-            check(&k, small, sv, inputs, expected, true, &mut res);
-            return res.correct.is_some_and(|c| c).then(|| sv.name.clone());
+            let run = scope.spawn(move || {
+                run_small(&k, small, sv, inputs).map(|mut p| outputs(small, &mut p))
+            });
+            return Some((sv.name.clone(), run));
         }
         Reference::Sgemm { .. } => {
             // No cuBLAS without a GPU: the same product, computed here.
@@ -175,16 +231,13 @@ fn build(
     }
 }
 
-/// The whole grid at the CPU size over fresh inputs; outputs against the expected ones.
-fn check(
+/// The whole grid at the CPU size over fresh inputs: the memory it left, or why it stopped.
+fn run_small(
     k: &Kernel,
     small: &Lesson,
     v: &Variant,
     inputs: &[HostData],
-    expected: &mut Vec<(usize, HostData)>,
-    is_ref: bool,
-    r: &mut VariantResult,
-) {
+) -> Result<Placed, String> {
     let mut p = lesson::dense(small, inputs);
     let run = lesson::launch(k, small, v, &mut p).and_then(|l| {
         let plan = Plan {
@@ -199,27 +252,23 @@ fn check(
     match run {
         // The worker's stdout is the protocol's; plain prints go where a GPU's printf goes.
         Ok(out) => print!("{}", out.printed),
-        Err(e) => {
-            r.correct = Some(false);
-            r.error = Some(format!("{LABEL}: {e}"));
-            r.failure = Some("interpreter".into());
-            return;
-        }
+        Err(e) => return Err(format!("{LABEL}: {e}")),
     }
-    r.tolerance = small.tolerance;
-    let outputs: Vec<usize> = (0..small.buffers.len())
+    Ok(p)
+}
+
+/// The outputs a run left, those the check compares.
+fn outputs(small: &Lesson, p: &mut Placed) -> Vec<(usize, HostData)> {
+    (0..small.buffers.len())
         .filter(|&j| small.buffers[j].is_output() && !small.is_measured(j))
-        .collect();
-    if is_ref {
-        r.correct = Some(true);
-        expected.extend(
-            outputs
-                .iter()
-                .map(|&j| (j, lesson::download(&mut p, small, j))),
-        );
-        return;
-    }
-    judge(small, &mut p, expected, r);
+        .map(|j| (j, lesson::download(p, small, j)))
+        .collect()
+}
+
+fn failed(r: &mut VariantResult, e: String) {
+    r.correct = Some(false);
+    r.error = Some(e);
+    r.failure = Some("interpreter".into());
 }
 
 fn judge(small: &Lesson, p: &mut Placed, expected: &[(usize, HostData)], r: &mut VariantResult) {
