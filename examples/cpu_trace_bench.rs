@@ -1,12 +1,13 @@
 //! How long the CPU interpreter takes to trace each shipped lesson's sampled blocks at the
-//! lesson's size, as `gpulab run LESSON --cpu` does (the SASS read for split shared
-//! accesses included, compiles not). Needs NVRTC, no GPU.
+//! lesson's size, as `gpulab run LESSON --cpu` does after compiling (the SASS read for
+//! split shared accesses included; the CUBIN it reads is built first, as a run builds it
+//! for the ptxas report). Needs NVRTC, no GPU.
 //!
 //!     cargo run --release --example cpu_trace_bench [-- LESSON...]
 
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
-use gpulab::worker::compile::{arch_for, compile_cached, compile_job};
+use gpulab::worker::compile::{arch_for, compile_cached, compile_checked, compile_job};
 use gpulab::worker::cpu::{self, lesson};
 use std::time::Instant;
 
@@ -24,6 +25,7 @@ fn main() {
         let mut refused = Vec::new();
         for v in &l.variants {
             let c = compile_cached(&compile_job(v, &arch, Output::Ptx)).expect("NVRTC");
+            compile_checked(l, v, &arch).expect("a CUBIN");
             let ptx = String::from_utf8_lossy(&c.image)
                 .trim_end_matches('\0')
                 .to_string();
