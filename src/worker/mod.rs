@@ -10,6 +10,7 @@ pub mod kept;
 pub mod l2;
 pub mod launch;
 pub mod measure;
+pub mod outputs;
 pub mod runner;
 pub mod sass;
 pub mod server;

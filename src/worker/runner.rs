@@ -71,7 +71,8 @@ pub fn run_lesson(
     let (mut bufs, known) = inputs(gpu, lesson, opts, kept, &made_by)?;
     let reference_known = known.is_some();
     let mut expected: Vec<(usize, HostData)> = known.unwrap_or_else(|| {
-        (hostdata::builtin_expected(&lesson.reference, &bufs.host_inputs).into_iter()).collect()
+        (super::outputs::builtin_expected(&lesson.reference, &bufs.host_inputs).into_iter())
+            .collect()
     });
     cublas_reference(gpu, lesson, &mut bufs, opts, &mut expected, &mut peak, send)?;
     let l2 = set_aside_l2(gpu, lesson, send)?;

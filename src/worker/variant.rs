@@ -2,7 +2,7 @@
 //! and trace it, in that order, telling the client each stage as it starts.
 
 use super::compile::compile_checked;
-use super::hostdata::{self, HostData};
+use super::hostdata::HostData;
 use super::launch::{self, Buffers};
 use super::measure;
 use super::runner::Fatal;
@@ -200,7 +200,8 @@ fn check_output(
     if !job.is_reference {
         for (j, want) in &compared {
             let got = bufs.download(ctx.lesson, *j)?;
-            if let Err(e) = hostdata::compare(&ctx.lesson.buffers[*j].name, &got, want, &tol) {
+            if let Err(e) = super::outputs::compare(&ctx.lesson.buffers[*j].name, &got, want, &tol)
+            {
                 problems.push(e.to_string());
             }
         }

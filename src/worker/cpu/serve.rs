@@ -14,6 +14,7 @@ use crate::model::results::VariantResult;
 use crate::model::{Lesson, Reference, Variant};
 use crate::worker::compile::{arch_for, compile_cached, compile_checked, compile_job};
 use crate::worker::hostdata::{self, HostData};
+use crate::worker::outputs;
 use crate::worker::runner::{run_order, wanted};
 
 type Send<'a> = &'a mut dyn FnMut(Reply);
@@ -138,7 +139,7 @@ fn small_reference<'s, 'e: 's>(
     expected: &mut Vec<(usize, HostData)>,
     send: Send,
 ) -> Option<RefRun<'s>> {
-    expected.extend(hostdata::builtin_expected(&small.reference, inputs));
+    expected.extend(outputs::builtin_expected(&small.reference, inputs));
     let words = match small.reference {
         Reference::Variant(r) => {
             let sv = &small.variants[r];
@@ -152,7 +153,7 @@ fn small_reference<'s, 'e: 's>(
         }
         Reference::Sgemm { .. } => {
             // No cuBLAS without a GPU: the same product, computed here.
-            expected.extend(hostdata::sgemm_on_host(&small.reference, inputs));
+            expected.extend(outputs::sgemm_on_host(&small.reference, inputs));
             "the reference: the product computed on the host (cuBLAS needs a GPU)"
         }
         _ => return None,
@@ -276,7 +277,7 @@ fn judge(small: &Lesson, p: &mut Placed, expected: &[(usize, HostData)], r: &mut
     let mut problems = Vec::new();
     for (j, want) in expected.iter().filter(|(j, _)| !small.is_measured(*j)) {
         let got = lesson::download(p, small, *j);
-        if let Err(e) = hostdata::compare(&small.buffers[*j].name, &got, want, &tol) {
+        if let Err(e) = outputs::compare(&small.buffers[*j].name, &got, want, &tol) {
             problems.push(e.to_string());
         }
     }
