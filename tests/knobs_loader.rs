@@ -5,17 +5,12 @@ mod common;
 
 use gpulab::model::{Arg, KnobKind, Lesson};
 
-const BASE: &str = r#"format_version: 1
-id: probe
-title: Probe
-space: l2
-pages: [{ title: t, text: x }]
-problem: { n: 1024, big: 64 }
-buffers:
-  - { name: in, type: f32, len: n, init: random }
-  - { name: out, type: f32, len: n, init: poison }
-  - { name: cycles, type: u64, len: n, init: poison }
-variants:
+/// The probe lesson the tests below change.
+fn base() -> String {
+    common::probe_head("l2", "problem: { n: 1024, big: 64 }") + BASE_VARIANTS
+}
+
+const BASE_VARIANTS: &str = r#"variants:
   - name: first
     source: kernels/probe.cu
     kernel: probe
@@ -36,12 +31,12 @@ fn load(text: &str) -> Result<Lesson, Vec<String>> {
 }
 
 fn single_error(from: &str, to: &str, phrase: &str) {
-    common::single_probe_error("08-probe.yaml", BASE, from, to, phrase)
+    common::single_probe_error("08-probe.yaml", &base(), from, to, phrase)
 }
 
 /// The one error's column, and the column (1-based) of `at` within `to` on its line.
 fn error_col(from: &str, to: &str, at: &str) -> (usize, usize) {
-    let text = BASE.replacen(from, to, 1);
+    let text = base().replacen(from, to, 1);
     let errs = load(&text).expect_err("should fail");
     assert_eq!(errs.len(), 1, "{errs:#?}");
     let line = text.lines().find(|l| l.contains(to)).unwrap();
@@ -51,7 +46,7 @@ fn error_col(from: &str, to: &str, at: &str) -> (usize, usize) {
 
 #[test]
 fn every_value_becomes_a_variant_with_its_launch_evaluated_again() {
-    let l = load(BASE).unwrap();
+    let l = load(&base()).unwrap();
     // The knobs add no variants: claims and the columns stay about the named ones.
     let names: Vec<&str> = l.variants.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(names, ["first", "last"]);
@@ -161,7 +156,7 @@ fn malformed_knobs_are_refused_where_they_are_written() {
 #[test]
 fn a_sweeping_variant_has_no_knobs() {
     let to = "{ name: last, like: first, sweep: { define: ITERS, values: [4, 8], name: \"it-{}\" }, knobs: [{ define: ITERS, values: [1, 2] }] }";
-    let text = BASE
+    let text = base()
         .replacen("  - { name: last, like: first }", &format!("  - {to}"), 1)
         .replace("\"last correct\"", "\"it-4 correct\"");
     let errs = load(&text).expect_err("should fail");

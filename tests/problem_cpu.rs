@@ -4,18 +4,15 @@
 
 mod common;
 
-const BASE: &str = r#"format_version: 1
-id: probe
-title: Probe
-space: global
-pages: [{ title: t, text: x }]
-problem: { n: 1048576, blocks: 64 }
-problem_cpu: { n: 4096, blocks: 2 }
-buffers:
-  - { name: in, type: f32, len: n, init: random }
-  - { name: out, type: f32, len: n, init: poison }
-  - { name: cycles, type: u64, len: n, init: poison }
-variants:
+/// The probe lesson the tests below change.
+fn base() -> String {
+    common::probe_head(
+        "global",
+        "problem: { n: 1048576, blocks: 64 }\nproblem_cpu: { n: 4096, blocks: 2 }",
+    ) + BASE_VARIANTS
+}
+
+const BASE_VARIANTS: &str = r#"variants:
   - name: first
     source: kernels/probe.cu
     kernel: probe
@@ -26,20 +23,20 @@ reference: { builtin: copy, from: in, to: out }
 
 #[test]
 fn problem_cpu_is_kept_and_names_only_problem_sizes() {
-    let l = common::load_probe("07-probe.yaml", BASE).unwrap();
+    let l = common::load_probe("07-probe.yaml", &base()).unwrap();
     let want = vec![("n".to_string(), 4096), ("blocks".to_string(), 2)];
     assert_eq!(l.problem_cpu, want);
     assert_eq!(l.problem[0], ("n".to_string(), 1048576));
     common::single_probe_error(
         "07-probe.yaml",
-        BASE,
+        &base(),
         "blocks: 2 }",
         "bloks: 2 }",
         "`bloks` is not a problem size",
     );
     common::single_probe_error(
         "07-probe.yaml",
-        BASE,
+        &base(),
         "n: 4096,",
         "n: 0,",
         "a size must be > 0",

@@ -5,17 +5,12 @@ mod common;
 
 use gpulab::model::Lesson;
 
-const BASE: &str = r#"format_version: 1
-id: probe
-title: Probe
-space: l2
-pages: [{ title: t, text: x }]
-problem: { n: 1024, big: 64 }
-buffers:
-  - { name: in, type: f32, len: n, init: random }
-  - { name: out, type: f32, len: n, init: poison }
-  - { name: cycles, type: u64, len: n, init: poison }
-variants:
+/// The probe lesson the tests below change.
+fn base() -> String {
+    common::probe_head("l2", "problem: { n: 1024, big: 64 }") + BASE_VARIANTS
+}
+
+const BASE_VARIANTS: &str = r#"variants:
   - name: first
     source: kernels/probe.cu
     kernel: probe
@@ -37,14 +32,14 @@ fn load(text: &str) -> Result<Lesson, Vec<String>> {
 }
 
 fn single_error(from: &str, to: &str, phrase: &str) {
-    common::single_probe_error("08-probe.yaml", BASE, from, to, phrase)
+    common::single_probe_error("08-probe.yaml", &base(), from, to, phrase)
 }
 
-/// BASE with `from` replaced by `to`: among the errors (a claim may name a variant the
+/// The base lesson with `from` replaced by `to`: among the errors (a claim may name a variant the
 /// broken sweep no longer makes), one on the line that holds `to`, containing `phrase`.
 fn error_at(from: &str, to: &str, phrase: &str) {
-    assert!(BASE.contains(from), "{from}");
-    let text = BASE.replacen(from, to, 1);
+    assert!(base().contains(from), "{from}");
+    let text = base().replacen(from, to, 1);
     let errs = load(&text).expect_err("should fail");
     let line = 1 + text.lines().position(|l| l.contains(to)).unwrap();
     let here = format!("{line}:");
@@ -57,7 +52,7 @@ fn error_at(from: &str, to: &str, phrase: &str) {
 
 #[test]
 fn a_sweep_becomes_one_variant_per_value_in_place() {
-    let l = load(BASE).unwrap();
+    let l = load(&base()).unwrap();
     let names: Vec<&str> = l.variants.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(names, ["first", "it-4", "it-8", "it-32", "it-64", "last"]);
     let it32 = l.variant("it-32").unwrap();
@@ -81,7 +76,7 @@ fn a_sweep_becomes_one_variant_per_value_in_place() {
 
 #[test]
 fn a_lesson_without_a_sweep_has_none() {
-    let text = BASE
+    let text = base()
         .replace(
             "    sweep: { define: ITERS, values: [4, 8, \"big / 2\", big], name: \"it-{}\", x: \"iterations\" }\n",
             "",
@@ -114,7 +109,7 @@ fn sweep_errors_name_their_place() {
 
 #[test]
 fn a_generated_name_may_not_repeat_a_written_one() {
-    let text = BASE
+    let text = base()
         .replace("name: last,", "name: it-8,")
         .replace("last correct", "first correct");
     let errs = load(&text).expect_err("should fail");
@@ -134,7 +129,7 @@ fn a_claim_on_a_value_not_swept_is_refused() {
 
 #[test]
 fn like_may_copy_the_sweeping_variant_and_its_faults_are_reported_once() {
-    let text = BASE.replace(
+    let text = base().replace(
         "  - { name: last, like: first }",
         "  - { name: last, like: staircase, defines: { ITERS: 2 } }",
     );
@@ -143,7 +138,7 @@ fn like_may_copy_the_sweeping_variant_and_its_faults_are_reported_once() {
     assert_eq!(last.defines, [("ITERS".to_string(), "2".to_string())]);
     assert_eq!(l.sweeps.len(), 1);
 
-    let broken = BASE.replacen(
+    let broken = base().replacen(
         "args: [in, out, cycles, \"ITERS * 2\"]",
         "args: [in, out, cycles, \"ITERS * nope\"]",
         1,

@@ -136,3 +136,16 @@ pub fn pump(
         }
     }
 }
+
+/// The head of a probe lesson most loader tests share, up to `variants:`: its pages, the
+/// `problem` lines given (with `n` among the sizes) and the three buffers the probe kernel
+/// takes.
+pub fn probe_head(space: &str, problem: &str) -> String {
+    format!(
+        "format_version: 1\nid: probe\ntitle: Probe\nspace: {space}\n\
+         pages: [{{ title: t, text: x }}]\n{problem}\nbuffers:\n\
+         \x20 - {{ name: in, type: f32, len: n, init: random }}\n\
+         \x20 - {{ name: out, type: f32, len: n, init: poison }}\n\
+         \x20 - {{ name: cycles, type: u64, len: n, init: poison }}\n"
+    )
+}
