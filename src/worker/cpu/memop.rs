@@ -86,7 +86,7 @@ fn param(fr: &mut Frame, lane: usize, a: u64, n: usize, store: Option<u64>) -> u
 /// mostly such requests, and the general path resolves and bounds-checks every lane's every
 /// element through `Memory`. False (nothing done) for anything else, which the general
 /// path handles, errors included.
-fn shared_fast(
+fn in_place(
     fr: &mut Frame,
     ctx: &mut BlockCtx,
     ats: &[At; 32],
@@ -106,13 +106,13 @@ fn shared_fast(
     // Each lane's byte in the one buffer: a shared offset, or its thread's local frame.
     let mut base = [0usize; 32];
     for l in lanes(active) {
-        let (a, limit) = match ats[l] {
-            At::Shared(a) if !local => (a as usize, len),
-            At::Local(a) if local => ((warp as usize * 32 + l) * lb + a as usize, lb),
+        // (the byte in the buffer, the offset in the lane's own memory, that memory's size)
+        let (a, within, limit) = match ats[l] {
+            At::Shared(o) if !local => (o as usize, o as usize, len),
+            At::Local(o) if local => ((warp as usize * 32 + l) * lb + o as usize, o as usize, lb),
             _ => return false,
         };
-        let within = if local { ats_off(ats[l]) } else { a };
-        if within.saturating_add(span) > limit || a + span > len {
+        if within.saturating_add(span) > limit || a.saturating_add(span) > len {
             return false;
         }
         base[l] = a;
@@ -158,13 +158,6 @@ fn shared_fast(
         }
     }
     true
-}
-
-fn ats_off(at: At) -> usize {
-    match at {
-        At::Local(a) | At::Shared(a) => a as usize,
-        _ => usize::MAX,
-    }
 }
 
 pub fn load_store(
@@ -223,7 +216,7 @@ pub fn load_store(
         }
         return Ok(());
     }
-    if shared_fast(fr, ctx, &ats, active, (items, elem, store, ty), warp) {
+    if in_place(fr, ctx, &ats, active, (items, elem, store, ty), warp) {
         return Ok(());
     }
     let mut loaded = [[0u64; 8]; 32];
