@@ -112,7 +112,10 @@ pub fn exec(
         Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,
         Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
         Op::Activemask => lanewise(fr, ctx, ins, active, warp, |_| u64::from(mask)),
-        Op::Mapa | Op::Getctarank => cluster_address(fr, ctx, ins, active, warp),
+        Op::Mapa { generic } => cluster_address(fr, ctx, ins, (active, warp), (true, generic)),
+        Op::Getctarank { generic } => {
+            cluster_address(fr, ctx, ins, (active, warp), (false, generic))
+        }
         Op::BarWarp
         | Op::Nop
         | Op::Bar
@@ -129,11 +132,15 @@ pub fn exec(
 
 /// `mapa` and `getctarank`, on `shared::cluster` addresses or (with no space named) on
 /// generic ones, which carry the same address in the shared window.
-fn cluster_address(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32) {
-    let generic = !ins.text.contains("shared::cluster");
+fn cluster_address(
+    fr: &mut Frame,
+    ctx: &BlockCtx,
+    ins: &Instr,
+    (active, warp): (u32, u32),
+    (mapa, generic): (bool, bool),
+) {
     let own = ctx.rank;
     let base = if generic { window(Space::Shared) } else { 0 };
-    let mapa = ins.op == Op::Mapa;
     lanewise(fr, ctx, ins, active, warp, |a| {
         let addr = a[0].wrapping_sub(base);
         match mapa {

@@ -193,8 +193,12 @@ fn other(q: &Q) -> Result<Op, String> {
             space,
         }),
         "isspacep" => Ok(Op::Isspacep(space)),
-        "mapa" => Ok(Op::Mapa),
-        "getctarank" => Ok(Op::Getctarank),
+        "mapa" => Ok(Op::Mapa {
+            generic: space != Space::Cluster,
+        }),
+        "getctarank" => Ok(Op::Getctarank {
+            generic: space != Space::Cluster,
+        }),
         "ld" | "ldu" => Ok(Op::Ld {
             space,
             ty: need()?,

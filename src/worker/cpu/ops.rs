@@ -197,10 +197,15 @@ pub enum Op {
     /// `barrier.cluster.arrive` and `.wait`: the cluster's threads meet (split phases).
     ClusterArrive,
     ClusterWait,
-    /// `mapa`: a shared address of this block, as the same variable of block `rank`.
-    Mapa,
-    /// `getctarank`: the rank of the block a shared::cluster address names.
-    Getctarank,
+    /// `mapa`: a shared address of this block, as the same variable of block `rank`;
+    /// `generic` when it names no space (generic addresses in and out).
+    Mapa {
+        generic: bool,
+    },
+    /// `getctarank`: the rank of the block a shared::cluster (or generic) address names.
+    Getctarank {
+        generic: bool,
+    },
 }
 
 pub fn ty_of(q: &str) -> Option<Ty> {
