@@ -3,7 +3,7 @@
 //! split shared accesses included; the CUBIN it reads is built first, as a run builds it
 //! for the ptxas report). Needs NVRTC, no GPU.
 //!
-//!     cargo run --release --example cpu_trace_bench [-- LESSON...]
+//!     cargo run --release --example cpu_trace_bench [-- LESSON[/VARIANT]...]
 
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
@@ -18,12 +18,18 @@ fn main() {
     let mut worst = (0f64, String::new());
     for l in lessons
         .iter()
-        .filter(|l| only.is_empty() || only.contains(&l.id))
+        .filter(|l| only.is_empty() || only.iter().any(|o| o.split('/').next() == Some(&l.id)))
     {
         let arch = arch_for(l, "sm_90");
         let mut lesson_secs = 0f64;
         let mut refused = Vec::new();
-        for v in &l.variants {
+        let picked = |name: &str| {
+            only.iter().all(|o| {
+                o.split_once('/')
+                    .is_none_or(|(id, v)| id != l.id || v == name)
+            })
+        };
+        for v in l.variants.iter().filter(|v| picked(&v.name)) {
             let c = compile_cached(&compile_job(v, &arch, Output::Ptx)).expect("NVRTC");
             compile_checked(l, v, &arch).expect("a CUBIN");
             let ptx = String::from_utf8_lossy(&c.image)

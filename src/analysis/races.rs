@@ -113,10 +113,66 @@ impl Hasher for WordHasher {
     fn write_u64(&mut self, x: u64) {
         self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
+    fn write_u32(&mut self, x: u32) {
+        self.write_u64(u64::from(x));
+    }
 }
 
-/// The words of one block's barrier interval.
-type WordMap = HashMap<u64, WordState, BuildHasherDefault<WordHasher>>;
+type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
+
+/// Words below this are found by index, not hashed: a block's shared memory is at most a
+/// few hundred KiB, and a GEMM interval looks up a word for every lane of every request.
+const DENSE_WORDS: u64 = 1 << 17;
+
+/// The words of one block's barrier interval, each one's state in `states`, found through
+/// `slots` (its index + 1; 0 for none yet) or, far up, the hash map.
+#[derive(Default)]
+struct WordMap {
+    slots: Vec<u32>,
+    states: Vec<WordState>,
+    far: FastMap<u64, WordState>,
+}
+
+/// Reads an interval keeps aside before its first write, at most.
+const UNWRITTEN: usize = 1 << 14;
+
+/// One block's barrier interval: its words, and the reads that came before any write.
+#[derive(Default)]
+struct Interval {
+    words: WordMap,
+    written: bool,
+    unwritten: Vec<SharedEvent>,
+}
+
+impl Interval {
+    /// Remember the reads kept aside, in their order: with no write before them, checking
+    /// them would have found nothing.
+    fn remember_unwritten(&mut self, request: &mut Vec<(u64, u8, u32)>) {
+        for e in self.unwritten.drain(..) {
+            request_words(&e, request);
+            for &(word, bytes, _) in request.iter() {
+                remember(self.words.entry(word), &e, bytes);
+            }
+        }
+    }
+}
+
+impl WordMap {
+    fn entry(&mut self, word: u64) -> &mut WordState {
+        if word >= DENSE_WORDS {
+            return self.far.entry(word).or_default();
+        }
+        let w = word as usize;
+        if w >= self.slots.len() {
+            self.slots.resize((w + 1).next_power_of_two(), 0);
+        }
+        if self.slots[w] == 0 {
+            self.states.push(WordState::default());
+            self.slots[w] = self.states.len() as u32;
+        }
+        &mut self.states[self.slots[w] as usize - 1]
+    }
+}
 
 /// Barriers each lane of a warp has passed, and the lanes seen at all. Counted per lane: a
 /// warp that reaches a barrier diverged (lanes 8-31 straight on, lanes 0-7 after a branch
@@ -162,8 +218,8 @@ pub enum Warps {
 /// The race analysis, fed one event at a time in the trace's order.
 pub struct RaceFinder {
     warps: Warps,
-    epochs: HashMap<(u32, u32), Lanes>,
-    intervals: HashMap<(u32, u32), WordMap>,
+    epochs: FastMap<(u32, u32), Lanes>,
+    intervals: FastMap<(u32, u32), Interval>,
     found: HashMap<Key, Race>,
     request: Vec<(u64, u8, u32)>,
     met: Vec<Race>,
@@ -173,8 +229,8 @@ impl RaceFinder {
     pub fn new(warps: Warps) -> RaceFinder {
         RaceFinder {
             warps,
-            epochs: HashMap::new(),
-            intervals: HashMap::new(),
+            epochs: FastMap::default(),
+            intervals: FastMap::default(),
             found: HashMap::new(),
             request: Vec::with_capacity(128),
             met: Vec::new(),
@@ -214,10 +270,23 @@ impl RaceFinder {
             return;
         }
         let epoch = lanes.interval(e.mask);
-        let words = self.intervals.entry((e.block, epoch)).or_default();
+        let iv = self.intervals.entry((e.block, epoch)).or_default();
+        if e.op == Op::Read && !iv.written {
+            // Nothing written yet, so nothing for it to race with: kept aside until a write
+            // comes, which it may race with (most intervals of a tiled kernel only read).
+            iv.unwritten.push(e.clone());
+            if iv.unwritten.len() >= UNWRITTEN {
+                iv.remember_unwritten(&mut self.request);
+            }
+            return;
+        }
+        if !iv.written {
+            iv.written = true;
+            iv.remember_unwritten(&mut self.request);
+        }
         request_words(e, &mut self.request);
         for &(word, bytes, times) in &self.request {
-            let state = words.entry(word).or_default();
+            let state = iv.words.entry(word);
             check(state, e, word, bytes, times, &mut self.met);
             remember(state, e, bytes);
         }

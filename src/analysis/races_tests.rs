@@ -248,3 +248,31 @@ fn read_as_made_the_races_are_those_of_the_whole_trace() {
         .for_each(|e| f.push(e));
     assert_eq!(f.finish()[0].count, 32);
 }
+
+#[test]
+fn reads_before_an_intervals_first_write_are_still_raced_by_it_however_many() {
+    // Warp 0 reads its words many times (more than are kept aside at once), then warp 1
+    // writes one of them, and after that warp 0 reads again: one write-after-read race
+    // for the write, one read-after-write for each later read.
+    let mut ev = Vec::new();
+    for k in 0..UNWRITTEN as u64 + 5 {
+        ev.push(access(0, 0, Op::Read, 14 + (k % 2) as u32, 0, 32));
+    }
+    ev.push(access(0, 1, Op::Write, 11, 60, 1));
+    for _ in 0..3 {
+        ev.push(access(0, 0, Op::Read, 20, 60, 1));
+    }
+    let races = find_races(&ev);
+    let kinds: Vec<_> = races
+        .iter()
+        .map(|r| (r.kind, r.first_line, r.second_line, r.count))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (RaceKind::WriteRead, Some(11), Some(20), 3),
+            (RaceKind::ReadWrite, Some(14), Some(11), 1),
+            (RaceKind::ReadWrite, Some(15), Some(11), 1),
+        ]
+    );
+}

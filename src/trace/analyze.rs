@@ -19,6 +19,7 @@ use crate::model::results::{
 };
 use crate::trace::decode::Record;
 use crate::trace::instrument::Site;
+use crate::trace::repeat::{Pattern, Recent};
 
 const SPACES: [Space; 6] = [
     Space::Shared,
@@ -59,6 +60,50 @@ pub(super) struct SiteAcc {
     ptx: (u64, u64, u64),
     /// Active lanes, summed over the requests of the PTX access.
     lanes: u64,
+    /// The figures of this site's latest shared and global request patterns.
+    recent: Recent<Figures>,
+}
+
+/// What one shared or global request adds to its site's figures.
+#[derive(Clone, Copy, Default)]
+struct Figures {
+    wavefronts: u32,
+    ideal: u32,
+    bank_words: [u32; BANKS],
+    global: coalescing::GlobalCost,
+    /// A request the SASS makes in pieces: its wavefronts and ideal as the PTX reads.
+    ptx: Option<(u32, u32)>,
+}
+
+impl Figures {
+    fn of(r: &Record, shape: Shape) -> Figures {
+        if r.space == Space::Global {
+            return Figures {
+                global: coalescing::global_request(r.mask, r.width, &r.addrs),
+                ..Figures::default()
+            };
+        }
+        let mut banks = [0; BANKS];
+        let mut f = Figures::default();
+        match shape {
+            None => {
+                (f.wavefronts, f.ideal) =
+                    banks::shared_totals(r.mask, r.width, &r.addrs, &mut banks)
+            }
+            Some(shape) => {
+                let mut unused = [0; BANKS];
+                f.ptx = Some(banks::shared_totals(r.mask, r.width, &r.addrs, &mut unused));
+                for p in &shape.pieces {
+                    let addrs = r.addrs.map(|a| a + u64::from(p.offset));
+                    let (pw, pi) = banks::shared_totals(r.mask, p.width, &addrs, &mut banks);
+                    f.wavefronts += pw;
+                    f.ideal += pi;
+                }
+            }
+        }
+        f.bank_words = banks.map(|n| n as u32);
+        f
+    }
 }
 
 impl SiteAcc {
@@ -72,22 +117,7 @@ impl SiteAcc {
     ) {
         let shape = shape.filter(|_| r.space == Space::Shared);
         let cost = match r.space {
-            Space::Shared => {
-                let (w, ideal) = match shape {
-                    Some(shape) => self.add_pieces(r, shape),
-                    None => banks::shared_totals(r.mask, r.width, &r.addrs, &mut self.bank_words),
-                };
-                self.wavefronts += u64::from(w);
-                self.ideal += u64::from(ideal);
-                u64::from(w)
-            }
-            Space::Global => {
-                let g = coalescing::global_request(r.mask, r.width, &r.addrs);
-                self.sectors += u64::from(g.sectors);
-                self.lines += u64::from(g.lines);
-                self.bytes_used += u64::from(g.bytes_used);
-                u64::from(g.sectors)
-            }
+            Space::Shared | Space::Global => self.add_repeatable(r, shape),
             Space::Constant => {
                 let d = u64::from(coalescing::constant_request(r.mask, &r.addrs));
                 self.distinct += d;
@@ -115,22 +145,37 @@ impl SiteAcc {
         }
     }
 
-    /// A shared request the SASS makes in pieces: each piece costed at its offset and
-    /// width (the heatmap's banks too); the PTX's figures kept beside.
-    fn add_pieces(&mut self, r: &Record, shape: &Reshape) -> (u32, u32) {
-        let mut unused = [0; BANKS];
-        let (w, ideal) = banks::shared_totals(r.mask, r.width, &r.addrs, &mut unused);
-        self.ptx.0 += 1;
-        self.ptx.1 += u64::from(w);
-        self.ptx.2 += u64::from(ideal);
-        let (mut w, mut ideal) = (0, 0);
-        for p in &shape.pieces {
-            let addrs = r.addrs.map(|a| a + u64::from(p.offset));
-            let (pw, pi) = banks::shared_totals(r.mask, p.width, &addrs, &mut self.bank_words);
-            w += pw;
-            ideal += pi;
+    /// A shared or global request, costed once per pattern (`repeat`); its cost.
+    fn add_repeatable(&mut self, r: &Record, shape: Shape) -> u64 {
+        let pattern = Pattern::of(r);
+        let f = match self.recent.get(&pattern) {
+            Some(f) => f,
+            None => {
+                let f = Figures::of(r, shape);
+                self.recent.put(pattern, f);
+                f
+            }
+        };
+        if r.space == Space::Global {
+            let g = f.global;
+            self.sectors += u64::from(g.sectors);
+            self.lines += u64::from(g.lines);
+            self.bytes_used += u64::from(g.bytes_used);
+            return u64::from(g.sectors);
         }
-        (w, ideal)
+        // A request the SASS makes in pieces: each piece costed at its offset and width
+        // (the heatmap's banks too); the PTX's figures kept beside.
+        if let Some((w, ideal)) = f.ptx {
+            self.ptx.0 += 1;
+            self.ptx.1 += u64::from(w);
+            self.ptx.2 += u64::from(ideal);
+        }
+        for (total, &n) in self.bank_words.iter_mut().zip(&f.bank_words) {
+            *total += u64::from(n);
+        }
+        self.wavefronts += u64::from(f.wavefronts);
+        self.ideal += u64::from(f.ideal);
+        u64::from(f.wavefronts)
     }
 
     /// Distinct texels of a fetch (its cost); the first request of each of the `kept` warps

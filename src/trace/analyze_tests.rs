@@ -387,3 +387,58 @@ fn a_load_the_sass_splits_is_counted_as_its_pieces_with_the_ptx_figures_beside()
     assert_eq!(hit.len(), 16, "{:?}", i.bank_words);
     assert!(plain.instructions[0].sass.is_none());
 }
+
+/// Every request's figures summed one by one, with no pattern kept.
+fn direct(records: &[Record]) -> (u64, u64, [u64; BANKS], u64, u64, u64) {
+    let (mut w, mut ideal, mut banks) = (0, 0, [0u64; BANKS]);
+    let (mut sectors, mut lines, mut bytes) = (0, 0, 0);
+    for r in records {
+        if r.space == Space::Shared {
+            let (a, b) = banks::shared_totals(r.mask, r.width, &r.addrs, &mut banks);
+            w += u64::from(a);
+            ideal += u64::from(b);
+        } else {
+            let g = coalescing::global_request(r.mask, r.width, &r.addrs);
+            sectors += u64::from(g.sectors);
+            lines += u64::from(g.lines);
+            bytes += u64::from(g.bytes_used);
+        }
+    }
+    (w, ideal, banks, sectors, lines, bytes)
+}
+
+#[test]
+fn repeated_patterns_at_moved_bases_cost_what_each_request_costs() {
+    // Lane patterns that repeat at bases moved by whole lines, by part of a line, with lanes
+    // off, and more patterns than a site keeps, interleaved.
+    let sites = [
+        site(0, DeclaredSpace::Shared, 8),
+        site(1, DeclaredSpace::Global, 8),
+    ];
+    let mut records = Vec::new();
+    let mut seed = 7u64;
+    for k in 0..400u64 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let stride = [4, 8, 12, 36, 128, 0, 260, 16, 20, 44][(seed >> 33) as usize % 10];
+        let shift = [0, 128, 256, 32, 4, 1024, 96][(seed >> 40) as usize % 7];
+        let mask = [u32::MAX, 0xFFFF, 0x5555_5555, 1][(seed >> 50) as usize % 4];
+        let width = [4, 8][(seed >> 60) as usize % 2];
+        for (site, space) in [(0, Space::Shared), (1, Space::Global)] {
+            let mut r = rec(site, space, mask, width, stride);
+            r.addrs = r
+                .addrs
+                .map(|a| a / width as u64 * width as u64 + shift * (k % 5));
+            records.push(r);
+        }
+    }
+    let m = analyze(&records, &sites);
+    let (w, ideal, bank_words, sectors, lines, bytes) = direct(&records);
+    assert_eq!((m.shared.wavefronts, m.shared.ideal_wavefronts), (w, ideal));
+    assert_eq!(
+        (m.global.sectors, m.global.lines, m.global.bytes_used),
+        (sectors, lines, bytes)
+    );
+    assert_eq!(m.instructions[0].bank_words, bank_words.to_vec());
+}

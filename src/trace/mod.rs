@@ -4,4 +4,5 @@
 pub mod analyze;
 pub mod decode;
 pub mod instrument;
+mod repeat;
 pub mod stream;

@@ -9,6 +9,7 @@ pub mod hostdata;
 pub mod kept;
 pub mod l2;
 pub mod launch;
+mod listing_cache;
 pub mod measure;
 pub mod outputs;
 pub mod runner;

@@ -2,6 +2,7 @@
 //! the source lines `-lineinfo` keeps.
 
 use super::compile;
+use super::listing_cache;
 use crate::analysis::sass;
 use crate::analysis::sass_map::{self, PtxAccess, Reshape};
 use crate::cuda::discover;
@@ -24,8 +25,9 @@ pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, Str
     disassemble(&built.image)
 }
 
-/// nvdisasm's listing of a CUBIN, once per distinct CUBIN in this process: a variant is
-/// traced and shown again and again while the learner works.
+/// nvdisasm's listing of a CUBIN, made once per distinct CUBIN and nvdisasm and kept, in
+/// this process and on disk (`listing_cache`): a variant is traced and shown again and
+/// again while the learner works, and from one session to the next.
 pub fn disassemble(image: &[u8]) -> Result<String, String> {
     static SEEN: Mutex<Vec<(Vec<u8>, String)>> = Mutex::new(Vec::new());
     let lock = || SEEN.lock().unwrap_or_else(|p| p.into_inner());
@@ -36,10 +38,30 @@ pub fn disassemble(image: &[u8]) -> Result<String, String> {
         .nvdisasm
         .clone()
         .ok_or_else(|| format!("nvdisasm not found; get it with: {PIP_HINT}"))?;
+    let kept = listing_cache::path(&nvdisasm, image);
+    let text = match kept.as_deref().and_then(listing_cache::read) {
+        Some(text) => text,
+        None => {
+            let text = run_nvdisasm(&nvdisasm, image)?;
+            if let Some(p) = &kept {
+                listing_cache::write(p, &text);
+            }
+            text
+        }
+    };
+    let mut seen = lock();
+    if seen.len() >= 16 {
+        seen.remove(0);
+    }
+    seen.push((image.to_vec(), text.clone()));
+    Ok(text)
+}
+
+fn run_nvdisasm(nvdisasm: &std::path::Path, image: &[u8]) -> Result<String, String> {
     let dir = tempfile_dir()?;
     let path = dir.join("kernel.cubin");
     std::fs::write(&path, image).map_err(|e| format!("{}: {e}", path.display()))?;
-    let out = Command::new(&nvdisasm)
+    let out = Command::new(nvdisasm)
         // No dataflow analysis: it annotates branch-stack jumps, which sm_70 and later do not
         // have, and takes a quarter of nvdisasm's time.
         .args(["-c", "-g", "-ndf"])
@@ -54,13 +76,7 @@ pub fn disassemble(image: &[u8]) -> Result<String, String> {
             String::from_utf8_lossy(&out.stderr).trim()
         ));
     }
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let mut seen = lock();
-    if seen.len() >= 16 {
-        seen.remove(0);
-    }
-    seen.push((image.to_vec(), text.clone()));
-    Ok(text)
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// The traced shared accesses that the SASS of `v`, built as a run builds it, makes in

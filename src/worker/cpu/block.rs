@@ -177,6 +177,33 @@ impl BlockCtx<'_> {
         }
     }
 
+    /// The record of a request to the one space its instruction names: each active
+    /// lane's address as it is (`access_record` sorts generic ones by space).
+    pub fn flat_record(
+        &mut self,
+        ins: &Instr,
+        warp: u32,
+        active: u32,
+        space: TSpace,
+        row: &[u64; 32],
+        width: u32,
+    ) {
+        let (Some(site), true) = (ins.site, self.trace.is_some() && self.tracing) else {
+            return;
+        };
+        let addrs = std::array::from_fn(|l| if active >> l & 1 == 1 { row[l] } else { 0 });
+        self.push(Record {
+            site,
+            block: self.linear,
+            warp,
+            mask: active,
+            space,
+            width,
+            rank: 0,
+            addrs,
+        });
+    }
+
     pub fn barrier_record(&mut self, ins: &Instr, warp: u32, active: u32) {
         if let (Some(site), true) = (ins.site, self.trace.is_some() && self.tracing) {
             let block = self.linear;

@@ -11,6 +11,7 @@ use super::operand::Opnd;
 use super::ops::{AtomOp, Bin, Kind, Op, Space, Ty};
 use super::slice::Slice;
 use super::warp::Frame;
+use crate::model::access::Space as TSpace;
 
 fn at_of(space: Space, a: u64) -> At {
     match space {
@@ -160,6 +161,67 @@ fn in_place(
     true
 }
 
+/// The space a request goes to when the instruction names it and it is one the logger
+/// records under that name (a generic one is resolved lane by lane).
+fn one_space(space: Space) -> Option<TSpace> {
+    match space {
+        Space::Shared => Some(TSpace::Shared),
+        Space::Global => Some(TSpace::Global),
+        _ => None,
+    }
+}
+
+/// Each lane's address (inactive lanes' too where it is a register row: reading them
+/// cannot fault, and a row copies at once where lanes are read one by one).
+fn address_row(fr: &Frame, ctx: &BlockCtx, o: &Opnd, active: u32, warp: u32) -> [u64; 32] {
+    let reg_row = |r: u32, off: i64| -> [u64; 32] {
+        let at = r as usize * 32;
+        std::array::from_fn(|l| fr.regs[at + l].wrapping_add(off as u64))
+    };
+    match o {
+        Opnd::Reg(r) => reg_row(*r, 0),
+        Opnd::Addr(b, off) if matches!(**b, Opnd::Reg(_)) => match **b {
+            Opnd::Reg(r) => reg_row(r, *off),
+            _ => unreachable!(),
+        },
+        o => {
+            let mut row = [0u64; 32];
+            for l in lanes(active) {
+                row[l] = fr.read(o, l, ctx, warp);
+            }
+            row
+        }
+    }
+}
+
+/// Whether the active lanes' `span` bytes each all lie in the block's shared memory or one
+/// global buffer, checked once for the range from the lowest lane to the highest; false
+/// where the range is not inside (each lane is then checked, and the first outside named).
+fn within_one(
+    ctx: &mut BlockCtx,
+    space: TSpace,
+    row: &[u64; 32],
+    active: u32,
+    span: usize,
+) -> bool {
+    let (mut lo, mut hi) = (u64::MAX, 0);
+    for l in lanes(active) {
+        lo = lo.min(row[l]);
+        hi = hi.max(row[l]);
+    }
+    if lo > hi {
+        return true;
+    }
+    let Some(n) = (hi - lo).checked_add(span as u64) else {
+        return false;
+    };
+    let from = match space {
+        TSpace::Shared => At::Shared(lo),
+        _ => At::Global(lo),
+    };
+    ctx.mem.check(from, n as usize, 0).is_ok()
+}
+
 pub fn load_store(
     fr: &mut Frame,
     ctx: &mut BlockCtx,
@@ -196,14 +258,22 @@ pub fn load_store(
         }
         return Ok(());
     }
-    let mut ats = [At::Global(0); 32];
-    for l in lanes(active) {
-        ats[l] = at_of(space, fr.read(&ins.src[0], l, ctx, warp));
+    let row = address_row(fr, ctx, &ins.src[0], active, warp);
+    let width = u32::from(vec) * elem as u32;
+    let span = items.len().min(8) * elem;
+    let address_only = ctx.sliced && ins.slice == Slice::AddressOnly;
+    if let Some(one) = one_space(space) {
+        // Every lane's address is in the one space the instruction names.
+        ctx.flat_record(ins, warp, active, one, &row, width);
+        if address_only && within_one(ctx, one, &row, active, span) {
+            return Ok(());
+        }
     }
-    if space != Space::Param {
-        ctx.access_record(ins, warp, active, &ats, u32::from(vec) * elem as u32);
+    let ats: [At; 32] = std::array::from_fn(|l| at_of(space, row[l]));
+    if space != Space::Param && one_space(space).is_none() {
+        ctx.access_record(ins, warp, active, &ats, width);
     }
-    if ctx.sliced && ins.slice == Slice::AddressOnly {
+    if address_only {
         // Its bytes feed nothing the trace holds: only where it went matters.
         for l in lanes(active) {
             for k in 0..items.len().min(8) {
