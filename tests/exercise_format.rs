@@ -226,3 +226,28 @@ fn an_editing_size_loads_and_a_bad_one_is_placed() {
     let errs = load(&with("q: 4")).unwrap_err();
     assert!(errs[0].contains("`q` is not a problem size"), "{errs:?}");
 }
+
+#[test]
+fn cpu_sizes_load_beside_the_gpus_and_an_unknown_one_is_placed() {
+    assert_eq!(load(&base()).unwrap().exercises[0].sizes_cpu, None);
+    let b = base().replacen(
+        "    sizes: [{ n: 1000 }]",
+        "    sizes: [{ n: 1000 }]\n    sizes_cpu: [{ n: 37 }]",
+        1,
+    );
+    let l = load(&b).unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(
+        l.exercises[0].sizes_cpu,
+        Some(vec![vec![("n".to_string(), 37)]])
+    );
+    let errs = load(&b.replacen("{ n: 37 }", "{ k: 37 }", 1)).expect_err("should fail");
+    let (line, _) = b
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("sizes_cpu"))
+        .map(|(i, l)| (i + 1, l))
+        .unwrap();
+    assert_eq!(errs.len(), 1, "{errs:#?}");
+    assert!(errs[0].starts_with(&format!("{line}:")), "{errs:?}");
+    assert!(errs[0].contains("`k` is not a problem size"), "{errs:?}");
+}

@@ -136,6 +136,7 @@ pub struct RawExercise {
     pub hints: Vec<String>,
     pub checks: Vec<String>,
     pub sizes: Option<Vec<super::schema::OrderedMap<i64>>>,
+    pub sizes_cpu: Option<Vec<super::schema::OrderedMap<i64>>>,
     pub editing: Option<super::schema::OrderedMap<i64>>,
     pub seeds: Option<u32>,
     pub reference: Option<String>,

@@ -33,6 +33,11 @@ pub struct Exercise {
     /// Extra problem sizes the output is checked at (each a set of overrides of the
     /// lesson's `problem`), beside the lesson's own.
     pub sizes: Vec<Vec<(String, i64)>>,
+    /// The extra sizes a check on the CPU interpreter runs at, where the lesson gives them
+    /// (the interpreter runs every thread: a size the GPU checks in a millisecond can take
+    /// it seconds); else `sizes`.
+    #[serde(default)]
+    pub sizes_cpu: Option<Vec<Vec<(String, i64)>>>,
     /// The problem sizes a check runs at while the learner edits (a save, not a check
     /// asked for), so the figures come back soon; empty: the lesson's own.
     #[serde(default)]

@@ -96,7 +96,7 @@ fn correctness(
         }
         checked.push(at);
     }
-    for sizes in &t.ex.sizes {
+    for sizes in t.ex.sizes_cpu.as_ref().unwrap_or(&t.ex.sizes) {
         // The exercise's size over the lesson's CPU sizes: `n: 70001` names the count it
         // varies; the rest (rounds, say) stay at the CPU's, not the GPU lesson's.
         let sizes = &over_cpu(&t.lesson.problem_cpu, sizes);

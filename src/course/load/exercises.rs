@@ -67,7 +67,16 @@ fn exercise(
     }
     let checks = checks(cx, e, at, variant_names);
     let checks = checks.filter(|c| measures_known(cx, raw, c, at));
-    let sizes = sizes(cx, e, at, known.problem);
+    let sizes_cpu = match e.sizes_cpu.as_deref() {
+        Some(list) => sizes(cx, Some(list), &format!("{at}.sizes_cpu"), known.problem).map(Some),
+        None => Some(None),
+    };
+    let sizes = sizes(
+        cx,
+        e.sizes.as_deref(),
+        &format!("{at}.sizes"),
+        known.problem,
+    );
     let editing = e.editing.as_ref().map_or(Some(Vec::new()), |set| {
         size_set(cx, set, &format!("{at}.editing"), known.problem)
     });
@@ -87,6 +96,7 @@ fn exercise(
         hints: e.hints.clone(),
         checks: checks?,
         sizes: sizes?,
+        sizes_cpu: sizes_cpu?,
         editing: editing?,
         seeds: seeds?,
         solution_reference: solution_reference?,
@@ -255,13 +265,13 @@ fn measures_known(cx: &mut Cx, raw: &RawLesson, checks: &[Claim], at: &str) -> b
 /// Each extra size: problem sizes of the lesson, each > 0.
 fn sizes(
     cx: &mut Cx,
-    e: &RawExercise,
+    list: Option<&[OrderedMap<i64>]>,
     at: &str,
     problem: &[(String, i64)],
 ) -> Option<Vec<Vec<(String, i64)>>> {
     let mut out = Some(Vec::new());
-    for (j, set) in e.sizes.iter().flatten().enumerate() {
-        let one = size_set(cx, set, &format!("{at}.sizes[{j}]"), problem);
+    for (j, set) in list.into_iter().flatten().enumerate() {
+        let one = size_set(cx, set, &format!("{at}[{j}]"), problem);
         match (one, out.as_mut()) {
             (Some(one), Some(list)) => list.push(one),
             _ => out = None,

@@ -191,7 +191,7 @@ impl BlockCtx<'_> {
         let (Some(site), true) = (ins.site, self.trace.is_some() && self.tracing) else {
             return;
         };
-        let addrs = std::array::from_fn(|l| if active >> l & 1 == 1 { row[l] } else { 0 });
+        let addrs = super::fast::row(|l| if active >> l & 1 == 1 { row[l] } else { 0 });
         self.push(Record {
             site,
             block: self.linear,

@@ -44,14 +44,35 @@ fn put(fr: &mut Frame, r: u32, active: u32, row: &Row) {
     }
 }
 
+/// A row made lane by lane in a plain loop: `array::from_fn` was left as a call per row,
+/// which the compiler then did not vectorise.
+#[inline(always)]
+pub(super) fn row(f: impl Fn(usize) -> u64) -> Row {
+    let mut out = [0u64; 32];
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = f(l);
+    }
+    out
+}
+
+/// `row` for resolved addresses.
+#[inline(always)]
+pub(super) fn ats(f: impl Fn(usize) -> super::mem::At) -> [super::mem::At; 32] {
+    let mut out = [super::mem::At::Global(0); 32];
+    for (l, o) in out.iter_mut().enumerate() {
+        *o = f(l);
+    }
+    out
+}
+
 #[inline(always)]
 fn map2(a: &Row, b: &Row, f: impl Fn(u64, u64) -> u64) -> Row {
-    std::array::from_fn(|l| f(a[l], b[l]))
+    row(|l| f(a[l], b[l]))
 }
 
 #[inline(always)]
 fn map3(a: &Row, b: &Row, c: &Row, f: impl Fn(u64, u64, u64) -> u64) -> Row {
-    std::array::from_fn(|l| f(a[l], b[l], c[l]))
+    row(|l| f(a[l], b[l], c[l]))
 }
 
 fn f32s(f: impl Fn(f32, f32) -> f32) -> impl Fn(u64, u64) -> u64 {
@@ -190,7 +211,7 @@ pub fn exec(fr: &mut Frame, ins: &Instr, active: u32) -> bool {
                 return false;
             }
             let bits = ty.bits;
-            let r = std::array::from_fn(|l| trunc(a[l], bits));
+            let r = row(|l| trunc(a[l], bits));
             put(fr, *d, active, &r);
         }
         (Op::Cvt { dst, src, .. }, [Opnd::Reg(d)], [x])
@@ -200,7 +221,7 @@ pub fn exec(fr: &mut Frame, ins: &Instr, active: u32) -> bool {
                 return false;
             }
             let (sb, db, signed) = (src.bits, dst.bits, src.kind == Kind::S);
-            let r = std::array::from_fn(|l| match signed {
+            let r = row(|l| match signed {
                 true => trunc(sext(a[l], sb) as u64, db),
                 false => trunc(trunc(a[l], sb), db),
             });

@@ -82,6 +82,18 @@ fn param(fr: &mut Frame, lane: usize, a: u64, n: usize, store: Option<u64>) -> u
     0
 }
 
+/// `v`'s low bytes into `b` (1, 2, 4 or 8 of them), little-endian, as fixed-size copies:
+/// a copy of a length known only now is a library call per element.
+#[inline(always)]
+fn put_le(b: &mut [u8], v: u64) {
+    match b.len() {
+        8 => b.copy_from_slice(&v.to_le_bytes()),
+        4 => b.copy_from_slice(&(v as u32).to_le_bytes()),
+        2 => b.copy_from_slice(&(v as u16).to_le_bytes()),
+        _ => b[0] = v as u8,
+    }
+}
+
 /// A load or store whose lanes all fall inside the block's shared memory, or all inside
 /// their own thread's local memory, done in place: shared- and local-memory kernels are
 /// mostly such requests, and the general path resolves and bounds-checks every lane's every
@@ -90,7 +102,7 @@ fn param(fr: &mut Frame, lane: usize, a: u64, n: usize, store: Option<u64>) -> u
 fn in_place(
     fr: &mut Frame,
     ctx: &mut BlockCtx,
-    ats: &[At; 32],
+    (offs, local): (&[u64; 32], bool),
     active: u32,
     (items, elem, store, ty): (&[Opnd], usize, bool, Ty),
     warp: u32,
@@ -99,7 +111,6 @@ fn in_place(
     if items.len() > 8 || !matches!(elem, 1 | 2 | 4 | 8) || active == 0 {
         return false;
     }
-    let local = matches!(ats[active.trailing_zeros() as usize], At::Local(_));
     let (lb, len) = match local {
         true => (ctx.mem.local_bytes, ctx.mem.local.len()),
         false => (0, ctx.mem.shared.len()),
@@ -107,16 +118,39 @@ fn in_place(
     // Each lane's byte in the one buffer: a shared offset, or its thread's local frame.
     let mut base = [0usize; 32];
     for l in lanes(active) {
-        // (the byte in the buffer, the offset in the lane's own memory, that memory's size)
-        let (a, within, limit) = match ats[l] {
-            At::Shared(o) if !local => (o as usize, o as usize, len),
-            At::Local(o) if local => ((warp as usize * 32 + l) * lb + o as usize, o as usize, lb),
-            _ => return false,
+        let o = usize::try_from(offs[l]).unwrap_or(usize::MAX);
+        // (the byte in the buffer, that memory's size)
+        let (a, limit) = match local {
+            false => (o, len),
+            true => (((warp as usize * 32 + l) * lb).saturating_add(o), lb),
         };
-        if within.saturating_add(span) > limit || a.saturating_add(span) > len {
+        if o.saturating_add(span) > limit || a.saturating_add(span) > len {
             return false;
         }
         base[l] = a;
+    }
+    if store
+        && items
+            .iter()
+            .all(|i| matches!(i, Opnd::Reg(_) | Opnd::Imm(_)))
+    {
+        // Values from registers and immediates need nothing of the block: stored as read.
+        let mem = match local {
+            true => &mut ctx.mem.local,
+            false => &mut ctx.mem.shared,
+        };
+        for l in lanes(active) {
+            for (k, item) in items.iter().enumerate() {
+                let v = match item {
+                    Opnd::Reg(r) => fr.regs[*r as usize * 32 + l],
+                    Opnd::Imm(v) => *v,
+                    _ => unreachable!("only registers and immediates"),
+                };
+                let a = base[l] + k * elem;
+                put_le(&mut mem[a..a + elem], v);
+            }
+        }
+        return true;
     }
     if store {
         let mut vals = [[0u64; 8]; 32];
@@ -132,7 +166,7 @@ fn in_place(
         for l in lanes(active) {
             for (k, v) in vals[l].iter().take(items.len()).enumerate() {
                 let a = base[l] + k * elem;
-                mem[a..a + elem].copy_from_slice(&v.to_le_bytes()[..elem]);
+                put_le(&mut mem[a..a + elem], *v);
             }
         }
         return true;
@@ -141,21 +175,17 @@ fn in_place(
         true => &ctx.mem.local,
         false => &ctx.mem.shared,
     };
-    let mut loaded = [[0u64; 8]; 32];
+    // Every lane's address was read above, so writing registers as we go cannot move one.
     for l in lanes(active) {
-        for (k, slot) in loaded[l].iter_mut().take(items.len()).enumerate() {
+        for (k, item) in items.iter().enumerate() {
             let a = base[l] + k * elem;
-            *slot = match elem {
+            let v = match elem {
                 4 => u64::from(u32::from_le_bytes(mem[a..a + 4].try_into().unwrap())),
                 8 => u64::from_le_bytes(mem[a..a + 8].try_into().unwrap()),
                 2 => u64::from(u16::from_le_bytes(mem[a..a + 2].try_into().unwrap())),
                 _ => u64::from(mem[a]),
             };
-        }
-    }
-    for l in lanes(active) {
-        for (k, item) in items.iter().enumerate() {
-            fr.write(item, l, widen(loaded[l][k], ty));
+            fr.write(item, l, widen(v, ty));
         }
     }
     true
@@ -176,7 +206,7 @@ fn one_space(space: Space) -> Option<TSpace> {
 fn address_row(fr: &Frame, ctx: &BlockCtx, o: &Opnd, active: u32, warp: u32) -> [u64; 32] {
     let reg_row = |r: u32, off: i64| -> [u64; 32] {
         let at = r as usize * 32;
-        std::array::from_fn(|l| fr.regs[at + l].wrapping_add(off as u64))
+        super::fast::row(|l| fr.regs[at + l].wrapping_add(off as u64))
     };
     match o {
         Opnd::Reg(r) => reg_row(*r, 0),
@@ -220,6 +250,21 @@ fn within_one(
         _ => At::Global(lo),
     };
     ctx.mem.check(from, n as usize, 0).is_ok()
+}
+
+/// The lanes' offsets where every active lane went to shared memory, or every one to its
+/// own local memory (and whether it is local).
+fn one_kind(ats: &[At; 32], active: u32) -> Option<([u64; 32], bool)> {
+    let local = matches!(ats[active.trailing_zeros().min(31) as usize], At::Local(_));
+    let mut offs = [0u64; 32];
+    for l in lanes(active) {
+        offs[l] = match ats[l] {
+            At::Shared(o) if !local => o,
+            At::Local(o) if local => o,
+            _ => return None,
+        };
+    }
+    Some((offs, local))
 }
 
 pub fn load_store(
@@ -269,8 +314,19 @@ pub fn load_store(
             return Ok(());
         }
     }
-    let ats: [At; 32] = std::array::from_fn(|l| at_of(space, row[l]));
-    if space != Space::Param && one_space(space).is_none() {
+    if space == Space::Local && ctx.tracing {
+        let ats = super::fast::ats(|l| At::Local(row[l]));
+        ctx.access_record(ins, warp, active, &ats, width);
+    }
+    if !address_only && matches!(space, Space::Shared | Space::Local) {
+        let offs = (&row, space == Space::Local);
+        if in_place(fr, ctx, offs, active, (items, elem, store, ty), warp) {
+            return Ok(());
+        }
+    }
+    let ats: [At; 32] = super::fast::ats(|l| at_of(space, row[l]));
+    // The other spaces' requests were recorded above; parameters are not traced.
+    if matches!(space, Space::Generic | Space::Const | Space::Cluster) {
         ctx.access_record(ins, warp, active, &ats, width);
     }
     if address_only {
@@ -286,8 +342,13 @@ pub fn load_store(
         }
         return Ok(());
     }
-    if in_place(fr, ctx, &ats, active, (items, elem, store, ty), warp) {
-        return Ok(());
+    if space == Space::Generic
+        && let Some(offs) = one_kind(&ats, active)
+    {
+        let offs = (&offs.0, offs.1);
+        if in_place(fr, ctx, offs, active, (items, elem, store, ty), warp) {
+            return Ok(());
+        }
     }
     let mut loaded = [[0u64; 8]; 32];
     for l in lanes(active) {
