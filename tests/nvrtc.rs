@@ -9,6 +9,8 @@ use gpulab::cuda::nvrtc::{CompileJob, Output, compile};
 use gpulab::model::results::LessonResult;
 use std::process::Command;
 
+/// Also: the PTX NVRTC makes on the way to each CUBIN is the text a PTX build of the same
+/// job gives, which lets one compile serve both (`compile_cached`).
 #[test]
 fn every_shipped_variant_compiles_with_a_ptxas_report() {
     if !nvrtc_or_skip("every_shipped_variant_compiles_with_a_ptxas_report") {
@@ -22,6 +24,14 @@ fn every_shipped_variant_compiles_with_a_ptxas_report() {
             let job = gpulab::worker::runner::compile_job(v, "sm_90", Output::Cubin);
             let c = compile(&job).unwrap_or_else(|e| panic!("{} {}: {e}", l.id, v.name));
             assert!(!c.image.is_empty());
+            let alone = gpulab::worker::runner::compile_job(v, "sm_90", Output::Ptx);
+            let alone = compile(&alone).unwrap_or_else(|e| panic!("{} {}: {e}", l.id, v.name));
+            assert!(
+                c.ptx.as_ref() == Some(&alone.image),
+                "{} {}: the CUBIN build's PTX differs from a PTX build's",
+                l.id,
+                v.name
+            );
             let r = c
                 .report
                 .unwrap_or_else(|| panic!("{} {}: no report in\n{}", l.id, v.name, c.log));

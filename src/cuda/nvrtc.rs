@@ -37,6 +37,8 @@ pub struct Compiled {
     pub report: Option<PtxasReport>,
     /// The kernel's parameter sizes in bytes, when NVRTC gave the PTX to read them from.
     pub params: Option<Vec<u32>>,
+    /// A CUBIN build's PTX, as NVRTC made it on the way (NUL-terminated).
+    pub ptx: Option<Vec<u8>>,
 }
 
 /// One diagnostic of the compiler, tied to a line of the kernel's source.
@@ -163,6 +165,8 @@ pub fn compile(job: &CompileJob) -> Result<Compiled, CompileError> {
     // text, or its log comes back empty too.
     static FRESH: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let mut last = compile_once(job, None)?;
+    // The PTX of the source as written, not of one with the retry's extra kernel.
+    let ptx = last.ptx.clone();
     for _ in 0..2 {
         if job.output != Output::Cubin || last.report.is_some() {
             break;
@@ -170,7 +174,7 @@ pub fn compile(job: &CompileJob) -> Result<Compiled, CompileError> {
         let nonce = FRESH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         last = compile_once(job, Some(nonce))?;
     }
-    Ok(last)
+    Ok(Compiled { ptx, ..last })
 }
 
 fn compile_once(job: &CompileJob, nonce: Option<u32>) -> Result<Compiled, CompileError> {
@@ -246,8 +250,8 @@ fn compile_program(
         Output::Ptx => Some(image.clone()),
         Output::Cubin => ptx(prog).ok(),
     };
-    let params =
-        text.and_then(|t| super::entry::entry_params(&String::from_utf8_lossy(&t), &lowered_name));
+    let params = (text.as_ref())
+        .and_then(|t| super::entry::entry_params(&String::from_utf8_lossy(t), &lowered_name));
     let report = match job.output {
         Output::Cubin => crate::analysis::ptxas_log::report_for(&log, job.kernel)
             .or_else(|| crate::analysis::ptxas_log::report_for(&log, &lowered_name)),
@@ -259,6 +263,7 @@ fn compile_program(
         log,
         report,
         params,
+        ptx: text.filter(|_| job.output == Output::Cubin),
     })
 }
 

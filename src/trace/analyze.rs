@@ -19,7 +19,7 @@ use crate::model::results::{
 };
 use crate::trace::decode::Record;
 use crate::trace::instrument::Site;
-use crate::trace::repeat::{Pattern, Recent};
+use crate::trace::repeat::Recent;
 
 const SPACES: [Space; 6] = [
     Space::Shared,
@@ -147,12 +147,11 @@ impl SiteAcc {
 
     /// A shared or global request, costed once per pattern (`repeat`); its cost.
     fn add_repeatable(&mut self, r: &Record, shape: Shape) -> u64 {
-        let pattern = Pattern::of(r);
-        let f = match self.recent.get(&pattern) {
+        let f = match self.recent.get(r) {
             Some(f) => f,
             None => {
                 let f = Figures::of(r, shape);
-                self.recent.put(pattern, f);
+                self.recent.put(r, f);
                 f
             }
         };

@@ -14,31 +14,53 @@ const KEPT: usize = 8;
 pub(super) struct Pattern {
     mask: u32,
     width: u32,
-    /// Of the offsets, so that unequal patterns mostly differ at the first compare.
-    hash: u64,
     offs: [u64; 32],
+}
+
+/// The line a request's pattern is taken relative to.
+fn base(r: &Record) -> u64 {
+    match r.mask {
+        0 => 0,
+        m => r.addrs[m.trailing_zeros() as usize] & !127,
+    }
+}
+
+/// Lane `l`'s offset from `base`; 0 for an inactive lane.
+#[inline(always)]
+fn off(r: &Record, base: u64, l: usize) -> u64 {
+    if r.mask >> l & 1 == 1 {
+        r.addrs[l].wrapping_sub(base)
+    } else {
+        0
+    }
 }
 
 impl Pattern {
     pub(super) fn of(r: &Record) -> Pattern {
-        let base = match r.mask {
-            0 => 0,
-            m => r.addrs[m.trailing_zeros() as usize] & !127,
-        };
+        let base = base(r);
         let mut offs = [0u64; 32];
-        let mut hash = 0u64;
         for (l, o) in offs.iter_mut().enumerate() {
-            if r.mask >> l & 1 == 1 {
-                *o = r.addrs[l].wrapping_sub(base);
-                hash = (hash.rotate_left(7) ^ *o).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-            }
+            *o = off(r, base, l);
         }
         Pattern {
             mask: r.mask,
             width: r.width,
-            hash,
             offs,
         }
+    }
+
+    /// Whether `r` repeats this pattern, compared in place (a request is compared with a
+    /// few patterns, and building its own first was a large part of the cost).
+    #[inline(always)]
+    fn is(&self, r: &Record, base: u64) -> bool {
+        if (self.mask, self.width) != (r.mask, r.width) {
+            return false;
+        }
+        let mut differ = 0;
+        for (l, &o) in self.offs.iter().enumerate() {
+            differ |= o ^ off(r, base, l);
+        }
+        differ == 0
     }
 }
 
@@ -47,6 +69,8 @@ impl Pattern {
 pub(super) struct Recent<F> {
     kept: Vec<(Pattern, F)>,
     next: usize,
+    /// The one found last: a loop's next request most often repeats it.
+    last: usize,
 }
 
 impl<F> Default for Recent<F> {
@@ -54,20 +78,31 @@ impl<F> Default for Recent<F> {
         Recent {
             kept: Vec::new(),
             next: 0,
+            last: 0,
         }
     }
 }
 
 impl<F: Copy> Recent<F> {
-    pub(super) fn get(&self, p: &Pattern) -> Option<F> {
-        self.kept.iter().find(|(q, _)| q == p).map(|(_, f)| *f)
+    /// The figures of the pattern `r` repeats, if one is kept.
+    pub(super) fn get(&mut self, r: &Record) -> Option<F> {
+        let (n, base) = (self.kept.len(), base(r));
+        let i = (0..n)
+            .map(|k| (self.last + k) % n)
+            .find(|&i| self.kept[i].0.is(r, base))?;
+        self.last = i;
+        Some(self.kept[i].1)
     }
 
-    pub(super) fn put(&mut self, p: Pattern, f: F) {
+    /// Keep `f` as the figures of `r`'s pattern.
+    pub(super) fn put(&mut self, r: &Record, f: F) {
+        let p = Pattern::of(r);
         if self.kept.len() < KEPT {
             self.kept.push((p, f));
+            self.last = self.kept.len() - 1;
         } else {
             self.kept[self.next] = (p, f);
+            self.last = self.next;
             self.next = (self.next + 1) % KEPT;
         }
     }
@@ -94,14 +129,19 @@ mod tests {
     #[test]
     fn a_pattern_moved_by_whole_lines_is_the_same_and_any_other_move_is_not() {
         let p = Pattern::of(&rec(u32::MAX, 4096 + 8, 4));
-        assert!(p == Pattern::of(&rec(u32::MAX, 4096 + 8 + 3 * 128, 4)));
-        assert!(p != Pattern::of(&rec(u32::MAX, 4096 + 8 + 32, 4)));
-        assert!(p != Pattern::of(&rec(u32::MAX, 4096 + 8, 8)));
-        assert!(p != Pattern::of(&rec(0xffff, 4096 + 8, 4)));
+        let is = |r: Record| p.is(&r, base(&r));
+        assert!(is(rec(u32::MAX, 4096 + 8 + 3 * 128, 4)));
+        assert!(!is(rec(u32::MAX, 4096 + 8 + 32, 4)));
+        assert!(!is(rec(u32::MAX, 4096 + 8, 8)));
+        assert!(!is(rec(0xffff, 4096 + 8, 4)));
+        let mut wide = rec(u32::MAX, 4096 + 8, 4);
+        wide.width = 8;
+        assert!(!is(wide));
         // Inactive lanes' addresses are not part of it.
         let mut r = rec(0xffff, 4096, 4);
         let q = Pattern::of(&r);
         r.addrs[31] = 7;
+        assert!(q.is(&r, base(&r)));
         assert!(q == Pattern::of(&r));
     }
 
@@ -109,11 +149,13 @@ mod tests {
     fn the_oldest_pattern_goes_first() {
         let mut recent = Recent::default();
         for k in 0..=KEPT as u64 {
-            recent.put(Pattern::of(&rec(u32::MAX, 0, 4 * (k + 1))), k);
+            recent.put(&rec(u32::MAX, 0, 4 * (k + 1)), k);
         }
-        assert_eq!(recent.get(&Pattern::of(&rec(u32::MAX, 0, 4))), None);
-        assert_eq!(recent.get(&Pattern::of(&rec(u32::MAX, 0, 8))), Some(1));
-        let newest = Pattern::of(&rec(u32::MAX, 0, 4 * (KEPT as u64 + 1)));
+        assert_eq!(recent.get(&rec(u32::MAX, 0, 4)), None);
+        // Found again after another was found: each pattern keeps its own figures.
+        assert_eq!(recent.get(&rec(u32::MAX, 0, 12)), Some(2));
+        assert_eq!(recent.get(&rec(u32::MAX, 0, 8)), Some(1));
+        let newest = rec(u32::MAX, 0, 4 * (KEPT as u64 + 1));
         assert_eq!(recent.get(&newest), Some(KEPT as u64));
     }
 }

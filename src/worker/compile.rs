@@ -26,7 +26,32 @@ static BUILT: Mutex<Vec<(String, Compiled)>> = Mutex::new(Vec::new());
 const BUILT_KEPT: usize = 64;
 
 /// `nvrtc::compile`, once per distinct job in this process. Failures are not kept.
+///
+/// A PTX job is answered from the CUBIN build of the same job: NVRTC makes that PTX on the
+/// way to the CUBIN, the same text a compile for the virtual architecture gives (a test
+/// compares them over the course), and a run builds the CUBIN anyway for the ptxas report,
+/// so one compile serves both. Where the CUBIN does not build, the PTX is compiled alone.
 pub fn compile_cached(job: &CompileJob) -> Result<Compiled, nvrtc::CompileError> {
+    if job.output == Output::Ptx {
+        let cubin = CompileJob {
+            output: Output::Cubin,
+            ..job.clone()
+        };
+        if let Ok(built) = built_once(&cubin)
+            && let Some(ptx) = built.ptx.clone()
+        {
+            return Ok(Compiled {
+                image: ptx,
+                report: None,
+                ptx: None,
+                ..built
+            });
+        }
+    }
+    built_once(job)
+}
+
+fn built_once(job: &CompileJob) -> Result<Compiled, nvrtc::CompileError> {
     let key = format!("{job:?}");
     let lock = || BUILT.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, c)) = lock().iter().find(|(k, _)| *k == key) {

@@ -11,7 +11,7 @@ use crate::model::protocol::PIP_HINT;
 use crate::model::{Lesson, Variant};
 use crate::trace::instrument::{DeclaredSpace, Site};
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, OnceLock};
 
 pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, String> {
     let v = lesson
@@ -25,35 +25,51 @@ pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, Str
     disassemble(&built.image)
 }
 
+/// A listing, made or being made: whoever asks while nvdisasm runs waits for that run.
+type Cell = Arc<OnceLock<Result<String, String>>>;
+
 /// nvdisasm's listing of a CUBIN, made once per distinct CUBIN and nvdisasm and kept, in
 /// this process and on disk (`listing_cache`): a variant is traced and shown again and
 /// again while the learner works, and from one session to the next.
 pub fn disassemble(image: &[u8]) -> Result<String, String> {
-    static SEEN: Mutex<Vec<(Vec<u8>, String)>> = Mutex::new(Vec::new());
-    let lock = || SEEN.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, text)) = lock().iter().find(|(i, _)| i == image) {
-        return Ok(text.clone());
-    }
+    static SEEN: Mutex<Vec<(Vec<u8>, Cell)>> = Mutex::new(Vec::new());
+    let cell = {
+        let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
+        match seen.iter().find(|(i, _)| i == image) {
+            Some((_, c)) => c.clone(),
+            None => {
+                if seen.len() >= 16 {
+                    seen.remove(0);
+                }
+                let c = Cell::default();
+                seen.push((image.to_vec(), c.clone()));
+                c
+            }
+        }
+    };
+    cell.get_or_init(|| made_or_kept(image)).clone()
+}
+
+/// Start reading `image`'s SASS now, on a thread of its own, for a trace that will ask for
+/// it later: nvdisasm spends a fifth of a second starting, which then overlaps the
+/// compile and the CPU check that come first.
+pub fn prefetch(image: Vec<u8>) {
+    std::thread::spawn(move || drop(disassemble(&image)));
+}
+
+fn made_or_kept(image: &[u8]) -> Result<String, String> {
     let nvdisasm = discover::find()
         .nvdisasm
         .clone()
         .ok_or_else(|| format!("nvdisasm not found; get it with: {PIP_HINT}"))?;
     let kept = listing_cache::path(&nvdisasm, image);
-    let text = match kept.as_deref().and_then(listing_cache::read) {
-        Some(text) => text,
-        None => {
-            let text = run_nvdisasm(&nvdisasm, image)?;
-            if let Some(p) = &kept {
-                listing_cache::write(p, &text);
-            }
-            text
-        }
-    };
-    let mut seen = lock();
-    if seen.len() >= 16 {
-        seen.remove(0);
+    if let Some(text) = kept.as_deref().and_then(listing_cache::read) {
+        return Ok(text);
     }
-    seen.push((image.to_vec(), text.clone()));
+    let text = run_nvdisasm(&nvdisasm, image)?;
+    if let Some(p) = &kept {
+        listing_cache::write(p, &text);
+    }
     Ok(text)
 }
 

@@ -12,6 +12,7 @@ use crate::cuda::nvrtc::Output;
 use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
 use crate::model::results::VariantResult;
 use crate::model::{Lesson, Reference, Variant};
+use crate::trace::instrument::Site;
 use crate::worker::compile::{arch_for, compile_cached, compile_checked, compile_job};
 use crate::worker::hostdata::{self, HostData};
 use crate::worker::outputs;
@@ -55,7 +56,8 @@ pub fn run_lesson(lesson: &Lesson, small: &Lesson, opts: &RunOptions, send: Send
                 continue;
             }
             let mut r = blank(lesson, v);
-            let Some(k) = build(lesson, v, &arch, &mut r, send) else {
+            let traced = opts.trace && shown;
+            let Some(k) = build(lesson, v, &arch, (&mut r, traced), send) else {
                 if shown {
                     send(Reply::Variant {
                         result: Box::new(r),
@@ -92,7 +94,7 @@ pub fn run_lesson(lesson: &Lesson, small: &Lesson, opts: &RunOptions, send: Send
                     ))
                 }
             }
-            if opts.trace && shown {
+            if traced {
                 trace(&k, lesson, v, &arch, opts, &mut r, send);
             }
             if shown {
@@ -144,7 +146,7 @@ fn small_reference<'s, 'e: 's>(
         Reference::Variant(r) => {
             let sv = &small.variants[r];
             let mut res = blank(small, sv);
-            let k = build(small, sv, arch, &mut res, &mut |_| {})?;
+            let k = build(small, sv, arch, (&mut res, false), &mut |_| {})?;
             stage(send, sv, "running the reference on the CPU interpreter");
             let run = scope.spawn(move || {
                 run_small(&k, small, sv, inputs).map(|mut p| outputs(small, &mut p))
@@ -195,12 +197,13 @@ fn blank(lesson: &Lesson, v: &Variant) -> VariantResult {
     }
 }
 
-/// The ptxas report (CUBIN build) and the decoded PTX; None with the reason in `r`.
+/// The ptxas report (CUBIN build) and the decoded PTX; None with the reason in `r`. For a
+/// variant that will be `traced`, the SASS the trace may need starts being read.
 fn build(
     lesson: &Lesson,
     v: &Variant,
     arch: &str,
-    r: &mut VariantResult,
+    (r, traced): (&mut VariantResult, bool),
     send: Send,
 ) -> Option<Kernel> {
     stage(send, v, "compiling");
@@ -210,8 +213,10 @@ fn build(
         ptxas: compiled.as_ref().ok().and_then(|c| c.report.clone()),
         error: compiled.as_ref().err().cloned(),
     });
+    let mut cubin = None;
     let ptx = compiled.and_then(|c| {
         r.ptxas = c.report;
+        cubin = Some(c.image);
         compile_cached(&compile_job(v, arch, Output::Ptx)).map_err(|e| e.to_string())
     });
     let text = ptx.map(|p| {
@@ -223,7 +228,13 @@ fn build(
         )
     });
     match text.and_then(|(t, name)| prepare(&t, &name).map_err(|e| e.to_string())) {
-        Ok(k) => Some(k),
+        Ok(k) => {
+            // The trace will want the SASS of accesses ptxas may split (`sass::shapes`).
+            if let Some(image) = cubin.filter(|_| traced && k.sites.iter().any(Site::may_split)) {
+                crate::worker::sass::prefetch(image);
+            }
+            Some(k)
+        }
         Err(e) => {
             r.error = Some(e);
             r.failure = Some("not interpreted".into());
