@@ -5,6 +5,18 @@ use gpulab::course::bundle::CourseRoot;
 fn main() {
     let args = Cli::parse();
     let root = CourseRoot::from_option(args.lessons.as_deref());
+    if matches!(
+        args.command,
+        Some(Cmd::List { .. } | Cmd::Sass { .. } | Cmd::Diff { .. })
+    ) {
+        // Commands that only print end quietly when their reader goes (`gpulab sass ... |
+        // head`), as other command-line tools do. Not those that talk to a worker: a
+        // worker's closed pipe is a fault they report, and must not end them unheard.
+        // SAFETY: resetting a signal's disposition before any thread is started.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        }
+    }
     let code = match args.command {
         None => cli::open_lab(&root, args.device),
         Some(Cmd::Worker) => Ok(gpulab::worker::server::serve()),

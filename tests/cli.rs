@@ -272,3 +272,19 @@ fn a_course_without_a_recording_says_so() {
     assert!(out.contains("no recording"), "{out}");
     assert!(!out.contains("claims hold"), "{out}");
 }
+
+#[test]
+fn a_listing_whose_reader_has_gone_ends_quietly() {
+    // As `gpulab list | head -0`: the pipe is closed before anything is written.
+    let mut child = Command::new(bin())
+        .arg("list")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+}
