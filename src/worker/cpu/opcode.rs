@@ -22,11 +22,13 @@ fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
         "mma" | "wmma" | "wgmma" | "ldmatrix" | "stmatrix" => "tensor-core instructions need a GPU",
         "cp" | "cp.async" => "asynchronous and bulk copies (TMA) need a GPU",
         "brx" => "indirect branches are not interpreted",
-        // Loads, stores, mapa, getctarank and the cluster barrier are modelled; atomics,
+        // Loads, stores, atomics, mapa, getctarank and the cluster barrier are modelled;
         // bulk copies and the rest on a cluster's memory are not.
-        "ld" | "st" | "mapa" | "getctarank" | "barrier" | "fence" | "membar" => return None,
+        "ld" | "st" | "atom" | "red" | "mapa" | "getctarank" | "barrier" | "fence" | "membar" => {
+            return None;
+        }
         _ if cluster => {
-            "this cluster instruction needs a GPU (the interpreter runs a cluster's loads, stores, mapa, getctarank and barrier.cluster)"
+            "this cluster instruction needs a GPU (the interpreter runs a cluster's loads, stores, atomics, mapa, getctarank and barrier.cluster)"
         }
         _ => return None,
     })
@@ -287,4 +289,32 @@ fn atom_op(quals: &[&str]) -> Option<AtomOp> {
             _ => return None,
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_atomics_are_read_and_other_cluster_instructions_refused_saying_what_runs() {
+        let atom = parse_op("atom.relaxed.cluster.shared::cluster.add.u32");
+        assert!(
+            matches!(
+                atom,
+                Ok(Op::Atom {
+                    space: Space::Cluster,
+                    op: AtomOp::Add,
+                    red: false,
+                    ..
+                })
+            ),
+            "{atom:?}"
+        );
+        let red = parse_op("red.shared::cluster.add.u32");
+        assert!(matches!(red, Ok(Op::Atom { red: true, .. })), "{red:?}");
+        let why = parse_op("cp.async.bulk.shared::cluster.global").unwrap_err();
+        assert!(why.contains("TMA"), "{why}");
+        let why = parse_op("multimem.ld_reduce.relaxed.cluster.global.add.u32").unwrap_err();
+        assert!(why.contains("atomics, mapa"), "{why}");
+    }
 }

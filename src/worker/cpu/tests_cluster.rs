@@ -112,3 +112,33 @@ fn a_shared_or_local_access_past_its_end_is_still_an_error_with_its_lane() {
     let e = run_with(TILE, &body, [1, 32, 1], 32, false).unwrap_err();
     assert!(e.why.contains("out-of-bounds shared access: lane 4"), "{e}");
 }
+
+#[test]
+fn atomics_on_another_blocks_shared_memory_add_up_across_the_cluster() {
+    // Every thread of both blocks adds 1 (atom, then red) to rank 0's first word; after the
+    // cluster meets, each thread writes its own block's word: 2 x 8 adds on rank 0, none on
+    // rank 1. The atoms' old values go to out[16..].
+    let body = "ld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd1, %rd1;\n\
+                mov.u32 %r1, %tid.x;\nmov.u32 %r3, %ctaid.x;\nmov.u32 %r4, tile;\n\
+                mapa.shared::cluster.u32 %r9, %r4, 0;\n\
+                atom.relaxed.cluster.shared::cluster.add.u32 %r10, [%r9], 1;\n\
+                red.shared::cluster.add.u32 [%r9], 1;\n\
+                barrier.cluster.arrive;\nbarrier.cluster.wait;\n\
+                ld.shared.u32 %r11, [%r4];\n\
+                shl.b32 %r12, %r3, 2;\nadd.s32 %r12, %r12, %r1;\nmul.wide.u32 %rd2, %r12, 4;\n\
+                add.s64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r11;\n\
+                add.s64 %rd4, %rd3, 64;\nst.global.u32 [%rd4], %r10;\n\
+                barrier.cluster.arrive;\nbarrier.cluster.wait;\nret;";
+    let (out, ..) = run_with(TILE, body, [4, 4, 2], 32, false).unwrap();
+    for b in 0..4 {
+        let want = if b % 2 == 0 { 16 } else { 0 };
+        assert_eq!(&out[b * 4..b * 4 + 4], &[want; 4], "block {b}: {out:?}");
+    }
+    // Per cluster, each of the 8 atoms saw a count no other did: one at a time.
+    for c in 0..2 {
+        let mut old: Vec<u32> = out[16 + c * 8..16 + c * 8 + 8].to_vec();
+        old.sort();
+        assert_eq!(old.len(), 8);
+        assert!(old.windows(2).all(|w| w[0] < w[1]), "{old:?}");
+    }
+}
