@@ -9,7 +9,7 @@ use std::time::Instant;
 use super::decode::{Instr, Program};
 use super::mem::{At, Memory};
 use super::operand::Sreg;
-use super::warp::{State, Warp};
+use super::warp::{BARRIERS, State, Warp};
 use super::{Place, RunError};
 use crate::model::access::Space as TSpace;
 use crate::trace::decode::Record;
@@ -63,6 +63,9 @@ pub struct BlockCtx<'a> {
     pub reduce: (u32, bool, bool),
     /// Each block's, while another runs.
     pub reduces: Vec<(u32, bool, bool)>,
+    /// Per block of the cluster (by rank), threads arrived at each counted barrier
+    /// (`bar.sync a, b` and `bar.arrive a, b`) and not yet let through.
+    pub arrivals: Vec<[u32; BARRIERS]>,
 }
 
 impl BlockCtx<'_> {
@@ -309,6 +312,7 @@ pub fn run_cluster(
         sliced,
         reduce: NO_REDUCE,
         reduces: vec![NO_REDUCE; blocks.len()],
+        arrivals: vec![[0; BARRIERS]; blocks.len()],
     };
     let out = schedule(prog, &mut warps, &mut ctx, budget, blocks);
     let mem = ctx.mem;
@@ -319,6 +323,27 @@ pub fn run_cluster(
     }
     mem.rank = usize::MAX;
     out
+}
+
+/// Let through the warps of block `k` waiting at counted barriers that enough threads have
+/// reached (arrivals past the count stay for the barrier's next round); whether any went.
+fn counted_open(warps: &mut [Warp], ctx: &mut BlockCtx, k: usize) -> bool {
+    let mut released = false;
+    for id in 0..BARRIERS as u32 {
+        let waiting = |w: &Warp| w.blk == k && w.state == State::AtBarrier && w.bar.0 == id;
+        let Some(count) = warps.iter().find(|w| waiting(w)).and_then(|w| w.bar.1) else {
+            continue;
+        };
+        let arrived = &mut ctx.arrivals[k][id as usize];
+        if *arrived >= count {
+            *arrived -= count;
+            (warps.iter_mut())
+                .filter(|w| waiting(w) && w.bar.1.is_some())
+                .for_each(|w| w.state = State::Running);
+            released = true;
+        }
+    }
+    released
 }
 
 /// A `bar.red` with nothing reduced yet.
@@ -378,9 +403,15 @@ fn schedule(
         }
         let mut released = false;
         for k in 0..blocks.len() {
+            released |= counted_open(warps, ctx, k);
             let mine = || warps.iter().filter(move |w| w.blk == k);
-            let all_wait = mine().all(|w| matches!(w.state, State::AtBarrier | State::Done));
-            if all_wait && mine().any(|w| w.state == State::AtBarrier) {
+            // A barrier with no count opens when every warp of the block that has not
+            // ended waits at it.
+            let first = mine().find(|w| w.state == State::AtBarrier).map(|w| w.bar);
+            let all_wait = mine().all(|w| {
+                w.state == State::Done || (w.state == State::AtBarrier && Some(w.bar) == first)
+            });
+            if all_wait && first.is_some_and(|(_, count)| count.is_none()) {
                 enter(ctx, blocks, k);
                 let red = std::mem::replace(&mut ctx.reduce, NO_REDUCE);
                 (warps.iter_mut())
@@ -414,7 +445,8 @@ fn schedule(
                 lanes: w.live,
                 place: w.place(prog),
                 why: "deadlock: warps wait at barriers the others never reach \
-                      (`__syncthreads()` in some, the cluster's barrier in others)"
+                      (`__syncthreads()` in some, the cluster's barrier or another named \
+                      barrier in others, or a thread count no one completes)"
                     .into(),
             });
         }

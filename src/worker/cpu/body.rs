@@ -226,7 +226,14 @@ fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr
         });
     }
     let ndst = match op {
-        Op::St { .. } | Op::Bra | Op::Ret | Op::Exit | Op::Bar | Op::BarWarp | Op::Nop => 0,
+        Op::St { .. }
+        | Op::Bra
+        | Op::Ret
+        | Op::Exit
+        | Op::Bar
+        | Op::BarArrive
+        | Op::BarWarp
+        | Op::Nop => 0,
         Op::Atom { red: true, .. } => 0,
         _ => 1.min(ops.len()),
     };

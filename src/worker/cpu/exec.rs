@@ -119,6 +119,7 @@ pub fn exec(
         Op::BarWarp
         | Op::Nop
         | Op::Bar
+        | Op::BarArrive
         | Op::BarRed(_)
         | Op::Call
         | Op::Bra

@@ -17,6 +17,14 @@ fn space_of(q: &str) -> Option<Space> {
 /// Opcodes the interpreter does not model, and what to do instead.
 fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
     let cluster = quals.iter().any(|q| q.contains("cluster"));
+    let narrow = |q: &&str| {
+        q.starts_with("f16") || q.starts_with("bf16") || matches!(*q, "tf32" | "e4m3x2" | "e5m2x2")
+    };
+    if quals.iter().any(narrow) {
+        return Some(
+            "half-precision and narrower float types (f16, bf16, tf32, fp8) are not interpreted: this kernel needs a GPU",
+        );
+    }
     Some(match base {
         "tex" | "tld4" | "txq" | "suld" | "sust" | "suq" => "textures and surfaces need a GPU",
         "mma" | "wmma" | "wgmma" | "ldmatrix" | "stmatrix" => "tensor-core instructions need a GPU",
@@ -246,12 +254,8 @@ fn control(q: &Q) -> Result<Op, String> {
             _ if has("or") => Ok(Op::BarRed(Red::Or)),
             _ => Err(format!("`{text}` is not interpreted")),
         },
-        "bar" | "barrier" if has("sync") || has("arrive") || quals.is_empty() => match () {
-            _ if has("arrive") => Err(format!(
-                "`{text}` is not interpreted (producer-consumer barriers need a GPU)"
-            )),
-            _ => Ok(Op::Bar),
-        },
+        "bar" | "barrier" if has("arrive") => Ok(Op::BarArrive),
+        "bar" | "barrier" if has("sync") || quals.is_empty() => Ok(Op::Bar),
         "membar" | "fence" | "prefetch" | "prefetchu" | "pmevent" | "nanosleep" => Ok(Op::Nop),
         "shfl" => {
             let m = match () {
@@ -296,7 +300,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cluster_atomics_are_read_and_other_cluster_instructions_refused_saying_what_runs() {
+    fn cluster_atomics_are_read_and_other_cluster_instructions_and_half_types_refused_saying_why() {
         let atom = parse_op("atom.relaxed.cluster.shared::cluster.add.u32");
         assert!(
             matches!(
@@ -316,5 +320,11 @@ mod tests {
         assert!(why.contains("TMA"), "{why}");
         let why = parse_op("multimem.ld_reduce.relaxed.cluster.global.add.u32").unwrap_err();
         assert!(why.contains("atomics, mapa"), "{why}");
+        for half in ["cvt.rn.f16.f32", "add.rn.bf16x2", "fma.rn.f16"] {
+            let why = parse_op(half).unwrap_err();
+            assert!(why.contains("half-precision"), "{half}: {why}");
+        }
+        // A 16-bit integer type is no half.
+        assert!(parse_op("cvt.u32.u16").is_ok());
     }
 }

@@ -185,7 +185,11 @@ pub enum Op {
     Call,
     Ret,
     Exit,
+    /// `bar.sync a{, b}`: wait at barrier `a` until `b` threads (all the block's without
+    /// `b`) have arrived.
     Bar,
+    /// `bar.arrive a, b`: count this warp's threads at barrier `a` and go on.
+    BarArrive,
     BarWarp,
     Nop,
     Shfl(Shfl),

@@ -171,6 +171,7 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
         | Op::Ret
         | Op::Exit
         | Op::Bar
+        | Op::BarArrive
         | Op::BarRed(_)
         | Op::BarWarp
         | Op::ClusterArrive

@@ -142,3 +142,6 @@ mod slice;
 
 #[path = "tests_cluster.rs"]
 mod cluster;
+
+#[path = "tests_barriers.rs"]
+mod barriers;

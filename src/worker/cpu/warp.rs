@@ -103,7 +103,12 @@ pub struct Warp {
     pub arrived: u32,
     /// Where the result of the `bar.red` the warp waits at goes.
     pub pending: Option<(super::operand::Opnd, super::ops::Red)>,
+    /// The barrier the warp last reached and its thread count (None: the whole block).
+    pub bar: (u32, Option<u32>),
 }
+
+/// Named barriers a block has (`bar.sync 0` to `bar.sync 15`).
+pub const BARRIERS: usize = 16;
 
 /// What an instruction asks of the block.
 pub enum Event {
@@ -145,6 +150,7 @@ impl Warp {
             blk: 0,
             arrived: 0,
             pending: None,
+            bar: (0, None),
         }
     }
 
@@ -234,12 +240,33 @@ impl Warp {
                 self.advance();
                 return super::calls::call(self, prog, ctx, ins, active);
             }
-            Op::Bar | Op::BarRed(_) if active != 0 => {
+            Op::Bar | Op::BarArrive | Op::BarRed(_) if active != 0 => {
                 self.advance();
                 if active != self.live {
                     return Err(ctx.error(ins.place, self.id, "divergent barrier: `__syncthreads()` (bar.sync) reached by only some lanes of the warp; the others would never arrive".into(), active ^ self.live));
                 }
                 ctx.barrier_record(ins, self.id, active);
+                let fr = self.frames.last().expect("a frame");
+                let lane = active.trailing_zeros() as usize;
+                // `bar.red`'s thread count is not modelled: it waits for the whole block.
+                let counted = !matches!(ins.op, Op::BarRed(_));
+                let (id, count) = (ins.src.first(), ins.src.get(1).filter(|_| counted));
+                let id = id.map_or(0, |o| fr.read(o, lane, ctx, self.id));
+                let count = count.map(|o| fr.read(o, lane, ctx, self.id) as u32);
+                if id >= BARRIERS as u64 || count.is_some_and(|c| c == 0 || c % 32 != 0) {
+                    let why = format!(
+                        "barrier {id} with {count:?} threads: PTX allows barriers 0 to 15 and thread counts that are positive multiples of 32"
+                    );
+                    return Err(ctx.error(ins.place, self.id, why, active));
+                }
+                if count.is_some() {
+                    // Counted per warp, as the hardware counts.
+                    ctx.arrivals[ctx.rank as usize][id as usize] += 32;
+                }
+                self.bar = (id as u32, count);
+                if ins.op == Op::BarArrive {
+                    return Ok(Event::Next);
+                }
                 if let Op::BarRed(red) = ins.op {
                     // The predicate is the last operand: `bar.red.popc.u32 d, a{, b}, {!}c`.
                     let fr = self.frames.last().expect("a frame");
