@@ -16,6 +16,10 @@
 // generator), so the chase from node 0 visits all of them, in a scattered order, before it
 // comes back. The kernel builds the chain itself: a lesson's buffers hold no such pattern.
 //
+// The global levels take the size of their set as `set_bytes`, a size of the lesson's
+// problem (a run on the CPU interpreter checks them over smaller sets); shared memory's is
+// the compile-time SET_BYTES, the size of its array.
+//
 // Lane 0 times ITERS steps with clock64 (SM cycles) and %globaltimer (nanoseconds) and
 // writes both totals; the lesson divides them by ITERS. It also writes 1 to `ok` when the
 // chase ended on the node the arithmetic predicts, so every level writes the same output.
@@ -27,7 +31,7 @@
 #define ITERS 4096        // timed steps
 #endif
 #ifndef SET_BYTES
-#define SET_BYTES 16384   // the memory a chain's nodes are spread over
+#define SET_BYTES 16384   // the shared memory a chain's nodes are spread over
 #endif
 
 #define NODE_BYTES 128
@@ -77,7 +81,8 @@ __constant__ unsigned ctable[CNODES] = {CE16(0), CE16(16), CE16(32), CE16(48)};
 
 extern "C" __global__ void chase(unsigned long long* nodes, unsigned* flush, int flush_words,
                                  unsigned* ok, unsigned long long* cycles,
-                                 unsigned long long* nanos, float a, float b)
+                                 unsigned long long* nanos, float a, float b,
+                                 unsigned set_bytes)
 {
     const unsigned lane = threadIdx.x & 31;
     unsigned long long t0 = 0, t1 = 0, g0 = 0, g1 = 0;
@@ -117,6 +122,7 @@ extern "C" __global__ void chase(unsigned long long* nodes, unsigned* flush, int
 
 #elif LEVEL == 2 || LEVEL == 3 || LEVEL == 4
     const unsigned long long first = (unsigned long long)nodes;
+    const unsigned mask = set_bytes / NODE_BYTES - 1;   // the node count is a power of two
 #if LEVEL == 4
     // Only the nodes the timed chase visits are written: one thread could not walk all of
     // them in time. Then 192 MiB of other lines go through the L2, several times its size,
@@ -124,7 +130,7 @@ extern "C" __global__ void chase(unsigned long long* nodes, unsigned* flush, int
     if (lane == 0) {
         unsigned x = 0;
         for (int k = 0; k < ITERS; ++k) {
-            unsigned nx = next_node(x, NODES - 1);
+            unsigned nx = next_node(x, mask);
             nodes[(size_t)x * NODE_WORDS] = first + (unsigned long long)nx * NODE_BYTES;
             x = nx;
         }
@@ -133,8 +139,8 @@ extern "C" __global__ void chase(unsigned long long* nodes, unsigned* flush, int
     __threadfence();
     unsigned long long sink = 0;
 #else
-    for (unsigned i = lane; i < NODES; i += 32)
-        nodes[(size_t)i * NODE_WORDS] = first + (unsigned long long)next_node(i, NODES - 1) * NODE_BYTES;
+    for (unsigned i = lane; i <= mask; i += 32)
+        nodes[(size_t)i * NODE_WORDS] = first + (unsigned long long)next_node(i, mask) * NODE_BYTES;
     __threadfence_block();
     __syncwarp();
     // Warm-up: the whole warp reads every node once, through the same path as the chase,
@@ -142,7 +148,7 @@ extern "C" __global__ void chase(unsigned long long* nodes, unsigned* flush, int
     // overlap; `sink` keeps them from being dropped.
     unsigned long long sink = 0;
 #pragma unroll 8
-    for (unsigned i = lane; i < NODES; i += 32) {
+    for (unsigned i = lane; i <= mask; i += 32) {
         unsigned long long v;
         const unsigned long long* q = nodes + (size_t)i * NODE_WORDS;
 #if LEVEL == 2
@@ -169,7 +175,7 @@ extern "C" __global__ void chase(unsigned long long* nodes, unsigned* flush, int
         t1 = cycles_now();
         g1 = nanos_now();
         // Device addresses are far below 2^63, so their xor never has the top bit set.
-        right = (p - first) / NODE_BYTES == predicted_end(NODES - 1) && (sink >> 63) == 0;
+        right = (p - first) / NODE_BYTES == predicted_end(mask) && (sink >> 63) == 0;
     }
 
 #elif LEVEL == 5
