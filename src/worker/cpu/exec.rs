@@ -108,7 +108,7 @@ pub fn exec(
         Op::Setp { .. } => setp(fr, ctx, ins, active, warp),
         Op::Mov(ty) => mov(fr, ctx, ins, active, warp, ty),
         Op::Ld { .. } | Op::St { .. } => super::memop::load_store(fr, ctx, ins, active, warp)?,
-        Op::Atom { .. } => super::memop::atomic(fr, ctx, ins, active, warp)?,
+        Op::Atom { .. } => super::atomics::atomic(fr, ctx, ins, active, warp)?,
         Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,
         Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
         Op::Activemask => lanewise(fr, ctx, ins, active, warp, |_| u64::from(mask)),

@@ -1,19 +1,19 @@
-//! Loads, stores and atomics, lane by lane, each traced access logged as the GPU logger
-//! would: one record per resolved space, with the lanes that went there.
+//! Loads and stores, each traced access logged as the GPU logger would: one record per
+//! resolved space, with the lanes that went there (atomics are in `atomics`).
 
 use super::RunError;
-use super::alu::{self, sext, trunc};
+use super::alu::sext;
 use super::block::BlockCtx;
 use super::calls::lanes;
 use super::decode::Instr;
 use super::mem::{At, OutOfBounds, resolve};
 use super::operand::Opnd;
-use super::ops::{AtomOp, Bin, Kind, Op, Space, Ty};
+use super::ops::{Kind, Op, Space, Ty};
 use super::slice::Slice;
 use super::warp::Frame;
 use crate::model::access::Space as TSpace;
 
-fn at_of(space: Space, a: u64) -> At {
+pub(super) fn at_of(space: Space, a: u64) -> At {
     match space {
         Space::Generic => resolve(a),
         Space::Global => At::Global(a),
@@ -52,7 +52,7 @@ fn widen(v: u64, ty: Ty) -> u64 {
     }
 }
 
-fn oob(ctx: &BlockCtx, ins: &Instr, warp: u32, lane: usize, e: OutOfBounds) -> RunError {
+pub(super) fn oob(ctx: &BlockCtx, ins: &Instr, warp: u32, lane: usize, e: OutOfBounds) -> RunError {
     let why = format!(
         "out-of-bounds {} access: lane {lane} touched {} bytes at {:#x} ({})",
         e.space, e.bytes, e.addr, e.what
@@ -380,77 +380,6 @@ pub fn load_store(
             for (k, item) in items.iter().enumerate().take(8) {
                 fr.write(item, l, widen(loaded[l][k], ty));
             }
-        }
-    }
-    Ok(())
-}
-
-fn atom_value(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
-    let bits = ty.bits;
-    match op {
-        AtomOp::Add => alu::bin(Bin::Add, ty, old, b),
-        AtomOp::Min => alu::bin(Bin::Min, ty, old, b),
-        AtomOp::Max => alu::bin(Bin::Max, ty, old, b),
-        AtomOp::Exch => b,
-        AtomOp::Cas => {
-            if trunc(old, bits) == trunc(b, bits) {
-                c
-            } else {
-                old
-            }
-        }
-        AtomOp::And => old & b,
-        AtomOp::Or => old | b,
-        AtomOp::Xor => old ^ b,
-        AtomOp::Inc => {
-            if trunc(old, bits) >= trunc(b, bits) {
-                0
-            } else {
-                old + 1
-            }
-        }
-        AtomOp::Dec => {
-            if old == 0 || trunc(old, bits) > trunc(b, bits) {
-                b
-            } else {
-                old - 1
-            }
-        }
-    }
-}
-
-/// Atomics act lane after lane, in lane order; they are not traced (as on the GPU).
-pub fn atomic(
-    fr: &mut Frame,
-    ctx: &mut BlockCtx,
-    ins: &Instr,
-    active: u32,
-    warp: u32,
-) -> Result<(), RunError> {
-    let Op::Atom { space, op, ty, red } = ins.op else {
-        return Ok(());
-    };
-    let n = (ty.bits / 8) as usize;
-    let src = &ins.src[..];
-    let mut out = [0u64; 32];
-    for l in lanes(active) {
-        let at = at_of(space, fr.read(&src[0], l, ctx, warp));
-        let b = fr.read(&src[1], l, ctx, warp);
-        let c = src.get(2).map_or(0, |o| fr.read(o, l, ctx, warp));
-        let thread = warp as usize * 32 + l;
-        let old = ctx
-            .mem
-            .load(at, n, thread)
-            .map_err(|e| oob(ctx, ins, warp, l, e))?;
-        let new = trunc(atom_value(op, ty, old, b, c), ty.bits);
-        ctx.mem
-            .store(at, n, thread, new)
-            .map_err(|e| oob(ctx, ins, warp, l, e))?;
-        out[l] = old;
-    }
-    if !red {
-        for l in lanes(active) {
-            fr.write(&ins.dst[0], l, out[l]);
         }
     }
     Ok(())

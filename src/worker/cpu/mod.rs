@@ -9,6 +9,7 @@
 //! stores are seen at once by the others.
 
 mod alu;
+mod atomics;
 pub mod block;
 mod body;
 mod calls;
