@@ -132,14 +132,37 @@ fn binary(b: Bin, ty: Ty, x: &Row, y: &Row) -> Option<Row> {
     })
 }
 
+fn fma_row(x: &Row, y: &Row, z: &Row) -> Row {
+    map3(x, y, z, |a, b, c| {
+        let g = |v: u64| f32::from_bits(v as u32);
+        u64::from(g(a).mul_add(g(b), g(c)).to_bits())
+    })
+}
+
+/// `fma_row` with the processor's fused multiply-add, where it has one.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "fma")]
+fn fma_row_fused(x: &Row, y: &Row, z: &Row) -> Row {
+    fma_row(x, y, z)
+}
+
+/// `fma.rn.f32` over a row: one rounding, as the GPU's. The portable build of x86-64 has no
+/// FMA instruction and calls a library routine per lane, so the fused build is chosen at run
+/// time where the processor has it (the same results: both round once).
+fn fma_f32(x: &Row, y: &Row, z: &Row) -> Row {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("fma") {
+        // SAFETY: the processor has the feature the function is built for.
+        return unsafe { fma_row_fused(x, y, z) };
+    }
+    fma_row(x, y, z)
+}
+
 /// `mad.lo`, `mad.wide` on 32-bit integers and `fma.rn.f32`.
 fn mad(b: Bin, ty: Ty, x: &Row, y: &Row, z: &Row) -> Option<Row> {
     let bits = ty.bits;
     Some(match (b, ty.kind) {
-        (_, Kind::F) if bits == 32 => map3(x, y, z, |a, b, c| {
-            let g = |v: u64| f32::from_bits(v as u32);
-            u64::from(g(a).mul_add(g(b), g(c)).to_bits())
-        }),
+        (_, Kind::F) if bits == 32 => fma_f32(x, y, z),
         (_, Kind::F) => return None,
         _ if !int(ty) => return None,
         (Bin::MulLo, _) => map3(x, y, z, |a, b, c| {
@@ -389,5 +412,51 @@ mod tests {
             taken >= 60,
             "the warp path took only {taken} of the operations"
         );
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod fused_tests {
+    use super::*;
+
+    #[test]
+    fn the_fused_build_rounds_as_the_portable_one() {
+        if !std::is_x86_feature_detected!("fma") {
+            eprintln!("skipped: this processor has no FMA, so only the portable build runs");
+            return;
+        }
+        let mut z = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            z = z
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            // Values around 1, tiny, huge, and special bit patterns, as f32 bits.
+            let f = match z >> 61 {
+                0 => f32::from_bits((z >> 20) as u32),
+                1 => 1.0 + (z >> 40) as f32 * f32::EPSILON,
+                2 => -((z >> 33) as f32) * 1e-30,
+                3 => f32::MAX / ((z >> 50) as f32 + 1.0),
+                _ => ((z >> 32) as i32) as f32 / 65536.0,
+            };
+            u64::from(f.to_bits())
+        };
+        for _ in 0..200 {
+            let mut rows = [[0u64; 32]; 3];
+            rows.iter_mut().flatten().for_each(|v| *v = next());
+            let [x, y, w] = rows;
+            // SAFETY: the processor has FMA (checked above).
+            let fused = unsafe { fma_row_fused(&x, &y, &w) };
+            let portable = fma_row(&x, &y, &w);
+            for l in 0..32 {
+                let (a, b) = (
+                    f32::from_bits(fused[l] as u32),
+                    f32::from_bits(portable[l] as u32),
+                );
+                assert!(
+                    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                    "{a} vs {b}"
+                );
+            }
+        }
     }
 }

@@ -176,6 +176,16 @@ fn in_place(
         false => &ctx.mem.shared,
     };
     // Every lane's address was read above, so writing registers as we go cannot move one.
+    if let ([Opnd::Reg(r)], 4, false) = (items, elem, ty.kind == Kind::S) {
+        // The commonest load, a 32-bit word into one register, with nothing to decide per
+        // lane.
+        let at = *r as usize * 32;
+        for l in lanes(active) {
+            let a = base[l];
+            fr.regs[at + l] = u64::from(u32::from_le_bytes(mem[a..a + 4].try_into().unwrap()));
+        }
+        return true;
+    }
     for l in lanes(active) {
         for (k, item) in items.iter().enumerate() {
             let a = base[l] + k * elem;
