@@ -65,14 +65,20 @@ pub(super) fn ats(f: impl Fn(usize) -> super::mem::At) -> [super::mem::At; 32] {
     out
 }
 
+/// `f` over the lanes, the result in place of `a` (returning a fresh row was a copy of it
+/// per instruction).
 #[inline(always)]
-fn map2(a: &Row, b: &Row, f: impl Fn(u64, u64) -> u64) -> Row {
-    row(|l| f(a[l], b[l]))
+fn map2(a: &mut Row, b: &Row, f: impl Fn(u64, u64) -> u64) {
+    for (x, &y) in a.iter_mut().zip(b) {
+        *x = f(*x, y);
+    }
 }
 
 #[inline(always)]
-fn map3(a: &Row, b: &Row, c: &Row, f: impl Fn(u64, u64, u64) -> u64) -> Row {
-    row(|l| f(a[l], b[l], c[l]))
+fn map3(a: &mut Row, b: &Row, c: &Row, f: impl Fn(u64, u64, u64) -> u64) {
+    for ((x, &y), &z) in a.iter_mut().zip(b).zip(c) {
+        *x = f(*x, y, z);
+    }
 }
 
 fn f32s(f: impl Fn(f32, f32) -> f32) -> impl Fn(u64, u64) -> u64 {
@@ -84,15 +90,15 @@ fn int(ty: Ty) -> bool {
 }
 
 /// Two-operand integer and `f32` operations this path takes.
-fn binary(b: Bin, ty: Ty, x: &Row, y: &Row) -> Option<Row> {
+fn binary(b: Bin, ty: Ty, x: &mut Row, y: &Row) -> bool {
     let bits = ty.bits;
     let signed = ty.kind == Kind::S;
-    Some(match (b, ty.kind) {
+    match (b, ty.kind) {
         (Bin::Add, Kind::F) if bits == 32 => map2(x, y, f32s(|a, b| a + b)),
         (Bin::Sub, Kind::F) if bits == 32 => map2(x, y, f32s(|a, b| a - b)),
         (Bin::MulLo, Kind::F) if bits == 32 => map2(x, y, f32s(|a, b| a * b)),
-        (_, Kind::F) => return None,
-        _ if !int(ty) => return None,
+        (_, Kind::F) => return false,
+        _ if !int(ty) => return false,
         (Bin::Add, _) => map2(x, y, |a, b| trunc(a.wrapping_add(b), bits)),
         (Bin::Sub, _) => map2(x, y, |a, b| trunc(a.wrapping_sub(b), bits)),
         (Bin::MulLo, _) => map2(x, y, |a, b| trunc(a.wrapping_mul(b), bits)),
@@ -128,11 +134,12 @@ fn binary(b: Bin, ty: Ty, x: &Row, y: &Row) -> Option<Row> {
         }),
         (Bin::Min, _) => map2(x, y, |a, b| trunc(a, bits).min(trunc(b, bits))),
         (Bin::Max, _) => map2(x, y, |a, b| trunc(a, bits).max(trunc(b, bits))),
-        _ => return None,
-    })
+        _ => return false,
+    }
+    true
 }
 
-fn fma_row(x: &Row, y: &Row, z: &Row) -> Row {
+fn fma_row(x: &mut Row, y: &Row, z: &Row) {
     map3(x, y, z, |a, b, c| {
         let g = |v: u64| f32::from_bits(v as u32);
         u64::from(g(a).mul_add(g(b), g(c)).to_bits())
@@ -142,14 +149,14 @@ fn fma_row(x: &Row, y: &Row, z: &Row) -> Row {
 /// `fma_row` with the processor's fused multiply-add, where it has one.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "fma")]
-fn fma_row_fused(x: &Row, y: &Row, z: &Row) -> Row {
+fn fma_row_fused(x: &mut Row, y: &Row, z: &Row) {
     fma_row(x, y, z)
 }
 
 /// `fma.rn.f32` over a row: one rounding, as the GPU's. The portable build of x86-64 has no
 /// FMA instruction and calls a library routine per lane, so the fused build is chosen at run
 /// time where the processor has it (the same results: both round once).
-fn fma_f32(x: &Row, y: &Row, z: &Row) -> Row {
+fn fma_f32(x: &mut Row, y: &Row, z: &Row) {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("fma") {
         // SAFETY: the processor has the feature the function is built for.
@@ -159,12 +166,12 @@ fn fma_f32(x: &Row, y: &Row, z: &Row) -> Row {
 }
 
 /// `mad.lo`, `mad.wide` on 32-bit integers and `fma.rn.f32`.
-fn mad(b: Bin, ty: Ty, x: &Row, y: &Row, z: &Row) -> Option<Row> {
+fn mad(b: Bin, ty: Ty, x: &mut Row, y: &Row, z: &Row) -> bool {
     let bits = ty.bits;
-    Some(match (b, ty.kind) {
+    match (b, ty.kind) {
         (_, Kind::F) if bits == 32 => fma_f32(x, y, z),
-        (_, Kind::F) => return None,
-        _ if !int(ty) => return None,
+        (_, Kind::F) => return false,
+        _ if !int(ty) => return false,
         (Bin::MulLo, _) => map3(x, y, z, |a, b, c| {
             trunc(a.wrapping_mul(b).wrapping_add(c), bits)
         }),
@@ -174,8 +181,9 @@ fn mad(b: Bin, ty: Ty, x: &Row, y: &Row, z: &Row) -> Option<Row> {
         (Bin::MulWide, _) if bits == 32 => map3(x, y, z, |a, b, c| {
             (trunc(a, 32) * trunc(b, 32)).wrapping_add(c)
         }),
-        _ => return None,
-    })
+        _ => return false,
+    }
+    true
 }
 
 /// Integer comparisons into a predicate mask.
@@ -215,19 +223,19 @@ pub fn exec(fr: &mut Frame, ins: &Instr, active: u32) -> bool {
             if !(gather(fr, x, &mut a) && gather(fr, y, &mut b)) {
                 return false;
             }
-            let Some(r) = binary(op, ty, &a, &b) else {
+            if !binary(op, ty, &mut a, &b) {
                 return false;
-            };
-            put(fr, *d, active, &r);
+            }
+            put(fr, *d, active, &a);
         }
         (Op::Mad(op, ty), [Opnd::Reg(d)], [x, y, z]) => {
             if !(gather(fr, x, &mut a) && gather(fr, y, &mut b) && gather(fr, z, &mut c)) {
                 return false;
             }
-            let Some(r) = mad(op, ty, &a, &b, &c) else {
+            if !mad(op, ty, &mut a, &b, &c) {
                 return false;
-            };
-            put(fr, *d, active, &r);
+            }
+            put(fr, *d, active, &a);
         }
         (Op::Mov(ty), [Opnd::Reg(d)], [x]) if ty.kind != Kind::Pred => {
             if !gather(fr, x, &mut a) {
@@ -444,9 +452,10 @@ mod fused_tests {
             let mut rows = [[0u64; 32]; 3];
             rows.iter_mut().flatten().for_each(|v| *v = next());
             let [x, y, w] = rows;
+            let (mut fused, mut portable) = (x, x);
             // SAFETY: the processor has FMA (checked above).
-            let fused = unsafe { fma_row_fused(&x, &y, &w) };
-            let portable = fma_row(&x, &y, &w);
+            unsafe { fma_row_fused(&mut fused, &y, &w) };
+            fma_row(&mut portable, &y, &w);
             for l in 0..32 {
                 let (a, b) = (
                     f32::from_bits(fused[l] as u32),
