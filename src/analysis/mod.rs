@@ -10,6 +10,7 @@ pub mod limits;
 pub mod line_diff;
 pub mod occupancy;
 pub mod ptxas_log;
+mod race_intervals;
 pub mod races;
 pub mod sass;
 pub mod sass_diff;

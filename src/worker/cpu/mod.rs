@@ -24,6 +24,7 @@ mod memop;
 mod opcode;
 mod operand;
 mod ops;
+mod schedule;
 pub mod serve;
 mod slice;
 mod warp;
@@ -34,9 +35,10 @@ use std::time::Instant;
 use crate::analysis::sass_map::Reshape;
 use crate::trace::instrument::{self, Site};
 use crate::trace::stream::Streamed;
-use block::{Launch, Trace, run_cluster};
+use block::{Launch, Trace};
 use decode::Program;
 use mem::Memory;
+use schedule::run_cluster;
 
 /// Where an instruction is: its PTX line and the kernel source line of the last `.loc`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -221,7 +223,7 @@ pub fn run_streamed(
         _ => (0..total / per_cluster).collect(),
     };
     for c in clusters {
-        let blocks: Vec<(u64, bool)> = (block::cluster_blocks(launch, c).into_iter())
+        let blocks: Vec<(u64, bool)> = (schedule::cluster_blocks(launch, c).into_iter())
             .map(|b| (b, traced(b)))
             .collect();
         let t = blocks.iter().any(|b| b.1).then_some(&mut out.trace);
