@@ -1,4 +1,6 @@
 use super::*;
+use crate::analysis::banks::{self, BANKS};
+use crate::analysis::coalescing;
 use crate::model::access::AccessKind;
 use crate::trace::instrument::DeclaredSpace;
 

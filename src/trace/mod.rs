@@ -5,4 +5,5 @@ pub mod analyze;
 pub mod decode;
 pub mod instrument;
 mod repeat;
+mod site_acc;
 pub mod stream;

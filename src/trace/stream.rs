@@ -7,9 +7,10 @@
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 use std::thread::JoinHandle;
 
-use super::analyze::{SiteAcc, shape_of, shared_event, space_index, sum_totals, summaries};
+use super::analyze::{shape_of, shared_event, sum_totals, summaries};
 use super::decode::Record;
 use super::instrument::Site;
+use super::site_acc::{SiteAcc, space_index};
 use crate::analysis::races::{RaceFinder, SharedEvent, Warps};
 use crate::analysis::sass_map::Reshape;
 use crate::model::results::{MemoryStats, Race};

@@ -1,0 +1,187 @@
+//! One site's running figures, request by request: what each request costs in the space it
+//! went to (wavefronts, sectors, distinct constants, local bytes, texels), summed, with its
+//! costliest request remembered for the per-instruction sample.
+
+use super::analyze::Shape;
+use crate::analysis::banks::{self, BANKS};
+use crate::analysis::{coalescing, spaces};
+use crate::model::access::{Space, WarpTexels};
+use crate::trace::decode::Record;
+use crate::trace::instrument::Site;
+use crate::trace::repeat::Recent;
+
+pub(super) const SPACES: [Space; 6] = [
+    Space::Shared,
+    Space::Global,
+    Space::Local,
+    Space::Constant,
+    Space::Cluster,
+    Space::Texture,
+];
+
+pub(super) fn space_index(space: Space) -> usize {
+    SPACES.iter().position(|&s| s == space).unwrap_or(0)
+}
+
+/// Running figures of one site.
+#[derive(Default, Clone)]
+pub(super) struct SiteAcc {
+    pub(super) requests: [u64; 6],
+    pub(super) wavefronts: u64,
+    pub(super) ideal: u64,
+    pub(super) bank_words: [u64; BANKS],
+    pub(super) sectors: u64,
+    pub(super) lines: u64,
+    pub(super) bytes_used: u64,
+    pub(super) distinct: u64,
+    pub(super) local_bytes: u64,
+    pub(super) cluster_sectors: u64,
+    pub(super) remote: u64,
+    pub(super) texels: u64,
+    pub(super) texel_rows: u64,
+    pub(super) footprint: Vec<WarpTexels>,
+    /// Per space: (cost, record index) of the costliest request, the first among equals.
+    pub(super) worst: [Option<(u64, usize)>; 6],
+    /// A site the SASS makes in pieces: its requests, wavefronts and ideal as the PTX reads.
+    pub(super) ptx: (u64, u64, u64),
+    /// Active lanes, summed over the requests of the PTX access.
+    pub(super) lanes: u64,
+    /// The figures of this site's latest shared and global request patterns.
+    recent: Recent<Figures>,
+}
+
+/// What one shared or global request adds to its site's figures.
+#[derive(Clone, Copy, Default)]
+struct Figures {
+    wavefronts: u32,
+    ideal: u32,
+    bank_words: [u32; BANKS],
+    global: coalescing::GlobalCost,
+    /// A request the SASS makes in pieces: its wavefronts and ideal as the PTX reads.
+    ptx: Option<(u32, u32)>,
+}
+
+impl Figures {
+    fn of(r: &Record, shape: Shape) -> Figures {
+        if r.space == Space::Global {
+            return Figures {
+                global: coalescing::global_request(r.mask, r.width, &r.addrs),
+                ..Figures::default()
+            };
+        }
+        let mut banks = [0; BANKS];
+        let mut f = Figures::default();
+        match shape {
+            None => {
+                (f.wavefronts, f.ideal) =
+                    banks::shared_totals(r.mask, r.width, &r.addrs, &mut banks)
+            }
+            Some(shape) => {
+                let mut unused = [0; BANKS];
+                f.ptx = Some(banks::shared_totals(r.mask, r.width, &r.addrs, &mut unused));
+                for p in &shape.pieces {
+                    let addrs = r.addrs.map(|a| a + u64::from(p.offset));
+                    let (pw, pi) = banks::shared_totals(r.mask, p.width, &addrs, &mut banks);
+                    f.wavefronts += pw;
+                    f.ideal += pi;
+                }
+            }
+        }
+        f.bank_words = banks.map(|n| n as u32);
+        f
+    }
+}
+
+impl SiteAcc {
+    pub(super) fn add(
+        &mut self,
+        index: usize,
+        r: &Record,
+        site: &Site,
+        kept: &[(u32, u32)],
+        shape: Shape,
+    ) {
+        let shape = shape.filter(|_| r.space == Space::Shared);
+        let cost = match r.space {
+            Space::Shared | Space::Global => self.add_repeatable(r, shape),
+            Space::Constant => {
+                let d = u64::from(coalescing::constant_request(r.mask, &r.addrs));
+                self.distinct += d;
+                d
+            }
+            Space::Local => {
+                let b = coalescing::local_bytes(r.mask, r.width);
+                self.local_bytes += b;
+                b
+            }
+            Space::Cluster => {
+                let c = spaces::cluster_request(r.mask, r.width, &r.addrs, r.rank);
+                self.cluster_sectors += u64::from(c.sectors);
+                self.remote += u64::from(c.remote);
+                u64::from(c.sectors)
+            }
+            Space::Texture => self.add_texture(r, site, kept),
+        };
+        self.lanes += u64::from(r.mask.count_ones());
+        let s = space_index(r.space);
+        // Each piece is a SASS instruction of its own: a request of its own.
+        self.requests[s] += shape.map_or(1, |sh| sh.pieces.len() as u64);
+        if self.worst[s].is_none_or(|(c, _)| cost > c) {
+            self.worst[s] = Some((cost, index));
+        }
+    }
+
+    /// A shared or global request, costed once per pattern (`repeat`); its cost.
+    fn add_repeatable(&mut self, r: &Record, shape: Shape) -> u64 {
+        let f = match self.recent.get(r) {
+            Some(f) => f,
+            None => {
+                let f = Figures::of(r, shape);
+                self.recent.put(r, f);
+                f
+            }
+        };
+        if r.space == Space::Global {
+            let g = f.global;
+            self.sectors += u64::from(g.sectors);
+            self.lines += u64::from(g.lines);
+            self.bytes_used += u64::from(g.bytes_used);
+            return u64::from(g.sectors);
+        }
+        // A request the SASS makes in pieces: each piece costed at its offset and width
+        // (the heatmap's banks too); the PTX's figures kept beside.
+        if let Some((w, ideal)) = f.ptx {
+            self.ptx.0 += 1;
+            self.ptx.1 += u64::from(w);
+            self.ptx.2 += u64::from(ideal);
+        }
+        for (total, &n) in self.bank_words.iter_mut().zip(&f.bank_words) {
+            *total += u64::from(n);
+        }
+        self.wavefronts += u64::from(f.wavefronts);
+        self.ideal += u64::from(f.ideal);
+        u64::from(f.wavefronts)
+    }
+
+    /// Distinct texels of a fetch (its cost); the first request of each of the `kept` warps
+    /// is kept for the footprint view.
+    fn add_texture(&mut self, r: &Record, site: &Site, kept: &[(u32, u32)]) -> u64 {
+        // A texture record comes only from a site the instrumenter gave coordinates.
+        let Some(coords) = site.coords else { return 0 };
+        let (texels, rows) = spaces::texture_request(r.mask, &r.addrs, coords);
+        self.texels += u64::from(texels);
+        self.texel_rows += u64::from(rows);
+        let seen = self
+            .footprint
+            .iter()
+            .any(|w| (w.block, w.warp) == (r.block, r.warp));
+        if !seen && kept.contains(&(r.block, r.warp)) {
+            self.footprint.push(WarpTexels {
+                block: r.block,
+                warp: r.warp,
+                texels: spaces::texels(r.mask, &r.addrs, coords),
+            });
+        }
+        u64::from(texels)
+    }
+}
