@@ -197,7 +197,11 @@ impl Memory {
         let Some(r) = i.checked_sub(1).map(|i| &mut self.buffers[i]) else {
             return Err(oob("no buffer is there".into()));
         };
-        if addr + n as u64 > r.base + r.bytes {
+        // An end past 2^64 (an address just below it, a negative index) is outside too.
+        if addr
+            .checked_add(n as u64)
+            .is_none_or(|end| end > r.base + r.bytes)
+        {
             let past = addr - r.base;
             let name = if r.name.is_empty() {
                 "a buffer".to_string()
@@ -309,5 +313,8 @@ mod tests {
         assert!(m.load(At::Global(base + 3 * PAGE + 8), 2, 0).is_ok());
         let e = m.load(At::Global(base + 3 * PAGE + 8), 4, 0).unwrap_err();
         assert!(e.what.contains("which has"), "{e:?}");
+        // A negative index's address, just below 2^64: outside, not wrapped round to inside.
+        assert!(m.load(At::Global(u64::MAX - 3), 8, 0).is_err());
+        assert!(m.check(At::Global(base), usize::MAX, 0).is_err());
     }
 }

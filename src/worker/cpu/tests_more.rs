@@ -1,6 +1,6 @@
 //! Control flow, collectives, memory spaces and run-time errors of the interpreter.
 
-use super::{run_full, run_on, store_r9};
+use super::{run_full, run_on, run_with, store_r9};
 use crate::model::access::Space;
 use crate::trace::decode::Record;
 
@@ -193,4 +193,20 @@ fn printf_writes_its_format_with_each_lanes_arguments() {
     };
     let out = run(&k, &mut mem, &l, &plan).unwrap();
     assert_eq!(out.printed, "t=0\nt=1\nt=2\n");
+}
+
+#[test]
+fn a_global_access_at_a_negative_index_is_an_error_with_its_lane() {
+    // Lane 3 reads 4 bytes below address 0 (its end wraps past 2^64); the others read the
+    // input. In a whole run, and in a trace-only one, where the load's value feeds nothing
+    // the trace holds and the lanes' range is checked at once.
+    let body = store_r9(
+        "ld.param.u64 %rd6, [k_in];\ncvta.to.global.u64 %rd6, %rd6;\n\
+         setp.eq.u32 %p1, %r1, 3;\nselp.b64 %rd7, -4, %rd6, %p1;\n\
+         ld.global.u32 %r9, [%rd7];",
+    );
+    for traced_only in [false, true] {
+        let e = run_with("", &body, [1, 32, 1], 32, traced_only).unwrap_err();
+        assert!(e.why.contains("out-of-bounds global access: lane 3"), "{e}");
+    }
 }
