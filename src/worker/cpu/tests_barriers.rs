@@ -56,7 +56,8 @@ fn a_count_never_reached_is_a_deadlock_and_a_bad_count_an_error_with_its_place()
     assert!(e.why.contains("deadlock"), "{e}");
     let body = producer_consumer("bar.sync 1, 48;");
     let e = run_with(TILE, &body, [1, 64, 1], 64, false).unwrap_err();
-    assert!(e.why.contains("multiples of 32"), "{e}");
+    assert!(e.why.contains("multiple of 32"), "{e}");
+    assert!(e.why.starts_with("barrier 1 for 48 threads"), "{e}");
     assert!(e.place.is_some());
 }
 

@@ -254,8 +254,9 @@ impl Warp {
                 let id = id.map_or(0, |o| fr.read(o, lane, ctx, self.id));
                 let count = count.map(|o| fr.read(o, lane, ctx, self.id) as u32);
                 if id >= BARRIERS as u64 || count.is_some_and(|c| c == 0 || c % 32 != 0) {
+                    let threads = count.map_or("all the block's".to_string(), |c| c.to_string());
                     let why = format!(
-                        "barrier {id} with {count:?} threads: PTX allows barriers 0 to 15 and thread counts that are positive multiples of 32"
+                        "barrier {id} for {threads} threads: a block has barriers 0 to 15, and a thread count must be a positive multiple of 32 (whole warps)"
                     );
                     return Err(ctx.error(ins.place, self.id, why, active));
                 }
