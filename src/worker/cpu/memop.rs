@@ -219,19 +219,19 @@ fn address_row(fr: &Frame, ctx: &BlockCtx, o: &Opnd, active: u32, warp: u32) -> 
         super::fast::row(|l| fr.regs[at + l].wrapping_add(off as u64))
     };
     match o {
-        Opnd::Reg(r) => reg_row(*r, 0),
-        Opnd::Addr(b, off) if matches!(**b, Opnd::Reg(_)) => match **b {
-            Opnd::Reg(r) => reg_row(r, *off),
-            _ => unreachable!(),
-        },
-        o => {
-            let mut row = [0u64; 32];
-            for l in lanes(active) {
-                row[l] = fr.read(o, l, ctx, warp);
+        Opnd::Reg(r) => return reg_row(*r, 0),
+        Opnd::Addr(b, off) => {
+            if let Opnd::Reg(r) = **b {
+                return reg_row(r, *off);
             }
-            row
         }
+        _ => {}
     }
+    let mut row = [0u64; 32];
+    for l in lanes(active) {
+        row[l] = fr.read(o, l, ctx, warp);
+    }
+    row
 }
 
 /// Whether the active lanes' `span` bytes each all lie in the block's shared memory or one
