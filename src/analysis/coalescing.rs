@@ -51,7 +51,9 @@ pub fn global_request(mask: u32, width: u32, addrs: &[u64; 32]) -> GlobalCost {
         return GlobalCost::default();
     }
     let width = u64::from(width.max(1));
-    let span = |a: u64| (a / SECTOR_BYTES, (a + width - 1) / SECTOR_BYTES);
+    // A range that would pass 2^64 (a negative index, logged before the access faults)
+    // ends at the top of the address space.
+    let span = |a: u64| (a / SECTOR_BYTES, a.saturating_add(width - 1) / SECTOR_BYTES);
     let need: usize = active(mask)
         .map(|l| {
             let (first, last) = span(addrs[l]);
@@ -132,6 +134,15 @@ mod tests {
 
     fn strided(stride_bytes: u64) -> [u64; 32] {
         std::array::from_fn(|i| 0x7f00_0000_0000 + i as u64 * stride_bytes)
+    }
+
+    #[test]
+    fn a_range_past_the_top_of_the_address_space_is_costed_not_wrapped() {
+        // Lane 0 at a negative index (8 bytes from 2^64 - 4); the rest as usual.
+        let mut addrs = strided(8);
+        addrs[0] = u64::MAX - 3;
+        let cost = global_request(u32::MAX, 8, &addrs);
+        assert_eq!((cost.sectors, cost.lines), (9, 3));
     }
 
     #[test]
