@@ -58,6 +58,7 @@ fn an_exercise_loads_with_its_variant_built_like_the_lessons() {
         "the solution's text"
     );
     assert_eq!(ex.hints.len(), 2);
+    assert_eq!((ex.difficulty, ex.minutes), (1, 5));
     assert_eq!(ex.checks.len(), 2);
     assert_eq!(ex.sizes, vec![vec![("n".to_string(), 1000)]]);
     assert_eq!(ex.seeds, 2);
@@ -250,4 +251,22 @@ fn cpu_sizes_load_beside_the_gpus_and_an_unknown_one_is_placed() {
     assert_eq!(errs.len(), 1, "{errs:#?}");
     assert!(errs[0].starts_with(&format!("{line}:")), "{errs:?}");
     assert!(errs[0].contains("`k` is not a problem size"), "{errs:?}");
+}
+
+#[test]
+fn a_difficulty_outside_one_to_three_is_placed() {
+    let (line, col) = at("difficulty: 1");
+    one_error(
+        "difficulty: 1",
+        "difficulty: 4",
+        (line, col + "difficulty: ".len()),
+        "difficulty 4 is not 1",
+    );
+}
+
+#[test]
+fn an_exercise_without_minutes_is_placed() {
+    let b = base();
+    let errs = load(&b.replacen("    minutes: 5\n", "", 1)).expect_err("should fail");
+    assert!(errs.iter().any(|e| e.contains("minutes")), "{errs:?}");
 }

@@ -17,6 +17,7 @@ pub fn list(lessons: &[Lesson], ws: &Workspace, book: &ExerciseBook, json: bool)
                 let file = ws.file(e);
                 items.push(serde_json::json!({
                     "id": e.id, "lesson": l.id, "title": e.title,
+                    "difficulty": e.difficulty, "minutes": e.minutes,
                     "started": file.exists(), "file": file,
                     "attempts": p.attempts, "passed": p.passed, "best_ms": p.best_ms,
                     "hints_shown": p.hints_shown, "hints": e.hints.len(),
@@ -32,7 +33,13 @@ pub fn list(lessons: &[Lesson], ws: &Workspace, book: &ExerciseBook, json: bool)
         for e in &l.exercises {
             let p = book.get(&e.id);
             let state = state(&p, ws.file(e).exists());
-            println!("    {:<16} {:<52} {state}", e.id, e.title);
+            println!(
+                "    {:<16} {:<48} {} {:>3} min  {state}",
+                e.id,
+                e.title,
+                e.difficulty_dots(),
+                e.minutes
+            );
         }
     }
     println!("workspace: {}", ws.dir.display());
@@ -51,7 +58,12 @@ fn state(p: &ExerciseProgress, started: bool) -> String {
         "not started".to_string()
     };
     if p.attempts > 0 {
-        let _ = write!(s, ", {} checks", p.attempts);
+        let _ = write!(
+            s,
+            ", {} attempt{}",
+            p.attempts,
+            if p.attempts == 1 { "" } else { "s" }
+        );
     }
     if p.hints_shown > 0 {
         let _ = write!(s, ", {} hints", p.hints_shown);

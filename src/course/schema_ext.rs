@@ -133,6 +133,10 @@ pub struct RawExercise {
     pub args: Option<Vec<super::schema::RawArg>>,
     pub defines: Option<super::schema::OrderedMap<super::schema::DefineValue>>,
     pub options: Option<Vec<String>>,
+    /// 1 (a first step) to 3 (a puzzle), shown in `ex list` and the lab.
+    pub difficulty: u8,
+    /// About how long it should take, in minutes.
+    pub minutes: u32,
     pub hints: Vec<String>,
     pub checks: Vec<String>,
     pub sizes: Option<Vec<super::schema::OrderedMap<i64>>>,

@@ -26,6 +26,12 @@ pub struct Exercise {
     /// The variant the learner's kernel runs as: the solution's text until the learner's
     /// file replaces it.
     pub yours: Variant,
+    /// 1 (a first step) to 3 (a puzzle).
+    #[serde(default)]
+    pub difficulty: u8,
+    /// About how long it should take, in minutes.
+    #[serde(default)]
+    pub minutes: u32,
     /// Revealed one at a time.
     pub hints: Vec<String>,
     /// Claims about `yours` (and the lesson's variants it is compared with).
@@ -52,6 +58,14 @@ pub struct Exercise {
 }
 
 impl Exercise {
+    /// The difficulty as filled dots out of three (`●●○`), so a column of them reads at a
+    /// glance.
+    pub fn difficulty_dots(&self) -> String {
+        (1..=3)
+            .map(|i| if i <= self.difficulty { '●' } else { '○' })
+            .collect()
+    }
+
     /// The variants the checks compare `yours` with.
     pub fn compared(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();

@@ -93,6 +93,8 @@ fn exercise(
         solution_path: e.solution.clone(),
         solution: solution?,
         yours: yours?,
+        difficulty: e.difficulty,
+        minutes: e.minutes,
         hints: e.hints.clone(),
         checks: checks?,
         sizes: sizes?,
@@ -126,6 +128,23 @@ fn head(cx: &mut Cx, e: &RawExercise, at: &str) -> Option<()> {
             cx.err(&format!("{at}.{key}"), format!("`{key}` is empty"));
             ok = false;
         }
+    }
+    if !(1..=3).contains(&e.difficulty) {
+        cx.err(
+            &format!("{at}.difficulty"),
+            format!(
+                "difficulty {} is not 1 (a first step), 2 or 3 (a puzzle)",
+                e.difficulty
+            ),
+        );
+        ok = false;
+    }
+    if e.minutes == 0 || e.minutes > 240 {
+        cx.err(
+            &format!("{at}.minutes"),
+            format!("minutes {} is not between 1 and 240", e.minutes),
+        );
+        ok = false;
     }
     if e.hints.is_empty() {
         cx.err(

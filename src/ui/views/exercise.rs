@@ -47,7 +47,12 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
         rows.extend(wrap(line, width));
     }
     Content {
-        title: format!("Exercise: {}", x.ex.title),
+        title: format!(
+            "Exercise: {} · {} ~{} min",
+            x.ex.title,
+            x.ex.difficulty_dots(),
+            x.ex.minutes
+        ),
         rows,
         questions: Vec::new(),
     }
