@@ -6,8 +6,8 @@
 
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
+use gpulab::interp::{self, Plan, lesson};
 use gpulab::worker::compile::{arch_for, compile_cached, compile_job};
-use gpulab::worker::cpu::{self, Plan, lesson};
 use std::time::Instant;
 
 const KERNELS: [(&str, &str); 4] = [
@@ -37,7 +37,7 @@ fn main() {
         let ptx = String::from_utf8_lossy(&c.image)
             .trim_end_matches('\0')
             .to_string();
-        let k = cpu::prepare(&ptx, &c.lowered_name).expect("interpretable");
+        let k = interp::prepare(&ptx, &c.lowered_name).expect("interpretable");
         for traced in [false, true] {
             let mut p = lesson::paged(l, 1);
             let launch = lesson::launch(&k, l, &v, &mut p).expect("a launch");
@@ -49,7 +49,7 @@ fn main() {
                 shapes: Vec::new(),
             };
             let t0 = Instant::now();
-            let out = cpu::run(&k, &mut p.mem, &launch, &plan).expect("a run");
+            let out = interp::run(&k, &mut p.mem, &launch, &plan).expect("a run");
             let secs = t0.elapsed().as_secs_f64();
             all_steps += out.thread_steps;
             all_secs += secs;

@@ -7,8 +7,8 @@
 
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
+use gpulab::interp;
 use gpulab::worker::compile::{arch_for, compile_cached, compile_checked, compile_job};
-use gpulab::worker::cpu::{self, lesson};
 use std::time::Instant;
 
 fn main() {
@@ -35,12 +35,12 @@ fn main() {
             let ptx = String::from_utf8_lossy(&c.image)
                 .trim_end_matches('\0')
                 .to_string();
-            let Ok(k) = cpu::prepare(&ptx, &c.lowered_name) else {
+            let Ok(k) = interp::prepare(&ptx, &c.lowered_name) else {
                 refused.push(v.name.clone());
                 continue;
             };
             let t0 = Instant::now();
-            let m = lesson::trace(&k, l, v, 0, &arch);
+            let m = gpulab::worker::interpreted::trace_sampled(&k, l, v, 0, &arch);
             let secs = t0.elapsed().as_secs_f64();
             let Ok(m) = m else {
                 refused.push(v.name.clone());

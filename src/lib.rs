@@ -5,6 +5,7 @@ pub mod analysis;
 pub mod cli;
 pub mod course;
 pub mod cuda;
+pub mod interp;
 pub mod model;
 pub mod session;
 pub mod trace;

@@ -9,9 +9,9 @@ mod common;
 use common::{manifest_dir, nvrtc_or_skip};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
+use gpulab::interp::{self, lesson::CpuError};
 use gpulab::model::Lesson;
 use gpulab::worker::compile::{arch_for, compile_cached, compile_job};
-use gpulab::worker::cpu::{self, lesson::CpuError};
 use serde_json::Value;
 
 fn lessons() -> Vec<Lesson> {
@@ -45,8 +45,9 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
     let ptx = String::from_utf8_lossy(&c.image)
         .trim_end_matches('\0')
         .to_string();
-    let k = cpu::prepare(&ptx, &c.lowered_name).map_err(|e| e.to_string())?;
-    let m = cpu::lesson::trace(&k, l, v, 0, &arch).map_err(|e: CpuError| e.to_string())?;
+    let k = interp::prepare(&ptx, &c.lowered_name).map_err(|e| e.to_string())?;
+    let m = gpulab::worker::interpreted::trace_sampled(&k, l, v, 0, &arch)
+        .map_err(|e: CpuError| e.to_string())?;
     let want = rec["memory"]["instructions"]
         .as_array()
         .cloned()
@@ -172,7 +173,7 @@ fn texture_kernels_are_refused_with_their_lines() {
     let ptx = String::from_utf8_lossy(&c.image)
         .trim_end_matches('\0')
         .to_string();
-    let e = cpu::prepare(&ptx, &c.lowered_name)
+    let e = interp::prepare(&ptx, &c.lowered_name)
         .expect_err("refused")
         .to_string();
     assert!(e.contains(words), "{e}");

@@ -93,7 +93,7 @@ fn shared_variables_sit_where_ptxas_puts_them() {
     let ptx = String::from_utf8_lossy(&ptx.image)
         .trim_end_matches('\0')
         .to_string();
-    let k = gpulab::worker::cpu::prepare(&ptx, "k").unwrap();
+    let k = gpulab::interp::prepare(&ptx, "k").unwrap();
     let mut ours: Vec<u64> = (k.prog.symbols.iter())
         .filter(|s| s.0.starts_with("_ZZ1kE"))
         .map(|s| s.2)

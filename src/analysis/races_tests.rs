@@ -151,7 +151,7 @@ fn races_come_most_frequent_first_one_per_pair_of_lines() {
 }
 
 #[test]
-fn a_hundred_thousand_requests_of_eight_warps_are_quick() {
+fn a_hundred_thousand_requests_of_eight_warps_are_all_judged() {
     // Every warp writes then reads the same 64 words, with a barrier every 1000 requests:
     // races in every interval.
     let events: Vec<SharedEvent> = (0..100_000u32)
@@ -163,12 +163,14 @@ fn a_hundred_thousand_requests_of_eight_warps_are_quick() {
             }
         })
         .collect();
-    let start = std::time::Instant::now();
+    // Its speed is the race benchmark's to measure (a timed test fails on a busy machine);
+    // here, that a long stream is judged through to its last interval.
     let races = find_races(&events);
-    let took = start.elapsed();
     assert!(!races.is_empty());
-    // Loose even for an unoptimised build; release is far faster.
-    assert!(took.as_secs_f64() < 5.0, "took {took:?}");
+    assert!(
+        races.iter().any(|r| r.first_warp != r.second_warp),
+        "{races:?}"
+    );
 }
 
 /// Warp 0 is through its barrier before warp 1 reads (the interpreter's order too): warp 1

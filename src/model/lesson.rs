@@ -91,6 +91,17 @@ impl ElemType {
             _ => 4,
         }
     }
+
+    /// The poison an output holds before a launch, as a 32-bit pattern (repeated in 8-byte
+    /// elements): all-ones is a NaN in f32 and f64, so an unwritten float can never pass
+    /// the NaN-aware check; integers get a pattern easy to spot in a dump. The GPU's host
+    /// data and the CPU interpreter poison alike.
+    pub fn poison_bits(self) -> u32 {
+        match self {
+            ElemType::F32 | ElemType::F64 => 0xFFFF_FFFF,
+            ElemType::I32 | ElemType::U32 | ElemType::U64 => 0xDEAD_BEEF,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

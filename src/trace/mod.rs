@@ -5,5 +5,6 @@ pub mod analyze;
 pub mod decode;
 pub mod instrument;
 mod repeat;
+pub mod sample;
 mod site_acc;
 pub mod stream;

@@ -12,15 +12,6 @@ pub enum HostData {
     U64(Vec<u64>),
 }
 
-/// Poison for outputs: all-ones is a NaN in f32 and f64, so an unwritten float can never
-/// pass the NaN-aware check; integers get a pattern easy to spot in a dump.
-pub fn poison_pattern(ty: ElemType) -> u32 {
-    match ty {
-        ElemType::F32 | ElemType::F64 => 0xFFFF_FFFF,
-        ElemType::I32 | ElemType::U32 | ElemType::U64 => 0xDEAD_BEEF,
-    }
-}
-
 /// splitmix64: fast, and good enough to make inputs that no kernel can guess.
 struct Rng(u64);
 
@@ -65,7 +56,7 @@ pub fn generate(buf: &Buffer, seed: u64) -> HostData {
             Init::Poison => 0.0,
         }
     };
-    let p = poison_pattern(buf.ty);
+    let p = buf.ty.poison_bits();
     match buf.ty {
         ElemType::F32 if buf.init == Init::Poison => HostData::F32(vec![f32::from_bits(p); n]),
         ElemType::F64 if buf.init == Init::Poison => {
@@ -143,6 +134,34 @@ impl HostData {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The elements of a `ty` buffer from its little-endian bytes (a trailing part
+    /// element is dropped).
+    pub fn from_le_bytes(ty: ElemType, raw: &[u8]) -> HostData {
+        fn words<const N: usize, T>(raw: &[u8], f: fn([u8; N]) -> T) -> Vec<T> {
+            raw.chunks_exact(N)
+                .map(|c| f(c.try_into().expect("N bytes")))
+                .collect()
+        }
+        match ty {
+            ElemType::F32 => HostData::F32(words(raw, f32::from_le_bytes)),
+            ElemType::F64 => HostData::F64(words(raw, f64::from_le_bytes)),
+            ElemType::I32 => HostData::I32(words(raw, i32::from_le_bytes)),
+            ElemType::U32 => HostData::U32(words(raw, u32::from_le_bytes)),
+            ElemType::U64 => HostData::U64(words(raw, u64::from_le_bytes)),
+        }
+    }
+
+    /// The elements as little-endian bytes, as a device buffer holds them.
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        match self {
+            HostData::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            HostData::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            HostData::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            HostData::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            HostData::U64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        }
     }
 }
 

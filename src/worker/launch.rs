@@ -70,7 +70,7 @@ impl Buffers {
     pub fn poison_outputs(&mut self, lesson: &Lesson) -> Result<(), CudaError> {
         for (b, d) in lesson.buffers.iter().zip(&mut self.dev) {
             if b.is_output() {
-                d.fill_u32(hostdata::poison_pattern(b.ty))?;
+                d.fill_u32(b.ty.poison_bits())?;
             }
         }
         // A peer buffer is poisoned on the peer's stream: done before this GPU's kernel runs.
@@ -90,7 +90,7 @@ impl Buffers {
                 continue;
             }
             let words: Vec<u32> = d.download_at(own, (d.bytes() - own) / 4)?;
-            let poison = hostdata::poison_pattern(b.ty);
+            let poison = b.ty.poison_bits();
             if let Some(k) = words.iter().position(|&w| w != poison) {
                 let at = b.len as usize + k * 4 / b.ty.size();
                 out.push(format!(

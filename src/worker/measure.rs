@@ -1,7 +1,7 @@
 //! What the worker adds for the lesson keys beyond the first format: `__constant__` symbols
 //! filled from buffers, and the figures a kernel measures itself, summarised per variant.
 
-use super::hostdata::{HostData, poison_pattern};
+use super::hostdata::HostData;
 use super::launch::Buffers;
 use crate::cuda::error::CudaError;
 use crate::cuda::module::Module;
@@ -19,7 +19,7 @@ pub fn fill_constants(
 ) -> Result<Option<String>, CudaError> {
     for c in &v.constants {
         let b = &lesson.buffers[c.buffer];
-        let data = bytes(&bufs.host_inputs[c.buffer]);
+        let data = bufs.host_inputs[c.buffer].to_le_bytes();
         let mut g = match module.global(&c.symbol) {
             Ok(g) => g,
             // Not a broken context: the compiled module lacks the symbol (a namespace
@@ -48,17 +48,6 @@ pub fn fill_constants(
         g.set_bytes(&data)?;
     }
     Ok(None)
-}
-
-/// The host data's bytes as the GPU holds them (little-endian, as every CUDA GPU is).
-pub fn bytes(h: &HostData) -> Vec<u8> {
-    match h {
-        HostData::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        HostData::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        HostData::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        HostData::U32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        HostData::U64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-    }
 }
 
 /// Why a measure has no figure.
@@ -100,7 +89,7 @@ pub fn read_measures(
 /// The summary of the elements the kernel wrote, divided by `per`. Elements still holding
 /// the poison were not written (a kernel may time one lane per warp) and are left out.
 pub fn figure(m: &Measure, data: &HostData, ty: ElemType, per: f64) -> Option<f64> {
-    let p = poison_pattern(ty);
+    let p = ty.poison_bits();
     let p64 = (u64::from(p) << 32) | u64::from(p);
     let mut xs: Vec<f64> = match data {
         HostData::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
@@ -166,9 +155,11 @@ mod tests {
     #[test]
     fn bytes_are_little_endian_as_on_the_gpu() {
         assert_eq!(
-            bytes(&HostData::U32(vec![1, 0x0102_0304])),
+            HostData::U32(vec![1, 0x0102_0304]).to_le_bytes(),
             [1, 0, 0, 0, 4, 3, 2, 1]
         );
-        assert_eq!(bytes(&HostData::F32(vec![1.0])), 1.0f32.to_le_bytes());
+        assert_eq!(HostData::F32(vec![1.0]).to_le_bytes(), 1.0f32.to_le_bytes());
+        let back = HostData::from_le_bytes(ElemType::U32, &[1, 0, 0, 0, 4, 3, 2, 1]);
+        assert_eq!(back, HostData::U32(vec![1, 0x0102_0304]));
     }
 }

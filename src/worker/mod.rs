@@ -2,10 +2,10 @@
 //! only code that touches `cuda/` and the trace instrumentation.
 
 pub mod compile;
-pub mod cpu;
 pub mod fake;
 pub mod gpu_turn;
 pub mod hostdata;
+pub mod interpreted;
 pub mod kept;
 pub mod l2;
 pub mod launch;

@@ -90,7 +90,7 @@ impl Worker {
 
     fn run(&mut self, lesson: &Lesson, options: &RunOptions) {
         if let Some(small) = &options.cpu {
-            super::cpu::serve::run_lesson(lesson, small, options, &mut |r| send(&r));
+            super::interpreted::run_lesson(lesson, small, options, &mut |r| send(&r));
             return;
         }
         match self.session(default_device()) {

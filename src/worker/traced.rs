@@ -7,13 +7,13 @@ use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
 use crate::cuda::module::Module;
 use crate::cuda::nvrtc::{self, Output};
-use crate::model::access::{AccessKind, Space};
 use crate::model::protocol::RunOptions;
 use crate::model::results::MemoryStats;
 use crate::model::{Lesson, Variant};
 use crate::trace;
 use crate::trace::decode::RECORD_BYTES;
 use crate::trace::instrument::{SYM_BLOCK_LIMIT, SYM_BLOCK_STRIDE, SYM_BUF, SYM_CAP, SYM_COUNT};
+use crate::trace::sample::BlockSample;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
@@ -29,32 +29,6 @@ pub enum TraceError {
 /// Records the trace buffer holds (288 MiB): enough for a few blocks of a loop-heavy kernel
 /// such as a private array in local memory, small next to any GPU the lessons fill.
 const TRACE_CAPACITY: u32 = 1 << 20;
-
-/// Which blocks are traced: every `stride`-th, at most `wanted`.
-pub(crate) struct Sample {
-    pub(crate) total: u64,
-    pub(crate) wanted: u64,
-    pub(crate) stride: u64,
-    pub(crate) traced: u64,
-}
-
-pub(crate) fn sample(lesson: &Lesson, v: &Variant, opts: &RunOptions) -> Sample {
-    let total = v.blocks();
-    let wanted = if opts.trace_blocks > 0 {
-        opts.trace_blocks
-    } else {
-        lesson.trace_blocks
-    }
-    .max(1) as u64;
-    let stride = (total / wanted).max(1);
-    let traced = total.div_ceil(stride).min(wanted);
-    Sample {
-        total,
-        wanted,
-        stride,
-        traced,
-    }
-}
 
 pub fn trace_variant(
     gpu: &Gpu,
@@ -81,7 +55,7 @@ pub fn trace_variant(
     if let Some(why) = super::measure::fill_constants(lesson, v, &module, bufs)? {
         return Err(TraceError::Trace(why));
     }
-    let s = sample(lesson, v, opts);
+    let s = BlockSample::of(v, lesson.trace_blocks, opts.trace_blocks);
     let records = gpu.alloc(TRACE_CAPACITY as usize * RECORD_BYTES)?;
     set_globals(&module, &records, &s)?;
     bufs.poison_outputs(lesson)?;
@@ -98,11 +72,8 @@ pub fn trace_variant(
     let shapes = super::sass::shapes(lesson, v, arch, &sites);
     let mut m = trace::analyze::analyze_shaped(&recs, &sites, shapes.as_deref().unwrap_or(&[]));
     m.sass_checked = shapes.is_ok();
-    m.traced_blocks = s.traced;
-    m.total_blocks = s.total;
     m.overflow = overflow;
-    split_shared(&mut m);
-    scale(&mut m, s.total as f64 / s.traced.max(1) as f64);
+    s.scale_to_grid(&mut m);
     Ok(m)
 }
 
@@ -110,7 +81,7 @@ pub fn trace_variant(
 fn set_globals(
     module: &Module,
     records: &crate::cuda::memory::DevBuf,
-    s: &Sample,
+    s: &BlockSample,
 ) -> Result<(), CudaError> {
     module.global(SYM_BUF)?.set(records.device_address())?;
     module.global(SYM_CAP)?.set(TRACE_CAPACITY)?;
@@ -118,43 +89,4 @@ fn set_globals(
     module.global(SYM_BLOCK_STRIDE)?.set(s.stride as u32)?;
     module.global(SYM_BLOCK_LIMIT)?.set(s.wanted as u32)?;
     Ok(())
-}
-
-/// Shared-memory totals by direction, summed from the per-instruction figures.
-pub(crate) fn split_shared(m: &mut MemoryStats) {
-    for i in m.instructions.iter().filter(|i| i.space == Space::Shared) {
-        let c = match i.kind {
-            AccessKind::Load => &mut m.shared.ld,
-            AccessKind::Store => &mut m.shared.st,
-        };
-        c.requests += i.requests;
-        c.wavefronts += i.wavefronts;
-        c.ideal_wavefronts += i.ideal_wavefronts;
-    }
-}
-
-/// Scale traced totals from the sampled blocks to the whole grid.
-pub(crate) fn scale(m: &mut MemoryStats, k: f64) {
-    let s = |x: &mut u64| *x = (*x as f64 * k).round() as u64;
-    s(&mut m.shared.requests);
-    s(&mut m.shared.wavefronts);
-    s(&mut m.shared.ideal_wavefronts);
-    for c in [&mut m.shared.ld, &mut m.shared.st] {
-        s(&mut c.requests);
-        s(&mut c.wavefronts);
-        s(&mut c.ideal_wavefronts);
-    }
-    s(&mut m.global.requests);
-    s(&mut m.global.sectors);
-    s(&mut m.global.lines);
-    s(&mut m.global.bytes_used);
-    s(&mut m.constant.requests);
-    s(&mut m.constant.distinct);
-    s(&mut m.local.bytes);
-    s(&mut m.cluster.requests);
-    s(&mut m.cluster.sectors);
-    s(&mut m.cluster.remote_requests);
-    s(&mut m.texture.requests);
-    s(&mut m.texture.texels);
-    s(&mut m.texture.rows);
 }

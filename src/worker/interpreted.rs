@@ -5,18 +5,18 @@
 
 use std::thread::{Scope, ScopedJoinHandle};
 
-use super::lesson::{self, CpuError, Placed};
-use super::{Kernel, Plan, prepare};
+use super::compile::{arch_for, compile_cached, compile_checked, compile_job};
+use super::hostdata::{self, HostData};
+use super::outputs;
+use super::runner::{run_order, wanted};
 use crate::course::fingerprint::variant_hash;
 use crate::cuda::nvrtc::Output;
+use crate::interp::lesson::{self, CpuError, Placed};
+use crate::interp::{Kernel, Plan, prepare};
 use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
-use crate::model::results::VariantResult;
+use crate::model::results::{MemoryStats, VariantResult};
 use crate::model::{Lesson, Reference, Variant};
 use crate::trace::instrument::Site;
-use crate::worker::compile::{arch_for, compile_cached, compile_checked, compile_job};
-use crate::worker::hostdata::{self, HostData};
-use crate::worker::outputs;
-use crate::worker::runner::{run_order, wanted};
 
 type Send<'a> = &'a mut dyn FnMut(Reply);
 
@@ -178,13 +178,36 @@ fn trace(
 ) {
     stage(send, v, "tracing memory accesses on the CPU interpreter");
     let t0 = std::time::Instant::now();
-    match lesson::trace(k, lesson, v, opts.trace_blocks, arch) {
+    match self::trace_sampled(k, lesson, v, opts.trace_blocks, arch) {
         Ok(mut m) => {
             m.trace_ms = t0.elapsed().as_secs_f64() * 1e3;
             r.memory = Some(m);
         }
         Err(e) => r.trace_error = Some(e.to_string()),
     }
+}
+
+/// The sampled blocks of `v` at the lesson's size on the interpreter, as the GPU's trace
+/// is; where nvdisasm can read the SASS, shared accesses ptxas splits are counted as
+/// split, as on the GPU. It reads while the interpreter runs.
+pub fn trace_sampled(
+    k: &Kernel,
+    lesson: &Lesson,
+    v: &Variant,
+    trace_blocks: u32,
+    arch: &str,
+) -> Result<MemoryStats, CpuError> {
+    let shapes = k.sites.iter().any(Site::may_split).then(|| {
+        let (to, from) = std::sync::mpsc::channel();
+        let (lesson, v, arch, sites) =
+            (lesson.clone(), v.clone(), arch.to_string(), k.sites.clone());
+        std::thread::spawn(move || {
+            let _ = to.send(super::sass::shapes(&lesson, &v, &arch, &sites));
+        });
+        from
+    });
+    let seed = hostdata::fresh_seed();
+    lesson::trace(k, lesson, v, (trace_blocks, seed), shapes)
 }
 
 fn blank(lesson: &Lesson, v: &Variant) -> VariantResult {
@@ -250,7 +273,8 @@ fn run_small(
     v: &Variant,
     inputs: &[HostData],
 ) -> Result<Placed, String> {
-    let mut p = lesson::dense(small, inputs);
+    let bytes: Vec<Vec<u8>> = inputs.iter().map(HostData::to_le_bytes).collect();
+    let mut p = lesson::dense(small, &bytes);
     let run = lesson::launch(k, small, v, &mut p).and_then(|l| {
         let plan = Plan {
             trace: None,
@@ -259,7 +283,7 @@ fn run_small(
             keep_records: false,
             shapes: Vec::new(),
         };
-        super::run(k, &mut p.mem, &l, &plan).map_err(CpuError::from)
+        crate::interp::run(k, &mut p.mem, &l, &plan).map_err(CpuError::from)
     });
     match run {
         // The worker's stdout is the protocol's; plain prints go where a GPU's printf goes.
@@ -273,8 +297,13 @@ fn run_small(
 fn outputs(small: &Lesson, p: &mut Placed) -> Vec<(usize, HostData)> {
     (0..small.buffers.len())
         .filter(|&j| small.buffers[j].is_output() && !small.is_measured(j))
-        .map(|j| (j, lesson::download(p, small, j)))
+        .map(|j| (j, download(p, small, j)))
         .collect()
+}
+
+/// Buffer `j` as the kernel left it.
+fn download(p: &mut Placed, small: &Lesson, j: usize) -> HostData {
+    HostData::from_le_bytes(small.buffers[j].ty, &lesson::download(p, small, j))
 }
 
 fn failed(r: &mut VariantResult, e: String) {
@@ -287,7 +316,7 @@ fn judge(small: &Lesson, p: &mut Placed, expected: &[(usize, HostData)], r: &mut
     let tol = small.tolerance.unwrap_or_default();
     let mut problems = Vec::new();
     for (j, want) in expected.iter().filter(|(j, _)| !small.is_measured(*j)) {
-        let got = lesson::download(p, small, *j);
+        let got = download(p, small, *j);
         if let Err(e) = outputs::compare(&small.buffers[*j].name, &got, want, &tol) {
             problems.push(e.to_string());
         }

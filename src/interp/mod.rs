@@ -25,7 +25,6 @@ mod opcode;
 mod operand;
 mod ops;
 mod schedule;
-pub mod serve;
 mod slice;
 mod warp;
 

@@ -1,10 +1,10 @@
 //! The warp-wide path against the lane-by-lane one, and the fused FMA against the portable.
 
 use super::*;
-use crate::worker::cpu::Place;
-use crate::worker::cpu::alu;
-use crate::worker::cpu::decode::Func;
-use crate::worker::cpu::ops::{Cmp, Ty};
+use crate::interp::Place;
+use crate::interp::alu;
+use crate::interp::decode::Func;
+use crate::interp::ops::{Cmp, Ty};
 
 fn ty(kind: Kind, bits: u32) -> Ty {
     Ty { kind, bits }

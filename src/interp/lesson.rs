@@ -7,10 +7,11 @@ use std::sync::Arc;
 use super::block::Launch;
 use super::mem::{Filler, Memory};
 use super::{Kernel, Plan, PrepareError, RunError};
+use crate::analysis::sass_map::Reshape;
 use crate::model::results::MemoryStats;
 use crate::model::{Arg, Buffer, ElemType, Init, Lesson, Variant};
-use crate::trace::instrument::Site;
-use crate::worker::hostdata::{self, HostData};
+use crate::trace::sample::BlockSample;
+use std::sync::mpsc::Receiver;
 
 /// Warp instructions one block may run before the run is called endless.
 pub const BLOCK_BUDGET: u64 = 200_000_000;
@@ -43,7 +44,7 @@ fn splitmix(mut z: u64) -> u64 {
 fn element(b: &Buffer, seed: u64, i: u64) -> u64 {
     let x = match b.init {
         Init::Poison => {
-            let p = u64::from(hostdata::poison_pattern(b.ty));
+            let p = u64::from(b.ty.poison_bits());
             return if b.ty.size() == 8 { p << 32 | p } else { p };
         }
         Init::Zeros => 0.0,
@@ -106,16 +107,14 @@ pub fn paged(lesson: &Lesson, seed: u64) -> Placed {
     Placed { mem, addrs }
 }
 
-/// Buffers from the host data a check compares against (inputs), outputs poisoned.
-pub fn dense(lesson: &Lesson, inputs: &[HostData]) -> Placed {
+/// Buffers from the host data a check compares against (inputs, as little-endian bytes),
+/// outputs poisoned.
+pub fn dense(lesson: &Lesson, inputs: &[Vec<u8>]) -> Placed {
     let mut mem = Memory::default();
     let addrs = (lesson.buffers.iter().zip(inputs))
         .map(|(b, h)| match b.is_output() {
             true => mem.add_buffer(b.bytes(), formula(b, 0)),
-            false => mem.add_buffer(
-                b.bytes(),
-                from_bytes(Arc::new(crate::worker::measure::bytes(h))),
-            ),
+            false => mem.add_buffer(b.bytes(), from_bytes(Arc::new(h.clone()))),
         })
         .collect();
     for (r, b) in mem.buffers.iter_mut().zip(&lesson.buffers) {
@@ -124,41 +123,13 @@ pub fn dense(lesson: &Lesson, inputs: &[HostData]) -> Placed {
     Placed { mem, addrs }
 }
 
-/// Buffer `j` as the kernel left it.
-pub fn download(p: &mut Placed, lesson: &Lesson, j: usize) -> HostData {
-    let b = &lesson.buffers[j];
-    let mut raw = vec![0u8; b.bytes() as usize];
+/// Buffer `j` as the kernel left it, as little-endian bytes.
+pub fn download(p: &mut Placed, lesson: &Lesson, j: usize) -> Vec<u8> {
+    let mut raw = vec![0u8; lesson.buffers[j].bytes() as usize];
     if let Some(r) = p.mem.buffers.get_mut(j) {
         r.read(0, &mut raw);
     }
-    let words = |n: usize| raw.chunks_exact(n);
-    match b.ty {
-        ElemType::F32 => HostData::F32(
-            words(4)
-                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
-        ElemType::F64 => HostData::F64(
-            words(8)
-                .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
-        ElemType::I32 => HostData::I32(
-            words(4)
-                .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
-        ElemType::U32 => HostData::U32(
-            words(4)
-                .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
-        ElemType::U64 => HostData::U64(
-            words(8)
-                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
-                .collect(),
-        ),
-    }
+    raw
 }
 
 /// The launch of `v` over `p`: its parameters where the kernel's parameter list puts them,
@@ -219,20 +190,18 @@ pub fn launch(
 }
 
 /// The sampled blocks of `v` at the lesson's size, traced and summarised as the GPU's
-/// trace is: per instruction for the sampled blocks, totals scaled to the grid.
+/// trace is: per instruction for the sampled blocks, totals scaled to the grid. `shapes`
+/// brings, from whoever reads the SASS, the shared accesses ptxas splits (as on the GPU,
+/// they are counted as split); `seed` makes the inputs.
 pub fn trace(
     k: &Kernel,
     lesson: &Lesson,
     v: &Variant,
-    trace_blocks: u32,
-    arch: &str,
+    (trace_blocks, seed): (u32, u64),
+    shapes: Option<Receiver<Result<Vec<Reshape>, String>>>,
 ) -> Result<MemoryStats, CpuError> {
-    let opts = crate::model::protocol::RunOptions {
-        trace_blocks,
-        ..Default::default()
-    };
-    let s = crate::worker::traced::sample(lesson, v, &opts);
-    let mut p = paged(lesson, hostdata::fresh_seed());
+    let s = BlockSample::of(v, lesson.trace_blocks, trace_blocks);
+    let mut p = paged(lesson, seed);
     let l = launch(k, lesson, v, &mut p)?;
     let plan = Plan {
         trace: Some((s.stride, s.wanted)),
@@ -241,27 +210,13 @@ pub fn trace(
         keep_records: false,
         shapes: Vec::new(),
     };
-    // As on the GPU: where nvdisasm can read the SASS, shared accesses ptxas splits are
-    // counted as split. It reads while the interpreter runs.
-    let shapes = k.sites.iter().any(Site::may_split).then(|| {
-        let (to, from) = std::sync::mpsc::channel();
-        let (lesson, v, arch, sites) =
-            (lesson.clone(), v.clone(), arch.to_string(), k.sites.clone());
-        std::thread::spawn(move || {
-            let _ = to.send(crate::worker::sass::shapes(&lesson, &v, &arch, &sites));
-        });
-        from
-    });
     let out = super::run_streamed(k, &mut p.mem, &l, &plan, shapes)?;
     let overflow = out.trace.stream.overflow;
     let stream = out.trace.stream;
     let sass = stream.sass.clone();
     let mut m = stream.finish();
-    m.traced_blocks = s.traced;
-    m.total_blocks = s.total;
     m.overflow = overflow;
     m.sass_checked = sass.is_ok();
-    crate::worker::traced::split_shared(&mut m);
-    crate::worker::traced::scale(&mut m, s.total as f64 / s.traced.max(1) as f64);
+    s.scale_to_grid(&mut m);
     Ok(m)
 }
