@@ -7,7 +7,7 @@
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
 use gpulab::interp::{self, Plan, lesson};
-use gpulab::worker::compile::{arch_for, compile_cached, compile_job};
+use gpulab::worker::compile::{compile_cached, compile_job};
 use std::time::Instant;
 
 const KERNELS: [(&str, &str); 4] = [
@@ -32,8 +32,7 @@ fn main() {
             .expect("a shipped lesson");
         let mut v = l.variant(name).expect("a shipped variant").clone();
         v.grid = [v.grid[0].min(blocks), 1, 1];
-        let c =
-            compile_cached(&compile_job(&v, &arch_for(l, "sm_90"), Output::Ptx)).expect("NVRTC");
+        let c = compile_cached(&compile_job(&v, &l.arch_on(None), Output::Ptx)).expect("NVRTC");
         let ptx = String::from_utf8_lossy(&c.image)
             .trim_end_matches('\0')
             .to_string();

@@ -8,7 +8,7 @@
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
 use gpulab::interp;
-use gpulab::worker::compile::{arch_for, compile_cached, compile_checked, compile_job};
+use gpulab::worker::compile::{compile_cached, compile_checked, compile_job};
 use std::time::Instant;
 
 fn main() {
@@ -20,7 +20,7 @@ fn main() {
         .iter()
         .filter(|l| only.is_empty() || only.iter().any(|o| o.split('/').next() == Some(&l.id)))
     {
-        let arch = arch_for(l, "sm_90");
+        let arch = l.arch_on(None);
         let mut lesson_secs = 0f64;
         let mut refused = Vec::new();
         let picked = |name: &str| {

@@ -11,7 +11,7 @@ use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
 use gpulab::interp::{self, lesson::CpuError};
 use gpulab::model::Lesson;
-use gpulab::worker::compile::{arch_for, compile_cached, compile_job};
+use gpulab::worker::compile::{compile_cached, compile_job};
 use serde_json::Value;
 
 fn lessons() -> Vec<Lesson> {
@@ -40,7 +40,7 @@ fn figures(i: &Value) -> [u64; 6] {
 
 fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
     let v = l.variant(name).unwrap();
-    let arch = arch_for(l, "sm_90");
+    let arch = l.arch_on(None);
     let c = compile_cached(&compile_job(v, &arch, Output::Ptx)).map_err(|e| e.to_string())?;
     let ptx = String::from_utf8_lossy(&c.image)
         .trim_end_matches('\0')
@@ -169,7 +169,7 @@ fn texture_kernels_are_refused_with_their_lines() {
     let (id, name, words) = ("texture", "tex-columns", "textures and surfaces need a GPU");
     let l = all.iter().find(|l| l.id == id).unwrap();
     let v = l.variant(name).unwrap();
-    let c = compile_cached(&compile_job(v, &arch_for(l, "sm_90"), Output::Ptx)).unwrap();
+    let c = compile_cached(&compile_job(v, &l.arch_on(None), Output::Ptx)).unwrap();
     let ptx = String::from_utf8_lossy(&c.image)
         .trim_end_matches('\0')
         .to_string();

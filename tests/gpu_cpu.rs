@@ -20,8 +20,11 @@ fn run(l: &Lesson, small: &Lesson, cpu: bool) -> LessonResult {
     let options = RunOptions {
         time: false,
         trace: false,
-        cpu: cpu.then(|| Box::new(small.clone())),
         ..RunOptions::default()
+    };
+    let options = match cpu {
+        true => gpulab::session::source::interpreted(&options, Some(small)),
+        false => options,
     };
     let (lesson, source) = if cpu {
         (l, Source::Interpreted)

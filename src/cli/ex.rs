@@ -11,6 +11,7 @@ use crate::session::client::WorkerClient;
 use crate::session::ex_check::{self, Target};
 use crate::session::ex_lesson::Yours;
 use crate::session::ex_progress::ExerciseBook;
+use crate::session::source::Ask;
 use crate::session::workspace::{self, Started, Workspace};
 use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
@@ -161,10 +162,8 @@ fn check(
         quick,
     };
     let say = |m: &str| eprintln!("· {m}");
-    let report = match cpu {
-        true => crate::session::ex_cpu::check_cpu(client, &target, &yours, say),
-        false => ex_check::check(client, device, &target, &yours, say)?,
-    };
+    let ask = if cpu { Ask::Cpu } else { Ask::Figures };
+    let report = ex_check::check(client, (device, ask), &target, &yours, say)?;
     let (passed, failed) = (report.passed(), report.failed());
     let judged = report.lines.iter().any(|l| l.mark == ex_check::Mark::Pass);
     let ex_id = ex.id.clone();

@@ -5,7 +5,8 @@ use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::protocol::RunOptions;
 use crate::model::results::LessonResult;
-use crate::session::{recording, source};
+use crate::session::recording;
+use crate::session::source::{self, Ask};
 use anyhow::{Result, bail};
 
 pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
@@ -27,14 +28,19 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     let options = RunOptions {
         variants: a.variants.clone(),
         trace: !a.no_trace,
-        time: !a.no_time && !a.cpu,
-        cpu: a.cpu.then(|| cpu_sized(root, lesson)).transpose()?,
+        time: !a.no_time,
         ..RunOptions::default()
     };
+    let ask = if a.cpu { Ask::Cpu } else { Ask::Figures };
     let rec = recording::newest(&root.recordings());
-    let mut result = source::figures(rec.as_ref(), lesson, device, &options, a.replay, |m| {
-        eprintln!("· {m}")
-    })?;
+    let mut result = source::figures(
+        (root, rec.as_ref()),
+        lesson,
+        (device, ask),
+        &options,
+        a.replay,
+        |m| eprintln!("· {m}"),
+    )?;
     if !a.variants.is_empty() {
         only_variants(lesson, &mut result, &a.variants);
     }
@@ -44,17 +50,6 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         print!("{}", super::report::text_report(lesson, &result));
     }
     Ok(if failed(&result) { 1 } else { 0 })
-}
-
-/// The lesson at its `problem_cpu` sizes, for the CPU interpreter's output check.
-pub(super) fn cpu_sized(root: &CourseRoot, lesson: &Lesson) -> Result<Box<Lesson>> {
-    if lesson.problem_cpu.is_empty() {
-        return Ok(Box::new(lesson.clone()));
-    }
-    match crate::course::load::reload_sized(root, &lesson.file, &lesson.problem_cpu) {
-        Ok(l) => Ok(Box::new(l)),
-        Err(errs) => bail!("{}: problem_cpu: {}", lesson.file, errs[0].message),
-    }
 }
 
 /// A wrong output (unless a race the trace found explains it), and also an error with no

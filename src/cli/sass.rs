@@ -6,7 +6,6 @@ use crate::analysis::sass_diff::{self, Rows};
 use crate::analysis::sass_figures::{LineFigure, line_figure};
 use crate::course::bundle::CourseRoot;
 use crate::model::access::InstructionSummary;
-use crate::model::protocol::FALLBACK_ARCH;
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::model::{Lesson, Variant};
 use crate::session::client::WorkerClient;
@@ -19,12 +18,8 @@ use std::collections::BTreeMap;
 /// code), else the lab's default; never below what the lesson requires.
 fn arch(root: &CourseRoot, lesson: &Lesson) -> String {
     let rec = recording::newest(&root.recordings());
-    let from_rec = rec
-        .and_then(|r| r.replay(lesson))
-        .and_then(|r| r.device.map(|d| d.arch()));
-    lesson
-        .requires
-        .arch_for(&from_rec.unwrap_or_else(|| FALLBACK_ARCH.to_string()))
+    let shown = rec.and_then(|r| r.replay(lesson)).and_then(|r| r.device);
+    lesson.arch_on(shown.as_ref())
 }
 
 fn variant<'a>(lesson: &'a Lesson, name: &str) -> Result<&'a Variant> {

@@ -301,6 +301,19 @@ pub struct SweepPoint {
 }
 
 impl Lesson {
+    /// The architecture this lesson's kernels are compiled for on `device` (the GPU here,
+    /// or the one the figures shown were measured on; none: the lab's default, the H100 the
+    /// recordings come from), never below what the lesson requires: code written for a
+    /// newer GPU (clusters need sm_90) would not compile for an older target. The one place
+    /// the target is decided, for runs, compiles, SASS and the interpreter alike.
+    pub fn arch_on(&self, device: Option<&super::results::DeviceInfo>) -> String {
+        let arch = device.map_or_else(
+            || super::protocol::FALLBACK_ARCH.to_string(),
+            super::results::DeviceInfo::arch,
+        );
+        self.requires.arch_for(&arch)
+    }
+
     pub fn variant(&self, name: &str) -> Option<&Variant> {
         self.variants.iter().find(|v| v.name == name)
     }
@@ -314,6 +327,33 @@ impl Lesson {
 #[cfg(test)]
 mod tests {
     use super::MemSpace;
+    use crate::model::builder::LessonBuilder;
+
+    #[test]
+    fn a_compile_targets_at_least_the_capability_the_lesson_requires() {
+        let mut l = LessonBuilder::new("a").variant("v").build();
+        assert_eq!(l.requires.arch_for("sm_80"), "sm_80");
+        l.requires.cc = Some((9, 0));
+        assert_eq!(l.requires.arch_for("sm_80"), "sm_90");
+        assert_eq!(l.requires.arch_for("sm_90"), "sm_90");
+        assert_eq!(l.requires.arch_for("sm_90a"), "sm_90a");
+        assert_eq!(l.requires.arch_for("sm_100"), "sm_100");
+        l.requires.cc = Some((10, 0));
+        assert_eq!(l.requires.arch_for("sm_90"), "sm_100");
+    }
+
+    #[test]
+    fn the_arch_on_a_device_is_its_own_and_the_default_without_one() {
+        let mut l = LessonBuilder::new("a").variant("v").build();
+        assert_eq!(l.arch_on(None), crate::model::protocol::FALLBACK_ARCH);
+        let a100 = crate::model::results::DeviceInfo {
+            cc: "8.0".into(),
+            ..Default::default()
+        };
+        assert_eq!(l.arch_on(Some(&a100)), "sm_80");
+        l.requires.cc = Some((9, 0));
+        assert_eq!(l.arch_on(Some(&a100)), "sm_90");
+    }
 
     #[test]
     fn space_ids_are_the_serde_names() {

@@ -11,6 +11,7 @@ pub mod knob;
 pub mod lesson;
 pub mod protocol;
 pub mod results;
+pub mod sizes;
 pub mod texture;
 
 pub use attrs::{L2Access, L2Window, LaunchAttrs};

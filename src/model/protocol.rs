@@ -4,6 +4,7 @@
 
 use crate::model::Lesson;
 use crate::model::results::{DeviceInfo, Peak, PtxasReport, VariantResult};
+use crate::model::sizes::CheckSizes;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -53,10 +54,19 @@ pub struct RunOptions {
     /// checked on the same inputs).
     #[serde(default = "yes")]
     pub check: bool,
-    /// Run on the CPU interpreter instead of a GPU: this is the lesson at its CPU size
-    /// (`problem_cpu`), whose outputs are checked; the lesson itself is traced.
+    /// Run on the CPU interpreter instead of a GPU: the lesson itself is traced, and its
+    /// outputs are checked at the sizes given, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu: Option<Box<Lesson>>,
+    pub cpu: Option<CpuRun>,
+}
+
+/// A run on the CPU interpreter (no times): its sampled blocks traced at the lesson's size
+/// and, where there are sizes to check at, its outputs checked there against the
+/// reference; without them the outputs are not checked, which the results say.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CpuRun {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check: Option<CheckSizes>,
 }
 
 fn yes() -> bool {

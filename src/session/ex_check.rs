@@ -6,11 +6,12 @@
 
 use super::client::{WorkerClient, WorkerFailure};
 use super::ex_lesson::{Oracle, Yours, compile_only, exercise_lesson};
-use super::fold;
+use super::fold::{self, Capabilities};
+use super::source::{self, Ask, Plan};
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::exercise::{Exercise, YOURS};
-use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
+use crate::model::protocol::{Reply, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
 use serde::Serialize;
 
@@ -85,12 +86,12 @@ pub const CORRECT_LINE: &str = "yours correct on fresh inputs at every size";
 /// Check the learner's kernel; `say` hears what is happening.
 pub fn check(
     client: &mut WorkerClient,
-    device: u32,
+    (device, ask): (u32, Ask),
     t: &Target,
     yours: &Yours,
     say: impl FnMut(&str),
 ) -> Result<CheckReport, WorkerFailure> {
-    check_with(client, device, t, yours, say, |_| {})
+    check_with(client, (device, ask), t, yours, say, |_| {})
 }
 
 /// The words the correctness line has while the other sizes are still being checked.
@@ -101,35 +102,40 @@ pub const BEING_CHECKED: &str = "being checked at every size…";
 /// correctness line is not yet judged, so it cannot pass.
 pub fn check_with(
     client: &mut WorkerClient,
-    device: u32,
+    (device, ask): (u32, Ask),
     t: &Target,
     yours: &Yours,
     mut say: impl FnMut(&str),
     mut figures: impl FnMut(&CheckReport),
 ) -> Result<CheckReport, WorkerFailure> {
-    let caps = fold::hello(client, device)?;
-    match &caps.device {
-        Some(dev) if fold::unmet(t.lesson, &caps).is_none() => {
-            Ok(live_check(client, t, yours, dev, &mut say, &mut figures))
-        }
-        _ if caps.nvrtc.is_some() => {
+    // The interpreter runs anywhere NVRTC does: `--cpu` asks nothing of this machine.
+    let caps = match ask {
+        Ask::Cpu => Capabilities::default(),
+        _ => fold::hello(client, device)?,
+    };
+    // Nothing recorded stands for a learner's kernel: the compile targets the default.
+    let none = fold::blank_result(t.lesson, Source::None, None);
+    match source::plan(&caps, t.lesson, &none, ask) {
+        Plan::Live(dev) => Ok(live_check(client, t, yours, &dev, &mut say, &mut figures)),
+        Plan::Interpreted => Ok(super::ex_cpu::check_cpu(client, t, yours, say)),
+        Plan::CompileHere { arch } => {
             let why = match fold::unmet(t.lesson, &caps) {
                 Some(unmet) => format!("this lesson {unmet}"),
                 None => format!("no GPU here ({})", caps.no_gpu.clone().unwrap_or_default()),
             };
             say(&format!(
-                "{why}: compiling with NVRTC for {FALLBACK_ARCH}; checks that need a GPU \
+                "{why}: compiling with NVRTC for {arch}; checks that need a GPU \
                  are not judged"
             ));
             let l = compile_only(t.lesson, t.ex, yours);
             let mut result = fold::blank_result(&l, Source::Live, None);
-            let out = fold::compile_lesson(client, &l, FALLBACK_ARCH, &mut result, |_| {});
+            let out = fold::compile_lesson(client, &l, &arch, &mut result, |_| {});
             if let Err(f) = out {
                 say(&format!("error: {f}"));
             }
             Ok(offline(t.ex, result))
         }
-        _ => {
+        Plan::Recorded => {
             say("no GPU and no NVRTC here: nothing can be checked (`gpulab doctor` says why)");
             let l = compile_only(t.lesson, t.ex, yours);
             Ok(offline(t.ex, fold::blank_result(&l, Source::None, None)))

@@ -11,6 +11,7 @@ use super::ex_check::{
 };
 use super::ex_lesson::{Oracle, Yours, exercise_lesson};
 use super::fold;
+use super::source;
 use crate::model::Lesson;
 use crate::model::exercise::YOURS;
 use crate::model::protocol::RunOptions;
@@ -25,23 +26,23 @@ pub fn check_cpu(
 ) -> CheckReport {
     say("checking on the CPU interpreter: outputs and memory traces, no times");
     let ex = t.ex;
-    let main = exercise_lesson(
-        t.lesson,
-        ex,
-        yours,
-        oracle(ex.solution_reference),
-        &ex.compared(),
-    );
-    let small = at_sizes(t, yours, &t.lesson.problem_cpu).unwrap_or_else(|| main.clone());
+    let small = at_sizes(t, yours, &t.lesson.problem_cpu);
+    // Checked at the CPU size against the solution (a lesson's reference kernel need not
+    // handle that size), the main lesson has the solution as its reference too, so the
+    // sizes fit it variant for variant.
+    let main_oracle = match small {
+        Some(_) => Oracle::Solution,
+        None => oracle(ex.solution_reference),
+    };
+    let main = exercise_lesson(t.lesson, ex, yours, main_oracle, &ex.compared());
     let mut variants = vec![YOURS.to_string()];
     variants.extend(ex.compared());
     let options = RunOptions {
         variants,
-        time: false,
         guard: false,
-        cpu: Some(Box::new(small)),
         ..RunOptions::default()
     };
+    let options = source::interpreted(&options, small.as_ref());
     let mut result = fold::blank_result(&main, Source::Interpreted, None);
     if let Err(f) = fold::run_lesson(
         client,
@@ -106,11 +107,10 @@ fn correctness(
         };
         let options = RunOptions {
             variants: vec![YOURS.to_string()],
-            time: false,
             trace: false,
-            cpu: Some(Box::new(l.clone())),
             ..RunOptions::default()
         };
+        let options = source::interpreted(&options, Some(&l));
         say(&format!(
             "checking the output at {at} on the CPU interpreter"
         ));

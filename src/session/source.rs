@@ -1,23 +1,97 @@
-//! Where a lesson's figures come from on this machine: live when there is a GPU; otherwise
-//! the recording, with compile reports made live when NVRTC is here. The CLI and the UI both
-//! decide it here, so `gpulab run` and the lab never disagree about what they show.
+//! Where a lesson's figures come from on this machine: live when there is a GPU; the CPU
+//! interpreter when a run is asked for without one (or with `--cpu`); otherwise the
+//! recording, with compile reports made live when NVRTC is here. The CLI, the lab and the
+//! exercise checks all decide it here and send the request built here, so `gpulab run`,
+//! `gpulab ex check` and the lab never disagree about what they show.
 
 use super::client::{WorkerClient, WorkerFailure};
 use super::fold::{self, Capabilities};
 use super::recording::Recording;
+use crate::course::CourseError;
+use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
-use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
+use crate::model::protocol::{CpuRun, Reply, Request, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, Source};
+use crate::model::sizes::CheckSizes;
 
 /// What to do for a lesson once the worker has said what this machine has.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Plan {
     /// A GPU is here: measure live on it.
     Live(DeviceInfo),
+    /// The kernels on the CPU interpreter: outputs checked at the lesson's CPU size (if it
+    /// has one) and accesses traced, no times.
+    Interpreted,
     /// No GPU but NVRTC: the recording's timings beside compile reports made now for `arch`.
     CompileHere { arch: String },
     /// Neither: the recording alone.
     Recorded,
+}
+
+/// What the learner asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ask {
+    /// The lesson's figures (`gpulab run`, `gpulab render`): live where a GPU can run it,
+    /// else the recording's.
+    Figures,
+    /// A run (`r` in the lab): live, else on the CPU interpreter where NVRTC is here and
+    /// the lesson gives a CPU size, else the recording's figures.
+    Run,
+    /// The CPU interpreter whatever this machine has (`--cpu`).
+    Cpu,
+}
+
+impl Plan {
+    /// The request that carries the plan out for `lesson` with `options`; `sized` is the
+    /// lesson at its CPU size, where outputs are checked on the interpreter. None: the
+    /// recording alone, nothing to ask the worker.
+    pub fn request(
+        &self,
+        lesson: &Lesson,
+        options: &RunOptions,
+        sized: Option<&Lesson>,
+    ) -> Option<Request> {
+        let lesson = Box::new(lesson.clone());
+        match self {
+            Plan::Live(_) => Some(Request::Run {
+                lesson,
+                options: options.clone(),
+            }),
+            Plan::Interpreted => Some(Request::Run {
+                lesson,
+                options: interpreted(options, sized),
+            }),
+            Plan::CompileHere { arch } => Some(Request::Compile {
+                lesson,
+                arch: arch.clone(),
+            }),
+            Plan::Recorded => None,
+        }
+    }
+}
+
+/// `options` for a run on the CPU interpreter: no times, outputs checked at `sized`'s
+/// sizes when there is one.
+pub fn interpreted(options: &RunOptions, sized: Option<&Lesson>) -> RunOptions {
+    RunOptions {
+        time: false,
+        cpu: Some(CpuRun {
+            check: sized.map(CheckSizes::of),
+        }),
+        ..options.clone()
+    }
+}
+
+/// `lesson` read again at its CPU size (`problem_cpu`), where the interpreter checks its
+/// outputs; None when it gives none (the interpreter then only traces).
+pub fn cpu_sized(root: &CourseRoot, lesson: &Lesson) -> Result<Option<Lesson>, CourseError> {
+    if lesson.problem_cpu.is_empty() {
+        return Ok(None);
+    }
+    match crate::course::reload_sized(root, &lesson.file, &lesson.problem_cpu) {
+        Ok(l) => Ok(Some(l)),
+        Err(mut errs) => Err(errs.swap_remove(0)),
+    }
 }
 
 /// The recorded figures of `lesson`, claims judged; blank and marked `Source::None` when
@@ -33,7 +107,10 @@ pub fn recorded(rec: Option<&Recording>, lesson: &Lesson) -> LessonResult {
 /// The plan for a lesson whose figures are `shown` until then: a live compile targets the
 /// GPU the recording was made on, so its reports sit beside timings of the same code.
 /// A GPU that lacks what the lesson requires counts as none for it: the recording is shown.
-pub fn plan(caps: &Capabilities, lesson: &Lesson, shown: &LessonResult) -> Plan {
+pub fn plan(caps: &Capabilities, lesson: &Lesson, shown: &LessonResult, ask: Ask) -> Plan {
+    if ask == Ask::Cpu {
+        return Plan::Interpreted;
+    }
     if let Some(d) = &caps.device
         && fold::unmet(lesson, caps).is_none()
     {
@@ -42,12 +119,12 @@ pub fn plan(caps: &Capabilities, lesson: &Lesson, shown: &LessonResult) -> Plan 
     if caps.nvrtc.is_none() {
         return Plan::Recorded;
     }
-    let arch = shown
-        .device
-        .as_ref()
-        .map(|d| d.arch())
-        .unwrap_or_else(|| FALLBACK_ARCH.into());
-    Plan::CompileHere { arch }
+    if ask == Ask::Run && caps.device.is_none() && !lesson.problem_cpu.is_empty() {
+        return Plan::Interpreted;
+    }
+    Plan::CompileHere {
+        arch: lesson.arch_on(shown.device.as_ref()),
+    }
 }
 
 /// A blank live result on `device`, filled in as the run's replies come.
@@ -57,65 +134,75 @@ pub fn live(lesson: &Lesson, device: DeviceInfo) -> LessonResult {
 
 /// The figures `gpulab run` and `gpulab render` show, saying what happens through `say`. A
 /// failed run or compile still gives its result, the failure marked on its variant; only a
-/// worker that cannot say what this machine has is an error.
+/// worker that cannot say what this machine has, or a CPU size that does not load, is an
+/// error.
 pub fn figures(
-    rec: Option<&Recording>,
+    (root, rec): (&CourseRoot, Option<&Recording>),
     lesson: &Lesson,
-    device: u32,
+    (device, ask): (u32, Ask),
     options: &RunOptions,
     replay: bool,
     mut say: impl FnMut(&str),
-) -> Result<LessonResult, WorkerFailure> {
+) -> Result<LessonResult, FiguresError> {
     let shown = recorded(rec, lesson);
     if replay {
         return Ok(shown);
     }
     let mut client = WorkerClient::new();
-    if options.cpu.is_some() {
-        return Ok(interpreted(&mut client, lesson, options, &mut say));
-    }
-    let caps = fold::hello(&mut client, device)?;
-    let (result, outcome) = match plan(&caps, lesson, &shown) {
-        Plan::Live(dev) => {
-            let mut result = live(lesson, dev);
-            let out = fold::run_lesson(&mut client, lesson, options, &mut result, tell(&mut say));
-            (result, out)
+    // `--cpu` asks nothing of this machine: the interpreter runs anywhere NVRTC does.
+    let caps = match ask {
+        Ask::Cpu => Capabilities::default(),
+        _ => fold::hello(&mut client, device)?,
+    };
+    let plan = plan(&caps, lesson, &shown, ask);
+    let sized = match plan {
+        Plan::Interpreted => cpu_sized(root, lesson)?,
+        _ => None,
+    };
+    // A run says how it goes; a compile beside the recording goes quietly.
+    let (mut result, progress) = match &plan {
+        Plan::Live(dev) => (live(lesson, dev.clone()), true),
+        Plan::Interpreted => {
+            say("running on the CPU interpreter: outputs and memory traces, no times");
+            (fold::blank_result(lesson, Source::Interpreted, None), true)
         }
-        plan => {
+        Plan::CompileHere { arch } => {
             say_recorded(rec, &caps, lesson, &mut say);
-            let mut result = shown;
-            let mut out = Ok(());
-            if let Plan::CompileHere { arch } = plan {
-                say(&format!(
-                    "compiling with NVRTC for {arch} (live compile reports; `--cpu` runs the \
-                     kernels on the CPU interpreter instead)"
-                ));
-                out = fold::compile_lesson(&mut client, lesson, &arch, &mut result, |_| {});
-            }
-            (result, out)
+            say(&format!(
+                "compiling with NVRTC for {arch} (live compile reports; `--cpu` runs the \
+                 kernels on the CPU interpreter instead)"
+            ));
+            (shown, false)
+        }
+        Plan::Recorded => {
+            say_recorded(rec, &caps, lesson, &mut say);
+            (shown, false)
         }
     };
-    // What was measured stands; the failure is already marked on its variant.
-    if let Err(f) = outcome {
-        say(&format!("error: {f}"));
+    if let Some(req) = plan.request(lesson, options, sized.as_ref()) {
+        let outcome = {
+            let mut told = tell(&mut say);
+            fold::request(&mut client, &req, lesson, &mut result, |r| {
+                if progress {
+                    told(r)
+                }
+            })
+        };
+        // What was measured stands; the failure is already marked on its variant.
+        if let Err(f) = outcome {
+            say(&format!("error: {f}"));
+        }
     }
     Ok(result)
 }
 
-/// A run on the CPU interpreter (no GPU needed): checked outputs and traced figures, no
-/// times; a worker failure is marked on its variant.
-pub fn interpreted(
-    client: &mut WorkerClient,
-    lesson: &Lesson,
-    options: &RunOptions,
-    say: &mut impl FnMut(&str),
-) -> LessonResult {
-    say("running on the CPU interpreter: outputs and memory traces, no times");
-    let mut result = fold::blank_result(lesson, Source::Interpreted, None);
-    if let Err(f) = fold::run_lesson(client, lesson, options, &mut result, tell(say)) {
-        say(&format!("error: {f}"));
-    }
-    result
+/// Why `figures` has none to give.
+#[derive(Debug, thiserror::Error)]
+pub enum FiguresError {
+    #[error(transparent)]
+    Worker(#[from] WorkerFailure),
+    #[error("problem_cpu: {0}")]
+    CpuSize(#[from] CourseError),
 }
 
 fn say_recorded(
@@ -174,9 +261,12 @@ mod tests {
         let mut lesson = LessonBuilder::new("clusters").variant("a").build();
         lesson.requires.cc = Some((9, 0));
         let shown = recorded(None, &lesson);
-        assert!(matches!(plan(&caps("9.0"), &lesson, &shown), Plan::Live(_)));
         assert!(matches!(
-            plan(&caps("8.6"), &lesson, &shown),
+            plan(&caps("9.0"), &lesson, &shown, Ask::Figures),
+            Plan::Live(_)
+        ));
+        assert!(matches!(
+            plan(&caps("8.6"), &lesson, &shown, Ask::Figures),
             Plan::CompileHere { .. }
         ));
         let mut said = Vec::new();

@@ -11,7 +11,7 @@ use crate::session::ex_progress::ExerciseBook;
 use crate::session::fold::{Capabilities, Fold};
 use crate::session::progress::Progress;
 use crate::session::recording::Recording;
-use crate::session::source::{self, Plan};
+use crate::session::source::{self, Ask, Plan};
 use crate::session::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -283,12 +283,11 @@ impl App {
         // Its lines were about the kernel as it was; a new run may tell another story.
         self.memcheck = None;
         let plan = self.caps.as_ref().zip(self.result());
-        let Some(Plan::Live(device)) = plan.map(|(caps, shown)| source::plan(caps, &lesson, shown))
-        else {
-            if !self.start_cpu_run(&lesson) {
-                self.explain_no_run(&lesson);
-            }
-            return;
+        let plan = plan.map(|(caps, shown)| source::plan(caps, &lesson, shown, Ask::Run));
+        let device = match plan {
+            Some(Plan::Live(device)) => device,
+            Some(Plan::Interpreted) => return self.start_cpu_run(&lesson),
+            _ => return self.explain_no_run(&lesson),
         };
         self.results
             .insert(lesson.id.clone(), source::live(&lesson, device));

@@ -135,11 +135,11 @@ impl App {
     fn sass_arch(&self) -> String {
         let shown = self.result().and_then(|r| r.device.as_ref());
         let here = self.caps.as_ref().and_then(|c| c.device.as_ref());
-        let arch = shown
-            .or(here)
-            .map_or(FALLBACK_ARCH.to_string(), |d| d.arch());
-        self.lesson()
-            .map_or(arch.clone(), |l| l.requires.arch_for(&arch))
+        let device = shown.or(here);
+        self.lesson().map_or_else(
+            || device.map_or_else(|| FALLBACK_ARCH.to_string(), |d| d.arch()),
+            |l| l.arch_on(device),
+        )
     }
 
     /// The worker's listing of a variant: the kernel's own instructions kept.

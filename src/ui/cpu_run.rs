@@ -9,15 +9,10 @@ use crate::model::results::Source;
 use crate::session::fold;
 
 impl App {
-    /// Start a run on the CPU interpreter when this machine has NVRTC and no GPU and the
-    /// lesson gives a CPU size; false when that is not the case (nothing started). The
-    /// lesson is read at that size on the worker thread, not here.
-    pub(super) fn start_cpu_run(&mut self, lesson: &Lesson) -> bool {
-        let cpu_only =
-            (self.caps.as_ref()).is_some_and(|c| c.device.is_none() && c.nvrtc.is_some());
-        if !cpu_only || lesson.problem_cpu.is_empty() {
-            return false;
-        }
+    /// Start a run on the CPU interpreter, as the plan says when this machine has NVRTC
+    /// and no GPU and the lesson gives a CPU size. The lesson is read at that size on the
+    /// worker thread, not here.
+    pub(super) fn start_cpu_run(&mut self, lesson: &Lesson) {
         (self.results).insert(
             lesson.id.clone(),
             fold::blank_result(lesson, Source::Interpreted, None),
@@ -32,6 +27,5 @@ impl App {
             lesson: Box::new(lesson.clone()),
             root: self.course_root.clone(),
         });
-        true
     }
 }

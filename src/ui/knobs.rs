@@ -11,7 +11,7 @@ use crate::model::{Knob, KnobSetting, Lesson};
 use crate::session::client::WorkerFailure;
 use crate::session::fold::{self, Fold};
 use crate::session::knobs;
-use crate::session::source::{self, Plan};
+use crate::session::source::{self, Ask, Plan};
 use std::collections::HashMap;
 
 /// One setting's figures, and where they come from.
@@ -219,7 +219,7 @@ impl App {
         settings: &[&KnobSetting],
     ) -> Option<(Job, LessonResult)> {
         let shown = self.results.get(&lesson.id)?;
-        match source::plan(self.caps.as_ref()?, lesson, shown) {
+        match source::plan(self.caps.as_ref()?, lesson, shown, Ask::Figures) {
             Plan::Live(device) => {
                 // Each turn sends the same buffers: the worker keeps the inputs between
                 // turns rather than filling gigabytes again.
@@ -247,7 +247,8 @@ impl App {
                 };
                 Some((job, r))
             }
-            Plan::Recorded => None,
+            // A knob's figures are the GPU's or the recording's; `Figures` never interprets.
+            Plan::Interpreted | Plan::Recorded => None,
         }
     }
 

@@ -7,7 +7,7 @@ use super::event::{Job, WorkerEvent};
 use crate::model::protocol::Reply;
 use crate::session::client::WorkerFailure;
 use crate::session::fold::Capabilities;
-use crate::session::source::{self, Plan};
+use crate::session::source::{self, Ask, Plan};
 
 impl App {
     pub fn on_worker(&mut self, ev: WorkerEvent) {
@@ -64,7 +64,7 @@ impl App {
             let Some(shown) = self.results.get(&l.id) else {
                 continue;
             };
-            if let Plan::CompileHere { arch } = source::plan(caps, l, shown) {
+            if let Plan::CompileHere { arch } = source::plan(caps, l, shown, Ask::Figures) {
                 self.compiling.insert(l.id.clone());
                 self.outbox.push(Job::Compile {
                     lesson: Box::new(l.clone()),

@@ -8,6 +8,7 @@ use crate::session::client::{self, MemcheckError, MemcheckReport, WorkerClient, 
 use crate::session::ex_check::{self, Target};
 use crate::session::ex_lesson::Yours;
 use crate::session::fold;
+use crate::session::source::{self, Ask, Plan};
 use std::path::Path;
 use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
@@ -103,23 +104,20 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
     ui.send(UiEvent::Worker(done)).is_ok()
 }
 
-/// The run request of a lesson on the CPU interpreter: outputs checked at its CPU size.
+/// The run request of a lesson on the CPU interpreter, as the plan builds it: outputs
+/// checked at its CPU size, read here (from disk) and not on the UI thread.
 fn cpu_request(
     lesson: Box<Lesson>,
     root: &crate::course::bundle::CourseRoot,
 ) -> Result<(String, Request), (String, WorkerFailure)> {
-    let sized = crate::course::reload_sized(root, &lesson.file, &lesson.problem_cpu);
-    let sized = sized.map_err(|errs| {
-        let why = errs.first().map(|e| e.to_string()).unwrap_or_default();
-        let why = format!("the lesson's CPU size does not load: {why}");
+    let sized = source::cpu_sized(root, &lesson).map_err(|e| {
+        let why = format!("the lesson's CPU size does not load: {e}");
         (lesson.id.clone(), WorkerFailure::NotRun(why))
     })?;
-    let options = crate::model::protocol::RunOptions {
-        time: false,
-        cpu: Some(Box::new(sized)),
-        ..Default::default()
-    };
-    Ok((lesson.id.clone(), Request::Run { lesson, options }))
+    let options = crate::model::protocol::RunOptions::default();
+    let req = Plan::Interpreted.request(&lesson, &options, sized.as_ref());
+    let req = req.expect("an interpreted run is a request");
+    Ok((lesson.id.clone(), req))
 }
 
 /// The sanitizer takes minutes: a tick each second says it is still going.
@@ -180,7 +178,14 @@ fn check(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: &CheckJob, device
         };
         let _ = ui.send(UiEvent::Worker(early));
     };
-    let outcome = ex_check::check_with(client, device, &target, &yours, say, figures);
+    let outcome = ex_check::check_with(
+        client,
+        (device, Ask::Figures),
+        &target,
+        &yours,
+        say,
+        figures,
+    );
     let done = WorkerEvent::Checked {
         exercise: id,
         outcome: outcome.map(Box::new),

@@ -161,13 +161,6 @@ pub fn check_args(
     Ok(())
 }
 
-/// `arch`, raised to the compute capability the lesson requires: code written for a newer
-/// GPU (clusters need sm_90) would not compile for an older target, and a compile without
-/// a GPU (`gpulab check`, compile reports beside a recording) is about the GPU it needs.
-pub fn arch_for(lesson: &Lesson, arch: &str) -> String {
-    lesson.requires.arch_for(arch)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,18 +179,5 @@ mod tests {
         v.args = vec![Arg::I32(3)];
         let why = check_args(&l, &v, Some(&[8])).unwrap_err().to_string();
         assert!(why.contains("value 1 is I32(3) (4 bytes)"), "{why}");
-    }
-
-    #[test]
-    fn a_compile_targets_at_least_the_capability_the_lesson_requires() {
-        let mut l = LessonBuilder::new("a").variant("v").build();
-        assert_eq!(arch_for(&l, "sm_80"), "sm_80");
-        l.requires.cc = Some((9, 0));
-        assert_eq!(arch_for(&l, "sm_80"), "sm_90");
-        assert_eq!(arch_for(&l, "sm_90"), "sm_90");
-        assert_eq!(arch_for(&l, "sm_90a"), "sm_90a");
-        assert_eq!(arch_for(&l, "sm_100"), "sm_100");
-        l.requires.cc = Some((10, 0));
-        assert_eq!(arch_for(&l, "sm_90"), "sm_100");
     }
 }

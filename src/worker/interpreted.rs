@@ -3,9 +3,10 @@
 //! CPU size against the reference, its sampled blocks traced at the lesson's size. No
 //! times, bandwidth or occupancy from the driver: they need a GPU and stay absent.
 
+use super::Sink;
 use std::thread::{Scope, ScopedJoinHandle};
 
-use super::compile::{arch_for, compile_cached, compile_checked, compile_job};
+use super::compile::{compile_cached, compile_checked, compile_job};
 use super::hostdata::{self, HostData};
 use super::outputs;
 use super::runner::{run_order, wanted};
@@ -13,27 +14,36 @@ use crate::course::fingerprint::variant_hash;
 use crate::cuda::nvrtc::Output;
 use crate::interp::lesson::{self, CpuError, Placed};
 use crate::interp::{Kernel, Plan, prepare};
-use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
+use crate::model::protocol::{CpuRun, Reply, RunOptions};
 use crate::model::results::{MemoryStats, VariantResult};
 use crate::model::{Lesson, Reference, Variant};
 use crate::trace::instrument::Site;
 
-type Send<'a> = &'a mut dyn FnMut(Reply);
-
 /// What the CPU run says in place of a GPU's figures.
 pub const LABEL: &str = "run on the CPU interpreter";
 
-fn stage(send: Send, v: &Variant, s: &str) {
+fn stage(send: Sink, v: &Variant, s: &str) {
     send(Reply::Stage {
         variant: v.name.clone(),
         stage: s.to_string(),
     });
 }
 
-/// Every variant asked for, the reference first; `small` is the lesson at its CPU size.
-pub fn run_lesson(lesson: &Lesson, small: &Lesson, opts: &RunOptions, send: Send) {
-    let arch = arch_for(lesson, FALLBACK_ARCH);
-    let checking = !lesson.problem_cpu.is_empty() || small.problem != lesson.problem;
+/// Every variant asked for, the reference first; outputs checked at the sizes `cpu` gives.
+pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) {
+    let arch = lesson.arch_on(None);
+    let small = match cpu.check.as_ref().map(|s| s.apply(lesson)) {
+        Some(Ok(small)) => small,
+        Some(Err(e)) => {
+            send(Reply::Error {
+                message: format!("{LABEL}: {e}"),
+            });
+            return;
+        }
+        None => lesson.clone(),
+    };
+    let small = &small;
+    let checking = cpu.check.is_some();
     // Inputs only for a check: at the lesson's size they can be GiBs.
     let inputs: Vec<HostData> = (small.buffers.iter())
         .filter(|_| checking)
@@ -139,7 +149,7 @@ fn small_reference<'s, 'e: 's>(
     arch: &str,
     inputs: &'e [HostData],
     expected: &mut Vec<(usize, HostData)>,
-    send: Send,
+    send: Sink,
 ) -> Option<RefRun<'s>> {
     expected.extend(outputs::builtin_expected(&small.reference, inputs));
     let words = match small.reference {
@@ -174,7 +184,7 @@ fn trace(
     arch: &str,
     opts: &RunOptions,
     r: &mut VariantResult,
-    send: Send,
+    send: Sink,
 ) {
     stage(send, v, "tracing memory accesses on the CPU interpreter");
     let t0 = std::time::Instant::now();
@@ -227,7 +237,7 @@ fn build(
     v: &Variant,
     arch: &str,
     (r, traced): (&mut VariantResult, bool),
-    send: Send,
+    send: Sink,
 ) -> Option<Kernel> {
     stage(send, v, "compiling");
     let compiled = compile_checked(lesson, v, arch).map_err(|e| e.to_string());

@@ -21,3 +21,6 @@ pub mod timing;
 pub mod tools;
 pub mod traced;
 pub mod variant;
+
+/// Where a request's replies go, one at a time, as they come.
+pub type Sink<'a> = &'a mut dyn FnMut(crate::model::protocol::Reply);

@@ -2,6 +2,7 @@
 //! the others can be checked against it). Runs inside the worker process; replies stream
 //! out as they are measured.
 
+use super::Sink;
 use super::hostdata::{self, HostData};
 use super::kept::{self, Kept};
 use super::l2::{self, PersistingL2};
@@ -45,13 +46,11 @@ pub struct Session {
     pub kept: Option<Kept>,
 }
 
-type Send<'a> = &'a mut dyn FnMut(Reply);
-
 pub fn run_lesson(
     session: &mut Session,
     lesson: &Lesson,
     opts: &RunOptions,
-    send: Send,
+    send: Sink,
 ) -> Result<(), Fatal> {
     let unmet = (lesson.requires).unmet(&session.gpu.info().cc, session.gpu.device_count());
     if let Some(why) = unmet {
@@ -76,7 +75,7 @@ pub fn run_lesson(
     });
     cublas_reference(gpu, lesson, &mut bufs, opts, &mut expected, &mut peak, send)?;
     let l2 = set_aside_l2(gpu, lesson, send)?;
-    let arch = gpu.info().arch();
+    let arch = lesson.arch_on(Some(gpu.info()));
     let mut wrong = false;
     for i in run_order(lesson, opts) {
         let v = &capped(&lesson.variants[i], opts.max_blocks);
@@ -136,7 +135,7 @@ fn inputs(
 }
 
 /// `fits`, beside the kept inputs when there is room for both; else they are freed first.
-fn fits_beside_kept(session: &mut Session, lesson: &Lesson, opts: &RunOptions, send: Send) -> bool {
+fn fits_beside_kept(session: &mut Session, lesson: &Lesson, opts: &RunOptions, send: Sink) -> bool {
     if session.kept.is_some() {
         if memory_check(&session.gpu, lesson).is_ok() {
             return true;
@@ -146,7 +145,7 @@ fn fits_beside_kept(session: &mut Session, lesson: &Lesson, opts: &RunOptions, s
     fits(&session.gpu, lesson, opts, send)
 }
 
-fn say_inputs(send: Send, kept: bool) {
+fn say_inputs(send: Sink, kept: bool) {
     let stage = match kept {
         true => "using the inputs of the last check again",
         false => "preparing fresh inputs",
@@ -164,7 +163,7 @@ fn run_one(
     v: &Variant,
     is_reference: bool,
     bufs: &mut Buffers,
-    send: Send,
+    send: Sink,
 ) -> Result<(Vec<(usize, HostData)>, bool), Fatal> {
     let job = Job {
         variant: v,
@@ -200,7 +199,7 @@ fn cublas_reference(
     opts: &RunOptions,
     expected: &mut Vec<(usize, HostData)>,
     peak: &mut Peak,
-    send: Send,
+    send: Sink,
 ) -> Result<(), Fatal> {
     let got =
         sgemm_ref::run(gpu, lesson, bufs, opts, send).map_err(|e| Fatal::in_variant("", e))?;
@@ -213,7 +212,7 @@ fn cublas_reference(
 }
 
 /// The lesson's persisting-L2 set-aside, told to the learner as it starts.
-fn set_aside_l2<'g>(gpu: &'g Gpu, lesson: &Lesson, send: Send) -> Result<PersistingL2<'g>, Fatal> {
+fn set_aside_l2<'g>(gpu: &'g Gpu, lesson: &Lesson, send: Sink) -> Result<PersistingL2<'g>, Fatal> {
     let (l2, set) =
         PersistingL2::set(gpu, lesson.l2_persisting_bytes).map_err(|e| Fatal::in_variant("", e))?;
     if let Some(asked) = lesson.l2_persisting_bytes {
@@ -228,7 +227,7 @@ fn set_aside_l2<'g>(gpu: &'g Gpu, lesson: &Lesson, send: Send) -> Result<Persist
 /// Checked before anything is allocated: a lesson too large for this GPU would otherwise
 /// fail deep inside the driver, or page the host to a standstill. False (every variant
 /// refused, with why) when it does not fit.
-fn fits(gpu: &Gpu, lesson: &Lesson, opts: &RunOptions, send: Send) -> bool {
+fn fits(gpu: &Gpu, lesson: &Lesson, opts: &RunOptions, send: Sink) -> bool {
     match memory_check(gpu, lesson) {
         Ok(()) => true,
         Err(why) => {
@@ -248,7 +247,7 @@ fn memory_check(gpu: &Gpu, lesson: &Lesson) -> Result<(), String> {
 }
 
 /// Every variant asked for, marked not run, with why: nothing of the lesson fits.
-pub(crate) fn refuse_all(lesson: &Lesson, opts: &RunOptions, why: &str, send: Send) {
+pub(crate) fn refuse_all(lesson: &Lesson, opts: &RunOptions, why: &str, send: Sink) {
     for v in lesson.variants.iter().filter(|v| wanted(opts, &v.name)) {
         send(Reply::Variant {
             result: Box::new(VariantResult {
@@ -267,7 +266,7 @@ pub(crate) fn refuse_all(lesson: &Lesson, opts: &RunOptions, why: &str, send: Se
 
 /// Every variant asked for, not run because this machine lacks what the lesson requires.
 /// Not an error: neither right nor wrong, and the recording's figures stand.
-pub(crate) fn lacking(lesson: &Lesson, opts: &RunOptions, why: &str, send: Send) {
+pub(crate) fn lacking(lesson: &Lesson, opts: &RunOptions, why: &str, send: Sink) {
     for v in lesson.variants.iter().filter(|v| wanted(opts, &v.name)) {
         send(Reply::Variant {
             result: Box::new(VariantResult {
@@ -307,7 +306,7 @@ pub(crate) fn capped(v: &Variant, max_blocks: u32) -> Variant {
 }
 
 /// The copy bandwidth of this GPU, measured on the first timed run of the session.
-fn ensure_peak(session: &mut Session, opts: &RunOptions, send: Send) -> Result<Peak, Fatal> {
+fn ensure_peak(session: &mut Session, opts: &RunOptions, send: Sink) -> Result<Peak, Fatal> {
     if session.peak.is_none() && opts.time {
         send(Reply::Stage {
             variant: String::new(),

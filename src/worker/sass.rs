@@ -20,7 +20,7 @@ pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, Str
         .find(|v| v.name == variant)
         .ok_or_else(|| format!("no variant `{variant}` in {}", lesson.id))?;
     // As a compile request: never below what the lesson requires.
-    let arch = compile::arch_for(lesson, arch);
+    let arch = lesson.requires.arch_for(arch);
     let built = compile::compile_checked(lesson, v, &arch).map_err(|e| e.to_string())?;
     disassemble(&built.image)
 }

@@ -89,8 +89,8 @@ impl Worker {
     }
 
     fn run(&mut self, lesson: &Lesson, options: &RunOptions) {
-        if let Some(small) = &options.cpu {
-            super::interpreted::run_lesson(lesson, small, options, &mut |r| send(&r));
+        if let Some(cpu) = &options.cpu {
+            super::interpreted::run_lesson(lesson, cpu, options, &mut |r| send(&r));
             return;
         }
         match self.session(default_device()) {
@@ -113,7 +113,7 @@ impl Worker {
 }
 
 fn compile(lesson: &Lesson, arch: &str) {
-    let arch = &super::compile::arch_for(lesson, arch);
+    let arch = &lesson.requires.arch_for(arch);
     for v in &lesson.variants {
         let res = compile_checked(lesson, v, arch);
         send(&Reply::Compiled {

@@ -1,6 +1,7 @@
 //! One variant on the GPU: compile, load, check its output against the reference, time it
 //! and trace it, in that order, telling the client each stage as it starts.
 
+use super::Sink;
 use super::compile::compile_checked;
 use super::hostdata::HostData;
 use super::launch::{self, Buffers};
@@ -38,9 +39,7 @@ pub struct Job<'a> {
     pub shown: bool,
 }
 
-type Send<'s> = &'s mut dyn FnMut(Reply);
-
-fn stage(send: Send, v: &Variant, s: &str) {
+fn stage(send: Sink, v: &Variant, s: &str) {
     send(Reply::Stage {
         variant: v.name.clone(),
         stage: s.to_string(),
@@ -51,7 +50,7 @@ pub fn run_variant(
     ctx: &RunContext,
     job: &Job,
     bufs: &mut Buffers,
-    send: Send,
+    send: Sink,
 ) -> Result<VariantResult, Fatal> {
     let v = job.variant;
     let fatal = |e| Fatal::in_variant(&v.name, e);
@@ -97,7 +96,7 @@ fn load_check_time(
     compiled: &Compiled,
     bufs: &mut Buffers,
     r: &mut VariantResult,
-    send: Send,
+    send: Sink,
 ) -> Result<(), CudaError> {
     let v = job.variant;
     let module = ctx.gpu.load_module(&compiled.image)?;
@@ -150,7 +149,7 @@ fn refused_words(e: &CudaError, v: &Variant, dev: &DeviceInfo, p: Option<&PtxasR
 }
 
 /// Compile to CUBIN and report ptxas's figures; None (with the error in `r`) when it fails.
-fn compile(ctx: &RunContext, v: &Variant, r: &mut VariantResult, send: Send) -> Option<Compiled> {
+fn compile(ctx: &RunContext, v: &Variant, r: &mut VariantResult, send: Sink) -> Option<Compiled> {
     stage(send, v, "compiling");
     let compiled = match compile_checked(ctx.lesson, v, ctx.arch) {
         Ok(c) => c,
@@ -183,7 +182,7 @@ fn check_output(
     kernel: &Kernel,
     bufs: &mut Buffers,
     r: &mut VariantResult,
-    send: Send,
+    send: Sink,
 ) -> Result<(), CudaError> {
     let v = job.variant;
     stage(send, v, "checking the output");
@@ -248,7 +247,7 @@ fn trace(
     v: &Variant,
     bufs: &mut Buffers,
     r: &mut VariantResult,
-    send: Send,
+    send: Sink,
 ) -> Result<(), Fatal> {
     stage(send, v, "tracing memory accesses");
     let t0 = std::time::Instant::now();
