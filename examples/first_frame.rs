@@ -53,7 +53,11 @@ fn open(root: &CourseRoot) -> (Duration, Duration, usize) {
         panic!("the course did not load: {failed:?}");
     }
     let frames = &terminal.backend().frames;
-    (frames[0].0, frames[frames.len() - 1].0, app.lessons.len())
+    (
+        frames[0].0,
+        frames[frames.len() - 1].0,
+        app.reading.lessons.len(),
+    )
 }
 
 fn report(name: &str, (first, ready, lessons): (Duration, Duration, usize)) {

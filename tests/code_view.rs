@@ -18,13 +18,14 @@ fn app(nvrtc: bool) -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships");
     let mut app = App::new(lessons, Some(rec), Progress::default());
-    app.color = false;
-    app.caps = Some(gpulab::session::fold::Capabilities {
+    app.view.color = false;
+    app.runs.caps = Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         nvrtc: nvrtc.then(|| "13.0".to_string()),
         ..Default::default()
     });
-    app.selected = app
+    app.reading.selected = app
+        .reading
         .lessons
         .iter()
         .position(|l| l.id == "shared-banks")
@@ -37,7 +38,7 @@ fn key(a: &mut App, c: char) {
 }
 
 fn focus(a: &mut App, name: &str) {
-    a.variant = a
+    a.view.variant = a
         .lesson()
         .unwrap()
         .variants
@@ -72,21 +73,21 @@ fn the_sass_is_asked_for_once_when_shown_and_for_both_sides_of_a_diff() {
     let mut a = app(true);
     focus(&mut a, "stride-32");
     key(&mut a, 'c');
-    assert_eq!(a.overlay, Overlay::Code);
+    assert_eq!(a.view.overlay, Overlay::Code);
     assert!(
         sass_jobs(&mut a).is_empty(),
         "the source alone needs no SASS"
     );
     key(&mut a, 's');
-    assert_eq!(a.code.panes, Panes::Sass);
+    assert_eq!(a.view.code.panes, Panes::Sass);
     // The recording's GPU is an sm_90: the SASS is built for it.
     assert_eq!(sass_jobs(&mut a), vec!["stride-32 sm_90"]);
     key(&mut a, 's');
-    assert_eq!(a.code.panes, Panes::Both);
+    assert_eq!(a.view.code.panes, Panes::Both);
     assert!(sass_jobs(&mut a).is_empty(), "asked once");
     key(&mut a, 'c');
     key(&mut a, 'd');
-    assert_eq!(a.overlay, Overlay::Diff);
+    assert_eq!(a.view.overlay, Overlay::Diff);
     assert_eq!(
         sass_jobs(&mut a),
         vec!["stride-2 sm_90"],
@@ -113,7 +114,7 @@ fn code_view_source_and_sass_with_the_recorded_figures() {
     key(&mut a, 's');
     key(&mut a, 's');
     a.outbox.clear();
-    a.code.listings.insert(
+    a.view.code.listings.insert(
         ("shared-banks".into(), "stride-32".into()),
         listing("banks_stride32.sass"),
     );
@@ -142,7 +143,8 @@ fn diff_view_of_two_strides() {
         ("stride-32", "banks_stride32.sass"),
         ("stride-2", "banks_stride2.sass"),
     ] {
-        a.code
+        a.view
+            .code
             .listings
             .insert(("shared-banks".into(), v.into()), listing(f));
     }
@@ -151,14 +153,14 @@ fn diff_view_of_two_strides() {
     insta::assert_snapshot!("diff_view_stride32_stride2", screen);
     assert!(screen.contains("time (ms, recorded)"), "{screen}");
     // Figures of a run here are said to be live, not recorded.
-    a.results.get_mut("shared-banks").unwrap().source = gpulab::model::results::Source::Live;
+    a.runs.results.get_mut("shared-banks").unwrap().source = gpulab::model::results::Source::Live;
     assert!(draw(&a).contains("time (ms, live)"));
 }
 
 #[test]
 fn a_view_opened_before_the_worker_answers_asks_for_its_sass_when_it_does() {
     let mut a = app(true);
-    let caps = a.caps.take().unwrap();
+    let caps = a.runs.caps.take().unwrap();
     focus(&mut a, "stride-32");
     key(&mut a, 'c');
     key(&mut a, 's');

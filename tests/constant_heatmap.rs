@@ -16,9 +16,14 @@ fn recorded_constant() -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut a = App::new(lessons, Some(rec), Progress::default());
-    a.color = false;
-    a.selected = a.lessons.iter().position(|l| l.id == "constant").unwrap();
-    a.progress.mark_revealed("constant");
+    a.view.color = false;
+    a.reading.selected = a
+        .reading
+        .lessons
+        .iter()
+        .position(|l| l.id == "constant")
+        .unwrap();
+    a.reading.progress.mark_revealed("constant");
     a
 }
 
@@ -29,13 +34,13 @@ fn draw(app: &App) -> String {
 }
 
 fn heatmap_of(a: &mut App, variant: &str) -> String {
-    a.variant = a.lessons[a.selected]
+    a.view.variant = a.reading.lessons[a.reading.selected]
         .variants
         .iter()
         .position(|v| v.name == variant)
         .unwrap();
-    a.instr = 0;
-    a.overlay = gpulab::ui::Overlay::None;
+    a.view.instr = 0;
+    a.view.overlay = gpulab::ui::Overlay::None;
     a.on_key(KeyEvent::from(KeyCode::Char('h')));
     draw(a)
 }

@@ -27,8 +27,9 @@ fn without_a_gpu_r_interprets_the_lesson_and_its_wavefronts_are_the_recordings()
         .replay(lessons.iter().find(|l| l.id == "shared-banks").unwrap())
         .expect("shared-banks is recorded");
     let mut app = App::new(lessons, Some(rec), Progress::default());
-    app.color = false;
-    app.selected = app
+    app.view.color = false;
+    app.reading.selected = app
+        .reading
         .lessons
         .iter()
         .position(|l| l.id == "shared-banks")
@@ -38,17 +39,17 @@ fn without_a_gpu_r_interprets_the_lesson_and_its_wavefronts_are_the_recordings()
         .env("CUDA_VISIBLE_DEVICES", "-1");
     let (tx, rx) = std::sync::mpsc::channel();
     let jobs = gpulab::ui::spawn_worker(tx, 0, client);
-    common::pump(&mut app, &rx, &jobs, 240, |a| a.caps.is_some());
-    if app.caps.as_ref().unwrap().device.is_some() {
+    common::pump(&mut app, &rx, &jobs, 240, |a| a.runs.caps.is_some());
+    if app.runs.caps.as_ref().unwrap().device.is_some() {
         eprintln!("skipped: the worker sees a GPU here, and r runs on it");
         return;
     }
     app.on_key(KeyEvent::new(KeyCode::Char('r'), KeyModifiers::NONE));
-    assert!(app.running.is_some(), "{:?}", app.message);
+    assert!(app.runs.running.is_some(), "{:?}", app.message);
     common::pump(&mut app, &rx, &jobs, 240, |a| {
-        a.running.is_none() && a.outbox.is_empty()
+        a.runs.running.is_none() && a.outbox.is_empty()
     });
-    let shown = &app.results["shared-banks"];
+    let shown = &app.runs.results["shared-banks"];
     assert_eq!(shown.source, Source::Interpreted);
     let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();
     t.draw(|f| f.render_widget(&app, f.area())).unwrap();

@@ -15,9 +15,9 @@ fn app() -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut app = App::new(lessons, Some(rec), Progress::default());
-    app.color = false;
+    app.view.color = false;
     // As on a machine without a GPU, once the worker has said so.
-    app.caps = Some(gpulab::session::fold::Capabilities {
+    app.runs.caps = Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
     });
@@ -33,9 +33,9 @@ fn draw(app: &App, w: u16, h: u16) -> String {
 #[test]
 fn every_lesson_screen() {
     let mut a = app();
-    for i in 0..a.lessons.len() {
-        a.selected = i;
-        let id = a.lessons[i].id.clone();
+    for i in 0..a.reading.lessons.len() {
+        a.reading.selected = i;
+        let id = a.reading.lessons[i].id.clone();
         let screen = draw(&a, 160, 48);
         assert!(
             screen.contains("recorded on NVIDIA"),
@@ -48,7 +48,8 @@ fn every_lesson_screen() {
 #[test]
 fn narrow_terminal_stacks_the_variants() {
     let mut a = app();
-    a.selected = a
+    a.reading.selected = a
+        .reading
         .lessons
         .iter()
         .position(|l| l.id == "global-coalescing")
@@ -60,7 +61,7 @@ fn narrow_terminal_stacks_the_variants() {
 #[test]
 fn list_and_help() {
     let mut a = app();
-    a.overlay = Overlay::Help;
+    a.view.overlay = Overlay::Help;
     let screen = draw(&a, 120, 36);
     assert!(screen.contains("run the lesson on this GPU"));
     insta::assert_snapshot!("help_overlay", screen);
@@ -68,20 +69,21 @@ fn list_and_help() {
 
 fn heatmap_app(variant: &str, color: bool) -> App {
     let mut a = app();
-    a.selected = a
+    a.reading.selected = a
+        .reading
         .lessons
         .iter()
         .position(|l| l.id == "shared-banks")
         .unwrap();
-    a.variant = a.lessons[a.selected]
+    a.view.variant = a.reading.lessons[a.reading.selected]
         .variants
         .iter()
         .position(|v| v.name == variant)
         .unwrap();
-    a.overlay = Overlay::Heatmap;
-    a.color = color;
+    a.view.overlay = Overlay::Heatmap;
+    a.view.color = color;
     // The heatmap is a figure: shown once the learner has asked for the figures.
-    a.progress.mark_revealed("shared-banks");
+    a.reading.progress.mark_revealed("shared-banks");
     a
 }
 
@@ -119,11 +121,12 @@ fn heatmap_all_instructions_agrees_with_the_single_view() {
     use gpulab::model::access::Space;
     let a = app();
     let banks = a
+        .reading
         .lessons
         .iter()
         .position(|l| l.id == "shared-banks")
         .unwrap();
-    let r = &a.results[&a.lessons[banks].id];
+    let r = &a.runs.results[&a.reading.lessons[banks].id];
     for v in &r.variants {
         let shared: Vec<_> = worst_first(v)
             .into_iter()
@@ -141,7 +144,7 @@ fn heatmap_all_instructions_agrees_with_the_single_view() {
 #[test]
 fn heatmap_of_all_instructions_has_its_own_legend_and_the_single_views_figures() {
     let mut a = heatmap_app("stride-32", false);
-    a.aggregate = true;
+    a.view.aggregate = true;
     let screen = draw(&a, 100, 30);
     assert!(screen.contains("32 wf/req"), "{screen}");
     assert!(screen.contains("conflict degree"), "{screen}");
@@ -150,7 +153,7 @@ fn heatmap_of_all_instructions_has_its_own_legend_and_the_single_views_figures()
 }
 
 fn select(a: &mut App, id: &str) {
-    a.selected = a.lessons.iter().position(|l| l.id == id).unwrap();
+    a.reading.selected = a.reading.lessons.iter().position(|l| l.id == id).unwrap();
 }
 
 #[test]
@@ -158,7 +161,7 @@ fn figures_stay_hidden_until_run_or_revealed() {
     let mut a = app();
     select(&mut a, "shared-banks");
     let hidden = draw(&a, 160, 48);
-    for v in &a.lessons[a.selected].variants {
+    for v in &a.reading.lessons[a.reading.selected].variants {
         assert!(hidden.contains(&v.name), "{}: names stay\n{hidden}", v.name);
     }
     assert!(hidden.contains("regs"), "compile reports stay\n{hidden}");
@@ -172,7 +175,7 @@ fn figures_stay_hidden_until_run_or_revealed() {
         crossterm::event::KeyCode::Char('v'),
     ));
     assert!(
-        a.progress.get("shared-banks").revealed,
+        a.reading.progress.get("shared-banks").revealed,
         "kept in the progress"
     );
     let shown = draw(&a, 160, 48);
@@ -186,7 +189,7 @@ fn figures_stay_hidden_until_run_or_revealed() {
 #[test]
 fn help_is_as_wide_as_its_lines_and_explains_the_marks() {
     let mut a = app();
-    a.overlay = Overlay::Help;
+    a.view.overlay = Overlay::Help;
     for (w, h) in [(120, 40), (80, 40)] {
         let screen = draw(&a, w, h);
         let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -209,12 +212,12 @@ fn the_checkpoint_page_counts_itself_and_notes_are_read_whole() {
     let mut a = app();
     select(&mut a, "shared-banks");
     let n = a.page_count();
-    a.page = n - 1;
+    a.reading.page = n - 1;
     assert!(a.on_checkpoint_page());
     let screen = draw(&a, 160, 48);
     assert!(screen.contains(&format!("page {n}/{n}")), "{screen}");
     let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
-    for v in &a.lessons[a.selected].variants {
+    for v in &a.reading.lessons[a.reading.selected].variants {
         let Some(note) = &v.note else { continue };
         let last = note.split_whitespace().last().unwrap();
         assert!(
@@ -230,13 +233,14 @@ fn the_checkpoint_page_counts_itself_and_notes_are_read_whole() {
 fn heatmap_steps_stop_at_the_last_instruction_and_the_overlay_hides_the_screen() {
     use crossterm::event::{KeyCode, KeyEvent};
     let mut a = heatmap_app("stride-32", false);
-    let n = gpulab::analysis::heatmap::worst_first(&a.result().unwrap().variants[a.variant]).len();
+    let n =
+        gpulab::analysis::heatmap::worst_first(&a.result().unwrap().variants[a.view.variant]).len();
     for _ in 0..n + 5 {
         a.on_key(KeyEvent::from(KeyCode::Char(']')));
     }
-    assert_eq!(a.instr, n - 1);
+    assert_eq!(a.view.instr, n - 1);
     a.on_key(KeyEvent::from(KeyCode::Char('[')));
-    assert_eq!(a.instr, n - 2, "one press back");
+    assert_eq!(a.view.instr, n - 2, "one press back");
     let screen = draw(&a, 100, 30);
     let x = gpulab::ui::views::prose::areas(&a, ratatui::layout::Rect::new(0, 0, 100, 30))
         .main

@@ -83,7 +83,7 @@ fn from_a_spilling_save_to_a_fixed_one_in_the_lab() {
     // r checks again with nothing saved.
     let screen = lab.play_until_checked(vec![key('r')], &mut no_editor);
     assert!(screen.contains("✗ does not compile"), "{screen}");
-    let p = lab.app.book.get("fix-copy");
+    let p = lab.app.exercises.book.get("fix-copy");
     assert_eq!((p.attempts, p.passed), (4, false), "{p:?}");
     // Written beside the loop: the file catches up within moments.
     let end = Instant::now() + Duration::from_secs(10);

@@ -25,22 +25,23 @@ fn app() -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut app = App::new(lessons, Some(rec), Progress::default());
-    app.color = false;
-    app.caps = Some(gpulab::session::fold::Capabilities {
+    app.view.color = false;
+    app.runs.caps = Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
     });
-    app.workspace = Some(Workspace {
+    app.exercises.workspace = Some(Workspace {
         dir: "/home/learner/.local/share/gpulab/exercises".into(),
     });
     let (l, e) = app
+        .reading
         .lessons
         .iter()
         .enumerate()
         .find_map(|(i, l)| Some((i, l.exercises.iter().position(|e| e.id == EXERCISE)?)))
         .expect("the exercise ships");
     app.select_row(l, Some(e));
-    assert!(app.exercise.is_some());
+    assert!(app.exercises.open.is_some());
     app
 }
 
@@ -54,7 +55,7 @@ fn line(check: &str, mark: Mark, detail: &str) -> CheckLine {
 
 /// A report on `yours` as the check gives it, with the compile report `ptxas`.
 fn report(app: &App, live: bool, lines: Vec<CheckLine>, ptxas: Option<PtxasReport>) -> CheckReport {
-    let x = app.exercise.as_ref().unwrap();
+    let x = app.exercises.open.as_ref().unwrap();
     let source = if live { Source::Live } else { Source::None };
     let mut result = gpulab::session::fold::blank_result(&x.lesson, source, None);
     result.variants.retain(|v| v.name == YOURS);
@@ -82,9 +83,9 @@ fn ptxas(registers: u32, spill: u32) -> Option<PtxasReport> {
 }
 
 fn show(mut app: App, r: CheckReport, src: &str) -> String {
-    app.exercise.as_mut().unwrap().src = src.into();
+    app.exercises.open.as_mut().unwrap().src = src.into();
     app.message = Some(gpulab::ui::exercise::verdict(&r));
-    app.ex_reports.insert(EXERCISE.into(), r);
+    app.exercises.reports.insert(EXERCISE.into(), r);
     app.refresh_shown();
     let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();
     t.draw(|f| f.render_widget(&app, f.area())).unwrap();
@@ -94,7 +95,7 @@ fn show(mut app: App, r: CheckReport, src: &str) -> String {
 #[test]
 fn a_failing_check_without_a_gpu() {
     let a = app();
-    let starter = a.exercise.as_ref().unwrap().ex.starter.clone();
+    let starter = a.exercises.open.as_ref().unwrap().ex.starter.clone();
     let r = report(
         &a,
         false,
@@ -115,7 +116,7 @@ fn a_failing_check_without_a_gpu() {
 #[test]
 fn a_passing_check_opens_the_solution_as_a_diff() {
     let a = app();
-    let solution = a.exercise.as_ref().unwrap().ex.solution.clone();
+    let solution = a.exercises.open.as_ref().unwrap().ex.solution.clone();
     let mine = solution.replace("unsigned sum = 0, mix = 0;", "unsigned mix = 0, sum = 0;");
     assert_ne!(mine, solution);
     let r = report(

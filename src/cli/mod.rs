@@ -68,12 +68,12 @@ pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
     let mut app = App::loading(root.lesson_count(), progress);
     // Said once: the backup it names is kept, so the next start has nothing to say.
     app.message = note;
-    app.course_root = root.clone();
-    app.workspace = crate::session::workspace::Workspace::locate(None).ok();
+    app.reading.course_root = root.clone();
+    app.exercises.workspace = crate::session::workspace::Workspace::locate(None).ok();
     if let Some(path) = crate::session::ex_progress::ExerciseBook::path() {
         let (book, note) = crate::session::ex_progress::ExerciseBook::load_from(&path);
-        app.book = book;
-        app.book_path = Some(path);
+        app.exercises.book = book;
+        app.exercises.book_path = Some(path);
         app.message = app.message.take().or(note);
     }
     let root = root.clone();

@@ -33,23 +33,23 @@ pub struct CodeState {
 impl App {
     /// `c`: the focused variant's code, its SASS asked for.
     pub(super) fn open_code(&mut self) {
-        self.code_scroll = 0;
-        self.overlay = Overlay::Code;
-        if self.code.panes != Panes::Source {
-            self.ask_sass(self.variant);
+        self.view.code_scroll = 0;
+        self.view.overlay = Overlay::Code;
+        if self.view.code.panes != Panes::Source {
+            self.ask_sass(self.view.variant);
         }
     }
 
     /// `s` in the code view: source, then SASS, then both side by side.
     pub(super) fn cycle_panes(&mut self) {
-        self.code.panes = match self.code.panes {
+        self.view.code.panes = match self.view.code.panes {
             Panes::Source => Panes::Sass,
             Panes::Sass => Panes::Both,
             Panes::Both => Panes::Source,
         };
-        self.code_scroll = 0;
-        if self.code.panes != Panes::Source {
-            self.ask_sass(self.variant);
+        self.view.code_scroll = 0;
+        if self.view.code.panes != Panes::Source {
+            self.ask_sass(self.view.variant);
         }
     }
 
@@ -59,17 +59,19 @@ impl App {
             self.message = Some("a diff needs a second variant".into());
             return;
         };
-        self.overlay = Overlay::Diff;
-        self.ask_sass(self.variant);
+        self.view.overlay = Overlay::Diff;
+        self.ask_sass(self.view.variant);
         self.ask_sass(other);
     }
 
     /// Another variant came into focus under the code or diff view: its SASS asked for.
     pub(super) fn ask_for_overlay(&mut self) {
-        match self.overlay {
-            Overlay::Code if self.code.panes != Panes::Source => self.ask_sass(self.variant),
+        match self.view.overlay {
+            Overlay::Code if self.view.code.panes != Panes::Source => {
+                self.ask_sass(self.view.variant)
+            }
             Overlay::Diff => {
-                self.ask_sass(self.variant);
+                self.ask_sass(self.view.variant);
                 if let Some(other) = self.diff_partner() {
                     self.ask_sass(other);
                 }
@@ -82,7 +84,7 @@ impl App {
     /// variants go from slow to fast), else the one after.
     pub fn diff_partner(&self) -> Option<usize> {
         let n = self.lesson()?.variants.len();
-        match self.variant {
+        match self.view.variant {
             0 if n > 1 => Some(1),
             0 => None,
             v => Some(v - 1),
@@ -92,7 +94,7 @@ impl App {
     pub fn sass_of(&self, variant: usize) -> Option<&SassState> {
         let l = self.lesson()?;
         let v = l.variants.get(variant)?;
-        self.code.listings.get(&(l.id.clone(), v.name.clone()))
+        self.view.code.listings.get(&(l.id.clone(), v.name.clone()))
     }
 
     /// Ask the worker for a variant's SASS, once; said at once where it cannot come.
@@ -102,18 +104,19 @@ impl App {
             return;
         };
         let key = (l.id.clone(), v.name.clone());
-        if self.code.listings.contains_key(&key) {
+        if self.view.code.listings.contains_key(&key) {
             return;
         }
-        let nvrtc = self.caps.as_ref().is_some_and(|c| c.nvrtc.is_some());
+        let nvrtc = self.runs.caps.as_ref().is_some_and(|c| c.nvrtc.is_some());
         if !nvrtc {
-            let why = match &self.caps {
+            let why = match &self.runs.caps {
                 None => "looking for NVRTC…",
                 Some(_) => "no NVRTC here: the SASS needs NVRTC and nvdisasm (`gpulab doctor`)",
             };
             // Not kept while the worker has not said: asked again when it has.
-            if self.caps.is_some() {
-                self.code
+            if self.runs.caps.is_some() {
+                self.view
+                    .code
                     .listings
                     .insert(key, SassState::Failed(why.into()));
             } else {
@@ -127,14 +130,14 @@ impl App {
             arch: self.sass_arch(),
         };
         self.outbox.push(job);
-        self.code.listings.insert(key, SassState::Asked);
+        self.view.code.listings.insert(key, SassState::Asked);
     }
 
     /// The architecture the figures shown were measured on, so the SASS sits beside figures
     /// of the same code; else this GPU's; else the lab's default.
     fn sass_arch(&self) -> String {
         let shown = self.result().and_then(|r| r.device.as_ref());
-        let here = self.caps.as_ref().and_then(|c| c.device.as_ref());
+        let here = self.runs.caps.as_ref().and_then(|c| c.device.as_ref());
         let device = shown.or(here);
         self.lesson().map_or_else(
             || device.map_or_else(|| FALLBACK_ARCH.to_string(), |d| d.arch()),
@@ -149,7 +152,7 @@ impl App {
         variant: String,
         listing: Result<String, String>,
     ) {
-        let kernel = (self.lessons.iter().find(|l| l.id == lesson))
+        let kernel = (self.reading.lessons.iter().find(|l| l.id == lesson))
             .and_then(|l| l.variants.iter().find(|v| v.name == variant))
             .map(|v| v.kernel.clone())
             .unwrap_or_default();
@@ -164,6 +167,6 @@ impl App {
             }
             Err(why) => SassState::Failed(why),
         };
-        self.code.listings.insert((lesson, variant), state);
+        self.view.code.listings.insert((lesson, variant), state);
     }
 }

@@ -13,11 +13,11 @@ impl App {
     /// and no GPU and the lesson gives a CPU size. The lesson is read at that size on the
     /// worker thread, not here.
     pub(super) fn start_cpu_run(&mut self, lesson: &Lesson) {
-        (self.results).insert(
+        (self.runs.results).insert(
             lesson.id.clone(),
             fold::blank_result(lesson, Source::Interpreted, None),
         );
-        self.running = Some(Running {
+        self.runs.running = Some(Running {
             lesson: lesson.id.clone(),
             variant: String::new(),
             stage: "starting on the CPU interpreter (no GPU: outputs and traces, no times)".into(),
@@ -25,7 +25,7 @@ impl App {
         self.message = None;
         self.outbox.push(Job::CpuRun {
             lesson: Box::new(lesson.clone()),
-            root: self.course_root.clone(),
+            root: self.reading.course_root.clone(),
         });
     }
 }

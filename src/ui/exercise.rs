@@ -88,7 +88,7 @@ impl App {
     /// The rows the cursor keys walk: each lesson, then its exercises.
     pub fn rows(&self) -> Vec<(usize, Option<usize>)> {
         let mut rows = Vec::new();
-        for (i, l) in self.lessons.iter().enumerate() {
+        for (i, l) in self.reading.lessons.iter().enumerate() {
             rows.push((i, None));
             rows.extend((0..l.exercises.len()).map(|e| (i, Some(e))));
         }
@@ -96,7 +96,10 @@ impl App {
     }
 
     pub fn current_row(&self) -> (usize, Option<usize>) {
-        (self.selected, self.exercise.as_ref().map(|x| x.index))
+        (
+            self.reading.selected,
+            self.exercises.open.as_ref().map(|x| x.index),
+        )
     }
 
     pub(super) fn move_row(&mut self, down: bool) {
@@ -123,21 +126,21 @@ impl App {
     }
 
     fn leave_exercise(&mut self) {
-        if self.exercise.take().is_some() {
+        if self.exercises.open.take().is_some() {
             self.outbox.push(Job::Watch(None));
-            (self.variant, self.instr, self.code_scroll) = (0, 0, 0);
-            (self.page, self.prose_scroll) = (0, 0);
+            (self.view.variant, self.view.instr, self.view.code_scroll) = (0, 0, 0);
+            (self.reading.page, self.reading.prose_scroll) = (0, 0);
         }
     }
 
     fn enter_exercise(&mut self, index: usize) {
-        let Some(lesson) = self.lessons.get(self.selected) else {
+        let Some(lesson) = self.reading.lessons.get(self.reading.selected) else {
             return;
         };
         let Some(ex) = lesson.exercises.get(index).cloned() else {
             return;
         };
-        let file = self.workspace.as_ref().map(|w| w.file(&ex));
+        let file = self.exercises.workspace.as_ref().map(|w| w.file(&ex));
         let mine = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok());
         // Never the solution, which `yours` holds until the learner's text replaces it.
         let src = mine.clone().unwrap_or_else(|| ex.starter.clone());
@@ -146,9 +149,14 @@ impl App {
             .map_or(ex.starter_path.clone(), |f| f.display().to_string());
         let lesson = with_yours(lesson, &ex, &src, &path);
         let shown = merged(&lesson, None, None);
-        self.variant = lesson.variants.len() - 1;
-        (self.instr, self.code_scroll, self.page, self.prose_scroll) = (0, 0, 0, 0);
-        self.chart = false;
+        self.view.variant = lesson.variants.len() - 1;
+        (
+            self.view.instr,
+            self.view.code_scroll,
+            self.reading.page,
+            self.reading.prose_scroll,
+        ) = (0, 0, 0, 0);
+        self.view.chart = false;
         self.message = Some(match &mine {
             Some(_) => "e edits your file; every save checks it (r checks now)".into(),
             None => "e copies the starter into your workspace and opens it".into(),
@@ -157,7 +165,7 @@ impl App {
             self.outbox
                 .push(Job::Watch(Some((f.clone(), Some(text.into_bytes())))));
         }
-        self.exercise = Some(Box::new(ExerciseView {
+        self.exercises.open = Some(Box::new(ExerciseView {
             index,
             ex,
             shown,
@@ -172,16 +180,16 @@ impl App {
 
     /// Put the columns together again from the lesson's figures and the last check.
     pub fn refresh_shown(&mut self) {
-        let Some(x) = self.exercise.as_mut() else {
+        let Some(x) = self.exercises.open.as_mut() else {
             return;
         };
-        let base = self.results.get(&x.lesson.id);
-        x.shown = merged(&x.lesson, base, self.ex_reports.get(&x.ex.id));
+        let base = self.runs.results.get(&x.lesson.id);
+        x.shown = merged(&x.lesson, base, self.exercises.reports.get(&x.ex.id));
     }
 
     /// Check the learner's file as it is now; `quick`: the short timing budget of a save.
     pub fn check_exercise(&mut self, quick: bool) {
-        let Some(x) = self.exercise.as_mut() else {
+        let Some(x) = self.exercises.open.as_mut() else {
             return;
         };
         if x.checking.is_some() {
@@ -189,7 +197,7 @@ impl App {
             x.again = Some(quick && x.again != Some(false));
             return;
         }
-        let Some(ws) = &self.workspace else {
+        let Some(ws) = &self.exercises.workspace else {
             self.message = Some(no_workspace());
             return;
         };
@@ -205,12 +213,17 @@ impl App {
             }
         };
         let path = ws.file(&x.ex).display().to_string();
-        x.lesson = with_yours(&self.lessons[self.selected], &x.ex, &src, &path);
+        x.lesson = with_yours(
+            &self.reading.lessons[self.reading.selected],
+            &x.ex,
+            &src,
+            &path,
+        );
         x.src = src.clone();
         x.checking = Some("starting".into());
         self.outbox.push(Job::Check(Box::new(CheckJob {
-            root: self.course_root.clone(),
-            lesson: self.lessons[self.selected].clone(),
+            root: self.reading.course_root.clone(),
+            lesson: self.reading.lessons[self.reading.selected].clone(),
             ex: x.ex.clone(),
             src,
             path,
@@ -221,7 +234,8 @@ impl App {
     /// A save of a file: the exercise on screen is checked again if it is its file.
     pub(super) fn on_saved(&mut self, path: &Path) {
         if self
-            .exercise
+            .exercises
+            .open
             .as_ref()
             .is_some_and(|x| x.file.as_deref() == Some(path))
         {
@@ -230,7 +244,7 @@ impl App {
     }
 
     pub(super) fn on_ex_stage(&mut self, exercise: &str, text: String) {
-        if let Some(x) = self.exercise.as_mut().filter(|x| x.ex.id == exercise) {
+        if let Some(x) = self.exercises.open.as_mut().filter(|x| x.ex.id == exercise) {
             x.checking = Some(text);
         }
     }
@@ -242,19 +256,20 @@ impl App {
     ) {
         match outcome {
             Ok(report) => {
-                self.book
+                self.exercises
+                    .book
                     .record_attempt(&exercise, report.passed(), report.time_ms);
                 if report.passed() {
                     // Passing opens the solution on screen: it counts as shown.
-                    self.book.record_solution(&exercise);
+                    self.exercises.book.record_solution(&exercise);
                 }
                 self.save_book();
                 self.message = Some(verdict(&report));
-                self.ex_reports.insert(exercise.clone(), *report);
+                self.exercises.reports.insert(exercise.clone(), *report);
             }
             Err(f) => self.message = Some(format!("the check stopped: {f}")),
         }
-        let again = match self.exercise.as_mut().filter(|x| x.ex.id == exercise) {
+        let again = match self.exercises.open.as_mut().filter(|x| x.ex.id == exercise) {
             Some(x) => {
                 x.checking = None;
                 x.again.take()
@@ -269,9 +284,11 @@ impl App {
 
     /// The next hint, one at a time, remembered in the exercise progress.
     pub(super) fn next_hint(&mut self) {
-        let Some(x) = &self.exercise else { return };
+        let Some(x) = &self.exercises.open else {
+            return;
+        };
         let (id, n) = (x.ex.id.clone(), x.ex.hints.len());
-        let p = self.book.entry(&id);
+        let p = self.exercises.book.entry(&id);
         if (p.hints_shown as usize) < n {
             p.hints_shown += 1;
             self.save_book();
@@ -283,10 +300,10 @@ impl App {
     /// Open the learner's file in their editor, copying the starter first if need be
     /// (never over their file).
     pub(super) fn edit_exercise(&mut self) {
-        let Some(x) = self.exercise.as_mut() else {
+        let Some(x) = self.exercises.open.as_mut() else {
             return;
         };
-        let Some(ws) = &self.workspace else {
+        let Some(ws) = &self.exercises.workspace else {
             self.message = Some(no_workspace());
             return;
         };
@@ -314,13 +331,13 @@ impl App {
         let text = std::fs::read(&path).ok();
         x.file = Some(path.clone());
         self.outbox.push(Job::Watch(Some((path.clone(), text))));
-        self.edit = Some(path);
+        self.exercises.edit = Some(path);
     }
 
     fn save_book(&mut self) {
-        if let Some(path) = &self.book_path {
+        if let Some(path) = &self.exercises.book_path {
             self.outbox.push(Job::SaveBook {
-                book: self.book.clone(),
+                book: self.exercises.book.clone(),
                 path: path.clone(),
             });
         }
@@ -328,9 +345,10 @@ impl App {
 
     /// The last check of the exercise on screen.
     pub fn ex_report(&self) -> Option<&CheckReport> {
-        self.exercise
+        self.exercises
+            .open
             .as_ref()
-            .and_then(|x| self.ex_reports.get(&x.ex.id))
+            .and_then(|x| self.exercises.reports.get(&x.ex.id))
     }
 }
 

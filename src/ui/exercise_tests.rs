@@ -13,17 +13,18 @@ fn app(dir: &Path) -> App {
     let (lessons, errors) = crate::course::load_course(&CourseRoot::Bundled);
     assert!(errors.is_empty(), "{errors:?}");
     let mut app = App::new(lessons, None, Progress::default());
-    app.selected = 0;
-    app.workspace = Some(Workspace {
+    app.reading.selected = 0;
+    app.exercises.workspace = Some(Workspace {
         dir: dir.to_path_buf(),
     });
-    app.book_path = Some(dir.join("exercises.json"));
+    app.exercises.book_path = Some(dir.join("exercises.json"));
     app
 }
 
 /// Down from the first lesson that has exercises, onto its first one.
 fn onto_first_exercise(app: &mut App) -> usize {
     let l = app
+        .reading
         .lessons
         .iter()
         .position(|l| !l.exercises.is_empty())
@@ -39,20 +40,24 @@ fn the_cursor_walks_each_lessons_exercises_before_the_next_lesson() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app(dir.path());
     let l = onto_first_exercise(&mut app);
-    let n = app.lessons[l].exercises.len();
+    let n = app.reading.lessons[l].exercises.len();
     assert_eq!(app.current_row(), (l, Some(0)));
-    let x = app.exercise.as_ref().unwrap();
+    let x = app.exercises.open.as_ref().unwrap();
     assert_eq!(x.lesson.variants.last().unwrap().name, YOURS);
     assert_eq!(
         x.src, x.ex.starter,
         "never the solution before the learner's file"
     );
-    assert_eq!(app.variant, x.lesson.variants.len() - 1, "yours in focus");
+    assert_eq!(
+        app.view.variant,
+        x.lesson.variants.len() - 1,
+        "yours in focus"
+    );
     for _ in 0..n {
         app.on_key(key(KeyCode::Down));
     }
     assert_eq!(app.current_row(), (l + 1, None));
-    assert!(app.exercise.is_none());
+    assert!(app.exercises.open.is_none());
     assert!(
         app.outbox.iter().any(|j| matches!(j, Job::Watch(None))),
         "leaving an exercise stops watching its file"
@@ -68,10 +73,10 @@ fn e_starts_the_file_watches_it_and_asks_for_the_editor() {
     assert!(app.message.as_deref().unwrap().contains("not started"));
     assert!(app.outbox.is_empty(), "nothing to check yet");
     app.on_key(key(KeyCode::Char('e')));
-    let x = app.exercise.as_ref().unwrap();
+    let x = app.exercises.open.as_ref().unwrap();
     let file = x.file.clone().unwrap();
     assert_eq!(std::fs::read_to_string(&file).unwrap(), x.ex.starter);
-    assert_eq!(app.edit.as_deref(), Some(file.as_path()));
+    assert_eq!(app.exercises.edit.as_deref(), Some(file.as_path()));
     let watched = app.outbox.iter().find_map(|j| match j {
         Job::Watch(Some((p, base))) => Some((p.clone(), base.clone())),
         _ => None,
@@ -92,7 +97,7 @@ fn saves_during_a_check_make_one_more_check_after_it() {
     let mut app = app(dir.path());
     onto_first_exercise(&mut app);
     app.on_key(key(KeyCode::Char('e')));
-    let file = app.exercise.as_ref().unwrap().file.clone().unwrap();
+    let file = app.exercises.open.as_ref().unwrap().file.clone().unwrap();
     app.outbox.clear();
     app.on_saved(&file);
     app.on_saved(&file);
@@ -105,7 +110,7 @@ fn saves_during_a_check_make_one_more_check_after_it() {
     };
     assert_eq!(checks(&app), 1, "one check at a time");
     app.on_saved(Path::new("/elsewhere/other.cu"));
-    let id = app.exercise.as_ref().unwrap().ex.id.clone();
+    let id = app.exercises.open.as_ref().unwrap().ex.id.clone();
     let failure = WorkerFailure::Crashed {
         detail: "gone".into(),
     };
@@ -130,16 +135,16 @@ fn hints_come_one_at_a_time_and_are_kept() {
     let mut app = app(dir.path());
     onto_first_exercise(&mut app);
     let (id, n) = {
-        let x = app.exercise.as_ref().unwrap();
+        let x = app.exercises.open.as_ref().unwrap();
         (x.ex.id.clone(), x.ex.hints.len())
     };
     assert!(n >= 2);
     app.on_key(key(KeyCode::Char('t')));
-    assert_eq!(app.book.get(&id).hints_shown, 1);
+    assert_eq!(app.exercises.book.get(&id).hints_shown, 1);
     assert!(app.outbox.iter().any(|j| matches!(j, Job::SaveBook { .. })));
     for _ in 0..n + 2 {
         app.on_key(key(KeyCode::Char('t')));
     }
-    assert_eq!(app.book.get(&id).hints_shown as usize, n);
+    assert_eq!(app.exercises.book.get(&id).hints_shown as usize, n);
     assert_eq!(app.message.as_deref(), Some("that was the last hint"));
 }

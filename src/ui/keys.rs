@@ -10,7 +10,7 @@ impl App {
         } else if self.loading.is_some() {
             // Nothing to act on yet, or ever (a course that failed): only leaving works.
             self.quit = matches!(key.code, KeyCode::Char('q') | KeyCode::Esc);
-        } else if self.overlay != Overlay::None {
+        } else if self.view.overlay != Overlay::None {
             self.on_overlay_key(key.code);
         } else {
             self.on_screen_key(key.code);
@@ -19,21 +19,31 @@ impl App {
 
     fn on_overlay_key(&mut self, code: KeyCode) {
         match code {
-            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') => self.overlay = Overlay::None,
-            KeyCode::Char('c') if self.overlay == Overlay::Code => self.overlay = Overlay::None,
-            KeyCode::Char('s') if self.overlay == Overlay::Code => self.cycle_panes(),
-            KeyCode::Char('d') if self.overlay == Overlay::Diff => self.overlay = Overlay::None,
-            KeyCode::Char('h') if self.overlay == Overlay::Heatmap => self.overlay = Overlay::None,
-            KeyCode::Char('f') if self.overlay == Overlay::Footprint => {
-                self.overlay = Overlay::None
+            KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') => {
+                self.view.overlay = Overlay::None
             }
-            KeyCode::Char('m') if self.overlay == Overlay::Memcheck => self.overlay = Overlay::None,
+            KeyCode::Char('c') if self.view.overlay == Overlay::Code => {
+                self.view.overlay = Overlay::None
+            }
+            KeyCode::Char('s') if self.view.overlay == Overlay::Code => self.cycle_panes(),
+            KeyCode::Char('d') if self.view.overlay == Overlay::Diff => {
+                self.view.overlay = Overlay::None
+            }
+            KeyCode::Char('h') if self.view.overlay == Overlay::Heatmap => {
+                self.view.overlay = Overlay::None
+            }
+            KeyCode::Char('f') if self.view.overlay == Overlay::Footprint => {
+                self.view.overlay = Overlay::None
+            }
+            KeyCode::Char('m') if self.view.overlay == Overlay::Memcheck => {
+                self.view.overlay = Overlay::None
+            }
             KeyCode::Down | KeyCode::Char('j') => self.scroll_code(1),
             KeyCode::Up | KeyCode::Char('k') => self.scroll_code(-1),
             KeyCode::PageDown => self.scroll_code(10),
             KeyCode::PageUp => self.scroll_code(-10),
             KeyCode::Left => {
-                self.variant = self.variant.saturating_sub(1);
+                self.view.variant = self.view.variant.saturating_sub(1);
                 self.ask_for_overlay();
             }
             KeyCode::Right => {
@@ -47,30 +57,30 @@ impl App {
     fn on_screen_key(&mut self, code: KeyCode) {
         match code {
             KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
-            KeyCode::Char('?') => self.overlay = Overlay::Help,
+            KeyCode::Char('?') => self.view.overlay = Overlay::Help,
             KeyCode::Char('c') => self.open_code(),
             KeyCode::Char('d') => self.open_diff(),
-            KeyCode::Char('h') => self.overlay = Overlay::Heatmap,
+            KeyCode::Char('h') => self.view.overlay = Overlay::Heatmap,
             KeyCode::Char('f') if self.lesson().is_some_and(|l| !l.textures.is_empty()) => {
-                self.overlay = Overlay::Footprint
+                self.view.overlay = Overlay::Footprint
             }
             KeyCode::Char('g') if self.lesson().is_some_and(|l| !l.sweeps.is_empty()) => {
-                self.chart = !self.chart
+                self.view.chart = !self.view.chart
             }
             KeyCode::Up | KeyCode::Char('k') => self.move_row(false),
             KeyCode::Down | KeyCode::Char('j') => self.move_row(true),
-            KeyCode::Char('e') if self.exercise.is_some() => self.edit_exercise(),
-            KeyCode::Char('t') if self.exercise.is_some() => self.next_hint(),
+            KeyCode::Char('e') if self.exercises.open.is_some() => self.edit_exercise(),
+            KeyCode::Char('t') if self.exercises.open.is_some() => self.next_hint(),
             KeyCode::Left => {
-                self.variant = self.variant.saturating_sub(1);
-                self.instr = 0;
+                self.view.variant = self.view.variant.saturating_sub(1);
+                self.view.instr = 0;
             }
             KeyCode::Right | KeyCode::Tab => self.next_variant(),
             KeyCode::Char(d @ '1'..='6') if self.on_checkpoint_page() => {
                 self.answer_on_screen(d as usize - '1' as usize)
             }
-            KeyCode::Char('n') => self.go_to_page(self.page + 1),
-            KeyCode::Char('p') => self.go_to_page(self.page.saturating_sub(1)),
+            KeyCode::Char('n') => self.go_to_page(self.reading.page + 1),
+            KeyCode::Char('p') => self.go_to_page(self.reading.page.saturating_sub(1)),
             KeyCode::PageDown | KeyCode::Char(' ') => self.page_down(),
             KeyCode::PageUp => self.page_up(),
             KeyCode::Char('J') => self.scroll_prose(1),
@@ -80,7 +90,7 @@ impl App {
             KeyCode::Char('l') => self.toggle_loop(),
             // A rerun that is going or done is shown again, not started twice.
             KeyCode::Char('m') if self.memcheck_shown_for_focus() => {
-                self.overlay = Overlay::Memcheck
+                self.view.overlay = Overlay::Memcheck
             }
             KeyCode::Char('m') => self.start_memcheck(),
             KeyCode::Char('+' | '=') => self.turn_knob(true),
@@ -94,19 +104,21 @@ impl App {
     /// The heatmap's keys work on the screen and in its pop-up alike; in the footprint's
     /// pop-up `[`/`]` step through the traced warps, and on the chart through the sweeps.
     fn on_heatmap_key(&mut self, code: KeyCode) {
-        if self.chart && self.overlay == Overlay::None {
+        if self.view.chart && self.view.overlay == Overlay::None {
             let n = self.lesson().map_or(0, |l| l.sweeps.len());
             match code {
-                KeyCode::Char(']') if self.sweep + 1 < n => self.sweep += 1,
-                KeyCode::Char('[') => self.sweep = self.sweep.saturating_sub(1),
+                KeyCode::Char(']') if self.view.sweep + 1 < n => self.view.sweep += 1,
+                KeyCode::Char('[') => self.view.sweep = self.view.sweep.saturating_sub(1),
                 _ => {}
             }
             return;
         }
         match code {
-            KeyCode::Char(']') if self.instr + 1 < self.instruction_count() => self.instr += 1,
-            KeyCode::Char('[') => self.instr = self.instr.saturating_sub(1),
-            KeyCode::Char('a') => self.aggregate = !self.aggregate,
+            KeyCode::Char(']') if self.view.instr + 1 < self.instruction_count() => {
+                self.view.instr += 1
+            }
+            KeyCode::Char('[') => self.view.instr = self.view.instr.saturating_sub(1),
+            KeyCode::Char('a') => self.view.aggregate = !self.view.aggregate,
             _ => {}
         }
     }
@@ -114,8 +126,10 @@ impl App {
     /// What `[`/`]` step through for the focused variant: its traced warps in the footprint's
     /// pop-up, else its traced instructions.
     fn instruction_count(&self) -> usize {
-        let v = self.result().and_then(|r| r.variants.get(self.variant));
-        match self.overlay {
+        let v = self
+            .result()
+            .and_then(|r| r.variants.get(self.view.variant));
+        match self.view.overlay {
             Overlay::Footprint => v.map_or(0, |v| crate::analysis::footprint::warps(v).len()),
             _ => v.map_or(0, |v| crate::analysis::heatmap::worst_first(v).len()),
         }
@@ -125,7 +139,7 @@ impl App {
     fn answer_on_screen(&mut self, choice: usize) {
         if self.question_on_screen() {
             self.answer(choice);
-            self.follow_question = true;
+            self.reading.follow_question = true;
         } else {
             self.message =
                 Some("the question being asked is not on screen: PgUp/PgDn to it".into());
@@ -133,14 +147,14 @@ impl App {
     }
 
     fn toggle_loop(&mut self) {
-        if self.exercise.is_some() {
+        if self.exercises.open.is_some() {
             self.message = Some("every save of your file checks it again; r checks now".into());
             return;
         }
-        self.looping = !self.looping;
-        if self.looping {
+        self.runs.looping = !self.runs.looping;
+        if self.runs.looping {
             self.message = Some("looping: runs again after each run (l stops)".into());
-            if self.running.is_none() {
+            if self.runs.running.is_none() {
                 self.start_run();
             }
         } else {
@@ -150,9 +164,9 @@ impl App {
 
     fn next_variant(&mut self) {
         let n = self.lesson().map_or(0, |l| l.variants.len());
-        if self.variant + 1 < n {
-            self.variant += 1;
-            self.instr = 0;
+        if self.view.variant + 1 < n {
+            self.view.variant += 1;
+            self.view.instr = 0;
         }
     }
 }

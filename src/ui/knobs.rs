@@ -56,18 +56,18 @@ impl App {
     /// The knob the keys turn on the lesson screen: one of the focused variant's.
     pub fn focused_knob(&self) -> Option<(&Lesson, usize)> {
         let (l, mine) = self.focused_knobs()?;
-        let k = *mine.get(self.knobs.pick % mine.len().max(1))?;
+        let k = *mine.get(self.runs.knobs.pick % mine.len().max(1))?;
         Some((l, k))
     }
 
     /// The lesson on screen and the indices of the focused variant's knobs (none on an
     /// exercise: its columns are the learner's).
     fn focused_knobs(&self) -> Option<(&Lesson, Vec<usize>)> {
-        if self.exercise.is_some() {
+        if self.exercises.open.is_some() {
             return None;
         }
-        let l = self.lessons.get(self.selected)?;
-        let v = l.variants.get(self.variant)?;
+        let l = self.reading.lessons.get(self.reading.selected)?;
+        let v = l.variants.get(self.view.variant)?;
         let mine = (0..l.knobs.len())
             .filter(|&k| l.knobs[k].variant == v.name)
             .collect();
@@ -77,7 +77,12 @@ impl App {
     /// Where knob `k` of `lesson` stands: turned, else the variant as written.
     pub fn knob_at(&self, lesson: &Lesson, k: usize) -> Option<usize> {
         let key = (lesson.id.clone(), k);
-        self.knobs.at.get(&key).copied().or(lesson.knobs[k].start)
+        self.runs
+            .knobs
+            .at
+            .get(&key)
+            .copied()
+            .or(lesson.knobs[k].start)
     }
 
     /// `+` (up) or `-`: the focused variant's knob to its next value.
@@ -86,7 +91,7 @@ impl App {
             self.message = Some(no_knob_words(self));
             return;
         };
-        if self.running.is_some() || self.memcheck_running() {
+        if self.runs.running.is_some() || self.memcheck_running() {
             self.message = Some("a run is going: the knob turns once it is done".into());
             return;
         }
@@ -98,16 +103,16 @@ impl App {
             (Some(i), true) => (i + 1).min(last),
             (Some(i), false) => i.saturating_sub(1),
         };
-        self.knobs.shown = Some((lesson.id.clone(), knob.variant.clone()));
+        self.runs.knobs.shown = Some((lesson.id.clone(), knob.variant.clone()));
         let key = (lesson.id.clone(), k);
-        let turned = self.knobs.turned.entry(key.clone()).or_default();
+        let turned = self.runs.knobs.turned.entry(key.clone()).or_default();
         // The table starts where the knob stood, so the first turn has something to compare.
         for i in now.into_iter().chain([next]) {
             if !turned.contains(&i) {
                 turned.push(i);
             }
         }
-        self.knobs.at.insert(key, next);
+        self.runs.knobs.at.insert(key, next);
         if now == Some(next) {
             let end = if up { "highest" } else { "lowest" };
             let v = knob.settings[next].value;
@@ -131,7 +136,7 @@ impl App {
         let focus = self
             .focused_knob()
             .map(|(l, k)| (&l.id, &l.knobs[k].variant));
-        focus.is_some_and(|(l, v)| self.knobs.shown.as_ref() == Some(&(l.clone(), v.clone())))
+        focus.is_some_and(|(l, v)| self.runs.knobs.shown.as_ref() == Some(&(l.clone(), v.clone())))
     }
 
     /// `o`: the focused variant's knob table, or back to the columns.
@@ -140,29 +145,33 @@ impl App {
         let focus = self
             .focused_knob()
             .map(|(l, k)| (l.id.clone(), l.knobs[k].variant.clone()));
-        self.knobs.shown = if shown { None } else { focus };
+        self.runs.knobs.shown = if shown { None } else { focus };
     }
 
     /// `*`: the next of the focused variant's knobs, when it has several.
     pub(super) fn next_knob(&mut self) {
         let n = self.focused_knobs().map_or(0, |(_, mine)| mine.len());
-        self.knobs.pick = if n == 0 { 0 } else { (self.knobs.pick + 1) % n };
+        self.runs.knobs.pick = if n == 0 {
+            0
+        } else {
+            (self.runs.knobs.pick + 1) % n
+        };
     }
 
     /// The setting's figures among those shown for its lesson, unless it has its own.
     fn replay_setting(&mut self, lesson: &Lesson, k: usize, i: usize) {
         let setting = &lesson.knobs[k].settings[i];
         let key = (lesson.id.clone(), setting.variant.name.clone());
-        if self.knobs.figures.contains_key(&key) {
+        if self.runs.knobs.figures.contains_key(&key) {
             return;
         }
-        let Some(shown) = self.results.get(&lesson.id) else {
+        let Some(shown) = self.runs.results.get(&lesson.id) else {
             return;
         };
         if let Some(result) = knobs::figures(lesson, shown, setting) {
             let compiled_here = shown.compile == Some(Source::Live) && result.ptxas.is_some();
             let source = shown.source;
-            self.knobs.figures.insert(
+            self.runs.knobs.figures.insert(
                 key,
                 Figures {
                     result,
@@ -185,6 +194,7 @@ impl App {
         let sent = knobs::knob_lesson(lesson, &settings);
         let Some((job, result)) = self.knob_job(lesson, &sent, &settings) else {
             if !self
+                .runs
                 .knobs
                 .figures
                 .contains_key(&(lesson.id.clone(), last.clone()))
@@ -195,12 +205,12 @@ impl App {
             }
             return;
         };
-        self.running = Some(Running {
+        self.runs.running = Some(Running {
             lesson: sent.id.clone(),
             variant: last,
             stage: "starting".into(),
         });
-        self.knobs.run = Some(KnobRun {
+        self.runs.knobs.run = Some(KnobRun {
             lesson: lesson.clone(),
             sent,
             settings: names,
@@ -218,8 +228,8 @@ impl App {
         sent: &Lesson,
         settings: &[&KnobSetting],
     ) -> Option<(Job, LessonResult)> {
-        let shown = self.results.get(&lesson.id)?;
-        match source::plan(self.caps.as_ref()?, lesson, shown, Ask::Figures) {
+        let shown = self.runs.results.get(&lesson.id)?;
+        match source::plan(self.runs.caps.as_ref()?, lesson, shown, Ask::Figures) {
             Plan::Live(device) => {
                 // Each turn sends the same buffers: the worker keeps the inputs between
                 // turns rather than filling gigabytes again.
@@ -237,7 +247,7 @@ impl App {
                 let mut r = fold::blank_result(sent, shown.source, shown.device.clone());
                 for v in &mut r.variants {
                     let key = (lesson.id.clone(), v.name.clone());
-                    if let Some(f) = self.knobs.figures.get(&key) {
+                    if let Some(f) = self.runs.knobs.figures.get(&key) {
                         *v = f.result.clone();
                     }
                 }
@@ -254,24 +264,28 @@ impl App {
 
     /// Whether `lesson` is the id of the knob run in flight.
     pub(super) fn is_knob_run(&self, lesson: &str) -> bool {
-        self.knobs.run.as_ref().is_some_and(|r| r.sent.id == lesson)
+        self.runs
+            .knobs
+            .run
+            .as_ref()
+            .is_some_and(|r| r.sent.id == lesson)
     }
 
     pub(super) fn knob_reply(&mut self, reply: &Reply) {
-        if let (Reply::Stage { stage, .. }, Some(r)) = (reply, self.running.as_mut()) {
+        if let (Reply::Stage { stage, .. }, Some(r)) = (reply, self.runs.running.as_mut()) {
             r.stage = stage.clone();
         }
-        if let Some(run) = self.knobs.run.as_mut() {
+        if let Some(run) = self.runs.knobs.run.as_mut() {
             run.fold.apply(&mut run.result, reply);
         }
     }
 
     /// The knob run is over: its setting's figures join the table, a failure is said.
     pub(super) fn knob_finished(&mut self, outcome: Result<(), WorkerFailure>) {
-        let Some(run) = self.knobs.run.take() else {
+        let Some(run) = self.runs.knobs.run.take() else {
             return;
         };
-        self.running = None;
+        self.runs.running = None;
         let mut result = run.result;
         let outcome = run.fold.finish(&run.sent, &mut result, outcome);
         if let Err(f) = outcome {
@@ -292,14 +306,20 @@ impl App {
                 source,
                 result: v,
             };
-            self.knobs.figures.insert(key, figures);
+            self.runs.knobs.figures.insert(key, figures);
         }
     }
 
     /// The rows of the knob table: each setting turned to, in the knob's order.
     pub fn knob_rows(&self, lesson: &Lesson, k: usize) -> Vec<usize> {
         let key = (lesson.id.clone(), k);
-        let mut rows = self.knobs.turned.get(&key).cloned().unwrap_or_default();
+        let mut rows = self
+            .runs
+            .knobs
+            .turned
+            .get(&key)
+            .cloned()
+            .unwrap_or_default();
         rows.sort_unstable();
         rows
     }
@@ -307,7 +327,10 @@ impl App {
     /// The figures of setting `i` of knob `k`, if any.
     pub fn knob_figures(&self, lesson: &Lesson, knob: &Knob, i: usize) -> Option<&Figures> {
         let name = &knob.settings.get(i)?.variant.name;
-        self.knobs.figures.get(&(lesson.id.clone(), name.clone()))
+        self.runs
+            .knobs
+            .figures
+            .get(&(lesson.id.clone(), name.clone()))
     }
 }
 
@@ -317,10 +340,10 @@ fn first_line(s: &str) -> &str {
 
 /// Why `+`/`-` did nothing: the variants that have a knob, or that none does.
 fn no_knob_words(app: &App) -> String {
-    if app.exercise.is_some() {
+    if app.exercises.open.is_some() {
         return "knobs turn the lesson's variants, not an exercise's".into();
     }
-    let Some(l) = app.lessons.get(app.selected) else {
+    let Some(l) = app.reading.lessons.get(app.reading.selected) else {
         return String::new();
     };
     let mut names: Vec<&str> = l.knobs.iter().map(|k| k.variant.as_str()).collect();

@@ -71,14 +71,18 @@ impl App {
     pub(super) fn on_loaded(&mut self, loaded: Result<Course, LoadFailure>) {
         match loaded {
             Ok(course) => {
-                let fresh = App::new(course.lessons, course.recording, self.progress.clone());
-                self.lessons = fresh.lessons;
-                self.selected = fresh.selected;
-                self.results = fresh.results;
-                self.answers = fresh.answers;
+                let fresh = App::new(
+                    course.lessons,
+                    course.recording,
+                    self.reading.progress.clone(),
+                );
+                self.reading.lessons = fresh.reading.lessons;
+                self.reading.selected = fresh.reading.selected;
+                self.runs.results = fresh.runs.results;
+                self.reading.answers = fresh.reading.answers;
                 self.loading = None;
                 self.note_seen();
-                if let Some(caps) = self.caps.clone() {
+                if let Some(caps) = self.runs.caps.clone() {
                     self.plan_compiles(&caps);
                 }
             }

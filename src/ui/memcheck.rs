@@ -27,8 +27,8 @@ impl App {
     /// The focused variant, when memcheck can be offered for it: lost to a CUDA error, on a
     /// machine whose toolkit has compute-sanitizer.
     pub fn memcheck_offer(&self) -> Option<&str> {
-        self.sanitizer.as_ref()?;
-        let v = self.result()?.variants.get(self.variant)?;
+        self.runs.sanitizer.as_ref()?;
+        let v = self.result()?.variants.get(self.view.variant)?;
         let cuda_fault = v
             .failure
             .as_deref()
@@ -37,7 +37,8 @@ impl App {
     }
 
     pub fn memcheck_running(&self) -> bool {
-        self.memcheck
+        self.runs
+            .memcheck
             .as_ref()
             .is_some_and(|m| matches!(m.state, MemcheckState::Running(_)))
     }
@@ -45,8 +46,10 @@ impl App {
     /// Whether `m` should show the rerun already there: one going, or one done for the
     /// focused variant (a new run of the lesson forgets it).
     pub(super) fn memcheck_shown_for_focus(&self) -> bool {
-        let focus = self.result().and_then(|r| r.variants.get(self.variant));
-        self.memcheck.as_ref().is_some_and(|m| {
+        let focus = self
+            .result()
+            .and_then(|r| r.variants.get(self.view.variant));
+        self.runs.memcheck.as_ref().is_some_and(|m| {
             matches!(m.state, MemcheckState::Running(_))
                 || (self.lesson().is_some_and(|l| l.id == m.lesson)
                     && focus.is_some_and(|v| v.name == m.variant))
@@ -55,24 +58,24 @@ impl App {
 
     /// `m`: rerun the focused variant under memcheck, or say why not.
     pub(super) fn start_memcheck(&mut self) {
-        if self.memcheck_running() || self.running.is_some() {
+        if self.memcheck_running() || self.runs.running.is_some() {
             self.message = Some("the worker is busy: m works once it is done".into());
             return;
         }
         let (Some(variant), Some(sanitizer), Some(lesson)) = (
             self.memcheck_offer().map(str::to_string),
-            self.sanitizer.clone(),
+            self.runs.sanitizer.clone(),
             self.lesson().cloned(),
         ) else {
             self.message = Some(self.why_no_memcheck());
             return;
         };
-        self.memcheck = Some(Memcheck {
+        self.runs.memcheck = Some(Memcheck {
             lesson: lesson.id.clone(),
             variant: variant.clone(),
             state: MemcheckState::Running(0),
         });
-        self.overlay = Overlay::Memcheck;
+        self.view.overlay = Overlay::Memcheck;
         self.outbox.push(Job::Memcheck {
             lesson: Box::new(lesson),
             variant,
@@ -81,7 +84,7 @@ impl App {
     }
 
     fn why_no_memcheck(&self) -> String {
-        if self.sanitizer.is_none() {
+        if self.runs.sanitizer.is_none() {
             "m needs compute-sanitizer (it comes with the CUDA toolkit; see `gpulab doctor`)".into()
         } else {
             "m reruns a variant lost to a CUDA fault; this one did not fault".into()
@@ -89,7 +92,7 @@ impl App {
     }
 
     pub(super) fn on_memcheck_tick(&mut self, seconds: u64) {
-        if let Some(m) = self.memcheck.as_mut()
+        if let Some(m) = self.runs.memcheck.as_mut()
             && let MemcheckState::Running(s) = &mut m.state
         {
             *s = seconds;
@@ -106,7 +109,7 @@ impl App {
             Ok(report) => MemcheckState::Found(report),
             Err(e) => MemcheckState::Failed(e),
         };
-        self.memcheck = Some(Memcheck {
+        self.runs.memcheck = Some(Memcheck {
             lesson,
             variant,
             state,

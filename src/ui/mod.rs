@@ -110,22 +110,22 @@ pub fn render_view(
         progress.mark_revealed(&lessons[idx].id);
     }
     let mut app = App::new(lessons.to_vec(), None, progress);
-    app.selected = idx;
-    app.page = shot.page.min(app.page_count().saturating_sub(1));
-    app.color = false;
+    app.reading.selected = idx;
+    app.reading.page = shot.page.min(app.page_count().saturating_sub(1));
+    app.view.color = false;
     // Nothing is looked for here: the screen shows what the result says, and no more.
-    app.caps = Some(Default::default());
+    app.runs.caps = Some(Default::default());
     if let Some(r) = result {
-        app.results.insert(lessons[idx].id.clone(), r);
+        app.runs.results.insert(lessons[idx].id.clone(), r);
     }
-    app.variant = shot
+    app.view.variant = shot
         .variant
         .min(lessons[idx].variants.len().saturating_sub(1));
     match shot.view {
         View::Lesson => {}
-        View::Chart => app.chart = true,
-        View::Footprint => app.overlay = Overlay::Footprint,
-        View::Heatmap => app.overlay = Overlay::Heatmap,
+        View::Chart => app.view.chart = true,
+        View::Footprint => app.view.overlay = Overlay::Footprint,
+        View::Heatmap => app.view.overlay = Overlay::Heatmap,
     }
     let area = Rect::new(0, 0, shot.width, shot.height);
     let mut buf = Buffer::empty(area);

@@ -10,10 +10,10 @@ const WHEEL: isize = 3;
 impl App {
     /// Show page `p` from its top; on the checkpoint that is the question being asked.
     pub(super) fn go_to_page(&mut self, p: usize) {
-        if p < self.page_count() && p != self.page {
-            self.page = p;
-            self.prose_scroll = 0;
-            self.follow_question = true;
+        if p < self.page_count() && p != self.reading.page {
+            self.reading.page = p;
+            self.reading.prose_scroll = 0;
+            self.reading.follow_question = true;
             self.note_seen();
         }
     }
@@ -21,37 +21,37 @@ impl App {
     /// Scroll the prose by `rows` (negative: up); the learner now steers, not the
     /// checkpoint.
     pub(super) fn scroll_prose(&mut self, rows: isize) {
-        let Some(v) = prose::view(self, self.viewport) else {
+        let Some(v) = prose::view(self, self.view.viewport) else {
             return;
         };
-        self.prose_scroll = v.offset.saturating_add_signed(rows).min(v.max_offset());
-        self.follow_question = false;
+        self.reading.prose_scroll = v.offset.saturating_add_signed(rows).min(v.max_offset());
+        self.reading.follow_question = false;
     }
 
     /// A screenful further, or the next page once the end of this one is on screen.
     pub(super) fn page_down(&mut self) {
-        match prose::view(self, self.viewport) {
+        match prose::view(self, self.view.viewport) {
             Some(v) if v.more_below() => {
                 self.scroll_prose(v.height.saturating_sub(1).max(1) as isize)
             }
-            _ => self.go_to_page(self.page + 1),
+            _ => self.go_to_page(self.reading.page + 1),
         }
     }
 
     /// A screenful back, or the previous page (from its top) once this one's top is shown.
     pub(super) fn page_up(&mut self) {
-        match prose::view(self, self.viewport) {
+        match prose::view(self, self.view.viewport) {
             Some(v) if v.offset > 0 => {
                 self.scroll_prose(-(v.height.saturating_sub(1).max(1) as isize))
             }
-            _ => self.go_to_page(self.page.saturating_sub(1)),
+            _ => self.go_to_page(self.reading.page.saturating_sub(1)),
         }
     }
 
     /// The wheel scrolls what is in front: the code pop-up, else the prose.
     pub(super) fn wheel(&mut self, down: bool) {
         let rows = if down { WHEEL } else { -WHEEL };
-        match self.overlay {
+        match self.view.overlay {
             Overlay::Code => self.scroll_code(rows),
             Overlay::None => self.scroll_prose(rows),
             Overlay::Help
@@ -64,17 +64,17 @@ impl App {
 
     /// Scroll the code, never past its last line.
     pub(super) fn scroll_code(&mut self, rows: isize) {
-        let max = prose::areas(self, self.viewport);
+        let max = prose::areas(self, self.view.viewport);
         let max = code::code_max_scroll(self, max.main);
-        let now = (self.code_scroll as usize).min(max);
-        self.code_scroll = now.saturating_add_signed(rows).min(max) as u16;
+        let now = (self.view.code_scroll as usize).min(max);
+        self.view.code_scroll = now.saturating_add_signed(rows).min(max) as u16;
     }
 
     /// Whether the checkpoint question being asked is on screen, so a number key answers
     /// the question the learner reads. Before the first frame nothing is hidden.
     pub(super) fn question_on_screen(&self) -> bool {
         let Some(l) = self.lesson() else { return false };
-        let Some(v) = prose::view(self, self.viewport) else {
+        let Some(v) = prose::view(self, self.view.viewport) else {
             return true;
         };
         prose::current_question(self, l, &v.content).is_none_or(|q| v.shows(&q))

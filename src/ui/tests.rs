@@ -58,7 +58,7 @@ fn a_live_run_streams_samples_and_loops_until_stopped() {
     app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
     app.on_key(key(KeyCode::Char('l')));
     assert!(matches!(app.outbox.as_slice(), [Job::Run { .. }]));
-    assert!(app.running.is_some());
+    assert!(app.runs.running.is_some());
     let reply = |reply| WorkerEvent::Reply {
         lesson: "a".into(),
         reply,
@@ -71,14 +71,14 @@ fn a_live_run_streams_samples_and_loops_until_stopped() {
         variant: "slow".into(),
         ms: 2.5,
     }));
-    assert_eq!(app.running.as_ref().unwrap().stage, "timing");
+    assert_eq!(app.runs.running.as_ref().unwrap().stage, "timing");
     assert_eq!(app.result().unwrap().variants[1].samples_ms, vec![2.5]);
     app.outbox.clear();
     app.on_worker(WorkerEvent::Finished {
         lesson: "a".into(),
         outcome: Ok(()),
     });
-    assert_eq!(app.progress.get("a").runs, 1);
+    assert_eq!(app.reading.progress.get("a").runs, 1);
     assert!(
         matches!(app.outbox.as_slice(), [Job::Run { .. }]),
         "looping runs again"
@@ -113,7 +113,7 @@ fn a_fault_marks_its_variant_wrong_in_words_and_stops_the_loop() {
             .unwrap()
             .contains("illegal memory access")
     );
-    assert!(!app.looping && app.outbox.is_empty() && app.running.is_none());
+    assert!(!app.runs.looping && app.outbox.is_empty() && app.runs.running.is_none());
     assert!(
         app.message
             .as_deref()
@@ -135,7 +135,7 @@ fn the_checkpoint_is_a_last_page_answered_with_number_keys() {
     assert_eq!(app.page_count(), 3);
     app.on_key(key(KeyCode::Char('2')));
     assert!(
-        app.answers.is_empty(),
+        app.reading.answers.is_empty(),
         "digits answer only on the checkpoint page"
     );
     app.on_key(key(KeyCode::Char('n')));
@@ -155,21 +155,24 @@ fn the_checkpoint_is_a_last_page_answered_with_number_keys() {
 fn keys_move_between_pages_variants_lessons_and_overlays() {
     let mut app = App::new(vec![lesson("a"), lesson("b")], None, Progress::default());
     app.on_key(key(KeyCode::Char('n')));
-    assert_eq!(app.page, 1);
+    assert_eq!(app.reading.page, 1);
     app.on_key(key(KeyCode::Char('n')));
-    assert_eq!(app.page, 1, "no page past the last");
+    assert_eq!(app.reading.page, 1, "no page past the last");
     app.on_key(key(KeyCode::Right));
-    assert_eq!(app.variant, 1);
+    assert_eq!(app.view.variant, 1);
     app.on_key(key(KeyCode::Right));
-    assert_eq!(app.variant, 1);
+    assert_eq!(app.view.variant, 1);
     app.on_key(key(KeyCode::Char('?')));
-    assert_eq!(app.overlay, Overlay::Help);
+    assert_eq!(app.view.overlay, Overlay::Help);
     app.on_key(key(KeyCode::Char('q')));
-    assert_eq!(app.overlay, Overlay::None);
+    assert_eq!(app.view.overlay, Overlay::None);
     assert!(!app.quit, "q closes the pop-up first");
     app.on_key(key(KeyCode::Down));
-    assert_eq!((app.selected, app.page, app.variant), (1, 0, 0));
-    assert!(app.progress.get("b").seen);
+    assert_eq!(
+        (app.reading.selected, app.reading.page, app.view.variant),
+        (1, 0, 0)
+    );
+    assert!(app.reading.progress.get("b").seen);
     app.on_key(key(KeyCode::Char('q')));
     assert!(app.quit);
 }
@@ -199,8 +202,12 @@ fn a_refused_run_is_a_failure_on_its_variant_not_a_finished_run() {
     let v = &app.result().unwrap().variants[1];
     assert_eq!(v.correct, Some(false));
     assert!(v.error.as_deref().unwrap().contains("the device went away"));
-    assert_eq!(app.progress.get("a").runs, 0, "a refusal is not a run");
-    assert!(!app.looping && app.outbox.is_empty() && app.running.is_none());
+    assert_eq!(
+        app.reading.progress.get("a").runs,
+        0,
+        "a refusal is not a run"
+    );
+    assert!(!app.runs.looping && app.outbox.is_empty() && app.runs.running.is_none());
     assert!(
         app.message
             .as_deref()
@@ -227,18 +234,29 @@ fn without_a_gpu_reading_and_answering_finish_a_lesson_and_answers_are_kept() {
     app.on_key(key(KeyCode::Char('n')));
     app.on_key(key(KeyCode::Char('n')));
     assert!(
-        !app.progress.is_done("a"),
+        !app.reading.progress.is_done("a"),
         "the checkpoint is not answered yet"
     );
-    app.save_requested = false;
+    app.reading.save_requested = false;
     app.on_key(key(KeyCode::Char('1')));
-    assert!(app.save_requested, "an answer is saved");
-    assert!(app.progress.is_done("a"));
-    assert_eq!(app.progress.get("a").runs, 0, "no live run was needed");
-    assert_eq!(app.progress.get("a").answers.get(&0), Some(&0));
-    let again = App::new(vec![l.clone(), lesson("b")], None, app.progress.clone());
-    assert_eq!(again.selected, 1, "opens at the first unfinished lesson");
-    assert_eq!(again.answers.get(&("a".to_string(), 0)), Some(&0));
+    assert!(app.reading.save_requested, "an answer is saved");
+    assert!(app.reading.progress.is_done("a"));
+    assert_eq!(
+        app.reading.progress.get("a").runs,
+        0,
+        "no live run was needed"
+    );
+    assert_eq!(app.reading.progress.get("a").answers.get(&0), Some(&0));
+    let again = App::new(
+        vec![l.clone(), lesson("b")],
+        None,
+        app.reading.progress.clone(),
+    );
+    assert_eq!(
+        again.reading.selected, 1,
+        "opens at the first unfinished lesson"
+    );
+    assert_eq!(again.reading.answers.get(&("a".to_string(), 0)), Some(&0));
 }
 
 #[test]
@@ -249,7 +267,7 @@ fn the_list_marks_a_finished_lesson_and_a_live_run_apart() {
     p.check_finished("a", 2, 0);
     p.mark_run("b");
     let mut app = App::new(vec![lesson("a"), lesson("b")], None, p);
-    app.color = false;
+    app.view.color = false;
     let area = Rect::new(0, 0, 100, 20);
     let mut buf = Buffer::empty(area);
     (&app).render(area, &mut buf);

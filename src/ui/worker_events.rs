@@ -14,7 +14,7 @@ impl App {
         match ev {
             WorkerEvent::Ready(Ok(caps)) => self.on_ready(caps),
             WorkerEvent::Ready(Err(e)) => {
-                self.caps = Some(Capabilities {
+                self.runs.caps = Some(Capabilities {
                     no_gpu: Some(e.to_string()),
                     ..Default::default()
                 });
@@ -27,7 +27,7 @@ impl App {
             }
             WorkerEvent::Reply { lesson, reply } => self.on_reply(lesson, reply),
             WorkerEvent::Finished { lesson, outcome } => self.on_finished(lesson, outcome),
-            WorkerEvent::Sanitizer(path) => self.sanitizer = path,
+            WorkerEvent::Sanitizer(path) => self.runs.sanitizer = path,
             WorkerEvent::MemcheckTick(seconds) => self.on_memcheck_tick(seconds),
             WorkerEvent::Memchecked {
                 lesson,
@@ -42,7 +42,7 @@ impl App {
             } => self.on_sass(lesson, variant, listing),
             WorkerEvent::Checked { exercise, outcome } => self.on_checked(exercise, outcome),
             WorkerEvent::ExFigures { exercise, report } => {
-                self.ex_reports.insert(exercise, *report);
+                self.exercises.reports.insert(exercise, *report);
             }
         }
         // The lesson's figures may have changed under the exercise's columns.
@@ -53,19 +53,19 @@ impl App {
     /// made live for every lesson.
     fn on_ready(&mut self, caps: Capabilities) {
         self.plan_compiles(&caps);
-        self.caps = Some(caps);
+        self.runs.caps = Some(caps);
         // A code or diff view opened before the worker answered asks for its SASS now.
         self.ask_for_overlay();
     }
 
     /// The compile jobs `caps` calls for, one a lesson whose reports can be made here.
     pub(super) fn plan_compiles(&mut self, caps: &Capabilities) {
-        for l in &self.lessons {
-            let Some(shown) = self.results.get(&l.id) else {
+        for l in &self.reading.lessons {
+            let Some(shown) = self.runs.results.get(&l.id) else {
                 continue;
             };
             if let Plan::CompileHere { arch } = source::plan(caps, l, shown, Ask::Figures) {
-                self.compiling.insert(l.id.clone());
+                self.runs.compiling.insert(l.id.clone());
                 self.outbox.push(Job::Compile {
                     lesson: Box::new(l.clone()),
                     arch,
@@ -76,48 +76,57 @@ impl App {
 
     fn on_reply(&mut self, lesson: String, reply: Reply) {
         if let Reply::Stage { variant, stage } = &reply
-            && let Some(r) = self.running.as_mut().filter(|r| r.lesson == lesson)
+            && let Some(r) = self.runs.running.as_mut().filter(|r| r.lesson == lesson)
         {
             r.variant = variant.clone();
             r.stage = stage.clone();
         }
-        if let Some(res) = self.results.get_mut(&lesson) {
-            self.folds.entry(lesson).or_default().apply(res, &reply);
+        if let Some(res) = self.runs.results.get_mut(&lesson) {
+            self.runs
+                .folds
+                .entry(lesson)
+                .or_default()
+                .apply(res, &reply);
         }
     }
 
     fn on_finished(&mut self, lesson: String, outcome: Result<(), WorkerFailure>) {
-        let fold = self.folds.remove(&lesson).unwrap_or_default();
+        let fold = self.runs.folds.remove(&lesson).unwrap_or_default();
         let outcome = match (
-            self.lessons.iter().find(|l| l.id == lesson),
-            self.results.get_mut(&lesson),
+            self.reading.lessons.iter().find(|l| l.id == lesson),
+            self.runs.results.get_mut(&lesson),
         ) {
             (Some(l), Some(res)) => fold.finish(l, res, outcome),
             _ => outcome,
         };
         // The worker serves jobs in order: a compile asked before a run ends before it.
-        let compiled = self.compiling.remove(&lesson);
-        let was_run = !compiled && self.running.as_ref().is_some_and(|r| r.lesson == lesson);
+        let compiled = self.runs.compiling.remove(&lesson);
+        let was_run = !compiled
+            && self
+                .runs
+                .running
+                .as_ref()
+                .is_some_and(|r| r.lesson == lesson);
         if was_run {
-            self.running = None;
+            self.runs.running = None;
         }
         match outcome {
             Ok(()) if was_run => {
                 // Only a run on a GPU is a lesson "run live on this machine".
-                let interpreted = (self.results.get(&lesson))
+                let interpreted = (self.runs.results.get(&lesson))
                     .is_some_and(|r| r.source == crate::model::results::Source::Interpreted);
                 if !interpreted {
-                    self.progress.mark_run(&lesson);
+                    self.reading.progress.mark_run(&lesson);
                 }
                 self.save_progress();
-                if self.looping && self.lesson().is_some_and(|l| l.id == lesson) {
+                if self.runs.looping && self.lesson().is_some_and(|l| l.id == lesson) {
                     self.start_run();
                 }
             }
             Ok(()) => {}
             Err(f) => {
                 if was_run {
-                    self.looping = false;
+                    self.runs.looping = false;
                 }
                 self.message = Some(f.to_string());
             }

@@ -59,13 +59,13 @@ impl Lab {
         let (lessons, errors) = gpulab::course::load_course(&root);
         assert!(errors.is_empty(), "{errors:?}");
         let mut app = App::new(lessons, None, Progress::default());
-        app.color = false;
-        app.course_root = root;
+        app.view.color = false;
+        app.reading.course_root = root;
         let ws = tmp.path().join("ws");
-        app.workspace = Some(Workspace { dir: ws.clone() });
+        app.exercises.workspace = Some(Workspace { dir: ws.clone() });
         let book = tmp.path().join("data/exercises.json");
         std::fs::create_dir_all(book.parent().unwrap()).unwrap();
-        app.book_path = Some(book.clone());
+        app.exercises.book_path = Some(book.clone());
         let (hub_tx, hub) = channel();
         let jobs = ui::spawn_worker(hub_tx, 0, client);
         let (saves, _) = channel();

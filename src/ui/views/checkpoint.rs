@@ -20,7 +20,7 @@ pub fn page_with_starts(app: &App, lesson: &Lesson) -> (Page, Vec<usize>) {
         for (ci, c) in q.choices.iter().enumerate() {
             text.push_str(&format!("   {}) {c}\n", ci + 1));
         }
-        match app.answers.get(&(lesson.id.clone(), qi)) {
+        match app.reading.answers.get(&(lesson.id.clone(), qi)) {
             Some(&a) if a == q.answer => {
                 text.push_str(&format!("   ✓ {}) is right. {}\n", a + 1, q.why))
             }

@@ -106,7 +106,7 @@ fn source_lines(app: &App, v: &Variant, th: &Theme) -> Vec<Line<'static>> {
 }
 
 fn sass_lines(app: &App, v: &Variant, th: &Theme) -> Vec<Line<'static>> {
-    let listing: &Listing = match app.sass_of(app.variant) {
+    let listing: &Listing = match app.sass_of(app.view.variant) {
         Some(SassState::Ready(l)) => l,
         Some(SassState::Failed(why)) => return vec![Line::styled(why.clone(), th.bad)],
         Some(SassState::Asked) => return vec![Line::styled("disassembling…", th.dim)],
@@ -144,11 +144,11 @@ fn sass_line(i: &Instruction, t: &[InstructionSummary], th: &Theme) -> Line<'sta
 /// The rows each pane has, for scrolling.
 fn pane_rows(app: &App, v: &Variant) -> usize {
     let source = v.source.lines().count() + diagnostics(app, v).len();
-    let sass = match app.sass_of(app.variant) {
+    let sass = match app.sass_of(app.view.variant) {
         Some(SassState::Ready(l)) => l.instructions.len(),
         _ => 1,
     };
-    match app.code.panes {
+    match app.view.code.panes {
         Panes::Source => source,
         Panes::Sass => sass,
         Panes::Both => source.max(sass),
@@ -160,7 +160,7 @@ const HEAD_ROWS: u16 = 6;
 
 /// The furthest the code can scroll in `area` with its last line still at the bottom.
 pub fn code_max_scroll(app: &App, area: Rect) -> usize {
-    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.variant)) else {
+    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
         return 0;
     };
     let view = full(area).height.saturating_sub(2 + HEAD_ROWS) as usize;
@@ -168,12 +168,12 @@ pub fn code_max_scroll(app: &App, area: Rect) -> usize {
 }
 
 pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.variant)) else {
+    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
         return;
     };
     let rect = full(area);
     Clear.render(rect, buf);
-    let panes = match app.code.panes {
+    let panes = match app.view.code.panes {
         Panes::Source => "source",
         Panes::Sass => "SASS",
         Panes::Both => "source and SASS",
@@ -192,11 +192,11 @@ pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let mut top = vec![code_header(v, th)];
     top.extend(worst_lines(traced(app, v), v, th));
     Paragraph::new(top).render(head, buf);
-    let scroll = (app.code_scroll as usize).min(code_max_scroll(app, area)) as u16;
+    let scroll = (app.view.code_scroll as usize).min(code_max_scroll(app, area)) as u16;
     let pane = |lines: Vec<Line<'static>>, r: Rect, buf: &mut Buffer| {
         Paragraph::new(lines).scroll((scroll, 0)).render(r, buf);
     };
-    match app.code.panes {
+    match app.view.code.panes {
         Panes::Source => pane(source_lines(app, v, th), body, buf),
         Panes::Sass => pane(sass_lines(app, v, th), body, buf),
         Panes::Both => {

@@ -116,7 +116,7 @@ fn timing_lines<'a>(
     th: &Theme,
 ) -> Vec<Line<'a>> {
     let mut lines = vec![time_line(v, width, th)];
-    let running_here = app.running.as_ref().filter(|run| {
+    let running_here = app.runs.running.as_ref().filter(|run| {
         Some(run.lesson.as_str()) == app.lesson().map(|l| l.id.as_str()) && run.variant == v.name
     });
     if let Some(run) = running_here {
@@ -350,7 +350,7 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         if rect.height == 0 {
             continue;
         }
-        let focused = i == app.variant;
+        let focused = i == app.view.variant;
         let block = column_block(v, focused, th);
         let inner = block.inner(rect);
         block.render(rect, buf);

@@ -14,7 +14,7 @@ use ratatui::text::{Line, Span};
 pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
     let mut text: Vec<String> = x.ex.task.trim_end().lines().map(String::from).collect();
     text.push(String::new());
-    let p = app.book.get(&x.ex.id);
+    let p = app.exercises.book.get(&x.ex.id);
     let shown = (p.hints_shown as usize).min(x.ex.hints.len());
     for (i, h) in x.ex.hints.iter().take(shown).enumerate() {
         text.push(format!(
@@ -95,7 +95,7 @@ fn solution_lines(x: &ExerciseView) -> Vec<String> {
 /// What opens the learner's column: the check in flight, the compile error at its line,
 /// or each check with its mark and what it measured.
 pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
-    let Some(x) = &app.exercise else {
+    let Some(x) = &app.exercises.open else {
         return Vec::new();
     };
     let mut lines = Vec::new();

@@ -221,12 +221,13 @@ fn row_line<'a>(
         if row.here { th.focus } else { th.strong },
     )];
     let running = app
+        .runs
         .knobs
         .run
         .as_ref()
         .filter(|r| r.lesson.id == lesson.id && r.settings.contains(&row.name));
     let Some(f) = row.figures else {
-        let words = match (running, &app.running) {
+        let words = match (running, &app.runs.running) {
             (Some(_), Some(r)) => format!("  {}…", r.stage),
             _ => "  not recorded".into(),
         };
@@ -253,7 +254,7 @@ fn row_line<'a>(
     spans.push(Span::raw(text));
     spans.push(Span::raw(" "));
     spans.extend(tail(app, row, v, (head, top, room), lesson, th));
-    if let Some(r) = running.and(app.running.as_ref()) {
+    if let Some(r) = running.and(app.runs.running.as_ref()) {
         spans.push(Span::styled(
             format!(" · measuring: {}…", r.stage),
             th.accent,

@@ -14,20 +14,20 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let mut lines = Vec::new();
     let mut space: Option<MemSpace> = None;
     let mut at = 0;
-    for (i, l) in app.lessons.iter().enumerate() {
+    for (i, l) in app.reading.lessons.iter().enumerate() {
         if space != Some(l.space) {
             space = Some(l.space);
             lines.push(Line::styled(l.space.label(), th.dim));
         }
-        let p = app.progress.get(&l.id);
-        let mark = if app.progress.is_done(&l.id) {
+        let p = app.reading.progress.get(&l.id);
+        let mark = if app.reading.progress.is_done(&l.id) {
             "✓"
         } else if p.seen {
             "•"
         } else {
             " "
         };
-        let here = i == app.selected && app.exercise.is_none();
+        let here = i == app.reading.selected && app.exercises.open.is_none();
         let cursor = if here { "▸" } else { " " };
         // A live run is its own mark: reading and answering finish a lesson without a GPU.
         let ran = if p.runs > 0 { " ◆" } else { "" };
@@ -65,11 +65,16 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
 
 /// An exercise's row, under its lesson: passed, started or not yet.
 fn exercise_row<'a>(app: &App, id: &str, here: bool, th: &Theme) -> Line<'a> {
-    let p = app.book.get(id);
-    let started = app.exercise.as_ref().filter(|x| x.ex.id == id).map_or_else(
-        || p.attempts > 0,
-        |x| x.file.as_ref().is_some_and(|f| f.exists()),
-    );
+    let p = app.exercises.book.get(id);
+    let started = app
+        .exercises
+        .open
+        .as_ref()
+        .filter(|x| x.ex.id == id)
+        .map_or_else(
+            || p.attempts > 0,
+            |x| x.file.as_ref().is_some_and(|f| f.exists()),
+        );
     let mark = if p.passed {
         "✓"
     } else if started {

@@ -108,10 +108,10 @@ pub fn view(app: &App, frame: Rect) -> Option<View> {
         height,
     };
     let want = match current_question(app, lesson, &v.content) {
-        Some(rows) if app.follow_question => rows.start,
+        Some(rows) if app.reading.follow_question => rows.start,
         // Every question answered: the last explanation stays in view.
-        None if app.follow_question && app.on_checkpoint_page() => usize::MAX,
-        _ => app.prose_scroll,
+        None if app.reading.follow_question && app.on_checkpoint_page() => usize::MAX,
+        _ => app.reading.prose_scroll,
     };
     v.offset = want.min(v.max_offset());
     Some(v)
@@ -123,19 +123,19 @@ pub fn current_question(app: &App, lesson: &Lesson, c: &Content) -> Option<Range
         return None;
     }
     let q = (0..lesson.checkpoint.len())
-        .find(|q| !app.answers.contains_key(&(lesson.id.clone(), *q)))?;
+        .find(|q| !app.reading.answers.contains_key(&(lesson.id.clone(), *q)))?;
     c.questions.get(q).cloned()
 }
 
 /// The page on screen, wrapped to `width`.
 pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
-    if let Some(x) = &app.exercise {
+    if let Some(x) = &app.exercises.open {
         return super::exercise::content(app, x, width);
     }
     let (page, starts) = if app.on_checkpoint_page() {
         super::checkpoint::page_with_starts(app, lesson)
     } else {
-        match lesson.pages.get(app.page) {
+        match lesson.pages.get(app.reading.page) {
             Some(p) => (p.clone(), Vec::new()),
             None => return empty(),
         }
@@ -226,12 +226,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let Some(v) = view(app, buf.area) else {
         return;
     };
-    let title = match app.exercise {
+    let title = match app.exercises.open {
         Some(_) => format!(" {} ", v.content.title),
         None => format!(
             " {} · page {}/{} ",
             v.content.title,
-            app.page + 1,
+            app.reading.page + 1,
             app.page_count()
         ),
     };

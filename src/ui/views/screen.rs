@@ -22,7 +22,7 @@ const EXERCISE_KEYS: &str = " ? help  q quit  ↑↓ lesson  e edit your file  r
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let th = Theme::new(self.color);
+        let th = Theme::new(self.view.color);
         if let Some(l) = &self.loading {
             loading::render(l, area, buf, &th);
             return;
@@ -39,8 +39,8 @@ impl Widget for &App {
         header_line(self, lesson, &th).render(a.header, buf);
         prose::render(self, a.prose, buf, &th);
         let sweeps = !lesson.sweeps.is_empty();
-        let knobbed = self.exercise.is_none() && !lesson.knobs.is_empty();
-        if sweeps && self.chart {
+        let knobbed = self.exercises.open.is_none() && !lesson.knobs.is_empty();
+        if sweeps && self.view.chart {
             chart::render(self, a.cols, buf, &th);
         } else if self.knob_table_shown() {
             knobs::render(self, a.cols, buf, &th);
@@ -49,7 +49,7 @@ impl Widget for &App {
         }
         Paragraph::new(Line::styled(format!(" {}", status_text(self)), th.accent))
             .render(a.status, buf);
-        let keys = if self.exercise.is_some() {
+        let keys = if self.exercises.open.is_some() {
             EXERCISE_KEYS.to_string()
         } else if sweeps {
             KEYS_LINE.replacen("  q quit", "  q quit  g chart", 1)
@@ -59,11 +59,11 @@ impl Widget for &App {
             KEYS_LINE.to_string()
         };
         Line::styled(keys, th.dim).render(a.keys, buf);
-        match self.overlay {
+        match self.view.overlay {
             Overlay::None => {}
             Overlay::Help => {
                 let textures = !lesson.textures.is_empty();
-                let on = (sweeps, textures, self.exercise.is_some(), knobbed);
+                let on = (sweeps, textures, self.exercises.open.is_some(), knobbed);
                 overlays::render_help(a.main, buf, &th, on)
             }
             Overlay::Code => code::render_code(self, a.main, buf, &th),
@@ -82,7 +82,7 @@ fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
         if r.source != Source::Live && r.compile == Some(Source::Live) {
             s.push_str(" · compile reports live");
         }
-        if app.caps.is_none() {
+        if app.runs.caps.is_none() {
             s.push_str(" · looking for a GPU…");
         }
         // The last check measured yours (and what it compares with) here and now.
@@ -91,7 +91,7 @@ fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
         }
         s
     });
-    let title = match &app.exercise {
+    let title = match &app.exercises.open {
         Some(x) => format!(
             " {:02} · {} · exercise {} ",
             lesson.order, lesson.title, x.ex.id
@@ -107,7 +107,7 @@ fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
 /// A memcheck rerun going, or the offer of one, first; then the rest.
 fn status_text(app: &App) -> String {
     let rest = plain_status(app);
-    let first = match app.memcheck.as_ref().map(|m| (&m.variant, &m.state)) {
+    let first = match app.runs.memcheck.as_ref().map(|m| (&m.variant, &m.state)) {
         Some((v, MemcheckState::Running(s))) => {
             format!("memcheck of `{v}`: {s} s under compute-sanitizer (m shows it)")
         }
@@ -125,7 +125,7 @@ fn status_text(app: &App) -> String {
 
 /// The last message, else the run in flight, else how the claims fare.
 fn plain_status(app: &App) -> String {
-    if let Some(x) = &app.exercise {
+    if let Some(x) = &app.exercises.open {
         return match (&x.checking, &app.message, app.ex_report()) {
             (Some(stage), _, _) => format!("checking {} · {stage}", x.ex.id),
             (None, Some(m), _) => m.clone(),
@@ -133,10 +133,10 @@ fn plain_status(app: &App) -> String {
             (None, None, None) => String::new(),
         };
     }
-    match (&app.message, &app.running) {
+    match (&app.message, &app.runs.running) {
         (Some(m), _) => m.clone(),
         (None, Some(r)) => format!("running {} · {} {}", r.lesson, r.variant, r.stage),
-        (None, None) if app.looping => "looping".into(),
+        (None, None) if app.runs.looping => "looping".into(),
         (None, None) => match app.result().map(|r| (r.source, r.expect.as_slice())) {
             // No figures, so no claim can hold or fail: say why instead of "0 of N".
             Some((Source::None, _)) => "no recording of this lesson: r measures it on a GPU".into(),
