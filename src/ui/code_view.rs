@@ -1,8 +1,9 @@
 //! The code view's state: which panes it shows (the source, the SASS the GPU runs, or
 //! both), the SASS listings asked of the worker, and the variant a diff compares with.
 
-use super::app::{App, Overlay};
+use super::app::App;
 use super::event::Job;
+use super::view::Overlay;
 use crate::analysis::sass::{self, Listing};
 use crate::model::protocol::FALLBACK_ARCH;
 use std::collections::HashMap;

@@ -14,6 +14,23 @@ use crate::session::ex_lesson::{Oracle, Yours, exercise_lesson};
 use crate::session::workspace::{Started, WorkspaceError};
 use std::path::{Path, PathBuf};
 
+/// The exercise in progress: the one on screen, the checks of this session, the progress
+/// book, and where the learner's files are.
+#[derive(Default)]
+pub struct Exercises {
+    /// The exercise on screen, in place of its lesson's prose.
+    pub open: Option<Box<super::exercise::ExerciseView>>,
+    /// The last check of each exercise this session, by id.
+    pub reports: std::collections::HashMap<String, crate::session::ex_check::CheckReport>,
+    /// The exercise progress, and where it is written (nowhere: not written).
+    pub book: crate::session::ex_progress::ExerciseBook,
+    pub book_path: Option<std::path::PathBuf>,
+    /// Where the learner's exercise files are (none: exercises can be read, not done).
+    pub workspace: Option<crate::session::workspace::Workspace>,
+    /// The learner's file to open in their editor, for the main loop.
+    pub edit: Option<std::path::PathBuf>,
+}
+
 /// The exercise on screen.
 #[derive(Debug, Clone)]
 pub struct ExerciseView {

@@ -1,6 +1,7 @@
 //! What each key does: to the pop-up when one is open, else to the lesson screen.
 
-use super::app::{App, Overlay};
+use super::app::App;
+use super::view::Overlay;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 impl App {

@@ -3,8 +3,9 @@
 //! compiled and run again through the worker like any run. Every setting turned to this
 //! session keeps its figures in the knob table.
 
-use super::app::{App, Running};
+use super::app::App;
 use super::event::Job;
+use super::runs::Running;
 use crate::model::protocol::Reply;
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::model::{Knob, KnobSetting, Lesson};

@@ -3,8 +3,9 @@
 //! thread (minutes), the screen says it is going, and its pop-up shows the source lines the
 //! sanitizer names.
 
-use super::app::{App, Overlay};
+use super::app::App;
 use super::event::Job;
+use super::view::Overlay;
 use crate::session::client::{MemcheckError, MemcheckReport};
 
 /// The memcheck rerun of one variant: going, or what came of it.

@@ -5,7 +5,6 @@
 
 pub mod app;
 pub mod code_view;
-mod cpu_run;
 pub mod event;
 pub mod exercise;
 mod keys;
@@ -14,8 +13,11 @@ pub mod loading;
 pub mod main_loop;
 pub mod memcheck;
 mod progress_writer;
+pub mod reading;
+pub mod runs;
 mod scroll;
 pub mod terminal;
+pub mod view;
 pub mod views;
 mod watcher;
 mod worker_events;
@@ -24,9 +26,11 @@ mod worker_thread;
 #[cfg(test)]
 mod tests;
 
-pub use app::{App, Overlay, Running};
+pub use app::App;
 pub use event::{Job, UiEvent, WorkerEvent};
 pub use main_loop::{run, run_with};
+pub use runs::Running;
+pub use view::Overlay;
 pub use worker_thread::spawn_with as spawn_worker;
 
 use crate::model::Lesson;

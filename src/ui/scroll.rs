@@ -1,7 +1,8 @@
 //! Scrolling: the prose pane by keys and the wheel, pages turned where the text ends, and
 //! the code pop-up kept within its text. Each works on what the last frame showed.
 
-use super::app::{App, Overlay};
+use super::app::App;
+use super::view::Overlay;
 use super::views::{code, prose};
 
 /// Rows the wheel moves per notch.

@@ -8,8 +8,9 @@ use super::{
 use crate::analysis::describe::source_label;
 use crate::model::Lesson;
 use crate::model::results::Source;
-use crate::ui::app::{App, Overlay};
+use crate::ui::app::App;
 use crate::ui::memcheck::MemcheckState;
+use crate::ui::view::Overlay;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -1,0 +1,38 @@
+//! How the screen shows the lesson: the overlay, the focused variant and instruction, the
+//! chart, colour, the code view's panes and the size of the last frame.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlay {
+    None,
+    Help,
+    Code,
+    Heatmap,
+    /// Where a traced warp's texture fetches land in the image.
+    Footprint,
+    /// The memcheck rerun: going, or the lines it found.
+    Memcheck,
+    /// The focused variant against its neighbour: why the two differ.
+    Diff,
+}
+
+/// How the screen shows the lesson: the overlay, the focused variant and instruction, the
+/// chart, colour, and the size of the last frame.
+pub struct View {
+    pub overlay: Overlay,
+    pub variant: usize,
+    /// Which traced instruction the heatmap shows, worst first.
+    pub instr: usize,
+    /// Heatmap of all instructions × banks instead of one request.
+    pub aggregate: bool,
+    /// A lesson with a sweep shows its chart in place of the variant columns.
+    pub chart: bool,
+    /// Which sweep's chart is shown when they do not all fit.
+    pub sweep: usize,
+    pub color: bool,
+    pub code_scroll: u16,
+    /// The code view's panes and the SASS listings asked for.
+    pub code: super::code_view::CodeState,
+    /// The size of the last frame drawn, so the scrolling keys see the screen the learner
+    /// sees; empty before the first frame.
+    pub viewport: ratatui::layout::Rect,
+}
