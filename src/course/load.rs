@@ -2,15 +2,17 @@
 //! with `file:line:col`.
 
 mod attrs;
+mod constants;
 mod cx;
 mod exercises;
-mod extras;
 mod kernel;
 mod knobs;
 mod launch;
+mod measures;
 mod params;
 mod read;
 mod reference;
+mod requires;
 mod resolve;
 mod sizes;
 mod sweeps;

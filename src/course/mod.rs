@@ -10,7 +10,6 @@ pub mod fingerprint;
 pub mod load;
 pub mod part;
 pub mod schema;
-pub mod schema_ext;
 pub mod signature;
 pub mod spans;
 pub mod text;

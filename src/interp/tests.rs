@@ -134,8 +134,8 @@ fn local_arrays_are_per_thread() {
     assert_eq!(k.prog.local_bytes, 64);
 }
 
-#[path = "tests_more.rs"]
-mod more;
+#[path = "tests_execution.rs"]
+mod execution;
 
 #[path = "tests_slice.rs"]
 mod slice;

@@ -3,7 +3,8 @@
 
 use super::attrs::LaunchAttrs;
 use super::claim;
-use super::extras::{ConstantFill, Measure, Requires, Tolerance};
+use super::measure::{Measure, Tolerance};
+use super::requires::Requires;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -150,6 +151,15 @@ pub enum Arg {
     F32(f32),
     /// Index into `Lesson::textures`: its texture object, passed as a 64-bit handle.
     Texture(usize),
+}
+
+/// `constants: [{ symbol, from }]` on a variant: before its launches, the worker copies
+/// buffer `buffer`'s host data into the module's `__constant__` variable `symbol`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConstantFill {
+    pub symbol: String,
+    /// Index into `Lesson::buffers` (an input, never an output).
+    pub buffer: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -297,10 +297,10 @@ pub struct VariantResult {
     pub failure: Option<String>,
     /// Figures the kernel measured itself (`measures:`), by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub measured: BTreeMap<String, crate::model::extras::Measured>,
+    pub measured: BTreeMap<String, crate::model::measure::Measured>,
     /// The float tolerance the output was compared with, when the lesson sets one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tolerance: Option<crate::model::extras::Tolerance>,
+    pub tolerance: Option<crate::model::measure::Tolerance>,
     /// Not run because this machine lacks what the lesson requires, in words ("needs
     /// compute capability 9.0, this GPU has 8.6"); not an error, the recording stands.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -3,8 +3,8 @@
 //! lesson with one requires it even where it does not say so.
 
 use super::cx::{Cx, Known};
+use crate::course::schema::RawL2Window;
 use crate::course::schema::{Dims, Expr, RawLesson};
-use crate::course::schema_ext::RawL2Window;
 use crate::model::{Buffer, L2Access, L2Window, LaunchAttrs, Requires, Variant};
 
 /// Blocks in a cluster that every CC 9.0 GPU accepts; more needs a non-portable opt-in.

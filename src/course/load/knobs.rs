@@ -7,7 +7,7 @@ use super::cx::{Cx, Known};
 use super::variants::{Merged, Sources, build, named, with};
 use crate::course::expr::is_identifier;
 use crate::course::schema::{DefineValue, RawVariant};
-use crate::course::schema_ext::{RawKnob, RawRange};
+use crate::course::schema::{RawKnob, RawRange};
 use crate::model::{Knob, KnobKind, KnobSetting, Variant};
 
 /// A knob holds at most this many values: each is a compile and a run in the lab, and

@@ -6,7 +6,7 @@
 use super::Errors;
 use super::cx::{Cx, Known};
 use super::sweeps::{self, Expansion};
-use super::{attrs, exercises, extras, reference, sizes, textures, variants};
+use super::{attrs, exercises, measures, reference, requires, sizes, textures, variants};
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
 use crate::course::schema::RawLesson;
@@ -68,11 +68,11 @@ pub(super) fn resolve(
     let reference = lesson_reference(&mut cx, &raw, &variant_names, &known);
     let metrics = metrics(&mut cx, &raw, &problem);
     let expect = expect(&mut cx, &raw, &variant_names);
-    let measures = extras::measures(&mut cx, &raw, &known, vars.as_deref());
-    extras::check_measure_claims(&mut cx, &raw, &expect);
-    let tolerance = extras::tolerance(&mut cx, &raw);
+    let measures = measures::measures(&mut cx, &raw, &known, vars.as_deref());
+    measures::check_measure_claims(&mut cx, &raw, &expect);
+    let tolerance = measures::tolerance(&mut cx, &raw);
     let requires = attrs::with_peer_requirement(
-        attrs::with_cluster_requirement(extras::requires(&mut cx, &raw), vars.as_deref()),
+        attrs::with_cluster_requirement(requires::requires(&mut cx, &raw), vars.as_deref()),
         &buffers,
     );
     let l2_persisting_bytes = attrs::persisting_bytes(&mut cx, &raw, &problem);

@@ -5,8 +5,8 @@
 
 use super::cx::Cx;
 use crate::course::expr::is_identifier;
+use crate::course::schema::RawSweep;
 use crate::course::schema::{DefineValue, RawVariant};
-use crate::course::schema_ext::RawSweep;
 use crate::model::{Sweep, SweepPoint};
 use std::collections::HashSet;
 

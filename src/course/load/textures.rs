@@ -4,7 +4,7 @@
 use super::cx::{Cx, Known};
 use crate::course::expr::is_identifier;
 use crate::course::schema::RawLesson;
-use crate::course::schema_ext::RawTexture;
+use crate::course::schema::RawTexture;
 use crate::model::texture::{AddressMode, FilterMode, ReadMode};
 use crate::model::{Arg, Buffer, ElemType, Texture};
 

@@ -3,8 +3,8 @@
 //! path where they were written, so an error in a parent's key points at the parent's text.
 
 use super::attrs::launch_attrs;
+use super::constants;
 use super::cx::{Cx, Known};
-use super::extras;
 use super::kernel::kernel_problem;
 use super::launch::{arguments, dims, env_with_defines};
 use super::params::check_args;
@@ -12,7 +12,7 @@ use super::sweeps::Expansion;
 use crate::course::bundle::CourseRoot;
 use crate::course::confine::SourceError;
 use crate::course::schema::{DefineValue, Dims, Expr, RawArg, RawVariant};
-use crate::course::schema_ext::{RawConstant, RawL2Window};
+use crate::course::schema::{RawConstant, RawL2Window};
 use crate::model::Variant;
 use std::collections::HashMap;
 
@@ -295,7 +295,7 @@ pub(super) fn build(
     if let (Some(text), Some(args)) = (&text, &args) {
         check_args(cx, text, &req.kernel.0, args, &req.args.1);
     }
-    let constants = extras::constants(cx, m.constants.as_ref(), text.as_deref(), known);
+    let constants = constants::constants(cx, m.constants.as_ref(), text.as_deref(), known);
     let attrs = launch_attrs(
         cx,
         m.cluster.as_ref(),
