@@ -1,0 +1,51 @@
+// wrong: a coalesced grid-stride sum of 4-byte words into one running total: right for any n, coalesced, race-free, and too few bytes in flight per thread to reach the copy bandwidth (the lesson's many-per-thread rung)
+// caught by: yours pct_of_peak >= 85
+// on: gpu - only a time tells how many bytes a thread keeps in flight
+// The sum of n unsigned words, into out[0], for any n. The grid is fixed (the lesson's 8192
+// blocks of BLOCK = 256 threads), far fewer threads than words. finish() adds a block's
+// total to the grid's, and the last block to finish writes it out; unsigned sums wrap the
+// same way in any order.
+
+#define BLOCK 256
+
+// The grid's running total and how many blocks have added to it, in one word: the count in
+// bits 50 and up, the sum below.
+__device__ unsigned long long finish_word = 0;
+
+// Call it once per block, with the block's total in thread 0.
+__device__ void finish(unsigned block_sum, unsigned* partial, unsigned* out)
+{
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = block_sum;
+        const unsigned long long before = atomicAdd(&finish_word, (1ull << 50) + block_sum);
+        if ((before >> 50) == gridDim.x - 1) {
+            atomicExch(out, (unsigned)(before + block_sum));
+            atomicExch(&finish_word, 0ull);
+        }
+    }
+}
+
+// The block's sum of one value per thread (meaningful in thread 0).
+__device__ unsigned block_sum(unsigned v, unsigned* warp_sums)
+{
+    const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    if (lane == 0) warp_sums[warp] = v;
+    __syncthreads();
+    v = lane < BLOCK / 32 ? warp_sums[lane] : 0u;
+    if (warp == 0)
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
+extern "C" __global__ void reduce_any(const unsigned* __restrict__ in, unsigned* partial,
+                                      unsigned* out, unsigned n)
+{
+    __shared__ unsigned warp_sums[BLOCK / 32];
+    const unsigned tid = blockIdx.x * BLOCK + threadIdx.x;
+    const unsigned stride = gridDim.x * BLOCK;
+    // A coalesced grid-stride loop, one 4-byte word per lane per step, one running sum.
+    unsigned acc = 0;
+    for (unsigned i = tid; i < n; i += stride) acc += in[i];
+    finish(block_sum(acc, warp_sums), partial, out);
+}
