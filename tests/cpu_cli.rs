@@ -14,6 +14,9 @@ fn gpulab(args: &[&str], data: &std::path::Path) -> Output {
         .env("GPULAB_DATA_DIR", data)
         .env_remove("GPULAB_WORKSPACE")
         .env_remove("GPULAB_WORKER_FAKE")
+        // An unoptimised interpreter on a busy machine can go 20 s (the default) between
+        // replies on an exercise's largest size; that is slowness, not a hang.
+        .env("GPULAB_TIMEOUT_S", "180")
         .output()
         .unwrap()
 }
@@ -152,6 +155,8 @@ fn run_cpu_checks_the_gemm_ladder_against_a_product_made_on_the_host() {
     let src = manifest_dir().join("kernels/gemm/ladder.cu");
     std::fs::copy(&src, kernels.join("ladder.cu")).unwrap();
     let yaml = std::fs::read_to_string(manifest_dir().join("lessons/17-gemm.yaml")).unwrap();
+    // The ladder alone: the exercises (the file's last key) name files this course lacks.
+    let yaml = yaml.split("\nexercises:").next().unwrap().to_string() + "\n";
     let broken = "  - name: half-depth\n    like: tile-2d\n    args: [a, b, c, m, m, \"m / 2\"]\n";
     let yaml = yaml.replacen(
         "  - name: vectorised\n",

@@ -203,8 +203,29 @@ impl Claim {
         match &self.kind {
             ClaimKind::Ratio { a, b, .. }
             | ClaimKind::Within { a, b, .. }
-            | ClaimKind::MeasuredRatio { a, b, .. } => vec![a, b],
+            | ClaimKind::MeasuredRatio { a, b, .. }
+            | ClaimKind::MetricRatio { a, b, .. } => vec![a, b],
             _ => vec![self.subject()],
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_metric_comparison_names_both_its_variants() {
+        let c = Claim {
+            text: "yours global.sectors less than naive by >= 2x".into(),
+            kind: ClaimKind::MetricRatio {
+                a: "yours".into(),
+                b: "naive".into(),
+                metric: Metric::Registers,
+                greater: false,
+                factor: 2.0,
+            },
+        };
+        assert_eq!(c.variants(), ["yours", "naive"]);
     }
 }
