@@ -39,17 +39,17 @@ impl Ctx<'_> {
         bail!("no exercise '{id}'; the exercises are: {}", ids.join(", "))
     }
 
+    /// Merged with what another gpulab process wrote meanwhile; the error names the file.
     fn save(&self) -> Result<()> {
-        self.book
-            .save_to(&self.book_path)
-            .with_context(|| format!("writing {}", self.book_path.display()))
+        Ok(self.book.save_to(&self.book_path)?)
     }
 }
 
 pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
     let book_path = ExerciseBook::path()
         .context("no data directory on this system: set GPULAB_DATA_DIR to a folder")?;
-    let (book, note) = ExerciseBook::load_from(&book_path);
+    // A file that cannot be read stops the command before it does anything to save.
+    let (book, note) = ExerciseBook::load_checked(&book_path)?;
     if let Some(n) = note {
         eprintln!("{n}");
     }
@@ -92,7 +92,7 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
 /// The course and the progress read again: a watch runs for a long time.
 fn reload<'a>(root: &'a CourseRoot, a: &ExArgs) -> Result<Ctx<'a>> {
     let book_path = ExerciseBook::path().context("no data directory")?;
-    let (book, _) = ExerciseBook::load_from(&book_path);
+    let (book, _) = ExerciseBook::load_checked(&book_path)?;
     Ok(Ctx {
         root,
         lessons: load_course(root)?,

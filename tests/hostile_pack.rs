@@ -1,0 +1,204 @@
+//! A lesson pack written by someone hostile, and a second user of the same machine, cannot
+//! hurt the learner: nothing written outside the pack and the learner's own folders, nothing
+//! read outside the pack, no panic, no hang (each case bounded in time), no progress lost to
+//! two writers at once. Each case is one way in that was found open; keep adding them.
+
+mod common;
+
+use common::{bin, fixture};
+use gpulab::session::ex_progress::ExerciseBook;
+use gpulab::session::progress::Progress;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// `gpulab` with `args`, its data in `data`, killed if it runs past `limit` (a hang is a
+/// failure, not a stuck test run).
+fn gpulab_within(limit: Duration, data: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(bin());
+    cmd.args(args)
+        .env("GPULAB_DATA_DIR", data)
+        .env_remove("GPULAB_WORKSPACE")
+        .env_remove("GPULAB_DEVICE")
+        .env_remove("GPULAB_TIMEOUT_S")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let child = cmd.spawn().unwrap();
+    let pid = child.id();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    match rx.recv_timeout(limit) {
+        Ok(out) => out.unwrap(),
+        Err(_) => {
+            // SAFETY: signalling the child this test started.
+            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+            panic!("gpulab {args:?} ran past {limit:?}");
+        }
+    }
+}
+
+/// The exercise pack, copied: its lessons folder, and a data folder beside it.
+struct Pack {
+    tmp: tempfile::TempDir,
+}
+
+impl Pack {
+    fn ex() -> Pack {
+        let tmp = tempfile::tempdir().unwrap();
+        copy_dir(&fixture("expack"), &tmp.path().join("course"));
+        std::fs::create_dir_all(tmp.path().join("data")).unwrap();
+        Pack { tmp }
+    }
+
+    fn lessons(&self) -> PathBuf {
+        self.tmp.path().join("course/lessons")
+    }
+
+    fn data(&self) -> PathBuf {
+        self.tmp.path().join("data")
+    }
+
+    fn ex_cmd(&self, args: &[&str]) -> Output {
+        let lessons = self.lessons();
+        let ws = self.tmp.path().join("ws");
+        let mut all = vec![
+            "--lessons",
+            lessons.to_str().unwrap(),
+            "ex",
+            "--workspace",
+            ws.to_str().unwrap(),
+        ];
+        all.extend_from_slice(args);
+        gpulab_within(Duration::from_secs(60), &self.data(), &all, &[])
+    }
+}
+
+// ---- progress: two writers, unreadable files, links ----
+
+#[test]
+fn two_writers_of_exercise_progress_lose_no_attempt() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("exercises.json");
+    // Two labs: each reads the file once and saves its own copy after every change.
+    let writers: Vec<_> = (0..2)
+        .map(|_| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let (mut book, _) = ExerciseBook::load_from(&path);
+                for _ in 0..100 {
+                    book.record_attempt("x", false, None);
+                    book.save_to(&path).unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let (book, note) = ExerciseBook::load_from(&path);
+    assert_eq!(note, None);
+    assert_eq!(book.get("x").attempts, 200, "an attempt was lost");
+}
+
+#[test]
+fn two_writers_of_lesson_progress_lose_no_run_and_no_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("progress.json");
+    let writers: Vec<_> = (0..2)
+        .map(|w| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let (mut p, _) = Progress::load_from(&path);
+                for i in 0..100 {
+                    p.mark_run("a");
+                    // Each writer reads its own lesson's pages.
+                    p.mark_page(if w == 0 { "b" } else { "c" }, i);
+                    p.save_to(&path).unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let (p, _) = Progress::load_from(&path);
+    assert_eq!(p.get("a").runs, 200, "a run was lost");
+    assert_eq!((p.get("b").pages_read, p.get("c").pages_read), (100, 100));
+}
+
+#[test]
+fn an_unreadable_exercise_progress_file_is_an_error_naming_it_and_is_kept() {
+    use std::os::unix::fs::PermissionsExt;
+    let pack = Pack::ex();
+    let book = pack.data().join("exercises.json");
+    let before = r#"{"exercises":{"fix-copy":{"attempts":7,"hints_shown":1}}}"#;
+    std::fs::write(&book, before).unwrap();
+    std::fs::set_permissions(&book, std::fs::Permissions::from_mode(0o000)).unwrap();
+    if std::fs::read(&book).is_ok() {
+        eprintln!("skipped: running as root, every file is readable");
+        return;
+    }
+    let out = pack.ex_cmd(&["hint", "fix-copy"]);
+    std::fs::set_permissions(&book, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("exercises.json") && text(&out).contains("cannot read"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&book).unwrap(), before);
+}
+
+#[test]
+fn a_progress_link_out_of_the_data_folder_is_refused_and_one_inside_written_through() {
+    let pack = Pack::ex();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("bashrc");
+    std::fs::write(&victim, "# mine\n").unwrap();
+    let book = pack.data().join("exercises.json");
+    std::os::unix::fs::symlink(&victim, &book).unwrap();
+    let out = pack.ex_cmd(&["hint", "fix-copy"]);
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("outside") && text(&out).contains("exercises.json"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "# mine\n");
+
+    std::fs::remove_file(&book).unwrap();
+    std::os::unix::fs::symlink("kept/book.json", &book).unwrap();
+    std::fs::create_dir_all(pack.data().join("kept")).unwrap();
+    let out = pack.ex_cmd(&["hint", "fix-copy"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(std::fs::symlink_metadata(&book).unwrap().is_symlink());
+    let real = std::fs::read_to_string(pack.data().join("kept/book.json")).unwrap();
+    assert!(real.contains("\"hints_shown\": 1"), "{real}");
+}
