@@ -161,19 +161,26 @@ fn an_unreadable_exercise_progress_file_is_an_error_naming_it_and_is_kept() {
     let before = r#"{"exercises":{"fix-copy":{"attempts":7,"hints_shown":1}}}"#;
     std::fs::write(&book, before).unwrap();
     std::fs::set_permissions(&book, std::fs::Permissions::from_mode(0o000)).unwrap();
-    if std::fs::read(&book).is_ok() {
-        eprintln!("skipped: running as root, every file is readable");
-        return;
+    let root = std::fs::read(&book).is_ok();
+    if root {
+        // Root reads any file: a folder in its place cannot be read as one either.
+        std::fs::remove_file(&book).unwrap();
+        std::fs::create_dir(&book).unwrap();
+        std::fs::write(book.join("inside"), before).unwrap();
     }
     let out = pack.ex_cmd(&["hint", "fix-copy"]);
-    std::fs::set_permissions(&book, std::fs::Permissions::from_mode(0o600)).unwrap();
     assert_ne!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
         text(&out).contains("exercises.json") && text(&out).contains("cannot read"),
         "{}",
         text(&out)
     );
-    assert_eq!(std::fs::read_to_string(&book).unwrap(), before);
+    if root {
+        assert_eq!(std::fs::read_to_string(book.join("inside")).unwrap(), before);
+    } else {
+        std::fs::set_permissions(&book, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert_eq!(std::fs::read_to_string(&book).unwrap(), before);
+    }
 }
 
 #[test]
@@ -201,4 +208,28 @@ fn a_progress_link_out_of_the_data_folder_is_refused_and_one_inside_written_thro
     assert!(std::fs::symlink_metadata(&book).unwrap().is_symlink());
     let real = std::fs::read_to_string(pack.data().join("kept/book.json")).unwrap();
     assert!(real.contains("\"hints_shown\": 1"), "{real}");
+}
+
+// ---- the shared GPU turn folder: another user of the server ----
+
+#[test]
+fn a_link_planted_where_the_gpu_lock_goes_leaves_its_target_untouched() {
+    use gpulab::worker::gpu_turn::GpuTurn;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victims-bashrc");
+    std::fs::write(&victim, "# mine\n").unwrap();
+    std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let turns = dir.path().join("gpulab-gpu-turns");
+    std::fs::create_dir(&turns).unwrap();
+    std::os::unix::fs::symlink(&victim, turns.join("0000-41-00.0.lock")).unwrap();
+    let err = GpuTurn::take(&turns, "0000:41:00.0", |_| {})
+        .err()
+        .expect("a planted link is refused");
+    assert!(err.to_string().contains("is a link"), "{err}");
+    let meta = std::fs::metadata(&victim).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o7777, 0o600, "mode changed");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "# mine\n");
+    let mode = std::fs::metadata(&turns).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o1777, "the shared folder is sticky: {mode:o}");
 }
