@@ -233,3 +233,149 @@ fn a_link_planted_where_the_gpu_lock_goes_leaves_its_target_untouched() {
     let mode = std::fs::metadata(&turns).unwrap().permissions().mode() & 0o7777;
     assert_eq!(mode, 0o1777, "the shared folder is sticky: {mode:o}");
 }
+
+// ---- render --all: the pack's snapshot folder ----
+
+/// The fixture pack (lessons and kernels) in a fresh folder, snapshots written by `--update`.
+fn snapshot_pack() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["lessons", "kernels"] {
+        std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        for e in std::fs::read_dir(fixture(sub)).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() {
+                std::fs::copy(&p, dir.path().join(sub).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+fn render_all(pack: &Path, mode: &str) -> Output {
+    let lessons = pack.join("lessons");
+    gpulab_within(
+        Duration::from_secs(120),
+        &pack.join("data"),
+        &[
+            "--lessons",
+            lessons.to_str().unwrap(),
+            "render",
+            "--all",
+            mode,
+        ],
+        &[],
+    )
+}
+
+/// Every file under `dir` with its bytes, to show that nothing changed.
+fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let p = e.path();
+            let meta = std::fs::symlink_metadata(&p).unwrap();
+            if meta.is_dir() {
+                out.extend(tree(&p));
+            } else if meta.is_symlink() {
+                out.push((p.clone(), std::fs::read_link(&p).unwrap().into_os_string().into_encoded_bytes()));
+            } else {
+                out.push((p.clone(), std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn render_check_writes_nothing_at_all_and_never_through_a_link() {
+    let pack = snapshot_pack();
+    let snaps = pack.path().join("snapshots");
+    let outside = tempfile::tempdir().unwrap();
+    let rc = outside.path().join("shellrc");
+    std::fs::write(&rc, "# mine\n").unwrap();
+    std::fs::create_dir_all(&snaps).unwrap();
+    // A screen that differs (no snapshot yet) and a .snap.new already a link to a file
+    // outside the pack: the old check wrote the page there.
+    std::os::unix::fs::symlink(&rc, snaps.join("copy-basics__120x40.snap.new")).unwrap();
+    let before = tree(pack.path());
+    let out = render_all(pack.path(), "--check");
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(std::fs::read_to_string(&rc).unwrap(), "# mine\n");
+    assert_eq!(tree(pack.path()), before, "--check wrote into the pack");
+}
+
+#[test]
+fn render_update_refuses_a_snapshot_that_is_a_link_naming_it_and_the_rule() {
+    let pack = snapshot_pack();
+    let snaps = pack.path().join("snapshots");
+    let outside = tempfile::tempdir().unwrap();
+    let rc = outside.path().join("shellrc");
+    std::fs::write(&rc, "# mine\n").unwrap();
+    std::fs::create_dir_all(&snaps).unwrap();
+    std::os::unix::fs::symlink(&rc, snaps.join("copy-basics__120x40.snap")).unwrap();
+    for mode in ["--update", "--check"] {
+        let out = render_all(pack.path(), mode);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        let words = text(&out);
+        assert!(
+            words.contains("copy-basics__120x40.snap is a link") && words.contains("never through a link"),
+            "{words}"
+        );
+        assert_eq!(std::fs::read_to_string(&rc).unwrap(), "# mine\n");
+    }
+}
+
+#[test]
+fn render_refuses_a_snapshot_folder_that_is_a_link() {
+    let pack = snapshot_pack();
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), pack.path().join("snapshots")).unwrap();
+    for mode in ["--update", "--check"] {
+        let out = render_all(pack.path(), mode);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains("snapshots is a link"), "{}", text(&out));
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+    }
+}
+
+#[test]
+fn render_update_removes_a_stale_snap_new_link_without_touching_its_target() {
+    let pack = snapshot_pack();
+    let snaps = pack.path().join("snapshots");
+    let outside = tempfile::tempdir().unwrap();
+    let rc = outside.path().join("shellrc");
+    std::fs::write(&rc, "# mine\n").unwrap();
+    std::fs::create_dir_all(&snaps).unwrap();
+    let new = snaps.join("copy-basics__120x40.snap.new");
+    std::os::unix::fs::symlink(&rc, &new).unwrap();
+    let out = render_all(pack.path(), "--update");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(std::fs::symlink_metadata(&new).is_err(), "the link is gone");
+    assert_eq!(std::fs::read_to_string(&rc).unwrap(), "# mine\n");
+}
+
+#[test]
+fn render_states_its_largest_screen_instead_of_allocating_one() {
+    let pack = snapshot_pack();
+    let lessons = pack.path().join("lessons");
+    let started = Instant::now();
+    let out = gpulab_within(
+        Duration::from_secs(20),
+        &pack.path().join("data"),
+        &[
+            "--lessons",
+            lessons.to_str().unwrap(),
+            "render",
+            "copy-basics",
+            "--width",
+            "65535",
+            "--height",
+            "65535",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("1000"), "{}", text(&out));
+    assert!(started.elapsed() < Duration::from_secs(20));
+}

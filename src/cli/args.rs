@@ -3,6 +3,9 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+/// The largest screen `render` draws, in columns and in rows.
+pub const MAX_SCREEN: i64 = 1000;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "gpulab",
@@ -58,9 +61,14 @@ pub struct RenderArgs {
     /// The lesson, by id or number.
     #[arg(required_unless_present = "all", conflicts_with = "all")]
     pub lesson: Option<String>,
-    #[arg(long, default_value_t = 120, conflicts_with = "all")]
+    /// Columns, at most 1000 (a screen is drawn in memory: 65535 squared would need
+    /// hundreds of gigabytes).
+    #[arg(long, default_value_t = 120, conflicts_with = "all",
+          value_parser = clap::value_parser!(u16).range(1..=MAX_SCREEN))]
     pub width: u16,
-    #[arg(long, default_value_t = 40, conflicts_with = "all")]
+    /// Rows, at most 1000.
+    #[arg(long, default_value_t = 40, conflicts_with = "all",
+          value_parser = clap::value_parser!(u16).range(1..=MAX_SCREEN))]
     pub height: u16,
     /// Which prose page to show (from 1).
     #[arg(long, default_value_t = 1, conflicts_with = "all")]
