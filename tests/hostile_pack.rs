@@ -379,3 +379,120 @@ fn render_states_its_largest_screen_instead_of_allocating_one() {
     assert!(text(&out).contains("1000"), "{}", text(&out));
     assert!(started.elapsed() < Duration::from_secs(20));
 }
+
+// ---- workers end with their parent ----
+
+/// The children of `pid`, from /proc.
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid ...: comm may hold spaces, so read after its ')'.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let ppid: u32 = after.split(' ').nth(1).unwrap().parse().unwrap();
+        if ppid == pid {
+            out.push(child);
+        }
+    }
+    out
+}
+
+/// Gone, or a zombie waiting to be reaped by whoever adopted it: no longer running.
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat[stat.rfind(')').unwrap() + 2..].starts_with('Z'),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn a_worker_whose_gpulab_run_is_killed_ends_too() {
+    let pack = snapshot_pack();
+    let lessons = pack.path().join("lessons");
+    let mut run = Command::new(bin())
+        .args(["--lessons", lessons.to_str().unwrap(), "run", "copy-basics"])
+        .env("GPULAB_DATA_DIR", pack.path().join("data"))
+        // A fake GPU whose first variant never ends, and no stall timeout to stop it.
+        .env("GPULAB_WORKER_FAKE", "gpu,hang-on:stride-1")
+        .env("GPULAB_TIMEOUT_S", "600")
+        .env_remove("GPULAB_DEVICE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the worker to be in the endless variant: its stage is said on stderr.
+    let stderr = run.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("stride-1") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    rx.recv_timeout(Duration::from_secs(30))
+        .expect("the run never reached the endless variant");
+    let workers = children(run.id());
+    assert_eq!(workers.len(), 1, "one worker: {workers:?}");
+    let worker = workers[0];
+    assert!(running(worker));
+    run.kill().unwrap();
+    run.wait().unwrap();
+    let t = Instant::now();
+    while running(worker) && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = running(worker);
+    if left {
+        // SAFETY: the worker this test's run started; leave nothing behind.
+        unsafe { libc::kill(worker as i32, libc::SIGKILL) };
+    }
+    assert!(!left, "the worker outlived its parent by 5 s");
+}
+
+#[test]
+fn a_worker_whose_parent_dies_leaves_even_with_its_stdin_still_open() {
+    use std::io::BufRead;
+    // The parent, a shell, starts the worker on a copy of the stdin this test holds open,
+    // says its pid, and waits; killing it leaves the worker nothing but the parent's death
+    // to notice.
+    let mut parent = Command::new("sh")
+        .arg("-c")
+        .arg(r#"exec 3<&0; "$0" worker <&3 3<&- & echo $!; exec sleep 600"#)
+        .arg(bin())
+        .env_remove("GPULAB_WORKER_PARENT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let mut said = std::io::BufReader::new(parent.stdout.take().unwrap());
+    said.read_line(&mut line).unwrap();
+    let worker: u32 = line.trim().parse().unwrap();
+    // Give it the moment it needs to start and ask to follow its parent.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(running(worker));
+    // Held apart: `wait` would close it.
+    let held = parent.stdin.take();
+    parent.kill().unwrap();
+    parent.wait().unwrap();
+    let t = Instant::now();
+    while running(worker) && t.elapsed() < Duration::from_secs(5) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = running(worker);
+    if left {
+        // SAFETY: the worker this test started; leave nothing behind.
+        unsafe { libc::kill(worker as i32, libc::SIGKILL) };
+    }
+    drop((held, said));
+    assert!(!left, "the worker outlived its parent by 5 s");
+}

@@ -14,6 +14,9 @@ pub use memcheck::{
 pub use racecheck::{RacecheckReport, parse_racecheck, racecheck};
 
 use crate::model::protocol::{DEVICE_ENV, Reply, Request};
+
+/// Where the client names itself to the worker it starts (see `worker::server`).
+const PARENT_ENV: &str = "GPULAB_WORKER_PARENT";
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
@@ -232,6 +235,8 @@ impl WorkerClient {
             if let Some(d) = self.device {
                 cmd.env(DEVICE_ENV, d.to_string());
             }
+            // The worker leaves at once should we be gone before it could follow us.
+            cmd.env(PARENT_ENV, std::process::id().to_string());
             for (k, v) in &self.env {
                 cmd.env(k, v);
             }
