@@ -37,7 +37,8 @@ fn main() {
     match code {
         Ok(c) => std::process::exit(c),
         Err(e) => {
-            eprintln!("gpulab: {e:#}");
+            // Errors quote the pack (ids, names, its source): made visible as all its text is.
+            eprintln!("gpulab: {}", cli::say::visible(&format!("{e:#}")));
             std::process::exit(2);
         }
     }

@@ -176,7 +176,10 @@ fn an_unreadable_exercise_progress_file_is_an_error_naming_it_and_is_kept() {
         text(&out)
     );
     if root {
-        assert_eq!(std::fs::read_to_string(book.join("inside")).unwrap(), before);
+        assert_eq!(
+            std::fs::read_to_string(book.join("inside")).unwrap(),
+            before
+        );
     } else {
         std::fs::set_permissions(&book, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert_eq!(std::fs::read_to_string(&book).unwrap(), before);
@@ -277,7 +280,13 @@ fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             if meta.is_dir() {
                 out.extend(tree(&p));
             } else if meta.is_symlink() {
-                out.push((p.clone(), std::fs::read_link(&p).unwrap().into_os_string().into_encoded_bytes()));
+                out.push((
+                    p.clone(),
+                    std::fs::read_link(&p)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                ));
             } else {
                 out.push((p.clone(), std::fs::read(&p).unwrap()));
             }
@@ -319,7 +328,8 @@ fn render_update_refuses_a_snapshot_that_is_a_link_naming_it_and_the_rule() {
         assert_eq!(out.status.code(), Some(2), "{}", text(&out));
         let words = text(&out);
         assert!(
-            words.contains("copy-basics__120x40.snap is a link") && words.contains("never through a link"),
+            words.contains("copy-basics__120x40.snap is a link")
+                && words.contains("never through a link"),
             "{words}"
         );
         assert_eq!(std::fs::read_to_string(&rc).unwrap(), "# mine\n");
@@ -431,7 +441,10 @@ fn a_worker_whose_gpulab_run_is_killed_ends_too() {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         use std::io::BufRead;
-        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
             if line.contains("stride-1") {
                 let _ = tx.send(());
             }
@@ -495,4 +508,73 @@ fn a_worker_whose_parent_dies_leaves_even_with_its_stdin_still_open() {
     }
     drop((held, said));
     assert!(!left, "the worker outlived its parent by 5 s");
+}
+
+// ---- text from the pack reaches the terminal with its controls made visible ----
+
+/// The exercise pack with escape sequences in its title, task, hints and a warning.
+fn escaping_pack() -> Pack {
+    let pack = Pack::ex();
+    let yaml = pack.lessons().join("01-tiny.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    let text = text
+        .replace(
+            r#"title: "A copy with one exercise""#,
+            r#"title: "A copy\e]0;pwned\a\e[2K""#,
+        )
+        .replace(
+            r#"title: "Copy without spilling""#,
+            r#"title: "Copy\e]52;c;cm0gLXJmIH4=\a""#,
+        )
+        .replace(
+            "    task: |\n      Copy in to out without spilling under the register cap.",
+            r#"    task: "Copy in to out.\r\e[32mall checks passed\e[0m\n""#,
+        )
+        .replace(r#"- "First hint.""#, r#"- "First\e[1A\e[2K hint.""#);
+    assert!(text.matches(r"\e").count() >= 6, "the fixture moved");
+    std::fs::write(&yaml, text).unwrap();
+    pack
+}
+
+fn assert_no_controls(what: &str, out: &Output) {
+    let all = text(out);
+    assert!(
+        !all.chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{what} printed a control character: {all:?}"
+    );
+    assert!(all.contains("^["), "{what} shows the escape as ^[: {all}");
+}
+
+#[test]
+fn pack_text_printed_by_the_cli_has_its_controls_made_visible() {
+    let pack = escaping_pack();
+    let lessons = pack.lessons();
+    let list = gpulab_within(
+        Duration::from_secs(30),
+        &pack.data(),
+        &["--lessons", lessons.to_str().unwrap(), "list"],
+        &[],
+    );
+    assert_eq!(list.status.code(), Some(0), "{}", text(&list));
+    assert_no_controls("list", &list);
+    for args in [&["list"][..], &["start", "fix-copy"], &["hint", "fix-copy"]] {
+        let out = pack.ex_cmd(args);
+        assert_eq!(out.status.code(), Some(0), "ex {args:?}: {}", text(&out));
+        assert_no_controls(&format!("ex {args:?}"), &out);
+    }
+    // An error quoting the pack: a lesson id it does not have, named back.
+    let out = gpulab_within(
+        Duration::from_secs(30),
+        &pack.data(),
+        &[
+            "--lessons",
+            lessons.to_str().unwrap(),
+            "run",
+            "no\u{1b}[2Jsuch",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_no_controls("run's error", &out);
 }

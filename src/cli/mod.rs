@@ -16,6 +16,7 @@ mod render_all;
 pub mod report;
 mod run;
 mod sass;
+pub mod say;
 mod snapfile;
 
 pub use args::{Cli, Cmd, RenderArgs, RunArgs};
@@ -35,12 +36,13 @@ use crate::session::progress::Progress;
 use crate::ui::App;
 use crate::ui::loading::{self, Loading};
 use anyhow::{Context, Result, bail};
+use say::say_err;
 
 pub fn load_course(root: &CourseRoot) -> Result<Vec<Lesson>> {
     let (lessons, errors) = crate::course::load_course(root);
     if !errors.is_empty() {
         for e in &errors {
-            eprintln!("{e}");
+            say_err!("{e}");
         }
         bail!(
             "{} problem(s) in the lessons (run `gpulab check` for all of them)",
@@ -83,9 +85,9 @@ pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
     }
     if let Some(Loading::Failed(f)) = &app.loading {
         for p in &f.problems {
-            eprintln!("{p}");
+            say_err!("{p}");
         }
-        eprintln!("{f}");
+        say_err!("{f}");
         return Ok(1);
     }
     Ok(0)

@@ -13,6 +13,7 @@
 //! mode, and a `.snap` is replaced by a rename, never written through.
 
 use super::load_course;
+use super::say::{say, say_part};
 use super::snapfile;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
@@ -155,7 +156,7 @@ pub fn cmd_render_all(root: &CourseRoot, given: Option<&Path>, mode: Mode) -> Re
     }
     let code = report(&tally, &dir, mode, lessons.len());
     for name in unreferenced(&dir, &lessons) {
-        println!("note: {name} is drawn by no lesson of the pack (delete it if it is stale)");
+        say!("note: {name} is drawn by no lesson of the pack (delete it if it is stale)");
     }
     Ok(code)
 }
@@ -182,7 +183,7 @@ fn unreferenced(dir: &Path, lessons: &[Lesson]) -> Vec<String> {
 fn report(t: &Tally, dir: &Path, mode: Mode, lessons: usize) -> i32 {
     let shots = t.shots;
     if mode == Mode::Update {
-        println!(
+        say!(
             "{shots} screens of {lessons} lesson(s) in {}: {} written, {} already so",
             dir.display(),
             t.written,
@@ -191,21 +192,21 @@ fn report(t: &Tally, dir: &Path, mode: Mode, lessons: usize) -> i32 {
         return 0;
     }
     if t.differing.is_empty() {
-        println!(
+        say!(
             "{shots} screens of {lessons} lesson(s) match the snapshots in {}",
             dir.display()
         );
         return 0;
     }
-    println!(
+    say!(
         "{} of {lessons} lesson(s) differ from the snapshots in {}:",
         t.differing.len(),
         dir.display()
     );
     for (id, files, diff) in &t.differing {
-        print!("\n{id}: {}\n{diff}", files.join(", "));
+        say_part!("\n{id}: {}\n{diff}", files.join(", "));
     }
-    println!(
+    say!(
         "\n--check writes nothing: read the diffs, then accept the new screens with \
          `gpulab render --all --update`."
     );

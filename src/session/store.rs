@@ -31,7 +31,9 @@ pub trait Mergeable: Serialize + DeserializeOwned + Default + Clone {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("cannot read {path}: {source} (it is left as it is; nothing is saved until it can be read)")]
+    #[error(
+        "cannot read {path}: {source} (it is left as it is; nothing is saved until it can be read)"
+    )]
     Unreadable {
         path: PathBuf,
         source: std::io::Error,
@@ -317,7 +319,10 @@ mod tests {
         std::os::unix::fs::symlink(&victim, &path).unwrap();
         let err = update::<Count>(&path, |c| c.n = 3).unwrap_err();
         let words = err.to_string();
-        assert!(words.contains("d.json") && words.contains("outside"), "{words}");
+        assert!(
+            words.contains("d.json") && words.contains("outside"),
+            "{words}"
+        );
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "mine");
     }
 }

@@ -302,7 +302,10 @@ mod tests {
             .err()
             .expect("refused");
         let words = err.to_string();
-        assert!(words.contains("0000-17-00.0.lock") && words.contains("link"), "{words}");
+        assert!(
+            words.contains("0000-17-00.0.lock") && words.contains("link"),
+            "{words}"
+        );
         assert_eq!(fs::read_to_string(&victim).unwrap(), "# mine\n");
         assert_eq!(fs::metadata(&victim).unwrap().mode() & 0o7777, 0o600);
     }

@@ -147,7 +147,13 @@ const PARENT_ENV: &str = "GPULAB_WORKER_PARENT";
 fn follow_parent() {
     // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and changes nothing else.
     unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
     }
     let parent = std::env::var(PARENT_ENV)
         .ok()
