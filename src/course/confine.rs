@@ -25,6 +25,8 @@ pub enum SourceError {
     Unreadable(String),
     #[error("`{path}` line {}, column {}: {err}", .err.line, .err.col)]
     NotUtf8 { path: String, err: NotUtf8 },
+    #[error("`{path}` is {why}")]
+    NotAFile { path: String, why: String },
 }
 
 /// Refuse, from its text alone, a path that is absolute or climbs above where it starts.
@@ -68,6 +70,10 @@ pub fn read_under(root: &Path, rel: &str) -> Result<String, SourceError> {
             err,
         },
         FileError::Io(_) => unreadable(),
+        e @ FileError::NotAFile(_) => SourceError::NotAFile {
+            path: rel.to_string(),
+            why: e.to_string(),
+        },
     })
 }
 
