@@ -578,3 +578,158 @@ fn pack_text_printed_by_the_cli_has_its_controls_made_visible() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert_no_controls("run's error", &out);
 }
+
+// ---- crashes and hangs, each bounded in time ----
+
+/// The fixture pack with `edit` applied to its first lesson; `gpulab list` and `check` on
+/// it must answer within `limit`, exit 2 and name the place.
+fn refused_within(limit: Duration, edit: impl Fn(&str) -> String, want: &str) {
+    let pack = snapshot_pack();
+    let yaml = pack.path().join("lessons/01-copy-basics.yaml");
+    let before = std::fs::read_to_string(&yaml).unwrap();
+    let edited = edit(&before);
+    assert_ne!(edited, before, "the fixture moved");
+    std::fs::write(&yaml, edited).unwrap();
+    let lessons = pack.path().join("lessons");
+    for cmd in ["list", "check"] {
+        let started = Instant::now();
+        let out = gpulab_within(
+            limit,
+            &pack.path().join("data"),
+            &["--lessons", lessons.to_str().unwrap(), cmd],
+            &[],
+        );
+        let words = text(&out);
+        assert!(
+            matches!(out.status.code(), Some(1 | 2)),
+            "{cmd}: {:?} {words}",
+            out.status
+        );
+        assert!(words.contains(want), "{cmd}: {words}");
+        assert!(started.elapsed() < limit);
+    }
+}
+
+#[test]
+fn fifty_thousand_minus_signs_in_a_length_are_an_error_at_their_place() {
+    refused_within(
+        Duration::from_secs(30),
+        |t| {
+            t.replace(
+                r#"len: "n", init: poison"#,
+                &format!(r#"len: "{}n", init: poison"#, "-".repeat(50_000)),
+            )
+        },
+        "01-copy-basics.yaml:14:",
+    );
+}
+
+#[test]
+fn two_hundred_thousand_nested_brackets_are_an_error_at_their_place() {
+    refused_within(
+        Duration::from_secs(30),
+        |t| {
+            t.replace(
+                "trace: { blocks: 2 }",
+                &format!("trace: {}", "[".repeat(200_000)),
+            )
+        },
+        "nested too deeply",
+    );
+}
+
+#[test]
+fn a_one_line_flow_list_of_forty_thousand_maps_loads_in_linear_time() {
+    let pack = snapshot_pack();
+    let yaml = pack.path().join("lessons/01-copy-basics.yaml");
+    let yaml_text = std::fs::read_to_string(&yaml).unwrap();
+    let items: Vec<String> = (0..40_000)
+        .map(|i| format!("{{ name: b{i}, type: f32, len: 4, init: zeros }}"))
+        .collect();
+    let start = yaml_text.find("buffers:\n").unwrap();
+    let end = yaml_text.find("variants:\n").unwrap();
+    let edited = format!(
+        "{}buffers: [{{ name: in, type: f32, len: n, init: random }}, \
+         {{ name: out, type: f32, len: n, init: poison }}, \
+         {{ name: scale, type: i32, len: 4, init: const, value: 3 }}, {}]\n{}",
+        &yaml_text[..start],
+        items.join(", "),
+        &yaml_text[end..]
+    );
+    std::fs::write(&yaml, edited).unwrap();
+    let lessons = pack.path().join("lessons");
+    let started = Instant::now();
+    // Linear, this is a few seconds even unoptimised; quadratic, it was minutes.
+    let out = gpulab_within(
+        Duration::from_secs(60),
+        &pack.path().join("data"),
+        &["--lessons", lessons.to_str().unwrap(), "list"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    eprintln!("40,000 buffers listed in {:?}", started.elapsed());
+}
+
+#[test]
+fn a_fifo_named_as_a_kernel_is_refused_without_waiting() {
+    let pack = snapshot_pack();
+    let kernel = pack.path().join("kernels/copy.cu");
+    std::fs::remove_file(&kernel).unwrap();
+    let c = std::ffi::CString::new(kernel.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string naming a path in the test's own folder.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let lessons = pack.path().join("lessons");
+    for cmd in ["list", "check"] {
+        let out = gpulab_within(
+            Duration::from_secs(20),
+            &pack.path().join("data"),
+            &["--lessons", lessons.to_str().unwrap(), cmd],
+            &[],
+        );
+        assert!(
+            text(&out).contains("`kernels/copy.cu` is not a plain file (a FIFO)"),
+            "{cmd}: {}",
+            text(&out)
+        );
+    }
+}
+
+#[test]
+fn a_fifo_named_as_a_starter_is_refused_without_waiting() {
+    let pack = Pack::ex();
+    let starter = pack
+        .tmp
+        .path()
+        .join("course/exercises/tiny/fix-copy/starter.cu");
+    std::fs::remove_file(&starter).unwrap();
+    let c = std::ffi::CString::new(starter.to_str().unwrap()).unwrap();
+    // SAFETY: a valid C string naming a path in the test's own folder.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let out = pack.ex_cmd(&["list"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("not a plain file (a FIFO)"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn an_endless_timeout_does_not_panic() {
+    let pack = snapshot_pack();
+    let lessons = pack.path().join("lessons");
+    for value in ["inf", "1e30"] {
+        let out = gpulab_within(
+            Duration::from_secs(60),
+            &pack.path().join("data"),
+            &["--lessons", lessons.to_str().unwrap(), "run", "copy-basics"],
+            &[("GPULAB_TIMEOUT_S", value), ("GPULAB_WORKER_FAKE", "gpu")],
+        );
+        assert!(
+            !text(&out).contains("panicked"),
+            "GPULAB_TIMEOUT_S={value}: {}",
+            text(&out)
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    }
+}

@@ -145,7 +145,10 @@ impl Scan {
     }
 
     fn next_is_blank(&self) -> bool {
-        matches!(self.chars.get(self.i + 1), None | Some(' ' | '\t' | '\n' | '\r'))
+        matches!(
+            self.chars.get(self.i + 1),
+            None | Some(' ' | '\t' | '\n' | '\r')
+        )
     }
 
     fn after_blank(&self) -> bool {
@@ -232,7 +235,11 @@ mod tests {
             format!("a: |\n  {many}\n  more\nb: 1 # {many}\n"),
             format!("text: see {many}\n"),
             format!("l:\n  - x: [1, \"{many}\", {{a: '{many}'}}]\n  - >-\n    {many}\n"),
-            format!("deep: {}{}\n", "[".repeat(MAX_FLOW_DEPTH), "]".repeat(MAX_FLOW_DEPTH)),
+            format!(
+                "deep: {}{}\n",
+                "[".repeat(MAX_FLOW_DEPTH),
+                "]".repeat(MAX_FLOW_DEPTH)
+            ),
         ];
         for t in texts {
             assert_eq!(too_deep(&t), None, "{t}");

@@ -113,7 +113,12 @@ fn deep_nesting_is_refused_at_its_position_not_a_stack_overflow() {
     let e = ev(&parens).unwrap_err();
     assert_eq!(e.col, MAX_DEPTH);
     let calls = "min(".repeat(10_000) + "1";
-    assert!(ev(&calls).unwrap_err().message.contains("nested too deeply"));
+    assert!(
+        ev(&calls)
+            .unwrap_err()
+            .message
+            .contains("nested too deeply")
+    );
     // Within the bound, nesting still works.
     let ok = "(".repeat(MAX_DEPTH - 1) + "-3" + &")".repeat(MAX_DEPTH - 1);
     assert_eq!(ev(&ok), Ok(-3));

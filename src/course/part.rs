@@ -218,7 +218,12 @@ mod tests {
         let idx = CharBytes::new(text);
         let first = Part::in_flow(text, &idx, (1, 6), Pos { line: 1, col: 2 });
         assert_eq!(first.text, "{a: 1,\n}");
-        let far = Part::in_flow("{a: 1, b: 2}", &CharBytes::new("x"), (7, 11), Pos { line: 1, col: 8 });
+        let far = Part::in_flow(
+            "{a: 1, b: 2}",
+            &CharBytes::new("x"),
+            (7, 11),
+            Pos { line: 1, col: 8 },
+        );
         assert_eq!(far.text, "{b: 2\n}");
         assert_eq!(far.place(Pos { line: 1, col: 5 }), Pos { line: 1, col: 11 });
         assert_eq!(
