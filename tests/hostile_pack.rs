@@ -733,3 +733,118 @@ fn an_endless_timeout_does_not_panic() {
         assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     }
 }
+
+// ---- words ----
+
+#[test]
+fn a_workspace_that_is_a_file_is_said_once_in_words() {
+    let pack = Pack::ex();
+    std::fs::write(pack.tmp.path().join("ws"), "not a folder").unwrap();
+    let out = pack.ex_cmd(&["start", "fix-copy"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let words = text(&out);
+    assert!(words.contains("is a file, not a folder"), "{words}");
+    assert!(words.matches("os error").count() <= 1, "{words}");
+}
+
+#[test]
+fn an_empty_gpulab_device_breaks_only_the_commands_that_use_a_gpu() {
+    let pack = snapshot_pack();
+    let lessons = pack.path().join("lessons");
+    let data = pack.path().join("data");
+    let empty = [("GPULAB_DEVICE", "")];
+    let l = lessons.to_str().unwrap();
+    for args in [
+        &["--lessons", l, "list"][..],
+        &["--lessons", l, "check"],
+        &["--lessons", l, "render", "copy-basics"],
+    ] {
+        let out = gpulab_within(Duration::from_secs(60), &data, args, &empty);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+    }
+    let out = gpulab_within(
+        Duration::from_secs(60),
+        &data,
+        &["--lessons", l, "run", "copy-basics"],
+        &[("GPULAB_DEVICE", ""), ("GPULAB_WORKER_FAKE", "gpu")],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("GPULAB_DEVICE (or --device) is empty"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn the_lab_without_a_terminal_says_it_needs_one() {
+    let pack = snapshot_pack();
+    let lessons = pack.path().join("lessons");
+    let out = gpulab_within(
+        Duration::from_secs(20),
+        &pack.path().join("data"),
+        &["--lessons", lessons.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("needs a terminal"), "{}", text(&out));
+    assert!(!text(&out).contains("os error 6"), "{}", text(&out));
+}
+
+#[test]
+fn a_number_two_lessons_share_is_refused_naming_both() {
+    let pack = snapshot_pack();
+    let dir = pack.path().join("lessons");
+    std::fs::rename(
+        dir.join("01-copy-basics.yaml"),
+        dir.join("00-copy-basics.yaml"),
+    )
+    .unwrap();
+    std::fs::rename(
+        dir.join("02-tiny-transpose.yaml"),
+        dir.join("00-tiny-transpose.yaml"),
+    )
+    .unwrap();
+    let out = gpulab_within(
+        Duration::from_secs(30),
+        &pack.path().join("data"),
+        &["--lessons", dir.to_str().unwrap(), "render", "00"],
+        &[],
+    );
+    let words = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{words}");
+    assert!(
+        words.contains("copy-basics")
+            && words.contains("tiny-transpose")
+            && words.contains("numbered 00"),
+        "{words}"
+    );
+    // By id, each is still found.
+    let out = gpulab_within(
+        Duration::from_secs(30),
+        &pack.path().join("data"),
+        &[
+            "--lessons",
+            dir.to_str().unwrap(),
+            "render",
+            "tiny-transpose",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn attempts_saturate_instead_of_wrapping() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("exercises.json");
+    std::fs::write(
+        &path,
+        format!(r#"{{"exercises":{{"x":{{"attempts":{}}}}}}}"#, u32::MAX),
+    )
+    .unwrap();
+    let (mut book, _) = ExerciseBook::load_from(&path);
+    book.record_attempt("x", false, None);
+    book.save_to(&path).unwrap();
+    assert_eq!(ExerciseBook::load_from(&path).0.get("x").attempts, u32::MAX);
+}
