@@ -25,7 +25,7 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-fn text(o: &Output) -> String {
+fn said(o: &Output) -> String {
     format!(
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
@@ -169,11 +169,11 @@ fn an_unreadable_exercise_progress_file_is_an_error_naming_it_and_is_kept() {
         std::fs::write(book.join("inside"), before).unwrap();
     }
     let out = pack.ex_cmd(&["hint", "fix-copy"]);
-    assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+    assert_ne!(out.status.code(), Some(0), "{}", said(&out));
     assert!(
-        text(&out).contains("exercises.json") && text(&out).contains("cannot read"),
+        said(&out).contains("exercises.json") && said(&out).contains("cannot read"),
         "{}",
-        text(&out)
+        said(&out)
     );
     if root {
         assert_eq!(
@@ -195,11 +195,11 @@ fn a_progress_link_out_of_the_data_folder_is_refused_and_one_inside_written_thro
     let book = pack.data().join("exercises.json");
     std::os::unix::fs::symlink(&victim, &book).unwrap();
     let out = pack.ex_cmd(&["hint", "fix-copy"]);
-    assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+    assert_ne!(out.status.code(), Some(0), "{}", said(&out));
     assert!(
-        text(&out).contains("outside") && text(&out).contains("exercises.json"),
+        said(&out).contains("outside") && said(&out).contains("exercises.json"),
         "{}",
-        text(&out)
+        said(&out)
     );
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "# mine\n");
 
@@ -207,7 +207,7 @@ fn a_progress_link_out_of_the_data_folder_is_refused_and_one_inside_written_thro
     std::os::unix::fs::symlink("kept/book.json", &book).unwrap();
     std::fs::create_dir_all(pack.data().join("kept")).unwrap();
     let out = pack.ex_cmd(&["hint", "fix-copy"]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     assert!(std::fs::symlink_metadata(&book).unwrap().is_symlink());
     let real = std::fs::read_to_string(pack.data().join("kept/book.json")).unwrap();
     assert!(real.contains("\"hints_shown\": 1"), "{real}");
@@ -309,7 +309,7 @@ fn render_check_writes_nothing_at_all_and_never_through_a_link() {
     std::os::unix::fs::symlink(&rc, snaps.join("copy-basics__120x40.snap.new")).unwrap();
     let before = tree(pack.path());
     let out = render_all(pack.path(), "--check");
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", said(&out));
     assert_eq!(std::fs::read_to_string(&rc).unwrap(), "# mine\n");
     assert_eq!(tree(pack.path()), before, "--check wrote into the pack");
 }
@@ -325,8 +325,8 @@ fn render_update_refuses_a_snapshot_that_is_a_link_naming_it_and_the_rule() {
     std::os::unix::fs::symlink(&rc, snaps.join("copy-basics__120x40.snap")).unwrap();
     for mode in ["--update", "--check"] {
         let out = render_all(pack.path(), mode);
-        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-        let words = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+        let words = said(&out);
         assert!(
             words.contains("copy-basics__120x40.snap is a link")
                 && words.contains("never through a link"),
@@ -343,8 +343,8 @@ fn render_refuses_a_snapshot_folder_that_is_a_link() {
     std::os::unix::fs::symlink(outside.path(), pack.path().join("snapshots")).unwrap();
     for mode in ["--update", "--check"] {
         let out = render_all(pack.path(), mode);
-        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-        assert!(text(&out).contains("snapshots is a link"), "{}", text(&out));
+        assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+        assert!(said(&out).contains("snapshots is a link"), "{}", said(&out));
         assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     }
 }
@@ -360,7 +360,7 @@ fn render_update_removes_a_stale_snap_new_link_without_touching_its_target() {
     let new = snaps.join("copy-basics__120x40.snap.new");
     std::os::unix::fs::symlink(&rc, &new).unwrap();
     let out = render_all(pack.path(), "--update");
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     assert!(std::fs::symlink_metadata(&new).is_err(), "the link is gone");
     assert_eq!(std::fs::read_to_string(&rc).unwrap(), "# mine\n");
 }
@@ -385,8 +385,8 @@ fn render_states_its_largest_screen_instead_of_allocating_one() {
         ],
         &[],
     );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("1000"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("1000"), "{}", said(&out));
     assert!(started.elapsed() < Duration::from_secs(20));
 }
 
@@ -537,7 +537,7 @@ fn escaping_pack() -> Pack {
 }
 
 fn assert_no_controls(what: &str, out: &Output) {
-    let all = text(out);
+    let all = said(out);
     assert!(
         !all.chars()
             .any(|c| c.is_control() && c != '\n' && c != '\t'),
@@ -556,11 +556,11 @@ fn pack_text_printed_by_the_cli_has_its_controls_made_visible() {
         &["--lessons", lessons.to_str().unwrap(), "list"],
         &[],
     );
-    assert_eq!(list.status.code(), Some(0), "{}", text(&list));
+    assert_eq!(list.status.code(), Some(0), "{}", said(&list));
     assert_no_controls("list", &list);
     for args in [&["list"][..], &["start", "fix-copy"], &["hint", "fix-copy"]] {
         let out = pack.ex_cmd(args);
-        assert_eq!(out.status.code(), Some(0), "ex {args:?}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(0), "ex {args:?}: {}", said(&out));
         assert_no_controls(&format!("ex {args:?}"), &out);
     }
     // An error quoting the pack: a lesson id it does not have, named back.
@@ -575,7 +575,7 @@ fn pack_text_printed_by_the_cli_has_its_controls_made_visible() {
         ],
         &[],
     );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert_no_controls("run's error", &out);
 }
 
@@ -599,7 +599,7 @@ fn refused_within(limit: Duration, edit: impl Fn(&str) -> String, want: &str) {
             &["--lessons", lessons.to_str().unwrap(), cmd],
             &[],
         );
-        let words = text(&out);
+        let words = said(&out);
         assert!(
             matches!(out.status.code(), Some(1 | 2)),
             "{cmd}: {:?} {words}",
@@ -666,7 +666,7 @@ fn a_one_line_flow_list_of_forty_thousand_maps_loads_in_linear_time() {
         &["--lessons", lessons.to_str().unwrap(), "list"],
         &[],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     eprintln!("40,000 buffers listed in {:?}", started.elapsed());
 }
 
@@ -687,9 +687,9 @@ fn a_fifo_named_as_a_kernel_is_refused_without_waiting() {
             &[],
         );
         assert!(
-            text(&out).contains("`kernels/copy.cu` is not a plain file (a FIFO)"),
+            said(&out).contains("`kernels/copy.cu` is not a plain file (a FIFO)"),
             "{cmd}: {}",
-            text(&out)
+            said(&out)
         );
     }
 }
@@ -706,11 +706,11 @@ fn a_fifo_named_as_a_starter_is_refused_without_waiting() {
     // SAFETY: a valid C string naming a path in the test's own folder.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     let out = pack.ex_cmd(&["list"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(
-        text(&out).contains("not a plain file (a FIFO)"),
+        said(&out).contains("not a plain file (a FIFO)"),
         "{}",
-        text(&out)
+        said(&out)
     );
 }
 
@@ -726,11 +726,11 @@ fn an_endless_timeout_does_not_panic() {
             &[("GPULAB_TIMEOUT_S", value), ("GPULAB_WORKER_FAKE", "gpu")],
         );
         assert!(
-            !text(&out).contains("panicked"),
+            !said(&out).contains("panicked"),
             "GPULAB_TIMEOUT_S={value}: {}",
-            text(&out)
+            said(&out)
         );
-        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert_eq!(out.status.code(), Some(0), "{}", said(&out));
     }
 }
 
@@ -741,8 +741,8 @@ fn a_workspace_that_is_a_file_is_said_once_in_words() {
     let pack = Pack::ex();
     std::fs::write(pack.tmp.path().join("ws"), "not a folder").unwrap();
     let out = pack.ex_cmd(&["start", "fix-copy"]);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let words = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    let words = said(&out);
     assert!(words.contains("is a file, not a folder"), "{words}");
     assert!(words.matches("os error").count() <= 1, "{words}");
 }
@@ -760,7 +760,7 @@ fn an_empty_gpulab_device_breaks_only_the_commands_that_use_a_gpu() {
         &["--lessons", l, "render", "copy-basics"],
     ] {
         let out = gpulab_within(Duration::from_secs(60), &data, args, &empty);
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", said(&out));
     }
     let out = gpulab_within(
         Duration::from_secs(60),
@@ -768,11 +768,11 @@ fn an_empty_gpulab_device_breaks_only_the_commands_that_use_a_gpu() {
         &["--lessons", l, "run", "copy-basics"],
         &[("GPULAB_DEVICE", ""), ("GPULAB_WORKER_FAKE", "gpu")],
     );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
     assert!(
-        text(&out).contains("GPULAB_DEVICE (or --device) is empty"),
+        said(&out).contains("GPULAB_DEVICE (or --device) is empty"),
         "{}",
-        text(&out)
+        said(&out)
     );
 }
 
@@ -786,9 +786,9 @@ fn the_lab_without_a_terminal_says_it_needs_one() {
         &["--lessons", lessons.to_str().unwrap()],
         &[],
     );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("needs a terminal"), "{}", text(&out));
-    assert!(!text(&out).contains("os error 6"), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("needs a terminal"), "{}", said(&out));
+    assert!(!said(&out).contains("os error 6"), "{}", said(&out));
 }
 
 #[test]
@@ -811,7 +811,7 @@ fn a_number_two_lessons_share_is_refused_naming_both() {
         &["--lessons", dir.to_str().unwrap(), "render", "00"],
         &[],
     );
-    let words = text(&out);
+    let words = said(&out);
     assert_eq!(out.status.code(), Some(2), "{words}");
     assert!(
         words.contains("copy-basics")
@@ -831,7 +831,7 @@ fn a_number_two_lessons_share_is_refused_naming_both() {
         ],
         &[],
     );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
 }
 
 #[test]
@@ -847,4 +847,105 @@ fn attempts_saturate_instead_of_wrapping() {
     book.record_attempt("x", false, None);
     book.save_to(&path).unwrap();
     assert_eq!(ExerciseBook::load_from(&path).0.get("x").attempts, u32::MAX);
+}
+
+// ---- NVRTC reads nothing outside the pack ----
+
+#[test]
+fn a_variant_option_outside_the_allow_list_is_refused_at_its_place() {
+    let pack = Pack::ex();
+    let yaml = pack.lessons().join("01-tiny.yaml");
+    let text = std::fs::read_to_string(&yaml).unwrap();
+    let book = pack.data().join("exercises.json");
+    let edited = text
+        .replace(
+            "    args: [in, out, n]\n",
+            &format!(
+                "    args: [in, out, n]\n    options: [\"-lineinfo\", \"-fdevice-time-trace={}\"]\n",
+                book.display()
+            ),
+        )
+        .replace(
+            r#"options: ["-maxrregcount=32"]"#,
+            r#"options: ["-maxrregcount=32", "--pre-include=/etc/passwd"]"#,
+        );
+    assert_eq!(edited.matches("options:").count(), 2, "the fixture moved");
+    std::fs::write(&yaml, edited).unwrap();
+    let lessons = pack.lessons();
+    let out = gpulab_within(
+        Duration::from_secs(30),
+        &pack.data(),
+        &["--lessons", lessons.to_str().unwrap(), "check"],
+        &[],
+    );
+    let words = said(&out);
+    assert_ne!(out.status.code(), Some(0), "{words}");
+    assert!(
+        words.contains("01-tiny.yaml:18:28: NVRTC option `-fdevice-time-trace="),
+        "{words}"
+    );
+    assert!(
+        words.contains("`--pre-include=/etc/passwd` is not allowed"),
+        "{words}"
+    );
+    assert!(!book.exists(), "nothing was written");
+}
+
+#[test]
+fn an_include_that_leaves_the_pack_is_refused_at_its_line_in_the_kernel() {
+    let pack = snapshot_pack();
+    let kernel = pack.path().join("kernels/copy.cu");
+    let text = std::fs::read_to_string(&kernel).unwrap();
+    std::fs::write(&kernel, format!("#include \"/etc/passwd\"\n{text}")).unwrap();
+    let transpose = pack.path().join("kernels/transpose.cu");
+    let text = std::fs::read_to_string(&transpose).unwrap();
+    std::fs::write(
+        &transpose,
+        format!("// a header\n#include \"../../../../secret.h\"\n{text}"),
+    )
+    .unwrap();
+    let lessons = pack.path().join("lessons");
+    for cmd in ["list", "check"] {
+        let out = gpulab_within(
+            Duration::from_secs(30),
+            &pack.path().join("data"),
+            &["--lessons", lessons.to_str().unwrap(), cmd],
+            &[],
+        );
+        let words = said(&out);
+        assert_ne!(out.status.code(), Some(0), "{words}");
+        assert!(
+            words.contains("kernels/copy.cu:1:10: `#include \"/etc/passwd\"` is an absolute path"),
+            "{cmd}: {words}"
+        );
+        assert!(
+            words.contains(
+                "kernels/transpose.cu:2:10: `#include \"../../../../secret.h\"` leads outside"
+            ),
+            "{cmd}: {words}"
+        );
+        assert!(!words.contains("root:"), "{cmd}: {words}");
+    }
+}
+
+#[test]
+fn an_include_in_a_starter_that_leaves_the_pack_is_refused() {
+    let pack = Pack::ex();
+    let starter = pack
+        .tmp
+        .path()
+        .join("course/exercises/tiny/fix-copy/starter.cu");
+    let text = std::fs::read_to_string(&starter).unwrap();
+    std::fs::write(
+        &starter,
+        format!("#define F \"/etc/passwd\"\n#include F\n{text}"),
+    )
+    .unwrap();
+    let out = pack.ex_cmd(&["list"]);
+    let words = said(&out);
+    assert_eq!(out.status.code(), Some(2), "{words}");
+    assert!(
+        words.contains("starter.cu:2:10: `#include` names its file by a macro"),
+        "{words}"
+    );
 }

@@ -8,6 +8,7 @@ mod extras;
 mod kernel;
 mod knobs;
 mod launch;
+mod options;
 mod params;
 mod read;
 mod reference;
