@@ -37,7 +37,7 @@ pub fn too_deep(text: &str) -> Option<YamlError> {
                     if depth == 0 {
                         // What follows the collection on its line is no value's start.
                         s.bump();
-                        s.to_line_end();
+                        s.skip_line();
                         s.bump();
                         continue;
                     }
@@ -47,7 +47,7 @@ pub fn too_deep(text: &str) -> Option<YamlError> {
                     continue;
                 }
                 '#' if s.after_blank() => {
-                    s.to_line_end();
+                    s.skip_line();
                     continue;
                 }
                 _ => {}
@@ -62,7 +62,7 @@ pub fn too_deep(text: &str) -> Option<YamlError> {
         }
         if let Some(b) = block {
             if s.peek() == '\n' || s.peek() == '\r' || indent > b {
-                s.to_line_end();
+                s.skip_line();
                 s.bump();
                 continue;
             }
@@ -82,23 +82,23 @@ pub fn too_deep(text: &str) -> Option<YamlError> {
                 }
                 '|' | '>' => {
                     block = Some(indent);
-                    s.to_line_end();
+                    s.skip_line();
                     break;
                 }
                 '"' | '\'' => {
                     s.quoted();
                     if !s.key_follows() {
-                        s.to_line_end();
+                        s.skip_line();
                         break;
                     }
                 }
                 '#' | '\n' | '\r' => {
-                    s.to_line_end();
+                    s.skip_line();
                     break;
                 }
                 _ => {
                     if !s.key_follows() {
-                        s.to_line_end();
+                        s.skip_line();
                         break;
                     }
                 }
@@ -155,7 +155,7 @@ impl Scan {
         self.i == 0 || matches!(self.chars[self.i - 1], ' ' | '\t' | '\n' | '\r')
     }
 
-    fn to_line_end(&mut self) {
+    fn skip_line(&mut self) {
         while self.i < self.chars.len() && !matches!(self.peek(), '\n' | '\r') {
             self.bump();
         }
