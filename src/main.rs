@@ -17,16 +17,20 @@ fn main() {
             libc::signal(libc::SIGPIPE, libc::SIG_DFL);
         }
     }
+    // Asked only by the commands that open a GPU: a bad `GPULAB_DEVICE` is their error.
+    let device = args.device();
     let code = match args.command {
-        None => cli::open_lab(&root, args.device),
+        None => device.and_then(|d| cli::open_lab(&root, d)),
         Some(Cmd::Worker) => Ok(gpulab::worker::server::serve()),
         Some(Cmd::List { json }) => cli::cmd_list(&root, json).map(|_| 0),
-        Some(Cmd::Run(a)) => cli::cmd_run(&root, args.device, &a),
+        Some(Cmd::Run(a)) if a.replay || a.cpu => cli::cmd_run(&root, 0, &a),
+        Some(Cmd::Run(a)) => device.and_then(|d| cli::cmd_run(&root, d, &a)),
         Some(Cmd::Check { paths }) => cli::cmd_check(&root, &paths),
         Some(Cmd::Render(a)) => cli::cmd_render(&root, &a),
-        Some(Cmd::Record { out }) => cli::cmd_record(&root, args.device, out),
-        Some(Cmd::Doctor) => cli::cmd_doctor(args.device).map(|_| 0),
-        Some(Cmd::Ex(a)) => cli::cmd_ex(&root, args.device, &a),
+        Some(Cmd::Record { out }) => device.and_then(|d| cli::cmd_record(&root, d, out)),
+        Some(Cmd::Doctor) => device.and_then(|d| cli::cmd_doctor(d).map(|_| 0)),
+        Some(Cmd::Ex(a)) if !a.uses_gpu() => cli::cmd_ex(&root, 0, &a),
+        Some(Cmd::Ex(a)) => device.and_then(|d| cli::cmd_ex(&root, d, &a)),
         Some(Cmd::Sass {
             lesson,
             variant,
@@ -37,7 +41,8 @@ fn main() {
     match code {
         Ok(c) => std::process::exit(c),
         Err(e) => {
-            eprintln!("gpulab: {e:#}");
+            // Errors quote the pack (ids, names, its source): made visible as all its text is.
+            eprintln!("gpulab: {}", cli::say::visible(&format!("{e:#}")));
             std::process::exit(2);
         }
     }

@@ -7,10 +7,19 @@ use gpulab::cli::Cli;
 fn gpulab_device_picks_the_gpu_and_the_flag_wins() {
     // SAFETY: this binary has this one test, so nothing else reads the environment meanwhile.
     unsafe { std::env::set_var("GPULAB_DEVICE", "3") };
-    assert_eq!(Cli::try_parse_from(["gpulab", "list"]).unwrap().device, 3);
-    let flag = Cli::try_parse_from(["gpulab", "--device", "1", "list"]).unwrap();
-    assert_eq!(flag.device, 1);
+    let device = |args: &[&str]| Cli::try_parse_from(args).unwrap().device();
+    assert_eq!(device(&["gpulab", "list"]).unwrap(), 3);
+    assert_eq!(device(&["gpulab", "--device", "1", "list"]).unwrap(), 1);
+    // Empty: no command fails to parse; the ones that open a GPU say what is wrong.
+    // SAFETY: as above.
+    unsafe { std::env::set_var("GPULAB_DEVICE", "") };
+    let err = device(&["gpulab", "list"]).unwrap_err().to_string();
+    assert!(
+        err.contains("GPULAB_DEVICE (or --device) is empty"),
+        "{err}"
+    );
+    assert!(device(&["gpulab", "--device", "x", "list"]).is_err());
     // SAFETY: as above.
     unsafe { std::env::remove_var("GPULAB_DEVICE") };
-    assert_eq!(Cli::try_parse_from(["gpulab", "list"]).unwrap().device, 0);
+    assert_eq!(device(&["gpulab", "list"]).unwrap(), 0);
 }

@@ -158,10 +158,12 @@ fn check_names_a_changed_lesson_and_leaves_its_snapshot_alone() {
     );
     let now = std::fs::read_to_string(snaps.join("copy-basics__120x40.snap")).unwrap();
     assert_eq!(now, old, "check never writes a .snap");
-    let new = files(&snaps, ".snap.new");
-    assert_eq!(new.len(), 4, "{new:?}");
-    let pending = std::fs::read_to_string(snaps.join("copy-basics__120x40.snap.new")).unwrap();
-    assert!(pending.contains("strided reads"), "{pending}");
+    assert!(
+        files(&snaps, ".snap.new").is_empty(),
+        "check writes nothing at all"
+    );
+    // One left by insta, say: update removes it.
+    std::fs::write(snaps.join("copy-basics__120x40.snap.new"), "x").unwrap();
 
     let (code, _, err) = gpulab(pack.path(), &[&args[..], &["--update"]].concat());
     assert_eq!(code, 0, "{err}");

@@ -3,6 +3,9 @@
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
+/// The largest screen `render` draws, in columns and in rows.
+pub const MAX_SCREEN: i64 = 1000;
+
 #[derive(Parser, Debug)]
 #[command(
     name = "gpulab",
@@ -13,17 +16,35 @@ pub struct Cli {
     /// Use the lessons in DIR (kernels are found beside it) instead of the bundled course.
     #[arg(long, global = true, value_name = "DIR")]
     pub lessons: Option<PathBuf>,
-    /// The GPU to use.
-    #[arg(
-        long,
-        global = true,
-        default_value_t = 0,
-        value_name = "N",
-        env = "GPULAB_DEVICE"
-    )]
-    pub device: u32,
+    /// The GPU to use (default 0). Read as text and checked only by the commands that use
+    /// a GPU, so that an empty `GPULAB_DEVICE=` breaks none of the others.
+    #[arg(long, global = true, value_name = "N", env = "GPULAB_DEVICE")]
+    pub device: Option<String>,
     #[command(subcommand)]
     pub command: Option<Cmd>,
+}
+
+impl Cli {
+    /// The GPU named by `--device` or `GPULAB_DEVICE`, 0 when neither is given; an error
+    /// in words for an empty or non-numeric one.
+    pub fn device(&self) -> anyhow::Result<u32> {
+        let Some(given) = self.device.as_deref() else {
+            return Ok(0);
+        };
+        let given = given.trim();
+        if given.is_empty() {
+            anyhow::bail!(
+                "GPULAB_DEVICE (or --device) is empty: name a GPU by its number (0, 1, …), \
+                 or unset it to use GPU 0"
+            );
+        }
+        given.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "GPULAB_DEVICE (or --device) is `{given}`: a GPU is named by its number \
+                 (0, 1, …)"
+            )
+        })
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -58,9 +79,14 @@ pub struct RenderArgs {
     /// The lesson, by id or number.
     #[arg(required_unless_present = "all", conflicts_with = "all")]
     pub lesson: Option<String>,
-    #[arg(long, default_value_t = 120, conflicts_with = "all")]
+    /// Columns, at most 1000 (a screen is drawn in memory: 65535 squared would need
+    /// hundreds of gigabytes).
+    #[arg(long, default_value_t = 120, conflicts_with = "all",
+          value_parser = clap::value_parser!(u16).range(1..=MAX_SCREEN))]
     pub width: u16,
-    #[arg(long, default_value_t = 40, conflicts_with = "all")]
+    /// Rows, at most 1000.
+    #[arg(long, default_value_t = 40, conflicts_with = "all",
+          value_parser = clap::value_parser!(u16).range(1..=MAX_SCREEN))]
     pub height: u16,
     /// Which prose page to show (from 1).
     #[arg(long, default_value_t = 1, conflicts_with = "all")]

@@ -1,6 +1,7 @@
 //! `gpulab check`: validate lessons, and compile their kernels when the worker has NVRTC;
 //! warn where a lesson asks more of a GPU than the one its recording was made on has.
 
+use super::say::say;
 use crate::analysis::limits;
 use crate::course::bundle::CourseRoot;
 use crate::model::protocol::{FALLBACK_ARCH, PIP_HINT};
@@ -19,7 +20,7 @@ pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
         crate::course::load::check_paths(paths)
     };
     for e in &errors {
-        println!("{e}");
+        say!("{e}");
     }
     warn_limits(&lessons, &recorded_device(root, paths));
     let compile_errors = if lessons.is_empty() {
@@ -29,10 +30,10 @@ pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
     };
     let problems = errors.len() + compile_errors;
     if problems == 0 {
-        println!("{} lesson(s) OK", lessons.len());
+        say!("{} lesson(s) OK", lessons.len());
         Ok(0)
     } else {
-        println!("{problems} problem(s)");
+        say!("{problems} problem(s)");
         Ok(1)
     }
 }
@@ -78,7 +79,7 @@ fn folder_of(p: &Path) -> PathBuf {
 fn warn_limits(lessons: &[Lesson], (dev, on): &(DeviceInfo, String)) {
     for l in lessons {
         for w in limits::warnings(l, dev, on) {
-            println!("warning: {}: {w}", l.file);
+            say!("warning: {}: {w}", l.file);
         }
     }
 }
@@ -89,7 +90,7 @@ fn warn_limits(lessons: &[Lesson], (dev, on): &(DeviceInfo, String)) {
 fn compile_all(lessons: &[Lesson]) -> Result<usize> {
     let mut client = WorkerClient::new();
     if client.toolkit()?.nvrtc.is_err() {
-        println!("NVRTC not found: kernels not compiled ({PIP_HINT})");
+        say!("NVRTC not found: kernels not compiled ({PIP_HINT})");
         return Ok(0);
     }
     let mut failed = 0;
@@ -115,10 +116,10 @@ fn compile_all(lessons: &[Lesson]) -> Result<usize> {
             } else {
                 "variants"
             };
-            println!("{} ({which} {}):\n{error}", l.file, names.join(", "));
+            say!("{} ({which} {}):\n{error}", l.file, names.join(", "));
         }
     }
-    println!("compiled every variant with NVRTC for {FALLBACK_ARCH}");
+    say!("compiled every variant with NVRTC for {FALLBACK_ARCH}");
     Ok(failed)
 }
 

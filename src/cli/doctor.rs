@@ -2,6 +2,7 @@
 //! missing piece. Everything is asked of the worker, as every run does, so a broken driver
 //! or NVRTC cannot take this command down.
 
+use super::say::say_part;
 use crate::model::protocol::{HEADERS_PIP_HINT, PIP_HINT, Toolkit};
 use crate::session::client::{WorkerClient, WorkerFailure};
 use crate::session::fold::{self, Capabilities};
@@ -137,6 +138,6 @@ fn headers_line(out: &mut String, tools: &Toolkit) {
 }
 
 pub fn cmd_doctor(device: u32) -> anyhow::Result<()> {
-    print!("{}", report(device));
+    say_part!("{}", report(device));
     Ok(())
 }

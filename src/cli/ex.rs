@@ -4,6 +4,7 @@
 use super::ex_args::{ExArgs, ExCmd};
 use super::ex_report;
 use super::load_course;
+use super::say::{say, say_err, say_part};
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::exercise::Exercise;
@@ -40,19 +41,19 @@ impl Ctx<'_> {
         bail!("no exercise '{id}'; the exercises are: {}", ids.join(", "))
     }
 
+    /// Merged with what another gpulab process wrote meanwhile; the error names the file.
     fn save(&self) -> Result<()> {
-        self.book
-            .save_to(&self.book_path)
-            .with_context(|| format!("writing {}", self.book_path.display()))
+        Ok(self.book.save_to(&self.book_path)?)
     }
 }
 
 pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
     let book_path = ExerciseBook::path()
         .context("no data directory on this system: set GPULAB_DATA_DIR to a folder")?;
-    let (book, note) = ExerciseBook::load_from(&book_path);
+    // A file that cannot be read stops the command before it does anything to save.
+    let (book, note) = ExerciseBook::load_checked(&book_path)?;
     if let Some(n) = note {
-        eprintln!("{n}");
+        say_err!("{n}");
     }
     let mut cx = Ctx {
         root,
@@ -93,7 +94,7 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
 /// The course and the progress read again: a watch runs for a long time.
 fn reload<'a>(root: &'a CourseRoot, a: &ExArgs) -> Result<Ctx<'a>> {
     let book_path = ExerciseBook::path().context("no data directory")?;
-    let (book, _) = ExerciseBook::load_from(&book_path);
+    let (book, _) = ExerciseBook::load_checked(&book_path)?;
     Ok(Ctx {
         root,
         lessons: load_course(root)?,
@@ -107,23 +108,23 @@ fn start(cx: &Ctx, id: &str) -> Result<i32> {
     let (lesson, ex) = cx.find(id)?;
     match cx.ws.start(ex)? {
         Started::Fresh(path) => {
-            println!("{}: {} (lesson {})", ex.id, ex.title, lesson.id);
-            println!();
-            println!("{}", ex.task.trim_end());
-            println!();
-            println!("your file: {}", path.display());
-            println!("check it with `gpulab ex check {}`", ex.id);
+            say!("{}: {} (lesson {})", ex.id, ex.title, lesson.id);
+            say!();
+            say!("{}", ex.task.trim_end());
+            say!();
+            say!("your file: {}", path.display());
+            say!("check it with `gpulab ex check {}`", ex.id);
         }
         Started::Existing {
             path,
             upstream_changed,
         } => {
-            println!(
+            say!(
                 "your file is already there, left as it is: {}",
                 path.display()
             );
             if upstream_changed {
-                println!("{}", upstream_note(&ex.id));
+                say!("{}", upstream_note(&ex.id));
             }
         }
     }
@@ -148,7 +149,7 @@ fn check(
     let (lesson, ex) = cx.find(id)?;
     let src = cx.ws.read(ex)?;
     if cx.ws.upstream_changed(ex) {
-        eprintln!("{}", upstream_note(&ex.id));
+        say_err!("{}", upstream_note(&ex.id));
     }
     let path = cx.ws.file(ex).display().to_string();
     let yours = Yours {
@@ -161,16 +162,16 @@ fn check(
         ex,
         quick,
     };
-    let say = |m: &str| eprintln!("· {m}");
+    let say = |m: &str| say_err!("· {m}");
     let ask = if cpu { Ask::Cpu } else { Ask::Figures };
     let report = ex_check::check(client, (device, ask), &target, &yours, say)?;
     let (passed, failed) = (report.passed(), report.failed());
     let judged = report.lines.iter().any(|l| l.mark == ex_check::Mark::Pass);
     let ex_id = ex.id.clone();
     if json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        say!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        print!("{}", ex_report::check_text(ex, &path, &report));
+        say_part!("{}", ex_report::check_text(ex, &path, &report));
     }
     cx.book.record_attempt(&ex_id, passed, report.time_ms);
     cx.save()?;
@@ -194,11 +195,11 @@ fn hint(cx: &mut Ctx, id: &str, json: bool) -> Result<i32> {
     if json {
         let j =
             serde_json::json!({ "exercise": ex_id, "hint": n, "of": hints.len(), "text": text });
-        println!("{}", serde_json::to_string_pretty(&j)?);
+        say!("{}", serde_json::to_string_pretty(&j)?);
     } else {
-        println!("hint {n} of {}: {}", hints.len(), text.trim_end());
+        say!("hint {n} of {}: {}", hints.len(), text.trim_end());
         if !more {
-            println!("(that is the last hint)");
+            say!("(that is the last hint)");
         }
     }
     Ok(0)
@@ -209,7 +210,7 @@ fn solution(cx: &mut Ctx, id: &str, anyway: bool, json: bool) -> Result<i32> {
     let (ex_id, text, path) = (ex.id.clone(), ex.solution.clone(), ex.solution_path.clone());
     let passed = cx.book.get(&ex_id).passed;
     if !passed && !anyway {
-        eprintln!(
+        say_err!(
             "the solution opens once `gpulab ex check {ex_id}` passes every check on a GPU; \
              `gpulab ex solution {ex_id} --show-anyway` shows it now (and is recorded)"
         );
@@ -220,9 +221,9 @@ fn solution(cx: &mut Ctx, id: &str, anyway: bool, json: bool) -> Result<i32> {
     if json {
         let j =
             serde_json::json!({ "exercise": ex_id, "path": path, "passed": passed, "text": text });
-        println!("{}", serde_json::to_string_pretty(&j)?);
+        say!("{}", serde_json::to_string_pretty(&j)?);
     } else {
-        print!("{text}");
+        say_part!("{text}");
     }
     Ok(0)
 }
@@ -231,8 +232,8 @@ fn reset(cx: &Ctx, id: &str) -> Result<i32> {
     let (_, ex) = cx.find(id)?;
     let backup = cx.ws.reset(ex, &workspace::stamp_now())?;
     if let Some(b) = backup {
-        println!("your file is kept as {}", b.display());
+        say!("your file is kept as {}", b.display());
     }
-    println!("fresh starter: {}", cx.ws.file(ex).display());
+    say!("fresh starter: {}", cx.ws.file(ex).display());
     Ok(0)
 }

@@ -13,6 +13,16 @@ pub struct ExArgs {
     pub cmd: ExCmd,
 }
 
+impl ExArgs {
+    /// Whether the command opens a GPU: a check, unless on the CPU interpreter.
+    pub fn uses_gpu(&self) -> bool {
+        matches!(
+            self.cmd,
+            ExCmd::Check { cpu: false, .. } | ExCmd::Watch { cpu: false, .. }
+        )
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum ExCmd {
     /// Every exercise under its lesson, with the learner's progress.

@@ -1,5 +1,6 @@
 //! The words `gpulab ex list` and `gpulab ex check` print.
 
+use super::say::say;
 use crate::model::Lesson;
 use crate::model::exercise::Exercise;
 use crate::session::ex_check::{CheckReport, Mark};
@@ -25,15 +26,15 @@ pub fn list(lessons: &[Lesson], ws: &Workspace, book: &ExerciseBook, json: bool)
                 }));
             }
         }
-        println!("{}", serde_json::to_string_pretty(&items)?);
+        say!("{}", serde_json::to_string_pretty(&items)?);
         return Ok(0);
     }
     for l in lessons.iter().filter(|l| !l.exercises.is_empty()) {
-        println!("{:02}  {}", l.order, l.id);
+        say!("{:02}  {}", l.order, l.id);
         for e in &l.exercises {
             let p = book.get(&e.id);
             let state = state(&p, ws.file(e).exists());
-            println!(
+            say!(
                 "    {:<16} {:<48} {} {:>3} min  {state}",
                 e.id,
                 e.title,
@@ -42,7 +43,7 @@ pub fn list(lessons: &[Lesson], ws: &Workspace, book: &ExerciseBook, json: bool)
             );
         }
     }
-    println!("workspace: {}", ws.dir.display());
+    say!("workspace: {}", ws.dir.display());
     Ok(0)
 }
 

@@ -1,6 +1,7 @@
 //! `gpulab ex watch`: check again on every save, whichever editor saved. What counts as a
 //! save is `session::watch`, the same the lab uses.
 
+use super::say::say_err;
 use crate::session::watch::FileWatch;
 use anyhow::Result;
 use std::path::Path;
@@ -9,7 +10,7 @@ use std::path::Path;
 pub fn watch(file: &Path, mut check: impl FnMut() -> Result<i32>) -> Result<i32> {
     let mut w = FileWatch::new(file, None);
     if !w.native {
-        eprintln!(
+        say_err!(
             "· no file events here: polling {} every second",
             file.display()
         );
@@ -17,9 +18,9 @@ pub fn watch(file: &Path, mut check: impl FnMut() -> Result<i32>) -> Result<i32>
     loop {
         if w.changed().is_some() {
             if let Err(e) = check() {
-                eprintln!("gpulab: {e:#}");
+                say_err!("gpulab: {e:#}");
             }
-            eprintln!("· watching {} (Ctrl-C ends)", file.display());
+            say_err!("· watching {} (Ctrl-C ends)", file.display());
         }
         w.wait();
     }

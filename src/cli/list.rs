@@ -1,6 +1,7 @@
 //! `gpulab list`: the lessons in course order.
 
 use super::load_course;
+use super::say::say;
 use crate::course::bundle::CourseRoot;
 use anyhow::Result;
 
@@ -16,10 +17,10 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<()> {
                 })
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&items)?);
+        say!("{}", serde_json::to_string_pretty(&items)?);
     } else {
         for l in &lessons {
-            println!(
+            say!(
                 "{:02}  {:<20} {:<10} {}",
                 l.order,
                 l.id,

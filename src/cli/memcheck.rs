@@ -1,6 +1,7 @@
 //! `gpulab run LESSON --variant V --memcheck`: rerun one variant under compute-sanitizer
 //! and show the source lines it names.
 
+use super::say::{say, say_err};
 use super::{RunArgs, find_lesson, load_course};
 use crate::course::bundle::CourseRoot;
 use crate::session::client::{self, MEMCHECK_BLOCKS, WorkerClient};
@@ -15,32 +16,32 @@ pub fn cmd_memcheck(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> 
     let Some(sanitizer) = WorkerClient::new().toolkit()?.compute_sanitizer else {
         bail!("compute-sanitizer not found: it comes with the CUDA toolkit (see `gpulab doctor`)");
     };
-    eprintln!("· rerunning {variant} under compute-sanitizer on {MEMCHECK_BLOCKS} blocks (slow)");
+    say_err!("· rerunning {variant} under compute-sanitizer on {MEMCHECK_BLOCKS} blocks (slow)");
     let report = client::memcheck(lesson, variant, &sanitizer, device)?;
     if let Some(o) = &report.outcome {
-        println!("{variant}: {o}\n");
+        say!("{variant}: {o}\n");
     }
     if report.errors.is_empty() && report.lines.is_empty() {
-        println!("memcheck found no bad access in {variant} on {MEMCHECK_BLOCKS} blocks");
+        say!("memcheck found no bad access in {variant} on {MEMCHECK_BLOCKS} blocks");
         if report.outcome.is_none() {
             return Ok(0);
         }
         // The variant failed but nothing in the log was recognised: show the log itself
         // rather than hide what the sanitizer said.
         let tail: Vec<&str> = report.log.lines().rev().take(30).collect();
-        println!("compute-sanitizer's log ends:");
+        say!("compute-sanitizer's log ends:");
         for l in tail.iter().rev() {
-            println!("  {l}");
+            say!("  {l}");
         }
         return Ok(1);
     }
     for e in &report.errors {
-        println!("memcheck: {e}");
+        say!("memcheck: {e}");
     }
     for l in &report.lines {
         match &l.text {
-            Some(t) => println!("  at {}:{}\n  {:>5} | {t}", l.file, l.line, l.line),
-            None => println!("  at {}:{}", l.file, l.line),
+            Some(t) => say!("  at {}:{}\n  {:>5} | {t}", l.file, l.line, l.line),
+            None => say!("  at {}:{}", l.file, l.line),
         }
     }
     Ok(1)

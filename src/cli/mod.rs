@@ -16,6 +16,7 @@ mod render_all;
 pub mod report;
 mod run;
 mod sass;
+pub mod say;
 mod snapfile;
 
 pub use args::{Cli, Cmd, RenderArgs, RunArgs};
@@ -34,13 +35,14 @@ use crate::model::Lesson;
 use crate::session::progress::Progress;
 use crate::ui::App;
 use crate::ui::loading::{self, Loading};
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use say::say_err;
 
 pub fn load_course(root: &CourseRoot) -> Result<Vec<Lesson>> {
     let (lessons, errors) = crate::course::load_course(root);
     if !errors.is_empty() {
         for e in &errors {
-            eprintln!("{e}");
+            say_err!("{e}");
         }
         bail!(
             "{} problem(s) in the lessons (run `gpulab check` for all of them)",
@@ -50,20 +52,54 @@ pub fn load_course(root: &CourseRoot) -> Result<Vec<Lesson>> {
     Ok(lessons)
 }
 
+/// The lesson named by its id, else by its number; a number two lessons share is refused,
+/// naming both, rather than one picked silently.
 pub fn find_lesson<'a>(lessons: &'a [Lesson], id: &str) -> Result<&'a Lesson> {
-    lessons
-        .iter()
-        .find(|l| l.id == id || id.parse::<u32>().is_ok_and(|n| n == l.order))
-        .with_context(|| {
+    if let Some(l) = lessons.iter().find(|l| l.id == id) {
+        return Ok(l);
+    }
+    let numbered: Vec<&Lesson> = match id.parse::<u32>() {
+        Ok(n) => lessons.iter().filter(|l| l.order == n).collect(),
+        Err(_) => Vec::new(),
+    };
+    match numbered.as_slice() {
+        [one] => Ok(one),
+        [] => {
             let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
-            format!("no lesson '{id}'; the lessons are: {}", ids.join(", "))
-        })
+            bail!("no lesson '{id}'; the lessons are: {}", ids.join(", "))
+        }
+        many => {
+            let ids: Vec<String> = many
+                .iter()
+                .map(|l| format!("{} ({})", l.id, l.file))
+                .collect();
+            bail!(
+                "lessons {} are all numbered {id}: name the one you mean by its id",
+                ids.join(" and ")
+            )
+        }
+    }
+}
+
+/// The lab draws on stdout and reads keys from the terminal: without one (a pipe, a cron
+/// job, ssh without -t) it says so, rather than the OS's "No such device or address".
+fn needs_a_terminal() -> Result<()> {
+    use std::io::IsTerminal;
+    let keys = std::io::stdin().is_terminal() || std::fs::File::open("/dev/tty").is_ok();
+    if !std::io::stdout().is_terminal() || !keys {
+        bail!(
+            "the lab needs a terminal (its output and keys), and this is not one; \
+             from a script use `gpulab list`, `gpulab run LESSON` or `gpulab ex ...`"
+        );
+    }
+    Ok(())
 }
 
 /// `gpulab` with no command: the lab in the terminal, its first frame drawn before the
 /// course is read. Its exit status: 0, 1 when the course could not be opened (its problems
 /// printed again once the terminal is back), or 128 + the number of the signal that ended it.
 pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
+    needs_a_terminal()?;
     let (progress, note) = Progress::load_noting();
     let mut app = App::loading(root.lesson_count(), progress);
     // Said once: the backup it names is kept, so the next start has nothing to say.
@@ -83,9 +119,9 @@ pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
     }
     if let Some(Loading::Failed(f)) = &app.loading {
         for p in &f.problems {
-            eprintln!("{p}");
+            say_err!("{p}");
         }
-        eprintln!("{f}");
+        say_err!("{f}");
         return Ok(1);
     }
     Ok(0)

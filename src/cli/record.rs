@@ -1,6 +1,7 @@
 //! `gpulab record`: run every lesson live and write a recording.
 
 use super::load_course;
+use super::say::say_err;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::protocol::{Reply, RunOptions};
@@ -25,7 +26,7 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
     let mut peak = Default::default();
     let mut failed = 0;
     for l in &lessons {
-        eprintln!("· {} ({} variants)", l.id, l.variants.len());
+        say_err!("· {} ({} variants)", l.id, l.variants.len());
         let mut result = fold::blank_result(l, Source::Live, Some(dev.clone()));
         let res = fold::run_lesson(
             &mut client,
@@ -33,18 +34,18 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
             &RunOptions::default(),
             &mut result,
             |r| match r {
-                Reply::Stage { variant, stage } => eprintln!("  {variant} {stage}"),
-                Reply::Lost { variant, error, .. } => eprintln!("  {variant} lost: {error}"),
+                Reply::Stage { variant, stage } => say_err!("  {variant} {stage}"),
+                Reply::Lost { variant, error, .. } => say_err!("  {variant} lost: {error}"),
                 _ => {}
             },
         );
         if let Err(e) = &res {
-            eprintln!("  error: {e}");
+            say_err!("  error: {e}");
         }
         let knobs = record_knobs(&mut client, l, &mut result, res.is_ok());
         // This machine cannot run it: a recording made where it could is kept for replay.
         if let Some(why) = unmet_everywhere(&result) {
-            eprintln!("  not recorded here: {why}");
+            say_err!("  not recorded here: {why}");
             continue;
         }
         // A variant lost on the way fails the recording as much as a run that stopped.
@@ -62,7 +63,7 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
                 Some(false) => "✗",
                 None => "?",
             };
-            eprintln!("  {mark} {}  {}", c.claim, c.detail);
+            say_err!("  {mark} {}  {}", c.claim, c.detail);
         }
         results.push(result);
     }
@@ -70,7 +71,7 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
     let path = out.unwrap_or_else(|| recording::default_path(&root.recordings_dir(), &dev));
     rec.write(&path)
         .with_context(|| format!("writing {}", path.display()))?;
-    eprintln!("wrote {} ({})", path.display(), rec.label());
+    say_err!("wrote {} ({})", path.display(), rec.label());
     Ok(if failed > 0 { 1 } else { 0 })
 }
 
@@ -86,14 +87,14 @@ fn record_knobs(
         return Ok(());
     }
     let values: usize = l.knobs.iter().map(|k| k.settings.len()).sum();
-    eprintln!("  knobs: {values} settings");
+    say_err!("  knobs: {values} settings");
     let res = knobs::run_all(client, l, result, |r| match r {
-        Reply::Stage { variant, stage } => eprintln!("  {variant} {stage}"),
-        Reply::Lost { variant, error, .. } => eprintln!("  {variant} lost: {error}"),
+        Reply::Stage { variant, stage } => say_err!("  {variant} {stage}"),
+        Reply::Lost { variant, error, .. } => say_err!("  {variant} lost: {error}"),
         _ => {}
     });
     if let Err(e) = &res {
-        eprintln!("  knob error: {e}");
+        say_err!("  knob error: {e}");
     }
     res
 }

@@ -1,6 +1,7 @@
 //! `gpulab render`: the lesson screen as plain text, from the recording; with `--all`, every
 //! lesson's screens against the snapshot files of the pack (see `render_all`).
 
+use super::say::say_part;
 use super::{RenderArgs, find_lesson, load_course};
 use crate::course::bundle::CourseRoot;
 use crate::session::{recording, source};
@@ -54,6 +55,6 @@ fn render_one(root: &CourseRoot, a: &RenderArgs) -> Result<()> {
         view,
         variant,
     };
-    print!("{}", crate::ui::render_view(&lessons, idx, Some(r), shot));
+    say_part!("{}", crate::ui::render_view(&lessons, idx, Some(r), shot));
     Ok(())
 }

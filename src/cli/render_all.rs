@@ -4,11 +4,16 @@
 //!
 //! The files are insta's (`snapfile`), named `<id>__<w>x<h>[_revealed].snap`, and for the
 //! views over a lesson `<id>__<view>_<w>x<h>_revealed.snap`: the sweep charts of a lesson
-//! that sweeps, the texture footprint of a lesson with textures. `--check` never
-//! writes a `.snap`: a screen that differs goes to a `.snap.new` beside it, as insta does, for
-//! `cargo insta review` or a look; `--update` is the author saying the screens are right.
+//! that sweeps, the texture footprint of a lesson with textures. `--check` writes nothing
+//! at all: a screen that differs is shown as a diff; `--update` is the author saying the
+//! screens are right, and writes the `.snap` files (removing any `.snap.new` insta left).
+//!
+//! The snapshot folder comes with the pack, so nothing in it is trusted: a folder that is a
+//! link, or a snapshot that is a link or not a plain file, is refused by name, in either
+//! mode, and a `.snap` is replaced by a rename, never written through.
 
 use super::load_course;
+use super::say::{say, say_part};
 use super::snapfile;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
@@ -120,6 +125,7 @@ struct Tally {
 pub fn cmd_render_all(root: &CourseRoot, given: Option<&Path>, mode: Mode) -> Result<i32> {
     let lessons = load_course(root)?;
     let dir = snapshot_dir(root, given);
+    no_link(&dir, "the snapshot folder")?;
     let rec = recording::newest(&root.recordings());
     let mut tally = Tally::default();
     for (idx, lesson) in lessons.iter().enumerate() {
@@ -150,7 +156,7 @@ pub fn cmd_render_all(root: &CourseRoot, given: Option<&Path>, mode: Mode) -> Re
     }
     let code = report(&tally, &dir, mode, lessons.len());
     for name in unreferenced(&dir, &lessons) {
-        println!("note: {name} is drawn by no lesson of the pack (delete it if it is stale)");
+        say!("note: {name} is drawn by no lesson of the pack (delete it if it is stale)");
     }
     Ok(code)
 }
@@ -177,7 +183,7 @@ fn unreferenced(dir: &Path, lessons: &[Lesson]) -> Vec<String> {
 fn report(t: &Tally, dir: &Path, mode: Mode, lessons: usize) -> i32 {
     let shots = t.shots;
     if mode == Mode::Update {
-        println!(
+        say!(
             "{shots} screens of {lessons} lesson(s) in {}: {} written, {} already so",
             dir.display(),
             t.written,
@@ -186,25 +192,55 @@ fn report(t: &Tally, dir: &Path, mode: Mode, lessons: usize) -> i32 {
         return 0;
     }
     if t.differing.is_empty() {
-        println!(
+        say!(
             "{shots} screens of {lessons} lesson(s) match the snapshots in {}",
             dir.display()
         );
         return 0;
     }
-    println!(
+    say!(
         "{} of {lessons} lesson(s) differ from the snapshots in {}:",
         t.differing.len(),
         dir.display()
     );
     for (id, files, diff) in &t.differing {
-        print!("\n{id}: {}\n{diff}", files.join(", "));
+        say_part!("\n{id}: {}\n{diff}", files.join(", "));
     }
-    println!(
-        "\nEach new screen is in a .snap.new beside its .snap: review them with \
-         `cargo insta review`, or accept them all with `gpulab render --all --update`."
+    say!(
+        "\n--check writes nothing: read the diffs, then accept the new screens with \
+         `gpulab render --all --update`."
     );
     1
+}
+
+/// The rule for every path `render --all` reads or writes in the pack's snapshot folder.
+const RULE: &str = "render --all reads and writes only plain files in a real snapshot folder, \
+                    never through a link";
+
+/// Refuse `path` when it is a link (or, for a file, not a plain file); fine when missing.
+fn no_link(path: &Path, what: &str) -> Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+    };
+    let kind = meta.file_type();
+    if kind.is_symlink() {
+        anyhow::bail!("refused: {what} {} is a link ({RULE})", path.display());
+    }
+    let plain = if what == "the snapshot folder" {
+        kind.is_dir()
+    } else {
+        kind.is_file()
+    };
+    if !plain {
+        anyhow::bail!(
+            "refused: {what} {} is not a plain {} ({RULE})",
+            path.display(),
+            if kind.is_dir() { "file" } else { "folder" }
+        );
+    }
+    Ok(())
 }
 
 /// One screen drawn, and where its snapshot file is.
@@ -251,35 +287,37 @@ impl Snap {
         PathBuf::from(p)
     }
 
-    /// None when the snapshot holds this screen (a stale `.snap.new` goes); else the diff,
-    /// the screen written to the `.snap.new`.
+    /// The `.snap`'s text, None when there is none yet; a link is refused, not followed.
+    fn read_old(&self) -> Result<Option<String>> {
+        no_link(&self.path, "the snapshot")?;
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e).with_context(|| format!("reading {}", self.path.display())),
+        }
+    }
+
+    /// None when the snapshot holds this screen; else the diff. Writes nothing.
     fn check(&self) -> Result<Option<String>> {
-        let old = match std::fs::read_to_string(&self.path) {
-            Ok(text) => Some(snapfile::contents(&text)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(e).with_context(|| format!("reading {}", self.path.display())),
-        };
+        let old = self.read_old()?.map(|t| snapfile::contents(&t));
         if old.as_deref() == Some(self.screen.as_str()) {
-            self.remove_new()?;
             return Ok(None);
         }
-        let new = self.new_path();
-        write(&new, &self.file)?;
-        let name = |p: &Path| {
-            p.file_name()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned()
-        };
+        let name = self
+            .path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
         Ok(Some(match old {
-            Some(old) => snapfile::short_diff(&old, &self.screen, &name(&self.path), &name(&new)),
-            None => format!("no snapshot yet: {} written\n", name(&new)),
+            Some(old) => snapfile::short_diff(&old, &self.screen, &name, &format!("{name} (now)")),
+            None => format!("no snapshot yet: {name}\n"),
         }))
     }
 
     /// Writes the `.snap` when it differs (true then), and removes any `.snap.new`.
     fn update(&self) -> Result<bool> {
-        let same = std::fs::read_to_string(&self.path).is_ok_and(|old| old == self.file);
+        let same = self.read_old()?.is_some_and(|old| old == self.file);
         if !same {
             write(&self.path, &self.file)?;
         }
@@ -287,6 +325,7 @@ impl Snap {
         Ok(!same)
     }
 
+    /// Removing only unlinks: a `.snap.new` that is a link goes, its target untouched.
     fn remove_new(&self) -> Result<()> {
         match std::fs::remove_file(self.new_path()) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -297,9 +336,28 @@ impl Snap {
     }
 }
 
+/// A temporary file of our own beside `path` (created new, never through a link), then a
+/// rename over it: what was at `path` is replaced, never written through.
 fn write(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+        no_link(d, "the snapshot folder")?;
     }
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(format!(".tmp{}", std::process::id()));
+    let tmp = PathBuf::from(tmp);
+    let _ = std::fs::remove_file(&tmp);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.with_context(|| format!("writing {}", path.display()))
 }

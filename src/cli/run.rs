@@ -1,5 +1,6 @@
 //! `gpulab run`: one lesson, live or from the recording, as a table or JSON.
 
+use super::say::{say, say_err, say_part};
 use super::{RunArgs, find_lesson, load_course};
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
@@ -39,15 +40,15 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         (device, ask),
         &options,
         a.replay,
-        |m| eprintln!("· {m}"),
+        |m| say_err!("· {m}"),
     )?;
     if !a.variants.is_empty() {
         only_variants(lesson, &mut result, &a.variants);
     }
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&result)?);
+        say!("{}", serde_json::to_string_pretty(&result)?);
     } else {
-        print!("{}", super::report::text_report(lesson, &result));
+        say_part!("{}", super::report::text_report(lesson, &result));
     }
     Ok(if failed(&result) { 1 } else { 0 })
 }

@@ -1,5 +1,6 @@
 //! `gpulab sass` and `gpulab diff`: what the hardware runs, and why two variants differ.
 
+use super::say::{say, say_part};
 use super::{find_lesson, load_course};
 use crate::analysis::sass::{self, Listing, MemKind};
 use crate::analysis::sass_diff::{self, Rows};
@@ -55,7 +56,7 @@ pub fn cmd_sass(root: &CourseRoot, lesson: &str, name: &str, json: bool) -> Resu
     let arch = arch(root, lesson);
     let l = listing(&mut WorkerClient::new(), lesson, v, &arch)?;
     if json {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&json!({
                 "lesson": lesson.id, "variant": v.name, "arch": arch, "kernel": l.kernel,
@@ -69,29 +70,30 @@ pub fn cmd_sass(root: &CourseRoot, lesson: &str, name: &str, json: bool) -> Resu
         );
         return Ok(0);
     }
-    println!(
+    say!(
         "{} · {} · SASS for {arch} (nvdisasm of the CUBIN a run loads)",
-        lesson.id, v.name
+        lesson.id,
+        v.name
     );
     let (traced, from) = traced_of(root, lesson, &v.name);
-    println!("traced figures: {from}");
-    println!("\nmemory instructions by source line, the costliest first:");
+    say!("traced figures: {from}");
+    say!("\nmemory instructions by source line, the costliest first:");
     let src: Vec<&str> = v.source.lines().collect();
     for (line, kind, bits, n, fig) in annotated(&l, &traced) {
         let text = src
             .get(line.wrapping_sub(1) as usize)
             .map_or("", |s| s.trim());
         let figure = fig.as_ref().map_or(String::new(), |f| f.full());
-        println!(
+        say!(
             "  line {line:>4}  {:<22} {bits:>3}-bit x{n:<3} {figure:<38} {text}",
             kind.word()
         );
         if let Some(note) = fig.and_then(|f| f.note) {
-            println!("             {note}");
+            say!("             {note}");
         }
     }
-    println!("\ninstruction mix ({} in all):", l.instructions.len());
-    println!("  {}", mix_words(&sass::mix(&l)));
+    say!("\ninstruction mix ({} in all):", l.instructions.len());
+    say!("  {}", mix_words(&sass::mix(&l)));
     Ok(0)
 }
 
@@ -164,12 +166,12 @@ pub fn cmd_diff(root: &CourseRoot, lesson: &str, names: [&str; 2], json: bool) -
     let recorded = recording::newest(&root.recordings()).and_then(|r| r.replay(lesson));
     let report = Diff::new(&vs, &ls, &compiled, recorded.as_ref());
     if json {
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&report.json(lesson, &arch))?
         );
     } else {
-        print!("{}", report.text(lesson, &arch));
+        say_part!("{}", report.text(lesson, &arch));
     }
     Ok(0)
 }

@@ -76,7 +76,14 @@ impl CourseRoot {
     }
 
     /// Read a file named relative to the course root, which it must not leave.
+    /// Its `#include`s are checked too (`confine::check_includes`).
     pub fn read_source(&self, rel: &str) -> Result<String, SourceError> {
+        let text = self.read_text(rel)?;
+        confine::check_includes(rel, &text)?;
+        Ok(text)
+    }
+
+    fn read_text(&self, rel: &str) -> Result<String, SourceError> {
         match self {
             CourseRoot::Bundled => {
                 confine::check_relative(rel)?;

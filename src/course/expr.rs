@@ -18,6 +18,11 @@ pub struct ExprError {
 
 pub const FUNCTIONS: [&str; 3] = ["min", "max", "ceil_div"];
 
+/// How deep parentheses, unary minus signs and calls may nest. The parser recurses once per
+/// level, so a hostile `len:` of 50,000 minus signs would overflow the stack; no size needs
+/// more than a handful.
+pub const MAX_DEPTH: usize = 64;
+
 /// Evaluate `text` with the names of `env` (later entries shadow earlier ones).
 pub fn eval(text: &str, env: &[(String, i64)]) -> Result<i64, ExprError> {
     let tokens = tokenize(text)?;
@@ -26,6 +31,7 @@ pub fn eval(text: &str, env: &[(String, i64)]) -> Result<i64, ExprError> {
         pos: 0,
         env,
         end_col: text.chars().count(),
+        depth: 0,
     };
     let v = p.expr()?;
     match p.peek() {
@@ -122,6 +128,8 @@ struct Parser<'a> {
     pos: usize,
     env: &'a [(String, i64)],
     end_col: usize,
+    /// Levels of nesting entered, up to `MAX_DEPTH`.
+    depth: usize,
 }
 
 impl Parser<'_> {
@@ -187,10 +195,24 @@ impl Parser<'_> {
         Ok(acc)
     }
 
+    /// Enter one more level of nesting at `col`, refused past `MAX_DEPTH`.
+    fn deeper(&mut self, col: usize) -> Result<(), ExprError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(err(
+                col,
+                format!("nested too deeply (more than {MAX_DEPTH} levels of `(`, `-` or calls)"),
+            ));
+        }
+        Ok(())
+    }
+
     fn unary(&mut self) -> Result<i64, ExprError> {
         if let Some(('-', col)) = self.peek_op() {
             self.pos += 1;
+            self.deeper(col)?;
             let v = self.unary()?;
+            self.depth -= 1;
             return v
                 .checked_neg()
                 .ok_or_else(|| err(col, format!("overflow: -({v}) does not fit in 64 bits")));
@@ -210,8 +232,10 @@ impl Parser<'_> {
             }
             Tok::Op('(') => {
                 self.pos += 1;
+                self.deeper(col)?;
                 let v = self.expr()?;
                 self.expect_op(')')?;
+                self.depth -= 1;
                 Ok(v)
             }
             Tok::Op(c) => Err(err(col, format!("unexpected `{c}`"))),
@@ -219,7 +243,10 @@ impl Parser<'_> {
                 self.pos += 1;
                 if let Some(('(', _)) = self.peek_op() {
                     self.pos += 1;
-                    return self.call(&name, col);
+                    self.deeper(col)?;
+                    let v = self.call(&name, col);
+                    self.depth -= 1;
+                    return v;
                 }
                 self.lookup(&name, col)
             }

@@ -102,3 +102,25 @@ fn identifiers() {
     assert!(!is_identifier("a-b"));
     assert!(!is_identifier(""));
 }
+
+#[test]
+fn deep_nesting_is_refused_at_its_position_not_a_stack_overflow() {
+    let minus = "-".repeat(50_000) + "1";
+    let e = ev(&minus).unwrap_err();
+    assert_eq!(e.col, MAX_DEPTH);
+    assert!(e.message.contains("nested too deeply"), "{}", e.message);
+    let parens = "(".repeat(200_000) + "1";
+    let e = ev(&parens).unwrap_err();
+    assert_eq!(e.col, MAX_DEPTH);
+    let calls = "min(".repeat(10_000) + "1";
+    assert!(
+        ev(&calls)
+            .unwrap_err()
+            .message
+            .contains("nested too deeply")
+    );
+    // Within the bound, nesting still works.
+    let ok = "(".repeat(MAX_DEPTH - 1) + "-3" + &")".repeat(MAX_DEPTH - 1);
+    assert_eq!(ev(&ok), Ok(-3));
+    assert_eq!(ev(&("-".repeat(MAX_DEPTH) + "2")), Ok(2));
+}

@@ -9,6 +9,7 @@ mod kernel;
 mod knobs;
 mod launch;
 mod measures;
+mod options;
 mod params;
 mod read;
 mod reference;
@@ -82,6 +83,7 @@ pub fn load_file_sized(
     let mut errs = Errors {
         file: file.to_string(),
         list: Vec::new(),
+        seen: HashSet::new(),
     };
     let lesson = read::read(text, &mut errs).and_then(|(raw, spans)| {
         let lesson = resolve::resolve(raw, root, file, &spans, &mut errs, sizes);
@@ -159,6 +161,7 @@ fn unreadable(file: &str, e: FileError) -> CourseError {
             message: bad.to_string(),
         },
         FileError::Io(io) => whole_file(file, io.to_string()),
+        e @ FileError::NotAFile(_) => whole_file(file, e.to_string()),
     }
 }
 
@@ -250,6 +253,9 @@ fn whole_file(file: &str, message: String) -> CourseError {
 struct Errors {
     file: String,
     list: Vec<CourseError>,
+    /// What `list` holds, to keep each error once without searching the list: a hostile
+    /// file can have tens of thousands.
+    seen: HashSet<CourseError>,
 }
 
 impl Errors {
@@ -262,9 +268,18 @@ impl Errors {
         };
         // Each variant a sweep generates is checked on its own: a fault in the written
         // variant would otherwise be reported once per value.
-        if !self.list.contains(&e) {
+        if self.seen.insert(e.clone()) {
             self.list.push(e);
         }
+    }
+
+    /// The errors reported since the list held `before`, taken out of it.
+    fn take_since(&mut self, before: usize) -> Vec<CourseError> {
+        let taken: Vec<CourseError> = self.list.drain(before..).collect();
+        for e in &taken {
+            self.seen.remove(e);
+        }
+        taken
     }
 
     fn report(&mut self, e: YamlError) {

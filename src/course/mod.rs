@@ -5,6 +5,7 @@
 pub mod bundle;
 pub mod claims;
 pub mod confine;
+pub mod depth;
 pub mod expr;
 pub mod fingerprint;
 pub mod load;

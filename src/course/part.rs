@@ -55,6 +55,10 @@ pub struct Part {
     shift: usize,
     /// The part's first line is only the `{` that a flow mapping's entry needs around it.
     opened: bool,
+    /// Added to a column on the body's first line: a body of one line is not padded to its
+    /// column (an element far along one long line, as in a flow list of 40,000 maps, would
+    /// be padded with as many spaces, and reading them all cost the square of the line).
+    col_shift: usize,
 }
 
 impl Part {
@@ -78,20 +82,27 @@ impl Part {
     ) -> Part {
         let (a, b) = (index.byte(text, start), index.byte(text, end));
         let body = &text[a..b.max(a)];
-        let pad = at.col.saturating_sub(1);
+        // A body of several lines keeps its first line's column, so that its indentation
+        // reads as it does in the file; one of a single line needs no padding.
+        let one_line = !body.contains(['\n', '\r']);
+        let col = at.col.saturating_sub(1);
+        let pad = if one_line { 0 } else { col };
         let mut out = String::with_capacity(body.len() + pad + 4);
         // A flow entry on the file's first line gets its `{` on the same line; any other, on
         // a line of its own just above it.
         let opened = flow && at.line > 1;
-        if flow && !opened {
+        let before = if flow && !opened {
             out.push('{');
-            out.extend(std::iter::repeat_n(' ', pad.saturating_sub(1)));
+            let spaces = pad.saturating_sub(1);
+            out.extend(std::iter::repeat_n(' ', spaces));
+            1 + spaces
         } else {
             if opened {
                 out.push_str("{\n");
             }
             out.extend(std::iter::repeat_n(' ', pad));
-        }
+            pad
+        };
         out.push_str(body);
         if flow {
             out.push_str("\n}");
@@ -100,6 +111,7 @@ impl Part {
             text: out,
             shift: at.line.saturating_sub(1 + usize::from(opened)),
             opened,
+            col_shift: col.saturating_sub(before),
         }
     }
 
@@ -110,9 +122,15 @@ impl Part {
         } else {
             pos.line
         };
+        let first = 1 + usize::from(self.opened);
+        let col = if line == first {
+            pos.col + self.col_shift
+        } else {
+            pos.col
+        };
         Pos {
             line: line + self.shift,
-            col: pos.col,
+            col,
         }
     }
 
@@ -194,12 +212,20 @@ mod tests {
         let text = "a: 1\nbé:\n  - { x: 1 }\n";
         let idx = CharBytes::new(text);
         let p = Part::new(text, &idx, (13, 21), Pos { line: 3, col: 5 });
-        assert_eq!(p.text, "    { x: 1 }");
-        assert_eq!(p.place(Pos { line: 1, col: 7 }), Pos { line: 3, col: 7 });
+        assert_eq!(p.text, "{ x: 1 }", "one line: no padding");
+        assert_eq!(p.place(Pos { line: 1, col: 3 }), Pos { line: 3, col: 7 });
         let text = "{a: 1,\nb: 2}";
         let idx = CharBytes::new(text);
         let first = Part::in_flow(text, &idx, (1, 6), Pos { line: 1, col: 2 });
         assert_eq!(first.text, "{a: 1,\n}");
+        let far = Part::in_flow(
+            "{a: 1, b: 2}",
+            &CharBytes::new("x"),
+            (7, 11),
+            Pos { line: 1, col: 8 },
+        );
+        assert_eq!(far.text, "{b: 2\n}");
+        assert_eq!(far.place(Pos { line: 1, col: 5 }), Pos { line: 1, col: 11 });
         assert_eq!(
             first.place(Pos { line: 1, col: 5 }),
             Pos { line: 1, col: 5 }

@@ -20,6 +20,9 @@ pub enum FileError {
     Io(#[from] std::io::Error),
     #[error(transparent)]
     NotUtf8(#[from] NotUtf8),
+    /// A FIFO, a device or a folder: reading one could wait for ever, or never end.
+    #[error("not a plain file (a {0}); course files must be plain files")]
+    NotAFile(&'static str),
 }
 
 /// The text of a file's bytes, without a byte order mark.
@@ -41,9 +44,30 @@ pub fn decode(mut bytes: Vec<u8>) -> Result<String, NotUtf8> {
     })
 }
 
-/// Read and decode a file.
+/// Read and decode a file: only a plain file, found so before a byte is read. Opened
+/// without waiting (a FIFO would block the open until a writer came), then looked at.
 pub fn read(path: &std::path::Path) -> Result<String, FileError> {
-    Ok(decode(std::fs::read(path)?)?)
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let kind = f.metadata()?.file_type();
+    if !kind.is_file() {
+        return Err(FileError::NotAFile(if kind.is_fifo() {
+            "FIFO"
+        } else if kind.is_dir() {
+            "folder"
+        } else if kind.is_socket() {
+            "socket"
+        } else {
+            "device"
+        }));
+    }
+    let mut bytes = Vec::new();
+    f.read_to_end(&mut bytes)?;
+    Ok(decode(bytes)?)
 }
 
 /// `text` without a leading byte order mark.
@@ -54,6 +78,18 @@ pub fn without_bom(text: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fifo_is_refused_without_waiting_for_a_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("k.cu");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string naming a path in our own temporary folder.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read(&fifo).unwrap_err();
+        assert!(e.to_string().contains("not a plain file (a FIFO)"), "{e}");
+        assert!(read(dir.path()).is_err());
+    }
 
     #[test]
     fn names_the_first_bad_byte() {

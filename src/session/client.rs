@@ -14,6 +14,9 @@ pub use memcheck::{
 pub use racecheck::{RacecheckReport, parse_racecheck, racecheck};
 
 use crate::model::protocol::{DEVICE_ENV, Reply, Request};
+
+/// Where the client names itself to the worker it starts (see `worker::server`).
+const PARENT_ENV: &str = "GPULAB_WORKER_PARENT";
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, ChildStderr, ChildStdin, ChildStdout, Command, Stdio};
@@ -22,13 +25,21 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// No word from the worker for this long means it is stuck (a kernel that never ends).
+/// The longest `GPULAB_TIMEOUT_S` is taken to mean: a day. `inf` or `1e30` asks for no
+/// limit, which a day gives as well as any (and `Duration` cannot hold the larger ones).
+pub const MAX_STALL_S: f64 = 86_400.0;
+
+/// No word from the worker for this long means it is stuck (a kernel that never ends):
+/// `GPULAB_TIMEOUT_S` seconds, at most a day; 20 when unset, not a number, or not above 0.
 pub fn default_stall_timeout() -> Duration {
-    let secs = std::env::var("GPULAB_TIMEOUT_S")
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
+    stall_timeout(std::env::var("GPULAB_TIMEOUT_S").ok().as_deref())
+}
+
+fn stall_timeout(given: Option<&str>) -> Duration {
+    let secs = given
+        .and_then(|s| s.trim().parse::<f64>().ok())
         .filter(|s| *s > 0.0)
-        .unwrap_or(20.0);
+        .map_or(20.0, |s| s.min(MAX_STALL_S));
     Duration::from_secs_f64(secs)
 }
 
@@ -232,6 +243,8 @@ impl WorkerClient {
             if let Some(d) = self.device {
                 cmd.env(DEVICE_ENV, d.to_string());
             }
+            // The worker leaves at once should we be gone before it could follow us.
+            cmd.env(PARENT_ENV, std::process::id().to_string());
             for (k, v) in &self.env {
                 cmd.env(k, v);
             }
@@ -395,5 +408,21 @@ impl Drop for WorkerClient {
             let _ = r.child.wait();
         }
         self.pid.store(0, Ordering::SeqCst);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_huge_or_endless_timeout_is_a_day_and_nonsense_the_default() {
+        let day = Duration::from_secs(86_400);
+        assert_eq!(stall_timeout(Some("inf")), day);
+        assert_eq!(stall_timeout(Some("1e30")), day);
+        assert_eq!(stall_timeout(Some("2.5")), Duration::from_millis(2500));
+        for bad in [None, Some("NaN"), Some("-1"), Some("0"), Some("soon")] {
+            assert_eq!(stall_timeout(bad), Duration::from_secs(20), "{bad:?}");
+        }
     }
 }

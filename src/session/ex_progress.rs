@@ -1,7 +1,9 @@
 //! The learner's progress through the exercises: attempts, whether and how fast each
 //! passed, hints and solutions shown. Kept beside the lessons' progress in the data
-//! directory and written atomically (a temporary file, then a rename).
+//! directory and written through `store`: merged with another gpulab process's changes,
+//! atomically (a temporary file, then a rename).
 
+use super::store::{self, Base, Mergeable, Read, StoreError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -29,6 +31,9 @@ pub struct ExerciseProgress {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ExerciseBook {
     pub exercises: BTreeMap<String, ExerciseProgress>,
+    /// What this copy was when last read or written: its next save merges from there.
+    #[serde(skip)]
+    base: Base,
 }
 
 impl ExerciseBook {
@@ -40,12 +45,21 @@ impl ExerciseBook {
     /// The book at `path`; a file that does not parse is copied aside first (and named in
     /// the note), so the next save cannot destroy it.
     pub fn load_from(path: &Path) -> (ExerciseBook, Option<String>) {
-        let Ok(bytes) = std::fs::read(path) else {
-            return (ExerciseBook::default(), None);
-        };
-        if let Ok(b) = serde_json::from_slice(&bytes) {
-            return (b, None);
+        match Self::load_checked(path) {
+            Ok(loaded) => loaded,
+            // Said, and the file is left alone: every save fails naming it until it reads.
+            Err(e) => (ExerciseBook::default(), Some(e.to_string())),
         }
+    }
+
+    /// As `load_from`, but a file that cannot be read is an error (a command that would
+    /// save refuses to start rather than fail at the end).
+    pub fn load_checked(path: &Path) -> Result<(ExerciseBook, Option<String>), StoreError> {
+        let bytes = match store::load::<ExerciseBook>(path)? {
+            Read::Missing => return Ok((ExerciseBook::default(), None)),
+            Read::Parsed(b) => return Ok((b, None)),
+            Read::Damaged(bytes) => bytes,
+        };
         let note = match super::progress::back_up(path, &bytes) {
             Ok(bak) => format!(
                 "exercise progress was damaged; kept as {} and started afresh",
@@ -53,12 +67,12 @@ impl ExerciseBook {
             ),
             Err(e) => format!("exercise progress was damaged and could not be kept: {e}"),
         };
-        (ExerciseBook::default(), Some(note))
+        Ok((ExerciseBook::default(), Some(note)))
     }
 
-    pub fn save_to(&self, path: &Path) -> std::io::Result<()> {
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        crate::session::recording::write_atomic(path, text.as_bytes())
+    /// Write this process's changes, merged with what another process wrote meanwhile.
+    pub fn save_to(&self, path: &Path) -> Result<(), StoreError> {
+        store::save(path, self).map(drop)
     }
 
     pub fn get(&self, id: &str) -> ExerciseProgress {
@@ -72,7 +86,8 @@ impl ExerciseBook {
     /// One `ex check`: a pass (every check ran and held) keeps the best time.
     pub fn record_attempt(&mut self, id: &str, passed: bool, ms: Option<f64>) {
         let p = self.entry(id);
-        p.attempts += 1;
+        // Saturates: a counter that wrapped would say the exercise was never tried.
+        p.attempts = p.attempts.saturating_add(1);
         if passed {
             p.passed = true;
             if let Some(ms) = ms {
@@ -86,6 +101,31 @@ impl ExerciseBook {
         let p = self.entry(id);
         p.shown_before_passing |= !p.passed;
         p.solution_shown = true;
+    }
+}
+
+impl Mergeable for ExerciseBook {
+    fn take_in(&mut self, base: &Self, mine: &Self) {
+        let none = ExerciseProgress::default();
+        for (id, m) in &mine.exercises {
+            let b = base.exercises.get(id).unwrap_or(&none);
+            let now = self.exercises.entry(id.clone()).or_default();
+            now.attempts = now
+                .attempts
+                .saturating_add(m.attempts.saturating_sub(b.attempts));
+            now.passed |= m.passed;
+            now.best_ms = match (now.best_ms, m.best_ms) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            now.hints_shown = now.hints_shown.max(m.hints_shown);
+            now.solution_shown |= m.solution_shown;
+            now.shown_before_passing |= m.shown_before_passing;
+        }
+    }
+
+    fn base(&self) -> &Base {
+        &self.base
     }
 }
 
@@ -119,5 +159,13 @@ mod tests {
         let (back, note) = ExerciseBook::load_from(&path);
         assert!(note.is_none());
         assert!(back.get("y").shown_before_passing);
+    }
+
+    #[test]
+    fn attempts_saturate_instead_of_wrapping() {
+        let mut b = ExerciseBook::default();
+        b.entry("x").attempts = u32::MAX;
+        b.record_attempt("x", false, None);
+        assert_eq!(b.get("x").attempts, u32::MAX);
     }
 }

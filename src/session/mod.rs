@@ -13,5 +13,6 @@ pub mod knobs;
 pub mod progress;
 pub mod recording;
 pub mod source;
+pub mod store;
 pub mod watch;
 pub mod workspace;

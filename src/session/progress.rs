@@ -1,7 +1,10 @@
 //! The learner's progress (lessons seen, pages read, checkpoint answers, runs done), kept in
-//! the user's data directory and written atomically so a crash mid-write never loses it. A
-//! file that no longer parses is copied aside before anything replaces it.
+//! the user's data directory and written through `store`: merged with what another gpulab
+//! process wrote meanwhile, and atomically, so a crash mid-write never loses it. A file
+//! that no longer parses is copied aside before anything replaces it; one that cannot be
+//! read is never replaced.
 
+use super::store::{self, Base, Mergeable, Read, StoreError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -33,6 +36,9 @@ pub struct LessonProgress {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Progress {
     pub lessons: BTreeMap<String, LessonProgress>,
+    /// What this copy was when last read or written: its next save merges from there.
+    #[serde(skip)]
+    base: Base,
 }
 
 impl Progress {
@@ -62,12 +68,13 @@ impl Progress {
     /// the first free `progress.json.bak-N` before the lab starts afresh, so the next save
     /// cannot destroy what may still be recovered by hand; an older backup is never touched.
     pub fn load_from(path: &Path) -> (Progress, Option<String>) {
-        let Ok(bytes) = std::fs::read(path) else {
-            return (Progress::default(), None);
+        let bytes = match store::load::<Progress>(path) {
+            Ok(Read::Missing) => return (Progress::default(), None),
+            Ok(Read::Parsed(p)) => return (p, None),
+            Ok(Read::Damaged(bytes)) => bytes,
+            // Said, and the file is left alone: every save fails naming it until it reads.
+            Err(e) => return (Progress::default(), Some(e.to_string())),
         };
-        if let Some(p) = Self::parse(&bytes) {
-            return (p, None);
-        }
         let note = match back_up(path, &bytes) {
             Ok(bak) => format!(
                 "progress file was damaged; kept as {} and started afresh",
@@ -78,16 +85,21 @@ impl Progress {
         (Progress::default(), Some(note))
     }
 
+    #[cfg(test)]
     fn parse(bytes: &[u8]) -> Option<Progress> {
         serde_json::from_slice(bytes).ok()
     }
 
-    pub fn save(&self) -> std::io::Result<()> {
-        let Some(path) = Self::path() else {
-            return Ok(());
-        };
-        let text = serde_json::to_string_pretty(self).map_err(std::io::Error::other)?;
-        crate::session::recording::write_atomic(&path, text.as_bytes())
+    /// Write this process's changes into the progress file, merged with another process's.
+    pub fn save(&self) -> Result<(), StoreError> {
+        match Self::path() {
+            Some(path) => self.save_to(&path),
+            None => Ok(()),
+        }
+    }
+
+    pub fn save_to(&self, path: &Path) -> Result<(), StoreError> {
+        store::save(path, self).map(drop)
     }
 
     pub fn get(&self, id: &str) -> LessonProgress {
@@ -112,7 +124,7 @@ impl Progress {
     /// A live run finished: it shows its own mark, and its figures are no longer a spoiler.
     pub fn mark_run(&mut self, id: &str) {
         let p = self.entry(id);
-        p.runs += 1;
+        p.runs = p.runs.saturating_add(1);
         p.revealed = true;
     }
 
@@ -141,6 +153,30 @@ impl Progress {
     /// Index of the first lesson not done, in course order.
     pub fn first_unfinished(&self, ids: &[&str]) -> usize {
         ids.iter().position(|id| !self.is_done(id)).unwrap_or(0)
+    }
+}
+
+impl Mergeable for Progress {
+    fn take_in(&mut self, base: &Self, mine: &Self) {
+        let none = LessonProgress::default();
+        for (id, m) in &mine.lessons {
+            let b = base.lessons.get(id).unwrap_or(&none);
+            let now = self.lessons.entry(id.clone()).or_default();
+            now.seen |= m.seen;
+            now.runs = now.runs.saturating_add(m.runs.saturating_sub(b.runs));
+            now.pages_read = now.pages_read.max(m.pages_read);
+            for (q, c) in &m.answers {
+                if b.answers.get(q) != Some(c) {
+                    now.answers.insert(*q, *c);
+                }
+            }
+            now.finished |= m.finished;
+            now.revealed |= m.revealed;
+        }
+    }
+
+    fn base(&self) -> &Base {
+        &self.base
     }
 }
 

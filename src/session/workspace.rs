@@ -16,17 +16,23 @@ pub enum WorkspaceError {
     NoDataDir,
     #[error("exercise `{0}` is not started; run `gpulab ex start {0}`")]
     NotStarted(String),
-    #[error("{path}: {source}")]
+    /// The cause is said here once (not also as the error's source, which a chain of
+    /// causes would print a second time).
+    #[error("{path}: {cause}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        cause: std::io::Error,
     },
+    #[error(
+        "the workspace {0} is a file, not a folder: give --workspace (or {WORKSPACE_ENV}) a folder, or move the file away"
+    )]
+    NotAFolder(PathBuf),
 }
 
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> WorkspaceError + '_ {
-    move |source| WorkspaceError::Io {
+    move |cause| WorkspaceError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     }
 }
 
@@ -103,6 +109,9 @@ impl Workspace {
     fn copy_starter(&self, ex: &Exercise) -> Result<(), WorkspaceError> {
         let path = self.file(ex);
         let original = self.original(ex);
+        if self.dir.exists() && !self.dir.is_dir() {
+            return Err(WorkspaceError::NotAFolder(self.dir.clone()));
+        }
         for dir in [&self.dir, &self.dir.join(".starters")] {
             std::fs::create_dir_all(dir).map_err(io(dir))?;
         }

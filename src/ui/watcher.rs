@@ -22,9 +22,9 @@ pub fn dispatch(ui: Sender<UiEvent>, worker: Sender<Job>) -> Sender<Job> {
                     let _ = watch_tx.send(order);
                 }
                 Job::SaveBook { book, path } => {
+                    // The error names the file.
                     if let Err(e) = book.save_to(&path) {
-                        let why = format!("{}: {e}", path.display());
-                        let _ = ui.send(UiEvent::SaveFailed(why));
+                        let _ = ui.send(UiEvent::SaveFailed(e.to_string()));
                     }
                 }
                 other => {

@@ -2,8 +2,16 @@
 //! learner's timing runs would disturb another's. Each timing run holds a lock file named
 //! for the GPU's PCI address, in a folder every user can write; while it waits, a ticket in
 //! a queue folder beside it lets the others count how many are ahead.
+//!
+//! The folders are shared with every user of the machine, so nothing in them is trusted:
+//! they carry the sticky bit (01777, as /tmp does: a user may remove only their own files),
+//! a folder or a lock that is a link is refused, files are opened without following links
+//! and created exclusively, and no mode is ever changed through a path. Another user who
+//! plants a link where the lock goes gets an error from us, never a write through it.
 
 use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -21,6 +29,11 @@ pub struct TurnError {
     source: std::io::Error,
 }
 
+/// An error about a file the folder's rules refuse, in words.
+fn refused(why: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::PermissionDenied, why)
+}
+
 impl GpuTurn {
     /// Wait for the GPU at `bus_id`, calling `waiting` with how many are ahead whenever that
     /// changes (0 never: a free GPU is taken at once).
@@ -34,28 +47,24 @@ impl GpuTurn {
             let path = path.display().to_string();
             move |source| TurnError { path, source }
         };
-        fs::create_dir_all(dir).map_err(err(dir))?;
-        open_to_all(dir);
+        shared_dir(dir).map_err(err(dir))?;
         let lock_path = dir.join(format!("{name}.lock"));
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&lock_path)
-            .map_err(err(&lock_path))?;
-        open_to_all(&lock_path);
+        let lock = open_lock(&lock_path).map_err(err(&lock_path))?;
         if lock.try_lock().is_ok() {
+            name_holder(&lock);
             return Ok(GpuTurn { lock, ticket: None });
         }
         let queue = dir.join(format!("{name}.queue"));
-        fs::create_dir_all(&queue).map_err(err(&queue))?;
-        open_to_all(&queue);
+        shared_dir(&queue).map_err(err(&queue))?;
         let me = format!("{:020}-{}", now_nanos(), std::process::id());
         let ticket = queue.join(&me);
-        File::create(&ticket).map_err(err(&ticket))?;
+        create_own(&ticket, 0o644)
+            .and_then(|mut f| writeln!(f, "{}", std::process::id()))
+            .map_err(err(&ticket))?;
         let mut shown = usize::MAX;
         loop {
             if lock.try_lock().is_ok() {
+                name_holder(&lock);
                 return Ok(GpuTurn {
                     lock,
                     ticket: Some(ticket),
@@ -115,12 +124,117 @@ fn now_nanos() -> u128 {
         .map_or(0, |d| d.as_nanos())
 }
 
-/// Every user of the machine must be able to take a turn, and to clear a dead process's
-/// ticket: the folders and the lock file are made writable by all.
-fn open_to_all(path: &Path) {
-    use std::os::unix::fs::PermissionsExt;
-    let mode = if path.is_dir() { 0o777 } else { 0o666 };
-    let _ = fs::set_permissions(path, fs::Permissions::from_mode(mode));
+/// The shared folder `dir`, made if missing: every user may add files to it, and only
+/// remove their own (01777). A link, or a folder another user left writable by all without
+/// the sticky bit (where anyone could swap our lock), is refused. Its mode is set through
+/// the opened folder, never through the path.
+fn shared_dir(dir: &Path) -> std::io::Result<()> {
+    match fs::create_dir(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if let Some(parent) = dir.parent() {
+                fs::create_dir_all(parent)?;
+            }
+            match fs::create_dir(dir) {
+                Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+                _ => {}
+            }
+        }
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+        _ => {}
+    }
+    let opened = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(dir)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) | Some(libc::ENOTDIR) => refused(format!(
+                "{} is a link or not a folder: the turns are kept only in a real folder",
+                dir.display()
+            )),
+            _ => e,
+        })?;
+    let meta = opened.metadata()?;
+    let mode = meta.mode() & 0o7777;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if meta.uid() == me {
+        if mode != 0o1777 {
+            opened.set_permissions(fs::Permissions::from_mode(0o1777))?;
+        }
+    } else if mode & 0o002 != 0 && mode & 0o1000 == 0 {
+        return Err(refused(format!(
+            "{} is writable by every user without the sticky bit, and is not ours (uid {}):              its owner should `chmod 1777` it",
+            dir.display(),
+            meta.uid()
+        )));
+    }
+    Ok(())
+}
+
+/// A file of our own, created here and now: never an existing file, never through a link.
+fn create_own(path: &Path, mode: u32) -> std::io::Result<File> {
+    let f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)?;
+    // The umask may have taken bits away; the mode is set through the file, not the path.
+    f.set_permissions(fs::Permissions::from_mode(mode))?;
+    Ok(f)
+}
+
+/// The lock file: created by the first user to come (readable and writable by all, so each
+/// holder can write its pid there), else opened as it is, without following a link and
+/// without waiting on a FIFO; only a plain file is taken. A lock needs only an open file,
+/// so one we may not write is opened to read.
+fn open_lock(path: &Path) -> std::io::Result<File> {
+    match create_own(path, 0o666) {
+        Ok(f) => return Ok(f),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Err(is_a_link(path)),
+        Err(e) => return Err(e),
+    }
+    let flags = libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+    let f = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(flags)
+        .open(path)
+        .or_else(|e| match e.raw_os_error() {
+            Some(libc::EACCES) => OpenOptions::new().read(true).custom_flags(flags).open(path),
+            _ => Err(e),
+        })
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => is_a_link(path),
+            _ => e,
+        })?;
+    if !f.metadata()?.file_type().is_file() {
+        return Err(refused(format!(
+            "{} is not a plain file: the lock must be one",
+            path.display()
+        )));
+    }
+    Ok(f)
+}
+
+fn is_a_link(path: &Path) -> std::io::Error {
+    refused(format!(
+        "{} is a link: a lock is never opened through one (someone put it there; remove it)",
+        path.display()
+    ))
+}
+
+/// The holder writes its pid into the lock file, for whoever wonders who has the GPU. Only
+/// into a file with one name (a hard link planted to another file has two) that we may
+/// write; otherwise nothing is said.
+fn name_holder(lock: &File) {
+    if lock.metadata().is_ok_and(|m| m.nlink() == 1) {
+        let mut f = lock;
+        let _ = lock.set_len(0);
+        let _ = std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(0));
+        let _ = writeln!(f, "{}", std::process::id());
+    }
 }
 
 /// Where the turns are kept: `GPULAB_LOCK_DIR`, else a folder in the system's temp dir.
@@ -158,6 +272,58 @@ mod tests {
         // Its ticket is gone once it has had its turn.
         let q = dir.path().join("0000-17-00.0.queue");
         assert_eq!(fs::read_dir(q).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_folder_is_sticky_and_the_lock_names_its_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let turns = dir.path().join("turns");
+        let t = GpuTurn::take(&turns, "0000:17:00.0", |_| panic!("no wait")).unwrap();
+        let mode = fs::metadata(&turns).unwrap().mode() & 0o7777;
+        assert_eq!(mode, 0o1777, "{mode:o}");
+        let lock = turns.join("0000-17-00.0.lock");
+        assert_eq!(
+            fs::read_to_string(&lock).unwrap().trim(),
+            std::process::id().to_string()
+        );
+        drop(t);
+    }
+
+    #[test]
+    fn a_link_planted_where_the_lock_goes_is_refused_and_its_target_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("bashrc");
+        fs::write(&victim, "# mine\n").unwrap();
+        fs::set_permissions(&victim, fs::Permissions::from_mode(0o600)).unwrap();
+        let turns = dir.path().join("turns");
+        fs::create_dir(&turns).unwrap();
+        std::os::unix::fs::symlink(&victim, turns.join("0000-17-00.0.lock")).unwrap();
+        let err = GpuTurn::take(&turns, "0000:17:00.0", |_| panic!("no wait"))
+            .err()
+            .expect("refused");
+        let words = err.to_string();
+        assert!(
+            words.contains("0000-17-00.0.lock") && words.contains("link"),
+            "{words}"
+        );
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "# mine\n");
+        assert_eq!(fs::metadata(&victim).unwrap().mode() & 0o7777, 0o600);
+    }
+
+    #[test]
+    fn a_turn_folder_that_is_a_link_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        fs::create_dir(&home).unwrap();
+        fs::set_permissions(&home, fs::Permissions::from_mode(0o700)).unwrap();
+        let turns = dir.path().join("turns");
+        std::os::unix::fs::symlink(&home, &turns).unwrap();
+        let err = GpuTurn::take(&turns, "0000:17:00.0", |_| panic!("no wait"))
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains("link"), "{err}");
+        assert_eq!(fs::metadata(&home).unwrap().mode() & 0o7777, 0o700);
+        assert_eq!(fs::read_dir(&home).unwrap().count(), 0);
     }
 
     #[test]

@@ -136,12 +136,74 @@ fn parse(line: &str) -> Option<Request> {
     }
 }
 
+/// The environment variable the client (`session::client`) names itself in (its pid), so
+/// that a worker whose parent died before it could ask to follow it leaves at once.
+const PARENT_ENV: &str = "GPULAB_WORKER_PARENT";
+
+/// A worker ends with its parent: a GPU held, and a turn lock, by nobody would stay held.
+/// The kernel sends SIGKILL when the parent dies (the parent's thread that started us,
+/// which for the client is the thread that owns it, for its whole life); a parent that died
+/// before this call is found by its pid.
+fn follow_parent() {
+    // SAFETY: prctl with PR_SET_PDEATHSIG takes a signal number and changes nothing else.
+    unsafe {
+        libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        );
+    }
+    let parent = std::env::var(PARENT_ENV)
+        .ok()
+        .and_then(|p| p.parse::<i32>().ok());
+    if let Some(pid) = parent
+        && !alive(pid)
+    {
+        std::process::exit(0);
+    }
+}
+
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only asks whether the process exists; nothing is sent.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Requests read on a thread of their own, so that the end of stdin is seen even while a
+/// job runs: the job in hand is finished and answered (a client that closed stdin to stop
+/// us is waiting for that), and nothing more is read. Should the parent be gone meanwhile,
+/// nobody waits for the answer: leave at once.
+fn requests() -> std::sync::mpsc::Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    // SAFETY: getppid has no preconditions and cannot fail.
+    let parent = unsafe { libc::getppid() };
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+        drop(tx);
+        loop {
+            // SAFETY: as above.
+            if unsafe { libc::getppid() } != parent {
+                std::process::exit(0);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    });
+    rx
+}
+
 pub fn serve() -> i32 {
+    follow_parent();
     let _ = protocol_out();
     let mut worker = Worker { session: None };
-    let stdin = std::io::stdin();
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
+    for line in requests() {
         if line.trim().is_empty() {
             continue;
         }

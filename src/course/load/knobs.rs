@@ -258,7 +258,7 @@ fn setting(
     let before = cx.errs.list.len();
     let at = format!("variants[{}]", w.i);
     let built = build(cx, &named(v, name), &at, m, known, sources);
-    let broke: Vec<_> = cx.errs.list.drain(before..).collect();
+    let broke = cx.errs.take_since(before);
     match broke.first() {
         None => built,
         Some(e) => {

@@ -14,6 +14,11 @@ const LISTS: [&str; 5] = ["pages", "buffers", "variants", "checkpoint", "exercis
 /// The raw lesson and the positions of its parts; `None` when the file is not YAML or not a
 /// mapping (nothing more can be said about it).
 pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> {
+    // Before any parser: they take minutes to refuse a hostile depth.
+    if let Some(e) = crate::course::depth::too_deep(text) {
+        errs.report(e);
+        return None;
+    }
     if let Err(e) = serde_yaml::from_str::<serde_yaml::Value>(text) {
         errs.report(whole_text_error(text, &e));
         return None;

@@ -285,7 +285,15 @@ pub(super) fn build(
     known: &Known,
     sources: &mut Sources,
 ) -> Option<Variant> {
-    let req = required(cx, v, at, &m)?;
+    // The options written here (those inherited were checked where they were written).
+    let mut options_ok = true;
+    for (j, o) in v.options.iter().flatten().enumerate() {
+        if let Some(why) = super::options::refused(o) {
+            cx.err(&format!("{at}.options[{j}]"), why);
+            options_ok = false;
+        }
+    }
+    let req = required(cx, v, at, &m).filter(|_| options_ok)?;
     let env = env_with_defines(cx, known.problem, &m.defines, at)?;
     let text = kernel_text(cx, &req, sources);
     let grid = dims(cx, &req.grid, &env, true);
