@@ -1,0 +1,60 @@
+// A new rung for the ladder: local memory. Local memory is a thread's private memory in
+// device memory, cached in L1 and the L2; the compiler puts a private array there when it
+// cannot keep it in registers (an index known only at run time, say).
+//
+// Lane 0 of the one warp should build a chain in a private array of words, one node per
+// word: word k holds next_node(k, mask), the next node of a full cycle through every word.
+// It then follows the chain, each index being the word the previous load returned, and
+// times ITERS steps with cycles_now() and nanos_now(). The set is `set_bytes` (a power of
+// two, at most MAX_SET bytes), so the chain has set_bytes / 4 nodes; one lap of it (that
+// many steps from node 0) comes back to node 0.
+//
+// Write cycles[0] and nanos[0] (the totals for the ITERS timed steps) and ok[0] = 1 when
+// the timed chase, started from node 0, ended on predicted_end(mask).
+
+#define MAX_SET 16384
+#define LCG_A 1664525u
+#define LCG_C 1013904223u
+
+__device__ __forceinline__ unsigned next_node(unsigned i, unsigned mask)
+{
+    return (i * LCG_A + LCG_C) & mask;
+}
+
+// Where ITERS steps from node 0 end, by arithmetic alone.
+__device__ __forceinline__ unsigned predicted_end(unsigned mask)
+{
+    unsigned x = 0;
+    for (int k = 0; k < ITERS; ++k) x = next_node(x, mask);
+    return x;
+}
+
+__device__ __forceinline__ unsigned long long cycles_now()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
+    return t;
+}
+
+__device__ __forceinline__ unsigned long long nanos_now()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");
+    return t;
+}
+
+extern "C" __global__ void chase_local(unsigned long long* nodes, unsigned* flush,
+                                       int flush_words, unsigned* ok,
+                                       unsigned long long* cycles,
+                                       unsigned long long* nanos, float a, float b,
+                                       unsigned set_bytes)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned mask = set_bytes / 4 - 1;
+    if (lane == 0) {
+        // Your chase here.
+        cycles[0] = 0;
+        nanos[0] = 0;
+        ok[0] = 0;
+    }
+}
