@@ -98,14 +98,14 @@ fn e_lends_the_terminal_to_the_editor_and_takes_it_back() {
     let mut keys = std::fs::File::from(pty.master.try_clone().unwrap());
     answer_cursor_queries(&out, keys.try_clone().unwrap());
     assert!(
-        wait_for(&out, b"coalesce-copy", Duration::from_secs(30)),
+        wait_for(&out, b"local-rung", Duration::from_secs(30)),
         "the course with its exercises never showed: {:?}",
         String::from_utf8_lossy(&out.lock().unwrap())
     );
-    // From the first lesson: down to the next lesson, then onto its first exercise.
-    keys.write_all(b"jj").unwrap();
+    // From the first lesson: down onto its first exercise.
+    keys.write_all(b"j").unwrap();
     assert!(
-        wait_for(&out, b"exercise coalesce-copy", Duration::from_secs(10)),
+        wait_for(&out, b"exercise local-rung", Duration::from_secs(10)),
         "the exercise never opened"
     );
     keys.write_all(b"e").unwrap();
@@ -123,7 +123,7 @@ fn e_lends_the_terminal_to_the_editor_and_takes_it_back() {
     assert!(wait_file(&notes.join("typed"), Duration::from_secs(10)));
     let typed = std::fs::read_to_string(notes.join("typed")).unwrap();
     assert_eq!(typed, "hello", "every key typed reached the editor");
-    let file = data.join("exercises/coalesce-copy.cu");
+    let file = data.join("exercises/local-rung.cu");
     let back = Instant::now();
     while count(&out.lock().unwrap(), ENTER_ALT) < 2 && back.elapsed() < Duration::from_secs(10) {
         std::thread::sleep(Duration::from_millis(20));
