@@ -165,8 +165,7 @@ fn check(
         true => crate::session::ex_cpu::check_cpu(client, &target, &yours, say),
         false => ex_check::check(client, device, &target, &yours, say)?,
     };
-    let (passed, failed) = (report.passed(), report.failed());
-    let judged = report.lines.iter().any(|l| l.mark == ex_check::Mark::Pass);
+    let passed = report.passed();
     let ex_id = ex.id.clone();
     if json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -175,8 +174,20 @@ fn check(
     }
     cx.book.record_attempt(&ex_id, passed, report.time_ms);
     cx.save()?;
-    // Without a GPU, checks it alone can judge are neither passed nor failed.
-    Ok(if failed || !judged { 1 } else { 0 })
+    Ok(exit_status(&report))
+}
+
+/// What `ex check` exits with, the same with `--cpu` and without: 0 every check passed
+/// (the exercise is passed), 1 a check failed or the file does not compile, 2 no check
+/// failed but some could not be judged here (they need a GPU).
+pub fn exit_status(report: &ex_check::CheckReport) -> i32 {
+    if report.failed() {
+        1
+    } else if report.passed() {
+        0
+    } else {
+        2
+    }
 }
 
 fn hint(cx: &mut Ctx, id: &str, json: bool) -> Result<i32> {

@@ -23,7 +23,8 @@ pub enum ExCmd {
     /// Copy the exercise's starter into the workspace (never over the learner's file) and
     /// print its path.
     Start { id: String },
-    /// Compile, run and judge the learner's kernel; exit 0 only when no check fails.
+    /// Compile, run and judge the learner's kernel. Exit 0: every check passed; 1: a check
+    /// failed (or the file does not compile); 2: none failed, some need a GPU to judge.
     Check {
         id: String,
         #[arg(long)]

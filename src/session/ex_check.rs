@@ -8,8 +8,8 @@ use super::client::{WorkerClient, WorkerFailure};
 use super::ex_lesson::{Oracle, Yours, compile_only, exercise_lesson};
 use super::fold;
 use crate::course::bundle::CourseRoot;
-use crate::model::Lesson;
 use crate::model::exercise::{Exercise, YOURS};
+use crate::model::{Lesson, Reference};
 use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
 use serde::Serialize;
@@ -193,7 +193,7 @@ fn live_check(
             super::ex_quick::trace_yours(client, &main, &mut result, &mut *say);
             report = self::report(t.ex, result, true);
         }
-        let main_at = (&report.result, lesson.problem.as_slice());
+        let main_at = (&report.result, lesson);
         let line = correctness(client, t, yours, main_at, &mut *say);
         report.lines.insert(0, line);
     }
@@ -276,7 +276,8 @@ pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckRe
                 detail,
             }
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let lines = race_line(y).into_iter().chain(lines).collect();
     CheckReport {
         exercise: ex.id.clone(),
         live,
@@ -286,6 +287,43 @@ pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckRe
         lines,
         result,
     }
+}
+
+/// The words the race line is known by.
+pub const RACE_LINE: &str = "yours has no race in shared memory";
+
+/// For a kernel that uses shared memory and was traced with barriers followed: whether
+/// two of its warps met on a shared word with no barrier between, named by its lines.
+fn race_line(y: Option<&VariantResult>) -> Option<CheckLine> {
+    let mem = y?.memory.as_ref().filter(|m| m.races_checked)?;
+    let Some(first) = mem.races.first() else {
+        if mem.shared.requests == 0 {
+            return None;
+        }
+        let b = mem.traced_blocks;
+        let detail = format!(
+            "no two warps met on a shared word between barriers ({b} traced block{})",
+            if b == 1 { "" } else { "s" }
+        );
+        return Some(CheckLine {
+            check: RACE_LINE.into(),
+            mark: Mark::Pass,
+            detail,
+        });
+    };
+    let mut detail = crate::analysis::races::race_why(first);
+    if mem.races.len() > 1 {
+        detail.push_str(&format!(
+            "; {} more pair{} of lines race",
+            mem.races.len() - 1,
+            if mem.races.len() == 2 { "" } else { "s" }
+        ));
+    }
+    Some(CheckLine {
+        check: RACE_LINE.into(),
+        mark: Mark::Fail,
+        detail,
+    })
 }
 
 /// A live run's progress in a few words.
@@ -303,10 +341,11 @@ fn correctness(
     client: &mut WorkerClient,
     t: &Target,
     yours: &Yours,
-    (main, main_at): (&LessonResult, &[(String, i64)]),
+    (main, main_lesson): (&LessonResult, &Lesson),
     say: &mut impl FnMut(&str),
 ) -> CheckLine {
-    if let Err(line) = judge_output(yours_of(main), &sizes_text(main_at)) {
+    let main_at = main_lesson.problem.as_slice();
+    if let Err(line) = judge_output(yours_of(main), &sizes_text(main_at), main_lesson) {
         return line;
     }
     let mut runs = 1;
@@ -338,7 +377,7 @@ fn correctness(
             let mut r = fold::blank_result(&l, Source::Live, None);
             // A failure is marked on the variant it struck, which is judged next.
             let _ = fold::run_lesson(client, &l, &options, &mut r, |_| {});
-            if let Err(line) = judge_output(yours_of(&r), &at) {
+            if let Err(line) = judge_output(yours_of(&r), &at, &l) {
                 return line;
             }
             runs += 1;
@@ -364,7 +403,11 @@ pub(super) fn line(mark: Mark, detail: String) -> CheckLine {
     }
 }
 
-pub(super) fn judge_output(v: Option<&VariantResult>, at: &str) -> Result<(), CheckLine> {
+pub(super) fn judge_output(
+    v: Option<&VariantResult>,
+    at: &str,
+    lesson: &Lesson,
+) -> Result<(), CheckLine> {
     match v {
         Some(v) if v.correct == Some(true) => Ok(()),
         Some(v) => {
@@ -372,10 +415,49 @@ pub(super) fn judge_output(v: Option<&VariantResult>, at: &str) -> Result<(), Ch
                 .error
                 .as_deref()
                 .unwrap_or("the output does not match the reference");
+            let why = located(lesson, why);
             Err(line(Mark::Fail, format!("wrong at {at}: {why}")))
         }
         None => Err(line(Mark::NotMeasured, format!("not run at {at}"))),
     }
+}
+
+/// The rows and columns of a 2-D output: the reference's, else those of an `n x n`
+/// buffer of a lesson with a size `n`.
+fn shape_of(lesson: &Lesson, buffer: usize) -> Option<(u64, u64)> {
+    match lesson.reference {
+        // `to` holds the transpose: cols rows of `rows` elements.
+        Reference::Transpose { to, rows, cols, .. } if to == buffer => Some((cols, rows)),
+        Reference::Sgemm { to, rows, cols, .. } if to == buffer => Some((rows, cols)),
+        _ => {
+            let n = lesson.problem.iter().find(|(k, _)| k == "n")?.1;
+            let len = lesson.buffers.get(buffer)?.len;
+            (n > 1 && (n as u64).checked_mul(n as u64) == Some(len)).then_some((n as u64, n as u64))
+        }
+    }
+}
+
+/// `why` with the row and column of the first wrong element where the output is 2-D:
+/// `out[1057] = 0.5, expected 0.25` says `out[1057] (row 33, col 1)`.
+pub(super) fn located(lesson: &Lesson, why: &str) -> String {
+    let mut out = why.to_string();
+    for (j, b) in lesson.buffers.iter().enumerate() {
+        let head = format!("{}[", b.name);
+        let Some(at) = out.find(&head) else { continue };
+        // The name must start a word: `out[` inside `in_out[` is another buffer.
+        if out[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &out[at + head.len()..];
+        let Some(close) = rest.find(']') else { continue };
+        let (Ok(i), Some((_, cols))) = (rest[..close].parse::<u64>(), shape_of(lesson, j)) else {
+            continue;
+        };
+        let end = at + head.len() + close + 1;
+        out.insert_str(end, &format!(" (row {}, col {})", i / cols, i % cols));
+        break;
+    }
+    out
 }
 
 /// `n = 1000, blocks = 4`.

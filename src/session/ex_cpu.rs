@@ -39,7 +39,7 @@ pub fn check_cpu(
         variants,
         time: false,
         guard: false,
-        cpu: Some(Box::new(small)),
+        cpu: Some(Box::new(small.clone())),
         ..RunOptions::default()
     };
     let mut result = fold::blank_result(&main, Source::Interpreted, None);
@@ -54,7 +54,7 @@ pub fn check_cpu(
     }
     let mut r = report(ex, result, false);
     if r.compile_error.is_none() {
-        let first = correctness(client, t, yours, &r, &mut say);
+        let first = correctness(client, t, yours, (&r, &small), &mut say);
         r.lines.insert(0, first);
     }
     r
@@ -85,13 +85,13 @@ fn correctness(
     client: &mut WorkerClient,
     t: &Target,
     yours: &Yours,
-    main: &CheckReport,
+    (main, small): (&CheckReport, &Lesson),
     say: &mut impl FnMut(&str),
 ) -> CheckLine {
     let mut checked = Vec::new();
     if !t.lesson.problem_cpu.is_empty() {
         let at = sizes_text(&t.lesson.problem_cpu);
-        if let Err(l) = judge_output(yours_of(&main.result), &at) {
+        if let Err(l) = judge_output(yours_of(&main.result), &at, small) {
             return l;
         }
         checked.push(at);
@@ -116,7 +116,7 @@ fn correctness(
         ));
         let mut r = fold::blank_result(&l, Source::Interpreted, None);
         let _ = fold::run_lesson(client, &l, &options, &mut r, |_| {});
-        if let Err(l) = judge_output(yours_of(&r), &at) {
+        if let Err(l) = judge_output(yours_of(&r), &at, &l) {
             return l;
         }
         checked.push(at);
