@@ -221,8 +221,8 @@ fn judge_out_of_line(v: &VariantResult, function: &str) -> Result<(bool, String)
     })?;
     // `extern "C"` functions keep their name; others are mangled `_Z<len><name>...`.
     let mangled = format!("_Z{}{function}", function.len());
-    let found = (ptxas.functions.iter())
-        .any(|f| f == function || f.strip_prefix(&mangled).is_some_and(|rest| !rest.starts_with(|c: char| c.is_ascii_digit())));
+    // The length before the name makes the prefix exact: `_Z9stir_grou...` is not it.
+    let found = (ptxas.functions.iter()).any(|f| f == function || f.starts_with(&mangled));
     if found {
         Ok((
             true,
