@@ -24,7 +24,8 @@ pub enum ExCmd {
     /// print its path.
     Start { id: String },
     /// Compile, run and judge the learner's kernel. Exit 0: every check passed; 1: a check
-    /// failed (or the file does not compile); 2: none failed, some need a GPU to judge.
+    /// failed (or the file does not compile); 2: it could not check (no such exercise or
+    /// file); 3: none failed, some need a GPU to judge.
     Check {
         id: String,
         #[arg(long)]
@@ -57,4 +58,14 @@ pub enum ExCmd {
     },
     /// Start over from the starter, keeping the learner's file as a timestamped backup.
     Reset { id: String },
+    /// The instructor's view: participant x exercise (passed on a GPU or only on the CPU,
+    /// attempts, hints, best time against the solution's), read from each participant's
+    /// data folder or workspace. A folder holding participants' folders stands for them.
+    /// It only reads.
+    Summary {
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
 }

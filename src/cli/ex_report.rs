@@ -138,6 +138,7 @@ mod tests {
             compile_error: compile_error.map(str::to_string),
             ptxas: None,
             time_ms: Some(0.5),
+            solution_ms: None,
             lines: marks
                 .iter()
                 .enumerate()

@@ -8,7 +8,7 @@ use super::client::{WorkerClient, WorkerFailure};
 use super::ex_lesson::{Oracle, Yours, compile_only, exercise_lesson};
 use super::fold;
 use crate::course::bundle::CourseRoot;
-use crate::model::exercise::{Exercise, YOURS};
+use crate::model::exercise::{Exercise, SOLUTION, YOURS};
 use crate::model::{Lesson, Reference};
 use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
@@ -42,6 +42,10 @@ pub struct CheckReport {
     pub ptxas: Option<PtxasReport>,
     /// The median time of `yours` at the lesson's size.
     pub time_ms: Option<f64>,
+    /// The solution's median in the same run (a full check on a GPU times it beside
+    /// `yours`, so the two compare on one device).
+    #[serde(default)]
+    pub solution_ms: Option<f64>,
     pub lines: Vec<CheckLine>,
     /// The main run, every figure of it.
     pub result: LessonResult,
@@ -154,13 +158,12 @@ fn live_check(
         Some((l, e)) => (l, e),
         None => (t.lesson, t.ex),
     };
-    let main = exercise_lesson(
-        lesson,
-        ex,
-        yours,
-        oracle(ex.solution_reference),
-        &ex.compared(),
-    );
+    // A full check times the solution beside `yours`, for the instructor's summary.
+    let mut keep = ex.compared();
+    if !t.quick {
+        keep.push(SOLUTION.to_string());
+    }
+    let main = exercise_lesson(lesson, ex, yours, oracle(ex.solution_reference), &keep);
     let mut result = super::source::live(&main, dev.clone());
     let key = format!(
         "{}|{}|{}|{}",
@@ -212,6 +215,9 @@ fn main_options(ex: &Exercise, quick: bool, compared_known: bool) -> RunOptions 
     let mut variants = vec![YOURS.to_string()];
     if !compared_known {
         variants.extend(ex.compared());
+    }
+    if !quick {
+        variants.push(SOLUTION.to_string());
     }
     let full = RunOptions::default();
     RunOptions {
@@ -288,6 +294,10 @@ pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckRe
         compile_error,
         ptxas: y.and_then(|v| v.ptxas.clone()),
         time_ms: y.and_then(|v| v.time_ms.as_ref()).map(|t| t.median),
+        solution_ms: (result.variants.iter())
+            .find(|v| v.name == SOLUTION && v.correct == Some(true))
+            .and_then(|v| v.time_ms.as_ref())
+            .map(|t| t.median),
         lines,
         result,
     }

@@ -7,6 +7,7 @@ pub mod ex_check;
 pub mod ex_cpu;
 pub mod ex_lesson;
 pub mod ex_progress;
+pub mod ex_summary;
 mod ex_quick;
 pub mod fold;
 pub mod knobs;
