@@ -58,7 +58,11 @@ fn the_summary_of_a_workshop_shows_who_is_stuck_where_and_only_reads() {
     assert!(ids.iter().any(|i| i == "transpose-tile"), "{ids:?}");
     let people = serde_json::to_string_pretty(&v["participants"]).unwrap();
     insta::assert_snapshot!("ex_summary_workshop_json", people);
-    assert_eq!(files(&fixture("workshop")), before, "the summary wrote something");
+    assert_eq!(
+        files(&fixture("workshop")),
+        before,
+        "the summary wrote something"
+    );
 }
 
 #[test]

@@ -295,9 +295,15 @@ fn a_race_is_named_with_its_lines_its_warps_and_what_is_missing() {
          barrier is missing (block 3: warp 5 read after warp 0 wrote)"
     );
     let rw = race_why(&race(RaceKind::ReadWrite, 26, 18));
-    assert!(rw.starts_with("line 18 overwrites what another warp reads at line 26"), "{rw}");
+    assert!(
+        rw.starts_with("line 18 overwrites what another warp reads at line 26"),
+        "{rw}"
+    );
     assert!(rw.contains("a barrier is missing"), "{rw}");
     let ww = race_why(&race(RaceKind::WriteWrite, 7, 7));
-    assert!(ww.starts_with("line 7 writes the same word from two warps"), "{ww}");
+    assert!(
+        ww.starts_with("line 7 writes the same word from two warps"),
+        "{ww}"
+    );
     assert!(ww.contains("warps 0 and 5"), "{ww}");
 }

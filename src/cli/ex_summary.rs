@@ -56,7 +56,11 @@ pub fn table(ids: &[String], people: &[Participant]) -> String {
     let first = touched.iter().map(|id| id.len()).max().unwrap_or(0).max(8);
     let widths: Vec<usize> = (people.iter().enumerate())
         .map(|(j, p)| {
-            let longest = cells.iter().map(|r| r[j].chars().count()).max().unwrap_or(0);
+            let longest = cells
+                .iter()
+                .map(|r| r[j].chars().count())
+                .max()
+                .unwrap_or(0);
             longest.max(p.name.chars().count())
         })
         .collect();
@@ -84,7 +88,11 @@ pub fn table(ids: &[String], people: &[Participant]) -> String {
             let _ = writeln!(out, "{}: {n}", p.name);
         }
         if p.progress.is_none() {
-            let _ = writeln!(out, "{}: no exercises.json (files only: never checked)", p.name);
+            let _ = writeln!(
+                out,
+                "{}: no exercises.json (files only: never checked)",
+                p.name
+            );
         }
     }
     out.push_str(

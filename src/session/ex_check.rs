@@ -9,9 +9,9 @@ use super::ex_lesson::{Oracle, Yours, compile_only, exercise_lesson};
 use super::fold;
 use crate::course::bundle::CourseRoot;
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
-use crate::model::{Lesson, Reference};
 use crate::model::protocol::{FALLBACK_ARCH, Reply, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
+use crate::model::{Lesson, Reference};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -463,7 +463,9 @@ pub(super) fn located(lesson: &Lesson, why: &str) -> String {
             continue;
         }
         let rest = &out[at + head.len()..];
-        let Some(close) = rest.find(']') else { continue };
+        let Some(close) = rest.find(']') else {
+            continue;
+        };
         let (Ok(i), Some((_, cols))) = (rest[..close].parse::<u64>(), shape_of(lesson, j)) else {
             continue;
         };

@@ -79,9 +79,12 @@ impl Standing {
 /// Where a participant's progress file may be: their data folder itself, or the `gpulab`
 /// folder of one used as `XDG_DATA_HOME`.
 fn progress_file(dir: &Path) -> Option<PathBuf> {
-    [dir.join("exercises.json"), dir.join("gpulab/exercises.json")]
-        .into_iter()
-        .find(|p| p.is_file())
+    [
+        dir.join("exercises.json"),
+        dir.join("gpulab/exercises.json"),
+    ]
+    .into_iter()
+    .find(|p| p.is_file())
 }
 
 /// Where a participant's kernel files may be: the data folder's `exercises/` (the default
@@ -222,6 +225,16 @@ mod tests {
             best_ms: Some(1.5),
             ..p
         };
-        assert_eq!(Standing::of(&ExerciseProgress { solution_ms: None, ..q }, true).vs_solution, None);
+        assert_eq!(
+            Standing::of(
+                &ExerciseProgress {
+                    solution_ms: None,
+                    ..q
+                },
+                true
+            )
+            .vs_solution,
+            None
+        );
     }
 }

@@ -31,7 +31,10 @@ pub enum Kind {
     Right,
     /// A wrong answer and the check that must catch it: one of the exercise's checks as
     /// written, or `correct`, `race`, `compile`.
-    Wrong { caught_by: String, on: On },
+    Wrong {
+        caught_by: String,
+        on: On,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -281,20 +284,30 @@ pub fn verdict(case: &Case, o: &Outcome, cpu: bool) -> Option<String> {
         .map(|(c, m, _)| format!("{c} ({m})"))
         .collect();
     match &case.kind {
-        Kind::Starter => {
-            (o.code != 1 || failed.is_empty()).then(|| format!("the starter fails no check (exit {})", o.code))
-        }
+        Kind::Starter => (o.code != 1 || failed.is_empty())
+            .then(|| format!("the starter fails no check (exit {})", o.code)),
         Kind::Solution | Kind::Right => {
-            let what = if case.kind == Kind::Solution { "the solution" } else { "this right answer" };
+            let what = if case.kind == Kind::Solution {
+                "the solution"
+            } else {
+                "this right answer"
+            };
             if let Some(e) = o.compile_error() {
                 return Some(format!("{what} does not compile: {e}"));
             }
             // On the CPU the checks about time are not judged (exit 3); on a GPU all are.
-            let ok = if cpu { o.code == 0 || o.code == 3 } else { o.code == 0 };
-            let unjudged = (o.lines().into_iter())
-                .any(|(_, m, _)| m == "needs_gpu");
+            let ok = if cpu {
+                o.code == 0 || o.code == 3
+            } else {
+                o.code == 0
+            };
+            let unjudged = (o.lines().into_iter()).any(|(_, m, _)| m == "needs_gpu");
             if !bad_marks.is_empty() || !ok || (!cpu && unjudged) {
-                Some(format!("{what} does not pass (exit {}): {}", o.code, bad_marks.join(", ")))
+                Some(format!(
+                    "{what} does not pass (exit {}): {}",
+                    o.code,
+                    bad_marks.join(", ")
+                ))
             } else {
                 None
             }
@@ -305,7 +318,11 @@ pub fn verdict(case: &Case, o: &Outcome, cpu: bool) -> Option<String> {
             } else if !failed.contains(caught_by) {
                 Some(format!(
                     "not caught by `{caught_by}`; what failed: {}",
-                    if failed.is_empty() { "nothing".to_string() } else { failed.join("; ") }
+                    if failed.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        failed.join("; ")
+                    }
                 ))
             } else {
                 None
