@@ -481,3 +481,39 @@ pub(super) fn sizes_text(sizes: &[(String, i64)]) -> String {
     let parts: Vec<String> = sizes.iter().map(|(k, v)| format!("{k} = {v}")).collect();
     parts.join(", ")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::located;
+    use crate::course::bundle::CourseRoot;
+
+    fn lesson(id: &str) -> crate::model::Lesson {
+        let (lessons, errors) = crate::course::load_course(&CourseRoot::Bundled);
+        assert!(errors.is_empty(), "{errors:?}");
+        lessons.into_iter().find(|l| l.id == id).unwrap()
+    }
+
+    #[test]
+    fn a_wrong_element_of_a_2d_output_says_its_row_and_column() {
+        let t = lesson("shared-transpose");
+        let n = t.problem.iter().find(|(k, _)| k == "n").unwrap().1 as u64;
+        let why = format!(
+            "out[{}] = 0.5, expected 0.25 (3 of 9 elements wrong)",
+            n + 7
+        );
+        assert_eq!(
+            located(&t, &why),
+            format!(
+                "out[{}] (row 1, col 7) = 0.5, expected 0.25 (3 of 9 elements wrong)",
+                n + 7
+            )
+        );
+        // A 1-D output, and words that name no element, are left as they are.
+        let c = lesson("global-coalescing");
+        assert_eq!(
+            located(&c, "out[5] = 1, expected 2"),
+            "out[5] = 1, expected 2"
+        );
+        assert_eq!(located(&t, "the kernel faulted"), "the kernel faulted");
+    }
+}
