@@ -225,11 +225,14 @@ fn trace_and_report_metrics() {
         check("stride-32 shared.load_wavefronts_per_request == 32").holds,
         Some(true)
     );
+    // A figure per request of requests the variant never makes does not hold: the claim
+    // is about them.
     let st = check("stride-32 shared.store_wavefronts_per_request == 1");
+    assert_eq!(st.holds, Some(false), "{}", st.detail);
     assert_eq!(
-        st.holds, None,
-        "no stores traced: not measured, {}",
-        st.detail
+        st.detail,
+        "`stride-32` makes no shared store requests (none in the 0 traced blocks): this \
+         check is about them"
     );
     assert_eq!(
         check("stride-32 global.sectors_per_request <= 4").holds,
@@ -244,7 +247,7 @@ fn trace_and_report_metrics() {
     assert_eq!(check("stride-32 spill_stores != 0").holds, Some(true));
     assert_eq!(
         check("stride-32 constant.distinct_per_request == 1").holds,
-        None
+        Some(false)
     );
     assert_eq!(check("stride-32 global.sectors == 40").holds, Some(true));
     assert_eq!(check("stride-32 global.requests == 10").holds, Some(true));
@@ -304,4 +307,199 @@ fn claims_round_trip_through_json() {
     let c = claim("stride-32 slower than stride-1 by >= 5x");
     let back: Claim = serde_json::from_str(&serde_json::to_string(&c).unwrap()).unwrap();
     assert_eq!(back, c);
+}
+
+#[test]
+fn the_forms_a_task_needs_parse_and_say_what_is_wrong() {
+    assert_eq!(
+        claim("padded makes shared loads").kind,
+        ClaimKind::Makes {
+            a: "padded".into(),
+            space: gpulab::model::access::Space::Shared,
+            access: Some(gpulab::model::access::AccessKind::Load),
+        }
+    );
+    assert_eq!(
+        claim("padded makes global requests").kind,
+        ClaimKind::Makes {
+            a: "padded".into(),
+            space: gpulab::model::access::Space::Global,
+            access: None,
+        }
+    );
+    assert_eq!(
+        claim("padded keeps stir_group out of line").kind,
+        ClaimKind::OutOfLine {
+            a: "padded".into(),
+            function: "stir_group".into(),
+        }
+    );
+    assert_eq!(
+        claim("padded global.pct_used >= 90").kind,
+        ClaimKind::Metric {
+            a: "padded".into(),
+            metric: Metric::GlobalPctUsed,
+            op: CmpOp::Ge,
+            value: 90.0
+        }
+    );
+    let bad = |s: &str| parse_claim(s, &NAMES).unwrap_err().to_string();
+    assert!(bad("padded makes tensor loads").contains("unknown space `tensor`"));
+    assert!(bad("padded makes shared reads").contains("not `loads`, `stores` or `requests`"));
+}
+
+/// A variant whose trace saw `instructions`: (space, kind, requests, distinct words per
+/// request), with global figures `sectors` and `bytes_used` over `requests`.
+fn traced(
+    instructions: &[(
+        gpulab::model::access::Space,
+        gpulab::model::access::AccessKind,
+        u64,
+        u64,
+    )],
+    global: (u64, u64, u64),
+) -> VariantResult {
+    use gpulab::model::access::InstructionSummary;
+    let mut v = timed_variant("padded", 1.0);
+    let ins = (instructions.iter().enumerate())
+        .map(|(i, &(space, kind, requests, words))| InstructionSummary {
+            id: i as u32,
+            space,
+            kind,
+            op: "ld".into(),
+            ptx_line: 1,
+            source_line: Some(1),
+            width: 4,
+            requests,
+            wavefronts: 0,
+            ideal_wavefronts: 0,
+            sectors: 0,
+            lines: 0,
+            bytes_used: 0,
+            distinct: 0,
+            local_bytes: 0,
+            texels: 0,
+            texel_rows: 0,
+            remote_requests: 0,
+            coords: None,
+            footprint: Vec::new(),
+            // `words` spread over the banks, `requests` times.
+            bank_words: (0..32)
+                .map(|b| if b < words { requests } else { 0 })
+                .collect(),
+            sample: None,
+            lanes: 0,
+            sass: None,
+        })
+        .collect();
+    v.memory = Some(MemoryStats {
+        global: GlobalStats {
+            requests: global.0,
+            sectors: global.1,
+            bytes_used: global.2,
+            ..Default::default()
+        },
+        traced_blocks: 2,
+        instructions: ins,
+        ..Default::default()
+    });
+    v
+}
+
+#[test]
+fn the_share_of_fetched_bytes_used_judges_coalescing_at_any_width() {
+    use gpulab::model::access::{AccessKind, Space};
+    let judge = |v: VariantResult, text: &str| evaluate(&claim(text), &result(vec![v]));
+    // 32 lanes x float4 = 512 bytes in 16 sectors, all used: coalesced.
+    let wide = judge(traced(&[], (10, 160, 5120)), "padded global.pct_used >= 90");
+    assert_eq!(wide.holds, Some(true), "{}", wide.detail);
+    assert_eq!(wide.detail, "global.pct_used = 100 (needs >= 90)");
+    // 32 lanes x 4 bytes, each in its own sector: an eighth used.
+    let apart = judge(traced(&[], (10, 320, 1280)), "padded global.pct_used >= 90");
+    assert_eq!(apart.holds, Some(false));
+    assert_eq!(apart.detail, "global.pct_used = 12.5 (needs >= 90)");
+    let none = judge(
+        traced(&[(Space::Shared, AccessKind::Load, 4, 32)], (0, 0, 0)),
+        "padded global.pct_used >= 90",
+    );
+    assert_eq!(none.holds, Some(false));
+    assert!(
+        none.detail.contains("makes no global requests"),
+        "{}",
+        none.detail
+    );
+}
+
+#[test]
+fn shared_loads_are_made_or_not_and_a_broadcast_reads_one_word() {
+    use gpulab::model::access::{AccessKind, Space};
+    let judge = |v: VariantResult, text: &str| evaluate(&claim(text), &result(vec![v]));
+    let rows = traced(&[(Space::Shared, AccessKind::Load, 8, 32)], (1, 4, 128));
+    let c = judge(rows.clone(), "padded makes shared loads");
+    assert_eq!(
+        (c.holds, c.detail.as_str()),
+        (
+            Some(true),
+            "`padded` makes shared loads: 8 warp requests traced"
+        )
+    );
+    assert_eq!(
+        judge(rows.clone(), "padded makes shared stores").holds,
+        Some(false)
+    );
+    let w = judge(rows, "padded shared.load_words_per_request >= 32");
+    assert_eq!(w.holds, Some(true), "{}", w.detail);
+    let broadcast = traced(&[(Space::Shared, AccessKind::Load, 8, 1)], (1, 4, 128));
+    let w = judge(broadcast, "padded shared.load_words_per_request >= 32");
+    assert_eq!(w.holds, Some(false));
+    assert_eq!(w.detail, "shared.load_words_per_request = 1 (needs >= 32)");
+    let global_only = traced(&[(Space::Global, AccessKind::Load, 8, 0)], (8, 32, 1024));
+    let c = judge(global_only, "padded makes shared loads");
+    assert_eq!(c.holds, Some(false));
+    assert_eq!(
+        c.detail,
+        "`padded` makes no shared loads (none in the 2 traced blocks): the task wants them"
+    );
+    let mut untraced = timed_variant("padded", 1.0);
+    untraced.memory = None;
+    assert_eq!(judge(untraced, "padded makes shared loads").holds, None);
+}
+
+#[test]
+fn a_function_is_out_of_line_when_ptxas_compiled_it_on_its_own() {
+    let judge = |functions: &[&str]| {
+        let mut v = timed_variant("padded", 1.0);
+        v.ptxas = Some(PtxasReport {
+            functions: functions.iter().map(|f| f.to_string()).collect(),
+            ..Default::default()
+        });
+        evaluate(
+            &claim("padded keeps stir_group out of line"),
+            &result(vec![v]),
+        )
+    };
+    assert_eq!(judge(&["_Z10stir_group5uint4j"]).holds, Some(true));
+    assert_eq!(judge(&["stir_group"]).holds, Some(true));
+    // A longer name that starts the same is another function.
+    let other = judge(&["_Z11stir_groups5uint4j"]);
+    assert_eq!(other.holds, Some(false));
+    assert!(
+        other.detail.contains("only _Z11stir_groups5uint4j"),
+        "{}",
+        other.detail
+    );
+    let inlined = judge(&[]);
+    assert_eq!(inlined.holds, Some(false));
+    assert!(
+        inlined.detail.starts_with("stir_group is inlined"),
+        "{}",
+        inlined.detail
+    );
+    let mut v = timed_variant("padded", 1.0);
+    v.ptxas = None;
+    let c = evaluate(
+        &claim("padded keeps stir_group out of line"),
+        &result(vec![v]),
+    );
+    assert_eq!(c.holds, None);
 }

@@ -120,7 +120,9 @@ fn ex_check_cpu_fails_the_conflicted_starter_and_passes_the_solution() {
     )
     .unwrap();
     let (code, r) = check(&ws, &data);
-    assert_eq!(code, Some(0), "{r}");
+    // Every check the CPU can judge passes; the time needs a GPU: undecided, as `ex check`
+    // without `--cpu` says on a machine without one.
+    assert_eq!(code, Some(3), "{r}");
     assert_eq!(mark(&r, "conflicts_per_request"), "pass");
     assert_eq!(mark(&r, "load_wavefronts_per_request"), "pass");
     assert_eq!(mark(&r, "faster"), "needs_gpu");

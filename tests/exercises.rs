@@ -231,7 +231,8 @@ fn the_loop_from_a_spilling_file_to_a_fixed_one() {
     let out = text(&o);
     assert!(out.contains("✓ yours spill_stores == 0"), "{out}");
     assert!(!out.contains('✗'), "{out}");
-    assert_eq!(o.status.code(), Some(0), "{out}");
+    // Nothing fails; the output needs a GPU to be judged: undecided (with --cpu alike).
+    assert_eq!(o.status.code(), Some(3), "{out}");
     let list: serde_json::Value =
         serde_json::from_slice(&lab.ex(&["list", "--json"]).stdout).unwrap();
     assert_eq!(list[0]["attempts"], 2);

@@ -1,12 +1,16 @@
-//! The exercises live on a GPU: each shipped starter fails at least one check and each
-//! solution passes them all, and the output check catches kernels that are wrong only at
-//! some sizes or that leave outputs unwritten. Skipped, saying why, without a GPU; run on
-//! one with `cargo test --release --test gpu_exercises -- --nocapture --test-threads=1`.
+//! The exercises live on a GPU, times included: every starter fails a check, every wrong
+//! answer (`wrong/*.cu`, tests/exercise_wrong_answers.rs runs them on the CPU) fails the
+//! check its header names, every solution and `right/*.cu` passes them all; a table per
+//! exercise says which checks caught each. And the output check catches kernels that are
+//! wrong only at some sizes or that leave outputs unwritten. Skipped, saying why, without
+//! a GPU; run on one with
+//! `cargo test --release --test gpu_exercises -- --nocapture --test-threads=1`.
 
 mod common;
+#[path = "support/wrong_answers.rs"]
+mod wrong_answers;
 
 use common::{bin, fixture};
-use gpulab::course::bundle::CourseRoot;
 use std::path::Path;
 use std::process::Command;
 
@@ -42,44 +46,49 @@ fn summary(r: &serde_json::Value) -> String {
 }
 
 #[test]
-fn each_shipped_starter_fails_a_check_and_each_solution_passes_all() {
+fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_all() {
     let Some(dev) = common::gpu() else { return };
-    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
-    assert!(errors.is_empty(), "{errors:?}");
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = tmp.path();
-    let mut problems = Vec::new();
-    for ex in lessons.iter().flat_map(|l| &l.exercises) {
-        let mine = ws.join(format!("{}.cu", ex.id));
-        std::fs::write(&mine, &ex.starter).unwrap();
-        let (code, r, _) = check(None, ws, &ex.id);
-        eprintln!(
-            "{} starter on {} (exit {code}):\n{}",
-            ex.id,
-            dev.name,
-            summary(&r)
-        );
-        let fails = r["lines"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|l| l["mark"] == "fail");
-        if code == 0 || !fails {
-            problems.push(format!("{}: the starter fails no check", ex.id));
+    let (exercises, mut problems) = wrong_answers::shipped();
+    let cases: Vec<_> = exercises.iter().flat_map(|e| e.cases.clone()).collect();
+    let start = std::time::Instant::now();
+    // One at a time: the checks time kernels, and one GPU is shared by nothing else.
+    let outcomes = wrong_answers::check_all(&cases, false, 1);
+    let mut table = String::new();
+    let mut exercise = "";
+    for (case, o) in cases.iter().zip(&outcomes) {
+        if case.exercise != exercise {
+            exercise = &case.exercise;
+            table.push_str(&format!("\n{exercise} on {}\n", dev.name));
         }
-        std::fs::write(&mine, &ex.solution).unwrap();
-        let (code, r, err) = check(None, ws, &ex.id);
-        eprintln!("{} solution (exit {code}):\n{}", ex.id, summary(&r));
-        let all = r["lines"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|l| l["mark"] == "pass");
-        if code != 0 || !all || !r["compile_error"].is_null() {
-            problems.push(format!("{}: the solution does not pass\n{err}", ex.id));
+        let failed = o.failed();
+        let said = if failed.is_empty() {
+            format!("nothing fails (exit {})", o.code)
+        } else {
+            format!("✗ {}", failed.join("; "))
+        };
+        let named = match &case.kind {
+            wrong_answers::Kind::Wrong { caught_by, .. } => format!("  [must: {caught_by}]"),
+            _ => String::new(),
+        };
+        table.push_str(&format!(
+            "  {:<28} {:>5.1} s  {said}{named}\n",
+            case.name, o.secs
+        ));
+        if let Some(why) = wrong_answers::verdict(case, o, false) {
+            problems.push(format!(
+                "{} {}: {why}\n{}",
+                case.exercise,
+                case.name,
+                o.summary()
+            ));
         }
     }
-    assert!(problems.is_empty(), "{problems:#?}");
+    eprintln!(
+        "{table}\n{} checks live in {:.0} s",
+        cases.len(),
+        start.elapsed().as_secs_f64()
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 /// Right at the lesson's size (a multiple of the block) and wrong at the others.

@@ -27,6 +27,7 @@ fn report(
         smem,
         cmem: 0,
         barriers,
+        functions: Vec::new(),
     }
 }
 
@@ -104,7 +105,10 @@ fn device_function_block_does_not_overwrite_the_kernel() {
     // kernel's.
     let kernels = parse_ptxas_log(&log("device_function"));
     assert_eq!(kernels.keys().collect::<Vec<_>>(), ["calls_gather"]);
-    assert_eq!(kernels["calls_gather"], report(26, 64, (0, 0), 0, 0));
+    let mut want = report(26, 64, (0, 0), 0, 0);
+    // ... and names the function ptxas kept out of line.
+    want.functions = vec!["_Z8gather16PKfi".to_string()];
+    assert_eq!(kernels["calls_gather"], want);
 }
 
 #[test]
@@ -129,6 +133,7 @@ ptxas info    : Used 40 registers, 2048 bytes smem, 364 bytes cmem[0], 8 bytes c
             smem: 2048,
             cmem: 364 + 8 + 256,
             barriers: 0,
+            functions: Vec::new(),
         }
     );
 }

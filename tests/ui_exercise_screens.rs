@@ -67,6 +67,7 @@ fn report(app: &App, live: bool, lines: Vec<CheckLine>, ptxas: Option<PtxasRepor
         compile_error: None,
         ptxas,
         time_ms: None,
+        solution_ms: None,
         lines,
         result,
     }

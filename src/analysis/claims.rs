@@ -3,6 +3,7 @@
 
 use crate::analysis::describe::first_race;
 use crate::analysis::races::race_words;
+use crate::model::access::{AccessKind, Space};
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
 use crate::model::results::{ClaimResult, LessonResult, Source, VariantResult};
 
@@ -135,6 +136,114 @@ fn judge(kind: &ClaimKind, result: &LessonResult) -> Result<(bool, String), Verd
             let (xa, xb) = (read(*metric, va)?, read(*metric, vb)?);
             judge_measured_ratio(metric.name(), xa, xb, *greater, *factor)
         }
+        ClaimKind::Makes { a, space, access } => judge_makes(find(result, a)?, *space, *access),
+        ClaimKind::OutOfLine { a, function } => judge_out_of_line(find(result, a)?, function),
+    }
+}
+
+/// The words a report uses for a space.
+pub fn space_words(space: Space) -> &'static str {
+    match space {
+        Space::Shared => "shared",
+        Space::Global => "global",
+        Space::Local => "local",
+        Space::Constant => "constant",
+        Space::Cluster => "shared::cluster",
+        Space::Texture => "texture",
+    }
+}
+
+/// `A makes SPACE loads`: requests of that space (and kind) in the trace.
+fn judge_makes(
+    v: &VariantResult,
+    space: Space,
+    access: Option<AccessKind>,
+) -> Result<(bool, String), Verdict> {
+    let name = &v.name;
+    let mem = v
+        .memory
+        .as_ref()
+        .ok_or_else(|| Verdict::NotMeasured(format!("not measured (no trace of `{name}`)")))?;
+    let what = match access {
+        Some(AccessKind::Load) => "load",
+        Some(AccessKind::Store) => "store",
+        None => "",
+    };
+    let words = space_words(space);
+    let requests: u64 = (mem.instructions.iter())
+        .filter(|i| i.space == space && access.is_none_or(|k| i.kind == k))
+        .map(|i| i.requests)
+        .sum();
+    // Recordings made before per-instruction figures were kept have only the totals.
+    let requests = match (mem.instructions.is_empty(), space, access) {
+        (false, ..) => requests,
+        (true, Space::Shared, Some(AccessKind::Load)) => mem.shared.ld.requests,
+        (true, Space::Shared, Some(AccessKind::Store)) => mem.shared.st.requests,
+        (true, Space::Shared, None) => mem.shared.requests,
+        (true, Space::Global, None) => mem.global.requests,
+        (true, Space::Constant, _) => mem.constant.requests,
+        (true, Space::Cluster, None) => mem.cluster.requests,
+        (true, Space::Texture, _) => mem.texture.requests,
+        (true, Space::Local, _) => u64::from(mem.local.bytes > 0),
+        (true, ..) => {
+            return Err(Verdict::NotMeasured(format!(
+                "not measured (the trace of `{name}` has no figures per instruction)"
+            )));
+        }
+    };
+    let kind = if what.is_empty() {
+        format!("{words} memory requests")
+    } else {
+        format!("{words} {what}s")
+    };
+    if requests == 0 {
+        let blocks = mem.traced_blocks;
+        return Ok((
+            false,
+            format!(
+                "`{name}` makes no {kind} (none in the {blocks} traced block{}): \
+                 the task wants them",
+                if blocks == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    Ok((
+        true,
+        format!("`{name}` makes {kind}: {requests} warp requests traced"),
+    ))
+}
+
+/// `A keeps NAME out of line`: ptxas compiled NAME as a function of its own.
+fn judge_out_of_line(v: &VariantResult, function: &str) -> Result<(bool, String), Verdict> {
+    let name = &v.name;
+    let ptxas = v.ptxas.as_ref().ok_or_else(|| {
+        Verdict::NotMeasured(format!("not measured (no compile report for `{name}`)"))
+    })?;
+    // `extern "C"` functions keep their name; others are mangled `_Z<len><name>...`.
+    let mangled = format!("_Z{}{function}", function.len());
+    // The length before the name makes the prefix exact: `_Z9stir_grou...` is not it.
+    let found = (ptxas.functions.iter()).any(|f| f == function || f.starts_with(&mangled));
+    if found {
+        Ok((
+            true,
+            format!("ptxas compiled {function} as a function of its own"),
+        ))
+    } else if ptxas.functions.is_empty() {
+        Ok((
+            false,
+            format!(
+                "{function} is inlined: ptxas compiled no function of its own, so nothing \
+                 is passed through a call"
+            ),
+        ))
+    } else {
+        Ok((
+            false,
+            format!(
+                "{function} is inlined: ptxas compiled only {} out of line",
+                ptxas.functions.join(", ")
+            ),
+        ))
     }
 }
 
@@ -308,7 +417,9 @@ fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::ClusterRemoteRequests
         | Metric::TextureTexelsPerRequest
         | Metric::TextureRowsPerRequest
-        | Metric::SharedRaces => read_traced(m, v),
+        | Metric::SharedRaces
+        | Metric::SharedLoadWordsPerRequest
+        | Metric::GlobalPctUsed => read_traced(m, v),
     }
 }
 
@@ -319,10 +430,16 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         .memory
         .as_ref()
         .ok_or_else(|| Verdict::NotMeasured(format!("not measured (no trace of `{name}`)")))?;
+    let blocks = mem.traced_blocks;
+    // A figure per request of a space the kernel never touches does not exist; the claim
+    // is about that space, so the kernel misses its point (a task that wants a shared tile,
+    // met by a kernel with none).
     let per = |num: f64, requests: u64, space: &str| {
         if requests == 0 {
-            Err(Verdict::NotMeasured(format!(
-                "not measured (no {space} requests traced in `{name}`)"
+            Err(Verdict::Wrong(format!(
+                "`{name}` makes no {space} requests (none in the {blocks} traced block{}): \
+                 this check is about them",
+                if blocks == 1 { "" } else { "s" }
             )))
         } else {
             Ok(num / requests as f64)
@@ -355,6 +472,24 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             "not measured (the trace of `{name}` did not follow barriers)"
         ))),
         Metric::SharedRaces => Ok(mem.races.iter().map(|r| r.count).sum::<u64>() as f64),
+        Metric::SharedLoadWordsPerRequest => {
+            let loads = (mem.instructions.iter())
+                .filter(|i| i.space == Space::Shared && i.kind == AccessKind::Load);
+            let (words, requests) = loads.fold((0, 0), |(w, r), i| {
+                (w + i.bank_words.iter().sum::<u64>(), r + i.requests)
+            });
+            if mem.instructions.is_empty() && s.ld.requests > 0 {
+                return Err(Verdict::NotMeasured(format!(
+                    "not measured (the trace of `{name}` has no figures per instruction)"
+                )));
+            }
+            per(words as f64, requests, "shared load")
+        }
+        Metric::GlobalPctUsed => {
+            let moved = g.sectors as f64 * crate::analysis::coalescing::SECTOR_BYTES as f64;
+            per(100.0 * g.bytes_used as f64, 1.min(g.requests), "global")
+                .map(|used| if moved > 0.0 { used / moved } else { 0.0 })
+        }
         _ => unreachable!("`read` takes the figures that are not traced"),
     }
 }

@@ -31,6 +31,9 @@
 //!   "number + label" items and matched by label; unknown labels are ignored.
 //! - A line with a `gmem` item describes the whole module.
 //!
+//! - Every `Function properties for NAME` whose NAME opened no kernel is a device function
+//!   compiled out of line (`__noinline__`); each kernel's report lists them in `functions`.
+//!
 //! cmem: CUDA 12 and older printed `N bytes cmem[K]` items — bank 0 (kernel parameters and
 //! launch constants) and bank 2 (literals) on the `Used` line, bank 3 (`__constant__`
 //! variables) on the module line. The report's `cmem` is the sum of every bank the kernel can
@@ -81,8 +84,17 @@ pub fn parse_ptxas_log(log: &str) -> BTreeMap<String, PtxasReport> {
         }
     }
 
+    // A block of properties for a name that is no entry function is a device function
+    // compiled out of line; every kernel of the module may call it.
+    let entries: Vec<String> = kernels.keys().cloned().collect();
+    let functions: Vec<String> = (log.lines().map(strip_prefix))
+        .filter_map(|b| b.strip_prefix("Function properties for "))
+        .map(|n| n.trim().to_string())
+        .filter(|n| !entries.contains(n))
+        .collect();
     for report in kernels.values_mut() {
         report.cmem += module_cmem;
+        report.functions = functions.clone();
     }
     kernels
 }

@@ -259,6 +259,33 @@ pub fn race_words(r: &Race) -> String {
     }
 }
 
+/// The race as a learner's report names it: the two lines, the two warps, and what is
+/// missing. "line 25 reads what another warp writes at line 18, with no barrier between: a
+/// barrier is missing (block 0: warp 1 read after warp 0 wrote)".
+pub fn race_why(r: &Race) -> String {
+    let line = |l: Option<u32>| l.map_or("an unknown line".to_string(), |l| format!("line {l}"));
+    let (a, b) = (line(r.first_line), line(r.second_line));
+    let (w1, w2, blk) = (r.first_warp, r.second_warp, r.block);
+    match r.kind {
+        RaceKind::WriteRead => format!(
+            "{b} reads what another warp writes at {a}, with no barrier between: a barrier \
+             is missing (block {blk}: warp {w2} read after warp {w1} wrote)"
+        ),
+        RaceKind::ReadWrite => format!(
+            "{b} overwrites what another warp reads at {a}, with no barrier between: a \
+             barrier is missing (block {blk}: warp {w2} wrote after warp {w1} read)"
+        ),
+        RaceKind::WriteWrite if r.first_line == r.second_line => format!(
+            "{a} writes the same word from two warps, with no barrier between (block {blk}: \
+             warps {w1} and {w2}): which value stays is chance"
+        ),
+        RaceKind::WriteWrite => format!(
+            "{b} writes a word another warp writes at {a}, with no barrier between (block \
+             {blk}: warps {w1} and {w2}): which value stays is chance"
+        ),
+    }
+}
+
 #[cfg(test)]
 #[path = "races_tests.rs"]
 mod tests;

@@ -278,3 +278,34 @@ fn reads_before_an_intervals_first_write_are_still_raced_by_it_however_many() {
         ]
     );
 }
+
+#[test]
+fn a_race_is_named_with_its_lines_its_warps_and_what_is_missing() {
+    let race = |kind, first: u32, second: u32| Race {
+        kind,
+        first_line: Some(first),
+        second_line: Some(second),
+        block: 3,
+        offset: 128,
+        first_warp: 0,
+        second_warp: 5,
+        count: 32,
+    };
+    assert_eq!(
+        race_why(&race(RaceKind::WriteRead, 18, 25)),
+        "line 25 reads what another warp writes at line 18, with no barrier between: a \
+         barrier is missing (block 3: warp 5 read after warp 0 wrote)"
+    );
+    let rw = race_why(&race(RaceKind::ReadWrite, 26, 18));
+    assert!(
+        rw.starts_with("line 18 overwrites what another warp reads at line 26"),
+        "{rw}"
+    );
+    assert!(rw.contains("a barrier is missing"), "{rw}");
+    let ww = race_why(&race(RaceKind::WriteWrite, 7, 7));
+    assert!(
+        ww.starts_with("line 7 writes the same word from two warps"),
+        "{ww}"
+    );
+    assert!(ww.contains("warps 0 and 5"), "{ww}");
+}

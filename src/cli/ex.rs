@@ -48,6 +48,10 @@ impl Ctx<'_> {
 }
 
 pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
+    // The instructor's view reads other people's folders, not this learner's.
+    if let ExCmd::Summary { dirs, json } = &a.cmd {
+        return super::ex_summary::summary(&load_course(root)?, dirs, *json);
+    }
     let book_path = ExerciseBook::path()
         .context("no data directory on this system: set GPULAB_DATA_DIR to a folder")?;
     // A file that cannot be read stops the command before it does anything to save.
@@ -88,6 +92,7 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
             json,
         } => solution(&mut cx, id, *show_anyway, *json),
         ExCmd::Reset { id } => reset(&cx, id),
+        ExCmd::Summary { .. } => unreachable!("answered before the learner's progress is read"),
     }
 }
 
@@ -165,18 +170,28 @@ fn check(
     let say = |m: &str| say_err!("· {m}");
     let ask = if cpu { Ask::Cpu } else { Ask::Figures };
     let report = ex_check::check(client, (device, ask), &target, &yours, say)?;
-    let (passed, failed) = (report.passed(), report.failed());
-    let judged = report.lines.iter().any(|l| l.mark == ex_check::Mark::Pass);
     let ex_id = ex.id.clone();
     if json {
         say!("{}", serde_json::to_string_pretty(&report)?);
     } else {
         say_part!("{}", ex_report::check_text(ex, &path, &report));
     }
-    cx.book.record_attempt(&ex_id, passed, report.time_ms);
+    cx.book.record_check(&ex_id, &report);
     cx.save()?;
-    // Without a GPU, checks it alone can judge are neither passed nor failed.
-    Ok(if failed || !judged { 1 } else { 0 })
+    Ok(exit_status(&report))
+}
+
+/// What `ex check` exits with, the same with `--cpu` and without: 0 every check passed,
+/// 1 a check failed or the file does not compile, 3 no check failed but some could not be
+/// judged here (they need a GPU). 2 stays what it is for every command: it could not run.
+pub fn exit_status(report: &ex_check::CheckReport) -> i32 {
+    if report.failed() {
+        1
+    } else if report.passed() {
+        0
+    } else {
+        3
+    }
 }
 
 fn hint(cx: &mut Ctx, id: &str, json: bool) -> Result<i32> {

@@ -33,7 +33,9 @@ pub enum ExCmd {
     /// Copy the exercise's starter into the workspace (never over the learner's file) and
     /// print its path.
     Start { id: String },
-    /// Compile, run and judge the learner's kernel; exit 0 only when no check fails.
+    /// Compile, run and judge the learner's kernel. Exit 0: every check passed; 1: a check
+    /// failed (or the file does not compile); 2: it could not check (no such exercise or
+    /// file); 3: none failed, some need a GPU to judge.
     Check {
         id: String,
         #[arg(long)]
@@ -66,4 +68,14 @@ pub enum ExCmd {
     },
     /// Start over from the starter, keeping the learner's file as a timestamped backup.
     Reset { id: String },
+    /// The instructor's view: participant x exercise (passed on a GPU or only on the CPU,
+    /// attempts, hints, best time against the solution's), read from each participant's
+    /// data folder or workspace. A folder holding participants' folders stands for them.
+    /// It only reads.
+    Summary {
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        #[arg(long)]
+        json: bool,
+    },
 }

@@ -20,7 +20,8 @@ pub fn list(lessons: &[Lesson], ws: &Workspace, book: &ExerciseBook, json: bool)
                     "id": e.id, "lesson": l.id, "title": e.title,
                     "difficulty": e.difficulty, "minutes": e.minutes,
                     "started": file.exists(), "file": file,
-                    "attempts": p.attempts, "passed": p.passed, "best_ms": p.best_ms,
+                    "attempts": p.attempts, "passed": p.passed, "passed_cpu": p.passed_cpu,
+                    "best_ms": p.best_ms, "solution_ms": p.solution_ms,
                     "hints_shown": p.hints_shown, "hints": e.hints.len(),
                     "solution_shown": p.solution_shown,
                 }));
@@ -139,6 +140,7 @@ mod tests {
             compile_error: compile_error.map(str::to_string),
             ptxas: None,
             time_ms: Some(0.5),
+            solution_ms: None,
             lines: marks
                 .iter()
                 .enumerate()

@@ -7,6 +7,7 @@ pub mod doctor;
 mod ex;
 mod ex_args;
 mod ex_report;
+mod ex_summary;
 mod ex_watch;
 mod list;
 mod memcheck;

@@ -1,6 +1,7 @@
 //! Reading a lesson's `expect` entries into `model::claim::Claim`s. Judging them against a
 //! run is `analysis::claims`.
 
+use crate::model::access::{AccessKind, Space};
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
 use thiserror::Error;
 
@@ -8,7 +9,9 @@ const FORMS: &str = "`A slower than B by >= Kx`, `A faster than B by >= Kx`, \
                      `A within P% of B`, `A <metric> <op> <number>`, \
                      `A measured.NAME <op> <number>`, \
                      `A measured.NAME greater than B by >= Kx` (or `less than`), \
-                     `A <metric> greater than B by >= Kx` (or `less than`) or `A correct`";
+                     `A <metric> greater than B by >= Kx` (or `less than`), \
+                     `A makes SPACE loads` (or `stores`, `requests`), \
+                     `A keeps FUNCTION out of line` or `A correct`";
 
 /// Why an `expect` entry is not a claim; the text is what the lesson's author reads.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -29,6 +32,10 @@ pub enum ClaimError {
     NotANumber(String),
     #[error("`{0}` names no measured figure; write `measured.NAME`")]
     NoMeasureName(String),
+    #[error("unknown space `{0}` (spaces: {SPACES}); write `A makes SPACE loads`")]
+    UnknownSpace(String),
+    #[error("`{0}` is not `loads`, `stores` or `requests`; write `A makes SPACE loads`")]
+    UnknownAccess(String),
     #[error("cannot read claim `{0}`; write {FORMS}")]
     Unreadable(String),
 }
@@ -52,6 +59,15 @@ pub fn parse_claim(text: &str, variant_names: &[&str]) -> Result<Claim, ClaimErr
     let a = variant(first)?;
     let kind = match words[1..] {
         ["correct"] => ClaimKind::Correct { a },
+        ["makes", space, access] => ClaimKind::Makes {
+            space: parse_space(space)?,
+            access: parse_access(access)?,
+            a,
+        },
+        ["keeps", function, "out", "of", "line"] => ClaimKind::OutOfLine {
+            function: function.to_string(),
+            a,
+        },
         [dir @ ("slower" | "faster"), "than", b, "by", ref rest @ ..] => ClaimKind::Ratio {
             factor: parse_factor(&rest.concat())?,
             a,
@@ -178,4 +194,34 @@ fn parse_number(number: &str) -> Result<f64, ClaimError> {
         .ok()
         .filter(|x| x.is_finite())
         .ok_or_else(|| ClaimError::NotANumber(number.to_string()))
+}
+
+/// The spaces `A makes SPACE loads` can name, as a claim writes them.
+pub const SPACE_WORDS: [(&str, Space); 6] = [
+    ("shared", Space::Shared),
+    ("global", Space::Global),
+    ("local", Space::Local),
+    ("constant", Space::Constant),
+    ("cluster", Space::Cluster),
+    ("texture", Space::Texture),
+];
+
+const SPACES: &str = "shared, global, local, constant, cluster, texture";
+
+fn parse_space(word: &str) -> Result<Space, ClaimError> {
+    SPACE_WORDS
+        .iter()
+        .find(|(w, _)| *w == word)
+        .map(|&(_, s)| s)
+        .ok_or_else(|| ClaimError::UnknownSpace(word.to_string()))
+}
+
+/// `loads`, `stores`, or `requests` (either).
+fn parse_access(word: &str) -> Result<Option<AccessKind>, ClaimError> {
+    match word {
+        "loads" => Ok(Some(AccessKind::Load)),
+        "stores" => Ok(Some(AccessKind::Store)),
+        "requests" => Ok(None),
+        _ => Err(ClaimError::UnknownAccess(word.to_string())),
+    }
 }

@@ -48,6 +48,19 @@ fn a_block_reads_its_neighbours_shared_memory_through_the_cluster() {
 }
 
 #[test]
+fn both_halves_of_a_cluster_barrier_are_logged_as_barriers_as_on_the_gpu() {
+    // The GPU tracer logs `barrier.cluster.arrive` and `.wait` as block barriers, and the
+    // race analysis orders shared accesses by them: without them here, a write before the
+    // meeting and a read after it were called a race the GPU's trace does not show.
+    let (_, k, records, _) = run_with(TILE, &neighbour(true), [4, 4, 2], 16, false).unwrap();
+    let barriers = (records.iter())
+        .filter(|r| k.sites[r.site as usize].is_barrier())
+        .count();
+    // Two meetings of two halves, by the one warp of each of four blocks.
+    assert_eq!(barriers, 2 * 2 * 4);
+}
+
+#[test]
 fn a_cluster_barrier_waits_for_the_other_blocks() {
     // Without the first meeting the neighbour's word may not be written yet: here a block's
     // warps run before the other's, so block 0 reads rank 1's tile still zero.

@@ -1,6 +1,7 @@
 //! The lesson's `expect` claims as data. `course::claims` parses them when the lesson loads;
 //! `analysis::claims` judges them against each run's results.
 
+use crate::model::access::{AccessKind, Space};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -55,6 +56,19 @@ pub enum ClaimKind {
         greater: bool,
         factor: f64,
     },
+    /// `A makes SPACE loads` (or `stores`, or `requests`: either): the trace saw at least
+    /// one such request of `A`. What a task means by "use a shared tile" or "read the
+    /// table through the constant cache", which a per-request figure cannot say: a kernel
+    /// that never touches the space has no per-request figure at all.
+    Makes {
+        a: String,
+        space: Space,
+        /// None: loads or stores.
+        access: Option<AccessKind>,
+    },
+    /// `A keeps NAME out of line`: ptxas compiled the device function NAME as a function
+    /// of its own (a `__noinline__` call), not inlined into the kernel.
+    OutOfLine { a: String, function: String },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -85,10 +99,14 @@ pub enum Metric {
     TextureRowsPerRequest,
     /// Shared-memory hazards between warps within a barrier interval, in the traced blocks.
     SharedRaces,
+    /// Distinct 4-byte words a shared load request reads (a broadcast reads one).
+    SharedLoadWordsPerRequest,
+    /// The share of the global sector bytes moved that the lanes asked for, in percent.
+    GlobalPctUsed,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 24] = [
+    pub const ALL: [(&'static str, Metric); 26] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -137,6 +155,11 @@ impl Metric {
         ),
         ("texture.rows_per_request", Metric::TextureRowsPerRequest),
         ("shared.races", Metric::SharedRaces),
+        (
+            "shared.load_words_per_request",
+            Metric::SharedLoadWordsPerRequest,
+        ),
+        ("global.pct_used", Metric::GlobalPctUsed),
     ];
 
     pub fn name(self) -> &'static str {
@@ -194,7 +217,9 @@ impl Claim {
             | ClaimKind::Correct { a }
             | ClaimKind::Measured { a, .. }
             | ClaimKind::MeasuredRatio { a, .. }
-            | ClaimKind::MetricRatio { a, .. } => a,
+            | ClaimKind::MetricRatio { a, .. }
+            | ClaimKind::Makes { a, .. }
+            | ClaimKind::OutOfLine { a, .. } => a,
         }
     }
 

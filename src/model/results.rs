@@ -75,6 +75,10 @@ pub struct PtxasReport {
     pub cmem: u32,
     #[serde(default)]
     pub barriers: u32,
+    /// Device functions of the module that ptxas compiled as functions of their own (not
+    /// inlined), as it names them (mangled unless `extern "C"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub functions: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

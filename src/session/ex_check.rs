@@ -9,10 +9,10 @@ use super::ex_lesson::{Oracle, Yours, compile_only, exercise_lesson};
 use super::fold::{self, Capabilities};
 use super::source::{self, Ask, Plan};
 use crate::course::bundle::CourseRoot;
-use crate::model::Lesson;
-use crate::model::exercise::{Exercise, YOURS};
+use crate::model::exercise::{Exercise, SOLUTION, YOURS};
 use crate::model::protocol::{Reply, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
+use crate::model::{Lesson, Reference};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -43,6 +43,10 @@ pub struct CheckReport {
     pub ptxas: Option<PtxasReport>,
     /// The median time of `yours` at the lesson's size.
     pub time_ms: Option<f64>,
+    /// The solution's median in the same run (a full check on a GPU times it beside
+    /// `yours`, so the two compare on one device).
+    #[serde(default)]
+    pub solution_ms: Option<f64>,
     pub lines: Vec<CheckLine>,
     /// The main run, every figure of it.
     pub result: LessonResult,
@@ -160,13 +164,12 @@ fn live_check(
         Some((l, e)) => (l, e),
         None => (t.lesson, t.ex),
     };
-    let main = exercise_lesson(
-        lesson,
-        ex,
-        yours,
-        oracle(ex.solution_reference),
-        &ex.compared(),
-    );
+    // A full check times the solution beside `yours`, for the instructor's summary.
+    let mut keep = ex.compared();
+    if !t.quick {
+        keep.push(SOLUTION.to_string());
+    }
+    let main = exercise_lesson(lesson, ex, yours, oracle(ex.solution_reference), &keep);
     let mut result = super::source::live(&main, dev.clone());
     let key = format!(
         "{}|{}|{}|{}",
@@ -199,7 +202,7 @@ fn live_check(
             super::ex_quick::trace_yours(client, &main, &mut result, &mut *say);
             report = self::report(t.ex, result, true);
         }
-        let main_at = (&report.result, lesson.problem.as_slice());
+        let main_at = (&report.result, lesson);
         let line = correctness(client, t, yours, main_at, &mut *say);
         report.lines.insert(0, line);
     }
@@ -218,6 +221,9 @@ fn main_options(ex: &Exercise, quick: bool, compared_known: bool) -> RunOptions 
     let mut variants = vec![YOURS.to_string()];
     if !compared_known {
         variants.extend(ex.compared());
+    }
+    if !quick {
+        variants.push(SOLUTION.to_string());
     }
     let full = RunOptions::default();
     RunOptions {
@@ -258,6 +264,9 @@ pub(super) fn yours_of(result: &LessonResult) -> Option<&VariantResult> {
 /// The checks as the fold judged them on `result`.
 pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckReport {
     let y = yours_of(&result);
+    // On the CPU interpreter only times need a GPU; a trace figure it lacks was lost (a
+    // fault, say), not out of its reach.
+    let interpreted = result.source == Source::Interpreted;
     let compile_error = y
         .filter(|v| v.ptxas.is_none() && v.time_ms.is_none() && v.correct.is_none())
         .and_then(|v| v.error.clone());
@@ -269,6 +278,7 @@ pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckRe
                 Some(true) => Mark::Pass,
                 Some(false) => Mark::Fail,
                 None if live => Mark::NotMeasured,
+                None if interpreted && !c.detail.starts_with("needs a GPU") => Mark::NotMeasured,
                 None => Mark::NeedsGpu,
             };
             let detail = if mark == Mark::NeedsGpu {
@@ -282,16 +292,58 @@ pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckRe
                 detail,
             }
         })
-        .collect();
+        .collect::<Vec<_>>();
+    let lines = race_line(y).into_iter().chain(lines).collect();
     CheckReport {
         exercise: ex.id.clone(),
         live,
         compile_error,
         ptxas: y.and_then(|v| v.ptxas.clone()),
         time_ms: y.and_then(|v| v.time_ms.as_ref()).map(|t| t.median),
+        solution_ms: (result.variants.iter())
+            .find(|v| v.name == SOLUTION && v.correct == Some(true))
+            .and_then(|v| v.time_ms.as_ref())
+            .map(|t| t.median),
         lines,
         result,
     }
+}
+
+/// The words the race line is known by.
+pub const RACE_LINE: &str = "yours has no race in shared memory";
+
+/// For a kernel that uses shared memory and was traced with barriers followed: whether
+/// two of its warps met on a shared word with no barrier between, named by its lines.
+fn race_line(y: Option<&VariantResult>) -> Option<CheckLine> {
+    let mem = y?.memory.as_ref().filter(|m| m.races_checked)?;
+    let Some(first) = mem.races.first() else {
+        if mem.shared.requests == 0 {
+            return None;
+        }
+        let b = mem.traced_blocks;
+        let detail = format!(
+            "no two warps met on a shared word between barriers ({b} traced block{})",
+            if b == 1 { "" } else { "s" }
+        );
+        return Some(CheckLine {
+            check: RACE_LINE.into(),
+            mark: Mark::Pass,
+            detail,
+        });
+    };
+    let mut detail = crate::analysis::races::race_why(first);
+    if mem.races.len() > 1 {
+        detail.push_str(&format!(
+            "; {} more pair{} of lines race",
+            mem.races.len() - 1,
+            if mem.races.len() == 2 { "" } else { "s" }
+        ));
+    }
+    Some(CheckLine {
+        check: RACE_LINE.into(),
+        mark: Mark::Fail,
+        detail,
+    })
 }
 
 /// A live run's progress in a few words.
@@ -309,10 +361,11 @@ fn correctness(
     client: &mut WorkerClient,
     t: &Target,
     yours: &Yours,
-    (main, main_at): (&LessonResult, &[(String, i64)]),
+    (main, main_lesson): (&LessonResult, &Lesson),
     say: &mut impl FnMut(&str),
 ) -> CheckLine {
-    if let Err(line) = judge_output(yours_of(main), &sizes_text(main_at)) {
+    let main_at = main_lesson.problem.as_slice();
+    if let Err(line) = judge_output(yours_of(main), &sizes_text(main_at), main_lesson) {
         return line;
     }
     let mut runs = 1;
@@ -344,7 +397,7 @@ fn correctness(
             let mut r = fold::blank_result(&l, Source::Live, None);
             // A failure is marked on the variant it struck, which is judged next.
             let _ = fold::run_lesson(client, &l, &options, &mut r, |_| {});
-            if let Err(line) = judge_output(yours_of(&r), &at) {
+            if let Err(line) = judge_output(yours_of(&r), &at, &l) {
                 return line;
             }
             runs += 1;
@@ -370,7 +423,11 @@ pub(super) fn line(mark: Mark, detail: String) -> CheckLine {
     }
 }
 
-pub(super) fn judge_output(v: Option<&VariantResult>, at: &str) -> Result<(), CheckLine> {
+pub(super) fn judge_output(
+    v: Option<&VariantResult>,
+    at: &str,
+    lesson: &Lesson,
+) -> Result<(), CheckLine> {
     match v {
         Some(v) if v.correct == Some(true) => Ok(()),
         Some(v) => {
@@ -378,14 +435,91 @@ pub(super) fn judge_output(v: Option<&VariantResult>, at: &str) -> Result<(), Ch
                 .error
                 .as_deref()
                 .unwrap_or("the output does not match the reference");
+            let why = located(lesson, why);
             Err(line(Mark::Fail, format!("wrong at {at}: {why}")))
         }
         None => Err(line(Mark::NotMeasured, format!("not run at {at}"))),
     }
 }
 
+/// The rows and columns of a 2-D output: the reference's, else those of an `n x n`
+/// buffer of a lesson with a size `n`.
+fn shape_of(lesson: &Lesson, buffer: usize) -> Option<(u64, u64)> {
+    match lesson.reference {
+        // `to` holds the transpose: cols rows of `rows` elements.
+        Reference::Transpose { to, rows, cols, .. } if to == buffer => Some((cols, rows)),
+        Reference::Sgemm { to, rows, cols, .. } if to == buffer => Some((rows, cols)),
+        _ => {
+            let n = lesson.problem.iter().find(|(k, _)| k == "n")?.1;
+            let len = lesson.buffers.get(buffer)?.len;
+            (n > 1 && (n as u64).checked_mul(n as u64) == Some(len)).then_some((n as u64, n as u64))
+        }
+    }
+}
+
+/// `why` with the row and column of the first wrong element where the output is 2-D:
+/// `out[1057] = 0.5, expected 0.25` says `out[1057] (row 33, col 1)`.
+pub(super) fn located(lesson: &Lesson, why: &str) -> String {
+    let mut out = why.to_string();
+    for (j, b) in lesson.buffers.iter().enumerate() {
+        let head = format!("{}[", b.name);
+        let Some(at) = out.find(&head) else { continue };
+        // The name must start a word: `out[` inside `in_out[` is another buffer.
+        if out[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &out[at + head.len()..];
+        let Some(close) = rest.find(']') else {
+            continue;
+        };
+        let (Ok(i), Some((_, cols))) = (rest[..close].parse::<u64>(), shape_of(lesson, j)) else {
+            continue;
+        };
+        let end = at + head.len() + close + 1;
+        out.insert_str(end, &format!(" (row {}, col {})", i / cols, i % cols));
+        break;
+    }
+    out
+}
+
 /// `n = 1000, blocks = 4`.
 pub(super) fn sizes_text(sizes: &[(String, i64)]) -> String {
     let parts: Vec<String> = sizes.iter().map(|(k, v)| format!("{k} = {v}")).collect();
     parts.join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::located;
+    use crate::course::bundle::CourseRoot;
+
+    fn lesson(id: &str) -> crate::model::Lesson {
+        let (lessons, errors) = crate::course::load_course(&CourseRoot::Bundled);
+        assert!(errors.is_empty(), "{errors:?}");
+        lessons.into_iter().find(|l| l.id == id).unwrap()
+    }
+
+    #[test]
+    fn a_wrong_element_of_a_2d_output_says_its_row_and_column() {
+        let t = lesson("shared-transpose");
+        let n = t.problem.iter().find(|(k, _)| k == "n").unwrap().1 as u64;
+        let why = format!(
+            "out[{}] = 0.5, expected 0.25 (3 of 9 elements wrong)",
+            n + 7
+        );
+        assert_eq!(
+            located(&t, &why),
+            format!(
+                "out[{}] (row 1, col 7) = 0.5, expected 0.25 (3 of 9 elements wrong)",
+                n + 7
+            )
+        );
+        // A 1-D output, and words that name no element, are left as they are.
+        let c = lesson("global-coalescing");
+        assert_eq!(
+            located(&c, "out[5] = 1, expected 2"),
+            "out[5] = 1, expected 2"
+        );
+        assert_eq!(located(&t, "the kernel faulted"), "the kernel faulted");
+    }
 }

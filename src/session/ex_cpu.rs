@@ -55,7 +55,13 @@ pub fn check_cpu(
     }
     let mut r = report(ex, result, false);
     if r.compile_error.is_none() {
-        let first = correctness(client, t, yours, &r, &mut say);
+        let first = correctness(
+            client,
+            t,
+            yours,
+            (&r, small.as_ref().unwrap_or(&main)),
+            &mut say,
+        );
         r.lines.insert(0, first);
     }
     r
@@ -86,13 +92,13 @@ fn correctness(
     client: &mut WorkerClient,
     t: &Target,
     yours: &Yours,
-    main: &CheckReport,
+    (main, small): (&CheckReport, &Lesson),
     say: &mut impl FnMut(&str),
 ) -> CheckLine {
     let mut checked = Vec::new();
     if !t.lesson.problem_cpu.is_empty() {
         let at = sizes_text(&t.lesson.problem_cpu);
-        if let Err(l) = judge_output(yours_of(&main.result), &at) {
+        if let Err(l) = judge_output(yours_of(&main.result), &at, small) {
             return l;
         }
         checked.push(at);
@@ -116,7 +122,7 @@ fn correctness(
         ));
         let mut r = fold::blank_result(&l, Source::Interpreted, None);
         let _ = fold::run_lesson(client, &l, &options, &mut r, |_| {});
-        if let Err(l) = judge_output(yours_of(&r), &at) {
+        if let Err(l) = judge_output(yours_of(&r), &at, &l) {
             return l;
         }
         checked.push(at);

@@ -50,7 +50,7 @@ pub fn exercise_lesson(
     mine.source = yours.src.to_string();
     mine.source_path = yours.path.to_string();
     l.variants.push(mine);
-    if reference.as_deref() == Some(SOLUTION) {
+    if reference.as_deref() == Some(SOLUTION) || keep.iter().any(|k| k == SOLUTION) {
         let mut s = ex.yours.clone();
         s.name = SOLUTION.to_string();
         l.variants.push(s);

@@ -26,6 +26,13 @@ pub struct ExerciseProgress {
     /// The solution was shown with `--show-anyway` before the exercise passed.
     #[serde(default)]
     pub shown_before_passing: bool,
+    /// Every check the CPU interpreter can judge passed there, correctness included (the
+    /// checks about times are left to a GPU).
+    #[serde(default)]
+    pub passed_cpu: bool,
+    /// The solution's median in the run that gave `best_ms`, on the same GPU.
+    #[serde(default)]
+    pub solution_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -93,6 +100,29 @@ impl ExerciseBook {
             if let Some(ms) = ms {
                 p.best_ms = Some(p.best_ms.map_or(ms, |b| b.min(ms)));
             }
+        }
+    }
+
+    /// One `ex check` and its report: a pass on a GPU keeps the best time and the
+    /// solution's time beside it; a pass of every check the CPU interpreter can judge is a
+    /// pass on the CPU.
+    pub fn record_check(&mut self, id: &str, r: &super::ex_check::CheckReport) {
+        use super::ex_check::Mark;
+        let p = self.entry(id);
+        p.attempts += 1;
+        if r.live && r.passed() {
+            p.passed = true;
+            if let Some(ms) = r.time_ms
+                && p.best_ms.is_none_or(|b| ms < b)
+            {
+                p.best_ms = Some(ms);
+                p.solution_ms = r.solution_ms;
+            }
+        }
+        let on_cpu = r.result.source == crate::model::results::Source::Interpreted;
+        let right = r.lines.first().is_some_and(|l| l.mark == Mark::Pass);
+        if on_cpu && right && !r.failed() {
+            p.passed_cpu = true;
         }
     }
 

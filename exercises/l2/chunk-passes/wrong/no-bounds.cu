@@ -1,6 +1,6 @@
 // wrong: leaves out the test t < cols: when the threads are not a multiple of the block, the last block's extra threads read past their row and write past the end of out
 // caught by: correct
-// on: gpu - the CPU interpreter cannot check this lesson's output (its 1 GiB set is too large to fill and run there)
+// on: cpu
 // Several passes over one large set. The set is `rows` rows of `cols` uint4s (row k holds
 // data[k * cols ...]); thread t < cols produces out[t]. Pass p reads, in every row, the
 // element SHIFT * p columns to the right of the thread's own (wrapping at cols), adds up

@@ -1,6 +1,6 @@
 // wrong: shifts the column without wrapping it at cols, so the shifted reads of a row's last blocks land in the next row, and past the set in the last row
 // caught by: correct
-// on: gpu - the CPU interpreter cannot check this lesson's output (its 1 GiB set is too large to fill and run there)
+// on: cpu
 // Several passes over one large set. The set is `rows` rows of `cols` uint4s (row k holds
 // data[k * cols ...]); thread t < cols produces out[t]. Pass p reads, in every row, the
 // element SHIFT * p columns to the right of the thread's own (wrapping at cols), adds up

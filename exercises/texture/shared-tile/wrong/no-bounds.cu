@@ -1,6 +1,6 @@
 // wrong: leaves out the test r < n and c < n: when n is not a multiple of 32 the edge blocks write outputs past the image's rows and past the end of out
 // caught by: correct
-// on: gpu - this lesson gives no problem_cpu, so the CPU interpreter checks no output here
+// on: cpu
 // The texture lesson's resampling without a texture: out[r * n + c] is the image sampled
 // bilinearly at (x, y) = (r + FX, c + FY) in texel units, from the row-major buffer `in`,
 // with points outside the image taking the nearest edge texel (indices clamped).

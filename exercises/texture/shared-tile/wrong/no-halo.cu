@@ -1,6 +1,6 @@
 // wrong: stages only the T x T texels under the tile's points and not the one more on each axis the blend needs: the last row and column of outputs read past the patch
 // caught by: correct
-// on: gpu - this lesson gives no problem_cpu, so the CPU interpreter checks no output here
+// on: cpu
 // The texture lesson's resampling without a texture: out[r * n + c] is the image sampled
 // bilinearly at (x, y) = (r + FX, c + FY) in texel units, from the row-major buffer `in`,
 // with points outside the image taking the nearest edge texel (indices clamped).

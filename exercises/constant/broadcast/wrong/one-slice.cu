@@ -1,0 +1,27 @@
+// wrong: every lane reads slice 0 at every step: one address per request, but it adds up one slice 32 times instead of the whole table.
+// caught by: correct
+// on: cpu
+
+#define TABLE 256
+
+__constant__ unsigned table[TABLE];
+
+extern "C" __global__ void table_mine(const unsigned* __restrict__ tbl,
+                                      const unsigned* __restrict__ in,
+                                      unsigned* __restrict__ out, int rounds, int n)
+{
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned x = in[i];
+    for (int r = 0; r < rounds; ++r) {
+        unsigned sum = 0;
+#pragma unroll 1
+        for (unsigned c = 0; c < 32; ++c) {
+            const unsigned* slice = table;
+#pragma unroll
+            for (unsigned m = 0; m < TABLE / 32; ++m) sum += slice[32 * m] ^ x;
+        }
+        x = sum;
+    }
+    out[i] = x;
+}

@@ -1,0 +1,34 @@
+// wrong: keeps the 64 words in a private array indexed in a loop that is not unrolled, so they live in local memory as a stack frame: no spill stores, and just as slow.
+// caught by: yours stack_frame == 0
+// on: cpu
+
+#define GROUP 64
+#define QUADS (GROUP / 4)
+
+extern "C" __global__ void group_mix(const uint4* __restrict__ in, uint4* __restrict__ out,
+                                     int groups)
+{
+    int g = blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= groups) return;
+    const uint4* src = in + (size_t)g * QUADS;
+    uint4* dst = out + (size_t)g * QUADS;
+
+    uint4 w[QUADS];
+    unsigned sum = 0, mix = 0;
+#pragma unroll 1
+    for (int q = 0; q < QUADS; ++q) {
+        w[q] = src[q];
+        sum += w[q].x + w[q].y + w[q].z + w[q].w;
+        mix ^= w[q].x ^ w[q].y ^ w[q].z ^ w[q].w;
+    }
+
+#pragma unroll 1
+    for (int q = 0; q < QUADS; ++q) {
+        uint4 v = w[q];
+        v.x = (v.x ^ sum) + mix;
+        v.y = (v.y ^ sum) + mix;
+        v.z = (v.z ^ sum) + mix;
+        v.w = (v.w ^ sum) + mix;
+        dst[q] = v;
+    }
+}

@@ -1,0 +1,24 @@
+// wrong: pads each row by two words, which puts element (r, c) in bank (2r + c) % 32: two rows share every bank, a 2-way conflict.
+// caught by: yours shared.conflicts_per_request == 0
+// on: cpu
+
+#define ROWS 32
+#define COLS 32
+
+extern "C" __global__ void tile_sum(const unsigned* __restrict__ in,
+                                    unsigned* __restrict__ out)
+{
+    __shared__ unsigned tile[ROWS][COLS + 2];
+
+    const unsigned* src = in + (size_t)blockIdx.x * ROWS * COLS;
+    for (int e = threadIdx.x; e < ROWS * COLS; e += blockDim.x) tile[e / COLS][e % COLS] = src[e];
+    __syncthreads();
+
+    unsigned lane = threadIdx.x & 31;
+    unsigned sum = 0;
+    for (unsigned k = 0; k < ROWS; ++k) {
+        unsigned r = (lane + k) & (ROWS - 1);
+        for (unsigned c = 0; c < COLS; ++c) sum += tile[r][c];
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
