@@ -47,7 +47,7 @@ fn from_a_spilling_save_to_a_fixed_one_in_the_lab() {
     let mut opened = Vec::new();
     let mut editor = |p: &Path| {
         opened.push(p.to_path_buf());
-        std::fs::write(p, SPILLS).map_err(|e| e.to_string())
+        Ok(std::fs::write(p, SPILLS)?)
     };
     let screen = lab.play_until_checked(vec![down(), key('e')], &mut editor);
     assert_eq!(opened, [lab.mine()], "e opens the learner's file");

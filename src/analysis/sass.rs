@@ -2,8 +2,34 @@
 //! read into instructions with their source lines, memory instructions sorted by space and
 //! width, and the instruction mix two variants can be compared by.
 
+use crate::model::protocol::PIP_HINT;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+/// Why a variant's SASS could not be read (the figures then follow the PTX), in the words
+/// the learner reads. Here, below both, because the worker reads the SASS and the trace
+/// waits for it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SassError {
+    #[error("no variant `{variant}` in {lesson}")]
+    NoVariant { variant: String, lesson: String },
+    /// The variant did not build as a run builds it: the build's own words.
+    #[error("{0}")]
+    Build(String),
+    #[error("nvdisasm not found; get it with: {}", PIP_HINT)]
+    NoNvdisasm,
+    /// A file nvdisasm reads, or nvdisasm itself, could not be used: its path and why.
+    #[error("{path}: {why}")]
+    Io { path: String, why: String },
+    /// nvdisasm ran and refused: what it wrote on stderr.
+    #[error("nvdisasm failed: {0}")]
+    Failed(String),
+    #[error("nvdisasm listed no kernel")]
+    NoKernel,
+    /// The thread reading the SASS ended before it answered.
+    #[error("the SASS reader ended with no answer")]
+    ReaderGone,
+}
 
 /// One SASS instruction.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

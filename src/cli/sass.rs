@@ -9,7 +9,7 @@ use crate::course::bundle::CourseRoot;
 use crate::model::access::InstructionSummary;
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::model::{Lesson, Variant};
-use crate::session::client::WorkerClient;
+use crate::session::client::{NoListing, WorkerClient};
 use crate::session::{fold, recording};
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::json;
@@ -39,9 +39,11 @@ fn variant<'a>(lesson: &'a Lesson, name: &str) -> Result<&'a Variant> {
 }
 
 fn listing(client: &mut WorkerClient, lesson: &Lesson, v: &Variant, arch: &str) -> Result<Listing> {
-    let text = client
-        .sass(lesson, &v.name, arch)?
-        .map_err(|why| anyhow!("{}: {why}", v.name))?;
+    let text = match client.sass(lesson, &v.name, arch) {
+        Ok(text) => text,
+        Err(NoListing::Worker(failure)) => return Err(failure.into()),
+        Err(why) => bail!("{}: {why}", v.name),
+    };
     let mut all = sass::parse(&text);
     let at = all.iter().position(|l| l.kernel == v.kernel).unwrap_or(0);
     (at < all.len())

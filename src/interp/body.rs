@@ -7,7 +7,7 @@ use super::mem::LOCAL_WIN;
 use super::opcode::parse_op;
 use super::operand::{Names, Opnd, Sym, operand};
 use super::ops::{Op, Space};
-use super::{Place, Unsupported};
+use super::{Place, Unmodelled, Unsupported};
 
 /// Split operands at commas outside brackets, braces and parentheses.
 fn split_operands(args: &str) -> Vec<&str> {
@@ -100,7 +100,7 @@ fn patch_labels(st: &mut State, unsupported: &mut Vec<Unsupported>) -> usize {
                     None => unsupported.push(Unsupported {
                         place: ins.place,
                         text: ins.text.clone(),
-                        why: format!("`{name}` is no label or variable here"),
+                        why: format!("`{name}` is no label or variable here").into(),
                     }),
                 }
             }
@@ -186,7 +186,7 @@ fn declare(ctx: &mut Ctx, st: &mut State, t: &str, place: Place) {
     }
 }
 
-fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr, String> {
+fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr, Unmodelled> {
     let mut rest = t.trim();
     let mut guard = None;
     if let Some(g) = rest.strip_prefix('@') {
@@ -252,16 +252,16 @@ fn flatten_pair(dst: Vec<Opnd>) -> Vec<Opnd> {
 }
 
 /// `call.uni (retval0), f, (param0, param1)`.
-fn call(ctx: &Ctx, st: &mut State, args: &str) -> Result<Call, String> {
+fn call(ctx: &Ctx, st: &mut State, args: &str) -> Result<Call, Unmodelled> {
     let parts = split_operands(args);
     let mut k = 0;
     let mut ret = None;
-    let offset = |st: &State, n: &str| -> Result<u32, String> {
+    let offset = |st: &State, n: &str| -> Result<u32, Unmodelled> {
         st.names
             .syms
             .get(n.trim())
             .map(|s| s.addr as u32)
-            .ok_or(format!("`{n}` is no parameter"))
+            .ok_or_else(|| format!("`{n}` is no parameter").into())
     };
     if let Some(r) = parts.first().and_then(|p| p.strip_prefix('(')) {
         let r = r.trim_end_matches(')').trim();

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use super::block::Launch;
 use super::mem::{Filler, Memory};
 use super::{Kernel, Plan, PrepareError, RunError};
+use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::model::results::MemoryStats;
 use crate::model::{Arg, Buffer, ElemType, Init, Lesson, Variant};
@@ -198,7 +199,7 @@ pub fn trace(
     lesson: &Lesson,
     v: &Variant,
     (trace_blocks, seed): (u32, u64),
-    shapes: Option<Receiver<Result<Vec<Reshape>, String>>>,
+    shapes: Option<Receiver<Result<Vec<Reshape>, SassError>>>,
 ) -> Result<MemoryStats, CpuError> {
     let s = BlockSample::of(v, lesson.trace_blocks, trace_blocks);
     let mut p = paged(lesson, seed);

@@ -31,6 +31,7 @@ mod warp;
 use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
+use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::trace::instrument::{self, Site};
 use crate::trace::stream::Streamed;
@@ -60,7 +61,24 @@ impl std::fmt::Display for Place {
 pub struct Unsupported {
     pub place: Place,
     pub text: String,
-    pub why: String,
+    pub why: Unmodelled,
+}
+
+/// Why a line of PTX is not interpreted, in the words the learner reads.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unmodelled(pub String);
+
+impl From<&str> for Unmodelled {
+    fn from(why: &str) -> Unmodelled {
+        Unmodelled(why.to_string())
+    }
+}
+
+impl From<String> for Unmodelled {
+    fn from(why: String) -> Unmodelled {
+        Unmodelled(why)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -182,7 +200,7 @@ pub fn run_streamed(
     mem: &mut Memory,
     launch: &Launch,
     plan: &Plan,
-    later: Option<Receiver<Result<Vec<Reshape>, String>>>,
+    later: Option<Receiver<Result<Vec<Reshape>, SassError>>>,
 ) -> Result<Outcome, RunError> {
     mem.local_bytes = k.prog.local_bytes as usize;
     let total: u64 = launch.grid.iter().map(|&g| u64::from(g)).product();

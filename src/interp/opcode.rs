@@ -1,5 +1,6 @@
 //! Reading an opcode's qualifiers into its decoded form, and refusing what is not modelled.
 
+use super::Unmodelled;
 use super::ops::{AtomOp, Bin, BoolOp, Cmp, Op, Red, Rnd, Shfl, Space, Ty, Un, Vote, ty_of};
 
 fn space_of(q: &str) -> Option<Space> {
@@ -100,22 +101,22 @@ impl<'a> Q<'a> {
     fn has(&self, q: &str) -> bool {
         self.quals.contains(&q)
     }
-    fn need(&self) -> Result<Ty, String> {
-        (self.tys.last().copied()).ok_or_else(|| format!("`{}` has no type", self.text))
+    fn need(&self) -> Result<Ty, Unmodelled> {
+        (self.tys.last().copied()).ok_or_else(|| format!("`{}` has no type", self.text).into())
     }
 }
 
 /// The decoded opcode, or why it is not interpreted.
-pub fn parse_op(text: &str) -> Result<Op, String> {
+pub fn parse_op(text: &str) -> Result<Op, Unmodelled> {
     let q = Q::new(text);
     if let Some(why) = refused(q.base, &q.quals) {
-        return Err(why.to_string());
+        return Err(why.into());
     }
     arith(&q).unwrap_or_else(|| other(&q))
 }
 
 /// Arithmetic and logic on one type; None for any other opcode.
-fn arith(q: &Q) -> Option<Result<Op, String>> {
+fn arith(q: &Q) -> Option<Result<Op, Unmodelled>> {
     let has = |x: &str| q.has(x);
     let need = || q.need();
     let bin = |b: Bin| Ok(Op::Bin(b, need()?));
@@ -163,7 +164,7 @@ fn arith(q: &Q) -> Option<Result<Op, String>> {
 }
 
 /// Everything but arithmetic: comparisons, moves, memory, control, warp-wide.
-fn other(q: &Q) -> Result<Op, String> {
+fn other(q: &Q) -> Result<Op, Unmodelled> {
     let (text, quals, tys) = (q.text, &q.quals, &q.tys);
     let has = |x: &str| q.has(x);
     let need = || q.need();
@@ -196,7 +197,7 @@ fn other(q: &Q) -> Result<Op, String> {
                 rnd: quals.iter().find_map(|q| rnd_of(q)).unwrap_or(Rnd::None),
                 sat: has("sat"),
             }),
-            _ => Err(format!("`{text}`: cvt needs two types")),
+            _ => Err(format!("`{text}`: cvt needs two types").into()),
         },
         "cvta" => Ok(Op::Cvta {
             to: has("to"),
@@ -233,7 +234,7 @@ fn other(q: &Q) -> Result<Op, String> {
 }
 
 /// Control flow, barriers, bit fields and the warp-wide instructions.
-fn control(q: &Q) -> Result<Op, String> {
+fn control(q: &Q) -> Result<Op, Unmodelled> {
     let (text, quals) = (q.text, &q.quals);
     let has = |x: &str| q.has(x);
     let need = || q.need();
@@ -247,12 +248,12 @@ fn control(q: &Q) -> Result<Op, String> {
         "bar" | "barrier" if has("warp") => Ok(Op::BarWarp),
         "barrier" if has("cluster") && has("arrive") => Ok(Op::ClusterArrive),
         "barrier" if has("cluster") && has("wait") => Ok(Op::ClusterWait),
-        "barrier" if has("cluster") => Err(format!("`{text}` is not interpreted")),
+        "barrier" if has("cluster") => Err(format!("`{text}` is not interpreted").into()),
         "bar" | "barrier" if has("red") => match () {
             _ if has("popc") => Ok(Op::BarRed(Red::Popc)),
             _ if has("and") => Ok(Op::BarRed(Red::And)),
             _ if has("or") => Ok(Op::BarRed(Red::Or)),
-            _ => Err(format!("`{text}` is not interpreted")),
+            _ => Err(format!("`{text}` is not interpreted").into()),
         },
         "bar" | "barrier" if has("arrive") => Ok(Op::BarArrive),
         "bar" | "barrier" if has("sync") || quals.is_empty() => Ok(Op::Bar),
@@ -273,7 +274,7 @@ fn control(q: &Q) -> Result<Op, String> {
             _ => Vote::Ballot,
         })),
         "activemask" => Ok(Op::Activemask),
-        _ => Err(format!("`{text}` is not interpreted")),
+        _ => Err(format!("`{text}` is not interpreted").into()),
     }
 }
 
@@ -316,12 +317,16 @@ mod tests {
         );
         let red = parse_op("red.shared::cluster.add.u32");
         assert!(matches!(red, Ok(Op::Atom { red: true, .. })), "{red:?}");
-        let why = parse_op("cp.async.bulk.shared::cluster.global").unwrap_err();
+        let why = parse_op("cp.async.bulk.shared::cluster.global")
+            .unwrap_err()
+            .to_string();
         assert!(why.contains("TMA"), "{why}");
-        let why = parse_op("multimem.ld_reduce.relaxed.cluster.global.add.u32").unwrap_err();
+        let why = parse_op("multimem.ld_reduce.relaxed.cluster.global.add.u32")
+            .unwrap_err()
+            .to_string();
         assert!(why.contains("atomics, mapa"), "{why}");
         for half in ["cvt.rn.f16.f32", "add.rn.bf16x2", "fma.rn.f16"] {
-            let why = parse_op(half).unwrap_err();
+            let why = parse_op(half).unwrap_err().to_string();
             assert!(why.contains("half-precision"), "{half}: {why}");
         }
         // A 16-bit integer type is no half.

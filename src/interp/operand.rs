@@ -1,6 +1,7 @@
 //! Operands: registers by dense index, predicates by index, immediates as bits, addresses
 //! as base + offset, special registers, labels and vectors.
 
+use super::Unmodelled;
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,7 +178,7 @@ fn immediate(t: &str) -> Option<u64> {
 }
 
 /// One operand as written; `what` names it in errors.
-pub fn operand(names: &mut Names, text: &str) -> Result<Opnd, String> {
+pub fn operand(names: &mut Names, text: &str) -> Result<Opnd, Unmodelled> {
     let t = text.trim();
     if t == "_" {
         return Ok(Opnd::Sink);
@@ -192,7 +193,7 @@ pub fn operand(names: &mut Names, text: &str) -> Result<Opnd, String> {
     if let Some(p) = t.strip_prefix('!') {
         return match operand(names, p)? {
             Opnd::Pred(i, n) => Ok(Opnd::Pred(i, !n)),
-            _ => Err(format!("`{t}`: ! before a non-predicate")),
+            _ => Err(format!("`{t}`: ! before a non-predicate").into()),
         };
     }
     if let Some(s) = special(t) {
@@ -210,10 +211,10 @@ pub fn operand(names: &mut Names, text: &str) -> Result<Opnd, String> {
     if t.starts_with(['$', '_']) || t.chars().next().is_some_and(char::is_alphabetic) {
         return Ok(names.label(t));
     }
-    Err(format!("cannot read the operand `{t}`"))
+    Err(format!("cannot read the operand `{t}`").into())
 }
 
-fn address(names: &mut Names, inner: &str) -> Result<Opnd, String> {
+fn address(names: &mut Names, inner: &str) -> Result<Opnd, Unmodelled> {
     let split = inner
         .char_indices()
         .skip(1)
@@ -230,7 +231,7 @@ fn address(names: &mut Names, inner: &str) -> Result<Opnd, String> {
     };
     let b = operand(names, base)?;
     if matches!(b, Opnd::Label(_)) {
-        return Err(format!("[{inner}]: `{base}` is no variable in scope"));
+        return Err(format!("[{inner}]: `{base}` is no variable in scope").into());
     }
     Ok(Opnd::Addr(Box::new(b), off))
 }

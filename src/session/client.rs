@@ -12,6 +12,7 @@ pub use memcheck::{
     MEMCHECK_BLOCKS, MemcheckError, MemcheckReport, SourceLine, memcheck, parse_log,
 };
 pub use racecheck::{RacecheckReport, parse_racecheck, racecheck};
+pub use tools::NoListing;
 
 use crate::model::protocol::{DEVICE_ENV, Reply, Request};
 

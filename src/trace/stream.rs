@@ -12,6 +12,7 @@ use super::decode::Record;
 use super::instrument::Site;
 use super::site_acc::{SiteAcc, space_index};
 use crate::analysis::races::{RaceFinder, SharedEvent, Warps};
+use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::model::results::{MemoryStats, Race};
 
@@ -73,7 +74,7 @@ enum Shapes {
     Known(Vec<Reshape>),
     /// Records of accesses that may be split wait here until the shapes come.
     Coming {
-        from: Receiver<Result<Vec<Reshape>, String>>,
+        from: Receiver<Result<Vec<Reshape>, SassError>>,
         held: Vec<Record>,
     },
 }
@@ -87,7 +88,7 @@ pub struct Streamed {
     /// The shared accesses the SASS makes in pieces (`sass_map::reshape`).
     shapes: Shapes,
     /// Whether the SASS was read for them; the reason when it could not be.
-    pub sass: Result<(), String>,
+    pub sass: Result<(), SassError>,
     /// Records taken in, and those past `cap`, only counted (as the GPU's buffer does).
     pub count: u64,
     pub overflow: u64,
@@ -122,7 +123,7 @@ impl Streamed {
     }
 
     /// As `shaped`, with shapes that come later, from another thread.
-    pub fn shaped_later(mut self, from: Receiver<Result<Vec<Reshape>, String>>) -> Streamed {
+    pub fn shaped_later(mut self, from: Receiver<Result<Vec<Reshape>, SassError>>) -> Streamed {
         self.shapes = Shapes::Coming {
             from,
             held: Vec::new(),
@@ -147,7 +148,7 @@ impl Streamed {
                 Vec::new()
             }
             Err(TryRecvError::Disconnected) => {
-                self.sass = Err("the SASS reader ended with no answer".into());
+                self.sass = Err(SassError::ReaderGone);
                 Vec::new()
             }
         };

@@ -6,6 +6,7 @@ use super::event::Job;
 use super::view::Overlay;
 use crate::analysis::sass::{self, Listing};
 use crate::model::protocol::FALLBACK_ARCH;
+use crate::session::client::NoListing;
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -151,7 +152,7 @@ impl App {
         &mut self,
         lesson: String,
         variant: String,
-        listing: Result<String, String>,
+        listing: Result<String, NoListing>,
     ) {
         let kernel = (self.reading.lessons.iter().find(|l| l.id == lesson))
             .and_then(|l| l.variants.iter().find(|v| v.name == variant))
@@ -166,7 +167,7 @@ impl App {
                     false => SassState::Failed("nvdisasm listed no kernel".into()),
                 }
             }
-            Err(why) => SassState::Failed(why),
+            Err(why) => SassState::Failed(why.to_string()),
         };
         self.view.code.listings.insert((lesson, variant), state);
     }

@@ -5,7 +5,7 @@ use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::exercise::Exercise;
 use crate::model::protocol::{Reply, RunOptions};
-use crate::session::client::{MemcheckReport, WorkerFailure};
+use crate::session::client::{MemcheckReport, NoListing, WorkerFailure};
 use crate::session::ex_check::CheckReport;
 use crate::session::ex_progress::ExerciseBook;
 use crate::session::fold::Capabilities;
@@ -67,7 +67,7 @@ pub enum WorkerEvent {
     Sass {
         lesson: String,
         variant: String,
-        listing: Result<String, String>,
+        listing: Result<String, NoListing>,
     },
     /// An exercise check is over: the report, or why there is none.
     Checked {

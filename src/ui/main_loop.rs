@@ -8,7 +8,25 @@ use crate::session::progress::Progress;
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use std::path::Path;
+use std::process::ExitStatus;
 use std::sync::mpsc::{Receiver, Sender};
+
+/// Why the learner's editor did not open, or did not end well: words for the message line.
+#[derive(Debug, thiserror::Error)]
+pub enum EditError {
+    /// No terminal to lend (the lab runs on a test's backend).
+    #[error("no terminal to lend an editor here: open your file yourself")]
+    NoTerminal,
+    #[error("could not take the terminal back: {0}")]
+    TakeBack(std::io::Error),
+    #[error("could not start `{editor}` ({why}): set $VISUAL or $EDITOR")]
+    NotStarted { editor: String, why: std::io::Error },
+    #[error("`{editor}` ended with {status}; your file is as it left it")]
+    Ended { editor: String, status: ExitStatus },
+    /// An editor in the process itself (a test's) could not write the file.
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+}
 
 /// Draw, then apply each event and draw again, until the learner quits or every sender of
 /// `events` is gone (a test's script has run out). Jobs go to `requests`, and each changed
@@ -20,8 +38,7 @@ pub fn run<B: Backend>(
     requests: &Sender<Job>,
     saves: &Sender<Progress>,
 ) -> Result<(), B::Error> {
-    let mut no_editor =
-        |_: &Path| Err("no terminal to lend an editor here: open your file yourself".to_string());
+    let mut no_editor = |_: &Path| Err(EditError::NoTerminal);
     run_with(terminal, app, events, requests, saves, &mut no_editor)
 }
 
@@ -33,7 +50,7 @@ pub fn run_with<B: Backend>(
     events: &Receiver<UiEvent>,
     requests: &Sender<Job>,
     saves: &Sender<Progress>,
-    edit: &mut dyn FnMut(&Path) -> Result<(), String>,
+    edit: &mut dyn FnMut(&Path) -> Result<(), EditError>,
 ) -> Result<(), B::Error> {
     draw(terminal, app)?;
     hand_off(app, requests, saves);
@@ -45,7 +62,7 @@ pub fn run_with<B: Backend>(
         }
         if let Some(file) = app.exercises.edit.take() {
             if let Err(e) = edit(&file) {
-                app.message = Some(e);
+                app.message = Some(e.to_string());
             }
             // The editor drew over the screen: everything is drawn afresh.
             terminal.clear()?;

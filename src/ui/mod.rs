@@ -28,7 +28,7 @@ mod tests;
 
 pub use app::App;
 pub use event::{Job, UiEvent, WorkerEvent};
-pub use main_loop::{run, run_with};
+pub use main_loop::{EditError, run, run_with};
 pub use runs::Running;
 pub use view::Overlay;
 pub use worker_thread::spawn_with as spawn_worker;

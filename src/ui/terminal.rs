@@ -6,6 +6,7 @@
 use super::app::App;
 use super::event::UiEvent;
 use super::loading::{self, Course, LoadFailure};
+use super::main_loop::EditError;
 use super::{main_loop, progress_writer, worker_thread};
 use crossterm::event::{Event, KeyEventKind, MouseEventKind, poll, read};
 use ratatui::Terminal;
@@ -107,7 +108,7 @@ fn spawn_key_reader(ui: Sender<UiEvent>, pause: Arc<KeyPause>) {
 /// Lend the terminal to the learner's editor (`$VISUAL`, else `$EDITOR`, else `vi`) for
 /// `file`, and take it back: raw mode and the alternate screen off while it runs, the keys
 /// it left unread dropped after.
-fn edit_in_terminal(file: &Path, pause: &KeyPause) -> Result<(), String> {
+fn edit_in_terminal(file: &Path, pause: &KeyPause) -> Result<(), EditError> {
     pause.idle.store(false, Ordering::SeqCst);
     pause.asked.store(true, Ordering::SeqCst);
     let waited = std::time::Instant::now();
@@ -130,15 +131,11 @@ fn edit_in_terminal(file: &Path, pause: &KeyPause) -> Result<(), String> {
         let _ = read();
     }
     pause.asked.store(false, Ordering::SeqCst);
-    back.map_err(|e| format!("could not take the terminal back: {e}"))?;
+    back.map_err(EditError::TakeBack)?;
     match status {
         Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!(
-            "`{editor}` ended with {s}; your file is as it left it"
-        )),
-        Err(e) => Err(format!(
-            "could not start `{editor}` ({e}): set $VISUAL or $EDITOR"
-        )),
+        Ok(status) => Err(EditError::Ended { editor, status }),
+        Err(why) => Err(EditError::NotStarted { editor, why }),
     }
 }
 

@@ -77,10 +77,7 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
             variant,
             arch,
         } => {
-            let listing = match client.sass(&lesson, &variant, &arch) {
-                Ok(l) => l,
-                Err(f) => Err(f.to_string()),
-            };
+            let listing = client.sass(&lesson, &variant, &arch);
             let done = WorkerEvent::Sass {
                 lesson: lesson.id.clone(),
                 variant,

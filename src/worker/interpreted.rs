@@ -22,6 +22,11 @@ use crate::trace::instrument::Site;
 /// What the CPU run says in place of a GPU's figures.
 pub const LABEL: &str = "run on the CPU interpreter";
 
+/// Why a variant's whole-grid run on the interpreter stopped, said as a CPU run.
+#[derive(Debug, thiserror::Error)]
+#[error("{label}: {0}", label = LABEL)]
+struct Stopped(CpuError);
+
 fn stage(send: Sink, v: &Variant, s: &str) {
     send(Reply::Stage {
         variant: v.name.clone(),
@@ -120,7 +125,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
 /// two runs are most of a CPU check): its name, and the run's verdict and outputs.
 type RefRun<'s> = (
     String,
-    ScopedJoinHandle<'s, Result<Vec<(usize, HostData)>, String>>,
+    ScopedJoinHandle<'s, Result<Vec<(usize, HostData)>, Stopped>>,
 );
 
 /// Wait for the reference's run; its outputs become the expected ones if it came out right,
@@ -129,7 +134,7 @@ fn settle(
     pending: &mut Option<RefRun>,
     expected: &mut Vec<(usize, HostData)>,
     reference: &mut Option<String>,
-) -> Option<String> {
+) -> Option<Stopped> {
     let (name, run) = pending.take()?;
     match run.join().expect("the reference's run ended") {
         Ok(outputs) => {
@@ -282,7 +287,7 @@ fn run_small(
     small: &Lesson,
     v: &Variant,
     inputs: &[HostData],
-) -> Result<Placed, String> {
+) -> Result<Placed, Stopped> {
     let bytes: Vec<Vec<u8>> = inputs.iter().map(HostData::to_le_bytes).collect();
     let mut p = lesson::dense(small, &bytes);
     let run = lesson::launch(k, small, v, &mut p).and_then(|l| {
@@ -298,7 +303,7 @@ fn run_small(
     match run {
         // The worker's stdout is the protocol's; plain prints go where a GPU's printf goes.
         Ok(out) => print!("{}", out.printed),
-        Err(e) => return Err(format!("{LABEL}: {e}")),
+        Err(e) => return Err(Stopped(e)),
     }
     Ok(p)
 }
@@ -316,9 +321,9 @@ fn download(p: &mut Placed, small: &Lesson, j: usize) -> HostData {
     HostData::from_le_bytes(small.buffers[j].ty, &lesson::download(p, small, j))
 }
 
-fn failed(r: &mut VariantResult, e: String) {
+fn failed(r: &mut VariantResult, e: Stopped) {
     r.correct = Some(false);
-    r.error = Some(e);
+    r.error = Some(e.to_string());
     r.failure = Some("interpreter".into());
 }
 

@@ -231,19 +231,19 @@ fn fits(gpu: &Gpu, lesson: &Lesson, opts: &RunOptions, send: Sink) -> bool {
     match memory_check(gpu, lesson) {
         Ok(()) => true,
         Err(why) => {
-            refuse_all(lesson, opts, &why, send);
+            refuse_all(lesson, opts, &why.to_string(), send);
             false
         }
     }
 }
 
-fn memory_check(gpu: &Gpu, lesson: &Lesson) -> Result<(), String> {
+fn memory_check(gpu: &Gpu, lesson: &Lesson) -> Result<(), limits::Refusal> {
     // 0: the driver would not say; let the allocation decide then.
     let free = match gpu.free_memory() as u64 {
         0 => u64::MAX,
         f => f,
     };
-    limits::check_memory(lesson, free, host_available()).map_err(|e| e.to_string())
+    limits::check_memory(lesson, free, host_available())
 }
 
 /// Every variant asked for, marked not run, with why: nothing of the lesson fits.

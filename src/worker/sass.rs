@@ -3,35 +3,38 @@
 
 use super::compile;
 use super::listing_cache;
-use crate::analysis::sass;
+use crate::analysis::sass::{self, SassError};
 use crate::analysis::sass_map::{self, PtxAccess, Reshape};
 use crate::cuda::discover;
 use crate::model::access::AccessKind;
-use crate::model::protocol::PIP_HINT;
 use crate::model::{Lesson, Variant};
 use crate::trace::instrument::{DeclaredSpace, Site};
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
-pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, String> {
+pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, SassError> {
     let v = lesson
         .variants
         .iter()
         .find(|v| v.name == variant)
-        .ok_or_else(|| format!("no variant `{variant}` in {}", lesson.id))?;
+        .ok_or_else(|| SassError::NoVariant {
+            variant: variant.to_string(),
+            lesson: lesson.id.clone(),
+        })?;
     // As a compile request: never below what the lesson requires.
     let arch = lesson.requires.arch_for(arch);
-    let built = compile::compile_checked(lesson, v, &arch).map_err(|e| e.to_string())?;
+    let built =
+        compile::compile_checked(lesson, v, &arch).map_err(|e| SassError::Build(e.to_string()))?;
     disassemble(&built.image)
 }
 
 /// A listing, made or being made: whoever asks while nvdisasm runs waits for that run.
-type Cell = Arc<OnceLock<Result<String, String>>>;
+type Cell = Arc<OnceLock<Result<String, SassError>>>;
 
 /// nvdisasm's listing of a CUBIN, made once per distinct CUBIN and nvdisasm and kept, in
 /// this process and on disk (`listing_cache`): a variant is traced and shown again and
 /// again while the learner works, and from one session to the next.
-pub fn disassemble(image: &[u8]) -> Result<String, String> {
+pub fn disassemble(image: &[u8]) -> Result<String, SassError> {
     static SEEN: Mutex<Vec<(Vec<u8>, Cell)>> = Mutex::new(Vec::new());
     let cell = {
         let mut seen = SEEN.lock().unwrap_or_else(|p| p.into_inner());
@@ -57,11 +60,11 @@ pub fn prefetch(image: Vec<u8>) {
     std::thread::spawn(move || drop(disassemble(&image)));
 }
 
-fn made_or_kept(image: &[u8]) -> Result<String, String> {
+fn made_or_kept(image: &[u8]) -> Result<String, SassError> {
     let nvdisasm = discover::find()
         .nvdisasm
         .clone()
-        .ok_or_else(|| format!("nvdisasm not found; get it with: {PIP_HINT}"))?;
+        .ok_or(SassError::NoNvdisasm)?;
     let kept = listing_cache::path(&nvdisasm, image);
     if let Some(text) = kept.as_deref().and_then(listing_cache::read) {
         return Ok(text);
@@ -73,24 +76,22 @@ fn made_or_kept(image: &[u8]) -> Result<String, String> {
     Ok(text)
 }
 
-fn run_nvdisasm(nvdisasm: &std::path::Path, image: &[u8]) -> Result<String, String> {
+fn run_nvdisasm(nvdisasm: &std::path::Path, image: &[u8]) -> Result<String, SassError> {
     let dir = tempfile_dir()?;
     let path = dir.join("kernel.cubin");
-    std::fs::write(&path, image).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(&path, image).map_err(|e| io(&path, e))?;
     let out = Command::new(nvdisasm)
         // No dataflow analysis: it annotates branch-stack jumps, which sm_70 and later do not
         // have, and takes a quarter of nvdisasm's time.
         .args(["-c", "-g", "-ndf"])
         .arg(&path)
         .output()
-        .map_err(|e| format!("{}: {e}", nvdisasm.display()));
+        .map_err(|e| io(nvdisasm, e));
     let _ = std::fs::remove_dir_all(&dir);
     let out = out?;
     if !out.status.success() {
-        return Err(format!(
-            "nvdisasm failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        return Err(SassError::Failed(stderr.trim().to_string()));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -103,18 +104,19 @@ pub fn shapes(
     v: &Variant,
     arch: &str,
     sites: &[Site],
-) -> Result<Vec<Reshape>, String> {
+) -> Result<Vec<Reshape>, SassError> {
     // Only an access wider than a word can become narrower instructions: a kernel without
     // one needs no SASS read (nvdisasm takes a good part of a second to start).
     if !sites.iter().any(Site::may_split) {
         return Ok(Vec::new());
     }
-    let built = compile::compile_checked(lesson, v, arch).map_err(|e| e.to_string())?;
+    let built =
+        compile::compile_checked(lesson, v, arch).map_err(|e| SassError::Build(e.to_string()))?;
     let listings = sass::parse(&disassemble(&built.image)?);
     let listing = (listings.iter())
         .find(|l| l.kernel == built.lowered_name || l.kernel == v.kernel)
         .or(listings.first())
-        .ok_or("nvdisasm listed no kernel")?;
+        .ok_or(SassError::NoKernel)?;
     let ptx: Vec<PtxAccess> = (sites.iter())
         .filter(|s| s.space == DeclaredSpace::Shared)
         .filter_map(|s| {
@@ -130,11 +132,18 @@ pub fn shapes(
 }
 
 /// A fresh folder of our own under the temp dir (nvdisasm reads a file, not a pipe).
-fn tempfile_dir() -> Result<std::path::PathBuf, String> {
+fn tempfile_dir() -> Result<std::path::PathBuf, SassError> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     let dir = std::env::temp_dir().join(format!("gpulab-sass-{}-{nanos}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     Ok(dir)
+}
+
+fn io(path: &std::path::Path, e: std::io::Error) -> SassError {
+    SassError::Io {
+        path: path.display().to_string(),
+        why: e.to_string(),
+    }
 }

@@ -81,7 +81,8 @@ impl Worker {
                 variant,
                 arch,
             } => send(&Reply::Sass {
-                listing: sass::listing(&lesson, &variant, &arch),
+                // The protocol carries the reason as text.
+                listing: sass::listing(&lesson, &variant, &arch).map_err(|e| e.to_string()),
                 variant,
             }),
         }

@@ -11,7 +11,7 @@ use gpulab::course::bundle::CourseRoot;
 use gpulab::session::client::WorkerClient;
 use gpulab::session::progress::Progress;
 use gpulab::session::workspace::Workspace;
-use gpulab::ui::{self, App, Job, UiEvent, WorkerEvent};
+use gpulab::ui::{self, App, EditError, Job, UiEvent, WorkerEvent};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::path::{Path, PathBuf};
@@ -87,7 +87,7 @@ impl Lab {
     pub fn play_until_checked(
         &mut self,
         script: Vec<UiEvent>,
-        edit: &mut dyn FnMut(&Path) -> Result<(), String>,
+        edit: &mut dyn FnMut(&Path) -> Result<(), EditError>,
     ) -> String {
         self.play_noting(script, edit).0
     }
@@ -96,7 +96,7 @@ impl Lab {
     pub fn play_noting(
         &mut self,
         script: Vec<UiEvent>,
-        edit: &mut dyn FnMut(&Path) -> Result<(), String>,
+        edit: &mut dyn FnMut(&Path) -> Result<(), EditError>,
     ) -> (String, bool) {
         let (tx, rx) = channel();
         for ev in script {
@@ -142,6 +142,6 @@ pub fn down() -> UiEvent {
     UiEvent::Key(KeyEvent::new(KeyCode::Down, KeyModifiers::NONE))
 }
 
-pub fn no_editor(_: &Path) -> Result<(), String> {
-    Err("no editor in this step".into())
+pub fn no_editor(_: &Path) -> Result<(), EditError> {
+    Err(EditError::NoTerminal)
 }

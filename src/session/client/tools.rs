@@ -5,6 +5,18 @@ use super::{WorkerClient, WorkerFailure, default_stall_timeout};
 use crate::model::Lesson;
 use crate::model::protocol::{Reply, Request, Toolkit};
 
+/// Why there is no SASS listing of a variant.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum NoListing {
+    /// The worker could not make one (no nvdisasm, the build failed): its words, which
+    /// cross the protocol as text.
+    #[error("{0}")]
+    Refused(String),
+    /// The request itself did not finish.
+    #[error(transparent)]
+    Worker(#[from] WorkerFailure),
+}
+
 impl WorkerClient {
     /// nvdisasm's listing of `variant` built for `arch`, or why there is none.
     pub fn sass(
@@ -12,7 +24,7 @@ impl WorkerClient {
         lesson: &Lesson,
         variant: &str,
         arch: &str,
-    ) -> Result<Result<String, String>, WorkerFailure> {
+    ) -> Result<String, NoListing> {
         let req = Request::Sass {
             lesson: Box::new(lesson.clone()),
             variant: variant.to_string(),
@@ -24,9 +36,10 @@ impl WorkerClient {
                 listing = Some(l.clone());
             }
         })?;
-        listing.ok_or_else(|| WorkerFailure::Crashed {
+        let listing = listing.ok_or_else(|| WorkerFailure::Crashed {
             detail: "it finished without a listing".into(),
-        })
+        })?;
+        listing.map_err(NoListing::Refused)
     }
 
     /// Which CUDA tools the worker finds on this machine (no GPU is opened).
