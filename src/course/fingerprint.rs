@@ -1,7 +1,15 @@
 //! The fingerprint of a variant: what a recording stores, so that a kernel edited since the
 //! recording is shown as stale rather than with figures that no longer describe it.
 
+use crate::model::results::VariantResult;
 use crate::model::{Lesson, Variant};
+
+/// `v`'s result before anything is known of it, with its fingerprint. Here rather than in
+/// the model, which may not hash (the hash is the course's); the worker and the session
+/// both reach it.
+pub fn blank_result(lesson: &Lesson, v: &Variant) -> VariantResult {
+    VariantResult::blank(v, variant_hash(lesson, v))
+}
 
 /// Hash of everything that decides what a variant computes and how it is launched: a
 /// recording whose hash differs from the lesson's is stale.

@@ -314,6 +314,33 @@ pub struct VariantResult {
     pub noise: Option<String>,
 }
 
+impl VariantResult {
+    /// `v`'s result before anything is known of it: its name, the fingerprint of what it
+    /// computes (`source_hash`) and its launch shape. The fingerprint comes from the caller
+    /// (`course::fingerprint::blank_result` computes it): the model hashes nothing.
+    pub fn blank(v: &crate::model::Variant, source_hash: String) -> VariantResult {
+        VariantResult {
+            name: v.name.clone(),
+            source_hash,
+            grid: v.grid,
+            block: v.block,
+            ..Default::default()
+        }
+    }
+
+    /// This result with everything measured dropped: its name, fingerprint and launch
+    /// shape kept.
+    pub fn blanked(&self) -> VariantResult {
+        VariantResult {
+            name: self.name.clone(),
+            source_hash: self.source_hash.clone(),
+            grid: self.grid,
+            block: self.block,
+            ..Default::default()
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LessonResult {
     pub lesson: String,

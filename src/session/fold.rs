@@ -55,13 +55,7 @@ pub fn blank_result(lesson: &Lesson, source: Source, device: Option<DeviceInfo>)
         variants: lesson
             .variants
             .iter()
-            .map(|v| VariantResult {
-                name: v.name.clone(),
-                source_hash: crate::course::fingerprint::variant_hash(lesson, v),
-                grid: v.grid,
-                block: v.block,
-                ..Default::default()
-            })
+            .map(|v| crate::course::fingerprint::blank_result(lesson, v))
             .collect(),
         expect: Vec::new(),
         compile: None,
@@ -112,12 +106,8 @@ impl Fold {
                         // Figures beside code that no longer compiles are not its figures:
                         // the error is its status, and its claims are not measured.
                         *v = VariantResult {
-                            name: v.name.clone(),
-                            source_hash: v.source_hash.clone(),
-                            grid: v.grid,
-                            block: v.block,
                             error: error.clone(),
-                            ..Default::default()
+                            ..v.blanked()
                         };
                     }
                 }

@@ -77,12 +77,8 @@ impl Recording {
                     variants.push(r);
                 }
                 None => variants.push(crate::model::results::VariantResult {
-                    name: v.name.clone(),
-                    source_hash: hash,
                     stale: true,
-                    grid: v.grid,
-                    block: v.block,
-                    ..Default::default()
+                    ..crate::model::results::VariantResult::blank(v, hash)
                 }),
             }
         }

@@ -10,7 +10,7 @@ use super::compile::{compile_cached, compile_checked, compile_job};
 use super::hostdata::{self, HostData};
 use super::outputs;
 use super::runner::{run_order, wanted};
-use crate::course::fingerprint::variant_hash;
+use crate::course::fingerprint::blank_result;
 use crate::cuda::nvrtc::Output;
 use crate::interp::lesson::{self, CpuError, Placed};
 use crate::interp::{Kernel, Plan, prepare};
@@ -70,7 +70,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                 // thread while the variants that were asked for run here.
                 continue;
             }
-            let mut r = blank(lesson, v);
+            let mut r = blank_result(lesson, v);
             let traced = opts.trace && shown;
             let Some(k) = build(lesson, v, &arch, (&mut r, traced), send) else {
                 if shown {
@@ -160,7 +160,7 @@ fn small_reference<'s, 'e: 's>(
     let words = match small.reference {
         Reference::Variant(r) => {
             let sv = &small.variants[r];
-            let mut res = blank(small, sv);
+            let mut res = blank_result(small, sv);
             let k = build(small, sv, arch, (&mut res, false), &mut |_| {})?;
             stage(send, sv, "running the reference on the CPU interpreter");
             let run = scope.spawn(move || {
@@ -223,16 +223,6 @@ pub fn trace_sampled(
     });
     let seed = hostdata::fresh_seed();
     lesson::trace(k, lesson, v, (trace_blocks, seed), shapes)
-}
-
-fn blank(lesson: &Lesson, v: &Variant) -> VariantResult {
-    VariantResult {
-        name: v.name.clone(),
-        source_hash: variant_hash(lesson, v),
-        grid: v.grid,
-        block: v.block,
-        ..Default::default()
-    }
 }
 
 /// The ptxas report (CUBIN build) and the decoded PTX; None with the reason in `r`. For a

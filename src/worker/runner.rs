@@ -10,7 +10,7 @@ use super::launch::Buffers;
 use super::sgemm_ref;
 use super::variant::{self, Job, RunContext};
 use crate::analysis::limits;
-use crate::course::fingerprint::variant_hash;
+use crate::course::fingerprint::blank_result;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::{self, Gpu};
 use crate::model::protocol::{Reply, RunOptions};
@@ -251,14 +251,10 @@ pub(crate) fn refuse_all(lesson: &Lesson, opts: &RunOptions, why: &str, send: Si
     for v in lesson.variants.iter().filter(|v| wanted(opts, &v.name)) {
         send(Reply::Variant {
             result: Box::new(VariantResult {
-                name: v.name.clone(),
                 correct: Some(false),
                 error: Some(format!("not run: {why}")),
                 failure: Some("out of memory".into()),
-                source_hash: variant_hash(lesson, v),
-                grid: v.grid,
-                block: v.block,
-                ..Default::default()
+                ..blank_result(lesson, v)
             }),
         });
     }
@@ -270,12 +266,8 @@ pub(crate) fn lacking(lesson: &Lesson, opts: &RunOptions, why: &str, send: Sink)
     for v in lesson.variants.iter().filter(|v| wanted(opts, &v.name)) {
         send(Reply::Variant {
             result: Box::new(VariantResult {
-                name: v.name.clone(),
                 unmet: Some(why.to_string()),
-                source_hash: variant_hash(lesson, v),
-                grid: v.grid,
-                block: v.block,
-                ..Default::default()
+                ..blank_result(lesson, v)
             }),
         });
     }

@@ -10,7 +10,7 @@ use super::runner::Fatal;
 use super::timing;
 use super::traced::{self, TraceError};
 use crate::analysis::limits;
-use crate::course::fingerprint::variant_hash;
+use crate::course::fingerprint::blank_result;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
 use crate::cuda::module::Kernel;
@@ -54,13 +54,7 @@ pub fn run_variant(
 ) -> Result<VariantResult, Fatal> {
     let v = job.variant;
     let fatal = |e| Fatal::in_variant(&v.name, e);
-    let mut r = VariantResult {
-        name: v.name.clone(),
-        source_hash: variant_hash(ctx.lesson, v),
-        grid: v.grid,
-        block: v.block,
-        ..Default::default()
-    };
+    let mut r = blank_result(ctx.lesson, v);
     let Some(compiled) = compile(ctx, v, &mut r, send) else {
         return Ok(r);
     };
