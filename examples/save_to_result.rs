@@ -61,7 +61,7 @@ impl Lab {
             }
             (hub, false, seen, stages)
         });
-        let mut no_editor = |_: &Path| Err("no editor here".to_string());
+        let mut no_editor = |_: &Path| Err(ui::EditError::NoTerminal);
         let (app, term) = (&mut self.app, &mut self.terminal);
         ui::run_with(term, app, &rx, &self.jobs, &self.saves, &mut no_editor)
             .expect("the loop runs");

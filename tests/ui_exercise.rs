@@ -101,7 +101,7 @@ fn on_a_gpu_the_figures_come_before_the_output_is_checked_at_every_size() {
     let client =
         WorkerClient::with_command(bin(), vec!["worker".into()]).env("GPULAB_WORKER_FAKE", "gpu");
     let mut lab = Lab::with_worker(client);
-    let mut editor = |p: &Path| std::fs::write(p, "// saved").map_err(|e| e.to_string());
+    let mut editor = |p: &Path| Ok(std::fs::write(p, "// saved")?);
     let (screen, early) = lab.play_noting(vec![down(), key('e')], &mut editor);
     assert!(early, "the main run's figures first:\n{screen}");
     assert!(
