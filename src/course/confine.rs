@@ -46,7 +46,7 @@ pub enum SourceError {
 /// the file's own folder (or any `..` in a `<...>` include, which is looked up in CUDA's
 /// folders), or a name given by a macro.
 pub fn check_includes(rel: &str, text: &str) -> Result<(), SourceError> {
-    let code = without_comments(text);
+    let code = super::signature::blank_comments(text, true);
     // Where the file itself sits: how far an include may climb.
     let depth = Path::new(rel).parent().map_or(0, |d| {
         d.components()
@@ -127,55 +127,6 @@ pub fn check_includes(rel: &str, text: &str) -> Result<(), SourceError> {
         }
     }
     Ok(())
-}
-
-/// `text` with its comments blanked, character for character (so lines and columns stay
-/// where they were); string and character literals are kept as they are.
-fn without_comments(text: &str) -> String {
-    let blank = |n: char| if n == '\n' { '\n' } else { ' ' };
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (c, chars.peek()) {
-            ('/', Some('/')) => {
-                out.push(' ');
-                while let Some(&n) = chars.peek() {
-                    if n == '\n' {
-                        break;
-                    }
-                    chars.next();
-                    out.push(' ');
-                }
-            }
-            ('/', Some('*')) => {
-                chars.next();
-                out.push_str("  ");
-                let mut prev = ' ';
-                for n in chars.by_ref() {
-                    out.push(blank(n));
-                    if prev == '*' && n == '/' {
-                        break;
-                    }
-                    prev = n;
-                }
-            }
-            ('"' | '\'', _) => {
-                out.push(c);
-                while let Some(n) = chars.next() {
-                    out.push(n);
-                    if n == '\\' {
-                        if let Some(e) = chars.next() {
-                            out.push(e);
-                        }
-                    } else if n == c || n == '\n' {
-                        break;
-                    }
-                }
-            }
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// Refuse, from its text alone, a path that is absolute or climbs above where it starts.

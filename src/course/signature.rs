@@ -41,15 +41,22 @@ pub enum ParamKind {
 /// kept, so positions stay). The string of a linkage specification (`extern "C"`) is kept:
 /// it says whether a kernel's name is mangled.
 pub fn code_only(src: &str) -> String {
+    blank_comments(src, false)
+}
+
+/// `src` with its comments blanked, character for character (so lines and columns stay
+/// where they were); string and character literals are kept as written when `keep_strings`
+/// (an `#include` names its file in one), else blanked but for a linkage specification's.
+pub fn blank_comments(src: &str, keep_strings: bool) -> String {
     let mut out = String::with_capacity(src.len());
     let mut chars = src.chars().peekable();
     while let Some(c) = chars.next() {
         match (c, chars.peek()) {
             ('/', Some('/')) => {
                 out.push(' ');
-                while let Some(&n) = chars.peek().filter(|&&n| n != '\n') {
+                while chars.peek().is_some_and(|&n| n != '\n') {
                     chars.next();
-                    out.push(blank(n));
+                    out.push(' ');
                 }
             }
             ('/', Some('*')) => {
@@ -65,13 +72,13 @@ pub fn code_only(src: &str) -> String {
                 }
             }
             ('"' | '\'', _) => {
-                let keep = c == '"' && out.trim_end().ends_with("extern");
+                let keep = keep_strings || c == '"' && out.trim_end().ends_with("extern");
                 out.push(c);
                 while let Some(n) = chars.next() {
                     if n == '\\' {
-                        out.push(' ');
+                        out.push(if keep { n } else { ' ' });
                         if let Some(e) = chars.next() {
-                            out.push(blank(e));
+                            out.push(if keep { e } else { blank(e) });
                         }
                         continue;
                     }
