@@ -7,6 +7,7 @@ mod common;
 use common::{bin, fixture};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::model::protocol::{Reply, RunOptions};
+use gpulab::model::results::Failure;
 use gpulab::model::results::{LessonResult, Source, VariantResult};
 use gpulab::session::client::{WorkerClient, WorkerFailure};
 use gpulab::session::fold;
@@ -92,7 +93,7 @@ fn every_fault_is_said_in_its_own_words_and_the_variant_after_it_is_correct_and_
         let words = v.error.as_deref().unwrap_or_default();
         eprintln!("{name}: {:?} {words}", v.failure);
         assert_eq!(v.correct, Some(false), "{name}");
-        let kind = v.failure.as_deref().unwrap_or_default();
+        let kind = v.failure.as_ref().map(Failure::as_str).unwrap_or_default();
         assert!(kinds.contains(&kind), "{name} reported as {kind}: {words}");
         assert!(words.contains(phrase), "{name} lacks {phrase:?}: {words}");
         assert_correct_and_timed(&r, &format!("after-{name}"));
@@ -132,7 +133,10 @@ fn buffers_larger_than_the_gpu_are_refused_up_front_with_both_sizes() {
         "{words}"
     );
     assert!(words.ends_with(" free"), "{words}");
-    assert_eq!(v.failure.as_deref(), Some("out of memory"));
+    assert_eq!(
+        v.failure.as_ref().map(Failure::as_str),
+        Some("out of memory")
+    );
     assert!(
         took < Duration::from_secs(8),
         "refused after {took:?}, not up front"

@@ -85,8 +85,8 @@ pub fn wrong_without_race(v: &VariantResult) -> bool {
 
 /// FAULT for an error the GPU raised, FAILED for a hang, a crash or a refused start.
 fn failure_word(v: &VariantResult) -> &'static str {
-    match v.failure.as_deref() {
-        Some(f) if f.starts_with("CUDA_ERROR_") || f == "fault" => "FAULT",
+    match &v.failure {
+        Some(f) if f.is_fault() => "FAULT",
         _ => "FAILED",
     }
 }

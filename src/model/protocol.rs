@@ -172,7 +172,7 @@ pub enum Reply {
         error: String,
         /// What kind of loss: the CUDA error's name (`CUDA_ERROR_ILLEGAL_ADDRESS`),
         /// `timeout` or `crashed`; a fault can be rerun under compute-sanitizer.
-        failure: String,
+        failure: crate::model::results::Failure,
     },
 }
 

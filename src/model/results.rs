@@ -295,10 +295,10 @@ pub struct VariantResult {
     /// has no output to compare (the variant ran and was timed, it is not wrong).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check: Option<String>,
-    /// What ended the variant, when the worker was lost on it: the CUDA error's name,
-    /// `timeout` or `crashed` (see `Reply::Lost`).
+    /// What ended the variant, when the worker was lost on it or it could not run: the CUDA
+    /// error, a timeout, a crash, ... (see `Reply::Lost`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub failure: Option<String>,
+    pub failure: Option<Failure>,
     /// Figures the kernel measured itself (`measures:`), by name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub measured: BTreeMap<String, crate::model::measure::Measured>,
@@ -359,4 +359,132 @@ pub struct LessonResult {
     /// `gpulab record` measured them; absent from recordings made before knobs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub knobs: Vec<VariantResult>,
+}
+
+/// What ended a variant before it gave figures. Written as its words in results and
+/// recordings (`"CUDA_ERROR_ILLEGAL_ADDRESS"`, `"timeout"`, ...), as it always was, so every
+/// recording reads; in the code it is matched, never compared as text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum Failure {
+    /// An error the GPU raised, by its CUDA name (`CUDA_ERROR_...`).
+    Cuda(String),
+    /// A fault whose error had no name.
+    Fault,
+    /// The worker stopped answering (an endless kernel).
+    Timeout,
+    /// The worker died.
+    Crashed,
+    /// The worker could not start.
+    Start,
+    /// The variant was never run (an earlier loss ended the request).
+    NotRun,
+    /// The launch is beyond what the GPU allows.
+    LaunchLimits,
+    /// The driver refused the launch without naming an error.
+    Refused,
+    /// A `__constant__` fill that does not fit its symbol.
+    ConstantSize,
+    /// The lesson's buffers do not fit in the GPU's memory.
+    OutOfMemory,
+    /// The CPU interpreter does not run this kernel.
+    NotInterpreted,
+    /// The CPU interpreter stopped the kernel (an error at run time).
+    Interpreter,
+    /// Words this build does not know (a recording from a later one).
+    Other(String),
+}
+
+impl Failure {
+    const WORDS: [(Failure, &'static str); 11] = [
+        (Failure::Fault, "fault"),
+        (Failure::Timeout, "timeout"),
+        (Failure::Crashed, "crashed"),
+        (Failure::Start, "start"),
+        (Failure::NotRun, "not run"),
+        (Failure::LaunchLimits, "launch limits"),
+        (Failure::Refused, "refused"),
+        (Failure::ConstantSize, "constant size"),
+        (Failure::OutOfMemory, "out of memory"),
+        (Failure::NotInterpreted, "not interpreted"),
+        (Failure::Interpreter, "interpreter"),
+    ];
+
+    /// The failure's words, as results and recordings keep them.
+    pub fn as_str(&self) -> &str {
+        match self {
+            Failure::Cuda(name) | Failure::Other(name) => name,
+            f => Self::WORDS
+                .iter()
+                .find(|(w, _)| w == f)
+                .map_or("?", |(_, s)| s),
+        }
+    }
+
+    /// An error the GPU raised (a named CUDA error, or a fault): a FAULT, which
+    /// compute-sanitizer can place, not a hang or a refusal.
+    pub fn is_fault(&self) -> bool {
+        matches!(self, Failure::Cuda(_) | Failure::Fault)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(s: &str) -> Failure {
+        if s.starts_with("CUDA_ERROR_") {
+            return Failure::Cuda(s.to_string());
+        }
+        (Self::WORDS.iter())
+            .find(|(_, w)| *w == s)
+            .map_or_else(|| Failure::Other(s.to_string()), |(f, _)| f.clone())
+    }
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Failure {
+        Failure::from(s.as_str())
+    }
+}
+
+impl From<Failure> for String {
+    fn from(f: Failure) -> String {
+        f.as_str().to_string()
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Failure;
+
+    #[test]
+    fn a_failure_reads_and_writes_the_words_recordings_keep() {
+        for words in [
+            "CUDA_ERROR_ILLEGAL_ADDRESS",
+            "fault",
+            "timeout",
+            "crashed",
+            "start",
+            "not run",
+            "launch limits",
+            "refused",
+            "constant size",
+            "out of memory",
+            "not interpreted",
+            "interpreter",
+            "something newer",
+        ] {
+            let json = format!("\"{words}\"");
+            let f: Failure = serde_json::from_str(&json).unwrap();
+            assert_eq!(serde_json::to_string(&f).unwrap(), json);
+        }
+        assert!(Failure::from("CUDA_ERROR_MISALIGNED_ADDRESS").is_fault());
+        assert!(Failure::from("fault").is_fault());
+        assert!(!Failure::from("timeout").is_fault());
+        assert_eq!(Failure::from("not run"), Failure::NotRun);
+    }
 }

@@ -6,6 +6,7 @@
 use super::app::App;
 use super::event::Job;
 use super::view::Overlay;
+use crate::model::results::Failure;
 use crate::session::client::{MemcheckError, MemcheckReport};
 
 /// The memcheck rerun of one variant: going, or what came of it.
@@ -30,10 +31,7 @@ impl App {
     pub fn memcheck_offer(&self) -> Option<&str> {
         self.runs.sanitizer.as_ref()?;
         let v = self.result()?.variants.get(self.view.variant)?;
-        let cuda_fault = v
-            .failure
-            .as_deref()
-            .is_some_and(|f| f.starts_with("CUDA_ERROR_"));
+        let cuda_fault = matches!(v.failure, Some(Failure::Cuda(_)));
         cuda_fault.then_some(v.name.as_str())
     }
 

@@ -4,6 +4,7 @@
 //! times, bandwidth or occupancy from the driver: they need a GPU and stay absent.
 
 use super::Sink;
+use crate::model::results::Failure;
 use std::thread::{Scope, ScopedJoinHandle};
 
 use super::compile::{compile_cached, compile_checked, compile_job};
@@ -265,7 +266,7 @@ fn build(
         }
         Err(e) => {
             r.error = Some(e);
-            r.failure = Some("not interpreted".into());
+            r.failure = Some(Failure::NotInterpreted);
             None
         }
     }
@@ -314,7 +315,7 @@ fn download(p: &mut Placed, small: &Lesson, j: usize) -> HostData {
 fn failed(r: &mut VariantResult, e: Stopped) {
     r.correct = Some(false);
     r.error = Some(e.to_string());
-    r.failure = Some("interpreter".into());
+    r.failure = Some(Failure::Interpreter);
 }
 
 fn judge(small: &Lesson, p: &mut Placed, expected: &[(usize, HostData)], r: &mut VariantResult) {

@@ -14,6 +14,7 @@ use crate::course::fingerprint::blank_result;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::{self, Gpu};
 use crate::model::protocol::{Reply, RunOptions};
+use crate::model::results::Failure;
 use crate::model::results::{Peak, VariantResult};
 use crate::model::{Lesson, Reference, Variant};
 
@@ -253,7 +254,7 @@ pub(crate) fn refuse_all(lesson: &Lesson, opts: &RunOptions, why: &str, send: Si
             result: Box::new(VariantResult {
                 correct: Some(false),
                 error: Some(format!("not run: {why}")),
-                failure: Some("out of memory".into()),
+                failure: Some(Failure::OutOfMemory),
                 ..blank_result(lesson, v)
             }),
         });

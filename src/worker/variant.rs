@@ -16,6 +16,7 @@ use crate::cuda::gpu::Gpu;
 use crate::cuda::module::Kernel;
 use crate::cuda::nvrtc::Compiled;
 use crate::model::protocol::{Reply, RunOptions};
+use crate::model::results::Failure;
 use crate::model::results::{DeviceInfo, Peak, PtxasReport, VariantResult};
 use crate::model::{Lesson, Variant};
 
@@ -63,7 +64,7 @@ pub fn run_variant(
     if let Err(why) = limits::check_launch(v, ctx.gpu.info(), None) {
         r.correct = Some(false);
         r.error = Some(format!("not launched: {why}"));
-        r.failure = Some("launch limits".into());
+        r.failure = Some(Failure::LaunchLimits);
         return Ok(r);
     }
     if let Err(e) = load_check_time(ctx, job, &compiled, bufs, &mut r, send) {
@@ -72,7 +73,7 @@ pub fn run_variant(
         }
         // A refused launch leaves the context as it was: the run goes on in this worker.
         r.correct = Some(false);
-        r.failure = Some(e.code().unwrap_or("refused").to_string());
+        r.failure = Some(e.code().map_or(Failure::Refused, Failure::from));
         r.error = Some(refused_words(&e, v, ctx.gpu.info(), r.ptxas.as_ref()));
         return Ok(r);
     }
@@ -101,7 +102,7 @@ fn load_check_time(
     if let Some(why) = measure::fill_constants(ctx.lesson, v, &module, bufs)? {
         r.correct = Some(false);
         r.error = Some(format!("not launched: {why}"));
-        r.failure = Some("constant size".into());
+        r.failure = Some(Failure::ConstantSize);
         return Ok(());
     }
     r.occupancy = launch::measure_occupancy(ctx.gpu, v, &kernel, r.ptxas.as_ref());

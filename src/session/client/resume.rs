@@ -5,6 +5,7 @@
 
 use super::{WorkerClient, WorkerFailure};
 use crate::model::protocol::{Reply, Request, RunOptions};
+use crate::model::results::Failure;
 use crate::model::{Lesson, Reference};
 use std::time::Duration;
 
@@ -22,15 +23,15 @@ impl WorkerFailure {
     }
 
     /// The kind of loss, as `VariantResult::failure` keeps it.
-    pub fn kind(&self) -> String {
+    pub fn kind(&self) -> Failure {
         match self {
-            WorkerFailure::Fault { message, .. } => super::explain::code_of(message)
-                .unwrap_or("fault")
-                .to_string(),
-            WorkerFailure::Timeout { .. } => "timeout".into(),
-            WorkerFailure::Crashed { .. } => "crashed".into(),
-            WorkerFailure::Start(_) => "start".into(),
-            WorkerFailure::NotRun(_) => "not run".into(),
+            WorkerFailure::Fault { message, .. } => {
+                super::explain::code_of(message).map_or(Failure::Fault, Failure::from)
+            }
+            WorkerFailure::Timeout { .. } => Failure::Timeout,
+            WorkerFailure::Crashed { .. } => Failure::Crashed,
+            WorkerFailure::Start(_) => Failure::Start,
+            WorkerFailure::NotRun(_) => Failure::NotRun,
         }
     }
 }
@@ -176,13 +177,16 @@ mod tests {
             message: "synchronize: x (CUDA_ERROR_MISALIGNED_ADDRESS)".into(),
         };
         assert_eq!(f.variant(), Some("bad"));
-        assert_eq!(f.kind(), "CUDA_ERROR_MISALIGNED_ADDRESS");
+        assert_eq!(
+            f.kind(),
+            Failure::Cuda("CUDA_ERROR_MISALIGNED_ADDRESS".into())
+        );
         let t = WorkerFailure::Timeout {
             secs: 1.0,
             variant: String::new(),
             stage: "starting".into(),
         };
         assert_eq!(t.variant(), None);
-        assert_eq!(t.kind(), "timeout");
+        assert_eq!(t.kind(), Failure::Timeout);
     }
 }
