@@ -4,9 +4,6 @@
 // result: every variant writes the same numbers, and only how many different entries a
 // warp asks for in one step, and through which path, differs.
 
-#ifndef DISTINCT
-#define DISTINCT 1  // different entries one warp reads in each step: 1, 2, 4, 8, 16 or 32
-#endif
 #ifndef PATH
 #define PATH 0      // 0: the __constant__ table; 1: the same words in global memory, via __ldg
 #endif
@@ -38,13 +35,18 @@ __device__ __forceinline__ unsigned read(const unsigned* p)
 #endif
 }
 
+// `lanes_per_key` neighbouring lanes share a key, so a warp holds 32 / lanes_per_key
+// different keys: 32 / DISTINCT, from the lesson. It is an argument, not a define, so every
+// variant compiles to the same code: with a constant 32 the compiler would see the key is 0
+// and fold the uniform variant's addresses into its instructions, and the variants would
+// then differ in more than the addresses their warps name.
 extern "C" __global__ void table_sum(const unsigned* __restrict__ tbl,
                                      const unsigned* __restrict__ in,
-                                     unsigned* __restrict__ out, int rounds)
+                                     unsigned* __restrict__ out, int rounds,
+                                     unsigned lanes_per_key)
 {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    // 32 / DISTINCT neighbouring lanes share a key, so a warp holds DISTINCT different keys.
-    unsigned key = (threadIdx.x & 31) / (32 / DISTINCT);
+    unsigned key = (threadIdx.x & 31) / lanes_per_key;
     unsigned x = in[i];
     for (int r = 0; r < rounds; ++r) {
         unsigned sum = 0;
