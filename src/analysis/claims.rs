@@ -14,6 +14,7 @@ pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
             claim: claim.text.clone(),
             holds: None,
             detail: "needs a GPU (run on the CPU interpreter: no times)".into(),
+            margin: None,
         };
     }
     let (holds, detail) = match judge(&claim.kind, result) {
@@ -21,10 +22,13 @@ pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
         Err(Verdict::NotMeasured(d)) => (None, d),
         Err(Verdict::Wrong(d)) => (Some(false), d),
     };
+    // A margin only where the claim was judged: a missing or wrong figure has none.
+    let margin = holds.and_then(|_| crate::analysis::margin::margin(claim, result));
     ClaimResult {
         claim: claim.text.clone(),
         holds,
         detail,
+        margin,
     }
 }
 

@@ -8,6 +8,7 @@ pub mod footprint;
 pub mod heatmap;
 pub mod limits;
 pub mod line_diff;
+pub mod margin;
 pub mod occupancy;
 pub mod ptxas_log;
 mod race_intervals;

@@ -2,10 +2,11 @@
 
 use super::load_course;
 use super::say::say_err;
+use crate::analysis::margin::margin_words;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::protocol::{Reply, RunOptions};
-use crate::model::results::{LessonResult, Source};
+use crate::model::results::{ClaimResult, LessonResult, Margin, Source};
 use crate::session::client::{WorkerClient, WorkerFailure};
 use crate::session::recording::{self, Recording};
 use crate::session::{fold, knobs};
@@ -63,10 +64,14 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
                 Some(false) => "✗",
                 None => "?",
             };
-            say_err!("  {mark} {}  {}", c.claim, c.detail);
+            match &c.margin {
+                Some(m) => say_err!("  {mark} {}  {}  [{}]", c.claim, c.detail, margin_words(m)),
+                None => say_err!("  {mark} {}  {}", c.claim, c.detail),
+            }
         }
         results.push(result);
     }
+    say_margins(&results);
     let rec = Recording::new(dev.clone(), peak, results);
     let path = out.unwrap_or_else(|| recording::default_path(&root.recordings_dir(), &dev));
     rec.write(&path)
@@ -107,4 +112,29 @@ fn unmet_everywhere(result: &LessonResult) -> Option<String> {
         .iter()
         .all(|v| v.unmet.is_some())
         .then_some(first)
+}
+
+/// The timing claims of the whole recording, thinnest margin first: a claim that held by
+/// less than its noise will fail on some learner's run, so the course restates it.
+fn say_margins(results: &[LessonResult]) {
+    let mut timed: Vec<(&str, &ClaimResult, Margin)> = results
+        .iter()
+        .flat_map(|r| r.expect.iter().map(move |c| (r.lesson.as_str(), c)))
+        .filter_map(|(l, c)| c.margin.map(|m| (l, c, m)))
+        .collect();
+    if timed.is_empty() {
+        return;
+    }
+    timed.sort_by(|x, y| {
+        let slack = |m: &Margin| m.headroom_pct - m.noise_pct;
+        slack(&x.2).total_cmp(&slack(&y.2))
+    });
+    let thin = timed.iter().filter(|t| !t.2.clear_of_noise()).count();
+    say_err!(
+        "timing claims: {} judged, {thin} within their noise; the thinnest:",
+        timed.len()
+    );
+    for (lesson, c, m) in timed.iter().take(5) {
+        say_err!("  {lesson}: {}  [{}]", c.claim, margin_words(m));
+    }
 }

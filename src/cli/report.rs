@@ -1,6 +1,7 @@
 //! `gpulab run` without `--json`: the figures as a plain table, the claims under it.
 
 use crate::analysis::describe::{first_race, per_request, source_label, status};
+use crate::analysis::margin::margin_words;
 use crate::analysis::stats::fmt_ms;
 use crate::model::Lesson;
 use crate::model::results::{LessonResult, Source, VariantResult};
@@ -162,6 +163,9 @@ fn claims(r: &LessonResult) -> String {
         out.push_str(&format!("  {mark} {}", c.claim));
         if !c.detail.is_empty() {
             out.push_str(&format!("  ({})", c.detail));
+        }
+        if let Some(m) = &c.margin {
+            out.push_str(&format!("  [{}]", margin_words(m)));
         }
         out.push('\n');
     }

@@ -242,6 +242,24 @@ pub struct ClaimResult {
     pub holds: Option<bool>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub detail: String,
+    /// For a claim judged on times: how far it stands from its bar, against the noise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<Margin>,
+}
+
+/// How far a timing claim's figure stands from its bar, as a percentage of the bar
+/// (negative: on the wrong side), and the spread of the times it was judged on.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Margin {
+    pub headroom_pct: f64,
+    pub noise_pct: f64,
+}
+
+impl Margin {
+    /// Holds by more than the noise: a rerun on the same GPU would not flip it.
+    pub fn clear_of_noise(&self) -> bool {
+        self.headroom_pct > self.noise_pct
+    }
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
