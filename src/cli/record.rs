@@ -27,6 +27,10 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
     let mut peak = Default::default();
     let mut failed = 0;
     for l in &lessons {
+        // Sized for this GPU where the lesson takes sizes from it; the recording keeps the
+        // device's figures, so a replay reads the lesson at the same sizes.
+        let sized = crate::session::source::device_sized(root, l, &dev)?;
+        let l = sized.as_ref().unwrap_or(l);
         say_err!("· {} ({} variants)", l.id, l.variants.len());
         let mut result = fold::blank_result(l, Source::Live, Some(dev.clone()));
         let res = fold::run_lesson(

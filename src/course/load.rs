@@ -17,6 +17,7 @@ mod requires;
 mod resolve;
 mod sizes;
 mod sweeps;
+mod templates;
 mod textures;
 mod variants;
 

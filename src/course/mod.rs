@@ -6,6 +6,7 @@ pub mod bundle;
 pub mod claims;
 pub mod confine;
 pub mod depth;
+pub mod device_sizes;
 pub mod expr;
 pub mod fingerprint;
 pub mod load;

@@ -94,6 +94,31 @@ pub fn cpu_sized(root: &CourseRoot, lesson: &Lesson) -> Result<Option<Lesson>, C
     }
 }
 
+/// `lesson` read again with the figures `device` reports (its L2's size, its SMs, ...),
+/// where the lesson sizes its problem from them (`gpu_l2_bytes` and the like in
+/// `problem`); None when it names none, or `device` has the values it was read with. A
+/// live run on an H200 then streams past the H200's L2, not the H100's.
+pub fn device_sized(
+    root: &CourseRoot,
+    lesson: &Lesson,
+    device: &DeviceInfo,
+) -> Result<Option<Lesson>, CourseError> {
+    let figures: Vec<(String, i64)> = crate::course::device_sizes::device_sizes(device)
+        .into_iter()
+        .filter(|(name, _)| lesson.problem.iter().any(|(n, _)| n == name))
+        .collect();
+    let same = figures
+        .iter()
+        .all(|f| lesson.problem.iter().any(|p| p == f));
+    if same {
+        return Ok(None);
+    }
+    match crate::course::reload_sized(root, &lesson.file, &figures) {
+        Ok(l) => Ok(Some(l)),
+        Err(mut errs) => Err(errs.swap_remove(0)),
+    }
+}
+
 /// The recorded figures of `lesson`, claims judged; blank and marked `Source::None` when
 /// the recording lacks it, so nothing claims to be recorded that was not.
 pub fn recorded(rec: Option<&Recording>, lesson: &Lesson) -> LessonResult {
@@ -155,6 +180,12 @@ pub fn figures(
         _ => fold::hello(&mut client, device)?,
     };
     let plan = plan(&caps, lesson, &shown, ask);
+    // A live run runs the lesson as sized for this GPU.
+    let on_device = match &plan {
+        Plan::Live(dev) => device_sized(root, lesson, dev)?,
+        _ => None,
+    };
+    let lesson = on_device.as_ref().unwrap_or(lesson);
     let sized = match plan {
         Plan::Interpreted => cpu_sized(root, lesson)?,
         _ => None,
@@ -201,8 +232,9 @@ pub fn figures(
 pub enum FiguresError {
     #[error(transparent)]
     Worker(#[from] WorkerFailure),
-    #[error("problem_cpu: {0}")]
-    CpuSize(#[from] CourseError),
+    /// The lesson read again at its CPU size, or at this GPU's figures, did not load.
+    #[error("{0}")]
+    Resized(#[from] CourseError),
 }
 
 fn say_recorded(

@@ -6,8 +6,10 @@ use super::app::App;
 use super::event::UiEvent;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
+use crate::model::results::DeviceInfo;
 use crate::session::progress::Progress;
 use crate::session::recording::{self, Recording};
+use crate::session::source;
 use std::sync::mpsc::Sender;
 use thiserror::Error;
 
@@ -45,7 +47,24 @@ pub fn load(root: &CourseRoot) -> Result<Course, LoadFailure> {
         return Err(LoadFailure { problems });
     }
     let recording = recording::newest(&root.recordings());
+    // Until a GPU answers, the lessons are read at the sizes the recording ran with.
+    let lessons = match &recording {
+        Some(rec) => on_device(root, lessons, &rec.device),
+        None => lessons,
+    };
     Ok(Course { lessons, recording })
+}
+
+/// `lessons`, each that sizes its problem from the GPU read again with `device`'s figures;
+/// one that fails to read so stays as it was (its problem is reported where it runs).
+pub fn on_device(root: &CourseRoot, lessons: Vec<Lesson>, device: &DeviceInfo) -> Vec<Lesson> {
+    lessons
+        .into_iter()
+        .map(|l| match source::device_sized(root, &l, device) {
+            Ok(Some(sized)) => sized,
+            _ => l,
+        })
+        .collect()
 }
 
 /// Run `loader` on a thread of its own and send what it gives, once.

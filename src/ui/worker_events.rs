@@ -52,6 +52,12 @@ impl App {
     /// No GPU but NVRTC: the timings stay the recording's, and the compile reports are
     /// made live for every lesson.
     fn on_ready(&mut self, caps: Capabilities) {
+        // A GPU here: its lessons are sized for it, as its runs will be.
+        if let Some(dev) = &caps.device {
+            let lessons = std::mem::take(&mut self.reading.lessons);
+            self.reading.lessons =
+                super::loading::on_device(&self.reading.course_root, lessons, dev);
+        }
         self.plan_compiles(&caps);
         self.runs.caps = Some(caps);
         // A code or diff view opened before the worker answered asks for its SASS now.

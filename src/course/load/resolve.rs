@@ -6,7 +6,9 @@
 use super::Errors;
 use super::cx::{Cx, Known};
 use super::sweeps::{self, Expansion};
-use super::{attrs, exercises, measures, reference, requires, sizes, textures, variants};
+use super::{
+    attrs, exercises, measures, reference, requires, sizes, templates, textures, variants,
+};
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
 use crate::course::schema::RawLesson;
@@ -35,8 +37,8 @@ pub(super) fn resolve(
 ) -> Option<Lesson> {
     let mut cx = Cx::new(spans, errs, &raw.failed, sizes);
     let head = head(&mut cx, &raw, file);
-    let pages = pages(&mut cx, &raw);
     let problem = sizes::problem(&mut cx, &raw);
+    let pages = pages(&mut cx, &raw, &problem);
     let problem_cpu = (raw.head.problem_cpu.as_ref())
         .and_then(|s| exercises::size_set(&mut cx, s, "problem_cpu", &problem))
         .unwrap_or_default();
@@ -77,7 +79,7 @@ pub(super) fn resolve(
     );
     let l2_persisting_bytes = attrs::persisting_bytes(&mut cx, &raw, &problem);
     let trace_blocks = trace_blocks(&mut cx, &raw);
-    let checkpoint = checkpoint(&mut cx, &raw);
+    let checkpoint = checkpoint(&mut cx, &raw, &problem);
     let exercises = exercises::exercises(&mut cx, root, &raw, &known, &variant_names);
     Some(Lesson {
         id: head.id?,
@@ -275,7 +277,7 @@ fn names_of(cx: &Cx, list: &str, n: usize) -> Vec<String> {
         .collect()
 }
 
-fn pages(cx: &mut Cx, raw: &RawLesson) -> Option<Vec<Page>> {
+fn pages(cx: &mut Cx, raw: &RawLesson, problem: &[(String, i64)]) -> Option<Vec<Page>> {
     if raw.pages.is_empty() {
         if cx.has("pages") && !cx.failed.contains("pages") {
             cx.err(
@@ -287,15 +289,23 @@ fn pages(cx: &mut Cx, raw: &RawLesson) -> Option<Vec<Page>> {
         }
         return None;
     }
-    raw.pages
-        .iter()
-        .map(|p| {
-            p.as_ref().map(|p| Page {
+    let mut out = Vec::new();
+    let mut ok = true;
+    for (k, p) in raw.pages.iter().enumerate() {
+        let Some(p) = p else {
+            ok = false;
+            continue;
+        };
+        let text = templates::expand(cx, &format!("pages[{k}].text"), &p.text, problem);
+        match text {
+            Some(text) => out.push(Page {
                 title: p.title.clone(),
-                text: p.text.clone(),
-            })
-        })
-        .collect()
+                text,
+            }),
+            None => ok = false,
+        }
+    }
+    ok.then_some(out)
 }
 
 fn expect(cx: &mut Cx, raw: &RawLesson, variant_names: &[String]) -> Vec<Claim> {
@@ -350,7 +360,7 @@ fn metrics(cx: &mut Cx, raw: &RawLesson, problem: &[(String, i64)]) -> Metrics {
     out
 }
 
-fn checkpoint(cx: &mut Cx, raw: &RawLesson) -> Option<Vec<Question>> {
+fn checkpoint(cx: &mut Cx, raw: &RawLesson, problem: &[(String, i64)]) -> Option<Vec<Question>> {
     let mut out = Vec::new();
     let mut ok = true;
     for (k, q) in raw.checkpoint.iter().enumerate() {
@@ -376,11 +386,23 @@ fn checkpoint(cx: &mut Cx, raw: &RawLesson) -> Option<Vec<Question>> {
             );
             ok = false;
         }
+        // Figures in the question's text come from the problem, as in pages.
+        let at = format!("checkpoint[{k}]");
+        let mut text = |s: &str| templates::expand(cx, &at, s, problem);
+        let (Some(qq), Some(why)) = (text(&q.q), text(&q.why)) else {
+            ok = false;
+            continue;
+        };
+        let choices: Option<Vec<String>> = q.choices.iter().map(|c| text(c)).collect();
+        let Some(choices) = choices else {
+            ok = false;
+            continue;
+        };
         out.push(Question {
-            q: q.q.clone(),
-            choices: q.choices.clone(),
+            q: qq,
+            choices,
             answer: q.answer,
-            why: q.why.clone(),
+            why,
         });
     }
     ok.then_some(out)

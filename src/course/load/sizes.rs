@@ -1,6 +1,7 @@
 //! The problem sizes and the buffers: names that expressions and arguments may use.
 
 use super::cx::Cx;
+use crate::course::device_sizes::{DEVICE_SIZES, is_device_name, is_known_device_name};
 use crate::course::expr::{FUNCTIONS, is_identifier};
 use crate::course::schema::{RawInit, RawLesson};
 use crate::model::{Buffer, ElemType, Init};
@@ -13,6 +14,18 @@ pub(super) fn problem(cx: &mut Cx, raw: &RawLesson) -> Vec<(String, i64)> {
             cx.err_key(
                 &path,
                 format!("`{name}` cannot be a size name (use letters, digits and '_', not a function name)"),
+            );
+            cx.broken_names.insert(name.clone());
+            continue;
+        }
+        if is_device_name(name) && !is_known_device_name(name) {
+            let known: Vec<&str> = DEVICE_SIZES.iter().map(|(n, _)| *n).collect();
+            cx.err_key(
+                &path,
+                format!(
+                    "`{name}` is not a figure of the GPU; those a problem may take from it are: {}",
+                    known.join(", ")
+                ),
             );
             cx.broken_names.insert(name.clone());
             continue;
