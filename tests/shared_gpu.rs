@@ -18,9 +18,19 @@ use std::time::{Duration, Instant};
 /// `gpulab run copy-basics` on the fake GPU, taking turns in `turns`, with `mode` added
 /// to the fake's words; its stderr comes line by line through the receiver.
 fn fake_run(turns: &Path, data: &Path, mode: &str) -> (Child, Receiver<String>) {
+    let lessons = fixture("lessons");
+    fake_gpulab(
+        turns,
+        data,
+        mode,
+        &["--lessons", lessons.to_str().unwrap(), "run", "copy-basics"],
+    )
+}
+
+/// `gpulab ARGS` on the fake GPU, as `fake_run`.
+fn fake_gpulab(turns: &Path, data: &Path, mode: &str, args: &[&str]) -> (Child, Receiver<String>) {
     let mut child = Command::new(bin())
-        .args(["--lessons", fixture("lessons").to_str().unwrap()])
-        .args(["run", "copy-basics"])
+        .args(args)
         .env("GPULAB_LOCK_DIR", turns)
         .env("GPULAB_DATA_DIR", data)
         .env("GPULAB_WORKER_FAKE", format!("gpu{mode}"))
@@ -155,4 +165,50 @@ fn a_turn_held_by_a_run_that_was_killed_is_taken_over_at_once() {
     let took = free.duration_since(killed);
     assert!(took < Duration::from_secs(3), "taken over after {took:?}");
     assert_eq!(finished(waiter), 0, "{}", seen.join("\n"));
+}
+
+#[test]
+fn an_exercise_check_waiting_for_the_gpu_prints_its_place_and_names_itself_to_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let turns = dir.path().join("turns");
+    let data = dir.path().join("data");
+    let ws = dir.path().join("ws");
+    let lessons = fixture("expack").join("lessons");
+    let ex = |more: &[&str]| {
+        let mut args = vec!["--lessons", lessons.to_str().unwrap(), "ex", "--workspace"];
+        args.push(ws.to_str().unwrap());
+        args.extend_from_slice(more);
+        args.into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    let start = Command::new(bin())
+        .args(ex(&["start", "fix-copy"]))
+        .env("GPULAB_DATA_DIR", &data)
+        .output()
+        .unwrap();
+    assert!(start.status.success(), "{start:?}");
+    let run = GpuTurn::take(&turns, FAKE_BUS, JobKind::Run, |_| {}).unwrap();
+    let args = ex(&["check", "fix-copy", "--json"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (check, rx) = fake_gpulab(&turns, &data, "", &args);
+    let mut seen = Vec::new();
+    until(
+        &rx,
+        "yours waiting for the GPU: 1 ahead (a lesson run)",
+        &mut seen,
+    );
+    // Whoever comes next is told it waits behind an exercise check.
+    let queue = turns.join("fake-00-00.0.queue");
+    let tickets: Vec<String> = std::fs::read_dir(&queue)
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert!(
+        tickets.iter().any(|t| t.contains("job=exercise_check")),
+        "{tickets:?}"
+    );
+    drop(run);
+    until(&rx, "yours the GPU is free: waited", &mut seen);
+    // The check's other runs (the output at another size) take turns too, quietly here.
+    let code = finished(check);
+    assert!(code == 1 || code == 0, "{code}: {}", seen.join("\n"));
 }
