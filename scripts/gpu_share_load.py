@@ -58,6 +58,54 @@ time.sleep(86400)
 """
 
 
+def nvml_probe(since_s):
+    """What NVML's per-process utilisation samples show for the last `since_s` seconds, in
+    words (ctypes, as gpulab asks): how many, from which processes, how fresh, and whether
+    they are stamped in wall-clock microseconds as gpulab assumes."""
+    import ctypes as c
+
+    class Sample(c.Structure):
+        _fields_ = [("pid", c.c_uint), ("ts", c.c_ulonglong), ("sm", c.c_uint),
+                    ("mem", c.c_uint), ("enc", c.c_uint), ("dec", c.c_uint)]
+
+    try:
+        nv = c.CDLL("libnvidia-ml.so.1")
+    except OSError as e:
+        return f"no NVML: {e}"
+    if nv.nvmlInit_v2() != 0:
+        return "nvmlInit failed"
+    dev = c.c_void_p()
+    index = int(os.environ.get("GPULAB_DEVICE", "0") or "0")
+    if nv.nvmlDeviceGetHandleByIndex_v2(index, c.byref(dev)) != 0:
+        return f"no NVML device {index}"
+    now_us = int(time.time() * 1e6)
+    since = c.c_ulonglong(now_us - int(since_s * 1e6))
+    n = c.c_uint(0)
+    r = nv.nvmlDeviceGetProcessUtilization(dev, None, c.byref(n), since)
+    if r in (0, 6):
+        return f"no per-process samples in the last {since_s:.0f} s (status {r})"
+    if r != 7:
+        return f"nvmlDeviceGetProcessUtilization refused: status {r}"
+    buf = (Sample * (n.value + 8))()
+    n = c.c_uint(len(buf))
+    r = nv.nvmlDeviceGetProcessUtilization(dev, buf, c.byref(n), since)
+    if r != 0:
+        return f"nvmlDeviceGetProcessUtilization refused: status {r}"
+    xs = list(buf[: n.value])
+    busy = [x for x in xs if x.sm or x.mem]
+    newest = max(x.ts for x in xs)
+    steps = []
+    for pid in {x.pid for x in xs}:
+        ts = sorted(x.ts for x in xs if x.pid == pid)
+        steps += [b - a for a, b in zip(ts, ts[1:]) if b > a]
+    steps.sort()
+    clock = ("wall-clock µs" if abs(newest - now_us) < 600e6
+             else f"NOT wall-clock µs (newest {newest}, now {now_us})")
+    return (f"{len(xs)} samples ({len(busy)} busy) from {len({x.pid for x in xs})} processes "
+            f"in the last {since_s:.0f} s; newest {(now_us - newest) / 1e6:.2f} s old, "
+            f"stamped in {clock}; shortest step {steps[0] / 1e3 if steps else 0:.0f} ms")
+
+
 def say(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -502,6 +550,7 @@ def load_test(args, exercises, root):
         print(f"  foreign:     beside a process computing without turns, "
               f"{foreign['noisy']} of {foreign['timed']} timings marked noisy; "
               f"e.g. \"{foreign['words']}\"")
+        print(f"  nvml:        {foreign['nvml']}")
     for f in failures:
         print(f"FAIL: {f}")
     print("RESULT: " + ("PASS" if not failures else "FAIL"))
@@ -532,7 +581,9 @@ def foreign_phase(s, args):
     t.start()
     time.sleep(3.0)
     measured = s.job("run", "foreign-measured", extra=["--no-trace"])
+    t0 = time.monotonic()
     run_all([measured], args.timeout)
+    probe = nvml_probe(time.monotonic() - t0 + 1)
     stop.set()
     t.join(timeout=60)
     for r in rogues:
@@ -549,6 +600,7 @@ def foreign_phase(s, args):
         "words": words[0] if words else "",
         "workers": sorted(rogue_workers),
         "named_foreign": bool(named & rogue_workers),
+        "nvml": probe,
     }
 
 
