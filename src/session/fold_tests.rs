@@ -180,5 +180,8 @@ fn a_worker_lost_while_waiting_for_the_gpu_marks_the_variant_that_waited() {
     assert!(out.is_err());
     assert_eq!(r.variants[1].correct, Some(false), "{:?}", r.variants[1]);
     assert!(r.variants[1].error.as_deref().unwrap().contains("killed"));
-    assert_eq!(r.variants[0].correct, None, "the variant before it is not blamed");
+    assert_eq!(
+        r.variants[0].correct, None,
+        "the variant before it is not blamed"
+    );
 }
