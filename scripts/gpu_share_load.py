@@ -302,7 +302,7 @@ class Monitor(threading.Thread):
                 self.longest_queue = max(self.longest_queue, len(names))
                 for i, n in enumerate(names):
                     parts = n.split("-")
-                    if len(parts) != 3:
+                    if len(parts) != 3 or not all(p.isdigit() for p in parts):
                         continue
                     pid = int(parts[1])
                     self.pid_of[n] = pid
@@ -361,7 +361,7 @@ def main():
     ap.add_argument("--checks", type=int, default=3)
     ap.add_argument("--records", type=int, default=1)
     ap.add_argument("--tolerance", type=float, default=2.0, help="percent")
-    ap.add_argument("--timeout", type=float, default=420.0, help="seconds, together phase")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds, together phase")
     ap.add_argument("--stagger", type=float, default=0.2, help="seconds between starts")
     ap.add_argument("--no-foreign", action="store_true", help="skip phase 3")
     ap.add_argument("--keep", help="keep every job's output in this folder")
