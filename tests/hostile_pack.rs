@@ -217,6 +217,7 @@ fn a_progress_link_out_of_the_data_folder_is_refused_and_one_inside_written_thro
 
 #[test]
 fn a_link_planted_where_the_gpu_lock_goes_leaves_its_target_untouched() {
+    use gpulab::model::protocol::JobKind;
     use gpulab::worker::gpu_turn::GpuTurn;
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
@@ -226,7 +227,7 @@ fn a_link_planted_where_the_gpu_lock_goes_leaves_its_target_untouched() {
     let turns = dir.path().join("gpulab-gpu-turns");
     std::fs::create_dir(&turns).unwrap();
     std::os::unix::fs::symlink(&victim, turns.join("0000-41-00.0.lock")).unwrap();
-    let err = GpuTurn::take(&turns, "0000:41:00.0", |_| {})
+    let err = GpuTurn::take(&turns, "0000:41:00.0", JobKind::Run, |_| {})
         .err()
         .expect("a planted link is refused");
     assert!(err.to_string().contains("is a link"), "{err}");

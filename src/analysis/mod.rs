@@ -5,6 +5,7 @@ pub mod claims;
 pub mod coalescing;
 pub mod describe;
 pub mod footprint;
+pub mod gpu_share;
 pub mod heatmap;
 pub mod limits;
 pub mod line_diff;

@@ -5,9 +5,10 @@ use super::say::say_err;
 use crate::analysis::margin::margin_words;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
-use crate::model::protocol::{Reply, RunOptions};
+use crate::model::protocol::{JobKind, Reply, RunOptions};
 use crate::model::results::{ClaimResult, LessonResult, Margin, Source};
 use crate::session::client::{WorkerClient, WorkerFailure};
+use crate::session::queue_news::QueueNews;
 use crate::session::recording::{self, Recording};
 use crate::session::{fold, knobs};
 use anyhow::{Context, Result, bail};
@@ -33,17 +34,11 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
         let l = sized.as_ref().unwrap_or(l);
         say_err!("· {} ({} variants)", l.id, l.variants.len());
         let mut result = fold::blank_result(l, Source::Live, Some(dev.clone()));
-        let res = fold::run_lesson(
-            &mut client,
-            l,
-            &RunOptions::default(),
-            &mut result,
-            |r| match r {
-                Reply::Stage { variant, stage } => say_err!("  {variant} {stage}"),
-                Reply::Lost { variant, error, .. } => say_err!("  {variant} lost: {error}"),
-                _ => {}
-            },
-        );
+        let options = RunOptions {
+            job: JobKind::Recording,
+            ..RunOptions::default()
+        };
+        let res = fold::run_lesson(&mut client, l, &options, &mut result, progress());
         if let Err(e) = &res {
             say_err!("  error: {e}");
         }
@@ -97,15 +92,25 @@ fn record_knobs(
     }
     let values: usize = l.knobs.iter().map(|k| k.settings.len()).sum();
     say_err!("  knobs: {values} settings");
-    let res = knobs::run_all(client, l, result, |r| match r {
-        Reply::Stage { variant, stage } => say_err!("  {variant} {stage}"),
-        Reply::Lost { variant, error, .. } => say_err!("  {variant} lost: {error}"),
-        _ => {}
-    });
+    let res = knobs::run_all(client, l, result, progress());
     if let Err(e) = &res {
         say_err!("  knob error: {e}");
     }
     res
+}
+
+/// What a recording says as it goes: each stage, each variant lost, the queue for the GPU.
+fn progress() -> impl FnMut(&Reply) {
+    let mut news = QueueNews::default();
+    move |r| match r {
+        Reply::Stage { variant, stage } => say_err!("  {variant} {stage}"),
+        Reply::Lost { variant, error, .. } => say_err!("  {variant} lost: {error}"),
+        _ => {
+            if let Some((variant, words)) = news.words(r) {
+                say_err!("  {variant} {words}");
+            }
+        }
+    }
 }
 
 /// Why no variant of the lesson ran here, when none did for want of a capability.

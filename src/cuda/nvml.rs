@@ -1,8 +1,11 @@
-//! Which other processes compute on a GPU, from NVML (the driver's management library,
-//! loaded at run time like the rest: a machine without it simply does not say).
+//! Which other processes compute on a GPU, and how busy each kept it, from NVML (the
+//! driver's management library, loaded at run time like the rest: a machine without it,
+//! or a driver without a symbol, simply does not say).
 
+use crate::analysis::gpu_share::UtilSample;
 use libloading::{Library, Symbol};
 use std::ffi::{CString, c_char, c_int, c_uint, c_ulonglong, c_void};
+use std::sync::OnceLock;
 
 type Status = c_int;
 type Device = *mut c_void;
@@ -17,43 +20,125 @@ struct ProcessInfo {
     compute_instance_id: c_uint,
 }
 
+/// `nvmlProcessUtilizationSample_t`: one process's utilisation over one sampling period.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct ProcessSample {
+    pid: c_uint,
+    /// Wall-clock microseconds since the epoch at the end of the period.
+    time_stamp: c_ulonglong,
+    sm_util: c_uint,
+    mem_util: c_uint,
+    enc_util: c_uint,
+    dec_util: c_uint,
+}
+
 const NVML_SUCCESS: Status = 0;
+const NVML_ERROR_NOT_FOUND: Status = 6;
 const NVML_ERROR_INSUFFICIENT_SIZE: Status = 7;
 
-/// The process ids computing on the GPU at PCI address `bus_id` ("0000:17:00.0"), or None
-/// when NVML is missing or cannot tell.
-pub fn compute_processes(bus_id: &str) -> Option<Vec<u32>> {
-    // SAFETY: loading the driver's own library, whose initialiser has no preconditions.
-    let lib = unsafe { Library::new("libnvidia-ml.so.1") }.ok()?;
-    // SAFETY: the symbols are NVML's documented C entry points, with these signatures.
-    unsafe {
-        let init: Symbol<unsafe extern "C" fn() -> Status> = lib.get(b"nvmlInit_v2\0").ok()?;
-        let shutdown: Symbol<unsafe extern "C" fn() -> Status> = lib.get(b"nvmlShutdown\0").ok()?;
-        let by_bus: Symbol<unsafe extern "C" fn(*const c_char, *mut Device) -> Status> =
-            lib.get(b"nvmlDeviceGetHandleByPciBusId_v2\0").ok()?;
-        let procs: Symbol<unsafe extern "C" fn(Device, *mut c_uint, *mut ProcessInfo) -> Status> =
-            lib.get(b"nvmlDeviceGetComputeRunningProcesses_v3\0").ok()?;
-        if init() != NVML_SUCCESS {
-            return None;
+/// NVML, initialised once for the worker's life (an init and shutdown per question would
+/// cost more than the question; the process's end releases it).
+struct Nvml {
+    lib: Library,
+}
+
+fn nvml() -> Option<&'static Nvml> {
+    static NVML: OnceLock<Option<Nvml>> = OnceLock::new();
+    NVML.get_or_init(|| {
+        // SAFETY: loading the driver's own library, whose initialiser has no preconditions.
+        let lib = unsafe { Library::new("libnvidia-ml.so.1") }.ok()?;
+        // SAFETY: NVML's documented entry point, taking nothing.
+        let ok = unsafe {
+            let init: Symbol<unsafe extern "C" fn() -> Status> = lib.get(b"nvmlInit_v2\0").ok()?;
+            init() == NVML_SUCCESS
+        };
+        ok.then_some(Nvml { lib })
+    })
+    .as_ref()
+}
+
+impl Nvml {
+    /// The device at PCI address `bus_id`.
+    fn device(&self, bus_id: &str) -> Option<Device> {
+        let bus = CString::new(bus_id).ok()?;
+        let mut dev: Device = std::ptr::null_mut();
+        // SAFETY: NVML's documented entry point; `bus` is NUL-terminated and `dev` is a
+        // live out-parameter.
+        unsafe {
+            let by_bus: Symbol<unsafe extern "C" fn(*const c_char, *mut Device) -> Status> =
+                self.lib.get(b"nvmlDeviceGetHandleByPciBusId_v2\0").ok()?;
+            (by_bus(bus.as_ptr(), &mut dev) == NVML_SUCCESS).then_some(dev)
         }
-        let out = (|| {
-            let bus = CString::new(bus_id).ok()?;
-            let mut dev: Device = std::ptr::null_mut();
-            if by_bus(bus.as_ptr(), &mut dev) != NVML_SUCCESS {
-                return None;
-            }
-            // Asked with room for 64; NVML says how many there are when that is too few.
-            let mut infos = vec![ProcessInfo::default(); 64];
-            let mut n = infos.len() as c_uint;
-            let mut st = procs(dev, &mut n, infos.as_mut_ptr());
-            if st == NVML_ERROR_INSUFFICIENT_SIZE {
-                infos = vec![ProcessInfo::default(); n as usize + 16];
-                n = infos.len() as c_uint;
-                st = procs(dev, &mut n, infos.as_mut_ptr());
-            }
-            (st == NVML_SUCCESS).then(|| infos[..n as usize].iter().map(|p| p.pid).collect())
-        })();
-        shutdown();
-        out
+    }
+}
+
+/// The process ids computing on the GPU at PCI address `bus_id` ("0000:17:00.0"), or None
+/// when NVML is missing or cannot tell. A process is listed as soon as it holds a context,
+/// computing or not.
+pub fn compute_processes(bus_id: &str) -> Option<Vec<u32>> {
+    let nvml = nvml()?;
+    let dev = nvml.device(bus_id)?;
+    // SAFETY: NVML's documented entry point with this signature; `n` says how many
+    // entries the live buffer has room for, and NVML writes at most that many.
+    unsafe {
+        let procs: Symbol<unsafe extern "C" fn(Device, *mut c_uint, *mut ProcessInfo) -> Status> =
+            nvml.lib
+                .get(b"nvmlDeviceGetComputeRunningProcesses_v3\0")
+                .ok()?;
+        // Asked with room for 64; NVML says how many there are when that is too few.
+        let mut infos = vec![ProcessInfo::default(); 64];
+        let mut n = infos.len() as c_uint;
+        let mut st = procs(dev, &mut n, infos.as_mut_ptr());
+        if st == NVML_ERROR_INSUFFICIENT_SIZE {
+            infos = vec![ProcessInfo::default(); n as usize + 16];
+            n = infos.len() as c_uint;
+            st = procs(dev, &mut n, infos.as_mut_ptr());
+        }
+        let n = (n as usize).min(infos.len());
+        (st == NVML_SUCCESS).then(|| infos[..n].iter().map(|p| p.pid).collect())
+    }
+}
+
+/// NVML's per-process utilisation samples on the GPU at `bus_id` stamped after `since_us`
+/// (wall-clock microseconds): only processes that were busy in some period appear. None
+/// when NVML is missing or this driver or GPU does not keep them.
+pub fn process_samples(bus_id: &str, since_us: u64) -> Option<Vec<UtilSample>> {
+    let nvml = nvml()?;
+    let dev = nvml.device(bus_id)?;
+    type GetUtil =
+        unsafe extern "C" fn(Device, *mut ProcessSample, *mut c_uint, c_ulonglong) -> Status;
+    // SAFETY: NVML's documented entry point with this signature. Asked first with no
+    // buffer, it says how many samples there are; then `n` is the live buffer's length,
+    // and NVML writes at most that many.
+    unsafe {
+        let get: Symbol<GetUtil> = nvml.lib.get(b"nvmlDeviceGetProcessUtilization\0").ok()?;
+        let mut n: c_uint = 0;
+        match get(dev, std::ptr::null_mut(), &mut n, since_us) {
+            // Nothing stamped since then: nobody was busy.
+            NVML_SUCCESS | NVML_ERROR_NOT_FOUND => return Some(Vec::new()),
+            NVML_ERROR_INSUFFICIENT_SIZE => {}
+            _ => return None,
+        }
+        // Room for a few more that may arrive between the two calls.
+        let mut buf = vec![ProcessSample::default(); n as usize + 8];
+        let mut n = buf.len() as c_uint;
+        match get(dev, buf.as_mut_ptr(), &mut n, since_us) {
+            NVML_SUCCESS => {}
+            NVML_ERROR_NOT_FOUND => return Some(Vec::new()),
+            _ => return None,
+        }
+        let n = (n as usize).min(buf.len());
+        Some(
+            buf[..n]
+                .iter()
+                .map(|s| UtilSample {
+                    pid: s.pid,
+                    at_us: s.time_stamp,
+                    sm_pct: s.sm_util,
+                    mem_pct: s.mem_util,
+                })
+                .collect(),
+        )
     }
 }

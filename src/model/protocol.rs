@@ -58,6 +58,62 @@ pub struct RunOptions {
     /// outputs are checked at the sizes given, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<CpuRun>,
+    /// What the run is for, as the other gpulab processes waiting for the same GPU are told
+    /// ("2 ahead: a recording, an exercise check").
+    #[serde(default)]
+    pub job: JobKind,
+}
+
+/// What a turn on a shared GPU is taken for: written in the turn's ticket, so whoever
+/// waits behind it can be told what they wait for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JobKind {
+    /// `gpulab run`, or `r` in the lab.
+    #[default]
+    Run,
+    /// `gpulab ex check`, or a save in the lab's exercise.
+    ExerciseCheck,
+    /// `gpulab record`.
+    Recording,
+    /// A rerun under compute-sanitizer.
+    Memcheck,
+    /// A ticket that does not say (another version of gpulab wrote it).
+    Other,
+}
+
+impl JobKind {
+    /// The name a ticket carries; `Other` is never written.
+    pub fn word(self) -> &'static str {
+        match self {
+            JobKind::Run => "run",
+            JobKind::ExerciseCheck => "exercise_check",
+            JobKind::Recording => "recording",
+            JobKind::Memcheck => "memcheck",
+            JobKind::Other => "other",
+        }
+    }
+
+    /// The kind a ticket names; anything else (a ticket is written by whoever shares the
+    /// folder) is `Other`, so no text of theirs reaches a learner's screen.
+    pub fn from_word(w: &str) -> JobKind {
+        [
+            JobKind::Run,
+            JobKind::ExerciseCheck,
+            JobKind::Recording,
+            JobKind::Memcheck,
+        ]
+        .into_iter()
+        .find(|k| k.word() == w)
+        .unwrap_or(JobKind::Other)
+    }
+}
+
+/// One job ahead in the queue for a GPU: its process and what it is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueuedJob {
+    pub pid: u32,
+    pub job: JobKind,
 }
 
 /// A run on the CPU interpreter (no times): its sampled blocks traced at the lesson's size
@@ -87,6 +143,7 @@ impl Default for RunOptions {
             keep_inputs: false,
             check: true,
             cpu: None,
+            job: JobKind::Run,
         }
     }
 }
@@ -139,6 +196,17 @@ pub enum Reply {
     },
     Peak {
         peak: Peak,
+    },
+    /// The worker waits for its turn on a GPU other gpulab processes share (`variant` empty:
+    /// for the lesson's setup): the jobs ahead, oldest first (the first has the GPU). Sent
+    /// when the queue moves and every second while it does not (so the wait is never taken
+    /// for a hang); once the turn comes, `ahead` is empty and `waited_ms` says how long the
+    /// wait was. A turn taken at once sends nothing.
+    Queue {
+        variant: String,
+        ahead: Vec<QueuedJob>,
+        #[serde(default)]
+        waited_ms: f64,
     },
     Compiled {
         variant: String,

@@ -381,6 +381,9 @@ impl WorkerClient {
                     variant: v,
                     stage: s,
                 } => (variant, stage) = (v, s),
+                Reply::Queue { variant: v, .. } => {
+                    (variant, stage) = (v, "waiting for its turn on the GPU".into())
+                }
                 Reply::Fault { variant, message } => {
                     let (_, stderr) = self.stop();
                     // A failed device assert says where on the worker's stderr.

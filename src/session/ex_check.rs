@@ -7,10 +7,11 @@
 use super::client::{WorkerClient, WorkerFailure};
 use super::ex_lesson::{Oracle, Yours, compile_only, exercise_lesson};
 use super::fold::{self, Capabilities};
+use super::queue_news::{QueueNews, queue_only};
 use super::source::{self, Ask, Plan};
 use crate::course::bundle::CourseRoot;
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
-use crate::model::protocol::{Reply, RunOptions};
+use crate::model::protocol::{JobKind, Reply, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
 use crate::model::{Lesson, Reference};
 use serde::Serialize;
@@ -236,6 +237,7 @@ fn main_options(ex: &Exercise, quick: bool, compared_known: bool) -> RunOptions 
         trace: !quick,
         max_runs: if quick { QUICK_RUNS } else { full.max_runs },
         max_ms: if quick { QUICK_MS } else { full.max_ms },
+        job: JobKind::ExerciseCheck,
         ..full
     }
 }
@@ -346,11 +348,14 @@ fn race_line(y: Option<&VariantResult>) -> Option<CheckLine> {
     })
 }
 
-/// A live run's progress in a few words.
+/// A live run's progress in a few words: its stages, and the queue for the GPU as it moves.
 pub(super) fn progress(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
+    let mut news = QueueNews::default();
     move |r| {
         if let Reply::Stage { variant, stage } = r {
             say(&format!("{variant} {stage}"));
+        } else if let Some((variant, words)) = news.words(r) {
+            say(&format!("{variant} {words}"));
         }
     }
 }
@@ -390,13 +395,14 @@ fn correctness(
             time: false,
             trace: false,
             guard: true,
+            job: JobKind::ExerciseCheck,
             ..RunOptions::default()
         };
         for _ in 0..t.ex.seeds {
             say(&format!("checking the output at {at}"));
             let mut r = fold::blank_result(&l, Source::Live, None);
             // A failure is marked on the variant it struck, which is judged next.
-            let _ = fold::run_lesson(client, &l, &options, &mut r, |_| {});
+            let _ = fold::run_lesson(client, &l, &options, &mut r, queue_only(&mut *say));
             if let Err(line) = judge_output(yours_of(&r), &at, &l) {
                 return line;
             }

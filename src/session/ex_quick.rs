@@ -5,7 +5,7 @@ use super::ex_check::{Target, progress};
 use super::fold;
 use crate::model::Lesson;
 use crate::model::exercise::{Exercise, YOURS};
-use crate::model::protocol::RunOptions;
+use crate::model::protocol::{JobKind, RunOptions};
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::session::client::WorkerClient;
 
@@ -64,6 +64,7 @@ pub(super) fn trace_yours(
         guard: true,
         keep_inputs: true,
         check: false,
+        job: JobKind::ExerciseCheck,
         ..RunOptions::default()
     };
     let mut traced = fold::blank_result(main, Source::Live, result.device.clone());

@@ -85,7 +85,8 @@ impl Fold {
     /// Apply one reply to the result being built.
     pub fn apply(&mut self, result: &mut LessonResult, reply: &Reply) {
         match reply {
-            Reply::Stage { variant, .. } => {
+            // A wait for the GPU is news of the variant the worker is on, like a stage.
+            Reply::Stage { variant, .. } | Reply::Queue { variant, .. } => {
                 self.ran |= !variant.is_empty();
                 self.variant = variant.clone();
             }

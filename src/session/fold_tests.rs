@@ -161,3 +161,27 @@ fn a_lesson_needing_a_newer_gpu_is_unmet_on_an_older_one() {
     // No GPU at all: the recording is shown anyway, nothing to say about capabilities.
     assert_eq!(unmet(&l, &Capabilities::default()), None);
 }
+
+#[test]
+fn a_worker_lost_while_waiting_for_the_gpu_marks_the_variant_that_waited() {
+    use crate::model::protocol::{JobKind, QueuedJob};
+    let queued = Reply::Queue {
+        variant: "slow".into(),
+        ahead: vec![QueuedJob {
+            pid: 7,
+            job: JobKind::Recording,
+        }],
+        waited_ms: 0.0,
+    };
+    let crashed = WorkerFailure::Crashed {
+        detail: "killed".into(),
+    };
+    let (r, out) = fold(&[stage("fast"), queued], Err(crashed));
+    assert!(out.is_err());
+    assert_eq!(r.variants[1].correct, Some(false), "{:?}", r.variants[1]);
+    assert!(r.variants[1].error.as_deref().unwrap().contains("killed"));
+    assert_eq!(
+        r.variants[0].correct, None,
+        "the variant before it is not blamed"
+    );
+}

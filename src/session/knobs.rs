@@ -5,7 +5,7 @@
 use super::client::{WorkerClient, WorkerFailure};
 use super::fold;
 use crate::course::fingerprint::variant_hash;
-use crate::model::protocol::{Reply, RunOptions};
+use crate::model::protocol::{JobKind, Reply, RunOptions};
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::model::{Knob, KnobSetting, Lesson, Reference};
 
@@ -105,7 +105,12 @@ fn run_knob(
     let settings: Vec<&KnobSetting> = knob.settings.iter().collect();
     let kl = knob_lesson(lesson, &settings);
     let mut r = fold::blank_result(&kl, Source::Live, shown.device.clone());
-    let outcome = fold::run_lesson(client, &kl, &options(&settings), &mut r, on_reply);
+    // Every knob at once is what `gpulab record` asks; the lab turns one at a time.
+    let opts = RunOptions {
+        job: JobKind::Recording,
+        ..options(&settings)
+    };
+    let outcome = fold::run_lesson(client, &kl, &opts, &mut r, on_reply);
     let figures = r
         .variants
         .into_iter()

@@ -12,6 +12,7 @@ pub mod ex_summary;
 pub mod fold;
 pub mod knobs;
 pub mod progress;
+pub mod queue_news;
 pub mod recording;
 pub mod source;
 pub mod store;

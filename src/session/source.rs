@@ -6,6 +6,7 @@
 
 use super::client::{WorkerClient, WorkerFailure};
 use super::fold::{self, Capabilities};
+use super::queue_news::QueueNews;
 use super::recording::Recording;
 use crate::course::CourseError;
 use crate::course::bundle::CourseRoot;
@@ -253,10 +254,17 @@ fn say_recorded(
     }
 }
 
-/// A live run's progress in a few words: each stage, and every tenth timing sample.
+/// A live run's progress in a few words: each stage, every tenth timing sample, and the
+/// queue for the GPU as it moves.
 fn tell(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
     let mut count = 0usize;
+    let mut news = QueueNews::default();
     move |r| match r {
+        Reply::Queue { .. } => {
+            if let Some((variant, words)) = news.words(r) {
+                say(&format!("{variant} {words}"));
+            }
+        }
         Reply::Stage { variant, stage } => {
             count = 0;
             say(&format!("{variant} {stage}"));

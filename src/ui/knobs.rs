@@ -12,6 +12,7 @@ use crate::model::{Knob, KnobSetting, Lesson};
 use crate::session::client::WorkerFailure;
 use crate::session::fold::{self, Fold};
 use crate::session::knobs;
+use crate::session::queue_news::shown_stage;
 use crate::session::source::{self, Ask, Plan};
 use std::collections::HashMap;
 
@@ -273,8 +274,8 @@ impl App {
     }
 
     pub(super) fn knob_reply(&mut self, reply: &Reply) {
-        if let (Reply::Stage { stage, .. }, Some(r)) = (reply, self.runs.running.as_mut()) {
-            r.stage = stage.clone();
+        if let (Some((_, stage)), Some(r)) = (shown_stage(reply), self.runs.running.as_mut()) {
+            r.stage = stage;
         }
         if let Some(run) = self.runs.knobs.run.as_mut() {
             run.fold.apply(&mut run.result, reply);

@@ -275,3 +275,41 @@ fn the_list_marks_a_finished_lesson_and_a_live_run_apart() {
     assert!(text.contains("✓ 01 a"), "{text}");
     assert!(text.contains("01 b ◆"), "{text}");
 }
+
+#[test]
+fn the_status_line_shows_the_queue_for_the_gpu_as_it_moves() {
+    use crate::model::protocol::{JobKind, QueuedJob};
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use ratatui::widgets::Widget;
+    let mut app = App::new(vec![lesson("a")], None, Progress::default());
+    app.view.color = false;
+    app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
+    app.on_key(key(KeyCode::Char('r')));
+    let status = |app: &App| {
+        let area = Rect::new(0, 0, 120, 30);
+        let mut buf = Buffer::empty(area);
+        app.render(area, &mut buf);
+        super::buffer_to_text(&buf)
+    };
+    let queue = |ahead: &[JobKind], waited_ms| WorkerEvent::Reply {
+        lesson: "a".into(),
+        reply: Reply::Queue {
+            variant: "slow".into(),
+            ahead: ahead.iter().map(|&job| QueuedJob { pid: 7, job }).collect(),
+            waited_ms,
+        },
+    };
+    app.on_worker(queue(&[JobKind::Recording, JobKind::ExerciseCheck], 0.0));
+    let screen = status(&app);
+    assert!(
+        screen.contains(
+            "running a · slow waiting for the GPU: 2 ahead (a recording, an exercise check)"
+        ),
+        "{screen}"
+    );
+    app.on_worker(queue(&[JobKind::ExerciseCheck], 0.0));
+    assert!(status(&app).contains("slow waiting for the GPU: 1 ahead (an exercise check)"));
+    app.on_worker(queue(&[], 1500.0));
+    assert!(status(&app).contains("slow the GPU is free: waited 1.5 s"));
+}

@@ -7,6 +7,7 @@ use super::event::{Job, WorkerEvent};
 use crate::model::protocol::Reply;
 use crate::session::client::WorkerFailure;
 use crate::session::fold::Capabilities;
+use crate::session::queue_news::shown_stage;
 use crate::session::source::{self, Ask, Plan};
 
 impl App {
@@ -81,11 +82,11 @@ impl App {
     }
 
     fn on_reply(&mut self, lesson: String, reply: Reply) {
-        if let Reply::Stage { variant, stage } = &reply
+        if let Some((variant, stage)) = shown_stage(&reply)
             && let Some(r) = self.runs.running.as_mut().filter(|r| r.lesson == lesson)
         {
-            r.variant = variant.clone();
-            r.stage = stage.clone();
+            r.variant = variant.to_string();
+            r.stage = stage;
         }
         if let Some(res) = self.runs.results.get_mut(&lesson) {
             self.runs

@@ -7,8 +7,13 @@
 //! (its `Hello` names one) that runs every variant correctly except as told:
 //! `gpu`, `fault-on:V`, `assert-on:V`, `hang-on:V`, `crash-on:V`, `slow` (each variant
 //! takes a while, so a test can act mid-run).
+//!
+//! Where a test names a turn folder (`GPULAB_LOCK_DIR`), the fake GPU takes a turn for each
+//! variant as the real worker does, on a GPU of its own name (`FAKE_BUS`), so waiting in the
+//! queue is tested end to end; elsewhere it takes none, and tests run side by side.
 
 use super::runner;
+use super::turns::Turns;
 use crate::analysis::limits;
 use crate::model::Lesson;
 use crate::model::protocol::{Reply, Request, RunOptions};
@@ -16,6 +21,9 @@ use crate::model::results::{DeviceInfo, TimeMs, VariantResult};
 use std::time::Duration;
 
 const LEGACY: [&str; 3] = ["hang", "crash", "fault"];
+
+/// The PCI address the fake GPU takes its turns under.
+pub const FAKE_BUS: &str = "fake:00:00.0";
 
 /// Answer `req` as the fake `mode` would; false when the real worker should.
 pub fn handle(mode: &str, req: &Request, send: &mut dyn FnMut(&Reply)) -> bool {
@@ -80,8 +88,13 @@ fn fake_run(mode: &str, lesson: &Lesson, options: &RunOptions, send: &mut dyn Fn
         return;
     }
     stage(send, "", "preparing fresh inputs");
+    let bus = std::env::var_os("GPULAB_LOCK_DIR").map(|_| FAKE_BUS.to_string());
+    let turns = Turns::new(bus);
     for i in runner::run_order(lesson, options) {
         let name = lesson.variants[i].name.as_str();
+        // Held to the variant's end, as the real worker holds it: a fake that hangs or
+        // crashes here does so holding the GPU.
+        let _turn = turns.take(options.job, name, &mut |r| send(&r));
         stage(send, name, "checking the output");
         if mode.split(',').any(|w| w == "slow") {
             std::thread::sleep(Duration::from_millis(300));

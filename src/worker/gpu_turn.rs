@@ -1,7 +1,10 @@
 //! Taking turns on a shared GPU: a workshop's learners run gpulab on one server, and one
-//! learner's timing runs would disturb another's. Each timing run holds a lock file named
-//! for the GPU's PCI address, in a folder every user can write; while it waits, a ticket in
-//! a queue folder beside it lets the others count how many are ahead.
+//! learner's work on the GPU would disturb another's timing. Every stretch of GPU work (one
+//! variant's check, timed runs and trace; a lesson's inputs; the copy peak) is a turn: a
+//! lock file named for the GPU's PCI address, in a folder every user can write, taken in
+//! the order of the tickets in a queue folder beside it (`turn_queue`), so a short check
+//! gets in between the variants of a long recording, and each ticket says whose it is and
+//! what it is for, for whoever waits behind it.
 //!
 //! The folders are shared with every user of the machine, so nothing in them is trusted:
 //! they carry the sticky bit (01777, as /tmp does: a user may remove only their own files),
@@ -9,16 +12,28 @@
 //! and created exclusively, and no mode is ever changed through a path. Another user who
 //! plants a link where the lock goes gets an error from us, never a write through it.
 
+use super::turn_queue::{self, Ticket};
+use crate::model::protocol::{JobKind, QueuedJob};
+use std::collections::HashMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime};
 
-/// Held while a timing run uses the GPU; dropping it lets the next one in.
+/// How often a waiter looks at the queue: a turn handed on is taken within this.
+const POLL: Duration = Duration::from_millis(25);
+/// How often a waiter says where it is when nothing moves, and a ticket is touched to
+/// show its process still takes part (a stopped process's ticket goes stale).
+pub const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// Held while a job uses the GPU; dropping it lets the next one in.
 pub struct GpuTurn {
     lock: File,
-    ticket: Option<PathBuf>,
+    ticket: PathBuf,
+    _beat: Heartbeat,
+    waited: Option<Duration>,
 }
 
 /// Why no turn could be arranged: the run goes on untimed-for-turns, as on a GPU of its own.
@@ -29,106 +44,142 @@ pub struct TurnError {
     source: std::io::Error,
 }
 
+fn turn_error(path: &Path) -> impl FnOnce(std::io::Error) -> TurnError + use<> {
+    let path = path.display().to_string();
+    move |source| TurnError { path, source }
+}
+
 /// An error about a file the folder's rules refuse, in words.
-fn refused(why: String) -> std::io::Error {
+pub(super) fn refused(why: String) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::PermissionDenied, why)
 }
 
 impl GpuTurn {
-    /// Wait for the GPU at `bus_id`, calling `waiting` with how many are ahead whenever that
-    /// changes (0 never: a free GPU is taken at once).
+    /// Wait for the GPU at `bus_id` in ticket order, for `job`. While others are ahead,
+    /// `waiting` hears who they are (oldest first: the first has the GPU) whenever that
+    /// changes, and at least every `HEARTBEAT`; a free GPU is taken without a word.
+    ///
+    /// A ticket of a dead process is passed over at once (the lock itself dies with its
+    /// holder: it is a `flock`), and so is the ticket of a waiter that stopped touching it
+    /// (a stopped process), which would otherwise hold up everyone behind it.
     pub fn take(
         dir: &Path,
         bus_id: &str,
-        mut waiting: impl FnMut(usize),
+        job: JobKind,
+        mut waiting: impl FnMut(&[QueuedJob]),
     ) -> Result<GpuTurn, TurnError> {
         let name = bus_id.replace(':', "-");
-        let err = |path: &Path| {
-            let path = path.display().to_string();
-            move |source| TurnError { path, source }
-        };
-        shared_dir(dir).map_err(err(dir))?;
+        shared_dir(dir).map_err(turn_error(dir))?;
         let lock_path = dir.join(format!("{name}.lock"));
-        let lock = open_lock(&lock_path).map_err(err(&lock_path))?;
-        if lock.try_lock().is_ok() {
-            name_holder(&lock);
-            return Ok(GpuTurn { lock, ticket: None });
-        }
+        let lock = open_lock(&lock_path).map_err(turn_error(&lock_path))?;
         let queue = dir.join(format!("{name}.queue"));
-        shared_dir(&queue).map_err(err(&queue))?;
-        let me = format!("{:020}-{}", now_nanos(), std::process::id());
-        let ticket = queue.join(&me);
-        create_own(&ticket, 0o644)
-            .and_then(|mut f| writeln!(f, "{}", std::process::id()))
-            .map_err(err(&ticket))?;
-        let mut shown = usize::MAX;
+        shared_dir(&queue).map_err(turn_error(&queue))?;
+        let mine = turn_queue::write_ticket(&queue, job).map_err(turn_error(&queue))?;
+        let beat = Heartbeat::start(&mine.file);
+        let t0 = Instant::now();
+        let mut known = HashMap::new();
+        let mut shown: Option<(Vec<QueuedJob>, Instant)> = None;
         loop {
-            if lock.try_lock().is_ok() {
+            let tickets = turn_queue::read_queue(&queue, &mut known);
+            let ahead: Vec<&Ticket> = tickets.iter().filter(|t| t.name < mine.name).collect();
+            if !ahead.iter().any(|t| t.fresh) && lock.try_lock().is_ok() {
                 name_holder(&lock);
                 return Ok(GpuTurn {
                     lock,
-                    ticket: Some(ticket),
+                    ticket: mine.path,
+                    _beat: beat,
+                    waited: shown.is_some().then(|| t0.elapsed()),
                 });
             }
-            let ahead = ahead_of(&queue, &me);
-            if ahead != shown {
-                waiting(ahead.max(1));
-                shown = ahead;
+            let mut list: Vec<QueuedJob> = (ahead.iter())
+                .map(|t| QueuedJob {
+                    pid: t.pid,
+                    job: t.job,
+                })
+                .collect();
+            if list.is_empty() {
+                // The lock is held by a process that left no ticket (an older gpulab).
+                list.push(QueuedJob {
+                    pid: holder(&lock).unwrap_or(0),
+                    job: JobKind::Other,
+                });
             }
-            std::thread::sleep(Duration::from_millis(100));
+            let due = match &shown {
+                Some((last, at)) => *last != list || at.elapsed() >= HEARTBEAT,
+                None => true,
+            };
+            if due {
+                waiting(&list);
+                shown = Some((list, Instant::now()));
+            }
+            std::thread::sleep(POLL);
         }
+    }
+
+    /// How long the turn was waited for; None when the GPU was free.
+    pub fn waited(&self) -> Option<Duration> {
+        self.waited
     }
 }
 
 impl Drop for GpuTurn {
     fn drop(&mut self) {
+        // The ticket first: whoever is next sees itself first, and takes the lock the
+        // moment it is let go.
+        let _ = fs::remove_file(&self.ticket);
         let _ = self.lock.unlock();
-        if let Some(t) = &self.ticket {
-            let _ = fs::remove_file(t);
-        }
     }
 }
 
-/// Tickets older than `me` whose process still lives (the one holding the lock has already
-/// left the queue, so it counts as one more ahead). A dead process's ticket is removed.
-fn ahead_of(queue: &Path, me: &str) -> usize {
-    let Ok(entries) = fs::read_dir(queue) else {
-        return 1;
-    };
-    let mut ahead = 1;
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
-        if name.as_str() >= me {
-            continue;
-        }
-        let pid = name.rsplit('-').next().and_then(|p| p.parse::<i32>().ok());
-        match pid {
-            Some(pid) if alive(pid) => ahead += 1,
-            _ => {
-                let _ = fs::remove_file(e.path());
+/// Touches a ticket every `HEARTBEAT` while its turn is waited for or held, through the
+/// open file (never the path); stops when dropped.
+struct Heartbeat {
+    stop: Option<mpsc::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Heartbeat {
+    fn start(ticket: &File) -> Heartbeat {
+        let Ok(file) = ticket.try_clone() else {
+            return Heartbeat {
+                stop: None,
+                thread: None,
+            };
+        };
+        let (tx, rx) = mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = rx.recv_timeout(HEARTBEAT) {
+                let _ = file.set_modified(SystemTime::now());
             }
+        });
+        Heartbeat {
+            stop: Some(tx),
+            thread: Some(thread),
         }
     }
-    ahead
 }
 
-fn alive(pid: i32) -> bool {
-    // SAFETY: signal 0 only asks whether the process exists; nothing is sent.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
 }
 
-fn now_nanos() -> u128 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos())
+/// The pid the holder wrote into the lock file, if it did.
+fn holder(lock: &File) -> Option<u32> {
+    let mut buf = [0u8; 32];
+    let n = lock.read_at(&mut buf, 0).ok()?;
+    std::str::from_utf8(&buf[..n]).ok()?.trim().parse().ok()
 }
 
 /// The shared folder `dir`, made if missing: every user may add files to it, and only
 /// remove their own (01777). A link, or a folder another user left writable by all without
 /// the sticky bit (where anyone could swap our lock), is refused. Its mode is set through
 /// the opened folder, never through the path.
-fn shared_dir(dir: &Path) -> std::io::Result<()> {
+pub(super) fn shared_dir(dir: &Path) -> std::io::Result<()> {
     match fs::create_dir(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(parent) = dir.parent() {
@@ -172,8 +223,9 @@ fn shared_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 /// A file of our own, created here and now: never an existing file, never through a link.
-fn create_own(path: &Path, mode: u32) -> std::io::Result<File> {
+pub(super) fn create_own(path: &Path, mode: u32) -> std::io::Result<File> {
     let f = OpenOptions::new()
+        .read(true)
         .write(true)
         .create_new(true)
         .mode(mode)
@@ -245,97 +297,5 @@ pub fn default_dir() -> PathBuf {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_free_gpu_is_taken_at_once_and_a_second_taker_waits_until_the_first_lets_go() {
-        let dir = tempfile::tempdir().unwrap();
-        let first = GpuTurn::take(dir.path(), "0000:17:00.0", |_| panic!("no wait")).unwrap();
-        let d = dir.path().to_path_buf();
-        let (tx, rx) = std::sync::mpsc::channel();
-        let second = std::thread::spawn(move || {
-            let mut seen = Vec::new();
-            let t = GpuTurn::take(&d, "0000:17:00.0", |n| {
-                seen.push(n);
-                let _ = tx.send(n);
-            })
-            .unwrap();
-            drop(t);
-            seen
-        });
-        // The second one says it waits, with one ahead: the holder.
-        assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), 1);
-        drop(first);
-        let seen = second.join().unwrap();
-        assert_eq!(seen, vec![1]);
-        // Its ticket is gone once it has had its turn.
-        let q = dir.path().join("0000-17-00.0.queue");
-        assert_eq!(fs::read_dir(q).unwrap().count(), 0);
-    }
-
-    #[test]
-    fn the_folder_is_sticky_and_the_lock_names_its_holder() {
-        let dir = tempfile::tempdir().unwrap();
-        let turns = dir.path().join("turns");
-        let t = GpuTurn::take(&turns, "0000:17:00.0", |_| panic!("no wait")).unwrap();
-        let mode = fs::metadata(&turns).unwrap().mode() & 0o7777;
-        assert_eq!(mode, 0o1777, "{mode:o}");
-        let lock = turns.join("0000-17-00.0.lock");
-        assert_eq!(
-            fs::read_to_string(&lock).unwrap().trim(),
-            std::process::id().to_string()
-        );
-        drop(t);
-    }
-
-    #[test]
-    fn a_link_planted_where_the_lock_goes_is_refused_and_its_target_untouched() {
-        let dir = tempfile::tempdir().unwrap();
-        let victim = dir.path().join("bashrc");
-        fs::write(&victim, "# mine\n").unwrap();
-        fs::set_permissions(&victim, fs::Permissions::from_mode(0o600)).unwrap();
-        let turns = dir.path().join("turns");
-        fs::create_dir(&turns).unwrap();
-        std::os::unix::fs::symlink(&victim, turns.join("0000-17-00.0.lock")).unwrap();
-        let err = GpuTurn::take(&turns, "0000:17:00.0", |_| panic!("no wait"))
-            .err()
-            .expect("refused");
-        let words = err.to_string();
-        assert!(
-            words.contains("0000-17-00.0.lock") && words.contains("link"),
-            "{words}"
-        );
-        assert_eq!(fs::read_to_string(&victim).unwrap(), "# mine\n");
-        assert_eq!(fs::metadata(&victim).unwrap().mode() & 0o7777, 0o600);
-    }
-
-    #[test]
-    fn a_turn_folder_that_is_a_link_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        fs::create_dir(&home).unwrap();
-        fs::set_permissions(&home, fs::Permissions::from_mode(0o700)).unwrap();
-        let turns = dir.path().join("turns");
-        std::os::unix::fs::symlink(&home, &turns).unwrap();
-        let err = GpuTurn::take(&turns, "0000:17:00.0", |_| panic!("no wait"))
-            .err()
-            .expect("refused");
-        assert!(err.to_string().contains("link"), "{err}");
-        assert_eq!(fs::metadata(&home).unwrap().mode() & 0o7777, 0o700);
-        assert_eq!(fs::read_dir(&home).unwrap().count(), 0);
-    }
-
-    #[test]
-    fn tickets_of_dead_processes_do_not_count_and_are_cleared() {
-        let dir = tempfile::tempdir().unwrap();
-        let q = dir.path().join("q");
-        fs::create_dir_all(&q).unwrap();
-        // pid 0x7fff_fff0 does not exist; our own pid does.
-        File::create(q.join(format!("{:020}-{}", 1, 0x7fff_fff0))).unwrap();
-        File::create(q.join(format!("{:020}-{}", 2, std::process::id()))).unwrap();
-        let me = format!("{:020}-{}", 3, 1);
-        assert_eq!(ahead_of(&q, &me), 2);
-        assert_eq!(fs::read_dir(&q).unwrap().count(), 1);
-    }
-}
+#[path = "gpu_turn_tests.rs"]
+mod tests;

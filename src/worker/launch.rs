@@ -10,7 +10,7 @@ use crate::cuda::module::{ArgValue, Kernel, Launch};
 use crate::cuda::texture::TexObject;
 use crate::model::results::{Occupancy, PtxasReport};
 use crate::model::{Arg, ElemType, Lesson, Variant};
-use crate::worker::hostdata::{self, HostData};
+use crate::worker::hostdata::HostData;
 
 /// Every buffer of the lesson: the host copy it started from and its device memory.
 /// The guard zone past each output when a run asks for one: more than a block of 256
@@ -28,9 +28,14 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    /// Fresh inputs from `seed`, uploaded; outputs only allocated (they are poisoned before
-    /// every launch).
-    pub fn fresh(gpu: &Gpu, lesson: &Lesson, seed: u64, guard: bool) -> Result<Buffers, CudaError> {
+    /// The inputs `host_inputs` (one per buffer, made by `hostdata::generate`), uploaded;
+    /// outputs only allocated (they are poisoned before every launch).
+    pub fn upload(
+        gpu: &Gpu,
+        lesson: &Lesson,
+        host_inputs: Vec<HostData>,
+        guard: bool,
+    ) -> Result<Buffers, CudaError> {
         let peer = match lesson.buffers.iter().any(|b| b.gpu == 1) {
             true => Some(gpu.open_peer()?),
             false => None,
@@ -41,8 +46,7 @@ impl Buffers {
             textures: Vec::new(),
             peer,
         };
-        for b in &lesson.buffers {
-            let h = hostdata::generate(b, seed);
+        for (b, h) in lesson.buffers.iter().zip(host_inputs) {
             let on = match (b.gpu, &bufs.peer) {
                 (1, Some(p)) => p,
                 _ => gpu,

@@ -11,6 +11,7 @@ pub mod l2;
 pub mod launch;
 mod listing_cache;
 pub mod measure;
+pub mod noise;
 pub mod outputs;
 pub mod runner;
 pub mod sass;
@@ -20,6 +21,8 @@ pub mod textures;
 pub mod timing;
 pub mod tools;
 pub mod traced;
+pub mod turn_queue;
+pub mod turns;
 pub mod variant;
 
 /// Where a request's replies go, one at a time, as they come.

@@ -8,6 +8,7 @@ use super::kept::{self, Kept};
 use super::l2::{self, PersistingL2};
 use super::launch::Buffers;
 use super::sgemm_ref;
+use super::turns::Turns;
 use super::variant::{self, Job, RunContext};
 use crate::analysis::limits;
 use crate::course::fingerprint::blank_result;
@@ -45,6 +46,20 @@ pub struct Session {
     /// The last inputs a run asked to keep (`keep_inputs`): a learner saving a kernel
     /// again and again need not wait for a GiB of fresh random numbers each time.
     pub kept: Option<Kept>,
+    /// Turns on this GPU with the other gpulab processes using it.
+    pub turns: Turns,
+}
+
+impl Session {
+    pub fn new(gpu: Gpu) -> Session {
+        let turns = Turns::new(gpu.pci_bus_id());
+        Session {
+            gpu,
+            peak: None,
+            kept: None,
+            turns,
+        }
+    }
 }
 
 pub fn run_lesson(
@@ -67,14 +82,18 @@ pub fn run_lesson(
     send(Reply::Peak { peak: peak.clone() });
     say_inputs(send, kept.is_some());
     let gpu = &session.gpu;
+    let turns = &session.turns;
     let made_by = kept::reference_fingerprint(lesson, opts);
-    let (mut bufs, known) = inputs(gpu, lesson, opts, kept, &made_by)?;
+    let (mut bufs, known) = inputs((gpu, turns), lesson, opts, kept, &made_by, send)?;
     let reference_known = known.is_some();
     let mut expected: Vec<(usize, HostData)> = known.unwrap_or_else(|| {
         (super::outputs::builtin_expected(&lesson.reference, &bufs.host_inputs).into_iter())
             .collect()
     });
-    cublas_reference(gpu, lesson, &mut bufs, opts, &mut expected, &mut peak, send)?;
+    if matches!(lesson.reference, Reference::Sgemm { .. }) {
+        let _turn = turns.take(opts.job, "", send);
+        cublas_reference(gpu, lesson, &mut bufs, opts, &mut expected, &mut peak, send)?;
+    }
     let l2 = set_aside_l2(gpu, lesson, send)?;
     let arch = lesson.arch_on(Some(gpu.info()));
     let mut wrong = false;
@@ -84,7 +103,6 @@ pub fn run_lesson(
         if is_reference && reference_known && !wanted(opts, &v.name) {
             continue;
         }
-        l2.fresh().map_err(|e| Fatal::in_variant(&v.name, e))?;
         let ctx = RunContext {
             gpu,
             peak: &peak,
@@ -92,6 +110,8 @@ pub fn run_lesson(
             arch: &arch,
             opts,
             expected: &expected,
+            turns,
+            l2: &l2,
         };
         let (outputs, was_wrong) = run_one(&ctx, v, is_reference, &mut bufs, send)?;
         wrong |= was_wrong;
@@ -115,13 +135,16 @@ pub fn run_lesson(
 type Expected = Vec<(usize, HostData)>;
 
 /// The inputs of this run, kept or fresh, and the outputs expected of them when the same
-/// reference (`made_by`) already made them on these very inputs.
+/// reference (`made_by`) already made them on these very inputs. Fresh ones are made on
+/// the host first, then uploaded in a turn of their own: the copies would slow another's
+/// timed runs.
 fn inputs(
-    gpu: &Gpu,
+    (gpu, turns): (&Gpu, &Turns),
     lesson: &Lesson,
     opts: &RunOptions,
     kept: Option<Kept>,
     made_by: &str,
+    send: Sink,
 ) -> Result<(Buffers, Option<Expected>), Fatal> {
     match kept {
         Some(k) => Ok((
@@ -129,7 +152,12 @@ fn inputs(
             k.expected.and_then(|(f, e)| (f == made_by).then_some(e)),
         )),
         None => {
-            let fresh = Buffers::fresh(gpu, lesson, hostdata::fresh_seed(), opts.guard);
+            let seed = hostdata::fresh_seed();
+            let host = (lesson.buffers.iter())
+                .map(|b| hostdata::generate(b, seed))
+                .collect();
+            let _turn = turns.take(opts.job, "", send);
+            let fresh = Buffers::upload(gpu, lesson, host, opts.guard);
             Ok((fresh.map_err(|e| Fatal::in_variant("", e))?, None))
         }
     }
@@ -301,6 +329,7 @@ pub(crate) fn capped(v: &Variant, max_blocks: u32) -> Variant {
 /// The copy bandwidth of this GPU, measured on the first timed run of the session.
 fn ensure_peak(session: &mut Session, opts: &RunOptions, send: Sink) -> Result<Peak, Fatal> {
     if session.peak.is_none() && opts.time {
+        let _turn = session.turns.take(opts.job, "", send);
         send(Reply::Stage {
             variant: String::new(),
             stage: "measuring the copy bandwidth of this GPU".into(),

@@ -52,13 +52,8 @@ struct Worker {
 
 impl Worker {
     fn session(&mut self, device: u32) -> &mut Result<Session, CudaError> {
-        self.session.get_or_insert_with(|| {
-            Gpu::open(device).map(|gpu| Session {
-                gpu,
-                peak: None,
-                kept: None,
-            })
-        })
+        self.session
+            .get_or_insert_with(|| Gpu::open(device).map(Session::new))
     }
 
     fn handle(&mut self, req: Request) {

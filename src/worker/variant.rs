@@ -4,11 +4,15 @@
 use super::Sink;
 use super::compile::compile_checked;
 use super::hostdata::HostData;
+use super::l2::PersistingL2;
 use super::launch::{self, Buffers};
 use super::measure;
+use super::noise;
 use super::runner::Fatal;
 use super::timing;
 use super::traced::{self, TraceError};
+use super::turns::Turns;
+use crate::analysis::gpu_share::RunWindow;
 use crate::analysis::limits;
 use crate::course::fingerprint::blank_result;
 use crate::cuda::error::CudaError;
@@ -29,6 +33,10 @@ pub struct RunContext<'a> {
     pub opts: &'a RunOptions,
     /// Outputs as they should be (from the reference), by buffer index.
     pub expected: &'a [(usize, HostData)],
+    /// The GPU's turns: each variant's GPU work is one.
+    pub turns: &'a Turns,
+    /// The lesson's persisting-L2 set-aside, emptied before each variant.
+    pub l2: &'a PersistingL2<'a>,
 }
 
 /// The variant to run, and its role in this run.
@@ -67,24 +75,34 @@ pub fn run_variant(
         r.failure = Some(Failure::LaunchLimits);
         return Ok(r);
     }
-    if let Err(e) = load_check_time(ctx, job, &compiled, bufs, &mut r, send) {
-        if e.is_sticky() {
-            return Err(fatal(e));
+    // One turn for everything this variant does on the GPU (its check, timed runs and
+    // trace): the compile above needs none, and the next job in the queue goes before
+    // this run's next variant.
+    let turn = ctx.turns.take(ctx.opts.job, &v.name, send);
+    ctx.l2.fresh().map_err(fatal)?;
+    let windows = match load_check_time(ctx, job, &compiled, bufs, &mut r, send) {
+        Ok(w) => w,
+        Err(e) if e.is_sticky() => return Err(fatal(e)),
+        Err(e) => {
+            // A refused launch leaves the context as it was: the run goes on in this worker.
+            r.correct = Some(false);
+            r.failure = Some(e.code().map_or(Failure::Refused, Failure::from));
+            r.error = Some(refused_words(&e, v, ctx.gpu.info(), r.ptxas.as_ref()));
+            return Ok(r);
         }
-        // A refused launch leaves the context as it was: the run goes on in this worker.
-        r.correct = Some(false);
-        r.failure = Some(e.code().map_or(Failure::Refused, Failure::from));
-        r.error = Some(refused_words(&e, v, ctx.gpu.info(), r.ptxas.as_ref()));
-        return Ok(r);
-    }
+    };
     if ctx.opts.trace && job.shown {
         trace(ctx, v, bufs, &mut r, send)?;
     }
+    drop(turn);
+    // Asked after the turn: NVML's samples are stamped, and the next job need not wait.
+    r.noise = noise::judge(ctx.gpu, &windows, ctx.turns);
     Ok(r)
 }
 
-/// Load the compiled kernel, check its output and time it. Any CUDA error comes back as it
-/// is: the caller tells a poisoned context from a refused launch.
+/// Load the compiled kernel, check its output and time it; the timed runs' windows come
+/// back (none when it was not timed). Any CUDA error comes back as it is: the caller tells
+/// a poisoned context from a refused launch.
 fn load_check_time(
     ctx: &RunContext,
     job: &Job,
@@ -92,7 +110,7 @@ fn load_check_time(
     bufs: &mut Buffers,
     r: &mut VariantResult,
     send: Sink,
-) -> Result<(), CudaError> {
+) -> Result<Vec<RunWindow>, CudaError> {
     let v = job.variant;
     let module = ctx.gpu.load_module(&compiled.image)?;
     let kernel = module.kernel(&compiled.lowered_name)?;
@@ -103,7 +121,7 @@ fn load_check_time(
         r.correct = Some(false);
         r.error = Some(format!("not launched: {why}"));
         r.failure = Some(Failure::ConstantSize);
-        return Ok(());
+        return Ok(Vec::new());
     }
     r.occupancy = launch::measure_occupancy(ctx.gpu, v, &kernel, r.ptxas.as_ref());
     if ctx.opts.check || job.is_reference {
@@ -113,12 +131,11 @@ fn load_check_time(
     if ctx.opts.time && r.correct != Some(false) && job.shown {
         stage(send, v, "timing");
         let launch = bufs.launch(v, &kernel);
-        let _turn = timing::take_turn(ctx.gpu, &v.name, send);
-        r.noise = timing::others_on_gpu(ctx.gpu);
-        timing::time_variant(ctx.gpu, &launch, ctx.opts, r, send)?;
+        let windows = timing::time_variant(ctx.gpu, &launch, ctx.opts, r, send)?;
         timing::summarize(ctx.lesson, ctx.peak, r);
+        return Ok(windows);
     }
-    Ok(())
+    Ok(Vec::new())
 }
 
 /// A launch the GPU refused (too many threads, too much shared memory or too many

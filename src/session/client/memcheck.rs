@@ -5,7 +5,7 @@
 
 use super::{WorkerClient, WorkerFailure};
 use crate::model::Lesson;
-use crate::model::protocol::{Reply, Request, RunOptions};
+use crate::model::protocol::{JobKind, Reply, Request, RunOptions};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -109,6 +109,7 @@ pub(super) fn rerun<'l>(
             time: false,
             trace: false,
             max_blocks: MEMCHECK_BLOCKS,
+            job: JobKind::Memcheck,
             ..RunOptions::default()
         },
     };
