@@ -77,6 +77,34 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
             diffs.push(format!("site {} recorded but not traced", w["id"]));
         }
     }
+    // The race verdict: the interpreter orders accesses by every barrier the GPU tracer
+    // does (block and cluster barriers alike), so it finds a race exactly where the GPU's
+    // trace found one, between the same lines.
+    let recorded_races = rec["memory"]["races"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    // Which access a trace logged first depends on how the warps happened to run, so a
+    // pair of lines is compared unordered.
+    let lines = |r: &Value| {
+        let (a, b) = (r["first_line"].as_u64(), r["second_line"].as_u64());
+        (a.min(b), a.max(b))
+    };
+    let mut got: Vec<_> = m
+        .races
+        .iter()
+        .map(|r| lines(&serde_json::to_value(r).unwrap()))
+        .collect();
+    let mut want_races: Vec<_> = recorded_races.iter().map(lines).collect();
+    for v in [&mut got, &mut want_races] {
+        v.sort();
+        v.dedup();
+    }
+    if got != want_races {
+        diffs.push(format!(
+            "races: the interpreter found {got:?}, the GPU trace {want_races:?}"
+        ));
+    }
     Ok(diffs)
 }
 
