@@ -22,7 +22,7 @@ fn main() {
     let code = match args.command {
         None => device.and_then(|d| cli::open_lab(&root, d)),
         Some(Cmd::Worker) => Ok(gpulab::worker::server::serve()),
-        Some(Cmd::List { json }) => cli::cmd_list(&root, json).map(|_| 0),
+        Some(Cmd::List { json }) => cli::cmd_list(&root, json),
         Some(Cmd::Run(a)) if a.replay || a.cpu => cli::cmd_run(&root, 0, &a),
         Some(Cmd::Run(a)) => device.and_then(|d| cli::cmd_run(&root, d, &a)),
         Some(Cmd::Check { paths }) => cli::cmd_check(&root, &paths),

@@ -1,6 +1,6 @@
 //! `gpulab record`: run every lesson live and write a recording.
 
-use super::load_course;
+use super::load_whole_course;
 use super::say::say_err;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
@@ -13,7 +13,7 @@ use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
 
 pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Result<i32> {
-    let lessons = load_course(root)?;
+    let lessons = load_whole_course(root)?;
     let mut client = WorkerClient::new().on_device(device);
     let caps = fold::hello(&mut client, device)?;
     let Some(dev) = caps.device.clone() else {

@@ -2,7 +2,7 @@
 //! lesson's screens against the snapshot files of the pack (see `render_all`).
 
 use super::say::say_part;
-use super::{RenderArgs, find_lesson, load_course};
+use super::{RenderArgs, find_lesson, open_course};
 use crate::course::bundle::CourseRoot;
 use crate::session::{recording, source};
 use crate::ui::{Shot, View};
@@ -27,9 +27,10 @@ pub fn cmd_render(root: &CourseRoot, a: &RenderArgs) -> Result<i32> {
 fn render_one(root: &CourseRoot, a: &RenderArgs) -> Result<()> {
     // clap requires the lesson unless --all.
     let id = a.lesson.as_deref().unwrap_or_default();
-    let lessons = load_course(root)?;
+    let course = open_course(root)?;
     // The one lookup `run` uses too, so a number works wherever an id does.
-    let wanted = find_lesson(&lessons, id)?.id.clone();
+    let wanted = find_lesson(&course, id)?.id.clone();
+    let lessons = course.lessons;
     let idx = lessons.iter().position(|l| l.id == wanted).unwrap_or(0);
     let lesson = &lessons[idx];
     let rec = recording::newest(&root.recordings());

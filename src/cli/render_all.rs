@@ -12,7 +12,7 @@
 //! link, or a snapshot that is a link or not a plain file, is refused by name, in either
 //! mode, and a `.snap` is replaced by a rename, never written through.
 
-use super::load_course;
+use super::load_whole_course;
 use super::say::{say, say_part};
 use super::snapfile;
 use crate::course::bundle::CourseRoot;
@@ -123,7 +123,7 @@ struct Tally {
 }
 
 pub fn cmd_render_all(root: &CourseRoot, given: Option<&Path>, mode: Mode) -> Result<i32> {
-    let lessons = load_course(root)?;
+    let lessons = load_whole_course(root)?;
     let dir = snapshot_dir(root, given);
     no_link(&dir, "the snapshot folder")?;
     let rec = recording::newest(&root.recordings());

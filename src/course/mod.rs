@@ -16,4 +16,7 @@ pub mod spans;
 pub mod text;
 mod tree;
 
-pub use load::{CourseError, check_paths, load_course, load_file, load_file_sized, reload_sized};
+pub use load::{
+    Broken, Course, CourseError, check_paths, load_course, load_file, load_file_sized, open_course,
+    reload_sized,
+};
