@@ -168,7 +168,12 @@ fn check(
         quick,
     };
     let say = |m: &str| say_err!("· {m}");
-    let ask = if cpu { Ask::Cpu } else { Ask::Figures };
+    let ask = if cpu {
+        super::needs_nvrtc_for_cpu(client)?;
+        Ask::Cpu
+    } else {
+        Ask::Figures
+    };
     let report = ex_check::check(client, (device, ask), &target, &yours, say)?;
     let ex_id = ex.id.clone();
     if json {

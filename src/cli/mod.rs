@@ -34,6 +34,8 @@ pub use sass::{cmd_diff, cmd_sass};
 use crate::course::bundle::CourseRoot;
 use crate::course::{Broken, Course};
 use crate::model::Lesson;
+use crate::model::protocol::PIP_HINT;
+use crate::session::client::WorkerClient;
 use crate::session::progress::Progress;
 use crate::ui::App;
 use crate::ui::loading::{self, Loading};
@@ -140,6 +142,22 @@ pub fn find_lesson<'a>(course: &'a Course, id: &str) -> Result<&'a Lesson> {
             )
         }
     }
+}
+
+/// `--cpu` runs the kernels on the CPU interpreter, which compiles them with NVRTC: without
+/// NVRTC the command stops at once, saying how to get it, rather than failing every compile.
+fn needs_nvrtc_for_cpu(client: &mut WorkerClient) -> Result<()> {
+    if let Err(why) = client.toolkit()?.nvrtc {
+        let get = if why.contains(PIP_HINT) {
+            String::new()
+        } else {
+            format!("; get it with: {PIP_HINT}")
+        };
+        bail!(
+            "--cpu runs the kernels on the CPU interpreter, which compiles them with NVRTC: {why}{get}"
+        );
+    }
+    Ok(())
 }
 
 /// The lab draws on stdout and reads keys from the terminal: without one (a pipe, a cron

@@ -2,6 +2,7 @@
 
 use super::load_whole_course;
 use super::say::say_err;
+use crate::analysis::claim_words::{detail_words, words};
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::protocol::{Reply, RunOptions};
@@ -63,7 +64,7 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
                 Some(false) => "✗",
                 None => "?",
             };
-            say_err!("  {mark} {}  {}", c.claim, c.detail);
+            say_err!("  {mark} {}  {}", words(&c.claim), detail_words(&c.detail));
         }
         results.push(result);
     }

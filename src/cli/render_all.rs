@@ -51,11 +51,12 @@ const SHOTS: [Shot; 4] = [
 /// says only that they are hidden).
 fn shots(lesson: &Lesson) -> Vec<Shot> {
     let mut out = SHOTS.to_vec();
-    let views = [
-        (!lesson.sweeps.is_empty(), View::Chart),
-        (!lesson.textures.is_empty(), View::Footprint),
-    ];
-    for (_, view) in views.into_iter().filter(|(has, _)| *has) {
+    // The views only some lessons have: the lesson and its heatmap are every lesson's.
+    let views = super::render::views_of(lesson);
+    let extra = views
+        .into_iter()
+        .filter(|v| matches!(v, View::Chart | View::Footprint));
+    for view in extra {
         for (width, height) in [(120, 40), (80, 24)] {
             out.push(Shot {
                 view,

@@ -6,6 +6,7 @@ use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::protocol::RunOptions;
 use crate::model::results::LessonResult;
+use crate::session::client::WorkerClient;
 use crate::session::recording;
 use crate::session::source::{self, Ask};
 use anyhow::{Result, bail};
@@ -32,7 +33,12 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         time: !a.no_time,
         ..RunOptions::default()
     };
-    let ask = if a.cpu { Ask::Cpu } else { Ask::Figures };
+    let ask = if a.cpu {
+        super::needs_nvrtc_for_cpu(&mut WorkerClient::new())?;
+        Ask::Cpu
+    } else {
+        Ask::Figures
+    };
     let rec = recording::newest(&root.recordings());
     let mut result = source::figures(
         (root, rec.as_ref()),

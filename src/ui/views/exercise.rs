@@ -4,6 +4,7 @@
 
 use super::prose::{Content, wrap};
 use super::theme::Theme;
+use crate::analysis::claim_words::{detail_words, words};
 use crate::analysis::line_diff::{DiffLine, diff, differs};
 use crate::session::ex_check::{CheckReport, Mark};
 use crate::ui::app::App;
@@ -123,15 +124,12 @@ pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
             Mark::NeedsGpu => ("·", th.dim),
             Mark::NotMeasured => ("?", th.warn),
         };
-        let check = l
-            .check
-            .strip_prefix("yours ")
-            .unwrap_or(&l.check)
-            .to_string();
+        let check = words(&l.check);
+        let check = check.strip_prefix("yours ").unwrap_or(&check).to_string();
         lines.push(Line::from(vec![
             Span::styled(format!("{mark} "), st),
             Span::raw(check),
-            Span::styled(format!(" · {}", l.detail), th.dim),
+            Span::styled(format!(" · {}", detail_words(&l.detail)), th.dim),
         ]));
     }
     lines
