@@ -235,6 +235,54 @@ fn a_file_without_the_kernel_is_said_so_by_name() {
 }
 
 #[test]
+fn start_and_hint_print_the_task_as_paragraphs() {
+    let lab = Lab::new();
+    let yaml = lab.lessons.join(
+        std::fs::read_dir(&lab.lessons)
+            .unwrap()
+            .find_map(|e| {
+                let n = e.unwrap().file_name().into_string().unwrap();
+                n.ends_with(".yaml").then_some(n)
+            })
+            .unwrap(),
+    );
+    let lesson = std::fs::read_to_string(&yaml).unwrap();
+    let task = "      Copy in to out without spilling under the register cap. The cap is\n\
+                \x20     thirty-two registers,\n\
+                \x20     so keep little live.\n\
+                \n\
+                \x20     Then check it.\n";
+    let lesson = lesson.replacen(
+        "      Copy in to out without spilling under the register cap.\n",
+        task,
+        1,
+    );
+    let lesson = lesson.replacen(
+        "      - \"First hint.\"",
+        "      - |\n        First hint, written\n        over two lines.",
+        1,
+    );
+    std::fs::write(&yaml, lesson).unwrap();
+    let o = lab.ex(&["start", "fix-copy"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        out.contains(
+            "Copy in to out without spilling under the register cap. The cap is thirty-two\n\
+             registers, so keep little live.\n\nThen check it.\n"
+        ),
+        "joined, wrapped at 80, the blank line kept:\n{out}"
+    );
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    let o = lab.ex(&["hint", "fix-copy"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("hint 1 of 2: First hint, written over two lines.\n"),
+        "{out}"
+    );
+}
+
+#[test]
 fn check_before_start_says_how_to_start() {
     let lab = Lab::new();
     let o = lab.ex(&["check", "fix-copy"]);

@@ -10,6 +10,7 @@ pub mod expr;
 pub mod fingerprint;
 pub mod load;
 pub mod part;
+pub mod prose;
 pub mod schema;
 pub mod signature;
 pub mod spans;
