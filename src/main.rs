@@ -5,24 +5,12 @@ use gpulab::course::bundle::CourseRoot;
 fn main() {
     let args = Cli::parse();
     let root = CourseRoot::from_option(args.lessons.as_deref());
-    if matches!(
-        args.command,
-        Some(Cmd::List { .. } | Cmd::Sass { .. } | Cmd::Diff { .. })
-    ) {
-        // Commands that only print end quietly when their reader goes (`gpulab sass ... |
-        // head`), as other command-line tools do. Not those that talk to a worker: a
-        // worker's closed pipe is a fault they report, and must not end them unheard.
-        // SAFETY: resetting a signal's disposition before any thread is started.
-        unsafe {
-            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-        }
-    }
     // Asked only by the commands that open a GPU: a bad `GPULAB_DEVICE` is their error.
     let device = args.device();
     let code = match args.command {
         None => device.and_then(|d| cli::open_lab(&root, d)),
         Some(Cmd::Worker) => Ok(gpulab::worker::server::serve()),
-        Some(Cmd::List { json }) => cli::cmd_list(&root, json).map(|_| 0),
+        Some(Cmd::List { json }) => cli::cmd_list(&root, json),
         Some(Cmd::Run(a)) if a.replay || a.cpu => cli::cmd_run(&root, 0, &a),
         Some(Cmd::Run(a)) => device.and_then(|d| cli::cmd_run(&root, d, &a)),
         Some(Cmd::Check { paths }) => cli::cmd_check(&root, &paths),
@@ -42,7 +30,10 @@ fn main() {
         Ok(c) => std::process::exit(c),
         Err(e) => {
             // Errors quote the pack (ids, names, its source): made visible as all its text is.
-            eprintln!("gpulab: {}", cli::say::visible(&format!("{e:#}")));
+            cli::say::err(&format!(
+                "gpulab: {}\n",
+                cli::say::visible(&format!("{e:#}"))
+            ));
             std::process::exit(2);
         }
     }

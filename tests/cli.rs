@@ -288,3 +288,107 @@ fn a_listing_whose_reader_has_gone_ends_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert!(!err.contains("Broken pipe"), "{err}");
 }
+
+/// `gpulab` with `args` and `env`, no NVRTC to be found when `no_nvrtc`.
+fn gpulab_env(args: &[&str], env: &[(&str, &str)], no_nvrtc: bool) -> (i32, String, String) {
+    let mut cmd = Command::new(bin());
+    cmd.args(args).env(
+        "GPULAB_DATA_DIR",
+        std::env::temp_dir().join("gpulab-cli-test"),
+    );
+    if no_nvrtc {
+        cmd.env("PATH", "/nonexistent")
+            .env_remove("GPULAB_CUDA")
+            .env_remove("CUDA_HOME")
+            .env_remove("CUDA_PATH");
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn run_cpu_without_nvrtc_says_how_to_get_it_and_exits_2() {
+    let started = std::time::Instant::now();
+    let (code, out, err) = gpulab_env(&["run", "01", "--cpu"], &[], true);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("NVRTC") && err.contains("pip install nvidia-cuda-nvrtc"),
+        "{err}"
+    );
+    assert!(out.is_empty(), "nothing run, nothing reported: {out}");
+    assert!(!err.contains("compiling"), "said at once: {err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[test]
+fn claims_read_in_words() {
+    let (code, out, err) = gpulab(&["run", "00", "--replay"]);
+    assert!(code == 0 || code == 1, "{err}");
+    let claims = out.split("claims:").nth(1).expect(&out);
+    assert!(
+        claims.contains("register cycles per access ≤ 10"),
+        "{claims}"
+    );
+    assert!(claims.contains("(cycles per access = "), "{claims}");
+    for name in ["measured.", "<=", ">=", "=="] {
+        assert!(!claims.contains(name), "{name} in {claims}");
+    }
+    let (_, out, _) = gpulab(&["run", "01", "--replay"]);
+    assert!(
+        out.contains("coalesced global sectors per request = 4"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_view_a_lesson_lacks_or_that_does_not_exist_is_an_error_naming_the_choices() {
+    let (code, out, err) = gpulab(&["render", "01", "--view", "chart"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("has no chart view") && err.contains("its views: lesson, heatmap"),
+        "{err}"
+    );
+    let (code, _, err) = gpulab(&["render", "01", "--view", "footprint"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has no footprint view"), "{err}");
+    let (code, _, err) = gpulab(&["render", "01", "--view", "graph"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("lesson, chart, footprint, heatmap"), "{err}");
+    // The views a lesson has still render.
+    let (code, out, err) = gpulab(&["render", "10", "--view", "footprint"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("texture footprint"), "{out}");
+}
+
+#[test]
+fn environment_variables_are_asked_only_by_the_commands_that_use_them() {
+    let bad = [
+        ("GPULAB_DEVICE", "xyz"),
+        ("GPULAB_TIMEOUT_S", "soon"),
+        ("GPULAB_WORKSPACE", "/dev/null"),
+    ];
+    for args in [
+        &["list"][..],
+        &["run", "01", "--replay"],
+        &["render", "01"],
+        &["check", "lessons/01-global-coalescing.yaml"],
+    ] {
+        let (code, out, err) = gpulab_env(args, &bad, true);
+        assert_eq!(code, 0, "{args:?}: {out}{err}");
+    }
+    // Where it is used, it is an error in words.
+    let (code, _, err) = gpulab_env(&["doctor"], &bad, true);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("GPULAB_DEVICE") && err.contains("xyz"),
+        "{err}"
+    );
+}

@@ -179,6 +179,110 @@ fn hints_come_one_at_a_time_and_are_counted() {
 }
 
 #[test]
+fn list_rows_fit_80_columns_and_count_in_words() {
+    let lab = Lab::new();
+    assert!(lab.ex(&["start", "fix-copy"]).status.success());
+    assert!(lab.ex(&["hint", "fix-copy"]).status.success());
+    let o = lab.ex(&["list"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", text(&o));
+    for row in out.lines().filter(|l| !l.starts_with("workspace: ")) {
+        assert!(
+            row.chars().count() <= 80,
+            "{} columns: {row}",
+            row.chars().count()
+        );
+    }
+    let row = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("fix-copy "))
+        .unwrap();
+    assert!(row.ends_with("started, 1 hint"), "{row}");
+    // The title, on the row under its exercise.
+    let title = lab.ex(&["list", "--json"]);
+    let j: serde_json::Value = serde_json::from_slice(&title.stdout).unwrap();
+    let title = j[0]["title"].as_str().unwrap();
+    let below = out.lines().skip_while(|l| *l != row).nth(1).unwrap();
+    assert_eq!(below.trim(), title);
+}
+
+#[test]
+fn a_file_without_the_kernel_is_said_so_by_name() {
+    if !nvrtc_or_skip("a_file_without_the_kernel_is_said_so_by_name") {
+        return;
+    }
+    let lab = Lab::new();
+    lab.ex(&["start", "fix-copy"]);
+    let mine = "// my copy, to come\n// nothing yet\n\n\
+                extern \"C\" __global__ void copy_other(float* out) { out[0] = 1.0f; }\n";
+    std::fs::write(lab.mine(), mine).unwrap();
+    let want = format!("no kernel named copy_mine in {}", lab.mine().display());
+    for cpu in [false, true] {
+        let args = if cpu {
+            vec!["check", "fix-copy", "--cpu"]
+        } else {
+            vec!["check", "fix-copy"]
+        };
+        let o = lab.ex(&args);
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        assert!(out.contains(&want), "cpu {cpu}: {out}");
+        assert!(
+            !out.contains("is undefined") && !out.contains(":2:"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn start_and_hint_print_the_task_as_paragraphs() {
+    let lab = Lab::new();
+    let yaml = lab.lessons.join(
+        std::fs::read_dir(&lab.lessons)
+            .unwrap()
+            .find_map(|e| {
+                let n = e.unwrap().file_name().into_string().unwrap();
+                n.ends_with(".yaml").then_some(n)
+            })
+            .unwrap(),
+    );
+    let lesson = std::fs::read_to_string(&yaml).unwrap();
+    let task = "      Copy in to out without spilling under the register cap. The cap is\n\
+                \x20     thirty-two registers,\n\
+                \x20     so keep little live.\n\
+                \n\
+                \x20     Then check it.\n";
+    let lesson = lesson.replacen(
+        "      Copy in to out without spilling under the register cap.\n",
+        task,
+        1,
+    );
+    let lesson = lesson.replacen(
+        "      - \"First hint.\"",
+        "      - |\n        First hint, written\n        over two lines.",
+        1,
+    );
+    std::fs::write(&yaml, lesson).unwrap();
+    let o = lab.ex(&["start", "fix-copy"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        out.contains(
+            "Copy in to out without spilling under the register cap. The cap is thirty-two\n\
+             registers, so keep little live.\n\nThen check it.\n"
+        ),
+        "joined, wrapped at 80, the blank line kept:\n{out}"
+    );
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    let o = lab.ex(&["hint", "fix-copy"]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.starts_with("hint 1 of 2: First hint, written over two lines.\n"),
+        "{out}"
+    );
+}
+
+#[test]
 fn check_before_start_says_how_to_start() {
     let lab = Lab::new();
     let o = lab.ex(&["check", "fix-copy"]);
@@ -219,7 +323,7 @@ fn the_loop_from_a_spilling_file_to_a_fixed_one() {
     std::fs::write(lab.mine(), SPILLS).unwrap();
     let o = lab.ex(&["check", "fix-copy"]);
     let out = text(&o);
-    assert!(out.contains("✗ yours spill_stores == 0"), "{out}");
+    assert!(out.contains("✗ yours spill stores (bytes) = 0"), "{out}");
     assert_eq!(o.status.code(), Some(1), "{out}");
     let fix = lab
         .lessons
@@ -229,7 +333,7 @@ fn the_loop_from_a_spilling_file_to_a_fixed_one() {
     std::fs::copy(fix, lab.mine()).unwrap();
     let o = lab.ex(&["check", "fix-copy"]);
     let out = text(&o);
-    assert!(out.contains("✓ yours spill_stores == 0"), "{out}");
+    assert!(out.contains("✓ yours spill stores (bytes) = 0"), "{out}");
     assert!(!out.contains('✗'), "{out}");
     // Nothing fails; the output needs a GPU to be judged: undecided (with --cpu alike).
     assert_eq!(o.status.code(), Some(3), "{out}");

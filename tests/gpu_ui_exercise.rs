@@ -30,7 +30,7 @@ fn the_starter_fails_and_the_solution_passes_in_the_lab() {
     std::fs::copy(fix, lab.mine()).unwrap();
     let screen = lab.play_until_checked(vec![], &mut no_editor);
     eprintln!("the solution on {}:\n{screen}", dev.name);
-    assert!(screen.contains("✓ spill_stores == 0"), "{screen}");
+    assert!(screen.contains("✓ spill stores (bytes) = 0"), "{screen}");
     assert!(screen.contains("passed: every check holds"), "{screen}");
     assert!(screen.contains("✓ passed"), "the solution opens:\n{screen}");
     let p = lab.app.exercises.book.get("fix-copy");

@@ -46,6 +46,7 @@ fn the_first_frame_says_what_is_loading_long_before_a_slow_large_load_is_in() {
         Ok(Course {
             lessons,
             recording: None,
+            broken: Vec::new(),
         })
     });
     let frames = run_loop(&mut app, rx, started);

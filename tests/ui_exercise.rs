@@ -52,7 +52,7 @@ fn from_a_spilling_save_to_a_fixed_one_in_the_lab() {
     let screen = lab.play_until_checked(vec![down(), key('e')], &mut editor);
     assert_eq!(opened, [lab.mine()], "e opens the learner's file");
     assert!(screen.contains("exercise fix-copy"), "{screen}");
-    assert!(screen.contains("✗ spill_stores == 0"), "{screen}");
+    assert!(screen.contains("✗ spill stores (bytes) = 0"), "{screen}");
     assert!(screen.contains("needs a GPU"), "{screen}");
     assert!(
         screen.contains("▸    • fix-copy"),
@@ -63,7 +63,7 @@ fn from_a_spilling_save_to_a_fixed_one_in_the_lab() {
     let fix = lab.course.join("exercises/tiny/fix-copy/solution.cu");
     std::fs::copy(fix, lab.mine()).unwrap();
     let screen = lab.play_until_checked(vec![], &mut no_editor);
-    assert!(screen.contains("✓ spill_stores == 0"), "{screen}");
+    assert!(screen.contains("✓ spill stores (bytes) = 0"), "{screen}");
     assert!(!screen.contains("✗ spill_stores"), "{screen}");
     assert!(
         screen.contains("need a GPU, so the exercise is not passed here"),

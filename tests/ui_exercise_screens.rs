@@ -108,7 +108,7 @@ fn a_failing_check_without_a_gpu() {
         ptxas(32, 136),
     );
     let screen = show(a, r, &starter);
-    assert!(screen.contains("✗ spill_stores == 0"), "{screen}");
+    assert!(screen.contains("✗ spill stores (bytes) = 0"), "{screen}");
     assert!(screen.contains("not yet: 1 of 3 checks hold"), "{screen}");
     assert!(!screen.contains("The solution, against yours"), "{screen}");
     insta::assert_snapshot!("exercise_failing", screen);

@@ -1,6 +1,7 @@
 //! Pure functions over measured or traced data: no I/O, no CUDA.
 
 pub mod banks;
+pub mod claim_words;
 pub mod claims;
 pub mod coalescing;
 pub mod describe;

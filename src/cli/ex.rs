@@ -115,7 +115,7 @@ fn start(cx: &Ctx, id: &str) -> Result<i32> {
         Started::Fresh(path) => {
             say!("{}: {} (lesson {})", ex.id, ex.title, lesson.id);
             say!();
-            say!("{}", ex.task.trim_end());
+            say_part!("{}", prose(&ex.task));
             say!();
             say!("your file: {}", path.display());
             say!("check it with `gpulab ex check {}`", ex.id);
@@ -134,6 +134,24 @@ fn start(cx: &Ctx, id: &str) -> Result<i32> {
         }
     }
     Ok(0)
+}
+
+/// Prose from the course, its paragraphs joined and wrapped at the terminal's width (80
+/// columns when the output is not a terminal, at most 100: lines stay readable).
+fn prose(text: &str) -> String {
+    use std::io::IsTerminal;
+    let width = match crossterm::terminal::size() {
+        Ok((cols, _)) if std::io::stdout().is_terminal() => usize::from(cols).clamp(20, 100),
+        _ => 80,
+    };
+    let mut out = String::new();
+    for line in crate::course::prose::reflow(text).lines() {
+        for row in crate::ui::views::prose::wrap(line, width) {
+            out.push_str(row.trim_end());
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn upstream_note(id: &str) -> String {
@@ -168,7 +186,12 @@ fn check(
         quick,
     };
     let say = |m: &str| say_err!("· {m}");
-    let ask = if cpu { Ask::Cpu } else { Ask::Figures };
+    let ask = if cpu {
+        super::needs_nvrtc_for_cpu(client)?;
+        Ask::Cpu
+    } else {
+        Ask::Figures
+    };
     let report = ex_check::check(client, (device, ask), &target, &yours, say)?;
     let ex_id = ex.id.clone();
     if json {
@@ -212,7 +235,7 @@ fn hint(cx: &mut Ctx, id: &str, json: bool) -> Result<i32> {
             serde_json::json!({ "exercise": ex_id, "hint": n, "of": hints.len(), "text": text });
         say!("{}", serde_json::to_string_pretty(&j)?);
     } else {
-        say!("hint {n} of {}: {}", hints.len(), text.trim_end());
+        say_part!("{}", prose(&format!("hint {n} of {}: {text}", hints.len())));
         if !more {
             say!("(that is the last hint)");
         }

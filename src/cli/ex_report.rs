@@ -1,11 +1,13 @@
 //! The words `gpulab ex list` and `gpulab ex check` print.
 
-use super::say::say;
+use super::say::{say, say_part};
+use crate::analysis::claim_words::{detail_words, words};
 use crate::model::Lesson;
 use crate::model::exercise::Exercise;
 use crate::session::ex_check::{CheckReport, Mark};
 use crate::session::ex_progress::{ExerciseBook, ExerciseProgress};
 use crate::session::workspace::Workspace;
+use crate::ui::views::prose::wrap;
 use anyhow::Result;
 use std::fmt::Write;
 
@@ -35,17 +37,38 @@ pub fn list(lessons: &[Lesson], ws: &Workspace, book: &ExerciseBook, json: bool)
         for e in &l.exercises {
             let p = book.get(&e.id);
             let state = state(&p, ws.file(e).exists());
-            say!(
-                "    {:<16} {:<48} {} {:>3} min  {state}",
+            let head = format!(
+                "    {:<16} {} {:>3} min  ",
                 e.id,
-                e.title,
                 e.difficulty_dots(),
                 e.minutes
             );
+            say_part!("{}", rows(&head, &state));
+            say_part!("{}", rows(&" ".repeat(TITLE_AT), &e.title));
         }
     }
     say!("workspace: {}", ws.dir.display());
     Ok(0)
+}
+
+/// Where an exercise's title starts, under its difficulty: every row fits 80 columns.
+const TITLE_AT: usize = 21;
+const WIDTH: usize = 80;
+
+/// `text` after `head`, wrapped at word boundaries to end within `WIDTH` columns, each
+/// further row starting where `text` started.
+fn rows(head: &str, text: &str) -> String {
+    let at = head.chars().count();
+    let mut out = String::new();
+    for (i, row) in wrap(text, WIDTH.saturating_sub(at)).iter().enumerate() {
+        let lead = if i == 0 {
+            head.to_string()
+        } else {
+            " ".repeat(at)
+        };
+        let _ = writeln!(out, "{}", format!("{lead}{row}").trim_end());
+    }
+    out
 }
 
 fn state(p: &ExerciseProgress, started: bool) -> String {
@@ -68,7 +91,8 @@ fn state(p: &ExerciseProgress, started: bool) -> String {
         );
     }
     if p.hints_shown > 0 {
-        let _ = write!(s, ", {} hints", p.hints_shown);
+        let n = p.hints_shown;
+        let _ = write!(s, ", {n} hint{}", if n == 1 { "" } else { "s" });
     }
     if p.shown_before_passing {
         s.push_str(", solution seen");
@@ -107,9 +131,12 @@ pub fn check_text(ex: &Exercise, file: &str, r: &CheckReport) -> String {
     if let Some(ms) = r.time_ms {
         let _ = writeln!(out, "time: {ms:.4} ms (median)");
     }
-    let width = r.lines.iter().map(|l| l.check.len()).max().unwrap_or(0);
-    for l in &r.lines {
-        let _ = writeln!(out, "  {} {:<width$}  {}", mark(l.mark), l.check, l.detail);
+    let checks: Vec<(String, String)> = (r.lines.iter())
+        .map(|l| (words(&l.check), detail_words(&l.detail)))
+        .collect();
+    let width = (checks.iter().map(|(c, _)| c.chars().count()).max()).unwrap_or(0);
+    for (l, (check, detail)) in r.lines.iter().zip(&checks) {
+        let _ = writeln!(out, "  {} {check:<width$}  {detail}", mark(l.mark));
     }
     let count = |m: Mark| r.lines.iter().filter(|l| l.mark == m).count();
     let (pass, gpu) = (count(Mark::Pass), count(Mark::NeedsGpu));

@@ -1,5 +1,6 @@
 //! `gpulab ex summary DIR...`: the instructor's table, participant x exercise, or its JSON.
 
+use super::say::{say, say_part};
 use crate::model::Lesson;
 use crate::session::ex_summary::{self, Participant, Standing};
 use anyhow::Result;
@@ -13,9 +14,9 @@ pub fn summary(lessons: &[Lesson], dirs: &[PathBuf], json: bool) -> Result<i32> 
     let people = ex_summary::read(dirs, &ids)?;
     if json {
         let j = serde_json::json!({ "exercises": ids, "participants": people });
-        println!("{}", serde_json::to_string_pretty(&j)?);
+        say!("{}", serde_json::to_string_pretty(&j)?);
     } else {
-        print!("{}", table(&ids, &people));
+        say_part!("{}", table(&ids, &people));
     }
     Ok(0)
 }

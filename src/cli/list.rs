@@ -1,33 +1,76 @@
-//! `gpulab list`: the lessons in course order.
+//! `gpulab list`: the lessons in course order, a lesson file that does not load among them
+//! at its place, with where it fails. Exit 0, or 1 when a lesson does not load.
 
-use super::load_course;
+use super::open_course;
 use super::say::say;
 use crate::course::bundle::CourseRoot;
+use crate::course::{Broken, Course};
+use crate::model::Lesson;
 use anyhow::Result;
 
-pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<()> {
-    let lessons = load_course(root)?;
+/// One row of the list: a lesson, or a lesson file that does not load.
+enum Row<'a> {
+    Lesson(&'a Lesson),
+    Broken(&'a Broken),
+}
+
+impl Row<'_> {
+    fn order(&self) -> u32 {
+        match self {
+            Row::Lesson(l) => l.order,
+            Row::Broken(b) => b.order,
+        }
+    }
+}
+
+/// The lessons and the broken files together, by their place in the course (a broken file
+/// after a lesson of the same number).
+fn rows(course: &Course) -> Vec<Row<'_>> {
+    let mut rows: Vec<Row> = course.lessons.iter().map(Row::Lesson).collect();
+    rows.extend(course.broken.iter().map(Row::Broken));
+    // Stable: the lessons keep the loader's order among themselves.
+    rows.sort_by_key(Row::order);
+    rows
+}
+
+pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<i32> {
+    let course = open_course(root)?;
+    let rows = rows(&course);
     if json {
-        let items: Vec<_> = lessons
+        let items: Vec<_> = rows
             .iter()
-            .map(|l| {
-                serde_json::json!({
+            .map(|r| match r {
+                Row::Lesson(l) => serde_json::json!({
                     "id": l.id, "order": l.order, "title": l.title, "space": l.space,
                     "variants": l.variants.iter().map(|v| &v.name).collect::<Vec<_>>(),
-                })
+                    "broken": false,
+                }),
+                Row::Broken(b) => serde_json::json!({
+                    "id": b.name, "order": b.order, "file": b.file, "broken": true,
+                    "problems": b.problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
+                }),
             })
             .collect();
         say!("{}", serde_json::to_string_pretty(&items)?);
     } else {
-        for l in &lessons {
-            say!(
-                "{:02}  {:<20} {:<10} {}",
-                l.order,
-                l.id,
-                l.space.label().to_lowercase(),
-                l.title
-            );
+        for r in &rows {
+            match r {
+                Row::Lesson(l) => say!(
+                    "{:02}  {:<20} {:<10} {}",
+                    l.order,
+                    l.id,
+                    l.space.label().to_lowercase(),
+                    l.title
+                ),
+                Row::Broken(b) => say!(
+                    "{:02}  {:<20} {:<10} does not load: {}",
+                    b.order,
+                    b.name,
+                    "broken",
+                    b.summary()
+                ),
+            }
         }
     }
-    Ok(())
+    Ok(i32::from(!course.broken.is_empty()))
 }

@@ -2,14 +2,14 @@
 //! and show the source lines it names.
 
 use super::say::{say, say_err};
-use super::{RunArgs, find_lesson, load_course};
+use super::{RunArgs, find_lesson, open_course};
 use crate::course::bundle::CourseRoot;
 use crate::session::client::{self, MEMCHECK_BLOCKS, WorkerClient};
 use anyhow::{Result, bail};
 
 pub fn cmd_memcheck(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
-    let lessons = load_course(root)?;
-    let lesson = find_lesson(&lessons, &a.lesson)?;
+    let course = open_course(root)?;
+    let lesson = find_lesson(&course, &a.lesson)?;
     let [variant] = a.variants.as_slice() else {
         bail!("--memcheck reruns one variant: name it with one --variant");
     };

@@ -32,47 +32,109 @@ pub use run::cmd_run;
 pub use sass::{cmd_diff, cmd_sass};
 
 use crate::course::bundle::CourseRoot;
+use crate::course::{Broken, Course};
 use crate::model::Lesson;
+use crate::model::protocol::PIP_HINT;
+use crate::session::client::WorkerClient;
 use crate::session::progress::Progress;
 use crate::ui::App;
 use crate::ui::loading::{self, Loading};
 use anyhow::{Result, bail};
 use say::say_err;
 
+/// The course as far as it loads. A lesson file that does not load costs only itself;
+/// problems that are no one lesson's (a folder that cannot be read or holds no lessons), or a
+/// course where nothing loads, stop the command with every problem printed.
+pub fn open_course(root: &CourseRoot) -> Result<Course> {
+    let course = crate::course::open_course(root);
+    if course.problems.is_empty() && !course.lessons.is_empty() {
+        return Ok(course);
+    }
+    refuse(&course.errors())
+}
+
+fn refuse<T>(errors: &[crate::course::CourseError]) -> Result<T> {
+    for e in errors {
+        say_err!("{e}");
+    }
+    bail!(
+        "{} problem(s) in the lessons (run `gpulab check` for all of them)",
+        errors.len()
+    )
+}
+
+/// The lessons that load, each one that does not said on stderr, once, with its first
+/// problem: the command goes on with the rest.
 pub fn load_course(root: &CourseRoot) -> Result<Vec<Lesson>> {
-    let (lessons, errors) = crate::course::load_course(root);
-    if !errors.is_empty() {
-        for e in &errors {
-            say_err!("{e}");
-        }
-        bail!(
-            "{} problem(s) in the lessons (run `gpulab check` for all of them)",
-            errors.len()
+    let course = open_course(root)?;
+    note_broken(&course.broken);
+    Ok(course.lessons)
+}
+
+/// Every lesson, or none: for what speaks for the whole course (a recording, the pack's
+/// snapshots), where leaving a lesson out would pass for having none.
+pub fn load_whole_course(root: &CourseRoot) -> Result<Vec<Lesson>> {
+    let course = open_course(root)?;
+    if course.broken.is_empty() {
+        Ok(course.lessons)
+    } else {
+        refuse(&course.errors())
+    }
+}
+
+fn note_broken(broken: &[Broken]) {
+    for b in broken {
+        say_err!(
+            "note: lesson {:02} ({}) does not load and is left out: {}",
+            b.order,
+            b.name,
+            b.summary()
         );
     }
-    Ok(lessons)
 }
 
 /// The lesson named by its id, else by its number; a number two lessons share is refused,
-/// naming both, rather than one picked silently.
-pub fn find_lesson<'a>(lessons: &'a [Lesson], id: &str) -> Result<&'a Lesson> {
+/// naming both, rather than one picked silently. A lesson that does not load is named with
+/// why, rather than called unknown.
+pub fn find_lesson<'a>(course: &'a Course, id: &str) -> Result<&'a Lesson> {
+    let lessons = &course.lessons;
     if let Some(l) = lessons.iter().find(|l| l.id == id) {
         return Ok(l);
     }
-    let numbered: Vec<&Lesson> = match id.parse::<u32>() {
-        Ok(n) => lessons.iter().filter(|l| l.order == n).collect(),
-        Err(_) => Vec::new(),
+    let number = id.parse::<u32>().ok();
+    let numbered: Vec<&Lesson> = match number {
+        Some(n) => lessons.iter().filter(|l| l.order == n).collect(),
+        None => Vec::new(),
     };
-    match numbered.as_slice() {
-        [one] => Ok(one),
-        [] => {
+    let broken: Vec<&Broken> = (course.broken.iter())
+        .filter(|b| b.name == id || Some(b.order) == number)
+        .collect();
+    match (numbered.as_slice(), broken.as_slice()) {
+        ([one], []) => Ok(one),
+        ([], []) => {
             let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
             bail!("no lesson '{id}'; the lessons are: {}", ids.join(", "))
         }
-        many => {
-            let ids: Vec<String> = many
-                .iter()
+        ([], [b]) => {
+            for p in &b.problems {
+                say_err!("{p}");
+            }
+            bail!(
+                "lesson {:02} ({}) does not load: {} problem(s) in {} (above)",
+                b.order,
+                b.name,
+                b.problems.len(),
+                b.file
+            )
+        }
+        (many, broken) => {
+            let ids: Vec<String> = (many.iter())
                 .map(|l| format!("{} ({})", l.id, l.file))
+                .chain(
+                    broken
+                        .iter()
+                        .map(|b| format!("{} ({}, which does not load)", b.name, b.file)),
+                )
                 .collect();
             bail!(
                 "lessons {} are all numbered {id}: name the one you mean by its id",
@@ -80,6 +142,22 @@ pub fn find_lesson<'a>(lessons: &'a [Lesson], id: &str) -> Result<&'a Lesson> {
             )
         }
     }
+}
+
+/// `--cpu` runs the kernels on the CPU interpreter, which compiles them with NVRTC: without
+/// NVRTC the command stops at once, saying how to get it, rather than failing every compile.
+fn needs_nvrtc_for_cpu(client: &mut WorkerClient) -> Result<()> {
+    if let Err(why) = client.toolkit()?.nvrtc {
+        let get = if why.contains(PIP_HINT) {
+            String::new()
+        } else {
+            format!("; get it with: {PIP_HINT}")
+        };
+        bail!(
+            "--cpu runs the kernels on the CPU interpreter, which compiles them with NVRTC: {why}{get}"
+        );
+    }
+    Ok(())
 }
 
 /// The lab draws on stdout and reads keys from the terminal: without one (a pipe, a cron

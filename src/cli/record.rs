@@ -1,7 +1,8 @@
 //! `gpulab record`: run every lesson live and write a recording.
 
-use super::load_course;
+use super::load_whole_course;
 use super::say::say_err;
+use crate::analysis::claim_words::{detail_words, words};
 use crate::analysis::margin::margin_words;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
@@ -15,7 +16,7 @@ use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
 
 pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Result<i32> {
-    let lessons = load_course(root)?;
+    let lessons = load_whole_course(root)?;
     let mut client = WorkerClient::new().on_device(device);
     let caps = fold::hello(&mut client, device)?;
     let Some(dev) = caps.device.clone() else {
@@ -63,9 +64,10 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
                 Some(false) => "✗",
                 None => "?",
             };
+            let (claim, detail) = (words(&c.claim), detail_words(&c.detail));
             match &c.margin {
-                Some(m) => say_err!("  {mark} {}  {}  [{}]", c.claim, c.detail, margin_words(m)),
-                None => say_err!("  {mark} {}  {}", c.claim, c.detail),
+                Some(m) => say_err!("  {mark} {claim}  {detail}  [{}]", margin_words(m)),
+                None => say_err!("  {mark} {claim}  {detail}"),
             }
         }
         results.push(result);

@@ -2,11 +2,12 @@
 //! lesson's screens against the snapshot files of the pack (see `render_all`).
 
 use super::say::say_part;
-use super::{RenderArgs, find_lesson, load_course};
+use super::{RenderArgs, find_lesson, open_course};
 use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
 use crate::session::{recording, source};
 use crate::ui::{Shot, View};
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 
 /// One lesson's screen printed (exit 0), or with `--all` the snapshot check or update.
 pub fn cmd_render(root: &CourseRoot, a: &RenderArgs) -> Result<i32> {
@@ -27,17 +28,33 @@ pub fn cmd_render(root: &CourseRoot, a: &RenderArgs) -> Result<i32> {
 fn render_one(root: &CourseRoot, a: &RenderArgs) -> Result<()> {
     // clap requires the lesson unless --all.
     let id = a.lesson.as_deref().unwrap_or_default();
-    let lessons = load_course(root)?;
+    let course = open_course(root)?;
     // The one lookup `run` uses too, so a number works wherever an id does.
-    let wanted = find_lesson(&lessons, id)?.id.clone();
+    let wanted = find_lesson(&course, id)?.id.clone();
+    let lessons = course.lessons;
     let idx = lessons.iter().position(|l| l.id == wanted).unwrap_or(0);
     let lesson = &lessons[idx];
     let rec = recording::newest(&root.recordings());
     let r = source::recorded(rec.as_ref(), lesson);
+    // clap takes only the names of `View::ALL`.
     let view = View::ALL
         .iter()
         .find(|(n, _)| *n == a.view)
         .map_or(View::Lesson, |(_, v)| *v);
+    let has = views_of(lesson);
+    if !has.contains(&view) {
+        let names: Vec<&str> = has.iter().map(|v| v.name()).collect();
+        bail!(
+            "lesson `{}` has no {} view ({}); its views: {}",
+            lesson.id,
+            view.name(),
+            match view {
+                View::Chart => "it sweeps nothing",
+                _ => "it samples no texture",
+            },
+            names.join(", ")
+        );
+    }
     let variant = match &a.variant {
         Some(name) => lesson
             .variants
@@ -57,4 +74,19 @@ fn render_one(root: &CourseRoot, a: &RenderArgs) -> Result<()> {
     };
     say_part!("{}", crate::ui::render_view(&lessons, idx, Some(r), shot));
     Ok(())
+}
+
+/// The views `lesson` has, as the lab offers them: the lesson and its heatmap always, the
+/// sweep charts (`g`) where it sweeps, the texture footprint (`f`) where it has textures.
+pub(super) fn views_of(lesson: &Lesson) -> Vec<View> {
+    let has = |v: View| match v {
+        View::Lesson | View::Heatmap => true,
+        View::Chart => !lesson.sweeps.is_empty(),
+        View::Footprint => !lesson.textures.is_empty(),
+    };
+    View::ALL
+        .iter()
+        .map(|(_, v)| *v)
+        .filter(|&v| has(v))
+        .collect()
 }

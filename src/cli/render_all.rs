@@ -12,7 +12,7 @@
 //! link, or a snapshot that is a link or not a plain file, is refused by name, in either
 //! mode, and a `.snap` is replaced by a rename, never written through.
 
-use super::load_course;
+use super::load_whole_course;
 use super::say::{say, say_part};
 use super::snapfile;
 use crate::course::bundle::CourseRoot;
@@ -51,11 +51,12 @@ const SHOTS: [Shot; 4] = [
 /// says only that they are hidden).
 fn shots(lesson: &Lesson) -> Vec<Shot> {
     let mut out = SHOTS.to_vec();
-    let views = [
-        (!lesson.sweeps.is_empty(), View::Chart),
-        (!lesson.textures.is_empty(), View::Footprint),
-    ];
-    for (_, view) in views.into_iter().filter(|(has, _)| *has) {
+    // The views only some lessons have: the lesson and its heatmap are every lesson's.
+    let views = super::render::views_of(lesson);
+    let extra = views
+        .into_iter()
+        .filter(|v| matches!(v, View::Chart | View::Footprint));
+    for view in extra {
         for (width, height) in [(120, 40), (80, 24)] {
             out.push(Shot {
                 view,
@@ -123,7 +124,7 @@ struct Tally {
 }
 
 pub fn cmd_render_all(root: &CourseRoot, given: Option<&Path>, mode: Mode) -> Result<i32> {
-    let lessons = load_course(root)?;
+    let lessons = load_whole_course(root)?;
     let dir = snapshot_dir(root, given);
     no_link(&dir, "the snapshot folder")?;
     let rec = recording::newest(&root.recordings());

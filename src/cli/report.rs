@@ -1,5 +1,6 @@
 //! `gpulab run` without `--json`: the figures as a plain table, the claims under it.
 
+use crate::analysis::claim_words::{detail_words, words};
 use crate::analysis::describe::{first_race, per_request, source_label, status};
 use crate::analysis::margin::margin_words;
 use crate::analysis::stats::fmt_ms;
@@ -160,9 +161,9 @@ fn claims(r: &LessonResult) -> String {
             Some(false) => "✗",
             None => "?",
         };
-        out.push_str(&format!("  {mark} {}", c.claim));
+        out.push_str(&format!("  {mark} {}", words(&c.claim)));
         if !c.detail.is_empty() {
-            out.push_str(&format!("  ({})", c.detail));
+            out.push_str(&format!("  ({})", detail_words(&c.detail)));
         }
         if let Some(m) = &c.margin {
             out.push_str(&format!("  [{}]", margin_words(m)));

@@ -1,11 +1,12 @@
 //! `gpulab run`: one lesson, live or from the recording, as a table or JSON.
 
 use super::say::{say, say_err, say_part};
-use super::{RunArgs, find_lesson, load_course};
+use super::{RunArgs, find_lesson, open_course};
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::protocol::RunOptions;
 use crate::model::results::LessonResult;
+use crate::session::client::WorkerClient;
 use crate::session::recording;
 use crate::session::source::{self, Ask};
 use anyhow::{Result, bail};
@@ -14,8 +15,8 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     if a.memcheck {
         return super::memcheck::cmd_memcheck(root, device, a);
     }
-    let lessons = load_course(root)?;
-    let lesson = find_lesson(&lessons, &a.lesson)?;
+    let course = open_course(root)?;
+    let lesson = find_lesson(&course, &a.lesson)?;
     for v in &a.variants {
         if lesson.variant(v).is_none() {
             let names: Vec<&str> = lesson.variants.iter().map(|v| v.name.as_str()).collect();
@@ -32,7 +33,12 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         time: !a.no_time,
         ..RunOptions::default()
     };
-    let ask = if a.cpu { Ask::Cpu } else { Ask::Figures };
+    let ask = if a.cpu {
+        super::needs_nvrtc_for_cpu(&mut WorkerClient::new())?;
+        Ask::Cpu
+    } else {
+        Ask::Figures
+    };
     let rec = recording::newest(&root.recordings());
     let mut result = source::figures(
         (root, rec.as_ref()),

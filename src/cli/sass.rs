@@ -1,7 +1,7 @@
 //! `gpulab sass` and `gpulab diff`: what the hardware runs, and why two variants differ.
 
 use super::say::{say, say_part};
-use super::{find_lesson, load_course};
+use super::{find_lesson, open_course};
 use crate::analysis::sass::{self, Listing, MemKind};
 use crate::analysis::sass_diff::{self, Rows};
 use crate::analysis::sass_figures::{LineFigure, line_figure};
@@ -52,8 +52,8 @@ fn listing(client: &mut WorkerClient, lesson: &Lesson, v: &Variant, arch: &str) 
 }
 
 pub fn cmd_sass(root: &CourseRoot, lesson: &str, name: &str, json: bool) -> Result<i32> {
-    let lessons = load_course(root)?;
-    let lesson = find_lesson(&lessons, lesson)?;
+    let course = open_course(root)?;
+    let lesson = find_lesson(&course, lesson)?;
     let v = variant(lesson, name)?;
     let arch = arch(root, lesson);
     let l = listing(&mut WorkerClient::new(), lesson, v, &arch)?;
@@ -151,8 +151,8 @@ fn mix_words(m: &BTreeMap<String, u32>) -> String {
 }
 
 pub fn cmd_diff(root: &CourseRoot, lesson: &str, names: [&str; 2], json: bool) -> Result<i32> {
-    let lessons = load_course(root)?;
-    let lesson = find_lesson(&lessons, lesson)?;
+    let course = open_course(root)?;
+    let lesson = find_lesson(&course, lesson)?;
     let vs = [variant(lesson, names[0])?, variant(lesson, names[1])?];
     if vs[0].name == vs[1].name {
         bail!("diff needs two different variants");

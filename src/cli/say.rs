@@ -5,6 +5,7 @@
 //! `say!` macros print through it; every print of the CLI uses them.
 
 use std::borrow::Cow;
+use std::io::Write;
 
 /// `text` with every control character made visible: C0 controls and DEL in caret notation
 /// (ESC as `^[`, carriage return as `^M`), C1 controls as `\u{9b}`; newlines and tabs stay.
@@ -28,20 +29,56 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// `println!` through `visible`.
+/// Write `text` to stdout, at once. A reader that has gone (`gpulab check | head -1`) ends
+/// the command quietly, as it ends other command-line tools: exit status 141, which a shell
+/// shows for a tool that SIGPIPE ended. Only stdout and stderr end a command so: a worker's
+/// closed pipe is a fault the client reports, and the command goes on to say it. SIGPIPE
+/// itself stays ignored (as Rust sets it), so that a write to a gone worker is an error.
+pub fn out(text: &str) {
+    let mut o = std::io::stdout().lock();
+    if let Err(e) = o.write_all(text.as_bytes()).and_then(|()| o.flush()) {
+        gone(&e);
+        // Not a reader that went (a full disk, say): said once, and the command stops.
+        let _ = writeln!(std::io::stderr(), "gpulab: writing the output: {e}");
+        std::process::exit(2);
+    }
+}
+
+/// Write `text` to stderr; a reader that has gone ends the command quietly, as on stdout.
+/// Any other failure is dropped: there is nowhere left to say it.
+pub fn err(text: &str) {
+    if let Err(e) = std::io::stderr().lock().write_all(text.as_bytes()) {
+        gone(&e);
+    }
+}
+
+/// The exit status of a command whose reader went: 128 + SIGPIPE.
+pub const READER_GONE: i32 = 141;
+
+fn gone(e: &std::io::Error) {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        std::process::exit(READER_GONE);
+    }
+}
+
+/// `println!` through `visible`, ending quietly when the reader has gone (`out`).
 macro_rules! say {
-    () => { println!() };
-    ($($arg:tt)*) => { println!("{}", $crate::cli::say::visible(&format!($($arg)*))) };
+    () => { $crate::cli::say::out("\n") };
+    ($($arg:tt)*) => {
+        $crate::cli::say::out(&format!("{}\n", $crate::cli::say::visible(&format!($($arg)*))))
+    };
 }
 
-/// `print!` through `visible`.
+/// `print!` through `visible`, ending quietly when the reader has gone (`out`).
 macro_rules! say_part {
-    ($($arg:tt)*) => { print!("{}", $crate::cli::say::visible(&format!($($arg)*))) };
+    ($($arg:tt)*) => { $crate::cli::say::out(&$crate::cli::say::visible(&format!($($arg)*))) };
 }
 
-/// `eprintln!` through `visible`.
+/// `eprintln!` through `visible`, ending quietly when the reader has gone (`err`).
 macro_rules! say_err {
-    ($($arg:tt)*) => { eprintln!("{}", $crate::cli::say::visible(&format!($($arg)*))) };
+    ($($arg:tt)*) => {
+        $crate::cli::say::err(&format!("{}\n", $crate::cli::say::visible(&format!($($arg)*))))
+    };
 }
 
 pub(crate) use {say, say_err, say_part};

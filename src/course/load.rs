@@ -52,14 +52,95 @@ fn located(file: &str, line: usize, col: usize, message: &str) -> String {
     }
 }
 
+/// A lesson file that did not load: where its name puts it in the course, and why. One
+/// broken lesson costs only itself: the rest of the course lists, runs and opens, with this
+/// one shown as broken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Broken {
+    /// The file, as shown in messages.
+    pub file: String,
+    /// The `NN` of `NN-<id>.yaml`; 0 for a name without one.
+    pub order: u32,
+    /// The `<id>` of `NN-<id>.yaml` (which the lesson's id must be), else the file's stem.
+    pub name: String,
+    /// Every problem of the file, in file order; never empty.
+    pub problems: Vec<CourseError>,
+}
+
+impl Broken {
+    fn new(file: &str, problems: Vec<CourseError>) -> Broken {
+        let (order, name) = place_in_course(file);
+        Broken {
+            file: file.to_string(),
+            order,
+            name,
+            problems,
+        }
+    }
+
+    /// The first problem, and how many more there are, on one line.
+    pub fn summary(&self) -> String {
+        let first = self.problems.first().map(ToString::to_string);
+        match (first, self.problems.len()) {
+            (Some(f), 1) => f,
+            (Some(f), n) => format!("{f} (and {} more)", n - 1),
+            (None, _) => format!("{}: does not load", self.file),
+        }
+    }
+}
+
+/// The course as far as it loads: the lessons that did, sorted by their place in it, the
+/// lesson files that did not, and the problems that are no one lesson's (a folder that
+/// cannot be read, or holds no lesson files).
+#[derive(Debug, Clone, Default)]
+pub struct Course {
+    pub lessons: Vec<Lesson>,
+    pub broken: Vec<Broken>,
+    pub problems: Vec<CourseError>,
+}
+
+impl Course {
+    /// Every problem: the course's, then each broken lesson's, in file order.
+    pub fn errors(&self) -> Vec<CourseError> {
+        let of_lessons = self.broken.iter().flat_map(|b| b.problems.iter().cloned());
+        self.problems.iter().cloned().chain(of_lessons).collect()
+    }
+}
+
 /// Every lesson of the course, sorted by their place in it, and every error of every file.
 /// A folder without lesson files is an error, so that every command refuses it alike.
 pub fn load_course(root: &CourseRoot) -> (Vec<Lesson>, Vec<CourseError>) {
+    let course = open_course(root);
+    let errors = course.errors();
+    (course.lessons, errors)
+}
+
+/// The course, each lesson file loaded on its own: a file that does not load is kept aside
+/// with its problems, and the others load as if it were not there.
+pub fn open_course(root: &CourseRoot) -> Course {
     let name = root_name(root);
-    match root.lesson_files() {
-        Ok(files) if files.is_empty() => (Vec::new(), vec![no_lessons(&name)]),
-        Ok(files) => load_files(root, files),
-        Err(e) => (Vec::new(), vec![whole_file(&name, e.to_string())]),
+    let problems = match root.lesson_files() {
+        Ok(files) if files.is_empty() => vec![no_lessons(&name)],
+        Ok(files) => return load_files(root, files),
+        Err(e) => vec![whole_file(&name, e.to_string())],
+    };
+    Course {
+        problems,
+        ..Course::default()
+    }
+}
+
+/// The `NN` and `<id>` of a file named `NN-<id>.yaml` (0 and the stem for another name).
+fn place_in_course(file: &str) -> (u32, String) {
+    let name = Path::new(file)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(file);
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    let digits = stem.chars().take_while(char::is_ascii_digit).count();
+    match (stem[..digits].parse(), stem[digits..].strip_prefix('-')) {
+        (Ok(order), Some(id)) => (order, id.to_string()),
+        _ => (0, stem.to_string()),
     }
 }
 
@@ -149,7 +230,9 @@ fn check_dir(dir: &Path) -> (Vec<Lesson>, Vec<CourseError>) {
 fn check_file(file: &Path) -> (Vec<Lesson>, Vec<CourseError>) {
     let name = file.display().to_string();
     let dir = file.parent().map(PathBuf::from).unwrap_or_default();
-    load_files(&CourseRoot::Dir(dir), vec![(name, text::read(file))])
+    let course = load_files(&CourseRoot::Dir(dir), vec![(name, text::read(file))]);
+    let errors = course.errors();
+    (course.lessons, errors)
 }
 
 /// Where a file that cannot be read as text fails.
@@ -168,51 +251,66 @@ fn unreadable(file: &str, e: FileError) -> CourseError {
 
 type FileTexts = Vec<(String, Result<String, FileError>)>;
 
-fn load_files(root: &CourseRoot, files: FileTexts) -> (Vec<Lesson>, Vec<CourseError>) {
+fn load_files(root: &CourseRoot, files: FileTexts) -> Course {
     let mut lessons: Vec<Lesson> = Vec::new();
-    let mut errors = Vec::new();
+    let mut broken = Vec::new();
     let mut first_file: HashMap<String, String> = HashMap::new();
     let mut first_exercise: HashMap<String, String> = HashMap::new();
     for (file, text) in files {
         let text = match text {
             Ok(t) => t,
             Err(e) => {
-                errors.push(unreadable(&file, e));
+                broken.push(Broken::new(&file, vec![unreadable(&file, e)]));
                 continue;
             }
         };
-        match load_file(root, &file, &text) {
-            Ok(lesson) => {
-                if let Some(other) = first_file.get(&lesson.id) {
-                    let at = Spans::parse(&text)
-                        .ok()
-                        .and_then(|s| s.value("id"))
-                        .map_or(Pos::START, |s| s.pos);
-                    errors.push(CourseError {
-                        file,
-                        line: at.line,
-                        col: at.col,
-                        message: format!("id `{}` is already used by {other}", lesson.id),
-                    });
-                } else {
-                    errors.extend(exercise_clashes(&lesson, &text, &file, &mut first_exercise));
-                    first_file.insert(lesson.id.clone(), file);
-                    lessons.push(lesson);
-                }
+        let lesson = match load_file(root, &file, &text) {
+            Ok(lesson) => lesson,
+            Err(errs) => {
+                broken.push(Broken::new(&file, errs));
+                continue;
             }
-            Err(errs) => errors.extend(errs),
+        };
+        if let Some(other) = first_file.get(&lesson.id) {
+            let at = Spans::parse(&text)
+                .ok()
+                .and_then(|s| s.value("id"))
+                .map_or(Pos::START, |s| s.pos);
+            let e = CourseError {
+                file: file.clone(),
+                line: at.line,
+                col: at.col,
+                message: format!("id `{}` is already used by {other}", lesson.id),
+            };
+            broken.push(Broken::new(&file, vec![e]));
+            continue;
         }
+        let clashes = exercise_clashes(&lesson, &text, &file, &first_exercise);
+        if !clashes.is_empty() {
+            broken.push(Broken::new(&file, clashes));
+            continue;
+        }
+        for ex in &lesson.exercises {
+            first_exercise.insert(ex.id.clone(), file.clone());
+        }
+        first_file.insert(lesson.id.clone(), file);
+        lessons.push(lesson);
     }
     lessons.sort_by(|a, b| (a.order, &a.file).cmp(&(b.order, &b.file)));
-    (lessons, errors)
+    Course {
+        lessons,
+        broken,
+        problems: Vec::new(),
+    }
 }
 
-/// `gpulab ex start ID` names an exercise by its id alone, so an id is unique in the course.
+/// `gpulab ex start ID` names an exercise by its id alone, so an id is unique in the course:
+/// an exercise whose id an earlier lesson's took is an error of its lesson.
 fn exercise_clashes(
     lesson: &Lesson,
     text: &str,
     file: &str,
-    first: &mut HashMap<String, String>,
+    first: &HashMap<String, String>,
 ) -> Vec<CourseError> {
     let mut out = Vec::new();
     for (k, ex) in lesson.exercises.iter().enumerate() {
@@ -227,8 +325,6 @@ fn exercise_clashes(
                 col: at.col,
                 message: format!("exercise id `{}` is already used by {other}", ex.id),
             });
-        } else {
-            first.insert(ex.id.clone(), file.to_string());
         }
     }
     out

@@ -11,10 +11,14 @@ pub mod expr;
 pub mod fingerprint;
 pub mod load;
 pub mod part;
+pub mod prose;
 pub mod schema;
 pub mod signature;
 pub mod spans;
 pub mod text;
 mod tree;
 
-pub use load::{CourseError, check_paths, load_course, load_file, load_file_sized, reload_sized};
+pub use load::{
+    Broken, Course, CourseError, check_paths, load_course, load_file, load_file_sized, open_course,
+    reload_sized,
+};

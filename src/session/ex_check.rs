@@ -110,6 +110,42 @@ pub fn check_with(
     (device, ask): (u32, Ask),
     t: &Target,
     yours: &Yours,
+    say: impl FnMut(&str),
+    figures: impl FnMut(&CheckReport),
+) -> Result<CheckReport, WorkerFailure> {
+    let mut report = check_planned(client, (device, ask), t, yours, say, figures)?;
+    let kernel = &t.ex.yours.kernel;
+    if let Some(e) = report.compile_error.as_mut()
+        && let Some(words) = missing_kernel(yours, kernel, e)
+    {
+        *e = words;
+    }
+    Ok(report)
+}
+
+/// What NVRTC says of a kernel name the source does not declare: "identifier ... is
+/// undefined" at whatever line its name lookup landed on (a comment, as often as not).
+const NAME_LOOKUP_FAILED: &str = "Error in parsing name expression for lowered name lookup";
+
+/// "no kernel named K in FILE", where the learner's file declares no `__global__` K and
+/// NVRTC's compile failed looking the name up; None for any other compile error.
+fn missing_kernel(yours: &Yours, kernel: &str, error: &str) -> Option<String> {
+    let declared = crate::course::signature::find(yours.src, kernel).is_some();
+    (!declared && error.contains(NAME_LOOKUP_FAILED)).then(|| {
+        format!(
+            "no kernel named {kernel} in {}: the check launches the `__global__` function \
+             of that name",
+            yours.path
+        )
+    })
+}
+
+/// `check_with` as the plan for this machine goes: live, on the CPU, or compiled only.
+fn check_planned(
+    client: &mut WorkerClient,
+    (device, ask): (u32, Ask),
+    t: &Target,
+    yours: &Yours,
     mut say: impl FnMut(&str),
     mut figures: impl FnMut(&CheckReport),
 ) -> Result<CheckReport, WorkerFailure> {
@@ -496,7 +532,7 @@ pub(super) fn sizes_text(sizes: &[(String, i64)]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::located;
+    use super::{Yours, located, missing_kernel};
     use crate::course::bundle::CourseRoot;
 
     fn lesson(id: &str) -> crate::model::Lesson {
@@ -527,5 +563,32 @@ mod tests {
             "out[5] = 1, expected 2"
         );
         assert_eq!(located(&t, "the kernel faulted"), "the kernel faulted");
+    }
+
+    #[test]
+    fn a_file_without_the_kernel_is_said_so_not_at_a_comment_line() {
+        let nvrtc = "k.cu:2: error: identifier \"copy_mine\" is undefined\n      2 | // note\n\
+                     k.cu:2: error: Error in parsing name expression for lowered name lookup. \
+                     Input name expression was: \" copy_mine\"\n";
+        let without = Yours {
+            src: "// note\n// copy_mine comes later\n__global__ void other(float* x) {}\n",
+            path: "work/coalesce-copy.cu",
+        };
+        let words = missing_kernel(&without, "copy_mine", nvrtc).unwrap();
+        assert!(
+            words.starts_with("no kernel named copy_mine in work/coalesce-copy.cu"),
+            "{words}"
+        );
+        let with = Yours {
+            src: "extern \"C\" __global__ void copy_mine(float* x) { oops; }\n",
+            path: "work/coalesce-copy.cu",
+        };
+        assert_eq!(
+            missing_kernel(&with, "copy_mine", nvrtc),
+            None,
+            "declared: NVRTC's words"
+        );
+        let other = "k.cu:1: error: expected a \";\"\n";
+        assert_eq!(missing_kernel(&without, "copy_mine", other), None);
     }
 }

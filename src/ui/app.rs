@@ -62,6 +62,7 @@ impl App {
                 progress,
                 save_requested: false,
                 course_root: CourseRoot::Bundled,
+                broken: Vec::new(),
             },
             runs: Runs {
                 results,
@@ -102,6 +103,12 @@ impl App {
             Some(x) => Some(&x.lesson),
             None => self.reading.lessons.get(self.reading.selected),
         }
+    }
+
+    /// The lesson file on screen when it does not load (its stand-in is shown).
+    pub fn broken(&self) -> Option<&crate::course::Broken> {
+        let l = self.lesson().filter(|_| self.exercises.open.is_none())?;
+        self.reading.broken.iter().find(|b| b.file == l.file)
     }
 
     pub fn result(&self) -> Option<&LessonResult> {

@@ -13,6 +13,8 @@ impl App {
             self.quit = matches!(key.code, KeyCode::Char('q') | KeyCode::Esc);
         } else if self.view.overlay != Overlay::None {
             self.on_overlay_key(key.code);
+        } else if self.broken().is_some() {
+            self.on_broken_key(key.code);
         } else {
             self.on_screen_key(key.code);
         }
@@ -52,6 +54,23 @@ impl App {
                 self.ask_for_overlay();
             }
             other => self.on_heatmap_key(other),
+        }
+    }
+
+    /// On a lesson that does not load there is its page of problems to read and the rest of
+    /// the course to move to; nothing to run, show or edit.
+    fn on_broken_key(&mut self, code: KeyCode) {
+        match code {
+            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+            KeyCode::Char('?') => self.view.overlay = Overlay::Help,
+            KeyCode::Up | KeyCode::Char('k') => self.move_row(false),
+            KeyCode::Down | KeyCode::Char('j') => self.move_row(true),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.page_down(),
+            KeyCode::PageUp => self.page_up(),
+            KeyCode::Char('J') => self.scroll_prose(1),
+            KeyCode::Char('K') => self.scroll_prose(-1),
+            // The status line says what there is to do here.
+            _ => {}
         }
     }
 

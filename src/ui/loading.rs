@@ -4,9 +4,11 @@
 
 use super::app::App;
 use super::event::UiEvent;
+use crate::course::Broken;
 use crate::course::bundle::CourseRoot;
-use crate::model::Lesson;
+use crate::model::builder::LessonBuilder;
 use crate::model::results::DeviceInfo;
+use crate::model::{Lesson, MemSpace};
 use crate::session::progress::Progress;
 use crate::session::recording::{self, Recording};
 use crate::session::source;
@@ -16,8 +18,12 @@ use thiserror::Error;
 /// What the lab needs once the lessons are in.
 #[derive(Debug)]
 pub struct Course {
+    /// In course order, each lesson file that does not load among them as a stand-in
+    /// (`stand_in`) that says why.
     pub lessons: Vec<Lesson>,
     pub recording: Option<Recording>,
+    /// The lesson files that do not load: their stand-ins carry their `file`.
+    pub broken: Vec<Broken>,
 }
 
 /// Why the course could not be opened: every problem, each at its `file:line:col`.
@@ -35,24 +41,66 @@ pub enum Loading {
     Failed(LoadFailure),
 }
 
-/// Load and check the whole course, and the newest recording shipped with it.
+/// Load and check the whole course, and the newest recording shipped with it. A lesson file
+/// that does not load costs only itself: it stays in the list, where opening it says why.
+/// The course fails only when no lesson loads or the folder itself is at fault.
 pub fn load(root: &CourseRoot) -> Result<Course, LoadFailure> {
-    let (lessons, errors) = crate::course::load_course(root);
-    if !errors.is_empty() {
-        let problems = errors.iter().map(ToString::to_string).collect();
-        return Err(LoadFailure { problems });
-    }
-    if lessons.is_empty() {
-        let problems = vec!["no lessons found".to_string()];
+    let course = crate::course::open_course(root);
+    if !course.problems.is_empty() || course.lessons.is_empty() {
+        let mut problems: Vec<String> = course.errors().iter().map(ToString::to_string).collect();
+        if problems.is_empty() {
+            problems.push("no lessons found".to_string());
+        }
         return Err(LoadFailure { problems });
     }
     let recording = recording::newest(&root.recordings());
     // Until a GPU answers, the lessons are read at the sizes the recording ran with.
-    let lessons = match &recording {
-        Some(rec) => on_device(root, lessons, &rec.device),
-        None => lessons,
+    let mut lessons = match &recording {
+        Some(rec) => on_device(root, course.lessons, &rec.device),
+        None => course.lessons,
     };
-    Ok(Course { lessons, recording })
+    for b in &course.broken {
+        let at = lessons.partition_point(|l| l.order <= b.order);
+        // Under the heading of the lesson before it: its own space is not known.
+        let space = lessons.get(at.wrapping_sub(1)).or(lessons.get(at));
+        let space = space.map_or(MemSpace::Global, |l| l.space);
+        let taken = lessons.iter().any(|l| l.id == b.name);
+        lessons.insert(at, stand_in(b, space, taken));
+    }
+    Ok(Course {
+        lessons,
+        recording,
+        broken: course.broken,
+    })
+}
+
+/// A lesson file that does not load, as a lesson of one page: its problems, each at its
+/// `file:line:col`. It has no variants; the lab lets the learner read it and move on
+/// (`App::broken`), and nothing else.
+fn stand_in(b: &Broken, space: MemSpace, id_taken: bool) -> Lesson {
+    let mut text = format!(
+        "{} does not load, so this lesson cannot open. The rest of the course works \
+         without it.\n\n",
+        b.file
+    );
+    for p in &b.problems {
+        text.push_str(&format!("{p}\n"));
+    }
+    text.push_str("\nFix the file and start the lab again; `gpulab check` lists every problem.\n");
+    // An id of its own: a loaded lesson may have the one its name implies.
+    let id = if id_taken {
+        format!("{:02}-{}", b.order, b.name)
+    } else {
+        b.name.clone()
+    };
+    let mut l = LessonBuilder::new(&id)
+        .title("does not load")
+        .space(space)
+        .order(b.order)
+        .page("This lesson does not load", &text)
+        .build();
+    l.file = b.file.clone();
+    l
 }
 
 /// `lessons`, each that sizes its problem from the GPU read again with `device`'s figures;
@@ -98,6 +146,13 @@ impl App {
                 self.reading.lessons = fresh.reading.lessons;
                 self.reading.selected = fresh.reading.selected;
                 self.runs.results = fresh.runs.results;
+                // A stand-in has no figures, even where a recording has its lesson's.
+                for l in &self.reading.lessons {
+                    if course.broken.iter().any(|b| b.file == l.file) {
+                        self.runs.results.remove(&l.id);
+                    }
+                }
+                self.reading.broken = course.broken;
                 self.reading.answers = fresh.reading.answers;
                 self.loading = None;
                 self.note_seen();

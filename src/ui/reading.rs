@@ -2,6 +2,7 @@
 //! answers and the progress they make (pages read, lessons finished, figures revealed).
 
 use super::app::App;
+use crate::course::Broken;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::session::progress::Progress;
@@ -26,6 +27,9 @@ pub struct Reading {
     pub save_requested: bool,
     /// The course, to read a lesson again at other sizes (an exercise's, the CPU's).
     pub course_root: CourseRoot,
+    /// The lesson files that do not load, each in `lessons` as a stand-in of one page
+    /// that says why (`loading::stand_in`), with the same `file`.
+    pub broken: Vec<Broken>,
 }
 
 impl App {
@@ -65,7 +69,8 @@ impl App {
     /// The page on screen counts as read; with every page read and every question answered
     /// the lesson is finished, GPU or not.
     pub fn note_seen(&mut self) {
-        if self.exercises.open.is_some() {
+        // A lesson that does not load is never read, nor finished, by opening it.
+        if self.exercises.open.is_some() || self.broken().is_some() {
             return;
         }
         let Some(l) = self.lesson() else { return };

@@ -68,6 +68,9 @@ impl App {
     /// The compile jobs `caps` calls for, one a lesson whose reports can be made here.
     pub(super) fn plan_compiles(&mut self, caps: &Capabilities) {
         for l in &self.reading.lessons {
+            if self.reading.broken.iter().any(|b| b.file == l.file) {
+                continue;
+            }
             let Some(shown) = self.runs.results.get(&l.id) else {
                 continue;
             };

@@ -414,3 +414,43 @@ fn check_paths_returns_the_lessons() {
     let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
     assert_eq!(ids, ["base", "base"]);
 }
+
+#[test]
+fn a_file_that_does_not_load_is_kept_aside_at_its_place() {
+    let (dir, root) = course();
+    let lessons = dir.path().join("lessons");
+    std::fs::write(lessons.join("01-base.yaml"), BASE).unwrap();
+    let other = BASE.replace("id: base", "id: other");
+    std::fs::write(lessons.join("02-other.yaml"), format!("{other}\u{0}")).unwrap();
+    let mut bad = other.replace("id: other", "id: third").into_bytes();
+    bad.extend(b"\xff");
+    let last = bad.iter().filter(|&&b| b == b'\n').count() + 1;
+    std::fs::write(lessons.join("03-third.yaml"), bad).unwrap();
+    let c = open_course(&root);
+    assert!(c.problems.is_empty(), "{:?}", c.problems);
+    let ids: Vec<&str> = c.lessons.iter().map(|l| l.id.as_str()).collect();
+    assert_eq!(ids, ["base"]);
+    let places: Vec<(u32, &str)> = c
+        .broken
+        .iter()
+        .map(|b| (b.order, b.name.as_str()))
+        .collect();
+    assert_eq!(places, [(2, "other"), (3, "third")]);
+    let third = &c.broken[1];
+    assert_eq!(third.problems.len(), 1);
+    let at = format!("03-third.yaml:{last}:1: invalid UTF-8");
+    assert!(third.summary().contains(&at), "{}", third.summary());
+    assert_eq!(
+        c.errors().len(),
+        c.broken.iter().map(|b| b.problems.len()).sum::<usize>()
+    );
+}
+
+#[test]
+fn a_file_name_gives_its_place_in_the_course() {
+    assert_eq!(
+        place_in_course("lessons/07-const.yaml"),
+        (7, "const".into())
+    );
+    assert_eq!(place_in_course("x/odd.yaml"), (0, "odd".into()));
+}

@@ -1,6 +1,7 @@
 //! The checkpoint: the lesson's questions as a last page, answered with the number keys,
 //! each answer explained.
 
+use crate::course::prose::reflow;
 use crate::model::{Lesson, Page};
 use crate::ui::app::App;
 
@@ -16,19 +17,19 @@ pub fn page_with_starts(app: &App, lesson: &Lesson) -> (Page, Vec<usize>) {
     let mut asked = false;
     for (qi, q) in lesson.checkpoint.iter().enumerate() {
         starts.push(text.lines().count());
-        text.push_str(&format!("{}. {}\n", qi + 1, q.q));
+        text.push_str(&format!("{}. {}\n", qi + 1, reflow(&q.q)));
         for (ci, c) in q.choices.iter().enumerate() {
-            text.push_str(&format!("   {}) {c}\n", ci + 1));
+            text.push_str(&format!("   {}) {}\n", ci + 1, reflow(c)));
         }
+        let why = reflow(&q.why);
         match app.reading.answers.get(&(lesson.id.clone(), qi)) {
             Some(&a) if a == q.answer => {
-                text.push_str(&format!("   ✓ {}) is right. {}\n", a + 1, q.why))
+                text.push_str(&format!("   ✓ {}) is right. {why}\n", a + 1))
             }
             Some(&a) => text.push_str(&format!(
-                "   ✗ {}) is not it; the answer is {}). {}\n",
+                "   ✗ {}) is not it; the answer is {}). {why}\n",
                 a + 1,
                 q.answer + 1,
-                q.why
             )),
             None if !asked => {
                 asked = true;

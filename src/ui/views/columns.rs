@@ -303,7 +303,8 @@ fn claim_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
                 Some(false) => ("✗", th.bad),
                 None => ("?", th.dim),
             };
-            let text = c.claim.strip_prefix(&v.name).unwrap_or(&c.claim).trim();
+            let claim = crate::analysis::claim_words::words(&c.claim);
+            let text = claim.strip_prefix(&v.name).unwrap_or(&claim).trim();
             Line::styled(format!("{mark} {text}"), st)
         })
         .collect()

@@ -4,7 +4,9 @@
 
 use super::prose::{Content, wrap};
 use super::theme::Theme;
+use crate::analysis::claim_words::{detail_words, words};
 use crate::analysis::line_diff::{DiffLine, diff, differs};
+use crate::course::prose::reflow;
 use crate::session::ex_check::{CheckReport, Mark};
 use crate::ui::app::App;
 use crate::ui::exercise::ExerciseView;
@@ -12,17 +14,14 @@ use ratatui::text::{Line, Span};
 
 /// The prose pane on an exercise, wrapped to `width`.
 pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
-    let mut text: Vec<String> = x.ex.task.trim_end().lines().map(String::from).collect();
+    // Paragraphs joined, to be wrapped at the pane's width.
+    let mut text: Vec<String> = reflow(&x.ex.task).lines().map(String::from).collect();
     text.push(String::new());
     let p = app.exercises.book.get(&x.ex.id);
     let shown = (p.hints_shown as usize).min(x.ex.hints.len());
     for (i, h) in x.ex.hints.iter().take(shown).enumerate() {
-        text.push(format!(
-            "Hint {} of {}: {}",
-            i + 1,
-            x.ex.hints.len(),
-            h.trim_end()
-        ));
+        let hint = format!("Hint {} of {}: {}", i + 1, x.ex.hints.len(), reflow(h));
+        text.extend(hint.lines().map(String::from));
     }
     text.push(match x.ex.hints.len() - shown {
         0 if shown == 0 => "(no hints for this one)".into(),
@@ -123,15 +122,12 @@ pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
             Mark::NeedsGpu => ("·", th.dim),
             Mark::NotMeasured => ("?", th.warn),
         };
-        let check = l
-            .check
-            .strip_prefix("yours ")
-            .unwrap_or(&l.check)
-            .to_string();
+        let check = words(&l.check);
+        let check = check.strip_prefix("yours ").unwrap_or(&check).to_string();
         lines.push(Line::from(vec![
             Span::styled(format!("{mark} "), st),
             Span::raw(check),
-            Span::styled(format!(" · {}", l.detail), th.dim),
+            Span::styled(format!(" · {}", detail_words(&l.detail)), th.dim),
         ]));
     }
     lines

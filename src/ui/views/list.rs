@@ -20,7 +20,10 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             lines.push(Line::styled(l.space.label(), th.dim));
         }
         let p = app.reading.progress.get(&l.id);
-        let mark = if app.reading.progress.is_done(&l.id) {
+        let broken = app.reading.broken.iter().any(|b| b.file == l.file);
+        let mark = if broken {
+            "✗"
+        } else if app.reading.progress.is_done(&l.id) {
             "✓"
         } else if p.seen {
             "•"

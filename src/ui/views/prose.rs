@@ -3,7 +3,7 @@
 //! `view` as the drawing, so what a key does always matches what the learner sees.
 
 use super::theme::Theme;
-use crate::model::Lesson;
+use crate::model::{Lesson, Page};
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -136,7 +136,12 @@ pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
         super::checkpoint::page_with_starts(app, lesson)
     } else {
         match lesson.pages.get(app.reading.page) {
-            Some(p) => (p.clone(), Vec::new()),
+            // Its paragraphs joined: the pane wraps them at its own width.
+            Some(p) => {
+                let text = crate::course::prose::reflow(&p.text);
+                let title = p.title.clone();
+                (Page { title, text }, Vec::new())
+            }
             None => return empty(),
         }
     };

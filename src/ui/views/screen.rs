@@ -14,7 +14,7 @@ use crate::ui::view::Overlay;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Widget};
+use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 // Help and quit first: on a narrow terminal the end of this line is what is cut.
 const KEYS_LINE: &str = " ? help  q quit  ↑↓ lesson  n/p page  PgDn scroll  ←→ variant  r run  v figures  c code  h heatmap";
@@ -41,7 +41,12 @@ impl Widget for &App {
         prose::render(self, a.prose, buf, &th);
         let sweeps = !lesson.sweeps.is_empty();
         let knobbed = self.exercises.open.is_none() && !lesson.knobs.is_empty();
-        if sweeps && self.view.chart {
+        if self.broken().is_some() {
+            let words = " Nothing to run or show: this lesson does not load.";
+            Paragraph::new(Line::styled(words, th.bad))
+                .wrap(Wrap { trim: true })
+                .render(a.cols, buf);
+        } else if sweeps && self.view.chart {
             chart::render(self, a.cols, buf, &th);
         } else if self.knob_table_shown() {
             knobs::render(self, a.cols, buf, &th);
@@ -126,6 +131,12 @@ fn status_text(app: &App) -> String {
 
 /// The last message, else the run in flight, else how the claims fare.
 fn plain_status(app: &App) -> String {
+    if let Some(b) = app.broken() {
+        return format!(
+            "lesson {:02} does not load (why is above) · ↑↓ another lesson",
+            b.order
+        );
+    }
     if let Some(x) = &app.exercises.open {
         return match (&x.checking, &app.message, app.ex_report()) {
             (Some(stage), _, _) => format!("checking {} · {stage}", x.ex.id),

@@ -1,0 +1,164 @@
+//! A claim, and what its judgement says, in words: `stride-32 measured.cycles_per_access <=
+//! 10` is shown as `stride-32 cycles per access ≤ 10`. Lessons write claims in the format's
+//! names (and results keep them so, for scripts); wherever one is printed for a person, the
+//! CLI's report, `ex check` and the lab's cards, it goes through `words`.
+
+use crate::model::claim::{CmpOp, Metric};
+
+/// The words a metric is shown in.
+pub fn metric_words(m: Metric) -> &'static str {
+    match m {
+        Metric::TimeMs => "time (ms)",
+        Metric::Gbps => "GB/s",
+        Metric::Gflops => "GFLOP/s",
+        Metric::PctOfPeak => "% of peak",
+        Metric::Registers => "registers",
+        Metric::StackFrame => "stack frame (bytes)",
+        Metric::SpillStores => "spill stores (bytes)",
+        Metric::SpillLoads => "spill loads (bytes)",
+        Metric::Smem => "shared memory (bytes)",
+        Metric::Occupancy => "occupancy",
+        Metric::SharedWavefrontsPerRequest => "shared wavefronts per request",
+        Metric::SharedLoadWavefrontsPerRequest => "shared wavefronts per load request",
+        Metric::SharedStoreWavefrontsPerRequest => "shared wavefronts per store request",
+        Metric::SharedConflictsPerRequest => "bank conflicts per shared request",
+        Metric::GlobalSectorsPerRequest => "global sectors per request",
+        Metric::GlobalSectors => "global sectors",
+        Metric::GlobalRequests => "global requests",
+        Metric::ConstantDistinctPerRequest => "distinct constant addresses per request",
+        Metric::LocalBytes => "local-memory bytes",
+        Metric::ClusterSectorsPerRequest => "cluster sectors per request",
+        Metric::ClusterRemoteRequests => "remote cluster requests",
+        Metric::TextureTexelsPerRequest => "texels per texture request",
+        Metric::TextureRowsPerRequest => "texel rows per texture request",
+        Metric::SharedRaces => "shared-memory races",
+        Metric::SharedLoadWordsPerRequest => "words per shared load request",
+        Metric::GlobalPctUsed => "% of global sector bytes used",
+    }
+}
+
+/// The sign a comparison is shown with.
+pub fn op_words(op: CmpOp) -> &'static str {
+    match op {
+        CmpOp::Eq => "=",
+        CmpOp::Ne => "≠",
+        CmpOp::Lt => "<",
+        CmpOp::Le => "≤",
+        CmpOp::Gt => ">",
+        CmpOp::Ge => "≥",
+    }
+}
+
+/// A claim as written in a lesson (`A <metric> <op> <number>` and the other forms) in words:
+/// metric names and `measured.NAME` as words, comparisons as signs (≤ ≥ ≠), factors with ×.
+/// Variant names stay as written: the claim's first word and the word after `than` or `of`.
+pub fn words(claim: &str) -> String {
+    in_words(claim, true)
+}
+
+/// The detail of a claim's judgement (`global.sectors: 1600 vs 100 = 16.0x (needs >= 15x)`)
+/// in the words `words` uses; what it names in backquotes (a variant) stays as written.
+pub fn detail_words(detail: &str) -> String {
+    in_words(detail, false)
+}
+
+fn in_words(text: &str, claim: bool) -> String {
+    let mut out: Vec<String> = Vec::new();
+    let mut variant_next = claim;
+    for token in text.split_whitespace() {
+        let shown = if variant_next || token.starts_with('`') {
+            token.to_string()
+        } else {
+            word(token)
+        };
+        variant_next = claim && matches!(token, "than" | "of");
+        out.push(shown);
+    }
+    out.join(" ")
+}
+
+/// One word of a claim or a detail, punctuation after it kept (`global.sectors:`).
+fn word(token: &str) -> String {
+    let core = token.trim_end_matches([':', ',', ';', ')']);
+    let tail = &token[core.len()..];
+    let lead = if core.starts_with('(') { "(" } else { "" };
+    let core = &core[lead.len()..];
+    let shown = if let Some((_, op)) = CmpOp::ALL.iter().find(|(s, _)| *s == core) {
+        op_words(*op).to_string()
+    } else if let Some((_, m)) = Metric::ALL.iter().find(|(n, _)| *n == core) {
+        metric_words(*m).to_string()
+    } else if let Some(name) = core.strip_prefix("measured.").filter(|n| !n.is_empty()) {
+        name.replace('_', " ")
+    } else if let Some(n) = core.strip_suffix('x').filter(|n| n.parse::<f64>().is_ok()) {
+        format!("{n}×")
+    } else {
+        core.to_string()
+    };
+    format!("{lead}{shown}{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_become_words_and_signs() {
+        assert_eq!(
+            words("stride-32 measured.cycles_per_access <= 10"),
+            "stride-32 cycles per access ≤ 10"
+        );
+        assert_eq!(
+            words("padded shared.conflicts_per_request == 0"),
+            "padded bank conflicts per shared request = 0"
+        );
+        assert_eq!(
+            words("stride-2 slower than coalesced by >= 1.5x"),
+            "stride-2 slower than coalesced by ≥ 1.5×"
+        );
+        assert_eq!(
+            words("yours global.sectors_per_request != 4"),
+            "yours global sectors per request ≠ 4"
+        );
+        assert_eq!(words("a within 10% of b"), "a within 10% of b");
+        assert_eq!(words("a makes shared loads"), "a makes shared loads");
+    }
+
+    #[test]
+    fn variant_names_stay_as_written() {
+        // Variants may be named like anything, a metric included.
+        assert_eq!(
+            words("gbps time_ms less than registers by >= 2x"),
+            "gbps time (ms) less than registers by ≥ 2×"
+        );
+        assert_eq!(
+            words("fast within 5% of occupancy"),
+            "fast within 5% of occupancy"
+        );
+    }
+
+    #[test]
+    fn details_read_in_words_too() {
+        assert_eq!(
+            detail_words("global.sectors: 1600 vs 100 = 16.0x (needs >= 15x)"),
+            "global sectors: 1600 vs 100 = 16.0× (needs ≥ 15×)"
+        );
+        assert_eq!(
+            detail_words("measured.cycles_per_access = 7.2 (needs <= 10)"),
+            "cycles per access = 7.2 (needs ≤ 10)"
+        );
+        assert_eq!(
+            detail_words("not measured (no trace of `global.sectors`)"),
+            "not measured (no trace of `global.sectors`)"
+        );
+    }
+
+    #[test]
+    fn every_metric_has_words_of_its_own() {
+        let mut seen = std::collections::HashSet::new();
+        for (name, m) in Metric::ALL {
+            let w = metric_words(m);
+            assert!(!w.contains('_') && !w.contains('.'), "{name}: {w}");
+            assert!(seen.insert(w), "{w} twice");
+        }
+    }
+}
