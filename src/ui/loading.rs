@@ -77,6 +77,7 @@ impl App {
                     self.reading.progress.clone(),
                 );
                 self.reading.lessons = fresh.reading.lessons;
+                self.reading.terms = fresh.reading.terms;
                 self.reading.selected = fresh.reading.selected;
                 self.runs.results = fresh.runs.results;
                 self.reading.answers = fresh.reading.answers;
