@@ -153,7 +153,7 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
         Part::new(lesson.title.clone(), th.strong, 1).shrinking(),
     ];
     if let Some(x) = &app.exercises.open {
-        parts.push(Part::new(format!(" · exercise {}", x.ex.id), th.strong, 1));
+        parts.push(Part::new(format!(" · exercise {}", x.ex.id), th.strong, 0));
     }
     parts.push(Part::new(" ── ", th.accent, 0));
     for (i, seg) in label.unwrap_or_default().into_iter().enumerate() {
