@@ -212,7 +212,10 @@ fn the_code_view_opens_at_its_costliest_line_with_its_figures_whole() {
         screen.contains(&marked),
         "line {line} marked on screen:\n{screen}"
     );
-    assert!(a.view.code_scroll > 0, "not at line 1");
+    assert!(
+        !screen.lines().any(|l| l.starts_with("│   1 ")),
+        "not at line 1:\n{screen}"
+    );
     // Every figure on screen is whole: "◀ … sectors/request" never cut at the border.
     let figs: Vec<&str> = screen.lines().filter(|l| l.contains('◀')).collect();
     assert!(!figs.is_empty(), "{screen}");
@@ -320,4 +323,60 @@ fn leaving_an_exercise_leaves_its_message() {
     let off = draw(&mut a);
     assert!(!off.contains("e copies the starter"), "{off}");
     assert!(a.message.is_none());
+}
+
+/// The lab on an exercise with many hints, its workspace where a learner's would be.
+fn exercise_app() -> App {
+    let mut a = app("memory-ladder");
+    a.exercises.workspace = Some(gpulab::session::workspace::Workspace {
+        dir: "/home/learner/.local/share/gpulab/exercises".into(),
+    });
+    ch(&mut a, 'j');
+    assert!(a.exercises.open.is_some());
+    a
+}
+
+#[test]
+fn a_hint_given_and_a_solution_opened_come_into_view() {
+    use gpulab::session::ex_check::{CheckLine, CheckReport, Mark};
+    let mut a = exercise_app();
+    draw(&mut a);
+    let n = a.exercises.open.as_ref().unwrap().ex.hints.len();
+    assert!(n >= 1);
+    for i in 1..=n {
+        ch(&mut a, 't');
+        let s = draw(&mut a);
+        assert!(
+            s.contains(&format!("Hint {i} of {n}")),
+            "hint {i} in view:\n{s}"
+        );
+    }
+    // A passing check: the solution, as a diff, on screen.
+    let x = a.exercises.open.as_ref().unwrap();
+    let id = x.ex.id.clone();
+    let mut result =
+        gpulab::session::fold::blank_result(&x.lesson, gpulab::model::results::Source::Live, None);
+    result
+        .variants
+        .retain(|v| v.name == gpulab::model::exercise::YOURS);
+    let report = CheckReport {
+        exercise: id.clone(),
+        live: true,
+        compile_error: None,
+        ptxas: None,
+        time_ms: None,
+        solution_ms: None,
+        lines: vec![CheckLine {
+            check: "yours is correct".into(),
+            mark: Mark::Pass,
+            detail: "stands for a check's words".into(),
+        }],
+        result,
+    };
+    a.on_event(UiEvent::Worker(gpulab::ui::WorkerEvent::Checked {
+        exercise: id,
+        outcome: Ok(Box::new(report)),
+    }));
+    let s = draw(&mut a);
+    assert!(s.contains("✓ passed"), "the solution in view:\n{s}");
 }

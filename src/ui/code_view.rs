@@ -43,10 +43,10 @@ impl App {
         self.code_at_costliest();
     }
 
-    /// Scroll the code to its costliest memory line, where a learner should look first.
+    /// Show the code from its costliest memory line, where a learner should look first,
+    /// until the learner scrolls.
     fn code_at_costliest(&mut self) {
-        let main = super::views::prose::areas(self, self.view.viewport).main;
-        self.view.code_scroll = super::views::code::opening_scroll(self, main);
+        self.view.scrolls.code_at_worst = true;
     }
 
     /// `s` in the code view: source, then SASS, then both side by side.

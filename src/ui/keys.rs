@@ -180,8 +180,13 @@ impl App {
             }
             self.reading.follow_question = true;
         } else {
-            self.message =
-                Some("the question being asked is not on screen: PgUp/PgDn to it".into());
+            // Never an answer to a question not read: the key brings it into view instead.
+            self.reading.feedback = None;
+            self.reading.follow_question = true;
+            self.message = Some(
+                "the question being asked was not on screen; now it is: its number answers it"
+                    .into(),
+            );
         }
     }
 

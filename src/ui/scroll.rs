@@ -105,8 +105,11 @@ impl App {
 
     /// Scroll the code, never past its last line.
     pub(super) fn scroll_code(&mut self, rows: isize) {
-        let max = prose::areas(self, self.view.viewport);
-        let max = code::code_max_scroll(self, max.main);
+        let main = prose::areas(self, self.view.viewport).main;
+        if std::mem::take(&mut self.view.scrolls.code_at_worst) {
+            self.view.code_scroll = code::opening_scroll(self, main);
+        }
+        let max = code::code_max_scroll(self, main);
         let now = (self.view.code_scroll as usize).min(max);
         self.view.code_scroll = now.saturating_add_signed(rows).min(max) as u16;
     }

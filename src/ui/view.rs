@@ -27,6 +27,9 @@ pub struct Scrolls {
     pub glossary: u16,
     /// Columns of code scrolled past on the left; line numbers and figures stay.
     pub code_x: u16,
+    /// The code view stays at its costliest line until the learner scrolls: worked out
+    /// for the frame it is drawn in, as the prose's question is.
+    pub code_at_worst: bool,
 }
 
 /// How the screen shows the lesson: the overlay, the focused variant and instruction, the

@@ -425,7 +425,10 @@ pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         ..inner
     };
     Paragraph::new(p.head.clone()).render(head, buf);
-    let scroll = (app.view.code_scroll as usize).min(code_max_scroll(app, area));
+    let scroll = match app.view.scrolls.code_at_worst {
+        true => opening_scroll(app, area) as usize,
+        false => (app.view.code_scroll as usize).min(code_max_scroll(app, area)),
+    };
     for ((rows, _), r) in panes_rows(app, v, &p, th).into_iter().zip(&p.panes) {
         let shown: Vec<Line> = rows.into_iter().skip(scroll).collect();
         Paragraph::new(shown).render(*r, buf);

@@ -35,6 +35,10 @@ pub fn shorten(s: &str, max: usize) -> String {
     }
     // A word that ended in a separator reads better without it before the "…".
     let trimmed = out.trim_end_matches([',', ';', ':', '·', ' ', '—', '-', '(']);
+    // Nothing but separators left: nothing worth a "…".
+    if !trimmed.chars().any(char::is_alphanumeric) {
+        return String::new();
+    }
     format!("{trimmed}…")
 }
 
@@ -214,6 +218,7 @@ mod tests {
         );
         assert_eq!(shorten("one, two three", 9), "one…");
         assert_eq!(shorten("unbreakable", 5), "");
+        assert_eq!(shorten(" · looking for a GPU", 6), "", "no lone separator");
     }
 
     #[test]
