@@ -216,7 +216,12 @@ mod tests {
             shorten("recorded on NVIDIA H100 80GB", 20),
             "recorded on NVIDIA…"
         );
-        assert_eq!(shorten("one, two three", 9), "one…");
+        assert_eq!(shorten("one, two three", 9), "one, two…");
+        assert_eq!(
+            shorten("one, two three", 6),
+            "one…",
+            "no comma before the …"
+        );
         assert_eq!(shorten("unbreakable", 5), "");
         assert_eq!(shorten(" · looking for a GPU", 6), "", "no lone separator");
     }

@@ -199,7 +199,7 @@ pub fn status_rows(app: &App, width: u16) -> Vec<String> {
         .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
         .collect();
     match rows.len() {
-        0 | 1 | 2 => rows,
+        0..=2 => rows,
         _ => {
             let rest = rows[1..].join(" ");
             vec![rows[0].clone(), fit::shorten(&rest, w)]
