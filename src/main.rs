@@ -17,6 +17,7 @@ fn main() {
         Some(Cmd::Render(a)) => cli::cmd_render(&root, &a),
         Some(Cmd::Record { out }) => device.and_then(|d| cli::cmd_record(&root, d, out)),
         Some(Cmd::Doctor) => device.and_then(|d| cli::cmd_doctor(d).map(|_| 0)),
+        Some(Cmd::Glossary) => cli::cmd_glossary().map(|_| 0),
         Some(Cmd::Ex(a)) if !a.uses_gpu() => cli::cmd_ex(&root, 0, &a),
         Some(Cmd::Ex(a)) => device.and_then(|d| cli::cmd_ex(&root, d, &a)),
         Some(Cmd::Sass {

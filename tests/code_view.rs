@@ -124,9 +124,12 @@ fn code_view_source_and_sass_with_the_recorded_figures() {
         a.on_key(KeyEvent::new(KeyCode::PageDown, KeyModifiers::NONE));
     }
     let screen = draw(&a);
-    let lds = screen
-        .lines()
-        .find(|l| l.contains(" LDS ") && l.contains("wavefronts/request"))
+    // Its figure follows it, on its row or, where the pane is too narrow, under it.
+    let rows: Vec<&str> = screen.lines().collect();
+    let lds = (0..rows.len())
+        .filter(|&i| rows[i].contains(" LDS "))
+        .map(|i| format!("{}\n{}", rows[i], rows.get(i + 1).unwrap_or(&"")))
+        .find(|l| l.contains("wavefronts/request"))
         .unwrap_or_else(|| panic!("no annotated LDS in:\n{screen}"));
     assert!(lds.contains("32 wavefronts/request"), "{lds}");
     insta::assert_snapshot!("code_view_stride32_both", top);

@@ -8,13 +8,15 @@
 mod common;
 #[path = "support/pty.rs"]
 mod pty;
+#[path = "support/vt.rs"]
+mod vt;
 
-use pty::{open_pty, reader, wait_for};
+use pty::{answer_cursor_queries, count, open_pty, reader, wait_for};
 use std::io::Write;
 use std::os::fd::OwnedFd;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{Arc, Mutex};
+
 use std::time::{Duration, Instant};
 
 const ENTER_ALT: &[u8] = b"\x1b[?1049h";
@@ -36,29 +38,6 @@ fn wait_file(p: &Path, within: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
     false
-}
-
-/// The lab asks the terminal where its cursor is (as it starts, and as it redraws after the
-/// editor): answered as a terminal would, for as long as the test runs.
-fn answer_cursor_queries(out: &Arc<Mutex<Vec<u8>>>, mut keys: std::fs::File) {
-    let out = out.clone();
-    std::thread::spawn(move || {
-        let mut answered = 0;
-        loop {
-            let asked = count(&out.lock().unwrap(), b"\x1b[6n");
-            while answered < asked {
-                if keys.write_all(b"\x1b[1;1R").is_err() {
-                    return;
-                }
-                answered += 1;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    });
-}
-
-fn count(hay: &[u8], needle: &[u8]) -> usize {
-    hay.windows(needle.len()).filter(|w| *w == needle).count()
 }
 
 #[test]
@@ -104,10 +83,16 @@ fn e_lends_the_terminal_to_the_editor_and_takes_it_back() {
     );
     // From the first lesson: down onto its first exercise.
     keys.write_all(b"j").unwrap();
-    assert!(
-        wait_for(&out, b"exercise local-rung", Duration::from_secs(10)),
-        "the exercise never opened"
-    );
+    // Read from the screen as drawn: a frame writes only the cells that changed.
+    let start = Instant::now();
+    let mut opened = false;
+    while !opened && start.elapsed() < Duration::from_secs(10) {
+        let mut screen = vt::Screen::new(100, 30);
+        screen.feed(&out.lock().unwrap());
+        opened = screen.text().contains("exercise local-rung");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(opened, "the exercise never opened");
     keys.write_all(b"e").unwrap();
     let started = wait_file(&notes.join("started"), Duration::from_secs(10));
     if !started {

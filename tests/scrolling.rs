@@ -1,6 +1,6 @@
 //! Nothing is cut off: every page of the real lessons can be read to its last line at small
 //! terminal sizes, by keys and by the wheel, with a mark while more lies below; the
-//! checkpoint keeps the question being asked in view.
+//! checkpoint keeps the question being asked in view, and an answer's explanation once given.
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use gpulab::course::bundle::CourseRoot;
@@ -183,8 +183,22 @@ fn the_checkpoint_keeps_the_question_in_view_and_answers_only_it() {
     let (w, h) = (80, 24);
     for (qi, q) in lesson.checkpoint.iter().enumerate() {
         let buf = draw(&mut a, w, h);
-        let shown = pane(&a, &buf).0.join(" ");
+        let mut shown = pane(&a, &buf).0.join(" ");
         let first_words = words(&q.q)[..2].join(" ");
+        if qi > 0 {
+            // The answer just given is explained on screen first.
+            assert!(
+                shown.contains("✓") || shown.contains("✗"),
+                "answer {qi} explained in view:\n{shown}"
+            );
+            if !shown.contains(&first_words) {
+                // A number key then brings the next question into view, answering nothing.
+                key(&mut a, KeyCode::Char('1'));
+                assert!(!a.reading.answers.contains_key(&(lesson.id.clone(), qi)));
+                let buf = draw(&mut a, w, h);
+                shown = pane(&a, &buf).0.join(" ");
+            }
+        }
         assert!(
             shown.contains(&first_words),
             "question {} in view:\n{shown}",

@@ -141,6 +141,8 @@ pub enum Cmd {
     },
     /// What this machine has, and how to get what is missing.
     Doctor,
+    /// The words the lessons use (wavefront, sector, occupancy…), each in a sentence or two.
+    Glossary,
     /// Self-paced exercises: your kernel, checked on its memory behaviour.
     Ex(super::ex_args::ExArgs),
     /// What the GPU runs: a variant's SASS memory instructions by source line, and its

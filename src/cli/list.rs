@@ -71,6 +71,17 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<i32> {
                 ),
             }
         }
+        say!("{}", progress_line(&course.lessons));
     }
     Ok(i32::from(!course.broken.is_empty()))
+}
+
+/// How far the learner has come, from the progress files the lab writes.
+fn progress_line(lessons: &[crate::model::Lesson]) -> String {
+    use crate::session::ex_progress::ExerciseBook;
+    let book =
+        ExerciseBook::path().map_or_else(ExerciseBook::default, |p| ExerciseBook::load_from(&p).0);
+    let progress = crate::session::progress::Progress::load();
+    let o = crate::session::overview::Overview::of(lessons, &progress, &book);
+    format!("\n{}", o.line())
 }

@@ -9,6 +9,7 @@ pub mod depth;
 pub mod device_sizes;
 pub mod expr;
 pub mod fingerprint;
+pub mod glossary;
 pub mod load;
 pub mod part;
 pub mod prose;

@@ -11,6 +11,7 @@ mod ex_quick;
 pub mod ex_summary;
 pub mod fold;
 pub mod knobs;
+pub mod overview;
 pub mod progress;
 pub mod queue_news;
 pub mod recording;

@@ -51,8 +51,12 @@ impl App {
             .iter()
             .flat_map(|(id, p)| p.answers.iter().map(|(&q, &c)| ((id.clone(), q), c)))
             .collect();
+        let terms = crate::course::glossary::first_uses(&lessons);
         App {
             reading: Reading {
+                terms,
+                feedback: None,
+                show_new: false,
                 lessons,
                 selected,
                 page: 0,
@@ -86,6 +90,8 @@ impl App {
                 color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
                 code_scroll: 0,
                 code: Default::default(),
+                scrolls: Default::default(),
+                list: None,
                 viewport: Default::default(),
             },
             message: None,

@@ -35,11 +35,18 @@ pub struct CodeState {
 impl App {
     /// `c`: the focused variant's code, its SASS asked for.
     pub(super) fn open_code(&mut self) {
-        self.view.code_scroll = 0;
         self.view.overlay = Overlay::Code;
+        self.view.scrolls.code_x = 0;
         if self.view.code.panes != Panes::Source {
             self.ask_sass(self.view.variant);
         }
+        self.code_at_costliest();
+    }
+
+    /// Show the code from its costliest memory line, where a learner should look first,
+    /// until the learner scrolls.
+    fn code_at_costliest(&mut self) {
+        self.view.scrolls.code_at_worst = true;
     }
 
     /// `s` in the code view: source, then SASS, then both side by side.
@@ -49,10 +56,10 @@ impl App {
             Panes::Sass => Panes::Both,
             Panes::Both => Panes::Source,
         };
-        self.view.code_scroll = 0;
         if self.view.code.panes != Panes::Source {
             self.ask_sass(self.view.variant);
         }
+        self.code_at_costliest();
     }
 
     /// `d`: the focused variant against its neighbour, both listings asked for.
@@ -69,8 +76,11 @@ impl App {
     /// Another variant came into focus under the code or diff view: its SASS asked for.
     pub(super) fn ask_for_overlay(&mut self) {
         match self.view.overlay {
-            Overlay::Code if self.view.code.panes != Panes::Source => {
-                self.ask_sass(self.view.variant)
+            Overlay::Code => {
+                if self.view.code.panes != Panes::Source {
+                    self.ask_sass(self.view.variant)
+                }
+                self.code_at_costliest();
             }
             Overlay::Diff => {
                 self.ask_sass(self.view.variant);

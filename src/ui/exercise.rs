@@ -135,6 +135,9 @@ impl App {
         if (lesson, ex) == self.current_row() {
             return;
         }
+        // What was said was about the row being left (an exercise's `e`, a loop).
+        self.message = None;
+        self.reading.show_new = false;
         self.leave_exercise();
         self.select_lesson(lesson);
         if let Some(i) = ex {
@@ -277,8 +280,11 @@ impl App {
                     .book
                     .record_attempt(&exercise, report.passed(), report.time_ms);
                 if report.passed() {
-                    // Passing opens the solution on screen: it counts as shown.
+                    // Passing opens the solution on screen: it counts as shown, and the
+                    // page scrolls to it.
                     self.exercises.book.record_solution(&exercise);
+                    let open = self.exercises.open.as_ref();
+                    self.reading.show_new |= open.is_some_and(|x| x.ex.id == exercise);
                 }
                 self.save_book();
                 self.message = Some(verdict(&report));
@@ -308,6 +314,7 @@ impl App {
         let p = self.exercises.book.entry(&id);
         if (p.hints_shown as usize) < n {
             p.hints_shown += 1;
+            self.reading.show_new = true;
             self.save_book();
         } else {
             self.message = Some("that was the last hint".into());

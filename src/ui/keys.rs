@@ -41,10 +41,25 @@ impl App {
             KeyCode::Char('m') if self.view.overlay == Overlay::Memcheck => {
                 self.view.overlay = Overlay::None
             }
-            KeyCode::Down | KeyCode::Char('j') => self.scroll_code(1),
-            KeyCode::Up | KeyCode::Char('k') => self.scroll_code(-1),
-            KeyCode::PageDown => self.scroll_code(10),
-            KeyCode::PageUp => self.scroll_code(-10),
+            KeyCode::Char('i') | KeyCode::Enter if self.view.overlay == Overlay::Detail => {
+                self.view.overlay = Overlay::None
+            }
+            KeyCode::Char('w') if self.view.overlay == Overlay::Glossary => {
+                self.view.overlay = Overlay::None
+            }
+            // The glossary, from the help: `?` then `g`.
+            KeyCode::Char('g') if self.view.overlay == Overlay::Help => self.open_glossary(None),
+            KeyCode::Char('<' | ',') if self.view.overlay == Overlay::Code => {
+                self.scroll_code_sideways(-8)
+            }
+            KeyCode::Char('>' | '.') if self.view.overlay == Overlay::Code => {
+                self.scroll_code_sideways(8)
+            }
+            KeyCode::Home if self.view.overlay == Overlay::Code => self.view.scrolls.code_x = 0,
+            KeyCode::Down | KeyCode::Char('j') => self.scroll_overlay(1),
+            KeyCode::Up | KeyCode::Char('k') => self.scroll_overlay(-1),
+            KeyCode::PageDown | KeyCode::Char(' ') => self.scroll_overlay(10),
+            KeyCode::PageUp => self.scroll_overlay(-10),
             KeyCode::Left => {
                 self.view.variant = self.view.variant.saturating_sub(1);
                 self.ask_for_overlay();
@@ -77,7 +92,19 @@ impl App {
     fn on_screen_key(&mut self, code: KeyCode) {
         match code {
             KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
-            KeyCode::Char('?') => self.view.overlay = Overlay::Help,
+            KeyCode::Char('?') => {
+                self.view.scrolls.help = 0;
+                self.view.overlay = Overlay::Help
+            }
+            KeyCode::Char('i') | KeyCode::Enter => {
+                self.view.scrolls.detail = 0;
+                self.view.overlay = Overlay::Detail
+            }
+            KeyCode::Char('w') => {
+                let first = self.page_terms().first().map(|t| t.term);
+                self.open_glossary(first)
+            }
+            KeyCode::Char('L') => self.toggle_list(),
             KeyCode::Char('c') => self.open_code(),
             KeyCode::Char('d') => self.open_diff(),
             KeyCode::Char('h') => self.view.overlay = Overlay::Heatmap,
@@ -158,11 +185,27 @@ impl App {
     /// A number key answers the question being asked, and only when it is on screen.
     fn answer_on_screen(&mut self, choice: usize) {
         if self.question_on_screen() {
+            let asked = self.lesson().and_then(|l| {
+                (0..l.checkpoint.len())
+                    .find(|q| !self.reading.answers.contains_key(&(l.id.clone(), *q)))
+            });
             self.answer(choice);
+            // Its explanation comes into view, not the next question.
+            let answered = self.lesson().is_some_and(|l| {
+                asked.is_some_and(|q| self.reading.answers.contains_key(&(l.id.clone(), q)))
+            });
+            if answered {
+                self.reading.feedback = asked;
+            }
             self.reading.follow_question = true;
         } else {
-            self.message =
-                Some("the question being asked is not on screen: PgUp/PgDn to it".into());
+            // Never an answer to a question not read: the key brings it into view instead.
+            self.reading.feedback = None;
+            self.reading.follow_question = true;
+            self.message = Some(
+                "the question being asked was not on screen; now it is: its number answers it"
+                    .into(),
+            );
         }
     }
 
@@ -180,6 +223,15 @@ impl App {
         } else {
             self.message = Some("loop stopped".into());
         }
+    }
+
+    /// Show the lesson list, or hide it, whatever the width.
+    fn toggle_list(&mut self) {
+        let shown = super::views::prose::areas(self, self.view.viewport)
+            .list
+            .width
+            > 0;
+        self.view.list = Some(!shown);
     }
 
     fn next_variant(&mut self) {

@@ -144,6 +144,7 @@ impl App {
                     self.reading.progress.clone(),
                 );
                 self.reading.lessons = fresh.reading.lessons;
+                self.reading.terms = fresh.reading.terms;
                 self.reading.selected = fresh.reading.selected;
                 self.runs.results = fresh.runs.results;
                 // A stand-in has no figures, even where a recording has its lesson's.

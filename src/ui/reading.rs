@@ -4,6 +4,7 @@
 use super::app::App;
 use crate::course::Broken;
 use crate::course::bundle::CourseRoot;
+use crate::course::glossary::Term;
 use crate::model::Lesson;
 use crate::session::progress::Progress;
 use std::collections::HashMap;
@@ -19,6 +20,15 @@ pub struct Reading {
     /// On the checkpoint page, keep the question being asked in view (until the learner
     /// scrolls away from it).
     pub follow_question: bool,
+    /// The checkpoint question just answered: while the page follows, its explanation
+    /// is kept in view.
+    pub feedback: Option<usize>,
+    /// A hint just given or a solution just opened, to bring into view (until the learner
+    /// scrolls).
+    pub show_new: bool,
+    /// The glossary's terms by the page of the course that uses each first:
+    /// (lesson index, page) and its terms. Made when the lessons are.
+    pub terms: Vec<((usize, usize), Vec<&'static Term>)>,
     /// Checkpoint answers, as saved in the progress: (lesson id, question) -> choice.
     pub answers: HashMap<(String, usize), usize>,
     pub progress: Progress,
@@ -58,6 +68,8 @@ impl App {
             self.reading.page = 0;
             self.reading.prose_scroll = 0;
             self.reading.follow_question = true;
+            self.reading.feedback = None;
+            self.reading.show_new = false;
             self.view.variant = 0;
             self.view.instr = 0;
             self.view.code_scroll = 0;
@@ -94,6 +106,18 @@ impl App {
                 use crate::model::results::Source;
                 matches!(r.source, Source::Live | Source::Interpreted)
             })
+    }
+
+    /// The glossary's terms this page is the first of the course to use (none on the
+    /// checkpoint or an exercise).
+    pub fn page_terms(&self) -> &[&'static Term] {
+        if self.exercises.open.is_some() || self.on_checkpoint_page() {
+            return &[];
+        }
+        let at = (self.reading.selected, self.reading.page);
+        (self.reading.terms.iter())
+            .find(|(p, _)| *p == at)
+            .map_or(&[], |(_, ts)| ts.as_slice())
     }
 
     pub(super) fn reveal(&mut self) {

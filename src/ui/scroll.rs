@@ -3,7 +3,7 @@
 
 use super::app::App;
 use super::view::Overlay;
-use super::views::{code, prose};
+use super::views::{code, detail, overlays, prose};
 
 /// Rows the wheel moves per notch.
 const WHEEL: isize = 3;
@@ -15,6 +15,8 @@ impl App {
             self.reading.page = p;
             self.reading.prose_scroll = 0;
             self.reading.follow_question = true;
+            self.reading.feedback = None;
+            self.reading.show_new = false;
             self.note_seen();
         }
     }
@@ -27,6 +29,7 @@ impl App {
         };
         self.reading.prose_scroll = v.offset.saturating_add_signed(rows).min(v.max_offset());
         self.reading.follow_question = false;
+        self.reading.show_new = false;
     }
 
     /// A screenful further, or the next page once the end of this one is on screen.
@@ -53,20 +56,60 @@ impl App {
     pub(super) fn wheel(&mut self, down: bool) {
         let rows = if down { WHEEL } else { -WHEEL };
         match self.view.overlay {
-            Overlay::Code => self.scroll_code(rows),
             Overlay::None => self.scroll_prose(rows),
-            Overlay::Help
-            | Overlay::Heatmap
-            | Overlay::Footprint
-            | Overlay::Memcheck
-            | Overlay::Diff => {}
+            Overlay::Code | Overlay::Help | Overlay::Detail | Overlay::Glossary => {
+                self.scroll_overlay(rows)
+            }
+            Overlay::Heatmap | Overlay::Footprint | Overlay::Memcheck | Overlay::Diff => {}
         }
+    }
+
+    /// Scroll the pop-up in front: the help, the glossary, the detail or the code, each
+    /// never past its last row.
+    pub(super) fn scroll_overlay(&mut self, rows: isize) {
+        let main = prose::areas(self, self.view.viewport).main;
+        let step = |now: u16, max: usize| {
+            (now as usize).min(max).saturating_add_signed(rows).min(max) as u16
+        };
+        match self.view.overlay {
+            Overlay::Help => {
+                let max = overlays::help_max_scroll(self, main);
+                self.view.scrolls.help = step(self.view.scrolls.help, max);
+            }
+            Overlay::Glossary => {
+                let max = overlays::glossary_max_scroll(self, main);
+                self.view.scrolls.glossary = step(self.view.scrolls.glossary, max);
+            }
+            Overlay::Detail => {
+                let max = detail::max_scroll(self, main);
+                self.view.scrolls.detail = step(self.view.scrolls.detail, max);
+            }
+            _ => self.scroll_code(rows),
+        }
+    }
+
+    /// The glossary, scrolled to `term` where one is named.
+    pub(super) fn open_glossary(&mut self, term: Option<&str>) {
+        let main = prose::areas(self, self.view.viewport).main;
+        self.view.overlay = Overlay::Glossary;
+        self.view.scrolls.glossary = term.map_or(0, |t| overlays::glossary_row(self, main, t));
+    }
+
+    /// The code sideways by `cols` (negative: back), never past its widest line.
+    pub(super) fn scroll_code_sideways(&mut self, cols: isize) {
+        let main = prose::areas(self, self.view.viewport).main;
+        let max = code::code_max_x(self, main);
+        let now = (self.view.scrolls.code_x as usize).min(max);
+        self.view.scrolls.code_x = now.saturating_add_signed(cols).min(max) as u16;
     }
 
     /// Scroll the code, never past its last line.
     pub(super) fn scroll_code(&mut self, rows: isize) {
-        let max = prose::areas(self, self.view.viewport);
-        let max = code::code_max_scroll(self, max.main);
+        let main = prose::areas(self, self.view.viewport).main;
+        if std::mem::take(&mut self.view.scrolls.code_at_worst) {
+            self.view.code_scroll = code::opening_scroll(self, main);
+        }
+        let max = code::code_max_scroll(self, main);
         let now = (self.view.code_scroll as usize).min(max);
         self.view.code_scroll = now.saturating_add_signed(rows).min(max) as u16;
     }

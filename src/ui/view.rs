@@ -13,6 +13,23 @@ pub enum Overlay {
     Memcheck,
     /// The focused variant against its neighbour: why the two differ.
     Diff,
+    /// Every figure of the focused variant, scrolled: what its card has no room for.
+    Detail,
+    /// The words the lessons use, each in a sentence or two.
+    Glossary,
+}
+
+/// How far the scrolled pop-ups are scrolled, and the code sideways.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Scrolls {
+    pub help: u16,
+    pub detail: u16,
+    pub glossary: u16,
+    /// Columns of code scrolled past on the left; line numbers and figures stay.
+    pub code_x: u16,
+    /// The code view stays at its costliest line until the learner scrolls: worked out
+    /// for the frame it is drawn in, as the prose's question is.
+    pub code_at_worst: bool,
 }
 
 /// How the screen shows the lesson: the overlay, the focused variant and instruction, the
@@ -32,6 +49,10 @@ pub struct View {
     pub code_scroll: u16,
     /// The code view's panes and the SASS listings asked for.
     pub code: super::code_view::CodeState,
+    /// The help's, the detail's and the glossary's scroll, and the code's sideways.
+    pub scrolls: Scrolls,
+    /// The lesson list shown or hidden by `L`; None: shown where the screen is wide.
+    pub list: Option<bool>,
     /// The size of the last frame drawn, so the scrolling keys see the screen the learner
     /// sees; empty before the first frame.
     pub viewport: ratatui::layout::Rect,

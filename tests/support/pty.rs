@@ -14,10 +14,15 @@ pub struct Pty {
 }
 
 pub fn open_pty() -> Pty {
+    open_pty_sized(100, 30)
+}
+
+/// A pseudo-terminal of `cols` × `rows`.
+pub fn open_pty_sized(cols: u16, rows: u16) -> Pty {
     let (mut master, mut slave) = (0, 0);
     let size = libc::winsize {
-        ws_row: 30,
-        ws_col: 100,
+        ws_row: rows,
+        ws_col: cols,
         ws_xpixel: 0,
         ws_ypixel: 0,
     };
@@ -82,4 +87,28 @@ pub fn wait_for(out: &Mutex<Vec<u8>>, needle: &[u8], within: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
     false
+}
+
+/// The lab asks the terminal where its cursor is (as it starts, and as it redraws after an
+/// editor): answered as a terminal would, for as long as the test runs.
+pub fn answer_cursor_queries(out: &Arc<Mutex<Vec<u8>>>, mut keys: std::fs::File) {
+    use std::io::Write;
+    let out = out.clone();
+    std::thread::spawn(move || {
+        let mut answered = 0;
+        loop {
+            let asked = count(&out.lock().unwrap(), b"\x1b[6n");
+            while answered < asked {
+                if keys.write_all(b"\x1b[1;1R").is_err() {
+                    return;
+                }
+                answered += 1;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    });
+}
+
+pub fn count(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).filter(|w| *w == needle).count()
 }

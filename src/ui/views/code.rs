@@ -3,6 +3,7 @@
 //! request, as recorded or measured here) in the colour of their space, and the costliest
 //! lines are named first, as Nsight Compute's source page does.
 
+use super::fit::{self, Part};
 use super::overlays::full;
 use super::theme::Theme;
 use crate::analysis::sass::{Instruction, Listing, MemKind};
@@ -55,13 +56,24 @@ fn line_figures(t: &[InstructionSummary], line: u32) -> Vec<(MemKind, LineFigure
         .collect()
 }
 
-/// The costliest traced lines, worst first: where to look.
-fn worst_lines(t: &[InstructionSummary], v: &Variant, th: &Theme) -> Vec<Line<'static>> {
+/// Every traced (line, kind, figure), costliest first.
+fn ranked(t: &[InstructionSummary], v: &Variant) -> Vec<(u32, MemKind, LineFigure)> {
     let n = v.source.lines().count() as u32;
     let mut all: Vec<(u32, MemKind, LineFigure)> = (1..=n)
         .flat_map(|l| line_figures(t, l).into_iter().map(move |(k, f)| (l, k, f)))
         .collect();
     all.sort_by(|a, b| b.2.cost.total_cmp(&a.2.cost).then(a.0.cmp(&b.0)));
+    all
+}
+
+/// The source line whose traced accesses cost the most: where the code view opens.
+pub fn costliest_line(app: &App, v: &Variant) -> Option<u32> {
+    ranked(traced(app, v), v).first().map(|(l, _, _)| *l)
+}
+
+/// The costliest traced lines, worst first: where to look.
+fn worst_lines(t: &[InstructionSummary], v: &Variant, th: &Theme) -> Vec<Line<'static>> {
+    let all = ranked(t, v);
     let mut out = vec![Line::styled(
         match all.is_empty() {
             true => "no traced figures for this variant (run it, or see the recording)",
@@ -81,131 +93,345 @@ fn worst_lines(t: &[InstructionSummary], v: &Variant, th: &Theme) -> Vec<Line<'s
     out
 }
 
-fn source_lines(app: &App, v: &Variant, th: &Theme) -> Vec<Line<'static>> {
-    let t = traced(app, v);
-    let diags = diagnostics(app, v);
-    let mut lines = Vec::new();
-    for (i, text) in v.source.lines().enumerate() {
-        let n = i as u32 + 1;
-        let mut spans = vec![
-            Span::styled(format!("{n:>4} "), th.dim),
-            Span::raw(text.to_string()),
-        ];
-        for (k, f) in line_figures(t, n) {
-            spans.push(Span::styled(
-                format!("  ◀ {}", f.full()),
-                space_style(k, th),
-            ));
-        }
-        lines.push(Line::from(spans));
-        for (_, msg) in diags.iter().filter(|(l, _)| *l == n) {
-            lines.push(Line::styled(format!("     ^ {msg}"), th.bad));
-        }
+/// Columns of the gutter: the line number and a mark.
+const GUTTER: usize = 5;
+
+/// A code line's rows in a pane `width` wide, scrolled `x` columns sideways: the gutter
+/// stays, the code is cut at the pane's edge with `›` where it goes on, and its figures
+/// follow on the same row where the whole line and they fit, else on rows of their own
+/// under it, never cut.
+fn code_rows(
+    gutter: Span<'static>,
+    text: &str,
+    style: Style,
+    figures: Vec<(String, Style)>,
+    (width, x): (usize, usize),
+) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(GUTTER);
+    let figs_w: usize = figures.iter().map(|(f, _)| fit::width(f) + 2).sum();
+    let inline = fit::width(text) + figs_w <= room;
+    let (shown, right) = window(text, x, if inline { room - figs_w } else { room });
+    let mut first = vec![gutter, Span::styled(shown, style)];
+    if right {
+        first.push(Span::styled("›", style));
     }
-    lines
+    if inline {
+        first.extend(
+            figures
+                .iter()
+                .map(|(f, st)| Span::styled(format!("  {f}"), *st)),
+        );
+        return vec![Line::from(first)];
+    }
+    let mut rows = vec![Line::from(first)];
+    for (f, st) in figures {
+        let under = Line::from(vec![Span::raw(" ".repeat(GUTTER + 2)), Span::styled(f, st)]);
+        rows.extend(fit::wrap(&under, width, GUTTER + 4));
+    }
+    rows
 }
 
-fn sass_lines(app: &App, v: &Variant, th: &Theme) -> Vec<Line<'static>> {
+/// `text` from column `x`, in `room` columns: the part shown, and whether more lies to
+/// the right (then the last column is left for the mark).
+fn window(text: &str, x: usize, room: usize) -> (String, bool) {
+    let mut out = String::new();
+    let mut col = 0;
+    let total = fit::width(text);
+    let more = total > x + room;
+    let keep = if more { room.saturating_sub(1) } else { room };
+    for ch in text.chars() {
+        let w = fit::width(ch.encode_utf8(&mut [0; 4]));
+        if col >= x && col + w <= x + keep {
+            out.push(ch);
+        }
+        col += w;
+    }
+    (out, more)
+}
+
+/// The gutter of source line `n`: its number, then `▶` on the costliest line, `‹` where
+/// the line is scrolled past on the left.
+fn gutter(n: u32, costliest: bool, hidden_left: bool, th: &Theme) -> Span<'static> {
+    let mark = match (costliest, hidden_left) {
+        (true, _) => "▶",
+        (false, true) => "‹",
+        _ => " ",
+    };
+    let style = if costliest { th.accent } else { th.dim };
+    Span::styled(format!("{n:>4}{mark}"), style)
+}
+
+/// The source pane's rows, and the row each source line starts at.
+fn source_rows(
+    app: &App,
+    v: &Variant,
+    (width, x): (usize, usize),
+    th: &Theme,
+) -> (Vec<Line<'static>>, Vec<usize>) {
+    let t = traced(app, v);
+    let diags = diagnostics(app, v);
+    let worst = costliest_line(app, v);
+    let mut rows = Vec::new();
+    let mut starts = Vec::new();
+    for (i, text) in v.source.lines().enumerate() {
+        let n = i as u32 + 1;
+        let text = text.replace('\t', "    ");
+        let figs: Vec<(String, Style)> = (line_figures(t, n).into_iter())
+            .map(|(k, f)| (format!("◀ {}", f.full()), space_style(k, th)))
+            .collect();
+        let left = x > 0 && fit::width(text.trim_end()) > 0;
+        let g = gutter(n, worst == Some(n), left, th);
+        starts.push(rows.len());
+        rows.extend(code_rows(g, &text, Style::default(), figs, (width, x)));
+        for (_, msg) in diags.iter().filter(|(l, _)| *l == n) {
+            let under = Line::styled(format!("     ^ {msg}"), th.bad);
+            rows.extend(fit::wrap(&under, width, 7));
+        }
+    }
+    (rows, starts)
+}
+
+/// The SASS pane's rows, and the row each instruction starts at.
+fn sass_rows(
+    app: &App,
+    v: &Variant,
+    (width, x): (usize, usize),
+    th: &Theme,
+) -> (Vec<Line<'static>>, Vec<usize>) {
     let listing: &Listing = match app.sass_of(app.view.variant) {
         Some(SassState::Ready(l)) => l,
-        Some(SassState::Failed(why)) => return vec![Line::styled(why.clone(), th.bad)],
-        Some(SassState::Asked) => return vec![Line::styled("disassembling…", th.dim)],
+        Some(SassState::Failed(why)) => {
+            let l = Line::styled(why.clone(), th.bad);
+            return (fit::wrap(&l, width, 2), Vec::new());
+        }
+        Some(SassState::Asked) => {
+            return (vec![Line::styled("disassembling…", th.dim)], Vec::new());
+        }
         None => {
-            let wait = "the SASS is asked for once the lab knows whether NVRTC is here…";
-            return vec![Line::styled(wait, th.dim)];
+            let wait = Line::styled(
+                "the SASS is asked for once the lab knows whether NVRTC is here…",
+                th.dim,
+            );
+            return (fit::wrap(&wait, width, 2), Vec::new());
         }
     };
     let t = traced(app, v);
-    listing
-        .instructions
-        .iter()
-        .map(|i| sass_line(i, t, th))
-        .collect()
+    let mut rows = Vec::new();
+    let mut starts = Vec::new();
+    for i in &listing.instructions {
+        starts.push(rows.len());
+        rows.extend(sass_line(i, t, (width, x), th));
+    }
+    (rows, starts)
 }
 
-fn sass_line(i: &Instruction, t: &[InstructionSummary], th: &Theme) -> Line<'static> {
+fn sass_line(
+    i: &Instruction,
+    t: &[InstructionSummary],
+    (width, x): (usize, usize),
+    th: &Theme,
+) -> Vec<Line<'static>> {
     let at = i.line.map_or("     ".to_string(), |l| format!("L{l:<4}"));
     let guard = i
         .guard
         .as_deref()
         .map_or(String::new(), |g| format!("{g} "));
-    let text = format!("{:04x} {at} {guard}{} {}", i.offset, i.opcode, i.operands);
+    let text = format!("{at} {guard}{} {}", i.opcode, i.operands);
+    let g = Span::styled(format!("{:04x} ", i.offset), th.dim);
     let Some(op) = i.mem() else {
-        return Line::styled(text, th.dim);
+        return code_rows(g, &text, th.dim, Vec::new(), (width, x));
     };
     let style = space_style(op.kind, th);
-    let mut spans = vec![Span::styled(text, style)];
-    if let Some(f) = i.line.and_then(|l| line_figure(t, l, op.kind)) {
-        spans.push(Span::styled(format!("  ◀ {}", f.full()), style));
-    }
-    Line::from(spans)
+    let figs = (i.line.and_then(|l| line_figure(t, l, op.kind)))
+        .map(|f| (format!("◀ {}", f.full()), style))
+        .into_iter()
+        .collect();
+    code_rows(g, &text, style, figs, (width, x))
 }
 
-/// The rows each pane has, for scrolling.
-fn pane_rows(app: &App, v: &Variant) -> usize {
-    let source = v.source.lines().count() + diagnostics(app, v).len();
-    let sass = match app.sass_of(app.view.variant) {
-        Some(SassState::Ready(l)) => l.instructions.len(),
-        _ => 1,
+/// The code view's parts in `area`: its frame, the head (file, kernel, launch and the
+/// costliest lines) and the panes, with their widths.
+struct Parts {
+    rect: Rect,
+    head: Vec<Line<'static>>,
+    body: Rect,
+    panes: Vec<Rect>,
+}
+
+fn parts(app: &App, v: &Variant, area: Rect, th: &Theme) -> Parts {
+    let rect = full(area);
+    let inner = Block::default().borders(Borders::ALL).inner(rect);
+    let w = inner.width as usize;
+    let mut head = fit::wrap_all(&[code_header(v, th)], w, 2);
+    head.truncate(2);
+    head.extend(fit::wrap_all(&worst_lines(traced(app, v), v, th), w, 13));
+    // The head never takes more than half the pop-up: the code is what it is for.
+    head.truncate((inner.height / 2) as usize);
+    let [_, body] =
+        Layout::vertical([Constraint::Length(head.len() as u16), Constraint::Min(1)]).areas(inner);
+    let panes = match app.view.code.panes {
+        Panes::Both => Layout::horizontal([Constraint::Percentage(50); 2])
+            .spacing(2)
+            .split(body)
+            .to_vec(),
+        _ => vec![body],
     };
-    match app.view.code.panes {
-        Panes::Source => source,
-        Panes::Sass => sass,
-        Panes::Both => source.max(sass),
+    Parts {
+        rect,
+        head,
+        body,
+        panes,
     }
 }
 
-/// The rows above the panes: the header and the costliest lines.
-const HEAD_ROWS: u16 = 6;
+/// Each shown pane's rows and starts, at its width.
+fn panes_rows(
+    app: &App,
+    v: &Variant,
+    p: &Parts,
+    th: &Theme,
+) -> Vec<(Vec<Line<'static>>, Vec<usize>)> {
+    let x = app.view.scrolls.code_x as usize;
+    let w = |i: usize| p.panes[i].width as usize;
+    match app.view.code.panes {
+        Panes::Source => vec![source_rows(app, v, (w(0), x), th)],
+        Panes::Sass => vec![sass_rows(app, v, (w(0), x), th)],
+        Panes::Both => vec![
+            source_rows(app, v, (w(0), x), th),
+            sass_rows(app, v, (w(1), x), th),
+        ],
+    }
+}
 
 /// The furthest the code can scroll in `area` with its last line still at the bottom.
 pub fn code_max_scroll(app: &App, area: Rect) -> usize {
     let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
         return 0;
     };
-    let view = full(area).height.saturating_sub(2 + HEAD_ROWS) as usize;
-    pane_rows(app, v).saturating_sub(view)
+    let th = Theme::new(false);
+    let p = parts(app, v, area, &th);
+    let rows = panes_rows(app, v, &p, &th)
+        .iter()
+        .map(|(r, _)| r.len())
+        .max()
+        .unwrap_or(0);
+    rows.saturating_sub(p.body.height as usize)
+}
+
+/// The furthest the code can scroll sideways: its widest line at the pane's right edge.
+pub fn code_max_x(app: &App, area: Rect) -> usize {
+    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
+        return 0;
+    };
+    let th = Theme::new(false);
+    let p = parts(app, v, area, &th);
+    let room = p
+        .panes
+        .iter()
+        .map(|r| r.width as usize)
+        .min()
+        .unwrap_or(0)
+        .saturating_sub(GUTTER + 1);
+    let src = v
+        .source
+        .lines()
+        .map(|l| fit::width(&l.replace('\t', "    ")))
+        .max()
+        .unwrap_or(0);
+    let sass = match app.sass_of(app.view.variant) {
+        Some(SassState::Ready(l)) if app.view.code.panes != Panes::Source => {
+            (l.instructions.iter())
+                .map(|i| {
+                    8 + fit::width(&i.opcode)
+                        + fit::width(&i.operands)
+                        + i.guard.as_deref().map_or(0, |g| g.len() + 1)
+                })
+                .max()
+                .unwrap_or(0)
+        }
+        _ => 0,
+    };
+    let widest = match app.view.code.panes {
+        Panes::Source => src,
+        Panes::Sass => sass,
+        Panes::Both => src.max(sass),
+    };
+    widest.saturating_sub(room)
+}
+
+/// Where the code view opens in `area`: a few lines above the costliest memory line (in
+/// the SASS, its first memory instruction), or at the top where nothing was traced.
+pub fn opening_scroll(app: &App, area: Rect) -> u16 {
+    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
+        return 0;
+    };
+    let Some(line) = costliest_line(app, v) else {
+        return 0;
+    };
+    let th = Theme::new(false);
+    let p = parts(app, v, area, &th);
+    let all = panes_rows(app, v, &p, &th);
+    let row = match app.view.code.panes {
+        Panes::Sass => {
+            let listing = match app.sass_of(app.view.variant) {
+                Some(SassState::Ready(l)) => l,
+                _ => return 0,
+            };
+            let t = traced(app, v);
+            let at = listing.instructions.iter().position(|i| {
+                i.line == Some(line)
+                    && i.mem()
+                        .is_some_and(|m| line_figure(t, line, m.kind).is_some())
+            });
+            at.and_then(|i| all[0].1.get(i).copied()).unwrap_or(0)
+        }
+        _ => all[0].1.get(line as usize - 1).copied().unwrap_or(0),
+    };
+    // Some lines of context above it, so the learner sees what leads there.
+    let context = (p.body.height as usize / 4).min(4);
+    row.saturating_sub(context).min(code_max_scroll(app, area)) as u16
 }
 
 pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
         return;
     };
-    let rect = full(area);
-    Clear.render(rect, buf);
+    let p = parts(app, v, area, th);
+    Clear.render(p.rect, buf);
     let panes = match app.view.code.panes {
         Panes::Source => "source",
         Panes::Sass => "SASS",
         Panes::Both => "source and SASS",
     };
-    let block = Block::default().borders(Borders::ALL).title(Line::styled(
-        format!(
-            " {} · {panes} (s: source/SASS/both, ↑↓ scroll, c closes) ",
-            v.name
-        ),
-        th.title,
-    ));
-    let inner = block.inner(rect);
-    block.render(rect, buf);
-    let [head, body] =
-        Layout::vertical([Constraint::Length(HEAD_ROWS), Constraint::Min(1)]).areas(inner);
-    let mut top = vec![code_header(v, th)];
-    top.extend(worst_lines(traced(app, v), v, th));
-    Paragraph::new(top).render(head, buf);
-    let scroll = (app.view.code_scroll as usize).min(code_max_scroll(app, area)) as u16;
-    let pane = |lines: Vec<Line<'static>>, r: Rect, buf: &mut Buffer| {
-        Paragraph::new(lines).scroll((scroll, 0)).render(r, buf);
+    let x = app.view.scrolls.code_x;
+    let mut title = vec![
+        Part::new(format!(" {} · {panes}", v.name), th.title, 0),
+        Part::new(format!(" · {x} columns in"), th.title, 1),
+        Part::new(" · s: source/SASS/both", th.title, 2),
+        Part::new(" · ↑↓ scroll", th.title, 3),
+        Part::new(" · < > sideways", th.title, 3),
+        Part::new(" · c closes", th.title, 1),
+        Part::new(" ", th.title, 0),
+    ];
+    if x == 0 {
+        title.remove(1);
+    }
+    let title = fit::fit_parts(title, p.rect.width.saturating_sub(2) as usize);
+    let block = Block::default().borders(Borders::ALL).title(title);
+    block.render(p.rect, buf);
+    let inner = Block::default().borders(Borders::ALL).inner(p.rect);
+    let head = Rect {
+        height: p.head.len() as u16,
+        ..inner
     };
-    match app.view.code.panes {
-        Panes::Source => pane(source_lines(app, v, th), body, buf),
-        Panes::Sass => pane(sass_lines(app, v, th), body, buf),
-        Panes::Both => {
-            let [l, r] = Layout::horizontal([Constraint::Percentage(50); 2])
-                .spacing(2)
-                .areas(body);
-            pane(source_lines(app, v, th), l, buf);
-            pane(sass_lines(app, v, th), r, buf);
-        }
+    Paragraph::new(p.head.clone()).render(head, buf);
+    let scroll = match app.view.scrolls.code_at_worst {
+        true => opening_scroll(app, area) as usize,
+        false => (app.view.code_scroll as usize).min(code_max_scroll(app, area)),
+    };
+    for ((rows, _), r) in panes_rows(app, v, &p, th).into_iter().zip(&p.panes) {
+        let shown: Vec<Line> = rows.into_iter().skip(scroll).collect();
+        Paragraph::new(shown).render(*r, buf);
     }
 }
 

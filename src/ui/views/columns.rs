@@ -352,11 +352,20 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             continue;
         }
         let focused = i == app.view.variant;
-        let block = column_block(v, focused, th);
+        let mut block = column_block(v, focused, th);
         let inner = block.inner(rect);
-        block.render(rect, buf);
         let lines = column_lines(app, r, v, inner.width, th);
         let used = wrapped_rows(&lines, inner.width);
+        // A card cut short says where the rest is: the detail pane of the focused one.
+        if super::fit::rows(&lines, inner.width as usize, 0) > inner.height as usize {
+            let more = if focused {
+                " ▼ i: all "
+            } else {
+                " ▼ more "
+            };
+            block = block.title_bottom(Line::styled(more, th.accent).right_aligned());
+        }
+        block.render(rect, buf);
         Paragraph::new(lines)
             .wrap(Wrap { trim: true })
             .render(inner, buf);

@@ -11,6 +11,7 @@ use crate::session::ex_check::{CheckReport, Mark};
 use crate::ui::app::App;
 use crate::ui::exercise::ExerciseView;
 use ratatui::text::{Line, Span};
+use std::ops::Range;
 
 /// The prose pane on an exercise, wrapped to `width`.
 pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
@@ -52,9 +53,25 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
             x.ex.difficulty_dots(),
             x.ex.minutes
         ),
+        focus: new_rows(&rows, shown, x.ex.hints.len(), passed),
         rows,
         questions: Vec::new(),
     }
+}
+
+/// The rows of what came last: the solution once passed, else the newest hint (from its
+/// first row to the line after the hints).
+fn new_rows(rows: &[String], shown: usize, hints: usize, passed: bool) -> Option<Range<usize>> {
+    if passed {
+        let at = rows.iter().position(|r| r.starts_with("✓ passed"))?;
+        return Some(at..rows.len());
+    }
+    let head = format!("Hint {shown} of {hints}");
+    let at = rows.iter().position(|r| r.starts_with(&head))?;
+    let end = (rows[at + 1..].iter())
+        .position(|r| r.starts_with("Hint ") || r.starts_with("t shows") || r.starts_with("(that"))
+        .map_or(rows.len(), |e| at + 2 + e);
+    Some(at..end)
 }
 
 /// The solution, open once the exercise passed, as a diff against the learner's text.

@@ -1,7 +1,9 @@
-//! The lesson list in course order, headed by memory space, with progress marks.
+//! The lesson list in course order, headed by memory space, with progress marks and,
+//! on its frame, how many lessons are finished and exercises passed.
 
 use super::theme::Theme;
 use crate::model::MemSpace;
+use crate::session::overview::Overview;
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -55,14 +57,28 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     // The row under the cursor stays in view: a long course scrolls.
     let inner = area.height.saturating_sub(2) as usize;
     let scroll = (at + 1).saturating_sub(inner) as u16;
+    // How far the learner has come, on the frame: lessons above, exercises below.
+    let o = Overview::of(
+        &app.reading.lessons,
+        &app.reading.progress,
+        &app.exercises.book,
+    );
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(th.border)
+        .title(Line::styled(
+            format!(" Lessons {}/{} finished ", o.finished, o.lessons),
+            th.title,
+        ));
+    if o.exercises > 0 {
+        block = block.title_bottom(Line::styled(
+            format!(" exercises {}/{} passed ", o.passed, o.exercises),
+            th.dim,
+        ));
+    }
     Paragraph::new(lines)
         .scroll((scroll, 0))
-        .block(
-            Block::default()
-                .borders(Borders::ALL)
-                .border_style(th.border)
-                .title(Line::styled(" Lessons ", th.title)),
-        )
+        .block(block)
         .render(area, buf);
 }
 

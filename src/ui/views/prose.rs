@@ -7,7 +7,7 @@ use crate::model::{Lesson, Page};
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::Line;
+use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use std::ops::Range;
 
@@ -17,6 +17,9 @@ pub struct Content {
     pub rows: Vec<String>,
     /// The rows of each checkpoint question (empty on a prose page).
     pub questions: Vec<Range<usize>>,
+    /// What was just added to the page (an exercise's newest hint, its solution): brought
+    /// into view when it comes.
+    pub focus: Option<Range<usize>>,
 }
 
 /// What the prose pane shows now.
@@ -55,10 +58,15 @@ pub struct Areas {
     pub keys: Rect,
 }
 
+/// The lesson list's width, where it is shown.
+pub const LIST_W: u16 = 26;
+
 pub fn areas(app: &App, area: Rect) -> Areas {
-    let show_list = area.width >= 90;
+    // `L` shows or hides it at any width that leaves the lesson room; else it comes with
+    // a wide screen.
+    let show_list = app.view.list.unwrap_or(area.width >= 90) && area.width >= LIST_W + 20;
     let [list, main] = Layout::horizontal([
-        Constraint::Length(if show_list { 26 } else { 0 }),
+        Constraint::Length(if show_list { LIST_W } else { 0 }),
         Constraint::Min(20),
     ])
     .areas(area);
@@ -69,11 +77,12 @@ pub fn areas(app: &App, area: Rect) -> Areas {
     let prose_h = (rows.saturating_add(2))
         .min(main.height.saturating_sub(4) * 2 / 5)
         .max(4);
+    let status_h = super::screen::status_rows(app, main.width).len() as u16;
     let [header, prose, cols, status, keys] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(prose_h),
         Constraint::Min(3),
-        Constraint::Length(1),
+        Constraint::Length(status_h),
         Constraint::Length(1),
     ])
     .areas(main);
@@ -107,7 +116,30 @@ pub fn view(app: &App, frame: Rect) -> Option<View> {
         offset: 0,
         height,
     };
-    let want = match current_question(app, lesson, &v.content) {
+    let asked = current_question(app, lesson, &v.content);
+    let answered = (app.reading.feedback)
+        .filter(|_| app.reading.follow_question && app.on_checkpoint_page())
+        .and_then(|q| v.content.questions.get(q).cloned());
+    let focus = (v.content.focus.clone()).filter(|_| app.reading.show_new);
+    let want = match asked {
+        // An answer just given: its question and explanation, from the question's top
+        // where it fits, else as much as ends with the explanation.
+        _ if answered.is_some() => {
+            let q = answered.unwrap();
+            let end = trim_blank_end(&v.content.rows, q.clone());
+            match end - q.start <= height {
+                true => q.start,
+                false => end - height,
+            }
+        }
+        // Something just added: scrolled to just far enough to show it, from its top
+        // where it is longer than the pane.
+        _ if focus.is_some() => {
+            let f = focus.unwrap();
+            (app.reading.prose_scroll)
+                .max(f.end.saturating_sub(height))
+                .min(f.start)
+        }
         Some(rows) if app.reading.follow_question => rows.start,
         // Every question answered: the last explanation stays in view.
         None if app.reading.follow_question && app.on_checkpoint_page() => usize::MAX,
@@ -115,6 +147,15 @@ pub fn view(app: &App, frame: Rect) -> Option<View> {
     };
     v.offset = want.min(v.max_offset());
     Some(v)
+}
+
+/// The end of `rows` without the blank rows that close it.
+fn trim_blank_end(all: &[String], rows: Range<usize>) -> usize {
+    let mut end = rows.end.min(all.len());
+    while end > rows.start && all[end - 1].trim().is_empty() {
+        end -= 1;
+    }
+    end
 }
 
 /// The rows of the first unanswered checkpoint question, on the checkpoint page.
@@ -163,6 +204,7 @@ pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
         title: page.title,
         rows,
         questions,
+        focus: None,
     }
 }
 
@@ -171,6 +213,7 @@ fn empty() -> Content {
         title: String::new(),
         rows: Vec::new(),
         questions: Vec::new(),
+        focus: None,
     }
 }
 
@@ -240,10 +283,21 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             app.page_count()
         ),
     };
+    let terms = app.page_terms();
+    // The title gives way to the mark of new words where both do not fit.
+    let words = terms_mark(terms, area.width as usize / 2);
+    let room = (area.width as usize).saturating_sub(2 + super::fit::width(&words));
+    let title = match super::fit::width(&title) <= room {
+        true => title,
+        false => format!("{} ", super::fit::shorten(&title, room.saturating_sub(1))),
+    };
     let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(th.border)
         .title(Line::styled(title, th.title));
+    if !words.is_empty() {
+        block = block.title(Line::styled(words, th.accent).right_aligned());
+    }
     if v.more_below() {
         block =
             block.title_bottom(Line::styled(" ▼ more below · PgDn ", th.accent).right_aligned());
@@ -251,13 +305,57 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     if v.offset > 0 {
         block = block.title_bottom(Line::styled(" ▲ more above · PgUp ", th.dim).left_aligned());
     }
-    let shown: Vec<Line> = v
-        .content
-        .rows
-        .iter()
+    // Each new word is underlined where the page first uses it.
+    let mut marked: Vec<(usize, Range<usize>)> = Vec::new();
+    for t in terms {
+        let at = v.content.rows.iter().enumerate().find_map(|(i, r)| {
+            t.forms
+                .iter()
+                .find_map(|f| crate::course::glossary::find_form(r, f))
+                .map(|b| (i, b))
+        });
+        marked.extend(at);
+    }
+    let shown: Vec<Line> = (v.content.rows.iter().enumerate())
         .skip(v.offset)
         .take(v.height)
-        .map(|r| Line::raw(r.clone()))
+        .map(|(i, r)| {
+            let mut here: Vec<&Range<usize>> = marked
+                .iter()
+                .filter(|(m, _)| *m == i)
+                .map(|(_, b)| b)
+                .collect();
+            here.sort_by_key(|b| b.start);
+            let mut spans = Vec::new();
+            let mut at = 0;
+            for b in here {
+                if b.start < at {
+                    continue;
+                }
+                spans.push(Span::raw(r[at..b.start].to_string()));
+                spans.push(Span::styled(r[b.clone()].to_string(), th.term));
+                at = b.end;
+            }
+            spans.push(Span::raw(r[at..].to_string()));
+            Line::from(spans)
+        })
         .collect();
     Paragraph::new(shown).block(block).render(area, buf);
+}
+
+/// The mark of the words this page is the first to use: " w: sector, request " where it
+/// fits in `max` columns, else their count.
+fn terms_mark(terms: &[&crate::course::glossary::Term], max: usize) -> String {
+    if terms.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = terms.iter().map(|t| t.term).collect();
+    let full = format!(" w: {} ", names.join(", "));
+    if super::fit::width(&full) <= max {
+        return full;
+    }
+    match terms.len() {
+        1 => " w: a new word ".into(),
+        n => format!(" w: {n} new words "),
+    }
 }

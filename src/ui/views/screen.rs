@@ -1,9 +1,11 @@
 //! The whole screen for one frame: lesson list, header, prose, variant columns, status and
 //! keys. Borrows the state; owns nothing.
 
+use super::fit::{self, Part};
 use super::theme::Theme;
 use super::{
-    chart, code, columns, diff, footprint, heatmap, knobs, list, loading, memcheck, overlays, prose,
+    chart, code, columns, detail, diff, footprint, heatmap, knobs, list, loading, memcheck,
+    overlays, prose,
 };
 use crate::analysis::describe::source_label;
 use crate::model::Lesson;
@@ -13,13 +15,8 @@ use crate::ui::memcheck::MemcheckState;
 use crate::ui::view::Overlay;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
+use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
-
-// Help and quit first: on a narrow terminal the end of this line is what is cut.
-const KEYS_LINE: &str = " ? help  q quit  ↑↓ lesson  n/p page  PgDn scroll  ←→ variant  r run  v figures  c code  h heatmap";
-
-const EXERCISE_KEYS: &str = " ? help  q quit  ↑↓ lesson  e edit your file  r check now  t hint  ←→ variant  c code  h heatmap";
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
@@ -37,10 +34,9 @@ impl Widget for &App {
                 .render(a.main, buf);
             return;
         };
-        header_line(self, lesson, &th).render(a.header, buf);
+        header_line(self, lesson, a.header.width, &th).render(a.header, buf);
         prose::render(self, a.prose, buf, &th);
         let sweeps = !lesson.sweeps.is_empty();
-        let knobbed = self.exercises.open.is_none() && !lesson.knobs.is_empty();
         if self.broken().is_some() {
             let words = " Nothing to run or show: this lesson does not load.";
             Paragraph::new(Line::styled(words, th.bad))
@@ -53,25 +49,17 @@ impl Widget for &App {
         } else {
             columns::render_columns(self, a.cols, buf, &th);
         }
-        Paragraph::new(Line::styled(format!(" {}", status_text(self)), th.accent))
-            .render(a.status, buf);
-        let keys = if self.exercises.open.is_some() {
-            EXERCISE_KEYS.to_string()
-        } else if sweeps {
-            KEYS_LINE.replacen("  q quit", "  q quit  g chart", 1)
-        } else if knobbed {
-            KEYS_LINE.replacen("  q quit", "  q quit  +- knob", 1)
-        } else {
-            KEYS_LINE.to_string()
-        };
-        Line::styled(keys, th.dim).render(a.keys, buf);
+        let status: Vec<Line> = status_rows(self, a.status.width)
+            .into_iter()
+            .map(|r| Line::styled(format!(" {r}"), th.accent))
+            .collect();
+        Paragraph::new(status).render(a.status, buf);
+        keys_line(self, a.keys.width as usize, &th).render(a.keys, buf);
         match self.view.overlay {
             Overlay::None => {}
-            Overlay::Help => {
-                let textures = !lesson.textures.is_empty();
-                let on = (sweeps, textures, self.exercises.open.is_some(), knobbed);
-                overlays::render_help(a.main, buf, &th, on)
-            }
+            Overlay::Help => overlays::render_help(self, a.main, buf, &th),
+            Overlay::Glossary => overlays::render_glossary(self, a.main, buf, &th),
+            Overlay::Detail => detail::render(self, a.main, buf, &th),
             Overlay::Code => code::render_code(self, a.main, buf, &th),
             Overlay::Diff => diff::render(self, a.main, buf, &th),
             Overlay::Heatmap => heatmap::render_overlay(self, a.main, buf, &th),
@@ -81,33 +69,148 @@ impl Widget for &App {
     }
 }
 
-/// The lesson's number and title, and where its figures come from.
-fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
+/// The keys of the screen, most needed first: help and quit, the lesson's own keys, then
+/// the rest in order of use. What does not fit is in the help, and the line says so.
+pub fn key_items(app: &App) -> Vec<(&'static str, &'static str)> {
+    let Some(lesson) = app.lesson() else {
+        return vec![("?", "help"), ("q", "quit")];
+    };
+    let exercise = app.exercises.open.is_some();
+    let mut keys = vec![("?", "help"), ("q", "quit")];
+    if exercise {
+        keys.extend([("e", "edit your file"), ("r", "check now"), ("t", "hint")]);
+    } else {
+        if !lesson.sweeps.is_empty() {
+            keys.push(("g", "chart"));
+        }
+        if !lesson.knobs.is_empty() {
+            keys.push(("+-", "knob"));
+        }
+        if !lesson.textures.is_empty() {
+            keys.push(("f", "footprint"));
+        }
+        keys.push(("r", "run"));
+        if !app.revealed() {
+            keys.push(("v", "figures"));
+        }
+    }
+    if !app.page_terms().is_empty() {
+        keys.push(("w", "new words"));
+    }
+    keys.extend([
+        ("i", "details"),
+        ("c", "code"),
+        ("h", "heatmap"),
+        ("d", "diff"),
+    ]);
+    keys.extend([("←→", "variant"), ("↑↓", "lesson")]);
+    if !exercise {
+        keys.push(("n/p", "page"));
+    }
+    keys.extend([("PgDn", "scroll"), ("L", "list")]);
+    keys
+}
+
+/// The keys line in `width` columns: as many keys as fit, in order of need; where some are
+/// left out, `?` says "more keys" in place of "help".
+fn keys_line(app: &App, width: usize, th: &Theme) -> Line<'static> {
+    let items = key_items(app);
+    let item = |(k, what): &(&str, &str)| format!("  {k} {what}");
+    let all: usize = items.iter().map(|i| fit::width(&item(i))).sum();
+    let mut shown: Vec<String> = Vec::new();
+    if all - 1 <= width {
+        shown = items.iter().map(item).collect();
+    } else {
+        let mut used = fit::width(&item(&("?", "more keys")));
+        shown.push(item(&("?", "more keys")));
+        for i in &items[1..] {
+            let w = fit::width(&item(i));
+            // Order is need: one that does not fit ends the line, so none jumps the queue.
+            if used + w > width + 1 {
+                break;
+            }
+            used += w;
+            shown.push(item(i));
+        }
+    }
+    let text = shown.concat();
+    Line::styled(text[1..].to_string(), th.dim)
+}
+
+/// The lesson's number and title, and where its figures come from: the source first, the
+/// title shortened by words, the rest of the label only where there is room.
+fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'static> {
     let label = app.result().map(|r| {
-        let mut s = source_label(r);
+        let mut s = vec![source_label(r)];
         if r.source != Source::Live && r.compile == Some(Source::Live) {
-            s.push_str(" · compile reports live");
+            s.push("compile reports live".into());
         }
         if app.runs.caps.is_none() {
-            s.push_str(" · looking for a GPU…");
+            s.push("looking for a GPU…".into());
         }
         // The last check measured yours (and what it compares with) here and now.
         if let Some(dev) = app.ex_report().and_then(|x| x.result.device.as_ref()) {
-            s.push_str(&format!(" · yours live on {}", dev.name));
+            s.push(format!("yours live on {}", dev.name));
         }
         s
     });
-    let title = match &app.exercises.open {
-        Some(x) => format!(
-            " {:02} · {} · exercise {} ",
-            lesson.order, lesson.title, x.ex.id
-        ),
-        None => format!(" {:02} · {} ", lesson.order, lesson.title),
+    let mut parts = vec![
+        Part::new(format!(" {:02} · ", lesson.order), th.strong, 0),
+        Part::new(lesson.title.clone(), th.strong, 1).shrinking(),
+    ];
+    if let Some(x) = &app.exercises.open {
+        parts.push(Part::new(format!(" · exercise {}", x.ex.id), th.strong, 0));
+    }
+    parts.push(Part::new(" ── ", th.accent, 0));
+    for (i, seg) in label.unwrap_or_default().into_iter().enumerate() {
+        // The label's own parts: where from and when first, the device after the title,
+        // then the rest.
+        for (j, piece) in seg.split(" · ").enumerate() {
+            match (i, j) {
+                (0, 0) => parts.extend(source_parts(piece, th)),
+                _ => parts.push(Part::new(format!(" · {piece}"), th.accent, 2).shrinking()),
+            }
+        }
+    }
+    fit::fit_parts(parts, width as usize)
+}
+
+/// "recorded on NVIDIA H100 80GB HBM3, 2026-11-22" as its parts: how ("recorded") and when
+/// are kept, the device's name gives way first.
+fn source_parts(label: &str, th: &Theme) -> Vec<Part> {
+    let Some((how, rest)) = label.split_once(" on ") else {
+        return vec![Part::new(label.to_string(), th.accent, 0).shrinking()];
     };
-    Line::from(vec![
-        Span::styled(title, th.strong),
-        Span::styled(format!("── {} ", label.unwrap_or_default()), th.accent),
-    ])
+    let (device, date) = match rest.rsplit_once(", ") {
+        Some((d, when))
+            if when.len() == 10 && when.chars().all(|c| c.is_ascii_digit() || c == '-') =>
+        {
+            (d, format!(", {when}"))
+        }
+        _ => (rest, String::new()),
+    };
+    vec![
+        Part::new(how.to_string(), th.accent, 0),
+        Part::new(format!(" on {device}"), th.accent, 2).shrinking(),
+        Part::new(date, th.accent, 0),
+    ]
+}
+
+/// The status in one row, or two where it needs them, cut only between words.
+pub fn status_rows(app: &App, width: u16) -> Vec<String> {
+    let text = status_text(app);
+    let w = (width as usize).saturating_sub(1).max(1);
+    let rows: Vec<String> = fit::wrap(&Line::raw(text.clone()), w, 0)
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    match rows.len() {
+        0..=2 => rows,
+        _ => {
+            let rest = rows[1..].join(" ");
+            vec![rows[0].clone(), fit::shorten(&rest, w)]
+        }
+    }
 }
 
 /// A memcheck rerun going, or the offer of one, first; then the rest.

@@ -15,6 +15,8 @@ pub struct Theme {
     pub border: Style,
     pub spark: Style,
     pub selected: Style,
+    /// A word the glossary explains, where the course first uses it.
+    pub term: Style,
 }
 
 impl Theme {
@@ -34,6 +36,7 @@ impl Theme {
                 border: plain,
                 spark: plain,
                 selected: plain.add_modifier(Modifier::REVERSED),
+                term: plain.add_modifier(Modifier::UNDERLINED),
             };
         }
         Theme {
@@ -49,6 +52,9 @@ impl Theme {
             border: Style::default().fg(Color::DarkGray),
             spark: Style::default().fg(Color::Cyan),
             selected: Style::default().fg(Color::Black).bg(Color::Cyan),
+            term: Style::default()
+                .fg(Color::Cyan)
+                .add_modifier(Modifier::UNDERLINED),
         }
     }
 }

@@ -1,0 +1,382 @@
+//! The lab at 80×24 from the recording, as a learner without a GPU meets it: every figure of
+//! a card reachable in the detail pane, the help scrolled to its end with the lesson's own
+//! keys first, a checkpoint answer's explanation in view, the code view at its costliest
+//! line with its figures whole, the glossary, the lesson list at any width, and the lines
+//! around the screen shortened by whole words.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use gpulab::course::bundle::CourseRoot;
+use gpulab::session::progress::Progress;
+use gpulab::session::recording;
+use gpulab::ui::{App, Overlay, UiEvent};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const W: u16 = 80;
+const H: u16 = 24;
+
+fn app(lesson: &str) -> App {
+    let root = CourseRoot::Bundled;
+    let (lessons, errors) = gpulab::course::load_course(&root);
+    assert!(errors.is_empty(), "{errors:?}");
+    let rec = recording::newest(&root.recordings()).expect("a recording ships");
+    let mut a = App::new(lessons, Some(rec), Progress::default());
+    a.view.color = false;
+    a.runs.caps = Some(gpulab::session::fold::Capabilities {
+        no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
+        ..Default::default()
+    });
+    a.reading.selected = a
+        .reading
+        .lessons
+        .iter()
+        .position(|l| l.id == lesson)
+        .unwrap();
+    a
+}
+
+/// Draw as the main loop does, keeping the frame's size for the keys.
+fn draw(a: &mut App) -> String {
+    let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
+    let frame = t.draw(|f| f.render_widget(&*a, f.area())).unwrap();
+    a.view.viewport = frame.area;
+    gpulab::ui::buffer_to_text(t.backend().buffer())
+}
+
+fn key(a: &mut App, c: KeyCode) {
+    a.on_event(UiEvent::Key(KeyEvent::new(c, KeyModifiers::NONE)));
+}
+
+fn ch(a: &mut App, c: char) {
+    key(a, KeyCode::Char(c));
+}
+
+/// The words of a screen in order, its frames left out, so text wrapped inside a pop-up
+/// reads on from row to row.
+fn flat(s: &str) -> String {
+    let s: String = s.chars().filter(|c| !"│┌┐└┘─".contains(*c)).collect();
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Every screen of a pop-up scrolled a row at a time to its end, joined.
+fn scroll_to_end(a: &mut App) -> (Vec<String>, String) {
+    let mut screens = vec![draw(a)];
+    for _ in 0..200 {
+        key(a, KeyCode::Down);
+        let s = draw(a);
+        if s == *screens.last().unwrap() {
+            break;
+        }
+        screens.push(s);
+    }
+    let all = flat(&screens.join("\n"));
+    (screens, all)
+}
+
+#[test]
+fn a_card_in_full_through_the_detail_pane() {
+    let mut a = app("global-coalescing");
+    ch(&mut a, 'v');
+    let cards = draw(&mut a);
+    // The cards at 80×24 have no room for the traced figures; the detail pane does.
+    let r = a.result().unwrap().clone();
+    let v = &r.variants[a.view.variant];
+    assert!(
+        v.memory.is_some(),
+        "the recording traced {}: its sectors are a figure to reach",
+        v.name
+    );
+    assert!(!cards.contains("sectors/request"), "{cards}");
+    assert!(
+        cards.contains("▼ i"),
+        "a card that is cut says how to see it all:\n{cards}"
+    );
+    ch(&mut a, 'i');
+    assert_eq!(a.view.overlay, Overlay::Detail);
+    let (screens, all) = scroll_to_end(&mut a);
+    assert!(all.contains("sectors/request"), "{all}");
+    assert!(all.contains("traced"), "{all}");
+    for c in &v.expect {
+        let last = c.claim.split_whitespace().last().unwrap();
+        assert!(all.contains(last), "claim {:?} reachable:\n{all}", c.claim);
+    }
+    insta::assert_snapshot!("detail_pane_80x24", screens[0]);
+    // → shows the next variant's figures, from its top.
+    key(&mut a, KeyCode::Right);
+    let next = draw(&mut a);
+    assert!(next.contains(&r.variants[1].name), "{next}");
+    ch(&mut a, 'i');
+    assert_eq!(a.view.overlay, Overlay::None);
+}
+
+#[test]
+fn help_scrolls_and_lists_the_lessons_own_keys_first() {
+    // A lesson with knobs and a sweep: its keys (+ -, o, *, g) come before the rest.
+    let mut a = app("global-coalescing");
+    ch(&mut a, '?');
+    let first = draw(&mut a);
+    let own = first.find("This lesson's own keys").expect(&first);
+    let common = first.find("previous / next lesson").unwrap_or(usize::MAX);
+    assert!(own < common, "{first}");
+    for k in ["turn the focused variant's knob", "knob table"] {
+        assert!(
+            flat(&first).contains(k),
+            "{k} on the first screen:\n{first}"
+        );
+    }
+    assert!(first.contains("▼ more"), "{first}");
+    let (screens, all) = scroll_to_end(&mut a);
+    assert!(screens.len() > 1, "the help scrolls at 80×24");
+    let last = screens.last().unwrap();
+    assert!(!last.contains("▼ more"), "{last}");
+    for (_, what) in gpulab::ui::views::overlays::KEYS
+        .iter()
+        .chain(gpulab::ui::views::overlays::MARKS)
+        .chain(gpulab::ui::views::overlays::VIEW_KEYS)
+    {
+        assert!(all.contains(&flat(what)), "{what:?} reachable:\n{all}");
+    }
+    assert!(
+        all.contains("weak memory ordering are not modelled"),
+        "{all}"
+    );
+    insta::assert_snapshot!("help_scrolled_80x24", last);
+    // `g` from the help: the glossary.
+    ch(&mut a, 'g');
+    assert_eq!(a.view.overlay, Overlay::Glossary);
+    let (_, all) = scroll_to_end(&mut a);
+    for t in gpulab::course::glossary::TERMS {
+        assert!(all.contains(&flat(t.means)), "{} reachable:\n{all}", t.term);
+    }
+}
+
+#[test]
+fn a_checkpoint_answer_keeps_its_explanation_in_view() {
+    let mut a = app("shared-banks");
+    let n = a.page_count();
+    for _ in 1..n {
+        ch(&mut a, 'n');
+    }
+    assert!(a.on_checkpoint_page());
+    draw(&mut a);
+    let l = a.lesson().unwrap().clone();
+    // A wrong answer: its explanation says which one is right.
+    let wrong = (l.checkpoint[0].answer + 1) % l.checkpoint[0].choices.len();
+    ch(&mut a, char::from(b'1' + wrong as u8));
+    let screen = draw(&mut a);
+    assert!(
+        screen.contains("✗"),
+        "the ✗ and its explanation are in view:\n{screen}"
+    );
+    let why_end = l.checkpoint[0].why.split_whitespace().last().unwrap();
+    assert!(flat(&screen).contains(why_end), "{why_end:?}:\n{screen}");
+    insta::assert_snapshot!("checkpoint_feedback_80x24", screen);
+    // The next question is one scroll away, and then answered as it should be.
+    let mut asked = false;
+    for _ in 0..10 {
+        ch(&mut a, 'J');
+        let s = draw(&mut a);
+        if s.contains("press the number of your answer") {
+            asked = true;
+            break;
+        }
+    }
+    assert!(asked || l.checkpoint.len() == 1);
+    if l.checkpoint.len() > 1 {
+        ch(&mut a, char::from(b'1' + l.checkpoint[1].answer as u8));
+        let s = draw(&mut a);
+        assert!(s.contains("✓"), "{s}");
+    }
+}
+
+#[test]
+fn the_code_view_opens_at_its_costliest_line_with_its_figures_whole() {
+    let mut a = app("global-coalescing");
+    ch(&mut a, 'v');
+    // The strided variant: its load costs the most.
+    a.view.variant = a
+        .lesson()
+        .unwrap()
+        .variants
+        .iter()
+        .position(|v| v.name == "stride-32")
+        .unwrap();
+    draw(&mut a);
+    ch(&mut a, 'c');
+    assert_eq!(a.view.overlay, Overlay::Code);
+    let screen = draw(&mut a);
+    let v = &a.lesson().unwrap().variants[a.view.variant];
+    let line = gpulab::ui::views::code::costliest_line(&a, v).expect("traced");
+    let marked = format!("{line:>4}▶");
+    assert!(
+        screen.contains(&marked),
+        "line {line} marked on screen:\n{screen}"
+    );
+    assert!(
+        !screen.lines().any(|l| l.starts_with("│   1 ")),
+        "not at line 1:\n{screen}"
+    );
+    // Every figure on screen is whole: "◀ … sectors/request" never cut at the border.
+    let figs: Vec<&str> = screen.lines().filter(|l| l.contains('◀')).collect();
+    assert!(!figs.is_empty(), "{screen}");
+    for f in figs {
+        let inner = f.trim_end_matches('│').trim_end();
+        assert!(
+            inner.ends_with("request") || inner.ends_with("lanes") || inner.ends_with(')'),
+            "{f:?}\n{screen}"
+        );
+    }
+    insta::assert_snapshot!("code_view_costliest_80x24", screen);
+    // Sideways: the line numbers and the figures stay.
+    ch(&mut a, '>');
+    let side = draw(&mut a);
+    assert!(side.contains(&marked), "{side}");
+    assert!(side.contains("columns in"), "{side}");
+    assert_eq!(
+        side.lines().filter(|l| l.contains('◀')).count(),
+        screen.lines().filter(|l| l.contains('◀')).count()
+    );
+}
+
+#[test]
+fn the_lines_around_the_screen_shorten_by_whole_words() {
+    let mut a = app("global-coalescing");
+    let screen = draw(&mut a);
+    let header = screen.lines().next().unwrap();
+    let date = a
+        .result()
+        .unwrap()
+        .device
+        .as_ref()
+        .unwrap()
+        .recorded_at
+        .clone()
+        .unwrap();
+    assert!(
+        header.contains(&date[..10]),
+        "the recording's date stays: {header}"
+    );
+    ch(&mut a, 'v');
+    let screen = draw(&mut a);
+    let keys = screen.lines().last().unwrap();
+    for k in ["? more keys", "c code", "h heatmap", "d diff"] {
+        assert!(keys.contains(k), "{k} in {keys:?}");
+    }
+    // A long message takes a second row, cut only between words.
+    a.message = Some("word ".repeat(40).trim_end().to_string());
+    let screen = draw(&mut a);
+    let rows: Vec<&str> = screen.lines().filter(|l| l.starts_with(" word")).collect();
+    assert_eq!(rows.len(), 2, "{screen}");
+    assert!(rows[1].trim_end().ends_with("word…"), "{screen}");
+}
+
+#[test]
+fn the_lesson_list_and_the_progress_at_any_width() {
+    let mut a = app("global-coalescing");
+    let narrow = draw(&mut a);
+    assert!(!narrow.contains("Lessons"), "{narrow}");
+    ch(&mut a, 'L');
+    let shown = draw(&mut a);
+    assert!(shown.contains("Lessons"), "{shown}");
+    assert!(
+        shown.contains("of 18 finished") || shown.contains("finished"),
+        "{shown}"
+    );
+    ch(&mut a, 'L');
+    assert!(!draw(&mut a).contains("Lessons"));
+    ch(&mut a, '?');
+    let help = draw(&mut a);
+    let n = a.reading.lessons.len();
+    assert!(
+        help.contains(&format!("0 of {n} lessons finished")),
+        "{help}"
+    );
+}
+
+#[test]
+fn the_first_page_to_use_a_word_points_to_the_glossary() {
+    let mut a = app("memory-ladder");
+    let screen = draw(&mut a);
+    assert!(screen.contains(" w: "), "{screen}");
+    assert!(screen.contains("w new words"), "{screen}");
+    let first = a.page_terms()[0].term;
+    ch(&mut a, 'w');
+    assert_eq!(a.view.overlay, Overlay::Glossary);
+    let g = draw(&mut a);
+    let row = g.lines().nth(1).unwrap();
+    assert!(row.contains(first), "opens at {first}: {row}\n{g}");
+    // A later lesson's first page uses those words again, and does not point to them.
+    ch(&mut a, 'q');
+    ch(&mut a, 'n');
+    assert!(a.page_terms().iter().all(|t| t.term != first));
+}
+
+#[test]
+fn leaving_an_exercise_leaves_its_message() {
+    let mut a = app("memory-ladder");
+    ch(&mut a, 'j');
+    assert!(a.exercises.open.is_some());
+    let on = draw(&mut a);
+    assert!(on.contains("e copies the starter"), "{on}");
+    // Back up to the lesson, which has no exercise of its own on screen.
+    ch(&mut a, 'k');
+    let off = draw(&mut a);
+    assert!(!off.contains("e copies the starter"), "{off}");
+    assert!(a.message.is_none());
+}
+
+/// The lab on an exercise with many hints, its workspace where a learner's would be.
+fn exercise_app() -> App {
+    let mut a = app("memory-ladder");
+    a.exercises.workspace = Some(gpulab::session::workspace::Workspace {
+        dir: "/home/learner/.local/share/gpulab/exercises".into(),
+    });
+    ch(&mut a, 'j');
+    assert!(a.exercises.open.is_some());
+    a
+}
+
+#[test]
+fn a_hint_given_and_a_solution_opened_come_into_view() {
+    use gpulab::session::ex_check::{CheckLine, CheckReport, Mark};
+    let mut a = exercise_app();
+    draw(&mut a);
+    let n = a.exercises.open.as_ref().unwrap().ex.hints.len();
+    assert!(n >= 1);
+    for i in 1..=n {
+        ch(&mut a, 't');
+        let s = draw(&mut a);
+        assert!(
+            s.contains(&format!("Hint {i} of {n}")),
+            "hint {i} in view:\n{s}"
+        );
+    }
+    // A passing check: the solution, as a diff, on screen.
+    let x = a.exercises.open.as_ref().unwrap();
+    let id = x.ex.id.clone();
+    let mut result =
+        gpulab::session::fold::blank_result(&x.lesson, gpulab::model::results::Source::Live, None);
+    result
+        .variants
+        .retain(|v| v.name == gpulab::model::exercise::YOURS);
+    let report = CheckReport {
+        exercise: id.clone(),
+        live: true,
+        compile_error: None,
+        ptxas: None,
+        time_ms: None,
+        solution_ms: None,
+        lines: vec![CheckLine {
+            check: "yours is correct".into(),
+            mark: Mark::Pass,
+            detail: "stands for a check's words".into(),
+        }],
+        result,
+    };
+    a.on_event(UiEvent::Worker(gpulab::ui::WorkerEvent::Checked {
+        exercise: id,
+        outcome: Ok(Box::new(report)),
+    }));
+    let s = draw(&mut a);
+    assert!(s.contains("✓ passed"), "the solution in view:\n{s}");
+}
