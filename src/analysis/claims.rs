@@ -13,7 +13,8 @@ pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
         return ClaimResult {
             claim: claim.text.clone(),
             holds: None,
-            detail: "needs a GPU (run on the CPU interpreter: no times)".into(),
+            detail: NOT_JUDGED.into(),
+            needs_gpu: true,
         };
     }
     let (holds, detail) = match judge(&claim.kind, result) {
@@ -25,8 +26,12 @@ pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
         claim: claim.text.clone(),
         holds,
         detail,
+        needs_gpu: false,
     }
 }
+
+/// What a claim the CPU interpreter cannot judge says instead of a verdict.
+pub const NOT_JUDGED: &str = "not judged: needs a GPU (the CPU interpreter has no times)";
 
 /// Claims about times, rates, occupancy or figures a kernel measured with its clock: a run
 /// on the CPU interpreter has none of them.
@@ -516,5 +521,77 @@ fn figure(x: f64) -> String {
         format!("{}", x as i64)
     } else {
         sig3(x)
+    }
+}
+
+/// How a run's claims fare, in a few words. Claims the CPU interpreter could not judge are
+/// counted apart and never as failing: "6 of 6 judged hold; 4 need a GPU". None: no claims.
+pub fn summary(claims: &[ClaimResult]) -> Option<String> {
+    if claims.is_empty() {
+        return None;
+    }
+    let held = claims.iter().filter(|c| c.holds == Some(true)).count();
+    let gpu = claims.iter().filter(|c| c.needs_gpu).count();
+    let judged = claims.len() - gpu;
+    let need = |n: usize| if n == 1 { "needs" } else { "need" };
+    Some(match (judged, gpu) {
+        (n, 0) => format!("{held} of {n} claims hold on these figures"),
+        (0, 1) => "no claim judged here: it needs a GPU".to_string(),
+        (0, g) => format!("no claim judged here: all {g} need a GPU"),
+        (n, g) => format!("{held} of {n} judged hold; {g} {} a GPU", need(g)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(holds: Option<bool>, needs_gpu: bool) -> ClaimResult {
+        ClaimResult {
+            claim: "x".into(),
+            holds,
+            detail: String::new(),
+            needs_gpu,
+        }
+    }
+
+    #[test]
+    fn claims_a_gpu_must_judge_are_counted_apart_and_never_as_failing() {
+        let mut claims = vec![claim(Some(true), false); 6];
+        claims.extend(vec![claim(None, true); 4]);
+        assert_eq!(
+            summary(&claims).unwrap(),
+            "6 of 6 judged hold; 4 need a GPU"
+        );
+        // One judged and failing, one whose figure is missing: both count as judged.
+        claims[0].holds = Some(false);
+        claims[1].holds = None;
+        assert_eq!(
+            summary(&claims).unwrap(),
+            "4 of 6 judged hold; 4 need a GPU"
+        );
+        assert_eq!(
+            summary(&claims[5..=6]).unwrap(),
+            "1 of 1 judged hold; 1 needs a GPU"
+        );
+        // Every claim about times: none judged, none failing.
+        assert_eq!(
+            summary(&claims[6..]).unwrap(),
+            "no claim judged here: all 4 need a GPU"
+        );
+        assert_eq!(
+            summary(&claims[9..]).unwrap(),
+            "no claim judged here: it needs a GPU"
+        );
+    }
+
+    #[test]
+    fn figures_that_judge_every_claim_keep_the_plain_count() {
+        let claims = [claim(Some(true), false), claim(Some(false), false)];
+        assert_eq!(
+            summary(&claims).unwrap(),
+            "1 of 2 claims hold on these figures"
+        );
+        assert_eq!(summary(&[]), None);
     }
 }

@@ -242,6 +242,10 @@ pub struct ClaimResult {
     pub holds: Option<bool>,
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub detail: String,
+    /// Not judged because only a GPU gives its figure (a time, a rate, an occupancy): the
+    /// run was on the CPU interpreter. Neither holding nor failing, and counted apart.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_gpu: bool,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -50,7 +50,7 @@ impl Widget for &App {
         }
         Paragraph::new(Line::styled(format!(" {}", status_text(self)), th.accent))
             .render(a.status, buf);
-        let keys = if self.exercises.open.is_some() {
+        let mut keys = if self.exercises.open.is_some() {
             EXERCISE_KEYS.to_string()
         } else if sweeps {
             KEYS_LINE.replacen("  q quit", "  q quit  g chart", 1)
@@ -59,6 +59,10 @@ impl Widget for &App {
         } else {
             KEYS_LINE.to_string()
         };
+        // Two sources of figures: the key that switches them comes right after `r`.
+        if self.exercises.open.is_none() && self.runs.interpreted.contains_key(&lesson.id) {
+            keys = keys.replacen("  r run", "  r run  s recorded/CPU", 1);
+        }
         Line::styled(keys, th.dim).render(a.keys, buf);
         match self.view.overlay {
             Overlay::None => {}
@@ -79,7 +83,16 @@ impl Widget for &App {
 /// The lesson's number and title, and where its figures come from.
 fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
     let label = app.result().map(|r| {
-        let mut s = source_label(r);
+        let beside = app
+            .exercises
+            .open
+            .is_none()
+            .then(|| app.recorded_beside_any());
+        let mut s = match beside.flatten() {
+            // Two sources on screen: each named, the interpreter's first as it is in front.
+            Some(rec) => format!("CPU interpreter · times {}", source_label(rec)),
+            None => source_label(r),
+        };
         if r.source != Source::Live && r.compile == Some(Source::Live) {
             s.push_str(" · compile reports live");
         }
@@ -89,6 +102,11 @@ fn header_line<'a>(app: &App, lesson: &Lesson, th: &Theme) -> Line<'a> {
         // The last check measured yours (and what it compares with) here and now.
         if let Some(dev) = app.ex_report().and_then(|x| x.result.device.as_ref()) {
             s.push_str(&format!(" · yours live on {}", dev.name));
+        } else if app
+            .ex_report()
+            .is_some_and(|x| x.result.source == Source::Interpreted)
+        {
+            s.push_str(" · yours on the CPU interpreter");
         }
         s
     });
@@ -145,10 +163,7 @@ fn plain_status(app: &App) -> String {
             Some(_) if !app.revealed() => {
                 "predict first: r runs the lesson, v shows the recorded figures".into()
             }
-            Some((_, claims)) if !claims.is_empty() => {
-                let held = claims.iter().filter(|c| c.holds == Some(true)).count();
-                format!("{held} of {} claims hold on these figures", claims.len())
-            }
+            Some((_, claims)) => crate::analysis::claims::summary(claims).unwrap_or_default(),
             _ => String::new(),
         },
     }
