@@ -5,19 +5,26 @@ use crate::analysis::describe::first_race;
 use crate::analysis::races::race_words;
 use crate::model::access::{AccessKind, Space};
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
-use crate::model::results::{ClaimResult, LessonResult, Source, VariantResult};
+use crate::model::results::{ClaimResult, Failure, LessonResult, Source, VariantResult};
 
 /// Check a claim against a run's results.
 pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
-    if result.source == Source::Interpreted && needs_gpu(&claim.kind) {
-        return ClaimResult {
-            claim: claim.text.clone(),
-            holds: None,
-            detail: NOT_JUDGED.into(),
-            needs_gpu: true,
-        };
+    let not_judged = |why: &str| ClaimResult {
+        claim: claim.text.clone(),
+        holds: None,
+        detail: format!("{NOT_JUDGED}, as {why}"),
+        needs_gpu: true,
+    };
+    let interpreted = result.source == Source::Interpreted;
+    if interpreted && needs_gpu(&claim.kind) {
+        return not_judged("the CPU interpreter has no times");
     }
     let (holds, detail) = match judge(&claim.kind, result) {
+        // A variant the interpreter does not run (a texture fetch) has no figure the
+        // trace or the output would give: only a GPU can judge a claim about it.
+        Err(Verdict::NotMeasured(_)) if interpreted && names_refused(&claim.kind, result) => {
+            return not_judged("the CPU interpreter does not run its kernel");
+        }
         Ok((holds, detail)) => (Some(holds), detail),
         Err(Verdict::NotMeasured(d)) => (None, d),
         Err(Verdict::Wrong(d)) => (Some(false), d),
@@ -30,8 +37,8 @@ pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
     }
 }
 
-/// What a claim the CPU interpreter cannot judge says instead of a verdict.
-pub const NOT_JUDGED: &str = "not judged: needs a GPU (the CPU interpreter has no times)";
+/// What a claim the CPU interpreter cannot judge says instead of a verdict, and why.
+pub const NOT_JUDGED: &str = "not judged: needs a GPU";
 
 /// Claims about times, rates, occupancy or figures a kernel measured with its clock: a run
 /// on the CPU interpreter has none of them.
@@ -45,6 +52,26 @@ fn needs_gpu(kind: &ClaimKind) -> bool {
         ),
         _ => false,
     }
+}
+
+/// Whether the claim is about a variant the CPU interpreter refused to run.
+fn names_refused(kind: &ClaimKind, result: &LessonResult) -> bool {
+    let (a, b) = match kind {
+        ClaimKind::Ratio { a, b, .. }
+        | ClaimKind::Within { a, b, .. }
+        | ClaimKind::MeasuredRatio { a, b, .. }
+        | ClaimKind::MetricRatio { a, b, .. } => (a, Some(b)),
+        ClaimKind::Metric { a, .. }
+        | ClaimKind::Correct { a }
+        | ClaimKind::Measured { a, .. }
+        | ClaimKind::Makes { a, .. }
+        | ClaimKind::OutOfLine { a, .. } => (a, None),
+    };
+    let refused = |name: &String| {
+        (result.variants.iter())
+            .any(|v| &v.name == name && v.failure == Some(Failure::NotInterpreted))
+    };
+    refused(a) || b.is_some_and(refused)
 }
 
 /// Why a claim has no plain yes or no: its figure is missing, or its variant's output is
@@ -583,6 +610,39 @@ mod tests {
             summary(&claims[9..]).unwrap(),
             "no claim judged here: it needs a GPU"
         );
+    }
+
+    #[test]
+    fn on_the_interpreter_a_claim_about_a_variant_it_refused_needs_a_gpu() {
+        let v = |name: &str, refused: bool| VariantResult {
+            name: name.into(),
+            failure: refused.then_some(Failure::NotInterpreted),
+            ..Default::default()
+        };
+        let result = LessonResult {
+            lesson: "l".into(),
+            source: Source::Interpreted,
+            device: None,
+            peak: Default::default(),
+            variants: vec![v("tex", true), v("plain", false)],
+            expect: Vec::new(),
+            compile: None,
+            knobs: Vec::new(),
+        };
+        let about = |a: &str| Claim {
+            text: format!("{a} global.sectors_per_request <= 4"),
+            kind: ClaimKind::Metric {
+                a: a.into(),
+                metric: Metric::GlobalSectorsPerRequest,
+                op: CmpOp::Le,
+                value: 4.0,
+            },
+        };
+        let refused = evaluate(&about("tex"), &result);
+        assert!(refused.needs_gpu && refused.holds.is_none(), "{refused:?}");
+        // The one it ran, untraced: not measured, which is not a GPU's to judge.
+        let missing = evaluate(&about("plain"), &result);
+        assert!(!missing.needs_gpu && missing.holds.is_none(), "{missing:?}");
     }
 
     #[test]
