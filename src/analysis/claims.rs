@@ -5,19 +5,27 @@ use crate::analysis::describe::first_race;
 use crate::analysis::races::race_words;
 use crate::model::access::{AccessKind, Space};
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
-use crate::model::results::{ClaimResult, LessonResult, Source, VariantResult};
+use crate::model::results::{ClaimResult, Failure, LessonResult, Source, VariantResult};
 
 /// Check a claim against a run's results.
 pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
-    if result.source == Source::Interpreted && needs_gpu(&claim.kind) {
-        return ClaimResult {
-            claim: claim.text.clone(),
-            holds: None,
-            detail: "needs a GPU (run on the CPU interpreter: no times)".into(),
-            margin: None,
-        };
+    let not_judged = |why: &str| ClaimResult {
+        claim: claim.text.clone(),
+        holds: None,
+        detail: format!("{NOT_JUDGED}, as {why}"),
+        needs_gpu: true,
+        margin: None,
+    };
+    let interpreted = result.source == Source::Interpreted;
+    if interpreted && needs_gpu(&claim.kind) {
+        return not_judged("the CPU interpreter has no times");
     }
     let (holds, detail) = match judge(&claim.kind, result) {
+        // A variant the interpreter does not run (a texture fetch) has no figure the
+        // trace or the output would give: only a GPU can judge a claim about it.
+        Err(Verdict::NotMeasured(_)) if interpreted && names_refused(&claim.kind, result) => {
+            return not_judged("the CPU interpreter does not run its kernel");
+        }
         Ok((holds, detail)) => (Some(holds), detail),
         Err(Verdict::NotMeasured(d)) => (None, d),
         Err(Verdict::Wrong(d)) => (Some(false), d),
@@ -28,9 +36,13 @@ pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
         claim: claim.text.clone(),
         holds,
         detail,
+        needs_gpu: false,
         margin,
     }
 }
+
+/// What a claim the CPU interpreter cannot judge says instead of a verdict, and why.
+pub const NOT_JUDGED: &str = "not judged: needs a GPU";
 
 /// Claims about times, rates, occupancy or figures a kernel measured with its clock: a run
 /// on the CPU interpreter has none of them.
@@ -44,6 +56,26 @@ fn needs_gpu(kind: &ClaimKind) -> bool {
         ),
         _ => false,
     }
+}
+
+/// Whether the claim is about a variant the CPU interpreter refused to run.
+fn names_refused(kind: &ClaimKind, result: &LessonResult) -> bool {
+    let (a, b) = match kind {
+        ClaimKind::Ratio { a, b, .. }
+        | ClaimKind::Within { a, b, .. }
+        | ClaimKind::MeasuredRatio { a, b, .. }
+        | ClaimKind::MetricRatio { a, b, .. } => (a, Some(b)),
+        ClaimKind::Metric { a, .. }
+        | ClaimKind::Correct { a }
+        | ClaimKind::Measured { a, .. }
+        | ClaimKind::Makes { a, .. }
+        | ClaimKind::OutOfLine { a, .. } => (a, None),
+    };
+    let refused = |name: &String| {
+        (result.variants.iter())
+            .any(|v| &v.name == name && v.failure == Some(Failure::NotInterpreted))
+    };
+    refused(a) || b.is_some_and(refused)
 }
 
 /// Why a claim has no plain yes or no: its figure is missing, or its variant's output is
@@ -520,5 +552,111 @@ fn figure(x: f64) -> String {
         format!("{}", x as i64)
     } else {
         sig3(x)
+    }
+}
+
+/// How a run's claims fare, in a few words. Claims the CPU interpreter could not judge are
+/// counted apart and never as failing: "6 of 6 judged hold; 4 need a GPU". None: no claims.
+pub fn summary(claims: &[ClaimResult]) -> Option<String> {
+    if claims.is_empty() {
+        return None;
+    }
+    let held = claims.iter().filter(|c| c.holds == Some(true)).count();
+    let gpu = claims.iter().filter(|c| c.needs_gpu).count();
+    let judged = claims.len() - gpu;
+    let need = |n: usize| if n == 1 { "needs" } else { "need" };
+    Some(match (judged, gpu) {
+        (n, 0) => format!("{held} of {n} claims hold on these figures"),
+        (0, 1) => "no claim judged here: it needs a GPU".to_string(),
+        (0, g) => format!("no claim judged here: all {g} need a GPU"),
+        (n, g) => format!("{held} of {n} judged hold; {g} {} a GPU", need(g)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn claim(holds: Option<bool>, needs_gpu: bool) -> ClaimResult {
+        ClaimResult {
+            claim: "x".into(),
+            holds,
+            detail: String::new(),
+            needs_gpu,
+            margin: None,
+        }
+    }
+
+    #[test]
+    fn claims_a_gpu_must_judge_are_counted_apart_and_never_as_failing() {
+        let mut claims = vec![claim(Some(true), false); 6];
+        claims.extend(vec![claim(None, true); 4]);
+        assert_eq!(
+            summary(&claims).unwrap(),
+            "6 of 6 judged hold; 4 need a GPU"
+        );
+        // One judged and failing, one whose figure is missing: both count as judged.
+        claims[0].holds = Some(false);
+        claims[1].holds = None;
+        assert_eq!(
+            summary(&claims).unwrap(),
+            "4 of 6 judged hold; 4 need a GPU"
+        );
+        assert_eq!(
+            summary(&claims[5..=6]).unwrap(),
+            "1 of 1 judged hold; 1 needs a GPU"
+        );
+        // Every claim about times: none judged, none failing.
+        assert_eq!(
+            summary(&claims[6..]).unwrap(),
+            "no claim judged here: all 4 need a GPU"
+        );
+        assert_eq!(
+            summary(&claims[9..]).unwrap(),
+            "no claim judged here: it needs a GPU"
+        );
+    }
+
+    #[test]
+    fn on_the_interpreter_a_claim_about_a_variant_it_refused_needs_a_gpu() {
+        let v = |name: &str, refused: bool| VariantResult {
+            name: name.into(),
+            failure: refused.then_some(Failure::NotInterpreted),
+            ..Default::default()
+        };
+        let result = LessonResult {
+            lesson: "l".into(),
+            source: Source::Interpreted,
+            device: None,
+            peak: Default::default(),
+            variants: vec![v("tex", true), v("plain", false)],
+            expect: Vec::new(),
+            compile: None,
+            knobs: Vec::new(),
+        };
+        let about = |a: &str| Claim {
+            text: format!("{a} global.sectors_per_request <= 4"),
+            kind: ClaimKind::Metric {
+                a: a.into(),
+                metric: Metric::GlobalSectorsPerRequest,
+                op: CmpOp::Le,
+                value: 4.0,
+            },
+        };
+        let refused = evaluate(&about("tex"), &result);
+        assert!(refused.needs_gpu && refused.holds.is_none(), "{refused:?}");
+        // The one it ran, untraced: not measured, which is not a GPU's to judge.
+        let missing = evaluate(&about("plain"), &result);
+        assert!(!missing.needs_gpu && missing.holds.is_none(), "{missing:?}");
+    }
+
+    #[test]
+    fn figures_that_judge_every_claim_keep_the_plain_count() {
+        let claims = [claim(Some(true), false), claim(Some(false), false)];
+        assert_eq!(
+            summary(&claims).unwrap(),
+            "1 of 2 claims hold on these figures"
+        );
+        assert_eq!(summary(&[]), None);
     }
 }

@@ -1,7 +1,7 @@
 //! Short words for a result, shared by the text report and the screen so both say the same.
 
 use crate::analysis::races::race_words;
-use crate::model::results::{LessonResult, Race, Source, VariantResult};
+use crate::model::results::{Failure, LessonResult, Race, Source, VariantResult};
 
 /// "live on NVIDIA H100 80GB HBM3" or "recorded on NVIDIA H100 80GB HBM3, 2026-11-21", with
 /// the cuBLAS yardstick where the lesson is measured against it.
@@ -53,6 +53,10 @@ pub fn status(v: &VariantResult) -> String {
             Some(false) => format!("{race}; output WRONG"),
             _ => race,
         };
+    }
+    // Out of the CPU interpreter's reach (a texture fetch, say): not an error of the kernel.
+    if let (Some(Failure::NotInterpreted), Some(e)) = (&v.failure, &v.error) {
+        return format!("needs a GPU: {e}");
     }
     match (v.correct, &v.error) {
         // A lost variant never gave an answer to call wrong: it faulted, hung or crashed.

@@ -245,6 +245,10 @@ pub struct ClaimResult {
     /// For a claim judged on times: how far it stands from its bar, against the noise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub margin: Option<Margin>,
+    /// Not judged because only a GPU gives its figure (a time, a rate, an occupancy): the
+    /// run was on the CPU interpreter. Neither holding nor failing, and counted apart.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_gpu: bool,
 }
 
 /// How far a timing claim's figure stands from its bar, as a percentage of the bar

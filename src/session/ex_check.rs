@@ -12,7 +12,9 @@ use super::source::{self, Ask, Plan};
 use crate::course::bundle::CourseRoot;
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
 use crate::model::protocol::{JobKind, Reply, RunOptions};
-use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
+use crate::model::results::{
+    DeviceInfo, Failure, LessonResult, PtxasReport, Source, VariantResult,
+};
 use crate::model::{Lesson, Reference};
 use serde::Serialize;
 
@@ -154,9 +156,7 @@ fn check_planned(
         Ask::Cpu => Capabilities::default(),
         _ => fold::hello(client, device)?,
     };
-    // Nothing recorded stands for a learner's kernel: the compile targets the default.
-    let none = fold::blank_result(t.lesson, Source::None, None);
-    match source::plan(&caps, t.lesson, &none, ask) {
+    match source::check_plan(&caps, t.lesson, t.ex, ask) {
         Plan::Live(dev) => Ok(live_check(client, t, yours, &dev, &mut say, &mut figures)),
         Plan::Interpreted => Ok(super::ex_cpu::check_cpu(client, t, yours, say)),
         Plan::CompileHere { arch } => {
@@ -295,6 +295,26 @@ fn offline(ex: &Exercise, result: LessonResult) -> CheckReport {
     r
 }
 
+/// What a check of a kernel the CPU interpreter does not run says.
+const REFUSED: &str = "needs a GPU: the CPU interpreter does not run yours";
+
+/// `REFUSED` with the interpreter's first reason (its error's first line names the
+/// refusal, the next ones each instruction it does not run).
+fn refused(v: &VariantResult) -> String {
+    let mut lines = v.error.as_deref().unwrap_or_default().lines().skip(1);
+    match lines.next().map(str::trim) {
+        Some(first) if lines.next().is_some() => format!("{REFUSED}: {first}; …"),
+        Some(first) => format!("{REFUSED}: {first}"),
+        None => REFUSED.into(),
+    }
+}
+
+/// The CPU interpreter refused the kernel (textures, tensor cores, ...): not wrong, only
+/// out of its reach.
+fn not_interpreted(v: &VariantResult) -> bool {
+    v.failure == Some(Failure::NotInterpreted)
+}
+
 pub(super) fn yours_of(result: &LessonResult) -> Option<&VariantResult> {
     result.variants.iter().find(|v| v.name == YOURS)
 }
@@ -303,8 +323,10 @@ pub(super) fn yours_of(result: &LessonResult) -> Option<&VariantResult> {
 pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckReport {
     let y = yours_of(&result);
     // On the CPU interpreter only times need a GPU; a trace figure it lacks was lost (a
-    // fault, say), not out of its reach.
+    // fault, say), not out of its reach, unless the interpreter does not run the kernel at
+    // all (a texture fetch): then every figure of it needs a GPU.
     let interpreted = result.source == Source::Interpreted;
+    let refused = interpreted && y.is_some_and(not_interpreted);
     let compile_error = y
         .filter(|v| v.ptxas.is_none() && v.time_ms.is_none() && v.correct.is_none())
         .and_then(|v| v.error.clone());
@@ -316,13 +338,13 @@ pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckRe
                 Some(true) => Mark::Pass,
                 Some(false) => Mark::Fail,
                 None if live => Mark::NotMeasured,
-                None if interpreted && !c.detail.starts_with("needs a GPU") => Mark::NotMeasured,
+                None if interpreted && !c.needs_gpu && !refused => Mark::NotMeasured,
                 None => Mark::NeedsGpu,
             };
-            let detail = if mark == Mark::NeedsGpu {
-                "needs a GPU".to_string()
-            } else {
-                c.detail.clone()
+            let detail = match mark {
+                Mark::NeedsGpu if refused => REFUSED.to_string(),
+                Mark::NeedsGpu => "needs a GPU".to_string(),
+                _ => c.detail.clone(),
             };
             CheckLine {
                 check: c.claim.clone(),
@@ -472,6 +494,11 @@ pub(super) fn judge_output(
 ) -> Result<(), CheckLine> {
     match v {
         Some(v) if v.correct == Some(true) => Ok(()),
+        Some(v) if not_interpreted(v) => Err(CheckLine {
+            check: CORRECT_LINE.into(),
+            mark: Mark::NeedsGpu,
+            detail: refused(v),
+        }),
         Some(v) => {
             let why = v
                 .error

@@ -144,6 +144,13 @@ impl Mergeable for ExerciseBook {
                 .attempts
                 .saturating_add(m.attempts.saturating_sub(b.attempts));
             now.passed |= m.passed;
+            now.passed_cpu |= m.passed_cpu;
+            // The solution's time goes with the best time it was measured beside.
+            if m.best_ms
+                .is_some_and(|mb| now.best_ms.is_none_or(|nb| mb < nb))
+            {
+                now.solution_ms = m.solution_ms;
+            }
             now.best_ms = match (now.best_ms, m.best_ms) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -189,6 +196,20 @@ mod tests {
         let (back, note) = ExerciseBook::load_from(&path);
         assert!(note.is_none());
         assert!(back.get("y").shown_before_passing);
+    }
+
+    #[test]
+    fn a_pass_on_the_cpu_and_the_solutions_time_are_written_through_the_merge() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("exercises.json");
+        let mut b = ExerciseBook::default();
+        b.entry("x").passed_cpu = true;
+        let p = b.entry("y");
+        (p.passed, p.best_ms, p.solution_ms) = (true, Some(2.0), Some(1.5));
+        b.save_to(&path).unwrap();
+        let back = ExerciseBook::load_from(&path).0;
+        assert!(back.get("x").passed_cpu);
+        assert_eq!(back.get("y").solution_ms, Some(1.5));
     }
 
     #[test]

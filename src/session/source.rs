@@ -11,6 +11,7 @@ use super::recording::Recording;
 use crate::course::CourseError;
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
+use crate::model::exercise::Exercise;
 use crate::model::protocol::{CpuRun, Reply, Request, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, Source};
 use crate::model::sizes::CheckSizes;
@@ -151,6 +152,27 @@ pub fn plan(caps: &Capabilities, lesson: &Lesson, shown: &LessonResult, ask: Ask
     Plan::CompileHere {
         arch: lesson.arch_on(shown.device.as_ref()),
     }
+}
+
+/// The plan for checking exercise `ex` of `lesson`: as a run of the lesson, where the
+/// exercise's own sizes (`sizes_cpu`, else `sizes`) are somewhere the interpreter can check
+/// its output too, so an exercise on a lesson with no CPU size is still checked on the CPU.
+/// A lab's check asks `Ask::Run`, as its `r` does: without a GPU, the interpreter.
+pub fn check_plan(caps: &Capabilities, lesson: &Lesson, ex: &Exercise, ask: Ask) -> Plan {
+    // Nothing recorded stands for a learner's kernel: a compile targets the default.
+    let none = fold::blank_result(lesson, Source::None, None);
+    match plan(caps, lesson, &none, ask) {
+        Plan::CompileHere { .. }
+            if ask == Ask::Run && caps.device.is_none() && has_cpu_sizes(ex) =>
+        {
+            Plan::Interpreted
+        }
+        p => p,
+    }
+}
+
+fn has_cpu_sizes(ex: &Exercise) -> bool {
+    !ex.sizes_cpu.as_ref().unwrap_or(&ex.sizes).is_empty()
 }
 
 /// A blank live result on `device`, filled in as the run's replies come.

@@ -70,6 +70,8 @@ impl App {
             },
             runs: Runs {
                 results,
+                interpreted: HashMap::new(),
+                front: Default::default(),
                 caps: None,
                 running: None,
                 folds: HashMap::new(),
@@ -117,10 +119,12 @@ impl App {
         self.reading.broken.iter().find(|b| b.file == l.file)
     }
 
+    /// The figures the columns show: an exercise's, the CPU interpreter's run of the lesson
+    /// when it is in front, else the live or recorded ones.
     pub fn result(&self) -> Option<&LessonResult> {
         match &self.exercises.open {
             Some(x) => Some(&x.shown),
-            None => self.lesson().and_then(|l| self.runs.results.get(&l.id)),
+            None => self.interpreted_shown().or_else(|| self.timed_result()),
         }
     }
 

@@ -276,9 +276,8 @@ impl App {
     ) {
         match outcome {
             Ok(report) => {
-                self.exercises
-                    .book
-                    .record_attempt(&exercise, report.passed(), report.time_ms);
+                // As `gpulab ex check` keeps it: a pass on a GPU, or on the CPU interpreter.
+                self.exercises.book.record_check(&exercise, &report);
                 if report.passed() {
                     // Passing opens the solution on screen: it counts as shown, and the
                     // page scrolls to it.
@@ -386,7 +385,14 @@ pub fn verdict(r: &CheckReport) -> String {
     if r.compile_error.is_some() {
         "your kernel does not compile: the error is in its column".into()
     } else if r.passed() {
-        "passed: every check holds; the solution is open above, as a diff against yours".into()
+        let on = if r.live {
+            ""
+        } else {
+            " on the CPU interpreter"
+        };
+        format!(
+            "passed{on}: every check holds; the solution is open above, as a diff against yours"
+        )
     } else if r.failed() {
         format!(
             "not yet: {} of {} checks hold",
@@ -394,10 +400,14 @@ pub fn verdict(r: &CheckReport) -> String {
             r.lines.len()
         )
     } else {
-        format!(
-            "no check fails; {} need a GPU, so the exercise is not passed here",
-            count(Mark::NeedsGpu)
-        )
+        // Checks only a GPU can judge are neither passed nor failed: counted apart.
+        let (pass, gpu) = (count(Mark::Pass), count(Mark::NeedsGpu));
+        let need = if gpu == 1 { "needs" } else { "need" };
+        let judged = match pass {
+            0 => "no check judged here".to_string(),
+            p => format!("no check fails: {p} of {p} judged hold"),
+        };
+        format!("{judged}; {gpu} {need} a GPU, so the exercise is not passed here")
     }
 }
 

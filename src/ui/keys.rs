@@ -132,7 +132,8 @@ impl App {
             KeyCode::PageUp => self.page_up(),
             KeyCode::Char('J') => self.scroll_prose(1),
             KeyCode::Char('K') => self.scroll_prose(-1),
-            KeyCode::Char('v') => self.reveal(),
+            KeyCode::Char('v') => self.show_recorded(),
+            KeyCode::Char('s') => self.switch_source(),
             KeyCode::Char('r') => self.start_run(),
             KeyCode::Char('l') => self.toggle_loop(),
             // A rerun that is going or done is shown again, not started twice.
@@ -212,6 +213,9 @@ impl App {
     fn toggle_loop(&mut self) {
         if self.exercises.open.is_some() {
             self.message = Some("every save of your file checks it again; r checks now".into());
+            return;
+        }
+        if !self.runs.looping && self.once_instead_of_loop() {
             return;
         }
         self.runs.looping = !self.runs.looping;

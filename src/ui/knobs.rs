@@ -211,6 +211,7 @@ impl App {
             lesson: sent.id.clone(),
             variant: last,
             stage: "starting".into(),
+            on_cpu: false,
         });
         self.runs.knobs.run = Some(KnobRun {
             lesson: lesson.clone(),

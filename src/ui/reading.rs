@@ -106,6 +106,8 @@ impl App {
                 use crate::model::results::Source;
                 matches!(r.source, Source::Live | Source::Interpreted)
             })
+            // Run on the CPU interpreter, with the recording's figures in front.
+            || (self.lesson()).is_some_and(|l| self.runs.interpreted.contains_key(&l.id))
     }
 
     /// The glossary's terms this page is the first of the course to use (none on the

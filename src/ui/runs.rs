@@ -1,11 +1,14 @@
 //! What the runs have measured and the run in flight: `r` asks the plan where figures come
-//! from (live on the GPU, on the CPU interpreter, or none: the recording stays).
+//! from (live on the GPU, on the CPU interpreter, or none: the recording stays). A run on
+//! the CPU interpreter is kept beside the recording, never in its place: the columns show
+//! the interpreter's figures with the recording's times beside them, or the recording
+//! alone (`s` switches), and each figure says which it is.
 
 use super::app::App;
 use super::event::Job;
 use crate::model::Lesson;
 use crate::model::protocol::RunOptions;
-use crate::model::results::{LessonResult, Source};
+use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::session::fold::{self, Capabilities, Fold};
 use crate::session::source::{self, Ask, Plan};
 use std::collections::HashMap;
@@ -16,12 +19,30 @@ pub struct Running {
     pub lesson: String,
     pub variant: String,
     pub stage: String,
+    /// On the CPU interpreter: its replies fill `Runs::interpreted`, not `Runs::results`.
+    pub on_cpu: bool,
+}
+
+/// Which figures the columns show on a lesson the CPU interpreter ran.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Front {
+    /// The interpreter's (correctness, traces, compile reports), the recording's times
+    /// beside them, each labelled.
+    #[default]
+    Interpreted,
+    /// The recording's alone, as before the run.
+    Recorded,
 }
 
 /// What the runs have measured, and what is running.
 pub struct Runs {
-    /// What each lesson shows: the recording's figures until a live run replaces them.
+    /// What each lesson shows from a GPU: the recording's figures (with compile reports
+    /// made here) until a live run replaces them.
     pub results: HashMap<String, LessonResult>,
+    /// Each lesson's last run on the CPU interpreter, kept beside `results`.
+    pub interpreted: HashMap<String, LessonResult>,
+    /// Which of the two the columns show where a lesson has both (`s` switches).
+    pub front: Front,
     pub caps: Option<Capabilities>,
     pub running: Option<Running>,
     /// The fold of each request in flight, by lesson id.
@@ -58,9 +79,7 @@ impl App {
         }
         // Its lines were about the kernel as it was; a new run may tell another story.
         self.runs.memcheck = None;
-        let plan = self.runs.caps.as_ref().zip(self.result());
-        let plan = plan.map(|(caps, shown)| source::plan(caps, &lesson, shown, Ask::Run));
-        let device = match plan {
+        let device = match self.run_plan(&lesson) {
             Some(Plan::Live(device)) => device,
             Some(Plan::Interpreted) => return self.start_cpu_run(&lesson),
             _ => return self.explain_no_run(&lesson),
@@ -72,6 +91,7 @@ impl App {
             lesson: lesson.id.clone(),
             variant: String::new(),
             stage: "starting".into(),
+            on_cpu: false,
         });
         self.message = None;
         self.outbox.push(Job::Run {
@@ -80,37 +100,186 @@ impl App {
         });
     }
 
+    /// Where `r` on `lesson` gets its figures; None until the worker has said what this
+    /// machine has.
+    pub(super) fn run_plan(&self, lesson: &Lesson) -> Option<Plan> {
+        let caps = self.runs.caps.as_ref()?;
+        let shown = self.runs.results.get(&lesson.id)?;
+        Some(source::plan(caps, lesson, shown, Ask::Run))
+    }
+
+    /// No run on this machine, GPU or CPU: say why, and show the recording, which is what
+    /// `r` can give here.
     fn explain_no_run(&mut self, lesson: &Lesson) {
-        let caps = self.runs.caps.as_ref();
-        let why = match caps.and_then(|c| crate::session::fold::unmet(lesson, c)) {
-            Some(unmet) => format!("this lesson {unmet}"),
-            None => caps
-                .and_then(|c| c.no_gpu.clone())
-                .unwrap_or_else(|| "still looking for a GPU".into()),
-        };
-        self.message = Some(format!(
-            "no live run: {why}. The figures shown are replayed from the recording."
-        ));
         self.runs.looping = false;
+        let Some(caps) = self.runs.caps.as_ref() else {
+            self.message = Some("still looking for a GPU: r runs once the worker has said".into());
+            return;
+        };
+        let no_gpu = caps.no_gpu.as_deref().unwrap_or("none found");
+        let why = match fold::unmet(lesson, caps) {
+            Some(unmet) => format!("no live run: this lesson {unmet}"),
+            None if caps.nvrtc.is_none() => {
+                format!("no GPU ({no_gpu}) and no NVRTC for the CPU interpreter")
+            }
+            None => {
+                format!("no GPU ({no_gpu}), and no CPU size in this lesson for the interpreter")
+            }
+        };
+        let recorded = self
+            .runs
+            .results
+            .get(&lesson.id)
+            .is_some_and(|r| r.source == Source::Recorded);
+        self.message = Some(if recorded {
+            self.runs.front = Front::Recorded;
+            self.reveal();
+            format!("{why}: the figures shown are the recording's")
+        } else {
+            format!("{why}, and no recording of this lesson")
+        });
     }
 
     /// Start a run on the CPU interpreter, as the plan says when this machine has NVRTC
     /// and no GPU and the lesson gives a CPU size. The lesson is read at that size on the
-    /// worker thread, not here.
+    /// worker thread, not here. Its figures go beside the recording's.
     pub(super) fn start_cpu_run(&mut self, lesson: &Lesson) {
-        (self.runs.results).insert(
+        (self.runs.interpreted).insert(
             lesson.id.clone(),
             fold::blank_result(lesson, Source::Interpreted, None),
         );
+        self.runs.front = Front::Interpreted;
         self.runs.running = Some(Running {
             lesson: lesson.id.clone(),
             variant: String::new(),
             stage: "starting on the CPU interpreter (no GPU: outputs and traces, no times)".into(),
+            on_cpu: true,
         });
         self.message = None;
         self.outbox.push(Job::CpuRun {
             lesson: Box::new(lesson.clone()),
             root: self.reading.course_root.clone(),
         });
+    }
+
+    /// `l` where only a GPU can loop: the interpreter's figures are the same on every run
+    /// and the recording's never change, so `r` runs once (or says why it cannot).
+    pub(super) fn once_instead_of_loop(&mut self) -> bool {
+        let Some(lesson) = self.lesson().cloned() else {
+            return true;
+        };
+        if matches!(self.run_plan(&lesson), Some(Plan::Live(_))) {
+            return false;
+        }
+        self.runs.looping = false;
+        if self.runs.running.is_none() {
+            self.start_run();
+        }
+        if self.runs.running.as_ref().is_some_and(|r| r.on_cpu) {
+            self.message = Some(
+                "no loop without a GPU: the CPU interpreter gives the same figures every run, \
+                 so it runs once"
+                    .into(),
+            );
+        }
+        true
+    }
+
+    /// The lesson's run on the CPU interpreter, when the columns show it.
+    pub fn interpreted_shown(&self) -> Option<&LessonResult> {
+        let l = self.lesson()?;
+        (self.runs.front == Front::Interpreted)
+            .then(|| self.runs.interpreted.get(&l.id))
+            .flatten()
+    }
+
+    /// The figures with times of the lesson on screen: live, or the recording's, whichever
+    /// source the columns show (a sweep's chart is drawn from these).
+    pub fn timed_result(&self) -> Option<&LessonResult> {
+        self.lesson().and_then(|l| self.runs.results.get(&l.id))
+    }
+
+    /// Whether variant `name` on screen was run on the CPU interpreter.
+    pub fn interpreted_variant(&self, name: &str) -> bool {
+        let from_cpu = |r: &LessonResult| {
+            r.source == Source::Interpreted && r.variants.iter().any(|v| v.name == name)
+        };
+        match &self.exercises.open {
+            Some(_) => self.ex_report().is_some_and(|x| from_cpu(&x.result)),
+            None => self.result().is_some_and(from_cpu),
+        }
+    }
+
+    /// The recording's figures of variant `name`, where the columns show the CPU
+    /// interpreter's: its times stand beside the interpreter's figures, labelled.
+    pub fn recorded_beside(&self, name: &str) -> Option<(&LessonResult, &VariantResult)> {
+        if !self.interpreted_variant(name) {
+            return None;
+        }
+        let rec = self.timed_result()?;
+        let v = (rec.source == Source::Recorded)
+            .then(|| rec.variants.iter().find(|v| v.name == name))
+            .flatten()?;
+        Some((rec, v))
+    }
+
+    /// The recording whose times stand beside the interpreter's figures on screen, if any
+    /// variant shows them.
+    pub fn recorded_beside_any(&self) -> Option<&LessonResult> {
+        let r = self.result()?;
+        let name = &r
+            .variants
+            .iter()
+            .find(|v| self.recorded_beside(&v.name).is_some())?
+            .name;
+        self.recorded_beside(name).map(|(rec, _)| rec)
+    }
+
+    /// `s`: the interpreter's figures (with the recording's times) or the recording's alone.
+    pub(super) fn switch_source(&mut self) {
+        let Some(id) = self.lesson().map(|l| l.id.clone()) else {
+            return;
+        };
+        if self.exercises.open.is_some() {
+            self.message = Some("an exercise shows your last check: s works on lessons".into());
+            return;
+        }
+        if !self.runs.interpreted.contains_key(&id) {
+            self.message = Some(match self.runs.results.get(&id).map(|r| r.source) {
+                Some(Source::Live) => "these figures are live: there is no other source".into(),
+                _ => "one source so far, the recording: r runs the lesson here".into(),
+            });
+            return;
+        }
+        self.runs.front = match self.runs.front {
+            Front::Interpreted => Front::Recorded,
+            Front::Recorded => Front::Interpreted,
+        };
+        // The header says which is in front; the status line goes back to how the claims
+        // fare on it.
+        self.message = None;
+    }
+
+    /// `v`: the recorded figures, shown; where the interpreter's were in front, the
+    /// recording's take their place (`s` brings them back).
+    pub(super) fn show_recorded(&mut self) {
+        self.reveal();
+        let ran = self
+            .lesson()
+            .is_some_and(|l| self.runs.interpreted.contains_key(&l.id));
+        if ran && self.exercises.open.is_none() && self.runs.front == Front::Interpreted {
+            self.switch_source();
+        }
+    }
+
+    /// The result a reply of `lesson`'s request fills: the interpreter's during a run on
+    /// it (once the compile asked before it is in), else the lesson's.
+    pub(super) fn fold_target(&mut self, lesson: &str) -> Option<&mut LessonResult> {
+        let on_cpu = !self.runs.compiling.contains(lesson)
+            && (self.runs.running.as_ref()).is_some_and(|r| r.lesson == lesson && r.on_cpu);
+        match on_cpu {
+            true => self.runs.interpreted.get_mut(lesson),
+            false => self.runs.results.get_mut(lesson),
+        }
     }
 }

@@ -4,7 +4,7 @@ use super::{App, Job, Overlay, WorkerEvent};
 use crate::model::Lesson;
 use crate::model::builder::LessonBuilder;
 use crate::model::protocol::Reply;
-use crate::model::results::{DeviceInfo, VariantResult};
+use crate::model::results::{DeviceInfo, Source, VariantResult};
 use crate::session::client::WorkerFailure;
 use crate::session::fold::Capabilities;
 use crate::session::progress::Progress;
@@ -312,4 +312,145 @@ fn the_status_line_shows_the_queue_for_the_gpu_as_it_moves() {
     assert!(status(&app).contains("slow waiting for the GPU: 1 ahead (an exercise check)"));
     app.on_worker(queue(&[], 1500.0));
     assert!(status(&app).contains("slow the GPU is free: waited 1.5 s"));
+}
+
+fn no_gpu_caps(nvrtc: bool) -> Capabilities {
+    Capabilities {
+        no_gpu: Some("no NVIDIA driver".into()),
+        nvrtc: nvrtc.then(|| "13.0".into()),
+        ..Default::default()
+    }
+}
+
+/// A recorded lesson with a CPU size, its two variants timed and judged by a claim about
+/// times and one about the trace.
+fn recorded_app() -> App {
+    let mut l = lesson("a");
+    l.problem_cpu = vec![("n".into(), 64)];
+    let mut app = App::new(vec![l.clone()], None, Progress::default());
+    let mut rec = crate::session::fold::blank_result(
+        &l,
+        Source::Recorded,
+        Some(DeviceInfo {
+            name: "Test GPU".into(),
+            recorded_at: Some("2025-01-02T00:00:00Z".into()),
+            ..Default::default()
+        }),
+    );
+    for (v, ms) in rec.variants.iter_mut().zip([1.0, 3.0]) {
+        v.correct = Some(true);
+        v.time_ms = Some(crate::model::results::TimeMs {
+            median: ms,
+            min: ms,
+            max: ms,
+            runs: 10,
+            spread_pct: 0.0,
+        });
+    }
+    app.runs.results.insert("a".into(), rec);
+    app
+}
+
+/// The worker says there is NVRTC and no GPU, and the compile reports it was asked for
+/// are in.
+fn ready_without_gpu(app: &mut App) {
+    app.on_worker(WorkerEvent::Ready(Ok(no_gpu_caps(true))));
+    assert!(matches!(app.outbox.as_slice(), [Job::Compile { .. }]));
+    app.outbox.clear();
+    app.on_worker(WorkerEvent::Finished {
+        lesson: "a".into(),
+        outcome: Ok(()),
+    });
+}
+
+#[test]
+fn a_cpu_run_is_kept_beside_the_recording_and_s_switches_between_them() {
+    let mut app = recorded_app();
+    ready_without_gpu(&mut app);
+    let recorded = app.runs.results["a"].clone();
+    app.on_key(key(KeyCode::Char('r')));
+    assert!(matches!(app.outbox.as_slice(), [Job::CpuRun { .. }]));
+    assert!(app.runs.running.as_ref().unwrap().on_cpu);
+    let mut v = VariantResult {
+        name: "slow".into(),
+        correct: Some(false),
+        ..Default::default()
+    };
+    v.error = Some("out[3] = 1, expected 2".into());
+    app.on_worker(WorkerEvent::Reply {
+        lesson: "a".into(),
+        reply: Reply::Variant {
+            result: Box::new(v),
+        },
+    });
+    app.on_worker(WorkerEvent::Finished {
+        lesson: "a".into(),
+        outcome: Ok(()),
+    });
+    assert!(app.runs.running.is_none());
+    // The recording is as it was; the interpreter's figures are their own, and in front.
+    assert_eq!(app.runs.results["a"], recorded);
+    let cpu = &app.runs.interpreted["a"];
+    assert_eq!(cpu.source, Source::Interpreted);
+    assert_eq!(cpu.variants[1].correct, Some(false));
+    assert_eq!(app.result().unwrap().variants[1].correct, Some(false));
+    assert!(app.revealed());
+    // Its times come from the recording, beside the interpreter's verdict.
+    let (_, rv) = app.recorded_beside("slow").unwrap();
+    assert_eq!(rv.time_ms.as_ref().unwrap().median, 3.0);
+    assert_eq!(app.reading.progress.get("a").runs, 0, "no GPU ran it");
+    // `s`: the recording alone; `s`: the interpreter's again; `v`: the recording.
+    app.on_key(key(KeyCode::Char('s')));
+    assert_eq!(app.result().unwrap(), &recorded);
+    assert!(app.recorded_beside("slow").is_none());
+    app.on_key(key(KeyCode::Char('s')));
+    assert_eq!(app.result().unwrap().source, Source::Interpreted);
+    app.on_key(key(KeyCode::Char('v')));
+    assert_eq!(app.result().unwrap(), &recorded);
+}
+
+#[test]
+fn without_a_gpu_l_runs_once_and_never_loops() {
+    let mut app = recorded_app();
+    ready_without_gpu(&mut app);
+    app.on_key(key(KeyCode::Char('l')));
+    assert!(!app.runs.looping);
+    assert!(matches!(app.outbox.as_slice(), [Job::CpuRun { .. }]));
+    assert!(
+        app.message
+            .as_deref()
+            .unwrap()
+            .contains("no loop without a GPU")
+    );
+    app.outbox.clear();
+    app.on_worker(WorkerEvent::Finished {
+        lesson: "a".into(),
+        outcome: Ok(()),
+    });
+    assert!(app.outbox.is_empty() && app.runs.running.is_none() && !app.runs.looping);
+}
+
+#[test]
+fn without_nvrtc_or_a_cpu_size_r_says_why_and_shows_the_recording() {
+    for (nvrtc, sized, why) in [(false, true, "no NVRTC"), (true, false, "no CPU size")] {
+        let mut app = recorded_app();
+        if !sized {
+            app.reading.lessons[0].problem_cpu.clear();
+        }
+        app.on_worker(WorkerEvent::Ready(Ok(no_gpu_caps(nvrtc))));
+        app.outbox.clear();
+        assert!(!app.revealed(), "hidden until the learner asks");
+        app.on_key(key(KeyCode::Char('r')));
+        assert!(app.outbox.is_empty() && app.runs.running.is_none());
+        let said = app.message.clone().unwrap();
+        assert!(
+            said.contains(why) && said.contains("the recording's"),
+            "{said}"
+        );
+        // What the message says is shown is shown.
+        assert!(app.revealed(), "{said}");
+        // `l` neither loops nor queues anything.
+        app.on_key(key(KeyCode::Char('l')));
+        assert!(app.outbox.is_empty() && !app.runs.looping);
+    }
 }

@@ -91,22 +91,25 @@ impl App {
             r.variant = variant.to_string();
             r.stage = stage;
         }
-        if let Some(res) = self.runs.results.get_mut(&lesson) {
-            self.runs
-                .folds
-                .entry(lesson)
-                .or_default()
-                .apply(res, &reply);
+        let mut fold = self.runs.folds.remove(&lesson).unwrap_or_default();
+        if let Some(res) = self.fold_target(&lesson) {
+            fold.apply(res, &reply);
         }
+        self.runs.folds.insert(lesson, fold);
     }
 
     fn on_finished(&mut self, lesson: String, outcome: Result<(), WorkerFailure>) {
         let fold = self.runs.folds.remove(&lesson).unwrap_or_default();
-        let outcome = match (
-            self.reading.lessons.iter().find(|l| l.id == lesson),
-            self.runs.results.get_mut(&lesson),
-        ) {
-            (Some(l), Some(res)) => fold.finish(l, res, outcome),
+        let on_cpu = (self.runs.running.as_ref()).is_some_and(|r| r.lesson == lesson && r.on_cpu)
+            && !self.runs.compiling.contains(&lesson);
+        let l = self
+            .reading
+            .lessons
+            .iter()
+            .find(|l| l.id == lesson)
+            .cloned();
+        let outcome = match (l, self.fold_target(&lesson)) {
+            (Some(l), Some(res)) => fold.finish(&l, res, outcome),
             _ => outcome,
         };
         // The worker serves jobs in order: a compile asked before a run ends before it.
@@ -123,9 +126,7 @@ impl App {
         match outcome {
             Ok(()) if was_run => {
                 // Only a run on a GPU is a lesson "run live on this machine".
-                let interpreted = (self.runs.results.get(&lesson))
-                    .is_some_and(|r| r.source == crate::model::results::Source::Interpreted);
-                if !interpreted {
+                if !on_cpu {
                     self.reading.progress.mark_run(&lesson);
                 }
                 self.save_progress();

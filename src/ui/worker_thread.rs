@@ -177,7 +177,8 @@ fn check(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: &CheckJob, device
     };
     let outcome = ex_check::check_with(
         client,
-        (device, Ask::Figures),
+        // As `r` on a lesson: live on a GPU, else on the CPU interpreter where NVRTC is.
+        (device, Ask::Run),
         &target,
         &yours,
         say,

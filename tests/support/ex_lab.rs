@@ -55,6 +55,27 @@ impl Lab {
         let tmp = tempfile::tempdir().unwrap();
         let course = tmp.path().join("course");
         copy_dir(&fixture("expack"), &course);
+        Lab::on_course(tmp, course, client)
+    }
+
+    /// The lab over the bundled course (read where it is, never written), as on a machine
+    /// without a GPU, on exercise `ex` of lesson `lesson`.
+    pub fn bundled(lesson: &str, ex: &str) -> Lab {
+        let client = WorkerClient::with_command(bin(), vec!["worker".into()])
+            .env("CUDA_VISIBLE_DEVICES", "");
+        let tmp = tempfile::tempdir().unwrap();
+        let mut lab = Lab::on_course(tmp, crate::common::manifest_dir(), client);
+        let l = (lab.app.reading.lessons.iter())
+            .position(|l| l.id == lesson)
+            .unwrap();
+        let e = (lab.app.reading.lessons[l].exercises.iter())
+            .position(|x| x.id == ex)
+            .unwrap();
+        lab.app.select_row(l, Some(e));
+        lab
+    }
+
+    fn on_course(tmp: tempfile::TempDir, course: PathBuf, client: WorkerClient) -> Lab {
         let root = CourseRoot::Dir(course.join("lessons"));
         let (lessons, errors) = gpulab::course::load_course(&root);
         assert!(errors.is_empty(), "{errors:?}");
@@ -93,7 +114,36 @@ impl Lab {
     }
 
     /// `play_until_checked`, also saying whether the figures came before the check's end.
+    /// An editor's save may be seen twice (the file emptied, then written), and a check of
+    /// an older text may still be going: the lab is played on until the last check is of
+    /// the learner's file as it is now.
     pub fn play_noting(
+        &mut self,
+        script: Vec<UiEvent>,
+        edit: &mut dyn FnMut(&Path) -> Result<(), EditError>,
+    ) -> (String, bool) {
+        let end = Instant::now() + Duration::from_secs(240);
+        let (mut screen, mut early) = self.play_once(script, edit);
+        while !self.settled() && Instant::now() < end {
+            let (s, e) = self.play_once(Vec::new(), edit);
+            (screen, early) = (s, early || e);
+        }
+        (screen, early)
+    }
+
+    /// No check in flight, and the last one was of the learner's file as it is now.
+    fn settled(&self) -> bool {
+        let Some(x) = &self.app.exercises.open else {
+            return true;
+        };
+        let now = x
+            .file
+            .as_ref()
+            .and_then(|f| std::fs::read_to_string(f).ok());
+        x.checking.is_none() && now.is_none_or(|t| t == x.src)
+    }
+
+    fn play_once(
         &mut self,
         script: Vec<UiEvent>,
         edit: &mut dyn FnMut(&Path) -> Result<(), EditError>,
@@ -131,6 +181,11 @@ impl Lab {
 
     pub fn mine(&self) -> PathBuf {
         self.ws.join("fix-copy.cu")
+    }
+
+    /// The learner's file of exercise `id`.
+    pub fn file(&self, id: &str) -> PathBuf {
+        self.ws.join(format!("{id}.cu"))
     }
 }
 

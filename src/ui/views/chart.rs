@@ -122,7 +122,13 @@ fn render_one(
     buf: &mut Buffer,
     th: &Theme,
 ) {
-    let shown = app.result().filter(|_| app.revealed());
+    // A sweep is times: the recording's (or a live run's) even where the CPU interpreter's
+    // figures are in the columns.
+    let timed = match app.interpreted_shown() {
+        Some(_) => app.timed_result(),
+        None => app.result(),
+    };
+    let shown = timed.filter(|_| app.revealed());
     let p = plot(lesson, sweep, shown);
     let from = shown.map_or_else(
         || "v shows the recorded figures, r runs".to_string(),

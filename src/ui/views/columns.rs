@@ -91,14 +91,54 @@ pub fn column_lines<'a>(
         lines.push(Line::styled("figures hidden (v shows them)", th.dim));
         return lines;
     }
-    lines.extend(timing_lines(app, r, v, width, th));
-    lines.extend(measured_lines(v, th));
-    lines.push(status_line(v, th));
+    // Where the CPU interpreter ran the variant, its verdict comes first and the times
+    // under it are the recording's, each labelled; the trace below says whose it is.
+    let cpu = app.interpreted_variant(&v.name);
+    match app.recorded_beside(&v.name) {
+        Some((rec, rv)) => {
+            lines.push(interpreted_status(v, th));
+            // The label takes room from the sparkline, not a row of its own.
+            let label = recorded_label(rv);
+            let narrower = width.saturating_sub(label.chars().count() as u16);
+            let mut timing = timing_lines(app, (rec, rv), false, narrower, th);
+            if let Some(first) = timing.first_mut() {
+                first.spans.insert(0, Span::styled(label, th.dim));
+            }
+            lines.extend(timing);
+            lines.extend(measured_lines(rv, th));
+        }
+        None => {
+            lines.extend(timing_lines(app, (r, v), cpu, width, th));
+            lines.extend(measured_lines(v, th));
+            lines.push(match cpu {
+                true => interpreted_status(v, th),
+                false => status_line(v, th),
+            });
+        }
+    }
     lines.extend(tolerance_line(v, th));
     lines.extend(compile_lines(v));
-    lines.extend(memory_lines(v, th));
+    lines.extend(memory_lines(v, cpu, th));
     lines.extend(claim_lines(v, th));
     lines
+}
+
+/// The status of a variant run on the CPU interpreter, labelled so.
+fn interpreted_status<'a>(v: &VariantResult, th: &Theme) -> Line<'a> {
+    let status = status_line(v, th);
+    let mut spans = vec![Span::styled("interpreted: ", th.dim)];
+    spans.extend(status.spans);
+    Line::from(spans).style(status.style)
+}
+
+/// What the recording's time is labelled with (stale where the kernel changed since the
+/// recording, as its status would say).
+fn recorded_label(rv: &VariantResult) -> &'static str {
+    if rv.stale {
+        "recorded (stale): "
+    } else {
+        "recorded: "
+    }
 }
 
 /// The lesson's note on a variant, read in the column where it has room to wrap.
@@ -107,15 +147,15 @@ fn note(app: &App, v: &VariantResult) -> Option<String> {
 }
 
 /// The time (or the samples so far), how it compares or the stage of a run on it, and the
-/// throughput.
+/// throughput; `interpreted`: run on the CPU interpreter, which has no time to give.
 fn timing_lines<'a>(
     app: &App,
-    r: &LessonResult,
-    v: &VariantResult,
+    (r, v): (&LessonResult, &VariantResult),
+    interpreted: bool,
     width: u16,
     th: &Theme,
 ) -> Vec<Line<'a>> {
-    let mut lines = vec![time_line(v, width, th)];
+    let mut lines = vec![time_line(v, interpreted, width, th)];
     let running_here = app.runs.running.as_ref().filter(|run| {
         Some(run.lesson.as_str()) == app.lesson().map(|l| l.id.as_str()) && run.variant == v.name
     });
@@ -161,7 +201,7 @@ fn tolerance_line<'a>(v: &VariantResult, th: &Theme) -> Option<Line<'a>> {
     ))
 }
 
-fn time_line<'a>(v: &VariantResult, width: u16, th: &Theme) -> Line<'a> {
+fn time_line<'a>(v: &VariantResult, interpreted: bool, width: u16, th: &Theme) -> Line<'a> {
     match (&v.time_ms, v.samples_ms.is_empty()) {
         (Some(t), _) => {
             let spark = sparkline(&v.samples_ms, (width as usize).saturating_sub(22).min(16));
@@ -187,6 +227,9 @@ fn time_line<'a>(v: &VariantResult, width: u16, th: &Theme) -> Line<'a> {
                 Span::raw(format!(" {n} runs")),
             ])
         }
+        (None, true) if interpreted => {
+            Line::styled("no time: the CPU interpreter has none", th.dim)
+        }
         (None, true) => Line::styled("no time", th.dim),
     }
 }
@@ -194,8 +237,11 @@ fn time_line<'a>(v: &VariantResult, width: u16, th: &Theme) -> Line<'a> {
 /// Right, wrong (with why), stale or not run, marked and coloured so.
 fn status_line<'a>(v: &VariantResult, th: &Theme) -> Line<'a> {
     let status = crate::analysis::describe::status(v);
+    let refused = v.failure == Some(crate::model::results::Failure::NotInterpreted);
     let style = if v.stale {
         th.warn
+    } else if refused {
+        th.dim
     } else if v.correct == Some(false) || v.error.is_some() || first_race(v).is_some() {
         th.bad
     } else if v.correct == Some(true) {
@@ -242,8 +288,9 @@ fn compile_lines<'a>(v: &VariantResult) -> Vec<Line<'a>> {
     lines
 }
 
-/// Where the traced accesses went, or why there is no trace.
-fn memory_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
+/// Where the traced accesses went, or why there is no trace; `cpu`: traced on the CPU
+/// interpreter, which the last line says.
+fn memory_lines<'a>(v: &VariantResult, cpu: bool, th: &Theme) -> Vec<Line<'a>> {
     let Some(m) = &v.memory else {
         return v
             .trace_error
@@ -286,8 +333,12 @@ fn memory_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
             th.warn,
         ));
     }
+    let on = if cpu { " on the CPU interpreter" } else { "" };
     lines.push(Line::styled(
-        format!("traced {} of {} blocks", m.traced_blocks, m.total_blocks),
+        format!(
+            "traced {} of {} blocks{on}",
+            m.traced_blocks, m.total_blocks
+        ),
         th.dim,
     ));
     lines
@@ -301,11 +352,15 @@ fn claim_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
             let (mark, st) = match c.holds {
                 Some(true) => ("✓", th.good),
                 Some(false) => ("✗", th.bad),
+                None if c.needs_gpu => ("·", th.dim),
                 None => ("?", th.dim),
             };
             let claim = crate::analysis::claim_words::words(&c.claim);
             let text = claim.strip_prefix(&v.name).unwrap_or(&claim).trim();
-            Line::styled(format!("{mark} {text}"), st)
+            match c.needs_gpu {
+                true => Line::styled(format!("{mark} {text}: not judged, needs a GPU"), st),
+                false => Line::styled(format!("{mark} {text}"), st),
+            }
         })
         .collect()
 }

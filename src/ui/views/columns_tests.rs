@@ -47,7 +47,7 @@ fn a_column_says_where_the_sass_makes_an_access_differently_from_the_ptx() {
         ..Default::default()
     };
     let said = |v: &VariantResult| {
-        memory_lines(v, &th)
+        memory_lines(v, false, &th)
             .iter()
             .any(|l| text(l).contains("ptxas"))
     };
@@ -66,7 +66,7 @@ fn a_column_says_where_the_sass_makes_an_access_differently_from_the_ptx() {
         }),
         ..Default::default()
     };
-    let lines: Vec<String> = memory_lines(&split, &th).iter().map(text).collect();
+    let lines: Vec<String> = memory_lines(&split, false, &th).iter().map(text).collect();
     assert!(
         lines.contains(
             &"line 55: ptxas split this 16-byte load into two 4-byte loads (LDS at +0, +8)"

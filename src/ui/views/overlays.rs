@@ -17,9 +17,13 @@ pub const KEYS: &[(&str, &str)] = &[
     ("J K / wheel", "scroll the page a row (the wheel: three)"),
     ("← → / Tab", "previous / next variant"),
     ("1-6", "answer the checkpoint question on screen"),
-    ("r", "run the lesson on this GPU"),
+    (
+        "r",
+        "run the lesson on this GPU (none: the CPU interpreter)",
+    ),
     ("v", "show the recorded figures before predicting"),
-    ("l", "loop: run again and again to watch the noise"),
+    ("s", "after a CPU run: its figures / the recording's"),
+    ("l", "loop: run again and again to watch the noise (GPU)"),
     ("m", "rerun a faulted variant under memcheck: its line"),
     (
         "c",
@@ -59,6 +63,7 @@ pub const MARKS: &[(&str, &str)] = &[
     ("✓", "lesson finished: pages read, checkpoint answered"),
     ("◆", "lesson run live on this machine"),
     ("✓ ✗ ?", "beside a claim: holds, fails, not measured"),
+    ("·", "beside a claim: not judged here, needs a GPU"),
     (
         "spill",
         "bytes ptxas spilled to local memory: stores / loads",

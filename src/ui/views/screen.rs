@@ -75,6 +75,16 @@ pub fn key_items(app: &App) -> Vec<(&'static str, &'static str)> {
     let Some(lesson) = app.lesson() else {
         return vec![("?", "help"), ("q", "quit")];
     };
+    // A lesson that does not load is read and left: nothing else answers there.
+    if app.broken().is_some() {
+        return vec![
+            ("?", "help"),
+            ("q", "quit"),
+            ("↑↓", "lesson"),
+            ("PgDn", "scroll"),
+            ("L", "list"),
+        ];
+    }
     let exercise = app.exercises.open.is_some();
     let mut keys = vec![("?", "help"), ("q", "quit")];
     if exercise {
@@ -90,6 +100,10 @@ pub fn key_items(app: &App) -> Vec<(&'static str, &'static str)> {
             keys.push(("f", "footprint"));
         }
         keys.push(("r", "run"));
+        // Two sources of figures: the key that switches them comes right after `r`.
+        if app.runs.interpreted.contains_key(&lesson.id) {
+            keys.push(("s", "recorded/CPU"));
+        }
         if !app.revealed() {
             keys.push(("v", "figures"));
         }
@@ -141,7 +155,16 @@ fn keys_line(app: &App, width: usize, th: &Theme) -> Line<'static> {
 /// title shortened by words, the rest of the label only where there is room.
 fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'static> {
     let label = app.result().map(|r| {
-        let mut s = vec![source_label(r)];
+        let beside = app
+            .exercises
+            .open
+            .is_none()
+            .then(|| app.recorded_beside_any());
+        let mut s = vec![match beside.flatten() {
+            // Two sources on screen: each named, the interpreter's first as it is in front.
+            Some(rec) => format!("CPU interpreter · times {}", source_label(rec)),
+            None => source_label(r),
+        }];
         if r.source != Source::Live && r.compile == Some(Source::Live) {
             s.push("compile reports live".into());
         }
@@ -151,6 +174,11 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
         // The last check measured yours (and what it compares with) here and now.
         if let Some(dev) = app.ex_report().and_then(|x| x.result.device.as_ref()) {
             s.push(format!("yours live on {}", dev.name));
+        } else if app
+            .ex_report()
+            .is_some_and(|x| x.result.source == Source::Interpreted)
+        {
+            s.push("yours on the CPU interpreter".to_string());
         }
         s
     });
@@ -259,10 +287,7 @@ fn plain_status(app: &App) -> String {
             Some(_) if !app.revealed() => {
                 "predict first: r runs the lesson, v shows the recorded figures".into()
             }
-            Some((_, claims)) if !claims.is_empty() => {
-                let held = claims.iter().filter(|c| c.holds == Some(true)).count();
-                format!("{held} of {} claims hold on these figures", claims.len())
-            }
+            Some((_, claims)) => crate::analysis::claims::summary(claims).unwrap_or_default(),
             _ => String::new(),
         },
     }
