@@ -186,11 +186,13 @@ fn check(
         quick,
     };
     let say = |m: &str| say_err!("· {m}");
+    // A check is a run: on this GPU, or with none on the CPU interpreter (as the lab
+    // checks on every save), the timing checks then waiting for a GPU.
     let ask = if cpu {
         super::needs_nvrtc_for_cpu(client)?;
         Ask::Cpu
     } else {
-        Ask::Figures
+        Ask::Run
     };
     let report = ex_check::check(client, (device, ask), &target, &yours, say)?;
     let ex_id = ex.id.clone();

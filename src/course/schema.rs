@@ -57,6 +57,9 @@ pub struct RawLesson {
 pub struct RawPage {
     pub title: String,
     pub text: String,
+    /// The page answers the lesson's predictions: closed until the lesson has run.
+    #[serde(default)]
+    pub answers: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -83,6 +83,7 @@ impl LessonBuilder {
         self.lesson.pages.push(Page {
             title: title.into(),
             text: text.into(),
+            answers: false,
         });
         self
     }

@@ -72,6 +72,11 @@ impl MemSpace {
 pub struct Page {
     pub title: String,
     pub text: String,
+    /// The page answers the lesson's predictions (`answers: true`): the lab keeps it
+    /// closed until the lesson has been run or its figures shown, so that a prediction
+    /// stays one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub answers: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -134,6 +134,22 @@ impl App {
             .map_or(0, |l| l.pages.len() + usize::from(!l.checkpoint.is_empty()))
     }
 
+    /// The page on screen answers the predictions (or is the checkpoint) and the lesson
+    /// has not run yet, nor its figures been shown: it stays closed, saying why.
+    pub fn page_closed(&self) -> bool {
+        let Some(l) = self.lesson().filter(|_| self.exercises.open.is_none()) else {
+            return false;
+        };
+        if self.revealed() {
+            return false;
+        }
+        match l.pages.get(self.reading.page) {
+            Some(p) => p.answers,
+            // The checkpoint asks about what the run shows.
+            None => self.on_checkpoint_page(),
+        }
+    }
+
     pub fn on_checkpoint_page(&self) -> bool {
         self.lesson()
             .is_some_and(|l| self.reading.page == l.pages.len() && !l.checkpoint.is_empty())

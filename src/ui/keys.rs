@@ -123,7 +123,7 @@ impl App {
                 self.view.instr = 0;
             }
             KeyCode::Right | KeyCode::Tab => self.next_variant(),
-            KeyCode::Char(d @ '1'..='6') if self.on_checkpoint_page() => {
+            KeyCode::Char(d @ '1'..='6') if self.on_checkpoint_page() && !self.page_closed() => {
                 self.answer_on_screen(d as usize - '1' as usize)
             }
             KeyCode::Char('n') => self.go_to_page(self.reading.page + 1),

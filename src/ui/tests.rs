@@ -138,6 +138,8 @@ fn the_checkpoint_is_a_last_page_answered_with_number_keys() {
         app.reading.answers.is_empty(),
         "digits answer only on the checkpoint page"
     );
+    // The checkpoint opens once the figures are out (`v`: no GPU needed).
+    app.on_key(key(KeyCode::Char('v')));
     app.on_key(key(KeyCode::Char('n')));
     app.on_key(key(KeyCode::Char('n')));
     assert!(app.on_checkpoint_page());
@@ -231,6 +233,8 @@ fn without_a_gpu_reading_and_answering_finish_a_lesson_and_answers_are_kept() {
         ..Default::default()
     })));
     app.note_seen();
+    // No GPU here: `v` shows the recorded figures, which opens the checkpoint.
+    app.on_key(key(KeyCode::Char('v')));
     app.on_key(key(KeyCode::Char('n')));
     app.on_key(key(KeyCode::Char('n')));
     assert!(
@@ -453,4 +457,41 @@ fn without_nvrtc_or_a_cpu_size_r_says_why_and_shows_the_recording() {
         app.on_key(key(KeyCode::Char('l')));
         assert!(app.outbox.is_empty() && !app.runs.looping);
     }
+}
+
+#[test]
+fn a_page_that_answers_the_predictions_stays_closed_until_the_lesson_has_run() {
+    use ratatui::buffer::Buffer;
+    use ratatui::layout::Rect;
+    use ratatui::widgets::Widget;
+    let mut l = LessonBuilder::new("a")
+        .page("Predict", "Predict: which is faster?")
+        .page("Reading the figures", "fast wins by a mile")
+        .variant("fast")
+        .question("Which?", &["fast", "slow"], 0, "fast is fast")
+        .build();
+    l.pages[1].answers = true;
+    let mut app = App::new(vec![l], None, Progress::default());
+    app.view.color = false;
+    let screen = |app: &App| {
+        let area = Rect::new(0, 0, 80, 24);
+        let mut buf = Buffer::empty(area);
+        app.render(area, &mut buf);
+        super::buffer_to_text(&buf)
+    };
+    assert!(screen(&app).contains("Predict: which is faster?"));
+    app.on_key(key(KeyCode::Char('n')));
+    let closed = screen(&app);
+    assert!(closed.contains("answers the lesson's predictions"), "{closed}");
+    assert!(!closed.contains("fast wins"), "{closed}");
+    // The checkpoint too: a number answers nothing while it is closed.
+    app.on_key(key(KeyCode::Char('n')));
+    assert!(app.on_checkpoint_page() && app.page_closed());
+    app.on_key(key(KeyCode::Char('1')));
+    assert!(app.reading.progress.get("a").answers.is_empty());
+    // `v` shows the figures: the answers are no longer a spoiler.
+    app.on_key(key(KeyCode::Char('v')));
+    app.on_key(key(KeyCode::Char('p')));
+    let open = screen(&app);
+    assert!(open.contains("fast wins by a mile"), "{open}");
 }

@@ -301,6 +301,7 @@ fn pages(cx: &mut Cx, raw: &RawLesson, problem: &[(String, i64)]) -> Option<Vec<
             Some(text) => out.push(Page {
                 title: p.title.clone(),
                 text,
+                answers: p.answers,
             }),
             None => ok = false,
         }

@@ -42,6 +42,7 @@ pub fn page_with_starts(app: &App, lesson: &Lesson) -> (Page, Vec<usize>) {
     let page = Page {
         title: "Checkpoint".into(),
         text,
+        answers: false,
     };
     (page, starts)
 }

@@ -169,11 +169,35 @@ pub fn current_question(app: &App, lesson: &Lesson, c: &Content) -> Option<Range
 }
 
 /// The page on screen, wrapped to `width`.
+/// What a page that answers the predictions says before the lesson has run.
+fn closed_page(app: &App, lesson: &Lesson) -> Page {
+    let title = match lesson.pages.get(app.reading.page) {
+        Some(p) => p.title.clone(),
+        None => "Checkpoint".into(),
+    };
+    let what = match app.on_checkpoint_page() {
+        true => "The checkpoint asks about what the run shows",
+        false => "This page answers the lesson's predictions",
+    };
+    let text = format!(
+        "{what}, so it opens once the lesson has run.\n\nMake your predictions on the \
+         pages before it, then press r to run the lesson (on this GPU, or on the CPU \
+         interpreter), or v to see the recorded figures. n and p still turn the pages."
+    );
+    Page {
+        title,
+        text,
+        answers: true,
+    }
+}
+
 pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
     if let Some(x) = &app.exercises.open {
         return super::exercise::content(app, x, width);
     }
-    let (page, starts) = if app.on_checkpoint_page() {
+    let (page, starts) = if app.page_closed() {
+        (closed_page(app, lesson), Vec::new())
+    } else if app.on_checkpoint_page() {
         super::checkpoint::page_with_starts(app, lesson)
     } else {
         match lesson.pages.get(app.reading.page) {
@@ -181,7 +205,15 @@ pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
             Some(p) => {
                 let text = crate::course::prose::reflow(&p.text);
                 let title = p.title.clone();
-                (Page { title, text }, Vec::new())
+                let answers = p.answers;
+                (
+                    Page {
+                        title,
+                        text,
+                        answers,
+                    },
+                    Vec::new(),
+                )
             }
             None => return empty(),
         }
