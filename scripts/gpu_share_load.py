@@ -6,21 +6,26 @@
 Needs a GPU, the gpulab binary (GPULAB_BIN) and python3's standard library; no Rust
 toolchain. It runs, in this order:
 
-1. alone: each kind of job once, on an otherwise idle GPU: `gpulab run LESSON --json`,
-   `gpulab ex check EX --json` for each exercise, and `gpulab record` of LESSON alone;
+1. alone, before: each kind of job once, on an otherwise idle GPU: `gpulab run LESSON
+   --json`, `gpulab ex check EX --json` for each exercise, and `gpulab record` of LESSON
+   alone;
 2. together: eight processes at once (by default four runs, three exercise checks and a
    recording) taking turns in one turn folder, beside a process that only holds a CUDA
    context (as another learner's idle lab would), while a monitor watches the queue;
-3. foreign: one run beside a process computing on the same GPU without taking turns (a
-   gpulab run whose turns are in another folder), which must be said to be noise.
+3. alone, after: the same lone jobs again, so a drift of the GPU itself (clocks, heat)
+   over the minutes of the test is seen and not taken for interference;
+4. foreign: one run beside a process computing on the same GPU without taking turns (a
+   gpulab run whose turns are in another folder), which must be said to be noise, while a
+   probe asks NVML for its per-process samples as gpulab's worker does.
 
-and checks that every variant's median in (2) is within --tolerance percent of the same
-variant run alone, that nothing in (2) was marked noisy, that every process finished within
---timeout seconds (no deadlock), that every wait was announced with the place in the queue
-(`waiting for the GPU: N ahead (...)`) and every waiter the monitor saw said so, and that
-(3) named the foreign process. It prints the wait times (p50, p95) and the largest
-difference from a lone run, and exits 0 when every check holds, 1 when one does not, 2 when
-it could not run.
+and checks that every variant's median in (2) is within --tolerance percent of the nearer
+of the same variant's two lone medians (both printed, with the drift between them), that
+nothing in (2) was marked noisy, that every process finished within --timeout seconds (no
+deadlock), that every wait was announced with the place in the queue (`waiting for the
+GPU: N ahead (...)`) and every waiter the monitor saw said so, and that (4) named the
+foreign process. It prints the wait times (p50, p95), the largest difference from a lone
+run, and what NVML's samples looked like (how many per process per second, how late), and
+exits 0 when every check holds, 1 when one does not, 2 when it could not run.
 """
 
 import argparse
@@ -58,52 +63,124 @@ time.sleep(86400)
 """
 
 
-def nvml_probe(since_s):
-    """What NVML's per-process utilisation samples show for the last `since_s` seconds, in
-    words (ctypes, as gpulab asks): how many, from which processes, how fresh, and whether
-    they are stamped in wall-clock microseconds as gpulab assumes."""
-    import ctypes as c
+class NvmlProbe(threading.Thread):
+    """Asks NVML for every process's latest utilisation sample every `every` seconds, as
+    gpulab's worker does while it times (ctypes), and keeps each new one with when it was
+    first seen: the facts the noise judgment rests on, measured on this GPU."""
 
-    class Sample(c.Structure):
-        _fields_ = [("pid", c.c_uint), ("ts", c.c_ulonglong), ("sm", c.c_uint),
-                    ("mem", c.c_uint), ("enc", c.c_uint), ("dec", c.c_uint)]
+    def __init__(self, every=0.25):
+        super().__init__(daemon=True)
+        self.every = every
+        self.stop = threading.Event()
+        self.seen = {}  # (pid, stamp µs) -> (first seen µs, sm %, mem %)
+        self.asks = 0
+        self.statuses = {}
+        self.error = None
+        self.began = self.ended = None
+        self.nv = self.dev = None
+        import ctypes as c
 
-    try:
-        nv = c.CDLL("libnvidia-ml.so.1")
-    except OSError as e:
-        return f"no NVML: {e}"
-    if nv.nvmlInit_v2() != 0:
-        return "nvmlInit failed"
-    dev = c.c_void_p()
-    index = int(os.environ.get("GPULAB_DEVICE", "0") or "0")
-    if nv.nvmlDeviceGetHandleByIndex_v2(index, c.byref(dev)) != 0:
-        return f"no NVML device {index}"
-    now_us = int(time.time() * 1e6)
-    since = c.c_ulonglong(now_us - int(since_s * 1e6))
-    n = c.c_uint(0)
-    r = nv.nvmlDeviceGetProcessUtilization(dev, None, c.byref(n), since)
-    if r in (0, 6):
-        return f"no per-process samples in the last {since_s:.0f} s (status {r})"
-    if r != 7:
-        return f"nvmlDeviceGetProcessUtilization refused: status {r}"
-    buf = (Sample * (n.value + 8))()
-    n = c.c_uint(len(buf))
-    r = nv.nvmlDeviceGetProcessUtilization(dev, buf, c.byref(n), since)
-    if r != 0:
-        return f"nvmlDeviceGetProcessUtilization refused: status {r}"
-    xs = list(buf[: n.value])
-    busy = [x for x in xs if x.sm or x.mem]
-    newest = max(x.ts for x in xs)
-    steps = []
-    for pid in {x.pid for x in xs}:
-        ts = sorted(x.ts for x in xs if x.pid == pid)
-        steps += [b - a for a, b in zip(ts, ts[1:]) if b > a]
-    steps.sort()
-    clock = ("wall-clock µs" if abs(newest - now_us) < 600e6
-             else f"NOT wall-clock µs (newest {newest}, now {now_us})")
-    return (f"{len(xs)} samples ({len(busy)} busy) from {len({x.pid for x in xs})} processes "
-            f"in the last {since_s:.0f} s; newest {(now_us - newest) / 1e6:.2f} s old, "
-            f"stamped in {clock}; shortest step {steps[0] / 1e3 if steps else 0:.0f} ms")
+        class Sample(c.Structure):
+            _fields_ = [("pid", c.c_uint), ("ts", c.c_ulonglong), ("sm", c.c_uint),
+                        ("mem", c.c_uint), ("enc", c.c_uint), ("dec", c.c_uint)]
+
+        self.c, self.Sample = c, Sample
+        try:
+            nv = c.CDLL("libnvidia-ml.so.1")
+        except OSError as e:
+            self.error = f"no NVML: {e}"
+            return
+        if nv.nvmlInit_v2() != 0:
+            self.error = "nvmlInit failed"
+            return
+        dev = c.c_void_p()
+        index = int(os.environ.get("GPULAB_DEVICE", "0") or "0")
+        if nv.nvmlDeviceGetHandleByIndex_v2(index, c.byref(dev)) != 0:
+            self.error = f"no NVML device {index}"
+            return
+        self.nv, self.dev = nv, dev
+
+    def ask(self):
+        c = self.c
+        room = 64
+        for _ in range(3):
+            buf = (self.Sample * room)()
+            n = c.c_uint(room)
+            r = self.nv.nvmlDeviceGetProcessUtilization(self.dev, buf, c.byref(n),
+                                                        c.c_ulonglong(0))
+            now = int(time.time() * 1e6)
+            self.statuses[r] = self.statuses.get(r, 0) + 1
+            if r == 7:  # too small: n is how many there are
+                room = max(n.value, room) + 16
+                continue
+            if r == 0:
+                for x in buf[: n.value]:
+                    self.seen.setdefault((x.pid, x.ts), (now, x.sm, x.mem))
+            return
+
+    def run(self):
+        if self.nv is None:
+            return
+        self.began = time.time()
+        while not self.stop.is_set():
+            self.asks += 1
+            try:
+                self.ask()
+            except AttributeError as e:  # a driver without the entry point
+                self.error = f"NVML lacks nvmlDeviceGetProcessUtilization: {e}"
+                break
+            self.stop.wait(self.every)
+        self.ended = time.time()
+
+    def facts(self, foreign=()):
+        """What the samples showed, in words; `foreign`: pids to say more of."""
+        if self.error:
+            return self.error
+        span = (self.ended or time.time()) - (self.began or time.time())
+        by_pid = {}
+        for (pid, ts), (seen, sm, mem) in self.seen.items():
+            by_pid.setdefault(pid, []).append((ts, seen, sm, mem))
+        if not by_pid:
+            return (f"no per-process samples in {span:.0f} s of asking every "
+                    f"{self.every:.2f} s (statuses {self.statuses})")
+        rates, steps, late = [], [], []
+        for xs in by_pid.values():
+            xs.sort()
+            late += [(seen - ts) / 1e6 for ts, seen, _, _ in xs]
+            steps += [(b[0] - a[0]) / 1e6 for a, b in zip(xs, xs[1:])]
+            if len(xs) >= 3 and xs[-1][0] > xs[0][0]:
+                rates.append((len(xs) - 1) / ((xs[-1][0] - xs[0][0]) / 1e6))
+        # Whether NVML stamps every process in one pass: another process's stamp within
+        # a millisecond of this one's.
+        order = sorted((ts, pid) for (pid, ts) in self.seen)
+        shared = 0
+        for i, (ts, pid) in enumerate(order):
+            near = order[max(0, i - len(by_pid)): i + len(by_pid) + 1]
+            shared += any(p != pid and abs(t - ts) < 1000 for t, p in near)
+        newest = max(ts for (_, ts) in self.seen)
+        clock = ("wall-clock µs" if abs(newest / 1e6 - (self.ended or time.time())) < 600
+                 else f"NOT wall-clock µs (newest {newest})")
+        out = [f"{len(self.seen)} samples from {len(by_pid)} processes in {span:.0f} s, "
+               f"asked every {self.every:.2f} s ({self.asks} asks, statuses {self.statuses}); "
+               f"stamped in {clock}"]
+        if rates:
+            out.append(f"samples per process per second: median {percentile(rates, 50):.2f} "
+                       f"(min {min(rates):.2f}, max {max(rates):.2f}, over {len(rates)} "
+                       f"processes with 3 or more)")
+        if steps:
+            out.append(f"step between one process's stamps: min {min(steps):.3f} s, median "
+                       f"{percentile(steps, 50):.3f} s")
+        out.append(f"first seen after its stamp: min {min(late):.2f} s, median "
+                   f"{percentile(late, 50):.2f} s, max {max(late):.2f} s (asking adds up "
+                   f"to {self.every:.2f} s)")
+        out.append(f"{shared} of {len(self.seen)} samples have another process's stamped "
+                   "within 1 ms of theirs")
+        for pid in sorted(set(foreign) & set(by_pid)):
+            xs = by_pid[pid]
+            busy = [sm for _, _, sm, _ in xs if sm]
+            out.append(f"foreign pid {pid}: {len(xs)} samples, {len(busy)} busy"
+                       + (f" (SMs {min(busy)}-{max(busy)}%)" if busy else ""))
+        return "\n               ".join(out)
 
 
 def say(msg):
@@ -386,10 +463,49 @@ def main():
             shutil.rmtree(root, ignore_errors=True)
 
 
+def lone_phase(s, args, kinds, phase):
+    """Each kind of job once, alone on the GPU: {"medians": {kind: {variant: (median,
+    noise)}}, "codes": {kind: exit code}, "s": {kind: seconds}}; None when one could not
+    run at all."""
+    out = {"medians": {}, "codes": {}, "s": {}}
+    for k in kinds:
+        j = s.job(k, phase)
+        say(f"{phase}: {' '.join(j.cmd[1:])}")
+        if not run_all([j], args.timeout):
+            say(f"{j.name} did not finish within {args.timeout:.0f} s alone")
+            return None
+        if j.result() is None:
+            tail = "\n".join(j.stderr_lines()[-15:])
+            say(f"{j.name} exited {j.code} alone with no figures; its last words:\n{tail}")
+            return None
+        if j.code != 0:
+            say(f"  note: exits {j.code} alone (a check that does not hold here); "
+                "the same is expected together")
+        out["codes"][k] = j.code
+        out["medians"][k] = medians(j.result())
+        noisy = [n for n, (_, noise) in out["medians"][k].items() if noise]
+        if noisy:
+            say(f"warning: alone, {k} was marked noisy ({noisy}): is the GPU really idle?")
+        say(f"  {j.ended - j.started:.1f} s, {len(out['medians'][k])} timed variants")
+        out["s"][k] = round(j.ended - j.started, 2)
+    return out
+
+
+def nearer(m, bases):
+    """The difference of median `m` from the nearer of the lone medians `bases`, percent
+    (None when there is none to compare with)."""
+    diffs = [100.0 * (m - b) / b for b in bases if b and b > 0]
+    return min(diffs, key=abs) if diffs else None
+
+
+def fmt_lone(bases):
+    return ", ".join(f"alone {w} {b:.4f} ms" if b else f"alone {w} -"
+                     for w, b in zip(("before", "after"), bases))
+
+
 def load_test(args, exercises, root):
     s = Setup(args, root)
     failures = []
-    report = {}
     try:
         apps = subprocess.run(
             ["nvidia-smi", "--query-compute-apps=pid,process_name", "--format=csv,noheader"],
@@ -400,29 +516,12 @@ def load_test(args, exercises, root):
     except (OSError, subprocess.SubprocessError):
         pass
 
-    # 1. Alone.
+    # 1. Alone, before.
     kinds = ["run"] + [f"check:{e}" for e in exercises] + ["record"]
-    lone, lone_code = {}, {}
-    for k in kinds:
-        j = s.job(k, "alone")
-        say(f"alone: {' '.join(j.cmd[1:])}")
-        if not run_all([j], args.timeout):
-            say(f"{j.name} did not finish within {args.timeout:.0f} s alone")
-            return 2
-        if j.result() is None:
-            tail = "\n".join(j.stderr_lines()[-15:])
-            say(f"{j.name} exited {j.code} alone with no figures; its last words:\n{tail}")
-            return 2
-        if j.code != 0:
-            say(f"  note: exits {j.code} alone (a check that does not hold here); "
-                "the same is expected together")
-        lone_code[k] = j.code
-        lone[k] = medians(j.result())
-        noisy = [n for n, (_, noise) in lone[k].items() if noise]
-        if noisy:
-            say(f"warning: alone, {k} was marked noisy ({noisy}): is the GPU really idle?")
-        say(f"  {j.ended - j.started:.1f} s, {len(lone[k])} timed variants")
-        report.setdefault("alone_s", {})[k] = round(j.ended - j.started, 2)
+    before = lone_phase(s, args, kinds, "alone-before")
+    if before is None:
+        return 2
+    lone_code = before["codes"]
 
     # 2. Together, beside a process that only holds a context.
     idle = subprocess.Popen(
@@ -463,31 +562,57 @@ def load_test(args, exercises, root):
         idle.wait()
     if not all_done:
         failures.append(f"not every process finished within {args.timeout:.0f} s: a deadlock?")
-    for j in jobs:
-        if j.code != lone_code[j.kind]:
-            tail = "\n".join(j.stderr_lines()[-10:])
-            failures.append(f"{j.name} exited {j.code}, alone {lone_code[j.kind]}:\n{tail}")
 
-    # Medians against the lone run of the same job and variant; noise marks.
+    # 3. Alone, after: the GPU's own drift over the test, measured rather than guessed.
+    after = lone_phase(s, args, kinds, "alone-after")
+    if after is None:
+        return 2
+    notes = []
+    for k, code in after["codes"].items():
+        if code != lone_code[k]:
+            notes.append(f"alone, {k} exited {lone_code[k]} before and {code} after: a "
+                         "claim near its bar flips on a lone GPU too")
+    # Together, a job exits as it did alone, before or after.
+    for j in jobs:
+        alone = {lone_code[j.kind], after["codes"][j.kind]}
+        if j.code not in alone:
+            tail = "\n".join(j.stderr_lines()[-10:])
+            failures.append(f"{j.name} exited {j.code}, alone {' or '.join(map(str, sorted(alone)))}:"
+                            f"\n{tail}")
+
+    # Medians against the nearer of the lone runs of the same job and variant; noise marks.
+    def lone_of(kind, name):
+        return [ph["medians"].get(kind, {}).get(name, (None, None))[0]
+                for ph in (before, after)]
+
     worst = (0.0, "every median as alone")
     over, noisy, compared = [], [], 0
+    together_of = {}  # (kind, variant) -> [together medians]
     for j in jobs:
         for name, (m, noise) in medians(j.result()).items():
             if noise:
                 noisy.append(f"{j.name} {name}: {noise}")
-            base = lone.get(j.kind, {}).get(name)
-            if not base or base[0] <= 0:
+            bases = lone_of(j.kind, name)
+            diff = nearer(m, bases)
+            if diff is None:
                 continue
             compared += 1
-            diff = 100.0 * (m - base[0]) / base[0]
+            together_of.setdefault((j.kind, name), []).append(m)
+            line = f"{j.name} {name}: {m:.4f} ms together, {fmt_lone(bases)}"
             if abs(diff) > abs(worst[0]):
-                worst = (diff, f"{j.name} {name}: {m:.4f} ms, alone {base[0]:.4f} ms")
+                worst = (diff, line)
             if abs(diff) > args.tolerance:
-                over.append(f"{j.name} {name}: {diff:+.2f}% ({m:.4f} ms, alone {base[0]:.4f} ms)")
+                over.append(f"{diff:+.2f}% from the nearer: {line}")
+    # How far the lone medians moved between before and after, variant by variant.
+    drifts = []
+    for (kind, name) in sorted(together_of):
+        b, a = lone_of(kind, name)
+        if b and a:
+            drifts.append((100.0 * (a - b) / b, kind, name, b, a))
     if compared == 0:
         failures.append("no median could be compared with a lone run")
     if over:
-        failures.append(f"{len(over)} medians differ from a lone run by more than "
+        failures.append(f"{len(over)} medians differ from the nearer lone run by more than "
                         f"{args.tolerance}%:\n  " + "\n  ".join(over))
     if noisy:
         failures.append(f"{len(noisy)} timings marked noisy though no other process "
@@ -511,7 +636,7 @@ def load_test(args, exercises, root):
     if mon.waiters() and not waits:
         failures.append("the monitor saw waits but no process announced one")
 
-    # 3. A foreign process computing beside a run: its noise must be said, naming it.
+    # 4. A foreign process computing beside a run: its noise must be said, naming it.
     foreign = None
     if not args.no_foreign:
         foreign = foreign_phase(s, args)
@@ -526,7 +651,8 @@ def load_test(args, exercises, root):
     mw = mon.waits()
     print(f"gpu_share_load: {args.lesson}, {len(jobs)} processes together "
           f"({', '.join(order)})")
-    print(f"  alone (s):   " + ", ".join(f"{k} {v}" for k, v in report["alone_s"].items()))
+    for label, ph in (("before", before), ("after", after)):
+        print(f"  alone {label:<6} " + ", ".join(f"{k} {v} s" for k, v in ph["s"].items()))
     print(f"  together:    all ended in {together_s:.1f} s (limit {args.timeout:.0f} s); "
           f"longest queue {mon.longest_queue}")
     if waits:
@@ -542,8 +668,21 @@ def load_test(args, exercises, root):
         deepest = max(places)
         print(f"  places:      every wait said first ({sum(per_job.values())} said); "
               f"deepest: {deepest[0]} ahead ({deepest[1]})")
-    print(f"  medians:     {compared} compared with a lone run; largest difference "
-          f"{worst[0]:+.2f}% ({worst[1]}); {len(over)} over {args.tolerance}%")
+    print(f"  medians:     {compared} compared with the nearer of two lone runs; largest "
+          f"difference {worst[0]:+.2f}% ({worst[1]}); {len(over)} over {args.tolerance}%")
+    if drifts:
+        big = max(drifts, key=lambda d: abs(d[0]))
+        print(f"  lone drift:  the lone medians moved between before and after by "
+              f"{big[0]:+.2f}% at most ({big[1]} {big[2]}: {big[3]:.4f} -> {big[4]:.4f} ms)"
+              + (f"; more than the {args.tolerance}% tolerance: the GPU itself drifted"
+                 if abs(big[0]) > args.tolerance else ""))
+    for (kind, name), ms in sorted(together_of.items()):
+        b, a = lone_of(kind, name)
+        diffs = [nearer(m, [b, a]) for m in ms]
+        drift = f"{100.0 * (a - b) / b:+.2f}%" if a and b else "-"
+        print(f"    {kind} {name}: {fmt_lone([b, a])} (drift {drift}); together "
+              f"{min(ms):.4f}-{max(ms):.4f} ms over {len(ms)}, from the nearer "
+              f"{min(diffs):+.2f}% to {max(diffs):+.2f}%")
     print(f"  noise:       {len(noisy)} timings marked noisy"
           + (f" (an idle process held a context throughout: pid {idle.pid})" if idle else ""))
     if foreign:
@@ -551,6 +690,8 @@ def load_test(args, exercises, root):
               f"{foreign['noisy']} of {foreign['timed']} timings marked noisy; "
               f"e.g. \"{foreign['words']}\"")
         print(f"  nvml:        {foreign['nvml']}")
+    for n in notes:
+        print(f"note: {n}")
     for f in failures:
         print(f"FAIL: {f}")
     print("RESULT: " + ("PASS" if not failures else "FAIL"))
@@ -577,13 +718,15 @@ def foreign_phase(s, args):
                     j.kill()
                 time.sleep(0.05)
 
+    probe = NvmlProbe()
+    probe.start()
     t = threading.Thread(target=rogue_loop, daemon=True)
     t.start()
     time.sleep(3.0)
     measured = s.job("run", "foreign-measured", extra=["--no-trace"])
-    t0 = time.monotonic()
     run_all([measured], args.timeout)
-    probe = nvml_probe(time.monotonic() - t0 + 1)
+    probe.stop.set()
+    probe.join(timeout=5)
     stop.set()
     t.join(timeout=60)
     for r in rogues:
@@ -600,7 +743,7 @@ def foreign_phase(s, args):
         "words": words[0] if words else "",
         "workers": sorted(rogue_workers),
         "named_foreign": bool(named & rogue_workers),
-        "nvml": probe,
+        "nvml": probe.facts(foreign=rogue_workers),
     }
 
 

@@ -212,3 +212,49 @@ fn an_exercise_check_waiting_for_the_gpu_prints_its_place_and_names_itself_to_ot
     let code = finished(check);
     assert!(code == 1 || code == 0, "{code}: {}", seen.join("\n"));
 }
+
+#[test]
+fn noise_said_after_the_figures_marks_that_variant_in_the_json_and_the_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let lessons = fixture("lessons");
+    // The fake says at the run's end, after every variant's figures, that another process
+    // computed while stride-32 was timed: as the real worker does once NVML's samples for
+    // the timed runs are in.
+    let run = |json: bool| {
+        let mut args = vec!["--lessons", lessons.to_str().unwrap(), "run", "copy-basics"];
+        if json {
+            args.push("--json");
+        }
+        let out = Command::new(bin())
+            .args(&args)
+            .env("GPULAB_DATA_DIR", dir.path().join("data"))
+            .env("GPULAB_WORKER_FAKE", "gpu,noisy:stride-32")
+            .env_remove("GPULAB_LOCK_DIR")
+            .env_remove("GPULAB_DEVICE")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let doc: serde_json::Value = serde_json::from_str(&run(true)).unwrap();
+    let variants = doc["variants"].as_array().expect("variants");
+    let noise = |name: &str| {
+        let v = variants.iter().find(|v| v["name"] == name).expect(name);
+        assert_eq!(v["correct"], true, "{name}: its figures stand: {v}");
+        assert!(v["time_ms"]["median"].is_number(), "{name}: {v}");
+        v.get("noise").and_then(|n| n.as_str()).map(str::to_string)
+    };
+    assert_eq!(
+        noise("stride-32").as_deref(),
+        Some("timings noisy: another process (pid 4242) kept the SMs 30% busy during 1 of 1 runs")
+    );
+    assert_eq!(noise("stride-1"), None, "only the variant named");
+    let report = run(false);
+    let lines: Vec<&str> = report
+        .lines()
+        .filter(|l| l.contains("timings noisy"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{report}");
+    assert!(lines[0].contains("stride-32"), "{report}");
+}

@@ -5,6 +5,14 @@
 //! another's timed window, so they are left out by pid. Of the others, only a process
 //! that kept the SMs or the memory busy counts: one merely holding a context (a notebook
 //! left open, another learner's idle lab) leaves no busy sample and is no noise.
+//!
+//! What NVML gives, as measured on an H100 (driver 580): one sample per process, its
+//! latest, stamped once a second in wall-clock microseconds, its utilisation the process's
+//! average over the second before the stamp, readable about 0.14 s after it; nothing older
+//! is kept. So the sample that says whether another process computed during a timed run
+//! of a few milliseconds is stamped up to a second after the run ends: a window is judged
+//! against every sample whose second overlaps it, once those have surely arrived
+//! (`settled_at_us`). The worker gathers them as they come (`worker::noise`).
 
 use crate::model::protocol::{JobKind, QueuedJob};
 
@@ -41,51 +49,47 @@ pub struct Noise {
     pub mem_pct: u32,
 }
 
-/// NVML's sampling period when the samples do not show it: a sixth of a second, the
-/// shortest the driver documents for its utilisation samples.
-pub const DEFAULT_PERIOD_US: u64 = 166_667;
+/// The period each per-process sample covers: the second before its stamp. Taken as
+/// measured rather than guessed from the steps between samples, which a process idle for
+/// a while stretches and a re-stamped sample could shrink; were a driver to sample more
+/// often, a second only counts a busy neighbour that computed a little earlier or later
+/// than the run, never misses one.
+pub const PERIOD_US: u64 = 1_000_000;
 
-/// The sampling period the samples show: the shortest step between two samples of one
-/// process (a process idle for a while skips periods, so the shortest is the period),
-/// kept within 10 ms and 1 s; the default when no process has two samples.
-pub fn sample_period_us(samples: &[UtilSample]) -> u64 {
-    let mut by_pid: std::collections::BTreeMap<u32, Vec<u64>> = Default::default();
-    for s in samples {
-        by_pid.entry(s.pid).or_default().push(s.at_us);
-    }
-    let mut shortest: Option<u64> = None;
-    for times in by_pid.values_mut() {
-        times.sort_unstable();
-        for w in times.windows(2) {
-            let step = w[1] - w[0];
-            if step > 0 {
-                shortest = Some(shortest.map_or(step, |s| s.min(step)));
-            }
-        }
-    }
-    shortest.map_or(DEFAULT_PERIOD_US, |s| s.clamp(10_000, 1_000_000))
+/// How long after its stamp a sample may still arrive: 0.14 s measured, with room.
+pub const ARRIVAL_US: u64 = 250_000;
+
+/// When every sample that can cover `runs` has arrived: a period and the arrival delay
+/// after the last run ends. None for no runs.
+pub fn settled_at_us(runs: &[RunWindow]) -> Option<u64> {
+    let last = runs.iter().map(|w| w.end_us).max()?;
+    Some(last + PERIOD_US + ARRIVAL_US)
+}
+
+/// Whether `s`'s period, `(at - PERIOD_US, at]`, overlaps run `w`.
+fn covers(s: &UtilSample, w: &RunWindow) -> bool {
+    s.at_us > w.start_us && s.at_us.saturating_sub(PERIOD_US) < w.end_us
 }
 
 /// Whether another process computed during `runs`: a sample of a process not in `ours`
-/// that was busy (SMs or memory above 0%) and whose period, `(at - period, at]`,
-/// overlaps a run. None when no run was touched.
-pub fn noise(
-    samples: &[UtilSample],
-    runs: &[RunWindow],
-    ours: &[u32],
-    period_us: u64,
-) -> Option<Noise> {
-    let overlaps = |s: &UtilSample, w: &RunWindow| {
-        s.at_us > w.start_us && s.at_us.saturating_sub(period_us) < w.end_us
+/// that was busy (SMs or memory above 0%) and whose period overlaps a run. None when no
+/// run was touched.
+pub fn noise(samples: &[UtilSample], runs: &[RunWindow], ours: &[u32]) -> Option<Noise> {
+    // First the samples near the runs at all: a workshop's minutes of samples, looked at
+    // once, not once per run.
+    let span = RunWindow {
+        start_us: runs.iter().map(|w| w.start_us).min()?,
+        end_us: runs.iter().map(|w| w.end_us).max()?,
     };
     let busy: Vec<&UtilSample> = samples
         .iter()
+        .filter(|s| covers(s, &span))
         .filter(|s| !ours.contains(&s.pid) && (s.sm_pct > 0 || s.mem_pct > 0))
-        .filter(|s| runs.iter().any(|w| overlaps(s, w)))
+        .filter(|s| runs.iter().any(|w| covers(s, w)))
         .collect();
     let runs_hit = runs
         .iter()
-        .filter(|w| busy.iter().any(|s| overlaps(s, w)))
+        .filter(|w| busy.iter().any(|s| covers(s, w)))
         .count();
     if runs_hit == 0 {
         return None;
@@ -176,8 +180,6 @@ pub fn turn_words(waited_ms: f64) -> String {
 mod tests {
     use super::*;
 
-    const P: u64 = 100_000;
-
     fn s(pid: u32, at_ms: u64, sm: u32, mem: u32) -> UtilSample {
         UtilSample {
             pid,
@@ -197,22 +199,33 @@ mod tests {
             .collect()
     }
 
+    /// NVML's stream as the worker gathers it: each process's sample once a second,
+    /// stamped at `phase_ms` past each whole second from 0 s to 5 s, busy as `busy(second
+    /// ending at)` says.
+    fn every_second(pid: u32, phase_ms: u64, busy: impl Fn(u64) -> (u32, u32)) -> Vec<UtilSample> {
+        (0..=5)
+            .map(|k| {
+                let at = k * 1000 + phase_ms;
+                let (sm, mem) = busy(at);
+                s(pid, at, sm, mem)
+            })
+            .collect()
+    }
+
     #[test]
     fn another_process_busy_during_the_window_is_noise_naming_it_and_how_much() {
         let me = 100;
-        // We computed throughout; pid 4242 was busy in three periods inside the window,
-        // then again long after it.
-        let mut samples: Vec<UtilSample> = (1..=21).map(|i| s(me, 900 + i * 100, 90, 60)).collect();
-        samples.extend([
-            s(4242, 1_300, 40, 0),
-            s(4242, 1_400, 40, 0),
-            s(4242, 1_500, 40, 0),
-            s(4242, 5_000, 99, 0),
-        ]);
-        let n = noise(&samples, &ten_runs(), &[me], P).expect("noisy");
+        // We computed throughout; pid 4242 was busy in the second that ended at 1.3 s,
+        // idle in the next, and busy again long after.
+        let mut samples = every_second(me, 300, |_| (90, 60));
+        samples.extend(every_second(4242, 300, |at| match at {
+            1_300 => (40, 0),
+            5_300 => (99, 0),
+            _ => (0, 0),
+        }));
+        let n = noise(&samples, &ten_runs(), &[me]).expect("noisy");
         assert_eq!(n.pids, vec![4242]);
-        // The samples at 1.3, 1.4 and 1.5 s cover (1.2, 1.3], (1.3, 1.4], (1.4, 1.5]: the
-        // runs starting at 1.2, 1.3 and 1.4 s.
+        // Its sample at 1.3 s covers (0.3, 1.3]: the runs starting at 1.0, 1.1 and 1.2 s.
         assert_eq!((n.runs_hit, n.runs), (3, 10));
         assert_eq!(
             n.sm_pct, 40,
@@ -227,12 +240,43 @@ mod tests {
     #[test]
     fn a_process_only_holding_a_context_is_no_noise() {
         let me = 100;
-        let mut samples: Vec<UtilSample> = (1..=21).map(|i| s(me, 900 + i * 100, 90, 60)).collect();
+        let mut samples = every_second(me, 300, |_| (90, 60));
         // pid 4242 holds a context: NVML lists it, with idle samples if any.
-        samples.extend((1..=21).map(|i| s(4242, 900 + i * 100, 0, 0)));
-        assert_eq!(noise(&samples, &ten_runs(), &[me], P), None);
+        samples.extend(every_second(4242, 300, |_| (0, 0)));
+        assert_eq!(noise(&samples, &ten_runs(), &[me]), None);
         // No samples at all from it (the usual case for an idle process): no noise either.
-        assert_eq!(noise(&samples[..21], &ten_runs(), &[me], P), None);
+        assert_eq!(noise(&samples[..6], &ten_runs(), &[me]), None);
+    }
+
+    #[test]
+    fn a_busy_sample_stamped_after_a_short_window_ended_still_covers_it() {
+        // A 30 ms run from 1.10 to 1.13 s. NVML's samples come at whole seconds: the one
+        // covering the run is stamped at 2.0 s, 0.87 s after the run ended, and readable
+        // only after that; the one before it ended at 1.0 s, before the run began.
+        let run = [RunWindow {
+            start_us: 1_100_000,
+            end_us: 1_130_000,
+        }];
+        let foreign = every_second(4242, 0, |at| if at == 2_000 { (15, 3) } else { (0, 0) });
+        let n = noise(&foreign, &run, &[100]).expect("the later sample is counted");
+        assert_eq!(
+            (n.pids.as_slice(), n.runs_hit, n.sm_pct),
+            ([4242].as_slice(), 1, 15)
+        );
+        // Busy only in the seconds before and after: not this run.
+        let around = every_second(4242, 0, |at| match at {
+            1_000 | 3_000 => (80, 0),
+            _ => (0, 0),
+        });
+        assert_eq!(noise(&around, &run, &[100]), None);
+        // The judgment waits for it: a second after the run, and its arrival delay.
+        let settled = settled_at_us(&run).unwrap();
+        assert!(settled >= 2_000_000 + 140_000, "{settled}");
+        assert!(
+            settled <= 1_130_000 + 1_300_000,
+            "{settled}: not much longer"
+        );
+        assert_eq!(settled_at_us(&[]), None);
     }
 
     #[test]
@@ -240,52 +284,39 @@ mod tests {
         let me = 100;
         let other_learner = 200;
         let samples = vec![
-            // Another learner's worker, busy in the period that straddles our window's
-            // start (its turn ended as ours began): known from the turns, not counted.
-            s(other_learner, 1_050, 95, 80),
-            // A foreign process busy before the window and after it, never inside.
+            // Another learner's worker, busy in a second that holds half our runs (its
+            // turn ended as ours began): known from the turns, not counted.
+            s(other_learner, 1_450, 95, 80),
+            // A foreign process busy in the seconds before the window and after it.
             s(4242, 900, 70, 0),
-            s(4242, 2_200, 70, 0),
+            s(4242, 1_900, 0, 0),
+            s(4242, 2_900, 0, 0),
+            s(4242, 3_900, 70, 0),
         ];
-        assert_eq!(noise(&samples, &ten_runs(), &[me, other_learner], P), None);
-        // Not known as ours, the same sample would be noise: it overlaps the first run.
-        let n = noise(&samples, &ten_runs(), &[me], P).expect("noisy");
+        assert_eq!(noise(&samples, &ten_runs(), &[me, other_learner]), None);
+        // Not known as ours, the same sample would be noise: it covers (0.45, 1.45].
+        let n = noise(&samples, &ten_runs(), &[me]).expect("noisy");
         assert_eq!(
             (n.pids.as_slice(), n.runs_hit),
-            ([other_learner].as_slice(), 1)
+            ([other_learner].as_slice(), 5)
         );
     }
 
     #[test]
     fn several_processes_are_counted_together_and_memory_is_said() {
-        let samples = vec![s(7, 1_100, 20, 10), s(9, 1_100, 30, 0), s(9, 1_200, 30, 0)];
-        let n = noise(&samples, &ten_runs(), &[], P).expect("noisy");
+        let samples = vec![s(7, 1_500, 20, 10), s(9, 1_500, 30, 0), s(9, 2_500, 30, 0)];
+        let n = noise(&samples, &ten_runs(), &[]).expect("noisy");
         assert_eq!(n.pids, vec![7, 9]);
-        assert_eq!((n.sm_pct, n.mem_pct, n.runs_hit), (50, 10, 2));
+        // Their samples at 1.5 s cover the runs from 1.0 to 1.4 s, pid 9's at 2.5 s the
+        // rest.
+        assert_eq!((n.sm_pct, n.mem_pct, n.runs_hit), (50, 10, 10));
         assert_eq!(
             n.to_string(),
             "timings noisy: 2 other processes (pids 7, 9) kept the SMs 50% and the memory 10% \
-             busy during 2 of 10 runs"
+             busy during 10 of 10 runs"
         );
-        let mem_only = noise(&[s(7, 1_100, 0, 25)], &ten_runs(), &[], P).unwrap();
+        let mem_only = noise(&[s(7, 1_100, 0, 25)], &ten_runs(), &[]).unwrap();
         assert!(mem_only.to_string().contains("kept the memory 25% busy"));
-    }
-
-    #[test]
-    fn the_sampling_period_is_the_shortest_step_of_one_process() {
-        let samples = vec![
-            s(1, 1_000, 1, 0),
-            s(1, 1_500, 1, 0),
-            s(1, 1_667, 1, 0),
-            s(2, 1_010, 1, 0),
-        ];
-        assert_eq!(sample_period_us(&samples), 167_000);
-        assert_eq!(sample_period_us(&samples[..1]), DEFAULT_PERIOD_US);
-        // Two processes stamped 10 ms apart do not make a 10 ms period.
-        assert_eq!(
-            sample_period_us(&[s(1, 1_000, 1, 0), s(2, 1_010, 1, 0)]),
-            DEFAULT_PERIOD_US
-        );
     }
 
     #[test]

@@ -100,45 +100,47 @@ pub fn compute_processes(bus_id: &str) -> Option<Vec<u32>> {
     }
 }
 
-/// NVML's per-process utilisation samples on the GPU at `bus_id` stamped after `since_us`
-/// (wall-clock microseconds): only processes that were busy in some period appear. None
-/// when NVML is missing or this driver or GPU does not keep them.
-pub fn process_samples(bus_id: &str, since_us: u64) -> Option<Vec<UtilSample>> {
+/// Every process's latest utilisation sample on the GPU at `bus_id`: NVML keeps no older
+/// ones (on an H100 with driver 580, one a second per process, covering the second before
+/// its stamp), so whoever wants them all asks again within each second. Only processes
+/// that computed lately appear; none at all is an empty list. None when NVML is missing
+/// or this driver or GPU does not keep them.
+pub fn latest_process_samples(bus_id: &str) -> Option<Vec<UtilSample>> {
     let nvml = nvml()?;
     let dev = nvml.device(bus_id)?;
     type GetUtil =
         unsafe extern "C" fn(Device, *mut ProcessSample, *mut c_uint, c_ulonglong) -> Status;
-    // SAFETY: NVML's documented entry point with this signature. Asked first with no
-    // buffer, it says how many samples there are; then `n` is the live buffer's length,
-    // and NVML writes at most that many.
-    unsafe {
-        let get: Symbol<GetUtil> = nvml.lib.get(b"nvmlDeviceGetProcessUtilization\0").ok()?;
-        let mut n: c_uint = 0;
-        match get(dev, std::ptr::null_mut(), &mut n, since_us) {
-            // Nothing stamped since then: nobody was busy.
-            NVML_SUCCESS | NVML_ERROR_NOT_FOUND => return Some(Vec::new()),
-            NVML_ERROR_INSUFFICIENT_SIZE => {}
-            _ => return None,
-        }
-        // Room for a few more that may arrive between the two calls.
-        let mut buf = vec![ProcessSample::default(); n as usize + 8];
+    // SAFETY: NVML's documented entry point with this signature, resolved once per call.
+    let get: Symbol<GetUtil> =
+        unsafe { nvml.lib.get(b"nvmlDeviceGetProcessUtilization\0") }.ok()?;
+    // Room for 64 processes first; when that is too few NVML says how many it has (72 was
+    // seen in a busy workshop), and more may start before the next ask.
+    let mut room = 64usize;
+    for _ in 0..3 {
+        let mut buf = vec![ProcessSample::default(); room];
         let mut n = buf.len() as c_uint;
-        match get(dev, buf.as_mut_ptr(), &mut n, since_us) {
-            NVML_SUCCESS => {}
+        // SAFETY: `n` is the live buffer's length and NVML writes at most that many
+        // entries; `lastSeenTimeStamp` 0 asks for every process's latest sample.
+        let st = unsafe { get(dev, buf.as_mut_ptr(), &mut n, 0) };
+        match st {
+            NVML_SUCCESS => {
+                let n = (n as usize).min(buf.len());
+                return Some(buf[..n].iter().map(to_sample).collect());
+            }
+            // No process has a sample: nobody computed lately.
             NVML_ERROR_NOT_FOUND => return Some(Vec::new()),
+            NVML_ERROR_INSUFFICIENT_SIZE => room = (n as usize).max(room) + 16,
             _ => return None,
         }
-        let n = (n as usize).min(buf.len());
-        Some(
-            buf[..n]
-                .iter()
-                .map(|s| UtilSample {
-                    pid: s.pid,
-                    at_us: s.time_stamp,
-                    sm_pct: s.sm_util,
-                    mem_pct: s.mem_util,
-                })
-                .collect(),
-        )
+    }
+    None
+}
+
+fn to_sample(s: &ProcessSample) -> UtilSample {
+    UtilSample {
+        pid: s.pid,
+        at_us: s.time_stamp,
+        sm_pct: s.sm_util,
+        mem_pct: s.mem_util,
     }
 }

@@ -220,6 +220,14 @@ pub enum Reply {
     Variant {
         result: Box<VariantResult>,
     },
+    /// Another process computed on the GPU while `variant` was timed: `noise` says who and
+    /// how much, for `VariantResult::noise`. Sent after the variant's figures, once NVML's
+    /// samples for its timed runs are in (they come up to a second late); never for a
+    /// variant timed undisturbed.
+    Noise {
+        variant: String,
+        noise: String,
+    },
     /// The request is finished.
     Done,
     /// A CUDA error that poisons the context (illegal address, launch failure): the worker

@@ -123,6 +123,12 @@ impl Fold {
                     *v = (**r).clone();
                 }
             }
+            // Judged after the figures came: it marks them, it does not replace them.
+            Reply::Noise { variant, noise } => {
+                if let Some(v) = find(result, variant) {
+                    v.noise = Some(noise.clone());
+                }
+            }
             Reply::Lost {
                 variant,
                 error,

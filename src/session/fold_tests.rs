@@ -185,3 +185,39 @@ fn a_worker_lost_while_waiting_for_the_gpu_marks_the_variant_that_waited() {
         "the variant before it is not blamed"
     );
 }
+
+#[test]
+fn noise_judged_after_a_variants_figures_marks_them_and_keeps_them() {
+    let figures = |name: &str| Reply::Variant {
+        result: Box::new(VariantResult {
+            name: name.into(),
+            correct: Some(true),
+            samples_ms: vec![1.5, 1.6],
+            ..Default::default()
+        }),
+    };
+    let words =
+        "timings noisy: another process (pid 4242) kept the SMs 12% busy during 3 of 10 runs";
+    let (r, out) = fold(
+        &[
+            figures("fast"),
+            figures("slow"),
+            // Judged a second later, after both variants' figures came.
+            Reply::Noise {
+                variant: "fast".into(),
+                noise: words.into(),
+            },
+            Reply::Done,
+        ],
+        Ok(()),
+    );
+    assert!(out.is_ok());
+    assert_eq!(r.variants[0].noise.as_deref(), Some(words));
+    assert_eq!(r.variants[0].samples_ms, vec![1.5, 1.6], "figures kept");
+    assert_eq!(r.variants[0].correct, Some(true));
+    assert_eq!(r.variants[1].noise, None, "only the variant named");
+    assert_eq!(
+        crate::analysis::describe::status(&r.variants[0]),
+        format!("correct · {words}")
+    );
+}

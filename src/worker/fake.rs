@@ -6,7 +6,9 @@
 //! worker: `hang`, `crash`, `fault`. A comma-separated list of the newer words fakes a GPU
 //! (its `Hello` names one) that runs every variant correctly except as told:
 //! `gpu`, `fault-on:V`, `assert-on:V`, `hang-on:V`, `crash-on:V`, `slow` (each variant
-//! takes a while, so a test can act mid-run).
+//! takes a while, so a test can act mid-run), `noisy:V` (another process computed while V
+//! was timed: said at the run's end, after every variant's figures, as the real worker
+//! says it once NVML's samples are in).
 //!
 //! Where a test names a turn folder (`GPULAB_LOCK_DIR`), the fake GPU takes a turn for each
 //! variant as the real worker does, on a GPU of its own name (`FAKE_BUS`), so waiting in the
@@ -113,6 +115,22 @@ fn fake_run(mode: &str, lesson: &Lesson, options: &RunOptions, send: &mut dyn Fn
         send(&Reply::Variant {
             result: Box::new(result),
         });
+    }
+    for i in runner::run_order(lesson, options) {
+        let name = lesson.variants[i].name.as_str();
+        if told(mode, "noisy", name) {
+            let noise = crate::analysis::gpu_share::Noise {
+                pids: vec![4242],
+                runs_hit: 1,
+                runs: 1,
+                sm_pct: 30,
+                mem_pct: 0,
+            };
+            send(&Reply::Noise {
+                variant: name.into(),
+                noise: noise.to_string(),
+            });
+        }
     }
 }
 

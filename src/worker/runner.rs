@@ -7,6 +7,7 @@ use super::hostdata::{self, HostData};
 use super::kept::{self, Kept};
 use super::l2::{self, PersistingL2};
 use super::launch::Buffers;
+use super::noise;
 use super::sgemm_ref;
 use super::turns::Turns;
 use super::variant::{self, Job, RunContext};
@@ -53,6 +54,7 @@ pub struct Session {
 impl Session {
     pub fn new(gpu: Gpu) -> Session {
         let turns = Turns::new(gpu.pci_bus_id());
+        turns.register();
         Session {
             gpu,
             peak: None,
@@ -96,29 +98,44 @@ pub fn run_lesson(
     }
     let l2 = set_aside_l2(gpu, lesson, send)?;
     let arch = lesson.arch_on(Some(gpu.info()));
+    let watch = opts.time.then(|| noise::Watch::start(gpu, turns)).flatten();
     let mut wrong = false;
-    for i in run_order(lesson, opts) {
-        let v = &capped(&lesson.variants[i], opts.max_blocks);
-        let is_reference = lesson.reference == Reference::Variant(i);
-        if is_reference && reference_known && !wanted(opts, &v.name) {
-            continue;
+    let ran: Result<(), Fatal> = 'variants: {
+        for i in run_order(lesson, opts) {
+            let v = &capped(&lesson.variants[i], opts.max_blocks);
+            let is_reference = lesson.reference == Reference::Variant(i);
+            if is_reference && reference_known && !wanted(opts, &v.name) {
+                continue;
+            }
+            let ctx = RunContext {
+                gpu,
+                peak: &peak,
+                lesson,
+                arch: &arch,
+                opts,
+                expected: &expected,
+                turns,
+                l2: &l2,
+                noise: watch.as_ref(),
+            };
+            match run_one(&ctx, v, is_reference, &mut bufs, send) {
+                Ok((outputs, was_wrong)) => {
+                    wrong |= was_wrong;
+                    if !reference_known {
+                        expected.extend(outputs);
+                    }
+                }
+                Err(f) => break 'variants Err(f),
+            }
         }
-        let ctx = RunContext {
-            gpu,
-            peak: &peak,
-            lesson,
-            arch: &arch,
-            opts,
-            expected: &expected,
-            turns,
-            l2: &l2,
-        };
-        let (outputs, was_wrong) = run_one(&ctx, v, is_reference, &mut bufs, send)?;
-        wrong |= was_wrong;
-        if !reference_known {
-            expected.extend(outputs);
-        }
+        Ok(())
+    };
+    // The variants timed last are judged now, in one wait for NVML's samples; those
+    // measured before a fault too, for their figures stand.
+    if let Some(w) = watch {
+        w.finish(send);
     }
+    ran?;
     // A kernel that wrote where it should not may have written into the inputs too: after
     // a wrong output the next check makes fresh ones rather than trust these.
     if opts.keep_inputs && !wrong {
@@ -215,6 +232,10 @@ fn run_one(
         send(Reply::Variant {
             result: Box::new(result),
         });
+    }
+    // After the figures, never before: a verdict marks them.
+    if let Some(w) = ctx.noise {
+        w.judge_settled(send);
     }
     Ok((outputs, wrong))
 }

@@ -32,15 +32,24 @@ impl Turns {
         self.bus.as_ref().map(|b| b.replace(':', "-"))
     }
 
+    /// List this worker among the GPU's gpulab users, once: as soon as it holds a context
+    /// (whatever the driver does there is not another learner's noise), and at the latest
+    /// before its first turn. The other workers' NVML watches see it listed well before
+    /// its samples come, which is up to a second after it computed.
+    pub fn register(&self) {
+        if let Some(name) = self.file_name() {
+            self.registered
+                .get_or_init(|| turn_queue::register_user(&self.dir, &name).is_ok());
+        }
+    }
+
     /// This worker's turn for `job`'s work on `variant` (empty: the lesson's setup),
     /// telling the client where it waits. None when turns cannot be arranged (said as a
     /// stage): the work goes on, as on a GPU of its own.
     pub fn take(&self, job: JobKind, variant: &str, send: Sink) -> Option<GpuTurn> {
         let bus = self.bus.as_deref()?;
-        let name = self.file_name()?;
         // Listed before it first computes, so nobody takes its work for noise.
-        self.registered
-            .get_or_init(|| turn_queue::register_user(&self.dir, &name).is_ok());
+        self.register();
         let taken = GpuTurn::take(&self.dir, bus, job, |ahead| {
             send(Reply::Queue {
                 variant: variant.to_string(),
@@ -69,14 +78,19 @@ impl Turns {
         }
     }
 
-    /// The gpulab workers computing on this GPU (this one included): their work is in
-    /// turns of its own, never inside another's timed runs.
-    pub fn ours(&self) -> Vec<u32> {
-        let mut pids = match self.file_name() {
-            Some(name) => turn_queue::users(&self.dir, &name),
-            None => Vec::new(),
-        };
-        pids.push(std::process::id());
-        pids
+    /// The gpulab workers computing on this GPU (this one included), asked anew at each
+    /// call: their work is in turns of its own, never inside another's timed runs. A
+    /// closure of its own, for the thread that gathers NVML's samples (`worker::noise`).
+    pub fn ours(&self) -> impl FnMut() -> Vec<u32> + Send + 'static {
+        let dir = self.dir.clone();
+        let name = self.file_name();
+        move || {
+            let mut pids = match &name {
+                Some(name) => turn_queue::users(&dir, name),
+                None => Vec::new(),
+            };
+            pids.push(std::process::id());
+            pids
+        }
     }
 }

@@ -37,6 +37,9 @@ pub struct RunContext<'a> {
     pub turns: &'a Turns,
     /// The lesson's persisting-L2 set-aside, emptied before each variant.
     pub l2: &'a PersistingL2<'a>,
+    /// NVML watched through the run, to judge each variant's timed runs (None: NVML
+    /// cannot tell, or nothing is timed).
+    pub noise: Option<&'a noise::Watch>,
 }
 
 /// The variant to run, and its role in this run.
@@ -95,8 +98,11 @@ pub fn run_variant(
         trace(ctx, v, bufs, &mut r, send)?;
     }
     drop(turn);
-    // Asked after the turn: NVML's samples are stamped, and the next job need not wait.
-    r.noise = noise::judge(ctx.gpu, &windows, ctx.turns);
+    // Judged once NVML's samples for these runs are in, up to a second later: the next
+    // variant, and the next job in the queue, need not wait for them.
+    if let Some(watch) = ctx.noise {
+        watch.timed(&v.name, windows);
+    }
     Ok(r)
 }
 
