@@ -190,7 +190,8 @@ fn figures_stay_hidden_until_run_or_revealed() {
 fn help_is_as_wide_as_its_lines_and_explains_the_marks() {
     let mut a = app();
     a.view.overlay = Overlay::Help;
-    for (w, h) in [(120, 40), (80, 40)] {
+    // Tall enough for the whole help: that it scrolls where it is not is tested elsewhere.
+    for (w, h) in [(120, 60), (80, 60)] {
         let screen = draw(&a, w, h);
         let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
         for (_, what) in gpulab::ui::views::overlays::KEYS
