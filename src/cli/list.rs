@@ -12,7 +12,7 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<()> {
             .iter()
             .map(|l| {
                 serde_json::json!({
-                    "id": l.id, "order": l.order, "title": l.title, "space": l.space,
+                    "id": l.id, "order": l.order, "title": l.title, "space": l.topic,
                     "variants": l.variants.iter().map(|v| &v.name).collect::<Vec<_>>(),
                 })
             })
@@ -24,7 +24,7 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<()> {
                 "{:02}  {:<20} {:<10} {}",
                 l.order,
                 l.id,
-                l.space.label().to_lowercase(),
+                l.topic.label().to_lowercase(),
                 l.title
             );
         }

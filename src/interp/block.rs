@@ -9,7 +9,7 @@ use super::mem::{At, Memory};
 use super::operand::Sreg;
 use super::warp::BARRIERS;
 use super::{Place, RunError};
-use crate::model::access::Space as TSpace;
+use crate::model::access::Space;
 use crate::trace::decode::Record;
 use crate::trace::stream::Streamed;
 
@@ -151,11 +151,11 @@ impl BlockCtx<'_> {
             groups[g].1[l] = a;
         }
         let spaces = [
-            TSpace::Shared,
-            TSpace::Global,
-            TSpace::Local,
-            TSpace::Constant,
-            TSpace::Cluster,
+            Space::Shared,
+            Space::Global,
+            Space::Local,
+            Space::Constant,
+            Space::Cluster,
         ];
         for (g, (mask, addrs)) in groups.into_iter().enumerate() {
             if mask != 0 {
@@ -182,7 +182,7 @@ impl BlockCtx<'_> {
         ins: &Instr,
         warp: u32,
         active: u32,
-        space: TSpace,
+        space: Space,
         row: &[u64; 32],
         width: u32,
     ) {
@@ -210,7 +210,7 @@ impl BlockCtx<'_> {
                 block,
                 warp,
                 mask: active,
-                space: TSpace::Shared,
+                space: Space::Shared,
                 width: 0,
                 rank: 0,
                 addrs: [0; 32],

@@ -93,7 +93,7 @@ fn declaration(text: &str) -> Option<Decl> {
         match t {
             ".shared" => d.space = Some(Space::Shared),
             ".global" => d.space = Some(Space::Global),
-            ".const" => d.space = Some(Space::Const),
+            ".const" => d.space = Some(Space::Constant),
             ".local" => d.space = Some(Space::Local),
             ".param" => d.space = Some(Space::Param),
             ".align" => d.align = toks.next().and_then(|a| a.parse().ok()).unwrap_or(1),
@@ -153,10 +153,10 @@ impl Builder {
         let (space, addr) = match d.space {
             // Laid out beforehand (`layout_shared`).
             Some(Space::Shared) => return,
-            Some(Space::Const) => {
+            Some(Space::Constant) => {
                 let at = align(self.prog.consts.len() as u64, d.align);
                 fill(&mut self.prog.consts, at as usize);
-                (Space::Const, at)
+                (Space::Constant, at)
             }
             _ => {
                 let at = align(self.prog.globals.len() as u64, d.align.max(8));

@@ -71,7 +71,7 @@ pub fn window(space: Space) -> u64 {
     match space {
         Space::Shared => SHARED_WIN,
         Space::Local => LOCAL_WIN,
-        Space::Const => CONST_WIN,
+        Space::Constant => CONST_WIN,
         _ => 0,
     }
 }

@@ -11,7 +11,6 @@ use super::operand::Opnd;
 use super::ops::{Kind, Op, Space, Ty};
 use super::slice::Slice;
 use super::warp::Frame;
-use crate::model::access::Space as TSpace;
 
 pub(super) fn at_of(space: Space, a: u64) -> At {
     match space {
@@ -19,9 +18,12 @@ pub(super) fn at_of(space: Space, a: u64) -> At {
         Space::Global => At::Global(a),
         Space::Shared => At::Shared(a),
         Space::Local => At::Local(a),
-        Space::Const => At::Const(a),
+        Space::Constant => At::Const(a),
         Space::Param => At::Param(a),
         Space::Cluster => At::Cluster(a),
+        // No load or store names the texture space (`tex` is refused at decoding); its
+        // addresses would be generic ones.
+        Space::Texture => resolve(a),
     }
 }
 
@@ -203,12 +205,8 @@ fn in_place(
 
 /// The space a request goes to when the instruction names it and it is one the logger
 /// records under that name (a generic one is resolved lane by lane).
-fn one_space(space: Space) -> Option<TSpace> {
-    match space {
-        Space::Shared => Some(TSpace::Shared),
-        Space::Global => Some(TSpace::Global),
-        _ => None,
-    }
+fn one_space(space: Space) -> Option<Space> {
+    matches!(space, Space::Shared | Space::Global).then_some(space)
 }
 
 /// Each lane's address (inactive lanes' too where it is a register row: reading them
@@ -237,13 +235,7 @@ fn address_row(fr: &Frame, ctx: &BlockCtx, o: &Opnd, active: u32, warp: u32) -> 
 /// Whether the active lanes' `span` bytes each all lie in the block's shared memory or one
 /// global buffer, checked once for the range from the lowest lane to the highest; false
 /// where the range is not inside (each lane is then checked, and the first outside named).
-fn within_one(
-    ctx: &mut BlockCtx,
-    space: TSpace,
-    row: &[u64; 32],
-    active: u32,
-    span: usize,
-) -> bool {
+fn within_one(ctx: &mut BlockCtx, space: Space, row: &[u64; 32], active: u32, span: usize) -> bool {
     let (mut lo, mut hi) = (u64::MAX, 0);
     for l in lanes(active) {
         lo = lo.min(row[l]);
@@ -256,7 +248,7 @@ fn within_one(
         return false;
     };
     let from = match space {
-        TSpace::Shared => At::Shared(lo),
+        Space::Shared => At::Shared(lo),
         _ => At::Global(lo),
     };
     ctx.mem.check(from, n as usize, 0).is_ok()
@@ -336,7 +328,7 @@ pub fn load_store(
     }
     let ats: [At; 32] = super::fast::ats(|l| at_of(space, row[l]));
     // The other spaces' requests were recorded above; parameters are not traced.
-    if matches!(space, Space::Generic | Space::Const | Space::Cluster) {
+    if matches!(space, Space::Generic | Space::Constant | Space::Cluster) {
         ctx.access_record(ins, warp, active, &ats, width);
     }
     if address_only {
