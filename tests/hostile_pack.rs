@@ -949,3 +949,6 @@ fn an_include_in_a_starter_that_leaves_the_pack_is_refused() {
         "{words}"
     );
 }
+
+#[path = "hostile_pack/interpreter.rs"]
+mod interpreter;

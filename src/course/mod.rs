@@ -8,6 +8,7 @@ pub mod confine;
 pub mod depth;
 pub mod expr;
 pub mod fingerprint;
+pub mod launch_limits;
 pub mod load;
 pub mod part;
 pub mod schema;

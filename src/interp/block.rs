@@ -8,7 +8,7 @@ use super::decode::Instr;
 use super::mem::{At, Memory};
 use super::operand::Sreg;
 use super::warp::BARRIERS;
-use super::{Place, RunError};
+use super::{Halt, Place, RunError};
 use crate::model::access::Space;
 use crate::trace::decode::Record;
 use crate::trace::stream::Streamed;
@@ -100,12 +100,24 @@ impl BlockCtx<'_> {
     }
 
     pub fn error(&self, place: Place, warp: u32, why: String, lanes: u32) -> RunError {
+        self.halt(place, warp, (why, Halt::Stopped), lanes)
+    }
+
+    /// An error of its kind (a GPU's fault, a limit) at `place`.
+    pub fn halt(
+        &self,
+        place: Place,
+        warp: u32,
+        (why, halt): (String, Halt),
+        lanes: u32,
+    ) -> RunError {
         RunError {
             block: self.block,
             warp,
             lanes,
             place: Some(place),
             why,
+            halt,
         }
     }
 

@@ -125,6 +125,7 @@ pub fn exec(
         | Op::Bra
         | Op::Ret
         | Op::Exit
+        | Op::Trap
         | Op::ClusterArrive
         | Op::ClusterWait => {}
     }

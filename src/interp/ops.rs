@@ -176,6 +176,8 @@ pub enum Op {
     Call,
     Ret,
     Exit,
+    /// `trap`: the kernel ends with a fault, every thread of it.
+    Trap,
     /// `bar.sync a{, b}`: wait at barrier `a` until `b` threads (all the block's without
     /// `b`) have arrived.
     Bar,

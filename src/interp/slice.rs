@@ -170,6 +170,7 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
         Op::Bra
         | Op::Ret
         | Op::Exit
+        | Op::Trap
         | Op::Bar
         | Op::BarArrive
         | Op::BarRed(_)

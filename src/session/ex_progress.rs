@@ -109,7 +109,7 @@ impl ExerciseBook {
     pub fn record_check(&mut self, id: &str, r: &super::ex_check::CheckReport) {
         use super::ex_check::Mark;
         let p = self.entry(id);
-        p.attempts += 1;
+        p.attempts = p.attempts.saturating_add(1);
         if r.live && r.passed() {
             p.passed = true;
             if let Some(ms) = r.time_ms
@@ -144,6 +144,13 @@ impl Mergeable for ExerciseBook {
                 .attempts
                 .saturating_add(m.attempts.saturating_sub(b.attempts));
             now.passed |= m.passed;
+            now.passed_cpu |= m.passed_cpu;
+            // The solution's time goes with the best time it was measured beside.
+            if m.best_ms
+                .is_some_and(|mb| now.best_ms.is_none_or(|nb| mb < nb))
+            {
+                now.solution_ms = m.solution_ms;
+            }
             now.best_ms = match (now.best_ms, m.best_ms) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -197,5 +204,18 @@ mod tests {
         b.entry("x").attempts = u32::MAX;
         b.record_attempt("x", false, None);
         assert_eq!(b.get("x").attempts, u32::MAX);
+    }
+
+    #[test]
+    fn a_save_keeps_a_pass_on_the_cpu_and_the_solutions_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("exercises.json");
+        let mut b = ExerciseBook::default();
+        let p = b.entry("x");
+        (p.passed_cpu, p.best_ms, p.solution_ms) = (true, Some(2.0), Some(1.5));
+        b.save_to(&path).unwrap();
+        let back = ExerciseBook::load_from(&path).0.get("x");
+        assert_eq!((back.passed_cpu, back.passed), (true, false), "{back:?}");
+        assert_eq!((back.best_ms, back.solution_ms), (Some(2.0), Some(1.5)));
     }
 }
