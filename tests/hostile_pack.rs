@@ -952,3 +952,6 @@ fn an_include_in_a_starter_that_leaves_the_pack_is_refused() {
 
 #[path = "hostile_pack/interpreter.rs"]
 mod interpreter;
+
+#[path = "hostile_pack/lab_quit.rs"]
+mod lab_quit;
