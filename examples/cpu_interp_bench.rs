@@ -38,7 +38,8 @@ fn main() {
             .to_string();
         let k = interp::prepare(&ptx, &c.lowered_name).expect("interpretable");
         for traced in [false, true] {
-            let mut p = lesson::paged(l, 1);
+            let limits = interp::limits::Limits::default();
+            let mut p = lesson::paged(l, 1, &limits.budget).expect("buffers within the budget");
             let launch = lesson::launch(&k, l, &v, &mut p).expect("a launch");
             let plan = Plan {
                 trace: traced.then_some((1, u64::from(blocks))),
@@ -46,6 +47,7 @@ fn main() {
                 budget: lesson::BLOCK_BUDGET,
                 keep_records: false,
                 shapes: Vec::new(),
+                limits,
             };
             let t0 = Instant::now();
             let out = interp::run(&k, &mut p.mem, &launch, &plan).expect("a run");

@@ -40,7 +40,8 @@ fn main() {
                 continue;
             };
             let t0 = Instant::now();
-            let m = gpulab::worker::interpreted::trace_sampled(&k, l, v, 0, &arch);
+            let limits = interp::limits::Limits::for_arch(&arch, Default::default());
+            let m = gpulab::worker::interpreted::trace_sampled(&k, l, v, 0, &limits);
             let secs = t0.elapsed().as_secs_f64();
             let Ok(m) = m else {
                 refused.push(v.name.clone());

@@ -115,7 +115,7 @@ fn costs_only_itself(copy: &Copy, broken: (&str, &str), want: &str, other: &str)
     // The lesson rows: the progress line under them is not one.
     let listed: Vec<&str> = stdout
         .lines()
-        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .filter(|l| l.len() > 3 && l[..2].bytes().all(|b| b.is_ascii_digit()) && &l[2..4] == "  ")
         .map(|l| l.split_whitespace().nth(1).unwrap())
         .collect();
     for other in other_ids(id) {
@@ -131,7 +131,7 @@ fn costs_only_itself(copy: &Copy, broken: (&str, &str), want: &str, other: &str)
     assert!(row.contains("does not load") && row.contains(want), "{row}");
     let orders: Vec<u32> = stdout
         .lines()
-        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .filter(|l| l.len() > 3 && l[..2].bytes().all(|b| b.is_ascii_digit()) && &l[2..4] == "  ")
         .map(|l| l[..2].parse().unwrap())
         .collect();
     assert!(

@@ -335,8 +335,10 @@ fn the_loop_from_a_spilling_file_to_a_fixed_one() {
     let out = text(&o);
     assert!(out.contains("✓ yours spill stores (bytes) = 0"), "{out}");
     assert!(!out.contains('✗'), "{out}");
-    // Nothing fails; the output needs a GPU to be judged: undecided (with --cpu alike).
-    assert_eq!(o.status.code(), Some(3), "{out}");
+    // With no GPU but NVRTC a check runs on the CPU interpreter, as the lab's does: every
+    // check is one the interpreter judges, so it passes (exit 0, with --cpu alike).
+    assert!(out.contains("on the CPU interpreter"), "{out}");
+    assert_eq!(o.status.code(), Some(0), "{out}");
     let list: serde_json::Value =
         serde_json::from_slice(&lab.ex(&["list", "--json"]).stdout).unwrap();
     assert_eq!(list[0]["attempts"], 2);

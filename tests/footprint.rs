@@ -11,7 +11,7 @@ use gpulab::model::results::{DeviceInfo, MemoryStats, Source};
 use gpulab::session::fold::blank_result;
 use gpulab::session::progress::Progress;
 use gpulab::trace::decode::{Record, decode, encode};
-use gpulab::trace::instrument::{DeclaredSpace, Site};
+use gpulab::trace::instrument::{Event, Site};
 use gpulab::ui::{App, Overlay};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -21,8 +21,10 @@ const GRID_X: u32 = 16;
 fn site(id: u32) -> Site {
     Site {
         id,
-        space: DeclaredSpace::Texture,
-        kind: AccessKind::Load,
+        event: Event::Access {
+            space: Space::Texture,
+            kind: AccessKind::Load,
+        },
         op: "tex.2d.v4.f32.f32".into(),
         width: 16,
         ptx_line: 60 + 9 * id,

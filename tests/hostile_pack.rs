@@ -950,3 +950,9 @@ fn an_include_in_a_starter_that_leaves_the_pack_is_refused() {
         "{words}"
     );
 }
+
+#[path = "hostile_pack/interpreter.rs"]
+mod interpreter;
+
+#[path = "hostile_pack/lab_quit.rs"]
+mod lab_quit;

@@ -4,7 +4,7 @@
 use gpulab::course::bundle::CourseRoot;
 use gpulab::course::load::check_paths;
 use gpulab::course::{CourseError, load_course, load_file};
-use gpulab::model::{Arg, Init, MemSpace, Reference};
+use gpulab::model::{Arg, Init, Reference, Topic};
 use std::path::PathBuf;
 
 fn fixtures() -> PathBuf {
@@ -48,7 +48,7 @@ fn valid_course_loads_in_order() {
 fn like_variants_inherit_and_override() {
     let (lessons, _) = load_course(&CourseRoot::Dir(fixtures().join("lessons")));
     let l = &lessons[0];
-    assert_eq!(l.space, MemSpace::Global);
+    assert_eq!(l.topic, Topic::Global);
     assert_eq!(l.problem[2], ("blocks".to_string(), 4096));
     assert_eq!(l.trace_blocks, 2);
     assert_eq!(l.buffers[0].init, Init::Random { lo: 0.0, hi: 10.0 });

@@ -8,8 +8,8 @@ mod common;
 use common::{fixture, nvrtc_or_skip};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::{CompileJob, Output, compile};
-use gpulab::model::access::{AccessKind, CoordType, TexCoords};
-use gpulab::trace::instrument::{DeclaredSpace, Instrumented, instrument};
+use gpulab::model::access::{AccessKind, CoordType, Space, TexCoords};
+use gpulab::trace::instrument::{Instrumented, instrument};
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -76,7 +76,7 @@ fn the_dsmem_kernel_instruments_and_assembles() {
         let cluster = inst
             .sites
             .iter()
-            .filter(|s| s.space == DeclaredSpace::Cluster)
+            .filter(|s| s.space() == Some(Space::Cluster))
             .count();
         assert_eq!(cluster > 0, cluster_sites, "PATH {path} TARGET {target}");
         // The cluster section is written only where a site can need it.
@@ -112,7 +112,7 @@ fn the_texture_lessons_fetches_instrument_and_assemble() {
         let tex: Vec<_> = inst
             .sites
             .iter()
-            .filter(|s| s.space == DeclaredSpace::Texture)
+            .filter(|s| s.space() == Some(Space::Texture))
             .collect();
         assert_eq!(tex.len(), fetches, "{name}");
         assert!(
@@ -160,7 +160,7 @@ fn the_texture_probe_instruments_and_assembles() {
         let n = inst
             .sites
             .iter()
-            .filter(|s| s.space == DeclaredSpace::Texture)
+            .filter(|s| s.space() == Some(Space::Texture))
             .count();
         assert_eq!(n, fetches, "{name}");
         assemble(&ptxas, &inst, name);
@@ -199,10 +199,12 @@ fn the_stencil_kernels_instrument_their_barrier_and_assemble() {
         let shared: Vec<_> = inst
             .sites
             .iter()
-            .filter(|s| s.space == DeclaredSpace::Shared)
+            .filter(|s| s.space() == Some(Space::Shared))
             .collect();
-        let loads = shared.iter().filter(|s| s.kind == AccessKind::Load);
-        let stores = shared.iter().filter(|s| s.kind == AccessKind::Store);
+        let loads = shared.iter().filter(|s| s.kind() == Some(AccessKind::Load));
+        let stores = shared
+            .iter()
+            .filter(|s| s.kind() == Some(AccessKind::Store));
         if name == "global" {
             assert!(shared.is_empty(), "{name}");
         } else {

@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use gpulab::model::access::{InstructionSummary, Space};
 use gpulab::trace::analyze::{summarize, totals};
 use gpulab::trace::decode::{RECORD_BYTES, Record, decode};
-use gpulab::trace::instrument::{DeclaredSpace, Site, instrument};
+use gpulab::trace::instrument::{Site, instrument};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures");
 
@@ -26,7 +26,7 @@ fn sites_of(ptx: &str, run: &str) -> Vec<Site> {
     let before_cluster = RECORDED_BEFORE_CLUSTER.contains(&run);
     sites
         .into_iter()
-        .filter(|s| !(before_cluster && s.space == DeclaredSpace::Cluster))
+        .filter(|s| !(before_cluster && s.space() == Some(Space::Cluster)))
         .filter(|s| !(RECORDED_BEFORE_BARRIERS && s.is_barrier()))
         .enumerate()
         .map(|(id, s)| Site { id: id as u32, ..s })
@@ -189,7 +189,7 @@ fn inline_asm_forms_on_the_device() {
         .filter(|s| s.op == "ld.shared::cluster.u32")
         .collect();
     assert_eq!(cluster.len(), 1);
-    assert_eq!(cluster[0].space, DeclaredSpace::Cluster);
+    assert_eq!(cluster[0].space(), Some(Space::Cluster));
 }
 
 /// Writes the instrumented fixtures for record.py:

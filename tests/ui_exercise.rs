@@ -147,7 +147,10 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
     let mut editor = |p: &Path| Ok(std::fs::write(p, &wrong)?);
     let screen = lab.play_until_checked(vec![key('e')], &mut editor);
     assert!(screen.contains("yours on the CPU"), "{screen}");
-    assert!(screen.contains("✗ % of global sector bytes used ≥ 90"), "{screen}");
+    assert!(
+        screen.contains("✗ % of global sector bytes used ≥ 90"),
+        "{screen}"
+    );
     assert!(screen.contains("not yet:"), "{screen}");
     let report = lab.app.exercises.reports["coalesce-copy"].clone();
     assert_eq!(

@@ -186,6 +186,8 @@ pub fn space_words(space: Space) -> &'static str {
         Space::Constant => "constant",
         Space::Cluster => "shared::cluster",
         Space::Texture => "texture",
+        Space::Generic => "generic",
+        Space::Param => "param",
     }
 }
 

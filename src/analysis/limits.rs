@@ -6,9 +6,15 @@
 use crate::model::results::{DeviceInfo, PtxasReport};
 use crate::model::{Lesson, Variant};
 
-/// A byte count for people: "200 GiB", "227 KiB", "96 B".
+/// A byte count for people: "3.6 PiB", "200 GiB", "227 KiB", "96 B".
 pub fn size(bytes: u64) -> String {
-    const UNITS: [(&str, u64); 3] = [("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)];
+    const UNITS: [(&str, u64); 5] = [
+        ("PiB", 1 << 50),
+        ("TiB", 1 << 40),
+        ("GiB", 1 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+    ];
     for (unit, scale) in UNITS {
         if bytes >= scale {
             let x = bytes as f64 / scale as f64;
@@ -114,6 +120,25 @@ fn check_device(lesson: &Lesson, room: u64, has: &str) -> Result<(), Refusal> {
 /// supports.
 const MAX_THREADS: u32 = 1024;
 const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
+
+/// Shared memory a block may have, static and dynamic together (the opt-in maximum), on a
+/// GPU of architecture `arch` (`sm_90`, `sm_90a`), as CUDA's table of compute capabilities
+/// gives it; None for an architecture it does not list.
+pub fn smem_per_block(arch: &str) -> Option<u32> {
+    let digits: String = (arch.strip_prefix("sm_").unwrap_or(arch).chars())
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let kib = match digits.parse::<u32>().ok()? {
+        70 | 72 => 96,
+        75 => 64,
+        80 | 87 => 163,
+        86 | 89 => 99,
+        90 | 100 | 101 | 103 | 110 => 227,
+        120 | 121 => 99,
+        _ => return None,
+    };
+    Some(kib << 10)
+}
 
 /// Why `v` cannot be launched on `dev`, in words with the numbers; `ptxas` (when known)
 /// adds the kernel's own registers and static shared memory.

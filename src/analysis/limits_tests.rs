@@ -90,3 +90,21 @@ fn a_launch_over_a_limit_names_the_limit_and_the_numbers() {
     assert!(why.contains("128 registers"), "{why}");
     assert!(why.contains("at most 65536"), "{why}");
 }
+
+#[test]
+fn sizes_past_a_gib_read_in_tib_and_pib() {
+    assert_eq!(size(4_000_000_000_000_000), "3.6 PiB");
+    assert_eq!(size(3 << 40), "3 TiB");
+}
+
+#[test]
+fn shared_memory_per_block_is_the_architectures_own() {
+    assert_eq!(smem_per_block("sm_90"), Some(227 << 10));
+    assert_eq!(smem_per_block("sm_90a"), Some(227 << 10));
+    assert_eq!(smem_per_block("sm_80"), Some(163 << 10));
+    assert_eq!(smem_per_block("sm_86"), Some(99 << 10));
+    assert_eq!(smem_per_block("sm_75"), Some(64 << 10));
+    assert_eq!(smem_per_block("sm_120"), Some(99 << 10));
+    assert_eq!(smem_per_block("sm_60"), None);
+    assert_eq!(smem_per_block("compute_90"), None);
+}

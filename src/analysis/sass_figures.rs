@@ -71,6 +71,8 @@ pub fn line_figure(traced: &[InstructionSummary], line: u32, kind: MemKind) -> O
             let s = per(|i| i.sectors);
             (format!("{} sectors/request", num(s)), s / 4.0)
         }
+        // A traced request is resolved to its space; none is summarised as these.
+        Space::Generic | Space::Param => return None,
     };
     let note = (here.iter())
         .find_map(|i| i.sass.as_ref())

@@ -22,13 +22,18 @@ pub fn cmd_check(root: &CourseRoot, paths: &[PathBuf]) -> Result<i32> {
     for e in &errors {
         say!("{e}");
     }
+    // Launches no GPU of the lesson's architecture would make: problems, not warnings.
+    let refused = crate::course::launch_limits::launch_problems(root, &lessons);
+    for e in &refused {
+        say!("{e}");
+    }
     warn_limits(&lessons, &recorded_device(root, paths));
     let compile_errors = if lessons.is_empty() {
         0
     } else {
         compile_all(&lessons)?
     };
-    let problems = errors.len() + compile_errors;
+    let problems = errors.len() + refused.len() + compile_errors;
     if problems == 0 {
         say!("{} lesson(s) OK", lessons.len());
         Ok(0)
@@ -76,10 +81,18 @@ fn folder_of(p: &Path) -> PathBuf {
 }
 
 /// Warnings, not problems: the lesson may be meant for a larger GPU than the recording's.
+/// A launch already refused for its architecture is not warned about again.
 fn warn_limits(lessons: &[Lesson], (dev, on): &(DeviceInfo, String)) {
     for l in lessons {
+        let limit = limits::smem_per_block(&l.arch_on(None)).unwrap_or(u32::MAX);
+        let refused: Vec<String> = (l.variants.iter())
+            .filter(|v| v.smem > limit)
+            .map(|v| format!("variant {}: the launch asks", v.name))
+            .collect();
         for w in limits::warnings(l, dev, on) {
-            say!("warning: {}: {w}", l.file);
+            if !refused.iter().any(|r| w.starts_with(r)) {
+                say!("warning: {}: {w}", l.file);
+            }
         }
     }
 }

@@ -41,7 +41,7 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<i32> {
             .iter()
             .map(|r| match r {
                 Row::Lesson(l) => serde_json::json!({
-                    "id": l.id, "order": l.order, "title": l.title, "space": l.space,
+                    "id": l.id, "order": l.order, "title": l.title, "space": l.topic,
                     "variants": l.variants.iter().map(|v| &v.name).collect::<Vec<_>>(),
                     "broken": false,
                 }),
@@ -59,7 +59,7 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<i32> {
                     "{:02}  {:<20} {:<10} {}",
                     l.order,
                     l.id,
-                    l.space.label().to_lowercase(),
+                    l.topic.label().to_lowercase(),
                     l.title
                 ),
                 Row::Broken(b) => say!(

@@ -70,6 +70,22 @@ impl CourseRoot {
         Ok(out)
     }
 
+    /// The text of lesson file `file` as a lesson names it (`Lesson::file`): a bundled
+    /// lesson's `lessons/NN-id.yaml`, else its path on disk.
+    pub fn lesson_text(&self, file: &str) -> Option<String> {
+        let bundled = match self {
+            CourseRoot::Bundled => file
+                .strip_prefix("lessons/")
+                .and_then(|rest| BUNDLED_LESSONS.get_file(rest))
+                .and_then(|f| f.contents_utf8()),
+            CourseRoot::Dir(_) => None,
+        };
+        match bundled {
+            Some(t) => Some(t.to_string()),
+            None => text::read(Path::new(file)).ok(),
+        }
+    }
+
     /// Read a file named relative to the course root (e.g. `kernels/x/y.cu`).
     pub fn read(&self, rel: &str) -> Option<String> {
         self.read_source(rel).ok()

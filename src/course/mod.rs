@@ -10,6 +10,7 @@ pub mod device_sizes;
 pub mod expr;
 pub mod fingerprint;
 pub mod glossary;
+pub mod launch_limits;
 pub mod load;
 pub mod part;
 pub mod prose;

@@ -6,7 +6,7 @@ use super::alu::{self, trunc};
 use super::block::BlockCtx;
 use super::calls::lanes;
 use super::decode::Instr;
-use super::memop::{at_of, oob};
+use super::memop::{at_of, misaligned_error, oob};
 use super::ops::{AtomOp, Bin, Op, Ty};
 use super::warp::Frame;
 
@@ -59,7 +59,12 @@ pub fn atomic(
     let src = &ins.src[..];
     let mut out = [0u64; 32];
     for l in lanes(active) {
-        let at = at_of(space, fr.read(&src[0], l, ctx, warp));
+        let addr = fr.read(&src[0], l, ctx, warp);
+        // An atomic's address must be aligned to its size, or a GPU faults.
+        if !addr.is_multiple_of(n as u64) {
+            return Err(misaligned_error(ctx, ins, warp, (l, addr), n as u64));
+        }
+        let at = at_of(space, addr);
         let b = fr.read(&src[1], l, ctx, warp);
         let c = src.get(2).map_or(0, |o| fr.read(o, l, ctx, warp));
         let thread = warp as usize * 32 + l;

@@ -8,8 +8,8 @@ use super::decode::Instr;
 use super::mem::{At, Memory};
 use super::operand::Sreg;
 use super::warp::BARRIERS;
-use super::{Place, RunError};
-use crate::model::access::Space as TSpace;
+use super::{Halt, Place, RunError};
+use crate::model::access::Space;
 use crate::trace::decode::Record;
 use crate::trace::stream::Streamed;
 
@@ -100,12 +100,24 @@ impl BlockCtx<'_> {
     }
 
     pub fn error(&self, place: Place, warp: u32, why: String, lanes: u32) -> RunError {
+        self.halt(place, warp, (why, Halt::Stopped), lanes)
+    }
+
+    /// An error of its kind (a GPU's fault, a limit) at `place`.
+    pub fn halt(
+        &self,
+        place: Place,
+        warp: u32,
+        (why, halt): (String, Halt),
+        lanes: u32,
+    ) -> RunError {
         RunError {
             block: self.block,
             warp,
             lanes,
             place: Some(place),
             why,
+            halt,
         }
     }
 
@@ -151,11 +163,11 @@ impl BlockCtx<'_> {
             groups[g].1[l] = a;
         }
         let spaces = [
-            TSpace::Shared,
-            TSpace::Global,
-            TSpace::Local,
-            TSpace::Constant,
-            TSpace::Cluster,
+            Space::Shared,
+            Space::Global,
+            Space::Local,
+            Space::Constant,
+            Space::Cluster,
         ];
         for (g, (mask, addrs)) in groups.into_iter().enumerate() {
             if mask != 0 {
@@ -182,7 +194,7 @@ impl BlockCtx<'_> {
         ins: &Instr,
         warp: u32,
         active: u32,
-        space: TSpace,
+        space: Space,
         row: &[u64; 32],
         width: u32,
     ) {
@@ -210,7 +222,7 @@ impl BlockCtx<'_> {
                 block,
                 warp,
                 mask: active,
-                space: TSpace::Shared,
+                space: Space::Shared,
                 width: 0,
                 rank: 0,
                 addrs: [0; 32],

@@ -169,7 +169,8 @@ fn declare(ctx: &mut Ctx, st: &mut State, t: &str, place: Place) {
     match space {
         Space::Local => {
             let at = align_up(u64::from(ctx.prog.local_bytes), align);
-            ctx.prog.local_bytes = (at + bytes) as u32;
+            // Past 4 GiB it is past every GPU's limit anyway; the launch refuses it.
+            ctx.prog.local_bytes = u32::try_from(at.saturating_add(bytes)).unwrap_or(u32::MAX);
             st.names.syms.insert(name, Sym { addr: at });
             let _ = LOCAL_WIN;
         }
@@ -230,6 +231,7 @@ fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr
         | Op::Bra
         | Op::Ret
         | Op::Exit
+        | Op::Trap
         | Op::Bar
         | Op::BarArrive
         | Op::BarWarp

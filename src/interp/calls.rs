@@ -2,11 +2,12 @@
 //! return value copied back when the frame's lanes have all returned; and `printf`, which
 //! NVRTC lowers to `vprintf(format, argument buffer)`.
 
-use super::RunError;
 use super::block::BlockCtx;
 use super::decode::{Instr, Program};
+use super::limits::PRINTF_BUFFER;
 use super::mem::resolve;
 use super::warp::{Event, Frame, Warp};
+use super::{Fault, Halt, RunError};
 
 const MAX_DEPTH: usize = 64;
 
@@ -40,10 +41,33 @@ pub fn call(
                     .get(off..off + 8)
                     .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap()))
             };
+            if ctx.printed.len() >= PRINTF_BUFFER {
+                // Full, as a GPU's printf buffer gets: the rest is lost, not formatted.
+                break;
+            }
             let text = printf(ctx, arg(0), arg(1), w.id as usize * 32 + lane);
-            ctx.printed.push_str(&text);
+            keep_printed(ctx.printed, &text);
         }
         return Ok(Event::Next);
+    }
+    if callee.name == "__assertfail" {
+        // `assert()`: (message, file, line, function, char size); the GPU stops the kernel.
+        let lane = active.trailing_zeros() as usize;
+        let arg = |k: usize| {
+            let off = c.args.get(k).map_or(0, |&o| o as usize) + lane * caller.pbytes;
+            (caller.params.get(off..off + 8))
+                .map_or(0, |b| u64::from_le_bytes(b.try_into().unwrap()))
+        };
+        let thread = w.id as usize * 32 + lane;
+        let (msg, file, line, func) = (arg(0), arg(1), arg(2) as u32, arg(3));
+        let why = format!(
+            "{}:{line}: {}: Assertion `{}` failed (device-side assert)",
+            c_string(ctx, file, thread),
+            c_string(ctx, func, thread),
+            c_string(ctx, msg, thread)
+        );
+        let halt = Halt::Fault(Fault::Assert);
+        return Err(ctx.halt(ins.place, w.id, (why, halt), 1 << lane));
     }
     if !callee.has_body {
         let why = format!(
@@ -96,17 +120,41 @@ fn read(ctx: &mut BlockCtx, addr: u64, n: usize, thread: usize) -> u64 {
     ctx.mem.load(resolve(addr), n, thread).unwrap_or(0)
 }
 
+/// The C string at `addr`, at most 4 KiB of it.
+fn c_string(ctx: &mut BlockCtx, addr: u64, thread: usize) -> String {
+    let mut s = Vec::new();
+    while s.len() < 4096 {
+        match read(ctx, addr + s.len() as u64, 1, thread) as u8 {
+            0 => break,
+            b => s.push(b),
+        }
+    }
+    String::from_utf8_lossy(&s).into_owned()
+}
+
+/// `text` after what the kernel printed, as much as the GPU's printf buffer holds, and a
+/// word where it filled up.
+fn keep_printed(printed: &mut String, text: &str) {
+    let room = PRINTF_BUFFER - printed.len().min(PRINTF_BUFFER);
+    if text.len() <= room {
+        printed.push_str(text);
+        return;
+    }
+    let mut cut = room;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    printed.push_str(&text[..cut]);
+    printed.push_str(
+        "\n[printf: the GPU's 1 MiB printf buffer is full; the rest of the output is lost, \
+         as on a GPU]\n",
+    );
+}
+
 /// The text `printf(format, ...)` writes, the arguments read from the buffer as the
 /// compiler laid them out (each at its own size's alignment).
 fn printf(ctx: &mut BlockCtx, fmt: u64, args: u64, thread: usize) -> String {
-    let mut f = Vec::new();
-    while f.len() < 4096 {
-        match read(ctx, fmt + f.len() as u64, 1, thread) as u8 {
-            0 => break,
-            b => f.push(b),
-        }
-    }
-    let f = String::from_utf8_lossy(&f).into_owned();
+    let f = c_string(ctx, fmt, thread);
     let mut out = String::new();
     let mut at = 0u64;
     let mut chars = f.chars().peekable();
@@ -143,16 +191,7 @@ fn printf(ctx: &mut BlockCtx, fmt: u64, args: u64, thread: usize) -> String {
             'p' => format!("0x{v:x}"),
             'e' => format!("{:e}", f64::from_bits(v)),
             'f' | 'g' => format!("{:.6}", f64::from_bits(v)),
-            's' => {
-                let mut s = Vec::new();
-                while s.len() < 4096 {
-                    match read(ctx, v + s.len() as u64, 1, thread) as u8 {
-                        0 => break,
-                        b => s.push(b),
-                    }
-                }
-                String::from_utf8_lossy(&s).into_owned()
-            }
+            's' => c_string(ctx, v, thread),
             _ => format!("%{spec}"),
         });
     }

@@ -17,7 +17,7 @@ fn target(i: &Instr) -> Option<u32> {
 }
 
 fn ends_block(i: &Instr) -> bool {
-    matches!(i.op, Op::Bra | Op::Ret | Op::Exit)
+    matches!(i.op, Op::Bra | Op::Ret | Op::Exit | Op::Trap)
 }
 
 /// Basic blocks as (first, last) instruction indices, and each block's successors (the
@@ -60,7 +60,7 @@ fn blocks(instrs: &[Instr]) -> (Vec<(usize, usize)>, Vec<Vec<usize>>) {
                         s.push(next);
                     }
                 }
-                (Op::Ret | Op::Exit, _) => {
+                (Op::Ret | Op::Exit | Op::Trap, _) => {
                     s.push(exit);
                     if i.guard.is_some() {
                         s.push(next);

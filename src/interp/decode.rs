@@ -9,7 +9,7 @@ use super::lex::{Stmt, statements};
 use super::mem::{MODULE_GLOBALS, SHARED_BASE};
 use super::operand::{Names, Opnd, Sym, parse_int};
 use super::ops::{Op, Space};
-use super::{Place, Unsupported};
+use super::{Place, Unmodelled, Unsupported};
 
 #[derive(Debug, Clone)]
 pub struct Call {
@@ -75,6 +75,18 @@ struct Decl {
     init: Vec<u64>,
 }
 
+impl Decl {
+    /// Its size; a count no memory could hold saturates, and is refused by a limit.
+    fn bytes(&self) -> u64 {
+        self.elem.saturating_mul(self.count)
+    }
+}
+
+/// Module `__constant__` memory a GPU has: one 64 KiB bank.
+const CONST_BANK: u64 = 64 << 10;
+/// Module `__device__` variables the interpreter holds at once, in one allocation.
+const MODULE_GLOBALS_MAX: u64 = 1 << 30;
+
 fn declaration(text: &str) -> Option<Decl> {
     let (head, init) = match text.split_once('=') {
         Some((h, i)) => (h, Some(i)),
@@ -93,7 +105,7 @@ fn declaration(text: &str) -> Option<Decl> {
         match t {
             ".shared" => d.space = Some(Space::Shared),
             ".global" => d.space = Some(Space::Global),
-            ".const" => d.space = Some(Space::Const),
+            ".const" => d.space = Some(Space::Constant),
             ".local" => d.space = Some(Space::Local),
             ".param" => d.space = Some(Space::Param),
             ".align" => d.align = toks.next().and_then(|a| a.parse().ok()).unwrap_or(1),
@@ -125,7 +137,7 @@ fn declaration(text: &str) -> Option<Decl> {
 }
 
 fn align(x: u64, a: u64) -> u64 {
-    x.div_ceil(a.max(1)) * a.max(1)
+    x.div_ceil(a.max(1)).saturating_mul(a.max(1))
 }
 
 /// The module's state while decoding.
@@ -139,7 +151,7 @@ struct Builder {
 
 impl Builder {
     fn module_var(&mut self, d: &Decl) {
-        let bytes = d.elem * d.count;
+        let bytes = d.bytes();
         let fill = |buf: &mut Vec<u8>, at: usize| {
             buf.resize(at + bytes as usize, 0);
             for (k, v) in d.init.iter().enumerate() {
@@ -153,10 +165,10 @@ impl Builder {
         let (space, addr) = match d.space {
             // Laid out beforehand (`layout_shared`).
             Some(Space::Shared) => return,
-            Some(Space::Const) => {
+            Some(Space::Constant) => {
                 let at = align(self.prog.consts.len() as u64, d.align);
                 fill(&mut self.prog.consts, at as usize);
-                (Space::Const, at)
+                (Space::Constant, at)
             }
             _ => {
                 let at = align(self.prog.globals.len() as u64, d.align.max(8));
@@ -167,6 +179,32 @@ impl Builder {
         self.module_syms.insert(d.name.clone(), Sym { addr });
         self.prog.symbols.push((d.name.clone(), space, addr, bytes));
     }
+}
+
+/// Why module variable `d` cannot be held, before its bytes are allocated: constants past
+/// the GPU's bank, or `__device__` variables past what the interpreter holds at once.
+fn too_big(prog: &Program, d: &Decl) -> Option<Unmodelled> {
+    let (now, max, what) = match d.space {
+        Some(Space::Constant) => (prog.consts.len(), CONST_BANK, "a GPU's __constant__ memory"),
+        Some(Space::Shared) | None => return None,
+        _ => (
+            prog.globals.len(),
+            MODULE_GLOBALS_MAX,
+            "the interpreter's module variables",
+        ),
+    };
+    let need = (now as u64).saturating_add(d.bytes());
+    (need > max).then(|| {
+        let (need, max) = (
+            crate::analysis::limits::size(need),
+            crate::analysis::limits::size(max),
+        );
+        format!(
+            "`{}` needs {need} with the variables before it; {what} holds {max}",
+            d.name
+        )
+        .into()
+    })
 }
 
 /// `(.param .b32 r) name(.param .u64 a, ...)` → (return decl, name, parameter decls).
@@ -237,7 +275,17 @@ pub fn decode(ptx: &str) -> Result<Program, Vec<Unsupported>> {
             }
             Stmt::Text(t) => {
                 if let Some(d) = declaration(t) {
-                    b.module_var(&d);
+                    match too_big(&b.prog, &d) {
+                        Some(why) => b.unsupported.push(Unsupported {
+                            place: Place {
+                                ptx_line: lines[i].line,
+                                source_line: None,
+                            },
+                            text: t.clone(),
+                            why,
+                        }),
+                        None => b.module_var(&d),
+                    }
                 }
                 i += 1;
             }
@@ -265,11 +313,10 @@ fn layout_shared(b: &mut Builder, lines: &[super::lex::Line]) {
             continue;
         }
         let at = align(b.shared_end, d.align);
-        b.shared_end = at + d.elem * d.count;
+        b.shared_end = at.saturating_add(d.bytes());
         b.module_syms.insert(d.name.clone(), Sym { addr: at });
-        b.prog
-            .symbols
-            .push((d.name, Space::Shared, at, d.elem * d.count));
+        let bytes = d.bytes();
+        b.prog.symbols.push((d.name, Space::Shared, at, bytes));
     }
     let end = align(b.shared_end, 16);
     for d in externs {
@@ -277,7 +324,8 @@ fn layout_shared(b: &mut Builder, lines: &[super::lex::Line]) {
         b.module_syms.insert(d.name.clone(), Sym { addr: at });
         b.prog.symbols.push((d.name, Space::Shared, at, 0));
     }
-    b.prog.shared_static = end as u32;
+    // Beyond any GPU's limit either way; the launch refuses it with the figure.
+    b.prog.shared_static = u32::try_from(end).unwrap_or(u32::MAX);
 }
 
 /// What `body` needs from the module being built.
@@ -303,7 +351,7 @@ pub(super) fn param_layout(decls: &[String], names: &mut Names, at: &mut u64) ->
         .filter_map(|p| declaration(p))
         .map(|d| {
             let off = align(*at, d.align.max(d.elem));
-            let size = d.elem * d.count;
+            let size = d.bytes();
             *at = off + size;
             names.syms.insert(d.name.clone(), Sym { addr: off });
             (off as u32, size as u32)
@@ -312,14 +360,7 @@ pub(super) fn param_layout(decls: &[String], names: &mut Names, at: &mut u64) ->
 }
 
 pub(super) fn decl_of(text: &str) -> Option<(Space, u64, u64, String)> {
-    declaration(text).map(|d| {
-        (
-            d.space.unwrap_or(Space::Global),
-            d.align,
-            d.elem * d.count,
-            d.name,
-        )
-    })
+    declaration(text).map(|d| (d.space.unwrap_or(Space::Global), d.align, d.bytes(), d.name))
 }
 
 pub(super) fn header(h: &str) -> (Option<String>, String, Vec<String>) {

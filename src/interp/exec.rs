@@ -97,7 +97,7 @@ pub fn exec(
                 (resolve(a[0]), space),
                 (At::Shared(_), Space::Shared)
                     | (At::Local(_), Space::Local)
-                    | (At::Const(_), Space::Const)
+                    | (At::Const(_), Space::Constant)
                     | (At::Global(_), Space::Global)
             ))
         }),
@@ -125,6 +125,7 @@ pub fn exec(
         | Op::Bra
         | Op::Ret
         | Op::Exit
+        | Op::Trap
         | Op::ClusterArrive
         | Op::ClusterWait => {}
     }

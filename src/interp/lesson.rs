@@ -5,8 +5,9 @@
 use std::sync::Arc;
 
 use super::block::Launch;
-use super::mem::{Filler, Memory};
-use super::{Kernel, Plan, PrepareError, RunError};
+use super::limits::{Budget, Limits};
+use super::mem::{Filler, Memory, OverBudget};
+use super::{Halt, Kernel, Plan, PrepareError, RunError};
 use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::model::results::MemoryStats;
@@ -25,6 +26,12 @@ pub enum CpuError {
     Run(#[from] RunError),
     #[error("{0}")]
     Setup(String),
+}
+
+impl From<OverBudget> for CpuError {
+    fn from(e: OverBudget) -> CpuError {
+        CpuError::Run(RunError::refused(Halt::Memory, e.0))
+    }
 }
 
 /// The lesson's buffers in `mem`: their addresses, in lesson order.
@@ -96,41 +103,42 @@ fn from_bytes(bytes: Arc<Vec<u8>>) -> Filler {
     })
 }
 
-/// Buffers made on first touch, element by element (a trace at the lesson's size).
-pub fn paged(lesson: &Lesson, seed: u64) -> Placed {
-    let mut mem = Memory::default();
+/// Buffers made on first touch, element by element (a trace at the lesson's size), their
+/// pages taken from `budget`; refused beyond it or the modelled GPU's memory.
+pub fn paged(lesson: &Lesson, seed: u64, budget: &Budget) -> Result<Placed, CpuError> {
+    let mut mem = Memory {
+        budget: budget.clone(),
+        ..Memory::default()
+    };
     let addrs = (lesson.buffers.iter())
-        .map(|b| mem.add_buffer(b.bytes(), formula(b, seed)))
-        .collect();
-    for (r, b) in mem.buffers.iter_mut().zip(&lesson.buffers) {
-        r.name = b.name.clone();
-    }
-    Placed { mem, addrs }
+        .map(|b| mem.add_buffer(&b.name, b.bytes(), formula(b, seed)))
+        .collect::<Result<_, _>>()?;
+    Ok(Placed { mem, addrs })
 }
 
-/// Buffers from the host data a check compares against (inputs, as little-endian bytes),
-/// outputs poisoned.
-pub fn dense(lesson: &Lesson, inputs: &[Vec<u8>]) -> Placed {
-    let mut mem = Memory::default();
+/// Buffers from the host data a check compares against (inputs, as little-endian bytes,
+/// kept without a copy), outputs poisoned.
+pub fn dense(lesson: &Lesson, inputs: Vec<Vec<u8>>, budget: &Budget) -> Result<Placed, CpuError> {
+    let mut mem = Memory {
+        budget: budget.clone(),
+        ..Memory::default()
+    };
     let addrs = (lesson.buffers.iter().zip(inputs))
         .map(|(b, h)| match b.is_output() {
-            true => mem.add_buffer(b.bytes(), formula(b, 0)),
-            false => mem.add_buffer(b.bytes(), from_bytes(Arc::new(h.clone()))),
+            true => mem.add_buffer(&b.name, b.bytes(), formula(b, 0)),
+            false => mem.add_buffer(&b.name, b.bytes(), from_bytes(Arc::new(h))),
         })
-        .collect();
-    for (r, b) in mem.buffers.iter_mut().zip(&lesson.buffers) {
-        r.name = b.name.clone();
-    }
-    Placed { mem, addrs }
+        .collect::<Result<_, _>>()?;
+    Ok(Placed { mem, addrs })
 }
 
 /// Buffer `j` as the kernel left it, as little-endian bytes.
-pub fn download(p: &mut Placed, lesson: &Lesson, j: usize) -> Vec<u8> {
+pub fn download(p: &mut Placed, lesson: &Lesson, j: usize) -> Result<Vec<u8>, CpuError> {
     let mut raw = vec![0u8; lesson.buffers[j].bytes() as usize];
     if let Some(r) = p.mem.buffers.get_mut(j) {
-        r.read(0, &mut raw);
+        r.read(0, &mut raw)?;
     }
-    raw
+    Ok(raw)
 }
 
 /// The launch of `v` over `p`: its parameters where the kernel's parameter list puts them,
@@ -177,7 +185,7 @@ pub fn launch(
             r.read(
                 0,
                 &mut data[..(lesson.buffers[c.buffer].bytes().min(bytes)) as usize],
-            );
+            )?;
         }
         p.mem.consts[at as usize..(at + bytes) as usize].copy_from_slice(&data);
     }
@@ -200,9 +208,10 @@ pub fn trace(
     v: &Variant,
     (trace_blocks, seed): (u32, u64),
     shapes: Option<Receiver<Result<Vec<Reshape>, SassError>>>,
+    limits: &Limits,
 ) -> Result<MemoryStats, CpuError> {
     let s = BlockSample::of(v, lesson.trace_blocks, trace_blocks);
-    let mut p = paged(lesson, seed);
+    let mut p = paged(lesson, seed, &limits.budget)?;
     let l = launch(k, lesson, v, &mut p)?;
     let plan = Plan {
         trace: Some((s.stride, s.wanted)),
@@ -210,6 +219,7 @@ pub fn trace(
         budget: BLOCK_BUDGET,
         keep_records: false,
         shapes: Vec::new(),
+        limits: limits.clone(),
     };
     let out = super::run_streamed(k, &mut p.mem, &l, &plan, shapes)?;
     let overflow = out.trace.stream.overflow;

@@ -1,17 +1,16 @@
 //! Loads and stores, each traced access logged as the GPU logger would: one record per
 //! resolved space, with the lanes that went there (atomics are in `atomics`).
 
-use super::RunError;
 use super::alu::sext;
 use super::block::BlockCtx;
 use super::calls::lanes;
 use super::decode::Instr;
-use super::mem::{At, OutOfBounds, resolve};
+use super::mem::{At, MemError, resolve};
 use super::operand::Opnd;
 use super::ops::{Kind, Op, Space, Ty};
 use super::slice::Slice;
 use super::warp::Frame;
-use crate::model::access::Space as TSpace;
+use super::{Fault, Halt, RunError};
 
 pub(super) fn at_of(space: Space, a: u64) -> At {
     match space {
@@ -19,9 +18,12 @@ pub(super) fn at_of(space: Space, a: u64) -> At {
         Space::Global => At::Global(a),
         Space::Shared => At::Shared(a),
         Space::Local => At::Local(a),
-        Space::Const => At::Const(a),
+        Space::Constant => At::Const(a),
         Space::Param => At::Param(a),
         Space::Cluster => At::Cluster(a),
+        // No load or store names the texture space (`tex` is refused at decoding); its
+        // addresses would be generic ones.
+        Space::Texture => resolve(a),
     }
 }
 
@@ -52,12 +54,52 @@ fn widen(v: u64, ty: Ty) -> u64 {
     }
 }
 
-pub(super) fn oob(ctx: &BlockCtx, ins: &Instr, warp: u32, lane: usize, e: OutOfBounds) -> RunError {
+/// An access that could not be made: outside memory, which a GPU faults on as an illegal
+/// address, or a page beyond the run's memory budget.
+pub(super) fn oob(
+    ctx: &BlockCtx,
+    ins: &Instr,
+    warp: u32,
+    lane: usize,
+    e: impl Into<MemError>,
+) -> RunError {
+    let (why, halt) = match e.into() {
+        MemError::Out(e) => (
+            format!(
+                "out-of-bounds {} access: lane {lane} touched {} bytes at {:#x} ({})",
+                e.space, e.bytes, e.addr, e.what
+            ),
+            Halt::Fault(Fault::IllegalAddress),
+        ),
+        MemError::Budget(b) => (b.0, Halt::Memory),
+    };
+    ctx.halt(ins.place, warp, (why, halt), 1 << lane)
+}
+
+/// The first active lane whose address is not a multiple of the access's `width` bytes,
+/// which a GPU faults on; `addrs` are the lanes' addresses as the instruction names them
+/// (every window, buffer and frame starts aligned to more than any width).
+pub(super) fn misaligned(addrs: &[u64; 32], active: u32, width: u64) -> Option<usize> {
+    if width <= 1 {
+        return None;
+    }
+    lanes(active).find(|&l| !addrs[l].is_multiple_of(width))
+}
+
+pub(super) fn misaligned_error(
+    ctx: &BlockCtx,
+    ins: &Instr,
+    warp: u32,
+    (lane, addr): (usize, u64),
+    width: u64,
+) -> RunError {
     let why = format!(
-        "out-of-bounds {} access: lane {lane} touched {} bytes at {:#x} ({})",
-        e.space, e.bytes, e.addr, e.what
+        "misaligned access: lane {lane}'s {width}-byte `{}` at {addr:#x}, which is not a \
+         multiple of {width}",
+        ins.text
     );
-    ctx.error(ins.place, warp, why, 1 << lane)
+    let halt = Halt::Fault(Fault::MisalignedAddress);
+    ctx.halt(ins.place, warp, (why, halt), 1 << lane)
 }
 
 fn param(fr: &mut Frame, lane: usize, a: u64, n: usize, store: Option<u64>) -> u64 {
@@ -203,12 +245,8 @@ fn in_place(
 
 /// The space a request goes to when the instruction names it and it is one the logger
 /// records under that name (a generic one is resolved lane by lane).
-fn one_space(space: Space) -> Option<TSpace> {
-    match space {
-        Space::Shared => Some(TSpace::Shared),
-        Space::Global => Some(TSpace::Global),
-        _ => None,
-    }
+fn one_space(space: Space) -> Option<Space> {
+    matches!(space, Space::Shared | Space::Global).then_some(space)
 }
 
 /// Each lane's address (inactive lanes' too where it is a register row: reading them
@@ -237,13 +275,7 @@ fn address_row(fr: &Frame, ctx: &BlockCtx, o: &Opnd, active: u32, warp: u32) -> 
 /// Whether the active lanes' `span` bytes each all lie in the block's shared memory or one
 /// global buffer, checked once for the range from the lowest lane to the highest; false
 /// where the range is not inside (each lane is then checked, and the first outside named).
-fn within_one(
-    ctx: &mut BlockCtx,
-    space: TSpace,
-    row: &[u64; 32],
-    active: u32,
-    span: usize,
-) -> bool {
+fn within_one(ctx: &mut BlockCtx, space: Space, row: &[u64; 32], active: u32, span: usize) -> bool {
     let (mut lo, mut hi) = (u64::MAX, 0);
     for l in lanes(active) {
         lo = lo.min(row[l]);
@@ -256,7 +288,7 @@ fn within_one(
         return false;
     };
     let from = match space {
-        TSpace::Shared => At::Shared(lo),
+        Space::Shared => At::Shared(lo),
         _ => At::Global(lo),
     };
     ctx.mem.check(from, n as usize, 0).is_ok()
@@ -315,6 +347,15 @@ pub fn load_store(
     }
     let row = address_row(fr, ctx, &ins.src[0], active, warp);
     let width = u32::from(vec) * elem as u32;
+    if let Some(l) = misaligned(&row, active, u64::from(width)).filter(|_| space != Space::Param) {
+        return Err(misaligned_error(
+            ctx,
+            ins,
+            warp,
+            (l, row[l]),
+            u64::from(width),
+        ));
+    }
     let span = items.len().min(8) * elem;
     let address_only = ctx.sliced && ins.slice == Slice::AddressOnly;
     if let Some(one) = one_space(space) {
@@ -336,7 +377,7 @@ pub fn load_store(
     }
     let ats: [At; 32] = super::fast::ats(|l| at_of(space, row[l]));
     // The other spaces' requests were recorded above; parameters are not traced.
-    if matches!(space, Space::Generic | Space::Const | Space::Cluster) {
+    if matches!(space, Space::Generic | Space::Constant | Space::Cluster) {
         ctx.access_record(ins, warp, active, &ats, width);
     }
     if address_only {

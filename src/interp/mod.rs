@@ -19,6 +19,7 @@ mod exec;
 mod fast;
 pub mod lesson;
 mod lex;
+pub mod limits;
 pub mod mem;
 mod memop;
 mod opcode;
@@ -31,12 +32,14 @@ mod warp;
 use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
+use crate::analysis::limits::{Refusal, size};
 use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::trace::instrument::{self, Site};
 use crate::trace::stream::Streamed;
 use block::{Launch, Trace};
 use decode::Program;
+use limits::{LOCAL_PER_THREAD, Limits, MAX_BLOCK, MAX_THREADS};
 use mem::Memory;
 use schedule::run_cluster;
 
@@ -103,15 +106,88 @@ fn list(u: &[Unsupported]) -> String {
     out.join("\n")
 }
 
+/// What a GPU stops a kernel with where the interpreter meets the same: the CUDA error a
+/// GPU run reports, so a run on the CPU says the same words and stops the whole kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// An access outside every buffer and window.
+    IllegalAddress,
+    /// An access not aligned to its size (a float4 off a 16-byte boundary).
+    MisalignedAddress,
+    /// `trap` (`__trap()`): the GPU ends the kernel with an unspecified launch failure.
+    Trap,
+    /// `__assertfail` (a failed device-side `assert`).
+    Assert,
+}
+
+impl Fault {
+    /// The CUDA error a GPU reports for it, by name.
+    pub fn cuda_error(self) -> &'static str {
+        match self {
+            Fault::IllegalAddress => "CUDA_ERROR_ILLEGAL_ADDRESS",
+            Fault::MisalignedAddress => "CUDA_ERROR_MISALIGNED_ADDRESS",
+            Fault::Trap => "CUDA_ERROR_LAUNCH_FAILED",
+            Fault::Assert => "CUDA_ERROR_ASSERT",
+        }
+    }
+}
+
+/// Why a run stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Halt {
+    /// Something the interpreter stops on that a GPU would not name (a deadlock, an endless
+    /// loop, a divergent barrier).
+    Stopped,
+    /// What a GPU faults on.
+    Fault(Fault),
+    /// A launch beyond the modelled GPU's limits, refused before it ran: nothing ran, and the
+    /// block, warp and lanes mean nothing.
+    Launch,
+    /// Memory beyond the run's budget or the modelled GPU's, refused before it was taken.
+    Memory,
+}
+
 /// A run-time error with its place: block, warp, lanes and line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{why} (block {block:?}, warp {warp}, lane {lane}{place})", lane = .lanes.trailing_zeros(), place = .place.map(|p| format!(", {p}")).unwrap_or_default())]
+#[error("{}", self.words())]
 pub struct RunError {
     pub block: [u32; 3],
     pub warp: u32,
     pub lanes: u32,
     pub place: Option<Place>,
     pub why: String,
+    pub halt: Halt,
+}
+
+impl RunError {
+    /// A refusal before anything ran: a launch beyond a limit, or memory beyond one.
+    pub fn refused(halt: Halt, why: String) -> RunError {
+        RunError {
+            block: [0; 3],
+            warp: 0,
+            lanes: 0,
+            place: None,
+            why,
+            halt,
+        }
+    }
+
+    fn words(&self) -> String {
+        let at = format!(
+            "block {:?}, warp {}, lane {}{}",
+            self.block,
+            self.warp,
+            self.lanes.trailing_zeros(),
+            self.place.map(|p| format!(", {p}")).unwrap_or_default()
+        );
+        match self.halt {
+            Halt::Launch | Halt::Memory => self.why.clone(),
+            // The error's name in parentheses, as a GPU's message ends, so the advice for
+            // it is found the same way.
+            Halt::Fault(f) => format!("{} ({at}) ({})", self.why, f.cuda_error()),
+            Halt::Stopped => format!("{} ({at})", self.why),
+        }
+    }
 }
 
 /// A decoded kernel and the trace sites its accesses log under.
@@ -160,6 +236,8 @@ pub struct Plan {
     pub keep_records: bool,
     /// Shared accesses the SASS makes in pieces, counted as it makes them.
     pub shapes: Vec<crate::analysis::sass_map::Reshape>,
+    /// The modelled GPU's limits and the run's memory budget.
+    pub limits: Limits,
 }
 
 /// The cluster (its linear index among the grid's clusters) block `b` is in.
@@ -196,6 +274,73 @@ pub fn run(
 
 /// `run`, with the SASS shapes of `plan` coming from another thread when `later` is given.
 pub fn run_streamed(
+    k: &Kernel,
+    mem: &mut Memory,
+    launch: &Launch,
+    plan: &Plan,
+    later: Option<Receiver<Result<Vec<Reshape>, SassError>>>,
+) -> Result<Outcome, RunError> {
+    let reserved = admit(k, launch, &plan.limits)?;
+    let out = run_admitted(k, mem, launch, plan, later);
+    plan.limits.budget.give(reserved);
+    out
+}
+
+/// Whether `launch` of `k` is within the modelled GPU's limits, and its blocks' shared and
+/// local memory within the budget, before anything is allocated: the bytes taken from the
+/// budget for them, or the limit it is beyond with the figures.
+fn admit(k: &Kernel, launch: &Launch, limits: &Limits) -> Result<u64, RunError> {
+    let launch_err = |why: String| RunError::refused(Halt::Launch, why);
+    let threads: u64 = launch.block.iter().map(|&b| u64::from(b)).product();
+    if threads > u64::from(MAX_THREADS) || (0..3).any(|d| launch.block[d] > MAX_BLOCK[d]) {
+        let threads = u32::try_from(threads).unwrap_or(u32::MAX);
+        let r = Refusal::Threads {
+            block: launch.block,
+            threads,
+        };
+        return Err(launch_err(r.to_string()));
+    }
+    let (fixed, dynamic) = (k.prog.shared_static, launch.dyn_smem);
+    // The first KiB of the window is the GPU's own, not the kernel's.
+    let fixed = fixed.saturating_sub(mem::SHARED_BASE);
+    if u64::from(fixed) + u64::from(dynamic) > u64::from(limits.smem_per_block) {
+        let r = Refusal::SharedMemory {
+            asks: size(dynamic.into()),
+            beside: match fixed {
+                0 => String::new(),
+                s => format!(" beside {} static", size(s.into())),
+            },
+            allows: format!("{} ({})", size(limits.smem_per_block.into()), limits.arch),
+        };
+        return Err(launch_err(r.to_string()));
+    }
+    let local = u64::from(k.prog.local_bytes);
+    if local > LOCAL_PER_THREAD {
+        return Err(launch_err(format!(
+            "each thread asks for {} of local memory (its local arrays, spills and call \
+             frames); a GPU gives a thread at most {}",
+            size(local),
+            size(LOCAL_PER_THREAD)
+        )));
+    }
+    let blocks: u64 = launch
+        .cluster
+        .iter()
+        .map(|&c| u64::from(c.max(1)))
+        .product();
+    let shared = u64::from(k.prog.shared_static) + u64::from(dynamic);
+    let need = blocks.saturating_mul(shared + local * threads);
+    if !limits.budget.take(need) {
+        let what = format!("the shared and local memory of a cluster of {blocks} block(s)");
+        return Err(RunError::refused(
+            Halt::Memory,
+            limits.budget.over(&what, need),
+        ));
+    }
+    Ok(need)
+}
+
+fn run_admitted(
     k: &Kernel,
     mem: &mut Memory,
     launch: &Launch,

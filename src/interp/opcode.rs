@@ -3,18 +3,6 @@
 use super::Unmodelled;
 use super::ops::{AtomOp, Bin, BoolOp, Cmp, Op, Red, Rnd, Shfl, Space, Ty, Un, Vote, ty_of};
 
-fn space_of(q: &str) -> Option<Space> {
-    Some(match q {
-        "global" => Space::Global,
-        "shared" | "shared::cta" => Space::Shared,
-        "local" => Space::Local,
-        "const" => Space::Const,
-        "param" | "param::func" | "param::entry" => Space::Param,
-        "shared::cluster" => Space::Cluster,
-        _ => return None,
-    })
-}
-
 /// Opcodes the interpreter does not model, and what to do instead.
 fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
     let cluster = quals.iter().any(|q| q.contains("cluster"));
@@ -168,7 +156,7 @@ fn other(q: &Q) -> Result<Op, Unmodelled> {
     let (text, quals, tys) = (q.text, &q.quals, &q.tys);
     let has = |x: &str| q.has(x);
     let need = || q.need();
-    let space = (quals.iter().find_map(|q| space_of(q))).unwrap_or(Space::Generic);
+    let space = (quals.iter().find_map(|q| Space::from_ptx(q))).unwrap_or(Space::Generic);
     let vec = (quals.iter())
         .find_map(|q| q.strip_prefix('v').and_then(|n| n.parse::<u8>().ok()))
         .unwrap_or(1);
@@ -244,7 +232,8 @@ fn control(q: &Q) -> Result<Op, Unmodelled> {
         "bra" => Ok(Op::Bra),
         "call" => Ok(Op::Call),
         "ret" => Ok(Op::Ret),
-        "exit" | "trap" => Ok(Op::Exit),
+        "exit" => Ok(Op::Exit),
+        "trap" => Ok(Op::Trap),
         "bar" | "barrier" if has("warp") => Ok(Op::BarWarp),
         "barrier" if has("cluster") && has("arrive") => Ok(Op::ClusterArrive),
         "barrier" if has("cluster") && has("wait") => Ok(Op::ClusterWait),

@@ -16,17 +16,8 @@ pub struct Ty {
     pub bits: u32,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Space {
-    Generic,
-    Global,
-    Shared,
-    Local,
-    Const,
-    Param,
-    /// `shared::cluster`: the shared memory of any block of the cluster.
-    Cluster,
-}
+/// The state space an instruction names: the model's one PTX state-space enum.
+pub use crate::model::access::Space;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bin {
@@ -185,6 +176,8 @@ pub enum Op {
     Call,
     Ret,
     Exit,
+    /// `trap`: the kernel ends with a fault, every thread of it.
+    Trap,
     /// `bar.sync a{, b}`: wait at barrier `a` until `b` threads (all the block's without
     /// `b`) have arrived.
     Bar,

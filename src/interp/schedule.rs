@@ -5,11 +5,11 @@
 
 use std::time::Instant;
 
-use super::RunError;
 use super::block::{BlockCtx, Launch, Trace, block_index};
 use super::decode::Program;
 use super::mem::Memory;
 use super::warp::{BARRIERS, State, Warp};
+use super::{Halt, RunError};
 
 /// Warp steps a warp runs before the next one takes its turn.
 const TURN: u64 = 4096;
@@ -177,6 +177,7 @@ fn schedule(
                     lanes: w.live,
                     place,
                     why,
+                    halt: Halt::Stopped,
                 });
             }
         }
@@ -227,6 +228,7 @@ fn schedule(
                       (`__syncthreads()` in some, the cluster's barrier or another named \
                       barrier in others, or a thread count no one completes)"
                     .into(),
+                halt: Halt::Stopped,
             });
         }
         return Ok((ctx.steps, ctx.thread_steps));

@@ -80,7 +80,7 @@ impl Need {
 
 fn reads_memory(f: &Func) -> bool {
     f.instrs.iter().any(|i| match i.op {
-        Op::Ld { space, .. } => !matches!(space, Space::Param | Space::Const),
+        Op::Ld { space, .. } => !matches!(space, Space::Param | Space::Constant),
         Op::Atom { .. } => true,
         _ => false,
     })
@@ -122,7 +122,7 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
             need.mark(&ins.src);
             let used = need.any(&ins.dst);
             match space {
-                Space::Param | Space::Const if !used => {
+                Space::Param | Space::Constant if !used => {
                     // Parameters are not logged; constants are, so they keep their address.
                     if space == Space::Param {
                         Slice::Skip
@@ -130,7 +130,7 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
                         Slice::AddressOnly
                     }
                 }
-                Space::Param | Space::Const => Slice::Run,
+                Space::Param | Space::Constant => Slice::Run,
                 _ if used => {
                     need.changed |= !*memory;
                     *memory = true;
@@ -170,6 +170,7 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
         Op::Bra
         | Op::Ret
         | Op::Exit
+        | Op::Trap
         | Op::Bar
         | Op::BarArrive
         | Op::BarRed(_)

@@ -54,8 +54,10 @@ pub(super) fn run_with(
     };
     let out = p
         .mem
-        .add_buffer(n as u64 * 4, Box::new(|_, page| page.fill(0xEE)));
+        .add_buffer("out", n as u64 * 4, Box::new(|_, page| page.fill(0xEE)))
+        .unwrap();
     let input = p.mem.add_buffer(
+        "in",
         n as u64 * 4,
         Box::new(|start, page| {
             for (i, c) in page.chunks_mut(4).enumerate() {
@@ -63,6 +65,7 @@ pub(super) fn run_with(
             }
         }),
     );
+    let input = input.unwrap();
     let mut params = out.to_le_bytes().to_vec();
     params.extend(input.to_le_bytes());
     let l = Launch {
@@ -78,10 +81,11 @@ pub(super) fn run_with(
         budget: 1_000_000,
         keep_records: true,
         shapes: Vec::new(),
+        limits: Default::default(),
     };
     let o = run(&k, &mut p.mem, &l, &plan)?;
     let mut raw = vec![0u8; n * 4];
-    p.mem.buffers[0].read(0, &mut raw);
+    p.mem.buffers[0].read(0, &mut raw).unwrap();
     let words = raw
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
@@ -145,3 +149,6 @@ mod cluster;
 
 #[path = "tests_barriers.rs"]
 mod barriers;
+
+#[path = "tests_limits.rs"]
+mod limits;

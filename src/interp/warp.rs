@@ -7,7 +7,7 @@ use super::decode::{Func, Instr, Program};
 use super::operand::Opnd;
 use super::ops::Op;
 use super::slice::Slice;
-use super::{Place, RunError, block::BlockCtx};
+use super::{Fault, Halt, Place, RunError, block::BlockCtx};
 
 #[derive(Debug, Clone, Copy)]
 pub struct Entry {
@@ -228,7 +228,12 @@ impl Warp {
                 self.branch(prog, ins, mask, active, top);
                 return Ok(Event::Next);
             }
-            Op::Ret | Op::Exit => {
+            Op::Trap if active != 0 => {
+                let why = "`trap` (`__trap()`): the kernel stops, every thread of it".into();
+                let halt = Halt::Fault(Fault::Trap);
+                return Err(ctx.halt(ins.place, self.id, (why, halt), active));
+            }
+            Op::Ret | Op::Exit | Op::Trap => {
                 self.advance();
                 if active != 0 {
                     let entry = prog.funcs[self.frames.last().unwrap().func].entry;

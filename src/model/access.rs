@@ -4,18 +4,45 @@
 
 use serde::{Deserialize, Serialize};
 
+/// A PTX state space: the one an instruction names (`ld.shared`, `st.global`, `ld` alone is
+/// generic) and, once the address is resolved, the one a traced request went to. The tracer,
+/// the interpreter and the results all use this one enum. A traced request (a record, an
+/// `InstructionSummary`) is always resolved: never `Generic`, never `Param`, which are what
+/// an instruction may name before its lanes' addresses are known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Space {
     Shared,
     Global,
     Local,
+    /// `.const` (PTX spells it `const`; results and recordings `constant`).
     Constant,
     /// `ld`/`st.shared::cluster`: shared memory of a block of the cluster, through the
     /// cluster's window (distributed shared memory).
     Cluster,
     /// Texture fetches (`tex.1d`, `tex.2d`); the lanes name texel coordinates, not addresses.
     Texture,
+    /// No space named: each lane's address says which window it falls in.
+    Generic,
+    /// `.param`: a kernel's or a function's parameters.
+    Param,
+}
+
+impl Space {
+    /// The space a PTX qualifier or directive names, without its dot: `shared`,
+    /// `shared::cta`, `shared::cluster`, `global`, `local`, `const` (and a constant bank,
+    /// `const[2]`), `param` (and `param::entry`, `param::func`). None for anything else.
+    pub fn from_ptx(word: &str) -> Option<Space> {
+        Some(match word {
+            "shared" | "shared::cta" => Space::Shared,
+            "shared::cluster" => Space::Cluster,
+            "global" => Space::Global,
+            "local" => Space::Local,
+            w if w == "const" || w.starts_with("const[") => Space::Constant,
+            w if w == "param" || w.starts_with("param::") => Space::Param,
+            _ => return None,
+        })
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,4 +193,49 @@ pub struct SassShape {
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Space;
+
+    #[test]
+    fn spaces_keep_the_names_recordings_use_and_read_their_ptx_spelling() {
+        for (space, name) in [
+            (Space::Shared, "shared"),
+            (Space::Global, "global"),
+            (Space::Local, "local"),
+            (Space::Constant, "constant"),
+            (Space::Cluster, "cluster"),
+            (Space::Texture, "texture"),
+        ] {
+            assert_eq!(
+                serde_json::to_string(&space).unwrap(),
+                format!("\"{name}\"")
+            );
+            assert_eq!(
+                serde_json::from_str::<Space>(&format!("\"{name}\"")).unwrap(),
+                space
+            );
+        }
+        let ptx = [
+            "shared::cta",
+            "shared::cluster",
+            "const[2]",
+            "param::entry",
+            "global",
+        ];
+        let read: Vec<_> = ptx.iter().map(|w| Space::from_ptx(w)).collect();
+        assert_eq!(
+            read,
+            [
+                Some(Space::Shared),
+                Some(Space::Cluster),
+                Some(Space::Constant),
+                Some(Space::Param),
+                Some(Space::Global)
+            ]
+        );
+        assert_eq!(Space::from_ptx("f32"), None);
+    }
 }

@@ -3,7 +3,7 @@
 
 use super::claim::Claim;
 use super::lesson::{
-    Lesson, MemSpace, Metrics, Page, Question, Reference, Sweep, SweepPoint, Variant,
+    Lesson, Metrics, Page, Question, Reference, Sweep, SweepPoint, Topic, Variant,
 };
 
 /// A lesson under construction; `build` gives the `Lesson`.
@@ -38,7 +38,7 @@ impl LessonBuilder {
             lesson: Lesson {
                 id: id.into(),
                 title: id.into(),
-                space: MemSpace::Global,
+                topic: Topic::Global,
                 order: 1,
                 file: format!("{id}.yaml"),
                 pages: vec![],
@@ -68,8 +68,8 @@ impl LessonBuilder {
         self
     }
 
-    pub fn space(mut self, space: MemSpace) -> Self {
-        self.lesson.space = space;
+    pub fn topic(mut self, topic: Topic) -> Self {
+        self.lesson.topic = topic;
         self
     }
 

@@ -7,9 +7,13 @@ use super::measure::{Measure, Tolerance};
 use super::requires::Requires;
 use serde::{Deserialize, Serialize};
 
+/// What a lesson is about, which the course list groups lessons under: mostly a memory
+/// space (global, shared, ...), also a level of the hierarchy (L2), a way between memories
+/// (distributed shared, a peer GPU) or the capstone. Written `space:` in a lesson file, and
+/// so in results and `list --json`; not a PTX state space (that is `access::Space`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum MemSpace {
+pub enum Topic {
     Global,
     Shared,
     Register,
@@ -22,36 +26,36 @@ pub enum MemSpace {
     Capstone,
 }
 
-impl MemSpace {
-    pub const ALL: [MemSpace; 10] = [
-        MemSpace::Global,
-        MemSpace::Shared,
-        MemSpace::Register,
-        MemSpace::Local,
-        MemSpace::Constant,
-        MemSpace::Texture,
-        MemSpace::L2,
-        MemSpace::Dsmem,
-        MemSpace::Peer,
-        MemSpace::Capstone,
+impl Topic {
+    pub const ALL: [Topic; 10] = [
+        Topic::Global,
+        Topic::Shared,
+        Topic::Register,
+        Topic::Local,
+        Topic::Constant,
+        Topic::Texture,
+        Topic::L2,
+        Topic::Dsmem,
+        Topic::Peer,
+        Topic::Capstone,
     ];
 
-    /// Each space's name in lesson files (the same as its serde name) and its label on
+    /// Each topic's name in lesson files (the same as its serde name) and its label on
     /// screen: the one place either is spelt.
-    const NAMES: [(MemSpace, &'static str, &'static str); 10] = [
-        (MemSpace::Global, "global", "GLOBAL"),
-        (MemSpace::Shared, "shared", "SHARED"),
-        (MemSpace::Register, "register", "REGISTERS"),
-        (MemSpace::Local, "local", "LOCAL"),
-        (MemSpace::Constant, "constant", "CONSTANT"),
-        (MemSpace::Texture, "texture", "TEXTURE"),
-        (MemSpace::L2, "l2", "L2"),
-        (MemSpace::Dsmem, "dsmem", "DISTRIBUTED SHARED"),
-        (MemSpace::Peer, "peer", "PEER GPU"),
-        (MemSpace::Capstone, "capstone", "CAPSTONE"),
+    const NAMES: [(Topic, &'static str, &'static str); 10] = [
+        (Topic::Global, "global", "GLOBAL"),
+        (Topic::Shared, "shared", "SHARED"),
+        (Topic::Register, "register", "REGISTERS"),
+        (Topic::Local, "local", "LOCAL"),
+        (Topic::Constant, "constant", "CONSTANT"),
+        (Topic::Texture, "texture", "TEXTURE"),
+        (Topic::L2, "l2", "L2"),
+        (Topic::Dsmem, "dsmem", "DISTRIBUTED SHARED"),
+        (Topic::Peer, "peer", "PEER GPU"),
+        (Topic::Capstone, "capstone", "CAPSTONE"),
     ];
 
-    /// The name a lesson file gives the space (`space: shared`).
+    /// The name a lesson file gives the topic (`space: shared`).
     pub fn id(self) -> &'static str {
         Self::NAMES
             .iter()
@@ -59,7 +63,7 @@ impl MemSpace {
             .map_or("?", |(_, id, _)| id)
     }
 
-    /// The space's name as a heading on screen.
+    /// The topic's name as a heading on screen.
     pub fn label(self) -> &'static str {
         Self::NAMES
             .iter()
@@ -252,7 +256,9 @@ pub struct Question {
 pub struct Lesson {
     pub id: String,
     pub title: String,
-    pub space: MemSpace,
+    /// Written `space:` in the lesson file and in serialized lessons.
+    #[serde(rename = "space")]
+    pub topic: Topic,
     /// Place in the course, from the file name's `NN-` prefix.
     pub order: u32,
     /// The file it was loaded from, as shown in messages.
@@ -341,7 +347,7 @@ impl Lesson {
 
 #[cfg(test)]
 mod tests {
-    use super::MemSpace;
+    use super::Topic;
     use crate::model::builder::LessonBuilder;
 
     #[test]
@@ -371,8 +377,8 @@ mod tests {
     }
 
     #[test]
-    fn space_ids_are_the_serde_names() {
-        for m in MemSpace::ALL {
+    fn topic_ids_are_the_serde_names() {
+        for m in Topic::ALL {
             let json = serde_json::to_string(&m).unwrap();
             assert_eq!(json, format!("\"{}\"", m.id()));
             assert_ne!(m.label(), "?");

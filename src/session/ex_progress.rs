@@ -109,7 +109,7 @@ impl ExerciseBook {
     pub fn record_check(&mut self, id: &str, r: &super::ex_check::CheckReport) {
         use super::ex_check::Mark;
         let p = self.entry(id);
-        p.attempts += 1;
+        p.attempts = p.attempts.saturating_add(1);
         if r.live && r.passed() {
             p.passed = true;
             if let Some(ms) = r.time_ms
@@ -218,5 +218,18 @@ mod tests {
         b.entry("x").attempts = u32::MAX;
         b.record_attempt("x", false, None);
         assert_eq!(b.get("x").attempts, u32::MAX);
+    }
+
+    #[test]
+    fn a_save_keeps_a_pass_on_the_cpu_and_the_solutions_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("exercises.json");
+        let mut b = ExerciseBook::default();
+        let p = b.entry("x");
+        (p.passed_cpu, p.best_ms, p.solution_ms) = (true, Some(2.0), Some(1.5));
+        b.save_to(&path).unwrap();
+        let back = ExerciseBook::load_from(&path).0.get("x");
+        assert_eq!((back.passed_cpu, back.passed), (true, false), "{back:?}");
+        assert_eq!((back.best_ms, back.solution_ms), (Some(2.0), Some(1.5)));
     }
 }

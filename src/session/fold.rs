@@ -165,11 +165,13 @@ impl Fold {
         if let Err(f) = &outcome {
             // After a loss the worker's last word may be about a later variant: the loss
             // was marked where it happened.
-            if !self.lost {
-                mark_failure(result, f, &self.variant);
-            }
+            let marked = self.lost || mark_failure(result, f, &self.variant);
             if self.ran {
                 mark_not_run(result, f);
+            } else if !marked {
+                // Over before any variant (the worker died, or refused the request): every
+                // variant says why it has no figures, so the run fails with the reason.
+                not_reached(result, f);
             }
         }
         evaluate_claims(lesson, result);
@@ -183,7 +185,7 @@ fn find<'a>(result: &'a mut LessonResult, name: &str) -> Option<&'a mut VariantR
 
 /// A failed request leaves its words on the variant it was on, so that variant shows as
 /// wrong with the reason. `current` is the variant the worker last named.
-fn mark_failure(res: &mut LessonResult, f: &WorkerFailure, current: &str) {
+fn mark_failure(res: &mut LessonResult, f: &WorkerFailure, current: &str) -> bool {
     let name = match f {
         WorkerFailure::Fault {
             variant: Some(v), ..
@@ -191,10 +193,23 @@ fn mark_failure(res: &mut LessonResult, f: &WorkerFailure, current: &str) {
         WorkerFailure::Timeout { variant, .. } if !variant.is_empty() => variant.as_str(),
         _ => current,
     };
-    if let Some(v) = find(res, name) {
-        v.correct = Some(false);
-        v.error = Some(f.to_string());
-        v.failure = Some(f.kind());
+    let Some(v) = find(res, name) else {
+        return false;
+    };
+    v.correct = Some(false);
+    v.error = Some(f.to_string());
+    v.failure = Some(f.kind());
+    true
+}
+
+/// A request that ended before it reached any variant: each variant without figures says
+/// why (an error, not a wrong answer: nothing ran).
+fn not_reached(res: &mut LessonResult, f: &WorkerFailure) {
+    for v in &mut res.variants {
+        if v.correct.is_none() && v.error.is_none() && v.time_ms.is_none() {
+            v.error = Some(format!("not run: {f}"));
+            v.failure = Some(f.kind());
+        }
     }
 }
 

@@ -139,6 +139,11 @@ fn a_fault_names_its_own_variant_and_a_crash_the_one_in_progress() {
         r.variants.iter().all(|v| v.correct.is_none()),
         "no variant to blame"
     );
+    // But none is left blank: each says the run never reached it, and why.
+    for v in &r.variants {
+        let e = v.error.as_deref().unwrap_or_default();
+        assert!(e.starts_with("not run: ") && e.contains("gone"), "{e}");
+    }
 }
 
 #[test]

@@ -71,7 +71,9 @@ pub(super) fn summaries(
         .iter()
         .zip(accs)
         .filter(|(_, acc)| acc.requests.iter().any(|&n| n > 0))
-        .map(|(site, acc)| {
+        // Barrier sites count no requests; only access sites are summarised.
+        .filter_map(|(site, acc)| Some((site, site.kind()?, acc)))
+        .map(|(site, kind, acc)| {
             // Most requests wins; ties go to the earlier space in SPACES.
             let main = (0..SPACES.len())
                 .rev()
@@ -88,7 +90,7 @@ pub(super) fn summaries(
             InstructionSummary {
                 id: site.id,
                 space: SPACES[main],
-                kind: site.kind,
+                kind,
                 op: site.op.clone(),
                 ptx_line: site.ptx_line,
                 source_line: site.source_line,
@@ -207,11 +209,11 @@ pub fn shared_events(records: &[Record], sites: &[Site]) -> Vec<SharedEvent> {
 /// A record as the race analysis sees it: a shared access or a barrier, else nothing.
 pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
     let site = sites.get(r.site as usize)?;
-    let op = match site.kind {
-        _ if site.is_barrier() => Op::Barrier,
+    let op = match site.kind() {
+        None => Op::Barrier,
         _ if r.space != Space::Shared => return None,
-        AccessKind::Load => Op::Read,
-        AccessKind::Store => Op::Write,
+        Some(AccessKind::Load) => Op::Read,
+        Some(AccessKind::Store) => Op::Write,
     };
     Some(SharedEvent {
         block: r.block,

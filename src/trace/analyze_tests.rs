@@ -2,13 +2,15 @@ use super::*;
 use crate::analysis::banks::{self, BANKS};
 use crate::analysis::coalescing;
 use crate::model::access::AccessKind;
-use crate::trace::instrument::DeclaredSpace;
+use crate::trace::instrument::Event;
 
-fn site(id: u32, space: DeclaredSpace, width: u32) -> Site {
+fn site(id: u32, space: Space, width: u32) -> Site {
     Site {
         id,
-        space,
-        kind: AccessKind::Load,
+        event: Event::Access {
+            space,
+            kind: AccessKind::Load,
+        },
         op: "ld.test".into(),
         width,
         ptx_line: 100 + id,
@@ -34,10 +36,10 @@ fn rec(site: u32, space: Space, mask: u32, width: u32, stride: u64) -> Record {
 #[test]
 fn per_site_figures_and_the_worst_sample() {
     let sites = [
-        site(0, DeclaredSpace::Shared, 4),
-        site(1, DeclaredSpace::Global, 4),
-        site(2, DeclaredSpace::Const, 4),
-        site(3, DeclaredSpace::Local, 16),
+        site(0, Space::Shared, 4),
+        site(1, Space::Global, 4),
+        site(2, Space::Constant, 4),
+        site(3, Space::Local, 16),
     ];
     let records = [
         rec(0, Space::Shared, u32::MAX, 4, 4),
@@ -104,10 +106,7 @@ fn per_site_figures_and_the_worst_sample() {
 
 #[test]
 fn silent_sites_are_left_out() {
-    let sites = [
-        site(0, DeclaredSpace::Global, 4),
-        site(1, DeclaredSpace::Global, 4),
-    ];
+    let sites = [site(0, Space::Global, 4), site(1, Space::Global, 4)];
     let s = summarize(&[rec(1, Space::Global, 1, 4, 4)], &sites);
     assert_eq!(s.len(), 1);
     assert_eq!(s[0].id, 1);
@@ -115,7 +114,7 @@ fn silent_sites_are_left_out() {
 
 #[test]
 fn generic_site_takes_the_space_most_requests_went_to() {
-    let sites = [site(0, DeclaredSpace::Generic, 4)];
+    let sites = [site(0, Space::Generic, 4)];
     let records = [
         rec(0, Space::Global, u32::MAX, 4, 4),
         rec(0, Space::Shared, 0xFFFF, 4, 128),
@@ -134,9 +133,9 @@ fn generic_site_takes_the_space_most_requests_went_to() {
 #[test]
 fn two_hundred_thousand_records_are_quick() {
     let sites = [
-        site(0, DeclaredSpace::Shared, 4),
-        site(1, DeclaredSpace::Global, 16),
-        site(2, DeclaredSpace::Shared, 16),
+        site(0, Space::Shared, 4),
+        site(1, Space::Global, 16),
+        site(2, Space::Shared, 16),
     ];
     let records: Vec<Record> = (0..200_000u32)
         .map(|i| match i % 3 {
@@ -156,13 +155,13 @@ fn two_hundred_thousand_records_are_quick() {
 #[test]
 fn cluster_and_texture_records_are_their_own_spaces() {
     use crate::model::access::{CoordType, TexCoords};
-    let mut tex = site(1, DeclaredSpace::Texture, 16);
+    let mut tex = site(1, Space::Texture, 16);
     tex.coords = Some(TexCoords {
         ty: CoordType::S32,
         dims: 2,
         normalized: None,
     });
-    let sites = [site(0, DeclaredSpace::Cluster, 4), tex];
+    let sites = [site(0, Space::Cluster, 4), tex];
     // Block rank 0 reads rank 1's words in a row, then its own.
     let mut remote = rec(0, Space::Cluster, u32::MAX, 4, 4);
     remote.addrs = std::array::from_fn(|l| (1 << 32) | (4 * l as u64));
@@ -244,10 +243,7 @@ fn only_normalized_textures_of_one_size_scale_the_sites() {
     assert_eq!(size(vec![Arg::Texture(0), Arg::Texture(1)]), None);
     assert_eq!(size(vec![Arg::Texture(0), Arg::Texture(2)]), None);
     assert_eq!(size(vec![Arg::I32(1)]), None);
-    let mut sites = [
-        site(0, DeclaredSpace::Global, 4),
-        site(1, DeclaredSpace::Texture, 16),
-    ];
+    let mut sites = [site(0, Space::Global, 4), site(1, Space::Texture, 16)];
     sites[1].coords = Some(crate::model::access::TexCoords {
         ty: crate::model::access::CoordType::F32,
         dims: 2,
@@ -261,7 +257,7 @@ fn only_normalized_textures_of_one_size_scale_the_sites() {
 #[test]
 fn every_texture_instruction_keeps_the_same_warps() {
     let tex = |id| {
-        let mut s = site(id, DeclaredSpace::Texture, 16);
+        let mut s = site(id, Space::Texture, 16);
         s.coords = Some(crate::model::access::TexCoords {
             ty: crate::model::access::CoordType::S32,
             dims: 2,
@@ -290,10 +286,16 @@ fn every_texture_instruction_keeps_the_same_warps() {
 /// A stencil's shared accesses by two warps: a store (line 10), maybe a barrier (line 12),
 /// and a load (line 11) reaching one word into the other warp's stores.
 fn stencil_records(barrier: bool) -> (Vec<Site>, Vec<Record>) {
-    let mut st = site(0, DeclaredSpace::Shared, 4);
-    st.kind = AccessKind::Store;
-    let ld = site(1, DeclaredSpace::Shared, 4);
-    let bar = site(2, DeclaredSpace::Barrier, 0);
+    let mut st = site(0, Space::Shared, 4);
+    st.event = Event::Access {
+        space: Space::Shared,
+        kind: AccessKind::Store,
+    };
+    let ld = site(1, Space::Shared, 4);
+    let bar = Site {
+        event: Event::Barrier,
+        ..site(2, Space::Shared, 0)
+    };
     let mut records = Vec::new();
     for warp in 0..2u32 {
         let base = 128 * u64::from(warp);
@@ -341,7 +343,7 @@ fn barriers_split_shared_accesses_and_are_not_requests() {
 fn a_load_the_sass_splits_is_counted_as_its_pieces_with_the_ptx_figures_beside() {
     use crate::analysis::sass_map::Reshape;
     use crate::model::access::Piece;
-    let sites = [site(0, DeclaredSpace::Shared, 16)];
+    let sites = [site(0, Space::Shared, 16)];
     let records: [Record; 3] = std::array::from_fn(|_| rec(0, Space::Shared, u32::MAX, 16, 16));
     let shapes = [Reshape {
         id: 0,
@@ -413,10 +415,7 @@ fn direct(records: &[Record]) -> (u64, u64, [u64; BANKS], u64, u64, u64) {
 fn repeated_patterns_at_moved_bases_cost_what_each_request_costs() {
     // Lane patterns that repeat at bases moved by whole lines, by part of a line, with lanes
     // off, and more patterns than a site keeps, interleaved.
-    let sites = [
-        site(0, DeclaredSpace::Shared, 8),
-        site(1, DeclaredSpace::Global, 8),
-    ];
+    let sites = [site(0, Space::Shared, 8), site(1, Space::Global, 8)];
     let mut records = Vec::new();
     let mut seed = 7u64;
     for k in 0..400u64 {

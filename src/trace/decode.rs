@@ -21,11 +21,11 @@
 //!
 //! A barrier record (code 7, from a barrier site) is an event, not an access: it decodes with
 //! `Space::Shared`, the space whose accesses it orders, width 0 and zero entries, and
-//! `Site::is_barrier` tells it apart. A warp's records sit in the buffer in the order the
+//! `Site::is_barrier` tells it apart (its site's `Event::Barrier`). A warp's records sit in the buffer in the order the
 //! warp made them, so its barriers split its accesses into intervals.
 
 use crate::model::access::Space;
-use crate::trace::instrument::{DeclaredSpace, Site};
+use crate::trace::instrument::{BARRIER_CODE, Site, space_code};
 
 pub const RECORD_BYTES: usize = 288;
 const HEADER_BYTES: usize = 32;
@@ -73,8 +73,8 @@ pub fn records_to_read(count: u32, cap: u32) -> (usize, u64) {
     (kept as usize, u64::from(count - kept))
 }
 
-/// The resolved space a record's code names; the codes are `DeclaredSpace::code`'s, all but
-/// generic.
+/// The resolved space a record's code names; the codes are `instrument::space_code`'s, all
+/// but generic's.
 fn space_of(code: u32) -> Option<Space> {
     [
         Space::Shared,
@@ -85,18 +85,7 @@ fn space_of(code: u32) -> Option<Space> {
         Space::Texture,
     ]
     .into_iter()
-    .find(|&s| code_of(s) == code)
-}
-
-fn code_of(space: Space) -> u32 {
-    match space {
-        Space::Shared => DeclaredSpace::Shared.code(),
-        Space::Global => DeclaredSpace::Global.code(),
-        Space::Local => DeclaredSpace::Local.code(),
-        Space::Constant => DeclaredSpace::Const.code(),
-        Space::Cluster => DeclaredSpace::Cluster.code(),
-        Space::Texture => DeclaredSpace::Texture.code(),
-    }
+    .find(|&s| space_code(s) == Some(code))
 }
 
 /// Decode `bytes` (whole records, as copied from the device) and check them against the
@@ -141,7 +130,7 @@ fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, Deco
     if mask == 0 {
         return Err(DecodeError::EmptyMask { index });
     }
-    let barrier = code == DeclaredSpace::Barrier.code();
+    let barrier = code == BARRIER_CODE;
     if barrier != declared.is_barrier() {
         return Err(DecodeError::BadSpace { index, code });
     }
@@ -187,9 +176,11 @@ pub fn encode_with_sites(records: &[Record], sites: &[Site]) -> Vec<u8> {
             r.warp,
             r.mask,
             if barrier {
-                DeclaredSpace::Barrier.code()
+                BARRIER_CODE
             } else {
-                code_of(r.space)
+                // A record's space is resolved; a generic or param one (which no decoded
+                // record has) is written as an unknown code, so decoding refuses it.
+                space_code(r.space).unwrap_or(u32::MAX)
             },
             r.width,
             r.rank,
@@ -208,12 +199,15 @@ pub fn encode_with_sites(records: &[Record], sites: &[Site]) -> Vec<u8> {
 mod tests {
     use super::*;
     use crate::model::access::AccessKind;
+    use crate::trace::instrument::Event;
 
     fn site(id: u32, width: u32) -> Site {
         Site {
             id,
-            space: DeclaredSpace::Generic,
-            kind: AccessKind::Load,
+            event: Event::Access {
+                space: Space::Generic,
+                kind: AccessKind::Load,
+            },
             op: "ld.f32".into(),
             width,
             ptx_line: 10,
@@ -306,7 +300,7 @@ mod tests {
     #[test]
     fn barrier_records_need_barrier_sites() {
         let mut bar = site(1, 0);
-        bar.space = DeclaredSpace::Barrier;
+        bar.event = Event::Barrier;
         let sites = [site(0, 4), bar];
         let mut b = record(1, u32::MAX, Space::Shared);
         b.width = 0;

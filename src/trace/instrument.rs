@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::access::{AccessKind, TexCoords};
+use crate::model::access::{AccessKind, Space, TexCoords};
 use access::parse_access;
 use emit::{Planned, emit_line, site_block};
 use logger::header_end;
@@ -36,48 +36,42 @@ pub const SYM_COUNT: &str = "__gpulab_trace_count";
 pub const SYM_BLOCK_STRIDE: &str = "__gpulab_trace_block_stride";
 pub const SYM_BLOCK_LIMIT: &str = "__gpulab_trace_block_limit";
 
-/// The state space an instruction names. Generic ones are resolved per lane at run time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// The code the logger receives for a site's space, which is also the resolved space code a
+/// record holds (all but generic's, 4, which the logger resolves lane by lane). None for
+/// `.param`, which is never traced.
+pub fn space_code(space: Space) -> Option<u32> {
+    Some(match space {
+        Space::Shared => 0,
+        Space::Global => 1,
+        Space::Local => 2,
+        Space::Constant => 3,
+        Space::Generic => 4,
+        Space::Cluster => 5,
+        Space::Texture => 6,
+        Space::Param => return None,
+    })
+}
+
+/// The code of a barrier site's records: an event, not a space.
+pub const BARRIER_CODE: u32 = 7;
+
+/// What a traced site logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum DeclaredSpace {
-    Shared,
-    Global,
-    Local,
-    Const,
-    Generic,
-    /// `.shared::cluster`: resolved by the logger to a block's rank and an offset.
-    Cluster,
-    /// A `tex` fetch: the lanes log coordinates.
-    Texture,
+pub enum Event {
+    /// A load or store in the space its instruction names; a generic one is resolved per
+    /// lane at run time.
+    Access { space: Space, kind: AccessKind },
     /// A block barrier (`bar.sync`, `bar.arrive`, `bar.red`, ...): no address, an event that
     /// splits the warp's shared accesses into barrier intervals.
     Barrier,
-}
-
-impl DeclaredSpace {
-    /// The code the logger receives; all but 4 (generic) are also the resolved space codes
-    /// of a record.
-    pub fn code(self) -> u32 {
-        match self {
-            DeclaredSpace::Shared => 0,
-            DeclaredSpace::Global => 1,
-            DeclaredSpace::Local => 2,
-            DeclaredSpace::Const => 3,
-            DeclaredSpace::Generic => 4,
-            DeclaredSpace::Cluster => 5,
-            DeclaredSpace::Texture => 6,
-            DeclaredSpace::Barrier => 7,
-        }
-    }
 }
 
 /// One traced instruction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Site {
     pub id: u32,
-    pub space: DeclaredSpace,
-    /// Barrier sites say `Load`; the kind means nothing for them.
-    pub kind: AccessKind,
+    pub event: Event,
     /// The opcode as written, e.g. "ld.shared.v4.f32".
     pub op: String,
     /// Bytes per lane: vector count × element size.
@@ -94,13 +88,29 @@ pub struct Site {
 
 impl Site {
     pub fn is_barrier(&self) -> bool {
-        self.space == DeclaredSpace::Barrier
+        self.event == Event::Barrier
+    }
+
+    /// The space an access site's instruction names; None for a barrier.
+    pub fn space(&self) -> Option<Space> {
+        match self.event {
+            Event::Access { space, .. } => Some(space),
+            Event::Barrier => None,
+        }
+    }
+
+    /// Load or store; None for a barrier.
+    pub fn kind(&self) -> Option<AccessKind> {
+        match self.event {
+            Event::Access { kind, .. } => Some(kind),
+            Event::Barrier => None,
+        }
     }
 
     /// A shared access wider than a word: the only kind ptxas may make in narrower SASS
     /// instructions, so the only kind whose counts wait for the SASS.
     pub fn may_split(&self) -> bool {
-        self.space == DeclaredSpace::Shared && self.width > 4
+        self.space() == Some(Space::Shared) && self.width > 4
     }
 }
 
@@ -132,7 +142,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     let (header_end, features) = header_end(ptx)?;
     let mut out = String::with_capacity(ptx.len() * 2 + 8192);
     let mut state = FuncState::default();
-    let mut symbols: HashMap<String, DeclaredSpace> = HashMap::new();
+    let mut symbols: HashMap<String, Space> = HashMap::new();
     let mut sites = Vec::new();
 
     for (idx, raw) in ptx.lines().enumerate() {
@@ -161,8 +171,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
             if let Some(access) = parse_access(body, line_no)? {
                 let site = Site {
                     id: sites.len() as u32,
-                    space: access.space,
-                    kind: access.kind,
+                    event: access.event,
                     op: access.op.to_string(),
                     width: access.width,
                     ptx_line: line_no,

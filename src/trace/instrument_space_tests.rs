@@ -14,7 +14,7 @@ fn cluster_accesses_and_texture_fetches_are_sites_of_their_own() {
     let got: Vec<_> = inst
         .sites
         .iter()
-        .map(|s| (s.space, s.kind, s.width, s.coords))
+        .map(|s| (s.space(), s.kind(), s.width, s.coords))
         .collect();
     use crate::model::access::{CoordType, TexCoords};
     let tex = |ty, dims| {
@@ -27,17 +27,17 @@ fn cluster_accesses_and_texture_fetches_are_sites_of_their_own() {
     assert_eq!(
         got,
         [
-            (DeclaredSpace::Cluster, AccessKind::Load, 4, None),
-            (DeclaredSpace::Cluster, AccessKind::Store, 8, None),
+            (Some(Space::Cluster), Some(AccessKind::Load), 4, None),
+            (Some(Space::Cluster), Some(AccessKind::Store), 8, None),
             (
-                DeclaredSpace::Texture,
-                AccessKind::Load,
+                Some(Space::Texture),
+                Some(AccessKind::Load),
                 16,
                 tex(CoordType::F32, 2)
             ),
             (
-                DeclaredSpace::Texture,
-                AccessKind::Load,
+                Some(Space::Texture),
+                Some(AccessKind::Load),
                 16,
                 tex(CoordType::S32, 1)
             ),

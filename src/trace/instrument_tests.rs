@@ -152,20 +152,21 @@ fn widths_kinds_and_spaces() {
     let got: Vec<_> = inst
         .sites
         .iter()
-        .map(|s| (s.op.as_str(), s.width, s.space, s.kind))
+        .map(|s| (s.op.as_str(), s.width, s.event))
         .collect();
     use AccessKind::*;
-    use DeclaredSpace::*;
+    use Space::*;
+    let at = |space, kind| Event::Access { space, kind };
     assert_eq!(
         got,
         [
-            ("ld.shared.v4.f32", 16, Shared, Load),
-            ("st.global.v2.u32", 8, Global, Store),
-            ("ld.global.nc.u8", 1, Global, Load),
-            ("ld.volatile.shared::cta.b128", 16, Shared, Load),
-            ("ld.relaxed.gpu.global.L2::64B.b16", 2, Global, Load),
-            ("ldu.global.f64", 8, Global, Load),
-            ("st.local.u32", 4, Local, Store),
+            ("ld.shared.v4.f32", 16, at(Shared, Load)),
+            ("st.global.v2.u32", 8, at(Global, Store)),
+            ("ld.global.nc.u8", 1, at(Global, Load)),
+            ("ld.volatile.shared::cta.b128", 16, at(Shared, Load)),
+            ("ld.relaxed.gpu.global.L2::64B.b16", 2, at(Global, Load)),
+            ("ldu.global.f64", 8, at(Global, Load)),
+            ("st.local.u32", 4, at(Local, Store)),
         ]
     );
 }
@@ -329,7 +330,7 @@ fn fixture_generic_pointer_inside_a_device_function() {
     let generic: Vec<_> = inst
         .sites
         .iter()
-        .filter(|s| s.space == DeclaredSpace::Generic)
+        .filter(|s| s.space() == Some(Space::Generic))
         .collect();
     assert_eq!(generic.len(), 1);
     assert_eq!(
@@ -346,7 +347,7 @@ fn fixture_local_and_vector_shared() {
     let widths: Vec<_> = local
         .sites
         .iter()
-        .filter(|s| s.space == DeclaredSpace::Local)
+        .filter(|s| s.space() == Some(Space::Local))
         .map(|s| s.width)
         .collect();
     assert_eq!(widths, [16, 16, 16, 16, 16, 16, 16, 16, 4, 4, 4]);
@@ -354,7 +355,13 @@ fn fixture_local_and_vector_shared() {
     let loads: Vec<_> = vector
         .sites
         .iter()
-        .filter(|s| s.space == DeclaredSpace::Shared && s.kind == AccessKind::Load)
+        .filter(|s| {
+            s.event
+                == Event::Access {
+                    space: Space::Shared,
+                    kind: AccessKind::Load,
+                }
+        })
         .map(|s| s.width)
         .collect();
     assert_eq!(loads, [8, 16]);

@@ -121,6 +121,8 @@ impl SiteAcc {
                 u64::from(c.sectors)
             }
             Space::Texture => self.add_texture(r, site, kept),
+            // Decoding resolves every record's space; these are never a record's.
+            Space::Generic | Space::Param => 0,
         };
         self.lanes += u64::from(r.mask.count_ones());
         let s = space_index(r.space);

@@ -225,19 +225,14 @@ impl Streamed {
 mod tests {
     use super::*;
     use crate::model::access::{AccessKind, Space};
-    use crate::trace::instrument::DeclaredSpace;
+    use crate::trace::instrument::Event;
 
-    fn site(id: u32, space: DeclaredSpace, kind: AccessKind) -> Site {
+    fn site(id: u32, event: Event) -> Site {
         Site {
             id,
-            space,
-            kind,
+            event,
             op: "ld.test".into(),
-            width: if space == DeclaredSpace::Barrier {
-                0
-            } else {
-                4
-            },
+            width: if event == Event::Barrier { 0 } else { 4 },
             ptx_line: 100 + id,
             source_line: Some(10 + id),
             source_file: Some(1),
@@ -261,9 +256,21 @@ mod tests {
     #[test]
     fn streamed_figures_equal_the_whole_trace_analysis() {
         let sites = [
-            site(0, DeclaredSpace::Shared, AccessKind::Store),
-            site(1, DeclaredSpace::Generic, AccessKind::Load),
-            site(2, DeclaredSpace::Barrier, AccessKind::Load),
+            site(
+                0,
+                Event::Access {
+                    space: Space::Shared,
+                    kind: AccessKind::Store,
+                },
+            ),
+            site(
+                1,
+                Event::Access {
+                    space: Space::Generic,
+                    kind: AccessKind::Load,
+                },
+            ),
+            site(2, Event::Barrier),
         ];
         let mut records = Vec::new();
         for (k, stride) in [1u64, 8, 32, 2, 33].into_iter().enumerate() {

@@ -8,7 +8,7 @@ use crate::course::Broken;
 use crate::course::bundle::CourseRoot;
 use crate::model::builder::LessonBuilder;
 use crate::model::results::DeviceInfo;
-use crate::model::{Lesson, MemSpace};
+use crate::model::{Lesson, Topic};
 use crate::session::progress::Progress;
 use crate::session::recording::{self, Recording};
 use crate::session::source;
@@ -63,7 +63,7 @@ pub fn load(root: &CourseRoot) -> Result<Course, LoadFailure> {
         let at = lessons.partition_point(|l| l.order <= b.order);
         // Under the heading of the lesson before it: its own space is not known.
         let space = lessons.get(at.wrapping_sub(1)).or(lessons.get(at));
-        let space = space.map_or(MemSpace::Global, |l| l.space);
+        let space = space.map_or(Topic::Global, |l| l.topic);
         let taken = lessons.iter().any(|l| l.id == b.name);
         lessons.insert(at, stand_in(b, space, taken));
     }
@@ -77,7 +77,7 @@ pub fn load(root: &CourseRoot) -> Result<Course, LoadFailure> {
 /// A lesson file that does not load, as a lesson of one page: its problems, each at its
 /// `file:line:col`. It has no variants; the lab lets the learner read it and move on
 /// (`App::broken`), and nothing else.
-fn stand_in(b: &Broken, space: MemSpace, id_taken: bool) -> Lesson {
+fn stand_in(b: &Broken, space: Topic, id_taken: bool) -> Lesson {
     let mut text = format!(
         "{} does not load, so this lesson cannot open. The rest of the course works \
          without it.\n\n",
@@ -95,7 +95,7 @@ fn stand_in(b: &Broken, space: MemSpace, id_taken: bool) -> Lesson {
     };
     let mut l = LessonBuilder::new(&id)
         .title("does not load")
-        .space(space)
+        .topic(space)
         .order(b.order)
         .page("This lesson does not load", &text)
         .build();

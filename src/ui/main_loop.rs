@@ -10,6 +10,7 @@ use ratatui::backend::Backend;
 use std::path::Path;
 use std::process::ExitStatus;
 use std::sync::mpsc::{Receiver, Sender};
+use std::time::{Duration, Instant};
 
 /// Why the learner's editor did not open, or did not end well: words for the message line.
 #[derive(Debug, thiserror::Error)]
@@ -54,23 +55,36 @@ pub fn run_with<B: Backend>(
 ) -> Result<(), B::Error> {
     draw(terminal, app)?;
     hand_off(app, requests, saves);
-    while let Ok(ev) = events.recv() {
-        app.on_event(ev);
-        hand_off(app, requests, saves);
-        if app.quit {
-            break;
-        }
-        if let Some(file) = app.exercises.edit.take() {
-            if let Err(e) = edit(&file) {
-                app.message = Some(e.to_string());
+    while let Ok(first) = events.recv() {
+        // What is already waiting is applied before the next frame, for up to a frame's
+        // time: a frame per event fell behind a stream of replies (a large course's compile
+        // reports), and a `q` waited minutes behind frames no one would see.
+        let until = Instant::now() + BATCH;
+        let mut next = Some(first);
+        while let Some(ev) = next {
+            app.on_event(ev);
+            hand_off(app, requests, saves);
+            if app.quit {
+                return Ok(());
             }
-            // The editor drew over the screen: everything is drawn afresh.
-            terminal.clear()?;
+            if let Some(file) = app.exercises.edit.take() {
+                if let Err(e) = edit(&file) {
+                    app.message = Some(e.to_string());
+                }
+                // The editor drew over the screen: everything is drawn afresh.
+                terminal.clear()?;
+            }
+            next = (Instant::now() < until)
+                .then(|| events.try_recv().ok())
+                .flatten();
         }
         draw(terminal, app)?;
     }
     Ok(())
 }
+
+/// The longest the loop applies waiting events before it draws.
+const BATCH: Duration = Duration::from_millis(50);
 
 /// Draw a frame and keep its size, so the next key scrolls what is on screen.
 fn draw<B: Backend>(terminal: &mut Terminal<B>, app: &mut App) -> Result<(), B::Error> {

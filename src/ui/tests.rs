@@ -482,7 +482,10 @@ fn a_page_that_answers_the_predictions_stays_closed_until_the_lesson_has_run() {
     assert!(screen(&app).contains("Predict: which is faster?"));
     app.on_key(key(KeyCode::Char('n')));
     let closed = screen(&app);
-    assert!(closed.contains("answers the lesson's predictions"), "{closed}");
+    assert!(
+        closed.contains("answers the lesson's predictions"),
+        "{closed}"
+    );
     assert!(!closed.contains("fast wins"), "{closed}");
     // The checkpoint too: a number answers nothing while it is closed.
     app.on_key(key(KeyCode::Char('n')));

@@ -10,11 +10,13 @@ use std::thread::{Scope, ScopedJoinHandle};
 use super::compile::{compile_cached, compile_checked, compile_job};
 use super::hostdata::{self, HostData};
 use super::outputs;
-use super::runner::{run_order, wanted};
+use super::runner::{refuse_all, run_order, wanted};
+use crate::analysis::limits::{check_memory, size};
 use crate::course::fingerprint::blank_result;
 use crate::cuda::nvrtc::Output;
 use crate::interp::lesson::{self, CpuError, Placed};
-use crate::interp::{Kernel, Plan, prepare};
+use crate::interp::limits::{Budget, DEFAULT_BUDGET, GPU_MEMORY, Limits};
+use crate::interp::{Halt, Kernel, Plan, prepare};
 use crate::model::protocol::{CpuRun, Reply, RunOptions};
 use crate::model::results::{MemoryStats, VariantResult};
 use crate::model::{Lesson, Reference, Variant};
@@ -35,9 +37,84 @@ fn stage(send: Sink, v: &Variant, s: &str) {
     });
 }
 
+/// The environment variable that sets the interpreter's memory budget.
+pub const BUDGET_VAR: &str = "GPULAB_CPU_MEMORY";
+
+/// Why the budget the environment asks for is not one.
+#[derive(Debug, thiserror::Error)]
+#[error("{BUDGET_VAR}=`{0}` is not a size: write bytes, or a number with K, M, G or T (4G, 512M)")]
+pub struct BadBudget(String);
+
+/// The memory budget of an interpreted run: `GPULAB_CPU_MEMORY` (bytes, or with a K, M, G or
+/// T suffix, powers of 1024), else `DEFAULT_BUDGET`.
+pub fn budget_from_env() -> Result<Budget, BadBudget> {
+    match std::env::var(BUDGET_VAR) {
+        Ok(text) => parse_size(&text).map(Budget::new).ok_or(BadBudget(text)),
+        Err(_) => Ok(Budget::new(DEFAULT_BUDGET)),
+    }
+}
+
+/// `4G`, `512M`, `4GiB`, `1048576` as bytes.
+fn parse_size(text: &str) -> Option<u64> {
+    let t = text.trim();
+    let t = t
+        .strip_suffix("iB")
+        .or_else(|| t.strip_suffix('B'))
+        .unwrap_or(t);
+    let (digits, shift) = match t.char_indices().last()? {
+        (i, 'k' | 'K') => (&t[..i], 10),
+        (i, 'm' | 'M') => (&t[..i], 20),
+        (i, 'g' | 'G') => (&t[..i], 30),
+        (i, 't' | 'T') => (&t[..i], 40),
+        _ => (t, 0),
+    };
+    digits.trim().parse::<u64>().ok()?.checked_mul(1 << shift)
+}
+
+/// Host memory a check at the CPU size takes beyond the pages the runs make (which draw
+/// on the budget as they are made): every buffer's data as generated, each input again as
+/// the bytes a run reads, for the variant's run and the reference's beside it, and each
+/// output three times (expected, read back, compared).
+fn check_bytes(small: &Lesson) -> u64 {
+    let (mut all, mut outs) = (0u64, 0u64);
+    for b in &small.buffers {
+        all = all.saturating_add(b.bytes());
+        if b.is_output() {
+            outs = outs.saturating_add(b.bytes());
+        }
+    }
+    all.saturating_mul(3).saturating_add(outs.saturating_mul(3))
+}
+
+/// Gives bytes taken from a budget back when the run is over, however it ends.
+struct GiveBack<'a>(&'a Budget, u64);
+
+impl Drop for GiveBack<'_> {
+    fn drop(&mut self) {
+        self.0.give(self.1);
+    }
+}
+
 /// Every variant asked for, the reference first; outputs checked at the sizes `cpu` gives.
 pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) {
     let arch = lesson.arch_on(None);
+    let budget = match budget_from_env() {
+        Ok(b) => b,
+        Err(e) => {
+            send(Reply::Error {
+                message: format!("{LABEL}: {e}"),
+            });
+            return;
+        }
+    };
+    let limits = Limits::for_arch(&arch, budget);
+    // The buffers at the lesson's size, against the GPU the interpreter models, as a GPU
+    // run checks them against its own.
+    if let Err(why) = check_memory(lesson, GPU_MEMORY, None) {
+        let why = format!("{LABEL}: {why} (the interpreter models an H100)");
+        refuse_all(lesson, opts, &why, send);
+        return;
+    }
     let small = match cpu.check.as_ref().map(|s| s.apply(lesson)) {
         Some(Ok(small)) => small,
         Some(Err(e)) => {
@@ -49,6 +126,21 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
         None => lesson.clone(),
     };
     let small = &small;
+    // Taken from the budget for the whole run: the pages the runs make get what is left.
+    let need = check_bytes(small).min(u64::MAX / 2) * u64::from(cpu.check.is_some());
+    if !limits.budget.take(need) {
+        let why = format!(
+            "{LABEL}: the check at the `problem_cpu` sizes needs about {} of host memory for \
+             its buffers' data, more than the interpreter's memory budget of {} ({BUDGET_VAR} \
+             sets it; smaller `problem_cpu` sizes need less)",
+            size(need),
+            size(limits.budget.total())
+        );
+        refuse_all(lesson, opts, &why, send);
+        return;
+    }
+    let _given_back = GiveBack(&limits.budget, need);
+    let limits = &limits;
     let checking = cpu.check.is_some();
     // Inputs only for a check: at the lesson's size they can be GiBs.
     let inputs: Vec<HostData> = (small.buffers.iter())
@@ -58,7 +150,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
     std::thread::scope(|scope| {
         let mut expected = Vec::new();
         let mut pending = match checking {
-            true => small_reference(scope, small, &arch, &inputs, &mut expected, send),
+            true => small_reference(scope, small, limits, &inputs, &mut expected, send),
             false => None,
         };
         // The reference variant's name, once its run came out right.
@@ -93,13 +185,15 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                 }
                 Some(sv) => {
                     stage(send, v, "checking the output on the CPU interpreter");
-                    let ran = run_small(&k, small, sv, &inputs);
+                    let ran = run_small(&k, small, sv, &inputs, limits);
                     // A failed reference leaves nothing to compare with, which `judge` says.
                     settle(&mut pending, &mut expected, &mut reference);
                     match ran {
                         Ok(mut p) => {
                             r.tolerance = small.tolerance;
-                            judge(small, &mut p, &expected, &mut r);
+                            if let Err(e) = judge(small, &mut p, &expected, &mut r) {
+                                failed(&mut r, Stopped(e));
+                            }
                         }
                         Err(e) => failed(&mut r, e),
                     }
@@ -111,7 +205,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                 }
             }
             if traced {
-                trace(&k, lesson, v, &arch, opts, &mut r, send);
+                trace(&k, lesson, v, (limits, opts), &mut r, send);
             }
             if shown {
                 send(Reply::Variant {
@@ -152,7 +246,7 @@ fn settle(
 fn small_reference<'s, 'e: 's>(
     scope: &'s Scope<'s, 'e>,
     small: &'e Lesson,
-    arch: &str,
+    limits: &'e Limits,
     inputs: &'e [HostData],
     expected: &mut Vec<(usize, HostData)>,
     send: Sink,
@@ -162,10 +256,11 @@ fn small_reference<'s, 'e: 's>(
         Reference::Variant(r) => {
             let sv = &small.variants[r];
             let mut res = blank_result(small, sv);
-            let k = build(small, sv, arch, (&mut res, false), &mut |_| {})?;
+            let k = build(small, sv, &limits.arch, (&mut res, false), &mut |_| {})?;
             stage(send, sv, "running the reference on the CPU interpreter");
             let run = scope.spawn(move || {
-                run_small(&k, small, sv, inputs).map(|mut p| outputs(small, &mut p))
+                let mut p = run_small(&k, small, sv, inputs, limits)?;
+                outputs(small, &mut p).map_err(Stopped)
             });
             return Some((sv.name.clone(), run));
         }
@@ -187,17 +282,25 @@ fn trace(
     k: &Kernel,
     lesson: &Lesson,
     v: &Variant,
-    arch: &str,
-    opts: &RunOptions,
+    (limits, opts): (&Limits, &RunOptions),
     r: &mut VariantResult,
     send: Sink,
 ) {
     stage(send, v, "tracing memory accesses on the CPU interpreter");
     let t0 = std::time::Instant::now();
-    match self::trace_sampled(k, lesson, v, opts.trace_blocks, arch) {
+    match self::trace_sampled(k, lesson, v, opts.trace_blocks, limits) {
         Ok(mut m) => {
             m.trace_ms = t0.elapsed().as_secs_f64() * 1e3;
             r.memory = Some(m);
+        }
+        // What a GPU faults on or refuses at the lesson's size fails the variant there
+        // too, whatever the check at the CPU size said.
+        Err(CpuError::Run(e)) if e.halt != Halt::Stopped => {
+            r.trace_error = Some(e.to_string());
+            // The check's own failure, when it failed, says it first.
+            if r.correct != Some(false) {
+                failed(r, Stopped(CpuError::Run(e)));
+            }
         }
         Err(e) => r.trace_error = Some(e.to_string()),
     }
@@ -205,25 +308,30 @@ fn trace(
 
 /// The sampled blocks of `v` at the lesson's size on the interpreter, as the GPU's trace
 /// is; where nvdisasm can read the SASS, shared accesses ptxas splits are counted as
-/// split, as on the GPU. It reads while the interpreter runs.
+/// split, as on the GPU. It reads while the interpreter runs, within `limits` (the
+/// architecture's, the run's budget).
 pub fn trace_sampled(
     k: &Kernel,
     lesson: &Lesson,
     v: &Variant,
     trace_blocks: u32,
-    arch: &str,
+    limits: &Limits,
 ) -> Result<MemoryStats, CpuError> {
     let shapes = k.sites.iter().any(Site::may_split).then(|| {
         let (to, from) = std::sync::mpsc::channel();
-        let (lesson, v, arch, sites) =
-            (lesson.clone(), v.clone(), arch.to_string(), k.sites.clone());
+        let (lesson, v, arch, sites) = (
+            lesson.clone(),
+            v.clone(),
+            limits.arch.clone(),
+            k.sites.clone(),
+        );
         std::thread::spawn(move || {
             let _ = to.send(super::sass::shapes(&lesson, &v, &arch, &sites));
         });
         from
     });
     let seed = hostdata::fresh_seed();
-    lesson::trace(k, lesson, v, (trace_blocks, seed), shapes)
+    lesson::trace(k, lesson, v, (trace_blocks, seed), shapes, limits)
 }
 
 /// The ptxas report (CUBIN build) and the decoded PTX; None with the reason in `r`. For a
@@ -278,9 +386,10 @@ fn run_small(
     small: &Lesson,
     v: &Variant,
     inputs: &[HostData],
+    limits: &Limits,
 ) -> Result<Placed, Stopped> {
     let bytes: Vec<Vec<u8>> = inputs.iter().map(HostData::to_le_bytes).collect();
-    let mut p = lesson::dense(small, &bytes);
+    let mut p = lesson::dense(small, bytes, &limits.budget).map_err(Stopped)?;
     let run = lesson::launch(k, small, v, &mut p).and_then(|l| {
         let plan = Plan {
             trace: None,
@@ -288,6 +397,7 @@ fn run_small(
             budget: lesson::BLOCK_BUDGET,
             keep_records: false,
             shapes: Vec::new(),
+            limits: limits.clone(),
         };
         crate::interp::run(k, &mut p.mem, &l, &plan).map_err(CpuError::from)
     });
@@ -300,29 +410,46 @@ fn run_small(
 }
 
 /// The outputs a run left, those the check compares.
-fn outputs(small: &Lesson, p: &mut Placed) -> Vec<(usize, HostData)> {
+fn outputs(small: &Lesson, p: &mut Placed) -> Result<Vec<(usize, HostData)>, CpuError> {
     (0..small.buffers.len())
         .filter(|&j| small.buffers[j].is_output() && !small.is_measured(j))
-        .map(|j| (j, download(p, small, j)))
+        .map(|j| Ok((j, download(p, small, j)?)))
         .collect()
 }
 
 /// Buffer `j` as the kernel left it.
-fn download(p: &mut Placed, small: &Lesson, j: usize) -> HostData {
-    HostData::from_le_bytes(small.buffers[j].ty, &lesson::download(p, small, j))
+fn download(p: &mut Placed, small: &Lesson, j: usize) -> Result<HostData, CpuError> {
+    let bytes = lesson::download(p, small, j)?;
+    Ok(HostData::from_le_bytes(small.buffers[j].ty, &bytes))
 }
 
+/// A run that stopped, in the words a GPU run would use where it would have stopped too:
+/// a fault by its CUDA error's name, a launch beyond the GPU's limits, memory beyond the
+/// budget; else the interpreter's own stop.
 fn failed(r: &mut VariantResult, e: Stopped) {
     r.correct = Some(false);
     r.error = Some(e.to_string());
-    r.failure = Some(Failure::Interpreter);
+    r.failure = Some(match &e.0 {
+        CpuError::Run(run) => match run.halt {
+            Halt::Fault(f) => Failure::Cuda(f.cuda_error().to_string()),
+            Halt::Launch => Failure::LaunchLimits,
+            Halt::Memory => Failure::OutOfMemory,
+            Halt::Stopped => Failure::Interpreter,
+        },
+        _ => Failure::Interpreter,
+    });
 }
 
-fn judge(small: &Lesson, p: &mut Placed, expected: &[(usize, HostData)], r: &mut VariantResult) {
+fn judge(
+    small: &Lesson,
+    p: &mut Placed,
+    expected: &[(usize, HostData)],
+    r: &mut VariantResult,
+) -> Result<(), CpuError> {
     let tol = small.tolerance.unwrap_or_default();
     let mut problems = Vec::new();
     for (j, want) in expected.iter().filter(|(j, _)| !small.is_measured(*j)) {
-        let got = download(p, small, *j);
+        let got = download(p, small, *j)?;
         if let Err(e) = outputs::compare(&small.buffers[*j].name, &got, want, &tol) {
             problems.push(e.to_string());
         }
@@ -335,4 +462,5 @@ fn judge(small: &Lesson, p: &mut Placed, expected: &[(usize, HostData)], r: &mut
         r.correct = Some(false);
         r.error = Some(format!("wrong output ({LABEL}): {}", problems.join("; ")));
     }
+    Ok(())
 }

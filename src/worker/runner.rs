@@ -15,7 +15,7 @@ use crate::analysis::limits;
 use crate::course::fingerprint::blank_result;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::{self, Gpu};
-use crate::model::protocol::{Reply, RunOptions};
+use crate::model::protocol::{JobKind, Reply, RunOptions};
 use crate::model::results::Failure;
 use crate::model::results::{Peak, VariantResult};
 use crate::model::{Lesson, Reference, Variant};
@@ -133,7 +133,13 @@ pub fn run_lesson(
     // The variants timed last are judged now, in one wait for NVML's samples; those
     // measured before a fault too, for their figures stand.
     if let Some(w) = watch {
-        w.finish(send);
+        match opts.job {
+            // A learner waits on every save: no second more for NVML. The verdict is
+            // judged on the samples already in, so another process's last second of
+            // work may go unseen by a check (a lesson run or a recording waits for it).
+            JobKind::ExerciseCheck => w.finish_now(send),
+            _ => w.finish(send),
+        }
     }
     ran?;
     // A kernel that wrote where it should not may have written into the inputs too: after

@@ -7,8 +7,9 @@ use crate::analysis::sass::{self, SassError};
 use crate::analysis::sass_map::{self, PtxAccess, Reshape};
 use crate::cuda::discover;
 use crate::model::access::AccessKind;
+use crate::model::access::Space;
 use crate::model::{Lesson, Variant};
-use crate::trace::instrument::{DeclaredSpace, Site};
+use crate::trace::instrument::Site;
 use std::process::Command;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -118,12 +119,12 @@ pub fn shapes(
         .or(listings.first())
         .ok_or(SassError::NoKernel)?;
     let ptx: Vec<PtxAccess> = (sites.iter())
-        .filter(|s| s.space == DeclaredSpace::Shared)
+        .filter(|s| s.space() == Some(Space::Shared))
         .filter_map(|s| {
             Some(PtxAccess {
                 id: s.id,
                 line: s.source_line?,
-                store: s.kind == AccessKind::Store,
+                store: s.kind() == Some(AccessKind::Store),
                 width: s.width,
             })
         })

@@ -14,7 +14,7 @@ use crate::course::claims::parse_claim;
 use crate::course::schema::RawLesson;
 use crate::course::spans::Spans;
 use crate::model::claim::Claim;
-use crate::model::{Lesson, MemSpace, Metrics, Page, Question};
+use crate::model::{Lesson, Metrics, Page, Question, Topic};
 use std::path::Path;
 
 const DEFAULT_TRACE_BLOCKS: u32 = 4;
@@ -23,7 +23,7 @@ const DEFAULT_TRACE_BLOCKS: u32 = 4;
 struct Head {
     id: Option<String>,
     title: Option<String>,
-    space: Option<MemSpace>,
+    space: Option<Topic>,
     order: Option<u32>,
 }
 
@@ -84,7 +84,7 @@ pub(super) fn resolve(
     Some(Lesson {
         id: head.id?,
         title: head.title?,
-        space: head.space?,
+        topic: head.space?,
         order: head.order?,
         file: file.to_string(),
         pages: pages?,
@@ -216,14 +216,14 @@ fn head(cx: &mut Cx, raw: &RawLesson, file: &str) -> Head {
     }
 }
 
-fn space(cx: &mut Cx, written: Option<&str>) -> Option<MemSpace> {
+fn space(cx: &mut Cx, written: Option<&str>) -> Option<Topic> {
     let Some(s) = written else {
         cx.missing("space", "the memory space the lesson is about");
         return None;
     };
-    let found = MemSpace::ALL.into_iter().find(|m| m.id() == s);
+    let found = Topic::ALL.into_iter().find(|m| m.id() == s);
     if found.is_none() {
-        let names: Vec<&str> = MemSpace::ALL.into_iter().map(MemSpace::id).collect();
+        let names: Vec<&str> = Topic::ALL.into_iter().map(Topic::id).collect();
         cx.err(
             "space",
             format!("unknown space `{s}` (spaces: {})", names.join(", ")),

@@ -1,15 +1,14 @@
 //! Recognising a traced access in a statement and reading its address operand.
 
 use super::registers::{RegTable, type_bits};
-use super::{DeclaredSpace, InstrumentError};
-use crate::model::access::{AccessKind, TexCoords};
+use super::{Event, InstrumentError};
+use crate::model::access::{AccessKind, Space, TexCoords};
 
 pub(super) struct Access<'a> {
     /// The guard as written, `@%p1` or `@!%p1`.
     pub(super) guard: Option<&'a str>,
     pub(super) op: &'a str,
-    pub(super) space: DeclaredSpace,
-    pub(super) kind: AccessKind,
+    pub(super) event: Event,
     pub(super) width: u32,
     /// The address operand; for a texture fetch, the coordinate vector (`{%f1, %f2}`).
     pub(super) addr: &'a str,
@@ -19,7 +18,7 @@ pub(super) struct Access<'a> {
 
 /// What the qualifiers of a traced opcode say.
 struct Qualifiers {
-    space: DeclaredSpace,
+    space: Space,
     vec: u32,
     /// Bytes of one element; None when no type qualifier was found.
     elem: Option<u32>,
@@ -58,8 +57,10 @@ pub(super) fn parse_access(stmt: &str, line: u32) -> Result<Option<Access<'_>>, 
     Ok(Some(Access {
         guard,
         op,
-        space: q.space,
-        kind,
+        event: Event::Access {
+            space: q.space,
+            kind,
+        },
         width: q.vec * elem,
         addr: operands[open + 1..close].trim(),
         coords: None,
@@ -76,8 +77,7 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str) -> Option<Access<'a>> {
     Some(Access {
         guard,
         op,
-        space: DeclaredSpace::Barrier,
-        kind: AccessKind::Load,
+        event: Event::Barrier,
         width: 0,
         addr: "0",
         coords: None,
@@ -87,29 +87,27 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str) -> Option<Access<'a>> {
 /// The qualifiers after `ld`/`st`; None when they name something the tracer does not follow.
 fn qualifiers<'a>(quals: impl Iterator<Item = &'a str>) -> Option<Qualifiers> {
     let mut q = Qualifiers {
-        space: DeclaredSpace::Generic,
+        space: Space::Generic,
         vec: 1,
         elem: None,
     };
     for qual in quals {
         match qual {
-            "shared" | "shared::cta" => q.space = DeclaredSpace::Shared,
-            "shared::cluster" => q.space = DeclaredSpace::Cluster,
-            "global" => q.space = DeclaredSpace::Global,
-            "local" => q.space = DeclaredSpace::Local,
             "v2" => q.vec = 2,
             "v4" => q.vec = 4,
             "v8" => q.vec = 8,
             // Parameters and the asynchronous/bulk copies have no per-lane address in the
             // windows the record describes.
             "async" | "bulk" => return None,
-            t if t == "param" || t.starts_with("param::") => return None,
-            t if t == "const" || t.starts_with("const[") => q.space = DeclaredSpace::Const,
-            t => {
-                if let Some(bits) = type_bits(t).filter(|&b| b >= 8) {
-                    q.elem = Some(bits / 8);
+            t => match Space::from_ptx(t) {
+                Some(Space::Param) => return None,
+                Some(space) => q.space = space,
+                None => {
+                    if let Some(bits) = type_bits(t).filter(|&b| b >= 8) {
+                        q.elem = Some(bits / 8);
+                    }
                 }
-            }
+            },
         }
     }
     Some(q)

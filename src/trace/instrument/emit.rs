@@ -7,7 +7,8 @@ use super::access::{Access, Base, parse_address};
 use super::logger::{Features, site_code};
 use super::registers::RegTable;
 use super::statements::Seg;
-use super::{DeclaredSpace, InstrumentError, Site};
+use super::{BARRIER_CODE, InstrumentError, Site, space_code};
+use crate::model::access::Space;
 
 /// The `meta` of a lane whose guard is false (see logger.ptx).
 const GUARD_FALSE: u32 = u32::MAX;
@@ -24,20 +25,32 @@ pub(super) fn site_block(
     site: &Site,
     access: &Access<'_>,
     regs: &RegTable,
-    (symbols, features): (&HashMap<String, DeclaredSpace>, Features),
+    (symbols, features): (&HashMap<String, Space>, Features),
     line: u32,
 ) -> Result<String, InstrumentError> {
     let mut b = format!("{{ // gpulab trace site {}: {}\n", site.id, site.op);
     b.push_str(&format!(".reg .b64 {A};\n.reg .b32 {W};\n"));
     b.push_str(".reg .b32 %__gpulab_s;\n.reg .b32 %__gpulab_m;\n");
-    let space = match access.coords {
-        Some(_) => load_coordinates(&mut b, access.addr),
-        None => {
+    // The space to log; None for a barrier, which logs address 0 under its own code.
+    let space = match (access.coords, site.space()) {
+        (Some(_), _) => Some(load_coordinates(&mut b, access.addr)),
+        (None, declared) => {
             let (base, offset) = parse_address(access.addr, regs, line)?;
-            load_address(&mut b, &base, offset, site.space, symbols)
+            let declared = declared.unwrap_or(Space::Generic);
+            let resolved = load_address(&mut b, &base, offset, declared, symbols);
+            site.space().map(|_| resolved)
         }
     };
-    let meta = (access.width << 8) | space.code();
+    // The parser makes no `.param` site; were one made, it could not be logged.
+    let bad = || InstrumentError::BadAccess {
+        line,
+        text: access.op.to_string(),
+    };
+    let code = match space {
+        Some(s) => space_code(s).ok_or_else(bad)?,
+        None => BARRIER_CODE,
+    };
+    let meta = (access.width << 8) | code;
     b.push_str(&format!("mov.u32 %__gpulab_s, {};\n", site.id));
     b.push_str(&format!("mov.u32 %__gpulab_m, {meta};\n"));
     // Every lane logs; a lane whose guard is false says so instead of skipping the code, as
@@ -57,7 +70,7 @@ pub(super) fn site_block(
 
 /// Put a fetch's coordinates' bits in `A`, y << 32 | x (y 0 for 1D): the logger keeps them
 /// exact, and the analysis reads them as the site's coordinate type.
-fn load_coordinates(b: &mut String, coords: &str) -> DeclaredSpace {
+fn load_coordinates(b: &mut String, coords: &str) -> Space {
     let c = super::texture::coordinates(coords);
     let x = c.first().copied().unwrap_or("0");
     let y = c.get(1).copied().unwrap_or("0");
@@ -65,7 +78,7 @@ fn load_coordinates(b: &mut String, coords: &str) -> DeclaredSpace {
     b.push_str(&format!("mov.b32 %__gpulab_x, {x};\n"));
     b.push_str(&format!("mov.b32 %__gpulab_y, {y};\n"));
     b.push_str(&format!("mov.b64 {A}, {{%__gpulab_x, %__gpulab_y}};\n"));
-    DeclaredSpace::Texture
+    Space::Texture
 }
 
 /// Put the access's 64-bit address in `A`; returns the space to report, which a generic
@@ -74,9 +87,9 @@ fn load_address(
     b: &mut String,
     base: &Base<'_>,
     offset: i64,
-    declared: DeclaredSpace,
-    symbols: &HashMap<String, DeclaredSpace>,
-) -> DeclaredSpace {
+    declared: Space,
+    symbols: &HashMap<String, Space>,
+) -> Space {
     let mut space = declared;
     match *base {
         Base::Reg(r, 64) if offset == 0 => b.push_str(&format!("mov.b64 {A}, {r};\n")),
@@ -90,7 +103,7 @@ fn load_address(
         Base::Sym(s) => {
             // `mov` of a name gives its address in its own window; a generic access through
             // a name of known space is therefore attributed to that space here.
-            if space == DeclaredSpace::Generic
+            if space == Space::Generic
                 && let Some(&known) = symbols.get(s)
             {
                 space = known;

@@ -3,8 +3,9 @@
 //! instructions the logger uses to name a `shared::cluster` address's block (sm_90, PTX
 //! 7.8) may be written.
 
+use super::InstrumentError;
 use super::statements::strip_comment;
-use super::{DeclaredSpace, InstrumentError};
+use crate::model::access::Space;
 
 const LOGGER_PTX: &str = include_str!("../logger.ptx");
 const TAGS: &str = "\t//@";
@@ -67,13 +68,14 @@ pub(super) fn prologue() -> &'static str {
 }
 
 /// The code a site runs before its access, its labels made its own, with the sections an
-/// access logged as `space` can need: a generic address is resolved, and only a generic
-/// or cluster address may name another block's shared memory.
-pub(super) fn site_code(features: Features, site: u32, space: DeclaredSpace) -> String {
-    let generic = space == DeclaredSpace::Generic;
+/// access logged as `space` can need (None: a barrier, which needs neither): a generic
+/// address is resolved, and only a generic or cluster address may name another block's
+/// shared memory.
+pub(super) fn site_code(features: Features, site: u32, space: Option<Space>) -> String {
+    let generic = space == Some(Space::Generic);
     let keep = Keep {
         generic,
-        cluster: features.cluster && (generic || space == DeclaredSpace::Cluster),
+        cluster: features.cluster && (generic || space == Some(Space::Cluster)),
     };
     // Its comments are said once, in logger.ptx, not at every site.
     let code: String = (parts().2.lines())
@@ -149,8 +151,8 @@ mod tests {
         assert_eq!(h("9.0", "sm_80").1, Features { cluster: false });
         let on = Features { cluster: true };
         let off = Features { cluster: false };
-        let with = site_code(on, 7, DeclaredSpace::Generic);
-        let without = site_code(off, 7, DeclaredSpace::Generic);
+        let with = site_code(on, 7, Some(Space::Generic));
+        let without = site_code(off, 7, Some(Space::Generic));
         assert!(with.contains("getctarank.u64") && !with.contains("//@"));
         assert!(with.contains("isspacep.shared::cluster"));
         assert!(!without.contains("getctarank.") && !without.contains("%cluster_ctarank"));
@@ -161,14 +163,14 @@ mod tests {
         assert!(!text().contains("activemask") && !text().contains("%ctaid"));
         assert!(prologue().contains("%__gpulab_on") && !prologue().contains("@SITE"));
         // A site writes only the sections its access can need.
-        let global = site_code(on, 3, DeclaredSpace::Global);
+        let global = site_code(on, 3, Some(Space::Global));
         assert!(!global.contains("isspacep") && !global.contains("getctarank"));
         assert!(global.contains("match.any.sync") && global.contains("$__gpulab_done_3:"));
         assert!(
             !global.contains("rem.u32"),
             "the sample is tested once a function"
         );
-        let cluster = site_code(on, 4, DeclaredSpace::Cluster);
+        let cluster = site_code(on, 4, Some(Space::Cluster));
         assert!(cluster.contains("getctarank.u64") && !cluster.contains("isspacep.local"));
     }
 }

@@ -1,7 +1,7 @@
 //! Reading a PTX line as statements: comments, scope braces, labels, and the module-scope
 //! variables a generic access may name.
 
-use super::DeclaredSpace;
+use crate::model::access::Space;
 
 pub(super) fn strip_comment(line: &str) -> &str {
     line.find("//").map_or(line, |i| &line[..i])
@@ -15,16 +15,16 @@ pub(super) fn starts_function(code: &str) -> bool {
 
 /// A module-scope variable (`.shared .align 4 .b8 tile[4096];`), so that a generic access
 /// through its name can be attributed to its space.
-pub(super) fn module_variable(code: &str) -> Option<(String, DeclaredSpace)> {
+pub(super) fn module_variable(code: &str) -> Option<(String, Space)> {
     let mut space = None;
     let mut name = None;
     for tok in code.split_whitespace() {
         match tok {
             ".visible" | ".extern" | ".weak" | ".common" => {}
-            ".shared" => space = Some(DeclaredSpace::Shared),
-            ".global" => space = Some(DeclaredSpace::Global),
-            ".const" => space = Some(DeclaredSpace::Const),
-            ".local" => space = Some(DeclaredSpace::Local),
+            ".shared" => space = Some(Space::Shared),
+            ".global" => space = Some(Space::Global),
+            ".const" => space = Some(Space::Constant),
+            ".local" => space = Some(Space::Local),
             t if t.starts_with('.') => {
                 space?;
             }

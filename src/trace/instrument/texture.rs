@@ -3,8 +3,8 @@
 
 use super::access::Access;
 use super::registers::type_bits;
-use super::{DeclaredSpace, InstrumentError};
-use crate::model::access::{AccessKind, CoordType, TexCoords};
+use super::{Event, InstrumentError};
+use crate::model::access::{AccessKind, CoordType, Space, TexCoords};
 
 /// The fetch `op operands` makes, or None for a geometry the tracer does not follow (3D,
 /// cube, arrays: their coordinates do not fit one 64-bit word per lane).
@@ -51,8 +51,10 @@ pub(super) fn parse_tex<'a>(
     Ok(Some(Access {
         guard,
         op,
-        space: DeclaredSpace::Texture,
-        kind: AccessKind::Load,
+        event: Event::Access {
+            space: Space::Texture,
+            kind: AccessKind::Load,
+        },
         width: vec * dbits.max(8) / 8,
         addr: inside[vopen + 1..vclose].trim(),
         coords: Some(TexCoords {

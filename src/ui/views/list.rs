@@ -2,7 +2,7 @@
 //! on its frame, how many lessons are finished and exercises passed.
 
 use super::theme::Theme;
-use crate::model::MemSpace;
+use crate::model::Topic;
 use crate::session::overview::Overview;
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
@@ -11,15 +11,15 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
 pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    // Course order, with a heading wherever the memory space changes: ↑/↓ then move down
-    // the list exactly as it reads.
+    // Course order, with a heading wherever the topic changes: ↑/↓ then move down the list
+    // exactly as it reads.
     let mut lines = Vec::new();
-    let mut space: Option<MemSpace> = None;
+    let mut topic: Option<Topic> = None;
     let mut at = 0;
     for (i, l) in app.reading.lessons.iter().enumerate() {
-        if space != Some(l.space) {
-            space = Some(l.space);
-            lines.push(Line::styled(l.space.label(), th.dim));
+        if topic != Some(l.topic) {
+            topic = Some(l.topic);
+            lines.push(Line::styled(l.topic.label(), th.dim));
         }
         let p = app.reading.progress.get(&l.id);
         let broken = app.reading.broken.iter().any(|b| b.file == l.file);

@@ -1,6 +1,6 @@
 // wrong: pads A's rows by one word, the usual cure, which leaves most rows of the tile off a 16-byte boundary: the 16-byte reads of A straddle banks unevenly (and fault on a GPU)
 // caught by: correct
-// on: gpu - the misaligned 16-byte shared load faults on a GPU; the CPU interpreter does not fault on alignment yet (it sees the conflicts)
+// on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of
 // 128. The `vectorised` rung without its bank conflicts: blocks of 256 threads (a 16 x 16
 // grid) each compute a 128 x 128 tile of C, a thread an 8 x 8 patch in registers. Each step
