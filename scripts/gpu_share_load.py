@@ -16,7 +16,9 @@ toolchain. It runs, in this order:
    over the minutes of the test is seen and not taken for interference;
 4. foreign: one run beside a process computing on the same GPU without taking turns (a
    gpulab run whose turns are in another folder), which must be said to be noise, while a
-   probe asks NVML for its per-process samples as gpulab's worker does.
+   probe asks NVML for its per-process samples as gpulab's worker does; then one run beside
+   a process that computes without pause (a spin kernel), every timing of which must be
+   marked noisy, naming it.
 
 and checks that every variant's median in (2) is within --tolerance percent of the nearer
 of the same variant's two lone medians (both printed, with the drift between them), that
@@ -60,6 +62,57 @@ ptr = ctypes.c_uint64()
 assert cu.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(64 << 20)) == 0, "cuMemAlloc"
 print("holding a context", flush=True)
 time.sleep(86400)
+"""
+
+# A process that computes without pause (ctypes, a spin kernel in PTX the driver builds):
+# every timed window of a run beside it overlaps its kernels, so every timing must be noisy.
+SPINNER = r"""
+import ctypes, sys
+PTX = b'''
+.version 7.0
+.target sm_50
+.address_size 64
+.visible .entry spin(.param .u64 out, .param .u32 n)
+{
+    .reg .u32 %r<4>;
+    .reg .f32 %f<3>;
+    .reg .pred %p;
+    .reg .u64 %rd<2>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, 0;
+    mov.f32 %f1, 0f3F800000;
+LOOP:
+    fma.rn.f32 %f1, %f1, %f1, 0f3F000000;
+    add.u32 %r2, %r2, 1;
+    setp.lt.u32 %p, %r2, %r1;
+    @%p bra LOOP;
+    mov.u32 %r3, %tid.x;
+    setp.ne.u32 %p, %r3, 999999;
+    @%p bra DONE;
+    st.global.f32 [%rd1], %f1;
+DONE:
+    ret;
+}
+''' + bytes([0])
+cu = ctypes.CDLL("libcuda.so.1")
+def ok(r, what):
+    assert r == 0, f"{what}: {r}"
+ok(cu.cuInit(0), "cuInit")
+dev = ctypes.c_int(); ok(cu.cuDeviceGet(ctypes.byref(dev), int(sys.argv[1])), "cuDeviceGet")
+ctx = ctypes.c_void_p(); ok(cu.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev), "retain")
+ok(cu.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+mod = ctypes.c_void_p(); ok(cu.cuModuleLoadData(ctypes.byref(mod), PTX), "cuModuleLoadData")
+fn = ctypes.c_void_p(); ok(cu.cuModuleGetFunction(ctypes.byref(fn), mod, b"spin"), "getfn")
+out = ctypes.c_uint64(); ok(cu.cuMemAlloc_v2(ctypes.byref(out), ctypes.c_size_t(4)), "alloc")
+n = ctypes.c_uint32(200000)
+params = (ctypes.c_void_p * 2)(ctypes.cast(ctypes.byref(out), ctypes.c_void_p),
+                               ctypes.cast(ctypes.byref(n), ctypes.c_void_p))
+print("spinning", flush=True)
+while True:
+    for _ in range(8):
+        ok(cu.cuLaunchKernel(fn, 1024, 1, 1, 256, 1, 1, 0, None, params, None), "launch")
+    ok(cu.cuCtxSynchronize(), "sync")
 """
 
 
@@ -646,6 +699,13 @@ def load_test(args, exercises, root):
         elif not foreign["named_foreign"]:
             failures.append(f"noise was said, but named none of the foreign workers "
                             f"{foreign['workers']}: {foreign['words']}")
+        if foreign["spin_timed"] == 0:
+            failures.append("the run beside a process computing without pause timed nothing")
+        elif foreign["spin_noisy"] < foreign["spin_timed"] or not foreign["spin_named"]:
+            failures.append(f"beside a process computing without pause (pid "
+                            f"{foreign['spin_pid']}), {foreign['spin_noisy']} of "
+                            f"{foreign['spin_timed']} timings were marked noisy naming it: "
+                            "every one must be")
 
     # The closing note.
     mw = mon.waits()
@@ -689,6 +749,9 @@ def load_test(args, exercises, root):
         print(f"  foreign:     beside a process computing without turns, "
               f"{foreign['noisy']} of {foreign['timed']} timings marked noisy; "
               f"e.g. \"{foreign['words']}\"")
+        print(f"  spinner:     beside a process computing without pause, "
+              f"{foreign['spin_noisy']} of {foreign['spin_timed']} timings marked noisy"
+              + (" naming it" if foreign["spin_named"] else ""))
         print(f"  nvml:        {foreign['nvml']}")
     for n in notes:
         print(f"note: {n}")
@@ -737,7 +800,31 @@ def foreign_phase(s, args):
     for w in words:
         for m in NOISE_PID.finditer(w):
             named.update(int(p) for p in m.group(1).replace(" ", "").split(",") if p)
+    # Beside a process that never stops computing, every timing must be said to be noisy.
+    spinner = subprocess.Popen(
+        [sys.executable, "-c", SPINNER, os.environ.get("GPULAB_DEVICE", "0") or "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    spin_timed, spin_noisy, spin_named = 0, 0, False
+    if spinner.stdout.readline().strip() != "spinning":
+        say(f"warning: the spinner did not start: {spinner.stderr.read()}")
+        spinner.kill()
+    else:
+        say(f"a process computes without pause: pid {spinner.pid}")
+        time.sleep(2.0)
+        beside = s.job("run", "foreign-spinner", extra=["--no-trace"])
+        run_all([beside], args.timeout)
+        spinner.kill()
+        spun = medians(beside.result())
+        spin_timed = len(spun)
+        spun_words = [n for _, n in spun.values() if n]
+        spin_noisy = len(spun_words)
+        spin_named = any(str(spinner.pid) in w for w in spun_words)
     return {
+        "spin_pid": spinner.pid,
+        "spin_timed": spin_timed,
+        "spin_noisy": spin_noisy,
+        "spin_named": spin_named,
         "timed": len(timed),
         "noisy": len(words),
         "words": words[0] if words else "",

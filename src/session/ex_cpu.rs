@@ -26,7 +26,7 @@ pub fn check_cpu(
 ) -> CheckReport {
     say("checking on the CPU interpreter: outputs and memory traces, no times");
     let ex = t.ex;
-    let small = at_sizes(t, yours, &t.lesson.problem_cpu);
+    let small = at_sizes(t, yours, &t.lesson.problem_cpu).ok();
     // Checked at the CPU size against the solution (a lesson's reference kernel need not
     // handle that size), the main lesson has the solution as its reference too, so the
     // sizes fit it variant for variant.
@@ -77,14 +77,17 @@ fn over_cpu(cpu: &[(String, i64)], sizes: &[(String, i64)]) -> Vec<(String, i64)
     out
 }
 
-/// The exercise's lesson at `sizes` (None when there are none, or it does not load).
-fn at_sizes(t: &Target, yours: &Yours, sizes: &[(String, i64)]) -> Option<Lesson> {
+/// The exercise's lesson at `sizes`, or why there is none, in words for the check's line.
+fn at_sizes(t: &Target, yours: &Yours, sizes: &[(String, i64)]) -> Result<Lesson, String> {
     if sizes.is_empty() {
-        return None;
+        return Err("no sizes are given".into());
     }
-    let sized = crate::course::reload_sized(t.root, &t.lesson.file, sizes).ok()?;
-    let sx = sized.exercises.iter().find(|e| e.id == t.ex.id)?;
-    Some(exercise_lesson(&sized, sx, yours, Oracle::Solution, &[]))
+    let sized = crate::course::reload_sized(t.root, &t.lesson.file, sizes)
+        .map_err(|errs| errs.first().map(|e| e.to_string()).unwrap_or_default())?;
+    let sx = (sized.exercises.iter())
+        .find(|e| e.id == t.ex.id)
+        .ok_or_else(|| "the exercise is gone at these sizes".to_string())?;
+    Ok(exercise_lesson(&sized, sx, yours, Oracle::Solution, &[]))
 }
 
 /// Right at the lesson's CPU size (the main run) and at every extra size of the exercise.
@@ -108,8 +111,14 @@ fn correctness(
         // varies; the rest (rounds, say) stay at the CPU's, not the GPU lesson's.
         let sizes = &over_cpu(&t.lesson.problem_cpu, sizes);
         let at = sizes_text(sizes);
-        let Some(l) = at_sizes(t, yours, sizes) else {
-            return line(Mark::Fail, format!("the lesson does not load at {at}"));
+        let l = match at_sizes(t, yours, sizes) {
+            Ok(l) => l,
+            Err(why) => {
+                return line(
+                    Mark::Fail,
+                    format!("the lesson does not load at {at}: {why}"),
+                );
+            }
         };
         let options = RunOptions {
             variants: vec![YOURS.to_string()],
