@@ -3,7 +3,7 @@
 
 use crate::cuda::nvrtc::{self, CompileJob, Compiled, Output};
 use crate::model::{Arg, Lesson, Variant};
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex};
 
 pub fn compile_job<'a>(v: &'a Variant, arch: &'a str, output: Output) -> CompileJob<'a> {
     CompileJob {
@@ -51,19 +51,56 @@ pub fn compile_cached(job: &CompileJob) -> Result<Compiled, nvrtc::CompileError>
     built_once(job)
 }
 
+/// Keys of the builds under way, and the signal that one ended: a build asked for while
+/// the same one is under way (the worker compiles a lesson's variants ahead, on a thread of
+/// their own, while the GPU makes the inputs) waits for it rather than compiling twice.
+static BUILDING: Mutex<Vec<String>> = Mutex::new(Vec::new());
+static BUILT_ONE: Condvar = Condvar::new();
+
 fn built_once(job: &CompileJob) -> Result<Compiled, nvrtc::CompileError> {
     let key = format!("{job:?}");
     let lock = || BUILT.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, c)) = lock().iter().find(|(k, _)| *k == key) {
-        return Ok(c.clone());
+    {
+        let mut building = BUILDING.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some((_, c)) = lock().iter().find(|(k, _)| *k == key) {
+                return Ok(c.clone());
+            }
+            if !building.contains(&key) {
+                building.push(key.clone());
+                break;
+            }
+            building = BUILT_ONE.wait(building).unwrap_or_else(|p| p.into_inner());
+        }
     }
+    // Whatever the build gives, it is no longer under way, even if NVRTC panics.
+    struct Done<'a>(&'a str);
+    impl Drop for Done<'_> {
+        fn drop(&mut self) {
+            let mut building = BUILDING.lock().unwrap_or_else(|p| p.into_inner());
+            building.retain(|k| k != self.0);
+            BUILT_ONE.notify_all();
+        }
+    }
+    let _done = Done(&key);
     let compiled = nvrtc::compile(job)?;
     let mut built = lock();
     if built.len() >= BUILT_KEPT {
         built.remove(0);
     }
-    built.push((key, compiled.clone()));
+    built.push((key.clone(), compiled.clone()));
     Ok(compiled)
+}
+
+/// Build `variants` for `arch` into the cache on a thread of their own, in order, so that
+/// the run that needs them finds them built (or waits for the one under way). Errors are
+/// not kept: the run's own compile says them.
+pub fn build_ahead(variants: Vec<Variant>, arch: String) {
+    std::thread::spawn(move || {
+        for v in &variants {
+            let _ = compile_cached(&compile_job(v, &arch, Output::Cubin));
+        }
+    });
 }
 
 /// Compile `v`, a mismatch between its `args:` and the kernel's parameters counting as

@@ -157,21 +157,50 @@ struct Wrong {
     first: Option<(usize, String, String, bool)>,
 }
 
+/// Elements one thread compares at least: below this, a thread costs more than it saves.
+const SCAN_CHUNK: usize = 1 << 20;
+
 impl Wrong {
     /// `judge(got, expected)` says whether they agree and whether `got` is the poison.
-    fn scan<T: Copy + ToString>(
+    /// A large output (a GiB of a 16384² transpose) is compared on several threads: on one,
+    /// the comparison alone took a third of a second of a learner's save.
+    fn scan<T: Copy + ToString + Send + Sync>(
         &mut self,
         got: &[T],
         want: &[T],
-        judge: impl Fn(T, T) -> (bool, bool),
+        judge: impl Fn(T, T) -> (bool, bool) + Sync,
     ) {
-        for (i, (&a, &b)) in got.iter().zip(want).enumerate() {
-            let (ok, poisoned) = judge(a, b);
-            if !ok {
-                self.bad += 1;
-                if self.first.is_none() {
-                    self.first = Some((i, a.to_string(), b.to_string(), poisoned));
-                }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(16));
+        let chunk = got.len().div_ceil(threads).max(SCAN_CHUNK);
+        let parts: Vec<(usize, Option<(usize, T, T, bool)>)> = std::thread::scope(|s| {
+            let handles: Vec<_> = (got.chunks(chunk).zip(want.chunks(chunk)).enumerate())
+                .map(|(c, (g, w))| {
+                    let judge = &judge;
+                    s.spawn(move || {
+                        let (mut bad, mut first) = (0, None);
+                        for (i, (&a, &b)) in g.iter().zip(w).enumerate() {
+                            let (ok, poisoned) = judge(a, b);
+                            if !ok {
+                                bad += 1;
+                                if first.is_none() {
+                                    first = Some((c * chunk + i, a, b, poisoned));
+                                }
+                            }
+                        }
+                        (bad, first)
+                    })
+                })
+                .collect();
+            (handles.into_iter())
+                .map(|h| h.join().expect("a comparison thread does not panic"))
+                .collect()
+        });
+        for (bad, first) in parts {
+            self.bad += bad;
+            if self.first.is_none()
+                && let Some((i, a, b, poisoned)) = first
+            {
+                self.first = Some((i, a.to_string(), b.to_string(), poisoned));
             }
         }
     }
@@ -215,6 +244,26 @@ mod tests {
             .to_string();
         assert!(err.contains("never written"), "{err}");
         assert!(err.contains("1000 of 1000"), "{err}");
+    }
+    #[test]
+    fn a_large_output_compared_on_threads_names_its_first_mismatch_and_counts_them_all() {
+        // Past several chunks, so that more than one thread compares; the wrong elements
+        // lie in a later chunk and an earlier one, the earlier one named.
+        let n = 5 * SCAN_CHUNK + 17;
+        let want = HostData::U32((0..n as u32).collect());
+        let mut g: Vec<u32> = (0..n as u32).collect();
+        let (late, early) = (4 * SCAN_CHUNK + 3, SCAN_CHUNK + 5);
+        g[late] = 1;
+        g[early] = 2;
+        g[n - 1] = 0xDEAD_BEEF;
+        let err = compare("out", &HostData::U32(g), &want, &Tolerance::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with(&format!("out[{early}] = 2, expected {early}")),
+            "{err}"
+        );
+        assert!(err.contains(&format!("3 of {n} elements wrong")), "{err}");
     }
     #[test]
     fn compare_reports_the_first_mismatch() {

@@ -75,6 +75,12 @@ pub fn run_lesson(
         lacking(lesson, opts, &why, send);
         return Ok(());
     }
+    // NVRTC works on the CPU while the GPU makes the inputs and the reference: a learner's
+    // save waits for the longer of the two, not for both.
+    let ahead = (run_order(lesson, opts).into_iter())
+        .map(|i| lesson.variants[i].clone())
+        .collect();
+    super::compile::build_ahead(ahead, lesson.arch_on(Some(session.gpu.info())));
     let key = kept::key(lesson, opts);
     let kept = kept::take_for(&mut session.kept, &key, opts);
     if kept.is_none() && !fits_beside_kept(session, lesson, opts, send) {
