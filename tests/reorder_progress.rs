@@ -129,7 +129,11 @@ fn list_and_the_exercise_book_count_the_same_after_the_reorder() {
     let out = String::from_utf8_lossy(&out.stdout);
     let last = out.lines().last().unwrap();
     assert!(
-        last.starts_with(&format!("{} of {} lessons finished", DONE.len(), lessons.len())),
+        last.starts_with(&format!(
+            "{} of {} lessons finished",
+            DONE.len(),
+            lessons.len()
+        )),
         "{out}"
     );
     assert!(last.contains(" · 1 of "), "spill-cap still passed:\n{out}");
