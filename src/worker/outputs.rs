@@ -157,6 +157,10 @@ struct Wrong {
     first: Option<(usize, String, String, bool)>,
 }
 
+/// One thread's share of a comparison: how many are wrong, and the first (index, got,
+/// expected, poisoned).
+type Part<T> = (usize, Option<(usize, T, T, bool)>);
+
 /// Elements one thread compares at least: below this, a thread costs more than it saves.
 const SCAN_CHUNK: usize = 1 << 20;
 
@@ -172,7 +176,7 @@ impl Wrong {
     ) {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(16));
         let chunk = got.len().div_ceil(threads).max(SCAN_CHUNK);
-        let parts: Vec<(usize, Option<(usize, T, T, bool)>)> = std::thread::scope(|s| {
+        let parts: Vec<Part<T>> = std::thread::scope(|s| {
             let handles: Vec<_> = (got.chunks(chunk).zip(want.chunks(chunk)).enumerate())
                 .map(|(c, (g, w))| {
                     let judge = &judge;
