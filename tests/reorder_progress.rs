@@ -137,6 +137,20 @@ fn list_and_the_exercise_book_count_the_same_after_the_reorder() {
         "{out}"
     );
     assert!(last.contains(" · 1 of "), "spill-cap still passed:\n{out}");
+    // `list --json` says the same, lesson by lesson.
+    let json = Command::new(common::bin())
+        .args(["list", "--json"])
+        .env("GPULAB_DATA_DIR", data.path())
+        .output()
+        .unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let finished: Vec<&str> = (rows.as_array().unwrap().iter())
+        .filter(|r| r["finished"] == true)
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let mut done = DONE.to_vec();
+    done.sort_by_key(|id| place(&lessons, id));
+    assert_eq!(finished, done, "{rows:#}");
     let (book, note) = ExerciseBook::load_from(&data.path().join("exercises.json"));
     assert_eq!(note, None);
     let owner = |ex: &str| {

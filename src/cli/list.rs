@@ -37,12 +37,15 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<i32> {
     let course = open_course(root)?;
     let rows = rows(&course);
     if json {
+        let progress = crate::session::progress::Progress::load();
         let items: Vec<_> = rows
             .iter()
             .map(|r| match r {
                 Row::Lesson(l) => serde_json::json!({
                     "id": l.id, "order": l.order, "title": l.title, "space": l.topic,
                     "variants": l.variants.iter().map(|v| &v.name).collect::<Vec<_>>(),
+                    "exercises": l.exercises.iter().map(|e| &e.id).collect::<Vec<_>>(),
+                    "finished": progress.is_done(&l.id),
                     "broken": false,
                 }),
                 Row::Broken(b) => serde_json::json!({
