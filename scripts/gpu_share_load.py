@@ -699,7 +699,10 @@ def load_test(args, exercises, root):
         elif not foreign["named_foreign"]:
             failures.append(f"noise was said, but named none of the foreign workers "
                             f"{foreign['workers']}: {foreign['words']}")
-        if foreign["spin_timed"] == 0:
+        if foreign["spin_timed"] is None:
+            notes.append("no process could compute beside the runs (no CUDA driver): the "
+                         "spinner's check was not made")
+        elif foreign["spin_timed"] == 0:
             failures.append("the run beside a process computing without pause timed nothing")
         elif foreign["spin_noisy"] < foreign["spin_timed"] or not foreign["spin_named"]:
             failures.append(f"beside a process computing without pause (pid "
@@ -749,9 +752,10 @@ def load_test(args, exercises, root):
         print(f"  foreign:     beside a process computing without turns, "
               f"{foreign['noisy']} of {foreign['timed']} timings marked noisy; "
               f"e.g. \"{foreign['words']}\"")
-        print(f"  spinner:     beside a process computing without pause, "
-              f"{foreign['spin_noisy']} of {foreign['spin_timed']} timings marked noisy"
-              + (" naming it" if foreign["spin_named"] else ""))
+        if foreign["spin_timed"] is not None:
+            print(f"  spinner:     beside a process computing without pause, "
+                  f"{foreign['spin_noisy']} of {foreign['spin_timed']} timings marked noisy"
+                  + (" naming it" if foreign["spin_named"] else ""))
         print(f"  nvml:        {foreign['nvml']}")
     for n in notes:
         print(f"note: {n}")
@@ -809,6 +813,7 @@ def foreign_phase(s, args):
     if spinner.stdout.readline().strip() != "spinning":
         say(f"warning: the spinner did not start: {spinner.stderr.read()}")
         spinner.kill()
+        spin_timed = None
     else:
         say(f"a process computes without pause: pid {spinner.pid}")
         time.sleep(2.0)

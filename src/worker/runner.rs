@@ -92,15 +92,34 @@ pub fn run_lesson(
     let gpu = &session.gpu;
     let turns = &session.turns;
     let made_by = kept::reference_fingerprint(lesson, opts);
-    let (mut bufs, known) = inputs((gpu, turns), lesson, opts, kept, &made_by, send)?;
+    let (mut bufs, known, kept_cublas) = inputs((gpu, turns), lesson, opts, kept, &made_by, send)?;
     let reference_known = known.is_some();
     let mut expected: Vec<(usize, HostData)> = known.unwrap_or_else(|| {
         (super::outputs::builtin_expected(&lesson.reference, &bufs.host_inputs).into_iter())
             .collect()
     });
-    if matches!(lesson.reference, Reference::Sgemm { .. }) {
+    let is_sgemm = matches!(lesson.reference, Reference::Sgemm { .. });
+    // cuBLAS's output on kept inputs is among the kept expected ones; its speed too, when
+    // it was timed and this run times.
+    let cublas_known = is_sgemm && reference_known && (kept_cublas.is_some() || !opts.time);
+    let mut cublas_timed = false;
+    if cublas_known {
+        if let Some(g) = kept_cublas {
+            peak.cublas_gflops = Some(g);
+            send(Reply::Peak { peak: peak.clone() });
+        }
+        send(Reply::Stage {
+            variant: String::new(),
+            stage: "cuBLAS's output and speed on these inputs, from the last check".into(),
+        });
+    } else if is_sgemm {
         let _turn = turns.take(opts.job, "", send);
+        if reference_known {
+            // Kept outputs without a kept speed: cuBLAS runs again, and gives both.
+            expected.clear();
+        }
         cublas_reference(gpu, lesson, &mut bufs, opts, &mut expected, &mut peak, send)?;
+        cublas_timed = opts.time && peak.cublas_gflops.is_some();
     }
     let l2 = set_aside_l2(gpu, lesson, send)?;
     let arch = lesson.arch_on(Some(gpu.info()));
@@ -154,7 +173,8 @@ pub fn run_lesson(
         session.kept = Some(Kept {
             key,
             bufs,
-            expected: kept::keepable(lesson, made_by, expected),
+            expected: kept::keepable(made_by, expected),
+            cublas_gflops: peak.cublas_gflops.filter(|_| cublas_known || cublas_timed),
         });
     }
     Ok(())
@@ -174,12 +194,13 @@ fn inputs(
     kept: Option<Kept>,
     made_by: &str,
     send: Sink,
-) -> Result<(Buffers, Option<Expected>), Fatal> {
+) -> Result<(Buffers, Option<Expected>, Option<f64>), Fatal> {
     match kept {
-        Some(k) => Ok((
-            k.bufs,
-            k.expected.and_then(|(f, e)| (f == made_by).then_some(e)),
-        )),
+        Some(k) => {
+            let expected = k.expected.and_then(|(f, e)| (f == made_by).then_some(e));
+            let cublas = k.cublas_gflops.filter(|_| expected.is_some());
+            Ok((k.bufs, expected, cublas))
+        }
         None => {
             let seed = hostdata::fresh_seed();
             let host = (lesson.buffers.iter())
@@ -187,7 +208,7 @@ fn inputs(
                 .collect();
             let _turn = turns.take(opts.job, "", send);
             let fresh = Buffers::upload(gpu, lesson, host, opts.guard);
-            Ok((fresh.map_err(|e| Fatal::in_variant("", e))?, None))
+            Ok((fresh.map_err(|e| Fatal::in_variant("", e))?, None, None))
         }
     }
 }
