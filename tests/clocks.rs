@@ -4,6 +4,8 @@
 //! figures set below stand for what a live run's worker sends; the worker's reading and
 //! judging of NVML is tested against a made-up NVML in `worker::clocks`.
 
+mod common;
+
 use gpulab::course::bundle::CourseRoot;
 use gpulab::model::Lesson;
 use gpulab::model::results::{Clocks, LessonResult, Source};
@@ -176,4 +178,46 @@ fn the_report_says_what_each_variant_was_timed_at() {
     // A result with none says nothing of clocks.
     let plain = shipped().replay(l).unwrap();
     assert!(!gpulab::cli::report::text_report(l, &plain).contains("timed at"));
+}
+
+const PROBE: &str = r#"format_version: 1
+id: probe
+title: Probe
+space: global
+pages: [{ title: t, text: x }]
+problem: { n: 1024 }
+buffers:
+  - { name: in, type: f32, len: n, init: random }
+  - { name: tbl, type: f32, len: 64, init: random }
+  - { name: out, type: f32, len: n, init: poison }
+  - { name: cycles, type: u64, len: n, init: poison }
+variants:
+  - name: warm
+    source: kernels/probe.cu
+    kernel: probe
+    defines: { ITERS: 4 }
+    launch: { grid: "n / 256", block: 256 }
+    args: [in, out, cycles, n]
+    constants: [{ symbol: table, from: tbl }]
+  - name: cold
+    like: warm
+    cold_l2: true
+  - { name: still-cold, like: cold }
+  - { name: warm-again, like: cold, cold_l2: false }
+reference: warm
+"#;
+
+#[test]
+fn cold_l2_is_a_variant_key_that_like_keeps() {
+    let l = common::load_probe("07-probe.yaml", PROBE).unwrap();
+    let cold: Vec<bool> = l.variants.iter().map(|v| v.cold_l2).collect();
+    assert_eq!(cold, [false, true, true, false]);
+    // Anything but a boolean is refused at its line and column.
+    common::single_probe_error(
+        "07-probe.yaml",
+        PROBE,
+        "    cold_l2: true",
+        "    cold_l2: very",
+        "expected a boolean",
+    );
 }
