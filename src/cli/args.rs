@@ -72,6 +72,10 @@ pub struct RunArgs {
     /// lesson's `problem_cpu` size, memory traced; no times.
     #[arg(long, conflicts_with_all = ["replay", "memcheck"])]
     pub cpu: bool,
+    /// Flush the L2 before every timed launch of every variant (as a variant's `cold_l2`
+    /// does): times of a cold cache.
+    #[arg(long, conflicts_with_all = ["replay", "cpu", "memcheck"])]
+    pub cold_l2: bool,
     /// How to print the figures: the table (`text`), `json` (as --json), or `ncu-csv`: the
     /// traced counters under Nsight Compute's metric names, as `ncu --csv` prints them,
     /// per kernel and per source line, scaled to the grid.

@@ -39,6 +39,7 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         variants: a.variants.clone(),
         trace: !a.no_trace,
         time: !a.no_time,
+        cold_l2: a.cold_l2,
         ..RunOptions::default()
     };
     let ask = if a.cpu {
