@@ -119,6 +119,10 @@ for lesson in lessons:
             table.append(f"| {lesson} | {variant} | (no trace) | | | | |")
             continue
         hw_rows = rows_of(os.path.join(out, f"{lesson}.{variant}.ncu.csv"))
+        if not hw_rows:
+            print(f"ncu gave no rows for {lesson} {variant}: see "
+                  f"{os.path.join(out, f'{lesson}.{variant}.ncu.err')} and the .ncu.csv "
+                  f"(ERR_NVGPUCTRPERM: no permission to read the counters)", file=sys.stderr)
         last = max((int(r["ID"]) for r in hw_rows), default=None)
         hw = {r["Metric Name"]: (number(r["Metric Value"]), r["Metric Unit"])
               for r in hw_rows if last is not None and int(r["ID"]) == last}
