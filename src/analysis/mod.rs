@@ -3,6 +3,7 @@
 pub mod banks;
 pub mod claim_words;
 pub mod claims;
+pub mod clocks;
 pub mod coalescing;
 pub mod describe;
 pub mod footprint;

@@ -72,6 +72,24 @@ pub struct RunArgs {
     /// lesson's `problem_cpu` size, memory traced; no times.
     #[arg(long, conflicts_with_all = ["replay", "memcheck"])]
     pub cpu: bool,
+    /// Flush the L2 before every timed launch of every variant (as a variant's `cold_l2`
+    /// does): times of a cold cache.
+    #[arg(long, conflicts_with_all = ["replay", "cpu", "memcheck"])]
+    pub cold_l2: bool,
+    /// How to print the figures: the table (`text`), `json` (as --json), or `ncu-csv`: the
+    /// traced counters under Nsight Compute's metric names, as `ncu --csv` prints them,
+    /// per kernel and per source line, scaled to the grid.
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "memcheck"])]
+    pub format: Option<Format>,
+}
+
+/// What `gpulab run` prints.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    /// The traced counters in Nsight Compute's names and CSV layout.
+    NcuCsv,
 }
 
 #[derive(clap::Args, Debug)]

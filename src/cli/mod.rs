@@ -12,6 +12,7 @@ mod ex_watch;
 mod glossary;
 mod list;
 mod memcheck;
+pub mod ncu_csv;
 mod record;
 mod render;
 mod render_all;
@@ -21,7 +22,7 @@ mod sass;
 pub mod say;
 mod snapfile;
 
-pub use args::{Cli, Cmd, RenderArgs, RunArgs};
+pub use args::{Cli, Cmd, Format, RenderArgs, RunArgs};
 pub use check::cmd_check;
 pub use doctor::cmd_doctor;
 pub use ex::cmd_ex;

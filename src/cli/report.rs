@@ -31,6 +31,7 @@ pub fn text_report(lesson: &Lesson, r: &LessonResult) -> String {
     }
     out.push_str(&shared_error_notes(&shared));
     out.push_str(&overflow_notes(r));
+    out.push_str(&clock_notes(r));
     out.push_str(&claims(r));
     out
 }
@@ -145,6 +146,34 @@ fn overflow_notes(r: &LessonResult) -> String {
                 v.name, m.overflow
             ));
         }
+    }
+    out
+}
+
+/// What each timed variant ran at (the clocks, temperature and power NVML read while it
+/// was timed) and whether its L2 was flushed before each launch, a line each; nothing
+/// when no variant says (no NVML, or a recording made before they were kept).
+fn clock_notes(r: &LessonResult) -> String {
+    let said: Vec<&VariantResult> = (r.variants.iter())
+        .filter(|v| v.clocks.is_some() || v.cold_l2)
+        .collect();
+    if said.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "
+timed at:
+",
+    );
+    for v in said {
+        let mut parts = Vec::new();
+        if let Some(c) = &v.clocks {
+            parts.push(crate::analysis::clocks::long_words(c));
+        }
+        if v.cold_l2 {
+            parts.push("cold L2 (flushed before every timed launch)".to_string());
+        }
+        out.push_str(&format!("  {:<20} {}\n", v.name, parts.join(" · ")));
     }
     out
 }

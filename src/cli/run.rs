@@ -1,7 +1,7 @@
 //! `gpulab run`: one lesson, live or from the recording, as a table or JSON.
 
 use super::say::{say, say_err, say_part};
-use super::{RunArgs, find_lesson, open_course};
+use super::{Format, RunArgs, find_lesson, open_course};
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::protocol::RunOptions;
@@ -14,6 +14,14 @@ use anyhow::{Result, bail};
 pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     if a.memcheck {
         return super::memcheck::cmd_memcheck(root, device, a);
+    }
+    let format = match (a.format, a.json) {
+        (Some(f), _) => f,
+        (None, true) => Format::Json,
+        (None, false) => Format::Text,
+    };
+    if format == Format::NcuCsv && a.no_trace {
+        bail!("--format ncu-csv writes the traced counters: leave out --no-trace");
     }
     let course = open_course(root)?;
     let lesson = find_lesson(&course, &a.lesson)?;
@@ -31,6 +39,7 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         variants: a.variants.clone(),
         trace: !a.no_trace,
         time: !a.no_time,
+        cold_l2: a.cold_l2,
         ..RunOptions::default()
     };
     let ask = if a.cpu {
@@ -51,10 +60,10 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     if !a.variants.is_empty() {
         only_variants(lesson, &mut result, &a.variants);
     }
-    if a.json {
-        say!("{}", serde_json::to_string_pretty(&result)?);
-    } else {
-        say_part!("{}", super::report::text_report(lesson, &result));
+    match format {
+        Format::Json => say!("{}", serde_json::to_string_pretty(&result)?),
+        Format::Text => say_part!("{}", super::report::text_report(lesson, &result)),
+        Format::NcuCsv => say_part!("{}", super::ncu_csv::ncu_csv(Some(lesson), &result)),
     }
     Ok(if failed(&result) { 1 } else { 0 })
 }

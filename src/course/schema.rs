@@ -102,6 +102,7 @@ pub struct RawVariant {
     pub constants: Option<Vec<RawConstant>>,
     pub sweep: Option<RawSweep>,
     pub knobs: Option<Vec<RawKnob>>,
+    pub cold_l2: Option<bool>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

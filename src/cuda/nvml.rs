@@ -1,7 +1,9 @@
-//! Which other processes compute on a GPU, and how busy each kept it, from NVML (the
-//! driver's management library, loaded at run time like the rest: a machine without it,
-//! or a driver without a symbol, simply does not say).
+//! Which other processes compute on a GPU, and how busy each kept it, and the clocks,
+//! temperature, power and throttle reasons it runs at, from NVML (the driver's management
+//! library, loaded at run time like the rest: a machine without it, or a driver without a
+//! symbol, simply does not say).
 
+use crate::analysis::clocks::{ClockLimits, ClockSample};
 use crate::analysis::gpu_share::UtilSample;
 use libloading::{Library, Symbol};
 use std::ffi::{CString, c_char, c_int, c_uint, c_ulonglong, c_void};
@@ -143,4 +145,82 @@ fn to_sample(s: &ProcessSample) -> UtilSample {
         sm_pct: s.sm_util,
         mem_pct: s.mem_util,
     }
+}
+
+/// `nvmlClockType_t`.
+const NVML_CLOCK_SM: c_uint = 1;
+const NVML_CLOCK_MEM: c_uint = 2;
+/// `nvmlTemperatureSensors_t`: the GPU die.
+const NVML_TEMPERATURE_GPU: c_uint = 0;
+
+impl Nvml {
+    /// A `fn(device, c_uint, *mut c_uint)` query (a clock by type, the temperature by
+    /// sensor), None where the symbol is missing or NVML does not say.
+    fn uint_by(&self, dev: Device, name: &[u8], which: c_uint) -> Option<u32> {
+        type Get = unsafe extern "C" fn(Device, c_uint, *mut c_uint) -> Status;
+        let mut out: c_uint = 0;
+        // SAFETY: one of NVML's documented entry points with this signature (named by the
+        // callers below); `out` is a live out-parameter.
+        unsafe {
+            let get: Symbol<Get> = self.lib.get(name).ok()?;
+            (get(dev, which, &mut out) == NVML_SUCCESS).then_some(out)
+        }
+    }
+
+    /// The board's power draw in milliwatts.
+    fn power_mw(&self, dev: Device) -> Option<u32> {
+        type Get = unsafe extern "C" fn(Device, *mut c_uint) -> Status;
+        let mut out: c_uint = 0;
+        // SAFETY: `nvmlDeviceGetPowerUsage` has this signature; `out` is live.
+        unsafe {
+            let get: Symbol<Get> = self.lib.get(b"nvmlDeviceGetPowerUsage\0").ok()?;
+            (get(dev, &mut out) == NVML_SUCCESS).then_some(out)
+        }
+    }
+
+    /// What holds the clocks back now, as `nvmlClocksEventReasons` bits: the newer name
+    /// first (NVML 12.2 and later), the older one where the driver predates it.
+    fn reasons(&self, dev: Device) -> Option<u64> {
+        type Get = unsafe extern "C" fn(Device, *mut c_ulonglong) -> Status;
+        for name in [
+            &b"nvmlDeviceGetCurrentClocksEventReasons\0"[..],
+            &b"nvmlDeviceGetCurrentClocksThrottleReasons\0"[..],
+        ] {
+            let mut out: c_ulonglong = 0;
+            // SAFETY: both names are NVML's documented entry point with this signature;
+            // `out` is a live out-parameter.
+            unsafe {
+                let Ok(get) = self.lib.get::<Get>(name) else {
+                    continue;
+                };
+                return (get(dev, &mut out) == NVML_SUCCESS).then_some(out);
+            }
+        }
+        None
+    }
+}
+
+/// The GPU at `bus_id`'s clocks, temperature, power and throttle reasons now, stamped with
+/// `at_us`; None when NVML is missing or does not know the device.
+pub fn clock_sample(bus_id: &str, at_us: u64) -> Option<ClockSample> {
+    let nvml = nvml()?;
+    let dev = nvml.device(bus_id)?;
+    Some(ClockSample {
+        at_us,
+        sm_mhz: nvml.uint_by(dev, b"nvmlDeviceGetClockInfo\0", NVML_CLOCK_SM),
+        mem_mhz: nvml.uint_by(dev, b"nvmlDeviceGetClockInfo\0", NVML_CLOCK_MEM),
+        temp_c: nvml.uint_by(dev, b"nvmlDeviceGetTemperature\0", NVML_TEMPERATURE_GPU),
+        power_mw: nvml.power_mw(dev),
+        reasons: nvml.reasons(dev),
+    })
+}
+
+/// The clock the applications setting asks of the GPU at `bus_id` (what a steady run
+/// reaches); nothing known where NVML does not say.
+pub fn clock_limits(bus_id: &str) -> ClockLimits {
+    let app = nvml().and_then(|nvml| {
+        let dev = nvml.device(bus_id)?;
+        nvml.uint_by(dev, b"nvmlDeviceGetApplicationsClock\0", NVML_CLOCK_SM)
+    });
+    ClockLimits { app_sm_mhz: app }
 }

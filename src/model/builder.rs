@@ -28,6 +28,7 @@ pub fn variant(name: &str) -> Variant {
         note: None,
         constants: vec![],
         attrs: Default::default(),
+        cold_l2: false,
     }
 }
 

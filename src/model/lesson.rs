@@ -193,6 +193,10 @@ pub struct Variant {
     /// Launch attributes (clusters, an L2 window); empty: an ordinary launch.
     #[serde(default, skip_serializing_if = "LaunchAttrs::is_empty")]
     pub attrs: LaunchAttrs,
+    /// `cold_l2: true`: the L2 is flushed before every timed launch, so the times are of a
+    /// cold cache (a kernel whose data would otherwise stay in the L2 between launches).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cold_l2: bool,
 }
 
 impl Variant {

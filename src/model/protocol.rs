@@ -62,6 +62,10 @@ pub struct RunOptions {
     /// ("2 ahead: a recording, an exercise check").
     #[serde(default)]
     pub job: JobKind,
+    /// Flush the L2 before every timed launch of every variant (the lab's cold-L2 key), as
+    /// a variant's own `cold_l2` does for it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cold_l2: bool,
 }
 
 /// What a turn on a shared GPU is taken for: written in the turn's ticket, so whoever
@@ -144,6 +148,7 @@ impl Default for RunOptions {
             check: true,
             cpu: None,
             job: JobKind::Run,
+            cold_l2: false,
         }
     }
 }

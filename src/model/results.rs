@@ -331,9 +331,47 @@ pub struct VariantResult {
     /// compute capability 9.0, this GPU has 8.6"); not an error, the recording stands.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unmet: Option<String>,
-    /// Set when other processes computed on the GPU while this variant was timed.
+    /// Set when other processes computed on the GPU while this variant was timed, or its
+    /// clock dropped or was held back (a throttle reason): why, in words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise: Option<String>,
+    /// The clocks, temperature and power NVML read while the variant was timed (absent:
+    /// not timed, no NVML, or a recording made before they were kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<Clocks>,
+    /// The L2 was flushed before every timed launch (`cold_l2`): the times are of a cold
+    /// cache, not of data left there by the previous launch.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cold_l2: bool,
+}
+
+/// What the GPU ran at while a variant was timed, from NVML samples taken before, during
+/// and after its timed runs. Each figure is absent where NVML did not give it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Clocks {
+    /// The SM clock: the median of the samples, and the lowest and highest.
+    pub sm_mhz: u32,
+    pub sm_min_mhz: u32,
+    pub sm_max_mhz: u32,
+    /// The memory clock, median.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_mhz: Option<u32>,
+    /// The GPU's temperature, the highest sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temp_c: Option<u32>,
+    /// The board's power draw, the highest sample, in watts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub power_w: Option<f64>,
+    /// The SM clock the applications setting asks for (what a steady run reaches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub app_sm_mhz: Option<u32>,
+    /// What held the clocks back in any sample, in words ("power cap", "thermal
+    /// slowdown"), the idle GPU and the applications setting left out: they slow nothing
+    /// that was timed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttle: Vec<String>,
+    /// Samples the figures come from.
+    pub samples: u32,
 }
 
 impl VariantResult {

@@ -123,10 +123,14 @@ impl Fold {
                     *v = (**r).clone();
                 }
             }
-            // Judged after the figures came: it marks them, it does not replace them.
+            // Judged after the figures came: it marks them, it does not replace them, nor
+            // what the clocks said of them (which came with the figures).
             Reply::Noise { variant, noise } => {
                 if let Some(v) = find(result, variant) {
-                    v.noise = Some(noise.clone());
+                    v.noise = Some(match v.noise.take() {
+                        Some(clocks) if clocks != *noise => format!("{clocks}; {noise}"),
+                        _ => noise.clone(),
+                    });
                 }
             }
             Reply::Lost {

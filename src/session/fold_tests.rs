@@ -226,3 +226,31 @@ fn noise_judged_after_a_variants_figures_marks_them_and_keeps_them() {
         format!("correct · {words}")
     );
 }
+
+#[test]
+fn a_process_verdict_joins_what_the_clocks_said_of_the_same_runs() {
+    let clocks = "timings noisy: clocks held back by power cap";
+    let process = "timings noisy: another process (pid 7) kept the SMs 5% busy during 1 of 10 runs";
+    let (r, _) = fold(
+        &[
+            Reply::Variant {
+                result: Box::new(VariantResult {
+                    name: "fast".into(),
+                    correct: Some(true),
+                    noise: Some(clocks.into()),
+                    ..Default::default()
+                }),
+            },
+            Reply::Noise {
+                variant: "fast".into(),
+                noise: process.into(),
+            },
+            Reply::Done,
+        ],
+        Ok(()),
+    );
+    assert_eq!(
+        r.variants[0].noise.as_deref(),
+        Some(format!("{clocks}; {process}").as_str())
+    );
+}

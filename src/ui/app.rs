@@ -80,6 +80,7 @@ impl App {
                 sanitizer: None,
                 memcheck: None,
                 knobs: Default::default(),
+                cold_l2: false,
             },
             exercises: Exercises::default(),
             view: View {

@@ -136,6 +136,7 @@ impl App {
             KeyCode::Char('s') => self.switch_source(),
             KeyCode::Char('r') => self.start_run(),
             KeyCode::Char('l') => self.toggle_loop(),
+            KeyCode::Char('C') => self.toggle_cold_l2(),
             // A rerun that is going or done is shown again, not started twice.
             KeyCode::Char('m') if self.memcheck_shown_for_focus() => {
                 self.view.overlay = Overlay::Memcheck

@@ -238,6 +238,7 @@ impl App {
                 // turns rather than filling gigabytes again.
                 let options = crate::model::protocol::RunOptions {
                     keep_inputs: true,
+                    cold_l2: self.runs.cold_l2,
                     ..knobs::options(settings)
                 };
                 let job = Job::Run {

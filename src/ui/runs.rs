@@ -57,6 +57,8 @@ pub struct Runs {
     pub memcheck: Option<super::memcheck::Memcheck>,
     /// The knobs turned, their figures, and the knob run in flight.
     pub knobs: super::knobs::KnobBench,
+    /// `C`: the next runs flush the L2 before every timed launch (a cold cache).
+    pub cold_l2: bool,
 }
 
 impl App {
@@ -96,8 +98,23 @@ impl App {
         self.message = None;
         self.outbox.push(Job::Run {
             lesson: Box::new(lesson),
-            options: RunOptions::default(),
+            options: RunOptions {
+                cold_l2: self.runs.cold_l2,
+                ..RunOptions::default()
+            },
         });
+    }
+
+    /// `C`: time the next runs with the L2 flushed before every launch, or warm again.
+    pub fn toggle_cold_l2(&mut self) {
+        self.runs.cold_l2 = !self.runs.cold_l2;
+        self.message = Some(
+            match self.runs.cold_l2 {
+                true => "cold L2: the next runs flush the L2 before every timed launch (C: warm)",
+                false => "warm L2: the next runs time launches back to back (C: cold)",
+            }
+            .into(),
+        );
     }
 
     /// Where `r` on `lesson` gets its figures; None until the worker has said what this

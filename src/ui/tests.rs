@@ -498,3 +498,30 @@ fn a_page_that_answers_the_predictions_stays_closed_until_the_lesson_has_run() {
     let open = screen(&app);
     assert!(open.contains("fast wins by a mile"), "{open}");
 }
+
+#[test]
+fn c_asks_the_next_runs_for_a_cold_l2_and_again_for_a_warm_one() {
+    let mut app = App::new(vec![lesson("a")], None, Progress::default());
+    app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
+    app.outbox.clear();
+    let cold_of_next_run = |app: &mut App| {
+        app.on_key(key(KeyCode::Char('r')));
+        let cold = match app.outbox.as_slice() {
+            [Job::Run { options, .. }] => options.cold_l2,
+            other => panic!("{other:?}"),
+        };
+        app.outbox.clear();
+        app.on_worker(WorkerEvent::Finished {
+            lesson: "a".into(),
+            outcome: Ok(()),
+        });
+        cold
+    };
+    assert!(!cold_of_next_run(&mut app), "warm unless asked");
+    app.on_key(key(KeyCode::Char('C')));
+    assert!(app.message.as_deref().unwrap().starts_with("cold L2"));
+    assert!(cold_of_next_run(&mut app));
+    app.on_key(key(KeyCode::Char('C')));
+    assert!(app.message.as_deref().unwrap().starts_with("warm L2"));
+    assert!(!cold_of_next_run(&mut app));
+}

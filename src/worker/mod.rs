@@ -1,6 +1,7 @@
 //! The worker: the child process that does all GPU work, behind a JSON-lines protocol. The
 //! only code that touches `cuda/` and the trace instrumentation.
 
+pub mod clocks;
 pub mod compile;
 pub mod fake;
 pub mod gpu_turn;

@@ -1,11 +1,13 @@
 //! Timing a variant with CUDA events until its median is stable, and the figures derived
 //! from the median.
 
+use super::clocks::ClockWatch;
 use super::noise;
 use crate::analysis::gpu_share::RunWindow;
 use crate::analysis::stats;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
+use crate::cuda::memory::DevBuf;
 use crate::cuda::module::Launch;
 use crate::model::Lesson;
 use crate::model::protocol::{Reply, RunOptions};
@@ -14,26 +16,66 @@ use crate::model::results::{Peak, VariantResult};
 /// Launches not counted: the first ones pay for module load and cold caches.
 const WARMUP: usize = 3;
 
-/// Time `launch` into `r` (samples, median, GB/s, GFLOP/s, % of peak), sending each sample.
-/// Each counted run's wall-clock window comes back, for telling whether another process
-/// computed during it (`worker::noise`).
+/// The L2 flushed before every timed launch: a buffer of twice the L2's size, written
+/// (as nvbench and Triton's do_bench flush it) on the stream just before the launch's
+/// first event, so the flush is not in the time and the launch finds none of its data
+/// in the L2.
+struct Flush {
+    buf: DevBuf,
+}
+
+/// The flush buffer's size where the driver does not say the L2's (twice an H100's).
+const UNKNOWN_L2_FLUSH: usize = 100 << 20;
+
+impl Flush {
+    fn new(gpu: &Gpu) -> Result<Flush, CudaError> {
+        let l2 = usize::try_from(gpu.info().l2_bytes).unwrap_or(0);
+        let bytes = if l2 == 0 { UNKNOWN_L2_FLUSH } else { 2 * l2 };
+        Ok(Flush {
+            buf: gpu.alloc(bytes)?,
+        })
+    }
+
+    fn enqueue(&mut self) -> Result<(), CudaError> {
+        self.buf.fill_u32(0)
+    }
+}
+
+/// Time `launch` into `r` (samples, median, GB/s, GFLOP/s, % of peak), sending each sample,
+/// with the L2 flushed before every launch when `cold_l2` asks (and the memory for it is
+/// there: else warm, and `r.cold_l2` says so). The clocks are read before, during and
+/// after the counted runs (`worker::clocks`) into `r.clocks`; a drop or a throttle reason
+/// marks `r.noise`. Each counted run's wall-clock window comes back, for telling whether
+/// another process computed during it (`worker::noise`).
 pub fn time_variant(
     gpu: &Gpu,
     launch: &Launch,
-    opts: &RunOptions,
+    (opts, cold_l2): (&RunOptions, bool),
     r: &mut VariantResult,
     send: &mut dyn FnMut(Reply),
 ) -> Result<Vec<RunWindow>, CudaError> {
     let timer = gpu.timer()?;
+    let mut flush = match cold_l2 {
+        true => cold_flush(gpu, &r.name, send),
+        false => None,
+    };
+    r.cold_l2 = flush.is_some();
+    let once = |flush: &mut Option<Flush>| -> Result<f64, CudaError> {
+        if let Some(f) = flush.as_mut() {
+            f.enqueue()?;
+        }
+        timer.time(|| launch.enqueue())
+    };
     for _ in 0..WARMUP {
-        timer.time(|| launch.enqueue())?;
+        once(&mut flush)?;
     }
     let mut stop = stats::Stopper::new(10, opts.max_runs.max(10) as usize, opts.max_ms, 0.005);
     let mut windows = Vec::new();
+    let watch = ClockWatch::start(gpu);
     loop {
         let start_us = noise::now_us();
         // `time` waits for the run to end, so the window holds it.
-        let ms = timer.time(|| launch.enqueue())?;
+        let ms = once(&mut flush)?;
         windows.push(RunWindow {
             start_us,
             end_us: noise::now_us(),
@@ -47,7 +89,29 @@ pub fn time_variant(
             break;
         }
     }
+    if let Some(w) = watch {
+        let seen = w.finish();
+        r.clocks = seen.clocks;
+        if let Some(n) = seen.noise {
+            r.noise = Some(n.to_string());
+        }
+    }
     Ok(windows)
+}
+
+/// The flush buffer, or None (the runs go warm) when the GPU has no room for it: said as
+/// a stage, and the figures do not claim a cold L2.
+fn cold_flush(gpu: &Gpu, variant: &str, send: &mut dyn FnMut(Reply)) -> Option<Flush> {
+    match Flush::new(gpu) {
+        Ok(f) => Some(f),
+        Err(e) => {
+            send(Reply::Stage {
+                variant: variant.to_string(),
+                stage: format!("timing with a warm L2: no room to flush it ({e})"),
+            });
+            None
+        }
+    }
 }
 
 /// The median and the rates derived from it.

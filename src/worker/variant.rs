@@ -137,7 +137,8 @@ fn load_check_time(
     if ctx.opts.time && r.correct != Some(false) && job.shown {
         stage(send, v, "timing");
         let launch = bufs.launch(v, &kernel);
-        let windows = timing::time_variant(ctx.gpu, &launch, ctx.opts, r, send)?;
+        let cold = v.cold_l2 || ctx.opts.cold_l2;
+        let windows = timing::time_variant(ctx.gpu, &launch, (ctx.opts, cold), r, send)?;
         timing::summarize(ctx.lesson, ctx.peak, r);
         return Ok(windows);
     }

@@ -34,6 +34,7 @@ pub(super) struct Merged {
     pub(super) options: Vec<String>,
     note: Option<String>,
     constants: At<Vec<RawConstant>>,
+    cold_l2: bool,
 }
 
 impl Merged {
@@ -75,6 +76,9 @@ pub(super) fn merge(parent: Merged, v: &RawVariant, at: &str) -> Merged {
     }
     if v.note.is_some() {
         m.note = v.note.clone();
+    }
+    if let Some(cold) = v.cold_l2 {
+        m.cold_l2 = cold;
     }
     m
 }
@@ -330,6 +334,7 @@ pub(super) fn build(
         note: m.note,
         constants: constants?,
         attrs: attrs?,
+        cold_l2: m.cold_l2,
     })
 }
 

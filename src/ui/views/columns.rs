@@ -156,6 +156,7 @@ fn timing_lines<'a>(
     th: &Theme,
 ) -> Vec<Line<'a>> {
     let mut lines = vec![time_line(v, interpreted, width, th)];
+    lines.extend(clock_line(v, width, th));
     let running_here = app.runs.running.as_ref().filter(|run| {
         Some(run.lesson.as_str()) == app.lesson().map(|l| l.id.as_str()) && run.variant == v.name
     });
@@ -175,6 +176,23 @@ fn timing_lines<'a>(
         lines.push(Line::raw(format!("{g:.0} GFLOP/s")));
     }
     lines
+}
+
+/// What the time was taken at: "1980 MHz, 43 °C", "cold L2" when the L2 was flushed
+/// before each launch; every figure (memory clock, power, throttle reasons) where the
+/// line is wide, as in the detail pane. None when the result does not say.
+fn clock_line<'a>(v: &VariantResult, width: u16, th: &Theme) -> Option<Line<'a>> {
+    let mut parts = Vec::new();
+    if let Some(c) = &v.clocks {
+        parts.push(match width >= 60 {
+            true => crate::analysis::clocks::long_words(c),
+            false => crate::analysis::clocks::short_words(c),
+        });
+    }
+    if v.cold_l2 {
+        parts.push("cold L2".to_string());
+    }
+    (!parts.is_empty()).then(|| Line::styled(parts.join(" · "), th.dim))
 }
 
 /// Figures the kernel measured itself (`measures:` in the lesson), one a line.

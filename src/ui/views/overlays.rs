@@ -24,6 +24,7 @@ pub const KEYS: &[(&str, &str)] = &[
     ("v", "show the recorded figures before predicting"),
     ("s", "after a CPU run: its figures / the recording's"),
     ("l", "loop: run again and again to watch the noise (GPU)"),
+    ("C", "cold L2: flush the L2 before every timed launch"),
     ("m", "rerun a faulted variant under memcheck: its line"),
     (
         "c",
