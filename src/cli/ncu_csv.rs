@@ -59,10 +59,9 @@ const fn m(name: &'static str, unit: &'static str) -> Metric {
     Metric { name, unit }
 }
 
-pub const GLOBAL_LD_REQUESTS: Metric =
-    m("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "request");
-pub const GLOBAL_ST_REQUESTS: Metric =
-    m("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "request");
+// Units as the H100's ncu printed them: none for requests, wavefronts and conflicts.
+pub const GLOBAL_LD_REQUESTS: Metric = m("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "");
+pub const GLOBAL_ST_REQUESTS: Metric = m("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "");
 pub const GLOBAL_LD_SECTORS: Metric = m("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector");
 pub const GLOBAL_ST_SECTORS: Metric = m("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sector");
 pub const SHARED_LD_INST: Metric = m("smsp__sass_inst_executed_op_shared_ld.sum", "inst");
