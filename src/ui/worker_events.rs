@@ -63,6 +63,7 @@ impl App {
         self.runs.caps = Some(caps);
         // A code or diff view opened before the worker answered asks for its SASS now.
         self.ask_for_overlay();
+        self.try_ready();
     }
 
     /// The compile jobs `caps` calls for, one a lesson whose reports can be made here.
@@ -142,5 +143,6 @@ impl App {
                 self.message = Some(f.to_string());
             }
         }
+        self.try_finished(&lesson, was_run);
     }
 }
