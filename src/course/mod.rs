@@ -21,6 +21,9 @@ pub mod text;
 mod tree;
 pub mod try_header;
 pub mod try_lesson;
+mod try_plan;
+mod try_share;
+mod try_write;
 mod try_yaml;
 
 pub use load::{

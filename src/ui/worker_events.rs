@@ -68,6 +68,10 @@ impl App {
 
     /// The compile jobs `caps` calls for, one a lesson whose reports can be made here.
     pub(super) fn plan_compiles(&mut self, caps: &Capabilities) {
+        // A try has no recording for compile reports to sit beside: its run compiles it.
+        if self.tried.is_some() {
+            return;
+        }
         for l in &self.reading.lessons {
             if self.reading.broken.iter().any(|b| b.file == l.file) {
                 continue;
