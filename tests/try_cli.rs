@@ -154,6 +154,17 @@ fn without_a_gpu_a_try_runs_on_the_interpreter_and_the_report_says_so() {
     );
 }
 
+#[test]
+fn without_a_terminal_the_lab_says_how_to_run_a_try_from_a_script() {
+    let o = gpulab(&["try", "examples/try/copy.cu"], &manifest_dir());
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("needs a terminal") && err.contains("--json or --report"),
+        "{err}"
+    );
+}
+
 const BARE: &str = "extern \"C\" __global__ void scale(const float* in, float* out, int n, float a)\n\
 {\n    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) out[i] = a * in[i];\n}\n";
 

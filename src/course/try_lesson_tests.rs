@@ -165,12 +165,13 @@ fn a_parameter_named_after_nothing_asks_for_it_in_the_header() {
         e.contains(":1:4: the header does not say all that `copy` needs"),
         "{e}"
     );
+    // The new buffer is as long as the size there is.
     assert!(
-        e.contains("add `n=1<<20`, `out:f32[n]`, so that it reads:"),
+        e.contains("add `n=1<<20`, `out:f32[m]`, so that it reads:"),
         "{e}"
     );
     assert!(
-        e.ends_with("// gpulab: m=4 in:f32[m]=random grid=1 block=32 n=1<<20 out:f32[n]"),
+        e.ends_with("// gpulab: m=4 in:f32[m]=random grid=1 block=32 n=1<<20 out:f32[m]"),
         "{e}"
     );
 }
@@ -190,4 +191,19 @@ fn a_problem_the_loader_finds_is_placed_in_the_header() {
             .any(|e| e.line == 1 && e.col >= col && e.col <= col + 2),
         "{errs:#?}"
     );
+}
+
+#[test]
+fn with_args_given_only_the_launch_can_be_missing() {
+    let text = with_header("m=4 in:f32[m]=random out:f32[m] args=in,out,m");
+    let (_d, spec) = folder(&[("k.cu", &text)]);
+    let e = build(&spec).unwrap_err()[0].to_string();
+    assert!(
+        e.contains("add `grid=ceil_div(m,256)`, `block=256`, so that it reads:"),
+        "{e}"
+    );
+    let fixed = with_header("m=4 in:f32[m]=random out:f32[m] args=in,out,m grid=1 block=32");
+    std::fs::write(&spec.files[0], fixed).unwrap();
+    let t = build(&spec).unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(t.lesson.variants[0].args[2], Arg::I32(4));
 }

@@ -1,6 +1,6 @@
 //! Each file of a try as a variant: which of its kernels runs (the one `kernel=` names,
-//! else the only `__global__` function), its launch (its header's, else the flags', else
-//! the first file's) and its arguments, matched to the kernel's parameters by name unless
+//! else the only `__global__` function), its launch (the `--header` flags', else its own
+//! header's, else the first file's) and its arguments, matched to the kernel's parameters by name unless
 //! `args=` gives them. What a header lacks is one error that shows the header line to add.
 
 use super::CourseError;
@@ -81,9 +81,12 @@ pub(super) fn plan_file(
         ),
         None => auto_args(src, &sig, shared, (env, define_names)),
     };
+    let explicit = given.is_some();
     let (Some(grid), Some(block), Some(args)) = (grid, block, args) else {
+        // Given `args=`, only the launch can be missing.
+        let params = if explicit { &[][..] } else { &sig.params[..] };
         let missing = missing_items(
-            &sig,
+            (&sig.params, params),
             shared,
             (env, define_names),
             [&src.header, flags, first],
@@ -103,7 +106,7 @@ pub(super) fn plan_file(
     })
 }
 
-pub(super) fn type_key(ty: &str) -> &'static str {
+fn type_key(ty: &str) -> &'static str {
     match ty {
         "u32" => "u32",
         "i64" => "i64",
@@ -114,10 +117,7 @@ pub(super) fn type_key(ty: &str) -> &'static str {
 
 /// The file's kernel: the one `kernel=` names, else its only `__global__` function. It must
 /// be `extern "C"`, as a lesson's kernel must, so its name is not mangled.
-pub(super) fn kernel(
-    src: &Source,
-    flags: &Header,
-) -> Result<((String, Origin), Signature), Errors> {
+fn kernel(src: &Source, flags: &Header) -> Result<((String, Origin), Signature), Errors> {
     let globals = signature::global_functions(&src.text);
     let named = flags.kernel.as_ref().map(|k| (k, &flags.file)).or(src
         .header
@@ -188,7 +188,7 @@ pub(super) fn kernel(
 }
 
 /// A parameter's name: its last word (after any default value and array brackets are cut).
-pub(super) fn param_name(text: &str) -> Option<String> {
+fn param_name(text: &str) -> Option<String> {
     let decl = text.split('=').next().unwrap_or(text);
     let decl = decl.split('[').next().unwrap_or(decl);
     let words: Vec<&str> = decl
@@ -207,7 +207,7 @@ pub(super) fn param_name(text: &str) -> Option<String> {
 
 /// The argument for parameter `p`, matched by its name: a pointer gets the buffer of its
 /// name, a number the size (or `-D` macro) of its name; None when nothing matches.
-pub(super) fn matched(
+fn matched(
     p: &signature::Param,
     shared: &Shared,
     (env, define_names): (&[(String, i64)], &[&str]),
@@ -228,7 +228,7 @@ pub(super) fn matched(
 
 /// The arguments, each parameter matched by its name (`matched`); None when one matches
 /// nothing (the error then says what the header lacks).
-pub(super) fn auto_args(
+fn auto_args(
     src: &Source,
     sig: &Signature,
     shared: &Shared,
@@ -246,19 +246,22 @@ pub(super) fn auto_args(
 /// The items a header lacks for `sig` to run: a size for each number parameter and a buffer
 /// for each pointer parameter that matches nothing, and a grid and a block where none is
 /// given.
-pub(super) fn missing_items(
-    sig: &Signature,
+fn missing_items(
+    (all, unmatched): (&[signature::Param], &[signature::Param]),
     shared: &Shared,
     known: (&[(String, i64)], &[&str]),
     headers: [&Header; 3],
 ) -> Vec<String> {
-    let numbers: Vec<String> = (sig.params.iter())
+    let numbers: Vec<String> = (all.iter())
         .filter(|p| matches!(p.kind, ParamKind::Int { .. }))
         .filter_map(|p| param_name(&p.text))
         .collect();
-    // What buffers are as long as: the first number parameter, else the first size, else `n`.
-    let len = (numbers.first().cloned())
+    // What buffers are as long as (and the grid covers): the first number parameter that is
+    // a size, else the first size, else the first number parameter (made a size), else `n`.
+    let is_size = |n: &String| known.0.iter().any(|(s, _)| s == n);
+    let len = (numbers.iter().find(|n| is_size(n)).cloned())
         .or_else(|| shared.sizes.first().map(|s| s.value.0.text.clone()))
+        .or_else(|| numbers.first().cloned())
         .unwrap_or_else(|| "n".into());
     // Sizes first, then the buffers over them, then the launch.
     let mut sizes: Vec<String> = Vec::new();
@@ -268,12 +271,12 @@ pub(super) fn missing_items(
         let value = if sizes.is_empty() { "1<<20" } else { "32" };
         sizes.push(format!("{name}={value}"));
     };
-    let buffers_unsized = (sig.params.iter())
+    let buffers_unsized = (unmatched.iter())
         .any(|p| p.kind == ParamKind::Pointer && matched(p, shared, known).is_none());
     if buffers_unsized && !has_size(&len) && !numbers.contains(&len) {
         number(&len, &mut sizes);
     }
-    for p in &sig.params {
+    for p in unmatched {
         if matched(p, shared, known).is_some() {
             continue;
         }
@@ -311,7 +314,7 @@ pub(super) fn missing_items(
 }
 
 /// The element type a pointer parameter points at, and whether it is read only (`const`).
-pub(super) fn pointee(param: &str) -> (&'static str, bool) {
+fn pointee(param: &str) -> (&'static str, bool) {
     let ty = param.split('*').next().unwrap_or(param);
     let words: Vec<&str> = ty
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -335,7 +338,7 @@ pub(super) fn pointee(param: &str) -> (&'static str, bool) {
 }
 
 /// The error that says what the header lacks, and the header line that would have it.
-pub(super) fn missing_header(src: &Source, kernel: &str, missing: &[String]) -> CourseError {
+fn missing_header(src: &Source, kernel: &str, missing: &[String]) -> CourseError {
     let mut items: Vec<String> = src.header.items.clone();
     items.extend(missing.iter().cloned());
     let line = format!("// gpulab: {}", items.join(" "));

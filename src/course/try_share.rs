@@ -95,7 +95,7 @@ pub(super) fn share(sources: &[Source], flags: &Header) -> Result<Shared, Errors
     if errs.is_empty() { Ok(s) } else { Err(errs) }
 }
 
-pub(super) fn merge_size(
+fn merge_size(
     list: &mut Vec<Given<(Written, Written)>>,
     (name, value): (&Written, &Written),
     file: &str,
@@ -121,7 +121,7 @@ pub(super) fn merge_size(
 }
 
 /// An item of the whole try given once (the `--header` flags replacing a file's).
-pub(super) fn merge_one<T: Clone + PartialEq + Placed>(
+fn merge_one<T: Clone + PartialEq + Placed>(
     slot: &mut Option<Given<T>>,
     new: Option<T>,
     file: &str,
@@ -149,7 +149,7 @@ pub(super) fn merge_one<T: Clone + PartialEq + Placed>(
 }
 
 /// An item's place and text, to say where two files disagree.
-pub(super) trait Placed {
+trait Placed {
     fn at(&self) -> At;
     fn words(&self) -> String;
 }
@@ -172,7 +172,7 @@ impl<T: std::fmt::Debug> Placed for (T, At) {
     }
 }
 
-pub(super) fn unlike(
+fn unlike(
     file: &str,
     at: At,
     what: &str,

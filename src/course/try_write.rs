@@ -187,7 +187,7 @@ pub(super) fn write(
     y
 }
 
-pub(super) fn elem_name(ty: ElemType) -> &'static str {
+fn elem_name(ty: ElemType) -> &'static str {
     match ty {
         ElemType::F32 => "f32",
         ElemType::F64 => "f64",
@@ -198,7 +198,7 @@ pub(super) fn elem_name(ty: ElemType) -> &'static str {
 }
 
 /// A file's name as prose may show it: no control characters, and no `{{` (a figure).
-pub(super) fn printable(s: &str) -> String {
+fn printable(s: &str) -> String {
     s.chars()
         .map(|c| if c.is_control() { '?' } else { c })
         .collect::<String>()
@@ -206,7 +206,7 @@ pub(super) fn printable(s: &str) -> String {
 }
 
 /// The page the lab shows beside the columns: what runs, at what size, checked how.
-pub(super) fn page(
+fn page(
     sources: &[Source],
     shared: &Shared,
     planned: &[Planned],
