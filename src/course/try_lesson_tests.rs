@@ -207,3 +207,21 @@ fn with_args_given_only_the_launch_can_be_missing() {
     let t = build(&spec).unwrap_or_else(|e| panic!("{e:#?}"));
     assert_eq!(t.lesson.variants[0].args[2], Arg::I32(4));
 }
+
+#[test]
+fn files_that_give_the_same_check_at_other_places_agree() {
+    let a =
+        with_header("n=4096 in:f32[n]=random out:f32[n] grid=n/256 block=256 check=copy(in,out)");
+    let b = with_header("grid=n/128 block=128 trace=2 check=copy(in,out)");
+    let (_d, spec) = folder(&[("a.cu", &a), ("b.cu", &b)]);
+    let t = build(&spec).unwrap_or_else(|e| panic!("{e:#?}"));
+    assert!(matches!(t.checked, Checked::Builtin(_)));
+    assert_eq!(t.lesson.trace_blocks, 2);
+    std::fs::write(&spec.files[1], with_header("peak=none check=copy(out,in)")).unwrap();
+    let errs = build(&spec).unwrap_err();
+    let e = errs[0].to_string();
+    assert!(
+        e.contains("`check=` is `copy(out,in)` here but `copy(in,out)` at"),
+        "{e}"
+    );
+}

@@ -121,7 +121,7 @@ fn merge_size(
 }
 
 /// An item of the whole try given once (the `--header` flags replacing a file's).
-fn merge_one<T: Clone + PartialEq + Placed>(
+fn merge_one<T: Clone + Placed>(
     slot: &mut Option<Given<T>>,
     new: Option<T>,
     file: &str,
@@ -131,7 +131,9 @@ fn merge_one<T: Clone + PartialEq + Placed>(
 ) {
     let Some(value) = new else { return };
     match slot {
-        Some(o) if !over && o.value != value => errs.push(unlike(
+        // Alike as written: the same item at another place in another file is no
+        // difference.
+        Some(o) if !over && o.value.words() != value.words() => errs.push(unlike(
             file,
             value.at(),
             &format!("`{key}`"),
@@ -163,12 +165,41 @@ impl Placed for Written {
     }
 }
 
-impl<T: std::fmt::Debug> Placed for (T, At) {
+impl Placed for (bool, At) {
     fn at(&self) -> At {
         self.1
     }
     fn words(&self) -> String {
-        format!("{:?}", self.0)
+        if self.0 { "copy" } else { "none" }.into()
+    }
+}
+
+impl Placed for (u32, At) {
+    fn at(&self) -> At {
+        self.1
+    }
+    fn words(&self) -> String {
+        self.0.to_string()
+    }
+}
+
+impl Placed for (Builtin, At) {
+    fn at(&self) -> At {
+        self.1
+    }
+    fn words(&self) -> String {
+        match &self.0 {
+            Builtin::Copy { from, to } => format!("copy({},{})", from.text, to.text),
+            Builtin::Transpose {
+                from,
+                to,
+                rows,
+                cols,
+            } => format!(
+                "transpose({},{},{},{})",
+                from.text, to.text, rows.text, cols.text
+            ),
+        }
     }
 }
 
