@@ -62,8 +62,6 @@ pub struct Tried {
     pub checked: Checked,
     /// The kernel files, as given (the lab watches them).
     pub files: Vec<PathBuf>,
-    /// The lesson file's text, as the loader read it.
-    pub text: String,
 }
 
 impl Tried {
@@ -139,19 +137,20 @@ pub fn build(spec: &TrySpec) -> Result<Tried, Errors> {
     name_variants(&mut planned, &sources, &defines);
     let checked = reference(spec, &planned, &sources, &shared)?;
     let yaml = write(&sources, &shared, &cpu, &planned, &checked, &env);
+    // A course's kernels are read from the folder above its lessons folder: here, the
+    // files' own folder, and nothing above it.
     let root = CourseRoot::Dir(dir.join("lessons"));
     let first = sources[0].shown.clone();
     let place =
         |errs: Errors| -> Errors { errs.into_iter().map(|e| yaml.place(e, &first)).collect() };
     let mut lesson = load_file_sized(&root, TEXT_NAME, &yaml.text, &[]).map_err(place)?;
-    let sized = match checked.0 {
+    let mut sized = match checked.0 {
         Checked::Nothing => None,
         _ if cpu.is_empty() => Some(lesson.clone()),
         _ => Some(load_file_sized(&root, TEXT_NAME, &yaml.text, &cpu).map_err(place)?),
     };
     // Messages and the code view name the files as they were given.
     lesson.file = first;
-    let mut sized = sized;
     for l in std::iter::once(&mut lesson).chain(sized.as_mut()) {
         for (v, p) in l.variants.iter_mut().zip(&planned) {
             v.source_path = sources[p.source].shown.clone();
@@ -162,7 +161,6 @@ pub fn build(spec: &TrySpec) -> Result<Tried, Errors> {
         sized,
         checked: checked.0,
         files: spec.files.clone(),
-        text: yaml.text,
     })
 }
 

@@ -73,7 +73,6 @@ mod tests {
             lesson,
             checked,
             files: Vec::new(),
-            text: String::new(),
         }
     }
 
