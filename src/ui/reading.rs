@@ -59,7 +59,7 @@ impl App {
     }
 
     pub(super) fn save_progress(&mut self) {
-        // A try's lesson is made for the session: nothing of it is kept.
+        // A try's lesson lives as long as this lab: nothing of it is kept.
         self.reading.save_requested = self.tried.is_none();
     }
 

@@ -3,8 +3,8 @@
 //! any. It runs as soon as the worker has said what this machine has (live on a GPU, else
 //! on the CPU interpreter), and again on every save of one of its files, as an exercise is
 //! checked again: the files are read again, so a changed header counts too. `r` runs it
-//! now, `e` opens the focused variant's file in the learner's editor. Its progress is the
-//! session's own, never written.
+//! now, `e` opens the focused variant's file in the learner's editor. Its progress lives as
+//! long as the lab, never written.
 
 use super::app::App;
 use super::event::Job;
