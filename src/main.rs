@@ -13,6 +13,8 @@ fn main() {
         Some(Cmd::List { json }) => cli::cmd_list(&root, json),
         Some(Cmd::Run(a)) if a.replay || a.cpu => cli::cmd_run(&root, 0, &a),
         Some(Cmd::Run(a)) => device.and_then(|d| cli::cmd_run(&root, d, &a)),
+        Some(Cmd::Try(a)) if a.cpu => cli::cmd_try(0, &a),
+        Some(Cmd::Try(a)) => device.and_then(|d| cli::cmd_try(d, &a)),
         Some(Cmd::Check { paths }) => cli::cmd_check(&root, &paths),
         Some(Cmd::Render(a)) => cli::cmd_render(&root, &a),
         Some(Cmd::Record { out }) => device.and_then(|d| cli::cmd_record(&root, d, out)),

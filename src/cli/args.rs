@@ -92,6 +92,59 @@ pub enum Format {
     NcuCsv,
 }
 
+/// `gpulab try FILE.cu...`: your own kernel as a one-off lesson (docs/try.md).
+#[derive(clap::Args, Debug)]
+pub struct TryArgs {
+    /// The kernel files, side by side as variants; all in one folder, which is all a try
+    /// reads. Each says how it is launched in a `// gpulab:` header comment.
+    #[arg(required = true, value_name = "FILE.cu")]
+    pub files: Vec<PathBuf>,
+    /// A macro for every file, NAME=VALUE (or NAME, defined as 1); a NAME given several
+    /// values makes a variant of each (`-D TILE=16 -D TILE=32`).
+    #[arg(short = 'D', value_name = "NAME=VALUE")]
+    pub defines: Vec<String>,
+    /// Header items, as a file's `// gpulab:` line has them, over those of every file
+    /// (`--header "n=1<<20 grid=n/256 block=256 in:f32[n]=random out:f32[n]"`).
+    #[arg(long = "header", value_name = "ITEMS")]
+    pub header: Vec<String>,
+    /// What outputs are checked against: a file (as given, or its name), a variant, or
+    /// `none`. Default: a header's `check=`, else the first variant when there are several.
+    #[arg(long, value_name = "FILE|VARIANT|none")]
+    pub reference: Option<String>,
+    /// Run on the CPU interpreter (no GPU needed, NVRTC is): outputs checked at the
+    /// header's `cpu.NAME=` sizes, memory traced; no times.
+    #[arg(long)]
+    pub cpu: bool,
+    /// Print the figures as JSON (as `gpulab run --json`) instead of opening the lab.
+    #[arg(long, conflicts_with = "report")]
+    pub json: bool,
+    /// Print the figures as a plain table (as `gpulab run`) instead of opening the lab.
+    #[arg(long)]
+    pub report: bool,
+    /// Print the figures instead of opening the lab: `text` (as --report), `json` (as
+    /// --json), or `ncu-csv`, the traced counters under Nsight Compute's metric names.
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "report"])]
+    pub format: Option<Format>,
+    /// Skip the memory trace (faster).
+    #[arg(long)]
+    pub no_trace: bool,
+    /// Skip timing: compile, check and trace only.
+    #[arg(long)]
+    pub no_time: bool,
+}
+
+impl TryArgs {
+    /// The try these arguments describe.
+    pub fn spec(&self) -> crate::course::try_lesson::TrySpec {
+        crate::course::try_lesson::TrySpec {
+            files: self.files.clone(),
+            defines: self.defines.clone(),
+            header: self.header.clone(),
+            reference: self.reference.clone(),
+        }
+    }
+}
+
 #[derive(clap::Args, Debug)]
 pub struct RenderArgs {
     /// The lesson, by id or number.
@@ -147,6 +200,9 @@ pub enum Cmd {
     },
     /// Run a lesson's variants and print the figures.
     Run(RunArgs),
+    /// Your own kernel as a one-off lesson, in the lab (or `--json`, `--report`): launch
+    /// and buffers from a `// gpulab:` header comment in the file.
+    Try(TryArgs),
     /// Validate lessons (and compile their kernels when NVRTC is present).
     Check { paths: Vec<PathBuf> },
     /// The lesson screen as plain text (from the recording); with --all, every lesson's

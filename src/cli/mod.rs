@@ -21,8 +21,10 @@ mod run;
 mod sass;
 pub mod say;
 mod snapfile;
+mod try_cmd;
+mod try_lab;
 
-pub use args::{Cli, Cmd, Format, RenderArgs, RunArgs};
+pub use args::{Cli, Cmd, Format, RenderArgs, RunArgs, TryArgs};
 pub use check::cmd_check;
 pub use doctor::cmd_doctor;
 pub use ex::cmd_ex;
@@ -33,6 +35,7 @@ pub use record::cmd_record;
 pub use render::cmd_render;
 pub use run::cmd_run;
 pub use sass::{cmd_diff, cmd_sass};
+pub use try_cmd::cmd_try;
 
 use crate::course::bundle::CourseRoot;
 use crate::course::{Broken, Course};

@@ -70,7 +70,7 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
 
 /// A wrong output (unless a race the trace found explains it), and also an error with no
 /// check at all (a compile error), fails the run.
-fn failed(result: &LessonResult) -> bool {
+pub(super) fn failed(result: &LessonResult) -> bool {
     result.variants.iter().any(|v| {
         crate::analysis::describe::wrong_without_race(v)
             || (v.correct.is_none() && v.error.is_some())

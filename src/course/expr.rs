@@ -1,5 +1,6 @@
-//! Integer expressions of lesson sizes (`"n / 256"`, `"ceil_div(n, 32) * 4"`): 64-bit
-//! signed, `+ - * / %`, parentheses, unary minus, names and `min`, `max`, `ceil_div`.
+//! Integer expressions of lesson sizes (`"n / 256"`, `"ceil_div(n, 32) * 4"`, `"1 << 24"`):
+//! 64-bit signed, `+ - * / %`, the shifts `<<` and `>>` (binding looser than `+` and `-`, as
+//! in C), parentheses, unary minus, names and `min`, `max`, `ceil_div`.
 //! Errors carry the column within the expression so the loader can point into the YAML value.
 
 use std::fmt;
@@ -67,6 +68,8 @@ impl fmt::Display for Tok {
         match self {
             Tok::Num(n) => write!(f, "{n}"),
             Tok::Name(s) => f.write_str(s),
+            // A shift is one token of two characters.
+            Tok::Op(c @ ('<' | '>')) => write!(f, "{c}{c}"),
             Tok::Op(c) => write!(f, "{c}"),
         }
     }
@@ -116,6 +119,14 @@ fn tokenize(text: &str) -> Result<Vec<Token>, ExprError> {
                 tok: Tok::Op(c),
                 col: start,
             });
+        } else if (c == '<' || c == '>') && chars.get(i + 1) == Some(&c) {
+            // `<<` and `>>`, kept as one operator char; a lone `<` compares, which sizes
+            // never do.
+            i += 2;
+            out.push(Token {
+                tok: Tok::Op(c),
+                col: start,
+            });
         } else {
             return Err(err(start, format!("unexpected character `{c}`")));
         }
@@ -160,8 +171,19 @@ impl Parser<'_> {
         }
     }
 
-    /// expr := term (('+' | '-') term)*
+    /// expr := sum (('<<' | '>>') sum)*
     fn expr(&mut self) -> Result<i64, ExprError> {
+        let mut acc = self.sum()?;
+        while let Some((op @ ('<' | '>'), col)) = self.peek_op() {
+            self.pos += 1;
+            let by = self.sum()?;
+            acc = shift(acc, op, by, col)?;
+        }
+        Ok(acc)
+    }
+
+    /// sum := term (('+' | '-') term)*
+    fn sum(&mut self) -> Result<i64, ExprError> {
         let mut acc = self.term()?;
         while let Some((op @ ('+' | '-'), col)) = self.peek_op() {
             self.pos += 1;
@@ -303,6 +325,33 @@ fn overflow(col: usize, a: i64, op: char, b: i64) -> ExprError {
         col,
         format!("overflow: `{a} {op} {b}` does not fit in 64 bits"),
     )
+}
+
+/// `a << by` (`op` '<') or `a >> by` ('>'): a shift past the 64 bits, or by a negative
+/// count, is an error rather than C's undefined behaviour, and so is a left shift whose
+/// value does not fit.
+fn shift(a: i64, op: char, by: i64, col: usize) -> Result<i64, ExprError> {
+    let sym = if op == '<' { "<<" } else { ">>" };
+    if !(0..64).contains(&by) {
+        return Err(err(
+            col,
+            format!("`{a} {sym} {by}` shifts by {by}: a shift is by 0 to 63 bits"),
+        ));
+    }
+    if op == '>' {
+        return Ok(a >> by);
+    }
+    // 1 << 63 is no i64: that shift is two multiplications.
+    let shifted = match by {
+        63 => a.checked_mul(1 << 62).and_then(|x| x.checked_mul(2)),
+        _ => a.checked_mul(1 << by),
+    };
+    shifted.ok_or_else(|| {
+        err(
+            col,
+            format!("overflow: `{a} << {by}` does not fit in 64 bits"),
+        )
+    })
 }
 
 /// Rounds the quotient toward positive infinity (for any signs).

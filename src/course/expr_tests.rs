@@ -124,3 +124,28 @@ fn deep_nesting_is_refused_at_its_position_not_a_stack_overflow() {
     assert_eq!(ev(&ok), Ok(-3));
     assert_eq!(ev(&("-".repeat(MAX_DEPTH) + "2")), Ok(2));
 }
+
+#[test]
+fn shifts_bind_looser_than_sums_as_in_c() {
+    assert_eq!(ev("1 << 24").unwrap(), 16_777_216);
+    assert_eq!(ev("1<<4+1").unwrap(), 32, "1 << (4 + 1)");
+    assert_eq!(ev("n >> 3").unwrap(), 125);
+    assert_eq!(ev("(1 << 10) * 4").unwrap(), 4096);
+    assert_eq!(ev("-1 << 63").unwrap(), i64::MIN);
+    assert_eq!(ev("-8 >> 1").unwrap(), -4);
+    let e = ev("1 << 63").unwrap_err();
+    assert!(e.message.contains("overflow"), "{}", e.message);
+    assert_eq!(e.col, 2);
+    let e = ev("1 << 64").unwrap_err();
+    assert!(e.message.contains("0 to 63"), "{}", e.message);
+    let e = ev("1 >> -1").unwrap_err();
+    assert!(e.message.contains("0 to 63"), "{}", e.message);
+    let e = ev("1 < 2").unwrap_err();
+    assert!(
+        e.message.contains("unexpected character `<`"),
+        "{}",
+        e.message
+    );
+    let e = ev("n <<").unwrap_err();
+    assert!(e.message.contains("ends too early"), "{}", e.message);
+}

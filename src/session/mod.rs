@@ -17,5 +17,6 @@ pub mod queue_news;
 pub mod recording;
 pub mod source;
 pub mod store;
+pub mod try_run;
 pub mod watch;
 pub mod workspace;

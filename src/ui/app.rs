@@ -34,6 +34,8 @@ pub struct App {
     pub outbox: Vec<Job>,
     /// Set until the course is in, or when it could not be loaded.
     pub loading: Option<super::loading::Loading>,
+    /// The try on screen (`gpulab try`), whose lesson is the lab's only one.
+    pub tried: Option<Box<super::try_lab::TryLab>>,
 }
 
 impl App {
@@ -102,6 +104,7 @@ impl App {
             terminated_by: None,
             outbox: Vec::new(),
             loading: None,
+            tried: None,
         }
     }
 

@@ -120,6 +120,9 @@ pub enum Job {
     /// Watch this file for saves, whose text as the lab last saw it is given (None: stop
     /// watching). Served beside the worker, never queued behind a run.
     Watch(Option<(std::path::PathBuf, Option<Vec<u8>>)>),
+    /// Watch these files (of one folder) for saves, each with its text as the lab last saw
+    /// it, in place of whatever was watched: a try's kernel files.
+    WatchFiles(Vec<(std::path::PathBuf, Option<Vec<u8>>)>),
     /// Write the exercise progress (beside the worker, like `Watch`).
     SaveBook {
         book: ExerciseBook,

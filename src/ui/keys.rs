@@ -117,6 +117,7 @@ impl App {
             KeyCode::Up | KeyCode::Char('k') => self.move_row(false),
             KeyCode::Down | KeyCode::Char('j') => self.move_row(true),
             KeyCode::Char('e') if self.exercises.open.is_some() => self.edit_exercise(),
+            KeyCode::Char('e') if self.tried.is_some() => self.edit_try(),
             KeyCode::Char('t') if self.exercises.open.is_some() => self.next_hint(),
             KeyCode::Left => {
                 self.view.variant = self.view.variant.saturating_sub(1);

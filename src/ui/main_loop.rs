@@ -114,7 +114,10 @@ impl App {
             UiEvent::Worker(w) => self.on_worker(w),
             UiEvent::SaveFailed(e) => self.message = Some(format!("could not save progress: {e}")),
             UiEvent::Loaded(loaded) => self.on_loaded(loaded),
-            UiEvent::Saved(file) => self.on_saved(&file),
+            UiEvent::Saved(file) => {
+                self.on_saved(&file);
+                self.try_saved(&file);
+            }
             UiEvent::Terminate(signal) => {
                 self.terminated_by = Some(signal);
                 self.quit = true;

@@ -17,6 +17,7 @@ pub mod reading;
 pub mod runs;
 mod scroll;
 pub mod terminal;
+pub mod try_lab;
 pub mod view;
 pub mod views;
 mod watcher;

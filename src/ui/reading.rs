@@ -59,7 +59,8 @@ impl App {
     }
 
     pub(super) fn save_progress(&mut self) {
-        self.reading.save_requested = true;
+        // A try's lesson lives as long as this lab: nothing of it is kept.
+        self.reading.save_requested = self.tried.is_none();
     }
 
     pub(super) fn select_lesson(&mut self, idx: usize) {

@@ -68,6 +68,9 @@ impl App {
             self.check_exercise(false);
             return;
         }
+        if self.tried.is_some() {
+            return self.start_try_run();
+        }
         let Some(lesson) = self.lesson().cloned() else {
             return;
         };

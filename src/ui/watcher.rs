@@ -7,7 +7,8 @@ use crate::session::watch::FileWatch;
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 
-type WatchOrder = Option<(PathBuf, Option<Vec<u8>>)>;
+/// The files to watch (none: stop), each with its text as the lab last saw it.
+type WatchOrder = Vec<(PathBuf, Option<Vec<u8>>)>;
 
 /// Take the lab's jobs: watching and saving here, the rest passed on to `worker`.
 pub fn dispatch(ui: Sender<UiEvent>, worker: Sender<Job>) -> Sender<Job> {
@@ -19,7 +20,10 @@ pub fn dispatch(ui: Sender<UiEvent>, worker: Sender<Job>) -> Sender<Job> {
         for job in rx {
             match job {
                 Job::Watch(order) => {
-                    let _ = watch_tx.send(order);
+                    let _ = watch_tx.send(order.into_iter().collect());
+                }
+                Job::WatchFiles(files) => {
+                    let _ = watch_tx.send(files);
                 }
                 Job::SaveBook { book, path } => {
                     // The error names the file.
@@ -38,25 +42,32 @@ pub fn dispatch(ui: Sender<UiEvent>, worker: Sender<Job>) -> Sender<Job> {
     tx
 }
 
-/// Watch one file at a time, as ordered, until the lab is gone.
+/// Watch the files of the last order, until the lab is gone. They are of one folder (an
+/// exercise's file, or a try's kernels), and a watch is of the folder: waiting on the
+/// first one's events wakes for a save of any of them.
 fn watch_loop(ui: &Sender<UiEvent>, orders: &Receiver<WatchOrder>) {
-    let mut watch: Option<FileWatch> = None;
+    let mut watches: Vec<FileWatch> = Vec::new();
     loop {
-        let order = match &watch {
+        let order = match watches.is_empty() {
             // Nothing to watch: wait for an order.
-            None => orders.recv().map_err(|_| TryRecvError::Disconnected),
-            Some(_) => orders.try_recv(),
+            true => orders.recv().map_err(|_| TryRecvError::Disconnected),
+            false => orders.try_recv(),
         };
         match order {
-            Ok(Some((file, baseline))) => watch = Some(FileWatch::new(&file, baseline)),
-            Ok(None) => watch = None,
+            Ok(files) => {
+                watches = (files.into_iter())
+                    .map(|(file, baseline)| FileWatch::new(&file, baseline))
+                    .collect();
+            }
             Err(TryRecvError::Disconnected) => return,
             Err(TryRecvError::Empty) => {}
         }
-        if let Some(w) = watch.as_mut() {
+        for w in &mut watches {
             if w.changed().is_some() && ui.send(UiEvent::Saved(w.file().to_path_buf())).is_err() {
                 return;
             }
+        }
+        if let Some(w) = watches.first() {
             w.wait();
         }
     }

@@ -63,10 +63,15 @@ impl App {
         self.runs.caps = Some(caps);
         // A code or diff view opened before the worker answered asks for its SASS now.
         self.ask_for_overlay();
+        self.try_ready();
     }
 
     /// The compile jobs `caps` calls for, one a lesson whose reports can be made here.
     pub(super) fn plan_compiles(&mut self, caps: &Capabilities) {
+        // A try has no recording for compile reports to sit beside: its run compiles it.
+        if self.tried.is_some() {
+            return;
+        }
         for l in &self.reading.lessons {
             if self.reading.broken.iter().any(|b| b.file == l.file) {
                 continue;
@@ -142,5 +147,6 @@ impl App {
                 self.message = Some(f.to_string());
             }
         }
+        self.try_finished(&lesson, was_run);
     }
 }

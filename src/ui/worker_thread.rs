@@ -86,7 +86,7 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
             return ui.send(UiEvent::Worker(done)).is_ok();
         }
         // Served by the dispatcher; nothing for the worker.
-        Job::Watch(_) | Job::SaveBook { .. } => return true,
+        Job::Watch(_) | Job::WatchFiles(_) | Job::SaveBook { .. } => return true,
     };
     let outcome = client.request(&req, client::default_stall_timeout(), |r| {
         let _ = ui.send(UiEvent::Worker(WorkerEvent::Reply {

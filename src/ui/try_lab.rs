@@ -1,0 +1,219 @@
+//! A tried kernel in the lab (`gpulab try`): its lesson, made in memory from the files'
+//! headers, is the lab's only lesson, with the columns, code view, heatmaps and races of
+//! any. It runs as soon as the worker has said what this machine has (live on a GPU, else
+//! on the CPU interpreter), and again on every save of one of its files, as an exercise is
+//! checked again: the files are read again, so a changed header counts too. `r` runs it
+//! now, `e` opens the focused variant's file in the learner's editor. Its progress lives as
+//! long as the lab, never written.
+
+use super::app::App;
+use super::event::Job;
+use super::runs::{Front, Running};
+use crate::course::try_lesson::{self, Tried, TrySpec};
+use crate::model::protocol::{PIP_HINT, Request, RunOptions};
+use crate::model::results::Source;
+use crate::session::fold;
+use crate::session::progress::Progress;
+use crate::session::source::{self, Plan};
+use crate::session::try_run;
+use std::path::{Path, PathBuf};
+
+/// The try on screen: what it was made from, and the lesson it made.
+#[derive(Debug, Clone)]
+pub struct TryLab {
+    pub spec: TrySpec,
+    pub tried: Tried,
+    /// Run on the CPU interpreter even where there is a GPU (`--cpu`).
+    pub cpu: bool,
+    /// A file was saved during a run: make the lesson again and run once this one is over.
+    pub again: bool,
+}
+
+impl TryLab {
+    pub fn new(spec: TrySpec, tried: Tried, cpu: bool) -> TryLab {
+        TryLab {
+            spec,
+            tried,
+            cpu,
+            again: false,
+        }
+    }
+}
+
+impl App {
+    /// The lab on a try: its one lesson, its figures shown as they come, its files
+    /// watched for saves.
+    pub fn for_try(lab: TryLab) -> App {
+        let mut progress = Progress::default();
+        // The page answers nothing: the figures are what the learner came for.
+        progress.mark_revealed(try_lesson::LESSON_ID);
+        let mut app = App::new(vec![lab.tried.lesson.clone()], None, progress);
+        app.outbox
+            .push(Job::WatchFiles(baselines(&lab.tried.files)));
+        app.message = Some("every save of the file runs it again (r: now, e: edit)".into());
+        app.tried = Some(Box::new(lab));
+        app
+    }
+
+    /// `r` on a try: run it now where it can run, as the try's plan says.
+    pub(super) fn start_try_run(&mut self) {
+        if self.tried.is_none() {
+            return;
+        }
+        if self.runs.running.is_some() {
+            if let Some(lab) = self.tried.as_mut() {
+                lab.again = true;
+            }
+            self.message = Some("a run is going: it runs again once this one is over".into());
+            return;
+        }
+        if self.memcheck_running() {
+            self.message = Some("memcheck is going: r works once it is done".into());
+            return;
+        }
+        let Some(caps) = self.runs.caps.clone() else {
+            self.message =
+                Some("still looking for a GPU: the try runs once the worker has said".into());
+            return;
+        };
+        if caps.device.is_none() && caps.nvrtc.is_none() {
+            let no_gpu = caps.no_gpu.as_deref().unwrap_or("none found");
+            self.message = Some(format!(
+                "no GPU ({no_gpu}) and no NVRTC for the CPU interpreter: nothing here can run \
+                 the kernel (get NVRTC with: {PIP_HINT})"
+            ));
+            return;
+        }
+        let Some(lab) = self.tried.as_ref() else {
+            return;
+        };
+        let plan = try_run::plan(&caps, &lab.tried, lab.cpu);
+        let options = try_run::options(&lab.tried, RunOptions::default());
+        let Some(Request::Run { lesson, options }) = try_run::request(&plan, &lab.tried, &options)
+        else {
+            return;
+        };
+        let id = lesson.id.clone();
+        let on_cpu = !matches!(plan, Plan::Live(_));
+        if let Plan::Live(device) = plan {
+            self.runs
+                .results
+                .insert(id.clone(), source::live(&lesson, device));
+        } else {
+            let blank = fold::blank_result(&lesson, Source::Interpreted, None);
+            self.runs.interpreted.insert(id.clone(), blank);
+            self.runs.front = Front::Interpreted;
+        }
+        let stage = if on_cpu {
+            "starting on the CPU interpreter (no GPU: outputs and traces, no times)"
+        } else {
+            "starting"
+        };
+        self.runs.running = Some(Running {
+            lesson: id,
+            variant: String::new(),
+            stage: stage.into(),
+            on_cpu,
+        });
+        self.runs.memcheck = None;
+        self.message = None;
+        self.outbox.push(Job::Run { lesson, options });
+    }
+
+    /// The worker has said what this machine has: the try's first run.
+    pub(super) fn try_ready(&mut self) {
+        if self.tried.is_some() {
+            self.start_try_run();
+        }
+    }
+
+    /// A save of `path`: the lesson made again from the files as they are now, and run
+    /// (once the run going is over).
+    pub(super) fn try_saved(&mut self, path: &Path) {
+        let Some(lab) = self.tried.as_mut() else {
+            return;
+        };
+        if !lab.tried.files.iter().any(|f| same_file(f, path)) {
+            return;
+        }
+        if self.runs.running.is_some() {
+            lab.again = true;
+            self.message = Some("saved: it runs again once this run is over".into());
+            return;
+        }
+        self.remake_try();
+    }
+
+    /// A run of the try is over: its result as the try's reference has it, and the run a
+    /// save asked for meanwhile.
+    pub(super) fn try_finished(&mut self, lesson: &str, was_run: bool) {
+        let Some(lab) = self.tried.as_mut() else {
+            return;
+        };
+        if lesson != lab.tried.lesson.id || !was_run {
+            return;
+        }
+        for r in [
+            self.runs.interpreted.get_mut(lesson),
+            self.runs.results.get_mut(lesson),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            try_run::finish(&lab.tried, r);
+        }
+        if std::mem::take(&mut lab.again) {
+            self.remake_try();
+        }
+    }
+
+    /// Make the lesson again from the files and flags, and run it; a problem (a header
+    /// broken mid-edit) is said, and the lesson as it was stays.
+    fn remake_try(&mut self) {
+        let Some(lab) = self.tried.as_mut() else {
+            return;
+        };
+        match try_lesson::build(&lab.spec) {
+            Ok(tried) => {
+                self.reading.lessons = vec![tried.lesson.clone()];
+                self.reading.selected = 0;
+                let n = tried.lesson.variants.len();
+                self.view.variant = self.view.variant.min(n.saturating_sub(1));
+                lab.tried = tried;
+                self.start_try_run();
+            }
+            Err(errs) => {
+                let more = match errs.len() {
+                    1 => String::new(),
+                    n => format!(" (and {} more)", n - 1),
+                };
+                let first = errs.first().map(ToString::to_string).unwrap_or_default();
+                self.message = Some(format!("not run: {first}{more}"));
+            }
+        }
+    }
+
+    /// `e` on a try: the focused variant's file in the learner's editor.
+    pub(super) fn edit_try(&mut self) {
+        let Some(v) = self
+            .lesson()
+            .and_then(|l| l.variants.get(self.view.variant))
+        else {
+            return;
+        };
+        self.exercises.edit = Some(PathBuf::from(&v.source_path));
+    }
+}
+
+/// Each file with its text as it is now, so that only a change counts as a save.
+fn baselines(files: &[PathBuf]) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+    files
+        .iter()
+        .map(|f| (f.clone(), std::fs::read(f).ok()))
+        .collect()
+}
+
+/// Whether `a` and `b` name one file (the watcher gives the path it was given).
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
