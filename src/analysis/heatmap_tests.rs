@@ -42,6 +42,7 @@ fn shared_instruction(
         sample: Some(sample),
         lanes: 0,
         sass: None,
+        atomic: None,
     }
 }
 

@@ -12,6 +12,7 @@ fn ptx() -> Vec<PtxAccess> {
         line,
         store,
         width: 16,
+        atomic: None,
     };
     vec![a(0, 39, true), a(1, 40, true), a(2, 55, false)]
 }
@@ -60,12 +61,14 @@ fn accesses_the_sass_makes_as_the_ptx_says_are_left_alone() {
             line: 55,
             store: false,
             width: 4,
+            atomic: None,
         },
         PtxAccess {
             id: 8,
             line: 55,
             store: false,
             width: 4,
+            atomic: None,
         },
     ];
     assert!(reshape(&two, l).is_empty());
@@ -75,6 +78,7 @@ fn accesses_the_sass_makes_as_the_ptx_says_are_left_alone() {
         line: 55,
         store: false,
         width: 2,
+        atomic: None,
     }];
     assert!(reshape(&narrow, l).is_empty());
 }

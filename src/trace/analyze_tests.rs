@@ -358,6 +358,7 @@ fn a_load_the_sass_splits_is_counted_as_its_pieces_with_the_ptx_figures_beside()
             },
         ],
         note: "split".into(),
+        atomic: None,
     }];
     let plain = analyze(&records, &sites);
     assert_eq!((plain.shared.requests, plain.shared.wavefronts), (3, 12));
