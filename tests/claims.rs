@@ -390,6 +390,7 @@ fn traced(
             sample: None,
             lanes: 0,
             sass: None,
+            atomic: None,
         })
         .collect();
     v.memory = Some(MemoryStats {
