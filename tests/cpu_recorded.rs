@@ -194,6 +194,13 @@ fn the_cluster_lessons_trace_as_recorded() {
     );
 }
 
+/// Atomics, as the SASS makes them: compared once the recording has the lesson (recorded
+/// with a tracer that follows atomics); until then each variant says it is not recorded.
+#[test]
+fn the_atomics_lesson_traces_as_recorded() {
+    check_lessons(&["atomics"], "the_atomics_lesson_traces_as_recorded");
+}
+
 /// Textures are refused before anything runs, each instruction with its line.
 #[test]
 fn texture_kernels_are_refused_with_their_lines() {
