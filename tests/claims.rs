@@ -345,7 +345,9 @@ fn the_forms_a_task_needs_parse_and_say_what_is_wrong() {
     );
     let bad = |s: &str| parse_claim(s, &NAMES).unwrap_err().to_string();
     assert!(bad("padded makes tensor loads").contains("unknown space `tensor`"));
-    assert!(bad("padded makes shared reads").contains("not `loads`, `stores` or `requests`"));
+    assert!(
+        bad("padded makes shared reads").contains("not `loads`, `stores`, `atomics` or `requests`")
+    );
 }
 
 /// A variant whose trace saw `instructions`: (space, kind, requests, distinct words per
@@ -390,6 +392,7 @@ fn traced(
             sample: None,
             lanes: 0,
             sass: None,
+            atomic: None,
         })
         .collect();
     v.memory = Some(MemoryStats {
@@ -502,4 +505,78 @@ fn a_function_is_out_of_line_when_ptxas_compiled_it_on_its_own() {
         &result(vec![v]),
     );
     assert_eq!(c.holds, None);
+}
+
+/// Atomics are judged on their own figures, never the loads' and stores': a shared
+/// reduction (ptxas's choice between `ATOM` and `RED`) is one of `atomics`, and the
+/// figures per request of a space with no atomics say so.
+#[test]
+fn atomics_have_claims_of_their_own() {
+    use gpulab::model::access::{AccessKind, Space};
+    let judge = |v: VariantResult, text: &str| evaluate(&claim(text), &result(vec![v]));
+    let mut v = traced(
+        &[(Space::Shared, AccessKind::Reduction, 8, 32)],
+        (1, 4, 128),
+    );
+    let m = v.memory.as_mut().unwrap();
+    m.atomics = AtomicStats {
+        shared: SharedCounts {
+            requests: 8,
+            wavefronts: 24,
+            ideal_wavefronts: 8,
+        },
+        global_atom: AtomicCounts {
+            requests: 2,
+            sectors: 2,
+        },
+        global_red: AtomicCounts {
+            requests: 6,
+            sectors: 18,
+        },
+        updates: 256 + 8,
+        addresses: 8 + 8,
+    };
+    let makes = judge(v.clone(), "padded makes shared atomics");
+    assert_eq!(
+        (makes.holds, makes.detail.as_str()),
+        (
+            Some(true),
+            "`padded` makes shared atomics: 8 warp requests traced"
+        )
+    );
+    assert_eq!(
+        judge(v.clone(), "padded makes shared loads").holds,
+        Some(false)
+    );
+    let wf = judge(
+        v.clone(),
+        "padded shared.atomic_wavefronts_per_request == 3",
+    );
+    assert_eq!(wf.holds, Some(true), "{}", wf.detail);
+    let g = judge(v.clone(), "padded global.atomic_requests == 8");
+    assert_eq!(g.holds, Some(true), "{}", g.detail);
+    let s = judge(v.clone(), "padded global.atomic_sectors_per_request == 2.5");
+    assert_eq!(s.holds, Some(true), "{}", s.detail);
+    let c = judge(v.clone(), "padded atomic.lanes_per_address >= 16");
+    assert_eq!(c.holds, Some(true), "{}", c.detail);
+    let u = judge(v.clone(), "padded atomic.updates == 264");
+    assert_eq!(u.holds, Some(true), "{}", u.detail);
+    // The plain figures do not see them.
+    let plain = judge(v, "padded shared.wavefronts_per_request >= 1");
+    assert_eq!(plain.holds, Some(false));
+    assert!(
+        plain.detail.contains("makes no shared requests"),
+        "{}",
+        plain.detail
+    );
+    let none = judge(
+        traced(&[(Space::Global, AccessKind::Load, 8, 0)], (8, 32, 1024)),
+        "padded shared.atomic_wavefronts_per_request <= 1",
+    );
+    assert_eq!(none.holds, Some(false));
+    assert!(
+        none.detail.contains("makes no shared atomic requests"),
+        "{}",
+        none.detail
+    );
 }

@@ -1,7 +1,8 @@
 //! The CPU interpreter against the H100 recording, with no GPU (NVRTC only): for every
 //! variant of every shipped lesson it runs, the traced figures of each instruction
 //! (requests, wavefronts, ideal wavefronts, sectors, lines, distinct constants) over the
-//! sampled blocks equal the recording's. Lessons it refuses say so, with each instruction.
+//! sampled blocks equal the recording's (atomics too, where the recording has them).
+//! Lessons it refuses say so, with each instruction.
 //! Skipped, saying why, without NVRTC unless GPULAB_REQUIRE_NVRTC=1.
 
 mod common;
@@ -26,8 +27,10 @@ fn recording() -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-fn figures(i: &Value) -> [u64; 6] {
+/// An instruction's figures; an atomic's lanes, addresses and loop loads too (0 for others).
+fn figures(i: &Value) -> [u64; 9] {
     let f = |k: &str| i[k].as_u64().unwrap_or(0);
+    let a = |k: &str| i["atomic"][k].as_u64().unwrap_or(0);
     [
         f("requests"),
         f("wavefronts"),
@@ -35,6 +38,9 @@ fn figures(i: &Value) -> [u64; 6] {
         f("sectors"),
         f("lines"),
         f("distinct"),
+        a("lanes"),
+        a("addresses"),
+        a("loop_loads"),
     ]
 }
 
@@ -54,15 +60,15 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
         .cloned()
         .unwrap_or_default();
     let mut diffs = Vec::new();
-    for i in &m.instructions {
-        let got = [
-            i.requests,
-            i.wavefronts,
-            i.ideal_wavefronts,
-            i.sectors,
-            i.lines,
-            i.distinct,
-        ];
+    // A recording made before the tracer followed atomics has no atomics figures and no
+    // atomic instructions (its memory lacks `atomics`): those are not compared.
+    let atomics_recorded = !rec["memory"]["atomics"].is_null();
+    for i in m
+        .instructions
+        .iter()
+        .filter(|i| i.atomic.is_none() || atomics_recorded)
+    {
+        let got = figures(&serde_json::to_value(i).unwrap());
         match want.iter().find(|w| w["id"] == i.id) {
             Some(w) if figures(w) == got => {}
             w => diffs.push(format!(
@@ -186,6 +192,13 @@ fn the_cluster_lessons_trace_as_recorded() {
         &["dsmem", "dsmem-bandwidth"],
         "the_cluster_lessons_trace_as_recorded",
     );
+}
+
+/// Atomics, as the SASS makes them: compared once the recording has the lesson (recorded
+/// with a tracer that follows atomics); until then each variant says it is not recorded.
+#[test]
+fn the_atomics_lesson_traces_as_recorded() {
+    check_lessons(&["atomics"], "the_atomics_lesson_traces_as_recorded");
 }
 
 /// Textures are refused before anything runs, each instruction with its line.

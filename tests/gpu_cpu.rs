@@ -84,17 +84,87 @@ fn at_cpu_size_every_interpreted_variant_is_right_on_the_gpu_and_the_cpu() {
     }
 }
 
-fn traced(id: &str, cpu: bool) -> LessonResult {
+fn traced(pre: &[&str], id: &str, cpu: bool) -> LessonResult {
     let mut args = vec!["run", id, "--json", "--no-time"];
     if cpu {
         args.push("--cpu");
     }
     let out = std::process::Command::new(bin())
+        .args(pre)
         .args(&args)
         .output()
         .unwrap();
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("{id}: {e}\n{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// An instruction's traced figures, an atomic's included (what the SASS made of it, its
+/// kind, the lanes and addresses of its requests, a loop's loads).
+type Figures = (
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    Option<(String, String, u64, u64, u64)>,
+);
+
+fn figures(x: &gpulab::model::access::InstructionSummary) -> Figures {
+    (
+        x.requests,
+        x.wavefronts,
+        x.ideal_wavefronts,
+        x.sectors,
+        x.lines,
+        x.distinct,
+        x.atomic.as_ref().map(|a| {
+            (
+                format!("{:?} {:?}", x.kind, a.shape),
+                a.sass_op.clone(),
+                a.lanes,
+                a.addresses,
+                a.loop_loads,
+            )
+        }),
+    )
+}
+
+/// Where the interpreter's trace of lesson `id` differs from the GPU's, instruction by
+/// instruction.
+fn trace_diffs(pre: &[&str], id: &str) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let (gpu, cpu) = (traced(pre, id, false), traced(pre, id, true));
+    for v in &cpu.variants {
+        let (Some(m), Some(g)) = (&v.memory, gpu.variants.iter().find(|g| g.name == v.name)) else {
+            continue;
+        };
+        let gm = g.memory.as_ref().expect("traced on the GPU");
+        for i in &m.instructions {
+            let w = gm.instructions.iter().find(|w| w.id == i.id);
+            let w = w.unwrap_or_else(|| panic!("{id} {} site {} not on the GPU", v.name, i.id));
+            if figures(i) != figures(w) {
+                diffs.push(format!(
+                    "{id} {} site {} `{}` line {:?}: interpreter {:?}, GPU {:?}",
+                    v.name,
+                    i.id,
+                    i.op,
+                    i.source_line,
+                    figures(i),
+                    figures(w)
+                ));
+            }
+        }
+        for w in gm.instructions.iter() {
+            if !m.instructions.iter().any(|i| i.id == w.id) {
+                diffs.push(format!(
+                    "{id} {} site {} `{}`: traced on the GPU only",
+                    v.name, w.id, w.op
+                ));
+            }
+        }
+    }
+    diffs
 }
 
 #[test]
@@ -107,48 +177,19 @@ fn the_interpreters_trace_equals_the_gpus_live_trace() {
     // and a lesson this GPU cannot run (two GPUs for `peer`) is left out.
     let mut diffs = Vec::new();
     for l in lessons.iter().filter(|l| l.requires.gpus.unwrap_or(1) <= 1) {
-        let id = l.id.as_str();
-        let (gpu, cpu) = (traced(id, false), traced(id, true));
-        for v in &cpu.variants {
-            let (Some(m), Some(g)) = (&v.memory, gpu.variants.iter().find(|g| g.name == v.name))
-            else {
-                continue;
-            };
-            let gm = g.memory.as_ref().expect("traced on the GPU");
-            for i in &m.instructions {
-                let w = gm.instructions.iter().find(|w| w.id == i.id);
-                let w = w.unwrap_or_else(|| panic!("{id} {} site {} not on the GPU", v.name, i.id));
-                let f = |x: &gpulab::model::access::InstructionSummary| {
-                    (
-                        x.requests,
-                        x.wavefronts,
-                        x.ideal_wavefronts,
-                        x.sectors,
-                        x.lines,
-                        x.distinct,
-                    )
-                };
-                if f(i) != f(w) {
-                    diffs.push(format!(
-                        "{id} {} site {} `{}` line {:?}: interpreter {:?}, GPU {:?}",
-                        v.name,
-                        i.id,
-                        i.op,
-                        i.source_line,
-                        f(i),
-                        f(w)
-                    ));
-                }
-            }
-            for w in gm.instructions.iter() {
-                if !m.instructions.iter().any(|i| i.id == w.id) {
-                    diffs.push(format!(
-                        "{id} {} site {} `{}`: traced on the GPU only",
-                        v.name, w.id, w.op
-                    ));
-                }
-            }
-        }
+        diffs.extend(trace_diffs(&[], &l.id));
     }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// The atomics calibration shapes (tests/fixtures/atomics): the GPU tracer's records of
+/// every atomic, costed with the SASS, equal the interpreter's.
+#[test]
+fn the_atomics_calibration_traces_equal_on_the_gpu_and_the_cpu() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = common::fixture("atomics/lessons");
+    let diffs = trace_diffs(&["--lessons", dir.to_str().unwrap()], "atomics-cal");
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

@@ -1,7 +1,10 @@
 //! The tracer's counts against the hardware's: for every variant of the traced lessons, run
 //! the uninstrumented build once under Nsight Compute and compare its counters with the
-//! traced totals (scaled from the sampled blocks to the grid). Runs where there is a GPU and
-//! ncu; skips, saying why, elsewhere. Writes the comparison table to $GPULAB_NCU_TABLE.
+//! traced totals (scaled from the sampled blocks to the grid): shared loads, stores and
+//! atomics, global loads, stores, atomics and reductions, each counted apart as ncu counts
+//! them. Runs where there is a GPU and ncu; skips, saying why, elsewhere. Writes the
+//! comparison table to $GPULAB_NCU_TABLE (the atomics calibration's to
+//! $GPULAB_NCU_ATOMICS_TABLE; scripts/ncu_atomics.sh runs that one).
 
 mod common;
 
@@ -15,18 +18,34 @@ use std::process::Command;
 
 const LESSONS: [&str; 3] = ["global-coalescing", "shared-banks", "shared-transpose"];
 
-const METRICS: [&str; 10] = [
-    "smsp__sass_inst_executed_op_shared_ld.sum",
-    "smsp__sass_inst_executed_op_shared_st.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-];
+/// The sides each memory counts apart: shared loads, stores and atomics (`ATOMS`); global
+/// loads, stores, atomics (`ATOMG`) and reductions (`REDG`).
+const SHARED_SIDES: [&str; 3] = ["ld", "st", "atom"];
+const GLOBAL_SIDES: [&str; 4] = ["ld", "st", "atom", "red"];
+
+/// Every counter asked of ncu: for each shared side, instructions, wavefronts and bank
+/// conflicts; for each global side, requests and sectors.
+fn metrics() -> Vec<String> {
+    let mut m = Vec::new();
+    for side in SHARED_SIDES {
+        m.push(format!("smsp__sass_inst_executed_op_shared_{side}.sum"));
+        m.push(format!(
+            "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{side}.sum"
+        ));
+        m.push(format!(
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{side}.sum"
+        ));
+    }
+    for side in GLOBAL_SIDES {
+        m.push(format!(
+            "l1tex__t_requests_pipe_lsu_mem_global_op_{side}.sum"
+        ));
+        m.push(format!(
+            "l1tex__t_sectors_pipe_lsu_mem_global_op_{side}.sum"
+        ));
+    }
+    m
+}
 
 /// Parse ncu's `--csv` details output into metric -> value.
 fn parse_ncu_csv(text: &str) -> BTreeMap<String, f64> {
@@ -56,8 +75,20 @@ fn parse_ncu_csv(text: &str) -> BTreeMap<String, f64> {
     out
 }
 
-/// Traced totals per (space, kind), scaled from the sampled blocks to the whole grid.
-fn traced(r: &LessonResult, variant: &str) -> BTreeMap<&'static str, f64> {
+/// The side a traced instruction's requests count under: `ld`, `st`, `atom` or `red`.
+fn side(kind: AccessKind) -> &'static str {
+    match kind {
+        AccessKind::Load => "ld",
+        AccessKind::Store => "st",
+        AccessKind::Atomic => "atom",
+        AccessKind::Reduction => "red",
+    }
+}
+
+/// Traced totals per space, figure and side ("shared wavefronts atom"), scaled from the
+/// sampled blocks to the whole grid. A shared float atomic's compare-and-swap loop loads
+/// (`LDS`) count as shared loads, as the hardware counts them.
+fn traced(r: &LessonResult, variant: &str) -> BTreeMap<String, f64> {
     let v = r.variants.iter().find(|v| v.name == variant).unwrap();
     let m = v
         .memory
@@ -65,22 +96,23 @@ fn traced(r: &LessonResult, variant: &str) -> BTreeMap<&'static str, f64> {
         .unwrap_or_else(|| panic!("{variant}: no trace ({:?})", v.trace_error));
     let k = m.total_blocks as f64 / m.traced_blocks.max(1) as f64;
     let mut t = BTreeMap::new();
+    let mut add = |label: String, x: u64| *t.entry(label).or_insert(0.0) += x as f64 * k;
     for i in &m.instructions {
-        let key = |a: &'static str, b: &'static str| if i.kind == AccessKind::Load { a } else { b };
+        let side = side(i.kind);
         match i.space {
             Space::Shared => {
-                *t.entry(key("shared requests ld", "shared requests st"))
-                    .or_insert(0.0) += i.requests as f64 * k;
-                *t.entry(key("shared wavefronts ld", "shared wavefronts st"))
-                    .or_insert(0.0) += i.wavefronts as f64 * k;
-                *t.entry(key("shared ideal ld", "shared ideal st"))
-                    .or_insert(0.0) += i.ideal_wavefronts as f64 * k;
+                add(format!("shared requests {side}"), i.requests);
+                add(format!("shared wavefronts {side}"), i.wavefronts);
+                add(format!("shared ideal {side}"), i.ideal_wavefronts);
+                if let Some(a) = i.atomic.as_ref().filter(|a| a.loop_loads > 0) {
+                    add("shared requests ld".into(), a.loop_loads);
+                    add("shared wavefronts ld".into(), a.loop_load_wavefronts);
+                    add("shared ideal ld".into(), a.loop_load_ideal);
+                }
             }
             Space::Global => {
-                *t.entry(key("global requests ld", "global requests st"))
-                    .or_insert(0.0) += i.requests as f64 * k;
-                *t.entry(key("global sectors ld", "global sectors st"))
-                    .or_insert(0.0) += i.sectors as f64 * k;
+                add(format!("global requests {side}"), i.requests);
+                add(format!("global sectors {side}"), i.sectors);
             }
             _ => {}
         }
@@ -88,19 +120,25 @@ fn traced(r: &LessonResult, variant: &str) -> BTreeMap<&'static str, f64> {
     t
 }
 
-fn hw_key(label: &str) -> &'static str {
-    match label {
-        "shared requests ld" => METRICS[0],
-        "shared requests st" => METRICS[1],
-        "shared wavefronts ld" => METRICS[2],
-        "shared wavefronts st" => METRICS[3],
-        "global requests ld" => METRICS[4],
-        "global requests st" => METRICS[5],
-        "global sectors ld" => METRICS[6],
-        "global sectors st" => METRICS[7],
-        "shared ideal ld" => METRICS[8],
-        "shared ideal st" => METRICS[9],
-        _ => unreachable!(),
+/// The ncu counter a traced label compares with; for "shared ideal SIDE", the bank
+/// conflicts (the ideal is the wavefronts less them).
+fn hw_key(label: &str) -> String {
+    let words: Vec<&str> = label.split(' ').collect();
+    match words[..] {
+        ["shared", "requests", side] => format!("smsp__sass_inst_executed_op_shared_{side}.sum"),
+        ["shared", "wavefronts", side] => {
+            format!("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{side}.sum")
+        }
+        ["shared", "ideal", side] => {
+            format!("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{side}.sum")
+        }
+        ["global", "requests", side] => {
+            format!("l1tex__t_requests_pipe_lsu_mem_global_op_{side}.sum")
+        }
+        ["global", "sectors", side] => {
+            format!("l1tex__t_sectors_pipe_lsu_mem_global_op_{side}.sum")
+        }
+        _ => unreachable!("{label}"),
     }
 }
 
@@ -151,6 +189,28 @@ fn wide_shared_loads_match_the_hardware_counters() {
     );
 }
 
+/// The atomics calibration shapes (tests/fixtures/atomics; what each is, in its kernel):
+/// shared atomics' instructions, wavefronts and conflicts, global atomics' and
+/// reductions' requests and sectors, against the hardware. The model these check is
+/// provisional until this passes on the H100: tests/cpu_atomics.rs holds what it says of
+/// each shape. `GPULAB_NCU_RAW=DIR` keeps every ncu report there, one CSV a variant.
+#[test]
+fn atomics_match_the_hardware_counters() {
+    let Some(ncu) = ncu_and_gpu() else {
+        return;
+    };
+    let dir = common::fixture("atomics/lessons");
+    let root = CourseRoot::Dir(dir.clone());
+    let args = ["--lessons", dir.to_str().unwrap()];
+    compare(
+        &ncu,
+        &root,
+        &args,
+        &["atomics-cal"],
+        "GPULAB_NCU_ATOMICS_TABLE",
+    );
+}
+
 fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str], table_env: &str) {
     let (lessons, errors) = gpulab::course::load_course(root);
     assert!(errors.is_empty(), "{errors:?}");
@@ -188,12 +248,17 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
                     "all",
                 ])
                 .args(["--launch-skip", &skip.to_string(), "--launch-count", "1"])
-                .args(["--metrics", &METRICS.join(",")])
+                .args(["--metrics", &metrics().join(",")])
                 .arg(bin())
                 .args(pre)
                 .args(["run", id, "--variant", &v.name, "--no-time", "--no-trace"])
                 .output()
                 .unwrap();
+            if let Some(raw) = std::env::var_os("GPULAB_NCU_RAW") {
+                let raw = std::path::PathBuf::from(raw);
+                std::fs::create_dir_all(&raw).unwrap();
+                std::fs::write(raw.join(format!("{id}-{}.csv", v.name)), &prof.stdout).unwrap();
+            }
             let hw = parse_ncu_csv(&String::from_utf8_lossy(&prof.stdout));
             assert!(
                 !hw.is_empty(),
@@ -202,18 +267,14 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
                 String::from_utf8_lossy(&prof.stderr)
             );
             for (label, traced) in &t {
-                let mut hw_v = hw.get(hw_key(label)).copied().unwrap_or(f64::NAN);
+                let mut hw_v = hw.get(&hw_key(label)).copied().unwrap_or(f64::NAN);
                 if label.starts_with("shared ideal") {
                     // The hardware's wavefront counter also counts wavefronts lost to
                     // arbitration with other traffic, which its bank-conflict counter counts
                     // too (on conflict-free code the two excesses are equal), so wavefronts
                     // minus conflicts is what the addresses alone demand.
-                    let wf = if label.ends_with("ld") {
-                        METRICS[2]
-                    } else {
-                        METRICS[3]
-                    };
-                    hw_v = hw.get(wf).copied().unwrap_or(f64::NAN) - hw_v;
+                    let wf = hw_key(&label.replace("ideal", "wavefronts"));
+                    hw_v = hw.get(&wf).copied().unwrap_or(f64::NAN) - hw_v;
                 }
                 let diff = if hw_v == 0.0 && *traced == 0.0 {
                     0.0
@@ -225,9 +286,8 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
                 // wavefronts minus its conflicts) and never above its count by over 1%.
                 let arbitration = label.starts_with("shared wavefronts");
                 if arbitration {
-                    let side = if label.ends_with("ld") { "ld" } else { "st" };
                     let conflicts = hw
-                        .get(hw_key(&format!("shared ideal {side}")))
+                        .get(&hw_key(&label.replace("wavefronts", "ideal")))
                         .copied()
                         .unwrap_or(f64::NAN);
                     let floor = hw_v - conflicts;
@@ -253,14 +313,11 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
                 ));
             }
             // A counter the hardware saw but the trace did not is a miss too.
-            for label in [
-                "shared requests ld",
-                "shared requests st",
-                "global requests ld",
-                "global requests st",
-            ] {
-                let hw_v = hw.get(hw_key(label)).copied().unwrap_or(0.0);
-                if hw_v > 0.0 && !t.contains_key(label) {
+            let requests = (SHARED_SIDES.iter().map(|s| format!("shared requests {s}")))
+                .chain(GLOBAL_SIDES.iter().map(|s| format!("global requests {s}")));
+            for label in requests {
+                let hw_v = hw.get(&hw_key(&label)).copied().unwrap_or(0.0);
+                if hw_v > 0.0 && !t.contains_key(&label) {
                     worst = f64::INFINITY;
                     table.push_str(&format!(
                         "| {id} | {} | {label} | 0 | {hw_v:.0} | missed |\n",

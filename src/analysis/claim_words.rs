@@ -34,6 +34,11 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::SharedRaces => "shared-memory races",
         Metric::SharedLoadWordsPerRequest => "words per shared load request",
         Metric::GlobalPctUsed => "% of global sector bytes used",
+        Metric::SharedAtomicWavefrontsPerRequest => "shared wavefronts per atomic request",
+        Metric::GlobalAtomicRequests => "global atomic requests",
+        Metric::GlobalAtomicSectorsPerRequest => "global sectors per atomic request",
+        Metric::AtomicLanesPerAddress => "atomic lanes per address",
+        Metric::AtomicUpdates => "atomic updates",
     }
 }
 

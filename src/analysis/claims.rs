@@ -205,11 +205,19 @@ fn judge_makes(
     let what = match access {
         Some(AccessKind::Load) => "load",
         Some(AccessKind::Store) => "store",
+        Some(AccessKind::Atomic | AccessKind::Reduction) => "atomic",
         None => "",
     };
     let words = space_words(space);
+    // `atomics` are atomics and reductions alike: which one the SASS made is ptxas's
+    // choice, not the kernel's.
+    let kind_is = |k: AccessKind| match access {
+        None => true,
+        Some(a) if a.is_atomic() => k.is_atomic(),
+        Some(a) => k == a,
+    };
     let requests: u64 = (mem.instructions.iter())
-        .filter(|i| i.space == space && access.is_none_or(|k| i.kind == k))
+        .filter(|i| i.space == space && kind_is(i.kind))
         .map(|i| i.requests)
         .sum();
     // Recordings made before per-instruction figures were kept have only the totals.
@@ -457,7 +465,12 @@ fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::TextureRowsPerRequest
         | Metric::SharedRaces
         | Metric::SharedLoadWordsPerRequest
-        | Metric::GlobalPctUsed => read_traced(m, v),
+        | Metric::GlobalPctUsed
+        | Metric::SharedAtomicWavefrontsPerRequest
+        | Metric::GlobalAtomicRequests
+        | Metric::GlobalAtomicSectorsPerRequest
+        | Metric::AtomicLanesPerAddress
+        | Metric::AtomicUpdates => read_traced(m, v),
     }
 }
 
@@ -527,6 +540,29 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             let moved = g.sectors as f64 * crate::analysis::coalescing::SECTOR_BYTES as f64;
             per(100.0 * g.bytes_used as f64, 1.min(g.requests), "global")
                 .map(|used| if moved > 0.0 { used / moved } else { 0.0 })
+        }
+        Metric::SharedAtomicWavefrontsPerRequest => {
+            let a = &mem.atomics.shared;
+            per(a.wavefronts as f64, a.requests, "shared atomic")
+        }
+        Metric::GlobalAtomicRequests | Metric::GlobalAtomicSectorsPerRequest => {
+            let a = &mem.atomics;
+            let requests = a.global_atom.requests + a.global_red.requests;
+            let sectors = a.global_atom.sectors + a.global_red.sectors;
+            match m {
+                Metric::GlobalAtomicRequests => {
+                    per(requests as f64, 1.min(requests), "global atomic")
+                }
+                _ => per(sectors as f64, requests, "global atomic"),
+            }
+        }
+        Metric::AtomicLanesPerAddress => {
+            let a = &mem.atomics;
+            per(a.updates as f64, a.addresses, "atomic")
+        }
+        Metric::AtomicUpdates => {
+            let a = &mem.atomics;
+            per(a.updates as f64, 1.min(a.addresses), "atomic")
         }
         _ => unreachable!("`read` takes the figures that are not traced"),
     }

@@ -109,6 +109,20 @@ pub fn space_lines(m: &crate::model::results::MemoryStats) -> Vec<String> {
         out.push(format!("texture {x:.1} texels/request"));
         out.push(format!("texture {rows:.1} rows/request"));
     }
+    let a = &m.atomics;
+    if let Some(x) = per_request(a.shared.wavefronts, a.shared.requests) {
+        out.push(format!("shared atomics {x:.2} wavefronts/request"));
+    }
+    let (g, sectors) = (
+        a.global_atom.requests + a.global_red.requests,
+        a.global_atom.sectors + a.global_red.sectors,
+    );
+    if let Some(x) = per_request(sectors, g) {
+        out.push(format!("global atomics {x:.2} sectors/request"));
+    }
+    if let Some(x) = per_request(a.updates, a.addresses) {
+        out.push(format!("atomics {x:.1} lanes/address"));
+    }
     out
 }
 

@@ -1,12 +1,13 @@
 //! What the heatmaps show, as plain numbers: lanes × banks for a shared request (each cell the
-//! conflict degree of the bank that lane used, phases split), lanes × sectors for a global
-//! one (and for a `shared::cluster` one, a sector being a block's rank and 32 bytes of its
+//! conflict degree of the bank that lane used, phases split; for a shared atomic, the updates
+//! that bank makes), lanes × sectors for a global one (atomics and reductions alike, labelled) (and for a `shared::cluster` one, a sector being a block's rank and 32 bytes of its
 //! shared memory), lanes × distinct addresses for a constant one, and all shared
 //! instructions × banks. The view only turns these into characters, so
 //! the counting is tested here without a terminal.
 
+use crate::analysis::atomics::{self, SameWord};
 use crate::analysis::banks::{self, BANKS};
-use crate::model::access::{InstructionSummary, Space, WarpAccess};
+use crate::model::access::{AccessKind, AtomShape, InstructionSummary, Space, WarpAccess};
 use crate::model::results::VariantResult;
 
 /// A lane × column grid of small counts, ready to draw.
@@ -58,15 +59,41 @@ pub fn worst_first(v: &VariantResult) -> Vec<&InstructionSummary> {
 }
 
 /// Waste per request: wavefronts beyond the ideal, sectors beyond the bytes used, or
-/// accesses beyond the one a broadcast needs.
+/// accesses beyond the one a broadcast needs; for a global atomic, also the updates that
+/// wait behind another on the same address.
 fn cost(i: &InstructionSummary) -> f64 {
     let r = i.requests.max(1) as f64;
-    match i.space {
-        Space::Shared => (i.wavefronts as f64 - i.ideal_wavefronts as f64) / r,
-        Space::Constant => (i.distinct as f64 - i.requests as f64) / r,
-        Space::Cluster => (i.sectors as f64 - i.requests as f64) / r,
-        _ => i.sectors as f64 / r - (i.bytes_used as f64 / 32.0) / r,
-    }
+    let queued = match (&i.atomic, i.space) {
+        (Some(a), Space::Global) => a.lanes.saturating_sub(a.addresses) as f64 / r,
+        _ => 0.0,
+    };
+    queued
+        + match i.space {
+            Space::Shared => (i.wavefronts as f64 - i.ideal_wavefronts as f64) / r,
+            Space::Constant => (i.distinct as f64 - i.requests as f64) / r,
+            Space::Cluster => (i.sectors as f64 - i.requests as f64) / r,
+            _ => i.sectors as f64 / r - (i.bytes_used as f64 / 32.0) / r,
+        }
+}
+
+/// An atomic's words in a title: what it is, what ptxas made of it, and its contention
+/// ("reduction, warp-aggregated · 1.0 lanes/address"); empty for a load or store.
+fn atomic_words(i: &InstructionSummary) -> String {
+    let Some(a) = &i.atomic else {
+        return String::new();
+    };
+    let what = match i.kind {
+        AccessKind::Reduction => "reduction",
+        _ => "atomic",
+    };
+    let how = match a.shape {
+        AtomShape::AsWritten => "",
+        AtomShape::WarpAggregated => ", warp-aggregated",
+        AtomShape::AggregatedWhenFull => ", aggregated when the warp is full",
+        AtomShape::CasLoop => ", a compare-and-swap loop",
+    };
+    let per = a.lanes as f64 / a.addresses.max(1) as f64;
+    format!(" · {what}{how} · {per:.1} lanes/address")
 }
 
 pub fn instruction_title(v: &str, i: &InstructionSummary) -> String {
@@ -85,7 +112,11 @@ pub fn instruction_title(v: &str, i: &InstructionSummary) -> String {
             } else {
                 "no conflict".into()
             };
-            format!("{v} · {line} · {} · {conflict} · {wf:.0} wavefronts", i.op)
+            format!(
+                "{v} · {line} · {}{} · {conflict} · {wf:.0} wavefronts",
+                i.op,
+                atomic_words(i)
+            )
         }
         Space::Constant => format!(
             "{v} · {line} · {} · {:.1} distinct addresses/request",
@@ -99,8 +130,9 @@ pub fn instruction_title(v: &str, i: &InstructionSummary) -> String {
             100.0 * i.remote_requests as f64 / r
         ),
         _ => format!(
-            "{v} · {line} · {} · {:.1} sectors/request ({:.0}% of bytes used)",
+            "{v} · {line} · {}{} · {:.1} sectors/request ({:.0}% of bytes used)",
             i.op,
+            atomic_words(i),
             i.sectors as f64 / r,
             100.0 * i.bytes_used as f64 / (32.0 * i.sectors.max(1) as f64)
         ),
@@ -180,6 +212,27 @@ pub fn grid_for(v: &str, i: &InstructionSummary) -> Option<Grid> {
     let s = i.sample.as_ref()?;
     let title = instruction_title(v, i);
     Some(match i.space {
+        Space::Shared if i.atomic.is_some() => {
+            let addrs: [u64; 32] = std::array::from_fn(|l| s.addrs.get(l).copied().unwrap_or(0));
+            let same = SameWord::of(i.atomic.as_ref().map_or("", |a| a.sass_op.as_str()));
+            let per = banks::lanes_per_phase(s.width) as usize;
+            Grid {
+                title,
+                columns: BANKS,
+                cells: atomics::shared_atomic_grid(s.mask, s.width, &addrs, same),
+                active: s.mask,
+                phase_starts: (per..32).step_by(per).collect(),
+                legend: format!(
+                    "rows: lanes (2 a row) · columns: banks 0–31 · cell: updates that bank \
+                     makes in the lane's phase, one after another ({}; 1 = no conflict, + = \
+                     10 or more)",
+                    match same {
+                        SameWord::Merge => "lanes on one word count once",
+                        SameWord::Serialise => "lanes on one word count each",
+                    }
+                ),
+            }
+        }
         Space::Shared => {
             let addrs: [u64; 32] = std::array::from_fn(|l| s.addrs.get(l).copied().unwrap_or(0));
             let per = banks::request_phase_lanes(s.mask, s.width, &addrs) as usize;
@@ -217,11 +270,16 @@ pub fn grid_for(v: &str, i: &InstructionSummary) -> Option<Grid> {
                 active: s.mask,
                 phase_starts: Vec::new(),
                 legend: format!(
-                    "rows: lanes (2 a row) · columns: the {n} distinct 32-byte sectors touched, {}",
+                    "rows: lanes (2 a row) · columns: the {n} distinct 32-byte sectors touched, {}{}",
                     if i.space == Space::Cluster {
                         "block rank, then offset in its shared memory"
                     } else {
                         "in address order"
+                    },
+                    if i.atomic.is_some() {
+                        " · lanes on one address update it one after another"
+                    } else {
+                        ""
                     }
                 ),
             }

@@ -42,6 +42,7 @@ fn shared_instruction(
         sample: Some(sample),
         lanes: 0,
         sass: None,
+        atomic: None,
     }
 }
 
@@ -227,4 +228,77 @@ fn cluster_sectors_are_told_apart_by_rank() {
             .contains("4.0 sectors/request · 100% of requests to another block")
     );
     assert_eq!(g.cells[1][2], 1, "lane 1 is rank 1's first sector");
+}
+
+/// Atomics are drawn like loads and stores, labelled: a shared one's cells are the updates
+/// each bank makes (lanes on one word each count, but for `ATOMS.POPC.INC`), a global one's
+/// its sectors, with what ptxas made of it and its lanes per address in the title.
+#[test]
+fn atomics_are_drawn_labelled_with_their_updates_per_bank_and_contention() {
+    use crate::model::access::{AtomShape, AtomicSummary};
+    let atomic = |sass_op: &str, shape, lanes, addresses| AtomicSummary {
+        shape,
+        sass_op: sass_op.into(),
+        ptx_requests: 1,
+        ptx_lanes: 32,
+        lanes,
+        addresses,
+        ..AtomicSummary::default()
+    };
+    // Two lanes a word: 16 words in 16 banks.
+    let pairs = access(4, u32::MAX, |l| 4 * (l / 2));
+    let add = InstructionSummary {
+        kind: AccessKind::Atomic,
+        op: "atom.shared.add.u32".into(),
+        atomic: Some(atomic("ATOMS.ADD", AtomShape::AsWritten, 32, 16)),
+        ideal_wavefronts: 1,
+        ..shared_instruction(0, 1, 2, pairs.clone())
+    };
+    let g = grid_for("v", &add).unwrap();
+    assert!(
+        g.title
+            .contains("atom.shared.add.u32 · atomic · 2.0 lanes/address · 2-way conflict"),
+        "{}",
+        g.title
+    );
+    assert_eq!(
+        g.cells[0][0], 2,
+        "lanes 0 and 1 update bank 0's word one after another"
+    );
+    assert!(g.legend.contains("lanes on one word count each"));
+    let inc = InstructionSummary {
+        atomic: Some(atomic("ATOMS.POPC.INC.32", AtomShape::AsWritten, 32, 16)),
+        wavefronts: 1,
+        ..add.clone()
+    };
+    let g = grid_for("v", &inc).unwrap();
+    assert_eq!(g.cells[0][0], 1);
+    assert!(g.legend.contains("lanes on one word count once"));
+    // A warp-aggregated global reduction: the leader's one lane, one sector.
+    let red = InstructionSummary {
+        space: Space::Global,
+        kind: AccessKind::Reduction,
+        op: "atom.global.add.u32".into(),
+        sectors: 1,
+        bytes_used: 4,
+        atomic: Some(atomic("REDG.E.ADD", AtomShape::WarpAggregated, 1, 1)),
+        ..shared_instruction(1, 1, 0, access(4, 1 << 31, |_| 4096))
+    };
+    let g = grid_for("v", &red).unwrap();
+    assert!(
+        g.title
+            .contains("reduction, warp-aggregated · 1.0 lanes/address"),
+        "{}",
+        g.title
+    );
+    assert_eq!((g.columns, g.active), (1, 1 << 31));
+    assert!(g.legend.contains("update it one after another"));
+    // Worst first: the contended global atomic outranks a conflict-free load.
+    let contended = InstructionSummary {
+        atomic: Some(atomic("REDG.E.ADD", AtomShape::AsWritten, 32, 1)),
+        ..red.clone()
+    };
+    let load = shared_instruction(2, 1, 1, access(4, u32::MAX, |l| 4 * l));
+    let v = variant(vec![load, contended]);
+    assert_eq!(worst_first(&v)[0].id, 1);
 }

@@ -1,5 +1,6 @@
 //! Pure functions over measured or traced data: no I/O, no CUDA.
 
+pub mod atomics;
 pub mod banks;
 pub mod claim_words;
 pub mod claims;

@@ -57,6 +57,7 @@ impl Touches {
 pub(super) struct WordState {
     pub(super) writes: Touches,
     pub(super) reads: Touches,
+    pub(super) atomics: Touches,
 }
 
 /// A multiplicative hash for the word map: its keys are small integers made here, not
@@ -167,6 +168,7 @@ pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
     let list = match e.op {
         Op::Read => &mut state.reads,
         Op::Write => &mut state.writes,
+        Op::Atomic => &mut state.atomics,
         Op::Barrier => return,
     };
     let mut warps = [0; 4];

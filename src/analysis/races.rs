@@ -11,8 +11,10 @@
 //! The trace's order across warps is the order the accesses ran in on this run, so the kind
 //! (write then read, read then write, write then write) says which came first here; on
 //! another run it may be the other way round, which is the race. Accesses by one warp are
-//! never a hazard with each other. Atomics are not traced, so they take no part: an atomic
-//! update is neither a read nor a write here.
+//! never a hazard with each other. An atomic update is a write to every plain access of
+//! another warp (a read of the word it updates, a store to it, in either order), and no
+//! hazard with another atomic: two warps' atomic additions to one counter in one interval
+//! are what atomics are for.
 
 use std::collections::HashMap;
 
@@ -26,6 +28,8 @@ use crate::model::results::{Race, RaceKind};
 pub enum Op {
     Read,
     Write,
+    /// An atomic read-modify-write (`atom`, `red`).
+    Atomic,
     Barrier,
 }
 
@@ -196,8 +200,16 @@ fn check(
     met: &mut Vec<Race>,
 ) {
     let against: &[(&Touches, RaceKind)] = match e.op {
-        Op::Read => &[(&state.writes, RaceKind::WriteRead)],
+        Op::Read => &[
+            (&state.writes, RaceKind::WriteRead),
+            (&state.atomics, RaceKind::WriteRead),
+        ],
         Op::Write => &[
+            (&state.writes, RaceKind::WriteWrite),
+            (&state.atomics, RaceKind::WriteWrite),
+            (&state.reads, RaceKind::ReadWrite),
+        ],
+        Op::Atomic => &[
             (&state.writes, RaceKind::WriteWrite),
             (&state.reads, RaceKind::ReadWrite),
         ],

@@ -309,3 +309,49 @@ fn a_race_is_named_with_its_lines_its_warps_and_what_is_missing() {
     );
     assert!(ww.contains("warps 0 and 5"), "{ww}");
 }
+
+/// A histogram in shared memory: every warp adds to the same 8 counters (line 20), which
+/// atomics make safe; zeroing them (line 18) and reading them back (line 24) are plain
+/// accesses, which a missing barrier leaves racing with other warps' atomics.
+#[test]
+fn atomics_race_with_plain_accesses_of_other_warps_but_not_with_each_other() {
+    // Each warp zeroes its half of the counters.
+    let zero = |w: u32| access(0, w, Op::Write, 18, 16 * u64::from(w), 4);
+    let add = |w| access(0, w, Op::Atomic, 20, 0, 8);
+    let read = |w| access(0, w, Op::Read, 24, 0, 8);
+    let synced = vec![
+        zero(0),
+        zero(1),
+        barrier(0, 0),
+        barrier(0, 1),
+        add(0),
+        add(1),
+        add(0),
+        barrier(0, 0),
+        barrier(0, 1),
+        read(0),
+        read(1),
+    ];
+    assert!(find_races(&synced).is_empty(), "{:?}", find_races(&synced));
+    // No barrier after the zeroing: warp 1 zeroes what warp 0 already added to.
+    let unzeroed = vec![zero(0), add(0), zero(1), add(1)];
+    let races = find_races(&unzeroed);
+    let kinds: Vec<_> = (races.iter())
+        .map(|r| (r.kind, r.first_line, r.second_line))
+        .collect();
+    assert!(
+        kinds.contains(&(RaceKind::WriteWrite, Some(20), Some(18))),
+        "{kinds:?}"
+    );
+    // No barrier before the read: warp 1 reads a counter warp 0 is still adding to.
+    let early = vec![add(0), read(1)];
+    let races = find_races(&early);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(
+        (races[0].kind, races[0].first_line, races[0].second_line),
+        (RaceKind::WriteRead, Some(20), Some(24))
+    );
+    // And the other way round: a read, then another warp's atomic.
+    let late = vec![read(1), add(0)];
+    assert_eq!(find_races(&late)[0].kind, RaceKind::ReadWrite);
+}

@@ -30,8 +30,9 @@ impl LineFigure {
 /// None where nothing of the kind was traced there.
 pub fn line_figure(traced: &[InstructionSummary], line: u32, kind: MemKind) -> Option<LineFigure> {
     let (space, dir) = space_of(kind)?;
+    let same_kind = |k: AccessKind| k == dir || (dir.is_atomic() && k.is_atomic());
     let here: Vec<&InstructionSummary> = (traced.iter())
-        .filter(|i| i.source_line == Some(line) && i.kind == dir)
+        .filter(|i| i.source_line == Some(line) && same_kind(i.kind))
         .filter(|i| space.is_none_or(|s| s == i.space))
         .collect();
     let first = here.first()?;
@@ -74,12 +75,26 @@ pub fn line_figure(traced: &[InstructionSummary], line: u32, kind: MemKind) -> O
         // A traced request is resolved to its space; none is summarised as these.
         Space::Generic | Space::Param => return None,
     };
+    // An atomic's contention: the lanes of its SASS requests per address they named.
+    let (lanes, addresses) = (here.iter().filter_map(|i| i.atomic.as_ref()))
+        .fold((0, 0), |(l, a), t| (l + t.lanes, a + t.addresses));
+    let text = match addresses {
+        0 => text,
+        _ => format!(
+            "{text} · {} lanes/address",
+            num(lanes as f64 / addresses as f64)
+        ),
+    };
     let note = (here.iter())
         .find_map(|i| i.sass.as_ref())
         .map(|s| s.note.clone());
     // Lanes are counted per PTX access, whatever the SASS made of it.
     let ptx_requests: u64 = (here.iter())
-        .map(|i| i.sass.as_ref().map_or(i.requests, |s| s.ptx_requests))
+        .map(|i| match (&i.atomic, &i.sass) {
+            (Some(a), _) => a.ptx_requests,
+            (None, Some(s)) => s.ptx_requests,
+            (None, None) => i.requests,
+        })
         .sum();
     let lanes: u64 = here.iter().map(|i| i.lanes).sum();
     let lanes = (lanes > 0 && ptx_requests > 0).then(|| lanes as f64 / ptx_requests as f64);
@@ -115,7 +130,9 @@ fn space_of(kind: MemKind) -> Option<(Option<Space>, AccessKind)> {
         MemKind::Texture => (Some(Space::Texture), Load),
         MemKind::GenericLoad => (None, Load),
         MemKind::GenericStore => (None, Store),
-        MemKind::Atomic | MemKind::GlobalToShared => return None,
+        // An atomic of any space (`ATOMS`, `ATOMG`, `REDG`, generic `ATOM`).
+        MemKind::Atomic => (None, AccessKind::Atomic),
+        MemKind::GlobalToShared => return None,
     })
 }
 

@@ -9,9 +9,15 @@
 //! lanes (ptxas may fold part of the address into the base register), which moves every
 //! lane to another bank alike and so leaves wavefronts unchanged; sectors of global memory
 //! would not be.
+//!
+//! Atomics (shared and global) are read the same way, by source line: what ptxas made of
+//! each PTX atomic (`atomics::AtomicSass`): as written, warp-aggregated, aggregated when the
+//! warp is full, or a compare-and-swap loop, and whether the SASS keeps its result (`ATOM`)
+//! or not (`RED`).
 
-use super::sass::{Listing, MemKind};
-use crate::model::access::Piece;
+use super::atomics::{AtomicSass, SameWord};
+use super::sass::{Instruction, Listing, MemKind};
+use crate::model::access::{AccessKind, AtomShape, Piece};
 
 /// A traced PTX shared access, as the mapping needs it.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +27,18 @@ pub struct PtxAccess {
     pub store: bool,
     /// Bytes per lane.
     pub width: u32,
+    /// An atomic (`atom`, `red`; shared or global): what its PTX says of it.
+    pub atomic: Option<PtxAtomic>,
+}
+
+/// What the PTX says of an atomic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PtxAtomic {
+    /// `atom` (Atomic) or `red` (Reduction).
+    pub kind: AccessKind,
+    /// A compare-and-swap as written (`atom.cas`), which a CAS in the SASS does not make a
+    /// loop.
+    pub cas: bool,
 }
 
 /// A PTX access the SASS makes in other instructions: its pieces, and how, in words.
@@ -29,6 +47,9 @@ pub struct Reshape {
     pub id: u32,
     pub pieces: Vec<Piece>,
     pub note: String,
+    /// An atomic: what the SASS made of it (`pieces` then empty, and the figures follow
+    /// `atomics::request`).
+    pub atomic: Option<AtomicSass>,
 }
 
 /// One SASS shared access: its bytes per lane, its address's constant offset, its opcode.
@@ -43,7 +64,9 @@ struct SassAccess {
 /// holds narrower SASS accesses that fit in it is split; anything else is left alone
 /// (the figures then follow the PTX).
 pub fn reshape(ptx: &[PtxAccess], listing: &Listing) -> Vec<Reshape> {
-    let mut out = Vec::new();
+    let mut out = atomics(ptx, listing);
+    let ptx: Vec<PtxAccess> = ptx.iter().filter(|a| a.atomic.is_none()).cloned().collect();
+    let ptx = ptx.as_slice();
     let mut groups: Vec<(u32, bool)> = ptx.iter().map(|a| (a.line, a.store)).collect();
     groups.dedup();
     groups.sort_unstable();
@@ -120,7 +143,110 @@ fn split(a: &PtxAccess, sass: &[SassAccess]) -> Option<Reshape> {
         id: a.id,
         note: note(a, sass, &pieces),
         pieces,
+        atomic: None,
     })
+}
+
+/// What the SASS made of every PTX atomic, line by line. A line whose SASS atomics pair
+/// with its PTX atomics one to one (in code order) gives each its own; one whose SASS has
+/// two for each (the aggregated-when-full form) gives each pair; any other is left as the
+/// PTX says, with the note saying so.
+fn atomics(ptx: &[PtxAccess], listing: &Listing) -> Vec<Reshape> {
+    let mut lines: Vec<u32> = (ptx.iter())
+        .filter(|a| a.atomic.is_some())
+        .map(|a| a.line)
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let mut out = Vec::new();
+    for line in lines {
+        let here: Vec<(&PtxAccess, PtxAtomic)> = (ptx.iter())
+            .filter(|a| a.line == line)
+            .filter_map(|a| Some((a, a.atomic?)))
+            .collect();
+        let on_line: Vec<&Instruction> = (listing.instructions.iter())
+            .filter(|i| i.line == Some(line))
+            .collect();
+        let sass: Vec<&Instruction> = (on_line.iter().copied())
+            .filter(|i| i.mem().is_some_and(|m| m.kind == MemKind::Atomic))
+            .collect();
+        let has = |base: &str| on_line.iter().any(|i| i.base() == base);
+        let voted = has("VOTE") || has("VOTEU");
+        let combined = has("REDUX") || has("POPC") || has("UFLO") || has("FLO");
+        let scanned = has("SHFL") && has("VOTE");
+        for (k, (a, p)) in here.iter().enumerate() {
+            let made = if sass.len() == here.len() {
+                let s = sass[k];
+                let cas_loop = !p.cas && s.opcode.split('.').any(|m| m.starts_with("CAS"));
+                let shape = if cas_loop {
+                    AtomShape::CasLoop
+                } else if s.guard.is_some() && voted && combined {
+                    AtomShape::WarpAggregated
+                } else {
+                    AtomShape::AsWritten
+                };
+                Some((shape, vec![s]))
+            } else if sass.len() == 2 * here.len() && scanned {
+                Some((
+                    AtomShape::AggregatedWhenFull,
+                    vec![sass[2 * k], sass[2 * k + 1]],
+                ))
+            } else {
+                None
+            };
+            out.push(match made {
+                Some((shape, ins)) => atomic_reshape(a.id, shape, &ins),
+                None => Reshape {
+                    id: a.id,
+                    pieces: Vec::new(),
+                    note: format!(
+                        "line {line}: {} atomic{} in the SASS for {} in the PTX, counted as \
+                         the PTX has them",
+                        sass.len(),
+                        if sass.len() == 1 { "" } else { "s" },
+                        here.len()
+                    ),
+                    atomic: Some(AtomicSass::as_written(p.kind)),
+                },
+            });
+        }
+    }
+    out
+}
+
+fn atomic_reshape(id: u32, shape: AtomShape, ins: &[&Instruction]) -> Reshape {
+    let opcode = (ins.iter().map(|i| i.opcode.as_str()))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let kind = match ins.iter().all(|i| matches!(i.base(), "RED" | "REDG")) {
+        true => AccessKind::Reduction,
+        false => AccessKind::Atomic,
+    };
+    let note = match shape {
+        AtomShape::AsWritten => format!("{opcode}: every active lane"),
+        AtomShape::WarpAggregated => {
+            format!("ptxas aggregated this atomic over the warp ({opcode} by one lane)")
+        }
+        AtomShape::AggregatedWhenFull => format!(
+            "ptxas aggregated this atomic when the whole warp is active ({opcode}: one lane \
+             then, else every lane)"
+        ),
+        AtomShape::CasLoop => format!(
+            "ptxas made this atomic a compare-and-swap loop (LDS, {opcode}, again for the \
+             lanes whose swap failed)"
+        ),
+    };
+    Reshape {
+        id,
+        pieces: Vec::new(),
+        note,
+        atomic: Some(AtomicSass {
+            shape,
+            kind,
+            same_word: SameWord::of(&opcode),
+            opcode,
+        }),
+    }
 }
 
 fn note(a: &PtxAccess, sass: &[SassAccess], pieces: &[Piece]) -> String {

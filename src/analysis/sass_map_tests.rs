@@ -12,6 +12,7 @@ fn ptx() -> Vec<PtxAccess> {
         line,
         store,
         width: 16,
+        atomic: None,
     };
     vec![a(0, 39, true), a(1, 40, true), a(2, 55, false)]
 }
@@ -60,12 +61,14 @@ fn accesses_the_sass_makes_as_the_ptx_says_are_left_alone() {
             line: 55,
             store: false,
             width: 4,
+            atomic: None,
         },
         PtxAccess {
             id: 8,
             line: 55,
             store: false,
             width: 4,
+            atomic: None,
         },
     ];
     assert!(reshape(&two, l).is_empty());
@@ -75,6 +78,7 @@ fn accesses_the_sass_makes_as_the_ptx_says_are_left_alone() {
         line: 55,
         store: false,
         width: 2,
+        atomic: None,
     }];
     assert!(reshape(&narrow, l).is_empty());
 }
@@ -87,4 +91,117 @@ fn the_constant_of_an_address_is_read_in_hex_with_its_sign() {
     assert_eq!(immediate("R3, [R2+UR4]"), 0);
     assert_eq!(immediate("[R0+0x200], R8"), 0x200);
     assert_eq!(immediate("R3, R4"), 0);
+}
+
+/// A PTX atomic of the calibration kernel (tests/fixtures/atomics/kernels/atomics.cu) on
+/// `line`, as the tracer hands it over.
+fn atomic(id: u32, line: u32, cas: bool) -> PtxAccess {
+    PtxAccess {
+        id,
+        line,
+        store: false,
+        width: 4,
+        atomic: Some(PtxAtomic {
+            kind: AccessKind::Atomic,
+            cas,
+        }),
+    }
+}
+
+fn atomic_of(listing: &str, line: u32) -> Reshape {
+    let l = &parse(listing)[0];
+    let r = reshape(&[atomic(3, line, false)], l);
+    assert_eq!(r.len(), 1, "{r:?}");
+    r.into_iter().next().unwrap()
+}
+
+fn sass_of(listing: &str, line: u32) -> AtomicSass {
+    atomic_of(listing, line).atomic.expect("an atomic's shape")
+}
+
+const S_UNIFORM: &str = include_str!("../../tests/fixtures/sass/atomics_s-int-uniform.sass");
+const S_UNIFORM_USED: &str =
+    include_str!("../../tests/fixtures/sass/atomics_s-int-uniform-used.sass");
+const S_F32: &str = include_str!("../../tests/fixtures/sass/atomics_s-f32-banks.sass");
+const S_INC: &str = include_str!("../../tests/fixtures/sass/atomics_s-inc-pairs.sass");
+const G_USED: &str = include_str!("../../tests/fixtures/sass/atomics_g-int-spread-used.sass");
+const G_INC: &str = include_str!("../../tests/fixtures/sass/atomics_g-inc-contended.sass");
+
+#[test]
+fn an_add_on_an_address_ptxas_proved_uniform_is_warp_aggregated() {
+    // REDUX.SUM of the lanes' values, then the leader's ATOMS.
+    let s = sass_of(S_UNIFORM, 77);
+    assert_eq!(s.shape, AtomShape::WarpAggregated);
+    assert_eq!(
+        (s.kind, s.opcode.as_str()),
+        (AccessKind::Atomic, "ATOMS.ADD")
+    );
+    assert!(
+        atomic_of(S_UNIFORM, 77)
+            .note
+            .contains("aggregated this atomic over the warp")
+    );
+    // A constant 1 to one global word: POPC of the active lanes, the leader's REDG.
+    let g = sass_of(G_INC, 97);
+    assert_eq!(
+        (g.shape, g.kind),
+        (AtomShape::WarpAggregated, AccessKind::Reduction)
+    );
+    assert_eq!(g.same_word, SameWord::Serialise);
+}
+
+#[test]
+fn a_used_result_on_a_uniform_address_is_aggregated_only_for_a_full_warp() {
+    let s = sass_of(S_UNIFORM_USED, 75);
+    assert_eq!(s.shape, AtomShape::AggregatedWhenFull);
+    assert_eq!(s.opcode, "ATOMS.ADD + ATOMS.ADD");
+}
+
+#[test]
+fn a_shared_float_add_is_a_cas_loop_and_an_atom_cas_is_not() {
+    let s = sass_of(S_F32, 77);
+    assert_eq!((s.shape, s.kind), (AtomShape::CasLoop, AccessKind::Atomic));
+    let l = &parse(S_F32)[0];
+    let cas = reshape(&[atomic(3, 77, true)], l);
+    assert_eq!(cas[0].atomic.as_ref().unwrap().shape, AtomShape::AsWritten);
+}
+
+#[test]
+fn plain_atomics_keep_their_lanes_and_say_which_sass_makes_them() {
+    let inc = sass_of(S_INC, 77);
+    assert_eq!(inc.shape, AtomShape::AsWritten);
+    assert_eq!(
+        (inc.opcode.as_str(), inc.same_word),
+        ("ATOMS.POPC.INC.32", SameWord::Merge)
+    );
+    let used = sass_of(G_USED, 95);
+    assert_eq!(
+        (used.shape, used.kind),
+        (AtomShape::AsWritten, AccessKind::Atomic)
+    );
+    // The PTX says `atom` for both; the SASS without a used result is a reduction.
+    let red = sass_of(G_INC, 97);
+    assert_eq!(red.kind, AccessKind::Reduction);
+}
+
+#[test]
+fn atomics_the_sass_does_not_pair_up_are_counted_as_the_ptx_has_them() {
+    // Two PTX atomics on a line whose SASS has one: which is which cannot be told.
+    let l = &parse(G_USED)[0];
+    let r = reshape(&[atomic(3, 95, false), atomic(4, 95, false)], l);
+    assert_eq!(r.len(), 2);
+    for x in &r {
+        let a = x.atomic.as_ref().unwrap();
+        assert_eq!((a.shape, a.opcode.as_str()), (AtomShape::AsWritten, ""));
+        assert!(
+            x.note.contains("1 atomic in the SASS for 2 in the PTX"),
+            "{}",
+            x.note
+        );
+    }
+    // A line with no atomic in the SASS at all (another line's).
+    let none = reshape(&[atomic(5, 40, false)], l);
+    assert_eq!(none[0].atomic.as_ref().unwrap().kind, AccessKind::Atomic);
+    // Loads and stores on other lines are left to the split rules.
+    assert!(reshape(&ptx(), l).is_empty());
 }

@@ -34,7 +34,7 @@ pub enum ClaimError {
     NoMeasureName(String),
     #[error("unknown space `{0}` (spaces: {SPACES}); write `A makes SPACE loads`")]
     UnknownSpace(String),
-    #[error("`{0}` is not `loads`, `stores` or `requests`; write `A makes SPACE loads`")]
+    #[error("`{0}` is not `loads`, `stores`, `atomics` or `requests`; write `A makes SPACE loads`")]
     UnknownAccess(String),
     #[error("cannot read claim `{0}`; write {FORMS}")]
     Unreadable(String),
@@ -216,11 +216,12 @@ fn parse_space(word: &str) -> Result<Space, ClaimError> {
         .ok_or_else(|| ClaimError::UnknownSpace(word.to_string()))
 }
 
-/// `loads`, `stores`, or `requests` (either).
+/// `loads`, `stores`, `atomics` (atomics and reductions alike), or `requests` (any).
 fn parse_access(word: &str) -> Result<Option<AccessKind>, ClaimError> {
     match word {
         "loads" => Ok(Some(AccessKind::Load)),
         "stores" => Ok(Some(AccessKind::Store)),
+        "atomics" => Ok(Some(AccessKind::Atomic)),
         "requests" => Ok(None),
         _ => Err(ClaimError::UnknownAccess(word.to_string())),
     }

@@ -198,6 +198,20 @@ pub fn un(u: Un, ty: Ty, x: u64) -> u64 {
         Un::Popc => u64::from(v.count_ones()),
         Un::Clz => u64::from(v.leading_zeros() - (64 - bits)),
         Un::Brev => v.reverse_bits() >> (64 - bits),
+        Un::Bfind | Un::BfindShift => {
+            // A negative signed value's most significant non-sign bit is its complement's.
+            let x = match ty.kind == Kind::S && sext(v, bits) < 0 {
+                true => trunc(!v, bits),
+                false => v,
+            };
+            // The result is a .u32 whatever the operand's width: all ones when no bit is
+            // found.
+            return match (x, u) {
+                (0, _) => u64::from(u32::MAX),
+                (x, Un::Bfind) => u64::from(63 - x.leading_zeros()),
+                (x, _) => u64::from(bits - 1 - (63 - x.leading_zeros())),
+            };
+        }
         Un::Cnot => u64::from(v == 0),
         _ => v,
     };

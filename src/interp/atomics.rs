@@ -1,13 +1,15 @@
 //! Atomics, lane after lane in lane order, on any space a load can reach (a cluster's
-//! shared memory too). They are not traced, as on the GPU.
+//! shared memory too). Each warp request is logged before it acts, as the GPU tracer logs
+//! it (one record per space the lanes resolved to, the address each lane updates); what
+//! the SASS makes of it is the trace analysis' to count.
 
 use super::RunError;
 use super::alu::{self, trunc};
 use super::block::BlockCtx;
 use super::calls::lanes;
 use super::decode::Instr;
-use super::memop::{at_of, misaligned_error, oob};
-use super::ops::{AtomOp, Bin, Op, Ty};
+use super::memop::{at_of, misaligned, misaligned_error, oob};
+use super::ops::{AtomOp, Bin, Op, Space, Ty};
 use super::warp::Frame;
 
 fn atom_value(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
@@ -44,7 +46,7 @@ fn atom_value(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
     }
 }
 
-/// Atomics act lane after lane, in lane order; they are not traced (as on the GPU).
+/// Atomics act lane after lane, in lane order, once the request is logged.
 pub fn atomic(
     fr: &mut Frame,
     ctx: &mut BlockCtx,
@@ -57,13 +59,25 @@ pub fn atomic(
     };
     let n = (ty.bits / 8) as usize;
     let src = &ins.src[..];
+    let mut row = [0u64; 32];
+    for l in lanes(active) {
+        row[l] = fr.read(&src[0], l, ctx, warp);
+    }
+    // An atomic's address must be aligned to its size, or a GPU faults (before anything
+    // is logged, as for a load).
+    if let Some(l) = misaligned(&row, active, n as u64) {
+        return Err(misaligned_error(ctx, ins, warp, (l, row[l]), n as u64));
+    }
+    match space {
+        Space::Shared | Space::Global => ctx.flat_record(ins, warp, active, space, &row, n as u32),
+        _ => {
+            let ats = super::fast::ats(|l| at_of(space, row[l]));
+            ctx.access_record(ins, warp, active, &ats, n as u32);
+        }
+    }
     let mut out = [0u64; 32];
     for l in lanes(active) {
-        let addr = fr.read(&src[0], l, ctx, warp);
-        // An atomic's address must be aligned to its size, or a GPU faults.
-        if !addr.is_multiple_of(n as u64) {
-            return Err(misaligned_error(ctx, ins, warp, (l, addr), n as u64));
-        }
+        let addr = row[l];
         let at = at_of(space, addr);
         let b = fr.read(&src[1], l, ctx, warp);
         let c = src.get(2).map_or(0, |o| fr.read(o, l, ctx, warp));

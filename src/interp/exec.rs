@@ -111,6 +111,7 @@ pub fn exec(
         Op::Atom { .. } => super::atomics::atomic(fr, ctx, ins, active, warp)?,
         Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,
         Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
+        Op::MatchAny(ty) => match_any(fr, ctx, ins, (active, warp), ty)?,
         Op::Activemask => lanewise(fr, ctx, ins, active, warp, |_| u64::from(mask)),
         Op::Mapa { generic } => cluster_address(fr, ctx, ins, (active, warp), (true, generic)),
         Op::Getctarank { generic } => {
@@ -305,6 +306,31 @@ fn shfl(
         if let Some(p) = ins.dst.get(1) {
             fr.write(p, l, u64::from(out[l].1));
         }
+    }
+    Ok(())
+}
+
+/// `match.any.sync.b32/b64 d, a, membermask`: each active lane gets the mask of the active
+/// lanes whose `a` equals its own (the peers a warp-aggregated atomic adds for).
+fn match_any(
+    fr: &mut Frame,
+    ctx: &BlockCtx,
+    ins: &Instr,
+    (active, warp): (u32, u32),
+    ty: Ty,
+) -> Result<(), RunError> {
+    let first = active.trailing_zeros() as usize;
+    let member = (ins.src.get(1)).map_or(u32::MAX, |o| fr.read(o, first, ctx, warp) as u32);
+    check_members(ctx, ins, warp, active, member)?;
+    let mut vals = [0u64; 32];
+    for l in lanes(active) {
+        vals[l] = trunc(fr.read(&ins.src[0], l, ctx, warp), ty.bits);
+    }
+    for l in lanes(active) {
+        let peers = lanes(active)
+            .filter(|&k| vals[k] == vals[l])
+            .fold(0u32, |m, k| m | 1 << k);
+        fr.write(&ins.dst[0], l, u64::from(peers));
     }
     Ok(())
 }

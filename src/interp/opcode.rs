@@ -139,6 +139,8 @@ fn arith(q: &Q) -> Option<Result<Op, Unmodelled>> {
         "popc" => un(Un::Popc),
         "clz" => un(Un::Clz),
         "brev" => un(Un::Brev),
+        "bfind" if has("shiftamt") => un(Un::BfindShift),
+        "bfind" => un(Un::Bfind),
         "cnot" => un(Un::Cnot),
         "sqrt" => un(Un::Sqrt),
         "rcp" => un(Un::Rcp),
@@ -263,6 +265,7 @@ fn control(q: &Q) -> Result<Op, Unmodelled> {
             _ => Vote::Ballot,
         })),
         "activemask" => Ok(Op::Activemask),
+        "match" if has("any") => Ok(Op::MatchAny(need()?)),
         _ => Err(format!("`{text}` is not interpreted").into()),
     }
 }

@@ -46,6 +46,10 @@ pub enum Un {
     Popc,
     Clz,
     Brev,
+    /// `bfind`: the bit position of the most significant non-sign bit (all ones if none).
+    Bfind,
+    /// `bfind.shiftamt`: the left shift that puts that bit at the top instead.
+    BfindShift,
     Cnot,
     Sqrt,
     Rcp,
@@ -187,6 +191,8 @@ pub enum Op {
     Nop,
     Shfl(Shfl),
     Vote(Vote),
+    /// `match.any.sync`: each lane gets the mask of the active lanes holding its value.
+    MatchAny(Ty),
     Activemask,
     /// `bar.red` (`__syncthreads_count`, `_and`, `_or`): a block barrier that also reduces
     /// a predicate over the block's threads.

@@ -179,6 +179,7 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
         | Op::ClusterWait
         | Op::Call
         | Op::Vote(_)
+        | Op::MatchAny(_)
         | Op::Activemask => {
             need.guard(ins);
             need.mark(&ins.src);

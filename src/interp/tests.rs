@@ -152,3 +152,6 @@ mod barriers;
 
 #[path = "tests_limits.rs"]
 mod limits;
+
+#[path = "tests_atomics.rs"]
+mod atomics;

@@ -50,6 +50,20 @@ impl Space {
 pub enum AccessKind {
     Load,
     Store,
+    /// An atomic read-modify-write that returns the old value: PTX `atom`, SASS `ATOM`,
+    /// `ATOMS`, `ATOMG` (Nsight Compute's `op_atom`).
+    Atomic,
+    /// An atomic update whose old value is not used: PTX `red`, SASS `RED`/`REDG` (Nsight
+    /// Compute's `op_red`). ptxas makes an `atom` whose result is unused a reduction, so a
+    /// site's kind follows the SASS where it was read.
+    Reduction,
+}
+
+impl AccessKind {
+    /// An atomic or a reduction: a read-modify-write, never a plain load or store.
+    pub fn is_atomic(self) -> bool {
+        matches!(self, AccessKind::Atomic | AccessKind::Reduction)
+    }
 }
 
 /// One warp's request: the lanes that took part and the byte address each asked for.
@@ -170,6 +184,56 @@ pub struct InstructionSummary {
     /// alone would have given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sass: Option<SassShape>,
+    /// Atomics and reductions: what the SASS made of the PTX's atomic, and its contention.
+    /// `requests`, `wavefronts`, `sectors` above then count the SASS's atomic requests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub atomic: Option<AtomicSummary>,
+}
+
+/// How ptxas made a PTX atomic, read in the SASS (`analysis::sass_map`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AtomShape {
+    #[default]
+    /// One SASS atomic for the PTX's, every active lane taking part (also where no SASS
+    /// was read).
+    AsWritten,
+    /// Warp-aggregated: the address is the same for the whole warp, so one lane makes the
+    /// warp's update (its operand combined first, `REDUX`/`POPC`), one lane per request.
+    WarpAggregated,
+    /// Warp-aggregated only when every lane of the warp is active (`VOTE.ANY` against all
+    /// ones, a scan with `SHFL.UP`, lane 31's atomic); a partial warp makes it lane by lane.
+    AggregatedWhenFull,
+    /// A compare-and-swap loop (`LDS`, then `ATOMS.CAST.SPIN`, again for the lanes whose
+    /// swap failed): shared-memory float additions on sm_90. Lanes on one word succeed one
+    /// a round, so a request takes as many rounds as the most lanes on one word.
+    CasLoop,
+}
+
+/// The atomic figures of one instruction, over the traced requests.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AtomicSummary {
+    #[serde(default)]
+    pub shape: AtomShape,
+    /// The SASS atomic opcode(s) the line holds, `ATOMS.POPC.INC.32`; empty where no SASS
+    /// was read (the figures then follow the PTX).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sass_op: String,
+    /// Warp requests and active lanes as the PTX makes them.
+    pub ptx_requests: u64,
+    pub ptx_lanes: u64,
+    /// Lanes of the SASS's atomic requests (the updates made) and the distinct addresses
+    /// they named, each summed over requests: lanes / addresses is the contention, the
+    /// updates one address takes from one request, one after another.
+    pub lanes: u64,
+    pub addresses: u64,
+    /// A compare-and-swap loop's loads (`LDS`, one per round): requests, wavefronts, ideal.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loop_loads: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loop_load_wavefronts: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub loop_load_ideal: u64,
 }
 
 /// A part of a PTX access that one SASS instruction makes: bytes `offset..offset + width`

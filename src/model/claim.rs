@@ -103,10 +103,22 @@ pub enum Metric {
     SharedLoadWordsPerRequest,
     /// The share of the global sector bytes moved that the lanes asked for, in percent.
     GlobalPctUsed,
+    /// Wavefronts per shared-memory atomic request (`ATOMS`), as the SASS makes them.
+    SharedAtomicWavefrontsPerRequest,
+    /// Global atomic and reduction requests (`ATOMG`, `REDG`), in the traced blocks.
+    GlobalAtomicRequests,
+    /// 32-byte sectors per global atomic or reduction request.
+    GlobalAtomicSectorsPerRequest,
+    /// Lanes of the atomic requests per distinct address they named: the updates one
+    /// address takes from one request, one after another (the contention).
+    AtomicLanesPerAddress,
+    /// The updates the atomics made (the lanes of their SASS requests; one a warp where
+    /// ptxas aggregated them), in the traced blocks.
+    AtomicUpdates,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 26] = [
+    pub const ALL: [(&'static str, Metric); 31] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -160,6 +172,17 @@ impl Metric {
             Metric::SharedLoadWordsPerRequest,
         ),
         ("global.pct_used", Metric::GlobalPctUsed),
+        (
+            "shared.atomic_wavefronts_per_request",
+            Metric::SharedAtomicWavefrontsPerRequest,
+        ),
+        ("global.atomic_requests", Metric::GlobalAtomicRequests),
+        (
+            "global.atomic_sectors_per_request",
+            Metric::GlobalAtomicSectorsPerRequest,
+        ),
+        ("atomic.lanes_per_address", Metric::AtomicLanesPerAddress),
+        ("atomic.updates", Metric::AtomicUpdates),
     ];
 
     pub fn name(self) -> &'static str {

@@ -159,6 +159,28 @@ pub struct TextureStats {
     pub rows: u64,
 }
 
+/// Atomics and reductions, counted apart from loads and stores (as Nsight Compute counts
+/// them: `op_atom` and `op_red`, never in `op_ld`/`op_st`), as the SASS makes them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AtomicStats {
+    /// Shared-memory atomics (`ATOMS`): requests, wavefronts and the ideal.
+    pub shared: SharedCounts,
+    /// Global atomics whose old value is used (`ATOMG`/`ATOM`): requests and sectors.
+    pub global_atom: AtomicCounts,
+    /// Global reductions (`REDG`/`RED`: the old value unused).
+    pub global_red: AtomicCounts,
+    /// Updates made (the lanes of the SASS's atomic requests) and the distinct addresses
+    /// each request named, summed: updates / addresses is the contention.
+    pub updates: u64,
+    pub addresses: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AtomicCounts {
+    pub requests: u64,
+    pub sectors: u64,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct LocalStats {
     pub bytes: u64,
@@ -178,6 +200,9 @@ pub struct MemoryStats {
     pub cluster: ClusterStats,
     #[serde(default)]
     pub texture: TextureStats,
+    /// Atomics and reductions (absent from recordings made before the tracer followed them).
+    #[serde(default)]
+    pub atomics: AtomicStats,
     pub traced_blocks: u64,
     pub total_blocks: u64,
     /// Records lost because the trace buffer was full (never silently dropped).

@@ -7,15 +7,18 @@
 //! several spaces is summarised under the space most of them went to, with every space's
 //! figures in its own fields.
 
+use crate::analysis::atomics;
 use crate::analysis::races::{self, Op, SharedEvent};
 use crate::analysis::sass_map::Reshape;
-use crate::model::access::{AccessKind, InstructionSummary, SassShape, Space, WarpAccess};
+use crate::model::access::{
+    AccessKind, AtomShape, AtomicSummary, InstructionSummary, SassShape, Space, WarpAccess,
+};
 use crate::model::results::{
     ClusterStats, ConstantStats, GlobalStats, LocalStats, MemoryStats, SharedStats, TextureStats,
 };
 use crate::trace::decode::Record;
 use crate::trace::instrument::Site;
-use crate::trace::site_acc::{SPACES, SiteAcc};
+use crate::trace::site_acc::{AtomicAcc, SPACES, SiteAcc};
 
 /// Warps of a texture site whose first request is kept for the footprint view.
 pub const FOOTPRINT_WARPS: usize = 8;
@@ -79,10 +82,18 @@ pub(super) fn summaries(
                 .rev()
                 .max_by_key(|&s| acc.requests[s])
                 .unwrap_or(0);
+            let shape = shape_of(shapes, site.id);
             let sample = acc.worst[main].map(|(_, i)| {
                 let r = &records[i];
                 WarpAccess {
-                    mask: r.mask,
+                    // An atomic's first SASS request: one lane, where ptxas aggregated it.
+                    mask: match &acc.atomic {
+                        Some(a) => atomics::sass_requests(a.shape, r.mask, &r.addrs)
+                            .first()
+                            .copied()
+                            .unwrap_or(r.mask),
+                        None => r.mask,
+                    },
                     width: r.width,
                     addrs: r.addrs.to_vec(),
                 }
@@ -90,7 +101,7 @@ pub(super) fn summaries(
             InstructionSummary {
                 id: site.id,
                 space: SPACES[main],
-                kind,
+                kind: acc.atomic.as_ref().map_or(kind, |a| a.kind),
                 op: site.op.clone(),
                 ptx_line: site.ptx_line,
                 source_line: site.source_line,
@@ -115,14 +126,35 @@ pub(super) fn summaries(
                 },
                 sample,
                 lanes: acc.lanes,
-                sass: sass_shape(shape_of(shapes, site.id), acc),
+                sass: sass_shape(shape, acc),
+                atomic: acc.atomic.as_ref().map(|a| AtomicSummary {
+                    shape: a.shape,
+                    sass_op: a.opcode.clone(),
+                    ptx_requests: a.ptx_requests,
+                    ptx_lanes: a.ptx_lanes,
+                    lanes: a.lanes,
+                    addresses: a.addresses,
+                    loop_loads: a.loop_loads,
+                    loop_load_wavefronts: a.loop_wavefronts,
+                    loop_load_ideal: a.loop_ideal,
+                }),
             }
         })
         .collect()
 }
 
-/// How the SASS made a site, with its figures as the PTX reads, where it was made in pieces.
+/// How the SASS made a site, with its figures as the PTX reads, where it was made in pieces
+/// or, for an atomic, other than as written.
 fn sass_shape(shape: Shape, acc: &SiteAcc) -> Option<SassShape> {
+    if let (Some(a), Some(sh)) = (&acc.atomic, shape) {
+        return (a.shape != AtomShape::AsWritten).then(|| SassShape {
+            note: sh.note.clone(),
+            pieces: Vec::new(),
+            ptx_requests: a.ptx_requests,
+            ptx_wavefronts: 0,
+            ptx_ideal_wavefronts: 0,
+        });
+    }
     let sh = shape.filter(|_| acc.ptx.0 > 0)?;
     Some(SassShape {
         note: sh.note.clone(),
@@ -136,6 +168,10 @@ fn sass_shape(shape: Shape, acc: &SiteAcc) -> Option<SassShape> {
 pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
     let mut m = MemoryStats::default();
     for a in accs {
+        if let Some(at) = &a.atomic {
+            add_atomic(&mut m, a, at);
+            continue;
+        }
         m.shared = SharedStats {
             requests: m.shared.requests + a.requests[0],
             wavefronts: m.shared.wavefronts + a.wavefronts,
@@ -167,6 +203,30 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
         };
     }
     m
+}
+
+/// An atomic site's figures: its atomics apart from loads and stores (as Nsight Compute
+/// counts them), the loads of a compare-and-swap loop with the shared loads, and any
+/// requests of other spaces (a cluster's) where they go for every site.
+fn add_atomic(m: &mut MemoryStats, a: &SiteAcc, at: &AtomicAcc) {
+    let t = &mut m.atomics;
+    t.shared.requests += a.requests[0];
+    t.shared.wavefronts += a.wavefronts;
+    t.shared.ideal_wavefronts += a.ideal;
+    let g = match at.kind {
+        AccessKind::Reduction => &mut t.global_red,
+        _ => &mut t.global_atom,
+    };
+    g.requests += a.requests[1];
+    g.sectors += a.sectors;
+    t.updates += at.lanes;
+    t.addresses += at.addresses;
+    m.shared.requests += at.loop_loads;
+    m.shared.wavefronts += at.loop_wavefronts;
+    m.shared.ideal_wavefronts += at.loop_ideal;
+    m.cluster.requests += a.requests[4];
+    m.cluster.sectors += a.cluster_sectors;
+    m.cluster.remote_requests += a.remote;
 }
 
 /// One summary per site that logged anything, in site order.
@@ -214,6 +274,7 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
         _ if r.space != Space::Shared => return None,
         Some(AccessKind::Load) => Op::Read,
         Some(AccessKind::Store) => Op::Write,
+        Some(AccessKind::Atomic | AccessKind::Reduction) => Op::Atomic,
     };
     Some(SharedEvent {
         block: r.block,

@@ -358,6 +358,7 @@ fn a_load_the_sass_splits_is_counted_as_its_pieces_with_the_ptx_figures_beside()
             },
         ],
         note: "split".into(),
+        atomic: None,
     }];
     let plain = analyze(&records, &sites);
     assert_eq!((plain.shared.requests, plain.shared.wavefronts), (3, 12));
@@ -442,4 +443,113 @@ fn repeated_patterns_at_moved_bases_cost_what_each_request_costs() {
         (sectors, lines, bytes)
     );
     assert_eq!(m.instructions[0].bank_words, bank_words.to_vec());
+}
+
+fn atomic_site(id: u32, space: Space, kind: AccessKind) -> Site {
+    Site {
+        event: Event::Access { space, kind },
+        op: "atom.test.add.u32".into(),
+        ..site(id, space, 4)
+    }
+}
+
+/// Atomics are counted apart from loads and stores, as the SASS makes them: a shared
+/// float add's compare-and-swap loop (its loads with the shared loads), a warp-aggregated
+/// global reduction one lane a warp; and a streamed trace says the same.
+#[test]
+fn atomics_are_counted_apart_as_the_sass_makes_them() {
+    use crate::analysis::atomics::{AtomicSass, SameWord};
+    use crate::analysis::sass_map::Reshape;
+    use crate::model::access::AtomShape;
+    let sites = [
+        atomic_site(0, Space::Shared, AccessKind::Atomic),
+        atomic_site(1, Space::Global, AccessKind::Atomic),
+        site(2, Space::Global, 4),
+    ];
+    let shape = |id, shape, kind, opcode: &str| Reshape {
+        id,
+        pieces: Vec::new(),
+        note: format!("made as {opcode}"),
+        atomic: Some(AtomicSass {
+            shape,
+            kind,
+            opcode: opcode.into(),
+            same_word: SameWord::of(opcode),
+        }),
+    };
+    let shapes = [
+        shape(0, AtomShape::CasLoop, AccessKind::Atomic, "ATOMS.CAST.SPIN"),
+        shape(
+            1,
+            AtomShape::WarpAggregated,
+            AccessKind::Reduction,
+            "REDG.E.ADD",
+        ),
+    ];
+    // Shared: lanes two a word (2 rounds); global: the whole warp on one word; a load.
+    let mut pairs = rec(0, Space::Shared, u32::MAX, 4, 0);
+    pairs.addrs = std::array::from_fn(|l| 4 * (l as u64 / 2));
+    let records = [
+        pairs.clone(),
+        rec(1, Space::Global, u32::MAX, 4, 0),
+        rec(2, Space::Global, u32::MAX, 4, 4),
+        pairs,
+        rec(1, Space::Global, 0xFFFF, 4, 0),
+    ];
+    let m = analyze_shaped(&records, &sites, &shapes);
+    let s = &m.instructions[0];
+    let a = s.atomic.as_ref().unwrap();
+    assert_eq!(
+        (s.kind, s.requests, s.wavefronts),
+        (AccessKind::Atomic, 4, 6)
+    );
+    assert_eq!(
+        (
+            a.shape,
+            a.ptx_requests,
+            a.loop_loads,
+            a.loop_load_wavefronts
+        ),
+        (AtomShape::CasLoop, 2, 4, 4)
+    );
+    assert_eq!((a.lanes, a.addresses), (96, 64));
+    assert!(s.sass.as_ref().unwrap().note.contains("ATOMS.CAST.SPIN"));
+    let g = &m.instructions[1];
+    let ga = g.atomic.as_ref().unwrap();
+    assert_eq!(
+        (g.kind, g.requests, g.sectors),
+        (AccessKind::Reduction, 2, 2)
+    );
+    assert_eq!((ga.ptx_lanes, ga.lanes, ga.addresses), (48, 2, 2));
+    // The heatmap draws the leader alone.
+    assert_eq!(g.sample.as_ref().unwrap().mask, 1 << 31);
+    // Totals: atomics apart; the loop's loads are shared loads; the load is the only
+    // global request.
+    assert_eq!(
+        (m.atomics.shared.requests, m.atomics.shared.wavefronts),
+        (4, 6)
+    );
+    assert_eq!(
+        (
+            m.atomics.global_red.requests,
+            m.atomics.global_atom.requests
+        ),
+        (2, 0)
+    );
+    assert_eq!((m.atomics.updates, m.atomics.addresses), (98, 66));
+    assert_eq!((m.shared.requests, m.shared.wavefronts), (4, 4));
+    assert_eq!((m.global.requests, m.global.sectors), (1, 4));
+    // The same records one at a time, as the interpreter hands them over.
+    let mut streamed =
+        crate::trace::stream::Streamed::new(&sites, 1 << 20, 1).shaped(shapes.to_vec());
+    records.iter().for_each(|r| streamed.push(r));
+    assert_eq!(streamed.finish(), m);
+    // Without the SASS: as the PTX has them, every lane.
+    let plain = analyze(&records, &sites);
+    let p = &plain.instructions[1];
+    assert_eq!(
+        (p.kind, p.requests, p.atomic.as_ref().unwrap().lanes),
+        (AccessKind::Atomic, 2, 48)
+    );
+    assert_eq!(plain.atomics.global_atom.requests, 2);
 }

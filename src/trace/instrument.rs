@@ -4,12 +4,14 @@
 //!
 //! Traced: `ld`, `ldu` and `st` on `.shared` (`::cta`), `.shared::cluster`, `.global`,
 //! `.local`, `.const` and generic addresses, scalar or vector, with any ordering or cache
-//! qualifier; and `tex.1d`/`tex.2d` fetches (`.base`, `.level`, `.grad`), whose lanes log
-//! their coordinates instead of an address. Block barriers (`bar`/`barrier`, see
-//! `access::barrier`) log an event with no address, in order with the warp's accesses, so
-//! the race analysis can tell which barrier interval an access falls in. Not traced: `.param`, atomics, other texture
-//! geometries and every other opcode (ldmatrix, cp.async, bulk copies), whose lanes do not
-//! each name one address the way `ld`/`st` do.
+//! qualifier; the atomics `atom` and `red` on the same spaces (each lane logs the address it
+//! updates; what the SASS makes of them is counted in `site_acc`); and `tex.1d`/`tex.2d`
+//! fetches (`.base`, `.level`, `.grad`), whose lanes log their coordinates instead of an
+//! address. Block barriers (`bar`/`barrier`, see `access::barrier`) log an event with no
+//! address, in order with the warp's accesses, so the race analysis can tell which barrier
+//! interval an access falls in. Not traced: `.param`, other texture geometries and every
+//! other opcode (ldmatrix, cp.async, `red.async`, bulk copies), whose lanes do not each name
+//! one address the way `ld`/`st` do.
 
 mod access;
 mod emit;
@@ -22,6 +24,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::sass_map::{PtxAccess, PtxAtomic};
 use crate::model::access::{AccessKind, Space, TexCoords};
 use access::parse_access;
 use emit::{Planned, emit_line, site_block};
@@ -107,11 +110,39 @@ impl Site {
         }
     }
 
-    /// A shared access wider than a word: the only kind ptxas may make in narrower SASS
-    /// instructions, so the only kind whose counts wait for the SASS.
-    pub fn may_split(&self) -> bool {
-        self.space() == Some(Space::Shared) && self.width > 4
+    /// An atomic or a reduction (`atom`, `red`).
+    pub fn is_atomic(&self) -> bool {
+        self.kind().is_some_and(AccessKind::is_atomic)
     }
+
+    /// A site whose counts wait for the SASS: a shared access wider than a word, which
+    /// ptxas may make in narrower instructions, and every atomic, which it may aggregate
+    /// over the warp, make a loop, or make a reduction.
+    pub fn may_split(&self) -> bool {
+        (self.space() == Some(Space::Shared) && self.width > 4) || self.is_atomic()
+    }
+}
+
+/// The traced accesses the SASS is read for (`sass_map::reshape`): shared loads and stores,
+/// and atomics of any space, each with its source line (those without one cannot be found
+/// in the SASS).
+pub fn sass_accesses(sites: &[Site]) -> Vec<PtxAccess> {
+    (sites.iter())
+        .filter(|s| s.space() == Some(Space::Shared) || s.is_atomic())
+        .filter_map(|s| {
+            let kind = s.kind()?;
+            Some(PtxAccess {
+                id: s.id,
+                line: s.source_line?,
+                store: kind == AccessKind::Store,
+                width: s.width,
+                atomic: kind.is_atomic().then(|| PtxAtomic {
+                    kind,
+                    cas: s.op.split('.').any(|q| q == "cas"),
+                }),
+            })
+        })
+        .collect()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -174,8 +174,8 @@ fn widths_kinds_and_spaces() {
 #[test]
 fn untraced_instructions_are_left_alone() {
     let body = "\tld.param.u64 %rd1, [k_param_0];\n\tst.param.b32 [param0+0], %r1;\n\
-                \tatom.global.add.u32 %r4, [%rd2], 1;\n\
-                \tatom.shared.add.u32 %r4, [%r3], 1;\n\tred.global.add.u32 [%rd2], 1;\n\
+                \tred.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 \
+                [%r3], %r1, [%r2];\n\
                 \tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];\n\
                 \tcp.async.ca.shared.global [%r3], [%rd2], 16;\n\tprefetch.global.L2 [%rd2];\n\
                 \tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];\n\
@@ -186,6 +186,53 @@ fn untraced_instructions_are_left_alone() {
     for line in body.lines() {
         assert!(inst.ptx.contains(line), "{line} changed");
     }
+}
+
+/// Atomics and reductions log the address each lane updates, like a load or store: every
+/// space, vector and wide forms, with their ordering and scope qualifiers.
+#[test]
+fn atomics_are_traced_with_their_space_kind_and_width() {
+    let body = "\tatom.global.add.u32 %r4, [%rd2], 1;\n\
+                \tatom.shared.add.f32 %f1, [%r3+8], %f2;\n\
+                \tred.global.add.u32 [%rd2], 1;\n\
+                \tatom.relaxed.gpu.global.cas.b64 %rd3, [%rd2], %rd4, %rd5;\n\
+                \t@%p1 red.release.sys.shared::cta.max.s32 [%r3], %r4;\n\
+                \tatom.add.u64 %rd3, [%rd2], %rd4;\n\
+                \tatom.shared::cluster.inc.u32 %r4, [%r3], 7;\n\
+                \tatom.global.add.v2.f32 {%f3, %f4}, [%rd2], {%f1, %f2};\n";
+    let src = module(body);
+    let inst = instrument(&src).unwrap();
+    let got: Vec<_> = (inst.sites.iter())
+        .map(|s| (s.space(), s.kind(), s.width))
+        .collect();
+    let (atom, red) = (Some(AccessKind::Atomic), Some(AccessKind::Reduction));
+    assert_eq!(
+        got,
+        [
+            (Some(Space::Global), atom, 4),
+            (Some(Space::Shared), atom, 4),
+            (Some(Space::Global), red, 4),
+            (Some(Space::Global), atom, 8),
+            (Some(Space::Shared), red, 4),
+            (Some(Space::Generic), atom, 8),
+            (Some(Space::Cluster), atom, 4),
+            (Some(Space::Global), atom, 8),
+        ]
+    );
+    assert!(inst.sites.iter().all(|s| s.is_atomic() && s.may_split()));
+    // The offset goes into the logged address; a guarded reduction says when its guard
+    // is false.
+    let shared = block_before(&inst.ptx, "atom.shared.add.f32 %f1");
+    assert!(shared.contains("add.s32 %__gpulab_w, %r3, 8;"), "{shared}");
+    let guarded = block_before(&inst.ptx, "@%p1 red.release.sys.shared::cta.max.s32");
+    assert!(guarded.contains("@!%p1 mov.u32 %__gpulab_m, 4294967295;"));
+    // What the SASS is read for: each atomic, by its source line, a CAS told apart (ptxas
+    // makes other atomics CAS loops, never a CAS one).
+    let asked = sass_accesses(&inst.sites);
+    assert_eq!(asked.len(), 8);
+    assert!(asked.iter().all(|a| a.line == 7 && a.atomic.is_some()));
+    let cas: Vec<bool> = asked.iter().map(|a| a.atomic.unwrap().cas).collect();
+    assert_eq!(cas, [false, false, false, true, false, false, false, false]);
 }
 
 #[test]
@@ -306,11 +353,20 @@ fn fixture_static_shared_symbol_and_atomic() {
             "ld.shared.f32",
             "ld.shared.f32",
             "ld.shared.f32",
-            "st.volatile.global.f32"
+            "st.volatile.global.f32",
+            "atom.global.add.u32"
         ]
     );
     // The barrier is a site of its own line, after the label a branch jumps to; the
-    // atomic is not traced.
+    // atomic is traced like a load, its kind the PTX's until the SASS is read.
+    let atom = &inst.sites[6];
+    assert_eq!(
+        (atom.space(), atom.kind(), atom.width),
+        (Some(Space::Global), Some(AccessKind::Atomic), 4)
+    );
+    assert!(
+        block_before(&inst.ptx, "atom.global.add.u32 \t%r5").contains("mov.b64 %__gpulab_a, %rd9;")
+    );
     let bar = &inst.sites[1];
     assert!(bar.is_barrier());
     assert_eq!((bar.source_line, bar.width), (Some(91), 0));

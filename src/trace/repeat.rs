@@ -4,6 +4,7 @@
 //! patterns, and a request that repeats one is costed without sorting its lanes again (a
 //! GEMM block makes hundreds of thousands of requests from a dozen patterns).
 
+use crate::model::access::Space;
 use crate::trace::decode::Record;
 
 /// Patterns a site keeps: a tile loop's requests cycle through a few line offsets.
@@ -14,6 +15,8 @@ const KEPT: usize = 8;
 pub(super) struct Pattern {
     mask: u32,
     width: u32,
+    /// A generic site's requests go to several spaces, each costed by its own rules.
+    space: Space,
     offs: [u64; 32],
 }
 
@@ -45,6 +48,7 @@ impl Pattern {
         Pattern {
             mask: r.mask,
             width: r.width,
+            space: r.space,
             offs,
         }
     }
@@ -53,7 +57,7 @@ impl Pattern {
     /// few patterns, and building its own first was a large part of the cost).
     #[inline(always)]
     fn is(&self, r: &Record, base: u64) -> bool {
-        if (self.mask, self.width) != (r.mask, r.width) {
+        if (self.mask, self.width, self.space) != (r.mask, r.width, r.space) {
             return false;
         }
         let mut differ = 0;
@@ -111,7 +115,6 @@ impl<F: Copy> Recent<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::access::Space;
 
     fn rec(mask: u32, base: u64, stride: u64) -> Record {
         Record {
@@ -137,6 +140,10 @@ mod tests {
         let mut wide = rec(u32::MAX, 4096 + 8, 4);
         wide.width = 8;
         assert!(!is(wide));
+        // A generic site's request to another space is costed by that space's rules.
+        let mut shared = rec(u32::MAX, 4096 + 8, 4);
+        shared.space = Space::Shared;
+        assert!(!is(shared));
         // Inactive lanes' addresses are not part of it.
         let mut r = rec(0xffff, 4096, 4);
         let q = Pattern::of(&r);

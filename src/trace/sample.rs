@@ -40,12 +40,24 @@ impl BlockSample {
     }
 }
 
-/// Shared-memory totals by direction, summed from the per-instruction figures.
+/// Shared-memory totals by direction, summed from the per-instruction figures; the loads
+/// of an atomic's compare-and-swap loop are loads (the atomics have their own totals).
 fn split_shared(m: &mut MemoryStats) {
-    for i in m.instructions.iter().filter(|i| i.space == Space::Shared) {
+    for i in m.instructions.iter() {
+        if let Some(a) = &i.atomic {
+            m.shared.ld.requests += a.loop_loads;
+            m.shared.ld.wavefronts += a.loop_load_wavefronts;
+            m.shared.ld.ideal_wavefronts += a.loop_load_ideal;
+            continue;
+        }
+        if i.space != Space::Shared {
+            continue;
+        }
         let c = match i.kind {
             AccessKind::Load => &mut m.shared.ld,
             AccessKind::Store => &mut m.shared.st,
+            // An atomic has its summary's figures; these are never without them.
+            AccessKind::Atomic | AccessKind::Reduction => continue,
         };
         c.requests += i.requests;
         c.wavefronts += i.wavefronts;
@@ -77,4 +89,14 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut m.texture.requests);
     s(&mut m.texture.texels);
     s(&mut m.texture.rows);
+    let a = &mut m.atomics;
+    s(&mut a.shared.requests);
+    s(&mut a.shared.wavefronts);
+    s(&mut a.shared.ideal_wavefronts);
+    for c in [&mut a.global_atom, &mut a.global_red] {
+        s(&mut c.requests);
+        s(&mut c.sectors);
+    }
+    s(&mut a.updates);
+    s(&mut a.addresses);
 }

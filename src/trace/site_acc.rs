@@ -1,11 +1,13 @@
 //! One site's running figures, request by request: what each request costs in the space it
 //! went to (wavefronts, sectors, distinct constants, local bytes, texels), summed, with its
-//! costliest request remembered for the per-instruction sample.
+//! costliest request remembered for the per-instruction sample. An atomic's shared or
+//! global request is costed as the SASS makes it (`analysis::atomics`).
 
 use super::analyze::Shape;
+use crate::analysis::atomics::{self, AtomicCost, AtomicSass};
 use crate::analysis::banks::{self, BANKS};
 use crate::analysis::{coalescing, spaces};
-use crate::model::access::{Space, WarpTexels};
+use crate::model::access::{AccessKind, AtomShape, Space, WarpTexels};
 use crate::trace::decode::Record;
 use crate::trace::instrument::Site;
 use crate::trace::repeat::Recent;
@@ -46,8 +48,26 @@ pub(super) struct SiteAcc {
     pub(super) ptx: (u64, u64, u64),
     /// Active lanes, summed over the requests of the PTX access.
     pub(super) lanes: u64,
+    /// An atomic's figures (its shared or global requests), once one was traced.
+    pub(super) atomic: Option<AtomicAcc>,
     /// The figures of this site's latest shared and global request patterns.
     recent: Recent<Figures>,
+}
+
+/// The running figures of an atomic site beyond those every site has.
+#[derive(Clone, Debug)]
+pub(super) struct AtomicAcc {
+    /// As the SASS makes it (or the PTX, where no SASS was read).
+    pub(super) kind: AccessKind,
+    pub(super) shape: AtomShape,
+    pub(super) opcode: String,
+    pub(super) ptx_requests: u64,
+    pub(super) ptx_lanes: u64,
+    pub(super) lanes: u64,
+    pub(super) addresses: u64,
+    pub(super) loop_loads: u64,
+    pub(super) loop_wavefronts: u64,
+    pub(super) loop_ideal: u64,
 }
 
 /// What one shared or global request adds to its site's figures.
@@ -59,10 +79,19 @@ struct Figures {
     global: coalescing::GlobalCost,
     /// A request the SASS makes in pieces: its wavefronts and ideal as the PTX reads.
     ptx: Option<(u32, u32)>,
+    /// An atomic's request, as the SASS makes it.
+    atomic: Option<AtomicCost>,
 }
 
 impl Figures {
-    fn of(r: &Record, shape: Shape) -> Figures {
+    fn of(r: &Record, shape: Shape, atomic: Option<&AtomicSass>) -> Figures {
+        if let Some(sass) = atomic {
+            let shared = r.space == Space::Shared;
+            return Figures {
+                atomic: Some(atomics::request(shared, r.mask, r.width, &r.addrs, sass)),
+                ..Figures::default()
+            };
+        }
         if r.space == Space::Global {
             return Figures {
                 global: coalescing::global_request(r.mask, r.width, &r.addrs),
@@ -101,6 +130,12 @@ impl SiteAcc {
         kept: &[(u32, u32)],
         shape: Shape,
     ) {
+        let atomic_kind = site.kind().filter(|k| k.is_atomic());
+        if let Some(kind) = atomic_kind
+            && matches!(r.space, Space::Shared | Space::Global)
+        {
+            return self.add_atomic(index, r, kind, shape);
+        }
         let shape = shape.filter(|_| r.space == Space::Shared);
         let cost = match r.space {
             Space::Shared | Space::Global => self.add_repeatable(r, shape),
@@ -133,12 +168,73 @@ impl SiteAcc {
         }
     }
 
+    /// An atomic's shared or global request, as the SASS makes it (the PTX's where no
+    /// SASS was read): its SASS requests, their wavefronts or sectors, the updates and the
+    /// addresses they name.
+    fn add_atomic(&mut self, index: usize, r: &Record, kind: AccessKind, shape: Shape) {
+        let fallback;
+        let sass = match shape.and_then(|s| s.atomic.as_ref()) {
+            Some(a) => a,
+            None => {
+                fallback = AtomicSass::as_written(kind);
+                &fallback
+            }
+        };
+        let c = match self.recent.get(r) {
+            Some(f) => f.atomic.unwrap_or_default(),
+            None => {
+                let f = Figures::of(r, None, Some(sass));
+                self.recent.put(r, f);
+                f.atomic.unwrap_or_default()
+            }
+        };
+        let a = self.atomic.get_or_insert_with(|| AtomicAcc {
+            kind: sass.kind,
+            shape: sass.shape,
+            opcode: sass.opcode.clone(),
+            ptx_requests: 0,
+            ptx_lanes: 0,
+            lanes: 0,
+            addresses: 0,
+            loop_loads: 0,
+            loop_wavefronts: 0,
+            loop_ideal: 0,
+        });
+        a.ptx_requests += 1;
+        a.ptx_lanes += u64::from(r.mask.count_ones());
+        a.lanes += u64::from(c.lanes);
+        a.addresses += u64::from(c.addresses);
+        a.loop_loads += u64::from(c.loop_loads);
+        a.loop_wavefronts += u64::from(c.loop_wavefronts);
+        a.loop_ideal += u64::from(c.loop_ideal);
+        let cost = if r.space == Space::Shared {
+            self.wavefronts += u64::from(c.wavefronts);
+            self.ideal += u64::from(c.ideal);
+            for (t, &n) in self.bank_words.iter_mut().zip(&c.bank_updates) {
+                *t += u64::from(n);
+            }
+            u64::from(c.wavefronts)
+        } else {
+            self.sectors += u64::from(c.sectors);
+            self.lines += u64::from(c.lines);
+            self.bytes_used += u64::from(c.bytes_used);
+            // Updates queued behind another on one address cost too.
+            u64::from(c.sectors + c.lanes - c.addresses)
+        };
+        self.lanes += u64::from(r.mask.count_ones());
+        let s = space_index(r.space);
+        self.requests[s] += u64::from(c.requests);
+        if self.worst[s].is_none_or(|(w, _)| cost > w) {
+            self.worst[s] = Some((cost, index));
+        }
+    }
+
     /// A shared or global request, costed once per pattern (`repeat`); its cost.
     fn add_repeatable(&mut self, r: &Record, shape: Shape) -> u64 {
         let f = match self.recent.get(r) {
             Some(f) => f,
             None => {
-                let f = Figures::of(r, shape);
+                let f = Figures::of(r, shape, None);
                 self.recent.put(r, f);
                 f
             }

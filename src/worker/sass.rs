@@ -4,10 +4,8 @@
 use super::compile;
 use super::listing_cache;
 use crate::analysis::sass::{self, SassError};
-use crate::analysis::sass_map::{self, PtxAccess, Reshape};
+use crate::analysis::sass_map::{self, Reshape};
 use crate::cuda::discover;
-use crate::model::access::AccessKind;
-use crate::model::access::Space;
 use crate::model::{Lesson, Variant};
 use crate::trace::instrument::Site;
 use std::process::Command;
@@ -98,16 +96,18 @@ fn run_nvdisasm(nvdisasm: &std::path::Path, image: &[u8]) -> Result<String, Sass
 }
 
 /// The traced shared accesses that the SASS of `v`, built as a run builds it, makes in
-/// other instructions than its PTX (`sass_map::reshape`); an error when there is no SASS
-/// to read (no nvdisasm), and the figures then follow the PTX.
+/// other instructions than its PTX, and what it made of each atomic (`sass_map::reshape`);
+/// an error when there is no SASS to read (no nvdisasm), and the figures then follow the
+/// PTX.
 pub fn shapes(
     lesson: &Lesson,
     v: &Variant,
     arch: &str,
     sites: &[Site],
 ) -> Result<Vec<Reshape>, SassError> {
-    // Only an access wider than a word can become narrower instructions: a kernel without
-    // one needs no SASS read (nvdisasm takes a good part of a second to start).
+    // Only an access wider than a word can become narrower instructions, and only an
+    // atomic can be aggregated: a kernel with neither needs no SASS read (nvdisasm takes a
+    // good part of a second to start).
     if !sites.iter().any(Site::may_split) {
         return Ok(Vec::new());
     }
@@ -118,17 +118,7 @@ pub fn shapes(
         .find(|l| l.kernel == built.lowered_name || l.kernel == v.kernel)
         .or(listings.first())
         .ok_or(SassError::NoKernel)?;
-    let ptx: Vec<PtxAccess> = (sites.iter())
-        .filter(|s| s.space() == Some(Space::Shared))
-        .filter_map(|s| {
-            Some(PtxAccess {
-                id: s.id,
-                line: s.source_line?,
-                store: s.kind() == Some(AccessKind::Store),
-                width: s.width,
-            })
-        })
-        .collect();
+    let ptx = crate::trace::instrument::sass_accesses(sites);
     Ok(sass_map::reshape(&ptx, listing))
 }
 

@@ -43,6 +43,10 @@ pub(super) fn parse_access(stmt: &str, line: u32) -> Result<Option<Access<'_>>, 
     let kind = match quals.next() {
         Some("ld" | "ldu") => AccessKind::Load,
         Some("st") => AccessKind::Store,
+        // Whether the SASS keeps an atomic's old value is the SASS's to say (ptxas makes an
+        // `atom` whose result is unused a `RED`); the PTX's word stands until it is read.
+        Some("atom") => AccessKind::Atomic,
+        Some("red") => AccessKind::Reduction,
         Some("tex") => return super::texture::parse_tex(guard, op, &rest[op_end..], line),
         Some("bar" | "barrier") => return Ok(barrier(guard, op)),
         _ => return Ok(None),
