@@ -191,7 +191,7 @@ const MODEL: [Want; 28] = [
         Global,
         Reduction,
         AsWritten,
-        (1.0, 1.0, 32.0, 0.0),
+        (1.0, 32.0, 32.0, 0.0),
     ),
     want(
         "g-int-contended-used",
@@ -219,7 +219,7 @@ const MODEL: [Want; 28] = [
         Global,
         Reduction,
         AsWritten,
-        (1.0, 1.0, 32.0, 0.0),
+        (1.0, 32.0, 32.0, 0.0),
     ),
     want(
         "g-f32-spread",

@@ -21,10 +21,12 @@
 //! words of one bank are served one after another as loads are (one bank delivers one word
 //! a wavefront), and lanes on the same word are too (each is a read-modify-write of its
 //! own), except for `ATOMS.POPC.INC`, the increment by the number of lanes on a word, which
-//! counts a word once as a load's broadcast does. In global memory, requests and the
-//! distinct 32-byte sectors the lanes name, as for loads. These rules are the model the
-//! tracer uses until Nsight Compute has checked them on the H100 (tests/ncu.rs); the
-//! same-word rule is the least sure, and lives in `SameWord` alone.
+//! counts a word once as a load's broadcast does. In global memory, requests, and each
+//! 32-byte sector the lanes name as many times as the most lanes on one of its words.
+//! Nsight Compute checked these rules on the H100 (tests/ncu.rs, scripts/ncu_atomics.sh)
+//! for integer atomics. A compare-and-swap loop's count is a floor: the rounds one warp's
+//! own lanes force; other warps on the same words make swaps fail again, which no address
+//! shows (the H100 counted 5 to 40 times more).
 
 use super::banks::{self, BANKS};
 use super::coalescing;
@@ -176,12 +178,30 @@ pub fn request(
             }
         } else {
             let g = coalescing::global_request(m, width, addrs);
-            c.sectors += g.sectors;
+            c.sectors += global_atomic_sectors(m, addrs);
             c.lines += g.lines;
             c.bytes_used += g.bytes_used;
         }
     }
     c
+}
+
+/// The sectors one global atomic request costs: each sector as many times as the most
+/// lanes on one address in it. Lanes on one word are updates of their own, each a sector
+/// access, where a load's lanes share the sector's one fetch: the H100's ncu counts 32
+/// sectors for a warp's `RED` on one word and 4 for 32 lanes on consecutive words.
+fn global_atomic_sectors(mask: u32, addrs: &[u64; 32]) -> u32 {
+    let mut seen: Vec<u64> = lanes(mask).map(|l| addrs[l]).collect();
+    seen.sort_unstable();
+    let mut per_sector: Vec<(u64, u32)> = Vec::new();
+    for run in seen.chunk_by(|a, b| a == b) {
+        let (sector, n) = (run[0] / 32, run.len() as u32);
+        match per_sector.last_mut() {
+            Some((s, most)) if *s == sector => *most = (*most).max(n),
+            _ => per_sector.push((sector, n)),
+        }
+    }
+    per_sector.iter().map(|&(_, most)| most).sum()
 }
 
 /// Distinct addresses the lanes of `mask` name.
@@ -362,8 +382,12 @@ mod tests {
         let sass = AtomicSass::as_written(AccessKind::Reduction);
         let spread = request(false, u32::MAX, 4, &at(|i| i), &sass);
         assert_eq!((spread.requests, spread.sectors), (1, 4));
+        // 32 lanes on one word: 32 updates of one sector, as the H100 counts them.
         let one = request(false, u32::MAX, 4, &at(|_| 0), &sass);
-        assert_eq!((one.sectors, one.lanes, one.addresses), (1, 32, 1));
+        assert_eq!((one.sectors, one.lanes, one.addresses), (32, 32, 1));
+        // Pairs of lanes on each of 16 consecutive words: two sectors, each twice.
+        let pairs = request(false, u32::MAX, 4, &at(|i| i / 2), &sass);
+        assert_eq!(pairs.sectors, 4);
         let apart = request(false, u32::MAX, 4, &at(|i| 8 * i), &sass);
         assert_eq!(apart.sectors, 32);
     }

@@ -342,6 +342,7 @@ mod tests {
             sample: None,
             lanes: 0,
             sass: None,
+            atomic: None,
         }
     }
 
