@@ -77,16 +77,29 @@ fn over_cpu(cpu: &[(String, i64)], sizes: &[(String, i64)]) -> Vec<(String, i64)
     out
 }
 
-/// The exercise's lesson at `sizes`, or why there is none, in words for the check's line.
-fn at_sizes(t: &Target, yours: &Yours, sizes: &[(String, i64)]) -> Result<Lesson, String> {
+/// Why the exercise's lesson is not there at some sizes, in words for the check's line.
+#[derive(Debug, thiserror::Error)]
+enum NotAtSizes {
+    #[error("no sizes are given")]
+    NoSizes,
+    /// The loader's first problem, at its file:line:col.
+    #[error("{0}")]
+    DoesNotLoad(String),
+    #[error("the exercise is gone at these sizes")]
+    Gone,
+}
+
+/// The exercise's lesson at `sizes`, or why there is none.
+fn at_sizes(t: &Target, yours: &Yours, sizes: &[(String, i64)]) -> Result<Lesson, NotAtSizes> {
     if sizes.is_empty() {
-        return Err("no sizes are given".into());
+        return Err(NotAtSizes::NoSizes);
     }
-    let sized = crate::course::reload_sized(t.root, &t.lesson.file, sizes)
-        .map_err(|errs| errs.first().map(|e| e.to_string()).unwrap_or_default())?;
+    let sized = crate::course::reload_sized(t.root, &t.lesson.file, sizes).map_err(|errs| {
+        NotAtSizes::DoesNotLoad(errs.first().map(|e| e.to_string()).unwrap_or_default())
+    })?;
     let sx = (sized.exercises.iter())
         .find(|e| e.id == t.ex.id)
-        .ok_or_else(|| "the exercise is gone at these sizes".to_string())?;
+        .ok_or(NotAtSizes::Gone)?;
     Ok(exercise_lesson(&sized, sx, yours, Oracle::Solution, &[]))
 }
 
