@@ -152,6 +152,19 @@ pub const TERMS: &[Term] = &[
         means: "The time one access takes from issue to data, in cycles; enough warps in \
                 flight hide it.",
     },
+    Term {
+        term: "atomic",
+        forms: &["atomic", "atomics"],
+        means: "A read, change and write of one word that no other thread can split \
+                (atomicAdd and its kin), in global or shared memory. Lanes that update the \
+                same word are served one after another.",
+    },
+    Term {
+        term: "contention",
+        forms: &["contention"],
+        means: "Many threads updating the same word at once: their atomics wait for each \
+                other, so the time grows with the lanes per address, not with the bytes.",
+    },
 ];
 
 /// The glossary's entry for `term` (as listed).
