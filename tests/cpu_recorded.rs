@@ -44,21 +44,6 @@ fn figures(i: &Value) -> [u64; 9] {
     ]
 }
 
-/// The source lines of `finish` in `source`, the epilogue of the grid's last block.
-fn last_block_lines(source: &str) -> std::ops::Range<u32> {
-    let lines: Vec<&str> = source.lines().collect();
-    let Some(start) = lines
-        .iter()
-        .position(|l| l.starts_with("__device__ void finish("))
-    else {
-        return 0..0;
-    };
-    let end = (start..lines.len())
-        .find(|&i| lines[i] == "}")
-        .unwrap_or(start);
-    (start as u32 + 1)..(end as u32 + 2)
-}
-
 fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
     let v = l.variant(name).unwrap();
     let arch = l.arch_on(None);
@@ -94,10 +79,8 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
             )),
         }
     }
-    // The epilogue only the grid's last block to finish runs (`finish`): on the GPU the
-    // traced blocks, slowed by their logging, finish last and run it; the interpreter traces
-    // the sampled blocks alone, none of them last. Its sites may be recorded only.
-    let epilogue = last_block_lines(&v.source);
+    // The last block's epilogue may be recorded only (common::last_block_lines says why).
+    let epilogue = common::last_block_lines(&v.source);
     for w in &want {
         let line = w["source_line"].as_u64().unwrap_or(0) as u32;
         if !m.instructions.iter().any(|i| w["id"] == i.id) && !epilogue.contains(&line) {

@@ -130,36 +130,13 @@ fn figures(x: &gpulab::model::access::InstructionSummary) -> Figures {
     )
 }
 
-/// The source lines of variant `name`'s `finish`, the epilogue only the grid's last block
-/// to finish runs. On the GPU the traced blocks, slowed by their logging, finish last and
-/// so run it; the interpreter traces the sampled blocks alone, none of them last. Its sites
-/// may be traced on the GPU only, and that is no difference of the two tracers.
-fn last_block_lines(id: &str, name: &str) -> std::ops::Range<u32> {
-    let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
-    let Some(v) = (lessons.iter())
-        .find(|l| l.id == id)
-        .and_then(|l| l.variants.iter().find(|v| v.name == name))
-    else {
-        return 0..0;
-    };
-    let lines: Vec<&str> = v.source.lines().collect();
-    let Some(start) = lines
-        .iter()
-        .position(|l| l.starts_with("__device__ void finish("))
-    else {
-        return 0..0;
-    };
-    let end = (start..lines.len())
-        .find(|&i| lines[i] == "}")
-        .unwrap_or(start);
-    (start as u32 + 1)..(end as u32 + 2)
-}
-
 /// Where the interpreter's trace of lesson `id` differs from the GPU's, instruction by
 /// instruction.
 fn trace_diffs(pre: &[&str], id: &str) -> Vec<String> {
     let mut diffs = Vec::new();
     let (gpu, cpu) = (traced(pre, id, false), traced(pre, id, true));
+    let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
+    let lesson = lessons.iter().find(|l| l.id == id);
     for v in &cpu.variants {
         let (Some(m), Some(g)) = (&v.memory, gpu.variants.iter().find(|g| g.name == v.name)) else {
             continue;
@@ -180,7 +157,9 @@ fn trace_diffs(pre: &[&str], id: &str) -> Vec<String> {
                 ));
             }
         }
-        let epilogue = last_block_lines(id, &v.name);
+        // The last block's epilogue may be traced on the GPU only (see last_block_lines).
+        let epilogue = (lesson.and_then(|l| l.variant(&v.name)))
+            .map_or(0..0, |lv| common::last_block_lines(&lv.source));
         for w in gm.instructions.iter() {
             let in_epilogue = w.source_line.is_some_and(|l| epilogue.contains(&l));
             if !m.instructions.iter().any(|i| i.id == w.id) && !in_epilogue {

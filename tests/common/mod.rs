@@ -149,3 +149,21 @@ pub fn probe_head(space: &str, problem: &str) -> String {
          \x20 - {{ name: cycles, type: u64, len: n, init: poison }}\n"
     )
 }
+
+/// The source lines of `finish` in a kernel's `source`: the epilogue only the grid's last
+/// block to finish runs. On the GPU the traced blocks, slowed by their logging, finish last
+/// and so run it; the interpreter traces the sampled blocks alone, none of them last. Its
+/// sites may be traced on the GPU only, and that is no difference of the two tracers.
+pub fn last_block_lines(source: &str) -> std::ops::Range<u32> {
+    let lines: Vec<&str> = source.lines().collect();
+    let Some(start) = lines
+        .iter()
+        .position(|l| l.starts_with("__device__ void finish("))
+    else {
+        return 0..0;
+    };
+    let end = (start..lines.len())
+        .find(|&i| lines[i] == "}")
+        .unwrap_or(start);
+    (start as u32 + 1)..(end as u32 + 2)
+}
