@@ -325,6 +325,18 @@ def medians(result):
     return out
 
 
+def clocks_of(result):
+    """{variant: "SM MHz (lowest-highest), memory MHz"} as NVML read them while each was
+    timed: a median far from a lone run's is seen beside the clocks it ran at."""
+    out = {}
+    for v in (result or {}).get("variants", []) + (result or {}).get("knobs", []):
+        c = v.get("clocks")
+        if c:
+            out[v["name"]] = (f"SM {c['sm_mhz']} MHz ({c['sm_min_mhz']}-{c['sm_max_mhz']}), "
+                              f"memory {c.get('mem_mhz', '?')} MHz")
+    return out
+
+
 class Setup:
     def __init__(self, args, root):
         self.args, self.root = args, root
@@ -520,7 +532,7 @@ def lone_phase(s, args, kinds, phase):
     """Each kind of job once, alone on the GPU: {"medians": {kind: {variant: (median,
     noise)}}, "codes": {kind: exit code}, "s": {kind: seconds}}; None when one could not
     run at all."""
-    out = {"medians": {}, "codes": {}, "s": {}}
+    out = {"medians": {}, "codes": {}, "s": {}, "clocks": {}}
     for k in kinds:
         j = s.job(k, phase)
         say(f"{phase}: {' '.join(j.cmd[1:])}")
@@ -536,6 +548,7 @@ def lone_phase(s, args, kinds, phase):
                 "the same is expected together")
         out["codes"][k] = j.code
         out["medians"][k] = medians(j.result())
+        out["clocks"][k] = clocks_of(j.result())
         noisy = [n for n, (_, noise) in out["medians"][k].items() if noise]
         if noisy:
             say(f"warning: alone, {k} was marked noisy ({noisy}): is the GPU really idle?")
@@ -652,6 +665,13 @@ def load_test(args, exercises, root):
             compared += 1
             together_of.setdefault((j.kind, name), []).append(m)
             line = f"{j.name} {name}: {m:.4f} ms together, {fmt_lone(bases)}"
+            if abs(diff) > abs(worst[0]) or abs(diff) > args.tolerance:
+                # Where it went far from alone: the clocks of each, to tell a GPU that ran
+                # faster or slower from one that was shared.
+                lone_clocks = [ph["clocks"].get(j.kind, {}).get(name, "-")
+                               for ph in (before, after)]
+                line += (f"; clocks together {clocks_of(j.result()).get(name, '-')}, "
+                         f"alone {lone_clocks[0]} / {lone_clocks[1]}")
             if abs(diff) > abs(worst[0]):
                 worst = (diff, line)
             if abs(diff) > args.tolerance:

@@ -25,6 +25,9 @@ pub struct Buffers {
     /// The second GPU, opened only when a buffer lives there (`gpu: 1`); its buffers keep
     /// its context alive, this keeps it for the lesson.
     pub peer: Option<Gpu>,
+    /// The expected outputs judged on the GPU (`device_compare`), uploaded once on these
+    /// inputs.
+    pub expected_dev: super::device_compare::OnDevice,
 }
 
 impl Buffers {
@@ -45,6 +48,7 @@ impl Buffers {
             dev: Vec::new(),
             textures: Vec::new(),
             peer,
+            expected_dev: Default::default(),
         };
         for (b, h) in lesson.buffers.iter().zip(host_inputs) {
             let on = match (b.gpu, &bufs.peer) {

@@ -3,6 +3,7 @@
 
 pub mod clocks;
 pub mod compile;
+pub mod device_compare;
 pub mod fake;
 pub mod gpu_turn;
 pub mod hostdata;

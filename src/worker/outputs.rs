@@ -149,6 +149,38 @@ pub fn compare(
     }
 }
 
+/// The verdict of a comparison made elsewhere (on the GPU, `worker::device_compare`), in
+/// the words `compare` uses: `bad` of `total` elements wrong, the first at `i`, where the
+/// output held `got` (that one element) and should hold `want[i]`.
+pub fn mismatch_at(
+    name: &str,
+    i: usize,
+    got: &HostData,
+    want: &HostData,
+    (bad, total): (usize, usize),
+) -> Mismatch {
+    let (g, poisoned) = match got {
+        HostData::F32(v) => (v[0].to_string(), v[0].to_bits() == 0xFFFF_FFFF),
+        HostData::F64(v) => (v[0].to_string(), v[0].to_bits() == u64::MAX),
+        HostData::I32(v) => (v[0].to_string(), v[0] as u32 == 0xDEAD_BEEF),
+        HostData::U32(v) => (v[0].to_string(), v[0] == 0xDEAD_BEEF),
+        HostData::U64(v) => (v[0].to_string(), v[0] == 0xDEAD_BEEF_DEAD_BEEF),
+    };
+    let w = match want {
+        HostData::F32(v) => v[i].to_string(),
+        HostData::F64(v) => v[i].to_string(),
+        HostData::I32(v) => v[i].to_string(),
+        HostData::U32(v) => v[i].to_string(),
+        HostData::U64(v) => v[i].to_string(),
+    };
+    let why = if poisoned { " (never written)" } else { "" };
+    Mismatch::Values {
+        first: format!("{name}[{i}] = {g}{why}, expected {w}"),
+        bad,
+        total,
+    }
+}
+
 /// The wrong elements of one output: how many, and the first (index, got, expected, and
 /// whether it still holds the poison).
 #[derive(Default)]

@@ -80,7 +80,9 @@ pub fn run_lesson(
     let ahead = (run_order(lesson, opts).into_iter())
         .map(|i| lesson.variants[i].clone())
         .collect();
-    super::compile::build_ahead(ahead, lesson.arch_on(Some(session.gpu.info())));
+    let arch = lesson.arch_on(Some(session.gpu.info()));
+    super::compile::build_ahead(ahead, arch.clone());
+    super::device_compare::build_ahead(lesson, arch.clone());
     let key = kept::key(lesson, opts);
     let kept = kept::take_for(&mut session.kept, &key, opts);
     if kept.is_none() && !fits_beside_kept(session, lesson, opts, send) {
@@ -122,7 +124,6 @@ pub fn run_lesson(
         cublas_timed = opts.time && peak.cublas_gflops.is_some();
     }
     let l2 = set_aside_l2(gpu, lesson, send)?;
-    let arch = lesson.arch_on(Some(gpu.info()));
     let watch = opts.time.then(|| noise::Watch::start(gpu, turns)).flatten();
     let mut wrong = false;
     let ran: Result<(), Fatal> = 'variants: {
@@ -199,7 +200,12 @@ fn inputs(
         Some(k) => {
             let expected = k.expected.and_then(|(f, e)| (f == made_by).then_some(e));
             let cublas = k.cublas_gflops.filter(|_| expected.is_some());
-            Ok((k.bufs, expected, cublas))
+            let mut bufs = k.bufs;
+            if expected.is_none() {
+                // Another reference makes them now: the GPU's copies are of the old ones.
+                bufs.expected_dev.clear();
+            }
+            Ok((bufs, expected, cublas))
         }
         None => {
             let seed = hostdata::fresh_seed();

@@ -3,11 +3,13 @@
 
 use super::Sink;
 use super::compile::compile_checked;
+use super::device_compare;
 use super::hostdata::HostData;
 use super::l2::PersistingL2;
 use super::launch::{self, Buffers};
 use super::measure;
 use super::noise;
+use super::outputs::Mismatch;
 use super::runner::Fatal;
 use super::timing;
 use super::traced::{self, TraceError};
@@ -22,7 +24,7 @@ use crate::cuda::nvrtc::Compiled;
 use crate::model::protocol::{Reply, RunOptions};
 use crate::model::results::Failure;
 use crate::model::results::{DeviceInfo, Peak, PtxasReport, VariantResult};
-use crate::model::{Lesson, Variant};
+use crate::model::{Lesson, Tolerance, Variant};
 
 /// What every variant of one run shares.
 pub struct RunContext<'a> {
@@ -217,9 +219,7 @@ fn check_output(
         .collect();
     if !job.is_reference {
         for (j, want) in &compared {
-            let got = bufs.download(ctx.lesson, *j)?;
-            if let Err(e) = super::outputs::compare(&ctx.lesson.buffers[*j].name, &got, want, &tol)
-            {
+            if let Err(e) = judge_output(ctx, bufs, (*j, want), &tol)? {
                 problems.push(e.to_string());
             }
         }
@@ -232,6 +232,29 @@ fn check_output(
     let verdict = judge(ctx.lesson, job.is_reference, compared.len(), problems);
     (r.correct, r.error, r.check) = verdict;
     Ok(())
+}
+
+/// Output `j` against what it should hold: a large one on the GPU where it lies, when the
+/// GPU has room for the expected copy; else downloaded and compared here.
+fn judge_output(
+    ctx: &RunContext,
+    bufs: &mut Buffers,
+    (j, want): (usize, &HostData),
+    tol: &Tolerance,
+) -> Result<Result<(), Mismatch>, CudaError> {
+    if device_compare::worth_it(ctx.lesson, j) {
+        let on_gpu = device_compare::compare(ctx.gpu, ctx.arch, ctx.lesson, bufs, (j, want), tol)?;
+        if let Some(verdict) = on_gpu {
+            return Ok(verdict);
+        }
+    }
+    let got = bufs.download(ctx.lesson, j)?;
+    Ok(super::outputs::compare(
+        &ctx.lesson.buffers[j].name,
+        &got,
+        want,
+        tol,
+    ))
 }
 
 /// Right, wrong, or not judged: with nothing to compare against (the lesson has no output,
