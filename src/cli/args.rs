@@ -72,6 +72,16 @@ pub struct RunArgs {
     /// lesson's `problem_cpu` size, memory traced; no times.
     #[arg(long, conflicts_with_all = ["replay", "memcheck"])]
     pub cpu: bool,
+    /// Read the lesson again with a problem size set (NAME=VALUE, repeatable), e.g.
+    /// `--size m=2048`: buffers, launches, the reference (cuBLAS's too) and the rates are
+    /// all at that size.
+    #[arg(long = "size", value_name = "NAME=VALUE", conflicts_with_all = ["replay", "memcheck"])]
+    pub sizes: Vec<String>,
+    /// Also run every value of every knob of the variants run, as `gpulab record` does,
+    /// and show their figures under the variants' (live, or with `--cpu` on the CPU
+    /// interpreter).
+    #[arg(long, conflicts_with_all = ["replay", "memcheck"])]
+    pub knobs: bool,
 }
 
 #[derive(clap::Args, Debug)]

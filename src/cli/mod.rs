@@ -17,6 +17,7 @@ mod render;
 mod render_all;
 pub mod report;
 mod run;
+mod run_knobs;
 mod sass;
 pub mod say;
 mod snapfile;
