@@ -192,12 +192,14 @@ __device__ __forceinline__ void gemm_tiles(const float* __restrict__ A,
         __syncthreads();
         int s = 0;
         for (int k0 = 0; k0 < K; k0 += BK_) {
-            const bool more = k0 + BK_ < K;
             // The next tile's loads fly while this one is multiplied, then go to the other
             // buffer: its last reads were before the barrier that ended the previous tile.
-            if (more) fetch(k0 + BK_);
+            // After the last tile the last is fetched again and stored where no one reads:
+            // with no branch, ptxas keeps the loads at the top of the multiplications
+            // rather than sinking them down to the stores that use them.
+            fetch(min(k0 + BK_, K - BK_));
             multiply(s);
-            if (more) store(s ^ 1);
+            store(s ^ 1);
             __syncthreads();
             s ^= 1;
         }
@@ -205,7 +207,7 @@ __device__ __forceinline__ void gemm_tiles(const float* __restrict__ A,
         for (int k0 = 0; k0 < K; k0 += BK_) {
             store(0);
             __syncthreads();
-            if (k0 + BK_ < K) fetch(k0 + BK_);
+            fetch(min(k0 + BK_, K - BK_));
             multiply(0);
             __syncthreads();
         }
