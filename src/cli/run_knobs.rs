@@ -117,7 +117,8 @@ pub fn run_knobs(
     let count: usize = chosen.iter().map(|k| k.settings.len()).sum();
     say_err!("· knobs: {count} settings");
     for knob in chosen {
-        // The same knob of the lesson as it is read again where the interpreter checks it.
+        // The knob of the lesson as it runs (read again for this GPU where it takes sizes
+        // from it), and below of the lesson at the size the interpreter checks outputs at.
         let mine = lesson.knobs.iter().find(|k| same_knob(k, knob));
         let Some(knob) = mine else { continue };
         let settings: Vec<&KnobSetting> = knob.settings.iter().collect();
@@ -137,7 +138,7 @@ pub fn run_knobs(
         let Some(req) = plan.request(&kl, &options, at_cpu.as_ref()) else {
             continue;
         };
-        let mut r = fold::blank_result(&kl, result.source.clone(), result.device.clone());
+        let mut r = fold::blank_result(&kl, result.source, result.device.clone());
         let outcome = fold::request(&mut client, &req, &kl, &mut r, progress);
         if let Err(e) = outcome {
             say_err!("· {} knob: error: {e}", knob.label);
