@@ -10,7 +10,7 @@ use crate::course::bundle::CourseRoot;
 use crate::course::device_sizes::is_device_name;
 use crate::model::protocol::{Reply, RunOptions};
 use crate::model::results::{LessonResult, Source};
-use crate::model::{Knob, KnobSetting, Lesson};
+use crate::model::{Knob, KnobKind, KnobSetting, Lesson};
 use crate::session::client::WorkerClient;
 use crate::session::source::{self, Plan};
 use crate::session::{fold, knobs};
@@ -121,8 +121,14 @@ pub fn run_knobs(
         // from it), and below of the lesson at the size the interpreter checks outputs at.
         let mine = lesson.knobs.iter().find(|k| same_knob(k, knob));
         let Some(knob) = mine else { continue };
-        let settings: Vec<&KnobSetting> = knob.settings.iter().collect();
-        let kl = knobs::knob_lesson(&lesson, &settings);
+        if plan == Plan::Interpreted && matches!(knob.kind, KnobKind::Problem(_)) {
+            say_err!(
+                "· {} knob: the CPU interpreter checks outputs at the lesson's CPU size; \
+                 problem sizes are turned on a GPU",
+                knob.label
+            );
+            continue;
+        }
         let at_cpu = sized.as_ref().and_then(|s| {
             let k = s.knobs.iter().find(|k| same_knob(k, knob))?;
             Some(knobs::knob_lesson(
@@ -130,30 +136,52 @@ pub fn run_knobs(
                 &k.settings.iter().collect::<Vec<_>>(),
             ))
         });
-        let options = RunOptions {
-            trace: !a.no_trace,
-            time: !a.no_time,
-            ..knobs::options(&settings)
-        };
-        let Some(req) = plan.request(&kl, &options, at_cpu.as_ref()) else {
-            continue;
-        };
-        let mut r = fold::blank_result(&kl, result.source, result.device.clone());
-        let outcome = fold::request(&mut client, &req, &kl, &mut r, progress);
-        if let Err(e) = outcome {
-            say_err!("· {} knob: error: {e}", knob.label);
+        for settings in knobs::batches(knob) {
+            run_batch(
+                &mut client,
+                (&plan, a),
+                &lesson,
+                &settings,
+                at_cpu.as_ref(),
+                result,
+            );
         }
-        result.knobs.extend(
-            (r.variants.into_iter())
-                .filter(|v| settings.iter().any(|s| s.variant.name == v.name))
-                .map(|mut v| {
-                    // The lesson's claims are about its named variants, not a setting.
-                    v.expect.clear();
-                    v
-                }),
-        );
     }
     Ok(())
+}
+
+/// One request: `settings` run as the knob lesson, their figures added to `result.knobs`.
+fn run_batch(
+    client: &mut WorkerClient,
+    (plan, a): (&Plan, &RunArgs),
+    lesson: &Lesson,
+    settings: &[&KnobSetting],
+    at_cpu: Option<&Lesson>,
+    result: &mut LessonResult,
+) {
+    let kl = knobs::knob_lesson(lesson, settings);
+    let options = RunOptions {
+        trace: !a.no_trace,
+        time: !a.no_time,
+        ..knobs::options(settings)
+    };
+    let Some(req) = plan.request(&kl, &options, at_cpu) else {
+        return;
+    };
+    let mut r = fold::blank_result(&kl, result.source, result.device.clone());
+    if let Err(e) = fold::request(client, &req, &kl, &mut r, progress) {
+        let names: Vec<&str> = settings.iter().map(|s| s.variant.name.as_str()).collect();
+        say_err!("· {}: error: {e}", names.join(", "));
+    }
+    result.knobs.extend(
+        (r.variants.into_iter())
+            .filter(|v| settings.iter().any(|s| s.variant.name == v.name))
+            .map(|mut v| {
+                // The lesson's claims are about its named variants, not a setting.
+                v.expect.clear();
+                v
+            }),
+    );
 }
 
 fn same_knob(a: &Knob, b: &Knob) -> bool {

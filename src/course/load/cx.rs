@@ -2,10 +2,11 @@
 //! file is, and what is already known to be broken (so that it is not blamed twice).
 
 use super::Errors;
+use crate::course::CourseError;
 use crate::course::expr;
 use crate::course::schema::Expr;
 use crate::course::spans::{Pos, Spans};
-use crate::model::Buffer;
+use crate::model::{Buffer, Lesson};
 use std::collections::HashSet;
 
 pub(super) struct Cx<'a> {
@@ -18,7 +19,13 @@ pub(super) struct Cx<'a> {
     /// Problem sizes set from outside (an exercise's extra sizes) in place of their
     /// expressions; later sizes are evaluated over them.
     pub sizes: Vec<(String, i64)>,
+    /// The lesson file read again with these sizes set (over `sizes`): what a
+    /// problem-size knob's values are resolved by.
+    pub reload: Option<Reload<'a>>,
 }
+
+/// Reads the lesson's file again with problem sizes set.
+pub(super) type Reload<'a> = &'a dyn Fn(&[(String, i64)]) -> Result<Lesson, Vec<CourseError>>;
 
 impl<'a> Cx<'a> {
     pub fn new(
@@ -33,6 +40,7 @@ impl<'a> Cx<'a> {
             broken_names: HashSet::new(),
             failed: failed.iter().cloned().collect(),
             sizes: sizes.to_vec(),
+            reload: None,
         }
     }
 
