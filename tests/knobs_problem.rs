@@ -137,3 +137,42 @@ fn a_size_that_breaks_the_lesson_is_an_error_at_the_value() {
         "{errs:?}"
     );
 }
+
+#[test]
+fn a_size_setting_is_recorded_under_its_own_size_and_the_written_size_is_the_variant() {
+    use gpulab::course::fingerprint::blank_result;
+    use gpulab::model::results::{Source, TimeMs};
+    use gpulab::session::fold;
+    let l = gemm();
+    let k = (l.knobs.iter())
+        .find(|k| k.variant == "tuned" && matches!(k.kind, KnobKind::Problem(_)))
+        .unwrap();
+    let mut shown = fold::blank_result(&l, Source::Recorded, None);
+    let time = TimeMs {
+        median: 1.0,
+        min: 1.0,
+        max: 1.0,
+        runs: 1,
+        spread_pct: 0.0,
+    };
+    // A run of the 2048 setting, folded as the run's own lesson makes it.
+    let s = &k.settings[0];
+    let mut ran = blank_result(&knob_lesson(&l, &[s]), &s.variant);
+    ran.time_ms = Some(time.clone());
+    shown.knobs.push(ran);
+    let got = gpulab::session::knobs::figures(&l, &shown, s).expect("recorded");
+    assert!(!got.stale, "the same kernel at the same size is not stale");
+    // 4096 is the lesson's own size: `tuned` itself, by its fingerprint.
+    let tuned = shown
+        .variants
+        .iter_mut()
+        .find(|v| v.name == "tuned")
+        .unwrap();
+    tuned.time_ms = Some(TimeMs {
+        median: 2.0,
+        ..time
+    });
+    let at_4096 = gpulab::session::knobs::figures(&l, &shown, &k.settings[1]).unwrap();
+    assert_eq!(at_4096.time_ms.unwrap().median, 2.0);
+    assert!(gpulab::session::knobs::figures(&l, &shown, &k.settings[2]).is_none());
+}

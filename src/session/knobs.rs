@@ -4,7 +4,7 @@
 
 use super::client::{WorkerClient, WorkerFailure};
 use super::fold;
-use crate::course::fingerprint::variant_hash;
+use crate::course::fingerprint::{variant_hash, variant_hash_at};
 use crate::model::protocol::{JobKind, Reply, RunOptions};
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::model::{Knob, KnobKind, KnobSetting, Lesson, Reference};
@@ -76,7 +76,11 @@ pub fn figures(
     shown: &LessonResult,
     setting: &KnobSetting,
 ) -> Option<VariantResult> {
-    let hash = variant_hash(lesson, &setting.variant);
+    // A problem-size setting ran with its own buffers, which its fingerprint includes.
+    let hash = match &setting.sized {
+        Some(s) => variant_hash_at(lesson, &s.sizes.lens, &setting.variant),
+        None => variant_hash(lesson, &setting.variant),
+    };
     let name = &setting.variant.name;
     let mut v = match shown.knobs.iter().find(|v| v.name == *name) {
         Some(v) => {
