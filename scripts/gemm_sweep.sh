@@ -10,7 +10,8 @@
 # Inputs: GPULAB_BIN (a gpulab binary), OUT (a folder; the runs' JSON and logs go there).
 # Optional: SIZES (default "2048 4096 8192"); STANDALONE=1 also builds scripts/gemm_sweep.cu
 # with nvcc (-lcublas) and runs it into $OUT/gemm_sweep_standalone.txt (more
-# configurations, interleaved with cuBLAS). Run from anywhere: the lesson files are the
+# configurations, interleaved with cuBLAS; NVCC names nvcc if it is not on the PATH or in
+# /usr/local/cuda/bin). Run from anywhere: the lesson files are the
 # ones beside this script. The trace runs at 4096 only (it is per block, the same at any
 # size), so the others are quicker.
 set -euo pipefail
@@ -98,8 +99,9 @@ print(f"claims at 4096: {sum(1 for c in claims if c.get('holds'))} hold, {len(fa
 PY
 
 if [ "${STANDALONE:-0}" = 1 ]; then
-    echo "== standalone sweep: nvcc scripts/gemm_sweep.cu" >&2
-    nvcc -O3 -arch=sm_90 -std=c++17 -o "$OUT/gemm_sweep" "$here/scripts/gemm_sweep.cu" -lcublas
+    nvcc="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
+    echo "== standalone sweep: $nvcc scripts/gemm_sweep.cu" >&2
+    "$nvcc" -O3 -arch=sm_90 -std=c++17 -o "$OUT/gemm_sweep" "$here/scripts/gemm_sweep.cu" -lcublas
     "$OUT/gemm_sweep" $SIZES | tee "$OUT/gemm_sweep_standalone.txt"
 fi
 echo "total: $(($(date +%s) - start)) s" >&2

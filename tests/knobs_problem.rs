@@ -130,6 +130,14 @@ fn a_size_that_breaks_the_lesson_is_an_error_at_the_value() {
             .any(|e| e.contains("one of `define`, `option` and `problem`")),
         "{errs:?}"
     );
+    // An error the lesson has at every size is said once, where it is, not at each value.
+    let bad_claim = PROBE.replace("metrics:", "expect: [\"nosuch correct\"]\nmetrics:");
+    let errs = load(&bad_claim).unwrap_err();
+    assert!(errs.iter().any(|e| e.contains("nosuch")), "{errs:?}");
+    assert!(
+        !errs.iter().any(|e| e.contains("breaks the lesson")),
+        "{errs:?}"
+    );
     let errs = load(&PROBE.replace("values: [32, 128]", "values: [32, 0]")).unwrap_err();
     assert!(
         errs.iter()

@@ -22,6 +22,10 @@ pub(super) struct Cx<'a> {
     /// The lesson file read again with these sizes set (over `sizes`): what a
     /// problem-size knob's values are resolved by.
     pub reload: Option<Reload<'a>>,
+    /// A problem-size knob's values at which the lesson did not load: the value's path, the
+    /// setting in words, and the errors at that size. Reported once the lesson is read
+    /// (`report_size_errors`), leaving out those the lesson has at its written size too.
+    pub size_errors: Vec<(String, String, Vec<CourseError>)>,
 }
 
 /// Reads the lesson's file again with problem sizes set.
@@ -41,6 +45,25 @@ impl<'a> Cx<'a> {
             failed: failed.iter().cloned().collect(),
             sizes: sizes.to_vec(),
             reload: None,
+            size_errors: Vec::new(),
+        }
+    }
+
+    /// The size errors of problem-size knobs that are the size's own: an error the lesson
+    /// has at every size is reported where it is, not again at each value.
+    pub fn report_size_errors(&mut self) {
+        for (path, setting, at_size) in std::mem::take(&mut self.size_errors) {
+            let own = at_size.iter().find(|e| {
+                !(self.errs.list.iter())
+                    .any(|o| (o.line, o.col, &o.message) == (e.line, e.col, &e.message))
+            });
+            if let Some(e) = own {
+                let msg = format!(
+                    "{setting} breaks the lesson: {} (line {}:{})",
+                    e.message, e.line, e.col
+                );
+                self.err(&path, msg);
+            }
         }
     }
 

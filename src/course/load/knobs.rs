@@ -344,8 +344,9 @@ fn at_size(
     let sized = match reload(&sizes) {
         Ok(l) => l,
         Err(errs) => {
-            let e = &errs[0];
-            return broke(cx, format!("{} (line {}:{})", e.message, e.line, e.col));
+            // Said once the lesson is read, if the lesson has them only at this size.
+            (cx.size_errors).push((path.to_string(), format!("{name} = {value}"), errs));
+            return None;
         }
     };
     // What `SizedSetting` does not carry cannot follow the size.

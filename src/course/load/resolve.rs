@@ -82,6 +82,7 @@ pub(super) fn resolve(
     let trace_blocks = trace_blocks(&mut cx, &raw);
     let checkpoint = checkpoint(&mut cx, &raw, &problem);
     let exercises = exercises::exercises(&mut cx, root, &raw, &known, &variant_names);
+    cx.report_size_errors();
     Some(Lesson {
         id: head.id?,
         title: head.title?,
