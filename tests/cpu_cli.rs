@@ -154,8 +154,9 @@ fn run_cpu_checks_the_gemm_ladder_against_a_product_made_on_the_host() {
     let (lessons, kernels) = (tmp.path().join("lessons"), tmp.path().join("kernels/gemm"));
     std::fs::create_dir_all(&lessons).unwrap();
     std::fs::create_dir_all(&kernels).unwrap();
-    let src = manifest_dir().join("kernels/gemm/ladder.cu");
-    std::fs::copy(&src, kernels.join("ladder.cu")).unwrap();
+    for f in ["ladder.cu", "tuned.cu"] {
+        std::fs::copy(manifest_dir().join("kernels/gemm").join(f), kernels.join(f)).unwrap();
+    }
     let yaml = std::fs::read_to_string(manifest_dir().join("lessons/17-gemm.yaml")).unwrap();
     // The ladder alone: the exercises (the file's last key) name files this course lacks.
     let yaml = yaml.split("\nexercises:").next().unwrap().to_string() + "\n";

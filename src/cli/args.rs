@@ -81,6 +81,16 @@ pub struct RunArgs {
     /// per kernel and per source line, scaled to the grid.
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["json", "memcheck"])]
     pub format: Option<Format>,
+    /// Read the lesson again with a problem size set (NAME=VALUE, repeatable), e.g.
+    /// `--size m=2048`: buffers, launches, the reference (cuBLAS's too) and the rates are
+    /// all at that size.
+    #[arg(long = "size", value_name = "NAME=VALUE", conflicts_with_all = ["replay", "memcheck"])]
+    pub sizes: Vec<String>,
+    /// Also run every value of every knob of the variants run, as `gpulab record` does,
+    /// and show their figures under the variants' (live, or with `--cpu` on the CPU
+    /// interpreter).
+    #[arg(long, conflicts_with_all = ["replay", "memcheck"])]
+    pub knobs: bool,
 }
 
 /// What `gpulab run` prints.
@@ -212,6 +222,10 @@ pub enum Cmd {
     Record {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+        /// Only these lessons (repeatable): they are run and replace their entries in the
+        /// recording already at the output path, whose other lessons are kept as they were.
+        #[arg(long = "lesson", value_name = "ID")]
+        lessons: Vec<String>,
     },
     /// What this machine has, and how to get what is missing.
     Doctor,

@@ -18,6 +18,7 @@ mod render;
 mod render_all;
 pub mod report;
 mod run;
+mod run_knobs;
 mod sass;
 pub mod say;
 mod snapfile;

@@ -15,8 +15,25 @@ use crate::session::{fold, knobs};
 use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
 
-pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Result<i32> {
-    let lessons = load_whole_course(root)?;
+/// `only`: the ids of the lessons to record, which replace their entries in the recording
+/// already at the output path (every lesson when empty, and a new recording).
+pub fn cmd_record(
+    root: &CourseRoot,
+    device: u32,
+    out: Option<PathBuf>,
+    only: &[String],
+) -> Result<i32> {
+    let mut lessons = load_whole_course(root)?;
+    if let Some(unknown) = only.iter().find(|id| !lessons.iter().any(|l| &l.id == *id)) {
+        let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
+        bail!(
+            "no lesson `{unknown}` to record (the course has: {})",
+            ids.join(", ")
+        );
+    }
+    if !only.is_empty() {
+        lessons.retain(|l| only.contains(&l.id));
+    }
     let mut client = WorkerClient::new().on_device(device);
     let caps = fold::hello(&mut client, device)?;
     let Some(dev) = caps.device.clone() else {
@@ -73,12 +90,54 @@ pub fn cmd_record(root: &CourseRoot, device: u32, out: Option<PathBuf>) -> Resul
         results.push(result);
     }
     say_margins(&results);
-    let rec = Recording::new(dev.clone(), peak, results);
     let path = out.unwrap_or_else(|| recording::default_path(&root.recordings_dir(), &dev));
+    if !only.is_empty() {
+        results = with_the_rest(&path, &dev, results, &mut peak)?;
+    }
+    let rec = Recording::new(dev.clone(), peak, results);
     rec.write(&path)
         .with_context(|| format!("writing {}", path.display()))?;
     say_err!("wrote {} ({})", path.display(), rec.label());
     Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// The lessons just recorded, with every other lesson of the recording at `path` as it
+/// was, in its order (new ones last). That recording must be of the same GPU: figures of
+/// two devices in one file would be replayed as one machine's. Its copy peak stays where
+/// this run measured none.
+fn with_the_rest(
+    path: &std::path::Path,
+    dev: &crate::model::results::DeviceInfo,
+    mut fresh: Vec<LessonResult>,
+    peak: &mut crate::model::results::Peak,
+) -> Result<Vec<LessonResult>> {
+    let text = std::fs::read_to_string(path).with_context(|| {
+        format!(
+            "--lesson updates a recording, and {} cannot be read",
+            path.display()
+        )
+    })?;
+    let old = Recording::parse(&text).with_context(|| format!("reading {}", path.display()))?;
+    if old.device.name != dev.name {
+        bail!(
+            "{} was recorded on {}, this GPU is {}: record every lesson here instead",
+            path.display(),
+            old.device.name,
+            dev.name
+        );
+    }
+    if peak.copy_gbps.is_none() {
+        *peak = old.peak.clone();
+    }
+    let mut merged = Vec::new();
+    for l in old.lessons {
+        match fresh.iter().position(|f| f.lesson == l.lesson) {
+            Some(i) => merged.push(fresh.remove(i)),
+            None => merged.push(l),
+        }
+    }
+    merged.extend(fresh);
+    Ok(merged)
 }
 
 /// Every value of every knob of `l`, once its own variants ran (a lesson that stopped has
@@ -147,5 +206,56 @@ fn say_margins(results: &[LessonResult]) {
     );
     for (lesson, c, m) in timed.iter().take(5) {
         say_err!("  {lesson}: {}  [{}]", c.claim, margin_words(m));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builder::LessonBuilder;
+    use crate::model::results::{DeviceInfo, Peak};
+
+    /// A lesson's result told apart from another's of the same id by `tag`.
+    fn result(id: &str, dev: &DeviceInfo, tag: f64) -> LessonResult {
+        let mut r = fold::blank_result(&LessonBuilder::new(id).build(), Source::Live, None);
+        r.device = Some(dev.clone());
+        r.peak.copy_gbps = Some(tag);
+        r
+    }
+
+    #[test]
+    fn a_lesson_recorded_alone_replaces_its_entry_and_keeps_the_others() {
+        let h100 = DeviceInfo {
+            name: "H100".into(),
+            ..Default::default()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rec.json");
+        let old_peak = Peak {
+            copy_gbps: Some(3000.0),
+            ..Default::default()
+        };
+        let old = vec![result("a", &h100, 1.0), result("b", &h100, 2.0)];
+        Recording::new(h100.clone(), old_peak.clone(), old)
+            .write(&path)
+            .unwrap();
+        let fresh = vec![result("b", &h100, 3.0), result("c", &h100, 4.0)];
+        let mut peak = Peak::default();
+        let merged = with_the_rest(&path, &h100, fresh, &mut peak).unwrap();
+        let seen: Vec<(&str, f64)> = (merged.iter())
+            .map(|r| (r.lesson.as_str(), r.peak.copy_gbps.unwrap()))
+            .collect();
+        assert_eq!(seen, [("a", 1.0), ("b", 3.0), ("c", 4.0)]);
+        assert_eq!(peak, old_peak, "no peak measured: the recording's stays");
+
+        let other = DeviceInfo {
+            name: "A100".into(),
+            ..Default::default()
+        };
+        let err = with_the_rest(&path, &other, vec![], &mut Peak::default()).unwrap_err();
+        assert!(err.to_string().contains("was recorded on H100"), "{err}");
+        let missing = dir.path().join("none.json");
+        let err = with_the_rest(&missing, &h100, vec![], &mut Peak::default()).unwrap_err();
+        assert!(err.to_string().contains("cannot be read"), "{err}");
     }
 }

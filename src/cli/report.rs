@@ -32,7 +32,21 @@ pub fn text_report(lesson: &Lesson, r: &LessonResult) -> String {
     out.push_str(&shared_error_notes(&shared));
     out.push_str(&overflow_notes(r));
     out.push_str(&clock_notes(r));
+    out.push_str(&knob_rows(r));
     out.push_str(&claims(r));
+    out
+}
+
+/// The knob settings the run holds (`gpulab run --knobs`, or a recording's), one row each,
+/// in the variants' columns.
+fn knob_rows(r: &LessonResult) -> String {
+    if r.knobs.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nknob settings:\n");
+    for v in &r.knobs {
+        out.push_str(&variant_row(v, false));
+    }
     out
 }
 

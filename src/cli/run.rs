@@ -5,7 +5,7 @@ use super::{Format, RunArgs, find_lesson, open_course};
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::protocol::RunOptions;
-use crate::model::results::LessonResult;
+use crate::model::results::{LessonResult, VariantResult};
 use crate::session::client::WorkerClient;
 use crate::session::recording;
 use crate::session::source::{self, Ask};
@@ -25,6 +25,8 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     }
     let course = open_course(root)?;
     let lesson = find_lesson(&course, &a.lesson)?;
+    let resized = super::run_knobs::at_sizes(root, lesson, &a.sizes)?;
+    let lesson = resized.as_ref().unwrap_or(lesson);
     for v in &a.variants {
         if lesson.variant(v).is_none() {
             let names: Vec<&str> = lesson.variants.iter().map(|v| v.name.as_str()).collect();
@@ -57,24 +59,36 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         a.replay,
         |m| say_err!("· {m}"),
     )?;
+    if a.knobs {
+        super::run_knobs::run_knobs(root, (device, a), lesson, &mut result)?;
+    }
     if !a.variants.is_empty() {
         only_variants(lesson, &mut result, &a.variants);
     }
     match format {
         Format::Json => say!("{}", serde_json::to_string_pretty(&result)?),
-        Format::Text => say_part!("{}", super::report::text_report(lesson, &result)),
+        Format::Text if a.knobs => say_part!("{}", super::report::text_report(lesson, &result)),
+        Format::Text => {
+            // The table shows knob settings only where this run was asked for them.
+            let mut shown = result.clone();
+            shown.knobs.clear();
+            say_part!("{}", super::report::text_report(lesson, &shown));
+        }
         Format::NcuCsv => say_part!("{}", super::ncu_csv::ncu_csv(Some(lesson), &result)),
     }
-    Ok(if failed(&result) { 1 } else { 0 })
+    // Knob settings run here (`--knobs`) fail the run as its variants do.
+    let knob_failed = a.knobs && result.knobs.iter().any(failed_one);
+    Ok(if failed(&result) || knob_failed { 1 } else { 0 })
 }
 
 /// A wrong output (unless a race the trace found explains it), and also an error with no
 /// check at all (a compile error), fails the run.
 pub(super) fn failed(result: &LessonResult) -> bool {
-    result.variants.iter().any(|v| {
-        crate::analysis::describe::wrong_without_race(v)
-            || (v.correct.is_none() && v.error.is_some())
-    })
+    result.variants.iter().any(failed_one)
+}
+
+fn failed_one(v: &VariantResult) -> bool {
+    crate::analysis::describe::wrong_without_race(v) || (v.correct.is_none() && v.error.is_some())
 }
 
 /// Keep the chosen variants and the claims about them: a claim is about its subject, the

@@ -14,13 +14,24 @@ pub fn blank_result(lesson: &Lesson, v: &Variant) -> VariantResult {
 /// Hash of everything that decides what a variant computes and how it is launched: a
 /// recording whose hash differs from the lesson's is stale.
 pub fn variant_hash(lesson: &Lesson, v: &Variant) -> String {
+    let lens: Vec<u64> = lesson.buffers.iter().map(|b| b.len).collect();
+    variant_hash_at(lesson, &lens, v)
+}
+
+/// `variant_hash` with the lesson's buffers at the lengths `lens` (in the lesson's order):
+/// a problem-size knob's setting runs the lesson at its own size.
+pub fn variant_hash_at(lesson: &Lesson, lens: &[u64], v: &Variant) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     h.update(v.source.as_bytes());
+    let buffers: Vec<_> = (lesson.buffers.iter())
+        .zip(lens)
+        .map(|(b, len)| (&b.name, len))
+        .collect();
     let key = serde_json::json!({
         "kernel": v.kernel, "defines": v.defines, "options": v.options,
         "grid": v.grid, "block": v.block, "smem": v.smem, "args": v.args,
-        "buffers": lesson.buffers.iter().map(|b| (&b.name, b.len)).collect::<Vec<_>>(),
+        "buffers": buffers,
     });
     h.update(key.to_string().as_bytes());
     // Only a variant that reads textures hashes them, so other variants keep their hashes.

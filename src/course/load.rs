@@ -168,7 +168,9 @@ pub fn load_file_sized(
         seen: HashSet::new(),
     };
     let lesson = read::read(text, &mut errs).and_then(|(raw, spans)| {
-        let lesson = resolve::resolve(raw, root, file, &spans, &mut errs, sizes);
+        // A problem-size knob's values read the file again with that size set.
+        let reload = |more: &[(String, i64)]| load_file_sized(root, file, text, more);
+        let lesson = resolve::resolve(raw, root, file, &spans, &mut errs, (sizes, &reload));
         lesson.filter(|_| errs.list.is_empty())
     });
     match lesson {

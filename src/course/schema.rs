@@ -472,6 +472,7 @@ pub struct RawSweep {
 pub struct RawKnob {
     pub define: Option<String>,
     pub option: Option<String>,
+    pub problem: Option<String>,
     pub values: Option<Vec<Expr>>,
     pub range: Option<RawRange>,
     pub label: Option<String>,

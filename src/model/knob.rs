@@ -2,7 +2,8 @@
 //! The loader resolves every value into a whole variant, launch and arguments evaluated
 //! again, so that turning the knob runs exactly what the lesson file describes.
 
-use super::lesson::Variant;
+use super::lesson::{Metrics, Variant};
+use super::sizes::CheckSizes;
 use serde::{Deserialize, Serialize};
 
 /// What a knob sets.
@@ -13,6 +14,9 @@ pub enum KnobKind {
     Define(String),
     /// `-maxrregcount=value`: the most registers ptxas may give a thread.
     MaxRegCount,
+    /// `problem: NAME`: the lesson read again with the problem size NAME at the value, so
+    /// that buffers, launches, the reference (cuBLAS's run too) and the rates follow it.
+    Problem(String),
 }
 
 impl KnobKind {
@@ -21,6 +25,7 @@ impl KnobKind {
         match self {
             KnobKind::Define(d) => d,
             KnobKind::MaxRegCount => "maxrregcount",
+            KnobKind::Problem(p) => p,
         }
     }
 
@@ -50,4 +55,18 @@ pub struct KnobSetting {
     pub value: i64,
     /// The variant at this value, named by `KnobKind::setting_name`.
     pub variant: Variant,
+    /// A problem-size knob's setting: what its size changes in the lesson beyond the
+    /// variant, which a run of the setting is sent with (one setting a request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sized: Option<Box<SizedSetting>>,
+}
+
+/// The lesson at a problem-size knob's value: the sizes, buffers, launches and reference
+/// (as a CPU run's other sizes are carried), and the figures its rates are computed over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizedSetting {
+    pub sizes: CheckSizes,
+    pub metrics: Metrics,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_persisting_bytes: Option<u64>,
 }

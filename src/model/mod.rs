@@ -16,7 +16,7 @@ pub mod sizes;
 pub mod texture;
 
 pub use attrs::{L2Access, L2Window, LaunchAttrs};
-pub use knob::{Knob, KnobKind, KnobSetting};
+pub use knob::{Knob, KnobKind, KnobSetting, SizedSetting};
 pub use lesson::*;
 pub use measure::*;
 pub use requires::*;

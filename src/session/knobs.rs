@@ -4,10 +4,10 @@
 
 use super::client::{WorkerClient, WorkerFailure};
 use super::fold;
-use crate::course::fingerprint::variant_hash;
+use crate::course::fingerprint::{variant_hash, variant_hash_at};
 use crate::model::protocol::{JobKind, Reply, RunOptions};
 use crate::model::results::{LessonResult, Source, VariantResult};
-use crate::model::{Knob, KnobSetting, Lesson, Reference};
+use crate::model::{Knob, KnobKind, KnobSetting, Lesson, Reference};
 
 /// The id a knob run of `lesson` is sent under, so that its replies are never folded into
 /// the lesson's own figures.
@@ -17,20 +17,46 @@ pub fn run_id(lesson: &str) -> String {
 
 /// `lesson` cut down to `settings` (each one more variant) and the variant the output is
 /// checked against, with no claims: a knob's figures are for comparing, the lesson's claims
-/// stay about its named variants.
+/// stay about its named variants. A problem-size setting brings the lesson to its size
+/// (buffers, launches, the reference and the rates); such settings go one a request
+/// (`batches`), and given several the lesson takes the first's size.
 pub fn knob_lesson(lesson: &Lesson, settings: &[&KnobSetting]) -> Lesson {
-    let mut l = lesson.clone();
+    let sized = settings.iter().find_map(|s| s.sized.as_deref());
+    let mut l = match sized.map(|s| s.sizes.apply(lesson)) {
+        Some(Ok(at_size)) => at_size,
+        _ => lesson.clone(),
+    };
+    if let Some(s) = sized {
+        l.metrics = s.metrics.clone();
+        l.l2_persisting_bytes = s.l2_persisting_bytes;
+    }
     l.id = run_id(&lesson.id);
     l.expect.clear();
     l.sweeps.clear();
     l.knobs.clear();
     l.exercises.clear();
+    // The reference variant as the size has it (`apply` keeps the variants' order).
+    let reference = match lesson.reference {
+        Reference::Variant(i) => (l.variants.iter())
+            .find(|v| v.name == lesson.variants[i].name)
+            .cloned(),
+        _ => None,
+    };
     l.variants = settings.iter().map(|s| s.variant.clone()).collect();
-    if let Reference::Variant(i) = lesson.reference {
-        l.variants.push(lesson.variants[i].clone());
+    if let Some(r) = reference {
+        l.variants.push(r);
         l.reference = Reference::Variant(l.variants.len() - 1);
     }
     l
+}
+
+/// The settings of `knob` as they are sent: all in one request, or one a request for a
+/// problem-size knob, whose every setting is a lesson of its own size.
+pub fn batches(knob: &Knob) -> Vec<Vec<&KnobSetting>> {
+    match knob.kind {
+        KnobKind::Problem(_) => knob.settings.iter().map(|s| vec![s]).collect(),
+        _ => vec![knob.settings.iter().collect()],
+    }
 }
 
 /// Run only the settings: the reference is checked against, not timed or traced.
@@ -50,7 +76,11 @@ pub fn figures(
     shown: &LessonResult,
     setting: &KnobSetting,
 ) -> Option<VariantResult> {
-    let hash = variant_hash(lesson, &setting.variant);
+    // A problem-size setting ran with its own buffers, which its fingerprint includes.
+    let hash = match &setting.sized {
+        Some(s) => variant_hash_at(lesson, &s.sizes.lens, &setting.variant),
+        None => variant_hash(lesson, &setting.variant),
+    };
     let name = &setting.variant.name;
     let mut v = match shown.knobs.iter().find(|v| v.name == *name) {
         Some(v) => {
@@ -102,13 +132,31 @@ fn run_knob(
     shown: &LessonResult,
     on_reply: &mut impl FnMut(&Reply),
 ) -> (Result<(), WorkerFailure>, Vec<VariantResult>) {
-    let settings: Vec<&KnobSetting> = knob.settings.iter().collect();
-    let kl = knob_lesson(lesson, &settings);
+    let mut outcome = Ok(());
+    let mut figures = Vec::new();
+    for settings in batches(knob) {
+        let (o, f) = run_batch(client, lesson, &settings, shown, on_reply);
+        figures.extend(f);
+        if outcome.is_ok() {
+            outcome = o;
+        }
+    }
+    (outcome, figures)
+}
+
+fn run_batch(
+    client: &mut WorkerClient,
+    lesson: &Lesson,
+    settings: &[&KnobSetting],
+    shown: &LessonResult,
+    on_reply: &mut impl FnMut(&Reply),
+) -> (Result<(), WorkerFailure>, Vec<VariantResult>) {
+    let kl = knob_lesson(lesson, settings);
     let mut r = fold::blank_result(&kl, Source::Live, shown.device.clone());
     // Every knob at once is what `gpulab record` asks; the lab turns one at a time.
     let opts = RunOptions {
         job: JobKind::Recording,
-        ..options(&settings)
+        ..options(settings)
     };
     let outcome = fold::run_lesson(client, &kl, &opts, &mut r, on_reply);
     let figures = r

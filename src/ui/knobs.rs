@@ -187,6 +187,12 @@ impl App {
     /// Run the settings live where there is a GPU, compile them where there is NVRTC; with
     /// neither, the recording's figures are all there is.
     fn measure_settings(&mut self, lesson: &Lesson, k: usize, which: &[usize]) {
+        // A problem-size knob's settings are lessons of their own sizes: one a request,
+        // the value turned to.
+        let which = match lesson.knobs[k].kind {
+            crate::model::KnobKind::Problem(_) => &which[which.len().saturating_sub(1)..],
+            _ => which,
+        };
         let settings: Vec<&KnobSetting> = which
             .iter()
             .map(|&i| &lesson.knobs[k].settings[i])

@@ -2,10 +2,11 @@
 //! file is, and what is already known to be broken (so that it is not blamed twice).
 
 use super::Errors;
+use crate::course::CourseError;
 use crate::course::expr;
 use crate::course::schema::Expr;
 use crate::course::spans::{Pos, Spans};
-use crate::model::Buffer;
+use crate::model::{Buffer, Lesson};
 use std::collections::HashSet;
 
 pub(super) struct Cx<'a> {
@@ -18,7 +19,17 @@ pub(super) struct Cx<'a> {
     /// Problem sizes set from outside (an exercise's extra sizes) in place of their
     /// expressions; later sizes are evaluated over them.
     pub sizes: Vec<(String, i64)>,
+    /// The lesson file read again with these sizes set (over `sizes`): what a
+    /// problem-size knob's values are resolved by.
+    pub reload: Option<Reload<'a>>,
+    /// A problem-size knob's values at which the lesson did not load: the value's path, the
+    /// setting in words, and the errors at that size. Reported once the lesson is read
+    /// (`report_size_errors`), leaving out those the lesson has at its written size too.
+    pub size_errors: Vec<(String, String, Vec<CourseError>)>,
 }
+
+/// Reads the lesson's file again with problem sizes set.
+pub(super) type Reload<'a> = &'a dyn Fn(&[(String, i64)]) -> Result<Lesson, Vec<CourseError>>;
 
 impl<'a> Cx<'a> {
     pub fn new(
@@ -33,6 +44,26 @@ impl<'a> Cx<'a> {
             broken_names: HashSet::new(),
             failed: failed.iter().cloned().collect(),
             sizes: sizes.to_vec(),
+            reload: None,
+            size_errors: Vec::new(),
+        }
+    }
+
+    /// The size errors of problem-size knobs that are the size's own: an error the lesson
+    /// has at every size is reported where it is, not again at each value.
+    pub fn report_size_errors(&mut self) {
+        for (path, setting, at_size) in std::mem::take(&mut self.size_errors) {
+            let own = at_size.iter().find(|e| {
+                !(self.errs.list.iter())
+                    .any(|o| (o.line, o.col, &o.message) == (e.line, e.col, &e.message))
+            });
+            if let Some(e) = own {
+                let msg = format!(
+                    "{setting} breaks the lesson: {} (line {}:{})",
+                    e.message, e.line, e.col
+                );
+                self.err(&path, msg);
+            }
         }
     }
 

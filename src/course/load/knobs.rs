@@ -5,10 +5,12 @@
 
 use super::cx::{Cx, Known};
 use super::variants::{Merged, Sources, build, named, with};
+use crate::course::device_sizes::is_device_name;
 use crate::course::expr::is_identifier;
 use crate::course::schema::{DefineValue, RawVariant};
 use crate::course::schema::{RawKnob, RawRange};
-use crate::model::{Knob, KnobKind, KnobSetting, Variant};
+use crate::model::sizes::CheckSizes;
+use crate::model::{Knob, KnobKind, KnobSetting, SizedSetting, Variant};
 
 /// A knob holds at most this many values: each is a compile and a run in the lab, and
 /// `gpulab record` runs them all.
@@ -38,6 +40,13 @@ pub(super) fn knobs(
         let Some(kind) = kind(cx, raw, &at, own, known.problem) else {
             continue;
         };
+        // The lesson read with this size set (a CPU run's sizes, `run --size`, or one of
+        // this knob's own values): the size is fixed, nothing to turn.
+        if let KnobKind::Problem(p) = &kind
+            && cx.sizes.iter().any(|(n, _)| n == p)
+        {
+            continue;
+        }
         if out.iter().any(|o| o.kind == kind) {
             let msg = format!("`{}` has a knob already on this variant", kind.name());
             cx.err(&at, msg);
@@ -49,16 +58,21 @@ pub(super) fn knobs(
         let written = Written { v, i, m };
         let mut settings = Vec::new();
         for (value, path) in &values {
-            let setting = setting(cx, &written, &kind, (*value, path), known, sources);
-            settings.extend(setting.map(|variant| KnobSetting {
+            let setting = match &kind {
+                KnobKind::Problem(p) => at_size(cx, own, (p, *value), path),
+                _ => setting(cx, &written, &kind, (*value, path), known, sources)
+                    .map(|variant| (variant, None)),
+            };
+            settings.extend(setting.map(|(variant, sized)| KnobSetting {
                 value: *value,
                 variant,
+                sized,
             }));
         }
         if settings.len() < values.len() {
             continue;
         }
-        let start = start(m, &kind, &settings);
+        let start = start(m, &kind, &settings, known.problem);
         out.push(Knob {
             variant: own.name.clone(),
             label: raw.label.clone().unwrap_or_else(|| kind.name().to_string()),
@@ -85,6 +99,32 @@ fn kind(
     own: &Variant,
     problem: &[(String, i64)],
 ) -> Option<KnobKind> {
+    if let Some(p) = &raw.problem {
+        if raw.define.is_some() || raw.option.is_some() {
+            cx.err(at, "a knob has one of `define`, `option` and `problem`");
+            return None;
+        }
+        let why = if !problem.iter().any(|(n, _)| n == p) {
+            let names: Vec<&str> = problem.iter().map(|(n, _)| n.as_str()).collect();
+            Some(format!(
+                "`{p}` is not a problem size of the lesson; it has: {}",
+                names.join(", ")
+            ))
+        } else if is_device_name(p) {
+            Some(format!(
+                "`{p}` is the GPU's own figure: a live run reads it from the GPU"
+            ))
+        } else {
+            None
+        };
+        return match why {
+            Some(msg) => {
+                cx.err(&format!("{at}.problem"), msg);
+                None
+            }
+            None => Some(KnobKind::Problem(p.clone())),
+        };
+    }
     match (&raw.define, &raw.option) {
         (Some(d), None) => {
             let why = if !is_identifier(d) {
@@ -121,7 +161,7 @@ fn kind(
             None
         }
         (None, None) => {
-            let msg = "a knob needs `define: NAME` or `option: maxrregcount`";
+            let msg = "a knob needs `define: NAME`, `option: maxrregcount` or `problem: NAME`";
             cx.err(at, msg);
             None
         }
@@ -163,6 +203,14 @@ fn values(
         return None;
     }
     let mut ok = true;
+    if let KnobKind::Problem(p) = kind {
+        for (v, path) in &list {
+            if *v <= 0 {
+                cx.err(path, format!("{p} = {v}: a problem size is above 0"));
+                ok = false;
+            }
+        }
+    }
     if *kind == KnobKind::MaxRegCount {
         for (v, path) in &list {
             if !REG_CAP.contains(v) {
@@ -254,6 +302,7 @@ fn setting(
             m.options.push(format!("-maxrregcount={value}"));
             m
         }
+        KnobKind::Problem(_) => return None,
     };
     let before = cx.errs.list.len();
     let at = format!("variants[{}]", w.i);
@@ -276,6 +325,48 @@ fn setting(
     }
 }
 
+/// The variant `own` in the lesson read again with problem size `name` at `value`, named
+/// as the setting, and what else that size changes; an error in the lesson at that size is
+/// reported once, at the value.
+fn at_size(
+    cx: &mut Cx,
+    own: &Variant,
+    (name, value): (&str, i64),
+    path: &str,
+) -> Option<(Variant, Option<Box<SizedSetting>>)> {
+    let reload = cx.reload?;
+    let mut sizes = cx.sizes.clone();
+    sizes.push((name.to_string(), value));
+    let broke = |cx: &mut Cx, why: String| {
+        cx.err(path, format!("{name} = {value} breaks the lesson: {why}"));
+        None
+    };
+    let sized = match reload(&sizes) {
+        Ok(l) => l,
+        Err(errs) => {
+            // Said once the lesson is read, if the lesson has them only at this size.
+            (cx.size_errors).push((path.to_string(), format!("{name} = {value}"), errs));
+            return None;
+        }
+    };
+    // What `SizedSetting` does not carry cannot follow the size.
+    if !sized.textures.is_empty() || !sized.measures.is_empty() {
+        let why = "a problem-size knob is not offered on a lesson with textures or measures";
+        return broke(cx, why.into());
+    }
+    let Some(v) = sized.variant(&own.name) else {
+        return broke(cx, format!("it has no variant `{}`", own.name));
+    };
+    let mut v = v.clone();
+    v.name = KnobKind::Problem(name.to_string()).setting_name(&own.name, value);
+    let setting = SizedSetting {
+        sizes: CheckSizes::of(&sized),
+        metrics: sized.metrics.clone(),
+        l2_persisting_bytes: sized.l2_persisting_bytes,
+    };
+    Some((v, Some(Box::new(setting))))
+}
+
 /// `-maxrregcount=N` (or with `--`) in an option: N.
 fn reg_cap(option: &str) -> Option<&str> {
     option
@@ -285,13 +376,19 @@ fn reg_cap(option: &str) -> Option<&str> {
 }
 
 /// The setting equal to the variant as written, if one is.
-fn start(m: &Merged, kind: &KnobKind, settings: &[KnobSetting]) -> Option<usize> {
+fn start(
+    m: &Merged,
+    kind: &KnobKind,
+    settings: &[KnobSetting],
+    problem: &[(String, i64)],
+) -> Option<usize> {
     let own: i64 = match kind {
         KnobKind::Define(d) => match m.defines.iter().find(|(n, _)| n == d) {
             Some((_, DefineValue::Int(n))) => *n,
             _ => return None,
         },
         KnobKind::MaxRegCount => m.options.iter().find_map(|o| reg_cap(o)?.parse().ok())?,
+        KnobKind::Problem(p) => problem.iter().find(|(n, _)| n == p)?.1,
     };
     settings.iter().position(|s| s.value == own)
 }

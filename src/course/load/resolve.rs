@@ -4,7 +4,7 @@
 //! head and the lists that need nothing else.
 
 use super::Errors;
-use super::cx::{Cx, Known};
+use super::cx::{Cx, Known, Reload};
 use super::sweeps::{self, Expansion};
 use super::{
     attrs, exercises, measures, reference, requires, sizes, templates, textures, variants,
@@ -33,9 +33,10 @@ pub(super) fn resolve(
     file: &str,
     spans: &Spans,
     errs: &mut Errors,
-    sizes: &[(String, i64)],
+    (sizes, reload): (&[(String, i64)], Reload),
 ) -> Option<Lesson> {
     let mut cx = Cx::new(spans, errs, &raw.failed, sizes);
+    cx.reload = Some(reload);
     let head = head(&mut cx, &raw, file);
     let problem = sizes::problem(&mut cx, &raw);
     let pages = pages(&mut cx, &raw, &problem);
@@ -81,6 +82,7 @@ pub(super) fn resolve(
     let trace_blocks = trace_blocks(&mut cx, &raw);
     let checkpoint = checkpoint(&mut cx, &raw, &problem);
     let exercises = exercises::exercises(&mut cx, root, &raw, &known, &variant_names);
+    cx.report_size_errors();
     Some(Lesson {
         id: head.id?,
         title: head.title?,
