@@ -380,6 +380,7 @@ fn traced(
             bytes_used: 0,
             distinct: 0,
             local_bytes: 0,
+            local_sectors: 0,
             texels: 0,
             texel_rows: 0,
             remote_requests: 0,
@@ -579,4 +580,37 @@ fn atomics_have_claims_of_their_own() {
         "{}",
         none.detail
     );
+}
+
+#[test]
+fn local_sectors_per_request_follow_the_trace_and_say_when_they_were_not_counted() {
+    use gpulab::model::access::{AccessKind, Space};
+    let judge = |v: VariantResult, text: &str| evaluate(&claim(text), &result(vec![v]));
+    let local = |requests: u64, sectors: u64| {
+        let mut v = traced(&[(Space::Local, AccessKind::Load, requests, 0)], (0, 0, 0));
+        v.memory.as_mut().unwrap().instructions[0].local_sectors = sectors;
+        v
+    };
+    // A warp at one offset of its lanes' arrays: 4 sectors a request.
+    let c = judge(local(8, 32), "padded local.sectors_per_request == 4");
+    assert_eq!(c.holds, Some(true), "{}", c.detail);
+    // Every lane at its own offset: 32.
+    let c = judge(local(8, 256), "padded local.sectors_per_request == 4");
+    assert_eq!(c.holds, Some(false));
+    assert_eq!(c.detail, "local.sectors_per_request = 32 (needs == 4)");
+    // Local requests with no sectors: a trace from before they were counted.
+    let c = judge(local(8, 0), "padded local.sectors_per_request == 4");
+    assert_eq!(c.holds, None, "{}", c.detail);
+    assert!(
+        c.detail.contains("did not count local sectors"),
+        "{}",
+        c.detail
+    );
+    // No local requests at all: the claim is about them.
+    let c = judge(
+        traced(&[(Space::Global, AccessKind::Load, 8, 0)], (8, 32, 1024)),
+        "padded local.sectors_per_request == 4",
+    );
+    assert_eq!(c.holds, Some(false));
+    assert!(c.detail.contains("makes no local requests"), "{}", c.detail);
 }

@@ -169,11 +169,28 @@ fn the_shipped_knobs_load_and_start_at_their_variants() {
     let (lessons, errors) =
         gpulab::course::load_course(&gpulab::course::bundle::CourseRoot::Bundled);
     assert!(errors.is_empty(), "{errors:#?}");
+    // A lesson's first knob; lessons with more are asked by variant below.
     let knob = |id: &str| {
         let l = lessons.iter().find(|l| l.id == id).unwrap();
-        assert_eq!(l.knobs.len(), 1, "{id}");
         l.knobs[0].clone()
     };
+    let on = |id: &str, variant: &str| {
+        let l = lessons.iter().find(|l| l.id == id).unwrap();
+        let k = l.knobs.iter().find(|k| k.variant == variant);
+        k.unwrap_or_else(|| panic!("{id} has no knob on {variant}"))
+            .clone()
+    };
+    // The copies' steps: each knob starts at the value its variant is written with.
+    for (id, variant, values, start) in [
+        ("global-coalescing", "unroll-4", vec![1, 2, 4, 8], 2),
+        ("global-coalescing", "streaming", vec![1, 2, 4, 8, 16], 3),
+        ("shared-transpose", "tile-64", vec![32, 64], 1),
+        ("reduction", "unrolled", vec![1, 2, 4, 8], 2),
+    ] {
+        let k = on(id, variant);
+        let got: Vec<i64> = k.settings.iter().map(|s| s.value).collect();
+        assert_eq!((got, k.start), (values, Some(start)), "{id} {variant}");
+    }
     let k = knob("global-coalescing");
     assert_eq!((k.variant.as_str(), k.start), ("coalesced", Some(0)));
     let k = knob("shared-banks");

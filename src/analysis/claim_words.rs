@@ -27,6 +27,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::GlobalRequests => "global requests",
         Metric::ConstantDistinctPerRequest => "distinct constant addresses per request",
         Metric::LocalBytes => "local-memory bytes",
+        Metric::LocalSectorsPerRequest => "local sectors per request",
         Metric::ClusterSectorsPerRequest => "cluster sectors per request",
         Metric::ClusterRemoteRequests => "remote cluster requests",
         Metric::TextureTexelsPerRequest => "texels per texture request",

@@ -459,6 +459,7 @@ fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::GlobalRequests
         | Metric::ConstantDistinctPerRequest
         | Metric::LocalBytes
+        | Metric::LocalSectorsPerRequest
         | Metric::ClusterSectorsPerRequest
         | Metric::ClusterRemoteRequests
         | Metric::TextureTexelsPerRequest
@@ -515,6 +516,19 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::GlobalRequests => per(g.requests as f64, 1.min(g.requests), "global"),
         Metric::ConstantDistinctPerRequest => per(c.distinct as f64, c.requests, "constant"),
         Metric::LocalBytes => Ok(mem.local.bytes as f64),
+        Metric::LocalSectorsPerRequest => {
+            let local = (mem.instructions.iter()).filter(|i| i.space == Space::Local);
+            let (sectors, requests) =
+                local.fold((0, 0), |(s, r), i| (s + i.local_sectors, r + i.requests));
+            // A recording made before local sectors were counted has local requests and
+            // no sectors: not measured, rather than a figure of 0.
+            if requests > 0 && sectors == 0 {
+                return Err(Verdict::NotMeasured(format!(
+                    "not measured (the trace of `{name}` did not count local sectors)"
+                )));
+            }
+            per(sectors as f64, requests, "local")
+        }
         Metric::ClusterSectorsPerRequest => per(cl.sectors as f64, cl.requests, "shared::cluster"),
         Metric::ClusterRemoteRequests => Ok(cl.remote_requests as f64),
         Metric::TextureTexelsPerRequest => per(t.texels as f64, t.requests, "texture"),

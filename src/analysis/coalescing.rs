@@ -128,6 +128,30 @@ pub fn local_bytes(mask: u32, width: u32) -> u64 {
     u64::from(mask.count_ones()) * u64::from(width)
 }
 
+/// 32-byte sectors of device memory a local-memory request touches, as the CUDA C++
+/// Programming Guide describes local memory's layout: consecutive 32-bit words of the local
+/// space belong to consecutive lanes of a warp, so word w of lane l lies at
+/// (w x 32 + l) x 4 bytes. A warp at one offset of its lanes' arrays then reads 32
+/// neighbouring words (4 sectors for 4-byte accesses); lanes at different offsets land in
+/// different 128-byte rows. `addrs` are the lanes' addresses in the local space (the same
+/// for the same variable of every thread); a wider access covers its words one by one.
+/// This is the layout's model: the trace sees the local space, not the device addresses.
+pub fn local_sectors(mask: u32, width: u32, addrs: &[u64; 32]) -> u64 {
+    // At most 32 lanes of at most 4 words (16 bytes) each.
+    let mut sectors = [0u64; 32 * 4];
+    let mut n = 0;
+    let words = u64::from(width.div_ceil(4).clamp(1, 4));
+    for lane in active(mask) {
+        for k in 0..words {
+            let word = (addrs[lane] / 4).wrapping_add(k);
+            // Sector of byte (word * 32 + lane) * 4: 8 lanes' words to a sector.
+            sectors[n] = word.wrapping_mul(4).wrapping_add(lane as u64 / 8);
+            n += 1;
+        }
+    }
+    distinct(&mut sectors[..n]) as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,6 +218,20 @@ mod tests {
         let halves: [u64; 32] = std::array::from_fn(|i| if i < 16 { 0 } else { 4 });
         assert_eq!(constant_request(u32::MAX, &halves), 2);
         assert_eq!(constant_request(0x0000_FFFF, &halves), 1);
+    }
+
+    #[test]
+    fn local_sectors_follow_the_lane_interleaved_layout() {
+        // Every lane at the same offset: 32 neighbouring words, 4 sectors.
+        assert_eq!(local_sectors(u32::MAX, 4, &[64; 32]), 4);
+        // 16-byte accesses at one offset: 4 words a lane, each row 4 sectors.
+        assert_eq!(local_sectors(u32::MAX, 16, &[0; 32]), 16);
+        // Lane l at word (j + l) % 32: every lane in a row of its own.
+        let spread: [u64; 32] = std::array::from_fn(|l| ((7 + l as u64) % 32) * 4);
+        assert_eq!(local_sectors(u32::MAX, 4, &spread), 32);
+        // Eight lanes at one offset share one sector; inactive lanes count nothing.
+        assert_eq!(local_sectors(0xff, 4, &[0; 32]), 1);
+        assert_eq!(local_sectors(0, 4, &[0; 32]), 0);
     }
 
     #[test]

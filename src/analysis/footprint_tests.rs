@@ -20,6 +20,7 @@ fn fetch(id: u32, warps: &[(u32, u32)], f: impl Fn(u32, u32) -> (i64, i64)) -> I
         bytes_used: 0,
         distinct: 0,
         local_bytes: 0,
+        local_sectors: 0,
         texels: 320,
         texel_rows: 320,
         remote_requests: 0,

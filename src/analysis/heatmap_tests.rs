@@ -33,6 +33,7 @@ fn shared_instruction(
         bytes_used: 0,
         distinct: 0,
         local_bytes: 0,
+        local_sectors: 0,
         texels: 0,
         texel_rows: 0,
         remote_requests: 0,

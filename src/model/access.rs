@@ -157,6 +157,11 @@ pub struct InstructionSummary {
     pub distinct: u64,
     /// Local: bytes moved.
     pub local_bytes: u64,
+    /// Local: 32-byte sectors the requests touch in the lane-interleaved layout
+    /// (`analysis::coalescing::local_sectors`), summed over requests (absent from
+    /// recordings made before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub local_sectors: u64,
     /// Texture: distinct texels and distinct texel rows, summed over requests.
     #[serde(default)]
     pub texels: u64,

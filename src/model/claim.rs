@@ -93,6 +93,8 @@ pub enum Metric {
     GlobalRequests,
     ConstantDistinctPerRequest,
     LocalBytes,
+    /// 32-byte sectors per local request, in the lane-interleaved layout of local memory.
+    LocalSectorsPerRequest,
     ClusterSectorsPerRequest,
     ClusterRemoteRequests,
     TextureTexelsPerRequest,
@@ -118,7 +120,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 31] = [
+    pub const ALL: [(&'static str, Metric); 32] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -156,6 +158,7 @@ impl Metric {
             Metric::ConstantDistinctPerRequest,
         ),
         ("local.bytes", Metric::LocalBytes),
+        ("local.sectors_per_request", Metric::LocalSectorsPerRequest),
         (
             "cluster.sectors_per_request",
             Metric::ClusterSectorsPerRequest,

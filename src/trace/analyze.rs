@@ -114,6 +114,7 @@ pub(super) fn summaries(
                 bytes_used: acc.bytes_used,
                 distinct: acc.distinct,
                 local_bytes: acc.local_bytes,
+                local_sectors: acc.local_sectors,
                 texels: acc.texels,
                 texel_rows: acc.texel_rows,
                 remote_requests: acc.remote,

@@ -37,6 +37,7 @@ pub(super) struct SiteAcc {
     pub(super) bytes_used: u64,
     pub(super) distinct: u64,
     pub(super) local_bytes: u64,
+    pub(super) local_sectors: u64,
     pub(super) cluster_sectors: u64,
     pub(super) remote: u64,
     pub(super) texels: u64,
@@ -147,6 +148,7 @@ impl SiteAcc {
             Space::Local => {
                 let b = coalescing::local_bytes(r.mask, r.width);
                 self.local_bytes += b;
+                self.local_sectors += coalescing::local_sectors(r.mask, r.width, &r.addrs);
                 b
             }
             Space::Cluster => {
