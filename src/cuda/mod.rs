@@ -7,6 +7,7 @@ pub mod discover;
 pub mod entry;
 pub mod error;
 pub mod gpu;
+pub mod host_memory;
 pub mod headers;
 pub mod launch_ex;
 pub mod memory;
