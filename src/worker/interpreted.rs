@@ -168,7 +168,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                 // Not a failure: the interpreter runs kernels, and a copy over the link is
                 // the machine's work, not a kernel's; the recording's figures stand.
                 r.unmet = Some(format!(
-                    "{} is a copy over the PCIe link: only a GPU runs it, not the {LABEL}",
+                    "{} is a copy over the PCIe link: only a GPU runs it (the CPU interpreter runs kernels)",
                     t.describe()
                 ));
                 if shown {
