@@ -153,3 +153,7 @@ pub(super) fn prefetch(
     }
     Some(*on)
 }
+
+#[cfg(test)]
+#[path = "transfer_tests.rs"]
+mod tests;
