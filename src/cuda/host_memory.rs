@@ -34,7 +34,12 @@ impl PinnedHost {
         // word, so every buffer has an address.
         unsafe { sys::cuMemHostAlloc(&mut ptr, bytes.max(4), flags) }
             .result()
-            .map_err(|e| fail(&format!("allocating {} MiB of pinned host memory", bytes >> 20), e))?;
+            .map_err(|e| {
+                fail(
+                    &format!("allocating {} MiB of pinned host memory", bytes >> 20),
+                    e,
+                )
+            })?;
         let mut host = PinnedHost {
             ctx,
             ptr,
@@ -109,7 +114,12 @@ impl Managed {
         // SAFETY: a live out-pointer; the context is bound to this thread.
         unsafe { sys::cuMemAllocManaged(&mut ptr, bytes.max(4), global) }
             .result()
-            .map_err(|e| fail(&format!("allocating {} MiB of managed memory", bytes >> 20), e))?;
+            .map_err(|e| {
+                fail(
+                    &format!("allocating {} MiB of managed memory", bytes >> 20),
+                    e,
+                )
+            })?;
         Ok(Managed {
             device: ctx.cu_device(),
             ctx,
@@ -129,9 +139,7 @@ impl Managed {
             return Err(CudaError::Invalid("write larger than the buffer".into()));
         }
         // Nothing the GPU queued may still touch it while the host writes.
-        self.ctx
-            .synchronize()
-            .map_err(|e| fail("synchronize", e))?;
+        self.ctx.synchronize().map_err(|e| fail("synchronize", e))?;
         // SAFETY: managed memory is host-accessible at its address for `bytes` bytes, no
         // GPU work is in flight (synchronized above), and `data` fits.
         unsafe {

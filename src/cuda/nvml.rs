@@ -247,9 +247,9 @@ pub fn pcie_link(bus_id: &str) -> Option<crate::model::host::PcieLink> {
     let nvml = nvml()?;
     let dev = nvml.device(bus_id)?;
     Some(crate::model::host::PcieLink {
-        gen_now: nvml.uint(dev, b"nvmlDeviceGetCurrPcieLinkGeneration\0")?,
-        width_now: nvml.uint(dev, b"nvmlDeviceGetCurrPcieLinkWidth\0")?,
-        gen_max: nvml.uint(dev, b"nvmlDeviceGetMaxPcieLinkGeneration\0")?,
-        width_max: nvml.uint(dev, b"nvmlDeviceGetMaxPcieLinkWidth\0")?,
+        gen_now: u8::try_from(nvml.uint(dev, b"nvmlDeviceGetCurrPcieLinkGeneration\0")?).ok()?,
+        width_now: u8::try_from(nvml.uint(dev, b"nvmlDeviceGetCurrPcieLinkWidth\0")?).ok()?,
+        gen_max: u8::try_from(nvml.uint(dev, b"nvmlDeviceGetMaxPcieLinkGeneration\0")?).ok()?,
+        width_max: u8::try_from(nvml.uint(dev, b"nvmlDeviceGetMaxPcieLinkWidth\0")?).ok()?,
     })
 }

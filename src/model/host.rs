@@ -86,10 +86,10 @@ impl Transfer {
 /// (an idle GPU may train down to save power) and the most it and the slot allow.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PcieLink {
-    pub gen_now: u32,
-    pub width_now: u32,
-    pub gen_max: u32,
-    pub width_max: u32,
+    pub gen_now: u8,
+    pub width_now: u8,
+    pub gen_max: u8,
+    pub width_max: u8,
 }
 
 impl PcieLink {

@@ -9,8 +9,8 @@ use crate::cuda::launch_ex::Attr;
 use crate::cuda::memory::DevBuf;
 use crate::cuda::module::{ArgValue, Kernel, Launch};
 use crate::cuda::texture::TexObject;
-use crate::model::results::{Occupancy, PtxasReport};
 use crate::model::host::Memory;
+use crate::model::results::{Occupancy, PtxasReport};
 use crate::model::{Arg, ElemType, Lesson, Variant};
 use crate::worker::hostdata::HostData;
 

@@ -10,8 +10,8 @@ use super::variant::{Job, RunContext, stage};
 use crate::course::fingerprint::blank_result;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
-use crate::cuda::memory::DevBuf;
 use crate::cuda::host_memory::{self, HostStage, PinnedHost};
+use crate::cuda::memory::DevBuf;
 use crate::model::host::{Side, Transfer};
 use crate::model::results::VariantResult;
 

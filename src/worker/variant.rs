@@ -174,7 +174,9 @@ fn managed_work<'a>(
         prep: Box::new(move || home.iter().try_for_each(|m| m.prefetch(gpu, Place::Host))),
         timed: Box::new(move || {
             if ahead {
-                managed.iter().try_for_each(|m| m.prefetch(gpu, Place::Gpu))?;
+                managed
+                    .iter()
+                    .try_for_each(|m| m.prefetch(gpu, Place::Gpu))?;
             }
             launch.enqueue()
         }),

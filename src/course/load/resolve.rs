@@ -74,7 +74,10 @@ pub(super) fn resolve(
         // A copy has no outputs for the kernels to match.
         cx.err(
             "reference",
-            format!("the reference must be a kernel; `{}` is a `transfer`", vs[*i].name),
+            format!(
+                "the reference must be a kernel; `{}` is a `transfer`",
+                vs[*i].name
+            ),
         );
     }
     let metrics = metrics(&mut cx, &raw, &problem);

@@ -30,7 +30,9 @@ pub(super) fn build(
         let name = key.rsplit('.').next().unwrap_or(key);
         cx.err_key(
             key,
-            format!("a `transfer` variant copies memory and runs no kernel: `{name}` has no place in it"),
+            format!(
+                "a `transfer` variant copies memory and runs no kernel: `{name}` has no place in it"
+            ),
         );
         ok = false;
     }
@@ -46,7 +48,8 @@ pub(super) fn build(
     }
     let buffer = transfer_buffer(cx, raw, path, known);
     let ends = match (raw.from, raw.to) {
-        (Side::Device, Side::Device) | (Side::Pageable | Side::Pinned, Side::Pageable | Side::Pinned) => {
+        (Side::Device, Side::Device)
+        | (Side::Pageable | Side::Pinned, Side::Pageable | Side::Pinned) => {
             cx.err(
                 &format!("{path}.to"),
                 format!(

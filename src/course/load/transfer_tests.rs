@@ -65,7 +65,12 @@ fn the_host_keys_resolve() {
     let kinds: Vec<Memory> = l.buffers.iter().map(|b| b.memory).collect();
     assert_eq!(
         kinds,
-        [Memory::Device, Memory::Managed, Memory::Mapped, Memory::Device]
+        [
+            Memory::Device,
+            Memory::Managed,
+            Memory::Mapped,
+            Memory::Device
+        ]
     );
     let v = |n: &str| l.variant(n).unwrap();
     assert_eq!(v("zero").args[0], Arg::Buffer(2));
@@ -180,5 +185,10 @@ fn host_memory_is_for_inputs_and_prefetch_for_managed_ones() {
         "19:63",
         "`prefetch` is for a kernel that reads a buffer with `memory: managed`",
     );
-    one("peak: link", "peak: pcie", "26:34", "`copy`, `cublas`, `link` or `none`");
+    one(
+        "peak: link",
+        "peak: pcie",
+        "26:34",
+        "`copy`, `cublas`, `link` or `none`",
+    );
 }
