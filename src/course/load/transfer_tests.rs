@@ -192,3 +192,28 @@ fn host_memory_is_for_inputs_and_prefetch_for_managed_ones() {
         "`copy`, `cublas`, `link` or `none`",
     );
 }
+
+#[test]
+fn copies_and_host_memory_are_in_the_fingerprint() {
+    let l = load(BASE).unwrap();
+    let hash = |n: &str| crate::course::fingerprint::variant_hash(&l, l.variant(n).unwrap());
+    // Two copies differ only in their ends; two kernels only in where a buffer lives or
+    // whether it is prefetched: a recording of one must not stand for the other.
+    assert_ne!(hash("up"), hash("down"));
+    assert_ne!(hash("touch"), hash("ahead"));
+    let mut moved = l.clone();
+    moved.buffers[1].memory = Memory::Mapped;
+    let touch = l.variant("touch").unwrap();
+    assert_ne!(
+        hash("touch"),
+        crate::course::fingerprint::variant_hash(&moved, touch)
+    );
+    // A kernel on device memory hashes as it did before the host's keys.
+    let mut plain = l.clone();
+    plain.buffers[1].memory = Memory::Device;
+    plain.buffers[2].memory = Memory::Device;
+    assert_eq!(
+        hash("dev"),
+        crate::course::fingerprint::variant_hash(&plain, l.variant("dev").unwrap())
+    );
+}
