@@ -9,6 +9,7 @@ fn buffer(name: &str, len: u64, init: Init) -> Buffer {
         len,
         init,
         gpu: 0,
+        memory: Default::default(),
     }
 }
 

@@ -46,6 +46,23 @@ pub fn variant_hash_at(lesson: &Lesson, lens: &[u64], v: &Variant) -> String {
     if !textures.is_empty() {
         h.update(serde_json::json!(textures).to_string().as_bytes());
     }
+    // Likewise the host's keys: only where a variant has them, so that every other
+    // variant's hash stays what recordings hold. A copy is its ends; a kernel reading
+    // host memory is its buffers' kinds and whether it prefetches.
+    let memories: Vec<_> = (v.args.iter())
+        .filter_map(|a| match a {
+            crate::model::Arg::Buffer(i) => lesson.buffers.get(*i),
+            _ => None,
+        })
+        .filter(|b| !b.memory.is_device())
+        .map(|b| (&b.name, b.memory))
+        .collect();
+    if v.transfer.is_some() || v.prefetch || !memories.is_empty() {
+        let host = serde_json::json!({
+            "transfer": v.transfer, "prefetch": v.prefetch, "memory": memories,
+        });
+        h.update(host.to_string().as_bytes());
+    }
     h.finalize()
         .iter()
         .take(12)

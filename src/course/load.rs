@@ -19,6 +19,7 @@ mod sizes;
 mod sweeps;
 mod templates;
 mod textures;
+mod transfer;
 mod variants;
 
 use super::bundle::CourseRoot;

@@ -84,6 +84,8 @@ pub struct RawBuffer {
     pub range: Option<(f64, f64)>,
     /// Which of the lesson's GPUs holds it: 0 (the one that runs the kernels) or 1 (its peer).
     pub gpu: Option<u32>,
+    /// `device` (default), `mapped` or `managed`.
+    pub memory: Option<crate::model::host::Memory>,
 }
 
 /// A variant; with `like`, every key is optional and overrides the parent's.
@@ -103,6 +105,19 @@ pub struct RawVariant {
     pub sweep: Option<RawSweep>,
     pub knobs: Option<Vec<RawKnob>>,
     pub cold_l2: Option<bool>,
+    /// A copy between host and device in place of a kernel.
+    pub transfer: Option<RawTransfer>,
+    /// Managed buffers moved to the GPU in bulk before the kernel, inside the timing.
+    pub prefetch: Option<bool>,
+}
+
+/// `transfer: { from, to, buffer }`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTransfer {
+    pub from: crate::model::host::Side,
+    pub to: crate::model::host::Side,
+    pub buffer: String,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -38,7 +38,10 @@ impl Gpu {
         // The null stream: every copy, launch and event is ordered on it, as the timings
         // assume.
         let stream = ctx.default_stream();
-        Ok(Gpu { ctx, stream, info })
+        let mut gpu = Gpu { ctx, stream, info };
+        // NVML knows the device by its PCI address, which CUDA_VISIBLE_DEVICES leaves be.
+        gpu.info.pcie = gpu.pci_bus_id().as_deref().and_then(super::nvml::pcie_link);
+        Ok(gpu)
     }
 
     /// The lesson's second GPU: the next device after this one, opened with this context
@@ -205,6 +208,7 @@ fn describe(ctx: &CudaContext) -> DeviceInfo {
             .mem_get_info()
             .map(|(_, total)| total as u64)
             .unwrap_or(0),
+        pcie: None,
         recorded_at: None,
     }
 }

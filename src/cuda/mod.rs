@@ -8,6 +8,7 @@ pub mod entry;
 pub mod error;
 pub mod gpu;
 pub mod headers;
+pub mod host_memory;
 pub mod launch_ex;
 pub mod memory;
 pub mod module;

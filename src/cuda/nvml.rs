@@ -224,3 +224,32 @@ pub fn clock_limits(bus_id: &str) -> ClockLimits {
     });
     ClockLimits { app_sm_mhz: app }
 }
+
+impl Nvml {
+    /// A `fn(device, *mut c_uint)` query, None where the symbol is missing or NVML does
+    /// not say.
+    fn uint(&self, dev: Device, name: &[u8]) -> Option<u32> {
+        type Get = unsafe extern "C" fn(Device, *mut c_uint) -> Status;
+        let mut out: c_uint = 0;
+        // SAFETY: one of NVML's documented entry points with this signature (named by the
+        // caller below); `out` is a live out-parameter.
+        unsafe {
+            let get: Symbol<Get> = self.lib.get(name).ok()?;
+            (get(dev, &mut out) == NVML_SUCCESS).then_some(out)
+        }
+    }
+}
+
+/// The PCIe link of the GPU at `bus_id`: the generation and width it runs at now and the
+/// most the GPU and its slot allow (`nvmlDeviceGet{Curr,Max}PcieLink{Generation,Width}`).
+/// None when NVML is missing or does not say (a GPU on another bus, say).
+pub fn pcie_link(bus_id: &str) -> Option<crate::model::host::PcieLink> {
+    let nvml = nvml()?;
+    let dev = nvml.device(bus_id)?;
+    Some(crate::model::host::PcieLink {
+        gen_now: u8::try_from(nvml.uint(dev, b"nvmlDeviceGetCurrPcieLinkGeneration\0")?).ok()?,
+        width_now: u8::try_from(nvml.uint(dev, b"nvmlDeviceGetCurrPcieLinkWidth\0")?).ok()?,
+        gen_max: u8::try_from(nvml.uint(dev, b"nvmlDeviceGetMaxPcieLinkGeneration\0")?).ok()?,
+        width_max: u8::try_from(nvml.uint(dev, b"nvmlDeviceGetMaxPcieLinkWidth\0")?).ok()?,
+    })
+}

@@ -29,6 +29,8 @@ pub fn variant(name: &str) -> Variant {
         constants: vec![],
         attrs: Default::default(),
         cold_l2: false,
+        transfer: None,
+        prefetch: false,
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::attrs::LaunchAttrs;
 use super::claim;
+use super::host::{Memory, Transfer};
 use super::measure::{Measure, Tolerance};
 use super::requires::Requires;
 use serde::{Deserialize, Serialize};
@@ -23,11 +24,13 @@ pub enum Topic {
     L2,
     Dsmem,
     Peer,
+    /// The host: copies over PCIe, pinned, mapped and managed memory.
+    Host,
     Capstone,
 }
 
 impl Topic {
-    pub const ALL: [Topic; 10] = [
+    pub const ALL: [Topic; 11] = [
         Topic::Global,
         Topic::Shared,
         Topic::Register,
@@ -37,12 +40,13 @@ impl Topic {
         Topic::L2,
         Topic::Dsmem,
         Topic::Peer,
+        Topic::Host,
         Topic::Capstone,
     ];
 
     /// Each topic's name in lesson files (the same as its serde name) and its label on
     /// screen: the one place either is spelt.
-    const NAMES: [(Topic, &'static str, &'static str); 10] = [
+    const NAMES: [(Topic, &'static str, &'static str); 11] = [
         (Topic::Global, "global", "GLOBAL"),
         (Topic::Shared, "shared", "SHARED"),
         (Topic::Register, "register", "REGISTERS"),
@@ -52,6 +56,7 @@ impl Topic {
         (Topic::L2, "l2", "L2"),
         (Topic::Dsmem, "dsmem", "DISTRIBUTED SHARED"),
         (Topic::Peer, "peer", "PEER GPU"),
+        (Topic::Host, "host", "HOST"),
         (Topic::Capstone, "capstone", "CAPSTONE"),
     ];
 
@@ -138,6 +143,9 @@ pub struct Buffer {
     /// interconnect (the lesson then requires two GPUs).
     #[serde(default)]
     pub gpu: u32,
+    /// Where its memory is: the GPU's (default), mapped pinned host memory, or managed.
+    #[serde(default, skip_serializing_if = "Memory::is_device")]
+    pub memory: Memory,
 }
 
 impl Buffer {
@@ -197,6 +205,16 @@ pub struct Variant {
     /// cold cache (a kernel whose data would otherwise stay in the L2 between launches).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cold_l2: bool,
+    /// A copy between host and device instead of a kernel: no source, kernel or launch
+    /// (they are empty), timed as a kernel is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transfer: Option<Transfer>,
+    /// `prefetch: true`: the managed buffers it reads are moved to the GPU in bulk
+    /// (`cuMemPrefetchAsync`) inside the timed region, before the kernel; false: the
+    /// kernel's first touch migrates them page by page. Either way they start each timed
+    /// run on the host (`worker::timing`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub prefetch: bool,
 }
 
 impl Variant {
@@ -246,6 +264,10 @@ pub struct Metrics {
     /// measured in the same run (the lesson's reference must be `builtin: sgemm`).
     #[serde(default)]
     pub cublas_peak: bool,
+    /// `peak: link`: the percentage is of the PCIe link's theoretical bandwidth in one
+    /// direction (`PcieLink::theoretical_gbps`), for bytes that cross it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub link_peak: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -341,6 +363,13 @@ impl Lesson {
 
     pub fn variant(&self, name: &str) -> Option<&Variant> {
         self.variants.iter().find(|v| v.name == name)
+    }
+
+    /// Whether any variant is a copy or any buffer lives off the device: what the CPU
+    /// interpreter cannot show (it has no link and no pages to move).
+    pub fn uses_host_memory(&self) -> bool {
+        self.variants.iter().any(|v| v.transfer.is_some())
+            || self.buffers.iter().any(|b| !b.memory.is_device())
     }
 
     /// Whether buffer `i` holds figures the kernel measured (not compared with the reference).

@@ -6,6 +6,7 @@ pub mod attrs;
 pub mod builder;
 pub mod claim;
 pub mod exercise;
+pub mod host;
 pub mod knob;
 pub mod lesson;
 pub mod measure;

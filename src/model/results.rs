@@ -41,6 +41,10 @@ pub struct DeviceInfo {
     /// Device memory in bytes (0: not known, as in recordings made before it was kept).
     #[serde(default)]
     pub total_mem: u64,
+    /// The PCIe link to the host, from NVML (None: NVML did not say, or a recording made
+    /// before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcie: Option<super::host::PcieLink>,
     /// Set on replayed results: when the recording was made (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recorded_at: Option<String>,
@@ -63,6 +67,10 @@ pub struct Peak {
     /// lesson's reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cublas_gflops: Option<f64>,
+    /// The PCIe link's theoretical bandwidth in one direction (`PcieLink::theoretical_gbps`
+    /// of the device's link): the peak of `peak: link` lessons. Worked out, not measured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_gbps: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -111,7 +111,7 @@ fn read_replies(stdout: ChildStdout) -> Receiver<Line> {
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
             let msg = match serde_json::from_str::<Reply>(&line) {
-                Ok(r) => Line::Reply(r),
+                Ok(r) => Line::Reply(Box::new(r)),
                 Err(_) => Line::Garbage,
             };
             if tx.send(msg).is_err() {
@@ -150,7 +150,8 @@ fn keep_stderr_tail(mut err: ChildStderr) -> Arc<Mutex<Vec<u8>>> {
 }
 
 enum Line {
-    Reply(Reply),
+    /// Boxed: a reply is some hundreds of bytes, the other lines none.
+    Reply(Box<Reply>),
     Garbage,
     Eof,
 }
@@ -359,7 +360,7 @@ impl WorkerClient {
         loop {
             let rx = &self.running.as_ref().expect("running").rx;
             let reply = match rx.recv_timeout(stall) {
-                Ok(Line::Reply(reply)) => reply,
+                Ok(Line::Reply(reply)) => *reply,
                 Ok(Line::Garbage) => continue,
                 Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     let detail = self.kill();

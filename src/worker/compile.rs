@@ -97,7 +97,7 @@ fn built_once(job: &CompileJob) -> Result<Compiled, nvrtc::CompileError> {
 /// not kept: the run's own compile says them.
 pub fn build_ahead(variants: Vec<Variant>, arch: String) {
     std::thread::spawn(move || {
-        for v in &variants {
+        for v in variants.iter().filter(|v| v.transfer.is_none()) {
             let _ = compile_cached(&compile_job(v, &arch, Output::Cubin));
         }
     });

@@ -63,6 +63,7 @@ pub fn device() -> DeviceInfo {
         l2_bytes: 50 << 20,
         max_persisting_l2: 0,
         total_mem: 80 << 30,
+        pcie: None,
         recorded_at: None,
     }
 }

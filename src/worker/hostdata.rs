@@ -176,6 +176,7 @@ mod tests {
             len: 1000,
             init,
             gpu: 0,
+            memory: Default::default(),
         }
     }
 

@@ -164,6 +164,20 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                 continue;
             }
             let mut r = blank_result(lesson, v);
+            if let Some(t) = v.transfer {
+                // Not a failure: the interpreter runs kernels, and a copy over the link is
+                // the machine's work, not a kernel's; the recording's figures stand.
+                r.unmet = Some(format!(
+                    "{} is a copy over the PCIe link: only a GPU runs it (the CPU interpreter runs kernels)",
+                    t.describe()
+                ));
+                if shown {
+                    send(Reply::Variant {
+                        result: Box::new(r),
+                    });
+                }
+                continue;
+            }
             let traced = opts.trace && shown;
             let Some(k) = build(lesson, v, &arch, (&mut r, traced), send) else {
                 if shown {

@@ -4,10 +4,12 @@
 use crate::analysis::occupancy;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
+use crate::cuda::host_memory::{Managed, PinnedHost};
 use crate::cuda::launch_ex::Attr;
 use crate::cuda::memory::DevBuf;
 use crate::cuda::module::{ArgValue, Kernel, Launch};
 use crate::cuda::texture::TexObject;
+use crate::model::host::Memory;
 use crate::model::results::{Occupancy, PtxasReport};
 use crate::model::{Arg, ElemType, Lesson, Variant};
 use crate::worker::hostdata::HostData;
@@ -28,6 +30,41 @@ pub struct Buffers {
     /// The expected outputs judged on the GPU (`device_compare`), uploaded once on these
     /// inputs.
     pub expected_dev: super::device_compare::OnDevice,
+    /// By buffer, the host memory of those that live off the device (`memory: mapped` or
+    /// `managed`), whose `dev` entry is then a one-word placeholder; None for the others.
+    pub host: Vec<Option<HostMem>>,
+}
+
+/// An input buffer's memory when it is not the GPU's own.
+pub enum HostMem {
+    Mapped(PinnedHost),
+    Managed(Managed),
+}
+
+impl HostMem {
+    fn new(gpu: &Gpu, memory: Memory, data: &HostData) -> Result<Option<HostMem>, CudaError> {
+        let bytes = data.to_le_bytes();
+        Ok(match memory {
+            Memory::Device => None,
+            Memory::Mapped => {
+                let mut p = PinnedHost::new(gpu, bytes.len(), true)?;
+                p.as_mut_slice().copy_from_slice(&bytes);
+                Some(HostMem::Mapped(p))
+            }
+            Memory::Managed => {
+                let mut m = Managed::new(gpu, bytes.len())?;
+                m.write(&bytes)?;
+                Some(HostMem::Managed(m))
+            }
+        })
+    }
+
+    pub fn device_address(&self) -> u64 {
+        match self {
+            HostMem::Mapped(p) => p.device_address(),
+            HostMem::Managed(m) => m.device_address(),
+        }
+    }
 }
 
 impl Buffers {
@@ -49,8 +86,18 @@ impl Buffers {
             textures: Vec::new(),
             peer,
             expected_dev: Default::default(),
+            host: Vec::new(),
         };
         for (b, h) in lesson.buffers.iter().zip(host_inputs) {
+            let off_device = HostMem::new(gpu, b.memory, &h)?;
+            if off_device.is_some() {
+                // Kernels reach it at its own address; the placeholder keeps the indices.
+                bufs.dev.push(gpu.alloc(4)?);
+                bufs.host_inputs.push(h);
+                bufs.host.push(off_device);
+                continue;
+            }
+            bufs.host.push(None);
             let on = match (b.gpu, &bufs.peer) {
                 (1, Some(p)) => p,
                 _ => gpu,
@@ -130,7 +177,11 @@ impl Buffers {
             .args
             .iter()
             .map(|a| match *a {
-                Arg::Buffer(i) => ArgValue::Buffer(&self.dev[i]),
+                Arg::Buffer(i) => match &self.host[i] {
+                    // A pointer is a 64-bit value to the kernel, whichever memory it names.
+                    Some(h) => ArgValue::U64(h.device_address()),
+                    None => ArgValue::Buffer(&self.dev[i]),
+                },
                 Arg::I32(x) => ArgValue::I32(x),
                 Arg::U32(x) => ArgValue::U32(x),
                 Arg::I64(x) => ArgValue::I64(x),
@@ -151,6 +202,19 @@ impl Buffers {
 }
 
 impl Buffers {
+    /// The managed buffers `v`'s arguments name, for moving them before its timed runs.
+    pub fn managed_args(&self, v: &Variant) -> Vec<&Managed> {
+        (v.args.iter())
+            .filter_map(|a| match a {
+                Arg::Buffer(i) => match &self.host[*i] {
+                    Some(HostMem::Managed(m)) => Some(m),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
     /// `v`'s launch attributes, with the L2 window's buffer as its device address.
     fn attrs(&self, v: &Variant) -> Vec<Attr> {
         let mut out = Vec::new();

@@ -23,6 +23,7 @@ pub mod textures;
 pub mod timing;
 pub mod tools;
 pub mod traced;
+pub mod transfer;
 pub mod turn_queue;
 pub mod turns;
 pub mod variant;

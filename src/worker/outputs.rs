@@ -273,6 +273,7 @@ mod tests {
             len: 1000,
             init: Init::Poison,
             gpu: 0,
+            memory: Default::default(),
         };
         let p = generate(&b, 0);
         let err = compare("out", &p, &p, &Tolerance::default())

@@ -401,6 +401,7 @@ fn ensure_peak(session: &mut Session, opts: &RunOptions, send: Sink) -> Result<P
         session.peak = Some(Peak {
             copy_gbps: Some(gbps),
             cublas_gflops: None,
+            link_gbps: (session.gpu.info().pcie).and_then(|l| l.theoretical_gbps()),
         });
     }
     Ok(session.peak.clone().unwrap_or_default())

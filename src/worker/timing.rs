@@ -54,17 +54,46 @@ pub fn time_variant(
     r: &mut VariantResult,
     send: &mut dyn FnMut(Reply),
 ) -> Result<Vec<RunWindow>, CudaError> {
+    time_work(gpu, Work::launch(launch), (opts, cold_l2), r, send)
+}
+
+/// What one timed run does: `prep` queued before the first event (not in the time), then
+/// `timed` between the events.
+pub struct Work<'a> {
+    pub prep: Box<dyn FnMut() -> Result<(), CudaError> + 'a>,
+    pub timed: Box<dyn FnMut() -> Result<(), CudaError> + 'a>,
+}
+
+impl<'a> Work<'a> {
+    /// A kernel launch, nothing before it.
+    pub fn launch(launch: &'a Launch<'a>) -> Work<'a> {
+        Work {
+            prep: Box::new(|| Ok(())),
+            timed: Box::new(move || launch.enqueue()),
+        }
+    }
+}
+
+/// `time_variant` for any work on the stream: a kernel, a copy, a prefetch and a kernel.
+pub fn time_work(
+    gpu: &Gpu,
+    mut work: Work,
+    (opts, cold_l2): (&RunOptions, bool),
+    r: &mut VariantResult,
+    send: &mut dyn FnMut(Reply),
+) -> Result<Vec<RunWindow>, CudaError> {
     let timer = gpu.timer()?;
     let mut flush = match cold_l2 {
         true => cold_flush(gpu, &r.name, send),
         false => None,
     };
     r.cold_l2 = flush.is_some();
-    let once = |flush: &mut Option<Flush>| -> Result<f64, CudaError> {
+    let mut once = |flush: &mut Option<Flush>| -> Result<f64, CudaError> {
         if let Some(f) = flush.as_mut() {
             f.enqueue()?;
         }
-        timer.time(|| launch.enqueue())
+        (work.prep)()?;
+        timer.time(|| (work.timed)())
     };
     for _ in 0..WARMUP {
         once(&mut flush)?;
@@ -120,7 +149,11 @@ pub fn summarize(lesson: &Lesson, peak: &Peak, r: &mut VariantResult) {
     let secs = t.median * 1e-3;
     r.gbps = lesson.metrics.bytes.map(|b| b / secs / 1e9);
     r.gflops = lesson.metrics.flops.map(|f| f / secs / 1e9);
-    if lesson.metrics.cublas_peak {
+    if lesson.metrics.link_peak {
+        if let (Some(g), Some(p)) = (r.gbps, peak.link_gbps) {
+            r.pct_of_peak = Some(100.0 * g / p);
+        }
+    } else if lesson.metrics.cublas_peak {
         if let (Some(g), Some(p)) = (r.gflops, peak.cublas_gflops) {
             r.pct_of_peak = Some(100.0 * g / p);
         }

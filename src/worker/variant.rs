@@ -19,6 +19,7 @@ use crate::analysis::limits;
 use crate::course::fingerprint::blank_result;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
+use crate::cuda::host_memory::Place;
 use crate::cuda::module::Kernel;
 use crate::cuda::nvrtc::Compiled;
 use crate::model::protocol::{Reply, RunOptions};
@@ -53,7 +54,7 @@ pub struct Job<'a> {
     pub shown: bool,
 }
 
-fn stage(send: Sink, v: &Variant, s: &str) {
+pub(super) fn stage(send: Sink, v: &Variant, s: &str) {
     send(Reply::Stage {
         variant: v.name.clone(),
         stage: s.to_string(),
@@ -67,6 +68,9 @@ pub fn run_variant(
     send: Sink,
 ) -> Result<VariantResult, Fatal> {
     let v = job.variant;
+    if let Some(t) = v.transfer {
+        return super::transfer::run_transfer(ctx, job, t, bufs, send);
+    }
     let fatal = |e| Fatal::in_variant(&v.name, e);
     let mut r = blank_result(ctx.lesson, v);
     let Some(compiled) = compile(ctx, v, &mut r, send) else {
@@ -140,11 +144,45 @@ fn load_check_time(
         stage(send, v, "timing");
         let launch = bufs.launch(v, &kernel);
         let cold = v.cold_l2 || ctx.opts.cold_l2;
-        let windows = timing::time_variant(ctx.gpu, &launch, (ctx.opts, cold), r, send)?;
+        let work = managed_work(ctx, v, bufs, &launch);
+        let windows = timing::time_work(ctx.gpu, work, (ctx.opts, cold), r, send)?;
         timing::summarize(ctx.lesson, ctx.peak, r);
         return Ok(windows);
     }
     Ok(Vec::new())
+}
+
+/// A timed run of `launch`. Where it reads managed buffers, every run starts with their
+/// pages on the host (sent there before the first event, not timed), as in a program that
+/// has just written its input on the CPU: after one run the pages would sit on the GPU and
+/// every later run would read device memory, so without this only the first run, a
+/// warm-up, would ever touch them first. Then, inside the time, with `prefetch: true` the
+/// pages go over in bulk (`cuMemPrefetchAsync`) before the kernel; without it the kernel's
+/// first touch of each page faults and migrates it.
+fn managed_work<'a>(
+    ctx: &'a RunContext,
+    v: &Variant,
+    bufs: &'a Buffers,
+    launch: &'a crate::cuda::module::Launch<'a>,
+) -> timing::Work<'a> {
+    let managed = bufs.managed_args(v);
+    if managed.is_empty() {
+        return timing::Work::launch(launch);
+    }
+    let gpu = ctx.gpu;
+    let ahead = v.prefetch;
+    let home = managed.clone();
+    timing::Work {
+        prep: Box::new(move || home.iter().try_for_each(|m| m.prefetch(gpu, Place::Host))),
+        timed: Box::new(move || {
+            if ahead {
+                managed
+                    .iter()
+                    .try_for_each(|m| m.prefetch(gpu, Place::Gpu))?;
+            }
+            launch.enqueue()
+        }),
+    }
 }
 
 /// A launch the GPU refused (too many threads, too much shared memory or too many

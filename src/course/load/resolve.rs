@@ -69,6 +69,18 @@ pub(super) fn resolve(
     );
     sweep_knobs(&mut cx, &raw);
     let reference = lesson_reference(&mut cx, &raw, &variant_names, &known);
+    if let (Some(crate::model::Reference::Variant(i)), Some(vs)) = (&reference, vars.as_deref())
+        && vs.get(*i).is_some_and(|v| v.transfer.is_some())
+    {
+        // A copy has no outputs for the kernels to match.
+        cx.err(
+            "reference",
+            format!(
+                "the reference must be a kernel; `{}` is a `transfer`",
+                vs[*i].name
+            ),
+        );
+    }
     let metrics = metrics(&mut cx, &raw, &problem);
     let expect = expect(&mut cx, &raw, &variant_names);
     let measures = measures::measures(&mut cx, &raw, &known, vars.as_deref());
@@ -343,9 +355,10 @@ fn metrics(cx: &mut Cx, raw: &RawLesson, problem: &[(String, i64)]) -> Metrics {
         None | Some("copy") => {}
         Some("none") => out.no_peak = true,
         Some("cublas") => out.cublas_peak = true,
+        Some("link") => out.link_peak = true,
         Some(other) => cx.err(
             "metrics.peak",
-            format!("`peak` is `copy`, `cublas` or `none`, not `{other}`"),
+            format!("`peak` is `copy`, `cublas`, `link` or `none`, not `{other}`"),
         ),
     }
     for (key, e, slot) in [

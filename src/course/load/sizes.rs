@@ -98,6 +98,17 @@ pub(super) fn buffers(
             );
             ok = false;
         }
+        let memory = b.memory.unwrap_or_default();
+        if !memory.is_device() && (init == Some(Init::Poison) || gpu != 0) {
+            // Outputs are poisoned and compared through device copies, and a peer's memory
+            // is another GPU's: host memory is for inputs the kernels read.
+            cx.err(
+                &at("memory"),
+                "`memory: mapped` and `memory: managed` are for inputs (not `init: poison`) \
+                 on the GPU that runs the kernels (`gpu: 0`)",
+            );
+            ok = false;
+        }
         match (ok, len, init) {
             (true, Some(len), Some(init)) => out.push(Some(Buffer {
                 name: b.name.clone(),
@@ -105,6 +116,7 @@ pub(super) fn buffers(
                 len: len as u64,
                 init,
                 gpu,
+                memory,
             })),
             _ => out.push(None),
         }

@@ -12,7 +12,7 @@ use super::sweeps::Expansion;
 use crate::course::bundle::CourseRoot;
 use crate::course::confine::SourceError;
 use crate::course::schema::{DefineValue, Dims, Expr, RawArg, RawVariant};
-use crate::course::schema::{RawConstant, RawL2Window};
+use crate::course::schema::{RawConstant, RawL2Window, RawTransfer};
 use crate::model::Variant;
 use std::collections::HashMap;
 
@@ -35,9 +35,34 @@ pub(super) struct Merged {
     note: Option<String>,
     constants: At<Vec<RawConstant>>,
     cold_l2: bool,
+    transfer: At<RawTransfer>,
+    prefetch: At<bool>,
 }
 
 impl Merged {
+    /// What a transfer variant is made of, and where each kernel key it must not have was
+    /// written (an inherited one at its parent's text).
+    pub(super) fn transfer_parts(&self) -> super::transfer::Parts {
+        let kernel_keys = [
+            self.source.as_ref().map(|s| s.1.clone()),
+            self.kernel.as_ref().map(|s| s.1.clone()),
+            self.grid.as_ref().map(|s| s.1.clone()),
+            self.block.as_ref().map(|s| s.1.clone()),
+            self.smem.as_ref().map(|s| s.1.clone()),
+            self.cluster.as_ref().map(|s| s.1.clone()),
+            self.l2_window.as_ref().map(|s| s.1.clone()),
+            self.args.as_ref().map(|s| s.1.clone()),
+            self.constants.as_ref().map(|s| s.1.clone()),
+            self.prefetch.as_ref().map(|s| s.1.clone()),
+        ];
+        super::transfer::Parts {
+            transfer: self.transfer.clone(),
+            kernel_keys: kernel_keys.into_iter().flatten().collect(),
+            has_defines: !self.defines.is_empty() || !self.options.is_empty() || self.cold_l2,
+            note: self.note.clone(),
+        }
+    }
+
     /// The exercise's solution stands where a variant's `source` would.
     pub fn with_source(mut self, path: &str, at: String) -> Merged {
         self.source = Some((path.to_string(), at));
@@ -65,6 +90,8 @@ pub(super) fn merge(parent: Merged, v: &RawVariant, at: &str) -> Merged {
     }
     over(&mut m.args, &v.args, p("args"));
     over(&mut m.constants, &v.constants, p("constants"));
+    over(&mut m.transfer, &v.transfer, p("transfer"));
+    over(&mut m.prefetch, &v.prefetch, p("prefetch"));
     for (k, val) in v.defines.iter().flat_map(|d| &d.0) {
         match m.defines.iter_mut().find(|(n, _)| n == k) {
             Some(slot) => slot.1 = val.clone(),
@@ -297,6 +324,9 @@ pub(super) fn build(
             options_ok = false;
         }
     }
+    if m.transfer.is_some() {
+        return super::transfer::build(cx, v, at, &m.transfer_parts(), known);
+    }
     let req = required(cx, v, at, &m).filter(|_| options_ok)?;
     let env = env_with_defines(cx, known.problem, &m.defines, at)?;
     let text = kernel_text(cx, &req, sources);
@@ -308,6 +338,7 @@ pub(super) fn build(
         check_args(cx, text, &req.kernel.0, args, &req.args.1);
     }
     let constants = constants::constants(cx, m.constants.as_ref(), text.as_deref(), known);
+    let prefetch = super::transfer::prefetch(cx, m.prefetch.as_ref(), args.as_deref(), known);
     let attrs = launch_attrs(
         cx,
         m.cluster.as_ref(),
@@ -335,6 +366,8 @@ pub(super) fn build(
         constants: constants?,
         attrs: attrs?,
         cold_l2: m.cold_l2,
+        transfer: None,
+        prefetch: prefetch?,
     })
 }
 

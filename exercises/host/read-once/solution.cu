@@ -1,0 +1,15 @@
+// out[i] = 3 * in[i] + 1, where `in` is pinned host memory mapped into the GPU. In round k
+// the block's threads read the k-th blockDim.x words of its tile: a warp's 32 lanes ask for
+// 128 neighbouring bytes, four whole sectors, and every word crosses the link once.
+
+extern "C" __global__ void scale_mine(const unsigned* __restrict__ in, unsigned* __restrict__ out,
+                                      int n)
+{
+    long long tile = (long long)blockIdx.x * blockDim.x * 16;
+    for (int k = 0; k < 16; ++k) {
+        long long i = tile + (long long)k * blockDim.x + threadIdx.x;
+        if (i < n) {
+            out[i] = 3u * in[i] + 1u;
+        }
+    }
+}
