@@ -43,7 +43,7 @@ cp lessons/01-global-coalescing.yaml lessons/07-shared-transpose.yaml \
     lessons/08-reduction.yaml "$course/lessons/"
 cp -r kernels exercises "$course/"
 echo "== knobs: gpulab record of the three lessons" >&2
-"$GPULAB_BIN" record --lessons "$course/lessons" --out "$OUT/copies-knobs.json" >&2 || true
+"$GPULAB_BIN" --lessons "$course/lessons" record --out "$OUT/copies-knobs.json" >&2 || true
 
 python3 - "$OUT" "$runs" "${lessons[@]}" <<'EOF'
 import json, os, statistics, sys

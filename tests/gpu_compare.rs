@@ -40,6 +40,7 @@ fn holding(data: &HostData) -> Lesson {
         len: data.len() as u64,
         init: Init::Zeros,
         gpu: 0,
+        memory: Default::default(),
     }];
     l
 }
