@@ -13,6 +13,11 @@
 #ifndef STREAM
 #define STREAM 0
 #endif
+// Rows of threads in a block (the block is 32 x ROWS): each thread moves TILE_W / ROWS
+// rows of its column pair; more rows, fewer elements a thread and more warps a block.
+#ifndef ROWS
+#define ROWS 8
+#endif
 
 __device__ __forceinline__ float load1(const float* p)
 {
@@ -45,7 +50,7 @@ extern "C" __global__ void transpose_wide(const float* __restrict__ in,
     const int ty = threadIdx.y;
 
 #pragma unroll
-    for (int r = 0; r < TILE_W; r += 8)
+    for (int r = 0; r < TILE_W; r += ROWS)
 #pragma unroll
         for (int c = 0; c < TILE_W; c += 32)
             // The bound holds everywhere when n is a multiple of TILE_W (the lesson's
@@ -58,7 +63,7 @@ extern "C" __global__ void transpose_wide(const float* __restrict__ in,
 
     // The output tile sits at the mirrored block position, written along its rows.
 #pragma unroll
-    for (int r = 0; r < TILE_W; r += 8)
+    for (int r = 0; r < TILE_W; r += ROWS)
 #pragma unroll
         for (int c = 0; c < TILE_W; c += 32)
             if (x0 + ty + r < n && y0 + tx + c < n)
