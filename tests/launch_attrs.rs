@@ -152,3 +152,91 @@ fn a_buffer_is_on_gpu_0_or_1() {
         "`gpu` is 0 (the GPU that runs the kernels) or 1 (its peer), not 2",
     );
 }
+
+/// BASE with `carveout: VALUE` written on the second variant's launch.
+fn with_carveout(value: &str) -> String {
+    BASE.replacen(
+        "launch: { l2_window:",
+        &format!("launch: {{ carveout: {value}, l2_window:"),
+        1,
+    )
+}
+
+#[test]
+fn a_carveout_is_a_percentage_or_a_word_and_like_keeps_it() {
+    for (written, want) in [
+        ("0", 0),
+        ("25", 25),
+        ("100", 100),
+        ("max_l1", 0),
+        ("max_shared", 100),
+        ("\"max_shared\"", 100),
+    ] {
+        let l = load(&with_carveout(written)).unwrap();
+        assert_eq!(l.variants[0].attrs.carveout, None, "{written}");
+        assert_eq!(l.variants[1].attrs.carveout, Some(want), "{written}");
+    }
+    // A child of a variant with a carve-out keeps it unless it gives its own.
+    let text = with_carveout("max_l1").replace(
+        "reference: uniform",
+        "  - { name: child, like: divergent }\n  - name: own\n    like: divergent\n    \
+         launch: { carveout: 60 }\nreference: uniform",
+    );
+    let l = load(&text).unwrap();
+    let carveouts: Vec<_> = l.variants.iter().map(|v| v.attrs.carveout).collect();
+    assert_eq!(carveouts, [None, Some(0), Some(0), Some(60)]);
+    let json = serde_json::to_string(&l.variants[1].attrs).unwrap();
+    assert!(json.contains("\"carveout\":0"), "{json}");
+}
+
+#[test]
+fn a_carveout_out_of_range_is_refused_at_its_line_and_column() {
+    for bad in ["101", "-1", "50.5", "half", "max-l1", "\"\""] {
+        let text = with_carveout(bad);
+        let errs = load(&text).expect_err(bad);
+        assert_eq!(errs.len(), 1, "{bad}: {errs:#?}");
+        let (line, col) = (text.lines().enumerate())
+            .find_map(|(i, l)| l.find(&format!("carveout: {bad}")).map(|c| (i + 1, c + 11)))
+            .unwrap();
+        assert!(
+            errs[0].starts_with(&format!("{line}:{col}:")),
+            "{bad}: {errs:?} (want {line}:{col})"
+        );
+        assert!(
+            errs[0].contains("whole percentage from 0 to 100"),
+            "{errs:?}"
+        );
+        assert!(errs[0].contains("max_l1 or max_shared"), "{errs:?}");
+    }
+    // Not a value at all: the reader's own error, still at the key's line.
+    let errs = load(&with_carveout("[1, 2]")).expect_err("a list");
+    let line = 1 + with_carveout("[1, 2]")
+        .lines()
+        .position(|l| l.contains("carveout"))
+        .unwrap();
+    assert!(
+        errs.iter().any(|e| e.starts_with(&format!("{line}:"))),
+        "{errs:?}"
+    );
+}
+
+#[test]
+fn the_fingerprint_changes_only_where_a_carveout_is_written() {
+    use gpulab::course::fingerprint::variant_hash;
+    let plain = load(BASE).unwrap();
+    let hashes =
+        |l: &Lesson| -> Vec<String> { l.variants.iter().map(|v| variant_hash(l, v)).collect() };
+    let max_l1 = load(&with_carveout("max_l1")).unwrap();
+    let max_shared = load(&with_carveout("100")).unwrap();
+    let (p, a, b) = (hashes(&plain), hashes(&max_l1), hashes(&max_shared));
+    // The variant without the key keeps its hash; the one with it gets a new one per value.
+    assert_eq!((&p[0], &a[0], &b[0]), (&p[0], &p[0], &p[0]));
+    assert_ne!(a[1], p[1]);
+    assert_ne!(b[1], p[1]);
+    assert_ne!(a[1], b[1]);
+    // `max_l1` and 0 are the same launch.
+    assert_eq!(hashes(&load(&with_carveout("0")).unwrap())[1], a[1]);
+    // Without the key nothing is written: recordings keep their text.
+    let json = serde_json::to_string(&plain.variants[1]).unwrap();
+    assert!(!json.contains("carveout"), "{json}");
+}

@@ -22,6 +22,13 @@
 //!   rounded up to the allocation unit (256 B before 8.0, 128 B since). More than the opt-in
 //!   per-block maximum (plus the reserve) cannot launch.
 //! - blocks: a fixed number of resident blocks per SM.
+//!
+//! A launch with a carve-out preference (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`,
+//! a percentage of the largest shared memory) gets, by `cudaOccSMemPreferenceVoltaPlus` and
+//! `cudaOccMaxBlocksPerSMSmemLimit`: that share of the SM's shared memory, rounded up to the
+//! next size the SM can be configured with (`cudaOccAlignUpShmemSizeVoltaPlus`); where one
+//! block needs more, the smallest size that holds the block. So a small carve-out can cut
+//! the blocks that fit even when each uses only the driver's reserve.
 
 use crate::model::results::Occupancy;
 
@@ -47,6 +54,9 @@ pub struct Limits {
     /// Shared memory the driver keeps for itself in every resident block.
     pub smem_reserved_per_block: u32,
     pub smem_alloc_unit: u32,
+    /// The shared-memory sizes (KiB) the SM can be split into, smallest first; the rest of
+    /// the pool is L1.
+    pub smem_configs_kib: &'static [u32],
     /// Sub-partitions of the SM: the register file is split between them, and the hardware's
     /// per-block register check rounds a block's warps up to a multiple of this.
     pub warp_alloc_granularity: u32,
@@ -66,6 +76,13 @@ impl Limits {
             (9, 0) => (2048, 32, 228, 227, KIB, 128),
             _ => return None,
         };
+        let smem_configs_kib: &[u32] = match (major, minor) {
+            (7, 0) => &[0, 8, 16, 32, 64, 96],
+            (7, 5) => &[32, 64],
+            (8, 0) => &[0, 8, 16, 32, 64, 100, 132, 164],
+            (9, 0) => &[0, 8, 16, 32, 64, 100, 132, 164, 196, 228],
+            _ => &[0, 8, 16, 32, 64, 100],
+        };
         Some(Limits {
             max_threads_per_block: 1024,
             max_threads_per_sm: threads,
@@ -79,6 +96,7 @@ impl Limits {
             smem_per_block_optin: optin_kib * KIB,
             smem_reserved_per_block: reserved,
             smem_alloc_unit: smem_unit,
+            smem_configs_kib,
             warp_alloc_granularity: 4,
         })
     }
@@ -96,6 +114,24 @@ pub fn occupancy(
     regs_per_thread: u32,
     smem_per_block: u32,
 ) -> Occupancy {
+    occupancy_with_carveout(
+        limits,
+        threads_per_block,
+        regs_per_thread,
+        smem_per_block,
+        None,
+    )
+}
+
+/// `occupancy` for a launch with the carve-out preference `carveout` (percent of the
+/// largest shared memory; None: no preference, the largest).
+pub fn occupancy_with_carveout(
+    limits: &Limits,
+    threads_per_block: u32,
+    regs_per_thread: u32,
+    smem_per_block: u32,
+    carveout: Option<u8>,
+) -> Occupancy {
     let warps_per_block = threads_per_block.div_ceil(WARP_SIZE);
     let candidates = [
         (
@@ -107,7 +143,10 @@ pub fn occupancy(
             "registers",
             regs_limit(limits, warps_per_block, regs_per_thread),
         ),
-        ("shared memory", smem_limit(limits, smem_per_block)),
+        (
+            "shared memory",
+            smem_limit(limits, smem_per_block, carveout),
+        ),
     ];
     let (limiter, blocks) = candidates
         .into_iter()
@@ -147,7 +186,7 @@ fn regs_limit(limits: &Limits, warps_per_block: u32, regs_per_thread: u32) -> u3
     warps_per_sm / warps_per_block
 }
 
-fn smem_limit(limits: &Limits, smem_per_block: u32) -> u32 {
+fn smem_limit(limits: &Limits, smem_per_block: u32, carveout: Option<u8>) -> u32 {
     let allocated = smem_per_block
         .saturating_add(limits.smem_reserved_per_block)
         .checked_next_multiple_of(limits.smem_alloc_unit)
@@ -158,7 +197,33 @@ fn smem_limit(limits: &Limits, smem_per_block: u32) -> u32 {
     if allocated == 0 {
         return u32::MAX;
     }
-    limits.smem_per_sm / allocated
+    let per_sm = match carveout {
+        None => limits.smem_per_sm,
+        Some(percent) => {
+            let wanted = u64::from(limits.smem_per_sm) * u64::from(percent.min(100)) / 100;
+            let preferred = config_at_least(limits, wanted);
+            if preferred >= allocated {
+                preferred
+            } else {
+                config_at_least(limits, u64::from(allocated))
+            }
+        }
+    };
+    per_sm / allocated
+}
+
+/// The smallest shared-memory size the SM can be configured with that holds `bytes`
+/// (the largest where none does: a block that large was refused above).
+fn config_at_least(limits: &Limits, bytes: u64) -> u32 {
+    let kib = |k: u32| k * 1024;
+    let largest = limits
+        .smem_configs_kib
+        .last()
+        .map_or(limits.smem_per_sm, |&k| kib(k));
+    (limits.smem_configs_kib.iter())
+        .map(|&k| kib(k))
+        .find(|&b| u64::from(b) >= bytes)
+        .unwrap_or(largest)
 }
 
 #[cfg(test)]
@@ -188,6 +253,31 @@ mod tests {
         assert_eq!(Limits::for_cc(7, 5).unwrap().max_warps_per_sm, 32);
         assert_eq!(Limits::for_cc(7, 0).unwrap().smem_reserved_per_block, 0);
         assert_eq!(Limits::for_cc(6, 1), None);
+    }
+
+    #[test]
+    fn a_carveout_sets_the_shared_memory_an_sm_is_split_into() {
+        let l = h100();
+        let at = |smem, carveout| occupancy_with_carveout(&l, 32, 32, smem, carveout);
+        // No preference, or the largest: 228 KiB, and the 32-block ceiling rules a block of
+        // one warp that uses only the driver's 1 KiB.
+        assert_eq!(at(0, None), occupancy(&l, 32, 32, 0));
+        check(&at(0, Some(100)), 32, 32, "blocks");
+        // The largest L1: no shared memory is preferred, so the SM takes the smallest size
+        // that holds one block (8 KiB), and 8 blocks of 1 KiB fit.
+        check(&at(0, Some(0)), 8, 8, "shared memory");
+        // 10% of 228 KiB is 22.8 KiB, rounded up to 32 KiB: 32 blocks of 1 KiB fit again.
+        check(&at(0, Some(10)), 32, 32, "blocks");
+        // A block of 40 KiB (+1) under max_l1: the smallest size holding it, 64 KiB, one block.
+        check(&at(40 * 1024, Some(0)), 1, 1, "shared memory");
+        // The same block with no preference: 228 / 41 = 5 blocks.
+        check(&at(40 * 1024, None), 5, 5, "shared memory");
+        // 50%: 114 KiB, rounded up to 132 KiB: 3 blocks of 41 KiB.
+        check(&at(40 * 1024, Some(50)), 3, 3, "shared memory");
+        // Turing's smallest size is 32 KiB: max_l1 still holds 32 blocks of no shared memory.
+        let turing = Limits::for_cc(7, 5).unwrap();
+        let t = occupancy_with_carveout(&turing, 32, 32, 2048, Some(0));
+        assert_eq!(t.blocks_per_sm, 16, "{t:?}");
     }
 
     #[test]

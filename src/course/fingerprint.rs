@@ -63,6 +63,11 @@ pub fn variant_hash_at(lesson: &Lesson, lens: &[u64], v: &Variant) -> String {
         });
         h.update(host.to_string().as_bytes());
     }
+    // A carve-out changes what the launch is given (how much of the SM's pool is L1), so it
+    // is hashed; only where it is written, so that every other variant keeps its hash.
+    if let Some(c) = v.attrs.carveout {
+        h.update(format!("carveout={c}").as_bytes());
+    }
     h.finalize()
         .iter()
         .take(12)

@@ -128,6 +128,7 @@ pub struct RawLaunch {
     pub smem: Option<Expr>,
     pub cluster: Option<Dims>,
     pub l2_window: Option<RawL2Window>,
+    pub carveout: Option<CarveoutText>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -465,6 +466,28 @@ impl<'de> Deserialize<'de> for CcText {
             Any::Text(s) => s,
             Any::Float(x) => format!("{x:?}"),
             Any::Int(n) => format!("{n}.0"),
+        }))
+    }
+}
+
+/// `launch.carveout` as written: a percentage (`0`, `100`; a float is kept as text so that
+/// the loader can name it) or a word (`max_l1`, `max_shared`); the loader reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CarveoutText(pub String);
+
+impl<'de> Deserialize<'de> for CarveoutText {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Any {
+            Int(i64),
+            Float(f64),
+            Text(String),
+        }
+        Ok(CarveoutText(match Any::deserialize(d)? {
+            Any::Int(n) => n.to_string(),
+            Any::Float(x) => format!("{x:?}"),
+            Any::Text(s) => s,
         }))
     }
 }

@@ -147,6 +147,19 @@ impl Kernel {
             )
             .map_err(|e| fail("raising the shared-memory limit", e))
     }
+
+    /// Ask for `percent` of the SM's most shared memory as shared memory, the rest of the
+    /// L1 + shared pool being L1 (`CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT`). A
+    /// preference the driver may round up, and overrides where a block needs more; it holds
+    /// for this function's later launches and for the occupancy calculator's answer.
+    pub fn prefer_carveout(&self, percent: u8) -> Result<(), CudaError> {
+        self.func
+            .set_attribute(
+                sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+                i32::from(percent),
+            )
+            .map_err(|e| fail("setting the shared-memory carve-out", e))
+    }
 }
 
 /// A kernel argument, laid out as the kernel expects it.

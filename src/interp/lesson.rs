@@ -189,6 +189,10 @@ pub fn launch(
         }
         p.mem.consts[at as usize..(at + bytes) as usize].copy_from_slice(&data);
     }
+    // `v.attrs.carveout` is not used: it splits the SM's pool between L1 and shared memory,
+    // and the interpreter models no cache, and gives a block all the shared memory it asks
+    // for, so the split changes neither what a kernel computes nor what the trace counts.
+    // The L2 window is left out for the same reason.
     Ok(Launch {
         grid: v.grid,
         block: v.block,

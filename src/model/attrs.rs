@@ -1,6 +1,6 @@
-//! Launch attributes a variant may ask for (docs/lesson-format.md, `launch.cluster` and
-//! `launch.l2_window`). The default means "an ordinary launch", so lessons without them are
-//! unchanged, in memory and in JSON.
+//! Launch attributes a variant may ask for (docs/lesson-format.md, `launch.cluster`,
+//! `launch.l2_window` and `launch.carveout`). The default means "an ordinary launch", so
+//! lessons without them are unchanged, in memory and in JSON.
 
 use serde::{Deserialize, Serialize};
 
@@ -12,11 +12,20 @@ pub struct LaunchAttrs {
     pub cluster: Option<[u32; 3]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub l2_window: Option<L2Window>,
+    /// The share of the SM's L1 + shared-memory pool the kernel would like as shared memory,
+    /// in percent of the most it can have (0: the largest L1, 100: the largest shared
+    /// memory). A preference: the driver still gives a block the shared memory it needs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carveout: Option<u8>,
 }
+
+/// The carve-out's words, as `launch.carveout` accepts them beside a percentage.
+pub const CARVEOUT_MAX_L1: u8 = 0;
+pub const CARVEOUT_MAX_SHARED: u8 = 100;
 
 impl LaunchAttrs {
     pub fn is_empty(&self) -> bool {
-        self.cluster.is_none() && self.l2_window.is_none()
+        self.cluster.is_none() && self.l2_window.is_none() && self.carveout.is_none()
     }
 
     /// Blocks in one cluster (1 without clusters).
@@ -69,8 +78,17 @@ mod tests {
         let c = LaunchAttrs {
             cluster: Some([2, 2, 1]),
             l2_window: None,
+            carveout: None,
         };
         assert_eq!(c.cluster_blocks(), 4);
+        let k = LaunchAttrs {
+            carveout: Some(CARVEOUT_MAX_L1),
+            ..LaunchAttrs::default()
+        };
+        assert!(!k.is_empty());
+        assert_eq!(serde_json::to_string(&k).unwrap(), r#"{"carveout":0}"#);
+        let back: LaunchAttrs = serde_json::from_str(r#"{"carveout":100}"#).unwrap();
+        assert_eq!(back.carveout, Some(CARVEOUT_MAX_SHARED));
         assert_eq!(L2Access::parse("persisting"), Some(L2Access::Persisting));
         assert_eq!(L2Access::parse("sticky"), None);
     }

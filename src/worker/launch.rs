@@ -245,15 +245,31 @@ fn upload(d: &mut DevBuf, h: &HostData) -> Result<(), CudaError> {
     }
 }
 
-/// Occupancy from the ptxas report with CUDA's rules (no GPU needed).
+/// What a loaded kernel is told before `v` launches it: more than 48 KiB of dynamic shared
+/// memory where `v` asks for it, and the variant's carve-out. Both are attributes of the
+/// function, set before the occupancy calculator is asked, so that it answers for the
+/// launch that will be made.
+pub fn prepare(kernel: &Kernel, v: &Variant) -> Result<(), CudaError> {
+    if v.smem > 48 * 1024 {
+        kernel.allow_dynamic_smem(v.smem)?;
+    }
+    if let Some(percent) = v.attrs.carveout {
+        kernel.prefer_carveout(percent)?;
+    }
+    Ok(())
+}
+
+/// Occupancy from the ptxas report with CUDA's rules (no GPU needed), under the variant's
+/// carve-out when it has one.
 pub fn occupancy_from_report(cc: &str, v: &Variant, r: &PtxasReport) -> Option<Occupancy> {
     let (maj, min) = cc.split_once('.')?;
     let limits = occupancy::Limits::for_cc(maj.parse().ok()?, min.parse().ok()?)?;
-    Some(occupancy::occupancy(
+    Some(occupancy::occupancy_with_carveout(
         &limits,
         v.threads_per_block(),
         r.registers,
         r.smem + v.smem,
+        v.attrs.carveout,
     ))
 }
 

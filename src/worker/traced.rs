@@ -48,9 +48,7 @@ pub fn trace_variant(
     image.push(0);
     let module = gpu.load_module(&image)?;
     let kernel = module.kernel(&ptx.lowered_name)?;
-    if v.smem > 48 * 1024 {
-        kernel.allow_dynamic_smem(v.smem)?;
-    }
+    super::launch::prepare(&kernel, v)?;
     // The traced build is a module of its own: its constants are filled anew.
     if let Some(why) = super::measure::fill_constants(lesson, v, &module, bufs)? {
         return Err(TraceError::Trace(why));

@@ -126,9 +126,7 @@ fn load_check_time(
     let v = job.variant;
     let module = ctx.gpu.load_module(&compiled.image)?;
     let kernel = module.kernel(&compiled.lowered_name)?;
-    if v.smem > 48 * 1024 {
-        kernel.allow_dynamic_smem(v.smem)?;
-    }
+    launch::prepare(&kernel, v)?;
     if let Some(why) = measure::fill_constants(ctx.lesson, v, &module, bufs)? {
         r.correct = Some(false);
         r.error = Some(format!("not launched: {why}"));

@@ -1,34 +1,66 @@
-//! Launch attributes (`launch.cluster`, `launch.l2_window`) and the lesson's
-//! `l2_persisting_bytes` (docs/lesson-format.md). Clusters need compute capability 9.0, so a
+//! Launch attributes (`launch.cluster`, `launch.l2_window`, `launch.carveout`) and the
+//! lesson's `l2_persisting_bytes` (docs/lesson-format.md). Clusters need compute capability 9.0, so a
 //! lesson with one requires it even where it does not say so.
 
 use super::cx::{Cx, Known};
-use crate::course::schema::RawL2Window;
+use crate::course::schema::{CarveoutText, RawL2Window};
 use crate::course::schema::{Dims, Expr, RawLesson};
+use crate::model::attrs::{CARVEOUT_MAX_L1, CARVEOUT_MAX_SHARED};
 use crate::model::{Buffer, L2Access, L2Window, LaunchAttrs, Requires, Variant};
 
 /// Blocks in a cluster that every CC 9.0 GPU accepts; more needs a non-portable opt-in.
 pub(crate) const PORTABLE_CLUSTER: u32 = 8;
 
-/// A variant's attributes, each written at its path; `grid` is the evaluated grid (None
-/// when it had errors, which were reported).
+/// The attributes a variant was written with (itself or through `like:`), each with the
+/// path it was written at.
+pub(super) struct Written<'a> {
+    pub cluster: Option<&'a (Dims, String)>,
+    pub window: Option<&'a (RawL2Window, String)>,
+    pub carveout: Option<&'a (CarveoutText, String)>,
+}
+
+/// A variant's attributes; `grid` is the evaluated grid (None when it had errors, which
+/// were reported). Every attribute is checked, so each error is reported at once.
 pub(super) fn launch_attrs(
     cx: &mut Cx,
-    cluster: Option<&(Dims, String)>,
-    window: Option<&(RawL2Window, String)>,
+    w: Written,
     env: &[(String, i64)],
     grid: Option<[u32; 3]>,
     known: &Known,
 ) -> Option<LaunchAttrs> {
-    let cluster = match cluster {
-        Some(c) => Some(cluster_dims(cx, c, env, grid)?),
-        None => None,
+    let cluster = w.cluster.map(|c| cluster_dims(cx, c, env, grid));
+    let l2_window = w.window.map(|win| l2_window(cx, win, known));
+    let carveout = w.carveout.map(|c| carveout(cx, c));
+    Some(LaunchAttrs {
+        cluster: cluster.map_or(Some(None), |c| c.map(Some))?,
+        l2_window: l2_window.map_or(Some(None), |c| c.map(Some))?,
+        carveout: carveout.map_or(Some(None), |c| c.map(Some))?,
+    })
+}
+
+/// `launch.carveout`: a whole percentage from 0 to 100, or `max_l1` (0) or `max_shared`
+/// (100), the words for its two ends.
+fn carveout(cx: &mut Cx, (text, path): &(CarveoutText, String)) -> Option<u8> {
+    let t = text.0.trim();
+    let value = match t {
+        "max_l1" => Some(CARVEOUT_MAX_L1),
+        "max_shared" => Some(CARVEOUT_MAX_SHARED),
+        _ => t
+            .parse::<i64>()
+            .ok()
+            .filter(|p| (0..=i64::from(CARVEOUT_MAX_SHARED)).contains(p))
+            .and_then(|p| u8::try_from(p).ok()),
     };
-    let l2_window = match window {
-        Some(w) => Some(l2_window(cx, w, known)?),
-        None => None,
-    };
-    Some(LaunchAttrs { cluster, l2_window })
+    if value.is_none() {
+        cx.err(
+            path,
+            format!(
+                "`carveout` is a whole percentage from 0 to 100 (of the most shared memory an \
+                 SM can have), or max_l1 or max_shared, not `{t}`"
+            ),
+        );
+    }
+    value
 }
 
 fn cluster_dims(

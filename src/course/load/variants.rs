@@ -2,7 +2,7 @@
 //! launch is checked in `launch.rs`, the entry point in `kernel.rs`). Inherited keys keep the
 //! path where they were written, so an error in a parent's key points at the parent's text.
 
-use super::attrs::launch_attrs;
+use super::attrs::{Written, launch_attrs};
 use super::constants;
 use super::cx::{Cx, Known};
 use super::kernel::kernel_problem;
@@ -11,8 +11,9 @@ use super::params::check_args;
 use super::sweeps::Expansion;
 use crate::course::bundle::CourseRoot;
 use crate::course::confine::SourceError;
+use crate::course::schema::{CarveoutText, RawConstant, RawL2Window};
 use crate::course::schema::{DefineValue, Dims, Expr, RawArg, RawVariant};
-use crate::course::schema::{RawConstant, RawL2Window, RawTransfer};
+use crate::course::schema::RawTransfer;
 use crate::model::Variant;
 use std::collections::HashMap;
 
@@ -30,6 +31,7 @@ pub(super) struct Merged {
     smem: At<Expr>,
     cluster: At<Dims>,
     l2_window: At<RawL2Window>,
+    carveout: At<CarveoutText>,
     args: At<Vec<RawArg>>,
     pub(super) options: Vec<String>,
     note: Option<String>,
@@ -87,6 +89,7 @@ pub(super) fn merge(parent: Merged, v: &RawVariant, at: &str) -> Merged {
         over(&mut m.smem, &l.smem, p("launch.smem"));
         over(&mut m.cluster, &l.cluster, p("launch.cluster"));
         over(&mut m.l2_window, &l.l2_window, p("launch.l2_window"));
+        over(&mut m.carveout, &l.carveout, p("launch.carveout"));
     }
     over(&mut m.args, &v.args, p("args"));
     over(&mut m.constants, &v.constants, p("constants"));
@@ -341,8 +344,11 @@ pub(super) fn build(
     let prefetch = super::transfer::prefetch(cx, m.prefetch.as_ref(), args.as_deref(), known);
     let attrs = launch_attrs(
         cx,
-        m.cluster.as_ref(),
-        m.l2_window.as_ref(),
+        Written {
+            cluster: m.cluster.as_ref(),
+            window: m.l2_window.as_ref(),
+            carveout: m.carveout.as_ref(),
+        },
         &env,
         grid,
         known,
