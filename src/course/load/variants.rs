@@ -11,9 +11,9 @@ use super::params::check_args;
 use super::sweeps::Expansion;
 use crate::course::bundle::CourseRoot;
 use crate::course::confine::SourceError;
+use crate::course::schema::RawTransfer;
 use crate::course::schema::{CarveoutText, RawConstant, RawL2Window};
 use crate::course::schema::{DefineValue, Dims, Expr, RawArg, RawVariant};
-use crate::course::schema::RawTransfer;
 use crate::model::Variant;
 use std::collections::HashMap;
 
