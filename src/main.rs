@@ -17,8 +17,8 @@ fn main() {
         Some(Cmd::Try(a)) => device.and_then(|d| cli::cmd_try(d, &a)),
         Some(Cmd::Check { paths }) => cli::cmd_check(&root, &paths),
         Some(Cmd::Render(a)) => cli::cmd_render(&root, &a),
-        Some(Cmd::Record { out, lessons }) => {
-            device.and_then(|d| cli::cmd_record(&root, d, out, &lessons))
+        Some(Cmd::Record { out, only }) => {
+            device.and_then(|d| cli::cmd_record(&root, d, out, &only))
         }
         Some(Cmd::Doctor) => device.and_then(|d| cli::cmd_doctor(d).map(|_| 0)),
         Some(Cmd::Glossary) => cli::cmd_glossary().map(|_| 0),

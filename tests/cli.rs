@@ -392,3 +392,13 @@ fn environment_variables_are_asked_only_by_the_commands_that_use_them() {
         "{err}"
     );
 }
+
+/// `record --lesson` is parsed beside the global `--lessons` (two options a letter apart),
+/// and an id the course does not have is refused before any GPU is asked for.
+#[test]
+fn record_lesson_is_its_own_option_and_an_unknown_id_is_named() {
+    let (code, _, err) = gpulab(&["--lessons", "lessons", "record", "--lesson", "nope"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no lesson `nope` to record"), "{err}");
+    assert!(err.contains("gemm"), "the course's ids are listed: {err}");
+}

@@ -225,7 +225,7 @@ pub enum Cmd {
         /// Only these lessons (repeatable): they are run and replace their entries in the
         /// recording already at the output path, whose other lessons are kept as they were.
         #[arg(long = "lesson", value_name = "ID")]
-        lessons: Vec<String>,
+        only: Vec<String>,
     },
     /// What this machine has, and how to get what is missing.
     Doctor,
