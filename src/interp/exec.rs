@@ -128,7 +128,11 @@ pub fn exec(
         | Op::Exit
         | Op::Trap
         | Op::ClusterArrive
-        | Op::ClusterWait => {}
+        | Op::ClusterWait
+        // Run by the warp, which holds the copies (`copies`).
+        | Op::CpAsync { .. }
+        | Op::CpCommit
+        | Op::CpWait { .. } => {}
     }
     Ok(())
 }

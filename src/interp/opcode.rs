@@ -17,7 +17,16 @@ fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
     Some(match base {
         "tex" | "tld4" | "txq" | "suld" | "sust" | "suq" => "textures and surfaces need a GPU",
         "mma" | "wmma" | "wgmma" | "ldmatrix" | "stmatrix" => "tensor-core instructions need a GPU",
-        "cp" | "cp.async" => "asynchronous and bulk copies (TMA) need a GPU",
+        // `cp.async` to shared memory and its groups are modelled; the bulk copies (TMA),
+        // the mbarrier arrival and the reductions are not.
+        "cp" if quals.first() == Some(&"async")
+            && !quals
+                .iter()
+                .any(|q| matches!(*q, "bulk" | "mbarrier" | "reduce")) =>
+        {
+            return None;
+        }
+        "cp" => "bulk copies (TMA), cp.async.mbarrier.arrive and cp.reduce.async need a GPU",
         "brx" => "indirect branches are not interpreted",
         // Loads, stores, atomics, mapa, getctarank and the cluster barrier are modelled;
         // bulk copies and the rest on a cluster's memory are not.
@@ -266,6 +275,23 @@ fn control(q: &Q) -> Result<Op, Unmodelled> {
         })),
         "activemask" => Ok(Op::Activemask),
         "match" if has("any") => Ok(Op::MatchAny(need()?)),
+        "cp" => async_copy(q),
+        _ => Err(format!("`{text}` is not interpreted").into()),
+    }
+}
+
+/// `cp.async` from global to shared memory, and its commit and wait.
+fn async_copy(q: &Q) -> Result<Op, Unmodelled> {
+    let text = q.text;
+    match q.quals.get(1).copied() {
+        Some("commit_group") => Ok(Op::CpCommit),
+        Some("wait_group") => Ok(Op::CpWait { all: false }),
+        Some("wait_all") => Ok(Op::CpWait { all: true }),
+        Some("ca" | "cg") if q.has("global") && (q.has("shared") || q.has("shared::cta")) => {
+            Ok(Op::CpAsync {
+                hint: q.has("L2::cache_hint"),
+            })
+        }
         _ => Err(format!("`{text}` is not interpreted").into()),
     }
 }
@@ -313,6 +339,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(why.contains("TMA"), "{why}");
+        assert_eq!(
+            parse_op("cp.async.cg.shared.global.L2::cache_hint"),
+            Ok(Op::CpAsync { hint: true })
+        );
+        assert_eq!(parse_op("cp.async.wait_all"), Ok(Op::CpWait { all: true }));
         let why = parse_op("multimem.ld_reduce.relaxed.cluster.global.add.u32")
             .unwrap_err()
             .to_string();

@@ -209,6 +209,20 @@ pub enum Op {
     Getctarank {
         generic: bool,
     },
+    /// `cp.async.ca/.cg.shared.global [dst], [src], cp-size{, src-size | ignore-src}`: an
+    /// asynchronous copy of 4, 8 or 16 bytes a lane from global to shared memory, zero-filled
+    /// past `src-size`; done at the wait that completes its group (`interp::copies`).
+    /// `hint`: a cache-policy operand follows (`.L2::cache_hint`), not a source size.
+    CpAsync {
+        hint: bool,
+    },
+    /// `cp.async.commit_group`: the lane's copies since its last commit make one group.
+    CpCommit,
+    /// `cp.async.wait_group N` (`all`: `cp.async.wait_all`, a commit and a wait for every
+    /// group): the lane's groups but the newest N are done.
+    CpWait {
+        all: bool,
+    },
 }
 
 pub fn ty_of(q: &str) -> Option<Ty> {

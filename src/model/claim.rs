@@ -115,10 +115,14 @@ pub enum Metric {
     /// The updates the atomics made (the lanes of their SASS requests; one a warp where
     /// ptxas aggregated them), in the traced blocks.
     AtomicUpdates,
+    /// Global requests of the asynchronous copies (`cp.async`, `LDGSTS`), traced blocks.
+    CopyGlobalRequests,
+    /// Shared wavefronts per asynchronous copy request (its shared write).
+    CopySharedWavefrontsPerRequest,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 31] = [
+    pub const ALL: [(&'static str, Metric); 33] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -183,6 +187,11 @@ impl Metric {
         ),
         ("atomic.lanes_per_address", Metric::AtomicLanesPerAddress),
         ("atomic.updates", Metric::AtomicUpdates),
+        ("copy.global_requests", Metric::CopyGlobalRequests),
+        (
+            "copy.shared_wavefronts_per_request",
+            Metric::CopySharedWavefrontsPerRequest,
+        ),
     ];
 
     pub fn name(self) -> &'static str {

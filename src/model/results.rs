@@ -175,6 +175,17 @@ pub struct AtomicStats {
     pub addresses: u64,
 }
 
+/// Asynchronous copies from global to shared memory (`cp.async`, SASS `LDGSTS`), counted
+/// apart from loads and stores as Nsight Compute counts them (`op_ldgsts`): each warp
+/// request reads global sectors and writes shared memory in wavefronts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CopyStats {
+    /// The global reads: requests and 32-byte sectors.
+    pub global: AtomicCounts,
+    /// The shared writes: requests, wavefronts and the ideal.
+    pub shared: SharedCounts,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AtomicCounts {
     pub requests: u64,
@@ -203,6 +214,9 @@ pub struct MemoryStats {
     /// Atomics and reductions (absent from recordings made before the tracer followed them).
     #[serde(default)]
     pub atomics: AtomicStats,
+    /// Asynchronous copies (absent from recordings made before the tracer followed them).
+    #[serde(default)]
+    pub copies: CopyStats,
     pub traced_blocks: u64,
     pub total_blocks: u64,
     /// Records lost because the trace buffer was full (never silently dropped).

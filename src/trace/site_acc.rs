@@ -50,6 +50,9 @@ pub(super) struct SiteAcc {
     pub(super) lanes: u64,
     /// An atomic's figures (its shared or global requests), once one was traced.
     pub(super) atomic: Option<AtomicAcc>,
+    /// An asynchronous copy's site (its read or its write): its figures go to the copies'
+    /// totals, not the loads' and stores'.
+    pub(super) copy: bool,
     /// The figures of this site's latest shared and global request patterns.
     recent: Recent<Figures>,
 }
@@ -136,6 +139,7 @@ impl SiteAcc {
         {
             return self.add_atomic(index, r, kind, shape);
         }
+        self.copy |= site.kind() == Some(AccessKind::AsyncCopy);
         let shape = shape.filter(|_| r.space == Space::Shared);
         let cost = match r.space {
             Space::Shared | Space::Global => self.add_repeatable(r, shape),
