@@ -79,6 +79,20 @@ pub const SHARED_ST_CONFLICTS: Metric = m(
     "",
 );
 
+/// The asynchronous copies' (`LDGSTS`) counters: their global reads and shared writes, apart
+/// from loads and stores as ncu counts them. Written only where a kernel or line has copies,
+/// so the files of kernels with none stay as they were.
+pub const GLOBAL_LDGSTS_REQUESTS: Metric =
+    m("l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum", "");
+pub const GLOBAL_LDGSTS_SECTORS: Metric = m(
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
+    "sector",
+);
+pub const SHARED_LDGSTS_WAVEFRONTS: Metric = m(
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+    "",
+);
+
 /// Every counter written, in the order a kernel's rows list them.
 pub const METRICS: [Metric; 10] = [
     GLOBAL_LD_REQUESTS,
@@ -107,6 +121,17 @@ impl Tally {
         let ld = i.kind == AccessKind::Load;
         let pick = |a: Metric, b: Metric| if ld { a } else { b };
         let mut put = |metric: Metric, n: u64| *self.counts.entry(metric).or_insert(0) += n;
+        if i.kind == AccessKind::AsyncCopy {
+            match i.space {
+                Space::Global => {
+                    put(GLOBAL_LDGSTS_REQUESTS, i.requests);
+                    put(GLOBAL_LDGSTS_SECTORS, i.sectors);
+                }
+                Space::Shared => put(SHARED_LDGSTS_WAVEFRONTS, i.wavefronts),
+                _ => {}
+            }
+            return;
+        }
         match i.space {
             Space::Global => {
                 put(pick(GLOBAL_LD_REQUESTS, GLOBAL_ST_REQUESTS), i.requests);
