@@ -61,6 +61,8 @@ pub struct BlockCtx<'a> {
     /// Per block of the cluster (by rank), threads arrived at each counted barrier
     /// (`bar.sync a, b` and `bar.arrive a, b`) and not yet let through.
     pub arrivals: Vec<[u32; BARRIERS]>,
+    /// Per block of the cluster (by rank), its transaction barriers and bulk copies.
+    pub(super) mbars: Vec<super::mbarrier::Mbars>,
 }
 
 impl BlockCtx<'_> {

@@ -238,7 +238,9 @@ fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr
         | Op::Nop
         | Op::CpAsync { .. }
         | Op::CpCommit
-        | Op::CpWait { .. } => 0,
+        | Op::CpWait { .. }
+        | Op::MbarInit
+        | Op::BulkCopy => 0,
         Op::Atom { red: true, .. } => 0,
         _ => 1.min(ops.len()),
     };

@@ -223,6 +223,20 @@ pub enum Op {
     CpWait {
         all: bool,
     },
+    /// `mbarrier.init [addr], count`: a transaction barrier awaiting `count` arrivals a
+    /// phase (`interp::mbarrier`).
+    MbarInit,
+    /// `mbarrier.arrive{.expect_tx} state, [addr]{, n}`: an arrival (with `expect_tx`, and
+    /// `n` bytes the phase must also receive).
+    MbarArrive {
+        expect_tx: bool,
+    },
+    /// `mbarrier.try_wait.parity`/`test_wait.parity p, [addr], parity`: whether the phase
+    /// of that parity has completed.
+    MbarWait,
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src],
+    /// size, [mbar]`: the 1-D bulk copy (TMA), done when a wait on its barrier looks.
+    BulkCopy,
 }
 
 pub fn ty_of(q: &str) -> Option<Ty> {

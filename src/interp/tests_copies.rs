@@ -147,3 +147,53 @@ fn races_order_a_copy_by_its_wait_and_the_barrier_after_it() {
     assert!(!no_wait.is_empty());
     assert_eq!(out[3], 7);
 }
+
+/// A barrier for the bulk copy, beside the tile.
+const BULK: &str = ".shared .align 16 .b8 tile[512];\n.shared .align 8 .b64 bar;";
+
+#[test]
+fn a_bulk_copy_lands_when_a_wait_on_its_barrier_sees_the_phase_complete() {
+    // Thread 0 makes the barrier (one arrival), all meet, thread 0 announces 256 bytes and
+    // copies in[0..64] into the tile in one bulk copy; every thread reads its word before
+    // waiting (r8: still 7) and after its parity-0 wait (r10). r9 = r8 + 1000 × r10.
+    let body = tile_body(
+        "mov.u32 %r20, bar;\nsetp.eq.u32 %p1, %r1, 0;\n\
+         @%p1 mbarrier.init.shared::cta.b64 [%r20], 1;\nbar.sync 0;\n\
+         @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd10, [%r20], 256;\n\
+         @%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r6], [%rd4], 256, [%r20];\n\
+         ld.shared.u32 %r8, [%r5];\n\
+         WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 %p2, [%r20], 0;\n@!%p2 bra WAIT;\n\
+         ld.shared.u32 %r10, [%r5];\nmad.lo.u32 %r9, %r10, 1000, %r8;",
+    );
+    let (out, _, _) = run_full(BULK, &body, 1, 64, 64).unwrap();
+    for (t, &got) in out.iter().enumerate() {
+        let t = t as u32;
+        assert_eq!(got / 1000, t, "thread {t} after its wait");
+        // The issuing warp reads before any wait; warp 1 runs after warp 0's wait brought
+        // the bytes, which a GPU may show it early too.
+        let before = if t < 32 { vec![7] } else { vec![7, t] };
+        assert!(before.contains(&(got % 1000)), "thread {t} before: {got}");
+    }
+    // The phase that completed is 0: a wait on parity 1 is still waiting.
+    let body = tile_body(
+        "mov.u32 %r20, bar;\nsetp.eq.u32 %p1, %r1, 0;\n\
+         @%p1 mbarrier.init.shared::cta.b64 [%r20], 1;\nbar.sync 0;\n\
+         @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd10, [%r20], 256;\n\
+         @%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r6], [%rd4], 256, [%r20];\n\
+         mbarrier.test_wait.parity.shared::cta.b64 %p2, [%r20], 0;\n\
+         mbarrier.test_wait.parity.shared::cta.b64 %p3, [%r20], 1;\n\
+         selp.u32 %r8, 1, 0, %p2;\nselp.u32 %r10, 1, 0, %p3;\nmad.lo.u32 %r9, %r10, 10, %r8;",
+    );
+    let (out, _, _) = run_full(BULK, &body, 1, 32, 64).unwrap();
+    assert!(out[..32].iter().all(|&x| x == 1), "{out:?}");
+}
+
+#[test]
+fn a_bulk_copy_of_a_size_not_a_multiple_of_16_faults() {
+    let body = tile_body(
+        "mov.u32 %r20, bar;\nmbarrier.init.shared::cta.b64 [%r20], 32;\n\
+         cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r6], [%rd4], 20, [%r20];",
+    );
+    let e = run_full(BULK, &body, 1, 32, 32).unwrap_err();
+    assert!(e.why.contains("multiples of 16"), "{}", e.why);
+}
