@@ -84,6 +84,7 @@ fn side(kind: AccessKind) -> &'static str {
         AccessKind::Reduction => "red",
         // LDGSTS: its global read and its shared write count under ncu's `op_ldgsts`.
         AccessKind::AsyncCopy => "ldgsts",
+        AccessKind::BulkCopy => "bulk",
     }
 }
 

@@ -41,6 +41,8 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::AtomicUpdates => "atomic updates",
         Metric::CopyGlobalRequests => "global requests of async copies",
         Metric::CopySharedWavefrontsPerRequest => "shared wavefronts per async copy request",
+        Metric::CopyBulkRequests => "bulk copies",
+        Metric::CopyBulkBytesPerRequest => "bytes per bulk copy",
     }
 }
 

@@ -207,6 +207,7 @@ fn judge_makes(
         Some(AccessKind::Store) => "stores",
         Some(AccessKind::Atomic | AccessKind::Reduction) => "atomics",
         Some(AccessKind::AsyncCopy) => "async copies",
+        Some(AccessKind::BulkCopy) => "bulk copies",
         None => "",
     };
     let words = space_words(space);
@@ -473,7 +474,9 @@ fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::AtomicLanesPerAddress
         | Metric::AtomicUpdates
         | Metric::CopyGlobalRequests
-        | Metric::CopySharedWavefrontsPerRequest => read_traced(m, v),
+        | Metric::CopySharedWavefrontsPerRequest
+        | Metric::CopyBulkRequests
+        | Metric::CopyBulkBytesPerRequest => read_traced(m, v),
     }
 }
 
@@ -574,6 +577,14 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::CopySharedWavefrontsPerRequest => {
             let c = &mem.copies.shared;
             per(c.wavefronts as f64, c.requests, "async copy")
+        }
+        Metric::CopyBulkRequests => {
+            let c = &mem.copies;
+            per(c.bulk_requests as f64, 1.min(c.bulk_requests), "bulk copy")
+        }
+        Metric::CopyBulkBytesPerRequest => {
+            let c = &mem.copies;
+            per(c.bulk_bytes as f64, c.bulk_requests, "bulk copy")
         }
         _ => unreachable!("`read` takes the figures that are not traced"),
     }

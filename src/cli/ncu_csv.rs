@@ -121,6 +121,10 @@ impl Tally {
         let ld = i.kind == AccessKind::Load;
         let pick = |a: Metric, b: Metric| if ld { a } else { b };
         let mut put = |metric: Metric, n: u64| *self.counts.entry(metric).or_insert(0) += n;
+        // The TMA's bulk copies go through no LSU pipe: no counter of the list is theirs.
+        if i.kind == AccessKind::BulkCopy {
+            return;
+        }
         if i.kind == AccessKind::AsyncCopy {
             match i.space {
                 Space::Global => {

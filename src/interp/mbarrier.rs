@@ -17,7 +17,7 @@ use super::calls::lanes;
 use super::decode::Instr;
 use super::mem::At;
 use super::memop::{misaligned, misaligned_error, oob};
-use super::ops::Op;
+use super::ops::{Op, Space};
 use super::warp::Frame;
 use super::{Fault, Halt, RunError};
 
@@ -88,6 +88,15 @@ pub fn step(
     (active, warp): (u32, u32),
 ) -> Result<(), RunError> {
     let rank = ctx.rank as usize;
+    if ins.op == Op::BulkCopy {
+        // One record a warp request, as the GPU's logger writes it: each lane's source, and
+        // the bytes the lowest lane moves as its width.
+        let first = active.trailing_zeros() as usize;
+        let mut row = [0u64; 32];
+        lanes(active).for_each(|l| row[l] = fr.read(&ins.src[1], l, ctx, warp));
+        let size = fr.read(&ins.src[2], first, ctx, warp) as u32;
+        ctx.flat_record(ins, warp, active, Space::Global, &row, size);
+    }
     for l in lanes(active) {
         match ins.op {
             Op::MbarInit => {

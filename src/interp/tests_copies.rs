@@ -3,7 +3,7 @@
 //! analysis from their issue to their wait and the barrier after it.
 
 use super::{run_full, store_r9};
-use crate::model::access::Space;
+use crate::model::access::{AccessKind, Space};
 use crate::trace::analyze::analyze;
 
 /// A shared tile of 64 words, its word `tid` set to 7 first; `%r5` holds the tile's
@@ -165,7 +165,16 @@ fn a_bulk_copy_lands_when_a_wait_on_its_barrier_sees_the_phase_complete() {
          WAIT:\nmbarrier.try_wait.parity.shared::cta.b64 %p2, [%r20], 0;\n@!%p2 bra WAIT;\n\
          ld.shared.u32 %r10, [%r5];\nmad.lo.u32 %r9, %r10, 1000, %r8;",
     );
-    let (out, _, _) = run_full(BULK, &body, 1, 64, 64).unwrap();
+    let (out, k, r) = run_full(BULK, &body, 1, 64, 64).unwrap();
+    // One record of the copy: lane 0's source, the bytes it moves as its width.
+    let bulk: Vec<_> = (r.iter())
+        .filter(|x| k.sites[x.site as usize].kind() == Some(AccessKind::BulkCopy))
+        .collect();
+    assert_eq!(bulk.len(), 1);
+    assert_eq!(
+        (bulk[0].mask, bulk[0].width, bulk[0].space),
+        (1, 256, Space::Global)
+    );
     for (t, &got) in out.iter().enumerate() {
         let t = t as u32;
         assert_eq!(got / 1000, t, "thread {t} after its wait");

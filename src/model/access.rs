@@ -64,6 +64,12 @@ pub enum AccessKind {
     /// instruction.
     #[serde(rename = "async-copy")]
     AsyncCopy,
+    /// A bulk copy by the tensor memory accelerator (PTX `cp.async.bulk`, the TMA): one
+    /// thread moves a whole tile from global to shared memory. Traced as one record of its
+    /// global source: the issuing lane's address and the bytes it moves (the record's
+    /// width), not per lane.
+    #[serde(rename = "bulk-copy")]
+    BulkCopy,
 }
 
 impl AccessKind {

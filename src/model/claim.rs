@@ -119,10 +119,14 @@ pub enum Metric {
     CopyGlobalRequests,
     /// Shared wavefronts per asynchronous copy request (its shared write).
     CopySharedWavefrontsPerRequest,
+    /// Bulk copies (the TMA's `cp.async.bulk`), in the traced blocks.
+    CopyBulkRequests,
+    /// Bytes a bulk copy moves, on average.
+    CopyBulkBytesPerRequest,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 33] = [
+    pub const ALL: [(&'static str, Metric); 35] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -191,6 +195,11 @@ impl Metric {
         (
             "copy.shared_wavefronts_per_request",
             Metric::CopySharedWavefrontsPerRequest,
+        ),
+        ("copy.bulk_requests", Metric::CopyBulkRequests),
+        (
+            "copy.bulk_bytes_per_request",
+            Metric::CopyBulkBytesPerRequest,
         ),
     ];
 

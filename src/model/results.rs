@@ -184,6 +184,14 @@ pub struct CopyStats {
     pub global: AtomicCounts,
     /// The shared writes: requests, wavefronts and the ideal.
     pub shared: SharedCounts,
+    /// Bulk copies (`cp.async.bulk`, the TMA): their requests (one a copy), the 32-byte
+    /// sectors of their global sources and the bytes they move.
+    #[serde(default)]
+    pub bulk_requests: u64,
+    #[serde(default)]
+    pub bulk_sectors: u64,
+    #[serde(default)]
+    pub bulk_bytes: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -172,6 +172,13 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
             add_atomic(&mut m, a, at);
             continue;
         }
+        if a.bulk {
+            let c = &mut m.copies;
+            c.bulk_requests += a.requests[1];
+            c.bulk_sectors += a.sectors;
+            c.bulk_bytes += a.bytes_used;
+            continue;
+        }
         if a.copy {
             let c = &mut m.copies;
             c.global.requests += a.requests[1];
@@ -288,6 +295,8 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
         (_, Some(AccessKind::Store)) => Op::Write,
         (_, Some(AccessKind::Atomic | AccessKind::Reduction)) => Op::Atomic,
         (_, Some(AccessKind::AsyncCopy)) => Op::CopyWrite,
+        // A bulk copy logs its global source only: nothing shared to order.
+        (_, Some(AccessKind::BulkCopy)) => return None,
         (Event::Access { .. }, None) => return None,
     };
     Some(SharedEvent {

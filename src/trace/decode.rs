@@ -120,7 +120,9 @@ fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, Deco
             sites: sites.len(),
         });
     };
-    if width != declared.width {
+    // A bulk copy's record carries the bytes it moves; its site names no width.
+    let bulk = declared.kind() == Some(crate::model::access::AccessKind::BulkCopy);
+    if width != declared.width && !bulk {
         return Err(DecodeError::Width {
             index,
             site,

@@ -59,7 +59,7 @@ fn split_shared(m: &mut MemoryStats) {
             // An atomic has its summary's figures; these are never without them.
             AccessKind::Atomic | AccessKind::Reduction => continue,
             // Counted apart, with the copies' totals.
-            AccessKind::AsyncCopy => continue,
+            AccessKind::AsyncCopy | AccessKind::BulkCopy => continue,
         };
         c.requests += i.requests;
         c.wavefronts += i.wavefronts;
@@ -107,4 +107,7 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut c.shared.requests);
     s(&mut c.shared.wavefronts);
     s(&mut c.shared.ideal_wavefronts);
+    s(&mut c.bulk_requests);
+    s(&mut c.bulk_sectors);
+    s(&mut c.bulk_bytes);
 }

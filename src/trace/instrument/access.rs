@@ -14,6 +14,8 @@ pub(super) struct Access<'a> {
     pub(super) addr: &'a str,
     /// Texture fetches only.
     pub(super) coords: Option<TexCoords>,
+    /// Bulk copies only: the size operand, whose value is the record's width.
+    pub(super) size: Option<&'a str>,
 }
 
 /// What the qualifiers of a traced opcode say.
@@ -62,6 +64,7 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
         width: 0,
         addr: "0",
         coords: None,
+        size: None,
     };
     match quals[2] {
         "commit_group" => return Ok(Some(vec![event(Event::CopyCommit)])),
@@ -78,6 +81,7 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
             return Ok(Some(vec![event(wait)]));
         }
         "ca" | "cg" => {}
+        "bulk" => return Ok(Some(bulk_copy(guard, op, operands).unwrap_or_default())),
         _ => return Ok(Some(Vec::new())),
     }
     // `cp.async.ca.shared{::cta}.global{.level::...} [dst], [src], cp-size{, src-size}{, hint}`
@@ -98,11 +102,46 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
         width,
         addr: addr.trim(),
         coords: None,
+        size: None,
     };
     Ok(Some(vec![
         side(Space::Global, src),
         side(Space::Shared, dst),
     ]))
+}
+
+/// The 1-D bulk copy from global into shared memory that completes on an mbarrier
+/// (`cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size,
+/// [mbar]`): one site, its global source, whose record's width is the bytes it moves. None
+/// for the other bulk forms (tensor maps, multicast, shared to global, prefetch).
+fn bulk_copy<'a>(
+    guard: Option<&'a str>,
+    op: &'a str,
+    operands: &'a str,
+) -> Option<Vec<Access<'a>>> {
+    let quals: Vec<&str> = op.split('.').collect();
+    let one_d = quals.get(3).is_some_and(|q| q.starts_with("shared"))
+        && quals.get(4) == Some(&"global")
+        && quals.contains(&"mbarrier::complete_tx::bytes")
+        && !quals.iter().any(|q| q.starts_with("multicast"));
+    if !one_d {
+        return None;
+    }
+    let mut parts = operands.split(',').map(str::trim);
+    let (_dst, src, size) = (parts.next()?, parts.next()?, parts.next()?);
+    let src = src.strip_prefix('[')?.strip_suffix(']')?.trim();
+    Some(vec![Access {
+        guard,
+        op,
+        event: Event::Access {
+            space: Space::Global,
+            kind: AccessKind::BulkCopy,
+        },
+        width: 0,
+        addr: src,
+        coords: None,
+        size: Some(size),
+    }])
 }
 
 /// A statement's one access or event, or None when it is not one the tracer follows.
@@ -149,6 +188,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         width: q.vec * elem,
         addr: operands[open + 1..close].trim(),
         coords: None,
+        size: None,
     }))
 }
 
@@ -166,6 +206,7 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str) -> Option<Access<'a>> {
         width: 0,
         addr: "0",
         coords: None,
+        size: None,
     })
 }
 
