@@ -11,6 +11,12 @@
 //   MODE 2, double: two tiles: while the block sums tile k, the copies of tile k + 1 are in
 //                   flight into the other one (commit one group per tile, wait_group 1
 //                   leaves the newest in flight).
+//   MODE 3, tma:    two tiles as in MODE 2, each moved by one thread's bulk copy (the
+//                   Hopper TMA, sm_90) that completes on the tile's mbarrier: the thread
+//                   announces the bytes (arrive.expect_tx), everyone waits on the
+//                   barrier's phase. A bulk copy moves a multiple of 16 bytes between
+//                   16-byte aligned addresses: n must be a multiple of 4, and the words of a
+//                   tile past either end of the array are zeroed by the threads instead.
 #ifndef MODE
 #define MODE 0
 #endif
@@ -46,6 +52,61 @@ __device__ __forceinline__ void wait_group()
     asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory");
 }
 
+#if MODE == 3
+__device__ __forceinline__ unsigned smem(const void* p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+// A barrier awaiting one arrival a phase; made visible to the TMA before any copy uses it.
+__device__ __forceinline__ void mbar_init(unsigned long long* bar)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" :: "r"(smem(bar)) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+// Thread 0: the tile's inputs inside the array, [a, b), in one bulk copy completing on
+// `bar`; with none inside, a plain arrival completes the phase.
+__device__ __forceinline__ void bulk(float* dst, const float* src, unsigned bytes,
+                                     unsigned long long* bar)
+{
+    if (bytes == 0) {
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(smem(bar)) : "memory");
+        return;
+    }
+    // Shared words read through ordinary loads before are rewritten by the TMA's proxy.
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+                 :: "r"(smem(bar)), "r"(bytes) : "memory");
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                 "[%0], [%1], %2, [%3];\n"
+                 :: "r"(smem(dst)), "l"(src), "r"(bytes), "r"(smem(bar)) : "memory");
+}
+
+// Whether the barrier's phase of this parity has completed.
+__device__ __forceinline__ bool done(unsigned long long* bar, unsigned parity)
+{
+    unsigned ok;
+    asm volatile("{\n\t.reg .pred %%wp;\n\t"
+                 "mbarrier.try_wait.parity.shared::cta.b64 %%wp, [%1], %2;\n\t"
+                 "selp.u32 %0, 1, 0, %%wp;\n\t}\n"
+                 : "=r"(ok) : "r"(smem(bar)), "r"(parity) : "memory");
+    return ok != 0;
+}
+
+// The tile of outputs from `first`: thread 0 copies the inputs inside the array, every
+// thread zeroes its words of the tile outside it.
+__device__ __forceinline__ void stage_bulk(float* tile, unsigned long long* bar,
+                                           const float* in, int first, int n)
+{
+    int lo = first - R;
+    int a = max(lo, 0), b = min(lo + SPAN, n);
+    for (int w = threadIdx.x; w < SPAN; w += BLOCK)
+        if (lo + w < a || lo + w >= b) tile[w] = 0.0f;
+    if (threadIdx.x == 0) bulk(tile + (a - lo), in + a, b > a ? (b - a) * 4 : 0, bar);
+}
+#endif
+
 __device__ __forceinline__ float at(const float* in, int i, int n)
 {
     return (i >= 0 && i < n) ? in[i] : 0.0f;
@@ -79,7 +140,28 @@ extern "C" __global__ void window_sum(const float* __restrict__ in, float* __res
                                       int n)
 {
     int base = blockIdx.x * TILES * BLOCK;
-#if MODE == 2
+#if MODE == 3
+    __shared__ alignas(16) float tiles[2][SPAN];
+    __shared__ alignas(8) unsigned long long bars[2];
+    if (threadIdx.x == 0) {
+        mbar_init(&bars[0]);
+        mbar_init(&bars[1]);
+    }
+    __syncthreads();
+    stage_bulk(tiles[0], &bars[0], in, base, n);
+    for (int k = 0; k < TILES; ++k) {
+        // The next tile's copy goes into the other buffer, read by no warp since the
+        // barrier that ended the last turn.
+        if (k + 1 < TILES)
+            stage_bulk(tiles[(k + 1) & 1], &bars[(k + 1) & 1], in, base + (k + 1) * BLOCK, n);
+        // Buffer k & 1's barrier completes a phase per tile it holds: the (k / 2)-th.
+        while (!done(&bars[k & 1], (k >> 1) & 1)) {
+        }
+        __syncthreads();
+        sum_out(tiles[k & 1], out, base + k * BLOCK, n);
+        __syncthreads();
+    }
+#elif MODE == 2
     __shared__ float tiles[2][SPAN];
     stage(tiles[0], in, base, n);
     commit();
