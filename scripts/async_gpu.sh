@@ -22,6 +22,7 @@
 #      global requests and sectors and shared wavefronts. PASS/FAIL per counter. ncu's
 #      metric names are checked first (`ncu --query-metrics`): one that this ncu does not
 #      know is reported MISSING with the ldgsts names it does know.
+# With RECORD=1 it then records the whole course into $OUT/recording.json (step 4).
 # Writes to $OUT: run.txt, gpu.json, cpu.json, gpu_cpu.txt, ncu/ (the CSV per variant),
 # ncu_table.md, ncu_metrics.txt. Exits 0 when every comparison passes, 1 when one fails,
 # 2 when it could not run.
@@ -214,6 +215,15 @@ EOF
 done
 cat "$OUT/ncu_table.md"
 echo
+
+# The shipped recording must hold every lesson (tests/recording.rs, tests/screens.rs): with
+# RECORD=1 the whole course is recorded into $OUT/recording.json, to put in
+# lessons/recordings/ once its figures are read.
+if [ "${RECORD:-0}" = 1 ]; then
+    echo "== 4. recording the course (RECORD=1)"
+    "${G[@]}" record --out "$OUT/recording.json" >"$OUT/record.log" 2>&1
+    echo "record: exit $? ($OUT/recording.json, log in $OUT/record.log)"
+fi
 echo "PASS counters: $(grep -c '| PASS |' "$OUT/ncu_table.md"); FAIL counters: $(grep -c 'FAIL' "$OUT/ncu_table.md")"
 echo "async_gpu: $([ $status -eq 0 ] && echo PASS || echo FAIL)"
 exit $status
