@@ -49,7 +49,10 @@ fn the_lessons_tile_loads_are_loads_copies_or_bulk_copies_as_written() {
     for name in ["sync", "async", "double", "tma"] {
         let x = v(name);
         assert_eq!(x["correct"], true, "{name}: {x}");
-        assert!(x["memory"]["races"].as_array().is_none_or(Vec::is_empty), "{name}");
+        assert!(
+            x["memory"]["races"].as_array().is_none_or(Vec::is_empty),
+            "{name}"
+        );
     }
     // Two traced blocks, 8 tiles each, 8 warps a tile and one more for the halo: 144 warp
     // requests of tile inputs, whatever moves them; 32 lanes × 4 bytes a request in one
