@@ -91,9 +91,10 @@ for name in g:
     blocks = (mg["traced_blocks"], mc["traced_blocks"])
     if blocks[0] != blocks[1]:
         diffs.append(f"  traced blocks GPU {blocks[0]} CPU {blocks[1]}")
-    copies = sum(i["requests"] for i in mg["instructions"] if i["kind"] == "async-copy")
+    copies = sum(i["requests"] for i in mg["instructions"]
+                 if i["kind"] in ("async-copy", "bulk-copy") and i["space"] == "global")
     print(f"{'PASS' if not diffs else 'FAIL'} {name}: {len(ig)} traced instructions "
-          f"({copies} cp.async requests) equal on the GPU and the CPU" if not diffs else
+          f"({copies} copy requests) equal on the GPU and the CPU" if not diffs else
           f"FAIL {name}: {len(diffs)} differences")
     for d in diffs[:20]:
         print(d)
@@ -152,7 +153,7 @@ for v in $VARIANTS; do
     python3 - "$OUT/gpu.json" "$OUT/ncu/$v.csv" "$v" "$COUNTERS" "$OUT/ncu_metrics.txt" >>"$OUT/ncu_table.md" <<'EOF' || status=1
 import csv, json, sys
 res, csv_path, variant, counters, known_path = sys.argv[1:6]
-known = open(known_path).read()
+known = set(open(known_path).read().split())
 v = next(x for x in json.load(open(res))["variants"] if x["name"] == variant)
 m = v["memory"]
 k = m["total_blocks"] / max(m["traced_blocks"], 1)
