@@ -414,6 +414,32 @@ mod tests {
     }
 
     #[test]
+    fn copies_count_under_ldgsts_apart_from_loads_and_stores_and_bulk_copies_under_none() {
+        let mut read = instr(Space::Global, AccessKind::AsyncCopy, Some(5));
+        (read.requests, read.sectors) = (2, 8);
+        let mut write = instr(Space::Shared, AccessKind::AsyncCopy, Some(5));
+        (write.requests, write.wavefronts) = (2, 2);
+        let mut bulk = instr(Space::Global, AccessKind::BulkCopy, Some(6));
+        (bulk.requests, bulk.sectors) = (1, 36);
+        let m = MemoryStats {
+            instructions: vec![read, write, bulk],
+            traced_blocks: 1,
+            total_blocks: 3,
+            ..Default::default()
+        };
+        let k: BTreeMap<Metric, u64> = kernel_counters(&m).into_iter().collect();
+        assert_eq!(k[&GLOBAL_LDGSTS_REQUESTS], 6);
+        assert_eq!(k[&GLOBAL_LDGSTS_SECTORS], 24);
+        assert_eq!(k[&SHARED_LDGSTS_WAVEFRONTS], 6);
+        assert_eq!(k[&GLOBAL_LD_REQUESTS] + k[&GLOBAL_ST_REQUESTS], 0);
+        assert_eq!(k[&GLOBAL_ST_SECTORS] + k[&SHARED_ST_WAVEFRONTS], 0);
+        assert!(
+            !line_counters(&m).contains_key(&6),
+            "no counter is a bulk copy's"
+        );
+    }
+
+    #[test]
     fn numbers_are_grouped_as_ncu_prints_them() {
         assert_eq!(grouped(0), "0");
         assert_eq!(grouped(999), "999");
