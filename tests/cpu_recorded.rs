@@ -204,6 +204,13 @@ fn the_atomics_lesson_traces_as_recorded() {
     check_lessons(&["atomics"], "the_atomics_lesson_traces_as_recorded");
 }
 
+/// Asynchronous copies (`cp.async`: its global read and its shared write, apart): compared
+/// once the recording has the lesson; until then each variant says it is not recorded.
+#[test]
+fn the_async_copy_lesson_traces_as_recorded() {
+    check_lessons(&["async-copy"], "the_async_copy_lesson_traces_as_recorded");
+}
+
 /// Textures are refused before anything runs, each instruction with its line.
 #[test]
 fn texture_kernels_are_refused_with_their_lines() {

@@ -82,6 +82,9 @@ fn side(kind: AccessKind) -> &'static str {
         AccessKind::Store => "st",
         AccessKind::Atomic => "atom",
         AccessKind::Reduction => "red",
+        // LDGSTS: its global read and its shared write count under ncu's `op_ldgsts`.
+        AccessKind::AsyncCopy => "ldgsts",
+        AccessKind::BulkCopy => "bulk",
     }
 }
 

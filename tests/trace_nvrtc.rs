@@ -229,3 +229,51 @@ fn the_stencil_kernels_instrument_their_barrier_and_assemble() {
         assemble(&ptxas, &inst, name);
     }
 }
+
+/// The async-copy lesson's kernels: each `cp.async` makes a global and a shared site on the
+/// copy's line, the commits and waits make events, the TMA's bulk copy one global site
+/// whose width comes with each record; all of it assembles.
+#[test]
+fn the_async_copy_kernels_instrument_their_copies_and_assemble() {
+    let Some(ptxas) = ptxas("the_async_copy_kernels_instrument_their_copies_and_assemble") else {
+        return;
+    };
+    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
+    assert!(errors.is_empty(), "{errors:?}");
+    let lesson = lessons.iter().find(|l| l.id == "async-copy").unwrap();
+    // (variant, cp.async sites, commit and wait events, bulk copy sites)
+    for (name, copies, events, bulk) in [
+        ("sync", 0, 0, 0),
+        ("async", 4, 2, 0),
+        ("double", 4, 2, 0),
+        ("tma", 0, 0, 1),
+    ] {
+        let v = lesson.variant(name).unwrap();
+        let job = gpulab::worker::runner::compile_job(v, "sm_90", Output::Ptx);
+        let inst = instrument(&ptx_text(&compile(&job).unwrap().image)).unwrap();
+        let of = |k: AccessKind| inst.sites.iter().filter(move |s| s.kind() == Some(k));
+        let copy: Vec<_> = of(AccessKind::AsyncCopy).collect();
+        // ptxas may duplicate a copy (the prologue's and the loop's): at least as many.
+        assert!(copy.len() >= copies, "{name}: {copy:?}");
+        assert_eq!(copy.len() % 2, 0, "{name}: a read and a write each");
+        for pair in copy.chunks(2) {
+            assert_eq!(
+                (pair[0].space(), pair[1].space()),
+                (Some(Space::Global), Some(Space::Shared)),
+                "{name}"
+            );
+            assert_eq!(pair[0].ptx_line, pair[1].ptx_line, "{name}");
+        }
+        let group_events = (inst.sites.iter())
+            .filter(|s| s.is_event() && !s.is_barrier())
+            .count();
+        assert!(group_events >= events, "{name}: {group_events}");
+        let bulks = of(AccessKind::BulkCopy).count();
+        assert!(bulks >= bulk, "{name}");
+        // None where the variant has none.
+        assert!(copies > 0 || copy.is_empty(), "{name}");
+        assert!(bulk > 0 || bulks == 0, "{name}");
+        assert!(of(AccessKind::BulkCopy).all(|s| s.width == 0));
+        assemble(&ptxas, &inst, &format!("async-copy-{name}"));
+    }
+}

@@ -40,6 +40,10 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::GlobalAtomicSectorsPerRequest => "global sectors per atomic request",
         Metric::AtomicLanesPerAddress => "atomic lanes per address",
         Metric::AtomicUpdates => "atomic updates",
+        Metric::CopyGlobalRequests => "global requests of async copies",
+        Metric::CopySharedWavefrontsPerRequest => "shared wavefronts per async copy request",
+        Metric::CopyBulkRequests => "bulk copies",
+        Metric::CopyBulkBytesPerRequest => "bytes per bulk copy",
     }
 }
 

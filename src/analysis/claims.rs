@@ -203,9 +203,11 @@ fn judge_makes(
         .as_ref()
         .ok_or_else(|| Verdict::NotMeasured(format!("not measured (no trace of `{name}`)")))?;
     let what = match access {
-        Some(AccessKind::Load) => "load",
-        Some(AccessKind::Store) => "store",
-        Some(AccessKind::Atomic | AccessKind::Reduction) => "atomic",
+        Some(AccessKind::Load) => "loads",
+        Some(AccessKind::Store) => "stores",
+        Some(AccessKind::Atomic | AccessKind::Reduction) => "atomics",
+        Some(AccessKind::AsyncCopy) => "async copies",
+        Some(AccessKind::BulkCopy) => "bulk copies",
         None => "",
     };
     let words = space_words(space);
@@ -240,7 +242,7 @@ fn judge_makes(
     let kind = if what.is_empty() {
         format!("{words} memory requests")
     } else {
-        format!("{words} {what}s")
+        format!("{words} {what}")
     };
     if requests == 0 {
         let blocks = mem.traced_blocks;
@@ -471,7 +473,11 @@ fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::GlobalAtomicRequests
         | Metric::GlobalAtomicSectorsPerRequest
         | Metric::AtomicLanesPerAddress
-        | Metric::AtomicUpdates => read_traced(m, v),
+        | Metric::AtomicUpdates
+        | Metric::CopyGlobalRequests
+        | Metric::CopySharedWavefrontsPerRequest
+        | Metric::CopyBulkRequests
+        | Metric::CopyBulkBytesPerRequest => read_traced(m, v),
     }
 }
 
@@ -577,6 +583,22 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::AtomicUpdates => {
             let a = &mem.atomics;
             per(a.updates as f64, 1.min(a.addresses), "atomic")
+        }
+        Metric::CopyGlobalRequests => {
+            let g = &mem.copies.global;
+            per(g.requests as f64, 1.min(g.requests), "async copy")
+        }
+        Metric::CopySharedWavefrontsPerRequest => {
+            let c = &mem.copies.shared;
+            per(c.wavefronts as f64, c.requests, "async copy")
+        }
+        Metric::CopyBulkRequests => {
+            let c = &mem.copies;
+            per(c.bulk_requests as f64, 1.min(c.bulk_requests), "bulk copy")
+        }
+        Metric::CopyBulkBytesPerRequest => {
+            let c = &mem.copies;
+            per(c.bulk_bytes as f64, c.bulk_requests, "bulk copy")
         }
         _ => unreachable!("`read` takes the figures that are not traced"),
     }

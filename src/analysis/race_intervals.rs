@@ -169,7 +169,10 @@ pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
         Op::Read => &mut state.reads,
         Op::Write => &mut state.writes,
         Op::Atomic => &mut state.atomics,
-        Op::Barrier => return,
+        // A copy's write is pushed as a plain write (`RaceFinder::push`); the group events
+        // touch no word.
+        Op::CopyWrite => &mut state.writes,
+        Op::Barrier | Op::CopyCommit | Op::CopyWait { .. } => return,
     };
     let mut warps = [0; 4];
     for (b, w) in warps.iter_mut().enumerate() {

@@ -15,6 +15,16 @@
 //! another warp (a read of the word it updates, a store to it, in either order), and no
 //! hazard with another atomic: two warps' atomic additions to one counter in one interval
 //! are what atomics are for.
+//!
+//! An asynchronous copy (`cp.async`) writes its shared bytes at some moment between its
+//! issue and the `cp.async.wait_group`/`wait_all` of its thread that completes its group
+//! (PTX's completion rule): so its write is in force, as a plain write, in every interval
+//! from the one it is issued in to the one its wait falls in. It is pushed where it is
+//! issued and again after every barrier its warp passes while it is pending; a copy never
+//! waited for stays pending to the end. A read by another warp before the barrier that
+//! follows the wait is a race; the issuing warp's own early read is none (one warp's
+//! accesses are never a hazard with each other), but it reads the old bytes, which the
+//! output check finds.
 
 use std::collections::HashMap;
 
@@ -31,6 +41,42 @@ pub enum Op {
     /// An atomic read-modify-write (`atom`, `red`).
     Atomic,
     Barrier,
+    /// The shared write of an asynchronous copy (`cp.async`), at its issue.
+    CopyWrite,
+    /// `cp.async.commit_group`: the warp's copies since its last commit make a group.
+    CopyCommit,
+    /// `cp.async.wait_group groups` (`all`: `wait_all`, which commits first): the warp's
+    /// groups but the newest `groups` are complete.
+    CopyWait {
+        groups: u32,
+        all: bool,
+    },
+}
+
+impl Op {
+    /// A request that touches shared words (a group event or a barrier touches none).
+    pub fn is_access(self) -> bool {
+        matches!(self, Op::Read | Op::Write | Op::Atomic | Op::CopyWrite)
+    }
+}
+
+/// A warp's copies not yet complete: those since its last commit, and its committed groups,
+/// oldest first.
+#[derive(Default)]
+struct Pending {
+    open: Vec<SharedEvent>,
+    groups: std::collections::VecDeque<Vec<SharedEvent>>,
+}
+
+impl Pending {
+    fn commit(&mut self) {
+        // An empty commit still makes a group (PTX), which `wait_group` counts.
+        self.groups.push_back(std::mem::take(&mut self.open));
+    }
+
+    fn all(&self) -> impl Iterator<Item = &SharedEvent> {
+        self.groups.iter().flatten().chain(&self.open)
+    }
 }
 
 /// One warp's step: a shared-memory request of its active lanes, or a barrier.
@@ -99,6 +145,8 @@ pub struct RaceFinder {
     found: HashMap<Key, Race>,
     request: Vec<(u64, u8, u32)>,
     met: Vec<Race>,
+    /// Each (block, warp)'s asynchronous copies not yet complete.
+    copies: FastMap<(u32, u32), Pending>,
 }
 
 impl RaceFinder {
@@ -110,6 +158,7 @@ impl RaceFinder {
             found: HashMap::new(),
             request: Vec::with_capacity(128),
             met: Vec::new(),
+            copies: FastMap::default(),
         }
     }
 
@@ -124,27 +173,66 @@ impl RaceFinder {
         if !self.racing(e.block) {
             return;
         }
+        let key = (e.block, e.warp);
+        match e.op {
+            Op::CopyWrite => {
+                self.copies.entry(key).or_default().open.push(e.clone());
+                self.access(&SharedEvent {
+                    op: Op::Write,
+                    ..e.clone()
+                });
+            }
+            Op::CopyCommit => self.copies.entry(key).or_default().commit(),
+            Op::CopyWait { groups, all } => {
+                if let Some(p) = self.copies.get_mut(&key) {
+                    if all {
+                        p.commit();
+                    }
+                    while p.groups.len() > groups as usize {
+                        p.groups.pop_front();
+                    }
+                }
+            }
+            Op::Barrier => {
+                self.barrier(e);
+                // The copies still pending may land in the interval the warp enters.
+                let pending: Vec<SharedEvent> = (self.copies.get(&key).into_iter())
+                    .flat_map(Pending::all)
+                    .map(|c| SharedEvent {
+                        op: Op::Write,
+                        ..c.clone()
+                    })
+                    .collect();
+                pending.iter().for_each(|c| self.access(c));
+            }
+            Op::Read | Op::Write | Op::Atomic => self.access(e),
+        }
+    }
+
+    fn barrier(&mut self, e: &SharedEvent) {
         let lanes = self.epochs.entry((e.block, e.warp)).or_default();
         lanes.seen |= e.mask;
-        if e.op == Op::Barrier {
-            let before = lanes.all_past();
-            for l in (0..32).filter(|l| e.mask >> l & 1 == 1) {
-                lanes.passed[l] += 1;
-            }
-            if lanes.all_past() == before {
-                return;
-            }
-            let past =
-                |w: u32| (self.epochs.get(&(e.block, w))).is_some_and(|k| k.all_past() > before);
-            let done = match &self.warps {
-                Warps::Touched(w) => w.get(&e.block).is_some_and(|w| w.iter().all(|&w| past(w))),
-                Warps::All(n) => (0..*n).all(past),
-            };
-            if done {
-                self.intervals.remove(&(e.block, before));
-            }
+        let before = lanes.all_past();
+        for l in (0..32).filter(|l| e.mask >> l & 1 == 1) {
+            lanes.passed[l] += 1;
+        }
+        if lanes.all_past() == before {
             return;
         }
+        let past = |w: u32| (self.epochs.get(&(e.block, w))).is_some_and(|k| k.all_past() > before);
+        let done = match &self.warps {
+            Warps::Touched(w) => w.get(&e.block).is_some_and(|w| w.iter().all(|&w| past(w))),
+            Warps::All(n) => (0..*n).all(past),
+        };
+        if done {
+            self.intervals.remove(&(e.block, before));
+        }
+    }
+
+    /// A read, a write or an atomic, checked against its interval and remembered there.
+    fn access(&mut self, e: &SharedEvent) {
+        let lanes = self.epochs.entry((e.block, e.warp)).or_default();
+        lanes.seen |= e.mask;
         let epoch = lanes.interval(e.mask);
         let iv = self.intervals.entry((e.block, epoch)).or_default();
         if e.op == Op::Read && !iv.written {
@@ -180,7 +268,7 @@ impl RaceFinder {
 /// can warps race.
 fn warps_of_blocks(events: &[SharedEvent]) -> HashMap<u32, Vec<u32>> {
     let mut warps: HashMap<u32, Vec<u32>> = HashMap::new();
-    for e in events.iter().filter(|e| e.op != Op::Barrier) {
+    for e in events.iter().filter(|e| e.op.is_access()) {
         let w = warps.entry(e.block).or_default();
         if !w.contains(&e.warp) {
             w.push(e.warp);
@@ -204,7 +292,7 @@ fn check(
             (&state.writes, RaceKind::WriteRead),
             (&state.atomics, RaceKind::WriteRead),
         ],
-        Op::Write => &[
+        Op::Write | Op::CopyWrite => &[
             (&state.writes, RaceKind::WriteWrite),
             (&state.atomics, RaceKind::WriteWrite),
             (&state.reads, RaceKind::ReadWrite),
@@ -213,7 +301,7 @@ fn check(
             (&state.writes, RaceKind::WriteWrite),
             (&state.reads, RaceKind::ReadWrite),
         ],
-        Op::Barrier => &[],
+        Op::Barrier | Op::CopyCommit | Op::CopyWait { .. } => &[],
     };
     // One access counts once per pair of lines, however many warps it met there.
     let me = warp_bit(e.warp);

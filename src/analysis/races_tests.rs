@@ -355,3 +355,45 @@ fn atomics_race_with_plain_accesses_of_other_warps_but_not_with_each_other() {
     let late = vec![read(1), add(0)];
     assert_eq!(find_races(&late)[0].kind, RaceKind::ReadWrite);
 }
+
+fn event(warp: u32, op: Op) -> SharedEvent {
+    SharedEvent {
+        op,
+        line: Some(30),
+        width: 0,
+        ..barrier(0, warp)
+    }
+}
+
+/// Warp 0 copies word block A (line 20) then B (line 21) in two groups and waits with
+/// `wait_group 1`, which completes A only; after the barrier warp 1 reads A (line 25) and B
+/// (line 26). B's copy may still land: its read races, A's does not. With `wait_all` neither.
+#[test]
+fn a_copy_is_in_force_until_the_wait_that_completes_its_group() {
+    let run = |wait: Op| {
+        let ev = vec![
+            access(0, 0, Op::CopyWrite, 20, 0, 32),
+            event(0, Op::CopyCommit),
+            access(0, 0, Op::CopyWrite, 21, 128, 32),
+            event(0, Op::CopyCommit),
+            event(0, wait),
+            barrier(0, 0),
+            barrier(0, 1),
+            access(0, 1, Op::Read, 25, 0, 32),
+            access(0, 1, Op::Read, 26, 128, 32),
+        ];
+        find_races(&ev)
+    };
+    let some = run(Op::CopyWait {
+        groups: 1,
+        all: false,
+    });
+    let lines: Vec<_> = some.iter().map(|r| (r.first_line, r.second_line)).collect();
+    assert_eq!(lines, [(Some(21), Some(26))], "{some:?}");
+    assert_eq!(some[0].kind, RaceKind::WriteRead);
+    let none = run(Op::CopyWait {
+        groups: 0,
+        all: true,
+    });
+    assert!(none.is_empty(), "{none:?}");
+}

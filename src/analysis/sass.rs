@@ -67,6 +67,8 @@ pub enum MemKind {
     Atomic,
     /// `LDGSTS`: global to shared without registers (`cp.async`).
     GlobalToShared,
+    /// `UBLKCP`: a bulk copy by the TMA (`cp.async.bulk`), a whole tile from one thread.
+    BulkCopy,
 }
 
 impl MemKind {
@@ -85,6 +87,7 @@ impl MemKind {
             MemKind::Texture => "texture fetch",
             MemKind::Atomic => "atomic",
             MemKind::GlobalToShared => "global-to-shared copy",
+            MemKind::BulkCopy => "bulk copy (TMA)",
         }
     }
 }
@@ -115,6 +118,7 @@ impl Instruction {
             "TEX" | "TLD" | "TLD4" | "TXQ" | "TEXS" | "TLDS" | "TLD4S" => MemKind::Texture,
             "ATOM" | "ATOMG" | "ATOMS" | "RED" | "REDG" | "ATOMC" => MemKind::Atomic,
             "LDGSTS" => MemKind::GlobalToShared,
+            "UBLKCP" => MemKind::BulkCopy,
             _ => return None,
         };
         Some(MemOp {

@@ -132,7 +132,9 @@ fn space_of(kind: MemKind) -> Option<(Option<Space>, AccessKind)> {
         MemKind::GenericStore => (None, Store),
         // An atomic of any space (`ATOMS`, `ATOMG`, `REDG`, generic `ATOM`).
         MemKind::Atomic => (None, AccessKind::Atomic),
-        MemKind::GlobalToShared => return None,
+        // A copy's figure is its global read's: sectors per request.
+        MemKind::GlobalToShared => (Some(Space::Global), AccessKind::AsyncCopy),
+        MemKind::BulkCopy => (Some(Space::Global), AccessKind::BulkCopy),
     })
 }
 

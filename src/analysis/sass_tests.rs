@@ -57,6 +57,15 @@ fn guards_widths_and_spaces() {
     let i = instruction("/*0410*/   LD.E.64 R4, [R6] ;", None).unwrap();
     assert_eq!(i.mem().unwrap().kind, MemKind::GenericLoad);
     assert_eq!(i.mem().unwrap().bits, 64);
+    let i = instruction(
+        "/*0418*/   LDGSTS.E.BYPASS.128 [R9], desc[UR6][R2.64] ;",
+        None,
+    )
+    .unwrap();
+    assert_eq!(i.mem().unwrap().kind, MemKind::GlobalToShared);
+    assert_eq!(i.mem().unwrap().bits, 128);
+    let i = instruction("/*041c*/   UBLKCP.S.G [UR8], [UR10], UR5 ;", None).unwrap();
+    assert_eq!(i.mem().unwrap().kind, MemKind::BulkCopy);
     let i = instruction("/*0420*/   FFMA R1, R2, R3, R1 ;", None).unwrap();
     assert_eq!(i.mem(), None);
     assert_eq!(i.base(), "FFMA");

@@ -79,6 +79,20 @@ pub const SHARED_ST_CONFLICTS: Metric = m(
     "",
 );
 
+/// The asynchronous copies' (`LDGSTS`) counters: their global reads and shared writes, apart
+/// from loads and stores as ncu counts them. Written only where a kernel or line has copies,
+/// so the files of kernels with none stay as they were.
+pub const GLOBAL_LDGSTS_REQUESTS: Metric =
+    m("l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum", "");
+pub const GLOBAL_LDGSTS_SECTORS: Metric = m(
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
+    "sector",
+);
+pub const SHARED_LDGSTS_WAVEFRONTS: Metric = m(
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+    "",
+);
+
 /// Every counter written, in the order a kernel's rows list them.
 pub const METRICS: [Metric; 10] = [
     GLOBAL_LD_REQUESTS,
@@ -107,6 +121,21 @@ impl Tally {
         let ld = i.kind == AccessKind::Load;
         let pick = |a: Metric, b: Metric| if ld { a } else { b };
         let mut put = |metric: Metric, n: u64| *self.counts.entry(metric).or_insert(0) += n;
+        // The TMA's bulk copies go through no LSU pipe: no counter of the list is theirs.
+        if i.kind == AccessKind::BulkCopy {
+            return;
+        }
+        if i.kind == AccessKind::AsyncCopy {
+            match i.space {
+                Space::Global => {
+                    put(GLOBAL_LDGSTS_REQUESTS, i.requests);
+                    put(GLOBAL_LDGSTS_SECTORS, i.sectors);
+                }
+                Space::Shared => put(SHARED_LDGSTS_WAVEFRONTS, i.wavefronts),
+                _ => {}
+            }
+            return;
+        }
         match i.space {
             Space::Global => {
                 put(pick(GLOBAL_LD_REQUESTS, GLOBAL_ST_REQUESTS), i.requests);
@@ -382,6 +411,32 @@ mod tests {
         assert_eq!(
             names(9),
             vec![GLOBAL_ST_REQUESTS.name, GLOBAL_ST_SECTORS.name]
+        );
+    }
+
+    #[test]
+    fn copies_count_under_ldgsts_apart_from_loads_and_stores_and_bulk_copies_under_none() {
+        let mut read = instr(Space::Global, AccessKind::AsyncCopy, Some(5));
+        (read.requests, read.sectors) = (2, 8);
+        let mut write = instr(Space::Shared, AccessKind::AsyncCopy, Some(5));
+        (write.requests, write.wavefronts) = (2, 2);
+        let mut bulk = instr(Space::Global, AccessKind::BulkCopy, Some(6));
+        (bulk.requests, bulk.sectors) = (1, 36);
+        let m = MemoryStats {
+            instructions: vec![read, write, bulk],
+            traced_blocks: 1,
+            total_blocks: 3,
+            ..Default::default()
+        };
+        let k: BTreeMap<Metric, u64> = kernel_counters(&m).into_iter().collect();
+        assert_eq!(k[&GLOBAL_LDGSTS_REQUESTS], 6);
+        assert_eq!(k[&GLOBAL_LDGSTS_SECTORS], 24);
+        assert_eq!(k[&SHARED_LDGSTS_WAVEFRONTS], 6);
+        assert_eq!(k[&GLOBAL_LD_REQUESTS] + k[&GLOBAL_ST_REQUESTS], 0);
+        assert_eq!(k[&GLOBAL_ST_SECTORS] + k[&SHARED_ST_WAVEFRONTS], 0);
+        assert!(
+            !line_counters(&m).contains_key(&6),
+            "no counter is a bulk copy's"
         );
     }
 

@@ -216,12 +216,14 @@ fn parse_space(word: &str) -> Result<Space, ClaimError> {
         .ok_or_else(|| ClaimError::UnknownSpace(word.to_string()))
 }
 
-/// `loads`, `stores`, `atomics` (atomics and reductions alike), or `requests` (any).
+/// `loads`, `stores`, `atomics` (atomics and reductions alike), `copies` (asynchronous
+/// copies, `cp.async`), or `requests` (any).
 fn parse_access(word: &str) -> Result<Option<AccessKind>, ClaimError> {
     match word {
         "loads" => Ok(Some(AccessKind::Load)),
         "stores" => Ok(Some(AccessKind::Store)),
         "atomics" => Ok(Some(AccessKind::Atomic)),
+        "copies" => Ok(Some(AccessKind::AsyncCopy)),
         "requests" => Ok(None),
         _ => Err(ClaimError::UnknownAccess(word.to_string())),
     }

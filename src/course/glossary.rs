@@ -165,6 +165,27 @@ pub const TERMS: &[Term] = &[
         means: "Many threads updating the same word at once: their atomics wait for each \
                 other, so the time grows with the lanes per address, not with the bytes.",
     },
+    Term {
+        term: "cp.async",
+        forms: &["cp.async"],
+        means: "A copy from global straight into shared memory (sm_80 and later), with no \
+                register between; the thread goes on, and its bytes are there only after a \
+                cp.async.wait_group that covers them.",
+    },
+    Term {
+        term: "TMA",
+        forms: &["TMA"],
+        means: "Hopper's tensor memory accelerator: one thread hands it a whole tile to \
+                copy (a bulk copy), and a transaction barrier in shared memory says when \
+                the bytes have landed.",
+    },
+    Term {
+        term: "mbarrier",
+        forms: &["mbarrier"],
+        means: "A barrier object in shared memory that counts arrivals and, on Hopper, \
+                bytes still to come: its phase completes when both are in, and threads wait \
+                on that phase.",
+    },
 ];
 
 /// The glossary's entry for `term` (as listed).

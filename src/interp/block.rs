@@ -61,6 +61,8 @@ pub struct BlockCtx<'a> {
     /// Per block of the cluster (by rank), threads arrived at each counted barrier
     /// (`bar.sync a, b` and `bar.arrive a, b`) and not yet let through.
     pub arrivals: Vec<[u32; BARRIERS]>,
+    /// Per block of the cluster (by rank), its transaction barriers and bulk copies.
+    pub(super) mbars: Vec<super::mbarrier::Mbars>,
 }
 
 impl BlockCtx<'_> {
@@ -198,7 +200,21 @@ impl BlockCtx<'_> {
         row: &[u64; 32],
         width: u32,
     ) {
-        let (Some(site), true) = (ins.site, self.trace.is_some() && self.tracing) else {
+        self.flat_record_at(ins.site, warp, active, space, row, width);
+    }
+
+    /// `flat_record` under a site of the caller's choosing: an instruction that makes two
+    /// sites (a `cp.async`'s read and write) logs under each.
+    pub fn flat_record_at(
+        &mut self,
+        site: Option<u32>,
+        warp: u32,
+        active: u32,
+        space: Space,
+        row: &[u64; 32],
+        width: u32,
+    ) {
+        let (Some(site), true) = (site, self.trace.is_some() && self.tracing) else {
             return;
         };
         let addrs = super::fast::row(|l| if active >> l & 1 == 1 { row[l] } else { 0 });

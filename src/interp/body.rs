@@ -235,7 +235,12 @@ fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr
         | Op::Bar
         | Op::BarArrive
         | Op::BarWarp
-        | Op::Nop => 0,
+        | Op::Nop
+        | Op::CpAsync { .. }
+        | Op::CpCommit
+        | Op::CpWait { .. }
+        | Op::MbarInit
+        | Op::BulkCopy => 0,
         Op::Atom { red: true, .. } => 0,
         _ => 1.min(ops.len()),
     };

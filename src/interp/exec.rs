@@ -109,6 +109,9 @@ pub fn exec(
         Op::Mov(ty) => mov(fr, ctx, ins, active, warp, ty),
         Op::Ld { .. } | Op::St { .. } => super::memop::load_store(fr, ctx, ins, active, warp)?,
         Op::Atom { .. } => super::atomics::atomic(fr, ctx, ins, active, warp)?,
+        Op::MbarInit | Op::MbarArrive { .. } | Op::MbarWait | Op::BulkCopy => {
+            super::mbarrier::step(fr, ctx, ins, (active, warp))?
+        }
         Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,
         Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
         Op::MatchAny(ty) => match_any(fr, ctx, ins, (active, warp), ty)?,
@@ -128,7 +131,11 @@ pub fn exec(
         | Op::Exit
         | Op::Trap
         | Op::ClusterArrive
-        | Op::ClusterWait => {}
+        | Op::ClusterWait
+        // Run by the warp, which holds the copies (`copies`).
+        | Op::CpAsync { .. }
+        | Op::CpCommit
+        | Op::CpWait { .. } => {}
     }
     Ok(())
 }

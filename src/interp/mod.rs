@@ -14,12 +14,14 @@ pub mod block;
 mod body;
 mod calls;
 mod cfg;
+mod copies;
 pub mod decode;
 mod exec;
 mod fast;
 pub mod lesson;
 mod lex;
 pub mod limits;
+mod mbarrier;
 pub mod mem;
 mod memop;
 mod opcode;
@@ -218,6 +220,12 @@ pub fn prepare(ptx: &str, name: &str) -> Result<Kernel, PrepareError> {
                     used[k] = true;
                     k as u32
                 });
+            // A `cp.async` makes two sites, its read then its write: the write's is the next.
+            if let (Some(k), ops::Op::CpAsync { .. }) = (ins.site, ins.op)
+                && let Some(u) = used.get_mut(k as usize + 1)
+            {
+                *u = true;
+            }
         }
     }
     Ok(Kernel { prog, entry, sites })

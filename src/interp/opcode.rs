@@ -17,11 +17,19 @@ fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
     Some(match base {
         "tex" | "tld4" | "txq" | "suld" | "sust" | "suq" => "textures and surfaces need a GPU",
         "mma" | "wmma" | "wgmma" | "ldmatrix" | "stmatrix" => "tensor-core instructions need a GPU",
-        "cp" | "cp.async" => "asynchronous and bulk copies (TMA) need a GPU",
+        // `cp.async` to shared memory, its groups and the 1-D bulk copy (`async_copy` says
+        // which forms) are modelled; the mbarrier arrival and the reductions are not.
+        "cp" if quals.first() == Some(&"async")
+            && !quals.iter().any(|q| matches!(*q, "mbarrier" | "reduce")) =>
+        {
+            return None;
+        }
+        "cp" => "cp.async.mbarrier.arrive and cp.reduce.async need a GPU",
         "brx" => "indirect branches are not interpreted",
         // Loads, stores, atomics, mapa, getctarank and the cluster barrier are modelled;
         // bulk copies and the rest on a cluster's memory are not.
-        "ld" | "st" | "atom" | "red" | "mapa" | "getctarank" | "barrier" | "fence" | "membar" => {
+        "ld" | "st" | "atom" | "red" | "mapa" | "getctarank" | "barrier" | "fence" | "membar"
+        | "mbarrier" => {
             return None;
         }
         _ if cluster => {
@@ -266,7 +274,58 @@ fn control(q: &Q) -> Result<Op, Unmodelled> {
         })),
         "activemask" => Ok(Op::Activemask),
         "match" if has("any") => Ok(Op::MatchAny(need()?)),
+        "cp" => async_copy(q),
+        "mbarrier" => mbarrier(q),
         _ => Err(format!("`{text}` is not interpreted").into()),
+    }
+}
+
+/// `cp.async` from global to shared memory, and its commit and wait.
+fn async_copy(q: &Q) -> Result<Op, Unmodelled> {
+    let text = q.text;
+    match q.quals.get(1).copied() {
+        Some("commit_group") => Ok(Op::CpCommit),
+        Some("wait_group") => Ok(Op::CpWait { all: false }),
+        Some("wait_all") => Ok(Op::CpWait { all: true }),
+        Some("ca" | "cg") if q.has("global") && (q.has("shared") || q.has("shared::cta")) => {
+            Ok(Op::CpAsync {
+                hint: q.has("L2::cache_hint"),
+            })
+        }
+        // The 1-D bulk copy into this block's shared memory, completing on an mbarrier; the
+        // tensor (`.tensor`), multicast, prefetch and shared-to-global forms need a GPU.
+        Some("bulk")
+            if q.has("global")
+                && q.quals.get(2).is_some_and(|s| s.starts_with("shared"))
+                && q.has("mbarrier::complete_tx::bytes")
+                && !q.quals.iter().any(|x| x.starts_with("multicast")) =>
+        {
+            Ok(Op::BulkCopy)
+        }
+        Some("bulk") => Err(format!(
+            "`{text}`: of the bulk copies (TMA) only the 1-D copy from global into this \
+             block's shared memory, completing on an mbarrier, is interpreted: this one needs \
+             a GPU"
+        )
+        .into()),
+        _ => Err(format!("`{text}` is not interpreted").into()),
+    }
+}
+
+/// The transaction barrier's init, arrivals and parity waits.
+fn mbarrier(q: &Q) -> Result<Op, Unmodelled> {
+    let text = q.text;
+    match q.quals.first().copied() {
+        Some("init") => Ok(Op::MbarInit),
+        Some("arrive") => Ok(Op::MbarArrive {
+            expect_tx: q.has("expect_tx"),
+        }),
+        Some("try_wait" | "test_wait") if q.has("parity") => Ok(Op::MbarWait),
+        _ => Err(format!(
+            "`{text}` is not interpreted (of the mbarrier instructions: init, arrive, \
+             arrive.expect_tx and the parity waits)"
+        )
+        .into()),
     }
 }
 
@@ -309,10 +368,25 @@ mod tests {
         );
         let red = parse_op("red.shared::cluster.add.u32");
         assert!(matches!(red, Ok(Op::Atom { red: true, .. })), "{red:?}");
-        let why = parse_op("cp.async.bulk.shared::cluster.global")
-            .unwrap_err()
-            .to_string();
+        let why =
+            parse_op("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes")
+                .unwrap_err()
+                .to_string();
         assert!(why.contains("TMA"), "{why}");
+        assert_eq!(
+            parse_op("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"),
+            Ok(Op::BulkCopy)
+        );
+        assert_eq!(
+            parse_op("mbarrier.try_wait.parity.shared::cta.b64"),
+            Ok(Op::MbarWait)
+        );
+        assert!(parse_op("mbarrier.try_wait.shared::cta.b64").is_err());
+        assert_eq!(
+            parse_op("cp.async.cg.shared.global.L2::cache_hint"),
+            Ok(Op::CpAsync { hint: true })
+        );
+        assert_eq!(parse_op("cp.async.wait_all"), Ok(Op::CpWait { all: true }));
         let why = parse_op("multimem.ld_reduce.relaxed.cluster.global.add.u32")
             .unwrap_err()
             .to_string();

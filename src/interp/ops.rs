@@ -209,6 +209,34 @@ pub enum Op {
     Getctarank {
         generic: bool,
     },
+    /// `cp.async.ca/.cg.shared.global [dst], [src], cp-size{, src-size | ignore-src}`: an
+    /// asynchronous copy of 4, 8 or 16 bytes a lane from global to shared memory, zero-filled
+    /// past `src-size`; done at the wait that completes its group (`interp::copies`).
+    /// `hint`: a cache-policy operand follows (`.L2::cache_hint`), not a source size.
+    CpAsync {
+        hint: bool,
+    },
+    /// `cp.async.commit_group`: the lane's copies since its last commit make one group.
+    CpCommit,
+    /// `cp.async.wait_group N` (`all`: `cp.async.wait_all`, a commit and a wait for every
+    /// group): the lane's groups but the newest N are done.
+    CpWait {
+        all: bool,
+    },
+    /// `mbarrier.init [addr], count`: a transaction barrier awaiting `count` arrivals a
+    /// phase (`interp::mbarrier`).
+    MbarInit,
+    /// `mbarrier.arrive{.expect_tx} state, [addr]{, n}`: an arrival (with `expect_tx`, and
+    /// `n` bytes the phase must also receive).
+    MbarArrive {
+        expect_tx: bool,
+    },
+    /// `mbarrier.try_wait.parity`/`test_wait.parity p, [addr], parity`: whether the phase
+    /// of that parity has completed.
+    MbarWait,
+    /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src],
+    /// size, [mbar]`: the 1-D bulk copy (TMA), done when a wait on its barrier looks.
+    BulkCopy,
 }
 
 pub fn ty_of(q: &str) -> Option<Ty> {

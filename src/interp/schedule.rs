@@ -92,6 +92,7 @@ pub fn run_cluster(
         reduce: NO_REDUCE,
         reduces: vec![NO_REDUCE; blocks.len()],
         arrivals: vec![[0; BARRIERS]; blocks.len()],
+        mbars: (0..blocks.len()).map(|_| Default::default()).collect(),
     };
     let out = schedule(prog, &mut warps, &mut ctx, budget, blocks);
     let mem = ctx.mem;

@@ -180,7 +180,16 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
         | Op::Call
         | Op::Vote(_)
         | Op::MatchAny(_)
-        | Op::Activemask => {
+        | Op::Activemask
+        // A copy's bytes land at its wait, whatever reads them after: run them all.
+        | Op::CpAsync { .. }
+        | Op::CpCommit
+        | Op::CpWait { .. }
+        // The barriers' state and the bulk copies' bytes: run them all.
+        | Op::MbarInit
+        | Op::MbarArrive { .. }
+        | Op::MbarWait
+        | Op::BulkCopy => {
             need.guard(ins);
             need.mark(&ins.src);
             Slice::Run

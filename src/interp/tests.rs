@@ -155,3 +155,6 @@ mod limits;
 
 #[path = "tests_atomics.rs"]
 mod atomics;
+
+#[path = "tests_copies.rs"]
+mod copies;

@@ -105,6 +105,8 @@ pub struct Warp {
     pub pending: Option<(super::operand::Opnd, super::ops::Red)>,
     /// The barrier the warp last reached and its thread count (None: the whole block).
     pub bar: (u32, Option<u32>),
+    /// Its lanes' asynchronous copies not yet done, and their groups.
+    pub copies: super::copies::Copies,
 }
 
 /// Named barriers a block has (`bar.sync 0` to `bar.sync 15`).
@@ -151,6 +153,7 @@ impl Warp {
             arrived: 0,
             pending: None,
             bar: (0, None),
+            copies: Default::default(),
         }
     }
 
@@ -284,6 +287,13 @@ impl Warp {
                     self.pending = ins.dst.first().cloned().map(|d| (d, red));
                 }
                 return Ok(Event::Barrier);
+            }
+            Op::CpAsync { .. } | Op::CpCommit | Op::CpWait { .. } if active != 0 => {
+                // The warp's copies outlive the call frame that issued them.
+                self.advance();
+                let fr = self.frames.last().expect("a frame");
+                super::copies::step(&mut self.copies, fr, ctx, ins, (active, self.id))?;
+                return Ok(Event::Next);
             }
             Op::ClusterArrive | Op::ClusterWait if active != 0 => {
                 self.advance();

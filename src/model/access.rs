@@ -57,6 +57,19 @@ pub enum AccessKind {
     /// Compute's `op_red`). ptxas makes an `atom` whose result is unused a reduction, so a
     /// site's kind follows the SASS where it was read.
     Reduction,
+    /// An asynchronous copy from global to shared memory (PTX `cp.async`, SASS `LDGSTS`,
+    /// Nsight Compute's `op_ldgsts`): each lane names a global address it reads and a shared
+    /// address it writes, traced as two sites of this kind, one per space. The shared write
+    /// lands at the `cp.async.wait_group`/`wait_all` that completes its group, not at the
+    /// instruction.
+    #[serde(rename = "async-copy")]
+    AsyncCopy,
+    /// A bulk copy by the tensor memory accelerator (PTX `cp.async.bulk`, the TMA): one
+    /// thread moves a whole tile from global to shared memory. Traced as one record of its
+    /// global source: the issuing lane's address and the bytes it moves (the record's
+    /// width), not per lane.
+    #[serde(rename = "bulk-copy")]
+    BulkCopy,
 }
 
 impl AccessKind {

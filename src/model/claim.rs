@@ -117,10 +117,18 @@ pub enum Metric {
     /// The updates the atomics made (the lanes of their SASS requests; one a warp where
     /// ptxas aggregated them), in the traced blocks.
     AtomicUpdates,
+    /// Global requests of the asynchronous copies (`cp.async`, `LDGSTS`), traced blocks.
+    CopyGlobalRequests,
+    /// Shared wavefronts per asynchronous copy request (its shared write).
+    CopySharedWavefrontsPerRequest,
+    /// Bulk copies (the TMA's `cp.async.bulk`), in the traced blocks.
+    CopyBulkRequests,
+    /// Bytes a bulk copy moves, on average.
+    CopyBulkBytesPerRequest,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 32] = [
+    pub const ALL: [(&'static str, Metric); 36] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -186,6 +194,16 @@ impl Metric {
         ),
         ("atomic.lanes_per_address", Metric::AtomicLanesPerAddress),
         ("atomic.updates", Metric::AtomicUpdates),
+        ("copy.global_requests", Metric::CopyGlobalRequests),
+        (
+            "copy.shared_wavefronts_per_request",
+            Metric::CopySharedWavefrontsPerRequest,
+        ),
+        ("copy.bulk_requests", Metric::CopyBulkRequests),
+        (
+            "copy.bulk_bytes_per_request",
+            Metric::CopyBulkBytesPerRequest,
+        ),
     ];
 
     pub fn name(self) -> &'static str {

@@ -183,6 +183,25 @@ pub struct AtomicStats {
     pub addresses: u64,
 }
 
+/// Asynchronous copies from global to shared memory (`cp.async`, SASS `LDGSTS`), counted
+/// apart from loads and stores as Nsight Compute counts them (`op_ldgsts`): each warp
+/// request reads global sectors and writes shared memory in wavefronts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CopyStats {
+    /// The global reads: requests and 32-byte sectors.
+    pub global: AtomicCounts,
+    /// The shared writes: requests, wavefronts and the ideal.
+    pub shared: SharedCounts,
+    /// Bulk copies (`cp.async.bulk`, the TMA): their requests (one a copy), the 32-byte
+    /// sectors of their global sources and the bytes they move.
+    #[serde(default)]
+    pub bulk_requests: u64,
+    #[serde(default)]
+    pub bulk_sectors: u64,
+    #[serde(default)]
+    pub bulk_bytes: u64,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct AtomicCounts {
     pub requests: u64,
@@ -211,6 +230,9 @@ pub struct MemoryStats {
     /// Atomics and reductions (absent from recordings made before the tracer followed them).
     #[serde(default)]
     pub atomics: AtomicStats,
+    /// Asynchronous copies (absent from recordings made before the tracer followed them).
+    #[serde(default)]
+    pub copies: CopyStats,
     pub traced_blocks: u64,
     pub total_blocks: u64,
     /// Records lost because the trace buffer was full (never silently dropped).

@@ -17,7 +17,7 @@ use crate::model::results::{
     ClusterStats, ConstantStats, GlobalStats, LocalStats, MemoryStats, SharedStats, TextureStats,
 };
 use crate::trace::decode::Record;
-use crate::trace::instrument::Site;
+use crate::trace::instrument::{Event, Site};
 use crate::trace::site_acc::{AtomicAcc, SPACES, SiteAcc};
 
 /// Warps of a texture site whose first request is kept for the footprint view.
@@ -56,7 +56,7 @@ fn accumulate(records: &[Record], sites: &[Site], shapes: &[Reshape]) -> Vec<Sit
     for (i, r) in records.iter().enumerate() {
         let at = r.site as usize;
         if let (Some(acc), Some(site)) = (accs.get_mut(at), sites.get(at))
-            && !site.is_barrier()
+            && !site.is_event()
         {
             acc.add(i, r, site, &kept, by_site[at]);
         }
@@ -173,6 +173,22 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
             add_atomic(&mut m, a, at);
             continue;
         }
+        if a.bulk {
+            let c = &mut m.copies;
+            c.bulk_requests += a.requests[1];
+            c.bulk_sectors += a.sectors;
+            c.bulk_bytes += a.bytes_used;
+            continue;
+        }
+        if a.copy {
+            let c = &mut m.copies;
+            c.global.requests += a.requests[1];
+            c.global.sectors += a.sectors;
+            c.shared.requests += a.requests[0];
+            c.shared.wavefronts += a.wavefronts;
+            c.shared.ideal_wavefronts += a.ideal;
+            continue;
+        }
         m.shared = SharedStats {
             requests: m.shared.requests + a.requests[0],
             wavefronts: m.shared.wavefronts + a.wavefronts,
@@ -267,15 +283,22 @@ pub fn shared_events(records: &[Record], sites: &[Site]) -> Vec<SharedEvent> {
         .collect()
 }
 
-/// A record as the race analysis sees it: a shared access or a barrier, else nothing.
+/// A record as the race analysis sees it: a shared access, a barrier or a copy group's
+/// commit or wait, else nothing.
 pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
     let site = sites.get(r.site as usize)?;
-    let op = match site.kind() {
-        None => Op::Barrier,
+    let op = match (site.event, site.kind()) {
+        (Event::Barrier, _) => Op::Barrier,
+        (Event::CopyCommit, _) => Op::CopyCommit,
+        (Event::CopyWait { groups, all }, _) => Op::CopyWait { groups, all },
         _ if r.space != Space::Shared => return None,
-        Some(AccessKind::Load) => Op::Read,
-        Some(AccessKind::Store) => Op::Write,
-        Some(AccessKind::Atomic | AccessKind::Reduction) => Op::Atomic,
+        (_, Some(AccessKind::Load)) => Op::Read,
+        (_, Some(AccessKind::Store)) => Op::Write,
+        (_, Some(AccessKind::Atomic | AccessKind::Reduction)) => Op::Atomic,
+        (_, Some(AccessKind::AsyncCopy)) => Op::CopyWrite,
+        // A bulk copy logs its global source only: nothing shared to order.
+        (_, Some(AccessKind::BulkCopy)) => return None,
+        (Event::Access { .. }, None) => return None,
     };
     Some(SharedEvent {
         block: r.block,

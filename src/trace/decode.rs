@@ -21,7 +21,8 @@
 //!
 //! A barrier record (code 7, from a barrier site) is an event, not an access: it decodes with
 //! `Space::Shared`, the space whose accesses it orders, width 0 and zero entries, and
-//! `Site::is_barrier` tells it apart (its site's `Event::Barrier`). A warp's records sit in the buffer in the order the
+//! `Site::is_barrier` tells it apart (its site's `Event::Barrier`). A `cp.async` group's commit
+//! and wait are events too, logged under the same code (`Site::is_event`). A warp's records sit in the buffer in the order the
 //! warp made them, so its barriers split its accesses into intervals.
 
 use crate::model::access::Space;
@@ -119,7 +120,9 @@ fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, Deco
             sites: sites.len(),
         });
     };
-    if width != declared.width {
+    // A bulk copy's record carries the bytes it moves; its site names no width.
+    let bulk = declared.kind() == Some(crate::model::access::AccessKind::BulkCopy);
+    if width != declared.width && !bulk {
         return Err(DecodeError::Width {
             index,
             site,
@@ -131,7 +134,7 @@ fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, Deco
         return Err(DecodeError::EmptyMask { index });
     }
     let barrier = code == BARRIER_CODE;
-    if barrier != declared.is_barrier() {
+    if barrier != declared.is_event() {
         return Err(DecodeError::BadSpace { index, code });
     }
     let space = if barrier {
@@ -169,7 +172,7 @@ pub fn encode(records: &[Record]) -> Vec<u8> {
 pub fn encode_with_sites(records: &[Record], sites: &[Site]) -> Vec<u8> {
     let mut out = Vec::with_capacity(records.len() * RECORD_BYTES);
     for r in records {
-        let barrier = sites.get(r.site as usize).is_some_and(Site::is_barrier);
+        let barrier = sites.get(r.site as usize).is_some_and(Site::is_event);
         for w in [
             r.site,
             r.block,

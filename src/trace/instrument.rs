@@ -9,8 +9,12 @@
 //! fetches (`.base`, `.level`, `.grad`), whose lanes log their coordinates instead of an
 //! address. Block barriers (`bar`/`barrier`, see `access::barrier`) log an event with no
 //! address, in order with the warp's accesses, so the race analysis can tell which barrier
-//! interval an access falls in. Not traced: `.param`, other texture geometries and every
-//! other opcode (ldmatrix, cp.async, `red.async`, bulk copies), whose lanes do not each name
+//! interval an access falls in. The asynchronous copy `cp.async` (global to shared, 4, 8 or
+//! 16 bytes a lane) makes two sites, its global read and then its shared write, each
+//! logging every lane's address in its space; `cp.async.commit_group` and
+//! `cp.async.wait_group`/`wait_all` log events with no address, which the race analysis
+//! completes the copies' shared writes at. Not traced: `.param`, other texture geometries
+//! and every other opcode (ldmatrix, `red.async`, bulk copies), whose lanes do not each name
 //! one address the way `ld`/`st` do.
 
 mod access;
@@ -68,6 +72,15 @@ pub enum Event {
     /// A block barrier (`bar.sync`, `bar.arrive`, `bar.red`, ...): no address, an event that
     /// splits the warp's shared accesses into barrier intervals.
     Barrier,
+    /// `cp.async.commit_group`: the thread's asynchronous copies issued since its last commit
+    /// become one group. No address.
+    #[serde(rename = "copy-commit")]
+    CopyCommit,
+    /// `cp.async.wait_group N` (`all`: `cp.async.wait_all`, which commits first and waits for
+    /// every group): the thread waits until at most `groups` of its groups are pending, and
+    /// the shared writes of the others are done. No address.
+    #[serde(rename = "copy-wait")]
+    CopyWait { groups: u32, all: bool },
 }
 
 /// One traced instruction.
@@ -94,11 +107,17 @@ impl Site {
         self.event == Event::Barrier
     }
 
+    /// A site that logs an event with no address (a barrier, a copy group's commit or
+    /// wait): its records are logged under the barrier code and count no request.
+    pub fn is_event(&self) -> bool {
+        !matches!(self.event, Event::Access { .. })
+    }
+
     /// The space an access site's instruction names; None for a barrier.
     pub fn space(&self) -> Option<Space> {
         match self.event {
             Event::Access { space, .. } => Some(space),
-            Event::Barrier => None,
+            _ => None,
         }
     }
 
@@ -106,7 +125,7 @@ impl Site {
     pub fn kind(&self) -> Option<AccessKind> {
         match self.event {
             Event::Access { kind, .. } => Some(kind),
-            Event::Barrier => None,
+            _ => None,
         }
     }
 
@@ -119,7 +138,8 @@ impl Site {
     /// ptxas may make in narrower instructions, and every atomic, which it may aggregate
     /// over the warp, make a loop, or make a reduction.
     pub fn may_split(&self) -> bool {
-        (self.space() == Some(Space::Shared) && self.width > 4) || self.is_atomic()
+        let copy = self.kind() == Some(AccessKind::AsyncCopy);
+        (self.space() == Some(Space::Shared) && self.width > 4 && !copy) || self.is_atomic()
     }
 }
 
@@ -129,6 +149,8 @@ impl Site {
 pub fn sass_accesses(sites: &[Site]) -> Vec<PtxAccess> {
     (sites.iter())
         .filter(|s| s.space() == Some(Space::Shared) || s.is_atomic())
+        // An asynchronous copy is one `LDGSTS` whatever its width: nothing to look up.
+        .filter(|s| s.kind() != Some(AccessKind::AsyncCopy))
         .filter_map(|s| {
             let kind = s.kind()?;
             Some(PtxAccess {
@@ -199,7 +221,10 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
             first |= state.first_instruction(stmt);
             state.observe(stmt);
             let (label, body) = split_label(stmt);
-            if let Some(access) = parse_access(body, line_no)? {
+            // One statement may make several sites (a `cp.async`: its read, then its
+            // write); their logging blocks go before it in site order.
+            let mut blocks = String::new();
+            for access in parse_access(body, line_no)? {
                 let site = Site {
                     id: sites.len() as u32,
                     event: access.event,
@@ -211,9 +236,11 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     coords: access.coords,
                 };
                 let known = (&symbols, features);
-                let block = site_block(&site, &access, &state.regs, known, line_no)?;
-                planned.push((seg_idx, label, body, block));
+                blocks.push_str(&site_block(&site, &access, &state.regs, known, line_no)?);
                 sites.push(site);
+            }
+            if !blocks.is_empty() {
+                planned.push((seg_idx, label, body, blocks));
             }
         }
         if first {

@@ -177,7 +177,8 @@ fn untraced_instructions_are_left_alone() {
                 \tred.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 \
                 [%r3], %r1, [%r2];\n\
                 \tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];\n\
-                \tcp.async.ca.shared.global [%r3], [%rd2], 16;\n\tprefetch.global.L2 [%rd2];\n\
+                \tcp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2, {%r1}], [%r4];\n\
+                \tprefetch.global.L2 [%rd2];\n\
                 \tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];\n\
                 \ttex.3d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f2, %f3, %f4}];\n";
     let src = module(body);
@@ -186,6 +187,110 @@ fn untraced_instructions_are_left_alone() {
     for line in body.lines() {
         assert!(inst.ptx.contains(line), "{line} changed");
     }
+}
+
+/// A `cp.async` makes two sites, its global read then its shared write, each logging its
+/// own operand's address before the copy; its commit and wait log events with no address.
+#[test]
+fn an_async_copy_logs_its_read_and_its_write_and_its_groups_log_events() {
+    let body = "	@%p1 cp.async.cg.shared.global.L2::128B [%r3+16], [%rd2], 16, %r5;
+                	cp.async.commit_group;
+	cp.async.wait_group 1;
+	cp.async.wait_all;
+";
+    let (inst, ptx) = one(body);
+    let copy = Some(AccessKind::AsyncCopy);
+    let got: Vec<_> = (inst.sites.iter())
+        .map(|s| (s.event, s.kind(), s.width))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                Event::Access {
+                    space: Space::Global,
+                    kind: AccessKind::AsyncCopy
+                },
+                copy,
+                16
+            ),
+            (
+                Event::Access {
+                    space: Space::Shared,
+                    kind: AccessKind::AsyncCopy
+                },
+                copy,
+                16
+            ),
+            (Event::CopyCommit, None, 0),
+            (
+                Event::CopyWait {
+                    groups: 1,
+                    all: false
+                },
+                None,
+                0
+            ),
+            (
+                Event::CopyWait {
+                    groups: 0,
+                    all: true
+                },
+                None,
+                0
+            ),
+        ]
+    );
+    // Both blocks sit before the copy, the write's last, each with its own address and the
+    // guard.
+    let write = block_before(&ptx, "@%p1 cp.async.cg");
+    assert!(write.contains("add.s32 %__gpulab_w, %r3, 16;"), "{write}");
+    let at = ptx.find("@%p1 cp.async.cg").unwrap();
+    let read_at = ptx.find("gpulab trace site 0:").unwrap();
+    let read = &ptx[read_at..at];
+    assert!(read.contains("mov.b64 %__gpulab_a, %rd2;"), "{read}");
+    assert!(read.contains("@!%p1 mov.u32 %__gpulab_m, 4294967295;"));
+    // A copy is one LDGSTS: nothing for the SASS to say, and no wide shared access to split.
+    assert!(sass_accesses(&inst.sites).is_empty());
+    assert!(inst.sites.iter().all(|s| !s.may_split()));
+    assert!(inst.sites[2..].iter().all(Site::is_event));
+}
+
+/// A 1-D bulk copy (TMA) logs one record of its global source, whose width is the bytes it
+/// moves, known at run time where the size is a register; other bulk forms are not traced.
+#[test]
+fn a_bulk_copy_logs_its_source_and_its_bytes() {
+    let body = "\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2], %r5, [%r4];\n\
+                \tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2+64], 1024, [%r4];\n\
+                \tcp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2, {%r1}], [%r4];\n";
+    let (inst, ptx) = one(body);
+    assert_eq!(inst.sites.len(), 2, "{:?}", inst.sites);
+    assert!(
+        inst.sites
+            .iter()
+            .all(|s| s.kind() == Some(AccessKind::BulkCopy)
+                && s.space() == Some(Space::Global)
+                && s.width == 0)
+    );
+    let reg = block_before(&ptx, "@%p1 cp.async.bulk");
+    assert!(reg.contains("mov.b64 %__gpulab_a, %rd2;"), "{reg}");
+    for line in [
+        "mov.b32 %__gpulab_m, %r5;",
+        "shl.b32 %__gpulab_m, %__gpulab_m, 8;",
+        "or.b32 %__gpulab_m, %__gpulab_m, 1;",
+    ] {
+        assert!(reg.contains(line), "{line}: {reg}");
+    }
+    // The size is read before the guard's override.
+    assert!(reg.find("or.b32").unwrap() < reg.find("4294967295").unwrap());
+    let imm = block_before(
+        &ptx,
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2+64]",
+    );
+    assert!(
+        imm.contains(&format!("mov.u32 %__gpulab_m, {};", (1024 << 8) | 1)),
+        "{imm}"
+    );
 }
 
 /// Atomics and reductions log the address each lane updates, like a load or store: every

@@ -58,6 +58,8 @@ fn split_shared(m: &mut MemoryStats) {
             AccessKind::Store => &mut m.shared.st,
             // An atomic has its summary's figures; these are never without them.
             AccessKind::Atomic | AccessKind::Reduction => continue,
+            // Counted apart, with the copies' totals.
+            AccessKind::AsyncCopy | AccessKind::BulkCopy => continue,
         };
         c.requests += i.requests;
         c.wavefronts += i.wavefronts;
@@ -99,4 +101,13 @@ fn scale(m: &mut MemoryStats, k: f64) {
     }
     s(&mut a.updates);
     s(&mut a.addresses);
+    let c = &mut m.copies;
+    s(&mut c.global.requests);
+    s(&mut c.global.sectors);
+    s(&mut c.shared.requests);
+    s(&mut c.shared.wavefronts);
+    s(&mut c.shared.ideal_wavefronts);
+    s(&mut c.bulk_requests);
+    s(&mut c.bulk_sectors);
+    s(&mut c.bulk_bytes);
 }

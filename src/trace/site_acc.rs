@@ -51,6 +51,11 @@ pub(super) struct SiteAcc {
     pub(super) lanes: u64,
     /// An atomic's figures (its shared or global requests), once one was traced.
     pub(super) atomic: Option<AtomicAcc>,
+    /// An asynchronous copy's site (its read or its write): its figures go to the copies'
+    /// totals, not the loads' and stores'.
+    pub(super) copy: bool,
+    /// A bulk copy's site: its figures go to the bulk copies' totals.
+    pub(super) bulk: bool,
     /// The figures of this site's latest shared and global request patterns.
     recent: Recent<Figures>,
 }
@@ -137,6 +142,8 @@ impl SiteAcc {
         {
             return self.add_atomic(index, r, kind, shape);
         }
+        self.copy |= site.kind() == Some(AccessKind::AsyncCopy);
+        self.bulk |= site.kind() == Some(AccessKind::BulkCopy);
         let shape = shape.filter(|_| r.space == Space::Shared);
         let cost = match r.space {
             Space::Shared | Space::Global => self.add_repeatable(r, shape),

@@ -166,7 +166,7 @@ impl Streamed {
         let Some(site) = self.sites.get(r.site as usize) else {
             return;
         };
-        let (barrier, may_split) = (site.is_barrier(), site.may_split());
+        let (barrier, may_split) = (site.is_event(), site.may_split());
         if let Some(e) = shared_event(r, &self.sites) {
             self.races.push(e);
         }

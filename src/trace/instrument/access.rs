@@ -14,6 +14,8 @@ pub(super) struct Access<'a> {
     pub(super) addr: &'a str,
     /// Texture fetches only.
     pub(super) coords: Option<TexCoords>,
+    /// Bulk copies only: the size operand, whose value is the record's width.
+    pub(super) size: Option<&'a str>,
 }
 
 /// What the qualifiers of a traced opcode say.
@@ -24,8 +26,126 @@ struct Qualifiers {
     elem: Option<u32>,
 }
 
-/// The access a statement makes, or None when it is not one the tracer follows.
-pub(super) fn parse_access(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentError> {
+/// The accesses and events a statement makes, in the order they are logged: none when it is
+/// not one the tracer follows, two for a `cp.async` (its global read, then its shared write).
+pub(super) fn parse_access(stmt: &str, line: u32) -> Result<Vec<Access<'_>>, InstrumentError> {
+    if let Some(copy) = async_copy(stmt, line)? {
+        return Ok(copy);
+    }
+    Ok(parse_one(stmt, line)?.into_iter().collect())
+}
+
+/// `cp.async` and its group instructions, or None for any other statement. The bulk copies
+/// (`cp.async.bulk`) and `cp.async.mbarrier.arrive` are left out: no lane of them names one
+/// address a lane of a warp request would.
+fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, InstrumentError> {
+    let bad = || InstrumentError::BadAccess {
+        line,
+        text: stmt.to_string(),
+    };
+    let mut rest = stmt.trim_end_matches(';').trim();
+    let mut guard = None;
+    if rest.starts_with('@') {
+        let end = rest.find(char::is_whitespace).ok_or_else(bad)?;
+        guard = Some(&rest[..end]);
+        rest = rest[end..].trim_start();
+    }
+    let op_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    let op = &rest[..op_end];
+    let quals: Vec<&str> = op.split('.').collect();
+    if quals.len() < 3 || quals[0] != "cp" || quals[1] != "async" {
+        return Ok(None);
+    }
+    let operands = rest[op_end..].trim();
+    let event = |event| Access {
+        guard,
+        op,
+        event,
+        width: 0,
+        addr: "0",
+        coords: None,
+        size: None,
+    };
+    match quals[2] {
+        "commit_group" => return Ok(Some(vec![event(Event::CopyCommit)])),
+        "wait_all" => {
+            let wait = Event::CopyWait {
+                groups: 0,
+                all: true,
+            };
+            return Ok(Some(vec![event(wait)]));
+        }
+        "wait_group" => {
+            let groups = operands.parse::<u32>().map_err(|_| bad())?;
+            let wait = Event::CopyWait { groups, all: false };
+            return Ok(Some(vec![event(wait)]));
+        }
+        "ca" | "cg" => {}
+        "bulk" => return Ok(Some(bulk_copy(guard, op, operands).unwrap_or_default())),
+        _ => return Ok(Some(Vec::new())),
+    }
+    // `cp.async.ca.shared{::cta}.global{.level::...} [dst], [src], cp-size{, src-size}{, hint}`
+    let mut addrs = operands.split('[').skip(1).map(|a| a.split(']').next());
+    let (Some(Some(dst)), Some(Some(src))) = (addrs.next(), addrs.next()) else {
+        return Err(bad());
+    };
+    let after = operands.rfind(']').map_or("", |i| &operands[i + 1..]);
+    let size = after.split(',').map(str::trim).find(|t| !t.is_empty());
+    let width = size.and_then(|t| t.parse::<u32>().ok()).ok_or_else(bad)?;
+    let side = |space, addr: &'a str| Access {
+        guard,
+        op,
+        event: Event::Access {
+            space,
+            kind: AccessKind::AsyncCopy,
+        },
+        width,
+        addr: addr.trim(),
+        coords: None,
+        size: None,
+    };
+    Ok(Some(vec![
+        side(Space::Global, src),
+        side(Space::Shared, dst),
+    ]))
+}
+
+/// The 1-D bulk copy from global into shared memory that completes on an mbarrier
+/// (`cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size,
+/// [mbar]`): one site, its global source, whose record's width is the bytes it moves. None
+/// for the other bulk forms (tensor maps, multicast, shared to global, prefetch).
+fn bulk_copy<'a>(
+    guard: Option<&'a str>,
+    op: &'a str,
+    operands: &'a str,
+) -> Option<Vec<Access<'a>>> {
+    let quals: Vec<&str> = op.split('.').collect();
+    let one_d = quals.get(3).is_some_and(|q| q.starts_with("shared"))
+        && quals.get(4) == Some(&"global")
+        && quals.contains(&"mbarrier::complete_tx::bytes")
+        && !quals.iter().any(|q| q.starts_with("multicast"));
+    if !one_d {
+        return None;
+    }
+    let mut parts = operands.split(',').map(str::trim);
+    let (_dst, src, size) = (parts.next()?, parts.next()?, parts.next()?);
+    let src = src.strip_prefix('[')?.strip_suffix(']')?.trim();
+    Some(vec![Access {
+        guard,
+        op,
+        event: Event::Access {
+            space: Space::Global,
+            kind: AccessKind::BulkCopy,
+        },
+        width: 0,
+        addr: src,
+        coords: None,
+        size: Some(size),
+    }])
+}
+
+/// A statement's one access or event, or None when it is not one the tracer follows.
+fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentError> {
     let bad = || InstrumentError::BadAccess {
         line,
         text: stmt.to_string(),
@@ -68,6 +188,7 @@ pub(super) fn parse_access(stmt: &str, line: u32) -> Result<Option<Access<'_>>, 
         width: q.vec * elem,
         addr: operands[open + 1..close].trim(),
         coords: None,
+        size: None,
     }))
 }
 
@@ -85,6 +206,7 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str) -> Option<Access<'a>> {
         width: 0,
         addr: "0",
         coords: None,
+        size: None,
     })
 }
 

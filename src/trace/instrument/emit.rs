@@ -52,7 +52,12 @@ pub(super) fn site_block(
     };
     let meta = (access.width << 8) | code;
     b.push_str(&format!("mov.u32 %__gpulab_s, {};\n", site.id));
-    b.push_str(&format!("mov.u32 %__gpulab_m, {meta};\n"));
+    match access.size {
+        // A bulk copy's record carries the bytes it moves as its width, known only when it
+        // runs where the size is a register.
+        Some(size) => bulk_meta(&mut b, size, code, regs, line)?,
+        None => b.push_str(&format!("mov.u32 %__gpulab_m, {meta};\n")),
+    }
     // Every lane logs; a lane whose guard is false says so instead of skipping the code, as
     // a predicated branch around it splits the warp and changes the requests measured.
     if let Some(g) = access.guard {
@@ -66,6 +71,33 @@ pub(super) fn site_block(
     b.push_str(&site_code(features, site.id, space));
     b.push_str("}\n");
     Ok(b)
+}
+
+/// `meta` of a bulk copy: its size operand << 8 | the space's code.
+fn bulk_meta(
+    b: &mut String,
+    size: &str,
+    code: u32,
+    regs: &RegTable,
+    line: u32,
+) -> Result<(), InstrumentError> {
+    let m = "%__gpulab_m";
+    if let Ok(n) = size.parse::<u32>() {
+        b.push_str(&format!("mov.u32 {m}, {};\n", (n << 8) | code));
+        return Ok(());
+    }
+    match regs.bits(size) {
+        Some(64) => b.push_str(&format!("cvt.u32.u64 {m}, {size};\n")),
+        Some(_) => b.push_str(&format!("mov.b32 {m}, {size};\n")),
+        None => {
+            return Err(InstrumentError::UnknownRegister {
+                line,
+                reg: size.to_string(),
+            });
+        }
+    }
+    b.push_str(&format!("shl.b32 {m}, {m}, 8;\nor.b32 {m}, {m}, {code};\n"));
+    Ok(())
 }
 
 /// Put a fetch's coordinates' bits in `A`, y << 32 | x (y 0 for 1D): the logger keeps them

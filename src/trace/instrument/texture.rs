@@ -62,6 +62,7 @@ pub(super) fn parse_tex<'a>(
             dims,
             normalized: None,
         }),
+        size: None,
     }))
 }
 

@@ -35,7 +35,10 @@ const KINDS: [MemKind; 8] = [
 fn space_style(kind: MemKind, th: &Theme) -> Style {
     match kind {
         MemKind::SharedLoad | MemKind::SharedStore | MemKind::SharedMatrix => th.title,
-        MemKind::GlobalLoad | MemKind::GlobalStore | MemKind::GlobalToShared => th.accent,
+        MemKind::GlobalLoad
+        | MemKind::GlobalStore
+        | MemKind::GlobalToShared
+        | MemKind::BulkCopy => th.accent,
         MemKind::LocalLoad | MemKind::LocalStore => th.bad,
         MemKind::Constant => th.good,
         _ => th.strong,

@@ -1,0 +1,239 @@
+//! Hopper's transaction barriers (`mbarrier`) and the 1-D bulk copy (TMA,
+//! `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes`) that completes on
+//! one, as PTX defines them: a barrier's phase completes once its expected arrivals have
+//! arrived and its transaction count (bytes announced with `expect_tx`, less the bytes its
+//! copies have delivered) is back to zero. A bulk copy's bytes land in shared memory when a
+//! wait on its barrier looks (`try_wait`/`test_wait`), never at the copy: a read of the tile
+//! before the wait that sees the phase complete reads the old words.
+//!
+//! The barrier's state is kept beside the block's memory (by its shared offset), not in its
+//! 8 bytes: a kernel that reads the barrier's word as data is not modelled. The state-token
+//! form of the waits (`try_wait` without `.parity`) is not interpreted.
+
+use std::collections::HashMap;
+
+use super::block::BlockCtx;
+use super::calls::lanes;
+use super::decode::Instr;
+use super::mem::At;
+use super::memop::{misaligned, misaligned_error, oob};
+use super::ops::{Op, Space};
+use super::warp::Frame;
+use super::{Fault, Halt, RunError};
+
+/// One barrier: its arrivals per phase, those still to come, its transaction count and the
+/// phases completed so far.
+#[derive(Debug, Clone, Copy, Default)]
+struct Mbar {
+    expected: u32,
+    pending: u32,
+    tx: i64,
+    phases: u64,
+}
+
+impl Mbar {
+    /// The phase completes when every arrival and every announced byte has come.
+    fn settle(&mut self) {
+        if self.pending == 0 && self.tx == 0 {
+            self.phases += 1;
+            self.pending = self.expected;
+        }
+    }
+}
+
+/// A bulk copy on its way: where it writes, reads, how many bytes, and its barrier.
+#[derive(Debug, Clone, Copy)]
+struct Bulk {
+    mbar: u64,
+    dst: u64,
+    src: u64,
+    size: u64,
+}
+
+/// One block's barriers and bulk copies in flight.
+#[derive(Debug, Default)]
+pub struct Mbars {
+    bars: HashMap<u64, Mbar>,
+    bulk: Vec<Bulk>,
+}
+
+fn stopped(ctx: &BlockCtx, ins: &Instr, warp: u32, why: String, lanes: u32) -> RunError {
+    ctx.error(ins.place, warp, why, lanes)
+}
+
+/// The barrier operand's shared offset for lane `l`, checked: 8-byte aligned and inside the
+/// block's shared memory, as a GPU faults otherwise.
+fn bar_at(
+    fr: &Frame,
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    (opnd, l, warp): (usize, usize, u32),
+) -> Result<u64, RunError> {
+    let a = fr.read(&ins.src[opnd], l, ctx, warp);
+    let mut row = [0u64; 32];
+    row[l] = a;
+    if misaligned(&row, 1 << l, 8).is_some() {
+        return Err(misaligned_error(ctx, ins, warp, (l, a), 8));
+    }
+    let thread = warp as usize * 32 + l;
+    (ctx.mem.check(At::Shared(a), 8, thread)).map_err(|e| oob(ctx, ins, warp, l, e))?;
+    Ok(a)
+}
+
+/// Run an `mbarrier` instruction or a bulk copy for the `active` lanes, in lane order.
+pub fn step(
+    fr: &mut Frame,
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    (active, warp): (u32, u32),
+) -> Result<(), RunError> {
+    let rank = ctx.rank as usize;
+    if ins.op == Op::BulkCopy {
+        // One record a warp request, as the GPU's logger writes it: each lane's source, and
+        // the bytes the lowest lane moves as its width.
+        let first = active.trailing_zeros() as usize;
+        let mut row = [0u64; 32];
+        lanes(active).for_each(|l| row[l] = fr.read(&ins.src[1], l, ctx, warp));
+        let size = fr.read(&ins.src[2], first, ctx, warp) as u32;
+        ctx.flat_record(ins, warp, active, Space::Global, &row, size);
+    }
+    for l in lanes(active) {
+        match ins.op {
+            Op::MbarInit => {
+                let a = bar_at(fr, ctx, ins, (0, l, warp))?;
+                let count = fr.read(&ins.src[1], l, ctx, warp) as u32;
+                if count == 0 {
+                    let why = format!("`{}`: a barrier needs at least one arrival", ins.text);
+                    return Err(stopped(ctx, ins, warp, why, 1 << l));
+                }
+                let bar = Mbar {
+                    expected: count,
+                    pending: count,
+                    ..Mbar::default()
+                };
+                ctx.mbars[rank].bars.insert(a, bar);
+            }
+            Op::MbarArrive { expect_tx } => {
+                // `mbarrier.arrive{.expect_tx} state, [addr]{, count}`: the address is the
+                // first source (the state is the destination, `_` or a register).
+                let a = bar_at(fr, ctx, ins, (0, l, warp))?;
+                let n = ins.src.get(1).map(|o| fr.read(o, l, ctx, warp));
+                let Some(bar) = ctx.mbars[rank].bars.get_mut(&a) else {
+                    let why = format!("`{}` on a barrier no `mbarrier.init` made", ins.text);
+                    return Err(stopped(ctx, ins, warp, why, 1 << l));
+                };
+                // With `expect_tx` the count is bytes to come; without, arrivals (1 if none).
+                let arrivals = if expect_tx { 1 } else { n.unwrap_or(1) as u32 };
+                if expect_tx {
+                    bar.tx += n.unwrap_or(0) as i64;
+                }
+                if arrivals > bar.pending {
+                    let why = format!(
+                        "`{}`: {arrivals} arrivals where the phase awaits {}",
+                        ins.text, bar.pending
+                    );
+                    return Err(stopped(ctx, ins, warp, why, 1 << l));
+                }
+                bar.pending -= arrivals;
+                let phase = bar.phases;
+                bar.settle();
+                if let Some(d) = ins.dst.first() {
+                    // The state token: the phase it arrived in.
+                    fr.write(d, l, phase);
+                }
+            }
+            Op::MbarWait => {
+                let a = bar_at(fr, ctx, ins, (0, l, warp))?;
+                let parity = fr.read(&ins.src[1], l, ctx, warp) & 1;
+                deliver(ctx, ins, (warp, l), a)?;
+                let Some(bar) = ctx.mbars[rank].bars.get_mut(&a) else {
+                    let why = format!("`{}` on a barrier no `mbarrier.init` made", ins.text);
+                    return Err(stopped(ctx, ins, warp, why, 1 << l));
+                };
+                bar.settle();
+                // The phase of that parity has completed once the current one's differs.
+                let done = bar.phases & 1 != parity;
+                fr.write(&ins.dst[0], l, u64::from(done));
+            }
+            Op::BulkCopy => issue(fr, ctx, ins, (warp, l))?,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size,
+/// [mbar]`: checked now, done when a wait on its barrier looks.
+fn issue(
+    fr: &Frame,
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    (warp, l): (u32, usize),
+) -> Result<(), RunError> {
+    let dst = fr.read(&ins.src[0], l, ctx, warp);
+    let src = fr.read(&ins.src[1], l, ctx, warp);
+    let size = fr.read(&ins.src[2], l, ctx, warp);
+    let mbar = bar_at(fr, ctx, ins, (3, l, warp))?;
+    // A shared::cluster address of this block has no rank bits; another block's is not
+    // interpreted.
+    let (rank, dst) = super::mem::cluster_parts(dst, ctx.rank);
+    if rank != ctx.rank {
+        let why = format!(
+            "`{}` into another block's shared memory is not interpreted",
+            ins.text
+        );
+        return Err(stopped(ctx, ins, warp, why, 1 << l));
+    }
+    if size == 0 || !size.is_multiple_of(16) || !dst.is_multiple_of(16) || !src.is_multiple_of(16) {
+        let why = format!(
+            "misaligned bulk copy: lane {l} copies {size} bytes from {src:#x} to shared {dst:#x}; \
+             a bulk copy's size and both addresses must be multiples of 16"
+        );
+        return Err(ctx.halt(
+            ins.place,
+            warp,
+            (why, Halt::Fault(Fault::MisalignedAddress)),
+            1 << l,
+        ));
+    }
+    let thread = warp as usize * 32 + l;
+    (ctx.mem.check(At::Shared(dst), size as usize, thread))
+        .map_err(|e| oob(ctx, ins, warp, l, e))?;
+    (ctx.mem.check(At::Global(src), size as usize, thread))
+        .map_err(|e| oob(ctx, ins, warp, l, e))?;
+    let rank = ctx.rank as usize;
+    ctx.mbars[rank].bulk.push(Bulk {
+        mbar,
+        dst,
+        src,
+        size,
+    });
+    Ok(())
+}
+
+/// Do the bulk copies that complete on barrier `mbar`: their bytes land, and the barrier's
+/// transaction count falls by them.
+fn deliver(
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    (warp, l): (u32, usize),
+    mbar: u64,
+) -> Result<(), RunError> {
+    let rank = ctx.rank as usize;
+    let all = std::mem::take(&mut ctx.mbars[rank].bulk);
+    let (due, kept): (Vec<Bulk>, Vec<Bulk>) = all.into_iter().partition(|b| b.mbar == mbar);
+    ctx.mbars[rank].bulk = kept;
+    let thread = warp as usize * 32 + l;
+    for b in due {
+        for k in (0..b.size).step_by(8) {
+            let v = (ctx.mem.load(At::Global(b.src + k), 8, thread))
+                .map_err(|e| oob(ctx, ins, warp, l, e))?;
+            (ctx.mem.store(At::Shared(b.dst + k), 8, thread, v))
+                .map_err(|e| oob(ctx, ins, warp, l, e))?;
+        }
+        if let Some(bar) = ctx.mbars[rank].bars.get_mut(&b.mbar) {
+            bar.tx -= b.size as i64;
+        }
+    }
+    Ok(())
+}
