@@ -91,6 +91,12 @@ pub struct RunArgs {
     /// interpreter).
     #[arg(long, conflicts_with_all = ["replay", "memcheck"])]
     pub knobs: bool,
+    /// Trace N blocks instead of the lesson's `trace.blocks` (every stride-th of the grid;
+    /// at least the grid's blocks: every block, so that no first or last block's edge work
+    /// is scaled as if every block did it, as a calibration against ncu needs).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          conflicts_with_all = ["replay", "memcheck", "no_trace"])]
+    pub trace_blocks: Option<u32>,
 }
 
 /// What `gpulab run` prints.

@@ -79,17 +79,32 @@ pub const SHARED_ST_CONFLICTS: Metric = m(
     "",
 );
 
-/// The asynchronous copies' (`LDGSTS`) counters: their global reads and shared writes, apart
-/// from loads and stores as ncu counts them. Written only where a kernel or line has copies,
-/// so the files of kernels with none stay as they were.
-pub const GLOBAL_LDGSTS_REQUESTS: Metric =
-    m("l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum", "");
+/// The asynchronous copies' (`LDGSTS`) counters: their global reads and shared writes, under
+/// the names the H100's ncu knows (`ncu --query-metrics`). It has no `op_ldgsts` total of
+/// the L1's requests and sectors: the cached form (`cp.async.ca`) has `_cache_access`
+/// counters, the bypassing one (`.cg`) only the SASS-level `_cache_bypass` ones. Its
+/// `op_ld` counters count the copies' global reads too (the H100 gave `op_ld` = the copies'
+/// `_cache_access` figures, request for request, for a kernel whose only global reads are
+/// copies), so the copies' global side is in `op_ld` here as well. Written only where a
+/// kernel or line has copies, so the files of kernels with none stay as they were.
+pub const GLOBAL_LDGSTS_REQUESTS: Metric = m(
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+    "",
+);
 pub const GLOBAL_LDGSTS_SECTORS: Metric = m(
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+    "sector",
+);
+pub const GLOBAL_LDGSTS_BYPASS_REQUESTS: Metric = m(
+    "smsp__sass_l1tex_t_requests_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
+    "",
+);
+pub const GLOBAL_LDGSTS_BYPASS_SECTORS: Metric = m(
+    "smsp__sass_l1tex_t_sectors_pipe_lsu_mem_global_op_ldgsts_cache_bypass.sum",
     "sector",
 );
 pub const SHARED_LDGSTS_WAVEFRONTS: Metric = m(
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
     "",
 );
 
@@ -128,8 +143,15 @@ impl Tally {
         if i.kind == AccessKind::AsyncCopy {
             match i.space {
                 Space::Global => {
-                    put(GLOBAL_LDGSTS_REQUESTS, i.requests);
-                    put(GLOBAL_LDGSTS_SECTORS, i.sectors);
+                    let (r, s) = match i.op.contains(".cg") {
+                        true => (GLOBAL_LDGSTS_BYPASS_REQUESTS, GLOBAL_LDGSTS_BYPASS_SECTORS),
+                        false => (GLOBAL_LDGSTS_REQUESTS, GLOBAL_LDGSTS_SECTORS),
+                    };
+                    put(r, i.requests);
+                    put(s, i.sectors);
+                    // ncu's `op_ld` counts the copies' global reads as well.
+                    put(GLOBAL_LD_REQUESTS, i.requests);
+                    put(GLOBAL_LD_SECTORS, i.sectors);
                 }
                 Space::Shared => put(SHARED_LDGSTS_WAVEFRONTS, i.wavefronts),
                 _ => {}
@@ -432,12 +454,36 @@ mod tests {
         assert_eq!(k[&GLOBAL_LDGSTS_REQUESTS], 6);
         assert_eq!(k[&GLOBAL_LDGSTS_SECTORS], 24);
         assert_eq!(k[&SHARED_LDGSTS_WAVEFRONTS], 6);
-        assert_eq!(k[&GLOBAL_LD_REQUESTS] + k[&GLOBAL_ST_REQUESTS], 0);
+        assert!(
+            !k.contains_key(&GLOBAL_LDGSTS_BYPASS_REQUESTS),
+            "no .cg copy"
+        );
+        // ncu's op_ld holds the copies' global reads; the stores and shared loads none.
+        assert_eq!((k[&GLOBAL_LD_REQUESTS], k[&GLOBAL_LD_SECTORS]), (6, 24));
+        assert_eq!(k[&GLOBAL_ST_REQUESTS] + k[&SHARED_LD_WAVEFRONTS], 0);
         assert_eq!(k[&GLOBAL_ST_SECTORS] + k[&SHARED_ST_WAVEFRONTS], 0);
         assert!(
             !line_counters(&m).contains_key(&6),
             "no counter is a bulk copy's"
         );
+    }
+
+    #[test]
+    fn bypassing_copies_count_under_the_sass_cache_bypass_names() {
+        let mut read = instr(Space::Global, AccessKind::AsyncCopy, Some(5));
+        read.op = "cp.async.cg.shared.global".into();
+        (read.requests, read.sectors) = (4, 16);
+        let m = MemoryStats {
+            instructions: vec![read],
+            traced_blocks: 1,
+            total_blocks: 2,
+            ..Default::default()
+        };
+        let k: BTreeMap<Metric, u64> = kernel_counters(&m).into_iter().collect();
+        assert_eq!(k[&GLOBAL_LDGSTS_BYPASS_REQUESTS], 8);
+        assert_eq!(k[&GLOBAL_LDGSTS_BYPASS_SECTORS], 32);
+        assert!(!k.contains_key(&GLOBAL_LDGSTS_REQUESTS));
+        assert_eq!(k[&GLOBAL_LD_REQUESTS], 8);
     }
 
     #[test]

@@ -42,6 +42,7 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         trace: !a.no_trace,
         time: !a.no_time,
         cold_l2: a.cold_l2,
+        trace_blocks: a.trace_blocks.unwrap_or(0),
         ..RunOptions::default()
     };
     let ask = if a.cpu {

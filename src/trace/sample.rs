@@ -111,3 +111,50 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut c.bulk_sectors);
     s(&mut c.bulk_bytes);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::builder::variant;
+
+    fn grid(blocks: u32) -> Variant {
+        let mut v = variant("v");
+        v.grid = [blocks, 1, 1];
+        v
+    }
+
+    #[test]
+    fn the_lesson_sample_takes_every_stride_th_block_and_scales_by_the_stride() {
+        // 16384 blocks, 2 wanted: blocks 0 and 8192, each standing for 8192.
+        let s = BlockSample::of(&grid(16384), 2, 0);
+        assert_eq!((s.stride, s.traced), (8192, 2));
+        let mut m = MemoryStats::default();
+        m.global.sectors = 574;
+        s.scale_to_grid(&mut m);
+        assert_eq!(m.global.sectors, 574 * 8192);
+        assert_eq!((m.traced_blocks, m.total_blocks), (2, 16384));
+    }
+
+    #[test]
+    fn asking_for_the_grid_s_blocks_traces_every_block_and_scales_nothing() {
+        // What `run --trace-blocks N` asks: an edge block's work (block 0's halo, the last
+        // block's tail) counted once, not once per block it would stand for.
+        for asked in [256, 1000] {
+            let s = BlockSample::of(&grid(256), 2, asked);
+            assert_eq!(
+                (s.stride, s.traced, s.total),
+                (1, 256, 256),
+                "asked {asked}"
+            );
+            let mut m = MemoryStats::default();
+            m.global.sectors = 36 * 8 * 256 - 4;
+            m.copies.shared.wavefronts = 2;
+            s.scale_to_grid(&mut m);
+            assert_eq!(m.global.sectors, 36 * 8 * 256 - 4);
+            assert_eq!(m.copies.shared.wavefronts, 2);
+        }
+        // Fewer asked than the grid: a sample again.
+        let s = BlockSample::of(&grid(256), 2, 64);
+        assert_eq!((s.stride, s.traced), (4, 64));
+    }
+}
