@@ -1,18 +1,11 @@
 //! Recordings: a round trip through the file, and staleness when a kernel changes.
 
+mod common;
+
+use common::NOT_YET_RECORDED;
 use gpulab::course::bundle::CourseRoot;
 use gpulab::model::results::Source;
 use gpulab::session::recording::{self, Recording};
-
-/// Lessons the shipped recording does not hold yet, each with why. A lesson leaves this list
-/// when it is recorded on the H100 (`gpulab record --lesson ID`); the test fails for a
-/// listed lesson the recording has, so the list cannot outlive its reason. Until then the
-/// lab says "no recording of this lesson" and runs it live or on the interpreter.
-const NOT_YET_RECORDED: &[(&str, &str)] = &[(
-    "async-copy",
-    "written after the H100 recording was made; its live run, GPU-against-CPU trace and \
-     exercise were checked on the H100, but no recording was written",
-)];
 
 #[test]
 fn the_shipped_recording_replays_every_lesson_labelled_and_current() {

@@ -167,3 +167,13 @@ pub fn last_block_lines(source: &str) -> std::ops::Range<u32> {
         .unwrap_or(start);
     (start as u32 + 1)..(end as u32 + 2)
 }
+
+/// Lessons the shipped recording does not hold yet, each with why. A lesson leaves this list
+/// when it is recorded on the H100 (`gpulab record --lesson ID`); the test fails for a
+/// listed lesson the recording has, so the list cannot outlive its reason. Until then the
+/// lab says "no recording of this lesson" and runs it live or on the interpreter.
+pub const NOT_YET_RECORDED: &[(&str, &str)] = &[(
+    "async-copy",
+    "written after the H100 recording was made; its live run, GPU-against-CPU trace and \
+     exercise were checked on the H100, but no recording was written",
+)];
