@@ -127,9 +127,9 @@ fn after_r_without_a_gpu_the_cards_show_both_sources_labelled() {
         );
         assert!(screen.contains("recorded: "), "{screen}");
         assert!(screen.contains("interpreted: ✓ correct"), "{screen}");
-        // Four claims are about times and rates, three about the trace.
+        // Nine claims are about times and rates, seven about the trace.
         assert!(
-            screen.contains("3 of 3 judged hold; 4 need a GPU"),
+            screen.contains("7 of 7 judged hold; 9 need a GPU"),
             "{screen}"
         );
         assert!(!screen.contains("claims hold"), "{screen}");

@@ -78,7 +78,7 @@ fn an_sgemm_reference_names_its_second_input_and_sizes_that_fit() {
     let errs = load(&PROBE.replace("peak: cublas", "peak: blas")).unwrap_err();
     assert!(
         errs.iter()
-            .any(|e| e.contains("`peak` is `copy`, `cublas` or `none`")),
+            .any(|e| e.contains("`peak` is `copy`, `cublas`, `link` or `none`")),
         "{errs:?}"
     );
 }
