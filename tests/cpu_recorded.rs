@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{manifest_dir, nvrtc_or_skip};
+use common::{NVRTC_VARIES, manifest_dir, nvrtc_or_skip};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
 use gpulab::interp::{self, lesson::CpuError};
@@ -42,6 +42,23 @@ fn figures(i: &Value) -> [u64; 9] {
         a("addresses"),
         a("loop_loads"),
     ]
+}
+
+/// Wavefronts, ideal wavefronts and sectors summed by the operation's space and direction
+/// (`ld.shared`, `st.global`, ...), atomics apart: the traffic, however it was cut into
+/// instructions.
+fn totals(instructions: &[Value]) -> std::collections::BTreeMap<String, [u64; 3]> {
+    let mut out = std::collections::BTreeMap::new();
+    for i in instructions {
+        let op = i["op"].as_str().unwrap_or_default();
+        let key: String = op.split('.').take(2).collect::<Vec<_>>().join(".");
+        let f = figures(i);
+        let t: &mut [u64; 3] = out.entry(key).or_default();
+        t[0] += f[1];
+        t[1] += f[2];
+        t[2] += f[3];
+    }
+    out
 }
 
 fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
@@ -85,6 +102,34 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
         let line = w["source_line"].as_u64().unwrap_or(0) as u32;
         if !m.instructions.iter().any(|i| w["id"] == i.id) && !epilogue.contains(&line) {
             diffs.push(format!("site {} recorded but not traced", w["id"]));
+        }
+    }
+    // Where NVRTC itself makes one of two PTX texts for the job (common::NVRTC_VARIES: a
+    // float4 shared load as one v4 load or as two v2 loads), the recording's build and this
+    // one are two programs: their sites differ, and so do the shared loads' wavefronts,
+    // which depend on how the loads are cut (by about 1% over the kernel: 397,312 against
+    // 393,216 for `paired`). Global traffic and shared stores are compared exactly, the
+    // shared loads' wavefronts within 2%. The lasting fix is a kernel whose vector loads
+    // NVRTC cannot split, recorded again.
+    if !diffs.is_empty() && NVRTC_VARIES.contains(&v.source_path.as_str()) {
+        let got: Vec<Value> = (m.instructions.iter())
+            .map(|i| serde_json::to_value(i).unwrap())
+            .collect();
+        let (g, w) = (totals(&got), totals(&want));
+        let near = |a: u64, b: u64| a.abs_diff(b) as f64 <= 0.02 * b.max(1) as f64;
+        let same = g.keys().eq(w.keys())
+            && g.iter().all(|(k, a)| {
+                let b = &w[k];
+                match k.as_str() {
+                    "ld.shared" => near(a[0], b[0]) && near(a[1], b[1]) && a[2] == b[2],
+                    _ => a == b,
+                }
+            });
+        if same {
+            eprintln!("{} {}: NVRTC varies its PTX; totals compared", l.id, name);
+            diffs.clear();
+        } else {
+            diffs.push(format!("totals: got {g:?}, recorded {w:?}"));
         }
     }
     // The race verdict: the interpreter orders accesses by every barrier the GPU tracer

@@ -3,19 +3,11 @@
 
 mod common;
 
-use common::{bin, fixture, nvrtc_or_skip};
+use common::{NVRTC_VARIES, bin, fixture, nvrtc_or_skip};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::{CompileJob, Output, compile};
 use gpulab::model::results::LessonResult;
 use std::process::Command;
-
-/// Kernel files for which NVRTC 13.0 itself gives one of two PTX texts for the very same
-/// job, from one compile to the next within a process: the GEMM rungs' shared loads come
-/// out as one `ld.shared.v4.f32` or as two `ld.shared.v2.f32`. For these the CUBIN build's
-/// PTX cannot be held equal to a PTX build's; the test says so and goes on. A file not
-/// listed that varies fails, so the exemption cannot spread unseen; the list goes when the
-/// kernels name their vector loads in a way NVRTC cannot split.
-const NVRTC_VARIES: &[&str] = &["kernels/gemm/tuned.cu"];
 
 /// Also: the PTX NVRTC makes on the way to each CUBIN is the text a PTX build of the same
 /// job gives, which lets one compile serve both (`compile_cached`).

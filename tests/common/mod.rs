@@ -177,3 +177,12 @@ pub const NOT_YET_RECORDED: &[(&str, &str)] = &[(
     "written after the H100 recording was made; its live run, GPU-against-CPU trace and \
      exercise were checked on the H100, but no recording was written",
 )];
+
+/// Kernel files for which NVRTC 13.0 itself gives one of two PTX texts for the very same
+/// job, from one compile to the next within a process: the GEMM rungs' shared loads come
+/// out as one `ld.shared.v4.f32` or as two `ld.shared.v2.f32`. For these the CUBIN build's
+/// PTX cannot be held equal to a PTX build's (tests/nvrtc.rs), nor the interpreter's trace
+/// to the recording's site by site (tests/cpu_recorded.rs, which compares their totals
+/// instead). A file not listed that varies fails, so the exemption cannot spread unseen;
+/// the list goes when the kernels name their vector loads in a way NVRTC cannot split.
+pub const NVRTC_VARIES: &[&str] = &["kernels/gemm/tuned.cu"];
