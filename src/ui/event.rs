@@ -34,6 +34,9 @@ pub enum UiEvent {
 #[derive(Debug)]
 pub enum WorkerEvent {
     Ready(Result<Capabilities, WorkerFailure>),
+    /// A try's lesson made again (`Job::RemakeTry`), or the first problem in words and how
+    /// many there were.
+    Remade(Result<Box<crate::course::try_lesson::Tried>, (String, usize)>),
     Reply {
         lesson: String,
         reply: Reply,
@@ -123,6 +126,9 @@ pub enum Job {
     /// Watch these files (of one folder) for saves, each with its text as the lab last saw
     /// it, in place of whatever was watched: a try's kernel files.
     WatchFiles(Vec<(std::path::PathBuf, Option<Vec<u8>>)>),
+    /// A tried kernel's lesson made again from its files and flags after a save: the files
+    /// are read here, off the UI thread, and the lesson comes back as `WorkerEvent::Remade`.
+    RemakeTry(Box<crate::course::try_lesson::TrySpec>),
     /// Write the exercise progress (beside the worker, like `Watch`).
     SaveBook {
         book: ExerciseBook,

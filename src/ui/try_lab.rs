@@ -167,27 +167,34 @@ impl App {
         }
     }
 
-    /// Make the lesson again from the files and flags, and run it; a problem (a header
-    /// broken mid-edit) is said, and the lesson as it was stays.
+    /// Make the lesson again from the files and flags, and run it: the worker thread reads
+    /// the files (`Job::RemakeTry`) and `try_remade` takes the lesson it makes.
     fn remake_try(&mut self) {
+        if let Some(lab) = self.tried.as_ref() {
+            self.outbox.push(Job::RemakeTry(Box::new(lab.spec.clone())));
+        }
+    }
+
+    /// The try's lesson made again: it takes the old one's place and runs; a problem (a
+    /// header broken mid-edit) is said, and the lesson as it was stays.
+    pub(super) fn try_remade(&mut self, remade: Result<Box<Tried>, (String, usize)>) {
         let Some(lab) = self.tried.as_mut() else {
             return;
         };
-        match try_lesson::build(&lab.spec) {
+        match remade {
             Ok(tried) => {
                 self.reading.lessons = vec![tried.lesson.clone()];
                 self.reading.selected = 0;
                 let n = tried.lesson.variants.len();
                 self.view.variant = self.view.variant.min(n.saturating_sub(1));
-                lab.tried = tried;
+                lab.tried = *tried;
                 self.start_try_run();
             }
-            Err(errs) => {
-                let more = match errs.len() {
-                    1 => String::new(),
+            Err((first, count)) => {
+                let more = match count {
+                    0 | 1 => String::new(),
                     n => format!(" (and {} more)", n - 1),
                 };
-                let first = errs.first().map(ToString::to_string).unwrap_or_default();
                 self.message = Some(format!("not run: {first}{more}"));
             }
         }

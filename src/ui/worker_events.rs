@@ -14,6 +14,7 @@ impl App {
     pub fn on_worker(&mut self, ev: WorkerEvent) {
         match ev {
             WorkerEvent::Ready(Ok(caps)) => self.on_ready(caps),
+            WorkerEvent::Remade(remade) => self.try_remade(remade),
             WorkerEvent::Ready(Err(e)) => {
                 self.runs.caps = Some(Capabilities {
                     no_gpu: Some(e.to_string()),

@@ -85,6 +85,7 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
             };
             return ui.send(UiEvent::Worker(done)).is_ok();
         }
+        Job::RemakeTry(spec) => return ui.send(UiEvent::Worker(remake_try(&spec))).is_ok(),
         // Served by the dispatcher; nothing for the worker.
         Job::Watch(_) | Job::WatchFiles(_) | Job::SaveBook { .. } => return true,
     };
@@ -189,4 +190,16 @@ fn check(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: &CheckJob, device
         outcome: outcome.map(Box::new),
     };
     ui.send(UiEvent::Worker(done)).is_ok()
+}
+
+/// A try's lesson made again from its files and flags (`Job::RemakeTry`), as the worker
+/// thread answers it: the files are read here, never on the UI thread.
+pub fn remake_try(spec: &crate::course::try_lesson::TrySpec) -> WorkerEvent {
+    let remade = crate::course::try_lesson::build(spec)
+        .map(Box::new)
+        .map_err(|errs| {
+            let first = errs.first().map(ToString::to_string).unwrap_or_default();
+            (first, errs.len())
+        });
+    WorkerEvent::Remade(remade)
 }
