@@ -173,3 +173,26 @@ fn a_view_opened_before_the_worker_answers_asks_for_its_sass_when_it_does() {
     )));
     assert_eq!(sass_jobs(&mut a), vec!["stride-32 sm_90"]);
 }
+
+/// A copy between the host and the GPU (`transfer:`) has no code: `c` says so and opens
+/// nothing, and a diff against it asks the worker for no SASS and says why.
+#[test]
+fn a_copy_has_no_code_and_says_so() {
+    let mut a = app(true);
+    a.reading.selected = (a.reading.lessons.iter())
+        .position(|l| l.id == "host")
+        .unwrap();
+    focus(&mut a, "h2d-pinned");
+    key(&mut a, 'c');
+    assert_eq!(a.view.overlay, Overlay::None);
+    let said = a.message.clone().unwrap_or_default();
+    assert!(said.contains("`h2d-pinned` is a copy"), "{said}");
+    assert!(said.contains("no code or SASS"), "{said}");
+    focus(&mut a, "h2d-pageable");
+    key(&mut a, 'd');
+    let jobs = sass_jobs(&mut a);
+    assert!(
+        jobs.iter().all(|j| !j.starts_with("h2d-")),
+        "no SASS asked for a copy: {jobs:?}"
+    );
+}

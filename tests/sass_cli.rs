@@ -90,3 +90,18 @@ fn sass_shows_each_memory_line_with_its_traced_figure_from_the_recording() {
     assert!(lds.contains("32 wavefronts/request"), "{lds}");
     assert!(text.contains("traced figures: recorded on"), "{text}");
 }
+
+/// A copy has no kernel: `gpulab sass` says so instead of handing NVRTC an empty file.
+#[test]
+fn sass_of_a_copy_says_it_has_no_kernel() {
+    let out = std::process::Command::new(common::bin())
+        .args(["sass", "host", "h2d-pinned"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is a copy between the host and the GPU"),
+        "{err}"
+    );
+}

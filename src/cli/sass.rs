@@ -24,18 +24,23 @@ fn arch(root: &CourseRoot, lesson: &Lesson) -> String {
 }
 
 fn variant<'a>(lesson: &'a Lesson, name: &str) -> Result<&'a Variant> {
-    lesson
-        .variants
-        .iter()
-        .find(|v| v.name == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = lesson.variants.iter().map(|v| v.name.as_str()).collect();
-            anyhow!(
-                "no variant '{name}' in {}; its variants are: {}",
-                lesson.id,
-                names.join(", ")
-            )
-        })
+    let found = lesson.variants.iter().find(|v| v.name == name);
+    if let Some(v) = found.filter(|v| v.transfer.is_some()) {
+        bail!(
+            "`{}` in {} is a copy between the host and the GPU (`transfer:`), not a kernel: \
+             it has no SASS",
+            v.name,
+            lesson.id
+        );
+    }
+    found.ok_or_else(|| {
+        let names: Vec<&str> = lesson.variants.iter().map(|v| v.name.as_str()).collect();
+        anyhow!(
+            "no variant '{name}' in {}; its variants are: {}",
+            lesson.id,
+            names.join(", ")
+        )
+    })
 }
 
 fn listing(client: &mut WorkerClient, lesson: &Lesson, v: &Variant, arch: &str) -> Result<Listing> {

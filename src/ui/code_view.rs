@@ -35,6 +35,10 @@ pub struct CodeState {
 impl App {
     /// `c`: the focused variant's code, its SASS asked for.
     pub(super) fn open_code(&mut self) {
+        if let Some(words) = self.copy_has_no_code(self.view.variant) {
+            self.message = Some(words);
+            return;
+        }
         self.view.overlay = Overlay::Code;
         self.view.scrolls.code_x = 0;
         if self.view.code.panes != Panes::Source {
@@ -109,6 +113,18 @@ impl App {
         self.view.code.listings.get(&(l.id.clone(), v.name.clone()))
     }
 
+    /// Why variant `variant` has no code to show, when it is a copy between the host and
+    /// the GPU (`transfer:`): no source, no kernel, no SASS.
+    fn copy_has_no_code(&self, variant: usize) -> Option<String> {
+        let v = self.lesson()?.variants.get(variant)?;
+        let t = v.transfer.as_ref()?;
+        Some(format!(
+            "`{}` is a copy ({}), not a kernel: it has no code or SASS to show",
+            v.name,
+            v.note.as_deref().unwrap_or(&format!("{t:?}"))
+        ))
+    }
+
     /// Ask the worker for a variant's SASS, once; said at once where it cannot come.
     fn ask_sass(&mut self, variant: usize) {
         let Some(l) = self.lesson() else { return };
@@ -117,6 +133,13 @@ impl App {
         };
         let key = (l.id.clone(), v.name.clone());
         if self.view.code.listings.contains_key(&key) {
+            return;
+        }
+        if let Some(words) = self.copy_has_no_code(variant) {
+            self.view
+                .code
+                .listings
+                .insert(key, SassState::Failed(words));
             return;
         }
         let nvrtc = self.runs.caps.as_ref().is_some_and(|c| c.nvrtc.is_some());
