@@ -2,7 +2,8 @@
 //! learner's `$EDITOR` (cooked mode, the main screen, every key typed reaching the editor
 //! and none the lab) and takes it back after (the alternate screen again, keys reaching the
 //! lab). The editor here is a script that notes the terminal's mode, reads a line typed at
-//! it and saves the learner's file. Unix only.
+//! it and saves the learner's file. Unix only. The line typed is written under another name
+//! and renamed, since a shell's `>` makes the file before it writes to it.
 #![cfg(unix)]
 
 mod common;
@@ -25,7 +26,8 @@ const EDITOR: &str = r#"#!/bin/sh
 stty -a > "$EDITOR_NOTES/tty"
 : > "$EDITOR_NOTES/started"
 IFS= read -r line
-printf '%s' "$line" > "$EDITOR_NOTES/typed"
+printf '%s' "$line" > "$EDITOR_NOTES/typed.part"
+mv "$EDITOR_NOTES/typed.part" "$EDITOR_NOTES/typed"
 printf '// edited\n' > "$1"
 "#;
 
