@@ -78,3 +78,34 @@ fn a_real_mismatch_is_still_wrong() {
     r.variants[0].error = Some("out[3] = 1, expected 2".into());
     assert_eq!(status(&r.variants[0]), "WRONG: out[3] = 1, expected 2");
 }
+
+/// Figures the table has no column for (atomics here, asynchronous copies and the rest
+/// alike) are printed under it with their variant's name; a run without them adds nothing.
+#[test]
+fn atomics_and_copies_have_their_figures_under_the_table() {
+    use gpulab::model::results::{AtomicCounts, MemoryStats};
+    let (l, mut r) = three_variants();
+    assert!(!text_report(&l, &r).contains("more traced figures"));
+    let mut m = MemoryStats::default();
+    m.atomics.global_red = AtomicCounts {
+        requests: 10,
+        sectors: 40,
+    };
+    m.atomics.updates = 320;
+    m.atomics.addresses = 10;
+    r.variants[1].memory = Some(m);
+    let text = text_report(&l, &r);
+    let below = text
+        .split("more traced figures:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{text}"));
+    let lines: Vec<&str> = below.lines().skip(1).take(2).collect();
+    assert_eq!(
+        lines,
+        [
+            format!("  {:<20} global atomics 4.00 sectors/request", "b"),
+            format!("  {:<20} atomics 32.0 lanes/address", ""),
+        ],
+        "{text}"
+    );
+}

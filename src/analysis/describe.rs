@@ -123,6 +123,18 @@ pub fn space_lines(m: &crate::model::results::MemoryStats) -> Vec<String> {
     if let Some(x) = per_request(a.updates, a.addresses) {
         out.push(format!("atomics {x:.1} lanes/address"));
     }
+    // Asynchronous copies read global memory and write shared memory in one request each,
+    // counted apart from loads and stores: their two sides, and a bulk copy's size.
+    let c = &m.copies;
+    if let Some(x) = per_request(c.global.sectors, c.global.requests) {
+        out.push(format!("cp.async {x:.2} sectors/request"));
+    }
+    if let Some(x) = per_request(c.shared.wavefronts, c.shared.requests) {
+        out.push(format!("cp.async {x:.2} shared wavefronts/request"));
+    }
+    if let Some(x) = per_request(c.bulk_bytes, c.bulk_requests) {
+        out.push(format!("bulk copies {x:.0} bytes each"));
+    }
     out
 }
 
@@ -169,5 +181,42 @@ pub fn shared_text(s: &crate::model::results::SharedStats) -> Option<String> {
         Some(format!("shared {} wavefronts/req", parts.join(" · ")))
     } else {
         per_request(s.wavefronts, s.requests).map(|x| format!("shared {x:.2} wavefronts/request"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::space_lines;
+    use crate::model::results::{AtomicCounts, CopyStats, MemoryStats, SharedCounts};
+
+    #[test]
+    fn asynchronous_copies_show_both_sides_and_a_bulk_copy_its_size() {
+        let m = MemoryStats {
+            copies: CopyStats {
+                global: AtomicCounts {
+                    requests: 8,
+                    sectors: 32,
+                },
+                shared: SharedCounts {
+                    requests: 8,
+                    wavefronts: 16,
+                    ideal_wavefronts: 8,
+                },
+                bulk_requests: 2,
+                bulk_sectors: 512,
+                bulk_bytes: 16384,
+            },
+            ..MemoryStats::default()
+        };
+        assert_eq!(
+            space_lines(&m),
+            [
+                "cp.async 4.00 sectors/request",
+                "cp.async 2.00 shared wavefronts/request",
+                "bulk copies 8192 bytes each",
+            ]
+        );
+        // A kernel that copies nothing says nothing of copies.
+        assert!(space_lines(&MemoryStats::default()).is_empty());
     }
 }

@@ -1,7 +1,7 @@
 //! `gpulab run` without `--json`: the figures as a plain table, the claims under it.
 
 use crate::analysis::claim_words::{detail_words, words};
-use crate::analysis::describe::{first_race, per_request, source_label, status};
+use crate::analysis::describe::{first_race, per_request, source_label, space_lines, status};
 use crate::analysis::margin::margin_words;
 use crate::analysis::stats::fmt_ms;
 use crate::model::Lesson;
@@ -30,11 +30,29 @@ pub fn text_report(lesson: &Lesson, r: &LessonResult) -> String {
         out.push_str(&variant_row(v, said_below));
     }
     out.push_str(&shared_error_notes(&shared));
+    out.push_str(&space_notes(r));
     out.push_str(&overflow_notes(r));
     out.push_str(&clock_notes(r));
     out.push_str(&knob_rows(r));
     out.push_str(&claims(r));
     out
+}
+
+/// The trace's figures that have no column (atomics, asynchronous copies, clusters,
+/// textures), under the table: a variant's first beside its name, the rest under it.
+fn space_notes(r: &LessonResult) -> String {
+    let mut out = String::new();
+    for v in &r.variants {
+        let lines = v.memory.as_ref().map(space_lines).unwrap_or_default();
+        for (i, line) in lines.iter().enumerate() {
+            let name = if i == 0 { v.name.as_str() } else { "" };
+            out.push_str(&format!("  {name:<20} {line}\n"));
+        }
+    }
+    if out.is_empty() {
+        return out;
+    }
+    format!("\nmore traced figures:\n{out}")
 }
 
 /// The knob settings the run holds (`gpulab run --knobs`, or a recording's), one row each,
