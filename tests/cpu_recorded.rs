@@ -105,10 +105,10 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
         }
     }
     // Where NVRTC itself makes one of two PTX texts for the job (common::NVRTC_VARIES: a
-    // float4 shared load as one v4 load or as two v2 loads), the recording's build and this
-    // one are two programs: their sites differ, and so do the shared loads' wavefronts,
-    // which depend on how the loads are cut (by about 1% over the kernel: 397,312 against
-    // 393,216 for `paired`). Global traffic and shared stores are compared exactly, the
+    // float4 shared load alone, or followed by a second 8-byte load of half its words), the
+    // recording's build and this one are two programs: their sites differ, and so do the
+    // shared loads' wavefronts (by about 1% over the kernel: 397,312 against 393,216 for
+    // `paired`). Global traffic and shared stores are compared exactly, the
     // shared loads' wavefronts within 2%. The lasting fix is a kernel whose vector loads
     // NVRTC cannot split, recorded again.
     if !diffs.is_empty() && NVRTC_VARIES.contains(&v.source_path.as_str()) {

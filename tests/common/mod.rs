@@ -179,10 +179,12 @@ pub const NOT_YET_RECORDED: &[(&str, &str)] = &[(
 )];
 
 /// Kernel files for which NVRTC 13.0 itself gives one of two PTX texts for the very same
-/// job, from one compile to the next within a process: the GEMM rungs' shared loads come
-/// out as one `ld.shared.v4.f32` or as two `ld.shared.v2.f32`. For these the CUBIN build's
-/// PTX cannot be held equal to a PTX build's (tests/nvrtc.rs), nor the interpreter's trace
-/// to the recording's site by site (tests/cpu_recorded.rs, which compares their totals
-/// instead). A file not listed that varies fails, so the exemption cannot spread unseen;
-/// the list goes when the kernels name their vector loads in a way NVRTC cannot split.
+/// job, from one compile to the next within a process: a GEMM rung's 16-byte shared load
+/// (`ld.shared.v4.f32`) is now and then followed by a second, 8-byte load of half of the
+/// same words (`ld.shared.v2.f32`, under a `used_bytes_mask` pragma). For these the CUBIN
+/// build's PTX cannot be held equal to a PTX build's (tests/nvrtc.rs), nor the interpreter's
+/// trace to the recording's site by site (tests/cpu_recorded.rs, which compares their
+/// totals instead). A file not listed that varies fails, so the exemption cannot spread
+/// unseen; the list goes when the kernels name their vector loads in PTX, which NVRTC
+/// cannot rewrite, and the GEMM is recorded again from them.
 pub const NVRTC_VARIES: &[&str] = &["kernels/gemm/tuned.cu"];
