@@ -104,3 +104,94 @@ fn a_misspelt_device_figure_and_a_bad_figure_in_prose_are_errors_with_a_place() 
     );
     assert!(all.iter().any(|e| e.contains("hot_mb")), "{all:?}");
 }
+
+/// The lab on a GPU whose figures are not the recording's: the lessons are read again off
+/// the UI thread (a `Job::Size` for the worker thread), and the lab is ready, with them,
+/// only once they are in; so too when the worker answers before the course is loaded.
+#[test]
+fn the_lab_reads_lessons_again_for_its_gpu_off_the_ui_thread_before_it_runs_them() {
+    use gpulab::session::fold::Capabilities;
+    use gpulab::session::progress::Progress;
+    use gpulab::ui::App;
+    use gpulab::ui::event::{Job, UiEvent, WorkerEvent};
+    use gpulab::ui::loading::{Course, on_device};
+    let caps = Capabilities {
+        device: Some(h200()),
+        ..Default::default()
+    };
+    let l2 = |app: &App| {
+        let l = app
+            .reading
+            .lessons
+            .iter()
+            .find(|l| l.id == "l2-window")
+            .unwrap();
+        size(l, "gpu_l2_bytes")
+    };
+    // The worker thread's answer to the one job the lab queued.
+    let serve = |app: &mut App| {
+        let jobs = std::mem::take(&mut app.outbox);
+        let sizes: Vec<_> = jobs
+            .into_iter()
+            .filter(|j| matches!(j, Job::Size { .. }))
+            .collect();
+        assert_eq!(sizes.len(), 1, "one job reads the lessons again");
+        let Some(Job::Size {
+            lessons,
+            root,
+            device,
+        }) = sizes.into_iter().next()
+        else {
+            unreachable!()
+        };
+        app.on_worker(WorkerEvent::Sized(on_device(&root, lessons, &device)));
+    };
+    let (root, lessons) = course();
+    let h100_l2 = 52428800;
+
+    let mut app = App::new(lessons.clone(), None, Progress::default());
+    app.reading.course_root = root.clone();
+    assert_eq!(l2(&app), h100_l2);
+    app.on_worker(WorkerEvent::Ready(Ok(caps.clone())));
+    assert!(
+        app.runs.caps.is_none(),
+        "not ready while the lessons are read"
+    );
+    assert_eq!(l2(&app), h100_l2, "nothing read on the UI thread");
+    serve(&mut app);
+    assert_eq!(l2(&app), h200().l2_bytes as i64);
+    assert!(app.runs.caps.is_some(), "ready with the lessons in");
+
+    // The worker first, then the course (read at the recording's sizes).
+    let mut app = App::loading(lessons.len(), Progress::default());
+    app.reading.course_root = root;
+    app.on_event(UiEvent::Worker(WorkerEvent::Ready(Ok(caps))));
+    app.on_event(UiEvent::Loaded(Ok(Course {
+        lessons,
+        recording: None,
+        broken: Vec::new(),
+    })));
+    assert!(
+        app.runs.caps.is_none(),
+        "not ready while the lessons are read"
+    );
+    assert_eq!(l2(&app), h100_l2);
+    serve(&mut app);
+    assert_eq!(l2(&app), h200().l2_bytes as i64);
+    assert!(app.runs.caps.is_some());
+
+    // A GPU with the lessons' own figures reads nothing and is ready at once.
+    let (_, lessons) = course();
+    let mut app = App::new(lessons, None, Progress::default());
+    let h100 = DeviceInfo {
+        l2_bytes: h100_l2 as u64,
+        ..h200()
+    };
+    let same = Capabilities {
+        device: Some(h100),
+        ..Default::default()
+    };
+    app.on_worker(WorkerEvent::Ready(Ok(same)));
+    assert!(app.runs.caps.is_some());
+    assert!(!app.outbox.iter().any(|j| matches!(j, Job::Size { .. })));
+}

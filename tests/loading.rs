@@ -56,10 +56,7 @@ fn the_first_frame_says_what_is_loading_long_before_a_slow_large_load_is_in() {
     // Long before the load is in: a frame that waited for it would come after LOAD_TAKES.
     // (Half of it, not a few milliseconds, so that a busy machine running other tests
     // beside this one cannot fail it.)
-    assert!(
-        *first_at < LOAD_TAKES / 2,
-        "first frame after {first_at:?}"
-    );
+    assert!(*first_at < LOAD_TAKES / 2, "first frame after {first_at:?}");
     let (ready_at, last) = frames.last().unwrap();
     assert!(*ready_at >= LOAD_TAKES, "{ready_at:?}");
     assert!(!last.contains("loading"), "{last}");

@@ -105,20 +105,29 @@ pub fn device_sized(
     lesson: &Lesson,
     device: &DeviceInfo,
 ) -> Result<Option<Lesson>, CourseError> {
-    let figures: Vec<(String, i64)> = crate::course::device_sizes::device_sizes(device)
-        .into_iter()
-        .filter(|(name, _)| lesson.problem.iter().any(|(n, _)| n == name))
-        .collect();
-    let same = figures
-        .iter()
-        .all(|f| lesson.problem.iter().any(|p| p == f));
-    if same {
+    if !sized_otherwise(lesson, device) {
         return Ok(None);
     }
-    match crate::course::reload_sized(root, &lesson.file, &figures) {
+    match crate::course::reload_sized(root, &lesson.file, &device_figures(lesson, device)) {
         Ok(l) => Ok(Some(l)),
         Err(mut errs) => Err(errs.swap_remove(0)),
     }
+}
+
+/// Whether `device` would size `lesson` otherwise than it was read: it names a figure of
+/// the GPU that `device` has another value of. Nothing is read to say so.
+pub fn sized_otherwise(lesson: &Lesson, device: &DeviceInfo) -> bool {
+    device_figures(lesson, device)
+        .iter()
+        .any(|f| !lesson.problem.iter().any(|p| p == f))
+}
+
+/// The figures of `device` that `lesson`'s problem names.
+fn device_figures(lesson: &Lesson, device: &DeviceInfo) -> Vec<(String, i64)> {
+    crate::course::device_sizes::device_sizes(device)
+        .into_iter()
+        .filter(|(name, _)| lesson.problem.iter().any(|(n, _)| n == name))
+        .collect()
 }
 
 /// The recorded figures of `lesson`, claims judged; blank and marked `Source::None` when

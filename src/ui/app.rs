@@ -75,6 +75,7 @@ impl App {
                 interpreted: HashMap::new(),
                 front: Default::default(),
                 caps: None,
+                sizing: None,
                 running: None,
                 folds: HashMap::new(),
                 compiling: Default::default(),

@@ -37,6 +37,8 @@ pub enum WorkerEvent {
     /// A try's lesson made again (`Job::RemakeTry`), or the first problem in words and how
     /// many there were.
     Remade(Result<Box<crate::course::try_lesson::Tried>, (String, usize)>),
+    /// The lessons read again at the sizes of the GPU the worker found (`Job::Size`).
+    Sized(Vec<Lesson>),
     Reply {
         lesson: String,
         reply: Reply,
@@ -129,6 +131,14 @@ pub enum Job {
     /// A tried kernel's lesson made again from its files and flags after a save: the files
     /// are read here, off the UI thread, and the lesson comes back as `WorkerEvent::Remade`.
     RemakeTry(Box<crate::course::try_lesson::TrySpec>),
+    /// The lessons that take their problem from the GPU (its L2's size, its SMs) read
+    /// again with `device`'s figures: the files are read here, off the UI thread, and the
+    /// lessons come back as `WorkerEvent::Sized`.
+    Size {
+        lessons: Vec<Lesson>,
+        root: CourseRoot,
+        device: Box<crate::model::results::DeviceInfo>,
+    },
     /// Write the exercise progress (beside the worker, like `Watch`).
     SaveBook {
         book: ExerciseBook,

@@ -157,8 +157,15 @@ impl App {
                 self.reading.answers = fresh.reading.answers;
                 self.loading = None;
                 self.note_seen();
-                if let Some(caps) = self.runs.caps.clone() {
-                    self.plan_compiles(&caps);
+                // The course came after the worker's answer: read at the recording's sizes,
+                // its lessons wait for this GPU's before anything runs on them.
+                if let Some(caps) = self.runs.caps.take() {
+                    if self.size_for(&caps) {
+                        self.runs.sizing = Some(caps);
+                    } else {
+                        self.plan_compiles(&caps);
+                        self.runs.caps = Some(caps);
+                    }
                 }
             }
             Err(f) => self.loading = Some(Loading::Failed(f)),

@@ -44,6 +44,9 @@ pub struct Runs {
     /// Which of the two the columns show where a lesson has both (`s` switches).
     pub front: Front,
     pub caps: Option<Capabilities>,
+    /// What the worker found, held back while the lessons are read again at its GPU's
+    /// sizes (`Job::Size`): until they are in, nothing runs on lessons of another size.
+    pub sizing: Option<Capabilities>,
     pub running: Option<Running>,
     /// The fold of each request in flight, by lesson id.
     pub folds: HashMap<String, Fold>,

@@ -4,6 +4,7 @@
 
 use super::app::App;
 use super::event::{Job, WorkerEvent};
+use crate::model::Lesson;
 use crate::model::protocol::Reply;
 use crate::session::client::WorkerFailure;
 use crate::session::fold::Capabilities;
@@ -15,6 +16,7 @@ impl App {
         match ev {
             WorkerEvent::Ready(Ok(caps)) => self.on_ready(caps),
             WorkerEvent::Remade(remade) => self.try_remade(remade),
+            WorkerEvent::Sized(lessons) => self.on_sized(lessons),
             WorkerEvent::Ready(Err(e)) => {
                 self.runs.caps = Some(Capabilities {
                     no_gpu: Some(e.to_string()),
@@ -54,12 +56,48 @@ impl App {
     /// No GPU but NVRTC: the timings stay the recording's, and the compile reports are
     /// made live for every lesson.
     fn on_ready(&mut self, caps: Capabilities) {
-        // A GPU here: its lessons are sized for it, as its runs will be.
-        if let Some(dev) = &caps.device {
-            let lessons = std::mem::take(&mut self.reading.lessons);
-            self.reading.lessons =
-                super::loading::on_device(&self.reading.course_root, lessons, dev);
+        // A GPU here: its lessons are sized for it, as its runs will be. Where that reads
+        // files, the worker thread reads them, and the lab is ready when they are in.
+        if self.size_for(&caps) {
+            self.runs.sizing = Some(caps);
+            return;
         }
+        self.ready(caps);
+    }
+
+    /// Whether `caps`'s GPU sizes some loaded lesson otherwise than it was read; if so, the
+    /// job that reads them again is queued.
+    pub(super) fn size_for(&mut self, caps: &Capabilities) -> bool {
+        let Some(dev) = &caps.device else {
+            return false;
+        };
+        if self.loading.is_some()
+            || !(self.reading.lessons.iter()).any(|l| source::sized_otherwise(l, dev))
+        {
+            return false;
+        }
+        self.outbox.push(Job::Size {
+            lessons: self.reading.lessons.clone(),
+            root: self.reading.course_root.clone(),
+            device: Box::new(dev.clone()),
+        });
+        true
+    }
+
+    /// The lessons at the GPU's sizes: the lab is ready with them.
+    fn on_sized(&mut self, lessons: Vec<Lesson>) {
+        // Only lessons read for this list take its place (a course loaded since is newer).
+        let same = lessons.len() == self.reading.lessons.len()
+            && (lessons.iter().zip(&self.reading.lessons)).all(|(a, b)| a.id == b.id);
+        if same {
+            self.reading.lessons = lessons;
+        }
+        if let Some(caps) = self.runs.sizing.take() {
+            self.ready(caps);
+        }
+    }
+
+    fn ready(&mut self, caps: Capabilities) {
         self.plan_compiles(&caps);
         self.runs.caps = Some(caps);
         // A code or diff view opened before the worker answered asks for its SASS now.

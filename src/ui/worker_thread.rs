@@ -86,6 +86,14 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
             return ui.send(UiEvent::Worker(done)).is_ok();
         }
         Job::RemakeTry(spec) => return ui.send(UiEvent::Worker(remake_try(&spec))).is_ok(),
+        Job::Size {
+            lessons,
+            root,
+            device,
+        } => {
+            let sized = super::loading::on_device(&root, lessons, &device);
+            return ui.send(UiEvent::Worker(WorkerEvent::Sized(sized))).is_ok();
+        }
         // Served by the dispatcher; nothing for the worker.
         Job::Watch(_) | Job::WatchFiles(_) | Job::SaveBook { .. } => return true,
     };
