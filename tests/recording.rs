@@ -74,6 +74,31 @@ fn a_changed_kernel_or_define_marks_its_entry_stale() {
     );
 }
 
+/// A variant added to a lesson after its recording was made has no figures to show: it is
+/// marked stale, so nothing takes it for measured, and said to be unrecorded, not changed.
+#[test]
+fn a_variant_added_since_the_recording_says_it_is_not_recorded() {
+    let root = CourseRoot::Bundled;
+    let (mut lessons, _) = gpulab::course::load_course(&root);
+    let rec = recording::newest(&root.recordings()).unwrap();
+    let l = lessons.iter_mut().find(|l| l.id == "shared-banks").unwrap();
+    let mut added = l.variants[0].clone();
+    added.name = "added".into();
+    l.variants.push(added);
+    let r = rec.replay(l).unwrap();
+    let v = r.variants.iter().find(|v| v.name == "added").unwrap();
+    assert!(v.stale && v.unrecorded && v.time_ms.is_none());
+    let status = gpulab::analysis::describe::status(v);
+    assert_eq!(status, "not recorded (added since the recording)");
+    // The variants the recording has are neither.
+    assert!(
+        r.variants
+            .iter()
+            .filter(|v| v.name != "added")
+            .all(|v| !v.unrecorded)
+    );
+}
+
 #[test]
 fn write_then_parse_gives_the_same_recording() {
     let root = CourseRoot::Bundled;

@@ -39,6 +39,9 @@ pub fn per_request(num: u64, den: u64) -> Option<f64> {
 
 /// The short status of a variant: what a learner must know first.
 pub fn status(v: &VariantResult) -> String {
+    if v.unrecorded {
+        return "not recorded (added since the recording)".into();
+    }
     if v.stale {
         return "stale (kernel changed since recording)".into();
     }

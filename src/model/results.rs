@@ -360,6 +360,10 @@ pub struct VariantResult {
     /// Set on replay when the kernel changed since the recording.
     #[serde(default)]
     pub stale: bool,
+    /// Set on replay (with `stale`) for a variant the recording does not have at all: one
+    /// added to the lesson after it was recorded.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unrecorded: bool,
     /// The grid and block the variant was launched with, evaluated.
     #[serde(default)]
     pub grid: [u32; 3],

@@ -78,6 +78,7 @@ impl Recording {
                 }
                 None => variants.push(crate::model::results::VariantResult {
                     stale: true,
+                    unrecorded: true,
                     ..crate::model::results::VariantResult::blank(v, hash)
                 }),
             }
