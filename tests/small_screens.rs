@@ -80,8 +80,16 @@ fn a_card_in_full_through_the_detail_pane() {
     let mut a = app("global-coalescing");
     ch(&mut a, 'v');
     let cards = draw(&mut a);
-    // The cards at 80×24 have no room for the traced figures; the detail pane does.
+    // Seven cards at 80×24 would have room for their notes alone: the variants are a list
+    // instead, a row each with its time, rate and verdict; the traced figures are in the
+    // detail pane.
     let r = a.result().unwrap().clone();
+    for v in &r.variants {
+        let t = gpulab::analysis::stats::fmt_ms(v.time_ms.as_ref().unwrap().median);
+        let row = cards.lines().find(|l| l.contains(&format!(" {} ", v.name)));
+        let row = row.unwrap_or_else(|| panic!("{} has a row:\n{cards}", v.name));
+        assert!(row.contains(&t) && row.contains("correct"), "{row}");
+    }
     let v = &r.variants[a.view.variant];
     assert!(
         v.memory.is_some(),
@@ -90,8 +98,8 @@ fn a_card_in_full_through_the_detail_pane() {
     );
     assert!(!cards.contains("sectors/request"), "{cards}");
     assert!(
-        cards.contains("▼ i"),
-        "a card that is cut says how to see it all:\n{cards}"
+        cards.contains("i: all figures"),
+        "the list says how to see a variant's every figure:\n{cards}"
     );
     ch(&mut a, 'i');
     assert_eq!(a.view.overlay, Overlay::Detail);
@@ -109,6 +117,30 @@ fn a_card_in_full_through_the_detail_pane() {
     assert!(next.contains(&r.variants[1].name), "{next}");
     ch(&mut a, 'i');
     assert_eq!(a.view.overlay, Overlay::None);
+}
+
+/// More variants than the list has rows: the focused one stays in view, marked, and the
+/// list says how many are above and below it; the GEMM's rates are shares of cuBLAS.
+#[test]
+fn the_list_of_variants_keeps_the_focused_one_in_view() {
+    let mut a = app("gemm");
+    ch(&mut a, 'v');
+    let first = draw(&mut a);
+    let r = a.result().unwrap().clone();
+    let n = r.variants.len();
+    let last = &r.variants[n - 1].name;
+    assert!(first.contains("▸ naive"), "{first}");
+    assert!(!first.contains(&format!(" {last} ")), "{first}");
+    assert!(first.contains("more ┘"), "{first}");
+    for _ in 1..n {
+        key(&mut a, KeyCode::Right);
+    }
+    let end = draw(&mut a);
+    assert!(end.contains(&format!("▸ {last} ")), "{end}");
+    assert!(end.contains("above"), "{end}");
+    assert!(!end.contains("▸ naive"), "{end}");
+    let pct = r.variants[n - 1].pct_of_peak.unwrap();
+    assert!(end.contains(&format!("GFLOP/s {pct:.0}%")), "{end}");
 }
 
 #[test]

@@ -47,6 +47,23 @@ pub fn fastest(r: &LessonResult) -> Option<&VariantResult> {
 }
 
 pub fn ratio_text(v: &VariantResult, best: Option<&VariantResult>) -> Option<String> {
+    Some(match against(v, best)? {
+        Against::Fastest => "fastest".into(),
+        Against::WithinNoise(b) => format!("≈ {b} (within noise)"),
+        Against::Slower(x, b) => format!("{x:.1}× slower than {b}"),
+    })
+}
+
+/// How a variant's time stands to the fastest's.
+enum Against<'r> {
+    Fastest,
+    /// Within the noise of the fastest (named).
+    WithinNoise(&'r str),
+    /// This many times slower than the fastest (named).
+    Slower(f64, &'r str),
+}
+
+fn against<'r>(v: &VariantResult, best: Option<&'r VariantResult>) -> Option<Against<'r>> {
     let t = v.time_ms.as_ref()?;
     if v.correct != Some(true) || first_race(v).is_some() {
         return None;
@@ -54,16 +71,12 @@ pub fn ratio_text(v: &VariantResult, best: Option<&VariantResult>) -> Option<Str
     let b = best?;
     let bt = b.time_ms.as_ref()?;
     if b.name == v.name {
-        return Some("fastest".into());
+        return Some(Against::Fastest);
     }
     if !differ_beyond_noise(t, bt) {
-        return Some(format!("≈ {} (within noise)", b.name));
+        return Some(Against::WithinNoise(&b.name));
     }
-    Some(format!(
-        "{:.1}× slower than {}",
-        t.median / bt.median,
-        b.name
-    ))
+    Some(Against::Slower(t.median / bt.median, &b.name))
 }
 
 /// Everything a variant's column says, top to bottom: the lesson's note on it, then the
@@ -157,25 +170,97 @@ fn timing_lines<'a>(
 ) -> Vec<Line<'a>> {
     let mut lines = vec![time_line(v, interpreted, width, th)];
     lines.extend(clock_line(v, width, th));
-    let running_here = app.runs.running.as_ref().filter(|run| {
-        Some(run.lesson.as_str()) == app.lesson().map(|l| l.id.as_str()) && run.variant == v.name
-    });
-    if let Some(run) = running_here {
+    if let Some(run) = running_here(app, v) {
         lines.push(Line::styled(format!("… {}", run.stage), th.accent));
     } else if let Some(t) = ratio_text(v, fastest(r)) {
         lines.push(Line::styled(t, th.accent));
     }
+    // The share of the lesson's ceiling goes with the rate it is a share of.
+    let of = app.lesson().map(|l| peak_of(&l.metrics));
+    let pct = |on: bool| match (v.pct_of_peak, of, on) {
+        (Some(p), Some(of), true) => format!(" · {p:.0}% {of}"),
+        _ => String::new(),
+    };
+    let cublas = app.lesson().is_some_and(|l| l.metrics.cublas_peak);
     if let Some(g) = v.gbps {
-        let pct = v
-            .pct_of_peak
-            .map(|p| format!(" · {p:.0}% of copy"))
-            .unwrap_or_default();
-        lines.push(Line::raw(format!("{g:.0} GB/s{pct}")));
+        lines.push(Line::raw(format!("{g:.0} GB/s{}", pct(!cublas))));
     }
     if let Some(g) = v.gflops {
-        lines.push(Line::raw(format!("{g:.0} GFLOP/s")));
+        lines.push(Line::raw(format!("{g:.0} GFLOP/s{}", pct(cublas))));
     }
     lines
+}
+
+/// What a lesson's percentages are of: the device-to-device copy unless it says another
+/// ceiling (`metrics.peak`).
+fn peak_of(m: &crate::model::lesson::Metrics) -> &'static str {
+    if m.link_peak {
+        "of link"
+    } else if m.cublas_peak {
+        "of cuBLAS"
+    } else {
+        "of copy"
+    }
+}
+
+/// The run in flight, when it is on `v` of the lesson shown.
+fn running_here<'r>(app: &'r App, v: &VariantResult) -> Option<&'r super::super::runs::Running> {
+    app.runs.running.as_ref().filter(|run| {
+        Some(run.lesson.as_str()) == app.lesson().map(|l| l.id.as_str()) && run.variant == v.name
+    })
+}
+
+/// The time a variant's list row shows: the median, that of the samples so far while it
+/// is timed (with "…"), or "-".
+pub(super) fn time_text(v: &VariantResult) -> String {
+    match (&v.time_ms, v.samples_ms.is_empty()) {
+        (Some(t), _) => fmt_ms(t.median),
+        (None, false) => {
+            let mut s = v.samples_ms.clone();
+            s.sort_by(f64::total_cmp);
+            format!("{}…", fmt_ms(s[s.len() / 2]))
+        }
+        (None, true) => "-".into(),
+    }
+}
+
+/// The rate a variant's list row shows, with the share of the lesson's ceiling it is a
+/// share of (of the copy or the link for bytes, of cuBLAS for FLOPs); empty when it has
+/// no rate.
+pub(super) fn rate_text(app: &App, v: &VariantResult) -> String {
+    let pct = v
+        .pct_of_peak
+        .map(|p| format!(" {p:.0}%"))
+        .unwrap_or_default();
+    let cublas = app.lesson().is_some_and(|l| l.metrics.cublas_peak);
+    match (v.gbps, v.gflops) {
+        (_, Some(g)) if cublas => format!("{g:.0} GFLOP/s{pct}"),
+        (Some(g), _) => format!("{g:.0} GB/s{pct}"),
+        (None, Some(g)) => format!("{g:.0} GFLOP/s"),
+        (None, None) => String::new(),
+    }
+}
+
+/// How `v` compares with the fastest of `r`, in a list whose fastest row says "fastest":
+/// "1.3× slower", "≈ fastest".
+pub(super) fn fastest_ratio((r, v): (&LessonResult, &VariantResult)) -> Option<String> {
+    Some(match against(v, fastest(r))? {
+        Against::Fastest => "fastest".into(),
+        Against::WithinNoise(_) => "≈ fastest".into(),
+        Against::Slower(x, _) => format!("{x:.1}× slower"),
+    })
+}
+
+/// The verdict a variant's list row shows: the stage of a run on it, else its status as
+/// its card says it.
+pub(super) fn row_status<'a>(app: &App, v: &VariantResult, th: &Theme) -> Line<'a> {
+    if let Some(run) = running_here(app, v) {
+        return Line::styled(format!("… {}", run.stage), th.accent);
+    }
+    match app.interpreted_variant(&v.name) {
+        true => interpreted_status(v, th),
+        false => status_line(v, th),
+    }
 }
 
 /// What the time was taken at: "1980 MHz, 43 °C", "cold L2" when the L2 was flushed
@@ -420,6 +505,9 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     };
     let n = r.variants.len().max(1) as u16;
     let (rects, side_by_side) = column_rects(area, n);
+    if super::compact::wanted(app, &rects, n) {
+        return super::compact::render(app, r, area, buf, th);
+    }
     for (i, (v, rect)) in r.variants.iter().zip(rects).enumerate() {
         if rect.height == 0 {
             continue;

@@ -4,6 +4,7 @@ pub mod chart;
 pub mod checkpoint;
 pub mod code;
 pub mod columns;
+pub mod compact;
 pub mod detail;
 pub mod diff;
 pub mod exercise;

@@ -1,0 +1,158 @@
+//! The variants as a list, a row each, where the screen is too low for their cards to show
+//! more than a note (80 x 24 with many variants): the figures a card opens with side by
+//! side (the time, the rate, the ratio to the fastest, the compiler's registers and spills
+//! where the row is wide enough, the verdict), the focused variant marked and kept in
+//! view, and `i` for all of its figures. Before the figures are shown, each row has its
+//! note.
+
+use super::columns::{fastest_ratio, rate_text, row_status, time_text};
+use super::fit::{self, Part};
+use super::theme::Theme;
+use crate::model::results::{LessonResult, VariantResult};
+use crate::ui::app::App;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph, Widget};
+
+/// Rows a card needs inside its frame to show a figure under its note.
+const CARD_ROWS: u16 = 3;
+
+/// Whether cards of `n` variants laid out as `rects` would show no figure: the list
+/// takes their place then. Not on an exercise, whose `yours` card holds the check.
+pub fn wanted(app: &App, rects: &[Rect], n: u16) -> bool {
+    app.exercises.open.is_none()
+        && n > 1
+        && rects.iter().any(|r| r.height.saturating_sub(2) < CARD_ROWS)
+}
+
+pub fn render(app: &App, r: &LessonResult, area: Rect, buf: &mut Buffer, th: &Theme) {
+    let inner_h = area.height.saturating_sub(2) as usize;
+    let n = r.variants.len();
+    let focus = app.view.variant.min(n.saturating_sub(1));
+    // The window of rows: the focused one in view, as low as it needs to be.
+    let first = (focus + 1).saturating_sub(inner_h.max(1));
+    let last = (first + inner_h).min(n);
+    let mut block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(th.border)
+        .title(Line::styled(
+            " variants · ←→ pick · i: all figures ",
+            th.title,
+        ));
+    if first > 0 {
+        block = block.title(Line::styled(format!(" ▲ {first} above "), th.accent).right_aligned());
+    }
+    if last < n {
+        let more = format!(" ▼ {} more ", n - last);
+        block = block.title_bottom(Line::styled(more, th.accent).right_aligned());
+    }
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let widest = |f: &dyn Fn(&VariantResult) -> String| {
+        (r.variants.iter())
+            .map(|v| fit::width(&f(v)))
+            .max()
+            .unwrap_or(0)
+    };
+    let widths = Widths {
+        name: widest(&|v| v.name.clone()).min(22),
+        rate: widest(&|v| rate_text(app, timed(app, r, v).1)),
+        ratio: widest(&|v| fastest_ratio(timed(app, r, v)).unwrap_or_default()),
+        compile: widest(&|v| compile_text(v)),
+    };
+    let lines: Vec<Line> = (r.variants[first..last].iter().enumerate())
+        .map(|(i, v)| row(app, r, v, first + i == focus, &widths, inner.width, th))
+        .collect();
+    Paragraph::new(lines).render(inner, buf);
+}
+
+/// Where the time of `v` comes from: the recording's beside a run on the CPU
+/// interpreter, which has none; else its own.
+fn timed<'a>(
+    app: &'a App,
+    r: &'a LessonResult,
+    v: &'a VariantResult,
+) -> (&'a LessonResult, &'a VariantResult) {
+    app.recorded_beside(&v.name).unwrap_or((r, v))
+}
+
+/// The widths of the list's columns, the widest of their rows.
+struct Widths {
+    name: usize,
+    rate: usize,
+    ratio: usize,
+    compile: usize,
+}
+
+/// What the compiler made of a variant, in short: its registers, and its stack frame and
+/// spills where it has them.
+fn compile_text(v: &VariantResult) -> String {
+    let Some(p) = &v.ptxas else {
+        return String::new();
+    };
+    let mut out = format!("{} regs", p.registers);
+    if p.stack_frame > 0 {
+        out.push_str(&format!(" · {} B stack", p.stack_frame));
+    }
+    if p.spill_stores + p.spill_loads > 0 {
+        out.push_str(&format!(" · spills {}/{} B", p.spill_stores, p.spill_loads));
+    }
+    out
+}
+
+/// One variant's row: its name, then its time, rate and verdict once the figures are
+/// shown, its note before; shortened by whole words where the width is short.
+fn row<'a>(
+    app: &App,
+    r: &LessonResult,
+    v: &VariantResult,
+    focused: bool,
+    w: &Widths,
+    width: u16,
+    th: &Theme,
+) -> Line<'a> {
+    let mark = if focused { "▸ " } else { "  " };
+    let name_style = if focused { th.focus } else { th.strong };
+    let name = format!("{mark}{:<n$}  ", fit::shorten(&v.name, w.name), n = w.name);
+    let mut parts = vec![Part::new(name, name_style, 0)];
+    if !app.revealed() {
+        let note = (app.lesson())
+            .and_then(|l| l.variant(&v.name))
+            .and_then(|x| x.note.clone())
+            .unwrap_or_default();
+        parts.push(Part::new(note, th.dim, 1).shrinking());
+        return fit::fit_parts(parts, width as usize);
+    }
+    let timed = timed(app, r, v);
+    let time = time_text(timed.1);
+    parts.push(Part::new(format!("{time:>8}  "), th.strong, 1));
+    if w.rate > 0 {
+        let rate = rate_text(app, timed.1);
+        parts.push(Part::new(format!("{rate:>n$}  ", n = w.rate), th.dim, 2));
+    }
+    if w.ratio > 0 {
+        let ratio = fastest_ratio(timed).unwrap_or_default();
+        parts.push(Part::new(
+            format!("{ratio:<n$}  ", n = w.ratio),
+            th.accent,
+            4,
+        ));
+    }
+    if w.compile > 0 {
+        let compiled = compile_text(v);
+        parts.push(Part::new(
+            format!("{compiled:<n$}  ", n = w.compile),
+            th.dim,
+            5,
+        ));
+    }
+    let status = row_status(app, v, th);
+    let style = status.style;
+    let text: String = status.spans.iter().map(|s| s.content.as_ref()).collect();
+    // Where the verdict is long (a noisy time, an error), the ratio to the fastest goes
+    // first, then the verdict loses words: its first words (✓, ✗, race, noisy) say the
+    // most, and the rest are in the detail pane.
+    parts.push(Part::new(text, style, 3).shrinking());
+    fit::fit_parts(parts, width as usize)
+}
