@@ -175,7 +175,8 @@ fn a_view_opened_before_the_worker_answers_asks_for_its_sass_when_it_does() {
 }
 
 /// A copy between the host and the GPU (`transfer:`) has no code: `c` says so and opens
-/// nothing, and a diff against it asks the worker for no SASS and says why.
+/// nothing, a diff against it asks the worker for no SASS and says why, and its heatmap
+/// says it has no accesses to trace.
 #[test]
 fn a_copy_has_no_code_and_says_so() {
     let mut a = app(true);
@@ -194,5 +195,13 @@ fn a_copy_has_no_code_and_says_so() {
     assert!(
         jobs.iter().all(|j| !j.starts_with("h2d-")),
         "no SASS asked for a copy: {jobs:?}"
+    );
+    // Its heatmap says why there is none, rather than that nothing was found.
+    a.reading.progress.mark_revealed("host");
+    a.view.overlay = Overlay::Heatmap;
+    let screen = draw(&a);
+    assert!(
+        screen.contains("`h2d-pageable` is a copy between the host and the GPU"),
+        "{screen}"
     );
 }

@@ -173,9 +173,21 @@ fn overlay_lines(app: &App, width: usize, th: &Theme) -> Vec<Line<'static>> {
     };
     let list = worst_first(v);
     if list.is_empty() {
-        let why = v.trace_error.clone().unwrap_or_else(|| {
-            "no shared, global, constant or cluster accesses traced for this variant".into()
-        });
+        // A copy between the host and the GPU runs no kernel: there is nothing to trace.
+        let copy = (app.lesson())
+            .and_then(|l| l.variant(&v.name))
+            .is_some_and(|x| x.transfer.is_some());
+        let why = match (&v.trace_error, copy) {
+            (Some(e), _) => e.clone(),
+            (None, true) => format!(
+                "`{}` is a copy between the host and the GPU, not a kernel: no access of it \
+                 is traced (its time and bandwidth are on its card)",
+                v.name
+            ),
+            (None, false) => {
+                "no shared, global, constant or cluster accesses traced for this variant".into()
+            }
+        };
         return vec![Line::raw(why)];
     }
     if app.view.aggregate {
