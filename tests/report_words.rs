@@ -109,3 +109,33 @@ fn atomics_and_copies_have_their_figures_under_the_table() {
         "{text}"
     );
 }
+
+/// The heading says which ceiling a percentage is of: the copy's for a lesson about the
+/// GPU's memory, the link's (with its generation and width) for one about the host.
+#[test]
+fn the_heading_names_the_ceiling_the_percentages_are_of() {
+    use gpulab::model::host::PcieLink;
+    use gpulab::model::results::DeviceInfo;
+    let (mut l, mut r) = three_variants();
+    r.peak.copy_gbps = Some(2970.0);
+    let text = text_report(&l, &r);
+    assert!(text.contains("2970 GB/s = 100%"), "{text}");
+    assert!(!text.contains("link peak"), "{text}");
+    l.metrics.link_peak = true;
+    r.peak.link_gbps = Some(63.0);
+    r.device = Some(DeviceInfo {
+        pcie: Some(PcieLink {
+            gen_now: 5,
+            width_now: 16,
+            gen_max: 5,
+            width_max: 16,
+        }),
+        ..Default::default()
+    });
+    let text = text_report(&l, &r);
+    assert!(
+        text.contains("link peak (PCIe Gen 5 x16, one way, theoretical): 63 GB/s = 100%"),
+        "{text}"
+    );
+    assert!(!text.contains("2970 GB/s = 100%"), "{text}");
+}

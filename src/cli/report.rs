@@ -72,8 +72,19 @@ fn knob_rows(r: &LessonResult) -> String {
 fn heading(lesson: &Lesson, r: &LessonResult) -> String {
     let mut out = format!("{} · {} · {}\n", lesson.id, lesson.title, source_label(r));
     if let Some(p) = r.peak.copy_gbps {
+        let other = lesson.metrics.link_peak || lesson.metrics.cublas_peak;
+        let base = if other { "" } else { " = 100%" };
         out.push_str(&format!(
-            "copy peak (device-to-device, read+write): {p:.0} GB/s\n"
+            "copy peak (device-to-device, read+write): {p:.0} GB/s{base}\n"
+        ));
+    }
+    // A lesson about the link rates its bytes against the link, not the GPU's memory.
+    if let (true, Some(p)) = (lesson.metrics.link_peak, r.peak.link_gbps) {
+        let link = (r.device.as_ref().and_then(|d| d.pcie.as_ref()))
+            .map(|l| format!("PCIe Gen {} x{}, ", l.gen_max, l.width_max))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "link peak ({link}one way, theoretical): {p:.0} GB/s = 100%\n"
         ));
     }
 
