@@ -141,6 +141,10 @@ fn the_list_of_variants_keeps_the_focused_one_in_view() {
     assert!(!end.contains("▸ naive"), "{end}");
     let pct = r.variants[n - 1].pct_of_peak.unwrap();
     assert!(end.contains(&format!("GFLOP/s {pct:.0}%")), "{end}");
+    assert!(
+        end.contains("variants · % of cuBLAS"),
+        "the list says what % is of: {end}"
+    );
 }
 
 #[test]

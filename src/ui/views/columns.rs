@@ -193,7 +193,7 @@ fn timing_lines<'a>(
 
 /// What a lesson's percentages are of: the device-to-device copy unless it says another
 /// ceiling (`metrics.peak`).
-fn peak_of(m: &crate::model::lesson::Metrics) -> &'static str {
+pub(super) fn peak_of(m: &crate::model::lesson::Metrics) -> &'static str {
     if m.link_peak {
         "of link"
     } else if m.cublas_peak {

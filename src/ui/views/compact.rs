@@ -5,7 +5,7 @@
 //! view, and `i` for all of its figures. Before the figures are shown, each row has its
 //! note.
 
-use super::columns::{fastest_ratio, rate_text, row_status, time_text};
+use super::columns::{fastest_ratio, peak_of, rate_text, row_status, time_text};
 use super::fit::{self, Part};
 use super::theme::Theme;
 use crate::model::results::{LessonResult, VariantResult};
@@ -33,13 +33,20 @@ pub fn render(app: &App, r: &LessonResult, area: Rect, buf: &mut Buffer, th: &Th
     // The window of rows: the focused one in view, as low as it needs to be.
     let first = (focus + 1).saturating_sub(inner_h.max(1));
     let last = (first + inner_h).min(n);
+    // The rows' percentages, said once: what they are a share of.
+    let pct = |v| timed(app, r, v).1.pct_of_peak.is_some();
+    let share = (app.revealed() && r.variants.iter().any(pct))
+        .then(|| {
+            app.lesson()
+                .map(|l| format!(" · % {}", peak_of(&l.metrics)))
+        })
+        .flatten()
+        .unwrap_or_default();
+    let title = format!(" variants{share} · ←→ pick · i: all figures ");
     let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(th.border)
-        .title(Line::styled(
-            " variants · ←→ pick · i: all figures ",
-            th.title,
-        ));
+        .title(Line::styled(title, th.title));
     if first > 0 {
         block = block.title(Line::styled(format!(" ▲ {first} above "), th.accent).right_aligned());
     }
