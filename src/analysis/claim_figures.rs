@@ -1,0 +1,185 @@
+//! The figure a claim's metric names in a variant's results: its time or rate, its compile
+//! report, or a count from its memory trace (most of them per request); or why the variant
+//! has none, which the claim then says instead of a yes or a no.
+
+use super::Verdict;
+use crate::model::access::{AccessKind, Space};
+use crate::model::claim::Metric;
+use crate::model::results::VariantResult;
+
+/// The figure `m` of `v`, or why there is none.
+pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
+    let name = &v.name;
+    let missing =
+        |what: &str| Verdict::NotMeasured(format!("not measured (no {what} for `{name}`)"));
+    let ptxas = || v.ptxas.as_ref().ok_or_else(|| missing("compile report"));
+    match m {
+        Metric::TimeMs => v
+            .time_ms
+            .as_ref()
+            .map(|t| t.median)
+            .ok_or_else(|| missing("time")),
+        Metric::Gbps => v.gbps.ok_or_else(|| missing("GB/s")),
+        Metric::Gflops => v.gflops.ok_or_else(|| missing("GFLOP/s")),
+        Metric::PctOfPeak => v.pct_of_peak.ok_or_else(|| missing("% of peak")),
+        Metric::Registers => Ok(ptxas()?.registers as f64),
+        Metric::StackFrame => Ok(ptxas()?.stack_frame as f64),
+        Metric::SpillStores => Ok(ptxas()?.spill_stores as f64),
+        Metric::SpillLoads => Ok(ptxas()?.spill_loads as f64),
+        Metric::Smem => Ok(ptxas()?.smem as f64),
+        Metric::Occupancy => v
+            .occupancy
+            .as_ref()
+            .map(|o| o.ratio)
+            .ok_or_else(|| missing("occupancy")),
+        Metric::SharedWavefrontsPerRequest
+        | Metric::SharedLoadWavefrontsPerRequest
+        | Metric::SharedStoreWavefrontsPerRequest
+        | Metric::SharedConflictsPerRequest
+        | Metric::GlobalSectorsPerRequest
+        | Metric::GlobalSectors
+        | Metric::GlobalRequests
+        | Metric::ConstantDistinctPerRequest
+        | Metric::LocalBytes
+        | Metric::LocalSectorsPerRequest
+        | Metric::ClusterSectorsPerRequest
+        | Metric::ClusterRemoteRequests
+        | Metric::TextureTexelsPerRequest
+        | Metric::TextureRowsPerRequest
+        | Metric::SharedRaces
+        | Metric::SharedLoadWordsPerRequest
+        | Metric::GlobalPctUsed
+        | Metric::SharedAtomicWavefrontsPerRequest
+        | Metric::GlobalAtomicRequests
+        | Metric::GlobalAtomicSectorsPerRequest
+        | Metric::AtomicLanesPerAddress
+        | Metric::AtomicUpdates
+        | Metric::CopyGlobalRequests
+        | Metric::CopySharedWavefrontsPerRequest
+        | Metric::CopyBulkRequests
+        | Metric::CopyBulkBytesPerRequest => read_traced(m, v),
+    }
+}
+
+/// Figures from the memory trace, most of them per request.
+fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
+    let name = &v.name;
+    let mem = v
+        .memory
+        .as_ref()
+        .ok_or_else(|| Verdict::NotMeasured(format!("not measured (no trace of `{name}`)")))?;
+    let blocks = mem.traced_blocks;
+    // A figure per request of a space the kernel never touches does not exist; the claim
+    // is about that space, so the kernel misses its point (a task that wants a shared tile,
+    // met by a kernel with none).
+    let per = |num: f64, requests: u64, space: &str| {
+        if requests == 0 {
+            Err(Verdict::Wrong(format!(
+                "`{name}` makes no {space} requests (none in the {blocks} traced block{}): \
+                 this check is about them",
+                if blocks == 1 { "" } else { "s" }
+            )))
+        } else {
+            Ok(num / requests as f64)
+        }
+    };
+    let (s, g, c) = (&mem.shared, &mem.global, &mem.constant);
+    let (cl, t) = (&mem.cluster, &mem.texture);
+    match m {
+        Metric::SharedWavefrontsPerRequest => per(s.wavefronts as f64, s.requests, "shared"),
+        Metric::SharedLoadWavefrontsPerRequest => {
+            per(s.ld.wavefronts as f64, s.ld.requests, "shared load")
+        }
+        Metric::SharedStoreWavefrontsPerRequest => {
+            per(s.st.wavefronts as f64, s.st.requests, "shared store")
+        }
+        Metric::SharedConflictsPerRequest => {
+            let extra = s.wavefronts.saturating_sub(s.ideal_wavefronts);
+            per(extra as f64, s.requests, "shared")
+        }
+        Metric::GlobalSectorsPerRequest => per(g.sectors as f64, g.requests, "global"),
+        Metric::GlobalSectors => per(g.sectors as f64, 1.min(g.requests), "global"),
+        Metric::GlobalRequests => per(g.requests as f64, 1.min(g.requests), "global"),
+        Metric::ConstantDistinctPerRequest => per(c.distinct as f64, c.requests, "constant"),
+        Metric::LocalBytes => Ok(mem.local.bytes as f64),
+        Metric::LocalSectorsPerRequest => {
+            let local = (mem.instructions.iter()).filter(|i| i.space == Space::Local);
+            let (sectors, requests) =
+                local.fold((0, 0), |(s, r), i| (s + i.local_sectors, r + i.requests));
+            // A recording made before local sectors were counted has local requests and
+            // no sectors: not measured, rather than a figure of 0.
+            if requests > 0 && sectors == 0 {
+                return Err(Verdict::NotMeasured(format!(
+                    "not measured (the trace of `{name}` did not count local sectors)"
+                )));
+            }
+            per(sectors as f64, requests, "local")
+        }
+        Metric::ClusterSectorsPerRequest => per(cl.sectors as f64, cl.requests, "shared::cluster"),
+        Metric::ClusterRemoteRequests => Ok(cl.remote_requests as f64),
+        Metric::TextureTexelsPerRequest => per(t.texels as f64, t.requests, "texture"),
+        Metric::TextureRowsPerRequest => per(t.rows as f64, t.requests, "texture"),
+        Metric::SharedRaces if !mem.races_checked => Err(Verdict::NotMeasured(format!(
+            "not measured (the trace of `{name}` did not follow barriers)"
+        ))),
+        Metric::SharedRaces => Ok(mem.races.iter().map(|r| r.count).sum::<u64>() as f64),
+        Metric::SharedLoadWordsPerRequest => {
+            let loads = (mem.instructions.iter())
+                .filter(|i| i.space == Space::Shared && i.kind == AccessKind::Load);
+            let (words, requests) = loads.fold((0, 0), |(w, r), i| {
+                (w + i.bank_words.iter().sum::<u64>(), r + i.requests)
+            });
+            if mem.instructions.is_empty() && s.ld.requests > 0 {
+                return Err(Verdict::NotMeasured(format!(
+                    "not measured (the trace of `{name}` has no figures per instruction)"
+                )));
+            }
+            per(words as f64, requests, "shared load")
+        }
+        Metric::GlobalPctUsed => {
+            let moved = g.sectors as f64 * crate::analysis::coalescing::SECTOR_BYTES as f64;
+            per(100.0 * g.bytes_used as f64, 1.min(g.requests), "global")
+                .map(|used| if moved > 0.0 { used / moved } else { 0.0 })
+        }
+        Metric::SharedAtomicWavefrontsPerRequest => {
+            let a = &mem.atomics.shared;
+            per(a.wavefronts as f64, a.requests, "shared atomic")
+        }
+        Metric::GlobalAtomicRequests | Metric::GlobalAtomicSectorsPerRequest => {
+            let a = &mem.atomics;
+            let requests = a.global_atom.requests + a.global_red.requests;
+            let sectors = a.global_atom.sectors + a.global_red.sectors;
+            match m {
+                Metric::GlobalAtomicRequests => {
+                    per(requests as f64, 1.min(requests), "global atomic")
+                }
+                _ => per(sectors as f64, requests, "global atomic"),
+            }
+        }
+        Metric::AtomicLanesPerAddress => {
+            let a = &mem.atomics;
+            per(a.updates as f64, a.addresses, "atomic")
+        }
+        Metric::AtomicUpdates => {
+            let a = &mem.atomics;
+            per(a.updates as f64, 1.min(a.addresses), "atomic")
+        }
+        Metric::CopyGlobalRequests => {
+            let g = &mem.copies.global;
+            per(g.requests as f64, 1.min(g.requests), "async copy")
+        }
+        Metric::CopySharedWavefrontsPerRequest => {
+            let c = &mem.copies.shared;
+            per(c.wavefronts as f64, c.requests, "async copy")
+        }
+        Metric::CopyBulkRequests => {
+            let c = &mem.copies;
+            per(c.bulk_requests as f64, 1.min(c.bulk_requests), "bulk copy")
+        }
+        Metric::CopyBulkBytesPerRequest => {
+            let c = &mem.copies;
+            per(c.bulk_bytes as f64, c.bulk_requests, "bulk copy")
+        }
+        _ => unreachable!("`read` takes the figures that are not traced"),
+    }
+}
