@@ -308,14 +308,8 @@ fn time_line<'a>(v: &VariantResult, interpreted: bool, width: u16, th: &Theme) -
     match (&v.time_ms, v.samples_ms.is_empty()) {
         (Some(t), _) => {
             let spark = sparkline(&v.samples_ms, (width as usize).saturating_sub(22).min(16));
-            // A racy variant's time is struck out like a wrong one's: not a valid speed.
-            let racy = first_race(v).is_some();
-            let style = match racy {
-                true => th.bad.add_modifier(Modifier::CROSSED_OUT),
-                false => th.strong,
-            };
             Line::from(vec![
-                Span::styled(fmt_ms(t.median), style),
+                Span::styled(fmt_ms(t.median), time_style(v, th)),
                 Span::raw(format!(" ±{:.1}% ", t.spread_pct)),
                 Span::styled(spark, th.spark),
             ])
@@ -334,6 +328,15 @@ fn time_line<'a>(v: &VariantResult, interpreted: bool, width: u16, th: &Theme) -
             Line::styled("no time: the CPU interpreter has none", th.dim)
         }
         (None, true) => Line::styled("no time", th.dim),
+    }
+}
+
+/// How a variant's time is drawn: struck out where a race made its output match by luck,
+/// as it is no valid speed.
+pub(super) fn time_style(v: &VariantResult, th: &Theme) -> ratatui::style::Style {
+    match first_race(v).is_some() {
+        true => th.bad.add_modifier(Modifier::CROSSED_OUT),
+        false => th.strong,
     }
 }
 

@@ -75,3 +75,31 @@ fn a_column_says_where_the_sass_makes_an_access_differently_from_the_ptx() {
         "{lines:?}"
     );
 }
+
+/// A racy variant's time is struck out wherever it is drawn (its card and the list of
+/// variants share the style): its output matched by luck, so it is no valid speed.
+#[test]
+fn a_racy_time_is_struck_out() {
+    use crate::model::results::{MemoryStats, Race};
+    let th = Theme::new(false);
+    let mut v = VariantResult::default();
+    assert!(
+        !time_style(&v, &th)
+            .add_modifier
+            .contains(Modifier::CROSSED_OUT)
+    );
+    let race: Race = serde_json::from_value(serde_json::json!({
+        "kind": "write-read", "first_line": 36, "second_line": 46, "block": 0,
+        "offset": 0, "first_warp": 0, "second_warp": 1, "count": 4
+    }))
+    .unwrap();
+    v.memory = Some(MemoryStats {
+        races: vec![race],
+        ..MemoryStats::default()
+    });
+    assert!(
+        time_style(&v, &th)
+            .add_modifier
+            .contains(Modifier::CROSSED_OUT)
+    );
+}

@@ -5,7 +5,7 @@
 //! view, and `i` for all of its figures. Before the figures are shown, each row has its
 //! note.
 
-use super::columns::{fastest_ratio, peak_of, rate_text, row_status, time_text};
+use super::columns::{fastest_ratio, peak_of, rate_text, row_status, time_style, time_text};
 use super::fit::{self, Part};
 use super::theme::Theme;
 use crate::model::results::{LessonResult, VariantResult};
@@ -133,7 +133,11 @@ fn row<'a>(
     }
     let timed = timed(app, r, v);
     let time = time_text(timed.1);
-    parts.push(Part::new(format!("{time:>8}  "), th.strong, 1));
+    parts.push(Part::new(
+        format!("{time:>8}  "),
+        time_style(timed.1, th),
+        1,
+    ));
     if w.rate > 0 {
         let rate = rate_text(app, timed.1);
         parts.push(Part::new(format!("{rate:>n$}  ", n = w.rate), th.dim, 2));
