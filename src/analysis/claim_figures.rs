@@ -5,7 +5,7 @@
 use super::Verdict;
 use crate::model::access::{AccessKind, Space};
 use crate::model::claim::Metric;
-use crate::model::results::VariantResult;
+use crate::model::results::{GlobalStats, MemoryStats, VariantResult};
 
 /// The figure `m` of `v`, or why there is none.
 pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
@@ -57,7 +57,8 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::CopyGlobalRequests
         | Metric::CopySharedWavefrontsPerRequest
         | Metric::CopyBulkRequests
-        | Metric::CopyBulkBytesPerRequest => read_traced(m, v),
+        | Metric::CopyBulkBytesPerRequest
+        | Metric::CopyPctOfGlobal => read_traced(m, v),
     }
 }
 
@@ -69,6 +70,17 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         .as_ref()
         .ok_or_else(|| Verdict::NotMeasured(format!("not measured (no trace of `{name}`)")))?;
     let blocks = mem.traced_blocks;
+    // A count from part of a trace could pass a kernel its lost part would fail (a race, an
+    // atomic, a re-read hidden behind a full buffer): never judged.
+    if mem.overflow > 0 {
+        return Err(Verdict::NotMeasured(format!(
+            "not judged: the trace of `{name}` was cut short ({} records past what it could \
+             keep, even with {blocks} block{} traced), and a count from part of a trace \
+             says nothing of the rest",
+            mem.overflow,
+            if blocks == 1 { "" } else { "s" }
+        )));
+    }
     // A figure per request of a space the kernel never touches does not exist; the claim
     // is about that space, so the kernel misses its point (a task that wants a shared tile,
     // met by a kernel with none).
@@ -83,7 +95,12 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             Ok(num / requests as f64)
         }
     };
-    let (s, g, c) = (&mem.shared, &mem.global, &mem.constant);
+    let (s, c) = (&mem.shared, &mem.constant);
+    // Global traffic is every request that moves global memory: loads and stores, and the
+    // asynchronous and bulk copies' reads (a tile re-read through `cp.async` is re-read all
+    // the same). Atomics have their own figures.
+    let all = all_global(mem);
+    let g = &all;
     let (cl, t) = (&mem.cluster, &mem.texture);
     match m {
         Metric::SharedWavefrontsPerRequest => per(s.wavefronts as f64, s.requests, "shared"),
@@ -136,6 +153,17 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             }
             per(words as f64, requests, "shared load")
         }
+        Metric::CopyPctOfGlobal => {
+            let c = &mem.copies;
+            let copied = c.global.sectors + c.bulk_sectors;
+            per(100.0 * copied as f64, 1.min(g.requests), "global").map(|x| {
+                if g.sectors > 0 {
+                    x / g.sectors as f64
+                } else {
+                    0.0
+                }
+            })
+        }
         Metric::GlobalPctUsed => {
             let moved = g.sectors as f64 * crate::analysis::coalescing::SECTOR_BYTES as f64;
             per(100.0 * g.bytes_used as f64, 1.min(g.requests), "global")
@@ -181,5 +209,18 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             per(c.bulk_bytes as f64, c.bulk_requests, "bulk copy")
         }
         _ => unreachable!("`read` takes the figures that are not traced"),
+    }
+}
+
+/// Every global request and sector of a trace: loads and stores, and the copies' global
+/// reads (`cp.async`'s lanes and bulk copies' sources, a bulk copy using every byte it
+/// moves).
+fn all_global(mem: &MemoryStats) -> GlobalStats {
+    let (g, c) = (&mem.global, &mem.copies);
+    GlobalStats {
+        requests: g.requests + c.global.requests + c.bulk_requests,
+        sectors: g.sectors + c.global.sectors + c.bulk_sectors,
+        lines: g.lines,
+        bytes_used: g.bytes_used + c.global_bytes_used + c.bulk_bytes,
     }
 }

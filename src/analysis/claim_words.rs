@@ -44,6 +44,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::CopySharedWavefrontsPerRequest => "shared wavefronts per async copy request",
         Metric::CopyBulkRequests => "bulk copies",
         Metric::CopyBulkBytesPerRequest => "bytes per bulk copy",
+        Metric::CopyPctOfGlobal => "% of global sectors moved by async copies",
     }
 }
 

@@ -208,6 +208,7 @@ mod tests {
                 bulk_requests: 2,
                 bulk_sectors: 512,
                 bulk_bytes: 16384,
+                global_bytes_used: 1024,
             },
             ..MemoryStats::default()
         };

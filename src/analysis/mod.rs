@@ -17,6 +17,8 @@ pub mod occupancy;
 pub mod ptxas_log;
 mod race_intervals;
 pub mod races;
+mod races_cluster;
+mod races_warp;
 pub mod sass;
 pub mod sass_diff;
 pub mod sass_figures;

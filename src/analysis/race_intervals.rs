@@ -172,7 +172,12 @@ pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
         // A copy's write is pushed as a plain write (`RaceFinder::push`); the group events
         // touch no word.
         Op::CopyWrite => &mut state.writes,
-        Op::Barrier | Op::CopyCommit | Op::CopyWait { .. } => return,
+        Op::Barrier
+        | Op::CopyCommit
+        | Op::CopyWait { .. }
+        | Op::WarpSync
+        | Op::ClusterArrive
+        | Op::ClusterWait => return,
     };
     let mut warps = [0; 4];
     for (b, w) in warps.iter_mut().enumerate() {

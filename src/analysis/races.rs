@@ -31,7 +31,10 @@ use std::collections::HashMap;
 use super::race_intervals::{
     FastMap, Interval, Touches, UNWRITTEN, WordState, remember, request_words, warp_bit,
 };
-use crate::model::results::{Race, RaceKind};
+pub use super::races_cluster::ClusterGeom;
+use super::races_cluster::ClusterRaces;
+use super::races_warp::WarpRaces;
+use crate::model::results::{Race, RaceKind, RaceScope};
 
 /// What one warp did, in its own order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +54,12 @@ pub enum Op {
         groups: u32,
         all: bool,
     },
+    /// `bar.warp.sync` (`__syncwarp()`): the lanes of the request's mask meet.
+    WarpSync,
+    /// `barrier.cluster.arrive`: also a block barrier, as the block's analysis counts it.
+    ClusterArrive,
+    /// `barrier.cluster.wait`: also a block barrier.
+    ClusterWait,
 }
 
 impl Op {
@@ -90,11 +99,15 @@ pub struct SharedEvent {
     pub mask: u32,
     /// Bytes per lane; 0 for a barrier.
     pub width: u32,
-    /// Per lane: the byte offset in the block's shared memory.
+    /// Per lane: the byte offset in the block's shared memory; where `remote`, the
+    /// target block's rank in the cluster << 32 | the byte offset in its shared memory.
     pub addrs: [u64; 32],
+    /// An access through the cluster's window (`ld.shared::cluster`, a mapped generic
+    /// address), which only the cluster's analysis follows.
+    pub remote: bool,
 }
 
-type Key = (RaceKind, Option<u32>, Option<u32>);
+type Key = (RaceScope, RaceKind, Option<u32>, Option<u32>);
 
 /// Barriers each lane of a warp has passed, and the lanes seen at all. Counted per lane: a
 /// warp that reaches a barrier diverged (lanes 8-31 straight on, lanes 0-7 after a branch
@@ -123,7 +136,12 @@ impl Lanes {
 
 /// Every hazard of the events, one per kind and pair of lines, the most frequent first.
 pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
-    let mut f = RaceFinder::new(Warps::Touched(warps_of_blocks(events)));
+    find_races_in(events, None)
+}
+
+/// `find_races` of a launch whose blocks form clusters of `geom` (None: single blocks).
+pub fn find_races_in(events: &[SharedEvent], geom: Option<ClusterGeom>) -> Vec<Race> {
+    let mut f = RaceFinder::new(Warps::Touched(warps_of_blocks(events))).clustered(geom);
     events.iter().for_each(|e| f.push(e));
     f.finish()
 }
@@ -147,6 +165,10 @@ pub struct RaceFinder {
     met: Vec<Race>,
     /// Each (block, warp)'s asynchronous copies not yet complete.
     copies: FastMap<(u32, u32), Pending>,
+    /// Between the lanes of each warp.
+    lanes: WarpRaces,
+    /// Between the blocks of each cluster, where blocks form clusters.
+    cluster: Option<ClusterRaces>,
 }
 
 impl RaceFinder {
@@ -159,7 +181,15 @@ impl RaceFinder {
             request: Vec::with_capacity(128),
             met: Vec::new(),
             copies: FastMap::default(),
+            lanes: WarpRaces::default(),
+            cluster: None,
         }
+    }
+
+    /// Look for races between the blocks of each cluster of `geom` too.
+    pub fn clustered(mut self, geom: Option<ClusterGeom>) -> RaceFinder {
+        self.cluster = geom.map(ClusterRaces::new);
+        self
     }
 
     fn racing(&self, block: u32) -> bool {
@@ -170,9 +200,6 @@ impl RaceFinder {
     }
 
     pub fn push(&mut self, e: &SharedEvent) {
-        if !self.racing(e.block) {
-            return;
-        }
         let key = (e.block, e.warp);
         match e.op {
             Op::CopyWrite => {
@@ -181,20 +208,37 @@ impl RaceFinder {
                     op: Op::Write,
                     ..e.clone()
                 });
+                self.lanes.access(e);
             }
             Op::CopyCommit => self.copies.entry(key).or_default().commit(),
             Op::CopyWait { groups, all } => {
+                let mut done = Vec::new();
                 if let Some(p) = self.copies.get_mut(&key) {
                     if all {
                         p.commit();
                     }
                     while p.groups.len() > groups as usize {
-                        p.groups.pop_front();
+                        done.extend(p.groups.pop_front().unwrap_or_default());
                     }
                 }
+                // The completed copies' bytes land now, for the lanes of the warp: another
+                // lane may read them only after the wait and a `__syncwarp()`.
+                done.iter().for_each(|c| self.lanes.access(c));
             }
-            Op::Barrier => {
-                self.barrier(e);
+            Op::Barrier | Op::ClusterArrive | Op::ClusterWait => {
+                if let Some(c) = self.cluster.as_mut() {
+                    match e.op {
+                        Op::ClusterArrive => c.arrive(e.block, e.warp),
+                        Op::ClusterWait => c.wait(e.block, e.warp),
+                        _ => {}
+                    }
+                }
+                if self.barrier(e) {
+                    self.lanes.barrier(e.block, e.warp);
+                }
+                if !self.racing(e.block) {
+                    return;
+                }
                 // The copies still pending may land in the interval the warp enters.
                 let pending: Vec<SharedEvent> = (self.copies.get(&key).into_iter())
                     .flat_map(Pending::all)
@@ -205,11 +249,26 @@ impl RaceFinder {
                     .collect();
                 pending.iter().for_each(|c| self.access(c));
             }
-            Op::Read | Op::Write | Op::Atomic => self.access(e),
+            Op::WarpSync => self.lanes.sync(e.block, e.warp, e.mask),
+            Op::Read | Op::Write | Op::Atomic if e.remote => {}
+            Op::Read | Op::Write | Op::Atomic => {
+                self.access(e);
+                self.lanes.access(e);
+            }
         }
+        if e.op.is_access()
+            && let Some(c) = self.cluster.as_mut()
+        {
+            c.access(e);
+            self.met.extend(c.drain());
+        }
+        self.met.extend(self.lanes.drain());
+        merge(&mut self.found, &mut self.met);
     }
 
-    fn barrier(&mut self, e: &SharedEvent) {
+    /// A block barrier passed by the lanes of `e`: true when every lane of the warp seen so
+    /// far has now passed it (the warp's lanes have all met).
+    fn barrier(&mut self, e: &SharedEvent) -> bool {
         let lanes = self.epochs.entry((e.block, e.warp)).or_default();
         lanes.seen |= e.mask;
         let before = lanes.all_past();
@@ -217,7 +276,7 @@ impl RaceFinder {
             lanes.passed[l] += 1;
         }
         if lanes.all_past() == before {
-            return;
+            return false;
         }
         let past = |w: u32| (self.epochs.get(&(e.block, w))).is_some_and(|k| k.all_past() > before);
         let done = match &self.warps {
@@ -227,10 +286,14 @@ impl RaceFinder {
         if done {
             self.intervals.remove(&(e.block, before));
         }
+        true
     }
 
     /// A read, a write or an atomic, checked against its interval and remembered there.
     fn access(&mut self, e: &SharedEvent) {
+        if !self.racing(e.block) {
+            return;
+        }
         let lanes = self.epochs.entry((e.block, e.warp)).or_default();
         lanes.seen |= e.mask;
         let epoch = lanes.interval(e.mask);
@@ -254,10 +317,13 @@ impl RaceFinder {
             check(state, e, word, bytes, times, &mut self.met);
             remember(state, e, bytes);
         }
-        merge(&mut self.found, &mut self.met);
     }
 
-    pub fn finish(self) -> Vec<Race> {
+    pub fn finish(mut self) -> Vec<Race> {
+        if let Some(c) = &self.cluster {
+            self.met.extend(c.exits());
+            merge(&mut self.found, &mut self.met);
+        }
         let mut races: Vec<Race> = self.found.into_values().collect();
         races.sort_by(|a, b| b.count.cmp(&a.count).then(key_of(a).cmp(&key_of(b))));
         races
@@ -268,7 +334,7 @@ impl RaceFinder {
 /// can warps race.
 fn warps_of_blocks(events: &[SharedEvent]) -> HashMap<u32, Vec<u32>> {
     let mut warps: HashMap<u32, Vec<u32>> = HashMap::new();
-    for e in events.iter().filter(|e| e.op.is_access()) {
+    for e in events.iter().filter(|e| e.op.is_access() && !e.remote) {
         let w = warps.entry(e.block).or_default();
         if !w.contains(&e.warp) {
             w.push(e.warp);
@@ -301,7 +367,12 @@ fn check(
             (&state.writes, RaceKind::WriteWrite),
             (&state.reads, RaceKind::ReadWrite),
         ],
-        Op::Barrier | Op::CopyCommit | Op::CopyWait { .. } => &[],
+        Op::Barrier
+        | Op::CopyCommit
+        | Op::CopyWait { .. }
+        | Op::WarpSync
+        | Op::ClusterArrive
+        | Op::ClusterWait => &[],
     };
     // One access counts once per pair of lines, however many warps it met there.
     let me = warp_bit(e.warp);
@@ -313,10 +384,11 @@ fn check(
             if others == 0 {
                 continue;
             }
-            let key = (kind, t.line, e.line);
+            let key = (RaceScope::Block, kind, t.line, e.line);
             match met.iter_mut().find(|r| key_of(r) == key) {
                 Some(r) => r.count += u64::from(times),
                 None => met.push(Race {
+                    scope: RaceScope::Block,
                     kind,
                     first_line: t.line,
                     second_line: e.line,
@@ -325,6 +397,8 @@ fn check(
                     first_warp: others.trailing_zeros(),
                     second_warp: e.warp,
                     count: u64::from(times),
+                    lanes: None,
+                    first_block: None,
                 }),
             }
         }
@@ -332,7 +406,7 @@ fn check(
 }
 
 fn key_of(r: &Race) -> Key {
-    (r.kind, r.first_line, r.second_line)
+    (r.scope, r.kind, r.first_line, r.second_line)
 }
 
 /// Add a request's tally to the races found so far; the first example of each stays.
@@ -345,26 +419,57 @@ fn merge(found: &mut HashMap<Key, Race>, met: &mut Vec<Race>) {
     }
 }
 
-/// The race in words: "line 14 reads what line 11 writes".
+/// The race in words: "line 14 reads what line 11 writes", and for a race that is not
+/// between two warps of a block, between whom: "(two lanes of a warp)".
 pub fn race_words(r: &Race) -> String {
     let line = |l: Option<u32>| l.map_or("an unknown line".to_string(), |l| format!("line {l}"));
     let (a, b) = (line(r.first_line), line(r.second_line));
-    match r.kind {
+    let between = match r.scope {
+        RaceScope::Block => "",
+        RaceScope::Warp => " (two lanes of a warp)",
+        RaceScope::Cluster => " (two blocks of a cluster)",
+        RaceScope::Exit => {
+            let what = match r.kind {
+                RaceKind::WriteWrite => "writes",
+                _ => "reads",
+            };
+            return format!("{a} {what} another block's shared memory, which may have exited");
+        }
+    };
+    let words = match r.kind {
         RaceKind::WriteRead => format!("{b} reads what {a} writes"),
         RaceKind::ReadWrite => format!("{b} writes what {a} reads"),
         RaceKind::WriteWrite if r.first_line == r.second_line => {
-            format!("{a} writes one word from two warps")
+            let by = match r.scope {
+                RaceScope::Warp => "two lanes",
+                RaceScope::Cluster => "two blocks",
+                _ => "two warps",
+            };
+            return format!("{a} writes one word from {by}");
         }
         RaceKind::WriteWrite => format!("{a} and {b} write the same word"),
-    }
+    };
+    format!("{words}{between}")
 }
 
-/// The race as a learner's report names it: the two lines, the two warps, and what is
+/// The race as a learner's report names it: the two lines, who made them, and what is
 /// missing. "line 25 reads what another warp writes at line 18, with no barrier between: a
 /// barrier is missing (block 0: warp 1 read after warp 0 wrote)".
 pub fn race_why(r: &Race) -> String {
-    let line = |l: Option<u32>| l.map_or("an unknown line".to_string(), |l| format!("line {l}"));
-    let (a, b) = (line(r.first_line), line(r.second_line));
+    match r.scope {
+        RaceScope::Block => block_why(r),
+        RaceScope::Warp => warp_why(r),
+        RaceScope::Cluster => cluster_why(r),
+        RaceScope::Exit => exit_why(r),
+    }
+}
+
+fn line_of(l: Option<u32>) -> String {
+    l.map_or("an unknown line".to_string(), |l| format!("line {l}"))
+}
+
+fn block_why(r: &Race) -> String {
+    let (a, b) = (line_of(r.first_line), line_of(r.second_line));
     let (w1, w2, blk) = (r.first_warp, r.second_warp, r.block);
     match r.kind {
         RaceKind::WriteRead => format!(
@@ -384,6 +489,64 @@ pub fn race_why(r: &Race) -> String {
              {blk}: warps {w1} and {w2}): which value stays is chance"
         ),
     }
+}
+
+fn warp_why(r: &Race) -> String {
+    let (a, b) = (line_of(r.first_line), line_of(r.second_line));
+    let (l1, l2) = r.lanes.unwrap_or_default();
+    let at = format!("block {}, warp {}", r.block, r.second_warp);
+    let missing = "a `__syncwarp()` is missing: a warp's lanes are not in lockstep";
+    match r.kind {
+        RaceKind::WriteRead => format!(
+            "{b} reads what another lane of the warp writes at {a}, with no `__syncwarp()` \
+             between: {missing} ({at}: lane {l2} read after lane {l1} wrote)"
+        ),
+        RaceKind::ReadWrite => format!(
+            "{b} overwrites what another lane of the warp reads at {a}, with no \
+             `__syncwarp()` between: {missing} ({at}: lane {l2} wrote after lane {l1} read)"
+        ),
+        RaceKind::WriteWrite => format!(
+            "{b} writes a word another lane of the warp writes at {a}, with no \
+             `__syncwarp()` between ({at}: lanes {l1} and {l2}): which value stays is chance"
+        ),
+    }
+}
+
+fn cluster_why(r: &Race) -> String {
+    let (a, b) = (line_of(r.first_line), line_of(r.second_line));
+    let first = r.first_block.unwrap_or(r.block);
+    let at = format!("block {} after block {first}", r.block);
+    let missing = "a cluster barrier (`barrier.cluster` arrive and wait, `cluster.sync()`) \
+                   is missing";
+    match r.kind {
+        RaceKind::WriteRead => format!(
+            "{b} reads shared memory another block of the cluster writes at {a}, with no \
+             cluster barrier between: {missing} ({at})"
+        ),
+        RaceKind::ReadWrite => format!(
+            "{b} overwrites shared memory another block of the cluster reads at {a}, with \
+             no cluster barrier between: {missing} ({at})"
+        ),
+        RaceKind::WriteWrite => format!(
+            "{b} writes a shared word another block of the cluster writes at {a}, with no \
+             cluster barrier between ({at}): which value stays is chance"
+        ),
+    }
+}
+
+fn exit_why(r: &Race) -> String {
+    let a = line_of(r.first_line);
+    let by = r.first_block.unwrap_or(r.block);
+    let what = match r.kind {
+        RaceKind::WriteWrite => "writes",
+        _ => "reads",
+    };
+    format!(
+        "{a} {what} the shared memory of block {}, which may exit before: no cluster barrier \
+         after the access holds block {} back (block {by}); a block's shared memory ends \
+         with it, so the cluster must meet before a block whose memory others use exits",
+        r.block, r.block
+    )
 }
 
 #[cfg(test)]

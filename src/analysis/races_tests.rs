@@ -14,6 +14,7 @@ fn access(block: u32, warp: u32, op: Op, line: u32, base: u64, n: u32) -> Shared
         mask: if n == 32 { u32::MAX } else { (1 << n) - 1 },
         width: 4,
         addrs,
+        remote: false,
     }
 }
 
@@ -26,6 +27,7 @@ fn barrier(block: u32, warp: u32) -> SharedEvent {
         mask: u32::MAX,
         width: 0,
         addrs: [0; 32],
+        remote: false,
     }
 }
 
@@ -47,10 +49,20 @@ fn stencil(with_barrier: bool) -> Vec<SharedEvent> {
 
 #[test]
 fn a_read_of_another_warps_write_without_a_barrier_is_a_race() {
-    let races = find_races(&stencil(false));
+    let all = find_races(&stencil(false));
+    // Each lane also reads the word its neighbour lane wrote: a race inside each warp too.
+    let lanes: Vec<&Race> = all.iter().filter(|r| r.scope == RaceScope::Warp).collect();
+    assert_eq!(lanes.len(), 1, "{all:?}");
+    assert_eq!(
+        (lanes[0].first_line, lanes[0].second_line),
+        (Some(11), Some(14))
+    );
+    // 31 lanes of warp 0 and 30 of warp 1 (its last lane reads nothing, its 31st warp 0's).
+    assert_eq!(lanes[0].count, 31 + 31);
+    let races: Vec<&Race> = all.iter().filter(|r| r.scope == RaceScope::Block).collect();
     // Warp 0 reads word 32 (byte 128) before warp 1 writes it: write after read.
     assert_eq!(races.len(), 1, "{races:?}");
-    let r = &races[0];
+    let r = races[0];
     assert_eq!(r.kind, RaceKind::ReadWrite);
     assert_eq!((r.first_line, r.second_line), (Some(14), Some(11)));
     assert_eq!((r.first_warp, r.second_warp), (0, 1));
@@ -282,6 +294,9 @@ fn reads_before_an_intervals_first_write_are_still_raced_by_it_however_many() {
 #[test]
 fn a_race_is_named_with_its_lines_its_warps_and_what_is_missing() {
     let race = |kind, first: u32, second: u32| Race {
+        scope: RaceScope::Block,
+        lanes: None,
+        first_block: None,
         kind,
         first_line: Some(first),
         second_line: Some(second),
@@ -396,4 +411,255 @@ fn a_copy_is_in_force_until_the_wait_that_completes_its_group() {
         all: true,
     });
     assert!(none.is_empty(), "{none:?}");
+}
+
+fn warp_sync(block: u32, warp: u32, mask: u32) -> SharedEvent {
+    SharedEvent {
+        op: Op::WarpSync,
+        mask,
+        ..barrier(block, warp)
+    }
+}
+
+/// One warp's lanes exchange values through shared memory: every lane writes its word
+/// (line 40), then reads its neighbour's, lane l reading lane l ^ 1's (line 42), with or
+/// without `__syncwarp()` between. A block of one warp: no other warp to race with.
+fn exchange(sync: Option<u32>) -> Vec<SharedEvent> {
+    let mut read = access(0, 0, Op::Read, 42, 0, 32);
+    for (l, a) in read.addrs.iter_mut().enumerate() {
+        *a = 4 * (l as u64 ^ 1);
+    }
+    let mut ev = vec![access(0, 0, Op::Write, 40, 0, 32)];
+    ev.extend(sync.map(|m| warp_sync(0, 0, m)));
+    ev.push(read);
+    ev
+}
+
+#[test]
+fn lanes_of_one_warp_exchanging_through_shared_memory_without_syncwarp_race() {
+    let races = find_races(&exchange(None));
+    assert_eq!(races.len(), 1, "{races:?}");
+    let r = &races[0];
+    assert_eq!((r.scope, r.kind), (RaceScope::Warp, RaceKind::WriteRead));
+    assert_eq!((r.first_line, r.second_line), (Some(40), Some(42)));
+    // Every lane read a word another lane wrote.
+    assert_eq!(r.count, 32);
+    assert_eq!(r.lanes, Some((1, 0)));
+    assert!(
+        race_why(r).contains("`__syncwarp()` is missing"),
+        "{}",
+        race_why(r)
+    );
+    assert!(
+        race_words(r).contains("two lanes of a warp"),
+        "{}",
+        race_words(r)
+    );
+    // `__syncwarp()` between: none.
+    assert!(find_races(&exchange(Some(u32::MAX))).is_empty());
+    // A `__syncwarp(mask)` of half the warp orders only the pairs inside that half: here
+    // every pair (l, l ^ 1) is inside one half, so the lower half's sync clears its pairs
+    // and the upper half still races.
+    let half = find_races(&exchange(Some(0xffff)));
+    assert_eq!(half.len(), 1, "{half:?}");
+    assert_eq!(half[0].count, 16);
+    // A block barrier orders the warp's lanes too.
+    let mut ev = exchange(None);
+    ev.insert(1, barrier(0, 0));
+    assert!(find_races(&ev).is_empty(), "{:?}", find_races(&ev));
+}
+
+#[test]
+fn a_lane_reading_its_own_word_or_a_second_write_after_a_sync_is_no_race() {
+    // Each lane reads back the word it wrote: no other lane is involved.
+    let ev = vec![
+        access(0, 0, Op::Write, 40, 0, 32),
+        access(0, 0, Op::Read, 42, 0, 32),
+        access(0, 0, Op::Atomic, 43, 0, 32),
+    ];
+    assert!(find_races(&ev).is_empty(), "{:?}", find_races(&ev));
+    // Lane 0 writes word 0, lanes 0-31 read it (a broadcast) after a sync; then lane 5
+    // overwrites it without one: a write after the other lanes' reads.
+    let mut b = access(0, 0, Op::Read, 42, 0, 32);
+    b.addrs = [0; 32];
+    let mut w = access(0, 0, Op::Write, 44, 0, 1);
+    w.mask = 1 << 5;
+    w.addrs[5] = 0;
+    let ev = vec![
+        access(0, 0, Op::Write, 40, 0, 1),
+        warp_sync(0, 0, u32::MAX),
+        b,
+        w,
+    ];
+    let races = find_races(&ev);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(
+        (races[0].scope, races[0].kind),
+        (RaceScope::Warp, RaceKind::ReadWrite)
+    );
+    assert_eq!(
+        (races[0].first_line, races[0].second_line),
+        (Some(42), Some(44))
+    );
+}
+
+/// A copy lands at its wait, for its own lane: another lane may read it only after a
+/// `__syncwarp()` that follows the wait.
+#[test]
+fn another_lane_reads_a_copy_only_after_its_wait_and_a_syncwarp() {
+    let mut read = access(0, 0, Op::Read, 52, 0, 32);
+    for (l, a) in read.addrs.iter_mut().enumerate() {
+        *a = 4 * ((l as u64 + 1) % 32);
+    }
+    let copy = access(0, 0, Op::CopyWrite, 50, 0, 32);
+    let wait = event(
+        0,
+        Op::CopyWait {
+            groups: 0,
+            all: true,
+        },
+    );
+    let racy = vec![
+        copy.clone(),
+        warp_sync(0, 0, u32::MAX),
+        wait.clone(),
+        read.clone(),
+    ];
+    let races = find_races(&racy);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(races[0].scope, RaceScope::Warp);
+    let fine = vec![copy, wait, warp_sync(0, 0, u32::MAX), read];
+    assert!(find_races(&fine).is_empty(), "{:?}", find_races(&fine));
+}
+
+fn cluster_barrier(block: u32, warp: u32, wait: bool) -> SharedEvent {
+    SharedEvent {
+        op: if wait {
+            Op::ClusterWait
+        } else {
+            Op::ClusterArrive
+        },
+        ..barrier(block, warp)
+    }
+}
+
+fn meet(ev: &mut Vec<SharedEvent>, blocks: &[u32]) {
+    blocks
+        .iter()
+        .for_each(|&b| ev.push(cluster_barrier(b, 0, false)));
+    blocks
+        .iter()
+        .for_each(|&b| ev.push(cluster_barrier(b, 0, true)));
+}
+
+/// A remote read by `block` of its neighbour's (rank ^ 1) words 0..32 (line 61).
+fn remote_read(block: u32, rank: u32) -> SharedEvent {
+    let mut e = access(block, 0, Op::Read, 61, 0, 32);
+    for a in e.addrs.iter_mut() {
+        *a |= u64::from(rank ^ 1) << 32;
+    }
+    e.remote = true;
+    e
+}
+
+/// Two clusters of two blocks (grid 4): each block writes its tile (line 60), the cluster
+/// meets (or not), each reads its neighbour's tile, and meets again (or not) before exit.
+fn neighbours(first: bool, last: bool) -> Vec<SharedEvent> {
+    let mut ev = Vec::new();
+    for b in 0..4 {
+        ev.push(access(b, 0, Op::Write, 60, 0, 32));
+    }
+    if first {
+        meet(&mut ev, &[0, 1, 2, 3]);
+    }
+    for b in 0..4 {
+        ev.push(remote_read(b, b % 2));
+    }
+    if last {
+        meet(&mut ev, &[0, 1, 2, 3]);
+    }
+    ev
+}
+
+fn geom() -> Option<ClusterGeom> {
+    ClusterGeom::of([4, 1, 1], Some([2, 1, 1]))
+}
+
+#[test]
+fn blocks_of_a_cluster_race_without_a_cluster_barrier_and_exit_hazards_are_named() {
+    assert!(find_races_in(&neighbours(true, true), geom()).is_empty());
+    // No barrier before the reads: each block reads what its neighbour wrote, unordered.
+    let races = find_races_in(&neighbours(false, true), geom());
+    assert_eq!(races.len(), 1, "{races:?}");
+    let r = &races[0];
+    assert_eq!((r.scope, r.kind), (RaceScope::Cluster, RaceKind::WriteRead));
+    assert_eq!((r.first_line, r.second_line), (Some(60), Some(61)));
+    assert_eq!(r.count, 4 * 32);
+    assert!(race_why(r).contains("cluster barrier"), "{}", race_why(r));
+    // No barrier after the reads: the owner may exit while its neighbour still reads.
+    let races = find_races_in(&neighbours(true, false), geom());
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(races[0].scope, RaceScope::Exit);
+    assert_eq!(races[0].first_line, Some(61));
+    assert!(
+        race_why(&races[0]).contains("may exit"),
+        "{}",
+        race_why(&races[0])
+    );
+    // Without the cluster's geometry, nothing is between blocks.
+    assert!(find_races(&neighbours(false, false)).is_empty());
+    // A block barrier orders nothing between blocks.
+    let mut ev = neighbours(false, true);
+    for b in 0..4 {
+        ev.insert(4, barrier(b, 0));
+    }
+    assert_eq!(find_races_in(&ev, geom()).len(), 1);
+}
+
+#[test]
+fn an_arrive_orders_only_what_came_before_it() {
+    // Block 1 arrives, then writes its tile, then waits; block 0 arrives and waits, then
+    // reads block 1's tile: block 1's write came after its arrive, so the wait orders
+    // nothing, a race. Moved before the arrive, it is ordered.
+    let write = access(1, 0, Op::Write, 60, 0, 32);
+    let racy = vec![
+        cluster_barrier(1, 0, false),
+        write.clone(),
+        cluster_barrier(0, 0, false),
+        cluster_barrier(0, 0, true),
+        remote_read(0, 0),
+        cluster_barrier(1, 0, true),
+    ];
+    let g = ClusterGeom::of([2, 1, 1], Some([2, 1, 1]));
+    let races: Vec<RaceScope> = find_races_in(&racy, g).iter().map(|r| r.scope).collect();
+    assert!(races.contains(&RaceScope::Cluster), "{races:?}");
+    let fine = vec![
+        write,
+        cluster_barrier(1, 0, false),
+        cluster_barrier(0, 0, false),
+        cluster_barrier(0, 0, true),
+        remote_read(0, 0),
+        cluster_barrier(0, 0, false),
+        cluster_barrier(1, 0, true),
+        cluster_barrier(1, 0, false),
+        cluster_barrier(0, 0, true),
+        cluster_barrier(1, 0, true),
+    ];
+    assert!(
+        find_races_in(&fine, g).is_empty(),
+        "{:?}",
+        find_races_in(&fine, g)
+    );
+}
+
+#[test]
+fn a_cluster_geometry_places_blocks_and_ranks_both_ways() {
+    let g = ClusterGeom::of([4, 6, 1], Some([2, 3, 1])).unwrap();
+    for b in 0..24 {
+        let (c, r) = g.place(b);
+        assert!(r < 6 && c < 4, "{b}: {c} {r}");
+        assert_eq!(g.block(c, r), b);
+    }
+    assert_eq!(ClusterGeom::of([4, 1, 1], Some([1, 1, 1])), None);
+    assert_eq!(ClusterGeom::of([4, 1, 1], None), None);
 }

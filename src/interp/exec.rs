@@ -120,6 +120,9 @@ pub fn exec(
         Op::Getctarank { generic } => {
             cluster_address(fr, ctx, ins, (active, warp), (false, generic))
         }
+        // `__syncwarp()`: the interpreter's warps run in lockstep, so it only logs the
+        // event, which orders the lanes' shared accesses for the race analysis.
+        Op::BarWarp if active != 0 => ctx.barrier_record(ins, warp, active),
         Op::BarWarp
         | Op::Nop
         | Op::Bar

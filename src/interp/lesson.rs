@@ -214,18 +214,40 @@ pub fn trace(
     shapes: Option<Receiver<Result<Vec<Reshape>, SassError>>>,
     limits: &Limits,
 ) -> Result<MemoryStats, CpuError> {
-    let s = BlockSample::of(v, lesson.trace_blocks, trace_blocks);
-    let mut p = paged(lesson, seed, &limits.budget)?;
-    let l = launch(k, lesson, v, &mut p)?;
-    let plan = Plan {
-        trace: Some((s.stride, s.wanted)),
-        traced_only: true,
-        budget: BLOCK_BUDGET,
-        keep_records: false,
-        shapes: Vec::new(),
-        limits: limits.clone(),
+    let mut s = BlockSample::of(v, lesson.trace_blocks, trace_blocks);
+    let mut shapes = shapes;
+    let mut known = Vec::new();
+    let mut sass = Ok(());
+    let mut out = loop {
+        let mut p = paged(lesson, seed, &limits.budget)?;
+        let l = launch(k, lesson, v, &mut p)?;
+        let plan = Plan {
+            trace: Some((s.stride, s.wanted)),
+            traced_only: true,
+            budget: BLOCK_BUDGET,
+            keep_records: false,
+            shapes: known.clone(),
+            limits: limits.clone(),
+        };
+        let mut out = super::run_streamed(k, &mut p.mem, &l, &plan, shapes.take())?;
+        let stream = &mut out.trace.stream;
+        // A trace is judged only whole: past what it keeps, fewer whole clusters, as the
+        // GPU's tracer does (`worker::traced`), while more than one is traced.
+        let logged = (stream.count + stream.overflow).max(1);
+        let fewer = (stream.overflow > 0)
+            .then(|| s.fewer(stream.cap as f64 / logged as f64))
+            .flatten();
+        match fewer {
+            Some(f) => {
+                (known, sass) = stream.shapes_known();
+                s = f;
+            }
+            None => break out,
+        }
     };
-    let out = super::run_streamed(k, &mut p.mem, &l, &plan, shapes)?;
+    if sass.is_err() {
+        out.trace.stream.sass = sass;
+    }
     let overflow = out.trace.stream.overflow;
     let stream = out.trace.stream;
     let sass = stream.sass.clone();

@@ -35,6 +35,7 @@ use std::sync::mpsc::Receiver;
 use std::time::Instant;
 
 use crate::analysis::limits::{Refusal, size};
+use crate::analysis::races::ClusterGeom;
 use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::trace::instrument::{self, Site};
@@ -257,8 +258,10 @@ fn cluster_of(launch: &Launch, b: u64) -> u64 {
     x / cx + y / cy * nx + z / cz * nx * ny
 }
 
-/// Records a trace keeps, as the GPU tracer's buffer holds (the rest are only counted).
-pub const TRACE_CAPACITY: u64 = 1 << 20;
+/// Records a trace keeps, as the most the GPU tracer's buffer grows to (the rest are only
+/// counted): past it the GPU traces fewer clusters, and so does `lesson::trace`. The
+/// interpreter keeps a summary, not the records, so the figure bounds time, not memory.
+pub const TRACE_CAPACITY: u64 = 1 << 23;
 
 pub struct Outcome {
     pub trace: Trace,
@@ -360,9 +363,13 @@ fn run_admitted(
     let warps = launch.block.iter().product::<u32>().div_ceil(32);
     let mut out = Outcome {
         trace: Trace {
-            stream: match later {
-                Some(from) => Streamed::new(&k.sites, TRACE_CAPACITY, warps).shaped_later(from),
-                None => Streamed::new(&k.sites, TRACE_CAPACITY, warps).shaped(plan.shapes.clone()),
+            stream: {
+                let geom = ClusterGeom::of(launch.grid, Some(launch.cluster));
+                let s = Streamed::new(&k.sites, TRACE_CAPACITY, warps).clustered(geom);
+                match later {
+                    Some(from) => s.shaped_later(from),
+                    None => s.shaped(plan.shapes.clone()),
+                }
             },
             records: plan.keep_records.then(Vec::new),
         },
@@ -374,23 +381,21 @@ fn run_admitted(
     let start = Instant::now();
     // Outputs of a trace-only run are thrown away: only what the trace holds must be exact.
     let limits = (plan.budget, plan.traced_only);
+    // The sample is of whole clusters, as the GPU tracer's (`trace::sample`).
     let traced = |b: u64| {
+        let c = cluster_of(launch, b);
         plan.trace
-            .is_some_and(|(stride, limit)| b.is_multiple_of(stride) && b / stride < limit)
+            .is_some_and(|(stride, limit)| c.is_multiple_of(stride) && c / stride < limit)
     };
     let per_cluster = u64::from(launch.cluster.iter().product::<u32>().max(1));
-    // A trace-only run needs the clusters of the sampled blocks alone.
+    let all = total / per_cluster;
+    // A trace-only run needs the sampled clusters alone.
     let clusters: Vec<u64> = match (plan.traced_only, plan.trace) {
-        (true, Some((stride, limit))) => {
-            let mut c: Vec<u64> = (0..limit)
-                .map(|k| k * stride)
-                .take_while(|&b| b < total)
-                .map(|b| cluster_of(launch, b))
-                .collect();
-            c.dedup();
-            c
-        }
-        _ => (0..total / per_cluster).collect(),
+        (true, Some((stride, limit))) => (0..limit)
+            .map(|k| k * stride)
+            .take_while(|&c| c < all)
+            .collect(),
+        _ => (0..all).collect(),
     };
     for c in clusters {
         let blocks: Vec<(u64, bool)> = (schedule::cluster_blocks(launch, c).into_iter())

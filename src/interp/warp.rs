@@ -300,9 +300,9 @@ impl Warp {
                 if active != self.live {
                     return Err(ctx.error(ins.place, self.id, "divergent cluster barrier: `barrier.cluster` reached by only some lanes of the warp".into(), active ^ self.live));
                 }
-                // The GPU tracer logs both halves as block barriers (the cluster's threads
-                // include the block's), and the race analysis orders accesses by them: the
-                // interpreter's trace must say the same.
+                // The GPU tracer logs both halves (each a block barrier too: the cluster's
+                // threads include the block's), and the race analysis orders the block's
+                // and the cluster's accesses by them: the interpreter's trace says the same.
                 ctx.barrier_record(ins, self.id, active);
                 if ins.op == Op::ClusterArrive {
                     self.arrived += 1;

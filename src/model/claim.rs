@@ -125,10 +125,14 @@ pub enum Metric {
     CopyBulkRequests,
     /// Bytes a bulk copy moves, on average.
     CopyBulkBytesPerRequest,
+    /// The share of the global sectors moved that asynchronous and bulk copies move, in
+    /// percent: how much of the kernel's global traffic goes the way the copies lesson
+    /// teaches (one token copy among plain loads is a small share).
+    CopyPctOfGlobal,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 36] = [
+    pub const ALL: [(&'static str, Metric); 37] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -204,6 +208,7 @@ impl Metric {
             "copy.bulk_bytes_per_request",
             Metric::CopyBulkBytesPerRequest,
         ),
+        ("copy.pct_of_global", Metric::CopyPctOfGlobal),
     ];
 
     pub fn name(self) -> &'static str {

@@ -200,6 +200,10 @@ pub struct CopyStats {
     pub bulk_sectors: u64,
     #[serde(default)]
     pub bulk_bytes: u64,
+    /// The bytes the lanes of the asynchronous copies asked for from global memory
+    /// (absent from recordings made before they were counted).
+    #[serde(default)]
+    pub global_bytes_used: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -272,10 +276,35 @@ pub enum RaceKind {
     WriteWrite,
 }
 
-/// One hazard: a pair of source lines whose accesses by different warps of a block met on
-/// the same shared word with no barrier between them.
+/// Whose accesses a race is between, and so which synchronisation is missing.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum RaceScope {
+    /// Two warps of one block, with no block barrier (`__syncthreads()`) between.
+    #[default]
+    Block,
+    /// Two lanes of one warp, with no `__syncwarp()` (nor a block barrier) between: since
+    /// Volta a warp's lanes are not in lockstep.
+    Warp,
+    /// Two blocks of one cluster on one block's shared memory, with no cluster barrier
+    /// (`barrier.cluster` arrive and wait) between.
+    Cluster,
+    /// A block of a cluster may exit, freeing its shared memory, while another block still
+    /// reads or writes it: no cluster barrier after the other's access and before the exit.
+    Exit,
+}
+
+/// One hazard: a pair of source lines whose accesses met on the same shared word with
+/// nothing ordering them: by different warps of a block (no barrier between), by lanes of
+/// one warp (no `__syncwarp`), by blocks of a cluster (no cluster barrier), or an access
+/// to a block's memory that its exit may overtake (`scope`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Race {
+    /// Absent from recordings made before the analysis looked past one block's warps.
+    #[serde(default, skip_serializing_if = "is_block_scope")]
+    pub scope: RaceScope,
     pub kind: RaceKind,
     /// The source lines of the earlier and the later access (None: the PTX had no `.loc`).
     pub first_line: Option<u32>,
@@ -288,6 +317,17 @@ pub struct Race {
     /// Accesses (one lane's 4-byte word) that met an earlier access of this pair of lines
     /// by another warp, in the traced blocks.
     pub count: u64,
+    /// Warp scope: the lanes of the earlier and the later access (the warps are one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lanes: Option<(u32, u32)>,
+    /// Cluster and exit scope: the block of the earlier access (`block` is the later's;
+    /// for an exit, the block that exits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_block: Option<u32>,
+}
+
+fn is_block_scope(s: &RaceScope) -> bool {
+    *s == RaceScope::Block
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -377,13 +377,27 @@ pub const RACE_LINE: &str = "yours has no race in shared memory";
 fn race_line(y: Option<&VariantResult>) -> Option<CheckLine> {
     let mem = y?.memory.as_ref().filter(|m| m.races_checked)?;
     let Some(first) = mem.races.first() else {
-        if mem.shared.requests == 0 {
+        if mem.shared.requests == 0 && mem.cluster.requests == 0 && mem.copies.shared.requests == 0
+        {
             return None;
         }
         let b = mem.traced_blocks;
+        let s = if b == 1 { "" } else { "s" };
+        // A trace cut short may hide the race its lost part holds: never a pass.
+        if mem.overflow > 0 {
+            return Some(CheckLine {
+                check: RACE_LINE.into(),
+                mark: Mark::NotMeasured,
+                detail: format!(
+                    "not judged: the trace was cut short ({} records past what it could \
+                     keep, with {b} block{s} traced), and a race may be in the part lost",
+                    mem.overflow
+                ),
+            });
+        }
         let detail = format!(
-            "no two warps met on a shared word between barriers ({b} traced block{})",
-            if b == 1 { "" } else { "s" }
+            "no two warps, two lanes of a warp or two blocks of a cluster met on a shared \
+             word with nothing ordering them ({b} traced block{s})"
         );
         return Some(CheckLine {
             check: RACE_LINE.into(),

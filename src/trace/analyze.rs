@@ -184,6 +184,7 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
             let c = &mut m.copies;
             c.global.requests += a.requests[1];
             c.global.sectors += a.sectors;
+            c.global_bytes_used += a.bytes_used;
             c.shared.requests += a.requests[0];
             c.shared.wavefronts += a.wavefronts;
             c.shared.ideal_wavefronts += a.ideal;
@@ -265,11 +266,22 @@ pub fn analyze(records: &[Record], sites: &[Site]) -> MemoryStats {
 /// `analyze`, with the shared accesses the SASS makes in pieces (`sass_map::reshape`)
 /// counted as the SASS makes them.
 pub fn analyze_shaped(records: &[Record], sites: &[Site], shapes: &[Reshape]) -> MemoryStats {
+    analyze_launch(records, sites, shapes, None)
+}
+
+/// `analyze_shaped` of a launch whose blocks form clusters of `geom` (None: single blocks),
+/// whose races between a cluster's blocks are looked for too.
+pub fn analyze_launch(
+    records: &[Record],
+    sites: &[Site],
+    shapes: &[Reshape],
+    geom: Option<races::ClusterGeom>,
+) -> MemoryStats {
     let accs = accumulate(records, sites, shapes);
     MemoryStats {
         instructions: summaries(&accs, records, sites, shapes),
         races_checked: true,
-        races: races::find_races(&shared_events(records, sites)),
+        races: races::find_races_in(&shared_events(records, sites), geom),
         ..sum_totals(&accs)
     }
 }
@@ -283,15 +295,19 @@ pub fn shared_events(records: &[Record], sites: &[Site]) -> Vec<SharedEvent> {
         .collect()
 }
 
-/// A record as the race analysis sees it: a shared access, a barrier or a copy group's
-/// commit or wait, else nothing.
+/// A record as the race analysis sees it: a shared access (of the block's own memory or,
+/// through the cluster's window, of any block of its cluster), a barrier of the block, the
+/// warp or the cluster, or a copy group's commit or wait; else nothing.
 pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
     let site = sites.get(r.site as usize)?;
     let op = match (site.event, site.kind()) {
         (Event::Barrier, _) => Op::Barrier,
+        (Event::WarpSync, _) => Op::WarpSync,
+        (Event::ClusterArrive, _) => Op::ClusterArrive,
+        (Event::ClusterWait, _) => Op::ClusterWait,
         (Event::CopyCommit, _) => Op::CopyCommit,
         (Event::CopyWait { groups, all }, _) => Op::CopyWait { groups, all },
-        _ if r.space != Space::Shared => return None,
+        _ if !matches!(r.space, Space::Shared | Space::Cluster) => return None,
         (_, Some(AccessKind::Load)) => Op::Read,
         (_, Some(AccessKind::Store)) => Op::Write,
         (_, Some(AccessKind::Atomic | AccessKind::Reduction)) => Op::Atomic,
@@ -308,6 +324,7 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
         mask: r.mask,
         width: r.width,
         addrs: r.addrs,
+        remote: r.space == Space::Cluster,
     })
 }
 

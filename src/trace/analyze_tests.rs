@@ -2,6 +2,7 @@ use super::*;
 use crate::analysis::banks::{self, BANKS};
 use crate::analysis::coalescing;
 use crate::model::access::AccessKind;
+use crate::model::results::RaceScope;
 use crate::trace::instrument::Event;
 
 fn site(id: u32, space: Space, width: u32) -> Site {
@@ -323,8 +324,10 @@ fn barriers_split_shared_accesses_and_are_not_requests() {
     let (sites, racy) = stencil_records(false);
     let m = analyze(&racy, &sites);
     assert!(m.races_checked);
-    assert_eq!(m.races.len(), 1, "{:?}", m.races);
-    let r = &m.races[0];
+    // Between the warps, and between the lanes of each (a lane reads its neighbour's word).
+    let scopes: Vec<RaceScope> = m.races.iter().map(|r| r.scope).collect();
+    assert_eq!(scopes, [RaceScope::Warp, RaceScope::Block], "{:?}", m.races);
+    let r = &m.races[1];
     // Warp 0's load of word 32 ran before warp 1's store of it.
     assert_eq!((r.first_line, r.second_line), (Some(11), Some(10)));
     assert_eq!((r.first_warp, r.second_warp, r.offset), (0, 1, 128));

@@ -72,6 +72,19 @@ pub enum Event {
     /// A block barrier (`bar.sync`, `bar.arrive`, `bar.red`, ...): no address, an event that
     /// splits the warp's shared accesses into barrier intervals.
     Barrier,
+    /// `bar.warp.sync` (`__syncwarp()`): the lanes that run it meet, which orders their
+    /// shared accesses with each other. No address; the record's mask is the lanes.
+    #[serde(rename = "warp-sync")]
+    WarpSync,
+    /// `barrier.cluster.arrive`: the warp's accesses before it are ordered before every
+    /// access of the cluster after the matching wait. A block barrier too (the cluster's
+    /// threads include the block's). No address.
+    #[serde(rename = "cluster-arrive")]
+    ClusterArrive,
+    /// `barrier.cluster.wait`: the warp waits until every thread of the cluster has arrived.
+    /// A block barrier too. No address.
+    #[serde(rename = "cluster-wait")]
+    ClusterWait,
     /// `cp.async.commit_group`: the thread's asynchronous copies issued since its last commit
     /// become one group. No address.
     #[serde(rename = "copy-commit")]
@@ -103,8 +116,13 @@ pub struct Site {
 }
 
 impl Site {
+    /// A barrier of the block: `bar`/`barrier` and either half of the cluster's barrier,
+    /// which holds the block too (not `bar.warp.sync`, which orders one warp's lanes).
     pub fn is_barrier(&self) -> bool {
-        self.event == Event::Barrier
+        matches!(
+            self.event,
+            Event::Barrier | Event::ClusterArrive | Event::ClusterWait
+        )
     }
 
     /// A site that logs an event with no address (a barrier, a copy group's commit or
@@ -246,7 +264,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
         if first {
             // Before the line, its label too: a branch back to that label need not test
             // the sample again.
-            out.push_str(logger::prologue());
+            out.push_str(&logger::prologue(features));
         }
         emit_line(&mut out, raw, &segments, &planned);
         if idx + 1 == header_end {

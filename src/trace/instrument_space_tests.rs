@@ -74,7 +74,7 @@ fn below_sm_90_the_logger_has_no_cluster_instructions() {
 }
 
 #[test]
-fn block_barriers_are_events_and_warp_barriers_are_not() {
+fn block_and_cluster_barriers_are_barriers_and_a_warp_barrier_is_an_event_of_its_own() {
     let body = "\tst.shared.u32 [%r1], %r2;\n\
                 \tbar.sync 0;\n\
                 \tbarrier.sync.aligned 1, 64;\n\
@@ -100,6 +100,7 @@ fn block_barriers_are_events_and_warp_barriers_are_not() {
             ("bar.arrive", true, 0),
             ("bar.red.popc.u32", true, 0),
             ("barrier.cluster.wait.aligned", true, 0),
+            ("bar.warp.sync", false, 0),
             ("atom.shared.add.u32", false, 4),
             ("red.shared.add.u32", false, 4),
             ("ld.shared.u32", false, 4),
@@ -111,5 +112,9 @@ fn block_barriers_are_events_and_warp_barriers_are_not() {
     assert!(bar.contains("mov.u64 %__gpulab_a, 0;") && bar.contains("mov.u32 %__gpulab_m, 7;"));
     let arrive = block_before(&ptx, "@%p1 bar.arrive 2, 64;");
     assert!(arrive.contains("@!%p1 mov.u32 %__gpulab_m, 4294967295;"));
-    assert!(!ptx.contains("site 9"));
+    assert!(!ptx.contains("site 10"));
+    // `__syncwarp()` orders a warp's lanes: an event, logged with no address.
+    let sync = &inst.sites[6];
+    assert_eq!((sync.event, sync.is_event()), (Event::WarpSync, true));
+    assert_eq!(inst.sites[5].event, Event::ClusterWait);
 }

@@ -5,29 +5,68 @@ use crate::model::Variant;
 use crate::model::access::{AccessKind, Space};
 use crate::model::results::MemoryStats;
 
-/// Which blocks are traced: every `stride`-th, at most `wanted`.
+/// Which blocks are traced: every `stride`-th cluster, at most `wanted` clusters, each
+/// cluster whole (a launch without clusters has clusters of one block). Whole clusters,
+/// so that the race analysis sees every block that may touch a traced block's shared
+/// memory, and every block whose memory a traced block touches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockSample {
+    /// Blocks in the grid.
     pub total: u64,
+    /// Clusters asked for.
     pub wanted: u64,
+    /// Clusters apart.
     pub stride: u64,
+    /// Blocks traced.
     pub traced: u64,
+    /// Blocks in a cluster (1 without clusters).
+    pub per: u64,
 }
 
 impl BlockSample {
     /// The sample of `v`'s grid: `asked` blocks when given (not 0), else the lesson's
-    /// `trace_blocks`.
+    /// `trace_blocks`, in whole clusters.
     pub fn of(v: &Variant, lesson_blocks: u32, asked: u32) -> BlockSample {
+        let per = u64::from(
+            v.attrs
+                .cluster
+                .map_or(1, |c| c.iter().product::<u32>())
+                .max(1),
+        );
         let total = v.blocks();
-        let wanted = if asked > 0 { asked } else { lesson_blocks }.max(1) as u64;
-        let stride = (total / wanted).max(1);
-        let traced = total.div_ceil(stride).min(wanted);
+        let clusters = (total / per).max(1);
+        let blocks = if asked > 0 { asked } else { lesson_blocks }.max(1) as u64;
+        let wanted = blocks.div_ceil(per);
+        let stride = (clusters / wanted).max(1);
+        let traced = clusters.div_ceil(stride).min(wanted) * per;
         BlockSample {
             total,
             wanted,
             stride,
-            traced,
+            traced: traced.min(total),
+            per,
         }
+    }
+
+    /// A sample of fewer clusters, about `share` of these (at least one), spread over the
+    /// grid as evenly: for a trace that would not fit whole. None when one cluster is all
+    /// this sample traces already.
+    pub fn fewer(&self, share: f64) -> Option<BlockSample> {
+        let per = self.per.max(1);
+        let clusters = self.traced.div_ceil(per);
+        if clusters <= 1 {
+            return None;
+        }
+        let wanted = ((clusters as f64 * share * 0.9).floor() as u64).clamp(1, clusters - 1);
+        let all = self.total / per;
+        let stride = (all / wanted).max(1);
+        Some(BlockSample {
+            total: self.total,
+            wanted,
+            stride,
+            traced: (all.div_ceil(stride).min(wanted) * per).min(self.total),
+            per,
+        })
     }
 
     /// The traced figures of the sample made the grid's: shared totals split by direction,
@@ -110,6 +149,7 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut c.bulk_requests);
     s(&mut c.bulk_sectors);
     s(&mut c.bulk_bytes);
+    s(&mut c.global_bytes_used);
 }
 
 #[cfg(test)]
@@ -133,6 +173,36 @@ mod tests {
         s.scale_to_grid(&mut m);
         assert_eq!(m.global.sectors, 574 * 8192);
         assert_eq!((m.traced_blocks, m.total_blocks), (2, 16384));
+    }
+
+    #[test]
+    fn a_sample_too_large_to_trace_whole_shrinks_to_fewer_whole_clusters() {
+        let mut v = grid(256);
+        v.attrs.cluster = Some([2, 1, 1]);
+        let s = BlockSample::of(&v, 16, 0);
+        assert_eq!((s.wanted, s.stride, s.traced), (8, 16, 16));
+        // A third of the records fit: two clusters (of eight), spread over the grid.
+        let f = s.fewer(1.0 / 3.0).unwrap();
+        assert_eq!((f.wanted, f.stride, f.traced), (2, 64, 4));
+        // Far too many: one cluster, never none.
+        let one = s.fewer(1e-9).unwrap();
+        assert_eq!((one.wanted, one.traced), (1, 2));
+        assert_eq!(one.fewer(0.5), None);
+    }
+
+    #[test]
+    fn a_cluster_launch_is_sampled_in_whole_clusters() {
+        // 64 clusters of 4 blocks; 2 blocks asked for: one cluster, all four of its blocks.
+        let mut v = grid(256);
+        v.attrs.cluster = Some([4, 1, 1]);
+        let s = BlockSample::of(&v, 2, 0);
+        assert_eq!((s.wanted, s.stride, s.traced), (1, 64, 4));
+        // 8 blocks asked: 2 clusters, 32 apart, 8 blocks.
+        let s = BlockSample::of(&v, 8, 0);
+        assert_eq!((s.wanted, s.stride, s.traced), (2, 32, 8));
+        // Every block asked for: every cluster.
+        let s = BlockSample::of(&v, 2, 256);
+        assert_eq!((s.wanted, s.stride, s.traced), (64, 1, 256));
     }
 
     #[test]

@@ -11,7 +11,7 @@ use super::analyze::{shape_of, shared_event, sum_totals, summaries};
 use super::decode::Record;
 use super::instrument::Site;
 use super::site_acc::{SiteAcc, space_index};
-use crate::analysis::races::{RaceFinder, SharedEvent, Warps};
+use crate::analysis::races::{ClusterGeom, RaceFinder, SharedEvent, Warps};
 use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::model::results::{MemoryStats, Race};
@@ -23,6 +23,7 @@ const BATCH: usize = 4096;
 /// the interpretation, so the two overlap on two cores.
 struct RaceFeed {
     warps: u32,
+    geom: Option<ClusterGeom>,
     batch: Vec<SharedEvent>,
     to: Option<Sender<Vec<SharedEvent>>>,
     finder: Option<JoinHandle<Vec<Race>>>,
@@ -39,9 +40,9 @@ impl RaceFeed {
     fn send(&mut self) {
         if self.to.is_none() {
             let (to, from) = channel::<Vec<SharedEvent>>();
-            let warps = self.warps;
+            let (warps, geom) = (self.warps, self.geom);
             self.finder = Some(std::thread::spawn(move || {
-                let mut f = RaceFinder::new(Warps::All(warps));
+                let mut f = RaceFinder::new(Warps::All(warps)).clustered(geom);
                 for batch in from {
                     batch.iter().for_each(|e| f.push(e));
                 }
@@ -104,6 +105,7 @@ impl Streamed {
             kept: Vec::new(),
             races: RaceFeed {
                 warps,
+                geom: None,
                 batch: Vec::with_capacity(BATCH),
                 to: None,
                 finder: None,
@@ -114,6 +116,12 @@ impl Streamed {
             overflow: 0,
             cap,
         }
+    }
+
+    /// Look for races between the blocks of each cluster of `geom` too.
+    pub fn clustered(mut self, geom: Option<ClusterGeom>) -> Streamed {
+        self.races.geom = geom;
+        self
     }
 
     /// Count the shared accesses the SASS makes in pieces as it makes them.
@@ -155,6 +163,16 @@ impl Streamed {
         let held = std::mem::take(held);
         self.shapes = Shapes::Known(shapes);
         held.iter().for_each(|r| self.add(r));
+    }
+
+    /// The shapes this trace counted by (waiting for them if they are still coming), and
+    /// whether the SASS was read for them: for a trace made again (`interp::lesson::trace`).
+    pub fn shapes_known(&mut self) -> (Vec<Reshape>, Result<(), SassError>) {
+        self.settle(true);
+        match &self.shapes {
+            Shapes::Known(s) => (s.clone(), self.sass.clone()),
+            Shapes::Coming { .. } => (Vec::new(), self.sass.clone()),
+        }
     }
 
     pub fn push(&mut self, r: &Record) {

@@ -3,6 +3,7 @@
 
 use super::compile::compile_job;
 use super::launch::Buffers;
+use crate::analysis::races::ClusterGeom;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
 use crate::cuda::module::Module;
@@ -26,9 +27,18 @@ pub enum TraceError {
     Trace(String),
 }
 
-/// Records the trace buffer holds (288 MiB): enough for a few blocks of a loop-heavy kernel
-/// such as a private array in local memory, small next to any GPU the lessons fill.
+/// Records the trace buffer holds at first (288 MiB): enough for a few blocks of a
+/// loop-heavy kernel such as a private array in local memory, small next to any GPU the
+/// lessons fill.
 const TRACE_CAPACITY: u32 = 1 << 20;
+
+/// The most records a trace may keep (2.3 GiB), and never more than a quarter of the
+/// GPU's free memory: past it the sample shrinks instead.
+const TRACE_CAPACITY_MAX: u32 = 1 << 23;
+
+/// Traced launches a trace may take to be whole: one, then one with the buffer grown to
+/// what the logger counted, then one with fewer blocks, once more.
+const TRACE_TRIES: u32 = 4;
 
 pub fn trace_variant(
     gpu: &Gpu,
@@ -53,26 +63,58 @@ pub fn trace_variant(
     if let Some(why) = super::measure::fill_constants(lesson, v, &module, bufs)? {
         return Err(TraceError::Trace(why));
     }
-    let s = BlockSample::of(v, lesson.trace_blocks, opts.trace_blocks);
-    let records = gpu.alloc(TRACE_CAPACITY as usize * RECORD_BYTES)?;
-    set_globals(&module, &records, &s)?;
-    bufs.poison_outputs(lesson)?;
-    bufs.launch(v, &kernel).enqueue()?;
-    gpu.synchronize()?;
-    let count: u32 = module.global(SYM_COUNT)?.get()?;
-    let (kept, overflow) = trace::decode::records_to_read(count, TRACE_CAPACITY);
-    let bytes: Vec<u8> = records.download(kept * RECORD_BYTES)?;
+    let mut s = BlockSample::of(v, lesson.trace_blocks, opts.trace_blocks);
+    let most = capacity_max(gpu);
+    let mut cap = TRACE_CAPACITY.min(most);
+    // A trace is judged only whole: the logger counts what it could not keep, so a full
+    // buffer is grown to that count, or, past what the GPU can hold, the sample shrinks to
+    // fewer whole clusters, and the trace is made again.
+    let mut tries = 0;
+    let (bytes, count) = loop {
+        tries += 1;
+        let records = gpu.alloc(cap as usize * RECORD_BYTES)?;
+        set_globals(&module, &records, &s, cap)?;
+        bufs.poison_outputs(lesson)?;
+        bufs.launch(v, &kernel).enqueue()?;
+        gpu.synchronize()?;
+        let count: u32 = module.global(SYM_COUNT)?.get()?;
+        let (kept, _) = trace::decode::records_to_read(count, cap);
+        if count <= cap || tries >= TRACE_TRIES {
+            break (records.download(kept * RECORD_BYTES)?, count);
+        }
+        if count <= most {
+            cap = count;
+        } else if let Some(fewer) = s.fewer(f64::from(most) / f64::from(count)) {
+            cap = most;
+            s = fewer;
+        } else {
+            // One cluster alone logs more than the GPU can hold: kept as far as it goes,
+            // and said (`overflow`), never judged as if whole.
+            break (records.download(kept * RECORD_BYTES)?, count);
+        }
+    };
+    let (kept, overflow) = trace::decode::records_to_read(count, cap);
+    let bytes = &bytes[..kept * RECORD_BYTES];
     let mut sites = inst.sites;
     trace::analyze::set_normalized(&mut sites, trace::analyze::normalized_size(lesson, v));
     let recs =
-        trace::decode::decode(&bytes, &sites).map_err(|e| TraceError::Trace(e.to_string()))?;
+        trace::decode::decode(bytes, &sites).map_err(|e| TraceError::Trace(e.to_string()))?;
     // Without nvdisasm the counts follow the PTX, and say so (`sass_checked`).
     let shapes = super::sass::shapes(lesson, v, arch, &sites);
-    let mut m = trace::analyze::analyze_shaped(&recs, &sites, shapes.as_deref().unwrap_or(&[]));
+    let geom = ClusterGeom::of(v.grid, v.attrs.cluster);
+    let shaped = shapes.as_deref().unwrap_or(&[]);
+    let mut m = trace::analyze::analyze_launch(&recs, &sites, shaped, geom);
     m.sass_checked = shapes.is_ok();
     m.overflow = overflow;
     s.scale_to_grid(&mut m);
     Ok(m)
+}
+
+/// The records a trace may keep on this GPU: `TRACE_CAPACITY_MAX`, or fewer where a
+/// quarter of its free memory holds fewer.
+fn capacity_max(gpu: &Gpu) -> u32 {
+    let fits = gpu.free_memory() / 4 / RECORD_BYTES;
+    (fits.min(TRACE_CAPACITY_MAX as usize) as u32).max(TRACE_CAPACITY)
 }
 
 /// Point the instrumented module at its record buffer and tell it which blocks to log.
@@ -80,9 +122,10 @@ fn set_globals(
     module: &Module,
     records: &crate::cuda::memory::DevBuf,
     s: &BlockSample,
+    cap: u32,
 ) -> Result<(), CudaError> {
     module.global(SYM_BUF)?.set(records.device_address())?;
-    module.global(SYM_CAP)?.set(TRACE_CAPACITY)?;
+    module.global(SYM_CAP)?.set(cap)?;
     module.global(SYM_COUNT)?.set(0u32)?;
     module.global(SYM_BLOCK_STRIDE)?.set(s.stride as u32)?;
     module.global(SYM_BLOCK_LIMIT)?.set(s.wanted as u32)?;

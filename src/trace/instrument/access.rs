@@ -192,17 +192,25 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
     }))
 }
 
-/// A block-wide barrier (`bar.sync`, `barrier.sync`, `bar.arrive`, `bar.red`, the old `bar`
-/// alone, and the cluster's `barrier.cluster.arrive`/`wait`, which hold the block too), logged
-/// as an event with no address. `bar.warp.sync` orders one warp only and is left out.
+/// A barrier, logged as an event with no address: block-wide (`bar.sync`, `barrier.sync`,
+/// `bar.arrive`, `bar.red`, the old `bar` alone), the warp's (`bar.warp.sync`, whose lanes
+/// the record's mask names) or either half of the cluster's (`barrier.cluster.arrive` and
+/// `.wait`, which hold the block too).
 fn barrier<'a>(guard: Option<&'a str>, op: &'a str) -> Option<Access<'a>> {
-    if op.split('.').any(|q| q == "warp") {
-        return None;
-    }
+    let has = |q: &str| op.split('.').any(|w| w == q);
+    let event = if has("warp") {
+        Event::WarpSync
+    } else if has("cluster") && has("arrive") {
+        Event::ClusterArrive
+    } else if has("cluster") {
+        Event::ClusterWait
+    } else {
+        Event::Barrier
+    };
     Some(Access {
         guard,
         op,
-        event: Event::Barrier,
+        event,
         width: 0,
         addr: "0",
         coords: None,

@@ -62,9 +62,14 @@ pub(super) fn text() -> &'static str {
     parts().0
 }
 
-/// What every function runs first: whether its block is in the sample.
-pub(super) fn prologue() -> &'static str {
-    parts().1
+/// What every function runs first: whether its block is in the sample (by its cluster,
+/// where the target has clusters).
+pub(super) fn prologue(features: Features) -> String {
+    let keep = Keep {
+        generic: false,
+        cluster: features.cluster,
+    };
+    with(keep, parts().1)
 }
 
 /// The code a site runs before its access, its labels made its own, with the sections an
@@ -161,7 +166,12 @@ mod tests {
         );
         assert!(without.contains("$__gpulab_ranked_7:") && !without.contains("@SITE"));
         assert!(!text().contains("activemask") && !text().contains("%ctaid"));
-        assert!(prologue().contains("%__gpulab_on") && !prologue().contains("@SITE"));
+        for f in [on, off] {
+            let p = prologue(f);
+            assert!(p.contains("%__gpulab_on") && !p.contains("@SITE"));
+            assert_eq!(p.contains("%clusterid"), f.cluster, "{p}");
+            assert!(!p.contains("//@"), "no tag is left: {p}");
+        }
         // A site writes only the sections its access can need.
         let global = site_code(on, 3, Some(Space::Global));
         assert!(!global.contains("isspacep") && !global.contains("getctarank"));

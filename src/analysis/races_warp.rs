@@ -1,0 +1,208 @@
+//! Races between the lanes of one warp: a lane reads or writes a shared word that another
+//! lane of its warp wrote (or read, for a write) with no `__syncwarp()` and no block
+//! barrier between. Since Volta a warp's lanes are scheduled independently, so a warp is
+//! not a unit of lockstep the code may lean on: racecheck reports these, and the CUDA
+//! programming guide asks for `__syncwarp()` between the write and the read.
+//!
+//! Each lane keeps a vector clock over its warp's lanes: its own step count, and for every
+//! other lane the last step of it that it has synchronised with. `bar.warp.sync` joins the
+//! clocks of the lanes it names; a block barrier passed by every lane joins them all. An
+//! access by lane `b` is ordered after an earlier one by lane `a` when `b`'s clock has seen
+//! `a`'s step of that access. Per word the analysis keeps the last write and the reads since
+//! (the latest per lane), FastTrack's way: a later write that follows the last write is
+//! checked against that write, which is ordered after the reads before it or raced with them.
+//!
+//! Lanes of one request are one instruction, never a hazard with each other. An atomic is
+//! no hazard with another atomic; it is a write to every plain access. An asynchronous
+//! copy's shared write is a write at its issue and again at the wait that completes it:
+//! another lane may read the bytes only after that wait and a `__syncwarp()`.
+
+use super::race_intervals::FastMap;
+use super::races::{Op, SharedEvent};
+use crate::model::results::{Race, RaceKind, RaceScope};
+
+/// One lane's access of a word.
+#[derive(Clone, Copy)]
+struct LaneTouch {
+    lane: u8,
+    /// The lane's own step when it made the access.
+    step: u32,
+    line: Option<u32>,
+    bytes: u8,
+    atomic: bool,
+}
+
+#[derive(Default)]
+struct WarpWord {
+    write: Option<LaneTouch>,
+    reads: Vec<LaneTouch>,
+}
+
+struct WarpState {
+    /// `clock[l][m]`: the last step of lane `m` that lane `l` is ordered after.
+    clock: Box<[[u32; 32]; 32]>,
+    words: FastMap<u64, WarpWord>,
+}
+
+impl WarpState {
+    fn new() -> WarpState {
+        let mut clock = Box::new([[0u32; 32]; 32]);
+        for (l, row) in clock.iter_mut().enumerate() {
+            row[l] = 1;
+        }
+        WarpState {
+            clock,
+            words: FastMap::default(),
+        }
+    }
+
+    /// The lanes of `mask` meet: each is ordered after everything each of them did.
+    fn join(&mut self, mask: u32) {
+        let mut met = [0u32; 32];
+        for l in lanes(mask) {
+            for (m, v) in met.iter_mut().enumerate() {
+                *v = (*v).max(self.clock[l][m]);
+            }
+        }
+        for l in lanes(mask) {
+            self.clock[l] = met;
+            self.clock[l][l] += 1;
+        }
+        // Every lane met: no access before can race with one after, so none is kept.
+        if mask == u32::MAX {
+            self.words.clear();
+        }
+    }
+
+    fn ordered(&self, later: usize, earlier: &LaneTouch) -> bool {
+        self.clock[later][earlier.lane as usize] >= earlier.step
+    }
+}
+
+fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    (0..32).filter(move |l| mask >> l & 1 == 1)
+}
+
+/// The words (and the bytes of each) lane `l` of `e` touches.
+fn lane_words(e: &SharedEvent, l: usize) -> impl Iterator<Item = (u64, u8)> {
+    let a = e.addrs[l];
+    let end = a + u64::from(e.width.max(1));
+    (a / 4..end.div_ceil(4)).map(move |word| {
+        let lo = a.max(word * 4) - word * 4;
+        let hi = end.min(word * 4 + 4) - word * 4;
+        (word, ((1u8 << hi) - 1) & !((1u8 << lo) - 1))
+    })
+}
+
+/// The warp-scope analysis of every warp in a trace.
+#[derive(Default)]
+pub(super) struct WarpRaces {
+    warps: FastMap<(u32, u32), WarpState>,
+    met: Vec<Race>,
+}
+
+impl WarpRaces {
+    fn state(&mut self, block: u32, warp: u32) -> &mut WarpState {
+        self.warps
+            .entry((block, warp))
+            .or_insert_with(WarpState::new)
+    }
+
+    /// `bar.warp.sync` by the lanes of `mask`.
+    pub(super) fn sync(&mut self, block: u32, warp: u32, mask: u32) {
+        self.state(block, warp).join(mask);
+    }
+
+    /// Every lane of the warp has passed a block barrier.
+    pub(super) fn barrier(&mut self, block: u32, warp: u32) {
+        self.state(block, warp).join(u32::MAX);
+    }
+
+    /// A read, a write, an atomic or a copy's write by the active lanes of `e`.
+    pub(super) fn access(&mut self, e: &SharedEvent) {
+        let write = matches!(e.op, Op::Write | Op::CopyWrite | Op::Atomic);
+        let atomic = e.op == Op::Atomic;
+        let mut met = std::mem::take(&mut self.met);
+        let st = self.state(e.block, e.warp);
+        // Checked against what came before the request, then remembered: lanes of one
+        // request are one instruction.
+        let mut touched: Vec<(u64, LaneTouch)> = Vec::new();
+        for l in lanes(e.mask) {
+            let step = st.clock[l][l];
+            for (word, bytes) in lane_words(e, l) {
+                let me = LaneTouch {
+                    lane: l as u8,
+                    step,
+                    line: e.line,
+                    bytes,
+                    atomic,
+                };
+                if let Some(w) = st.words.get(&word) {
+                    let races = |t: &LaneTouch| {
+                        t.lane != me.lane
+                            && t.bytes & bytes != 0
+                            && !(t.atomic && atomic)
+                            && !st.ordered(l, t)
+                    };
+                    if let Some(t) = w.write.as_ref().filter(|t| races(t)) {
+                        let kind = if write {
+                            RaceKind::WriteWrite
+                        } else {
+                            RaceKind::WriteRead
+                        };
+                        tally(&mut met, e, word, (kind, t, &me));
+                    }
+                    if write && let Some(t) = w.reads.iter().find(|t| races(t)) {
+                        tally(&mut met, e, word, (RaceKind::ReadWrite, t, &me));
+                    }
+                }
+                touched.push((word, me));
+            }
+        }
+        for (word, me) in touched {
+            let w = st.words.entry(word).or_default();
+            if write {
+                w.write = Some(me);
+                w.reads.clear();
+            } else if let Some(r) = w.reads.iter_mut().find(|r| r.lane == me.lane) {
+                *r = me;
+            } else {
+                w.reads.push(me);
+            }
+        }
+        self.met = met;
+    }
+
+    /// The races met since the last call, each pair of lines once with its count.
+    pub(super) fn drain(&mut self) -> std::vec::Drain<'_, Race> {
+        self.met.drain(..)
+    }
+}
+
+/// Count one lane's access that met an earlier unordered one.
+fn tally(
+    met: &mut Vec<Race>,
+    e: &SharedEvent,
+    word: u64,
+    (kind, first, second): (RaceKind, &LaneTouch, &LaneTouch),
+) {
+    let same = |r: &&mut Race| {
+        r.kind == kind && r.first_line == first.line && r.second_line == second.line
+    };
+    match met.iter_mut().find(same) {
+        Some(r) => r.count += 1,
+        None => met.push(Race {
+            scope: RaceScope::Warp,
+            kind,
+            first_line: first.line,
+            second_line: second.line,
+            block: e.block,
+            offset: word * 4,
+            first_warp: e.warp,
+            second_warp: e.warp,
+            count: 1,
+            lanes: Some((u32::from(first.lane), u32::from(second.lane))),
+            first_block: None,
+        }),
+    }
+}
