@@ -12,6 +12,7 @@ use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
 use gpulab::interp::{self, lesson::CpuError};
 use gpulab::model::Lesson;
+use gpulab::model::results::RaceScope;
 use gpulab::worker::compile::{compile_cached, compile_job};
 use serde_json::Value;
 
@@ -145,9 +146,11 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
         let (a, b) = (r["first_line"].as_u64(), r["second_line"].as_u64());
         (a.min(b), a.max(b))
     };
-    let mut got: Vec<_> = m
-        .races
-        .iter()
+    // A recording made before the analysis looked between a warp's lanes and a cluster's
+    // blocks holds only the races between warps: those are compared.
+    let all_scopes = rec["memory"]["races_in_warps_and_clusters"] == true;
+    let mut got: Vec<_> = (m.races.iter())
+        .filter(|r| all_scopes || r.scope == RaceScope::Block)
         .map(|r| lines(&serde_json::to_value(r).unwrap()))
         .collect();
     let mut want_races: Vec<_> = recorded_races.iter().map(lines).collect();

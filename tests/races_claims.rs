@@ -23,6 +23,9 @@ fn race(count: u64) -> Race {
         first_warp: 1,
         second_warp: 0,
         count,
+        scope: RaceScope::Block,
+        lanes: None,
+        first_block: None,
     }
 }
 

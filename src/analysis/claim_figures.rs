@@ -58,7 +58,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::CopySharedWavefrontsPerRequest
         | Metric::CopyBulkRequests
         | Metric::CopyBulkBytesPerRequest
-        | Metric::CopyPctOfGlobal => read_traced(m, v),
+        | Metric::CopyPctOfReads => read_traced(m, v),
     }
 }
 
@@ -153,16 +153,23 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             }
             per(words as f64, requests, "shared load")
         }
-        Metric::CopyPctOfGlobal => {
-            let c = &mem.copies;
-            let copied = c.global.sectors + c.bulk_sectors;
-            per(100.0 * copied as f64, 1.min(g.requests), "global").map(|x| {
-                if g.sectors > 0 {
-                    x / g.sectors as f64
-                } else {
-                    0.0
+        Metric::CopyPctOfReads => {
+            if mem.instructions.is_empty() && g.requests > 0 {
+                return Err(Verdict::NotMeasured(format!(
+                    "not measured (the trace of `{name}` has no figures per instruction)"
+                )));
+            }
+            let global = (mem.instructions.iter()).filter(|i| i.space == Space::Global);
+            let (mut copied, mut loaded) = (0, 0);
+            for i in global {
+                match i.kind {
+                    AccessKind::AsyncCopy | AccessKind::BulkCopy => copied += i.sectors,
+                    AccessKind::Load => loaded += i.sectors,
+                    _ => {}
                 }
-            })
+            }
+            let read = copied + loaded;
+            per(100.0 * copied as f64, 1.min(read), "global read").map(|x| x / read.max(1) as f64)
         }
         Metric::GlobalPctUsed => {
             let moved = g.sectors as f64 * crate::analysis::coalescing::SECTOR_BYTES as f64;

@@ -44,7 +44,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::CopySharedWavefrontsPerRequest => "shared wavefronts per async copy request",
         Metric::CopyBulkRequests => "bulk copies",
         Metric::CopyBulkBytesPerRequest => "bytes per bulk copy",
-        Metric::CopyPctOfGlobal => "% of global sectors moved by async copies",
+        Metric::CopyPctOfReads => "% of global reads made by async copies",
     }
 }
 
@@ -76,13 +76,16 @@ pub fn detail_words(detail: &str) -> String {
 fn in_words(text: &str, claim: bool) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut variant_next = claim;
+    let mut bound = false;
     for token in text.split_whitespace() {
         let shown = if variant_next || token.starts_with('`') {
             token.to_string()
         } else {
             word(token)
         };
-        variant_next = claim && matches!(token, "than" | "of");
+        // The variant follows `than`, `of`, and the factor of `at most Kx` / `at least Kx`.
+        variant_next = claim && (matches!(token, "than" | "of") || bound);
+        bound = matches!(token, "most" | "least");
         out.push(shown);
     }
     out.join(" ")
@@ -131,6 +134,10 @@ mod tests {
             "yours global sectors per request ≠ 4"
         );
         assert_eq!(words("a within 10% of b"), "a within 10% of b");
+        assert_eq!(
+            words("yours global.sectors at most 1.1x gbps"),
+            "yours global sectors at most 1.1× gbps"
+        );
         assert_eq!(words("a makes shared loads"), "a makes shared loads");
     }
 

@@ -355,6 +355,23 @@ fn judge_measured_ratio(
     greater: bool,
     factor: f64,
 ) -> Result<(bool, String), Verdict> {
+    // `A at most Kx B` reads as B/A at least 1/K: judged and said the way it was written,
+    // A against K times B (an A of 0 is at most anything).
+    if !greater && factor < 1.0 {
+        let most = 1.0 / factor;
+        let times = if xb > 0.0 {
+            format!("{}x", sig3(xa / xb))
+        } else {
+            "-".to_string()
+        };
+        let detail = format!(
+            "{name}: {} vs {} = {times} (needs <= {}x)",
+            sig3(xa),
+            sig3(xb),
+            sig3(most)
+        );
+        return Ok((xa <= most * xb * (1.0 + 1e-12), detail));
+    }
     let (num, den) = if greater { (xa, xb) } else { (xb, xa) };
     if den <= 0.0 {
         return Err(Verdict::NotMeasured(format!(

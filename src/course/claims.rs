@@ -10,6 +10,7 @@ const FORMS: &str = "`A slower than B by >= Kx`, `A faster than B by >= Kx`, \
                      `A measured.NAME <op> <number>`, \
                      `A measured.NAME greater than B by >= Kx` (or `less than`), \
                      `A <metric> greater than B by >= Kx` (or `less than`), \
+                     `A <metric> at most Kx B` (or `at least`; a metric or `measured.NAME`), \
                      `A makes SPACE loads` (or `stores`, `requests`), \
                      `A keeps FUNCTION out of line` or `A correct`";
 
@@ -107,6 +108,31 @@ pub fn parse_claim(text: &str, variant_names: &[&str]) -> Result<Claim, ClaimErr
             b: variant(b)?,
             greater: dir == "greater",
         },
+        // `at most Kx B`: A <= K B, the ratio B/A at least 1/K; `at least Kx B`: A >= K B.
+        [metric, "at", dir @ ("most" | "least"), k, b] => {
+            let factor = parse_factor(&format!(">={k}"))?;
+            let (greater, factor) = match dir {
+                "most" => (false, 1.0 / factor),
+                _ => (true, factor),
+            };
+            let b = variant(b)?;
+            match metric.starts_with(MEASURED) {
+                true => ClaimKind::MeasuredRatio {
+                    name: measure_name(metric)?,
+                    factor,
+                    a,
+                    b,
+                    greater,
+                },
+                false => ClaimKind::MetricRatio {
+                    metric: find_metric(metric)?,
+                    factor,
+                    a,
+                    b,
+                    greater,
+                },
+            }
+        }
         [metric, op, number] if metric.starts_with(MEASURED) => ClaimKind::Measured {
             name: measure_name(metric)?,
             op: parse_op(op)?,

@@ -125,10 +125,10 @@ pub enum Metric {
     CopyBulkRequests,
     /// Bytes a bulk copy moves, on average.
     CopyBulkBytesPerRequest,
-    /// The share of the global sectors moved that asynchronous and bulk copies move, in
-    /// percent: how much of the kernel's global traffic goes the way the copies lesson
-    /// teaches (one token copy among plain loads is a small share).
-    CopyPctOfGlobal,
+    /// The share of the global sectors read that asynchronous and bulk copies read, in
+    /// percent: how much of the kernel's input arrives the way the copies lesson teaches
+    /// (one token copy among plain loads is a small share).
+    CopyPctOfReads,
 }
 
 impl Metric {
@@ -208,7 +208,7 @@ impl Metric {
             "copy.bulk_bytes_per_request",
             Metric::CopyBulkBytesPerRequest,
         ),
-        ("copy.pct_of_global", Metric::CopyPctOfGlobal),
+        ("copy.pct_of_reads", Metric::CopyPctOfReads),
     ];
 
     pub fn name(self) -> &'static str {

@@ -252,6 +252,10 @@ pub struct MemoryStats {
     /// before it did: their empty `races` says nothing).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub races_checked: bool,
+    /// `races` looked between the lanes of each warp and the blocks of each cluster too,
+    /// not only between a block's warps (false in recordings made before it did).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub races_in_warps_and_clusters: bool,
     /// The traced counts follow the SASS that runs: where ptxas made a shared access in
     /// other instructions than the PTX, they count those (false: no nvdisasm to read the
     /// SASS of a kernel with shared accesses wider than a word, and the counts follow the

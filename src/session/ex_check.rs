@@ -240,7 +240,9 @@ fn live_check(
             report = self::report(t.ex, result, true);
         }
         let main_at = (&report.result, lesson);
-        let line = correctness(client, t, yours, main_at, &mut *say);
+        let mut lines = std::mem::take(&mut report.lines);
+        let line = correctness(client, t, yours, main_at, &mut *say, &mut lines);
+        report.lines = lines;
         report.lines.insert(0, line);
     }
     report
@@ -434,12 +436,15 @@ pub(super) fn progress(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
 
 /// The output at the lesson's size (the main run) and at each extra size, with `seeds`
 /// fresh inputs at each: one line, failing at the first wrong output and saying where.
+/// The first run at each size is traced too, and the checks a trace judges are judged
+/// there again (`ex_sizes`), into `lines`.
 fn correctness(
     client: &mut WorkerClient,
     t: &Target,
     yours: &Yours,
     (main, main_lesson): (&LessonResult, &Lesson),
     say: &mut impl FnMut(&str),
+    lines: &mut [CheckLine],
 ) -> CheckLine {
     let main_at = main_lesson.problem.as_slice();
     if let Err(line) = judge_output(yours_of(main), &sizes_text(main_at), main_lesson) {
@@ -461,22 +466,34 @@ fn correctness(
         let Some(sx) = sized.exercises.iter().find(|e| e.id == t.ex.id) else {
             return line(Mark::Fail, format!("the exercise is gone at {at}"));
         };
-        let l = exercise_lesson(&sized, sx, yours, Oracle::Solution, &[]);
-        let options = RunOptions {
-            variants: vec![YOURS.to_string()],
-            time: false,
-            trace: false,
-            guard: true,
-            job: JobKind::ExerciseCheck,
-            ..RunOptions::default()
-        };
-        for _ in 0..t.ex.seeds {
+        let variants = super::ex_sizes::variants(t.ex);
+        let l = exercise_lesson(&sized, sx, yours, Oracle::Solution, &variants[1..]);
+        for seed in 0..t.ex.seeds {
+            // The first run at a size is traced too (every block the buffer holds), where a
+            // check is judged on the trace at every size.
+            let traced = seed == 0 && super::ex_sizes::traced(t.ex);
+            let options = RunOptions {
+                variants: if traced {
+                    variants.clone()
+                } else {
+                    vec![YOURS.into()]
+                },
+                time: false,
+                trace: traced,
+                trace_blocks: super::ex_sizes::SIZE_TRACE_BLOCKS,
+                guard: true,
+                job: JobKind::ExerciseCheck,
+                ..RunOptions::default()
+            };
             say(&format!("checking the output at {at}"));
             let mut r = fold::blank_result(&l, Source::Live, None);
             // A failure is marked on the variant it struck, which is judged next.
             let _ = fold::run_lesson(client, &l, &options, &mut r, queue_only(&mut *say));
             if let Err(line) = judge_output(yours_of(&r), &at, &l) {
                 return line;
+            }
+            if traced {
+                super::ex_sizes::judge_at(t.ex, &r, &at, lines);
             }
             runs += 1;
         }

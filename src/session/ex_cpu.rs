@@ -26,7 +26,7 @@ pub fn check_cpu(
 ) -> CheckReport {
     say("checking on the CPU interpreter: outputs and memory traces, no times");
     let ex = t.ex;
-    let small = at_sizes(t, yours, &t.lesson.problem_cpu).ok();
+    let small = at_sizes(t, yours, &t.lesson.problem_cpu, &[]).ok();
     // Checked at the CPU size against the solution (a lesson's reference kernel need not
     // handle that size), the main lesson has the solution as its reference too, so the
     // sizes fit it variant for variant.
@@ -55,13 +55,16 @@ pub fn check_cpu(
     }
     let mut r = report(ex, result, false);
     if r.compile_error.is_none() {
+        let mut lines = std::mem::take(&mut r.lines);
         let first = correctness(
             client,
             t,
             yours,
             (&r, small.as_ref().unwrap_or(&main)),
             &mut say,
+            &mut lines,
         );
+        r.lines = lines;
         r.lines.insert(0, first);
     }
     r
@@ -89,8 +92,14 @@ enum NotAtSizes {
     Gone,
 }
 
-/// The exercise's lesson at `sizes`, or why there is none.
-fn at_sizes(t: &Target, yours: &Yours, sizes: &[(String, i64)]) -> Result<Lesson, NotAtSizes> {
+/// The exercise's lesson at `sizes`, with the variants of `keep` beside `yours`, or why
+/// there is none.
+fn at_sizes(
+    t: &Target,
+    yours: &Yours,
+    sizes: &[(String, i64)],
+    keep: &[String],
+) -> Result<Lesson, NotAtSizes> {
     if sizes.is_empty() {
         return Err(NotAtSizes::NoSizes);
     }
@@ -100,16 +109,19 @@ fn at_sizes(t: &Target, yours: &Yours, sizes: &[(String, i64)]) -> Result<Lesson
     let sx = (sized.exercises.iter())
         .find(|e| e.id == t.ex.id)
         .ok_or(NotAtSizes::Gone)?;
-    Ok(exercise_lesson(&sized, sx, yours, Oracle::Solution, &[]))
+    Ok(exercise_lesson(&sized, sx, yours, Oracle::Solution, keep))
 }
 
-/// Right at the lesson's CPU size (the main run) and at every extra size of the exercise.
+/// Right at the lesson's CPU size (the main run) and at every extra size of the exercise;
+/// at each extra size the checks a trace judges are judged again (`ex_sizes`), into
+/// `lines`.
 fn correctness(
     client: &mut WorkerClient,
     t: &Target,
     yours: &Yours,
     (main, small): (&CheckReport, &Lesson),
     say: &mut impl FnMut(&str),
+    lines: &mut [CheckLine],
 ) -> CheckLine {
     let mut checked = Vec::new();
     if !t.lesson.problem_cpu.is_empty() {
@@ -124,7 +136,8 @@ fn correctness(
         // varies; the rest (rounds, say) stay at the CPU's, not the GPU lesson's.
         let sizes = &over_cpu(&t.lesson.problem_cpu, sizes);
         let at = sizes_text(sizes);
-        let l = match at_sizes(t, yours, sizes) {
+        let variants = super::ex_sizes::variants(t.ex);
+        let l = match at_sizes(t, yours, sizes, &variants[1..]) {
             Ok(l) => l,
             Err(why) => {
                 return line(
@@ -133,9 +146,11 @@ fn correctness(
                 );
             }
         };
+        let traced = super::ex_sizes::traced(t.ex);
         let options = RunOptions {
-            variants: vec![YOURS.to_string()],
-            trace: false,
+            variants: if traced { variants } else { vec![YOURS.into()] },
+            trace: traced,
+            trace_blocks: super::ex_sizes::SIZE_TRACE_BLOCKS,
             ..RunOptions::default()
         };
         let options = source::interpreted(&options, Some(&l));
@@ -146,6 +161,9 @@ fn correctness(
         let _ = fold::run_lesson(client, &l, &options, &mut r, |_| {});
         if let Err(l) = judge_output(yours_of(&r), &at, &l) {
             return l;
+        }
+        if traced {
+            super::ex_sizes::judge_at(t.ex, &r, &at, lines);
         }
         checked.push(at);
     }

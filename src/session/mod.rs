@@ -8,6 +8,7 @@ pub mod ex_cpu;
 pub mod ex_lesson;
 pub mod ex_progress;
 mod ex_quick;
+mod ex_sizes;
 pub mod ex_summary;
 pub mod fold;
 pub mod knobs;

@@ -281,6 +281,7 @@ pub fn analyze_launch(
     MemoryStats {
         instructions: summaries(&accs, records, sites, shapes),
         races_checked: true,
+        races_in_warps_and_clusters: true,
         races: races::find_races_in(&shared_events(records, sites), geom),
         ..sum_totals(&accs)
     }

@@ -215,6 +215,11 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     let mut state = FuncState::default();
     let mut symbols: HashMap<String, Space> = HashMap::new();
     let mut sites = Vec::new();
+    // `__syncwarp()` sites are numbered after every other site, so that the ids of the
+    // accesses and block barriers stay what they were before warp barriers were followed,
+    // which recordings made since key their figures by.
+    let mut next = 0;
+    let mut next_warp = count_sites(ptx)?;
 
     for (idx, raw) in ptx.lines().enumerate() {
         let line_no = idx as u32 + 1;
@@ -243,8 +248,14 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
             // write); their logging blocks go before it in site order.
             let mut blocks = String::new();
             for access in parse_access(body, line_no)? {
+                let counter = match access.event {
+                    Event::WarpSync => &mut next_warp,
+                    _ => &mut next,
+                };
+                let id = *counter;
+                *counter += 1;
                 let site = Site {
-                    id: sites.len() as u32,
+                    id,
                     event: access.event,
                     op: access.op.to_string(),
                     width: access.width,
@@ -271,7 +282,26 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
             out.push_str(logger::text());
         }
     }
+    sites.sort_by_key(|s| s.id);
     Ok(Instrumented { ptx: out, sites })
+}
+
+/// The sites of `ptx` other than `__syncwarp()`'s, which are numbered after them.
+fn count_sites(ptx: &str) -> Result<u32, InstrumentError> {
+    let mut n = 0;
+    for (idx, raw) in ptx.lines().enumerate() {
+        for seg in segment(strip_comment(raw)) {
+            if let Seg::Stmt(stmt) = seg {
+                let (_, body) = split_label(stmt);
+                let accesses = parse_access(body, idx as u32 + 1)?;
+                n += accesses
+                    .iter()
+                    .filter(|a| a.event != Event::WarpSync)
+                    .count() as u32;
+            }
+        }
+    }
+    Ok(n)
 }
 
 #[cfg(test)]

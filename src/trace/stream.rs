@@ -233,6 +233,7 @@ impl Streamed {
         MemoryStats {
             instructions: summaries(&self.accs, &self.kept, &self.sites, shapes),
             races_checked: true,
+            races_in_warps_and_clusters: true,
             races: self.races.finish(),
             ..sum_totals(&self.accs)
         }

@@ -9,7 +9,7 @@ use crate::course::claims::parse_claim;
 use crate::course::schema::RawExercise;
 use crate::course::schema::{OrderedMap, RawLesson};
 use crate::model::claim::Claim;
-use crate::model::exercise::{Exercise, YOURS};
+use crate::model::exercise::{Exercise, SOLUTION, YOURS};
 use crate::model::{Init, Variant};
 
 const DEFAULT_SEEDS: u32 = 2;
@@ -228,6 +228,11 @@ fn yours(
 fn checks(cx: &mut Cx, e: &RawExercise, at: &str, variant_names: &[String]) -> Option<Vec<Claim>> {
     let mut names: Vec<&str> = variant_names.iter().map(String::as_str).collect();
     names.push(YOURS);
+    // The exercise's own solution runs beside `yours` when a check names it: where speed or
+    // structure is the point, `yours` is held to the solution, not only to a slow variant.
+    if !names.contains(&SOLUTION) {
+        names.push(SOLUTION);
+    }
     let mut out = Some(Vec::new());
     for (j, text) in e.checks.iter().enumerate() {
         let path = format!("{at}.checks[{j}]");

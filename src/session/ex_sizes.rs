@@ -1,0 +1,151 @@
+//! An exercise's figures at every size it is checked at, not only the lesson's: a kernel
+//! that takes the taught path only where the size is a multiple of its tile (and falls
+//! back to an untiled loop elsewhere) passes checks judged at one size. At each extra size
+//! `yours` is traced (every block, as far as the trace buffer goes) beside the solution
+//! where a check names it, and every check whose figure a trace or the compiler gives is
+//! judged again; one that fails there fails, saying where. Checks on times and on the
+//! lesson's own variants are judged at the lesson's size only: those variants need not run
+//! at a ragged size, and a time at a small size says little.
+
+use super::ex_check::{CheckLine, Mark, RACE_LINE};
+use crate::analysis::claims::evaluate;
+use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
+use crate::model::exercise::{Exercise, SOLUTION, YOURS};
+use crate::model::results::{LessonResult, VariantResult};
+
+/// Blocks traced at an extra size: the whole grid of the small sizes an exercise gives,
+/// a wide sample of a large one (the tracer shrinks it to whole clusters that fit).
+pub const SIZE_TRACE_BLOCKS: u32 = 4096;
+
+/// Whether `c` is judged again at every extra size: a figure of the trace or the compile
+/// report, of `yours` alone or against the solution. A total (sectors, requests, bytes)
+/// grows with the size, so against a number it is judged at every size only where the
+/// claim asks whether there is any (`== 0`, `> 0`); against the solution, always.
+pub fn at_every_size(c: &Claim) -> bool {
+    let traced = |m: &Metric| {
+        !matches!(
+            m,
+            Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak | Metric::Occupancy
+        )
+    };
+    match &c.kind {
+        ClaimKind::Metric {
+            metric, op, value, ..
+        } => traced(metric) && (!total(*metric) || presence(*op, *value)),
+        ClaimKind::MetricRatio { b, metric, .. } => traced(metric) && (b == YOURS || b == SOLUTION),
+        ClaimKind::Makes { .. } => true,
+        _ => false,
+    }
+}
+
+/// A figure that counts the whole grid's work, and so grows with the problem's size.
+fn total(m: Metric) -> bool {
+    matches!(
+        m,
+        Metric::GlobalSectors
+            | Metric::GlobalRequests
+            | Metric::LocalBytes
+            | Metric::ClusterRemoteRequests
+            | Metric::SharedRaces
+            | Metric::GlobalAtomicRequests
+            | Metric::AtomicUpdates
+            | Metric::CopyGlobalRequests
+            | Metric::CopyBulkRequests
+    )
+}
+
+/// Whether `figure op value` asks only whether there is any: none (`== 0`, `<= 0`, `< 1`)
+/// or some (`> 0`, `>= 1`, `!= 0`).
+fn presence(op: CmpOp, value: f64) -> bool {
+    match op {
+        CmpOp::Eq | CmpOp::Le | CmpOp::Ne => value == 0.0,
+        CmpOp::Lt | CmpOp::Ge => value > 0.0 && value <= 1.0,
+        CmpOp::Gt => value == 0.0,
+    }
+}
+
+/// The variants an extra size runs: `yours`, and the solution where a check judged there
+/// compares with it.
+pub fn variants(ex: &Exercise) -> Vec<String> {
+    let mut v = vec![YOURS.to_string()];
+    let solution = (ex.checks.iter())
+        .filter(|c| at_every_size(c))
+        .any(|c| c.variants().contains(&SOLUTION));
+    if solution {
+        v.push(SOLUTION.to_string());
+    }
+    v
+}
+
+/// Whether the checks judged at every size need a trace there (or only the output).
+pub fn traced(ex: &Exercise) -> bool {
+    ex.checks.iter().any(at_every_size)
+}
+
+/// Judge the checks again on `result`, a run at `at`: a check that held at the lesson's
+/// size and fails here (or is not measured here) is marked so in `lines`, with the size.
+/// The race line fails too where `yours` races at this size.
+pub fn judge_at(ex: &Exercise, result: &LessonResult, at: &str, lines: &mut [CheckLine]) {
+    for c in ex.checks.iter().filter(|c| at_every_size(c)) {
+        let r = evaluate(c, result);
+        let mark = match r.holds {
+            Some(true) => continue,
+            Some(false) => Mark::Fail,
+            None => Mark::NotMeasured,
+        };
+        let Some(line) = lines.iter_mut().find(|l| l.check == c.text) else {
+            continue;
+        };
+        // The first size a check fails at is the one it names.
+        if line.mark == Mark::Pass || (line.mark == Mark::NotMeasured && mark == Mark::Fail) {
+            line.mark = mark;
+            line.detail = format!("at {at}: {}", r.detail);
+        }
+    }
+    let yours = result.variants.iter().find(|v| v.name == YOURS);
+    if let Some(why) = yours.and_then(race_at) {
+        match lines.iter_mut().find(|l| l.check == RACE_LINE) {
+            Some(line) if line.mark != Mark::Fail => {
+                line.mark = Mark::Fail;
+                line.detail = format!("at {at}: {why}");
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The first race of `v`'s trace, in a learner's words.
+fn race_at(v: &VariantResult) -> Option<String> {
+    let mem = v.memory.as_ref()?;
+    mem.races.first().map(crate::analysis::races::race_why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::claims::parse_claim;
+
+    fn claim(text: &str) -> Claim {
+        parse_claim(text, &["yours", "solution", "naive"]).unwrap()
+    }
+
+    #[test]
+    fn trace_and_compile_checks_are_judged_at_every_size_and_times_are_not() {
+        for (text, every) in [
+            ("yours global.sectors_per_request <= 4", true),
+            ("yours global.requests at most 1.1x solution", true),
+            ("yours makes shared loads", true),
+            ("yours stack_frame == 0", true),
+            ("yours local.bytes == 0", true),
+            ("yours cluster.remote_requests > 0", true),
+            ("yours global.sectors >= 1572864", false),
+            ("yours cluster.remote_requests <= 16384", false),
+            ("yours global.requests less than naive by >= 13.6x", false),
+            ("yours faster than naive by >= 2x", false),
+            ("yours time_ms at most 1.15x solution", false),
+            ("yours pct_of_peak >= 85", false),
+        ] {
+            assert_eq!(at_every_size(&claim(text)), every, "{text}");
+        }
+    }
+}
