@@ -4,7 +4,7 @@
 //! generated pack of one 20,000-page lesson. Run with
 //! `cargo run --release --example first_frame`; the first frame should stay under 150 ms.
 
-#[path = "../tests/support/frame_clock.rs"]
+#[path = "../tests/it/support/frame_clock.rs"]
 mod frame_clock;
 
 use frame_clock::FrameClock;

@@ -5,20 +5,19 @@
 #
 # Run from the source tree (the fixtures are read from tests/fixtures/atomics). Needs a GPU,
 # Nsight Compute (ncu) and nvdisasm (the CUDA toolkit), the release binary ($GPULAB_BIN),
-# and the two test binaries built from this tree with `cargo test --release --no-run --test
-# ncu --test gpu_cpu`: found in target/release/deps, or named by $GPULAB_NCU_TEST and
-# $GPULAB_GPU_CPU_TEST (the GPU machine has no Rust toolchain: build them elsewhere and
-# carry them). No Rust toolchain needed here.
+# and the integration test binary built from this tree with `cargo test --release --no-run
+# --test it`: found in target/release/deps (it-*), or named by $GPULAB_TEST (the GPU machine
+# has no Rust toolchain: build it elsewhere and carry it). No Rust toolchain needed here.
 #
 # It runs, for every shape of tests/fixtures/atomics (kernels/atomics.cu says what each is):
-#   1. tests/ncu.rs `atomics_match_the_hardware_counters`: each variant once under ncu
+#   1. tests/it/ncu.rs `atomics_match_the_hardware_counters`: each variant once under ncu
 #      (shared atomic instructions, wavefronts and bank conflicts; global atomic and
 #      reduction requests and sectors; shared and global loads and stores), beside the
 #      lab's traced figures for the same run, and prints the table: lesson, variant,
 #      counter, traced, ncu, difference. It passes when every counter is within 1%
 #      (shared wavefronts: not below ncu's wavefronts less its conflicts, not over 1%
 #      above ncu's wavefronts, which also count arbitration).
-#   2. tests/gpu_cpu.rs `the_atomics_calibration_traces_equal_on_the_gpu_and_the_cpu`: the
+#   2. tests/it/gpu_cpu.rs `the_atomics_calibration_traces_equal_on_the_gpu_and_the_cpu`: the
 #      GPU tracer's figures for every atomic equal the CPU interpreter's.
 #   3. `gpulab sass` of every variant, to read beside the table.
 # Writes to $OUT: atomics_ncu.md (the table), ncu/ (ncu's CSV per variant), sass/ (the SASS
@@ -39,22 +38,22 @@ fail() {
 command -v ncu >/dev/null || [ -x /usr/local/cuda/bin/ncu ] || fail "ncu not found"
 mkdir -p "$OUT/sass" "$OUT/ncu" || fail "cannot write to $OUT"
 
-# The newest test binary of that name in target/release/deps, unless named.
+# The newest integration test binary in target/release/deps, unless named. Every test is in
+# it; each step runs one, by its full name (module::test) and --exact.
 find_test() {
-    local named=$1 stem=$2
+    local named=$1
     if [ -n "$named" ]; then
         [ -x "$named" ] || fail "$named is not an executable"
         echo "$named"
         return
     fi
     local found
-    found=$(ls -t target/release/deps/"$stem"-* 2>/dev/null | grep -v '\.d$' | head -1)
-    [ -n "$found" ] || fail "no $stem test binary: build one with 'cargo test --release --no-run --test $stem' or name it"
+    found=$(ls -t target/release/deps/it-* 2>/dev/null | grep -v '\.d$' | head -1)
+    [ -n "$found" ] || fail "no test binary: build it with 'cargo test --release --no-run --test it' or name it"
     echo "$found"
 }
 
-NCU_TEST=$(find_test "${GPULAB_NCU_TEST:-}" ncu)
-GPU_CPU_TEST=$(find_test "${GPULAB_GPU_CPU_TEST:-}" gpu_cpu)
+TEST_BIN=$(find_test "${GPULAB_TEST:-}")
 export GPULAB_BIN
 export PATH="$PATH:/usr/local/cuda/bin"
 
@@ -71,9 +70,9 @@ done
 echo "SASS of $(ls "$OUT/sass" | wc -l) variants in $OUT/sass"
 echo
 
-echo "== 1. traced against ncu (tests/ncu.rs atomics_match_the_hardware_counters)"
+echo "== 1. traced against ncu (tests/it/ncu.rs atomics_match_the_hardware_counters)"
 GPULAB_NCU_ATOMICS_TABLE="$OUT/atomics_ncu.md" GPULAB_NCU_RAW="$OUT/ncu" \
-    "$NCU_TEST" --exact atomics_match_the_hardware_counters --nocapture --test-threads 1 \
+    "$TEST_BIN" --exact ncu::atomics_match_the_hardware_counters --nocapture --test-threads 1 \
     >"$OUT/ncu_test.log" 2>&1
 ncu_rc=$?
 if [ -s "$OUT/atomics_ncu.md" ]; then
@@ -84,8 +83,8 @@ fi
 grep -E "skipped|test result|worst disagreement" "$OUT/ncu_test.log"
 echo
 
-echo "== 2. the GPU tracer against the CPU interpreter (tests/gpu_cpu.rs)"
-"$GPU_CPU_TEST" --exact the_atomics_calibration_traces_equal_on_the_gpu_and_the_cpu \
+echo "== 2. the GPU tracer against the CPU interpreter (tests/it/gpu_cpu.rs)"
+"$TEST_BIN" --exact gpu_cpu::the_atomics_calibration_traces_equal_on_the_gpu_and_the_cpu \
     --nocapture --test-threads 1 >"$OUT/gpu_cpu_test.log" 2>&1
 cpu_rc=$?
 grep -E "skipped|test result|interpreter|panicked" "$OUT/gpu_cpu_test.log" | head -40

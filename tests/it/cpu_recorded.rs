@@ -1,0 +1,281 @@
+//! The CPU interpreter against the H100 recording, with no GPU (NVRTC only): for every
+//! variant of every shipped lesson it runs, the traced figures of each instruction
+//! (requests, wavefronts, ideal wavefronts, sectors, lines, distinct constants) over the
+//! sampled blocks equal the recording's (atomics too, where the recording has them).
+//! Lessons it refuses say so, with each instruction.
+//! Skipped, saying why, without NVRTC unless GPULAB_REQUIRE_NVRTC=1.
+
+use crate::support::common;
+
+use common::{NVRTC_VARIES, manifest_dir, nvrtc_or_skip};
+use gpulab::course::bundle::CourseRoot;
+use gpulab::cuda::nvrtc::Output;
+use gpulab::interp::{self, lesson::CpuError};
+use gpulab::model::Lesson;
+use gpulab::model::results::RaceScope;
+use gpulab::worker::compile::{compile_cached, compile_job};
+use serde_json::Value;
+
+fn lessons() -> Vec<Lesson> {
+    let root = CourseRoot::Bundled;
+    let (lessons, errs) = gpulab::course::load::load_course(&root);
+    assert!(errs.is_empty(), "{errs:?}");
+    lessons
+}
+
+fn recording() -> Value {
+    let path = manifest_dir().join("lessons/recordings/nvidia-h100-80gb-hbm3.json");
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// An instruction's figures; an atomic's lanes, addresses and loop loads too (0 for others).
+fn figures(i: &Value) -> [u64; 9] {
+    let f = |k: &str| i[k].as_u64().unwrap_or(0);
+    let a = |k: &str| i["atomic"][k].as_u64().unwrap_or(0);
+    [
+        f("requests"),
+        f("wavefronts"),
+        f("ideal_wavefronts"),
+        f("sectors"),
+        f("lines"),
+        f("distinct"),
+        a("lanes"),
+        a("addresses"),
+        a("loop_loads"),
+    ]
+}
+
+/// Wavefronts, ideal wavefronts and sectors summed by the operation's space and direction
+/// (`ld.shared`, `st.global`, ...), atomics apart: the traffic, however it was cut into
+/// instructions.
+fn totals(instructions: &[Value]) -> std::collections::BTreeMap<String, [u64; 3]> {
+    let mut out = std::collections::BTreeMap::new();
+    for i in instructions {
+        let op = i["op"].as_str().unwrap_or_default();
+        let key: String = op.split('.').take(2).collect::<Vec<_>>().join(".");
+        let f = figures(i);
+        let t: &mut [u64; 3] = out.entry(key).or_default();
+        t[0] += f[1];
+        t[1] += f[2];
+        t[2] += f[3];
+    }
+    out
+}
+
+fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
+    let v = l.variant(name).unwrap();
+    let arch = l.arch_on(None);
+    let c = compile_cached(&compile_job(v, &arch, Output::Ptx)).map_err(|e| e.to_string())?;
+    let ptx = String::from_utf8_lossy(&c.image)
+        .trim_end_matches('\0')
+        .to_string();
+    let k = interp::prepare(&ptx, &c.lowered_name).map_err(|e| e.to_string())?;
+    let limits = gpulab::interp::limits::Limits::for_arch(&arch, Default::default());
+    let m = gpulab::worker::interpreted::trace_sampled(&k, l, v, 0, &limits)
+        .map_err(|e: CpuError| e.to_string())?;
+    let want = rec["memory"]["instructions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut diffs = Vec::new();
+    // A recording made before the tracer followed atomics has no atomics figures and no
+    // atomic instructions (its memory lacks `atomics`): those are not compared.
+    let atomics_recorded = !rec["memory"]["atomics"].is_null();
+    for i in m
+        .instructions
+        .iter()
+        .filter(|i| i.atomic.is_none() || atomics_recorded)
+    {
+        let got = figures(&serde_json::to_value(i).unwrap());
+        match want.iter().find(|w| w["id"] == i.id) {
+            Some(w) if figures(w) == got => {}
+            w => diffs.push(format!(
+                "site {} `{}`: got {got:?}, recorded {:?}",
+                i.id,
+                i.op,
+                w.map(figures)
+            )),
+        }
+    }
+    // The last block's epilogue may be recorded only (common::last_block_lines says why).
+    let epilogue = common::last_block_lines(&v.source);
+    for w in &want {
+        let line = w["source_line"].as_u64().unwrap_or(0) as u32;
+        if !m.instructions.iter().any(|i| w["id"] == i.id) && !epilogue.contains(&line) {
+            diffs.push(format!("site {} recorded but not traced", w["id"]));
+        }
+    }
+    // Where NVRTC itself makes one of two PTX texts for the job (common::NVRTC_VARIES: a
+    // float4 shared load alone, or followed by a second 8-byte load of half its words), the
+    // recording's build and this one are two programs: their sites differ, and so do the
+    // shared loads' wavefronts (by about 1% over the kernel: 397,312 against 393,216 for
+    // `paired`). Global traffic and shared stores are compared exactly, the
+    // shared loads' wavefronts within 2%. The lasting fix is a kernel whose vector loads
+    // NVRTC cannot split, recorded again.
+    if !diffs.is_empty() && NVRTC_VARIES.contains(&v.source_path.as_str()) {
+        let got: Vec<Value> = (m.instructions.iter())
+            .map(|i| serde_json::to_value(i).unwrap())
+            .collect();
+        let (g, w) = (totals(&got), totals(&want));
+        let near = |a: u64, b: u64| a.abs_diff(b) as f64 <= 0.02 * b.max(1) as f64;
+        let same = g.keys().eq(w.keys())
+            && g.iter().all(|(k, a)| {
+                let b = &w[k];
+                match k.as_str() {
+                    "ld.shared" => near(a[0], b[0]) && near(a[1], b[1]) && a[2] == b[2],
+                    _ => a == b,
+                }
+            });
+        if same {
+            eprintln!("{} {}: NVRTC varies its PTX; totals compared", l.id, name);
+            diffs.clear();
+        } else {
+            diffs.push(format!("totals: got {g:?}, recorded {w:?}"));
+        }
+    }
+    // The race verdict: the interpreter orders accesses by every barrier the GPU tracer
+    // does (block and cluster barriers alike), so it finds a race exactly where the GPU's
+    // trace found one, between the same lines.
+    let recorded_races = rec["memory"]["races"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    // Which access a trace logged first depends on how the warps happened to run, so a
+    // pair of lines is compared unordered.
+    let lines = |r: &Value| {
+        let (a, b) = (r["first_line"].as_u64(), r["second_line"].as_u64());
+        (a.min(b), a.max(b))
+    };
+    // A recording made before the analysis looked between a warp's lanes and a cluster's
+    // blocks holds only the races between warps: those are compared.
+    let all_scopes = rec["memory"]["races_in_warps_and_clusters"] == true;
+    let mut got: Vec<_> = (m.races.iter())
+        .filter(|r| all_scopes || r.scope == RaceScope::Block)
+        .map(|r| lines(&serde_json::to_value(r).unwrap()))
+        .collect();
+    let mut want_races: Vec<_> = recorded_races.iter().map(lines).collect();
+    for v in [&mut got, &mut want_races] {
+        v.sort();
+        v.dedup();
+    }
+    if got != want_races {
+        diffs.push(format!(
+            "races: the interpreter found {got:?}, the GPU trace {want_races:?}"
+        ));
+    }
+    Ok(diffs)
+}
+
+/// Every variant of the lessons named, each matching or refused as expected.
+fn check_lessons(ids: &[&str], test: &str) {
+    if !nvrtc_or_skip(test) {
+        return;
+    }
+    let rec = recording();
+    let mut failures = Vec::new();
+    for l in lessons().iter().filter(|l| ids.contains(&l.id.as_str())) {
+        let rl = (rec["lessons"].as_array().unwrap().iter()).find(|x| x["lesson"] == l.id.as_str());
+        for v in &l.variants {
+            let rv = rl.and_then(|r| {
+                r["variants"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .find(|x| x["name"] == v.name.as_str())
+            });
+            let Some(rv) = rv else {
+                eprintln!("{} {}: not in the recording, not compared", l.id, v.name);
+                continue;
+            };
+            match compare(l, &v.name, rv) {
+                Ok(d) if d.is_empty() => {}
+                Ok(d) => failures.push(format!("{} {}: {}", l.id, v.name, d.join("; "))),
+                Err(e) => failures.push(format!("{} {}: {e}", l.id, v.name)),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn shared_banks_traces_equal_the_h100_recording() {
+    check_lessons(
+        &["shared-banks"],
+        "shared_banks_traces_equal_the_h100_recording",
+    );
+}
+
+#[test]
+fn global_and_local_lessons_trace_as_recorded() {
+    let ids = [
+        "memory-ladder",
+        "global-coalescing",
+        "aos-soa",
+        "occupancy",
+        "local-spills",
+        "l2",
+        "l2-window",
+    ];
+    check_lessons(&ids, "global_and_local_lessons_trace_as_recorded");
+}
+
+#[test]
+fn shared_and_constant_lessons_trace_as_recorded() {
+    let ids = [
+        "shared-transpose",
+        "constant",
+        "reduction",
+        "stencil",
+        "tiled-matmul",
+    ];
+    check_lessons(&ids, "shared_and_constant_lessons_trace_as_recorded");
+}
+
+#[test]
+fn the_gemm_ladder_traces_as_recorded() {
+    check_lessons(&["gemm"], "the_gemm_ladder_traces_as_recorded");
+}
+
+/// Clusters run together, their blocks reading each other's shared memory.
+#[test]
+fn the_cluster_lessons_trace_as_recorded() {
+    check_lessons(
+        &["dsmem", "dsmem-bandwidth"],
+        "the_cluster_lessons_trace_as_recorded",
+    );
+}
+
+/// Atomics, as the SASS makes them: compared once the recording has the lesson (recorded
+/// with a tracer that follows atomics); until then each variant says it is not recorded.
+#[test]
+fn the_atomics_lesson_traces_as_recorded() {
+    check_lessons(&["atomics"], "the_atomics_lesson_traces_as_recorded");
+}
+
+/// Asynchronous copies (`cp.async`: its global read and its shared write, apart): compared
+/// once the recording has the lesson; until then each variant says it is not recorded.
+#[test]
+fn the_async_copy_lesson_traces_as_recorded() {
+    check_lessons(&["async-copy"], "the_async_copy_lesson_traces_as_recorded");
+}
+
+/// Textures are refused before anything runs, each instruction with its line.
+#[test]
+fn texture_kernels_are_refused_with_their_lines() {
+    if !nvrtc_or_skip("texture_kernels_are_refused_with_their_lines") {
+        return;
+    }
+    let all = lessons();
+    let (id, name, words) = ("texture", "tex-columns", "textures and surfaces need a GPU");
+    let l = all.iter().find(|l| l.id == id).unwrap();
+    let v = l.variant(name).unwrap();
+    let c = compile_cached(&compile_job(v, &l.arch_on(None), Output::Ptx)).unwrap();
+    let ptx = String::from_utf8_lossy(&c.image)
+        .trim_end_matches('\0')
+        .to_string();
+    let e = interp::prepare(&ptx, &c.lowered_name)
+        .expect_err("refused")
+        .to_string();
+    assert!(e.contains(words), "{e}");
+    assert!(e.contains("PTX line") && e.contains("source line"), "{e}");
+}

@@ -1,0 +1,127 @@
+//! No wrong answer passes (the course's mutation test), on the CPU interpreter: for every
+//! exercise of the course, found as the course lists them, every `wrong/*.cu` beside its
+//! solution is put in a fresh workspace as the learner's file and checked with
+//! `gpulab ex check ID --cpu`; one marked `on: cpu` must not pass, and the check its header
+//! names must fail (✗). Every starter must fail a check, every solution (and every
+//! `right/*.cu`, another right answer) must pass every check the CPU can judge. The
+//! headers follow the convention: `// wrong:`, `// caught by:` (one of the exercise's
+//! checks as written, or `correct`, `race`, `compile`), `// on: cpu` (or `gpu - why`, only
+//! beyond three CPU-caught ones, or where no answer of the exercise can run on the CPU).
+//!
+//! Needs NVRTC (skipped without, unless GPULAB_REQUIRE_NVRTC=1, where that fails). The
+//! checks run on as many threads as there are cores; `cargo test` builds the binary at
+//! opt-level 1 (Cargo.toml), which the interpreter needs to be quick. On a GPU,
+//! tests/it/gpu_exercises.rs runs the same answers live, times included.
+
+use crate::support::{common, wrong_answers};
+
+use common::nvrtc_or_skip;
+use std::time::Instant;
+use wrong_answers::{Case, Kind, On, check_all, shipped, threads, verdict};
+
+#[test]
+fn every_wrong_answer_fails_its_named_check_on_the_cpu_and_every_solution_passes() {
+    if !nvrtc_or_skip("every_wrong_answer_fails_its_named_check_on_the_cpu") {
+        return;
+    }
+    let (exercises, mut problems) = shipped();
+    assert!(exercises.len() >= 10, "{} exercises", exercises.len());
+    let mut cases: Vec<Case> = Vec::new();
+    let mut gpu_only = Vec::new();
+    for ex in &exercises {
+        let on = |want: On| {
+            (ex.cases.iter())
+                .filter(|c| matches!(&c.kind, Kind::Wrong { on, .. } if *on == want))
+                .count()
+        };
+        let (cpu, gpu) = (on(On::Cpu), on(On::Gpu));
+        if cpu + gpu < 3 {
+            problems.push(format!(
+                "{}: {} wrong answers in {}/wrong (at least 3)",
+                ex.id,
+                cpu + gpu,
+                ex.dir.display()
+            ));
+        }
+        // `on: gpu` only beyond three the CPU catches, or for an exercise the interpreter
+        // cannot run at all (every wrong answer of it on a GPU).
+        if gpu > 0 && cpu > 0 && cpu < 3 {
+            problems.push(format!(
+                "{}: {gpu} wrong answers only a GPU catches, and only {cpu} the CPU does \
+                 (at least 3 before any on a GPU)",
+                ex.id
+            ));
+        }
+        if cpu == 0 && gpu > 0 {
+            gpu_only.push(ex.id.clone());
+            continue;
+        }
+        let cpu_cases = (ex.cases.iter())
+            .filter(|c| !matches!(&c.kind, Kind::Wrong { on: On::Gpu, .. }))
+            .cloned();
+        cases.extend(cpu_cases);
+    }
+    let start = Instant::now();
+    let n = threads();
+    let outcomes = check_all(&cases, true, n);
+    let wall = start.elapsed();
+    let mut table = String::new();
+    let mut exercise = "";
+    for (case, o) in cases.iter().zip(&outcomes) {
+        if case.exercise != exercise {
+            exercise = &case.exercise;
+            table.push_str(&format!("{exercise}\n"));
+        }
+        let failed = o.failed();
+        let said = if failed.is_empty() {
+            format!("nothing fails (exit {})", o.code)
+        } else {
+            format!("✗ {}", failed.join("; "))
+        };
+        table.push_str(&format!("  {:<28} {:>5.1} s  {said}\n", case.name, o.secs));
+        if let Some(why) = verdict(case, o, true) {
+            problems.push(format!(
+                "{} {}: {why}\n{}{}",
+                case.exercise,
+                case.name,
+                o.summary(),
+                o.stderr.lines().last().unwrap_or_default()
+            ));
+        }
+    }
+    let cpu_secs: f64 = outcomes.iter().map(|o| o.secs).sum();
+    eprintln!(
+        "{table}{} checks on the CPU interpreter in {:.1} s on {n} threads ({cpu_secs:.1} s \
+         of checks); exercises only a GPU can check: {gpu_only:?}",
+        cases.len(),
+        wall.as_secs_f64()
+    );
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn a_header_that_does_not_follow_the_convention_is_refused_saying_why() {
+    let checks = vec!["yours smem == 0".to_string()];
+    let ok = "// wrong: keeps the shared scratch.\n// caught by: yours smem == 0\n// on: cpu\n";
+    assert_eq!(
+        wrong_answers::header(ok, &checks),
+        Ok(("yours smem == 0".to_string(), On::Cpu))
+    );
+    let gpu = "// wrong: slow.\n// caught by: correct\n// on: gpu - only a time tells\n";
+    assert_eq!(
+        wrong_answers::header(gpu, &checks),
+        Ok(("correct".to_string(), On::Gpu))
+    );
+    for (text, says) in [
+        ("// caught by: race\n// on: cpu\n", "// wrong:"),
+        (
+            "// wrong: x\n// caught by: yours smem < 4\n// on: cpu\n",
+            "none of the exercise's checks",
+        ),
+        ("// wrong: x\n// caught by: race\n// on: gpu\n", "say why"),
+        ("// wrong: x\n// caught by: race\n// on: tpu\n", "neither"),
+    ] {
+        let e = wrong_answers::header(text, &checks).unwrap_err();
+        assert!(e.contains(says), "{text}: {e}");
+    }
+}

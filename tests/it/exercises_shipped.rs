@@ -1,0 +1,120 @@
+//! The shipped exercises, compiled with NVRTC (no GPU needed): every starter and solution
+//! compiles, every solution passes each check the compiler's report can judge, and a
+//! starter that a compile-level check can catch is caught. Skipped without NVRTC unless
+//! GPULAB_REQUIRE_NVRTC=1. On a GPU, tests/it/gpu_exercises.rs runs them live.
+
+use crate::support::common;
+
+use common::{bin, nvrtc_or_skip};
+use gpulab::course::bundle::CourseRoot;
+use std::process::Command;
+
+fn check(ws: &std::path::Path, data: &std::path::Path, id: &str) -> (i32, serde_json::Value) {
+    let out = Command::new(bin())
+        .args(["ex", "--workspace"])
+        .arg(ws)
+        .args(["check", id, "--json"])
+        .env("GPULAB_DATA_DIR", data)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let v = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{id}: {e}\n{stderr}"));
+    (out.status.code().unwrap_or(-1), v)
+}
+
+fn marks(r: &serde_json::Value) -> Vec<(String, String)> {
+    r["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["check"].as_str().unwrap().to_string(),
+                l["mark"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn every_shipped_starter_and_solution_compiles_and_the_compile_level_checks_agree() {
+    if !nvrtc_or_skip("every_shipped_starter_and_solution_compiles") {
+        return;
+    }
+    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
+    assert!(errors.is_empty(), "{errors:?}");
+    let exercises: Vec<_> = lessons.iter().flat_map(|l| &l.exercises).collect();
+    assert!(exercises.len() >= 10, "{} exercises", exercises.len());
+    let tmp = tempfile::tempdir().unwrap();
+    let (ws, data) = (tmp.path().join("ws"), tmp.path().join("data"));
+    let mut caught = Vec::new();
+    for ex in &exercises {
+        std::fs::create_dir_all(&ws).unwrap();
+        let mine = ws.join(format!("{}.cu", ex.id));
+        std::fs::write(&mine, &ex.starter).unwrap();
+        let (_, r) = check(&ws, &data, &ex.id);
+        if r["live"] == true {
+            eprintln!("a GPU is here: tests/it/gpu_exercises.rs checks the exercises live");
+            return;
+        }
+        assert!(r["compile_error"].is_null(), "{} starter: {r}", ex.id);
+        if marks(&r).iter().any(|(_, m)| m == "fail") {
+            caught.push(ex.id.clone());
+        }
+        std::fs::write(&mine, &ex.solution).unwrap();
+        let (code, r) = check(&ws, &data, &ex.id);
+        assert!(r["compile_error"].is_null(), "{} solution: {r}", ex.id);
+        let m = marks(&r);
+        for (c, m) in &m {
+            assert!(
+                m == "pass" || m == "needs_gpu",
+                "{} solution: {c} is {m}",
+                ex.id
+            );
+        }
+        // Nothing fails: checked on the CPU interpreter (no GPU here), it passes where the
+        // interpreter judges every check (exit 0) and is undecided where some need a GPU
+        // (exit 3).
+        let need_gpu = m.iter().any(|(_, m)| m == "needs_gpu");
+        assert_eq!(code, if need_gpu { 3 } else { 0 }, "{} solution", ex.id);
+    }
+    // These four teach what the compiler's report shows: spills, a stack frame, shared
+    // memory. Their starters must fail without a GPU.
+    for id in ["spill-cap", "shuffle-sum", "private-array", "by-value"] {
+        assert!(
+            caught.contains(&id.to_string()),
+            "{id} starter passed: {caught:?}"
+        );
+    }
+}
+
+#[test]
+fn every_shipped_exercise_has_hints_checks_and_extra_sizes() {
+    let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
+    for l in &lessons {
+        for ex in &l.exercises {
+            assert!(ex.hints.len() >= 2, "{}", ex.id);
+            assert!(!ex.checks.is_empty(), "{}", ex.id);
+            assert!(!ex.sizes.is_empty(), "{}: no extra sizes", ex.id);
+            assert_ne!(ex.starter, ex.solution, "{}", ex.id);
+        }
+    }
+}
+
+#[test]
+fn every_shipped_lesson_loads_at_each_of_its_exercises_sizes() {
+    let root = CourseRoot::Bundled;
+    let (lessons, _) = gpulab::course::load_course(&root);
+    for l in &lessons {
+        for ex in &l.exercises {
+            for sizes in &ex.sizes {
+                let sized = gpulab::course::reload_sized(&root, &l.file, sizes)
+                    .unwrap_or_else(|e| panic!("{} at {sizes:?}: {e:#?}", ex.id));
+                assert!(sized.exercises.iter().any(|e| e.id == ex.id));
+                for set in sizes {
+                    assert!(sized.problem.contains(set), "{} at {sizes:?}", ex.id);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! A large output is judged on the GPU (`worker::device_compare`) with the verdict and the
+//! words of the host's comparison (`worker::outputs::compare`): both are asked about the
+//! same outputs, of every element type, with wrong elements placed early, late and at the
+//! tolerance's edge, NaNs and never-written (poisoned) ones. The kernel builds with NVRTC
+//! anywhere; the comparison itself needs a GPU and skips, saying why, without one.
+
+use crate::support::common;
+
+use common::nvrtc_or_skip;
+use gpulab::cuda::gpu::Gpu;
+use gpulab::model::builder::LessonBuilder;
+use gpulab::model::{Buffer, ElemType, Init, Lesson, Tolerance};
+use gpulab::worker::device_compare;
+use gpulab::worker::hostdata::HostData;
+use gpulab::worker::launch::Buffers;
+use gpulab::worker::outputs;
+
+#[test]
+fn the_comparison_kernels_build() {
+    if !nvrtc_or_skip("the_comparison_kernels_build") {
+        return;
+    }
+    device_compare::check_build("sm_90").unwrap();
+}
+
+/// A lesson of one buffer shaped like `data`: uploaded as an input, so the GPU holds
+/// exactly these values as "the output".
+fn holding(data: &HostData) -> Lesson {
+    let ty = match data {
+        HostData::F32(_) => ElemType::F32,
+        HostData::F64(_) => ElemType::F64,
+        HostData::I32(_) => ElemType::I32,
+        HostData::U32(_) => ElemType::U32,
+        HostData::U64(_) => ElemType::U64,
+    };
+    let mut l = LessonBuilder::new("compare").build();
+    l.buffers = vec![Buffer {
+        name: "out".into(),
+        ty,
+        len: data.len() as u64,
+        init: Init::Zeros,
+        gpu: 0,
+        memory: Default::default(),
+    }];
+    l
+}
+
+fn both(gpu: &Gpu, got: HostData, want: &HostData, tol: &Tolerance) -> (String, String) {
+    let lesson = holding(&got);
+    let host = outputs::compare("out", &got, want, tol);
+    let mut bufs = Buffers::upload(gpu, &lesson, vec![got], false).unwrap();
+    let arch = format!("sm_{}", gpu.info().cc.replace('.', ""));
+    let device = device_compare::compare(gpu, &arch, &lesson, &mut bufs, (0, want), tol)
+        .unwrap()
+        .expect("room on the GPU for a few MiB");
+    (format!("{host:?}"), format!("{device:?}"))
+}
+
+/// Floats built to sit on both sides of the tolerance's bar, and the special values.
+fn floats(n: usize) -> (Vec<f64>, Vec<f64>) {
+    let want: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin() * 1e3).collect();
+    let mut got = want.clone();
+    let t = Tolerance::default();
+    for k in [0, 1, n / 3, n - 2, n - 1] {
+        let bar = t.abs + t.rel * want[k].abs();
+        got[k] = want[k] + bar * if k % 2 == 0 { 0.999 } else { 1.001 };
+    }
+    got[n / 2] = f64::NAN;
+    got[n / 5] = f64::from_bits(u64::MAX);
+    got[n / 7] = f64::INFINITY;
+    (got, want)
+}
+
+#[test]
+fn the_gpu_judges_every_output_as_the_host_does() {
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("skipped: no GPU ({e})");
+            return;
+        }
+    };
+    let n = (1 << 20) + 37;
+    let t = Tolerance::default();
+    let (g, w) = floats(n);
+    let cases: Vec<(HostData, HostData)> = vec![
+        (HostData::F64(w.clone()), HostData::F64(w.clone())),
+        (HostData::F64(g.clone()), HostData::F64(w.clone())),
+        (
+            HostData::F32(g.iter().map(|&x| x as f32).collect()),
+            HostData::F32(w.iter().map(|&x| x as f32).collect()),
+        ),
+        (
+            HostData::F32(vec![f32::from_bits(0xFFFF_FFFF); n]),
+            HostData::F32(vec![1.0; n]),
+        ),
+        (
+            HostData::U32(
+                (0..n as u32)
+                    .map(|i| if i == n as u32 - 3 { 0xDEAD_BEEF } else { i })
+                    .collect(),
+            ),
+            HostData::U32((0..n as u32).collect()),
+        ),
+        (
+            HostData::I32(
+                (0..n as i32)
+                    .map(|i| if i % 100_003 == 7 { -i } else { i })
+                    .collect(),
+            ),
+            HostData::I32((0..n as i32).collect()),
+        ),
+        (
+            HostData::U64((0..n as u64).map(|i| i << 33).collect()),
+            HostData::U64(
+                (0..n as u64)
+                    .map(|i| if i == 1 { 5 } else { i << 33 })
+                    .collect(),
+            ),
+        ),
+        (HostData::U32(vec![1; n]), HostData::U32(vec![1; n - 1])),
+    ];
+    for (got, want) in cases {
+        let (host, device) = both(&gpu, got, &want, &t);
+        assert_eq!(device, host);
+    }
+}

@@ -1,0 +1,205 @@
+//! Tests that need a GPU: the CPU interpreter beside the GPU it stands in for. They print
+//! that they skipped, and why, where there is none; on a GPU machine
+//! (`cargo test --release --test it gpu_cpu::`) every shipped lesson with a `problem_cpu` runs at
+//! that size on both, and each variant the interpreter runs must be right on both, against
+//! the same reference; and the figures the interpreter traces at the lesson's size must
+//! equal the GPU's live trace, instruction by instruction.
+
+use crate::support::common;
+
+use common::bin;
+use gpulab::course::bundle::CourseRoot;
+use gpulab::model::Lesson;
+use gpulab::model::protocol::RunOptions;
+use gpulab::model::results::Failure;
+use gpulab::model::results::{LessonResult, Source};
+use gpulab::session::client::WorkerClient;
+use gpulab::session::fold;
+
+fn run(l: &Lesson, small: &Lesson, cpu: bool) -> LessonResult {
+    let mut c = WorkerClient::with_command(bin(), vec!["worker".into()]);
+    let options = RunOptions {
+        time: false,
+        trace: false,
+        ..RunOptions::default()
+    };
+    let options = match cpu {
+        true => gpulab::session::source::interpreted(&options, Some(small)),
+        false => options,
+    };
+    let (lesson, source) = if cpu {
+        (l, Source::Interpreted)
+    } else {
+        (small, Source::Live)
+    };
+    let mut r = fold::blank_result(lesson, source, None);
+    fold::run_lesson(&mut c, lesson, &options, &mut r, |_| {}).unwrap();
+    r
+}
+
+#[test]
+fn at_cpu_size_every_interpreted_variant_is_right_on_the_gpu_and_the_cpu() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let root = CourseRoot::Bundled;
+    let (lessons, errors) = gpulab::course::load_course(&root);
+    assert!(errors.is_empty());
+    for l in lessons.iter().filter(|l| !l.problem_cpu.is_empty()) {
+        let small = gpulab::course::reload_sized(&root, &l.file, &l.problem_cpu).unwrap();
+        let gpu = run(l, &small, false);
+        let cpu = run(l, &small, true);
+        for v in &cpu.variants {
+            if v.failure.as_ref().map(Failure::as_str) == Some("not interpreted") {
+                eprintln!("{} {}: not interpreted", l.id, v.name);
+                continue;
+            }
+            let g = gpu.variants.iter().find(|g| g.name == v.name).unwrap();
+            // Racy on purpose: its output may match or not, on either.
+            if (l.id.as_str(), v.name.as_str()) == ("stencil", "no-sync") {
+                continue;
+            }
+            // A copy over the link runs on a GPU only: the interpreter says so, not judged.
+            if v.unmet.is_some() && l.variant(&v.name).is_some_and(|x| x.transfer.is_some()) {
+                continue;
+            }
+            // A lesson this GPU cannot run (two GPUs for `peer`) is said so, not judged.
+            if let Some(why) = &g.unmet {
+                eprintln!("{} {} not run on this GPU: {why}", l.id, v.name);
+                continue;
+            }
+            assert_eq!(
+                g.correct,
+                Some(true),
+                "{} {} on the GPU: {:?}",
+                l.id,
+                v.name,
+                g.error
+            );
+            assert_eq!(
+                v.correct,
+                Some(true),
+                "{} {} on the CPU: {:?}",
+                l.id,
+                v.name,
+                v.error
+            );
+        }
+    }
+}
+
+fn traced(pre: &[&str], id: &str, cpu: bool) -> LessonResult {
+    let mut args = vec!["run", id, "--json", "--no-time"];
+    if cpu {
+        args.push("--cpu");
+    }
+    let out = std::process::Command::new(bin())
+        .args(pre)
+        .args(&args)
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{id}: {e}\n{}", String::from_utf8_lossy(&out.stderr)))
+}
+
+/// An instruction's traced figures, an atomic's included (what the SASS made of it, its
+/// kind, the lanes and addresses of its requests, a loop's loads).
+type Figures = (
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    u64,
+    Option<(String, String, u64, u64, u64)>,
+);
+
+fn figures(x: &gpulab::model::access::InstructionSummary) -> Figures {
+    (
+        x.requests,
+        x.wavefronts,
+        x.ideal_wavefronts,
+        x.sectors,
+        x.lines,
+        x.distinct,
+        x.atomic.as_ref().map(|a| {
+            (
+                format!("{:?} {:?}", x.kind, a.shape),
+                a.sass_op.clone(),
+                a.lanes,
+                a.addresses,
+                a.loop_loads,
+            )
+        }),
+    )
+}
+
+/// Where the interpreter's trace of lesson `id` differs from the GPU's, instruction by
+/// instruction.
+fn trace_diffs(pre: &[&str], id: &str) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let (gpu, cpu) = (traced(pre, id, false), traced(pre, id, true));
+    let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
+    let lesson = lessons.iter().find(|l| l.id == id);
+    for v in &cpu.variants {
+        let (Some(m), Some(g)) = (&v.memory, gpu.variants.iter().find(|g| g.name == v.name)) else {
+            continue;
+        };
+        let gm = g.memory.as_ref().expect("traced on the GPU");
+        for i in &m.instructions {
+            let w = gm.instructions.iter().find(|w| w.id == i.id);
+            let w = w.unwrap_or_else(|| panic!("{id} {} site {} not on the GPU", v.name, i.id));
+            if figures(i) != figures(w) {
+                diffs.push(format!(
+                    "{id} {} site {} `{}` line {:?}: interpreter {:?}, GPU {:?}",
+                    v.name,
+                    i.id,
+                    i.op,
+                    i.source_line,
+                    figures(i),
+                    figures(w)
+                ));
+            }
+        }
+        // The last block's epilogue may be traced on the GPU only (see last_block_lines).
+        let epilogue = (lesson.and_then(|l| l.variant(&v.name)))
+            .map_or(0..0, |lv| common::last_block_lines(&lv.source));
+        for w in gm.instructions.iter() {
+            let in_epilogue = w.source_line.is_some_and(|l| epilogue.contains(&l));
+            if !m.instructions.iter().any(|i| i.id == w.id) && !in_epilogue {
+                diffs.push(format!(
+                    "{id} {} site {} `{}`: traced on the GPU only",
+                    v.name, w.id, w.op
+                ));
+            }
+        }
+    }
+    diffs
+}
+
+#[test]
+fn the_interpreters_trace_equals_the_gpus_live_trace() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
+    // Every lesson: those the interpreter refuses (textures, clusters) say so per variant,
+    // and a lesson this GPU cannot run (two GPUs for `peer`) is left out.
+    let mut diffs = Vec::new();
+    for l in lessons.iter().filter(|l| l.requires.gpus.unwrap_or(1) <= 1) {
+        diffs.extend(trace_diffs(&[], &l.id));
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// The atomics calibration shapes (tests/fixtures/atomics): the GPU tracer's records of
+/// every atomic, costed with the SASS, equal the interpreter's.
+#[test]
+fn the_atomics_calibration_traces_equal_on_the_gpu_and_the_cpu() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = common::fixture("atomics/lessons");
+    let diffs = trace_diffs(&["--lessons", dir.to_str().unwrap()], "atomics-cal");
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}

@@ -1,0 +1,163 @@
+//! The tracer's newer spaces on a real GPU: texture fetches whose footprints are known
+//! (a column, a row, a broadcast) and distributed shared memory read through the cluster
+//! (the neighbour's block and the block's own, through the same instructions). Skips where
+//! there is no GPU; the cluster part needs CC 9.0.
+
+use crate::support::common;
+
+use gpulab::model::access::{InstructionSummary, Space};
+use gpulab::model::results::VariantResult;
+
+const TEXTURE: &str = r#"format_version: 1
+id: fetch
+title: Fetch
+space: texture
+pages: [{ title: t, text: x }]
+problem: { n: 256 }
+buffers:
+  - { name: in, type: f32, len: "n * n", init: random }
+  - { name: out, type: f32, len: "n * n", init: poison }
+textures:
+  - { name: img, from: in, width: "n", height: "n", address: clamp, filter: point }
+variants:
+  - name: column
+    source: kernels/fetch.cu
+    kernel: fetch
+    defines: { WALK: 0 }
+    launch: { grid: "n", block: "n" }
+    args: [{ tex: img }, out, n]
+  - { name: row, like: column, defines: { WALK: 1 } }
+  - { name: broadcast, like: column, defines: { WALK: 2 } }
+reference: { builtin: copy, from: in, to: out }
+trace: { blocks: 2 }
+"#;
+
+fn by<'a>(results: &'a [VariantResult], name: &str) -> &'a VariantResult {
+    results.iter().find(|v| v.name == name).unwrap()
+}
+
+fn in_space(v: &VariantResult, space: Space) -> Vec<&InstructionSummary> {
+    let m = v
+        .memory
+        .as_ref()
+        .unwrap_or_else(|| panic!("{}: {:?}", v.name, v.trace_error));
+    m.instructions.iter().filter(|i| i.space == space).collect()
+}
+
+#[test]
+fn texture_fetches_name_the_texels_each_walk_reads() {
+    let Some((_, results)) = common::run_probe_on_gpu("01-fetch.yaml", TEXTURE, true) else {
+        return;
+    };
+    for v in &results {
+        assert_eq!(v.correct, Some(true), "{}: {:?}", v.name, v.error);
+    }
+    // (texels, rows) per request of each variant's fetch of its own texel.
+    for (name, texels, rows) in [("column", 32, 32), ("row", 32, 1), ("broadcast", 32, 1)] {
+        let v = by(&results, name);
+        let t = &v.memory.as_ref().unwrap().texture;
+        eprintln!("{name}: {t:?}");
+        // The fetch of the lane's own texel names the most texels (PTX may order them).
+        let mut fetches = in_space(v, Space::Texture);
+        fetches.sort_by_key(|i| std::cmp::Reverse(i.texels));
+        let own = fetches[0];
+        assert_eq!(own.texels, texels * own.requests, "{name}");
+        assert_eq!(own.texel_rows, rows * own.requests, "{name}");
+        // Two blocks of 8 warps traced.
+        assert_eq!(own.requests, 16, "{name}");
+        let w = &own.footprint[0];
+        assert_eq!(w.texels.len(), 32, "{name}");
+        for &(lane, x, y) in &w.texels {
+            let t = 32 * i64::from(w.warp) + i64::from(lane);
+            let b = i64::from(w.block);
+            let want = if name == "column" { (b, t) } else { (t, b) };
+            assert_eq!((x, y), want, "{name} lane {lane}");
+        }
+    }
+    let mut fetches = in_space(by(&results, "broadcast"), Space::Texture);
+    assert_eq!(fetches.len(), 2);
+    fetches.sort_by_key(|i| i.texels);
+    let second = fetches[0];
+    assert_eq!(
+        (second.texels, second.texel_rows),
+        (second.requests, second.requests)
+    );
+}
+
+const DSMEM: &str = r#"format_version: 1
+id: neighbour
+title: Neighbour
+space: dsmem
+pages: [{ title: t, text: x }]
+problem: { blocks: 64, reps: 16 }
+buffers:
+  - { name: data, type: u32, len: "blocks * 1024", init: seq }
+  - { name: scratch, type: u32, len: "blocks * 1024", init: zeros }
+  - { name: out, type: u32, len: "blocks * 256", init: poison }
+  - { name: cycles, type: u64, len: "blocks", init: poison }
+variants:
+  - name: remote
+    source: kernels/neighbour.cu
+    kernel: neighbour_sum
+    defines: { PATH: 0, TARGET: 1, CHASE: 16 }
+    launch: { grid: "blocks", block: 256, cluster: [2, 1, 1] }
+    args: [data, scratch, out, cycles, "reps"]
+  - { name: own, like: remote, defines: { TARGET: 0 } }
+reference: remote
+measures:
+  - { name: cycles_per_access, from: cycles, summary: median, per: "CHASE", unit: cycles }
+trace: { blocks: 2 }
+"#;
+
+#[test]
+fn cluster_reads_name_the_block_and_offset_they_reach() {
+    let Some((device, results)) = common::run_probe_on_gpu("01-neighbour.yaml", DSMEM, true) else {
+        return;
+    };
+    if device
+        .cc
+        .split_once('.')
+        .and_then(|(m, _)| m.parse::<u32>().ok())
+        < Some(9)
+    {
+        assert!(results.iter().all(|v| v.unmet.is_some()), "{results:#?}");
+        return;
+    }
+    for (name, remote) in [("remote", true), ("own", false)] {
+        let v = by(&results, name);
+        assert_eq!(v.correct, Some(true), "{name}: {:?}", v.error);
+        let c = &v.memory.as_ref().unwrap().cluster;
+        eprintln!("{name}: {c:?}");
+        assert!(c.requests > 0, "{name}");
+        assert_eq!(
+            c.remote_requests,
+            if remote { c.requests } else { 0 },
+            "{name}"
+        );
+        let sites = in_space(v, Space::Cluster);
+        assert!(!sites.is_empty(), "{name}");
+        for i in &sites {
+            // A whole warp reads 32 consecutive words (4 sectors); the chase, one lane (1).
+            let s = i.sample.as_ref().unwrap();
+            let want = if s.mask == u32::MAX { 4 } else { 1 };
+            assert_eq!(
+                i.sectors,
+                want * i.requests,
+                "{name} line {:?}",
+                i.source_line
+            );
+            let target = |l: usize| gpulab::analysis::spaces::cluster_target(s.addrs[l]);
+            let (rank0, offset0) = target(s.mask.trailing_zeros() as usize);
+            // Two blocks a cluster; an offset inside one SM's shared memory (228 KiB).
+            assert!(
+                rank0 < 2 && offset0 < 228 * 1024,
+                "{name}: {rank0} {offset0}"
+            );
+            if s.mask == u32::MAX {
+                for lane in 0..32 {
+                    assert_eq!(target(lane), (rank0, offset0 + 4 * lane as u32), "{name}");
+                }
+            }
+        }
+    }
+}

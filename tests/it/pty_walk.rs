@@ -1,0 +1,251 @@
+//! The real binary at 80×24 in a pseudo-terminal, with no GPU, as a newcomer meets it:
+//! every lesson walked with r, v, c, h, ? and q. Nothing panics, the lab ends when asked,
+//! and no screen it drew has a word cut at a frame or at the screen's edge. Unix only.
+#![cfg(unix)]
+
+use crate::support::{common, pty, vt};
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::os::fd::OwnedFd;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const COLS: u16 = 80;
+const ROWS: u16 = 24;
+
+/// Frames a word may run into: the right-hand edges of boxes.
+const RIGHT_EDGES: &str = "│┐┘┤║╮╯";
+
+/// Every word of the course and of the lab's own text, lowercased: what a cut word is a
+/// piece of.
+fn vocabulary(extra: &[String]) -> BTreeSet<String> {
+    let mut words = BTreeSet::new();
+    let root = common::manifest_dir();
+    for dir in ["lessons", "kernels", "exercises", "src"] {
+        collect(&root.join(dir), &mut words);
+    }
+    for e in extra {
+        add_words(e, &mut words);
+    }
+    words
+}
+
+fn collect(dir: &Path, words: &mut BTreeSet<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            collect(&p, words);
+        } else if let Ok(text) = std::fs::read_to_string(&p) {
+            add_words(&text, words);
+        }
+    }
+}
+
+fn add_words(text: &str, words: &mut BTreeSet<String>) {
+    for w in text.split(|c: char| !c.is_alphabetic()) {
+        if !w.is_empty() {
+            words.insert(w.to_lowercase());
+        }
+    }
+}
+
+/// The words of `screen` cut mid-word. A cut is a run of letters that touches the
+/// right-hand edge of a box or of the screen, is not itself a word of the course or the
+/// lab, and is the start of one: "reques" at a border, where "request" was meant. A whole
+/// word that happens to fill its row is not a cut; neither is a word shortened with "…"
+/// or a code line marked `›` where it goes on sideways.
+fn cut_words(screen: &vt::Screen, words: &BTreeSet<String>) -> Vec<String> {
+    let mut cuts = Vec::new();
+    for y in 0..screen.height {
+        let cells = screen.row_cells(y);
+        for x in 0..cells.len() {
+            let letter = |i: usize| {
+                let mut cs = cells[i].chars();
+                matches!((cs.next(), cs.next()), (Some(c), None) if c.is_alphabetic())
+            };
+            let edge = x + 1 == cells.len() || RIGHT_EDGES.contains(cells[x + 1].as_str());
+            if !letter(x) || !edge || cells.get(x + 1).is_some_and(|c| c.is_empty()) {
+                continue;
+            }
+            let mut start = x;
+            while start > 0 && letter(start - 1) {
+                start -= 1;
+            }
+            let token: String = cells[start..=x].concat().to_lowercase();
+            let longer = words
+                .range(token.clone()..)
+                .take_while(|w| w.starts_with(&token))
+                .any(|w| w.len() > token.len());
+            if !words.contains(&token) && longer {
+                cuts.push(format!(
+                    "row {y}: {:?} cut: {}",
+                    token,
+                    screen.rows()[y].trim_end()
+                ));
+            }
+        }
+    }
+    cuts
+}
+
+/// Feed what the lab wrote into `screen` until it shows what `shown` looks for and has then
+/// been quiet a while, or `most` is up. Quiet alone is not enough: the tests run beside
+/// others that keep the CPU busy, and a lab that has not yet answered a key is quiet too.
+fn settle(
+    out: &Mutex<Vec<u8>>,
+    fed: &mut usize,
+    screen: &mut vt::Screen,
+    most: Duration,
+    shown: impl Fn(&vt::Screen) -> bool,
+) {
+    let start = Instant::now();
+    let mut quiet_since = Instant::now();
+    loop {
+        std::thread::sleep(Duration::from_millis(40));
+        let data = out.lock().unwrap();
+        if data.len() > *fed {
+            screen.feed(&data[*fed..]);
+            *fed = data.len();
+            quiet_since = Instant::now();
+        }
+        drop(data);
+        let settled = quiet_since.elapsed() > Duration::from_millis(300) && shown(screen);
+        if settled || start.elapsed() > most {
+            return;
+        }
+    }
+}
+
+#[test]
+fn every_lesson_at_80x24_without_a_gpu_reads_whole() {
+    let root = gpulab::course::bundle::CourseRoot::Bundled;
+    let (lessons, errors) = gpulab::course::load_course(&root);
+    assert!(errors.is_empty(), "{errors:?}");
+    let pty = pty::open_pty_sized(COLS, ROWS);
+    let out = pty::reader(&pty.master);
+    let data = tempfile::tempdir().unwrap();
+    let words = vocabulary(&[data.path().display().to_string()]);
+    let slave = |fd: &OwnedFd| Stdio::from(fd.try_clone().unwrap());
+    let mut cmd = Command::new(common::bin());
+    cmd.env("GPULAB_DATA_DIR", data.path())
+        .env("TERM", "xterm-256color")
+        // No GPU, even on a machine that has one.
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .env_remove("NO_COLOR")
+        .stdin(slave(&pty.slave))
+        .stdout(slave(&pty.slave))
+        .stderr(slave(&pty.slave));
+    // SAFETY: only async-signal-safe calls between fork and exec: a new session, and the pty
+    // as its controlling terminal, so the lab finds it at /dev/tty as a learner's would be.
+    unsafe {
+        use std::os::unix::process::CommandExt;
+        cmd.pre_exec(|| {
+            if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY, 0) < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut keys = std::fs::File::from(pty.master.try_clone().unwrap());
+    pty::answer_cursor_queries(&out, keys.try_clone().unwrap());
+    let mut screen = vt::Screen::new(COLS as usize, ROWS as usize);
+    let mut fed = 0;
+    let mut cuts: Vec<String> = Vec::new();
+    let mut seen = 0;
+    // The first frame, with the course loaded.
+    let loaded = |s: &vt::Screen| s.rows()[0].contains(" · ");
+    settle(&out, &mut fed, &mut screen, Duration::from_secs(30), loaded);
+    for (i, l) in lessons.iter().enumerate() {
+        let title = format!("{:02} · ", l.order);
+        assert!(
+            screen.rows()[0].contains(&title),
+            "lesson {} on screen:\n{}",
+            l.id,
+            screen.text()
+        );
+        // r and v, then each pop-up opened and closed: c, h and ? each closed with q.
+        // What each key puts in front, by a word of its frame.
+        for (k, shows) in [
+            ("r", " · page "),
+            ("v", " · page "),
+            ("c", " · source"),
+            ("q", " · page "),
+            ("h", " heatmap · "),
+            ("q", " · page "),
+            ("?", " Help "),
+            ("q", " · page "),
+        ] {
+            keys.write_all(k.as_bytes()).unwrap();
+            let shown = |s: &vt::Screen| s.text().contains(shows);
+            settle(&out, &mut fed, &mut screen, Duration::from_secs(10), shown);
+            let text = screen.text();
+            assert!(
+                text.contains(shows),
+                "{}: {k:?} shows {shows:?}:\n{text}",
+                l.id
+            );
+            seen += 1;
+            for c in cut_words(&screen, &words) {
+                cuts.push(format!("{} after {k:?}: {c}", l.id));
+            }
+        }
+        if i + 1 < lessons.len() {
+            // Down past the lesson's exercises to the next lesson.
+            let downs = "j".repeat(1 + l.exercises.len());
+            keys.write_all(downs.as_bytes()).unwrap();
+            let next = format!("{:02} · ", lessons[i + 1].order);
+            let shown = |s: &vt::Screen| s.rows()[0].contains(&next);
+            settle(&out, &mut fed, &mut screen, Duration::from_secs(10), shown);
+        }
+    }
+    keys.write_all(b"q").unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(15) {
+            let _ = child.kill();
+            panic!("the lab did not end on q:\n{}", screen.text());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    std::thread::sleep(Duration::from_millis(100));
+    let all = String::from_utf8_lossy(&out.lock().unwrap()).to_string();
+    assert!(!all.contains("panicked"), "a panic: {all}");
+    assert!(status.success(), "exit {status:?}");
+    assert!(seen >= lessons.len() * 8);
+    assert!(
+        cuts.is_empty(),
+        "{} cut words:\n{}",
+        cuts.len(),
+        cuts.join("\n")
+    );
+}
+
+/// The check itself: a cut word is found, a whole one or a shortened one is not.
+#[test]
+fn a_cut_word_is_told_from_a_whole_one() {
+    let words = vocabulary(&[]);
+    let draw = |text: &str| {
+        let mut s = vt::Screen::new(ratatui::text::Span::raw(text).width(), 1);
+        s.feed(text.as_bytes());
+        s
+    };
+    assert_eq!(cut_words(&draw("│4 sectors/reques│"), &words).len(), 1);
+    assert!(cut_words(&draw("│4 sectors/request│"), &words).is_empty());
+    assert!(cut_words(&draw("│4 sectors/req…    │"), &words).is_empty());
+    assert_eq!(
+        cut_words(&draw("the lesson's figur"), &words).len(),
+        1,
+        "at the screen's edge"
+    );
+    assert!(cut_words(&draw("the lesson's figure"), &words).is_empty());
+}

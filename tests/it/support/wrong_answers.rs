@@ -1,0 +1,337 @@
+//! The course's answers as the wrong-answer tests see them: every exercise of the bundled
+//! course, its starter and solution, each `wrong/*.cu` beside them with its header read
+//! (what it gets wrong, which check must catch it, on the CPU or only on a GPU), and any
+//! `right/*.cu` (another right answer that must pass). Each is checked the way a learner
+//! checks it: put in a fresh workspace as the learner's file and `gpulab ex check ID`.
+
+#![allow(dead_code)]
+
+use crate::support::common::{bin, manifest_dir};
+use gpulab::course::bundle::CourseRoot;
+use gpulab::session::ex_check::{CORRECT_LINE, RACE_LINE};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Where the verdict must come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum On {
+    Cpu,
+    /// Only a GPU can tell (a time); the reason follows the dash.
+    Gpu,
+}
+
+/// What a case is, and so what its check must say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kind {
+    Starter,
+    Solution,
+    /// Another right answer (`right/*.cu`).
+    Right,
+    /// A wrong answer and the check that must catch it: one of the exercise's checks as
+    /// written, or `correct`, `race`, `compile`.
+    Wrong {
+        caught_by: String,
+        on: On,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub exercise: String,
+    /// `starter`, `solution`, `wrong/<name>.cu`, `right/<name>.cu`.
+    pub name: String,
+    pub path: PathBuf,
+    pub kind: Kind,
+}
+
+/// An exercise and everything shipped beside it.
+pub struct Shipped {
+    pub id: String,
+    pub checks: Vec<String>,
+    pub dir: PathBuf,
+    pub cases: Vec<Case>,
+}
+
+/// The header of a wrong answer, or what is wrong with it.
+pub fn header(text: &str, checks: &[String]) -> Result<(String, On), String> {
+    let mut lines = text.lines();
+    let mut field = |key: &str| -> Result<String, String> {
+        let l = lines.next().unwrap_or_default();
+        l.strip_prefix(&format!("// {key}:"))
+            .map(|v| v.trim().to_string())
+            .ok_or_else(|| format!("expected a line `// {key}: ...`, found `{l}`"))
+    };
+    let what = field("wrong")?;
+    if what.is_empty() {
+        return Err("`// wrong:` says nothing".into());
+    }
+    let caught_by = field("caught by")?;
+    let known = ["correct", "race", "compile"];
+    if !known.contains(&caught_by.as_str()) && !checks.contains(&caught_by) {
+        return Err(format!(
+            "`caught by: {caught_by}` is none of the exercise's checks ({}) nor {}",
+            checks.join("; "),
+            known.join(", ")
+        ));
+    }
+    let on = field("on")?;
+    let on = match on.as_str() {
+        "cpu" => On::Cpu,
+        o if o.starts_with("gpu") => {
+            let why = o["gpu".len()..].trim_start();
+            let why = why
+                .strip_prefix('-')
+                .or_else(|| why.strip_prefix('—'))
+                .or_else(|| why.strip_prefix('–'))
+                .map(str::trim)
+                .unwrap_or_default();
+            if why.is_empty() {
+                return Err("`on: gpu` must say why after a dash".into());
+            }
+            On::Gpu
+        }
+        o => return Err(format!("`on: {o}` is neither `cpu` nor `gpu - why`")),
+    };
+    Ok((caught_by, on))
+}
+
+/// Every exercise of the bundled course with its cases; a wrong answer whose header does
+/// not read is a problem, named in the second list.
+pub fn shipped() -> (Vec<Shipped>, Vec<String>) {
+    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
+    assert!(errors.is_empty(), "{errors:?}");
+    let root = manifest_dir();
+    let mut out = Vec::new();
+    let mut problems = Vec::new();
+    for ex in lessons.iter().flat_map(|l| &l.exercises) {
+        let checks: Vec<String> = ex.checks.iter().map(|c| c.text.clone()).collect();
+        let solution = root.join(&ex.solution_path);
+        let dir = solution.parent().unwrap().to_path_buf();
+        let case = |name: &str, path: PathBuf, kind| Case {
+            exercise: ex.id.clone(),
+            name: name.to_string(),
+            path,
+            kind,
+        };
+        let mut cases = vec![
+            case("starter", root.join(&ex.starter_path), Kind::Starter),
+            case("solution", solution, Kind::Solution),
+        ];
+        for (sub, wrong) in [("wrong", true), ("right", false)] {
+            for path in cu_files(&dir.join(sub)) {
+                let name = format!("{sub}/{}", path.file_name().unwrap().to_string_lossy());
+                if !wrong {
+                    cases.push(case(&name, path, Kind::Right));
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                match header(&text, &checks) {
+                    Ok((caught_by, on)) => {
+                        cases.push(case(&name, path, Kind::Wrong { caught_by, on }))
+                    }
+                    Err(e) => problems.push(format!("{}: {name}: {e}", ex.id)),
+                }
+            }
+        }
+        out.push(Shipped {
+            id: ex.id.clone(),
+            checks,
+            dir,
+            cases,
+        });
+    }
+    (out, problems)
+}
+
+fn cu_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+/// What one check of one case said.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub code: i32,
+    pub report: serde_json::Value,
+    pub stderr: String,
+    pub secs: f64,
+}
+
+impl Outcome {
+    /// (check, mark, detail) for every line.
+    pub fn lines(&self) -> Vec<(String, String, String)> {
+        let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+        (self.report["lines"].as_array().into_iter().flatten())
+            .map(|l| (s(&l["check"]), s(&l["mark"]), s(&l["detail"])))
+            .collect()
+    }
+
+    pub fn compile_error(&self) -> Option<String> {
+        self.report["compile_error"].as_str().map(str::to_string)
+    }
+
+    /// The failing lines, as `check` names them in a wrong answer's header.
+    pub fn failed(&self) -> Vec<String> {
+        let mut v: Vec<String> = (self.lines().into_iter())
+            .filter(|(_, m, _)| m == "fail")
+            .map(|(c, _, _)| match c.as_str() {
+                CORRECT_LINE => "correct".to_string(),
+                RACE_LINE => "race".to_string(),
+                _ => c,
+            })
+            .collect();
+        if self.compile_error().is_some() {
+            v.push("compile".into());
+        }
+        v
+    }
+
+    /// A one-line account of each check, for a failure's message or a table.
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        for (c, m, d) in self.lines() {
+            s.push_str(&format!("    {m:<12} {c}: {d}\n"));
+        }
+        if let Some(e) = self.compile_error() {
+            s.push_str(&format!("    compile error: {e}\n"));
+        }
+        s
+    }
+}
+
+/// Check `case` as the learner's file in a fresh workspace (`cpu`: on the interpreter).
+pub fn check(case: &Case, cpu: bool) -> Outcome {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::copy(&case.path, ws.join(format!("{}.cu", case.exercise))).unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(["ex", "--workspace"])
+        .arg(&ws)
+        .args(["check", &case.exercise, "--json"]);
+    if cpu {
+        cmd.arg("--cpu");
+    }
+    let start = Instant::now();
+    let out = cmd
+        .env("GPULAB_DATA_DIR", tmp.path().join("data"))
+        .output()
+        .unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{} {}: no report ({e}); exit {:?}\n{stderr}",
+            case.exercise,
+            case.name,
+            out.status.code()
+        )
+    });
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        report,
+        stderr,
+        secs,
+    }
+}
+
+/// `check` for every case, on `threads` threads at once; the outcomes in the cases' order.
+pub fn check_all(cases: &[Case], cpu: bool, threads: usize) -> Vec<Outcome> {
+    let next = Mutex::new(0usize);
+    let done: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; cases.len()]);
+    std::thread::scope(|s| {
+        for _ in 0..threads.max(1) {
+            s.spawn(|| {
+                loop {
+                    let i = {
+                        let mut n = next.lock().unwrap();
+                        *n += 1;
+                        *n - 1
+                    };
+                    let Some(case) = cases.get(i) else { break };
+                    let o = check(case, cpu);
+                    done.lock().unwrap()[i] = Some(o);
+                }
+            });
+        }
+    });
+    (done.into_inner().unwrap().into_iter())
+        .map(|o| o.expect("every case was checked"))
+        .collect()
+}
+
+/// Threads for `check_all`: each check is one process at a time (the command, then its
+/// worker), so one per core.
+pub fn threads() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// What is wrong with `o` as the outcome of `case`, judged by what the CPU can tell
+/// (`cpu`) or by a GPU; None when it is as it must be.
+pub fn verdict(case: &Case, o: &Outcome, cpu: bool) -> Option<String> {
+    let failed = o.failed();
+    let bad_marks: Vec<String> = (o.lines().into_iter())
+        .filter(|(_, m, _)| m == "fail" || m == "not_measured")
+        .map(|(c, m, _)| format!("{c} ({m})"))
+        .collect();
+    match &case.kind {
+        Kind::Starter => (o.code != 1 || failed.is_empty())
+            .then(|| format!("the starter fails no check (exit {})", o.code)),
+        Kind::Solution | Kind::Right => {
+            let what = if case.kind == Kind::Solution {
+                "the solution"
+            } else {
+                "this right answer"
+            };
+            if let Some(e) = o.compile_error() {
+                return Some(format!("{what} does not compile: {e}"));
+            }
+            // On the CPU the checks about time are not judged (exit 3); on a GPU all are.
+            let ok = if cpu {
+                o.code == 0 || o.code == 3
+            } else {
+                o.code == 0
+            };
+            let unjudged = (o.lines().into_iter()).any(|(_, m, _)| m == "needs_gpu");
+            if !bad_marks.is_empty() || !ok || (!cpu && unjudged) {
+                Some(format!(
+                    "{what} does not pass (exit {}): {}",
+                    o.code,
+                    bad_marks.join(", ")
+                ))
+            } else {
+                None
+            }
+        }
+        Kind::Wrong { caught_by, .. } => {
+            if o.code != 1 {
+                Some(format!("passes (exit {}): no check fails", o.code))
+            } else if !failed.contains(caught_by) {
+                Some(format!(
+                    "not caught by `{caught_by}`; what failed: {}",
+                    if failed.is_empty() {
+                        "nothing".to_string()
+                    } else {
+                        failed.join("; ")
+                    }
+                ))
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Seconds as the tests print them.
+pub fn secs(d: Duration) -> String {
+    format!("{:.1} s", d.as_secs_f64())
+}
