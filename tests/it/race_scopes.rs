@@ -1,0 +1,145 @@
+//! The races the trace must see beyond a block's warps, on the CPU interpreter: lanes of one
+//! warp exchanging through shared memory without `__syncwarp()`, blocks of a cluster
+//! without a cluster barrier before reading each other's tiles or before exiting, and a
+//! race behind more records than the trace buffer once held; and inputs re-read through
+//! `cp.async`, which count as global traffic. The kernels are the test pack
+//! tests/fixtures/races; tests/it/gpu_race_scopes.rs runs them on a GPU beside racecheck.
+
+use crate::support::common::{bin, fixture, nvrtc_or_skip};
+use gpulab::model::results::{LessonResult, Race, RaceScope, VariantResult};
+use std::process::Command;
+
+/// `gpulab run LESSON` of the race pack, as JSON (`cpu`: on the interpreter).
+pub fn run_pack(lesson: &str, cpu: bool) -> LessonResult {
+    let mut cmd = Command::new(bin());
+    cmd.arg("--lessons")
+        .arg(fixture("races/lessons"))
+        .args(["run", lesson, "--json"]);
+    if cpu {
+        cmd.arg("--cpu");
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{lesson}: {e}\n{stderr}"))
+}
+
+pub fn variant<'a>(r: &'a LessonResult, name: &str) -> &'a VariantResult {
+    (r.variants.iter())
+        .find(|v| v.name == name)
+        .unwrap_or_else(|| panic!("no variant {name}"))
+}
+
+/// The races of a traced variant (its trace must have followed every barrier, and be
+/// whole).
+pub fn races<'a>(r: &'a LessonResult, name: &str) -> &'a [Race] {
+    let v = variant(r, name);
+    let m = (v.memory.as_ref()).unwrap_or_else(|| panic!("{name}: no trace: {:?}", v.trace_error));
+    assert!(m.races_checked && m.races_in_warps_and_clusters, "{name}");
+    assert_eq!(m.overflow, 0, "{name}: the trace was cut short");
+    &m.races
+}
+
+pub fn scopes(races: &[Race]) -> Vec<RaceScope> {
+    let mut s: Vec<RaceScope> = races.iter().map(|r| r.scope).collect();
+    s.sort();
+    s.dedup();
+    s
+}
+
+/// The 1-based line of a pack kernel that holds `text`.
+pub fn line_of(kernel: &str, text: &str) -> u32 {
+    let source =
+        std::fs::read_to_string(fixture(&format!("races/kernels/races/{kernel}"))).unwrap();
+    1 + source
+        .lines()
+        .position(|l| l.contains(text))
+        .unwrap_or_else(|| panic!("`{text}` not in {kernel}")) as u32
+}
+
+#[test]
+fn lanes_of_a_warp_exchanging_without_syncwarp_race_and_with_it_do_not() {
+    if !nvrtc_or_skip("lanes_of_a_warp_exchanging_without_syncwarp_race") {
+        return;
+    }
+    let r = run_pack("warp-swap", true);
+    assert!(races(&r, "synced").is_empty(), "{:?}", races(&r, "synced"));
+    let racy = races(&r, "unsynced");
+    assert_eq!(scopes(racy), [RaceScope::Warp], "{racy:?}");
+    let (store, load) = (
+        line_of("warp.cu", "s[t] = "),
+        line_of("warp.cu", "s[t ^ 1]"),
+    );
+    assert_eq!(
+        (racy[0].first_line, racy[0].second_line),
+        (Some(store), Some(load))
+    );
+    // Every lane of every traced warp read a word its neighbour lane wrote.
+    assert_eq!(racy[0].count, 4 * 4 * 32, "{racy:?}");
+}
+
+#[test]
+fn a_clusters_blocks_race_without_a_cluster_barrier_and_an_exit_may_overtake_a_read() {
+    if !nvrtc_or_skip("a_clusters_blocks_race_without_a_cluster_barrier") {
+        return;
+    }
+    let r = run_pack("cluster-swap", true);
+    assert!(races(&r, "both").is_empty(), "{:?}", races(&r, "both"));
+    let (store, load) = (
+        line_of("cluster.cu", "tile[t] = "),
+        line_of("cluster.cu", "asm volatile(\"ld.shared::cluster"),
+    );
+    let first = races(&r, "no-first");
+    assert_eq!(scopes(first), [RaceScope::Cluster], "{first:?}");
+    assert!(
+        (first.iter()).all(
+            |x| [x.first_line, x.second_line] == [Some(store), Some(load)]
+                || [x.first_line, x.second_line] == [Some(load), Some(store)]
+        ),
+        "{first:?}"
+    );
+    assert!(
+        first
+            .iter()
+            .all(|x| x.first_block.is_some_and(|b| b != x.block))
+    );
+    let last = races(&r, "no-last");
+    assert_eq!(scopes(last), [RaceScope::Exit], "{last:?}");
+    assert_eq!(last[0].first_line, Some(load));
+    let why = gpulab::analysis::races::race_why(&last[0]);
+    assert!(why.contains("may exit"), "{why}");
+}
+
+#[test]
+fn inputs_re_read_through_async_copies_count_as_global_traffic() {
+    if !nvrtc_or_skip("inputs_re_read_through_async_copies") {
+        return;
+    }
+    let r = run_pack("copy-reread", true);
+    for c in &r.expect {
+        assert_eq!(c.holds, Some(true), "{}: {}", c.claim, c.detail);
+    }
+    let sectors = |name: &str| {
+        let m = variant(&r, name).memory.as_ref().unwrap();
+        m.global.sectors + m.copies.global.sectors
+    };
+    assert!(sectors("reread") >= 8 * sectors("tile"));
+}
+
+#[test]
+fn a_race_behind_more_records_than_the_old_buffer_held_is_found_in_a_whole_trace() {
+    if !nvrtc_or_skip("a_race_behind_more_records") {
+        return;
+    }
+    let r = run_pack("padded-race", true);
+    let padded = races(&r, "padded");
+    assert!(scopes(padded).contains(&RaceScope::Block), "{padded:?}");
+    // Block 0's padding alone is more records than the 2^20 the buffer used to keep.
+    let m = variant(&r, "padded").memory.as_ref().unwrap();
+    let pad = line_of("padded.cu", "ld.shared.f32");
+    // The compiler may unroll the loop: every load site of that line counts.
+    let requests: u64 = (m.instructions.iter())
+        .filter(|i| i.source_line == Some(pad))
+        .map(|i| i.requests)
+        .sum();
+    assert!(requests > 1 << 20, "{requests} requests");
+}
