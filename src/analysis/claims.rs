@@ -54,7 +54,7 @@ fn needs_gpu(kind: &ClaimKind) -> bool {
     match kind {
         ClaimKind::Ratio { .. } | ClaimKind::Within { .. } => true,
         ClaimKind::Measured { .. } | ClaimKind::MeasuredRatio { .. } => true,
-        ClaimKind::Metric { metric, .. } => matches!(
+        ClaimKind::Metric { metric, .. } | ClaimKind::MetricRatio { metric, .. } => matches!(
             metric,
             Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak | Metric::Occupancy
         ),

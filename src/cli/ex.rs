@@ -69,9 +69,19 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
     match &a.cmd {
         ExCmd::List { json } => ex_report::list(&cx.lessons, &cx.ws, &cx.book, *json),
         ExCmd::Start { id } => start(&cx, id),
-        ExCmd::Check { id, json, cpu } => {
+        ExCmd::Check {
+            id,
+            json,
+            cpu,
+            fail_fast,
+        } => {
             let mut client = WorkerClient::new();
-            check(&mut cx, &mut client, (device, false, *cpu), id, *json)
+            let how = How {
+                quick: false,
+                cpu: *cpu,
+                fail_fast: *fail_fast,
+            };
+            check(&mut cx, &mut client, (device, how), id, *json)
         }
         ExCmd::Watch { id, cpu } => {
             let (_, ex) = cx.find(id)?;
@@ -82,7 +92,12 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
             super::ex_watch::watch(&cx.ws.file(ex), || {
                 let mut again = reload(root, a)?;
                 // Saves while editing: the short timing budget.
-                check(&mut again, &mut client, (device, true, *cpu), id, false)
+                let how = How {
+                    quick: true,
+                    cpu: *cpu,
+                    fail_fast: false,
+                };
+                check(&mut again, &mut client, (device, how), id, false)
             })
         }
         ExCmd::Hint { id, json } => hint(&mut cx, id, *json),
@@ -161,14 +176,27 @@ fn upstream_note(id: &str) -> String {
     )
 }
 
-/// Check exercise `id` on `device`, `quick` with the short timing budget of a save.
+/// How a check runs: `quick` with the short timing budget of a save, on the CPU
+/// interpreter, stopping at the first failure.
+struct How {
+    quick: bool,
+    cpu: bool,
+    fail_fast: bool,
+}
+
+/// Check exercise `id` on `device`, as `how` says.
 fn check(
     cx: &mut Ctx,
     client: &mut WorkerClient,
-    (device, quick, cpu): (u32, bool, bool),
+    (device, how): (u32, How),
     id: &str,
     json: bool,
 ) -> Result<i32> {
+    let How {
+        quick,
+        cpu,
+        fail_fast,
+    } = how;
     let (lesson, ex) = cx.find(id)?;
     let src = cx.ws.read(ex)?;
     if cx.ws.upstream_changed(ex) {
@@ -184,6 +212,7 @@ fn check(
         lesson,
         ex,
         quick,
+        fail_fast,
     };
     let say = |m: &str| say_err!("· {m}");
     // A check is a run: on this GPU, or with none on the CPU interpreter (as the lab

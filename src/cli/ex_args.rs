@@ -44,6 +44,11 @@ pub enum ExCmd {
         /// checks; checks about times need a GPU.
         #[arg(long)]
         cpu: bool,
+        /// Stop once a check has failed at the lesson's size: the output is not checked
+        /// at the other sizes (a batch of answers that must fail; a learner wants every
+        /// verdict).
+        #[arg(long)]
+        fail_fast: bool,
     },
     /// Check again on every save of the learner's file.
     Watch {

@@ -81,6 +81,33 @@ pub struct Target<'a> {
     /// A short timing budget, as while the learner edits: the figures sooner, a little
     /// noisier. The full budget is for a check asked for on purpose.
     pub quick: bool,
+    /// Stop once a check has failed at the lesson's size (`ex check --fail-fast`).
+    pub fail_fast: bool,
+}
+
+/// The correctness line of a check stopped early (`Target::fail_fast`), or None when no
+/// check has failed yet: the output of the run made (`main`, at `at`) is judged, the other
+/// sizes are not run.
+pub(super) fn stopped(
+    t: &Target,
+    lines: &[CheckLine],
+    (main, at, lesson): (&LessonResult, &str, &Lesson),
+) -> Option<CheckLine> {
+    let failed = lines.iter().find(|l| l.mark == Mark::Fail)?;
+    if !t.fail_fast {
+        return None;
+    }
+    Some(match judge_output(yours_of(main), at, lesson) {
+        Err(wrong) => wrong,
+        Ok(()) => line(
+            Mark::NotMeasured,
+            format!(
+                "right at {at}; not checked at the other sizes: `{}` failed already \
+                 (--fail-fast)",
+                failed.check
+            ),
+        ),
+    })
 }
 
 /// The timing budget of a quick check.
@@ -238,6 +265,11 @@ fn live_check(
         if t.quick {
             super::ex_quick::trace_yours(client, &main, &mut result, &mut *say);
             report = self::report(t.ex, result, true);
+        }
+        let at = sizes_text(&lesson.problem);
+        if let Some(line) = stopped(t, &report.lines, (&report.result, &at, lesson)) {
+            report.lines.insert(0, line);
+            return report;
         }
         let main_at = (&report.result, lesson);
         let mut lines = std::mem::take(&mut report.lines);

@@ -54,6 +54,14 @@ pub fn check_cpu(
         say(&format!("error: {f}"));
     }
     let mut r = report(ex, result, false);
+    let at = sizes_text(&t.lesson.problem_cpu);
+    let main_at = (&r.result, at.as_str(), small.as_ref().unwrap_or(&main));
+    if r.compile_error.is_none()
+        && let Some(line) = super::ex_check::stopped(t, &r.lines, main_at)
+    {
+        r.lines.insert(0, line);
+        return r;
+    }
     if r.compile_error.is_none() {
         let mut lines = std::mem::take(&mut r.lines);
         let first = correctness(

@@ -164,6 +164,7 @@ fn check(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: &CheckJob, device
         lesson: &job.lesson,
         ex: &job.ex,
         quick: job.quick,
+        fail_fast: false,
     };
     let yours = Yours {
         src: &job.src,

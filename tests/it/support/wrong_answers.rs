@@ -221,6 +221,12 @@ pub fn check(case: &Case, cpu: bool) -> Outcome {
     if cpu {
         cmd.arg("--cpu");
     }
+    // An answer that must fail needs only the check that catches it: once one has failed
+    // at the lesson's size, the other sizes are not run (the output of the run made is
+    // still judged). A right answer is checked whole.
+    if matches!(case.kind, Kind::Starter | Kind::Wrong { .. }) {
+        cmd.arg("--fail-fast");
+    }
     let start = Instant::now();
     let out = cmd
         .env("GPULAB_DATA_DIR", tmp.path().join("data"))
