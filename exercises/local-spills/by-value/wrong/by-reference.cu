@@ -1,4 +1,4 @@
-// wrong: takes the group by reference, which is a pointer under another name: the group still needs an address, so it stays in local memory.
+// wrong: [off the point] takes the group by reference, which is a pointer under another name: the group still needs an address, so it stays in local memory
 // caught by: yours stack_frame == 0
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: deletes __noinline__, which the task forbids: inlined, the pointer disappears and so does the stack frame, but nothing was passed by value.
+// wrong: [off the point] deletes __noinline__, which the task forbids: inlined, the pointer disappears and so does the stack frame, but nothing was passed by value
 // caught by: yours keeps stir_group out of line
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: passes the group by value but never stores what the function returns, so no group is ever stirred.
+// wrong: [wrong output] passes the group by value but never stores what the function returns, so no group is ever stirred
 // caught by: correct
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: splits the loop into rounds and words, as the hints say, but keeps the inner loop rolled, so the index into the array is still known only at run time.
+// wrong: [off the point] splits the loop into rounds and words, as the hints say, but keeps the inner loop rolled, so the index into the array is still known only at run time
 // caught by: yours stack_frame == 0
 // on: cpu
 

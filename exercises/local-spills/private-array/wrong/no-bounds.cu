@@ -1,4 +1,4 @@
-// wrong: the loops are right, but the test that sends threads past n home is gone, so the last block reads and writes past the end.
+// wrong: [unbounded] the loops are right, but the test that sends threads past n home is gone, so the last block reads and writes past the end
 // caught by: correct
 // on: cpu
 

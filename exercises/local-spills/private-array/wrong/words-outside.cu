@@ -1,4 +1,4 @@
-// wrong: puts the loop over words outside the loop over rounds: constant indices, no stack frame, but each word is stirred all its rounds at once, in another order, and the output changes.
+// wrong: [wrong output] puts the loop over words outside the loop over rounds: constant indices, no stack frame, but each word is stirred all its rounds at once, in another order, and the output changes
 // caught by: correct
 // on: cpu
 

@@ -1,5 +1,5 @@
-// wrong: flushes 50 MiB, just the L2's size: lines of the chain survive in a cache that does not evict in strict order
-// caught by: yours global.sectors >= 1572864
+// wrong: [off the point] flushes 50 MiB, just the L2's size: lines of the chain survive in a cache that does not evict in strict order
+// caught by: yours global.sectors at least 0.95x solution
 // on: cpu
 // The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
 // line, all over a set of `set_bytes` (1 GiB). Node i holds the address of node

@@ -1,5 +1,5 @@
-// wrong: writes the flush coalesced, 32 neighbouring words per request, with the same stride: it touches one line in 32 and leaves most of the L2 as it was
-// caught by: yours global.sectors >= 1572864
+// wrong: [off the point] writes the flush coalesced, 32 neighbouring words per request, with the same stride: it touches one line in 32 and leaves most of the L2 as it was
+// caught by: yours global.sectors at least 0.95x solution
 // on: cpu
 // The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
 // line, all over a set of `set_bytes` (1 GiB). Node i holds the address of node

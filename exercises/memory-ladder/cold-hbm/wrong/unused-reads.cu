@@ -1,5 +1,5 @@
-// wrong: reads the flush lines instead of writing them, but never uses what it read: the compiler drops the loads and nothing is flushed
-// caught by: yours global.sectors >= 1572864
+// wrong: [off the point] reads the flush lines instead of writing them, but never uses what it read: the compiler drops the loads and nothing is flushed
+// caught by: yours global.sectors at least 0.95x solution
 // on: cpu
 // The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
 // line, all over a set of `set_bytes` (1 GiB). Node i holds the address of node

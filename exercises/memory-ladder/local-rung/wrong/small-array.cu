@@ -1,4 +1,4 @@
-// wrong: gives the private array room for 1024 nodes only, enough for the smaller sets but not the lesson's 16 KiB: the chase runs past its end
+// wrong: [one size] gives the private array room for 1024 nodes only, enough for the smaller sets but not the lesson's 16 KiB, where the chain runs past its end
 // caught by: yours stack_frame >= 16384
 // on: cpu
 // A new rung for the ladder: local memory. Local memory is a thread's private memory in
@@ -6,30 +6,31 @@
 // cannot keep it in registers (an index known only at run time, say).
 //
 // Lane 0 of the one warp should build a chain in a private array of words, one node per
-// word: word k holds next_node(k, mask), the next node of a full cycle through every word.
-// It then follows the chain, each index being the word the previous load returned, and
-// times ITERS steps with cycles_now() and nanos_now(). The set is `set_bytes` (a power of
-// two, at most MAX_SET bytes), so the chain has set_bytes / 4 nodes; one lap of it (that
-// many steps from node 0) comes back to node 0.
+// word: random_cycle() fills such an array with one random cycle through every node (from
+// node k the chain goes to node chain[k]), drawn from the fresh random words in `rnd`. It
+// then follows the chain from node 0, each index being the word the previous load
+// returned, and times ITERS steps with cycles_now() and nanos_now(). The set is
+// `set_bytes` (a power of two, at most MAX_SET bytes), so the chain has set_bytes / 4
+// nodes; one lap of it (that many steps) comes back to the node it started from.
 //
-// Write cycles[0] and nanos[0] (the totals for the ITERS timed steps) and ok[0] = 1 when
-// the timed chase, started from node 0, ended on predicted_end(mask).
+// Write cycles[0] and nanos[0] (the totals for the ITERS timed steps) and end[0], the node
+// the timed chase ended on. The cycle is new on every run, so only a chase through it
+// knows that node: the lab compares it with the one its own chase of the same cycle found.
 
 #define MAX_SET 16384
-#define LCG_A 1664525u
-#define LCG_C 1013904223u
 
-__device__ __forceinline__ unsigned next_node(unsigned i, unsigned mask)
+// One random cycle through nodes 0 .. nodes - 1 (Sattolo's shuffle): every node trades
+// its successor with a node before it, never with itself, which leaves a single cycle.
+__device__ __forceinline__ void random_cycle(unsigned* chain, unsigned nodes,
+                                             const unsigned* rnd)
 {
-    return (i * LCG_A + LCG_C) & mask;
-}
-
-// Where ITERS steps from node 0 end, by arithmetic alone.
-__device__ __forceinline__ unsigned predicted_end(unsigned mask)
-{
-    unsigned x = 0;
-    for (int k = 0; k < ITERS; ++k) x = next_node(x, mask);
-    return x;
+    for (unsigned k = 0; k < nodes; ++k) chain[k] = k;
+    for (unsigned k = nodes - 1; k > 0; --k) {
+        const unsigned j = rnd[k] % k;
+        const unsigned t = chain[k];
+        chain[k] = chain[j];
+        chain[j] = t;
+    }
 }
 
 __device__ __forceinline__ unsigned long long cycles_now()
@@ -46,22 +47,20 @@ __device__ __forceinline__ unsigned long long nanos_now()
     return t;
 }
 
-extern "C" __global__ void chase_local(unsigned long long* nodes, unsigned* flush,
-                                       int flush_words, unsigned* ok,
+extern "C" __global__ void chase_local(const unsigned* rnd, unsigned* end,
                                        unsigned long long* cycles,
-                                       unsigned long long* nanos, float a, float b,
-                                       unsigned set_bytes)
+                                       unsigned long long* nanos, unsigned set_bytes)
 {
     const unsigned lane = threadIdx.x & 31;
-    const unsigned mask = set_bytes / 4 - 1;
+    const unsigned nodes = set_bytes / 4;
     if (lane == 0) {
         // The chain, in an array indexed at run time: local memory.
         unsigned chain[1024];
-        for (unsigned k = 0; k <= mask; ++k) chain[k] = next_node(k, mask);
+        random_cycle(chain, nodes, rnd);
         // One lap first, as the l1 rung warms its lines: it brings every node's line into
-        // L1 and ends on node 0 again.
+        // the caches and ends on node 0 again.
         unsigned i = 0;
-        for (unsigned k = 0; k <= mask; ++k) i = chain[i];
+        for (unsigned k = 0; k < nodes; ++k) i = chain[i];
         unsigned long long g0 = nanos_now();
         unsigned long long t0 = cycles_now();
 #pragma unroll 16
@@ -70,6 +69,6 @@ extern "C" __global__ void chase_local(unsigned long long* nodes, unsigned* flus
         unsigned long long g1 = nanos_now();
         cycles[0] = t1 - t0;
         nanos[0] = g1 - g0;
-        ok[0] = i == predicted_end(mask) ? 1u : 0u;
+        end[0] = i;
     }
 }

@@ -1,10 +1,15 @@
-// wrong: moves each lane's reads to word l of the nodes but still builds the chain in word 0 only: the other lanes follow words that hold no chain
+// wrong: [wrong output] moves each lane's reads to word l of the nodes but still builds the chain in word 0 only: the other lanes follow words that hold no chain
 // caught by: correct
 // on: cpu
 // The shared-memory rung, timed with a whole warp: all 32 lanes chase at once, each from
-// its own node, lane l starting at node l. The chain is the ladder's: NODES nodes
-// 128 bytes (32 words) apart, node i pointing at node next_node(i). Each step is one warp
-// request, and the time per step should be one shared-memory access, as with one lane.
+// its own node, lane l starting at node l. The chain lies in NODES nodes 128 bytes
+// (32 words) apart; random_cycle() draws it afresh on every run from the random words in
+// `rnd`, one cycle through every node (from node i it goes to node next[i]). Each step is
+// one warp request, and the time per step should be one shared-memory access, as with one
+// lane.
+//
+// end[0] gets fold_ends() of the node each lane's timed chase ended on: the lab compares
+// it with what its own chase of the same cycle found.
 //
 // Lane l follows its own copy of the chain, kept in word l of every node: at every step the
 // 32 lanes read 32 different banks, and the request is served in one wavefront.
@@ -12,20 +17,29 @@
 #define SET_WORDS (SET_BYTES / 4)
 #define NODE_WORDS 32
 #define NODES (SET_WORDS / NODE_WORDS)
-#define LCG_A 1664525u
-#define LCG_C 1013904223u
 
-__device__ __forceinline__ unsigned next_node(unsigned i)
+// One random cycle through nodes 0 .. nodes - 1 (Sattolo's shuffle): every node trades
+// its successor with a node before it, never with itself, which leaves a single cycle.
+__device__ __forceinline__ void random_cycle(unsigned* next, unsigned nodes,
+                                             const unsigned* rnd)
 {
-    return (i * LCG_A + LCG_C) & (NODES - 1);
+    for (unsigned k = 0; k < nodes; ++k) next[k] = k;
+    for (unsigned k = nodes - 1; k > 0; --k) {
+        const unsigned j = rnd[k] % k;
+        const unsigned t = next[k];
+        next[k] = next[j];
+        next[j] = t;
+    }
 }
 
-// Where ITERS steps from node `start` end, by arithmetic alone.
-__device__ __forceinline__ unsigned predicted_end(unsigned start)
+// The nodes the 32 lanes ended on, folded into one word for the lab to compare: lane l's
+// node counts 2l + 1 times, so ends swapped between lanes change it too. Every lane must
+// call it; every lane gets the same word.
+__device__ __forceinline__ unsigned fold_ends(unsigned node)
 {
-    unsigned x = start;
-    for (int k = 0; k < ITERS; ++k) x = next_node(x);
-    return x;
+    unsigned v = node * (2u * (threadIdx.x & 31) + 1u);
+    for (int d = 16; d > 0; d /= 2) v += __shfl_xor_sync(0xffffffffu, v, d);
+    return v;
 }
 
 __device__ __forceinline__ unsigned long long cycles_now()
@@ -42,18 +56,19 @@ __device__ __forceinline__ unsigned long long nanos_now()
     return t;
 }
 
-extern "C" __global__ void chase_warp(unsigned long long* nodes, unsigned* flush,
-                                      int flush_words, unsigned* ok,
+extern "C" __global__ void chase_warp(const unsigned* rnd, unsigned* end,
                                       unsigned long long* cycles,
-                                      unsigned long long* nanos, float a, float b,
-                                      unsigned set_bytes)
+                                      unsigned long long* nanos)
 {
     __shared__ unsigned s[SET_WORDS];
+    __shared__ unsigned next[NODES];
     const unsigned lane = threadIdx.x & 31;
     const unsigned base = (unsigned)__cvta_generic_to_shared(s);
+    if (lane == 0) random_cycle(next, NODES, rnd);
+    __syncwarp();
     // Each word holds the shared address of the same lane's word in the next node.
     for (unsigned i = 0; i < NODES; ++i)
-        if (lane == 0) s[i * NODE_WORDS] = base + next_node(i) * NODE_WORDS * 4;
+        if (lane == 0) s[i * NODE_WORDS] = base + next[i] * NODE_WORDS * 4;
     __syncwarp();
     unsigned p = base + (lane * NODE_WORDS + lane) * 4;
     unsigned long long g0 = nanos_now();
@@ -63,11 +78,10 @@ extern "C" __global__ void chase_warp(unsigned long long* nodes, unsigned* flush
         asm volatile("ld.shared.u32 %0, [%0];" : "+r"(p) : : "memory");
     unsigned long long t1 = cycles_now();
     unsigned long long g1 = nanos_now();
-    const bool right = (p - base) / 4 == predicted_end(lane) * NODE_WORDS + lane;
-    const bool all = __all_sync(0xffffffffu, right);
+    const unsigned folded = fold_ends((p - base) / (NODE_WORDS * 4));
     if (lane == 0) {
         cycles[0] = t1 - t0;
         nanos[0] = g1 - g0;
-        ok[0] = all ? 1u : 0u;
+        end[0] = folded;
     }
 }

@@ -1,0 +1,73 @@
+// wrong: [faked flag] flushes as asked but leaves the chase out, writing ok = 1 and a figure of 900 cycles a step, about what an HBM step takes
+// caught by: yours global.requests at least 0.95x solution
+// on: cpu
+// The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
+// line, all over a set of `set_bytes` (1 GiB). Node i holds the address of node
+// next_node(i); the chase from node 0 visits ITERS nodes, which are the only ones written.
+//
+// This version times it cold: no warm-up, and the L2 flushed between the writes and the chase.
+
+#define NODE_BYTES 128
+#define NODE_WORDS (NODE_BYTES / 8)
+#define LCG_A 1664525u
+#define LCG_C 1013904223u
+
+__device__ __forceinline__ unsigned next_node(unsigned i, unsigned mask)
+{
+    return (i * LCG_A + LCG_C) & mask;
+}
+
+// Where ITERS steps from node 0 end, by arithmetic alone.
+__device__ __forceinline__ unsigned predicted_end(unsigned mask)
+{
+    unsigned x = 0;
+    for (int k = 0; k < ITERS; ++k) x = next_node(x, mask);
+    return x;
+}
+
+__device__ __forceinline__ unsigned long long cycles_now()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
+    return t;
+}
+
+__device__ __forceinline__ unsigned long long nanos_now()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");
+    return t;
+}
+
+extern "C" __global__ void chase_cold(unsigned long long* nodes, unsigned* flush,
+                                      int flush_words, unsigned* ok,
+                                      unsigned long long* cycles,
+                                      unsigned long long* nanos, float a, float b,
+                                      unsigned set_bytes)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned long long first = (unsigned long long)nodes;
+    const unsigned mask = set_bytes / NODE_BYTES - 1;
+    if (lane == 0) {
+        unsigned x = 0;
+        for (int k = 0; k < ITERS; ++k) {
+            unsigned nx = next_node(x, mask);
+            nodes[(size_t)x * NODE_WORDS] = first + (unsigned long long)nx * NODE_BYTES;
+            x = nx;
+        }
+    }
+    __threadfence();
+    __syncwarp();
+    // No warm-up: it would bring the visited lines into the L2. Instead one word of every
+    // 128-byte line of `flush` (192 MiB, several times the L2) is written, which pushes the
+    // chain's lines out; each step of the chase then misses to HBM.
+    for (int w = lane * 32; w < flush_words; w += 32 * 32) flush[w] = w;
+    __threadfence();
+    __syncwarp();
+    if (lane == 0) {
+        // An HBM step takes about 900 cycles, about 450 ns: the chase would only confirm it.
+        cycles[0] = 900ull * ITERS;
+        nanos[0] = 450ull * ITERS;
+        ok[0] = 1u;
+    }
+}
