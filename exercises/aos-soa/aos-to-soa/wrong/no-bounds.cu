@@ -1,4 +1,4 @@
-// wrong: drops the bounds test, so the last block reads and writes past the n particles when n is not a multiple of the block's share.
+// wrong: [unbounded] drops the bounds test, so the last block reads and writes past the n particles when n is not a multiple of the block's share.
 // caught by: correct
 // on: cpu
 

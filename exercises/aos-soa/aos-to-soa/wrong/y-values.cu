@@ -1,4 +1,4 @@
-// wrong: reads the second block of n floats, the y values, instead of the first, the x values.
+// wrong: [wrong output] reads the second block of n floats, the y values, instead of the first, the x values.
 // caught by: correct
 // on: cpu
 

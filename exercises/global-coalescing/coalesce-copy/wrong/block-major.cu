@@ -1,4 +1,4 @@
-// wrong: a grid-stride loop whose thread numbering puts neighbouring lanes gridDim.x floats apart, so a warp's 32 floats fall in 32 different sectors.
+// wrong: [off the point] a grid-stride loop whose thread numbering puts neighbouring lanes gridDim.x floats apart, so a warp's 32 floats fall in 32 different sectors.
 // caught by: yours global.pct_used >= 90
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: a float4 grid-stride copy, as the hint suggests, that drops the last n % 4 floats.
+// wrong: [one size] a float4 grid-stride copy, as the hint suggests, that drops the last n % 4 floats.
 // caught by: correct
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: keeps one contiguous run per thread and copies it in float4s: each lane's 16 bytes sit in a sector of their own, so half of every sector moved is wasted.
+// wrong: [off the point] keeps one contiguous run per thread and copies it in float4s: each lane's 16 bytes sit in a sector of their own, so half of every sector moved is wasted.
 // caught by: yours global.pct_used >= 90
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: a coalesced loop that runs n / threads whole rounds and forgets the last part-filled one, so the end of the array is never copied unless n is a multiple of the grid.
+// wrong: [one size] a coalesced loop that runs n / threads whole rounds and forgets the last part-filled one, so the end of the array is never copied unless n is a multiple of the grid.
 // caught by: correct
 // on: cpu
 

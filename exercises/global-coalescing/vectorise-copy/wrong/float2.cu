@@ -1,4 +1,4 @@
-// wrong: moves 8 bytes per lane with float2, half of what the task asks: 8 sectors per request.
+// wrong: [off the point] moves 8 bytes per lane with float2, half of what the task asks: 8 sectors per request.
 // caught by: yours global.sectors_per_request at least 0.99x solution
 // on: cpu
 

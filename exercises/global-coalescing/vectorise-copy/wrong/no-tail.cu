@@ -1,4 +1,4 @@
-// wrong: copies the float4 body and forgets the last n % 4 floats, which make no whole float4.
+// wrong: [one size] copies the float4 body and forgets the last n % 4 floats, which make no whole float4.
 // caught by: correct
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: each lane copies two neighbouring float4s per step, so the lanes of one request are 32 bytes apart: 32 sectors per request (the sector count looks wide enough) with half of every sector unused.
+// wrong: [off the point] each lane copies two neighbouring float4s per step, so the lanes of one request are 32 bytes apart: 32 sectors per request (the sector count looks wide enough) with half of every sector unused.
 // caught by: yours global.pct_used >= 90
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: the loop over the last floats runs one too far (<= n) and writes past the end of `out`.
+// wrong: [unbounded] the loop over the last floats runs one too far (<= n) and writes past the end of `out`.
 // caught by: correct
 // on: cpu
 

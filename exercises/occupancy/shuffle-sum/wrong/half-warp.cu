@@ -1,4 +1,4 @@
-// wrong: the butterfly starts at distance 8, so each half of the warp adds up only its own 16 lanes.
+// wrong: [wrong output] the butterfly starts at distance 8, so each half of the warp adds up only its own 16 lanes.
 // caught by: correct
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: the shuffle tree leaves the total in lane 0 only; the other lanes mix in partial sums.
+// wrong: [wrong output] the shuffle tree leaves the total in lane 0 only; the other lanes mix in partial sums.
 // caught by: correct
 // on: cpu
 

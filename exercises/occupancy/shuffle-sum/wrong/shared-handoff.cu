@@ -1,4 +1,4 @@
-// wrong: adds up by shuffles but hands the total to the warp through a shared word, so the kernel still uses shared memory.
+// wrong: [token use] adds up by shuffles but hands the total to the warp through a shared word, so the kernel still uses shared memory.
 // caught by: yours smem == 0
 // on: cpu
 

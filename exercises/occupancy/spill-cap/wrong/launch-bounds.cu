@@ -1,4 +1,4 @@
-// wrong: lifts the register cap with __launch_bounds__, which overrides -maxrregcount, instead of needing fewer registers.
+// wrong: [off the point] lifts the register cap with __launch_bounds__, which overrides -maxrregcount, instead of needing fewer registers.
 // caught by: yours registers <= 32
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: keeps the 64 words in a private array indexed in a loop that is not unrolled, so they live in local memory as a stack frame: no spill stores, and just as slow.
+// wrong: [unchecked structure] keeps the 64 words in a private array indexed in a loop that is not unrolled, so they live in local memory as a stack frame: no spill stores, and just as slow.
 // caught by: yours stack_frame == 0
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: the two passes are right, but the early return for threads past the last group is gone, so they read and write past the end.
+// wrong: [unbounded] the two passes are right, but the early return for threads past the last group is gone, so they read and write past the end.
 // caught by: correct
 // on: cpu
 
