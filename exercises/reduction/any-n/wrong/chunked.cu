@@ -1,4 +1,4 @@
-// wrong: gives each thread one contiguous run of the array, so the lanes of a warp read 32 runs far apart: a sector each, most of it unused at that step
+// wrong: [off the point] gives each thread one contiguous run of the array, so the lanes of a warp read 32 runs far apart: a sector each, most of it unused at that step
 // caught by: yours global.sectors_per_request <= 16
 // on: cpu
 // The sum of n unsigned words, into out[0], for any n. The grid is fixed (the lesson's 8192

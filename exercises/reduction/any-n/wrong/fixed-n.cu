@@ -1,4 +1,4 @@
-// wrong: hard-codes the lesson's n (64 Mi words), so any other n is summed past its end or short of it
+// wrong: [one size] hard-codes the lesson's n (64 Mi words), so any other n is summed past its end or short of it
 // caught by: correct
 // on: cpu
 // The sum of n unsigned words, into out[0], for any n. The grid is fixed (the lesson's 8192

@@ -1,4 +1,4 @@
-// wrong: drops the barrier between the warps' writes of their sums and warp 0's read of them
+// wrong: [block race] drops the barrier between the warps' writes of their sums and warp 0's read of them
 // caught by: yours shared.races == 0
 // on: cpu
 // The sum of n unsigned words, into out[0], for any n. The grid is fixed (the lesson's 8192

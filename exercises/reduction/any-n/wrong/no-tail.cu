@@ -1,4 +1,4 @@
-// wrong: reads whole uint4s only, so the last n % 4 words are never added
+// wrong: [wrong output] reads whole uint4s only, so the last n % 4 words are never added
 // caught by: correct
 // on: cpu
 // The sum of n unsigned words, into out[0], for any n. The grid is fixed (the lesson's 8192

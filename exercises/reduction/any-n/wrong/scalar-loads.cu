@@ -1,6 +1,6 @@
-// wrong: a coalesced grid-stride sum of 4-byte words into one running total: right for any n, coalesced, race-free, and too few bytes in flight per thread to reach the copy bandwidth (the lesson's many-per-thread rung)
-// caught by: yours pct_of_peak >= 85
-// on: gpu - only a time tells how many bytes a thread keeps in flight
+// wrong: [off the point] a coalesced grid-stride sum of 4-byte words into one running total: right for any n, coalesced, race-free, and a quarter of the bytes in flight per load of the 16-byte loads the lesson's vectorised rung uses
+// caught by: yours global.sectors_per_request at least 0.9x solution
+// on: cpu
 // The sum of n unsigned words, into out[0], for any n. The grid is fixed (the lesson's 8192
 // blocks of BLOCK = 256 threads), far fewer threads than words. finish() adds a block's
 // total to the grid's, and the last block to finish writes it out; unsigned sums wrap the

@@ -1,4 +1,4 @@
-// wrong: lets every thread whose partner word exists add at each step, so threads past s overwrite words that the first s threads are reading
+// wrong: [block race] lets every thread whose partner word exists add at each step, so threads past s overwrite words that the first s threads are reading
 // caught by: yours shared.races == 0
 // on: cpu
 // The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)

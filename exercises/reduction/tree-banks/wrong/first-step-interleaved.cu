@@ -1,4 +1,4 @@
-// wrong: keeps interleaved pairs for the first step, the busiest one, where a warp's lanes read words two apart: two lanes per bank
+// wrong: [off the point] keeps interleaved pairs for the first step, the busiest one, where a warp's lanes read words two apart: two lanes per bank
 // caught by: yours shared.conflicts_per_request == 0
 // on: cpu
 // The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)

@@ -1,4 +1,4 @@
-// wrong: starts the tree at stride BLOCK / 4, so the upper half of every tile is never added
+// wrong: [wrong output] starts the tree at stride BLOCK / 4, so the upper half of every tile is never added
 // caught by: correct
 // on: cpu
 // The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)

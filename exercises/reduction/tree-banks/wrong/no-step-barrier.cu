@@ -1,4 +1,4 @@
-// wrong: one barrier after the whole tree instead of one per step, so a warp adds words that another warp has not yet summed into
+// wrong: [block race] one barrier after the whole tree instead of one per step, so a warp adds words that another warp has not yet summed into
 // caught by: yours shared.races == 0
 // on: cpu
 // The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)

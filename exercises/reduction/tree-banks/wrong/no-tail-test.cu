@@ -1,4 +1,4 @@
-// wrong: drops the test on the last tile's load, as the lesson's own kernel may (its n is a multiple of the tile), so it reads past the end of the array
+// wrong: [unbounded] drops the test on the last tile's load, as the lesson's own kernel may (its n is a multiple of the tile), so it reads past the end of the array
 // caught by: correct
 // on: cpu
 

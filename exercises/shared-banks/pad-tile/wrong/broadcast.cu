@@ -1,4 +1,4 @@
-// wrong: changes the arithmetic, not the tile: with r = k every lane reads the same word, a broadcast, which has no conflict and is not the row-per-lane access the task keeps.
+// wrong: [off the point] changes the arithmetic, not the tile: with r = k every lane reads the same word, a broadcast, which has no conflict and is not the row-per-lane access the task keeps
 // caught by: yours shared.load_words_per_request >= 32
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: pads the tile but drops the barrier after filling it, so a warp reads rows that other warps have not written yet.
+// wrong: [block race] pads the tile but drops the barrier after filling it, so a warp reads rows that other warps have not written yet
 // caught by: race
 // on: cpu
 

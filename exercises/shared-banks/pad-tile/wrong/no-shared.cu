@@ -1,4 +1,4 @@
-// wrong: drops the shared tile and reads the words from global memory in the same order: no bank conflicts because no banks, and not what the task asks.
+// wrong: [off the point] drops the shared tile and reads the words from global memory in the same order: no bank conflicts because no banks, and not what the task asks
 // caught by: yours makes shared loads
 // on: cpu
 

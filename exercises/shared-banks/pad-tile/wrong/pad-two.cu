@@ -1,4 +1,4 @@
-// wrong: pads each row by two words, which puts element (r, c) in bank (2r + c) % 32: two rows share every bank, a 2-way conflict.
+// wrong: [off the point] pads each row by two words, which puts element (r, c) in bank (2r + c) % 32: two rows share every bank, a 2-way conflict
 // caught by: yours shared.conflicts_per_request == 0
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: stages the square in a padded tile but has no barrier between filling it and reading it back, so a warp reads columns other warps have not written yet.
+// wrong: [block race] stages the square in a padded tile but has no barrier between filling it and reading it back, so a warp reads columns other warps have not written yet.
 // caught by: race
 // on: cpu
 

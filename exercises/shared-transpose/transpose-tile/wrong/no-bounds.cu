@@ -1,4 +1,4 @@
-// wrong: drops the tests against n, so the blocks on the right and bottom edges read and write outside the matrix when n is not a multiple of 32.
+// wrong: [unbounded] drops the tests against n, so the blocks on the right and bottom edges read and write outside the matrix when n is not a multiple of 32.
 // caught by: correct
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: writes the tile back row for row instead of column for column, so each square lands in the transposed place but is not itself transposed.
+// wrong: [wrong output] writes the tile back row for row instead of column for column, so each square lands in the transposed place but is not itself transposed.
 // caught by: correct
 // on: cpu
 

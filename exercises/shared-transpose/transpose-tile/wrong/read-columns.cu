@@ -1,4 +1,4 @@
-// wrong: no shared tile at all; it turns the problem round, reading down columns and writing along rows, which moves the uncoalesced half from the writes to the reads.
+// wrong: [off the point] no shared tile at all; it turns the problem round, reading down columns and writing along rows, which moves the uncoalesced half from the writes to the reads.
 // caught by: yours shared.conflicts_per_request == 0
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: stages the square in a tile whose rows are 32 words long, so reading a column of it hits one bank 32 times.
+// wrong: [off the point] stages the square in a tile whose rows are 32 words long, so reading a column of it hits one bank 32 times.
 // caught by: yours shared.conflicts_per_request == 0
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: loads the halo without testing the array's ends, so the first block reads before in[0] and the last one past in[n - 1]
+// wrong: [unbounded] loads the halo without testing the array's ends, so the first block reads before in[0] and the last one past in[n - 1]
 // caught by: correct
 // on: cpu
 

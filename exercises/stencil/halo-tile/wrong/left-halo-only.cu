@@ -1,4 +1,4 @@
-// wrong: stages the left halo but not the right one, so the last R windows of every block sum words nobody wrote
+// wrong: [wrong output] stages the left halo but not the right one, so the last R windows of every block sum words nobody wrote
 // caught by: correct
 // on: cpu
 

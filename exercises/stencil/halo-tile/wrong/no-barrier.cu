@@ -1,4 +1,4 @@
-// wrong: stages the tile and its halo but sums it with no barrier, so a warp may read words another warp has not written yet
+// wrong: [block race] stages the tile and its halo but sums it with no barrier, so a warp may read words another warp has not written yet
 // caught by: yours shared.races == 0
 // on: cpu
 

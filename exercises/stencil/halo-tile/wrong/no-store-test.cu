@@ -1,4 +1,4 @@
-// wrong: every thread of the last block writes its output, also those past the end of the array
+// wrong: [unbounded] every thread of the last block writes its output, also those past the end of the array
 // caught by: correct
 // on: cpu
 

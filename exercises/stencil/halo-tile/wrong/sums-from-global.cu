@@ -1,4 +1,4 @@
-// wrong: stages the tile as asked but sums each window from global memory, so every input is still fetched once per window
+// wrong: [token use] stages the tile as asked but sums each window from global memory, so every input is still fetched once per window
 // caught by: yours global.sectors less than global by >= 8x
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: moves the barrier to the end of the loop instead of adding one, so a warp sums words of the new tile before the other warps have staged them
+// wrong: [block race] moves the barrier to the end of the loop instead of adding one, so a warp sums words of the new tile before the other warps have staged them
 // caught by: yours shared.races == 0
 // on: cpu
 // out[i] = in[i - R] + ... + in[i + R], inputs past either end counting as zero. R and BLOCK

@@ -1,4 +1,4 @@
-// wrong: adds the second barrier but lets the first R threads stage the halo after the first one, so windows at the tile's edges read halo words not yet written
+// wrong: [block race] adds the second barrier but lets the first R threads stage the halo after the first one, so windows at the tile's edges read halo words not yet written
 // caught by: yours shared.races == 0
 // on: cpu
 // out[i] = in[i - R] + ... + in[i + R], inputs past either end counting as zero. R and BLOCK

@@ -1,4 +1,4 @@
-// wrong: drops the shared tile and reads every window from global memory: no race left, and each input fetched once per window
+// wrong: [off the point] drops the shared tile and reads every window from global memory: no race left, and each input fetched once per window
 // caught by: yours global.sectors less than global by >= 8x
 // on: cpu
 // out[i] = in[i - R] + ... + in[i + R], inputs past either end counting as zero. R and BLOCK

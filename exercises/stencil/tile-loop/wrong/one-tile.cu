@@ -1,4 +1,4 @@
-// wrong: removes the loop to be rid of the second hazard, so each block handles one tile and three quarters of the outputs are never written
+// wrong: [wrong output] removes the loop to be rid of the second hazard, so each block handles one tile and three quarters of the outputs are never written
 // caught by: correct
 // on: cpu
 // out[i] = in[i - R] + ... + in[i + R], inputs past either end counting as zero. R and BLOCK

@@ -1,4 +1,4 @@
-// wrong: waits with __syncwarp() at the end of each tile, which orders only the lanes of one warp, not the warps that still read the words it overwrites
+// wrong: [block race] waits with __syncwarp() at the end of each tile, which orders only the lanes of one warp, not the warps that still read the words it overwrites
 // caught by: yours shared.races == 0
 // on: cpu
 // out[i] = in[i - R] + ... + in[i + R], inputs past either end counting as zero. R and BLOCK

@@ -1,4 +1,4 @@
-// wrong: swaps the mapping but keeps the B tile transposed and reads it along k, so a warp reads a column of it: 32 lanes in one bank
+// wrong: [off the point] swaps the mapping but keeps the B tile transposed and reads it along k, so a warp reads a column of it: 32 lanes in one bank
 // caught by: yours shared.conflicts_per_request == 0
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of 32 x 32 threads

@@ -1,4 +1,4 @@
-// wrong: makes the global loads coalesced but leaves lanes along rows in the products, so a warp reads a column of the A tile: 32 lanes in one bank
+// wrong: [token use] makes the global loads coalesced but leaves lanes along rows in the products, so a warp reads a column of the A tile: 32 lanes in one bank
 // caught by: yours shared.conflicts_per_request == 0
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of 32 x 32 threads

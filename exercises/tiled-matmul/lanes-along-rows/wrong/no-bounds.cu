@@ -1,4 +1,4 @@
-// wrong: swaps the mapping and drops the tests at the edges, which the lesson's size does not need and n = 1000 does
+// wrong: [unbounded] swaps the mapping and drops the tests at the edges, which the lesson's size does not need and n = 1000 does
 // caught by: correct
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of 32 x 32 threads

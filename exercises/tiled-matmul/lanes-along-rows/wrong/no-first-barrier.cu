@@ -1,4 +1,4 @@
-// wrong: swaps the mapping and drops the barrier after the loads, so a warp multiplies tile words that other warps have not stored yet
+// wrong: [block race] swaps the mapping and drops the barrier after the loads, so a warp multiplies tile words that other warps have not stored yet
 // caught by: yours shared.races == 0
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of 32 x 32 threads

@@ -1,4 +1,4 @@
-// wrong: keeps lanes along rows and pads the A tile, which ends the bank conflicts, but a warp still loads and stores 32 floats a row apart
+// wrong: [off the point] keeps lanes along rows and pads the A tile, which ends the bank conflicts, but a warp still loads and stores 32 floats a row apart
 // caught by: yours global.sectors_per_request <= 4
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of 32 x 32 threads

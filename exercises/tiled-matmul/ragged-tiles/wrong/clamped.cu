@@ -1,4 +1,4 @@
-// wrong: clamps indices past an edge to the last row or column instead of padding with zeros, so the partial tiles add products twice
+// wrong: [wrong output] clamps indices past an edge to the last row or column instead of padding with zeros, so the partial tiles add products twice
 // caught by: correct
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of TILE x TILE threads

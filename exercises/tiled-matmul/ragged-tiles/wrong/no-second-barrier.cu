@@ -1,4 +1,4 @@
-// wrong: drops the barrier after the products, so a fast warp overwrites the tiles while another warp still multiplies them
+// wrong: [block race] drops the barrier after the products, so a fast warp overwrites the tiles while another warp still multiplies them
 // caught by: yours shared.races == 0
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of TILE x TILE threads

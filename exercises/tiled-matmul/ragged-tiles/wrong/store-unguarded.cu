@@ -1,4 +1,4 @@
-// wrong: pads the tiles with zeros past the edges but writes every thread's output, also rows and columns past n
+// wrong: [unbounded] pads the tiles with zeros past the edges but writes every thread's output, also rows and columns past n
 // caught by: correct
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of TILE x TILE threads

@@ -1,4 +1,4 @@
-// wrong: gives up the tiles and reads each row and column from global memory, with the bounds right
+// wrong: [off the point] gives up the tiles and reads each row and column from global memory, with the bounds right
 // caught by: yours global.requests less than naive by >= 13.6x
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of TILE x TILE threads

@@ -1,4 +1,4 @@
-// wrong: walks only the whole tiles of k, leaving out the last partial one
+// wrong: [wrong output] walks only the whole tiles of k, leaving out the last partial one
 // caught by: correct
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of TILE x TILE threads

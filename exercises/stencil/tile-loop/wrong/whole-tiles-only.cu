@@ -1,0 +1,41 @@
+// wrong: [one size] keeps the tile loop only when n is a multiple of the four tiles' width, as the lesson's n is, and otherwise sums every window from global memory
+// caught by: yours global.sectors at most 1.1x solution
+// on: cpu
+// out[i] = in[i - R] + ... + in[i + R], inputs past either end counting as zero. R and BLOCK
+// come from the lesson (8 and 256). Each block of BLOCK threads handles TILES tiles of BLOCK
+// outputs one after another, reusing one shared tile (with its halo) for all of them; n need
+// not be a multiple of BLOCK.
+
+#define TILES 4
+
+__device__ __forceinline__ float at(const float* in, int i, int n)
+{
+    return (i >= 0 && i < n) ? in[i] : 0.0f;
+}
+
+extern "C" __global__ void stencil_loop(const float* __restrict__ in,
+                                        float* __restrict__ out, int n)
+{
+    __shared__ float tile[BLOCK + 2 * R];
+    const int t = threadIdx.x;
+    const bool whole = n % (TILES * BLOCK) == 0;
+    for (int k = 0; k < TILES; ++k) {
+        const int i = (blockIdx.x * TILES + k) * BLOCK + t;
+        float sum = 0.0f;
+        if (whole) {
+            tile[t + R] = in[i];
+            if (t < R) {
+                tile[t] = at(in, i - R, n);
+                tile[t + BLOCK + R] = at(in, i + BLOCK, n);
+            }
+            __syncthreads();
+#pragma unroll
+            for (int j = -R; j <= R; ++j) sum += tile[t + R + j];
+            __syncthreads();
+        } else {
+#pragma unroll
+            for (int j = -R; j <= R; ++j) sum += at(in, i + j, n);
+        }
+        if (i < n) out[i] = sum;
+    }
+}
