@@ -1,16 +1,17 @@
-// wrong: counts with a plain += in shared memory: lanes (and warps) adding to one counter at once read the same old value, and all but one update are lost
+// wrong: [wrong output] counts with a plain += in shared memory: lanes (and warps) adding to one counter at once read the same old value, and all but one update are lost
 // caught by: correct
 // on: cpu
-// A histogram of a picture's shades: how many of its n pixels (pixel p from 0 to n - 1)
-// have each of 256 shades. Each block counts its pixels in 256 counters of its own in
-// shared memory, then adds each counter that is not zero to the global ones once.
+// A histogram of a picture's shades: how many of its n pixels have each of 256 shades.
+// Each block counts its pixels in 256 counters of its own in shared memory, then adds each
+// counter that is not zero to the global ones once.
 
 #define BINS 256
 
-// Pixel p's shade in the gradient picture: dark to light, p * 256 / n.
+// A pixel holds a 16-bit value; its shade is the top 8 bits. The picture is fresh random
+// pixels every run, so nothing about it is known before it is read.
 __device__ unsigned shade(unsigned p, unsigned n)
 {
-    return (unsigned)((p * (unsigned long long)BINS) / n);
+    return (p >> 8) & (BINS - 1);
 }
 
 // How many blocks have added their counts in this launch.

@@ -1,4 +1,4 @@
-// wrong: reads the same table from global memory (the buffer tbl) in each lane's own order, so nothing goes through the constant cache at all.
+// wrong: [off the point] reads the same table from global memory (the buffer tbl) in each lane's own order, so nothing goes through the constant cache at all.
 // caught by: yours constant.distinct_per_request == 1
 // on: cpu
 

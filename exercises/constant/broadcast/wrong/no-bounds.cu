@@ -1,4 +1,4 @@
-// wrong: visits the slices in the same order in every lane but drops the test against n, so the last block reads and writes past the end.
+// wrong: [unbounded] visits the slices in the same order in every lane but drops the test against n, so the last block reads and writes past the end.
 // caught by: correct
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: every lane reads slice 0 at every step: one address per request, but it adds up one slice 32 times instead of the whole table.
+// wrong: [wrong output] every lane reads slice 0 at every step: one address per request, but it adds up one slice 32 times instead of the whole table.
 // caught by: correct
 // on: cpu
 

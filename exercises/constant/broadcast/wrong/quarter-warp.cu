@@ -1,4 +1,4 @@
-// wrong: makes lanes agree only in groups of eight, (c ^ (lane >> 3)): four addresses per request, four times the constant cache's work.
+// wrong: [slow-variant timing] lanes agree only in groups of eight, (c ^ (lane >> 3)): four addresses per request, some 8x faster than const-divergent yet four times the constant cache's work of the solution.
 // caught by: yours constant.distinct_per_request == 1
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: coalesced, but every block reads the first tile (blockIdx.x left out), so only the start of `out` is right.
+// wrong: [wrong output] coalesced, but every block reads the first tile (blockIdx.x left out), so only the start of `out` is right.
 // caught by: correct
 // on: cpu
 

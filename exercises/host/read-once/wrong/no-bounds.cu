@@ -1,4 +1,4 @@
-// wrong: coalesced, but without the bounds check: the last tile reads past the end of the host buffer and writes past the end of `out` when n is not a multiple of the tile.
+// wrong: [unbounded] coalesced, but without the bounds check: the last tile reads past the end of the host buffer and writes past the end of `out` when n is not a multiple of the tile.
 // caught by: correct
 // on: cpu
 

@@ -1,4 +1,4 @@
-// wrong: each lane reads two neighbouring words in two rounds, so a warp's request spans 256 bytes with every other word skipped: 8 sectors of which half the bytes are used.
+// wrong: [off the point] each lane reads two neighbouring words in two rounds, so a warp's request spans 256 bytes with every other word skipped: 8 sectors of which half the bytes are used.
 // caught by: yours global.pct_used >= 90
 // on: cpu
 

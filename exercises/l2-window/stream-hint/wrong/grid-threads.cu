@@ -1,4 +1,4 @@
-// wrong: counts the threads as gridDim.x * blockDim.x, as the lesson's kernel does: when the launch is rounded up to whole blocks that is not `threads`, and the rows are misplaced
+// wrong: [one size] counts the threads as gridDim.x * blockDim.x, as the lesson's kernel does: when the launch is rounded up to whole blocks that is not `threads`, and the rows are misplaced
 // caught by: correct
 // on: cpu
 // A hot table read again and again while a cold stream passes through the L2 once, as in

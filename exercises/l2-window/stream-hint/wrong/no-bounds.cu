@@ -1,4 +1,4 @@
-// wrong: leaves out the test tid < threads: the last block's extra threads read past the stream and write past the end of out
+// wrong: [unbounded] leaves out the test tid < threads: the last block's extra threads read past the stream and write past the end of out
 // caught by: correct
 // on: cpu
 // A hot table read again and again while a cold stream passes through the L2 once, as in

@@ -1,4 +1,4 @@
-// wrong: reads everything with plain L2 loads, as `plain` does: right, and the stream still pushes the table out
+// wrong: [off the point] reads everything with plain L2 loads, as `plain` does: right, and the stream still pushes the table out
 // caught by: yours faster than plain by >= 1.2x
 // on: gpu - which lines the L2 keeps shows only in the time
 // A hot table read again and again while a cold stream passes through the L2 once, as in

@@ -1,4 +1,4 @@
-// wrong: lets the table index grow past hot_n instead of wrapping it round, reading past the end of the table
+// wrong: [unbounded] lets the table index grow past hot_n instead of wrapping it round, reading past the end of the table
 // caught by: correct
 // on: cpu
 // A hot table read again and again while a cold stream passes through the L2 once, as in

@@ -1,5 +1,5 @@
-// wrong: reads each thread's two stream uint4s next to each other, not a whole row apart: other elements than the sum asks for, and every request spans twice the sectors
-// caught by: yours global.sectors_per_request <= 16
+// wrong: [wrong output] reads each thread's two stream uint4s next to each other, not a whole row apart: other elements than the sum asks for, and every request spans twice the sectors
+// caught by: yours global.sectors_per_request at most 1.01x solution
 // on: cpu
 // A hot table read again and again while a cold stream passes through the L2 once, as in
 // the lesson, launched with no access-policy window. Each step, thread t < threads reads

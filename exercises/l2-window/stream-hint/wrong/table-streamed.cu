@@ -1,4 +1,4 @@
-// wrong: marks the table's loads evict-first and leaves the stream's ordinary: the wrong way round, so the table goes first
+// wrong: [off the point] marks the table's loads evict-first and leaves the stream's ordinary: the wrong way round, so the table goes first
 // caught by: yours faster than plain by >= 1.2x
 // on: gpu - which lines the L2 keeps shows only in the time
 // A hot table read again and again while a cold stream passes through the L2 once, as in

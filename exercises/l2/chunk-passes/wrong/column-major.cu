@@ -1,4 +1,4 @@
-// wrong: reads the set as if each thread's elements lay in one contiguous column (data[c * rows + k]): a warp's 32 lanes land rows apart, one sector each, and the sum is not the one asked for
+// wrong: [wrong output] reads the set as if each thread's elements lay in one contiguous column (data[c * rows + k]): a warp's 32 lanes land rows apart, one sector each, and the sum is not the one asked for
 // caught by: yours global.sectors_per_request at most 1.01x solution
 // on: cpu
 // Several passes over one large set. The set is `rows` rows of `cols` uint4s (row k holds

@@ -1,4 +1,4 @@
-// wrong: leaves out the test t < cols: when the threads are not a multiple of the block, the last block's extra threads read past their row and write past the end of out
+// wrong: [unbounded] leaves out the test t < cols: when the threads are not a multiple of the block, the last block's extra threads read past their row and write past the end of out
 // caught by: correct
 // on: cpu
 // Several passes over one large set. The set is `rows` rows of `cols` uint4s (row k holds

@@ -1,4 +1,4 @@
-// wrong: shifts the column without wrapping it at cols, so the shifted reads of a row's last blocks land in the next row, and past the set in the last row
+// wrong: [wrong output] shifts the column without wrapping it at cols, so the shifted reads of a row's last blocks land in the next row, and past the set in the last row
 // caught by: correct
 // on: cpu
 // Several passes over one large set. The set is `rows` rows of `cols` uint4s (row k holds

@@ -1,4 +1,4 @@
-// wrong: makes one pass over the whole set after another: right, but every pass reads the set from device memory again
+// wrong: [off the point] makes one pass over the whole set after another: right, but every pass reads the set from device memory again
 // caught by: yours pct_of_peak >= 150
 // on: gpu - the order of the reads shows only in the time
 // Several passes over one large set. The set is `rows` rows of `cols` uint4s (row k holds

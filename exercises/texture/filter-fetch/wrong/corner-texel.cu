@@ -1,4 +1,4 @@
-// wrong: fetches at the centre of the texel below and left of the point, as the four-fetch version did for its first texel: that returns the texel itself, not the blend
+// wrong: [wrong output] fetches at the centre of the texel below and left of the point, as the four-fetch version did for its first texel: that returns the texel itself, not the blend
 // caught by: correct
 // on: gpu - textures need a GPU
 // One output per thread: out[r * n + c] is the image sampled bilinearly at the point

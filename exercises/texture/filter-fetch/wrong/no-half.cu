@@ -1,4 +1,4 @@
-// wrong: fetches at (x, y) without the half-texel shift, so the blend is taken half a texel up and left of the point
+// wrong: [wrong output] fetches at (x, y) without the half-texel shift, so the blend is taken half a texel up and left of the point
 // caught by: correct
 // on: gpu - textures need a GPU
 // One output per thread: out[r * n + c] is the image sampled bilinearly at the point

@@ -1,4 +1,4 @@
-// wrong: passes the point's y as the texture's x and its x as y: the blend is of the transposed image
+// wrong: [wrong output] passes the point's y as the texture's x and its x as y: the blend is of the transposed image
 // caught by: correct
 // on: gpu - textures need a GPU
 // One output per thread: out[r * n + c] is the image sampled bilinearly at the point

@@ -1,5 +1,5 @@
-// wrong: fetches the upper two texels through the texture but still loads the lower two from the buffer, a sector per lane
-// caught by: yours global.sectors_per_request <= 4
+// wrong: [token use] fetches the upper two texels through the texture but still loads the lower two from the buffer, a sector per lane
+// caught by: yours global.sectors at most 1.1x solution
 // on: gpu - textures need a GPU
 // One output per thread: out[r * n + c] is the image sampled bilinearly at the point
 // (x, y) = (r + FX, c + FY) in texel units (texel i covers [i, i + 1)), with points outside

@@ -1,4 +1,4 @@
-// wrong: leaves out the test c < n: when n is not a multiple of 256 the last block's extra threads write into the next row, and past the end of out
+// wrong: [unbounded] leaves out the test c < n: when n is not a multiple of 256 the last block's extra threads write into the next row, and past the end of out
 // caught by: correct
 // on: gpu - textures need a GPU
 // One output per thread: out[r * n + c] is the image sampled bilinearly at the point

@@ -1,4 +1,4 @@
-// wrong: divides the coordinates by n as if the texture read normalized coordinates; img reads texel coordinates, so every fetch lands near the corner
+// wrong: [wrong output] divides the coordinates by n as if the texture read normalized coordinates; img reads texel coordinates, so every fetch lands near the corner
 // caught by: correct
 // on: gpu - textures need a GPU
 // One output per thread: out[r * n + c] is the image sampled bilinearly at the point

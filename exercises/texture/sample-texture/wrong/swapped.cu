@@ -1,4 +1,4 @@
-// wrong: passes the texel's row as x and its column as y: the fetches read the image transposed
+// wrong: [wrong output] passes the texel's row as x and its column as y: the fetches read the image transposed
 // caught by: correct
 // on: gpu - textures need a GPU
 // One output per thread: out[r * n + c] is the image sampled bilinearly at the point

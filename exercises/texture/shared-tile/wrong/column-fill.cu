@@ -1,4 +1,4 @@
-// wrong: fills the patch with the lanes along its columns, so each lane of a load request reads a different image row
+// wrong: [off the point] fills the patch with the lanes along its columns, so each lane of a load request reads a different image row
 // caught by: yours global.sectors_per_request <= 8
 // on: cpu
 // The texture lesson's resampling without a texture: out[r * n + c] is the image sampled

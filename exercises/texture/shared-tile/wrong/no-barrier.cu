@@ -1,4 +1,4 @@
-// wrong: leaves out the barrier between filling the patch and reading it: a thread may read a texel another warp has not brought in yet
+// wrong: [block race] leaves out the barrier between filling the patch and reading it: a thread may read a texel another warp has not brought in yet
 // caught by: yours shared.races == 0
 // on: cpu
 // The texture lesson's resampling without a texture: out[r * n + c] is the image sampled

@@ -1,4 +1,4 @@
-// wrong: leaves out the test r < n and c < n: when n is not a multiple of 32 the edge blocks write outputs past the image's rows and past the end of out
+// wrong: [unbounded] leaves out the test r < n and c < n: when n is not a multiple of 32 the edge blocks write outputs past the image's rows and past the end of out
 // caught by: correct
 // on: cpu
 // The texture lesson's resampling without a texture: out[r * n + c] is the image sampled

@@ -1,4 +1,4 @@
-// wrong: stages only the T x T texels under the tile's points and not the one more on each axis the blend needs: the last row and column of outputs read past the patch
+// wrong: [wrong output] stages only the T x T texels under the tile's points and not the one more on each axis the blend needs: the last row and column of outputs read past the patch
 // caught by: correct
 // on: cpu
 // The texture lesson's resampling without a texture: out[r * n + c] is the image sampled

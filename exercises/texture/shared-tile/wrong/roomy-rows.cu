@@ -1,4 +1,4 @@
-// wrong: gives the patch rows of 64 words for room: a column of the patch then sits in one bank, and the reads down it conflict
+// wrong: [off the point] gives the patch rows of 64 words for room: a column of the patch then sits in one bank, and the reads down it conflict
 // caught by: yours shared.conflicts_per_request == 0
 // on: cpu
 // The texture lesson's resampling without a texture: out[r * n + c] is the image sampled

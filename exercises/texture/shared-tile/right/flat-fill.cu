@@ -1,0 +1,52 @@
+// The texture lesson's resampling without a texture: out[r * n + c] is the image sampled
+// bilinearly at (x, y) = (r + FX, c + FY) in texel units, from the row-major buffer `in`,
+// with points outside the image taking the nearest edge texel (indices clamped).
+//
+// A block makes a T x T tile of outputs from a (T + 1) x (T + 1) patch of the image. The
+// block's 256 threads fill the patch as one flat run of its (T + 1)^2 texels, row after
+// row: a warp's 32 lanes take 32 neighbouring texels, at most two patch rows, so each load
+// still reads along the image's rows. The outputs then read the patch down its columns,
+// whose words a row of T + 1 puts in 32 different banks.
+
+#define FX (-1.7f)
+#define FY (1.3f)
+#define T 32
+#define ROWS 8
+
+__device__ float bilerp(float t00, float t10, float t01, float t11, float a, float b)
+{
+    float top = t00 + a * (t10 - t00);
+    float bot = t01 + a * (t11 - t01);
+    return top + b * (bot - top);
+}
+
+__device__ int clampi(int i, int n)
+{
+    return min(max(i, 0), n - 1);
+}
+
+extern "C" __global__ void sample_tiled(const float* __restrict__ in, float* __restrict__ out,
+                                        int n)
+{
+    __shared__ float patch[T + 1][T + 1]; // [y - y0][x - x0]
+    const int c0 = blockIdx.x * T, r0 = blockIdx.y * T;
+    const int x0 = (int)floorf(r0 + FX), y0 = (int)floorf(c0 + FY);
+    for (int k = threadIdx.y * T + threadIdx.x; k < (T + 1) * (T + 1); k += T * ROWS) {
+        const int yy = k / (T + 1), xx = k % (T + 1);
+        patch[yy][xx] = in[(size_t)clampi(y0 + yy, n) * n + clampi(x0 + xx, n)];
+    }
+    __syncthreads();
+
+    const int c = c0 + threadIdx.x;
+    for (int rr = threadIdx.y; rr < T; rr += ROWS) {
+        const int r = r0 + rr;
+        if (r >= n || c >= n) continue;
+        float x = r + FX, y = c + FY;
+        int i = (int)floorf(x), j = (int)floorf(y);
+        float a = x - i, b = y - j;
+        int xi = i - x0, yj = j - y0;
+        float t00 = patch[yj][xi], t10 = patch[yj][xi + 1];
+        float t01 = patch[yj + 1][xi], t11 = patch[yj + 1][xi + 1];
+        out[(size_t)r * n + c] = bilerp(t00, t10, t01, t11, a, b);
+    }
+}
