@@ -1,6 +1,6 @@
-// wrong: [token use] declares the two buffers the solution has but stages and sums every tile in the first, waiting for all of its copies: the shared memory of double buffering, none of the overlap
-// caught by: yours faster than solution by >= 0.9x
-// on: gpu - the trace sees the same copies, the same shared memory and no race; only a time shows that nothing was in flight while the block summed
+// wrong: [unbounded] copies 4 bytes for every word of the tile, past the end of the array too, where the window must count zeros
+// caught by: correct
+// on: cpu
 // A window sum over tiles: out[i] is the sum of in[i - R] .. in[i + R], inputs past either
 // end counting as zero. Each block walks TILES tiles of BLOCK outputs in turn and copies
 // each tile's BLOCK + 2R inputs into shared memory with cp.async, two tiles at a time: the
@@ -23,7 +23,8 @@
 // no address outside the array is formed.
 __device__ __forceinline__ void copy_async(float* dst, const float* in, int i, int n)
 {
-    bool inside = i >= 0 && i < n;
+    // Only the words before the array's start are zero-filled.
+    bool inside = i >= 0;
     const float* src = inside ? in + i : in;
     unsigned s = (unsigned)__cvta_generic_to_shared(dst);
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n"
@@ -64,13 +65,18 @@ extern "C" __global__ void window_mine(const float* __restrict__ in, float* __re
 {
     int base = blockIdx.x * TILES * BLOCK;
     __shared__ float tiles[2][SPAN];
+    stage(tiles[0], in, base, n);
+    commit();
     for (int k = 0; k < TILES; ++k) {
-        stage(tiles[0], in, base + k * BLOCK, n);
+        // The next tile's copies go into the other buffer, which every warp finished
+        // reading before the barrier that ended the last turn.
+        if (k + 1 < TILES) stage(tiles[(k + 1) & 1], in, base + (k + 1) * BLOCK, n);
+        // One group a turn, empty at the last, so wait_group 1 completes this tile's.
         commit();
-        wait_group<0>();
+        wait_group<1>();
         // Every thread's copies of this tile are done: now anyone may read them.
         __syncthreads();
-        sum_out(tiles[0], out, base + k * BLOCK, n);
+        sum_out(tiles[k & 1], out, base + k * BLOCK, n);
         __syncthreads();
     }
 }
