@@ -1,7 +1,8 @@
 // Blocks run in clusters of two. Every thread of block b writes the same number to
-// out[b * BLOCK + t]: the sum of all TILE words of block (b ^ 1)'s slice of `data`, the
-// figure the lesson's variants compute 256 times over. A block may read only its own slice
-// from global memory; what it needs of the neighbour's comes from the neighbour's shared
+// out[b * BLOCK + t]: the sum of all 2 TILE words of the cluster's two slices of `data`,
+// block b's and block (b ^ 1)'s, so the same number in both blocks. The lesson's variants
+// sum the neighbour's slice 256 times over. A block may read only its own slice from
+// global memory; what it needs of the neighbour's comes from the neighbour's shared
 // memory. `scratch` is not needed. Unsigned sums wrap the same way in any order.
 
 #define BLOCK 256

@@ -1,4 +1,4 @@
-// wrong: commits only when it copied a tile, so at the last tile wait_group 1 leaves that tile's own group in flight and its sums read the old words
+// wrong: [wrong output] commits only when it copied a tile, so at the last tile wait_group 1 leaves that tile's own group in flight and its sums read the old words
 // caught by: correct
 // on: cpu
 // A window sum over tiles: out[i] is the sum of in[i - R] .. in[i + R], inputs past either

@@ -1,4 +1,4 @@
-// wrong: no barrier after the sums: the next turn's copies go into the tile that slower warps are still summing
+// wrong: [block race] no barrier after the sums: the next turn's copies go into the tile that slower warps are still summing
 // caught by: yours shared.races == 0
 // on: cpu
 // A window sum over tiles: out[i] is the sum of in[i - R] .. in[i + R], inputs past either

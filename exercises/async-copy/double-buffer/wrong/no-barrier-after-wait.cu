@@ -1,4 +1,4 @@
-// wrong: no barrier between the wait and the sums: the wait covers the thread's own copies only, so a warp sums halo words another warp's copies may not have written
+// wrong: [block race] no barrier between the wait and the sums: the wait covers the thread's own copies only, so a warp sums halo words another warp's copies may not have written
 // caught by: yours shared.races == 0
 // on: cpu
 // A window sum over tiles: out[i] is the sum of in[i - R] .. in[i + R], inputs past either

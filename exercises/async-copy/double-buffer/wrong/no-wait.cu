@@ -1,4 +1,4 @@
-// wrong: no cp.async.wait_group: the barrier alone does not complete a copy, so the sums read tiles whose copies are still in flight (on the CPU, never done: the old words)
+// wrong: [wrong output] no cp.async.wait_group: the barrier alone does not complete a copy, so the sums read tiles whose copies are still in flight (on the CPU, never done: the old words)
 // caught by: correct
 // on: cpu
 // A window sum over tiles: out[i] is the sum of in[i - R] .. in[i + R], inputs past either

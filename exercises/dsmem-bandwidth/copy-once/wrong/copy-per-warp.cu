@@ -1,5 +1,5 @@
-// wrong: lets every warp copy the whole slice for itself, to spare a barrier, so each remote word crosses the network eight times
-// caught by: yours cluster.remote_requests <= 65536
+// wrong: [off the point] lets every warp copy the whole slice for itself, to spare a barrier, so each remote word crosses the network eight times
+// caught by: yours cluster.remote_requests at most 1x solution
 // on: cpu
 // Blocks run in clusters of two. Each thread of block b sums all TILE words of block
 // (b ^ 1)'s slice of `data` and writes the sum to out[b * BLOCK + t]. A block may read only

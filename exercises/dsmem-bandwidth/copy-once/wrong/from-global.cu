@@ -1,4 +1,4 @@
-// wrong: copies the neighbour's slice from global memory instead of from the neighbour's shared memory, which the task rules out
+// wrong: [off the point] copies the neighbour's slice from global memory instead of from the neighbour's shared memory, which the task rules out
 // caught by: yours cluster.remote_requests > 0
 // on: cpu
 // Blocks run in clusters of two. Each thread of block b sums all TILE words of block

@@ -1,4 +1,4 @@
-// wrong: copies only the first half of the neighbour's slice remotely and takes the second half from its own tile
+// wrong: [wrong output] copies only the first half of the neighbour's slice remotely and takes the second half from its own tile
 // caught by: correct
 // on: cpu
 // Blocks run in clusters of two. Each thread of block b sums all TILE words of block

@@ -1,4 +1,4 @@
-// wrong: sums the copy with no barrier after it, so a warp reads words that other warps have not copied yet
+// wrong: [block race] sums the copy with no barrier after it, so a warp reads words that other warps have not copied yet
 // caught by: yours shared.races == 0
 // on: cpu
 // Blocks run in clusters of two. Each thread of block b sums all TILE words of block

@@ -1,6 +1,6 @@
-// wrong: copies once, then sums its own copy through ld.shared::cluster mapped to its own rank: no remote traffic, but the slower path the lesson's `own` variant takes
+// wrong: [off the point] copies once, then sums its own copy through ld.shared::cluster mapped to its own rank: no remote traffic, but the slower path the lesson's `own` variant takes
 // caught by: yours faster than own by >= 1.3x
-// on: gpu - the trace counts no remote request and no shared load for these reads alike; only the time tells the cluster path from ld.shared
+// on: gpu - the trace counts no remote request for these reads, and a per-request shared figure would be met by one ordinary load among them; only the time tells the cluster path from ld.shared
 // Blocks run in clusters of two. Each thread of block b sums all TILE words of block
 // (b ^ 1)'s slice of `data` and writes the sum to out[b * BLOCK + t]. A block may read only
 // its own slice from global memory: the neighbour's words come from the neighbour's shared

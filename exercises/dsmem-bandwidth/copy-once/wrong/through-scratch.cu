@@ -1,5 +1,5 @@
-// wrong: hands each slice over through the scratch buffer in global memory: a write and a read of every word more, and no distributed shared memory
-// caught by: yours global.sectors <= 327680
+// wrong: [off the point] hands each slice over through the scratch buffer in global memory: a write and a read of every word more, and no distributed shared memory
+// caught by: yours global.sectors at most 1x solution
 // on: cpu
 // Blocks run in clusters of two. Each thread of block b sums all TILE words of block
 // (b ^ 1)'s slice of `data` and writes the sum to out[b * BLOCK + t]. A block may read only

@@ -1,10 +1,11 @@
-// wrong: copies the neighbour's whole slice across the cluster once and sums it in every thread: right, but 4 KiB cross where one word would do
-// caught by: yours cluster.remote_requests <= 16384
+// wrong: [off the point] copies the neighbour's whole slice across the cluster once and sums both slices in every thread: right, but 4 KiB cross where one word would do
+// caught by: yours cluster.remote_requests at most 1x solution
 // on: cpu
 // Blocks run in clusters of two. Every thread of block b writes the same number to
-// out[b * BLOCK + t]: the sum of all TILE words of block (b ^ 1)'s slice of `data`, the
-// figure the lesson's variants compute 256 times over. A block may read only its own slice
-// from global memory; what it needs of the neighbour's comes from the neighbour's shared
+// out[b * BLOCK + t]: the sum of all 2 TILE words of the cluster's two slices of `data`,
+// block b's and block (b ^ 1)'s, so the same number in both blocks. The lesson's variants
+// sum the neighbour's slice 256 times over. A block may read only its own slice from
+// global memory; what it needs of the neighbour's comes from the neighbour's shared
 // memory. `scratch` is not needed. Unsigned sums wrap the same way in any order.
 
 #define BLOCK 256
@@ -53,7 +54,7 @@ extern "C" __global__ void neighbour_total(const unsigned* data, unsigned* scrat
     for (unsigned i = t; i < TILE; i += BLOCK) copy[i] = ld_cluster(theirs + 4u * i);
     __syncthreads();
     unsigned sum = 0;
-    for (unsigned i = 0; i < TILE; ++i) sum += copy[(t + i) & (TILE - 1)];
+    for (unsigned i = 0; i < TILE; ++i) sum += tile[(t + i) & (TILE - 1)] + copy[(t + i) & (TILE - 1)];
     out[(size_t)b * BLOCK + t] = sum;
     cluster_sync();
 }

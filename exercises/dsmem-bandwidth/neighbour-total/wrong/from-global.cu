@@ -1,10 +1,11 @@
-// wrong: sums the neighbour's slice straight from global memory, which the task rules out: nothing crosses the cluster
+// wrong: [off the point] sums both slices straight from global memory, which the task rules out: nothing crosses the cluster, and the neighbour's slice is read twice
 // caught by: yours cluster.remote_requests > 0
 // on: cpu
 // Blocks run in clusters of two. Every thread of block b writes the same number to
-// out[b * BLOCK + t]: the sum of all TILE words of block (b ^ 1)'s slice of `data`, the
-// figure the lesson's variants compute 256 times over. A block may read only its own slice
-// from global memory; what it needs of the neighbour's comes from the neighbour's shared
+// out[b * BLOCK + t]: the sum of all 2 TILE words of the cluster's two slices of `data`,
+// block b's and block (b ^ 1)'s, so the same number in both blocks. The lesson's variants
+// sum the neighbour's slice 256 times over. A block may read only its own slice from
+// global memory; what it needs of the neighbour's comes from the neighbour's shared
 // memory. `scratch` is not needed. Unsigned sums wrap the same way in any order.
 
 #define BLOCK 256
@@ -52,7 +53,9 @@ extern "C" __global__ void neighbour_total(const unsigned* data, unsigned* scrat
     // Sum the own slice: four coalesced words a thread, then a shuffle tree per warp and
     // one over the warps' sums.
     unsigned v = 0;
-    for (unsigned i = t; i < TILE; i += BLOCK) v += data[(size_t)(b ^ 1u) * TILE + i];
+    // The neighbour's slice is in global memory too: sum both here.
+    for (unsigned i = t; i < TILE; i += BLOCK)
+        v += data[(size_t)b * TILE + i] + data[(size_t)(b ^ 1u) * TILE + i];
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
     if (lane == 0) warp_sums[warp] = v;
     __syncthreads();
@@ -61,12 +64,6 @@ extern "C" __global__ void neighbour_total(const unsigned* data, unsigned* scrat
         for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
         if (lane == 0) block_total = v;
     }
-    // Both totals are written before either block reads the other's.
-    cluster_sync();
-
-    // The neighbour's slice is in global memory too: this block summed it directly.
     __syncthreads();
     out[(size_t)b * BLOCK + t] = block_total;
-    // This block's total must outlive the neighbour's read of it.
-    cluster_sync();
 }

@@ -1,10 +1,11 @@
-// wrong: drops the barrier between the warps' writes of their sums and warp 0's read of them
+// wrong: [block race] drops the barrier between the warps' writes of their sums and warp 0's read of them
 // caught by: yours shared.races == 0
 // on: cpu
 // Blocks run in clusters of two. Every thread of block b writes the same number to
-// out[b * BLOCK + t]: the sum of all TILE words of block (b ^ 1)'s slice of `data`, the
-// figure the lesson's variants compute 256 times over. A block may read only its own slice
-// from global memory; what it needs of the neighbour's comes from the neighbour's shared
+// out[b * BLOCK + t]: the sum of all 2 TILE words of the cluster's two slices of `data`,
+// block b's and block (b ^ 1)'s, so the same number in both blocks. The lesson's variants
+// sum the neighbour's slice 256 times over. A block may read only its own slice from
+// global memory; what it needs of the neighbour's comes from the neighbour's shared
 // memory. `scratch` is not needed. Unsigned sums wrap the same way in any order.
 
 #define BLOCK 256
@@ -67,7 +68,7 @@ extern "C" __global__ void neighbour_total(const unsigned* data, unsigned* scrat
     unsigned theirs = 0;
     if (lane == 0) theirs = ld_cluster(map_rank(&block_total, cluster_rank() ^ 1u));
     theirs = __shfl_sync(0xffffffffu, theirs, 0);
-    out[(size_t)b * BLOCK + t] = theirs;
+    out[(size_t)b * BLOCK + t] = block_total + theirs;
     // This block's total must outlive the neighbour's read of it.
     cluster_sync();
 }

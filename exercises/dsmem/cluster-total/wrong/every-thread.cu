@@ -1,5 +1,5 @@
-// wrong: has every thread read the other block's total, a remote request from every warp where one read would do
-// caught by: yours cluster.remote_requests <= 2
+// wrong: [off the point] has every thread read the other block's total, a remote request from every warp where one read would do
+// caught by: yours cluster.remote_requests at most 1x solution
 // on: cpu
 // The total of a signal split between the two blocks of one cluster. Block b adds up the
 // `tile` words in[b * tile ...] (tile need not be a multiple of the block), then every

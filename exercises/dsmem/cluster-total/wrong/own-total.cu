@@ -1,4 +1,4 @@
-// wrong: maps the address of `mine` to its own rank, so each block adds its own total twice
+// wrong: [wrong output] maps the address of `mine` to its own rank, so each block adds its own total twice
 // caught by: correct
 // on: cpu
 // The total of a signal split between the two blocks of one cluster. Block b adds up the

@@ -1,4 +1,4 @@
-// wrong: adds up tile / 256 full rounds of the block and drops the words past the last full round
+// wrong: [one size] adds up tile / 256 full rounds of the block and drops the words past the last full round: right only when the part is a multiple of the block
 // caught by: correct
 // on: cpu
 // The total of a signal split between the two blocks of one cluster. Block b adds up the

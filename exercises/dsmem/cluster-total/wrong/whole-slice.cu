@@ -1,5 +1,5 @@
-// wrong: adds up the other block's words again through the cluster instead of reading its total: every one of them crosses to the other SM
-// caught by: yours cluster.remote_requests <= 2
+// wrong: [off the point] adds up the other block's words again through the cluster instead of reading its total: every one of them crosses to the other SM
+// caught by: yours cluster.remote_requests at most 1x solution
 // on: cpu
 // The total of a signal split between the two blocks of one cluster. Block b adds up the
 // `tile` words in[b * tile ...] (tile need not be a multiple of the block), then every

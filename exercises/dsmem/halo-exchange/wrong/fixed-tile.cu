@@ -1,4 +1,4 @@
-// wrong: reads the neighbour's last value at 1023, the lesson's tile, not at tile - 1: right only when each part is 1024 words
+// wrong: [one size] reads the neighbour's last value at 1023, the lesson's tile, not at tile - 1: right only when each part is 1024 words
 // caught by: correct
 // on: cpu
 // A three-point sum over a signal held by the two blocks of one cluster. Block b owns the

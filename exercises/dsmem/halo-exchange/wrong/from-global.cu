@@ -1,4 +1,4 @@
-// wrong: works the neighbour's value out again from its input word in global memory: right, but nothing crosses the cluster
+// wrong: [off the point] works the neighbour's value out again from its input word in global memory: right, but nothing crosses the cluster
 // caught by: yours cluster.remote_requests > 0
 // on: cpu
 // A three-point sum over a signal held by the two blocks of one cluster. Block b owns the

@@ -1,4 +1,4 @@
-// wrong: maps the address to its own rank instead of the neighbour's, so it reads its own edge twice
+// wrong: [wrong output] maps the address to its own rank instead of the neighbour's, so it reads its own edge twice
 // caught by: correct
 // on: cpu
 // A three-point sum over a signal held by the two blocks of one cluster. Block b owns the

@@ -1,4 +1,4 @@
-// wrong: takes the other block as the neighbour on both sides, so the ends of the signal get a value from the far end instead of 0
+// wrong: [wrong output] takes the other block as the neighbour on both sides, so the ends of the signal get a value from the far end instead of 0
 // caught by: correct
 // on: cpu
 // A three-point sum over a signal held by the two blocks of one cluster. Block b owns the

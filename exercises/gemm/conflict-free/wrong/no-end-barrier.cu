@@ -1,4 +1,4 @@
-// wrong: drops the barrier after the products, so a fast warp stores the next tiles over words another warp is still reading
+// wrong: [block race] drops the barrier after the products, so a fast warp stores the next tiles over words another warp is still reading
 // caught by: yours shared.races == 0
 // on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of

@@ -1,4 +1,4 @@
-// wrong: pads A's rows by one word, the usual cure, which leaves most rows of the tile off a 16-byte boundary: the 16-byte reads of A straddle banks unevenly (and fault on a GPU)
+// wrong: [wrong output] pads A's rows by one word, the usual cure, which leaves most rows of the tile off a 16-byte boundary: the 16-byte reads of A then read the wrong words (and fault on a GPU)
 // caught by: correct
 // on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of

@@ -1,4 +1,4 @@
-// wrong: pads the A tile, which ends the conflicts of its stores, but leaves a thread's 8 B columns side by side, so two lanes of a quarter warp still share each bank
+// wrong: [off the point] pads the A tile, which ends the conflicts of its stores, but leaves a thread's 8 B columns side by side, so two lanes of a quarter warp still share each bank
 // caught by: yours shared.conflicts_per_request == 0
 // on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of

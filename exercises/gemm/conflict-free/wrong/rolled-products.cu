@@ -1,4 +1,4 @@
-// wrong: keeps the product loop over rows rolled to save code, so acc and am are indexed at run time and go to local memory: a stack frame
+// wrong: [off the point] keeps the product loop over rows rolled to save code, so acc and am are indexed at run time and go to local memory: a stack frame
 // caught by: yours stack_frame == 0
 // on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of

@@ -1,4 +1,4 @@
-// wrong: splits a thread's B columns into two runs, which ends the conflicts of the B reads, but leaves the transposing stores of A unpadded: the two halves of a warp write the same banks
+// wrong: [off the point] splits a thread's B columns into two runs, which ends the conflicts of the B reads, but leaves the transposing stores of A unpadded: the two halves of a warp write the same banks
 // caught by: yours shared.conflicts_per_request == 0
 // on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of

@@ -1,4 +1,4 @@
-// wrong: hard-codes the lesson's K = 4096 in the loop over k, so any other size reads past the matrices
+// wrong: [one size] hard-codes the lesson's K = 4096 in the loop over k, so any other size reads past the matrices
 // caught by: correct
 // on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of

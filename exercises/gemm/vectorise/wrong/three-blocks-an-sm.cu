@@ -1,4 +1,4 @@
-// wrong: also asks for three blocks an SM with __launch_bounds__, for occupancy: ptxas must fit 64 sums and 16 operands in 80 registers, and spills
+// wrong: [off the point] also asks for three blocks an SM with __launch_bounds__, for occupancy: ptxas must fit 64 sums and 16 operands in 80 registers, and spills
 // caught by: yours spill_stores == 0
 // on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of

@@ -1,4 +1,4 @@
-// wrong: stores the A tile transposed but still reads it as if row-major, so the products take the wrong A values
+// wrong: [wrong output] stores the A tile transposed but still reads it as if row-major, so the products take the wrong A values
 // caught by: correct
 // on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of
