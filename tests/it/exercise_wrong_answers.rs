@@ -111,26 +111,81 @@ fn every_wrong_answer_fails_its_named_check_on_the_cpu_and_every_solution_passes
 #[test]
 fn a_header_that_does_not_follow_the_convention_is_refused_saying_why() {
     let checks = vec!["yours smem == 0".to_string()];
-    let ok = "// wrong: keeps the shared scratch.\n// caught by: yours smem == 0\n// on: cpu\n";
+    let ok = "// wrong: [unchecked structure] keeps the shared scratch.\n\
+              // caught by: yours smem == 0\n// on: cpu\n";
+    let want = |caught_by: &str, on, class: &str| {
+        Ok(wrong_answers::Header {
+            caught_by: caught_by.to_string(),
+            on,
+            class: class.to_string(),
+        })
+    };
     assert_eq!(
         wrong_answers::header(ok, &checks),
-        Ok(("yours smem == 0".to_string(), On::Cpu))
+        want("yours smem == 0", On::Cpu, "unchecked structure")
     );
-    let gpu = "// wrong: slow.\n// caught by: correct\n// on: gpu - only a time tells\n";
+    let gpu = "// wrong: [slow-variant timing] slow.\n// caught by: correct\n\
+               // on: gpu - only a time tells\n";
     assert_eq!(
         wrong_answers::header(gpu, &checks),
-        Ok(("correct".to_string(), On::Gpu))
+        want("correct", On::Gpu, "slow-variant timing")
     );
     for (text, says) in [
         ("// caught by: race\n// on: cpu\n", "// wrong:"),
         (
-            "// wrong: x\n// caught by: yours smem < 4\n// on: cpu\n",
+            "// wrong: x\n// caught by: race\n// on: cpu\n",
+            "names no class",
+        ),
+        (
+            "// wrong: [sloppy] x\n// caught by: race\n// on: cpu\n",
+            "not a class",
+        ),
+        (
+            "// wrong: [token use]\n// caught by: race\n// on: cpu\n",
+            "says nothing",
+        ),
+        (
+            "// wrong: [token use] x\n// caught by: yours smem < 4\n// on: cpu\n",
             "none of the exercise's checks",
         ),
-        ("// wrong: x\n// caught by: race\n// on: gpu\n", "say why"),
-        ("// wrong: x\n// caught by: race\n// on: tpu\n", "neither"),
+        (
+            "// wrong: [token use] x\n// caught by: race\n// on: gpu\n",
+            "say why",
+        ),
+        (
+            "// wrong: [token use] x\n// caught by: race\n// on: tpu\n",
+            "neither",
+        ),
     ] {
         let e = wrong_answers::header(text, &checks).unwrap_err();
         assert!(e.contains(says), "{text}: {e}");
     }
+}
+
+/// Every exercise ships at least five wrong answers, each naming its class, and the
+/// classes of the course's answers cover every class (a class no exercise ships is a
+/// kind of wrong the course never tests).
+#[test]
+fn every_exercise_ships_five_wrong_answers_by_class_and_the_course_every_class() {
+    let (exercises, problems) = shipped();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let mut seen = std::collections::BTreeSet::new();
+    let mut short = Vec::new();
+    for ex in &exercises {
+        let classes: Vec<&str> = (ex.cases.iter())
+            .filter_map(|c| match &c.kind {
+                Kind::Wrong { class, .. } => Some(class.as_str()),
+                _ => None,
+            })
+            .collect();
+        if classes.len() < 5 {
+            short.push(format!("{}: {} wrong answers", ex.id, classes.len()));
+        }
+        seen.extend(classes);
+    }
+    assert!(short.is_empty(), "{}", short.join("\n"));
+    let missing: Vec<&&str> = (wrong_answers::CLASSES.iter())
+        .filter(|c| !seen.contains(**c))
+        .collect();
+    assert!(missing.is_empty(), "no wrong answer of class {missing:?}");
 }

@@ -59,8 +59,14 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
         .flat_map(|e| e.cases.clone())
         .collect();
     let start = std::time::Instant::now();
-    // One at a time: the checks time kernels, and one GPU is shared by nothing else.
-    let outcomes = wrong_answers::check_all(&cases, false, 1);
+    // Several checks at once: their workers take the GPU by turns (each variant's timing
+    // alone on it), while their compiles, traces' analyses and the output checks on the
+    // host run beside each other. `GPULAB_TABLE_THREADS` says how many (default 4).
+    let threads = std::env::var("GPULAB_TABLE_THREADS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(4);
+    let outcomes = wrong_answers::check_all(&cases, false, threads);
     let mut table = String::new();
     let mut exercise = "";
     for (case, o) in cases.iter().zip(&outcomes) {
@@ -75,7 +81,9 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
             format!("✗ {}", failed.join("; "))
         };
         let named = match &case.kind {
-            wrong_answers::Kind::Wrong { caught_by, .. } => format!("  [must: {caught_by}]"),
+            wrong_answers::Kind::Wrong {
+                caught_by, class, ..
+            } => format!("  [{class}; must: {caught_by}]"),
             _ => String::new(),
         };
         table.push_str(&format!(

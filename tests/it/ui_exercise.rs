@@ -177,7 +177,7 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
         "{screen}"
     );
     assert!(
-        screen.contains("· faster than stride-32 by ≥ 4×"),
+        screen.contains("✓ global sectors at most 1.1× solution"),
         "{screen}"
     );
     let report = &lab.app.exercises.reports["coalesce-copy"];
@@ -189,12 +189,14 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
         [
             (CORRECT_LINE, Mark::Pass),
             ("yours global.pct_used >= 90", Mark::Pass),
+            ("yours global.sectors at most 1.1x solution", Mark::Pass),
             ("yours faster than stride-32 by >= 4x", Mark::NeedsGpu),
+            ("yours faster than solution by >= 0.83x", Mark::NeedsGpu),
         ]
     );
     assert!(!screen.contains("✗"), "{screen}");
     assert!(
-        screen.contains("no check fails: 2 of 2 judged hold; 1 needs a GPU"),
+        screen.contains("no check fails: 3 of 3 judged hold; 2 need a GPU"),
         "{screen}"
     );
     // `r` checks again, on the CPU as a save does.
@@ -233,7 +235,7 @@ fn a_texture_fetch_needs_a_gpu_and_fails_nothing_on_the_cpu() {
     assert!(!screen.contains("✗"), "{screen}");
     assert!(screen.contains("· correct on fresh inputs"), "{screen}");
     assert!(
-        screen.contains("no check judged here; 3 need a GPU"),
+        screen.contains("no check judged here; 5 need a GPU"),
         "{screen}"
     );
 }

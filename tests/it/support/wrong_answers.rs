@@ -34,6 +34,8 @@ pub enum Kind {
     Wrong {
         caught_by: String,
         on: On,
+        /// What kind of wrong it is (`CLASSES`).
+        class: String,
     },
 }
 
@@ -54,8 +56,34 @@ pub struct Shipped {
     pub cases: Vec<Case>,
 }
 
+/// The kinds of wrong answer (docs/lesson-format.md, Exercises): each file's first line
+/// names one, `// wrong: [CLASS] ...`.
+pub const CLASSES: [&str; 13] = [
+    "wrong output",
+    "unbounded",
+    "off the point",
+    "token use",
+    "slow-variant timing",
+    "unchecked structure",
+    "block race",
+    "warp race",
+    "cluster race",
+    "hidden trace",
+    "predictable input",
+    "one size",
+    "faked flag",
+];
+
+/// A wrong answer's header as read: the check that must catch it, where, and its class.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Header {
+    pub caught_by: String,
+    pub on: On,
+    pub class: String,
+}
+
 /// The header of a wrong answer, or what is wrong with it.
-pub fn header(text: &str, checks: &[String]) -> Result<(String, On), String> {
+pub fn header(text: &str, checks: &[String]) -> Result<Header, String> {
     let mut lines = text.lines();
     let mut field = |key: &str| -> Result<String, String> {
         let l = lines.next().unwrap_or_default();
@@ -64,7 +92,17 @@ pub fn header(text: &str, checks: &[String]) -> Result<(String, On), String> {
             .ok_or_else(|| format!("expected a line `// {key}: ...`, found `{l}`"))
     };
     let what = field("wrong")?;
-    if what.is_empty() {
+    let (class, what) = what
+        .strip_prefix('[')
+        .and_then(|w| w.split_once(']'))
+        .ok_or_else(|| format!("`// wrong: {what}` names no class: `// wrong: [CLASS] ...`"))?;
+    if !CLASSES.contains(&class) {
+        return Err(format!(
+            "`[{class}]` is not a class of wrong answer ({})",
+            CLASSES.join(", ")
+        ));
+    }
+    if what.trim().is_empty() {
         return Err("`// wrong:` says nothing".into());
     }
     let caught_by = field("caught by")?;
@@ -94,7 +132,11 @@ pub fn header(text: &str, checks: &[String]) -> Result<(String, On), String> {
         }
         o => return Err(format!("`on: {o}` is neither `cpu` nor `gpu - why`")),
     };
-    Ok((caught_by, on))
+    Ok(Header {
+        caught_by,
+        on,
+        class: class.to_string(),
+    })
 }
 
 /// Every exercise of the bundled course with its cases; a wrong answer whose header does
@@ -128,9 +170,19 @@ pub fn shipped() -> (Vec<Shipped>, Vec<String>) {
                 }
                 let text = std::fs::read_to_string(&path).unwrap();
                 match header(&text, &checks) {
-                    Ok((caught_by, on)) => {
-                        cases.push(case(&name, path, Kind::Wrong { caught_by, on }))
-                    }
+                    Ok(Header {
+                        caught_by,
+                        on,
+                        class,
+                    }) => cases.push(case(
+                        &name,
+                        path,
+                        Kind::Wrong {
+                            caught_by,
+                            on,
+                            class,
+                        },
+                    )),
                     Err(e) => problems.push(format!("{}: {name}: {e}", ex.id)),
                 }
             }

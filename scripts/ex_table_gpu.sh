@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The exercise table on a GPU: every starter, wrong answer, solution and right answer of
+# every exercise checked live with `gpulab ex check` (a wrong answer or a starter stops at
+# its first failing check, `--fail-fast`), several at once sharing the GPU by turns; the
+# table (each answer, its class, what failed, seconds) is written to $OUT/ex_table.txt.
+#
+#   GPULAB_IT=path/to/it-HASH GPULAB_BIN=path/to/gpulab OUT=/tmp/table scripts/ex_table_gpu.sh
+#
+# GPULAB_EXERCISES=id,id for some exercises; GPULAB_TABLE_THREADS checks at once (4).
+# Exits as the test does: 0 when every answer is as its file says.
+
+set -u
+: "${GPULAB_IT:?set GPULAB_IT to the test binary (target/release/deps/it-*)}"
+: "${GPULAB_BIN:?set GPULAB_BIN to the gpulab binary}"
+OUT=${OUT:-/tmp/gpulab-table}
+mkdir -p "$OUT"
+export GPULAB_BIN
+cd "$(dirname "$0")/.." || exit 2
+start=$(date +%s)
+"$GPULAB_IT" --test-threads 1 --nocapture \
+    gpu_exercises::every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_all \
+    2>&1 | tee "$OUT/ex_table.log"
+rc=${PIPESTATUS[0]}
+# The table is what the test printed between its first exercise and its count.
+awk '/ on NVIDIA|^  [a-z]/ {print} / checks live in / {print}' "$OUT/ex_table.log" >"$OUT/ex_table.txt"
+echo "ex_table_gpu: $(($(date +%s) - start)) s, exit $rc" | tee -a "$OUT/ex_table.txt"
+exit "$rc"
