@@ -42,6 +42,7 @@ fn main() {
             let mut p = lesson::paged(l, 1, &limits.budget).expect("buffers within the budget");
             let launch = lesson::launch(&k, l, &v, &mut p).expect("a launch");
             let plan = Plan {
+                trace_offset: 0,
                 trace: traced.then_some((1, u64::from(blocks))),
                 traced_only: false,
                 budget: lesson::BLOCK_BUDGET,

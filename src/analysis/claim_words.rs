@@ -45,6 +45,11 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::CopyBulkRequests => "bulk copies",
         Metric::CopyBulkBytesPerRequest => "bytes per bulk copy",
         Metric::CopyPctOfReads => "% of global reads made by async copies",
+        Metric::SharedRequests => "shared requests",
+        Metric::SharedWavefronts => "shared wavefronts",
+        Metric::ConstantRequests => "constant requests",
+        Metric::TextureRequests => "texture requests",
+        Metric::CopyWaitsInFlightPct => "% of copy waits with copies still in flight",
     }
 }
 

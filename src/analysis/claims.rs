@@ -156,10 +156,12 @@ fn judge(kind: &ClaimKind, result: &LessonResult) -> Result<(bool, String), Verd
             name,
             greater,
             factor,
+            bound,
         } => {
             let xa = measured(find(result, a)?, name)?;
             let xb = measured(find(result, b)?, name)?;
-            judge_measured_ratio(&format!("measured.{name}"), xa, xb, *greater, *factor)
+            let name = format!("measured.{name}");
+            judge_measured_ratio(&name, (xa, xb), (*greater, *factor, *bound))
         }
         ClaimKind::MetricRatio {
             a,
@@ -167,6 +169,7 @@ fn judge(kind: &ClaimKind, result: &LessonResult) -> Result<(bool, String), Verd
             metric,
             greater,
             factor,
+            bound,
         } => {
             let (va, vb) = (find(result, a)?, find(result, b)?);
             if is_timing(*metric) {
@@ -174,7 +177,7 @@ fn judge(kind: &ClaimKind, result: &LessonResult) -> Result<(bool, String), Verd
                 timed(vb)?;
             }
             let (xa, xb) = (read(*metric, va)?, read(*metric, vb)?);
-            judge_measured_ratio(metric.name(), xa, xb, *greater, *factor)
+            judge_measured_ratio(metric.name(), (xa, xb), (*greater, *factor, *bound))
         }
         ClaimKind::Makes { a, space, access } => judge_makes(find(result, a)?, *space, *access),
         ClaimKind::OutOfLine { a, function } => judge_out_of_line(find(result, a)?, function),
@@ -347,30 +350,31 @@ fn measured(v: &VariantResult, name: &str) -> Result<f64, Verdict> {
     })
 }
 
-/// `A measured.NAME greater than B by >= factor` (or less), from the two figures.
+/// `A measured.NAME greater than B by >= factor` (or less), from the two figures; `bound`:
+/// written `at least Kx B` or `at most Kx B` (`factor` 1/K), judged and said that way.
 fn judge_measured_ratio(
     name: &str,
-    xa: f64,
-    xb: f64,
-    greater: bool,
-    factor: f64,
+    (xa, xb): (f64, f64),
+    (greater, factor, bound): (bool, f64, bool),
 ) -> Result<(bool, String), Verdict> {
-    // `A at most Kx B` reads as B/A at least 1/K: judged and said the way it was written,
-    // A against K times B (an A of 0 is at most anything).
-    if !greater && factor < 1.0 {
-        let most = 1.0 / factor;
+    if bound {
+        // A against K times B, so that 0 is at most anything and at least nothing but 0.
+        let (k, sign, holds) = match greater {
+            true => (factor, ">=", xa >= factor * xb * (1.0 - 1e-12)),
+            false => (1.0 / factor, "<=", xa <= xb / factor * (1.0 + 1e-12)),
+        };
         let times = if xb > 0.0 {
             format!("{}x", sig3(xa / xb))
         } else {
             "-".to_string()
         };
         let detail = format!(
-            "{name}: {} vs {} = {times} (needs <= {}x)",
+            "{name}: {} vs {} = {times} (needs {sign} {}x)",
             sig3(xa),
             sig3(xb),
-            sig3(most)
+            sig3(k)
         );
-        return Ok((xa <= most * xb * (1.0 + 1e-12), detail));
+        return Ok((holds, detail));
     }
     let (num, den) = if greater { (xa, xb) } else { (xb, xa) };
     if den <= 0.0 {

@@ -209,6 +209,7 @@ mod tests {
                 bulk_sectors: 512,
                 bulk_bytes: 16384,
                 global_bytes_used: 1024,
+                ..CopyStats::default()
             },
             ..MemoryStats::default()
         };

@@ -57,6 +57,7 @@ pub fn margin(claim: &Claim, result: &LessonResult) -> Option<Margin> {
             name,
             greater,
             factor,
+            ..
         } => {
             let (va, vb) = (find(a)?, find(b)?);
             let (xa, xb) = (va.measured.get(name)?.value, vb.measured.get(name)?.value);
@@ -69,6 +70,7 @@ pub fn margin(claim: &Claim, result: &LessonResult) -> Option<Margin> {
             metric,
             greater,
             factor,
+            ..
         } => {
             let (va, vb) = (find(a)?, find(b)?);
             let (xa, xb) = (timing_figure(*metric, va)?, timing_figure(*metric, vb)?);

@@ -6,6 +6,7 @@ pub mod claim_words;
 pub mod claims;
 pub mod clocks;
 pub mod coalescing;
+pub mod copy_groups;
 pub mod describe;
 pub mod footprint;
 pub mod gpu_share;

@@ -177,6 +177,7 @@ pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
         | Op::CopyWait { .. }
         | Op::WarpSync
         | Op::ClusterArrive
+        | Op::ClusterArriveRelaxed
         | Op::ClusterWait => return,
     };
     let mut warps = [0; 4];

@@ -58,6 +58,8 @@ pub enum Op {
     WarpSync,
     /// `barrier.cluster.arrive`: also a block barrier, as the block's analysis counts it.
     ClusterArrive,
+    /// `barrier.cluster.arrive.relaxed`: as an arrive, releasing none of the warp's accesses.
+    ClusterArriveRelaxed,
     /// `barrier.cluster.wait`: also a block barrier.
     ClusterWait,
 }
@@ -225,10 +227,11 @@ impl RaceFinder {
                 // lane may read them only after the wait and a `__syncwarp()`.
                 done.iter().for_each(|c| self.lanes.access(c));
             }
-            Op::Barrier | Op::ClusterArrive | Op::ClusterWait => {
+            Op::Barrier | Op::ClusterArrive | Op::ClusterArriveRelaxed | Op::ClusterWait => {
                 if let Some(c) = self.cluster.as_mut() {
                     match e.op {
-                        Op::ClusterArrive => c.arrive(e.block, e.warp),
+                        Op::ClusterArrive => c.arrive(e.block, e.warp, false),
+                        Op::ClusterArriveRelaxed => c.arrive(e.block, e.warp, true),
                         Op::ClusterWait => c.wait(e.block, e.warp),
                         _ => {}
                     }
@@ -372,6 +375,7 @@ fn check(
         | Op::CopyWait { .. }
         | Op::WarpSync
         | Op::ClusterArrive
+        | Op::ClusterArriveRelaxed
         | Op::ClusterWait => &[],
     };
     // One access counts once per pair of lines, however many warps it met there.

@@ -5,8 +5,10 @@
 //! `barrier.cluster.arrive` happen before every thread's accesses after its k-th
 //! `barrier.cluster.wait`. So each warp counts its arrives and waits, an access keeps the
 //! arrives its warp had made, and a later access by another block is ordered after it when
-//! that block's warp has waited more times than the earlier one had arrived. A block's
-//! barriers (`__syncthreads()`) order nothing between blocks.
+//! that block's warp has waited as many times as the arrive that released the earlier
+//! one: the first arrive after it that is not `.relaxed` (a relaxed arrive orders the
+//! threads' progress, not their memory). A block's barriers (`__syncthreads()`) order
+//! nothing between blocks.
 //!
 //! A block's shared memory ends when its last warp exits. Another block's access to it is
 //! safe only if the owner waits on a cluster barrier the accessor arrived at after the
@@ -81,10 +83,22 @@ struct Word {
     reads: Vec<Touch>,
 }
 
-#[derive(Default, Clone, Copy)]
+#[derive(Default, Clone)]
 struct Phase {
     arrived: u32,
     waited: u32,
+    /// The arrives (1-based) that were `.relaxed`, which release nothing.
+    relaxed: Vec<u32>,
+}
+
+impl Phase {
+    /// The arrive that releases an access made after `arrived` arrives: the first later
+    /// one that is not relaxed; u32::MAX while there is none yet.
+    fn release(&self, arrived: u32) -> u32 {
+        (arrived + 1..=self.arrived)
+            .find(|k| !self.relaxed.contains(k))
+            .unwrap_or(u32::MAX)
+    }
 }
 
 /// The furthest another block got into the cluster's phases when it used a block's memory.
@@ -119,8 +133,12 @@ impl ClusterRaces {
         }
     }
 
-    pub(super) fn arrive(&mut self, block: u32, warp: u32) {
-        self.phases.entry((block, warp)).or_default().arrived += 1;
+    pub(super) fn arrive(&mut self, block: u32, warp: u32, relaxed: bool) {
+        let p = self.phases.entry((block, warp)).or_default();
+        p.arrived += 1;
+        if relaxed {
+            p.relaxed.push(p.arrived);
+        }
     }
 
     pub(super) fn wait(&mut self, block: u32, warp: u32) {
@@ -132,20 +150,26 @@ impl ClusterRaces {
     /// block's rank << 32 | the offset in its memory).
     pub(super) fn access(&mut self, e: &SharedEvent) {
         let (cluster, own) = self.geom.place(e.block);
-        let phase = self
-            .phases
-            .get(&(e.block, e.warp))
-            .copied()
+        let (arrived, waited) = (self.phases.get(&(e.block, e.warp)))
+            .map(|p| (p.arrived, p.waited))
             .unwrap_or_default();
         let write = matches!(e.op, Op::Write | Op::CopyWrite | Op::Atomic);
         let atomic = e.op == Op::Atomic;
         let me = |bytes| Touch {
             block: e.block,
             warp: e.warp,
-            arrived: phase.arrived,
+            arrived,
             line: e.line,
             bytes,
             atomic,
+        };
+        let phases = &self.phases;
+        // An earlier access is ordered before this one when this warp has waited at the
+        // arrive that released it.
+        let ordered = |t: &Touch| {
+            let release =
+                (phases.get(&(t.block, t.warp))).map_or(u32::MAX, |p| p.release(t.arrived));
+            waited >= release
         };
         let mut met = std::mem::take(&mut self.met);
         for l in (0..32).filter(|l| e.mask >> l & 1 == 1) {
@@ -155,23 +179,17 @@ impl ClusterRaces {
             };
             if rank != own {
                 let owner = self.geom.block(cluster, rank);
-                let u = self.uses.entry(owner).or_insert(Use {
+                let now = Use {
                     by: e.block,
                     warp: e.warp,
-                    arrived: phase.arrived,
+                    arrived,
                     line: e.line,
                     write,
                     offset,
-                });
-                if phase.arrived > u.arrived {
-                    *u = Use {
-                        by: e.block,
-                        warp: e.warp,
-                        arrived: phase.arrived,
-                        line: e.line,
-                        write,
-                        offset,
-                    };
+                };
+                let u = self.uses.entry(owner).or_insert(now);
+                if arrived > u.arrived {
+                    *u = now;
                 }
             }
             let end = offset + u64::from(e.width.max(1));
@@ -184,7 +202,7 @@ impl ClusterRaces {
                     t.block != e.block
                         && t.bytes & bytes != 0
                         && !(t.atomic && atomic)
-                        && phase.waited <= t.arrived
+                        && !ordered(t)
                 };
                 if let Some(t) = w.write.filter(races) {
                     let kind = if write {
@@ -234,7 +252,9 @@ impl ClusterRaces {
         let mut out: Vec<Race> = Vec::new();
         for (&owner, u) in &self.uses {
             let owner_waited = waited.get(&owner).copied().unwrap_or(0);
-            if owner_waited > u.arrived {
+            let release =
+                (self.phases.get(&(u.by, u.warp))).map_or(u32::MAX, |p| p.release(u.arrived));
+            if owner_waited >= release {
                 continue;
             }
             let kind = if u.write {

@@ -93,6 +93,7 @@ pub fn parse_claim(text: &str, variant_names: &[&str]) -> Result<Claim, ClaimErr
             a,
             b: variant(b)?,
             greater: dir == "greater",
+            bound: false,
         },
         [
             metric,
@@ -107,6 +108,7 @@ pub fn parse_claim(text: &str, variant_names: &[&str]) -> Result<Claim, ClaimErr
             a,
             b: variant(b)?,
             greater: dir == "greater",
+            bound: false,
         },
         // `at most Kx B`: A <= K B, the ratio B/A at least 1/K; `at least Kx B`: A >= K B.
         [metric, "at", dir @ ("most" | "least"), k, b] => {
@@ -123,6 +125,7 @@ pub fn parse_claim(text: &str, variant_names: &[&str]) -> Result<Claim, ClaimErr
                     a,
                     b,
                     greater,
+                    bound: true,
                 },
                 false => ClaimKind::MetricRatio {
                     metric: find_metric(metric)?,
@@ -130,6 +133,7 @@ pub fn parse_claim(text: &str, variant_names: &[&str]) -> Result<Claim, ClaimErr
                     a,
                     b,
                     greater,
+                    bound: true,
                 },
             }
         }

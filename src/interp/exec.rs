@@ -309,6 +309,18 @@ fn shfl(
             Shfl::Idx => (min | (b & !seg), (min | (b & !seg)) <= max),
         };
         let j = if ok { j as usize } else { l };
+        // A source lane outside the member mask (one that exited, or was left out) gives
+        // an undefined value on a GPU: the interpreter's lockstep copy of it would make a
+        // kernel right that a GPU need not be.
+        if member >> j & 1 == 0 {
+            let why = format!(
+                "`{}`: lane {l} reads lane {j}, which is not in the member mask \
+                 {member:#010x}: its value is undefined (a lane that has exited or is left \
+                 out of the mask has nothing to give)",
+                ins.text
+            );
+            return Err(ctx.error(ins.place, warp, why, 1 << l));
+        }
         out[l] = (fr.read(&ins.src[0], j, ctx, warp), ok);
     }
     for l in lanes(active) {

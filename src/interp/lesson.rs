@@ -210,11 +210,14 @@ pub fn trace(
     k: &Kernel,
     lesson: &Lesson,
     v: &Variant,
-    (trace_blocks, seed): (u32, u64),
+    (trace_blocks, seed, anywhere): (u32, u64, bool),
     shapes: Option<Receiver<Result<Vec<Reshape>, SassError>>>,
     limits: &Limits,
 ) -> Result<MemoryStats, CpuError> {
     let mut s = BlockSample::of(v, lesson.trace_blocks, trace_blocks);
+    if anywhere {
+        s = s.starting_anywhere(splitmix(seed));
+    }
     let mut shapes = shapes;
     let mut known = Vec::new();
     let mut sass = Ok(());
@@ -223,6 +226,7 @@ pub fn trace(
         let l = launch(k, lesson, v, &mut p)?;
         let plan = Plan {
             trace: Some((s.stride, s.wanted)),
+            trace_offset: s.offset,
             traced_only: true,
             budget: BLOCK_BUDGET,
             keep_records: false,

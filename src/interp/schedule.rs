@@ -14,6 +14,9 @@ use super::{Halt, RunError};
 /// Warp steps a warp runs before the next one takes its turn.
 const TURN: u64 = 4096;
 
+/// The byte the interpreter fills a block's shared and local memory with.
+pub const POISON: u8 = 0xff;
+
 /// The blocks of cluster `c` (by the cluster's linear index in the grid), rank order.
 pub fn cluster_blocks(launch: &Launch, c: u64) -> Vec<u64> {
     let [gx, gy, _] = launch.grid.map(u64::from);
@@ -49,13 +52,16 @@ pub fn run_cluster(
     let nwarps = threads.div_ceil(32);
     let shared = (prog.shared_static + launch.dyn_smem) as usize;
     let local = mem.local_bytes * threads as usize;
-    // Each block's shared and local memory, zeroed, reusing the last cluster's; the
-    // running block's are swapped into `mem`.
+    // Each block's shared and local memory, reusing the last cluster's; the running
+    // block's are swapped into `mem`. Poisoned, not zeroed: a GPU gives a block whatever
+    // the last one left there, so a kernel that reads a word it never wrote (counters it
+    // never zeroed, a halo it never stored) must not come out right here by luck. Every
+    // byte 0xff: a float NaN, an integer far from any count.
     for (all, bytes) in [(&mut mem.cluster, shared), (&mut mem.cluster_local, local)] {
         all.resize_with(blocks.len(), Vec::new);
         for v in all.iter_mut() {
             v.clear();
-            v.resize(bytes, 0);
+            v.resize(bytes, POISON);
         }
     }
     mem.rank = usize::MAX;

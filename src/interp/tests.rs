@@ -77,6 +77,7 @@ pub(super) fn run_with(
     };
     let plan = Plan {
         trace: Some((1, u64::MAX)),
+        trace_offset: 0,
         traced_only,
         budget: 1_000_000,
         keep_records: true,

@@ -63,9 +63,11 @@ fn both_halves_of_a_cluster_barrier_are_logged_as_barriers_as_on_the_gpu() {
 #[test]
 fn a_cluster_barrier_waits_for_the_other_blocks() {
     // Without the first meeting the neighbour's word may not be written yet: here a block's
-    // warps run before the other's, so block 0 reads rank 1's tile still zero.
+    // warps run before the other's, so block 0 reads rank 1's tile still unwritten, which
+    // holds the poison the interpreter fills shared memory with, as a GPU holds leftovers.
     let (out, ..) = run_with(TILE, &neighbour(false), [2, 4, 2], 8, false).unwrap();
-    assert_eq!(&out[..4], &[0, 0, 0, 0]);
+    let poison = u32::from_ne_bytes([crate::interp::schedule::POISON; 4]);
+    assert_eq!(&out[..4], &[poison; 4]);
     assert_eq!(&out[4..], &[0, 1, 2, 3]);
 }
 
@@ -128,11 +130,15 @@ fn a_shared_or_local_access_past_its_end_is_still_an_error_with_its_lane() {
 
 #[test]
 fn atomics_on_another_blocks_shared_memory_add_up_across_the_cluster() {
-    // Every thread of both blocks adds 1 (atom, then red) to rank 0's first word; after the
-    // cluster meets, each thread writes its own block's word: 2 x 8 adds on rank 0, none on
-    // rank 1. The atoms' old values go to out[16..].
+    // Rank 0's first thread zeroes its word and the cluster meets; every thread of both
+    // blocks adds 1 (atom, then red) to rank 0's first word; after the cluster meets again,
+    // each thread writes its own block's word: 2 x 8 adds on rank 0, none on rank 1, whose
+    // word holds the poison it started with. The atoms' old values go to out[16..].
     let body = "ld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd1, %rd1;\n\
                 mov.u32 %r1, %tid.x;\nmov.u32 %r3, %ctaid.x;\nmov.u32 %r4, tile;\n\
+                mov.u32 %r2, %cluster_ctarank;\nor.b32 %r5, %r1, %r2;\n\
+                setp.eq.u32 %p1, %r5, 0;\n@%p1 st.shared.u32 [%r4], 0;\n\
+                barrier.cluster.arrive;\nbarrier.cluster.wait;\n\
                 mapa.shared::cluster.u32 %r9, %r4, 0;\n\
                 atom.relaxed.cluster.shared::cluster.add.u32 %r10, [%r9], 1;\n\
                 red.shared::cluster.add.u32 [%r9], 1;\n\
@@ -143,8 +149,9 @@ fn atomics_on_another_blocks_shared_memory_add_up_across_the_cluster() {
                 add.s64 %rd4, %rd3, 64;\nst.global.u32 [%rd4], %r10;\n\
                 barrier.cluster.arrive;\nbarrier.cluster.wait;\nret;";
     let (out, ..) = run_with(TILE, body, [4, 4, 2], 32, false).unwrap();
+    let poison = u32::from_ne_bytes([crate::interp::schedule::POISON; 4]);
     for b in 0..4 {
-        let want = if b % 2 == 0 { 16 } else { 0 };
+        let want = if b % 2 == 0 { 16 } else { poison };
         assert_eq!(&out[b * 4..b * 4 + 4], &[want; 4], "block {b}: {out:?}");
     }
     // Per cluster, each of the 8 atoms saw a count no other did: one at a time.

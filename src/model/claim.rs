@@ -46,6 +46,10 @@ pub enum ClaimKind {
         name: String,
         greater: bool,
         factor: f64,
+        /// Written `at least Kx B` (`greater`) or `at most Kx B` (`factor` is then 1/K):
+        /// judged as A against K times B, where an A of 0 is at most anything.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bound: bool,
     },
     /// `A <metric> greater than B by >= Kx` (`greater: true`) or `... less than ...`: a
     /// figure of the report or the trace, compared between two variants.
@@ -55,6 +59,9 @@ pub enum ClaimKind {
         metric: Metric,
         greater: bool,
         factor: f64,
+        /// As `MeasuredRatio`'s.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        bound: bool,
     },
     /// `A makes SPACE loads` (or `stores`, or `requests`: either): the trace saw at least
     /// one such request of `A`. What a task means by "use a shared tile" or "read the
@@ -129,10 +136,23 @@ pub enum Metric {
     /// percent: how much of the kernel's input arrives the way the copies lesson teaches
     /// (one token copy among plain loads is a small share).
     CopyPctOfReads,
+    /// Shared-memory requests (loads and stores, atomics apart), and their wavefronts, in
+    /// the traced blocks scaled to the grid: totals to hold to a solution's both ways.
+    SharedRequests,
+    SharedWavefronts,
+    /// Constant-memory requests (warp-level), scaled to the grid.
+    ConstantRequests,
+    /// Texture fetch requests (warp-level), scaled to the grid.
+    TextureRequests,
+    /// The share of the waits for asynchronous copies (`cp.async.wait_group`) that leave a
+    /// group of copies still in flight, in percent: a pipeline that overlaps the next
+    /// tile's copies with the work on this one waits with copies in flight; one that waits
+    /// for everything (`wait_group 0`, one buffer) never does.
+    CopyWaitsInFlightPct,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 37] = [
+    pub const ALL: [(&'static str, Metric); 42] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -209,6 +229,11 @@ impl Metric {
             Metric::CopyBulkBytesPerRequest,
         ),
         ("copy.pct_of_reads", Metric::CopyPctOfReads),
+        ("shared.requests", Metric::SharedRequests),
+        ("shared.wavefronts", Metric::SharedWavefronts),
+        ("constant.requests", Metric::ConstantRequests),
+        ("texture.requests", Metric::TextureRequests),
+        ("copy.waits_in_flight_pct", Metric::CopyWaitsInFlightPct),
     ];
 
     pub fn name(self) -> &'static str {
@@ -298,6 +323,7 @@ mod tests {
                 metric: Metric::Registers,
                 greater: false,
                 factor: 2.0,
+                bound: false,
             },
         };
         assert_eq!(c.variants(), ["yours", "naive"]);

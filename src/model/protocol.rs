@@ -33,6 +33,11 @@ pub struct RunOptions {
     pub trace: bool,
     /// Override the lesson's sampled block count (0: the lesson's).
     pub trace_blocks: u32,
+    /// Start the traced sample at a cluster drawn afresh for the run, not at the first: a
+    /// kernel that behaves the taught way only where a sample usually looks (block 0, every
+    /// stride-th block) cannot count on it. Exercise checks ask for it.
+    #[serde(default)]
+    pub sample_anywhere: bool,
     /// Timing budget per variant.
     pub max_runs: u32,
     pub max_ms: f64,
@@ -140,6 +145,7 @@ impl Default for RunOptions {
             time: true,
             trace: true,
             trace_blocks: 0,
+            sample_anywhere: false,
             max_runs: 200,
             max_ms: 1500.0,
             max_blocks: 0,

@@ -204,6 +204,12 @@ pub struct CopyStats {
     /// (absent from recordings made before they were counted).
     #[serde(default)]
     pub global_bytes_used: u64,
+    /// Warp-level waits for copies (`cp.async.wait_group`/`wait_all`), and those that left
+    /// a group with copies in it still in flight: a pipeline overlaps copies with work.
+    #[serde(default)]
+    pub waits: u64,
+    #[serde(default)]
+    pub waits_in_flight: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

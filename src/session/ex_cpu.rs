@@ -40,6 +40,8 @@ pub fn check_cpu(
     let options = RunOptions {
         variants,
         guard: false,
+        // As on a GPU (`ex_check::main_options`): the sample starts where a run draws it.
+        sample_anywhere: true,
         ..RunOptions::default()
     };
     let options = source::interpreted(&options, small.as_ref());

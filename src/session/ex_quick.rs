@@ -65,6 +65,7 @@ pub(super) fn trace_yours(
         keep_inputs: true,
         check: false,
         job: JobKind::ExerciseCheck,
+        sample_anywhere: true,
         ..RunOptions::default()
     };
     let mut traced = fold::blank_result(main, Source::Live, result.device.clone());

@@ -278,13 +278,19 @@ pub fn analyze_launch(
     geom: Option<races::ClusterGeom>,
 ) -> MemoryStats {
     let accs = accumulate(records, sites, shapes);
-    MemoryStats {
+    let events = shared_events(records, sites);
+    let mut groups = crate::analysis::copy_groups::CopyGroups::default();
+    events.iter().for_each(|e| groups.push(e));
+    let mut m = MemoryStats {
         instructions: summaries(&accs, records, sites, shapes),
         races_checked: true,
         races_in_warps_and_clusters: true,
-        races: races::find_races_in(&shared_events(records, sites), geom),
+        races: races::find_races_in(&events, geom),
         ..sum_totals(&accs)
-    }
+    };
+    m.copies.waits = groups.waits;
+    m.copies.waits_in_flight = groups.waits_in_flight;
+    m
 }
 
 /// The barriers and the shared-memory (`::cta`) requests of the records, in log order, for
@@ -305,6 +311,7 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
         (Event::Barrier, _) => Op::Barrier,
         (Event::WarpSync, _) => Op::WarpSync,
         (Event::ClusterArrive, _) => Op::ClusterArrive,
+        (Event::ClusterArriveRelaxed, _) => Op::ClusterArriveRelaxed,
         (Event::ClusterWait, _) => Op::ClusterWait,
         (Event::CopyCommit, _) => Op::CopyCommit,
         (Event::CopyWait { groups, all }, _) => Op::CopyWait { groups, all },

@@ -42,6 +42,7 @@ pub const SYM_CAP: &str = "__gpulab_trace_cap";
 pub const SYM_COUNT: &str = "__gpulab_trace_count";
 pub const SYM_BLOCK_STRIDE: &str = "__gpulab_trace_block_stride";
 pub const SYM_BLOCK_LIMIT: &str = "__gpulab_trace_block_limit";
+pub const SYM_BLOCK_OFFSET: &str = "__gpulab_trace_block_offset";
 
 /// The code the logger receives for a site's space, which is also the resolved space code a
 /// record holds (all but generic's, 4, which the logger resolves lane by lane). None for
@@ -81,6 +82,9 @@ pub enum Event {
     /// threads include the block's). No address.
     #[serde(rename = "cluster-arrive")]
     ClusterArrive,
+    /// `barrier.cluster.arrive.relaxed`: an arrive that orders no memory.
+    #[serde(rename = "cluster-arrive-relaxed")]
+    ClusterArriveRelaxed,
     /// `barrier.cluster.wait`: the warp waits until every thread of the cluster has arrived.
     /// A block barrier too. No address.
     #[serde(rename = "cluster-wait")]
@@ -121,7 +125,10 @@ impl Site {
     pub fn is_barrier(&self) -> bool {
         matches!(
             self.event,
-            Event::Barrier | Event::ClusterArrive | Event::ClusterWait
+            Event::Barrier
+                | Event::ClusterArrive
+                | Event::ClusterArriveRelaxed
+                | Event::ClusterWait
         )
     }
 

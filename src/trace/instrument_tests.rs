@@ -387,6 +387,7 @@ fn the_logger_and_its_globals_follow_the_header() {
         ".visible .global .align 4 .u32 __gpulab_trace_count;",
         ".visible .global .align 4 .u32 __gpulab_trace_block_stride;",
         ".visible .global .align 4 .u32 __gpulab_trace_block_limit;",
+        ".visible .global .align 4 .u32 __gpulab_trace_block_offset;",
     ] {
         let at = ptx.find(decl).unwrap_or_else(|| panic!("{decl} missing"));
         assert!(

@@ -21,6 +21,8 @@ pub struct BlockSample {
     pub traced: u64,
     /// Blocks in a cluster (1 without clusters).
     pub per: u64,
+    /// The first traced cluster: `offset`, `offset + stride`, ... (below `stride`).
+    pub offset: u64,
 }
 
 impl BlockSample {
@@ -45,7 +47,18 @@ impl BlockSample {
             stride,
             traced: traced.min(total),
             per,
+            offset: 0,
         }
+    }
+
+    /// The same sample started at cluster `seed % stride` instead of the first: as many
+    /// clusters where the grid holds them (one fewer where the last would fall past it).
+    pub fn starting_anywhere(mut self, seed: u64) -> BlockSample {
+        let clusters = (self.total / self.per).max(1);
+        self.offset = seed % self.stride.max(1);
+        let reach = (clusters - self.offset.min(clusters - 1)).div_ceil(self.stride.max(1));
+        self.traced = (reach.min(self.wanted) * self.per).min(self.total);
+        self
     }
 
     /// A sample of fewer clusters, about `share` of these (at least one), spread over the
@@ -66,6 +79,7 @@ impl BlockSample {
             stride,
             traced: (all.div_ceil(stride).min(wanted) * per).min(self.total),
             per,
+            offset: 0,
         })
     }
 
@@ -150,6 +164,8 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut c.bulk_sectors);
     s(&mut c.bulk_bytes);
     s(&mut c.global_bytes_used);
+    s(&mut c.waits);
+    s(&mut c.waits_in_flight);
 }
 
 #[cfg(test)]
@@ -188,6 +204,26 @@ mod tests {
         let one = s.fewer(1e-9).unwrap();
         assert_eq!((one.wanted, one.traced), (1, 2));
         assert_eq!(one.fewer(0.5), None);
+    }
+
+    #[test]
+    fn a_sample_may_start_anywhere_below_its_stride() {
+        let s = BlockSample::of(&grid(1000), 4, 0);
+        assert_eq!((s.stride, s.traced, s.offset), (250, 4, 0));
+        let t = s.starting_anywhere(1234);
+        assert_eq!((t.offset, t.traced), (1234 % 250, 4));
+        // 10 blocks, 4 wanted: every 2nd from block 1 is 1, 3, 5, 7 (9 is past the four).
+        let s = BlockSample::of(&grid(10), 4, 0).starting_anywhere(1);
+        assert_eq!((s.stride, s.offset, s.traced), (2, 1, 4));
+        // 7 blocks, 4 wanted, stride 1: from block 5 only 5 and 6 are left.
+        let s = BlockSample::of(&grid(7), 4, 0).starting_anywhere(5);
+        assert_eq!(
+            (s.stride, s.offset),
+            (1, 0),
+            "a stride of 1 leaves no room to move"
+        );
+        let s = BlockSample::of(&grid(9), 4, 0).starting_anywhere(7);
+        assert_eq!((s.stride, s.offset, s.traced), (2, 1, 4));
     }
 
     #[test]

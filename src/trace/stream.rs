@@ -86,6 +86,8 @@ pub struct Streamed {
     /// The costliest requests so far; `SiteAcc::worst` indexes them.
     kept: Vec<Record>,
     races: RaceFeed,
+    /// The copies' groups, and the waits that left copies in flight.
+    groups: crate::analysis::copy_groups::CopyGroups,
     /// The shared accesses the SASS makes in pieces (`sass_map::reshape`).
     shapes: Shapes,
     /// Whether the SASS was read for them; the reason when it could not be.
@@ -110,6 +112,7 @@ impl Streamed {
                 to: None,
                 finder: None,
             },
+            groups: Default::default(),
             shapes: Shapes::Known(Vec::new()),
             sass: Ok(()),
             count: 0,
@@ -186,6 +189,7 @@ impl Streamed {
         };
         let (barrier, may_split) = (site.is_event(), site.may_split());
         if let Some(e) = shared_event(r, &self.sites) {
+            self.groups.push(&e);
             self.races.push(e);
         }
         if barrier {
@@ -230,13 +234,16 @@ impl Streamed {
         let Shapes::Known(shapes) = &self.shapes else {
             unreachable!("settled")
         };
-        MemoryStats {
+        let mut m = MemoryStats {
             instructions: summaries(&self.accs, &self.kept, &self.sites, shapes),
             races_checked: true,
             races_in_warps_and_clusters: true,
             races: self.races.finish(),
             ..sum_totals(&self.accs)
-        }
+        };
+        m.copies.waits = self.groups.waits;
+        m.copies.waits_in_flight = self.groups.waits_in_flight;
+        m
     }
 }
 

@@ -302,7 +302,13 @@ fn trace(
 ) {
     stage(send, v, "tracing memory accesses on the CPU interpreter");
     let t0 = std::time::Instant::now();
-    match self::trace_sampled(k, lesson, v, opts.trace_blocks, limits) {
+    match self::trace_sampled(
+        k,
+        lesson,
+        v,
+        (opts.trace_blocks, opts.sample_anywhere),
+        limits,
+    ) {
         Ok(mut m) => {
             m.trace_ms = t0.elapsed().as_secs_f64() * 1e3;
             r.memory = Some(m);
@@ -328,7 +334,7 @@ pub fn trace_sampled(
     k: &Kernel,
     lesson: &Lesson,
     v: &Variant,
-    trace_blocks: u32,
+    (trace_blocks, anywhere): (u32, bool),
     limits: &Limits,
 ) -> Result<MemoryStats, CpuError> {
     let shapes = k.sites.iter().any(Site::may_split).then(|| {
@@ -345,7 +351,7 @@ pub fn trace_sampled(
         from
     });
     let seed = hostdata::fresh_seed();
-    lesson::trace(k, lesson, v, (trace_blocks, seed), shapes, limits)
+    lesson::trace(k, lesson, v, (trace_blocks, seed, anywhere), shapes, limits)
 }
 
 /// The ptxas report (CUBIN build) and the decoded PTX; None with the reason in `r`. For a
@@ -407,6 +413,7 @@ fn run_small(
     let run = lesson::launch(k, small, v, &mut p).and_then(|l| {
         let plan = Plan {
             trace: None,
+            trace_offset: 0,
             traced_only: false,
             budget: lesson::BLOCK_BUDGET,
             keep_records: false,

@@ -13,7 +13,9 @@ use crate::model::results::MemoryStats;
 use crate::model::{Lesson, Variant};
 use crate::trace;
 use crate::trace::decode::RECORD_BYTES;
-use crate::trace::instrument::{SYM_BLOCK_LIMIT, SYM_BLOCK_STRIDE, SYM_BUF, SYM_CAP, SYM_COUNT};
+use crate::trace::instrument::{
+    SYM_BLOCK_LIMIT, SYM_BLOCK_OFFSET, SYM_BLOCK_STRIDE, SYM_BUF, SYM_CAP, SYM_COUNT,
+};
 use crate::trace::sample::BlockSample;
 
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +66,9 @@ pub fn trace_variant(
         return Err(TraceError::Trace(why));
     }
     let mut s = BlockSample::of(v, lesson.trace_blocks, opts.trace_blocks);
+    if opts.sample_anywhere {
+        s = s.starting_anywhere(super::hostdata::fresh_seed());
+    }
     let most = capacity_max(gpu);
     let mut cap = TRACE_CAPACITY.min(most);
     // A trace is judged only whole: the logger counts what it could not keep, so a full
@@ -129,5 +134,6 @@ fn set_globals(
     module.global(SYM_COUNT)?.set(0u32)?;
     module.global(SYM_BLOCK_STRIDE)?.set(s.stride as u32)?;
     module.global(SYM_BLOCK_LIMIT)?.set(s.wanted as u32)?;
+    module.global(SYM_BLOCK_OFFSET)?.set(s.offset as u32)?;
     Ok(())
 }

@@ -200,6 +200,8 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str) -> Option<Access<'a>> {
     let has = |q: &str| op.split('.').any(|w| w == q);
     let event = if has("warp") {
         Event::WarpSync
+    } else if has("cluster") && has("arrive") && has("relaxed") {
+        Event::ClusterArriveRelaxed
     } else if has("cluster") && has("arrive") {
         Event::ClusterArrive
     } else if has("cluster") {

@@ -1,5 +1,5 @@
 // wrong: [off the point] goes back to the first rung, where the threads with tid % 2s == 0 add at word tid: its lanes never share a bank, but at each step most of every warp sits idle while the warp issues the step, the cost the lesson's first rung shows
-// caught by: yours shared.load_words_per_request at least 0.9x solution
+// caught by: yours shared.load_words_per_request at least 0.7x solution
 // on: cpu
 // The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)
 // threads walks the array in tiles of BLOCK words; a block reduces each tile with a tree in

@@ -1,5 +1,5 @@
 // wrong: [slow-variant timing] has thread 0 add the tile's 256 words one after another, four sums at a time: no bank conflict and no race, and it may beat the conflicted tree, but it is no tree: each request reads one word
-// caught by: yours shared.load_words_per_request at least 0.9x solution
+// caught by: yours shared.load_words_per_request at least 0.7x solution
 // on: cpu
 // The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)
 // threads walks the array in tiles of BLOCK words; a block reduces each tile with a tree in

@@ -1,5 +1,5 @@
 // wrong: [token use] stages the square in a padded tile and reads it back, but only to check it, and writes the output straight from its registers to the transposed place: the shared reads are perfect and the writes still go down columns
-// caught by: yours global.sectors_per_request <= 4
+// caught by: yours global.sectors at most 1.05x solution
 // on: cpu
 
 #define TILE 32
