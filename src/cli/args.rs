@@ -83,7 +83,8 @@ pub struct RunArgs {
     pub format: Option<Format>,
     /// Read the lesson again with a problem size set (NAME=VALUE, repeatable), e.g.
     /// `--size m=2048`: buffers, launches, the reference (cuBLAS's too) and the rates are
-    /// all at that size.
+    /// all at that size. With `--cpu` a GPU's figure may be set too (`--size
+    /// gpu_l2_bytes=62914560`): the interpreter then sizes the problem as that GPU would.
     #[arg(long = "size", value_name = "NAME=VALUE", conflicts_with_all = ["replay", "memcheck"])]
     pub sizes: Vec<String>,
     /// Also run every value of every knob of the variants run, as `gpulab record` does,

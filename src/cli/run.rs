@@ -25,7 +25,7 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
     }
     let course = open_course(root)?;
     let lesson = find_lesson(&course, &a.lesson)?;
-    let resized = super::run_knobs::at_sizes(root, lesson, &a.sizes)?;
+    let resized = super::run_knobs::at_sizes(root, lesson, &a.sizes, a.cpu)?;
     let lesson = resized.as_ref().unwrap_or(lesson);
     for v in &a.variants {
         if lesson.variant(v).is_none() {

@@ -16,15 +16,22 @@ use crate::session::source::{self, Plan};
 use crate::session::{fold, knobs};
 use anyhow::{Result, bail};
 
-/// `lesson` read again with the `--size` values; None when none is given.
-pub fn at_sizes(root: &CourseRoot, lesson: &Lesson, given: &[String]) -> Result<Option<Lesson>> {
+/// `lesson` read again with the `--size` values; None when none is given. On the
+/// interpreter (`cpu`) the GPU's figures (`gpu_l2_bytes`, ...) may be given too: no GPU
+/// says them there, so they say which GPU the interpreter stands in for.
+pub fn at_sizes(
+    root: &CourseRoot,
+    lesson: &Lesson,
+    given: &[String],
+    cpu: bool,
+) -> Result<Option<Lesson>> {
     if given.is_empty() {
         return Ok(None);
     }
     let sizes = parse_sizes(lesson, given)?;
     // A lesson sized from the GPU's figures is read again with them on a live run, which
     // would drop these: refused rather than quietly run at the written size.
-    if let Some((name, _)) = lesson.problem.iter().find(|(n, _)| is_device_name(n)) {
+    if let Some((name, _)) = (lesson.problem.iter()).find(|(n, _)| !cpu && is_device_name(n)) {
         bail!(
             "--size: lesson {} takes `{name}` from the GPU, and a live run reads it again \
              with the GPU's figures; --size is offered for lessons sized by their own numbers",

@@ -31,6 +31,7 @@ pub fn variant(name: &str) -> Variant {
         cold_l2: false,
         transfer: None,
         prefetch: false,
+        per: vec![],
     }
 }
 

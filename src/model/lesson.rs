@@ -215,6 +215,12 @@ pub struct Variant {
     /// run on the host (`worker::timing`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub prefetch: bool,
+    /// Each of the lesson's `measures`' divisor (`per`) for this variant, evaluated with
+    /// its defines, in `Lesson::measures` order (1 where none is given). Kept on the
+    /// variant so that a lesson cut down or added to (an exercise's `yours` and solution,
+    /// a check at another size) divides every variant's figure by its own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per: Vec<f64>,
 }
 
 impl Variant {

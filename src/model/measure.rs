@@ -56,9 +56,6 @@ pub struct Measure {
     /// Index into `Lesson::buffers`; such a buffer holds timings and is not compared.
     pub buffer: usize,
     pub summary: Summary,
-    /// The divisor `per` evaluated for each variant, in `Lesson::variants` order (1 where
-    /// none was given): a define may change how many accesses one figure covers.
-    pub divisors: Vec<f64>,
     pub unit: String,
 }
 

@@ -38,6 +38,12 @@ pub struct RunOptions {
     /// stride-th block) cannot count on it. Exercise checks ask for it.
     #[serde(default)]
     pub sample_anywhere: bool,
+    /// The most records a GPU trace may take before its sample shrinks to fewer whole
+    /// clusters (0: as many as the GPU holds). The host's analysis of a trace takes about
+    /// three seconds a million records: a check's wide sample at another size is kept
+    /// to a budget rather than analysed for half a minute.
+    #[serde(default)]
+    pub trace_records: u32,
     /// Timing budget per variant.
     pub max_runs: u32,
     pub max_ms: f64,
@@ -146,6 +152,7 @@ impl Default for RunOptions {
             trace: true,
             trace_blocks: 0,
             sample_anywhere: false,
+            trace_records: 0,
             max_runs: 200,
             max_ms: 1500.0,
             max_blocks: 0,

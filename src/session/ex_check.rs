@@ -184,7 +184,18 @@ fn check_planned(
         _ => fold::hello(client, device)?,
     };
     match source::check_plan(&caps, t.lesson, t.ex, ask) {
-        Plan::Live(dev) => Ok(live_check(client, t, yours, &dev, &mut say, &mut figures)),
+        Plan::Live(dev) => {
+            // Sized for this GPU, as a live run of the lesson is (an L2 flush larger than
+            // this GPU's L2, not the H100's).
+            let sized = source::device_sized(t.root, t.lesson, &dev).ok().flatten();
+            let sized_ex = (sized.as_ref())
+                .and_then(|l| l.exercises.iter().find(|e| e.id == t.ex.id).cloned());
+            let t = match (&sized, &sized_ex) {
+                (Some(lesson), Some(ex)) => &Target { lesson, ex, ..*t },
+                _ => t,
+            };
+            Ok(live_check(client, t, yours, &dev, &mut say, &mut figures))
+        }
         Plan::Interpreted => Ok(super::ex_cpu::check_cpu(client, t, yours, say)),
         Plan::CompileHere { arch } => {
             let why = match fold::unmet(t.lesson, &caps) {
@@ -276,8 +287,41 @@ fn live_check(
         let line = correctness(client, t, yours, main_at, &mut *say, &mut lines);
         report.lines = lines;
         report.lines.insert(0, line);
+        if !t.quick && report.lines.iter().all(|l| l.mark != Mark::Fail) {
+            strictly(client, t, yours, &mut *say, &mut report.lines);
+        }
     }
     report
+}
+
+/// A GPU gives some wrong kernels the right output by the luck of its hardware: a read
+/// past the end of an input whose words are then masked off, a shuffle from a lane that
+/// has exited, shared memory read before any thread wrote it. The interpreter refuses
+/// each of them (it poisons what was never written and checks every access), so a full
+/// check that passed on the GPU also runs the output and race checks there, at the CPU's
+/// sizes, and fails where it fails. Where the interpreter cannot run the kernel (textures,
+/// say), the GPU's word stands.
+fn strictly(
+    client: &mut WorkerClient,
+    t: &Target,
+    yours: &Yours,
+    say: &mut impl FnMut(&str),
+    lines: &mut [CheckLine],
+) {
+    say("checking the output again on the CPU interpreter, which runs every access strictly");
+    let cpu = super::ex_cpu::check_cpu(client, t, yours, |_| {});
+    for check in [CORRECT_LINE, RACE_LINE] {
+        let Some(c) = (cpu.lines.iter()).find(|l| l.check == check && l.mark == Mark::Fail) else {
+            continue;
+        };
+        if let Some(l) = lines.iter_mut().find(|l| l.check == check) {
+            l.mark = Mark::Fail;
+            l.detail = format!(
+                "on the CPU interpreter, which runs every access strictly: {}",
+                c.detail
+            );
+        }
+    }
 }
 
 pub(super) fn oracle(solution: bool) -> Oracle {
@@ -488,6 +532,7 @@ fn correctness(
     let mut runs = 1;
     for sizes in &t.ex.sizes {
         let at = sizes_text(sizes);
+        let sizes = &super::source::keeping_device_figures(t.lesson, sizes);
         let sized = match crate::course::reload_sized(t.root, &t.lesson.file, sizes) {
             Ok(l) => l,
             Err(errs) => {
@@ -516,6 +561,7 @@ fn correctness(
                 time: false,
                 trace: traced,
                 trace_blocks: super::ex_sizes::SIZE_TRACE_BLOCKS,
+                trace_records: super::ex_sizes::SIZE_TRACE_RECORDS,
                 guard: true,
                 job: JobKind::ExerciseCheck,
                 ..RunOptions::default()
@@ -524,6 +570,17 @@ fn correctness(
             let mut r = fold::blank_result(&l, Source::Live, None);
             // A failure is marked on the variant it struck, which is judged next.
             let _ = fold::run_lesson(client, &l, &options, &mut r, queue_only(&mut *say));
+            // The solution, run first as the oracle, failed: the course's fault, said so
+            // with its error rather than as a wrong answer of the learner's.
+            if let Some(s) =
+                (r.variants.iter()).find(|v| v.name == SOLUTION && v.correct == Some(false))
+            {
+                let why = s.error.as_deref().unwrap_or("it failed");
+                return line(
+                    Mark::NotMeasured,
+                    format!("not judged at {at}: the solution itself fails there: {why}"),
+                );
+            }
             if let Err(line) = judge_output(yours_of(&r), &at, &l) {
                 return line;
             }

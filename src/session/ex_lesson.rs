@@ -121,6 +121,31 @@ mod tests {
     }
 
     #[test]
+    fn every_variant_of_an_exercise_divides_its_measures_by_its_own_defines() {
+        // The chase's figure is cycles per step, ITERS steps: `yours` and the solution
+        // take 4000 steps, the lesson's rungs their own. The lesson cut down and added to
+        // must not hand one variant another's divisor.
+        let (l, e) = shipped("warp-chase");
+        let y = Yours { src: "", path: "" };
+        let keep = [
+            "register".to_string(),
+            "l2".to_string(),
+            SOLUTION.to_string(),
+        ];
+        let x = exercise_lesson(&l, &e, &y, Oracle::Solution, &keep);
+        assert!(x.variants.len() >= 4, "{:?}", x.variants.len());
+        for v in &x.variants {
+            let iters: f64 = (v.defines.iter().rev())
+                .find(|(k, _)| k == "ITERS")
+                .map(|(_, n)| n.parse().unwrap())
+                .unwrap();
+            assert_eq!(v.per, vec![iters; x.measures.len()], "{}", v.name);
+        }
+        let yours = x.variants.iter().find(|v| v.name == YOURS).unwrap();
+        assert_eq!(yours.per[0], 4000.0);
+    }
+
+    #[test]
     fn a_random_override_replaces_a_constant_fill() {
         let (l, e) = shipped("aos-to-soa");
         let y = Yours { src: "", path: "" };

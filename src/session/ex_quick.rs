@@ -86,7 +86,8 @@ pub(super) fn editing_size(t: &Target) -> Option<(Lesson, Exercise)> {
     if t.ex.editing.is_empty() {
         return None;
     }
-    let sized = crate::course::reload_sized(t.root, &t.lesson.file, &t.ex.editing).ok()?;
+    let at = super::source::keeping_device_figures(t.lesson, &t.ex.editing);
+    let sized = crate::course::reload_sized(t.root, &t.lesson.file, &at).ok()?;
     let ex = sized.exercises.iter().find(|e| e.id == t.ex.id)?.clone();
     Some((sized, ex))
 }

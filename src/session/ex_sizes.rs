@@ -17,6 +17,10 @@ use crate::model::results::{LessonResult, VariantResult};
 /// a wide sample of a large one (the tracer shrinks it to whole clusters that fit).
 pub const SIZE_TRACE_BLOCKS: u32 = 4096;
 
+/// The most records a GPU trace at an extra size takes (`RunOptions::trace_records`):
+/// past it the sample is fewer whole clusters, as wide as this many records allow.
+pub const SIZE_TRACE_RECORDS: u32 = 1 << 20;
+
 /// Whether `c` is judged again at every extra size: a figure of the trace or the compile
 /// report, of `yours` alone or against the solution. A total (sectors, requests, bytes)
 /// grows with the size, so against a number it is judged at every size only where the

@@ -114,6 +114,21 @@ pub fn device_sized(
     }
 }
 
+/// `sizes`, and the GPU's figures `lesson` was read with that `sizes` does not set: a
+/// lesson read for this GPU (`device_sized`) and then read again at an exercise's size
+/// stays sized for this GPU.
+pub fn keeping_device_figures(lesson: &Lesson, sizes: &[(String, i64)]) -> Vec<(String, i64)> {
+    let mut out = sizes.to_vec();
+    for (name, value) in &lesson.problem {
+        if crate::course::device_sizes::is_device_name(name)
+            && !sizes.iter().any(|(n, _)| n == name)
+        {
+            out.push((name.clone(), *value));
+        }
+    }
+    out
+}
+
 /// Whether `device` would size `lesson` otherwise than it was read: it names a figure of
 /// the GPU that `device` has another value of. Nothing is read to say so.
 pub fn sized_otherwise(lesson: &Lesson, device: &DeviceInfo) -> bool {
@@ -314,6 +329,25 @@ fn tell(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
 mod tests {
     use super::*;
     use crate::model::builder::LessonBuilder;
+
+    #[test]
+    fn an_exercise_size_keeps_the_gpus_figures_the_lesson_was_read_with() {
+        let mut l = LessonBuilder::new("x").build();
+        l.problem = vec![
+            ("gpu_l2_bytes".into(), 62914560),
+            ("n".into(), 1 << 20),
+            ("gpu_sms".into(), 132),
+        ];
+        let at = keeping_device_figures(&l, &[("n".into(), 1000), ("gpu_sms".into(), 8)]);
+        assert_eq!(
+            at,
+            [
+                ("n".to_string(), 1000),
+                ("gpu_sms".to_string(), 8),
+                ("gpu_l2_bytes".to_string(), 62914560)
+            ]
+        );
+    }
 
     fn caps(cc: &str) -> Capabilities {
         Capabilities {

@@ -64,14 +64,11 @@ pub fn read_measures(
     bufs: &Buffers,
     r: &mut VariantResult,
 ) -> Result<Vec<MeasureError>, CudaError> {
-    let index = lesson.variants.iter().position(|x| x.name == v.name);
     let mut errors = Vec::new();
-    for m in &lesson.measures {
+    for (k, m) in lesson.measures.iter().enumerate() {
         let data = bufs.download(lesson, m.buffer)?;
-        let per = index
-            .and_then(|i| m.divisors.get(i))
-            .copied()
-            .unwrap_or(1.0);
+        // A define may change how many accesses one figure covers.
+        let per = v.per.get(k).copied().unwrap_or(1.0);
         match figure(m, &data, lesson.buffers[m.buffer].ty, per) {
             Some(value) => {
                 let unit = m.unit.clone();
@@ -131,7 +128,6 @@ mod tests {
             name: "cycles".into(),
             buffer: 0,
             summary,
-            divisors: vec![],
             unit: "cycles".into(),
         }
     }

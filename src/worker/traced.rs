@@ -69,7 +69,10 @@ pub fn trace_variant(
     if opts.sample_anywhere {
         s = s.starting_anywhere(super::hostdata::fresh_seed());
     }
-    let most = capacity_max(gpu);
+    let most = match opts.trace_records {
+        0 => capacity_max(gpu),
+        budget => capacity_max(gpu).min(budget),
+    };
     let mut cap = TRACE_CAPACITY.min(most);
     // A trace is judged only whole: the logger counts what it could not keep, so a full
     // buffer is grown to that count, or, past what the GPU can hold, the sample shrinks to

@@ -88,14 +88,22 @@ fn at_cpu_size_every_interpreted_variant_is_right_on_the_gpu_and_the_cpu() {
     }
 }
 
-fn traced(pre: &[&str], id: &str, cpu: bool) -> LessonResult {
-    let mut args = vec!["run", id, "--json", "--no-time"];
-    if cpu {
-        args.push("--cpu");
-    }
+/// Lesson `id` traced live on the GPU.
+fn traced(pre: &[&str], id: &str) -> LessonResult {
+    run_json(pre, &["run", id, "--json", "--no-time"], id)
+}
+
+/// Lesson `id` traced on the interpreter, with `sizes` (`--size=NAME=VALUE`) given.
+fn traced_at(pre: &[&str], id: &str, sizes: &[String]) -> LessonResult {
+    let mut args = vec!["run", id, "--json", "--no-time", "--cpu"];
+    args.extend(sizes.iter().map(String::as_str));
+    run_json(pre, &args, id)
+}
+
+fn run_json(pre: &[&str], args: &[&str], id: &str) -> LessonResult {
     let out = std::process::Command::new(bin())
         .args(pre)
-        .args(&args)
+        .args(args)
         .output()
         .unwrap();
     serde_json::from_slice(&out.stdout)
@@ -138,9 +146,20 @@ fn figures(x: &gpulab::model::access::InstructionSummary) -> Figures {
 /// instruction.
 fn trace_diffs(pre: &[&str], id: &str) -> Vec<String> {
     let mut diffs = Vec::new();
-    let (gpu, cpu) = (traced(pre, id, false), traced(pre, id, true));
+    let gpu = traced(pre, id);
     let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
     let lesson = lessons.iter().find(|l| l.id == id);
+    // A problem sized from the GPU's figures is sized by this GPU's on the interpreter too
+    // (the lesson's own values are the H100's).
+    let mut at = pre.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    if let (Some(l), Some(d)) = (lesson, &gpu.device) {
+        for (name, value) in gpulab::course::device_sizes::device_sizes(d) {
+            if l.problem.iter().any(|(n, _)| *n == name) {
+                at.push(format!("--size={name}={value}"));
+            }
+        }
+    }
+    let cpu = traced_at(pre, id, &at[pre.len()..]);
     for v in &cpu.variants {
         let (Some(m), Some(g)) = (&v.memory, gpu.variants.iter().find(|g| g.name == v.name)) else {
             continue;

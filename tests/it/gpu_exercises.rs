@@ -66,14 +66,10 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
         .ok()
         .and_then(|t| t.parse().ok())
         .unwrap_or(4);
-    let outcomes = wrong_answers::check_all(&cases, false, threads);
-    let mut table = String::new();
-    let mut exercise = "";
-    for (case, o) in cases.iter().zip(&outcomes) {
-        if case.exercise != exercise {
-            exercise = &case.exercise;
-            table.push_str(&format!("\n{exercise} on {}\n", dev.name));
-        }
+    // A row as each check ends (exercise, answer, seconds, what failed, and for a wrong
+    // answer its class and the check its file says must catch it); the table again in
+    // order at the end.
+    let row = |case: &wrong_answers::Case, o: &wrong_answers::Outcome| {
         let failed = o.failed();
         let said = if failed.is_empty() {
             format!("nothing fails (exit {})", o.code)
@@ -86,10 +82,22 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
             } => format!("  [{class}; must: {caught_by}]"),
             _ => String::new(),
         };
-        table.push_str(&format!(
-            "  {:<28} {:>5.1} s  {said}{named}\n",
-            case.name, o.secs
-        ));
+        let bad = wrong_answers::verdict(case, o, false).map_or("", |_| "  <- NOT AS SHIPPED");
+        format!(
+            "  {:<28} {:<28} {:>5.1} s  {said}{named}{bad}",
+            case.exercise, case.name, o.secs
+        )
+    };
+    let outcomes = wrong_answers::check_all_saying(&cases, false, threads, |c, o| {
+        eprintln!("{}", row(c, o));
+        if wrong_answers::verdict(c, o, false).is_some() {
+            eprintln!("{}", o.summary());
+        }
+    });
+    let mut table = format!("\nThe table on {}, in order:\n", dev.name);
+    for (case, o) in cases.iter().zip(&outcomes) {
+        table.push_str(&row(case, o));
+        table.push('\n');
         if let Some(why) = wrong_answers::verdict(case, o, false) {
             problems.push(format!(
                 "{} {}: {why}\n{}",

@@ -70,7 +70,10 @@ fn the_new_keys_load_and_like_inherits_constants() {
     let m = &l.measures[0];
     assert_eq!((m.name.as_str(), m.buffer), ("cycles_per_access", 3));
     assert_eq!(m.summary, Summary::Median);
-    assert_eq!(m.divisors, [4.0, 8.0]);
+    assert_eq!(
+        (&l.variants[0].per, &l.variants[1].per),
+        (&vec![4.0], &vec![8.0])
+    );
     assert!(l.is_measured(3) && !l.is_measured(2));
     assert_eq!(
         l.requires,

@@ -49,13 +49,8 @@ pub(super) fn check_measure_claims(cx: &mut Cx, raw: &RawLesson, claims: &[Claim
     }
 }
 
-/// The lesson's `measures`; `variants` gives each its divisor (`per` may use defines).
-pub(super) fn measures(
-    cx: &mut Cx,
-    raw: &RawLesson,
-    known: &Known,
-    variants: Option<&[Variant]>,
-) -> Vec<Measure> {
+/// The lesson's `measures`; each variant's divisors are set apart (`set_per`).
+pub(super) fn measures(cx: &mut Cx, raw: &RawLesson, known: &Known) -> Vec<Measure> {
     let mut out: Vec<Measure> = Vec::new();
     for (k, m) in raw.head.measures.iter().flatten().enumerate() {
         let at = |key: &str| format!("measures[{k}].{key}");
@@ -90,15 +85,11 @@ pub(super) fn measures(
             );
         }
         let buffer = measured_buffer(cx, known, &at("from"), &m.from);
-        let divisors = divisors(cx, &at("per"), m.per.as_ref(), known, variants);
-        if let (true, Some(summary), Some(buffer), Some(divisors)) =
-            (name_ok, summary, buffer, divisors)
-        {
+        if let (true, Some(summary), Some(buffer)) = (name_ok, summary, buffer) {
             out.push(Measure {
                 name: m.name.clone(),
                 buffer,
                 summary,
-                divisors,
                 unit: m.unit.clone(),
             });
         }
@@ -127,36 +118,33 @@ fn measured_buffer(cx: &mut Cx, known: &Known, path: &str, name: &str) -> Option
     Some(j)
 }
 
-/// `per` for each variant, in order, evaluated with its defines; 1 when not given.
-fn divisors(
-    cx: &mut Cx,
-    path: &str,
-    per: Option<&crate::course::schema::Expr>,
-    known: &Known,
-    variants: Option<&[Variant]>,
-) -> Option<Vec<f64>> {
-    let variants = variants?;
-    let Some(per) = per else {
-        return Some(vec![1.0; variants.len()]);
-    };
-    let mut out = Vec::new();
-    for v in variants {
+/// Set `v.per`: each measure's `per` evaluated with `v`'s defines, 1 where none is given
+/// (an error, naming `v`, where it is not above 0).
+pub(super) fn set_per(cx: &mut Cx, raw: &RawLesson, known: &Known, v: &mut Variant) {
+    let mut per = Vec::new();
+    for (k, m) in raw.head.measures.iter().flatten().enumerate() {
+        let Some(expr) = m.per.as_ref() else {
+            per.push(1.0);
+            continue;
+        };
+        let path = format!("measures[{k}].per");
         let mut env = known.problem.to_vec();
         env.extend(
             v.defines
                 .iter()
                 .filter_map(|(k, val)| Some((k.clone(), val.parse::<i64>().ok()?))),
         );
-        match cx.eval(path, per, &env)? {
-            d if d > 0 => out.push(d as f64),
-            d => {
+        match cx.eval(&path, expr, &env) {
+            Some(d) if d > 0 => per.push(d as f64),
+            Some(d) => {
                 cx.err(
-                    path,
-                    format!("`per` must be > 0 (`{}` is {d} for `{}`)", per.0, v.name),
+                    &path,
+                    format!("`per` must be > 0 (`{}` is {d} for `{}`)", expr.0, v.name),
                 );
-                return None;
+                per.push(1.0);
             }
+            None => per.push(1.0),
         }
     }
-    Some(out)
+    v.per = per;
 }

@@ -59,7 +59,7 @@ pub(super) fn resolve(
         textures: &textures,
     };
     let mut knobs = Vec::new();
-    let vars = variants::resolve_all(
+    let mut vars = variants::resolve_all(
         &mut cx,
         root,
         &raw.variants,
@@ -83,7 +83,10 @@ pub(super) fn resolve(
     }
     let metrics = metrics(&mut cx, &raw, &problem);
     let expect = expect(&mut cx, &raw, &variant_names);
-    let measures = measures::measures(&mut cx, &raw, &known, vars.as_deref());
+    let measures = measures::measures(&mut cx, &raw, &known);
+    for v in vars.iter_mut().flatten() {
+        measures::set_per(&mut cx, &raw, &known, v);
+    }
     measures::check_measure_claims(&mut cx, &raw, &expect);
     let tolerance = measures::tolerance(&mut cx, &raw);
     let requires = attrs::with_peer_requirement(
@@ -93,7 +96,11 @@ pub(super) fn resolve(
     let l2_persisting_bytes = attrs::persisting_bytes(&mut cx, &raw, &problem);
     let trace_blocks = trace_blocks(&mut cx, &raw);
     let checkpoint = checkpoint(&mut cx, &raw, &problem);
-    let exercises = exercises::exercises(&mut cx, root, &raw, &known, &variant_names);
+    let mut exercises = exercises::exercises(&mut cx, root, &raw, &known, &variant_names);
+    // An exercise's `yours` (and its solution, built from it) divides by its own defines.
+    for e in exercises.iter_mut().flatten() {
+        measures::set_per(&mut cx, &raw, &known, &mut e.yours);
+    }
     cx.report_size_errors();
     Some(Lesson {
         id: head.id?,

@@ -85,6 +85,7 @@ pub(super) fn build(
         cold_l2: false,
         transfer: Some(transfer),
         prefetch: false,
+        per: vec![],
     })
 }
 

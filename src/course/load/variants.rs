@@ -374,6 +374,7 @@ pub(super) fn build(
         cold_l2: m.cold_l2,
         transfer: None,
         prefetch: prefetch?,
+        per: vec![],
     })
 }
 

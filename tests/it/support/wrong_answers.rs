@@ -304,6 +304,18 @@ pub fn check(case: &Case, cpu: bool) -> Outcome {
 
 /// `check` for every case, on `threads` threads at once; the outcomes in the cases' order.
 pub fn check_all(cases: &[Case], cpu: bool, threads: usize) -> Vec<Outcome> {
+    check_all_saying(cases, cpu, threads, |_, _| {})
+}
+
+/// `check_all`, calling `done` with each case and its outcome as it is checked (in the
+/// order they finish): a long table shows its rows as they come, and keeps them when a
+/// slot on a GPU machine ends before it does.
+pub fn check_all_saying(
+    cases: &[Case],
+    cpu: bool,
+    threads: usize,
+    done_one: impl Fn(&Case, &Outcome) + Sync,
+) -> Vec<Outcome> {
     let next = Mutex::new(0usize);
     let done: Mutex<Vec<Option<Outcome>>> = Mutex::new(vec![None; cases.len()]);
     std::thread::scope(|s| {
@@ -317,6 +329,7 @@ pub fn check_all(cases: &[Case], cpu: bool, threads: usize) -> Vec<Outcome> {
                     };
                     let Some(case) = cases.get(i) else { break };
                     let o = check(case, cpu);
+                    done_one(case, &o);
                     done.lock().unwrap()[i] = Some(o);
                 }
             });
