@@ -56,6 +56,19 @@ pub struct Shipped {
     pub cases: Vec<Case>,
 }
 
+impl Shipped {
+    /// Every wrong answer of it is one only a GPU tells (the interpreter cannot run the
+    /// exercise at all): the CPU test leaves it to a GPU.
+    pub fn all_wrong_on_gpu(&self) -> bool {
+        let on = |c: &Case| match &c.kind {
+            Kind::Wrong { on, .. } => Some(*on),
+            _ => None,
+        };
+        let wrong: Vec<On> = self.cases.iter().filter_map(on).collect();
+        !wrong.is_empty() && wrong.iter().all(|o| *o == On::Gpu)
+    }
+}
+
 /// The kinds of wrong answer (docs/lesson-format.md, Exercises): each file's first line
 /// names one, `// wrong: [CLASS] ...`.
 pub const CLASSES: [&str; 13] = [
@@ -355,8 +368,12 @@ pub fn verdict(case: &Case, o: &Outcome, cpu: bool) -> Option<String> {
         .map(|(c, m, _)| format!("{c} ({m})"))
         .collect();
     match &case.kind {
-        Kind::Starter => (o.code != 1 || failed.is_empty())
-            .then(|| format!("the starter fails no check (exit {})", o.code)),
+        // A starter compiles (the learner starts from a kernel that runs) and fails a check.
+        Kind::Starter => match o.compile_error() {
+            Some(e) => Some(format!("the starter does not compile: {e}")),
+            None => (o.code != 1 || failed.is_empty())
+                .then(|| format!("the starter fails no check (exit {})", o.code)),
+        },
         Kind::Solution | Kind::Right => {
             let what = if case.kind == Kind::Solution {
                 "the solution"
