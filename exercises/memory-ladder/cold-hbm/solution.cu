@@ -56,7 +56,7 @@ extern "C" __global__ void chase_cold(unsigned long long* nodes, unsigned* flush
     __threadfence();
     __syncwarp();
     // No warm-up: it would bring the visited lines into the L2. Instead one word of every
-    // 128-byte line of `flush` (192 MiB, several times the L2) is written, which pushes the
+    // 128-byte line of `flush` (four times the GPU's L2) is written, which pushes the
     // chain's lines out; each step of the chase then misses to HBM.
     for (int w = lane * 32; w < flush_words; w += 32 * 32) flush[w] = w;
     __threadfence();

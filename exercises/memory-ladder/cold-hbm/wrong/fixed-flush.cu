@@ -1,4 +1,4 @@
-// wrong: [unbounded] writes the flush over a fixed 192 MiB, the lesson's size of the buffer, instead of the flush_words it is given: where the buffer is smaller it writes far past its end
+// wrong: [unbounded] writes the flush over a fixed 192 MiB (a little less than the buffer on an H100), instead of the flush_words it is given: where the buffer is smaller it writes far past its end
 // caught by: correct
 // on: cpu
 // The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
@@ -59,7 +59,7 @@ extern "C" __global__ void chase_cold(unsigned long long* nodes, unsigned* flush
     __threadfence();
     __syncwarp();
     // No warm-up: it would bring the visited lines into the L2. Instead one word of every
-    // 128-byte line of `flush` (192 MiB, several times the L2) is written, which pushes the
+    // 128-byte line of `flush` (four times the GPU's L2) is written, which pushes the
     // chain's lines out; each step of the chase then misses to HBM.
     const int words = 192 * 1024 * 1024 / 4;
     for (int w = lane * 32; w < words; w += 32 * 32) flush[w] = w;
