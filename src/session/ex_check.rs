@@ -6,16 +6,15 @@
 
 use super::client::{WorkerClient, WorkerFailure};
 use super::ex_lesson::{Oracle, Yours, compile_only, exercise_lesson};
+use super::ex_output::{REFUSED, not_interpreted};
 use super::fold::{self, Capabilities};
-use super::queue_news::{QueueNews, queue_only};
+use super::queue_news::QueueNews;
 use super::source::{self, Ask, Plan};
 use crate::course::bundle::CourseRoot;
+use crate::model::Lesson;
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
 use crate::model::protocol::{JobKind, Reply, RunOptions};
-use crate::model::results::{
-    DeviceInfo, Failure, LessonResult, PtxasReport, Source, VariantResult,
-};
-use crate::model::{Lesson, Reference};
+use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -97,17 +96,19 @@ pub(super) fn stopped(
     if !t.fail_fast {
         return None;
     }
-    Some(match judge_output(yours_of(main), at, lesson) {
-        Err(wrong) => wrong,
-        Ok(()) => line(
-            Mark::NotMeasured,
-            format!(
-                "right at {at}; not checked at the other sizes: `{}` failed already \
+    Some(
+        match super::ex_output::judge_output(yours_of(main), at, lesson) {
+            Err(wrong) => wrong,
+            Ok(()) => line(
+                Mark::NotMeasured,
+                format!(
+                    "right at {at}; not checked at the other sizes: `{}` failed already \
                  (--fail-fast)",
-                failed.check
+                    failed.check
+                ),
             ),
-        ),
-    })
+        },
+    )
 }
 
 /// The timing budget of a quick check.
@@ -284,44 +285,14 @@ fn live_check(
         }
         let main_at = (&report.result, lesson);
         let mut lines = std::mem::take(&mut report.lines);
-        let line = correctness(client, t, yours, main_at, &mut *say, &mut lines);
+        let line = super::ex_output::correctness(client, t, yours, main_at, &mut *say, &mut lines);
         report.lines = lines;
         report.lines.insert(0, line);
         if !t.quick && report.lines.iter().all(|l| l.mark != Mark::Fail) {
-            strictly(client, t, yours, &mut *say, &mut report.lines);
+            super::ex_output::strictly(client, t, yours, &mut *say, &mut report.lines);
         }
     }
     report
-}
-
-/// A GPU gives some wrong kernels the right output by the luck of its hardware: a read
-/// past the end of an input whose words are then masked off, a shuffle from a lane that
-/// has exited, shared memory read before any thread wrote it. The interpreter refuses
-/// each of them (it poisons what was never written and checks every access), so a full
-/// check that passed on the GPU also runs the output and race checks there, at the CPU's
-/// sizes, and fails where it fails. Where the interpreter cannot run the kernel (textures,
-/// say), the GPU's word stands.
-fn strictly(
-    client: &mut WorkerClient,
-    t: &Target,
-    yours: &Yours,
-    say: &mut impl FnMut(&str),
-    lines: &mut [CheckLine],
-) {
-    say("checking the output again on the CPU interpreter, which runs every access strictly");
-    let cpu = super::ex_cpu::check_cpu(client, t, yours, |_| {});
-    for check in [CORRECT_LINE, RACE_LINE] {
-        let Some(c) = (cpu.lines.iter()).find(|l| l.check == check && l.mark == Mark::Fail) else {
-            continue;
-        };
-        if let Some(l) = lines.iter_mut().find(|l| l.check == check) {
-            l.mark = Mark::Fail;
-            l.detail = format!(
-                "on the CPU interpreter, which runs every access strictly: {}",
-                c.detail
-            );
-        }
-    }
 }
 
 pub(super) fn oracle(solution: bool) -> Oracle {
@@ -374,26 +345,6 @@ fn offline(ex: &Exercise, result: LessonResult) -> CheckReport {
         );
     }
     r
-}
-
-/// What a check of a kernel the CPU interpreter does not run says.
-const REFUSED: &str = "needs a GPU: the CPU interpreter does not run yours";
-
-/// `REFUSED` with the interpreter's first reason (its error's first line names the
-/// refusal, the next ones each instruction it does not run).
-fn refused(v: &VariantResult) -> String {
-    let mut lines = v.error.as_deref().unwrap_or_default().lines().skip(1);
-    match lines.next().map(str::trim) {
-        Some(first) if lines.next().is_some() => format!("{REFUSED}: {first}; …"),
-        Some(first) => format!("{REFUSED}: {first}"),
-        None => REFUSED.into(),
-    }
-}
-
-/// The CPU interpreter refused the kernel (textures, tensor cores, ...): not wrong, only
-/// out of its reach.
-fn not_interpreted(v: &VariantResult) -> bool {
-    v.failure == Some(Failure::NotInterpreted)
 }
 
 pub(super) fn yours_of(result: &LessonResult) -> Option<&VariantResult> {
@@ -513,165 +464,12 @@ pub(super) fn progress(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
     }
 }
 
-/// The output at the lesson's size (the main run) and at each extra size, with `seeds`
-/// fresh inputs at each: one line, failing at the first wrong output and saying where.
-/// The first run at each size is traced too, and the checks a trace judges are judged
-/// there again (`ex_sizes`), into `lines`.
-fn correctness(
-    client: &mut WorkerClient,
-    t: &Target,
-    yours: &Yours,
-    (main, main_lesson): (&LessonResult, &Lesson),
-    say: &mut impl FnMut(&str),
-    lines: &mut [CheckLine],
-) -> CheckLine {
-    let main_at = main_lesson.problem.as_slice();
-    if let Err(line) = judge_output(yours_of(main), &sizes_text(main_at), main_lesson) {
-        return line;
-    }
-    let mut runs = 1;
-    for sizes in &t.ex.sizes {
-        let at = sizes_text(sizes);
-        let sizes = &super::source::keeping_device_figures(t.lesson, sizes);
-        let sized = match crate::course::reload_sized(t.root, &t.lesson.file, sizes) {
-            Ok(l) => l,
-            Err(errs) => {
-                let why = errs.first().map(|e| e.to_string()).unwrap_or_default();
-                return line(
-                    Mark::Fail,
-                    format!("the lesson does not load at {at}: {why}"),
-                );
-            }
-        };
-        let Some(sx) = sized.exercises.iter().find(|e| e.id == t.ex.id) else {
-            return line(Mark::Fail, format!("the exercise is gone at {at}"));
-        };
-        let variants = super::ex_sizes::variants(t.ex);
-        let l = exercise_lesson(&sized, sx, yours, Oracle::Solution, &variants[1..]);
-        for seed in 0..t.ex.seeds {
-            // The first run at a size is traced too (every block the buffer holds), where a
-            // check is judged on the trace at every size.
-            let traced = seed == 0 && super::ex_sizes::traced(t.ex);
-            let options = RunOptions {
-                variants: if traced {
-                    variants.clone()
-                } else {
-                    vec![YOURS.into()]
-                },
-                time: false,
-                trace: traced,
-                trace_blocks: super::ex_sizes::SIZE_TRACE_BLOCKS,
-                trace_records: super::ex_sizes::SIZE_TRACE_RECORDS,
-                guard: true,
-                job: JobKind::ExerciseCheck,
-                ..RunOptions::default()
-            };
-            say(&format!("checking the output at {at}"));
-            let mut r = fold::blank_result(&l, Source::Live, None);
-            // A failure is marked on the variant it struck, which is judged next.
-            let _ = fold::run_lesson(client, &l, &options, &mut r, queue_only(&mut *say));
-            // The solution, run first as the oracle, failed: the course's fault, said so
-            // with its error rather than as a wrong answer of the learner's.
-            if let Some(s) =
-                (r.variants.iter()).find(|v| v.name == SOLUTION && v.correct == Some(false))
-            {
-                let why = s.error.as_deref().unwrap_or("it failed");
-                return line(
-                    Mark::NotMeasured,
-                    format!("not judged at {at}: the solution itself fails there: {why}"),
-                );
-            }
-            if let Err(line) = judge_output(yours_of(&r), &at, &l) {
-                return line;
-            }
-            if traced {
-                super::ex_sizes::judge_at(t.ex, &r, &at, lines);
-            }
-            runs += 1;
-        }
-    }
-    let sizes: Vec<String> = t.ex.sizes.iter().map(|s| sizes_text(s)).collect();
-    let detail = if sizes.is_empty() {
-        "right at the lesson's size".to_string()
-    } else {
-        format!(
-            "right in {runs} runs, each with fresh inputs: the lesson's size and {}",
-            sizes.join("; ")
-        )
-    };
-    line(Mark::Pass, detail)
-}
-
 pub(super) fn line(mark: Mark, detail: String) -> CheckLine {
     CheckLine {
         check: CORRECT_LINE.into(),
         mark,
         detail,
     }
-}
-
-pub(super) fn judge_output(
-    v: Option<&VariantResult>,
-    at: &str,
-    lesson: &Lesson,
-) -> Result<(), CheckLine> {
-    match v {
-        Some(v) if v.correct == Some(true) => Ok(()),
-        Some(v) if not_interpreted(v) => Err(CheckLine {
-            check: CORRECT_LINE.into(),
-            mark: Mark::NeedsGpu,
-            detail: refused(v),
-        }),
-        Some(v) => {
-            let why = v
-                .error
-                .as_deref()
-                .unwrap_or("the output does not match the reference");
-            let why = located(lesson, why);
-            Err(line(Mark::Fail, format!("wrong at {at}: {why}")))
-        }
-        None => Err(line(Mark::NotMeasured, format!("not run at {at}"))),
-    }
-}
-
-/// The rows and columns of a 2-D output: the reference's, else those of an `n x n`
-/// buffer of a lesson with a size `n`.
-fn shape_of(lesson: &Lesson, buffer: usize) -> Option<(u64, u64)> {
-    match lesson.reference {
-        // `to` holds the transpose: cols rows of `rows` elements.
-        Reference::Transpose { to, rows, cols, .. } if to == buffer => Some((cols, rows)),
-        Reference::Sgemm { to, rows, cols, .. } if to == buffer => Some((rows, cols)),
-        _ => {
-            let n = lesson.problem.iter().find(|(k, _)| k == "n")?.1;
-            let len = lesson.buffers.get(buffer)?.len;
-            (n > 1 && (n as u64).checked_mul(n as u64) == Some(len)).then_some((n as u64, n as u64))
-        }
-    }
-}
-
-/// `why` with the row and column of the first wrong element where the output is 2-D:
-/// `out[1057] = 0.5, expected 0.25` says `out[1057] (row 33, col 1)`.
-pub(super) fn located(lesson: &Lesson, why: &str) -> String {
-    let mut out = why.to_string();
-    for (j, b) in lesson.buffers.iter().enumerate() {
-        let head = format!("{}[", b.name);
-        let Some(at) = out.find(&head) else { continue };
-        // The name must start a word: `out[` inside `in_out[` is another buffer.
-        if out[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_') {
-            continue;
-        }
-        let rest = &out[at + head.len()..];
-        let Some(close) = rest.find(']') else {
-            continue;
-        };
-        let (Ok(i), Some((_, cols))) = (rest[..close].parse::<u64>(), shape_of(lesson, j)) else {
-            continue;
-        };
-        let end = at + head.len() + close + 1;
-        out.insert_str(end, &format!(" (row {}, col {})", i / cols, i % cols));
-        break;
-    }
-    out
 }
 
 /// `n = 1000, blocks = 4`.
@@ -682,8 +480,9 @@ pub(super) fn sizes_text(sizes: &[(String, i64)]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{Yours, located, missing_kernel};
+    use super::{Yours, missing_kernel};
     use crate::course::bundle::CourseRoot;
+    use crate::session::ex_output::located;
 
     fn lesson(id: &str) -> crate::model::Lesson {
         let (lessons, errors) = crate::course::load_course(&CourseRoot::Bundled);

@@ -6,10 +6,10 @@
 
 use super::client::WorkerClient;
 use super::ex_check::{
-    CORRECT_LINE, CheckLine, CheckReport, Mark, Target, judge_output, line, oracle, report,
-    sizes_text, yours_of,
+    CORRECT_LINE, CheckLine, CheckReport, Mark, Target, line, oracle, report, sizes_text, yours_of,
 };
 use super::ex_lesson::{Oracle, Yours, exercise_lesson};
+use super::ex_output::judge_output;
 use super::fold;
 use super::source;
 use crate::model::Lesson;

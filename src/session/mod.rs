@@ -6,6 +6,7 @@ pub mod client;
 pub mod ex_check;
 pub mod ex_cpu;
 pub mod ex_lesson;
+mod ex_output;
 pub mod ex_progress;
 mod ex_quick;
 mod ex_sizes;
