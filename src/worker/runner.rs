@@ -213,6 +213,10 @@ fn inputs(
                 .map(|b| hostdata::generate(b, seed))
                 .collect();
             let _turn = turns.take(opts.job, "", send);
+            send(Reply::Stage {
+                variant: String::new(),
+                stage: "uploading the inputs".into(),
+            });
             let fresh = Buffers::upload(gpu, lesson, host, opts.guard);
             Ok((fresh.map_err(|e| Fatal::in_variant("", e))?, None, None))
         }

@@ -1,5 +1,6 @@
 //! The traced run: the variant compiled to PTX, instrumented to log every memory access of
-//! a sample of blocks, run once, and the log decoded and scaled to the whole grid.
+//! a sample of blocks (`prepare`, on the CPU), run (`capture`, in the variant's turn on the
+//! GPU), and the log decoded and scaled to the whole grid (`analyze`, after the turn).
 
 use super::compile::compile_job;
 use super::launch::Buffers;
@@ -42,14 +43,24 @@ const TRACE_CAPACITY_MAX: u32 = 1 << 23;
 /// what the logger counted, then one with fewer blocks, once more.
 const TRACE_TRIES: u32 = 4;
 
-pub fn trace_variant(
-    gpu: &Gpu,
-    lesson: &Lesson,
-    v: &Variant,
-    arch: &str,
-    bufs: &mut Buffers,
-    opts: &RunOptions,
-) -> Result<MemoryStats, TraceError> {
+/// The instrumented build of a variant, made on the CPU before its turn on the GPU.
+pub struct Prepared {
+    ptx: Vec<u8>,
+    lowered_name: String,
+    sites: Vec<trace::instrument::Site>,
+}
+
+/// What the traced launch logged, downloaded: decoding and analysing it needs no GPU, so
+/// it is done after the turn (another process's timed runs need not wait for it).
+pub struct Captured {
+    bytes: Vec<u8>,
+    count: u32,
+    cap: u32,
+    sample: BlockSample,
+}
+
+/// Compile `v` to PTX and instrument it: CPU work only, done before the GPU is taken.
+pub fn prepare(v: &Variant, arch: &str) -> Result<Prepared, TraceError> {
     let ptx = super::compile::compile_cached(&compile_job(v, arch, Output::Ptx))?;
     let text = String::from_utf8_lossy(&ptx.image)
         .trim_end_matches('\0')
@@ -58,8 +69,25 @@ pub fn trace_variant(
         trace::instrument::instrument(&text).map_err(|e| TraceError::Trace(e.to_string()))?;
     let mut image = inst.ptx.into_bytes();
     image.push(0);
-    let module = gpu.load_module(&image)?;
-    let kernel = module.kernel(&ptx.lowered_name)?;
+    Ok(Prepared {
+        ptx: image,
+        lowered_name: ptx.lowered_name.clone(),
+        sites: inst.sites,
+    })
+}
+
+/// The traced launch (or launches, until the trace is whole) and the download of its
+/// records: the part of a trace that needs the GPU, made in the variant's turn.
+pub fn capture(
+    gpu: &Gpu,
+    lesson: &Lesson,
+    v: &Variant,
+    prepared: &Prepared,
+    bufs: &mut Buffers,
+    opts: &RunOptions,
+) -> Result<Captured, TraceError> {
+    let module = gpu.load_module(&prepared.ptx)?;
+    let kernel = module.kernel(&prepared.lowered_name)?;
     super::launch::prepare(&kernel, v)?;
     // The traced build is a module of its own: its constants are filled anew.
     if let Some(why) = super::measure::fill_constants(lesson, v, &module, bufs)? {
@@ -78,7 +106,7 @@ pub fn trace_variant(
     // buffer is grown to that count, or, past what the GPU can hold, the sample shrinks to
     // fewer whole clusters, and the trace is made again.
     let mut tries = 0;
-    let (bytes, count) = loop {
+    loop {
         tries += 1;
         let records = gpu.alloc(cap as usize * RECORD_BYTES)?;
         set_globals(&module, &records, &s, cap)?;
@@ -87,23 +115,49 @@ pub fn trace_variant(
         gpu.synchronize()?;
         let count: u32 = module.global(SYM_COUNT)?.get()?;
         let (kept, _) = trace::decode::records_to_read(count, cap);
-        if count <= cap || tries >= TRACE_TRIES {
-            break (records.download(kept * RECORD_BYTES)?, count);
+        let whole = count <= cap || tries >= TRACE_TRIES;
+        // One cluster alone may log more than the GPU can hold: kept as far as it goes,
+        // and said (`overflow`), never judged as if whole.
+        let fewer = (!whole && count > most)
+            .then(|| s.fewer(f64::from(most) / f64::from(count)))
+            .flatten();
+        if whole || (count > most && fewer.is_none()) {
+            let bytes = records.download(kept * RECORD_BYTES)?;
+            return Ok(Captured {
+                bytes,
+                count,
+                cap,
+                sample: s,
+            });
         }
-        if count <= most {
-            cap = count;
-        } else if let Some(fewer) = s.fewer(f64::from(most) / f64::from(count)) {
-            cap = most;
-            s = fewer;
-        } else {
-            // One cluster alone logs more than the GPU can hold: kept as far as it goes,
-            // and said (`overflow`), never judged as if whole.
-            break (records.download(kept * RECORD_BYTES)?, count);
+        match fewer {
+            Some(f) => {
+                cap = most;
+                s = f;
+            }
+            None => cap = count,
         }
-    };
+    }
+}
+
+/// Decode and analyse what `capture` logged, scaled to the whole grid: CPU work, done
+/// after the variant's turn on the GPU.
+pub fn analyze(
+    lesson: &Lesson,
+    v: &Variant,
+    arch: &str,
+    prepared: Prepared,
+    captured: Captured,
+) -> Result<MemoryStats, TraceError> {
+    let Captured {
+        bytes,
+        count,
+        cap,
+        sample: s,
+    } = captured;
     let (kept, overflow) = trace::decode::records_to_read(count, cap);
     let bytes = &bytes[..kept * RECORD_BYTES];
-    let mut sites = inst.sites;
+    let mut sites = prepared.sites;
     trace::analyze::set_normalized(&mut sites, trace::analyze::normalized_size(lesson, v));
     let recs =
         trace::decode::decode(bytes, &sites).map_err(|e| TraceError::Trace(e.to_string()))?;

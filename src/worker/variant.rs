@@ -87,6 +87,8 @@ pub fn run_variant(
     // One turn for everything this variant does on the GPU (its check, timed runs and
     // trace): the compile above needs none, and the next job in the queue goes before
     // this run's next variant.
+    // The traced build is made before the turn: the GPU waits for no compiler.
+    let traced = (ctx.opts.trace && job.shown).then(|| traced::prepare(v, ctx.arch));
     let turn = ctx.turns.take(ctx.opts.job, &v.name, send);
     ctx.l2.fresh().map_err(fatal)?;
     let windows = match load_check_time(ctx, job, &compiled, bufs, &mut r, send) {
@@ -100,10 +102,17 @@ pub fn run_variant(
             return Ok(r);
         }
     };
-    if ctx.opts.trace && job.shown {
-        trace(ctx, v, bufs, &mut r, send)?;
-    }
+    let captured = match traced {
+        Some(prepared) => Some(capture(ctx, v, prepared, bufs, &mut r, send)?),
+        None => None,
+    };
     drop(turn);
+    // Decoding and analysing the trace needs only the CPU: the next job in the queue has
+    // the GPU meanwhile.
+    if let Some(Some((prepared, captured, t0))) = captured {
+        let analysed = traced::analyze(ctx.lesson, v, ctx.arch, prepared, captured);
+        keep_trace(&mut r, analysed, t0);
+    }
     // Judged once NVML's samples for these runs are in, up to a second later: the next
     // variant, and the next job in the queue, need not wait for them.
     if let Some(watch) = ctx.noise {
@@ -319,25 +328,47 @@ fn judge(
     (Some(false), Some(error), None)
 }
 
-/// Trace memory accesses into `r`; only a poisoned context stops the run.
-fn trace(
+/// A trace started at, its records, and the build that logged them.
+type Captured = (traced::Prepared, traced::Captured, std::time::Instant);
+
+/// The GPU half of a trace: the traced launch and its records' download, or None with
+/// the trace's error in `r`. Only a poisoned context stops the run.
+fn capture(
     ctx: &RunContext,
     v: &Variant,
+    prepared: Result<traced::Prepared, TraceError>,
     bufs: &mut Buffers,
     r: &mut VariantResult,
     send: Sink,
-) -> Result<(), Fatal> {
+) -> Result<Option<Captured>, Fatal> {
     stage(send, v, "tracing memory accesses");
     let t0 = std::time::Instant::now();
-    match traced::trace_variant(ctx.gpu, ctx.lesson, v, ctx.arch, bufs, ctx.opts) {
+    let got = prepared.and_then(|p| {
+        traced::capture(ctx.gpu, ctx.lesson, v, &p, bufs, ctx.opts).map(|c| (p, c, t0))
+    });
+    match got {
+        Ok(c) => Ok(Some(c)),
+        Err(TraceError::Cuda(f)) if f.is_sticky() => Err(Fatal::in_variant(&v.name, f)),
+        Err(e) => {
+            keep_trace(r, Err(e), t0);
+            Ok(None)
+        }
+    }
+}
+
+/// The trace's figures, or its error, into `r`, with the time it took.
+fn keep_trace(
+    r: &mut VariantResult,
+    got: Result<crate::model::results::MemoryStats, TraceError>,
+    t0: std::time::Instant,
+) {
+    match got {
         Ok(mut m) => {
             m.trace_ms = t0.elapsed().as_secs_f64() * 1e3;
             r.memory = Some(m)
         }
-        Err(TraceError::Cuda(f)) if f.is_sticky() => return Err(Fatal::in_variant(&v.name, f)),
         Err(e) => r.trace_error = Some(e.to_string()),
     }
-    Ok(())
 }
 
 #[cfg(test)]

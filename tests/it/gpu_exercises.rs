@@ -53,6 +53,7 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
     // in parts on a machine that limits how long one command runs.
     let only: Option<Vec<String>> = std::env::var("GPULAB_EXERCISES")
         .ok()
+        .filter(|s| !s.trim().is_empty())
         .map(|s| s.split(',').map(|x| x.trim().to_string()).collect());
     // In the order `GPULAB_EXERCISES` names them: what a short slot must see comes first.
     let rank = |id: &String| (only.as_ref()).and_then(|o| o.iter().position(|x| x == id));
@@ -60,7 +61,16 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
         .filter(|e| only.as_ref().is_none_or(|o| o.contains(&e.id)))
         .collect();
     chosen.sort_by_key(|e| rank(&e.id));
-    let cases: Vec<_> = chosen.iter().flat_map(|e| e.cases.clone()).collect();
+    let mut cases: Vec<_> = chosen.iter().flat_map(|e| e.cases.clone()).collect();
+    // The answers that must pass are checked whole (every size, and strictly on the
+    // interpreter), those that must fail stop at their first failing check: the long ones
+    // start first, so that none is left to run alone at the end.
+    cases.sort_by_key(|c| {
+        matches!(
+            c.kind,
+            wrong_answers::Kind::Starter | wrong_answers::Kind::Wrong { .. }
+        )
+    });
     let start = std::time::Instant::now();
     // Several checks at once: their workers take the GPU by turns (each variant's timing
     // alone on it), while their compiles, traces' analyses and the output checks on the
