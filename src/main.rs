@@ -4,12 +4,18 @@ use gpulab::course::bundle::CourseRoot;
 
 fn main() {
     let args = Cli::parse();
+    // Kernels are compiled in a confined process of this program (`cuda::confined`).
+    if let Ok(exe) = std::env::current_exe() {
+        gpulab::cuda::confined::use_helper(exe);
+    }
     let root = CourseRoot::from_option(args.lessons.as_deref());
     // Asked only by the commands that open a GPU: a bad `GPULAB_DEVICE` is their error.
     let device = args.device();
     let code = match args.command {
         None => device.and_then(|d| cli::open_lab(&root, d)),
         Some(Cmd::Worker) => Ok(gpulab::worker::server::serve()),
+        Some(Cmd::Nvrtc { probe: true }) => Ok(gpulab::cuda::confined::probe()),
+        Some(Cmd::Nvrtc { probe: false }) => Ok(gpulab::cuda::confined::serve()),
         Some(Cmd::List { json }) => cli::cmd_list(&root, json),
         Some(Cmd::Run(a)) if a.replay || a.cpu => cli::cmd_run(&root, 0, &a),
         Some(Cmd::Run(a)) => device.and_then(|d| cli::cmd_run(&root, d, &a)),

@@ -259,4 +259,10 @@ pub enum Cmd {
     },
     #[command(hide = true)]
     Worker,
+    /// One NVRTC compile from standard input, in a process confined to CUDA's headers.
+    #[command(name = "__nvrtc", hide = true)]
+    Nvrtc {
+        #[arg(long)]
+        probe: bool,
+    },
 }

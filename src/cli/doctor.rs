@@ -83,6 +83,11 @@ fn tool_lines(out: &mut String, tools: &Toolkit) {
         ),
     }
     headers_line(out, tools);
+    if tools.nvrtc.is_ok() {
+        let c = crate::cuda::confined::status();
+        let ok = c == crate::cuda::confined::Confinement::Landlock;
+        line(out, ok, "compile confined", c.words());
+    }
     let shows = "shows SASS (LDL/STL, LDS, LDG)";
     tool(out, "nvdisasm", &tools.nvdisasm, shows, PIP_HINT);
     let yardstick = "measures the GEMM capstone against cuBLAS SGEMM";

@@ -232,6 +232,23 @@ fn open_by_name<'a>(names: &[&'a str]) -> Option<&'a str> {
     })
 }
 
+/// Load NVRTC (and its builtins first) from where another process found them, without
+/// searching: the confined compiler's process can start nothing, python3 included.
+pub fn load_nvrtc_from(lib: Option<&Path>, builtins: Option<&Path>) -> Result<String, LoadError> {
+    let Some(lib) = lib else {
+        return ensure_nvrtc();
+    };
+    NVRTC_LOADED
+        .get_or_init(|| {
+            if let Some(b) = builtins {
+                open_global(b)?;
+            }
+            open_global(lib)?;
+            Ok(lib.display().to_string())
+        })
+        .clone()
+}
+
 /// Make NVRTC loadable by cudarc. Returns where it came from, or why it is missing.
 pub fn ensure_nvrtc() -> Result<String, LoadError> {
     NVRTC_LOADED

@@ -3,6 +3,7 @@
 //! in this crate lives here, each block with the reason it is sound.
 
 pub mod blas;
+pub mod confined;
 pub mod discover;
 pub mod entry;
 pub mod error;

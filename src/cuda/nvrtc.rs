@@ -5,6 +5,7 @@ use super::discover;
 use crate::model::results::PtxasReport;
 use cudarc::nvrtc::{result as nv, sys};
 use std::ffi::{CStr, CString, c_char};
+use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
@@ -95,8 +96,13 @@ pub fn parse_diagnostics(log: &str) -> Vec<Diagnostic> {
             continue;
         };
         let rest = &l[close + 3..];
-        for sev in ["error", "warning"] {
-            if let Some(msg) = rest.strip_prefix(sev) {
+        // NVRTC calls an include it cannot open a "catastrophic error".
+        for (word, sev) in [
+            ("catastrophic error", "error"),
+            ("error", "error"),
+            ("warning", "warning"),
+        ] {
+            if let Some(msg) = rest.strip_prefix(word) {
                 // Newer NVRTC writes "error #20-D: message".
                 let msg = msg.trim_start();
                 let msg = match msg.strip_prefix('#') {
@@ -155,8 +161,18 @@ fn to_string(bytes: Vec<c_char>) -> String {
         .to_string()
 }
 
+/// Compile `job`: in a confined process of this program where it serves them
+/// (`confined`), else here.
 pub fn compile(job: &CompileJob) -> Result<Compiled, CompileError> {
     discover::ensure_nvrtc()?;
+    match super::confined::helper() {
+        Some(exe) => super::confined::compile_in(exe, job),
+        None => compile_here(job, &discover::find().include_dirs),
+    }
+}
+
+/// Compile `job` with NVRTC in this process, CUDA's headers from `includes`.
+pub fn compile_here(job: &CompileJob, includes: &[PathBuf]) -> Result<Compiled, CompileError> {
     // On the GPU machine NVRTC returned an empty log for a successful compile when an
     // identical kernel had been compiled before (the second kernel of a two-kernel file,
     // whose code does not depend on the variant's defines): no report could be read. A
@@ -164,7 +180,7 @@ pub fn compile(job: &CompileJob) -> Result<Compiled, CompileError> {
     // process, not per call: a third identical kernel must not repeat an earlier retry's
     // text, or its log comes back empty too.
     static FRESH: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let mut last = compile_once(job, None)?;
+    let mut last = compile_once(job, None, includes)?;
     // The PTX of the source as written, not of one with the retry's extra kernel.
     let ptx = last.ptx.clone();
     for _ in 0..2 {
@@ -172,12 +188,16 @@ pub fn compile(job: &CompileJob) -> Result<Compiled, CompileError> {
             break;
         }
         let nonce = FRESH.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        last = compile_once(job, Some(nonce))?;
+        last = compile_once(job, Some(nonce), includes)?;
     }
     Ok(Compiled { ptx, ..last })
 }
 
-fn compile_once(job: &CompileJob, nonce: Option<u32>) -> Result<Compiled, CompileError> {
+fn compile_once(
+    job: &CompileJob,
+    nonce: Option<u32>,
+    includes: &[PathBuf],
+) -> Result<Compiled, CompileError> {
     let source = match nonce {
         // A distinct module: an unused kernel whose name no earlier compile had.
         Some(n) => format!(
@@ -191,12 +211,13 @@ fn compile_once(job: &CompileJob, nonce: Option<u32>) -> Result<Compiled, Compil
     let name = CString::new(job.file_name).map_err(|e| CompileError::Internal(e.to_string()))?;
     let kernel = CString::new(job.kernel).map_err(|e| CompileError::Internal(e.to_string()))?;
     let prog = super::headers::create_program(&src, &name)?;
-    // The toolkit's and the wheels' headers, before the lesson's own options.
-    let mut extra: Vec<String> = discover::find()
-        .include_dirs
-        .iter()
+    // The toolkit's and the wheels' headers, before the lesson's own options; not the
+    // kernel file's folder (NVRTC would add it): a kernel includes CUDA's headers and the
+    // stand-ins, nothing of the pack's or the working folder's.
+    let mut extra: Vec<String> = (includes.iter())
         .map(|d| format!("-I{}", d.display()))
         .collect();
+    extra.push("--no-source-include".to_string());
     extra.extend(job.options.iter().cloned());
     if let Some(n) = nonce {
         extra.push(format!("-DGPULAB_FRESH_{}_{n}=1", std::process::id()));

@@ -954,3 +954,4 @@ fn an_include_in_a_starter_that_leaves_the_pack_is_refused() {
 mod interpreter;
 
 mod lab_quit;
+mod nvrtc_reads;

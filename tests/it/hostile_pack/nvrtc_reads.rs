@@ -1,0 +1,104 @@
+//! What a kernel's compile may read: CUDA's headers and nothing else. The text checks refuse
+//! `#include` lines that climb out or name a macro, but C's preprocessor has other spellings
+//! (a digraph `%:include`, a macro behind one, `__has_include`) and a kernel's folder may hold
+//! a header, or a link, that leads anywhere. gpulab compiles in a process of its own that the
+//! kernel's Landlock confines to NVRTC's libraries and CUDA's header folders, and gives NVRTC
+//! no include path into the kernel's folder: each way in below is refused, and the file's
+//! words never come back in an error. Where the machine's kernel has no Landlock, the test
+//! says so and checks nothing (`gpulab doctor` says the same to the learner).
+
+use super::{gpulab_within, said};
+use crate::support::common::{bin, nvrtc_or_skip};
+use std::path::Path;
+use std::time::Duration;
+
+const SECRET: &str = "SECRET_WORDS_OF_THE_LEARNER int x";
+
+/// Whether this machine confines a compile with Landlock (asked of gpulab itself).
+fn landlock() -> bool {
+    let out = std::process::Command::new(bin())
+        .args(["__nvrtc", "--probe"])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim() == "landlock"
+}
+
+/// `gpulab try --cpu` of `kernel` as `t.cu` in `dir`; what it printed.
+fn try_kernel(dir: &Path, kernel: &str) -> String {
+    let file = dir.join("t.cu");
+    let text = format!(
+        "// gpulab: n=32 out:f32[n] grid=1 block=32\n{kernel}\n\
+         extern \"C\" __global__ void k(float* out) {{ out[threadIdx.x] = 1.0f; }}\n"
+    );
+    std::fs::write(&file, text).unwrap();
+    let data = dir.join("data");
+    let out = gpulab_within(
+        Duration::from_secs(120),
+        &data,
+        &["try", "--cpu", "--json", file.to_str().unwrap()],
+        &[],
+    );
+    said(&out)
+}
+
+#[test]
+fn a_compile_reads_nothing_outside_cudas_headers_however_the_include_is_spelled() {
+    if !nvrtc_or_skip(
+        "a_compile_reads_nothing_outside_cudas_headers_however_the_include_is_spelled",
+    ) {
+        return;
+    }
+    if !landlock() {
+        eprintln!("skipped: this machine's kernel has no Landlock, so no compile is confined");
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.h");
+    std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
+    let s = secret.display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    // A header in the kernel's own folder that includes the secret, and a link to it.
+    std::fs::write(dir.path().join("near.h"), format!("#include \"{s}\"\n")).unwrap();
+    std::os::unix::fs::symlink(&secret, dir.path().join("evil.h")).unwrap();
+    let cases = [
+        ("a digraph include", format!("%:include \"{s}\"")),
+        (
+            "a digraph include by a macro",
+            format!("%:define P \"{s}\"\n%:include P"),
+        ),
+        (
+            "a header of the kernel's folder",
+            "#include \"near.h\"".to_string(),
+        ),
+        (
+            "a link in the kernel's folder",
+            "#include \"evil.h\"".to_string(),
+        ),
+    ];
+    for (what, kernel) in &cases {
+        let said = try_kernel(dir.path(), kernel);
+        assert!(
+            !said.contains("SECRET_WORDS"),
+            "{what}: the file was read:\n{said}"
+        );
+        assert!(
+            said.contains("cannot open source file"),
+            "{what}: no refused open:\n{said}"
+        );
+    }
+    // Whether the file exists is not told either.
+    let probe = format!("#if __has_include(\"{s}\")\n#error THE_FILE_EXISTS\n#endif");
+    let said = try_kernel(dir.path(), &probe);
+    assert!(
+        !said.contains("THE_FILE_EXISTS"),
+        "__has_include saw it:\n{said}"
+    );
+    // The stand-ins are still there, and CUDA's own headers where this machine has them.
+    let found = &gpulab::cuda::discover::find().include_dirs;
+    let mut fine = "#include <cstdint>".to_string();
+    if found.iter().any(|d| d.join("cuda_fp16.h").is_file()) {
+        fine.push_str("\n#include <cuda_fp16.h>");
+    }
+    let said = try_kernel(dir.path(), &fine);
+    assert!(!said.contains("cannot open"), "{said}");
+}
