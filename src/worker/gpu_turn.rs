@@ -180,19 +180,19 @@ fn holder(lock: &File) -> Option<u32> {
 /// the sticky bit (where anyone could swap our lock), is refused. Its mode is set through
 /// the opened folder, never through the path.
 pub(super) fn shared_dir(dir: &Path) -> std::io::Result<()> {
-    match fs::create_dir(dir) {
+    let made = match fs::create_dir(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(parent) = dir.parent() {
                 fs::create_dir_all(parent)?;
             }
             match fs::create_dir(dir) {
                 Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
-                _ => {}
+                r => r.is_ok(),
             }
         }
         Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
-        _ => {}
-    }
+        r => r.is_ok(),
+    };
     let opened = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
@@ -209,7 +209,10 @@ pub(super) fn shared_dir(dir: &Path) -> std::io::Result<()> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let me = unsafe { libc::geteuid() };
     if meta.uid() == me {
-        if mode != 0o1777 {
+        // Only a folder made just now is opened to all: one of ours that was there already
+        // keeps the mode its owner gave it (a private folder named by GPULAB_LOCK_DIR stays
+        // private, and serves its owner's processes alone).
+        if made && mode != 0o1777 {
             opened.set_permissions(fs::Permissions::from_mode(0o1777))?;
         }
     } else if mode & 0o002 != 0 && mode & 0o1000 == 0 {

@@ -274,3 +274,14 @@ fn a_turn_folder_that_is_a_link_is_refused() {
     assert_eq!(fs::metadata(&home).unwrap().mode() & 0o7777, 0o700);
     assert_eq!(fs::read_dir(&home).unwrap().count(), 0);
 }
+
+#[test]
+fn a_private_folder_of_ours_named_for_the_turns_keeps_its_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    let mine = dir.path().join("mine");
+    fs::create_dir(&mine).unwrap();
+    fs::set_permissions(&mine, fs::Permissions::from_mode(0o700)).unwrap();
+    let t = GpuTurn::take(&mine, BUS, Run, no_wait).unwrap();
+    drop(t);
+    assert_eq!(fs::metadata(&mine).unwrap().mode() & 0o7777, 0o700);
+}

@@ -110,12 +110,13 @@ fn pid_of(name: &str) -> Option<u32> {
 
 /// A ticket's text: a plain file's first bytes, opened without following a link or
 /// waiting on a FIFO. Unknown words leave the kind `Other`.
-fn read_text(path: &Path) -> Option<TicketText> {
-    let f = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .ok()?;
+fn read_text(dir: &File, name: &str) -> Option<TicketText> {
+    let f = open_at(
+        dir,
+        name,
+        libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK,
+    )
+    .ok()?;
     if !f.metadata().ok()?.file_type().is_file() {
         return None;
     }
@@ -135,34 +136,49 @@ fn read_text(path: &Path) -> Option<TicketText> {
     Some(out)
 }
 
-/// The live tickets in `queue`, in queue order. A dead process's ticket is removed where
-/// we may (our own user's), and passed over either way. `known` keeps each ticket's text
-/// from one look to the next.
+/// The live tickets in `queue`, in queue order: each a plain file owned by the user of the
+/// live process it names. A dead process's ticket is removed where it is our own user's,
+/// and passed over either way; a ticket of another user's than its process's is passed over
+/// and left. `known` keeps each ticket's text from one look to the next.
 pub fn read_queue(queue: &Path, known: &mut HashMap<String, TicketText>) -> Vec<Ticket> {
-    let Ok(entries) = fs::read_dir(queue) else {
+    // Through the folder's own handle, opened without following a link: a queue swapped
+    // for a link to someone's folder is not read, and nothing there is removed.
+    let Ok(dir) = open_folder(queue) else {
         return Vec::new();
     };
     let now = SystemTime::now();
     let mut out = Vec::new();
-    for e in entries.flatten() {
-        let name = e.file_name().to_string_lossy().into_owned();
+    for name in entries(&dir) {
         let Some(pid) = pid_of(&name) else { continue };
-        let path = e.path();
+        let Some(stat) = stat_at(&dir, &name).filter(|s| s.is_file) else {
+            continue;
+        };
         let text = match known.get(&name) {
             Some(t) => *t,
-            None => match read_text(&path) {
+            None => match read_text(&dir, &name) {
                 Some(t) => *known.entry(name.clone()).or_insert(t),
-                // Gone since the listing, or not a file we read: not a ticket.
                 None => continue,
             },
         };
         if !alive(pid, text.start) {
-            let _ = fs::remove_file(&path);
+            // Only our own: a dead process's ticket is its user's to clear (or ours).
+            if stat.uid == own_uid() {
+                unlink_at(&dir, &name);
+            }
             known.remove(&name);
             continue;
         }
-        let touched = fs::symlink_metadata(&path).and_then(|m| m.modified());
-        let fresh = touched.is_ok_and(|t| now.duration_since(t).unwrap_or_default() < STALE);
+        // A ticket speaks for its process only when its owner is that process's user:
+        // anyone may name pid 1.
+        if uid_of(pid) != Some(stat.uid) {
+            continue;
+        }
+        // A time ahead of now is not fresh: a ticket touched "in 2100" would hold every
+        // turn for ever.
+        let fresh = match now.duration_since(stat.modified) {
+            Ok(age) => age < STALE,
+            Err(ahead) => ahead.duration() < CLOCK_SLACK,
+        };
         out.push(Ticket {
             name,
             pid,
@@ -174,7 +190,99 @@ pub fn read_queue(queue: &Path, known: &mut HashMap<String, TicketText>) -> Vec<
     out
 }
 
-/// The user folder of the GPU whose turns are in `dir` under `name`.
+/// How far ahead of our clock a ticket's time may be and still count as fresh.
+const CLOCK_SLACK: Duration = Duration::from_secs(2);
+
+/// A shared folder, opened without following a link.
+fn open_folder(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(path)
+}
+
+/// The names in the opened folder `dir`.
+fn entries(dir: &File) -> Vec<String> {
+    use std::os::fd::AsRawFd;
+    // Listed through the handle (Linux names it under /proc/self/fd), not the path.
+    let Ok(rd) = fs::read_dir(format!("/proc/self/fd/{}", dir.as_raw_fd())) else {
+        return Vec::new();
+    };
+    (rd.flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// What a file in the folder is, not following a link.
+struct Stat {
+    uid: u32,
+    is_file: bool,
+    modified: SystemTime,
+}
+
+fn stat_at(dir: &File, name: &str) -> Option<Stat> {
+    use std::os::fd::AsRawFd;
+    let c = std::ffi::CString::new(name).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: a live folder handle, a NUL-terminated name and a live out-pointer.
+    let r = unsafe {
+        libc::fstatat(
+            dir.as_raw_fd(),
+            c.as_ptr(),
+            st.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if r != 0 {
+        return None;
+    }
+    // SAFETY: fstatat succeeded and filled it.
+    let st = unsafe { st.assume_init() };
+    let secs = Duration::new(
+        st.st_mtime.max(0) as u64,
+        st.st_mtime_nsec.clamp(0, 999_999_999) as u32,
+    );
+    Some(Stat {
+        uid: st.st_uid,
+        is_file: st.st_mode & libc::S_IFMT == libc::S_IFREG,
+        modified: UNIX_EPOCH + secs,
+    })
+}
+
+/// Open `name` in the folder `dir` with `flags`.
+fn open_at(dir: &File, name: &str, flags: i32) -> std::io::Result<File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let c = std::ffi::CString::new(name)?;
+    // SAFETY: a live folder handle and a NUL-terminated name; the descriptor returned is
+    // ours to own.
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), c.as_ptr(), flags | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a fresh descriptor no one else owns.
+    Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// Remove `name` from the folder `dir`, whatever the path now leads to.
+fn unlink_at(dir: &File, name: &str) {
+    use std::os::fd::AsRawFd;
+    if let Ok(c) = std::ffi::CString::new(name) {
+        // SAFETY: a live folder handle and a NUL-terminated name.
+        unsafe { libc::unlinkat(dir.as_raw_fd(), c.as_ptr(), 0) };
+    }
+}
+
+fn own_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// The user a process runs as, from its /proc entry.
+fn uid_of(pid: u32) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid())
+}
+
 fn users_dir(dir: &Path, name: &str) -> PathBuf {
     dir.join(format!("{name}.users"))
 }
@@ -182,6 +290,9 @@ fn users_dir(dir: &Path, name: &str) -> PathBuf {
 /// Say that this process computes on the GPU `name` (its bus id, made a file name) as a
 /// gpulab worker. Once per process is enough: the entry stays until the process is gone.
 pub fn register_user(dir: &Path, name: &str) -> std::io::Result<()> {
+    // The turn folder itself first: nothing is made under it before it is known to be a
+    // real folder and no link.
+    shared_dir(dir)?;
     let users = users_dir(dir, name);
     shared_dir(&users)?;
     let pid = std::process::id();
@@ -200,26 +311,31 @@ pub fn register_user(dir: &Path, name: &str) -> std::io::Result<()> {
 /// The gpulab workers that compute on the GPU `name`, by pid: the live user entries (a
 /// dead one is removed where we may).
 pub fn users(dir: &Path, name: &str) -> Vec<u32> {
-    let users = users_dir(dir, name);
-    let Ok(entries) = fs::read_dir(&users) else {
+    let Ok(folder) = open_folder(&users_dir(dir, name)) else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for e in entries.flatten() {
-        let entry = e.file_name().to_string_lossy().into_owned();
+    for entry in entries(&folder) {
         let Some((pid, start)) = entry.split_once('-') else {
             continue;
         };
         let (Ok(pid), Ok(start)) = (pid.parse::<u32>(), start.parse::<u64>()) else {
             continue;
         };
+        let Some(stat) = stat_at(&folder, &entry) else {
+            continue;
+        };
         if alive(pid, Some(start)) {
-            out.push(pid);
-        } else {
-            let _ = fs::remove_file(e.path());
+            // Counted only as its own user's entry.
+            if uid_of(pid) == Some(stat.uid) {
+                out.push(pid);
+            }
+        } else if stat.uid == own_uid() {
+            unlink_at(&folder, &entry);
         }
     }
     out.sort_unstable();
+    out.dedup();
     out
 }
 
@@ -322,6 +438,78 @@ mod tests {
             2,
             "no hidden leftovers"
         );
+    }
+
+    #[test]
+    fn a_ticket_dated_ahead_of_now_holds_no_one_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let me = std::process::id();
+        let name = format!("{:020}-{me}-0", 1);
+        plant(dir.path(), &name, &format!("pid={me} job=run"));
+        let f = File::options()
+            .write(true)
+            .open(dir.path().join(&name))
+            .unwrap();
+        // 2100-01-01.
+        f.set_modified(UNIX_EPOCH + Duration::from_secs(4_102_444_800))
+            .unwrap();
+        let t = read_queue(dir.path(), &mut HashMap::new());
+        assert_eq!(t.len(), 1);
+        assert!(!t[0].fresh, "a ticket touched in 2100 is not fresh");
+    }
+
+    #[test]
+    fn a_queue_swapped_for_a_link_is_not_read_and_nothing_there_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        fs::create_dir(&victim).unwrap();
+        let looks_dead = format!("{:020}-{DEAD}-0", 1);
+        plant(&victim, &looks_dead, "pid=0 job=run");
+        let queue = dir.path().join("gpu.queue");
+        std::os::unix::fs::symlink(&victim, &queue).unwrap();
+        assert!(read_queue(&queue, &mut HashMap::new()).is_empty());
+        assert!(
+            victim.join(&looks_dead).exists(),
+            "nothing removed through the link"
+        );
+        let users = dir.path().join("gpu.users");
+        std::os::unix::fs::symlink(&victim, &users).unwrap();
+        plant(&victim, &format!("{DEAD}-5"), "");
+        assert!(self::users(dir.path(), "gpu").is_empty());
+        assert!(victim.join(format!("{DEAD}-5")).exists());
+    }
+
+    #[test]
+    fn a_ticket_not_owned_by_its_processs_user_is_passed_over_and_left() {
+        // Only root can give a file to another user here.
+        if own_uid() != 0 {
+            eprintln!("skipped: not root, so no file of another user's can be planted");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let me = std::process::id();
+        let other = 4242;
+        let claims_me = format!("{:020}-{me}-0", 1);
+        let claims_dead = format!("{:020}-{DEAD}-0", 2);
+        plant(dir.path(), &claims_me, &format!("pid={me} job=recording"));
+        plant(dir.path(), &claims_dead, "pid=0 job=run");
+        for n in [&claims_me, &claims_dead] {
+            std::os::unix::fs::chown(dir.path().join(n), Some(other), None).unwrap();
+        }
+        assert!(read_queue(dir.path(), &mut HashMap::new()).is_empty());
+        assert!(dir.path().join(&claims_dead).exists(), "not ours to remove");
+        assert!(dir.path().join(&claims_me).exists());
+    }
+
+    #[test]
+    fn a_user_folder_under_a_turn_folder_that_is_a_link_is_not_made() {
+        let dir = tempfile::tempdir().unwrap();
+        let private = dir.path().join("private");
+        fs::create_dir(&private).unwrap();
+        let turns = dir.path().join("turns");
+        std::os::unix::fs::symlink(&private, &turns).unwrap();
+        assert!(register_user(&turns, "gpu").is_err());
+        assert_eq!(fs::read_dir(&private).unwrap().count(), 0);
     }
 
     #[test]
