@@ -264,8 +264,9 @@ fn with_nvrtc_alone_a_value_that_does_not_compile_shows_the_compilers_error_at_i
     );
     let three = app.knob_figures(&l, &l.knobs[0], 2).expect("compiled");
     let e = three.result.error.clone().unwrap_or_default();
+    // `#error` is a "catastrophic error" to NVRTC: shown under its line like any other.
     assert!(
-        e.contains("kernels/copy.cu(9)"),
+        e.contains("kernels/copy.cu:9: error:") && e.contains("9 | #error"),
         "the compiler names the line: {e}"
     );
     let screen = draw(&app, 140, 40);

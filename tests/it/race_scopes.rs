@@ -33,7 +33,12 @@ pub fn variant<'a>(r: &'a LessonResult, name: &str) -> &'a VariantResult {
 /// whole).
 pub fn races<'a>(r: &'a LessonResult, name: &str) -> &'a [Race] {
     let v = variant(r, name);
-    let m = (v.memory.as_ref()).unwrap_or_else(|| panic!("{name}: no trace: {:?}", v.trace_error));
+    let m = (v.memory.as_ref()).unwrap_or_else(|| {
+        panic!(
+            "{name}: no trace: {:?} (the variant: correct {:?}, error {:?})",
+            v.trace_error, v.correct, v.error
+        )
+    });
     assert!(m.races_checked && m.races_in_warps_and_clusters, "{name}");
     assert_eq!(m.overflow, 0, "{name}: the trace was cut short");
     &m.races
