@@ -376,15 +376,22 @@ fn build(
         cubin = Some(c.image);
         compile_cached(&compile_job(v, arch, Output::Ptx)).map_err(|e| e.to_string())
     });
-    let text = ptx.map(|p| {
-        (
-            String::from_utf8_lossy(&p.image)
-                .trim_end_matches('\0')
-                .to_string(),
-            p.lowered_name,
-        )
-    });
-    match text.and_then(|(t, name)| prepare(&t, &name).map_err(|e| e.to_string())) {
+    // A kernel that does not compile is the kernel's error, as on a GPU: not one the
+    // interpreter's reach explains (that is `prepare` refusing the PTX).
+    let ptx = match ptx {
+        Ok(p) => p,
+        Err(e) => {
+            r.error = Some(e);
+            return None;
+        }
+    };
+    let text = (
+        String::from_utf8_lossy(&ptx.image)
+            .trim_end_matches('\0')
+            .to_string(),
+        ptx.lowered_name,
+    );
+    match prepare(&text.0, &text.1).map_err(|e| e.to_string()) {
         Ok(k) => {
             // The trace will want the SASS of accesses ptxas may split (`sass::shapes`).
             if let Some(image) = cubin.filter(|_| traced && k.sites.iter().any(Site::may_split)) {

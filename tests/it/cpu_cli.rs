@@ -197,3 +197,26 @@ fn run_cpu_checks_the_gemm_ladder_against_a_product_made_on_the_host() {
         "{r}"
     );
 }
+
+#[test]
+fn a_kernel_that_does_not_compile_is_its_error_on_the_cpu_not_a_need_for_a_gpu() {
+    if !nvrtc_or_skip("a_kernel_that_does_not_compile_is_its_error_on_the_cpu") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.cu");
+    std::fs::write(
+        &file,
+        "// gpulab: n=32 out:f32[n] grid=1 block=32\n\
+         extern \"C\" __global__ void k(float* out) { out[threadIdx.x] = 1.0f }\n",
+    )
+    .unwrap();
+    let data = dir.path().join("data");
+    let f = file.to_str().unwrap();
+    let report = gpulab(&["try", "--cpu", "--report", f], &data);
+    let text = String::from_utf8_lossy(&report.stdout);
+    assert!(text.contains("c.cu:2: error: expected a \";\""), "{text}");
+    assert!(!text.contains("needs a GPU"), "{text}");
+    let v = &json(&gpulab(&["try", "--cpu", "--json", f], &data))["variants"][0];
+    assert!(v["failure"].is_null(), "not the interpreter's reach: {v}");
+}
