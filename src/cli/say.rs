@@ -4,13 +4,15 @@
 //! erases lines, writes the clipboard (OSC 52) or draws a fake "all checks passed". The
 //! `say!` macros print through it; every print of the CLI uses them.
 
+use crate::course::text;
 use std::borrow::Cow;
 use std::io::Write;
 
 /// `text` with every control character made visible: C0 controls and DEL in caret notation
-/// (ESC as `^[`, carriage return as `^M`), C1 controls as `\u{9b}`; newlines and tabs stay.
+/// (ESC as `^[`, carriage return as `^M`), C1 controls and the bidirectional ones as
+/// `\u{9b}`, `\u{202e}`; newlines and tabs stay.
 pub fn visible(text: &str) -> Cow<'_, str> {
-    let shown = |c: char| c == '\n' || c == '\t' || !c.is_control();
+    let shown = |c: char| c == '\n' || c == '\t' || !(c.is_control() || text::is_bidi_control(c));
     if text.chars().all(shown) {
         return Cow::Borrowed(text);
     }
@@ -95,5 +97,17 @@ mod tests {
             "^[]52;c;aGk=^Gx^M^?\\u{9b}2J"
         );
         assert!(matches!(visible("plain ✓"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn bidirectional_controls_are_made_visible() {
+        assert_eq!(
+            visible("ok \u{202e}deliaf\u{202c} \u{2066}x\u{2069}\u{200f}"),
+            "ok \\u{202e}deliaf\\u{202c} \\u{2066}x\\u{2069}\\u{200f}"
+        );
+        assert!(
+            matches!(visible("שלום مرحبا"), Cow::Borrowed(_)),
+            "letters stay"
+        );
     }
 }

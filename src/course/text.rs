@@ -75,6 +75,16 @@ pub fn without_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
+/// The bidirectional controls: embeddings, overrides, isolates and marks. A terminal that
+/// honours them shows text in another order than it is (a right-to-left override makes
+/// `// check passed` out of other words, as in the "Trojan Source" attacks).
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

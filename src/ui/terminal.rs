@@ -11,7 +11,7 @@ use super::{main_loop, progress_writer, worker_thread};
 use crossterm::event::{Event, KeyEventKind, MouseEventKind, poll, read};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
-use std::io;
+use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,7 +33,7 @@ where
     // Before the terminal changes: a signal from then on finds the handler in place.
     spawn_signal_reader(tx.clone())?;
     let _guard = TerminalGuard::enter()?;
-    let mut terminal = Terminal::new(CrosstermBackend::new(io::stdout()))?;
+    let mut terminal = Terminal::new(CrosstermBackend::new(NoBidi(io::stdout())))?;
     terminal.clear()?;
     loading::spawn(tx.clone(), loader);
     let jobs = worker_thread::spawn(tx.clone(), device);
@@ -46,6 +46,32 @@ where
     drop(saves);
     let _ = writer.join();
     out.map(|()| app)
+}
+
+/// The terminal's writer, less the bidirectional controls. A lesson pack's text reaches the
+/// screen through ratatui, which drops C0 and C1 controls but passes on the bidirectional
+/// ones (they are format characters, of no width): a terminal that honours them would show
+/// the pack's words in another order than they are. Each write is a whole string of the
+/// backend's (a cell's symbol, an escape sequence of its own), so no character is split.
+struct NoBidi<W: Write>(W);
+
+impl<W: Write> Write for NoBidi<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match std::str::from_utf8(buf) {
+            Ok(text) if text.chars().any(crate::course::text::is_bidi_control) => {
+                let kept: String = (text.chars())
+                    .filter(|c| !crate::course::text::is_bidi_control(*c))
+                    .collect();
+                self.0.write_all(kept.as_bytes())?;
+            }
+            _ => self.0.write_all(buf)?,
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
 }
 
 /// signal-hook rather than a handler of our own: its handler only writes to a pipe (all a
@@ -176,5 +202,23 @@ fn restore_terminal() {
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore_terminal();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NoBidi;
+    use std::io::Write;
+
+    #[test]
+    fn the_lab_writes_no_bidirectional_control_and_everything_else() {
+        let mut w = NoBidi(Vec::new());
+        write!(
+            w,
+            "\u{1b}[1;1Hok \u{202e}deliaf\u{202c} \u{2067}x\u{2069} ✓"
+        )
+        .unwrap();
+        let out = String::from_utf8(w.0).unwrap();
+        assert_eq!(out, "\u{1b}[1;1Hok deliaf x ✓");
     }
 }

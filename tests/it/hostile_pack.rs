@@ -531,7 +531,13 @@ fn escaping_pack() -> Pack {
             "    task: |\n      Copy in to out without spilling under the register cap.",
             r#"    task: "Copy in to out.\r\e[32mall checks passed\e[0m\n""#,
         )
-        .replace(r#"- "First hint.""#, r#"- "First\e[1A\e[2K hint.""#);
+        .replace(r#"- "First hint.""#, r#"- "First\e[1A\e[2K hint.""#)
+        // A right-to-left override, which a terminal would honour: the words shown in
+        // another order than they are.
+        .replace(
+            r#"title: "Copy\e]52;c;cm0gLXJmIH4=\a""#,
+            r#"title: "Copy\e]52;c;cm0gLXJmIH4=\a \u202Edessap\u202C""#,
+        );
     assert!(text.matches(r"\e").count() >= 6, "the fixture moved");
     std::fs::write(&yaml, text).unwrap();
     pack
@@ -541,7 +547,8 @@ fn assert_no_controls(what: &str, out: &Output) {
     let all = said(out);
     assert!(
         !all.chars()
-            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            .any(|c| (c.is_control() && c != '\n' && c != '\t')
+                || gpulab::course::text::is_bidi_control(c)),
         "{what} printed a control character: {all:?}"
     );
     assert!(all.contains("^["), "{what} shows the escape as ^[: {all}");
@@ -563,6 +570,9 @@ fn pack_text_printed_by_the_cli_has_its_controls_made_visible() {
         let out = pack.ex_cmd(args);
         assert_eq!(out.status.code(), Some(0), "ex {args:?}: {}", said(&out));
         assert_no_controls(&format!("ex {args:?}"), &out);
+        if args == ["list"] {
+            assert!(said(&out).contains("\\u{202e}dessap"), "{}", said(&out));
+        }
     }
     // An error quoting the pack: a lesson id it does not have, named back.
     let out = gpulab_within(
