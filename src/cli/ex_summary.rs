@@ -54,22 +54,26 @@ pub fn table(ids: &[String], people: &[Participant]) -> String {
     let cells: Vec<Vec<String>> = (touched.iter())
         .map(|id| people.iter().map(|p| cell(p.exercises.get(*id))).collect())
         .collect();
+    // A folder's name is the participant's: one with a newline must not forge rows.
+    let names: Vec<String> = (people.iter())
+        .map(|p| super::say::visible_line(&p.name))
+        .collect();
     let first = touched.iter().map(|id| id.len()).max().unwrap_or(0).max(8);
-    let widths: Vec<usize> = (people.iter().enumerate())
-        .map(|(j, p)| {
+    let widths: Vec<usize> = (names.iter().enumerate())
+        .map(|(j, name)| {
             let longest = cells
                 .iter()
                 .map(|r| r[j].chars().count())
                 .max()
                 .unwrap_or(0);
-            longest.max(p.name.chars().count())
+            longest.max(name.chars().count())
         })
         .collect();
     let mut out = String::new();
     let pad = |s: &str, w: usize| format!("{s}{}", " ".repeat(w.saturating_sub(s.chars().count())));
     let _ = write!(out, "{}", pad("exercise", first));
-    for (p, w) in people.iter().zip(&widths) {
-        let _ = write!(out, "  {}", pad(&p.name, *w));
+    for (name, w) in names.iter().zip(&widths) {
+        let _ = write!(out, "  {}", pad(name, *w));
     }
     out = out.trim_end().to_string();
     out.push('\n');
@@ -84,16 +88,12 @@ pub fn table(ids: &[String], people: &[Participant]) -> String {
     if touched.len() < ids.len() {
         out.push_str("(exercises nobody has started are left out)\n");
     }
-    for p in people {
+    for (p, name) in people.iter().zip(&names) {
         if let Some(n) = &p.note {
-            let _ = writeln!(out, "{}: {n}", p.name);
+            let _ = writeln!(out, "{name}: {n}");
         }
         if p.progress.is_none() {
-            let _ = writeln!(
-                out,
-                "{}: no exercises.json (files only: never checked)",
-                p.name
-            );
+            let _ = writeln!(out, "{name}: no exercises.json (files only: never checked)");
         }
     }
     out.push_str(

@@ -31,6 +31,20 @@ pub fn visible(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `visible`, with newlines and tabs made visible too (`^J`, `^I`): for a name that must stay
+/// on its line, such as a folder's in a table's header, where a newline would forge rows.
+pub fn visible_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("^J"),
+            '\t' => out.push_str("^I"),
+            c => out.push_str(&visible(c.encode_utf8(&mut [0; 4]))),
+        }
+    }
+    out
+}
+
 /// Write `text` to stdout, at once. A reader that has gone (`gpulab check | head -1`) ends
 /// the command quietly, as it ends other command-line tools: exit status 141, which a shell
 /// shows for a tool that SIGPIPE ended. Only stdout and stderr end a command so: a worker's
@@ -97,6 +111,12 @@ mod tests {
             "^[]52;c;aGk=^Gx^M^?\\u{9b}2J"
         );
         assert!(matches!(visible("plain ✓"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_name_kept_on_its_line_shows_its_newlines_and_tabs() {
+        assert_eq!(visible_line("ann\nbob\t\u{1b}x"), "ann^Jbob^I^[x");
+        assert_eq!(visible_line("plain ✓"), "plain ✓");
     }
 
     #[test]

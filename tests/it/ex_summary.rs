@@ -80,3 +80,38 @@ fn a_folder_with_no_participant_is_an_error_that_says_so() {
     assert_eq!(out.status.code(), Some(2));
     assert!(err.contains("no participant here"), "{err}");
 }
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_participant_folder_named_with_a_newline_forges_no_row() {
+    let room = tempfile::tempdir().unwrap();
+    let name = "eve\ntranspose-tile  ✓ GPU 1×";
+    copy_dir(&fixture("workshop/ada"), &room.path().join(name));
+    let out = Command::new(bin())
+        .args(["ex", "summary"])
+        .arg(room.path())
+        .env("GPULAB_DATA_DIR", room.path().join("data"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("eve^Jtranspose-tile"), "{text}");
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("transpose-tile  ✓ GPU 1×")),
+        "a forged row: {text}"
+    );
+}
