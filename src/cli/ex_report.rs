@@ -24,7 +24,7 @@ pub fn list(lessons: &[Lesson], ws: &Workspace, book: &ExerciseBook, json: bool)
                     "started": file.exists(), "file": file,
                     "attempts": p.attempts, "passed": p.passed, "passed_cpu": p.passed_cpu,
                     "best_ms": p.best_ms, "solution_ms": p.solution_ms,
-                    "hints_shown": p.hints_shown, "hints": e.hints.len(),
+                    "hints_shown": p.hints_shown.min(e.hints.len() as u32), "hints": e.hints.len(),
                     "solution_shown": p.solution_shown,
                 }));
             }
@@ -35,7 +35,9 @@ pub fn list(lessons: &[Lesson], ws: &Workspace, book: &ExerciseBook, json: bool)
     for l in lessons.iter().filter(|l| !l.exercises.is_empty()) {
         say!("{:02}  {}", l.order, l.id);
         for e in &l.exercises {
-            let p = book.get(&e.id);
+            let mut p = book.get(&e.id);
+            // A progress file says how many hints were shown; no more than there are.
+            p.hints_shown = p.hints_shown.min(e.hints.len() as u32);
             let state = state(&p, ws.file(e).exists());
             let head = format!(
                 "    {:<16} {} {:>3} min  ",

@@ -965,3 +965,25 @@ mod interpreter;
 
 mod lab_quit;
 mod nvrtc_reads;
+
+#[test]
+fn a_progress_file_that_claims_more_hints_than_there_are_is_held_to_their_count() {
+    let pack = Pack::ex();
+    let path = pack.data().join("exercises.json");
+    let mut book = ExerciseBook::default();
+    book.entry("fix-copy").hints_shown = u32::MAX;
+    book.save_to(&path).unwrap();
+    let out = pack.ex_cmd(&["list"]);
+    let text = said(&out);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(!text.contains("4294967295"), "{text}");
+    let json = pack.ex_cmd(&["list", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let fix = (v.as_array().unwrap().iter())
+        .find(|e| e["id"] == "fix-copy")
+        .unwrap();
+    assert!(
+        fix["hints_shown"].as_u64() <= fix["hints"].as_u64(),
+        "{fix}"
+    );
+}
