@@ -182,11 +182,17 @@ impl Mergeable for Progress {
 
 /// Copy `bytes` to the first `<path>.bak-N` that does not exist yet; `create_new` makes
 /// sure no earlier backup is overwritten, even by a second lab starting at the same time.
+/// A backup that already holds these very bytes is named instead of making another: one
+/// damaged file read twice in one command (load, then the save's fresh read) or by every
+/// command until it is repaired is kept once.
 pub(super) fn back_up(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
     for n in 1..1000 {
         let mut name = path.as_os_str().to_owned();
         name.push(format!(".bak-{n}"));
         let bak = PathBuf::from(name);
+        if same_bytes(&bak, bytes) {
+            return Ok(bak);
+        }
         match std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -202,9 +208,34 @@ pub(super) fn back_up(path: &Path, bytes: &[u8]) -> std::io::Result<PathBuf> {
     ))
 }
 
+/// Whether the plain file at `path` holds exactly `bytes` (read no further than that).
+fn same_bytes(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    if !meta.is_file() || meta.len() != bytes.len() as u64 {
+        return false;
+    }
+    let mut held = Vec::with_capacity(bytes.len());
+    (std::fs::File::open(path).and_then(|f| f.take(bytes.len() as u64).read_to_end(&mut held)))
+        .is_ok_and(|_| held == bytes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_damaged_file_backed_up_twice_is_kept_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("progress.json");
+        let first = back_up(&p, b"{broken").unwrap();
+        assert_eq!(back_up(&p, b"{broken").unwrap(), first);
+        let other = back_up(&p, b"{broken too").unwrap();
+        assert_ne!(other, first, "other bytes are kept apart");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+    }
 
     #[test]
     fn opens_at_the_first_unfinished_lesson() {
