@@ -170,7 +170,7 @@ pub fn read_under(root: &Path, rel: &str) -> Result<String, SourceError> {
             err,
         },
         FileError::Io(_) => unreadable(),
-        e @ FileError::NotAFile(_) => SourceError::NotAFile {
+        e @ (FileError::NotAFile(_) | FileError::TooLarge { .. }) => SourceError::NotAFile {
             path: rel.to_string(),
             why: e.to_string(),
         },

@@ -248,7 +248,9 @@ fn unreadable(file: &str, e: FileError) -> CourseError {
             message: bad.to_string(),
         },
         FileError::Io(io) => whole_file(file, io.to_string()),
-        e @ FileError::NotAFile(_) => whole_file(file, e.to_string()),
+        e @ (FileError::NotAFile(_) | FileError::TooLarge { .. }) => {
+            whole_file(file, e.to_string())
+        }
     }
 }
 

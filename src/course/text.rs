@@ -23,6 +23,67 @@ pub enum FileError {
     /// A FIFO, a device or a folder: reading one could wait for ever, or never end.
     #[error("not a plain file (a {0}); course files must be plain files")]
     NotAFile(&'static str),
+    /// Larger than a file of its kind ever is: a sparse file of gigabytes, or a link to
+    /// something that never ends, would take the memory and the time of everything else.
+    #[error("{} long, past the {} a {kind} may be", size(*.bytes), size(*.limit))]
+    TooLarge {
+        kind: &'static str,
+        bytes: u64,
+        limit: u64,
+    },
+}
+
+/// The most a file of each kind may hold: many times the largest of its kind in the course.
+pub const COURSE_FILE_MAX: u64 = 4 << 20;
+/// A progress file (a learner's, or a participant's read by `ex summary`).
+pub const PROGRESS_FILE_MAX: u64 = 16 << 20;
+
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / f64::from(1u32 << 30)),
+        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / f64::from(1u32 << 20)),
+        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{b} bytes"),
+    }
+}
+
+/// The bytes of the plain file at `path`, a `kind` of at most `limit` bytes: refused before
+/// a byte is read where its size says so, and cut off there where it lies about its size
+/// (a file of /proc says 0).
+pub fn read_bounded(
+    path: &std::path::Path,
+    kind: &'static str,
+    limit: u64,
+) -> Result<Vec<u8>, FileError> {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let meta = f.metadata()?;
+    let ft = meta.file_type();
+    if !ft.is_file() {
+        return Err(FileError::NotAFile(if ft.is_fifo() {
+            "FIFO"
+        } else if ft.is_dir() {
+            "folder"
+        } else if ft.is_socket() {
+            "socket"
+        } else {
+            "device"
+        }));
+    }
+    let too_large = |bytes| FileError::TooLarge { kind, bytes, limit };
+    if meta.len() > limit {
+        return Err(too_large(meta.len()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// The text of a file's bytes, without a byte order mark.
@@ -44,29 +105,11 @@ pub fn decode(mut bytes: Vec<u8>) -> Result<String, NotUtf8> {
     })
 }
 
-/// Read and decode a file: only a plain file, found so before a byte is read. Opened
-/// without waiting (a FIFO would block the open until a writer came), then looked at.
+/// Read and decode a file of the course: only a plain file, found so before a byte is
+/// read (opened without waiting: a FIFO would block the open until a writer came), and no
+/// larger than `COURSE_FILE_MAX`.
 pub fn read(path: &std::path::Path) -> Result<String, FileError> {
-    use std::io::Read;
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-    let mut f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)?;
-    let kind = f.metadata()?.file_type();
-    if !kind.is_file() {
-        return Err(FileError::NotAFile(if kind.is_fifo() {
-            "FIFO"
-        } else if kind.is_dir() {
-            "folder"
-        } else if kind.is_socket() {
-            "socket"
-        } else {
-            "device"
-        }));
-    }
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes)?;
+    let bytes = read_bounded(path, "course file", COURSE_FILE_MAX)?;
     Ok(decode(bytes)?)
 }
 

@@ -15,11 +15,9 @@ pub enum SummaryError {
     NotAFolder(PathBuf),
     #[error("{0}: no participant here (no exercises.json in it or in the folders inside)")]
     NoParticipant(PathBuf),
-    #[error("{path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    /// Said once: `why` is not the error's source, which a report would say again.
+    #[error("{path}: {why}")]
+    Read { path: PathBuf, why: std::io::Error },
 }
 
 /// One participant: their name (the folder's), where their progress came from, and how
@@ -110,9 +108,9 @@ pub fn read(dirs: &[PathBuf], ids: &[String]) -> Result<Vec<Participant>, Summar
             continue;
         }
         let mut inside: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(|source| SummaryError::Read {
+            .map_err(|why| SummaryError::Read {
                 path: dir.clone(),
-                source,
+                why,
             })?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.is_dir() && is_participant(p, ids))
@@ -148,9 +146,19 @@ fn participant(dir: &Path, ids: &[String]) -> Result<Participant, SummaryError> 
     let (book, note) = match &progress {
         None => (ExerciseBook::default(), None),
         Some(p) => {
-            let bytes = std::fs::read(p).map_err(|source| SummaryError::Read {
+            let bytes = crate::course::text::read_bounded(
+                p,
+                "progress file",
+                crate::course::text::PROGRESS_FILE_MAX,
+            )
+            .map_err(|e| SummaryError::Read {
                 path: p.clone(),
-                source,
+                why: match e {
+                    crate::course::text::FileError::Io(io) => io,
+                    other => {
+                        std::io::Error::new(std::io::ErrorKind::InvalidData, other.to_string())
+                    }
+                },
             })?;
             // Read only: a damaged file is reported, never moved aside or rewritten.
             match serde_json::from_slice::<ExerciseBook>(&bytes) {

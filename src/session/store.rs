@@ -114,15 +114,21 @@ pub fn load<T: Mergeable>(path: &Path) -> Result<Read<T>, StoreError> {
 }
 
 fn read<T: Mergeable>(path: &Path) -> Result<Read<T>, StoreError> {
-    match std::fs::read(path) {
+    use crate::course::text::{FileError, PROGRESS_FILE_MAX, read_bounded};
+    match read_bounded(path, "progress file", PROGRESS_FILE_MAX) {
         Ok(bytes) => Ok(match serde_json::from_slice(&bytes) {
             Ok(v) => Read::Parsed(v),
             Err(_) => Read::Damaged(bytes),
         }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Read::Missing),
-        Err(source) => Err(StoreError::Unreadable {
+        Err(FileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(Read::Missing),
+        Err(FileError::Io(source)) => Err(StoreError::Unreadable {
             path: path.to_path_buf(),
             source,
+        }),
+        // Neither text that parses nor damage to keep aside: refused, with what it is.
+        Err(e) => Err(StoreError::Unreadable {
+            path: path.to_path_buf(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string()),
         }),
     }
 }

@@ -987,3 +987,85 @@ fn a_progress_file_that_claims_more_hints_than_there_are_is_held_to_their_count(
         "{fix}"
     );
 }
+
+// ---- sizes: every read bounded by the kind of file ----
+
+#[test]
+fn files_far_larger_than_their_kind_are_refused_with_their_size_at_once() {
+    let limit = Duration::from_secs(30);
+    // A lesson's kernel of 2 GB (sparse: no disk spent).
+    let pack = Pack::ex();
+    let kernel = pack.tmp.path().join("course/kernels/tiny/copy.cu");
+    std::fs::File::options()
+        .write(true)
+        .open(&kernel)
+        .unwrap()
+        .set_len(2 << 30)
+        .unwrap();
+    let lessons = pack.lessons();
+    let started = Instant::now();
+    let out = gpulab_within(
+        limit,
+        &pack.data(),
+        &["--lessons", lessons.to_str().unwrap(), "list"],
+        &[],
+    );
+    assert!(
+        said(&out).contains("2.0 GiB long, past the 4.0 MiB"),
+        "{}",
+        said(&out)
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    // A try of 1 GB.
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.cu");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+    let out = gpulab_within(
+        limit,
+        &pack.data(),
+        &["try", "--cpu", "--report", big.to_str().unwrap()],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(said(&out).contains("1.0 GiB long"), "{}", said(&out));
+    // A participant's progress of 3 GB, a link to a device that never ends, and one to a
+    // file of /proc that says it is empty.
+    for (name, target, says) in [
+        ("sparse", None, "past the 16.0 MiB a progress file may be"),
+        ("zero", Some("/dev/zero"), "no participant here"),
+        ("pagemap", Some("/proc/self/pagemap"), "exercises.json"),
+    ] {
+        let room = tempfile::tempdir().unwrap();
+        let who = room.path().join(name);
+        std::fs::create_dir(&who).unwrap();
+        let file = who.join("exercises.json");
+        match target {
+            None => std::fs::File::create(&file)
+                .unwrap()
+                .set_len(3 << 30)
+                .unwrap(),
+            Some(t) => std::os::unix::fs::symlink(t, &file).unwrap(),
+        }
+        let started = Instant::now();
+        let out = gpulab_within(
+            limit,
+            &pack.data(),
+            &["ex", "summary", room.path().to_str().unwrap()],
+            &[],
+        );
+        assert_eq!(out.status.code(), Some(2), "{name}: {}", said(&out));
+        assert!(said(&out).contains(says), "{name}: {}", said(&out));
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{name}: {:?}",
+            started.elapsed()
+        );
+    }
+}
