@@ -7,6 +7,7 @@ use super::CourseError;
 use super::expr;
 use super::try_header::{At, BufferItem, Builtin, Header, Written};
 use super::try_lesson::{Errors, Source, error};
+use std::collections::HashMap;
 
 /// A size or another item of the whole try, and the file (or flag) that gave it.
 #[derive(Debug, Clone)]
@@ -33,15 +34,23 @@ pub(super) struct Shared {
 pub(super) fn share(sources: &[Source], flags: &Header) -> Result<Shared, Errors> {
     let mut s = Shared::default();
     let mut errs = Vec::new();
+    // Where each size name sits in the shared lists: found without a scan per item.
+    let (mut at_size, mut at_cpu) = (HashMap::new(), HashMap::new());
     let headers = sources.iter().map(|s| &s.header).chain([flags]);
     for h in headers {
         let over = h.file == flags.file;
         let file = h.file.clone();
         for (n, v) in &h.sizes {
-            merge_size(&mut s.sizes, (n, v), &file, over, &mut errs);
+            merge_size((&mut s.sizes, &mut at_size), (n, v), &file, over, &mut errs);
         }
         for (n, v) in &h.cpu_sizes {
-            merge_size(&mut s.cpu_sizes, (n, v), &file, over, &mut errs);
+            merge_size(
+                (&mut s.cpu_sizes, &mut at_cpu),
+                (n, v),
+                &file,
+                over,
+                &mut errs,
+            );
         }
         for b in &h.buffers {
             let given = Given {
@@ -95,8 +104,14 @@ pub(super) fn share(sources: &[Source], flags: &Header) -> Result<Shared, Errors
     if errs.is_empty() { Ok(s) } else { Err(errs) }
 }
 
+/// The sizes given so far, and where each name sits among them.
+type SizesSoFar<'a> = (
+    &'a mut Vec<Given<(Written, Written)>>,
+    &'a mut HashMap<String, usize>,
+);
+
 fn merge_size(
-    list: &mut Vec<Given<(Written, Written)>>,
+    (list, index): SizesSoFar,
     (name, value): (&Written, &Written),
     file: &str,
     over: bool,
@@ -106,7 +121,11 @@ fn merge_size(
         value: (name.clone(), value.clone()),
         file: file.to_string(),
     };
-    match list.iter_mut().find(|o| o.value.0.text == name.text) {
+    let known = index.get(&name.text).copied();
+    if known.is_none() {
+        index.insert(name.text.clone(), list.len());
+    }
+    match known.map(|i| &mut list[i]) {
         Some(o) if over => *o = given,
         Some(o) if o.value.1.text != value.text => errs.push(unlike(
             file,

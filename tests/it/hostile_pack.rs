@@ -1069,3 +1069,86 @@ fn files_far_larger_than_their_kind_are_refused_with_their_size_at_once() {
         );
     }
 }
+
+// ---- inputs that took quadratic time, each now answered within a bound ----
+
+/// The exercise pack with its lesson file edited by `edit`.
+fn edited_pack(edit: impl Fn(&str) -> String) -> Pack {
+    let pack = Pack::ex();
+    let yaml = pack.lessons().join("01-tiny.yaml");
+    let before = std::fs::read_to_string(&yaml).unwrap();
+    let after = edit(&before);
+    assert_ne!(after, before, "the fixture moved");
+    std::fs::write(&yaml, after).unwrap();
+    pack
+}
+
+#[test]
+fn two_hundred_thousand_problem_sizes_are_listed_within_a_bound() {
+    // A scan for a key given twice, for each key, took 42 s (release) on this.
+    let sizes: Vec<String> = (0..200_000).map(|i| format!("k{i}: {i}")).collect();
+    let pack = edited_pack(|t| {
+        t.replace(
+            "problem: { n: 4096, threads: 256 }",
+            &format!("problem: {{ n: 4096, threads: 256, {} }}", sizes.join(", ")),
+        )
+    });
+    let lessons = pack.lessons();
+    let limit = Duration::from_secs(60);
+    let out = gpulab_within(
+        limit,
+        &pack.data(),
+        &["--lessons", lessons.to_str().unwrap(), "list"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+}
+
+#[test]
+fn a_word_of_a_megabyte_in_prose_is_rendered_within_a_bound() {
+    // Each row cut off a long word measured and copied the rest again: 30 s (release).
+    let word = "x".repeat(1 << 20);
+    let pack = edited_pack(|t| {
+        t.replace(
+            "text: A copy moves each word once.",
+            &format!("text: A copy moves each word once. {word}"),
+        )
+    });
+    let lessons = pack.lessons();
+    let limit = Duration::from_secs(60);
+    let out = gpulab_within(
+        limit,
+        &pack.data(),
+        &["--lessons", lessons.to_str().unwrap(), "render", "tiny"],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", said(&out));
+    assert!(said(&out).contains("xxxxxxxx"), "the word is shown");
+}
+
+#[test]
+fn a_try_header_of_a_hundred_thousand_sizes_is_read_within_a_bound() {
+    // A scan of the sizes before for each size, twice over: 78 s (release) for 150,000.
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("// gpulab: n=32 out:f32[n] grid=1 block=32\n");
+    for i in 0..100_000 {
+        text.push_str(&format!("// gpulab: k{i}={i}\n"));
+    }
+    text.push_str("extern \"C\" __global__ void k(float* out) { out[threadIdx.x] = 1.0f; }\n");
+    let file = dir.path().join("h.cu");
+    std::fs::write(&file, text).unwrap();
+    let limit = Duration::from_secs(60);
+    let out = gpulab_within(
+        limit,
+        &dir.path().join("data"),
+        &["try", "--cpu", "--report", file.to_str().unwrap()],
+        &[],
+    );
+    // Without NVRTC the compile is refused; the header must have been read either way.
+    assert!(
+        matches!(out.status.code(), Some(0 | 1 | 3)),
+        "{:?} {}",
+        out.status,
+        said(&out)
+    );
+}

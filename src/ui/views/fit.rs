@@ -137,18 +137,20 @@ pub fn wrap(line: &Line, max: usize, hang: usize) -> Vec<Line<'static>> {
             rows.last_mut().unwrap().append(&mut pending);
         }
         let mut word = text;
-        while used + width(&word) > max {
+        if used + width(&word) > max {
             if used >= max {
                 rows.push(vec![Span::raw(" ".repeat(hang))]);
                 used = hang;
-                continue;
             }
-            let cut = cut_at(&word, max - used);
-            let rest = word.split_off(cut);
-            rows.last_mut().unwrap().push(Span::styled(word, st));
-            rows.push(vec![Span::raw(" ".repeat(hang))]);
-            used = hang;
-            word = rest;
+            // Cut in one pass: a word of a megabyte is as many rows, not as many passes.
+            let mut cut = pieces(&word, max - used, max - hang);
+            let last = cut.pop().unwrap_or_default();
+            for piece in cut {
+                rows.last_mut().unwrap().push(Span::styled(piece, st));
+                rows.push(vec![Span::raw(" ".repeat(hang))]);
+                used = hang;
+            }
+            word = last;
         }
         used += width(&word);
         has_word = true;
@@ -181,16 +183,22 @@ fn tokens(line: &Line) -> Vec<(String, Style)> {
     out
 }
 
-/// The byte index at which `s` reaches `max` columns (at least one character).
-fn cut_at(s: &str, max: usize) -> usize {
-    let mut w = 0;
-    for (i, ch) in s.char_indices() {
-        w += width(ch.encode_utf8(&mut [0; 4]));
-        if w > max {
-            return if i == 0 { ch.len_utf8() } else { i };
+/// `s` cut into pieces of at most `first` columns, then `next` columns each (each piece at
+/// least one character), in one pass over it.
+pub(crate) fn pieces(s: &str, first: usize, next: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut cur, mut w, mut room) = (String::new(), 0, first.max(1));
+    for ch in s.chars() {
+        let cw = width(ch.encode_utf8(&mut [0; 4]));
+        if w + cw > room && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+            (w, room) = (0, next.max(1));
         }
+        cur.push(ch);
+        w += cw;
     }
-    s.len()
+    out.push(cur);
+    out
 }
 
 /// The rows `lines` take wrapped to `width`.

@@ -276,28 +276,17 @@ pub fn wrap(line: &str, width: usize) -> Vec<String> {
             cur.push(' ');
         }
         cur.push_str(word);
-        while width_of(&cur) > width {
-            let cut = cut_at(&cur, width);
-            let rest = cur.split_off(cut);
-            rows.push(std::mem::replace(&mut cur, rest));
+        if width_of(&cur) > width {
+            // Cut in one pass: a word of a megabyte is as many rows, not as many passes.
+            let mut cut = super::fit::pieces(&cur, width, width);
+            cur = cut.pop().unwrap_or_default();
+            rows.extend(cut);
         }
     }
     if !cur.trim().is_empty() || rows.is_empty() {
         rows.push(cur);
     }
     rows
-}
-
-/// The byte index at which `s` reaches `width` columns.
-fn cut_at(s: &str, width: usize) -> usize {
-    let mut w = 0;
-    for (i, ch) in s.char_indices() {
-        w += width_of(ch.encode_utf8(&mut [0; 4]));
-        if w > width {
-            return i.max(ch.len_utf8());
-        }
-    }
-    s.len()
 }
 
 /// The pane, its title with the page number, and a mark wherever text lies out of view.
