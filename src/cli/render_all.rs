@@ -229,16 +229,29 @@ fn no_link(path: &Path, what: &str) -> Result<()> {
     if kind.is_symlink() {
         anyhow::bail!("refused: {what} {} is a link ({RULE})", path.display());
     }
-    let plain = if what == "the snapshot folder" {
+    let folder = what == "the snapshot folder";
+    let plain = if folder {
         kind.is_dir()
     } else {
         kind.is_file()
     };
     if !plain {
+        use std::os::unix::fs::FileTypeExt;
+        let is = if kind.is_dir() {
+            "a folder"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else if kind.is_file() {
+            "a file"
+        } else {
+            "a device"
+        };
         anyhow::bail!(
-            "refused: {what} {} is not a plain {} ({RULE})",
+            "refused: {what} {} is {is}, not a plain {} ({RULE})",
             path.display(),
-            if kind.is_dir() { "file" } else { "folder" }
+            if folder { "folder" } else { "file" }
         );
     }
     Ok(())

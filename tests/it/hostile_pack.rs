@@ -351,6 +351,25 @@ fn render_refuses_a_snapshot_folder_that_is_a_link() {
 }
 
 #[test]
+fn render_names_a_fifo_where_a_snapshot_goes_as_a_fifo_not_a_file() {
+    let pack = snapshot_pack();
+    let snaps = pack.path().join("snapshots");
+    std::fs::create_dir_all(&snaps).unwrap();
+    let fifo = snaps.join("copy-basics__120x40.snap");
+    let _ = std::fs::remove_file(&fifo);
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let out = render_all(pack.path(), "--check");
+    assert_eq!(out.status.code(), Some(2), "{}", said(&out));
+    assert!(
+        said(&out).contains("is a FIFO, not a plain file"),
+        "{}",
+        said(&out)
+    );
+}
+
+#[test]
 fn render_update_removes_a_stale_snap_new_link_without_touching_its_target() {
     let pack = snapshot_pack();
     let snaps = pack.path().join("snapshots");
