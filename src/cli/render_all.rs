@@ -236,20 +236,9 @@ fn no_link(path: &Path, what: &str) -> Result<()> {
         kind.is_file()
     };
     if !plain {
-        use std::os::unix::fs::FileTypeExt;
-        let is = if kind.is_dir() {
-            "a folder"
-        } else if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_socket() {
-            "a socket"
-        } else if kind.is_file() {
-            "a file"
-        } else {
-            "a device"
-        };
+        let is = crate::course::text::kind_of(&kind);
         anyhow::bail!(
-            "refused: {what} {} is {is}, not a plain {} ({RULE})",
+            "refused: {what} {} is a {is}, not a plain {} ({RULE})",
             path.display(),
             if folder { "folder" } else { "file" }
         );

@@ -47,6 +47,23 @@ fn size(bytes: u64) -> String {
     }
 }
 
+/// What a file that is not a plain one is, in a word: `FIFO`, `folder`, `socket`, `device`
+/// (`file` for a plain one).
+pub fn kind_of(ft: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if ft.is_file() {
+        "file"
+    } else if ft.is_fifo() {
+        "FIFO"
+    } else if ft.is_dir() {
+        "folder"
+    } else if ft.is_socket() {
+        "socket"
+    } else {
+        "device"
+    }
+}
+
 /// The bytes of the plain file at `path`, a `kind` of at most `limit` bytes: refused before
 /// a byte is read where its size says so, and cut off there where it lies about its size
 /// (a file of /proc says 0).
@@ -56,7 +73,7 @@ pub fn read_bounded(
     limit: u64,
 ) -> Result<Vec<u8>, FileError> {
     use std::io::Read;
-    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    use std::os::unix::fs::OpenOptionsExt;
     let f = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NONBLOCK)
@@ -64,15 +81,7 @@ pub fn read_bounded(
     let meta = f.metadata()?;
     let ft = meta.file_type();
     if !ft.is_file() {
-        return Err(FileError::NotAFile(if ft.is_fifo() {
-            "FIFO"
-        } else if ft.is_dir() {
-            "folder"
-        } else if ft.is_socket() {
-            "socket"
-        } else {
-            "device"
-        }));
+        return Err(FileError::NotAFile(kind_of(&ft)));
     }
     let too_large = |bytes| FileError::TooLarge { kind, bytes, limit };
     if meta.len() > limit {

@@ -4,6 +4,7 @@
 //! must only read.
 
 use crate::support::common;
+use crate::support::ex_lab::copy_dir;
 
 use common::{bin, fixture};
 use std::collections::BTreeMap;
@@ -79,19 +80,6 @@ fn a_folder_with_no_participant_is_an_error_that_says_so() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2));
     assert!(err.contains("no participant here"), "{err}");
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
 }
 
 #[test]

@@ -226,6 +226,7 @@ fn a_link_planted_where_the_gpu_lock_goes_leaves_its_target_untouched() {
     std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o600)).unwrap();
     let turns = dir.path().join("gpulab-gpu-turns");
     std::fs::create_dir(&turns).unwrap();
+    let made = std::fs::metadata(&turns).unwrap().permissions().mode() & 0o7777;
     std::os::unix::fs::symlink(&victim, turns.join("0000-41-00.0.lock")).unwrap();
     let err = GpuTurn::take(&turns, "0000:41:00.0", JobKind::Run, |_| {})
         .err()
@@ -234,8 +235,10 @@ fn a_link_planted_where_the_gpu_lock_goes_leaves_its_target_untouched() {
     let meta = std::fs::metadata(&victim).unwrap();
     assert_eq!(meta.permissions().mode() & 0o7777, 0o600, "mode changed");
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "# mine\n");
+    // A folder of ours that was there already keeps the mode we gave it: only one made
+    // by gpulab is opened to every user (01777).
     let mode = std::fs::metadata(&turns).unwrap().permissions().mode() & 0o7777;
-    assert_eq!(mode, 0o1777, "the shared folder is sticky: {mode:o}");
+    assert_eq!(mode, made, "our own folder's mode changed: {mode:o}");
 }
 
 // ---- render --all: the pack's snapshot folder ----
