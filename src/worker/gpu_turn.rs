@@ -180,6 +180,7 @@ fn holder(lock: &File) -> Option<u32> {
 /// the sticky bit (where anyone could swap our lock), is refused. Its mode is set through
 /// the opened folder, never through the path.
 pub(super) fn shared_dir(dir: &Path) -> std::io::Result<()> {
+    safe_ancestors(dir)?;
     let made = match fs::create_dir(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             if let Some(parent) = dir.parent() {
@@ -221,6 +222,42 @@ pub(super) fn shared_dir(dir: &Path) -> std::io::Result<()> {
             dir.display(),
             meta.uid()
         )));
+    }
+    Ok(())
+}
+
+/// Every folder above `dir` that exists, checked before anything is made under it: a link
+/// on the way must be root's or ours (another user's could be pointed anywhere, a private
+/// folder of ours included), and no folder on the way may be writable by every user without
+/// the sticky bit (anyone could swap the next part of the path).
+fn safe_ancestors(dir: &Path) -> std::io::Result<()> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let mut at = PathBuf::new();
+    let parts: Vec<_> = dir
+        .parent()
+        .map_or_else(Vec::new, |p| p.components().collect());
+    for part in parts {
+        at.push(part);
+        let Ok(meta) = fs::symlink_metadata(&at) else {
+            // Not made yet: `create_dir_all` makes it, ours.
+            break;
+        };
+        let owner_ok = meta.uid() == 0 || meta.uid() == me;
+        if meta.file_type().is_symlink() && !owner_ok {
+            return Err(refused(format!(
+                "{} is a link of another user's (uid {}): the turns are never kept through one",
+                at.display(),
+                meta.uid()
+            )));
+        }
+        let mode = fs::metadata(&at)?.mode();
+        if mode & 0o002 != 0 && mode & 0o1000 == 0 {
+            return Err(refused(format!(
+                "{} is writable by every user without the sticky bit: anyone could swap what                  lies under it, so the turns are not kept there",
+                at.display()
+            )));
+        }
     }
     Ok(())
 }

@@ -285,3 +285,41 @@ fn a_private_folder_of_ours_named_for_the_turns_keeps_its_mode() {
     drop(t);
     assert_eq!(fs::metadata(&mine).unwrap().mode() & 0o7777, 0o700);
 }
+
+#[test]
+fn a_folder_writable_by_all_without_the_sticky_bit_on_the_way_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let open = dir.path().join("open");
+    fs::create_dir(&open).unwrap();
+    fs::set_permissions(&open, fs::Permissions::from_mode(0o777)).unwrap();
+    let turns = open.join("turns");
+    let err = GpuTurn::take(&turns, BUS, Run, no_wait)
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("sticky"), "{err}");
+    assert!(!turns.exists(), "nothing made there");
+}
+
+#[test]
+fn a_link_of_another_users_on_the_way_is_refused() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: not root, so no link of another user's can be planted");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let private = dir.path().join("private");
+    fs::create_dir(&private).unwrap();
+    let link = dir.path().join("shared");
+    std::os::unix::fs::symlink(&private, &link).unwrap();
+    std::os::unix::fs::lchown(&link, Some(4242), None).unwrap();
+    let err = GpuTurn::take(&link.join("turns"), BUS, Run, no_wait)
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("another user"), "{err}");
+    assert_eq!(
+        fs::read_dir(&private).unwrap().count(),
+        0,
+        "nothing made in it"
+    );
+}
