@@ -102,3 +102,63 @@ fn a_compile_reads_nothing_outside_cudas_headers_however_the_include_is_spelled(
     let said = try_kernel(dir.path(), &fine);
     assert!(!said.contains("cannot open"), "{said}");
 }
+
+/// A lesson `k` over `kernel` (kernels/k.cu), its variant compiled with `options`.
+fn pack_with(kernel: &str, options: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("lessons")).unwrap();
+    std::fs::create_dir_all(dir.path().join("kernels")).unwrap();
+    let lesson = format!(
+        "format_version: 1\nid: k\ntitle: \"A hostile kernel\"\nspace: global\npages:\n  \
+         - title: Test only\n    text: test\nproblem: {{ n: 256 }}\n\
+         buffers:\n  - {{ name: in, type: f32, len: n, init: random }}\n  \
+         - {{ name: out, type: f32, len: n, init: poison }}\nvariants:\n  - name: v\n    \
+         source: kernels/k.cu\n    kernel: k\n    options: [{options}]\n    \
+         launch: {{ grid: 1, block: 256 }}\n    args: [in, out, n]\n\
+         reference: {{ builtin: copy, from: in, to: out }}\n"
+    );
+    std::fs::write(dir.path().join("lessons/01-k.yaml"), lesson).unwrap();
+    let body = "extern \"C\" __global__ void k(const float* in, float* out, int n) \
+                { int i = threadIdx.x; if (i < n) out[i] = in[i]; }\n";
+    std::fs::write(dir.path().join("kernels/k.cu"), format!("{kernel}\n{body}")).unwrap();
+    dir
+}
+
+#[test]
+fn a_trigraph_include_with_the_standard_that_reads_trigraphs_reads_nothing() {
+    if !nvrtc_or_skip("a_trigraph_include_with_the_standard_that_reads_trigraphs_reads_nothing") {
+        return;
+    }
+    if !landlock() {
+        eprintln!("skipped: this machine's kernel has no Landlock, so no compile is confined");
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.h");
+    std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
+    // `??=` is `#` where the standard still reads trigraphs (C++11, an allowed option).
+    let pack = pack_with(
+        &format!("??=include \"{}\"", secret.display()),
+        "\"--std=c++11\"",
+    );
+    let lessons = pack.path().join("lessons");
+    let out = gpulab_within(
+        Duration::from_secs(120),
+        &pack.path().join("data"),
+        &[
+            "--lessons",
+            lessons.to_str().unwrap(),
+            "run",
+            "k",
+            "--cpu",
+            "--json",
+        ],
+        &[],
+    );
+    let said = said(&out);
+    assert!(!said.contains("SECRET_WORDS"), "the file was read:\n{said}");
+    assert!(
+        said.contains("cannot open source file"),
+        "no refused open:\n{said}"
+    );
+}
