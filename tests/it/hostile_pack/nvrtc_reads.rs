@@ -162,3 +162,51 @@ fn a_trigraph_include_with_the_standard_that_reads_trigraphs_reads_nothing() {
         "no refused open:\n{said}"
     );
 }
+
+#[test]
+fn a_starter_whose_include_stays_in_the_pack_reads_nothing_once_copied_to_the_workspace() {
+    if !nvrtc_or_skip("a_starter_whose_include_stays_in_the_pack_reads_nothing") {
+        return;
+    }
+    if !landlock() {
+        eprintln!("skipped: this machine's kernel has no Landlock, so no compile is confined");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    // Where the include leads once the starter lies in the workspace, four folders down.
+    std::fs::write(tmp.path().join("secret.h"), format!("{SECRET}\n")).unwrap();
+    let course = tmp.path().join("course");
+    crate::support::ex_lab::copy_dir(&crate::support::common::fixture("expack"), &course);
+    let old = "exercises/tiny/fix-copy/starter.cu";
+    let new = "exercises/tiny/fix-copy/deep/starter.cu";
+    std::fs::create_dir_all(course.join("exercises/tiny/fix-copy/deep")).unwrap();
+    let starter = std::fs::read_to_string(course.join(old)).unwrap();
+    // Four folders up from the starter is the course root: inside the pack, as written.
+    let text = format!("#include \"../../../../secret.h\"\n{starter}");
+    std::fs::write(course.join(new), text).unwrap();
+    std::fs::write(course.join("secret.h"), "// the pack's own\n").unwrap();
+    let yaml = course.join("lessons/01-tiny.yaml");
+    let y = std::fs::read_to_string(&yaml).unwrap().replace(old, new);
+    std::fs::write(&yaml, y).unwrap();
+    let ws = tmp.path().join("w1/w2/w3/ws");
+    let data = tmp.path().join("data");
+    let lessons = course.join("lessons");
+    let ex = |args: &[&str]| {
+        let mut all = vec!["--lessons", lessons.to_str().unwrap(), "ex", "--workspace"];
+        all.push(ws.to_str().unwrap());
+        all.extend_from_slice(args);
+        gpulab_within(Duration::from_secs(120), &data, &all, &[])
+    };
+    let started = ex(&["start", "fix-copy"]);
+    assert_eq!(started.status.code(), Some(0), "{}", said(&started));
+    let checked = ex(&["check", "fix-copy", "--cpu", "--json"]);
+    let said = said(&checked);
+    assert!(
+        !said.contains("SECRET_WORDS"),
+        "the learner's file was read:\n{said}"
+    );
+    assert!(
+        said.contains("cannot open source file"),
+        "no refused open:\n{said}"
+    );
+}
