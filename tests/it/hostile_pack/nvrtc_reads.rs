@@ -23,6 +23,33 @@ fn landlock() -> bool {
     String::from_utf8_lossy(&out.stdout).trim() == "landlock"
 }
 
+/// Whether `test` can run here: NVRTC to compile, and Landlock to confine it (else it says
+/// why it skipped).
+fn confined_or_skip(test: &str) -> bool {
+    if !nvrtc_or_skip(test) {
+        return false;
+    }
+    if !landlock() {
+        eprintln!(
+            "skipped {test}: this machine's kernel has no Landlock, so no compile is confined"
+        );
+        return false;
+    }
+    true
+}
+
+/// What a refused include prints: NVRTC's refused open, and never the file's words.
+fn assert_refused(what: &str, said: &str) {
+    assert!(
+        !said.contains("SECRET_WORDS"),
+        "{what}: the file was read:\n{said}"
+    );
+    assert!(
+        said.contains("cannot open source file"),
+        "{what}: no refused open:\n{said}"
+    );
+}
+
 /// `gpulab try --cpu` of `kernel` as `t.cu` in `dir`; what it printed.
 fn try_kernel(dir: &Path, kernel: &str) -> String {
     let file = dir.join("t.cu");
@@ -43,13 +70,7 @@ fn try_kernel(dir: &Path, kernel: &str) -> String {
 
 #[test]
 fn a_compile_reads_nothing_outside_cudas_headers_however_the_include_is_spelled() {
-    if !nvrtc_or_skip(
-        "a_compile_reads_nothing_outside_cudas_headers_however_the_include_is_spelled",
-    ) {
-        return;
-    }
-    if !landlock() {
-        eprintln!("skipped: this machine's kernel has no Landlock, so no compile is confined");
+    if !confined_or_skip("a_compile_reads_nothing_outside_cudas_headers") {
         return;
     }
     let outside = tempfile::tempdir().unwrap();
@@ -76,15 +97,7 @@ fn a_compile_reads_nothing_outside_cudas_headers_however_the_include_is_spelled(
         ),
     ];
     for (what, kernel) in &cases {
-        let said = try_kernel(dir.path(), kernel);
-        assert!(
-            !said.contains("SECRET_WORDS"),
-            "{what}: the file was read:\n{said}"
-        );
-        assert!(
-            said.contains("cannot open source file"),
-            "{what}: no refused open:\n{said}"
-        );
+        assert_refused(what, &try_kernel(dir.path(), kernel));
     }
     // Whether the file exists is not told either.
     let probe = format!("#if __has_include(\"{s}\")\n#error THE_FILE_EXISTS\n#endif");
@@ -126,11 +139,8 @@ fn pack_with(kernel: &str, options: &str) -> tempfile::TempDir {
 
 #[test]
 fn a_trigraph_include_with_the_standard_that_reads_trigraphs_reads_nothing() {
-    if !nvrtc_or_skip("a_trigraph_include_with_the_standard_that_reads_trigraphs_reads_nothing") {
-        return;
-    }
-    if !landlock() {
-        eprintln!("skipped: this machine's kernel has no Landlock, so no compile is confined");
+    if !confined_or_skip("a_trigraph_include_with_the_standard_that_reads_trigraphs_reads_nothing")
+    {
         return;
     }
     let outside = tempfile::tempdir().unwrap();
@@ -155,21 +165,12 @@ fn a_trigraph_include_with_the_standard_that_reads_trigraphs_reads_nothing() {
         ],
         &[],
     );
-    let said = said(&out);
-    assert!(!said.contains("SECRET_WORDS"), "the file was read:\n{said}");
-    assert!(
-        said.contains("cannot open source file"),
-        "no refused open:\n{said}"
-    );
+    assert_refused("a trigraph include", &said(&out));
 }
 
 #[test]
 fn a_starter_whose_include_stays_in_the_pack_reads_nothing_once_copied_to_the_workspace() {
-    if !nvrtc_or_skip("a_starter_whose_include_stays_in_the_pack_reads_nothing") {
-        return;
-    }
-    if !landlock() {
-        eprintln!("skipped: this machine's kernel has no Landlock, so no compile is confined");
+    if !confined_or_skip("a_starter_whose_include_stays_in_the_pack_reads_nothing") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -200,13 +201,5 @@ fn a_starter_whose_include_stays_in_the_pack_reads_nothing_once_copied_to_the_wo
     let started = ex(&["start", "fix-copy"]);
     assert_eq!(started.status.code(), Some(0), "{}", said(&started));
     let checked = ex(&["check", "fix-copy", "--cpu", "--json"]);
-    let said = said(&checked);
-    assert!(
-        !said.contains("SECRET_WORDS"),
-        "the learner's file was read:\n{said}"
-    );
-    assert!(
-        said.contains("cannot open source file"),
-        "no refused open:\n{said}"
-    );
+    assert_refused("a copied starter", &said(&checked));
 }
