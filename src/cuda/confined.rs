@@ -210,9 +210,10 @@ fn answer(r: &Request) -> Response {
     if let Err(e) = discover::load_nvrtc_from(r.nvrtc.as_deref(), r.builtins.as_deref()) {
         return Response::Internal(e.to_string());
     }
-    if let Err(e) = restrict(&r.readable) {
-        return Response::Internal(format!("confining the compile: {e}"));
-    }
+    // A kernel that refuses the rules (no Landlock, or a container's filter on its calls)
+    // leaves the compile as confined as the text checks make it, as `status` tells: the
+    // learner's kernel still compiles.
+    let _ = restrict(&r.readable);
     let job = CompileJob {
         file_name: &r.file_name,
         source: &r.source,
