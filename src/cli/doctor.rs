@@ -83,10 +83,8 @@ fn tool_lines(out: &mut String, tools: &Toolkit) {
         ),
     }
     headers_line(out, tools);
-    if tools.nvrtc.is_ok() {
-        let c = crate::cuda::confined::status();
-        let ok = c == crate::cuda::confined::Confinement::Landlock;
-        line(out, ok, "compile confined", c.words());
+    if let Some(c) = &tools.confined {
+        line(out, c.enforced, "compile confined", &c.words);
     }
     let shows = "shows SASS (LDL/STL, LDS, LDG)";
     tool(out, "nvdisasm", &tools.nvdisasm, shows, PIP_HINT);

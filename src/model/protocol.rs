@@ -287,6 +287,16 @@ pub struct Toolkit {
     /// <cstdio>; <cuda_fp16.h> will not be found).
     #[serde(default)]
     pub include_dirs: Vec<PathBuf>,
+    /// How a kernel's compile is confined (None where NVRTC is missing).
+    #[serde(default)]
+    pub confined: Option<CompileConfinement>,
+}
+
+/// Whether the kernel's Landlock confines a compile to CUDA's headers, in words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompileConfinement {
+    pub enforced: bool,
+    pub words: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

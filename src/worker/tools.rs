@@ -1,8 +1,9 @@
 //! What the worker reports of the CUDA toolkit here, for `doctor` and `check`: the parent
 //! never loads a CUDA library itself.
 
+use crate::cuda::confined::{self, Confinement};
 use crate::cuda::{discover, nvrtc};
-use crate::model::protocol::{NvrtcFound, SearchedDir, Toolkit};
+use crate::model::protocol::{CompileConfinement, NvrtcFound, SearchedDir, Toolkit};
 
 pub fn toolkit() -> Toolkit {
     let found = discover::find();
@@ -12,6 +13,13 @@ pub fn toolkit() -> Toolkit {
             from,
         })
         .map_err(|e| e.to_string());
+    let confined = nvrtc.is_ok().then(|| {
+        let c = confined::status();
+        CompileConfinement {
+            enforced: c == Confinement::Landlock,
+            words: c.words().to_string(),
+        }
+    });
     Toolkit {
         searched: found
             .searched
@@ -28,5 +36,6 @@ pub fn toolkit() -> Toolkit {
         compute_sanitizer: found.compute_sanitizer.clone(),
         cublas: found.cublas.clone(),
         include_dirs: found.include_dirs.clone(),
+        confined,
     }
 }
