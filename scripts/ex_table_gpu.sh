@@ -6,7 +6,9 @@
 #
 #   GPULAB_IT=path/to/it-HASH GPULAB_BIN=path/to/gpulab OUT=/tmp/table scripts/ex_table_gpu.sh
 #
-# GPULAB_EXERCISES=id,id for some exercises; GPULAB_TABLE_THREADS checks at once (4).
+# GPULAB_EXERCISES=id,id for some exercises; GPULAB_TABLE_THREADS checks at once (a core each);
+# GPULAB_TURN_LOG=file lists every turn on the GPU (start, ms held, pid, job, variant), and
+# GPULAB_TABLE_LOGS=dir keeps what each check said, stamped.
 # Exits as the test does: 0 when every answer is as its file says.
 
 set -u
@@ -24,4 +26,9 @@ rc=${PIPESTATUS[0]}
 # The table is what the test printed between its first exercise and its count.
 awk '/ on NVIDIA|^  [a-z]/ {print} / checks live in / {print}' "$OUT/ex_table.log" >"$OUT/ex_table.txt"
 echo "ex_table_gpu: $(($(date +%s) - start)) s, exit $rc" | tee -a "$OUT/ex_table.txt"
+if [ -s "${GPULAB_TURN_LOG:-}" ]; then
+    awk '{ if (!n || $1 < a) a = $1; e = $1 + $2 / 1000; if (e > b) b = e; h += $2 / 1000; n++ }
+         END { printf "the GPU held in %d turns for %.0f s of %.0f s (%.0f%%)\n", n, h, b - a, 100 * h / (b - a) }' \
+        "$GPULAB_TURN_LOG" | tee -a "$OUT/ex_table.txt"
+fi
 exit "$rc"

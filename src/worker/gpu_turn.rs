@@ -23,7 +23,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant, SystemTime};
 
 /// How often a waiter looks at the queue: a turn handed on is taken within this.
-const POLL: Duration = Duration::from_millis(25);
+const POLL: Duration = Duration::from_millis(10);
 /// How often a waiter says where it is when nothing moves, and a ticket is touched to
 /// show its process still takes part (a stopped process's ticket goes stale).
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
@@ -34,7 +34,15 @@ pub struct GpuTurn {
     ticket: PathBuf,
     _beat: Heartbeat,
     waited: Option<Duration>,
+    /// When it was taken, for whom and for what: written to `TURN_LOG` when let go.
+    since: (SystemTime, Instant),
+    job: JobKind,
+    label: String,
 }
+
+/// A file every turn is appended to as it ends (start, held, pid, job, what it was for):
+/// how much of a workshop's or a test table's time the GPU was held, and by what.
+pub const TURN_LOG: &str = "GPULAB_TURN_LOG";
 
 /// Why no turn could be arranged: the run goes on untimed-for-turns, as on a GPU of its own.
 #[derive(Debug, thiserror::Error)]
@@ -89,6 +97,9 @@ impl GpuTurn {
                     ticket: mine.path,
                     _beat: beat,
                     waited: shown.is_some().then(|| t0.elapsed()),
+                    since: (SystemTime::now(), Instant::now()),
+                    job,
+                    label: String::new(),
                 });
             }
             let mut list: Vec<QueuedJob> = (ahead.iter())
@@ -120,6 +131,30 @@ impl GpuTurn {
     pub fn waited(&self) -> Option<Duration> {
         self.waited
     }
+
+    /// What the turn is for, in `TURN_LOG` (a variant's name; empty for a lesson's setup).
+    pub fn label(&mut self, what: &str) {
+        self.label = what.to_string();
+    }
+
+    fn log(&self) {
+        let Some(path) = std::env::var_os(TURN_LOG) else {
+            return;
+        };
+        let start = (self.since.0.duration_since(std::time::UNIX_EPOCH)).unwrap_or_default();
+        let line = format!(
+            "{:.3} {:.1} {} {:?} {}\n",
+            start.as_secs_f64(),
+            self.since.1.elapsed().as_secs_f64() * 1e3,
+            std::process::id(),
+            self.job,
+            self.label
+        );
+        // One write of one short line to a file opened for appending lands whole.
+        if let Ok(mut f) = OpenOptions::new().create(true).append(true).open(path) {
+            let _ = f.write_all(line.as_bytes());
+        }
+    }
 }
 
 impl Drop for GpuTurn {
@@ -128,6 +163,7 @@ impl Drop for GpuTurn {
         // moment it is let go.
         let _ = fs::remove_file(&self.ticket);
         let _ = self.lock.unlock();
+        self.log();
     }
 }
 

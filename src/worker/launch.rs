@@ -43,6 +43,11 @@ pub enum HostMem {
 
 impl HostMem {
     fn new(gpu: &Gpu, memory: Memory, data: &HostData) -> Result<Option<HostMem>, CudaError> {
+        // Only memory the host holds needs the bytes: a device buffer's inputs are
+        // uploaded as they are (a GiB copied here for nothing cost seconds in a turn).
+        if memory == Memory::Device {
+            return Ok(None);
+        }
         let bytes = data.to_le_bytes();
         Ok(match memory {
             Memory::Device => None,

@@ -58,7 +58,8 @@ impl Turns {
             })
         });
         match taken {
-            Ok(turn) => {
+            Ok(mut turn) => {
+                turn.label(variant);
                 if let Some(w) = turn.waited() {
                     send(Reply::Queue {
                         variant: variant.to_string(),

@@ -74,11 +74,11 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
     let start = std::time::Instant::now();
     // Several checks at once: their workers take the GPU by turns (each variant's timing
     // alone on it), while their compiles, traces' analyses and the output checks on the
-    // host run beside each other. `GPULAB_TABLE_THREADS` says how many (default 4).
+    // host run beside each other. `GPULAB_TABLE_THREADS` says how many (default: a core each).
     let threads = std::env::var("GPULAB_TABLE_THREADS")
         .ok()
         .and_then(|t| t.parse().ok())
-        .unwrap_or(4);
+        .unwrap_or_else(wrong_answers::threads);
     // A row as each check ends (exercise, answer, seconds, what failed, and for a wrong
     // answer its class and the check its file says must catch it); the table again in
     // order at the end.
@@ -101,8 +101,17 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
             case.exercise, case.name, o.secs
         )
     };
+    // `GPULAB_TABLE_LOGS=dir` keeps what each check said, stamped, and when it began.
+    let logs = std::env::var_os("GPULAB_TABLE_LOGS").map(std::path::PathBuf::from);
     let outcomes = wrong_answers::check_all_saying(&cases, false, threads, |c, o| {
         eprintln!("{}", row(c, o));
+        if let Some(dir) = &logs {
+            let name = format!("{}--{}.log", c.exercise, c.name.replace('/', "-"));
+            let began = start.elapsed().as_secs_f64() - o.secs;
+            let text = format!("began {began:.2} s into the table\n{}", o.stderr);
+            let _ = std::fs::create_dir_all(dir);
+            let _ = std::fs::write(dir.join(name), text);
+        }
         if wrong_answers::verdict(c, o, false).is_some() {
             eprintln!("{}", o.summary());
         }

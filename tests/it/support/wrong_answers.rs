@@ -293,12 +293,27 @@ pub fn check(case: &Case, cpu: bool) -> Outcome {
         cmd.arg("--fail-fast");
     }
     let start = Instant::now();
-    let out = cmd
+    let mut child = cmd
         .env("GPULAB_DATA_DIR", tmp.path().join("data"))
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    // Each line of what the check says is stamped with the seconds since it began: a
+    // table's log then shows where a slow check spent its time (waiting for the GPU's
+    // turn, a size, the interpreter).
+    let err = child.stderr.take().unwrap();
+    let stamper = std::thread::spawn(move || {
+        use std::io::BufRead;
+        let mut said = String::new();
+        for l in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+            said.push_str(&format!("{:7.2} {l}\n", start.elapsed().as_secs_f64()));
+        }
+        said
+    });
+    let out = child.wait_with_output().unwrap();
     let secs = start.elapsed().as_secs_f64();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let stderr = stamper.join().unwrap();
     let report = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "{} {}: no report ({e}); exit {:?}\n{stderr}",
