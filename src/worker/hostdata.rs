@@ -154,6 +154,23 @@ impl HostData {
     }
 
     /// The elements as little-endian bytes, as a device buffer holds them.
+    /// Writes the values' little-endian bytes into `out`, which holds exactly as many.
+    pub fn write_le(&self, out: &mut [u8]) {
+        fn put<const N: usize, T: Copy>(v: &[T], out: &mut [u8], le: impl Fn(T) -> [u8; N]) {
+            assert_eq!(out.len(), v.len() * N, "room for every value");
+            for (o, &x) in out.chunks_exact_mut(N).zip(v) {
+                o.copy_from_slice(&le(x));
+            }
+        }
+        match self {
+            HostData::F32(v) => put(v, out, f32::to_le_bytes),
+            HostData::F64(v) => put(v, out, f64::to_le_bytes),
+            HostData::I32(v) => put(v, out, i32::to_le_bytes),
+            HostData::U32(v) => put(v, out, u32::to_le_bytes),
+            HostData::U64(v) => put(v, out, u64::to_le_bytes),
+        }
+    }
+
     pub fn to_le_bytes(&self) -> Vec<u8> {
         // Sized once: collecting a flat_map grows the vector from nothing, which for a
         // GiB of inputs cost about a second.
@@ -177,6 +194,21 @@ impl HostData {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn written_bytes_are_the_values_little_endian() {
+        for h in [
+            HostData::F32(vec![1.5, -2.0, f32::MIN_POSITIVE]),
+            HostData::U64(vec![0x0102_0304_0506_0708, u64::MAX]),
+            HostData::I32(vec![-1, 7]),
+        ] {
+            let want = h.to_le_bytes();
+            let mut got = vec![0xAAu8; want.len()];
+            h.write_le(&mut got);
+            assert_eq!(got, want);
+        }
+        assert_eq!(HostData::U32(vec![0x0102_0304]).to_le_bytes(), [4, 3, 2, 1]);
+    }
 
     fn buf(init: Init, ty: ElemType) -> Buffer {
         Buffer {

@@ -6,7 +6,7 @@ use super::Sink;
 use super::hostdata::{self, HostData};
 use super::kept::{self, Kept};
 use super::l2::{self, PersistingL2};
-use super::launch::Buffers;
+use super::launch::{Buffers, Staged};
 use super::noise;
 use super::sgemm_ref;
 use super::turns::Turns;
@@ -209,15 +209,16 @@ fn inputs(
         }
         None => {
             let seed = hostdata::fresh_seed();
-            let host = (lesson.buffers.iter())
+            let host: Vec<HostData> = (lesson.buffers.iter())
                 .map(|b| hostdata::generate(b, seed))
                 .collect();
+            let staged = Staged::new(gpu, lesson, &host);
             let _turn = turns.take(opts.job, "", send);
             send(Reply::Stage {
                 variant: String::new(),
                 stage: "uploading the inputs".into(),
             });
-            let fresh = Buffers::upload(gpu, lesson, host, opts.guard);
+            let fresh = Buffers::upload(gpu, lesson, host, opts.guard, staged);
             Ok((fresh.map_err(|e| Fatal::in_variant("", e))?, None, None))
         }
     }

@@ -43,9 +43,11 @@ const TRACE_CAPACITY_MAX: u32 = 1 << 23;
 /// what the logger counted, then one with fewer blocks, once more.
 const TRACE_TRIES: u32 = 4;
 
-/// The instrumented build of a variant, made on the CPU before its turn on the GPU.
+/// The instrumented build of a variant, made and loaded before its turn on the GPU.
 pub struct Prepared {
-    ptx: Vec<u8>,
+    /// The instrumented PTX, loaded: the driver's compile of it (ptxas, for every logger
+    /// the instrumenter wrote) is host work, and so is kept out of the turn.
+    module: Module,
     lowered_name: String,
     sites: Vec<trace::instrument::Site>,
 }
@@ -59,8 +61,8 @@ pub struct Captured {
     sample: BlockSample,
 }
 
-/// Compile `v` to PTX and instrument it: CPU work only, done before the GPU is taken.
-pub fn prepare(v: &Variant, arch: &str) -> Result<Prepared, TraceError> {
+/// Compile `v` to PTX, instrument it and load it: host work, done before the GPU is taken.
+pub fn prepare(gpu: &Gpu, v: &Variant, arch: &str) -> Result<Prepared, TraceError> {
     let ptx = super::compile::compile_cached(&compile_job(v, arch, Output::Ptx))?;
     let text = String::from_utf8_lossy(&ptx.image)
         .trim_end_matches('\0')
@@ -70,7 +72,7 @@ pub fn prepare(v: &Variant, arch: &str) -> Result<Prepared, TraceError> {
     let mut image = inst.ptx.into_bytes();
     image.push(0);
     Ok(Prepared {
-        ptx: image,
+        module: gpu.load_module(&image)?,
         lowered_name: ptx.lowered_name.clone(),
         sites: inst.sites,
     })
@@ -86,11 +88,11 @@ pub fn capture(
     bufs: &mut Buffers,
     opts: &RunOptions,
 ) -> Result<Captured, TraceError> {
-    let module = gpu.load_module(&prepared.ptx)?;
+    let module = &prepared.module;
     let kernel = module.kernel(&prepared.lowered_name)?;
     super::launch::prepare(&kernel, v)?;
     // The traced build is a module of its own: its constants are filled anew.
-    if let Some(why) = super::measure::fill_constants(lesson, v, &module, bufs)? {
+    if let Some(why) = super::measure::fill_constants(lesson, v, module, bufs)? {
         return Err(TraceError::Trace(why));
     }
     let mut s = BlockSample::of(v, lesson.trace_blocks, opts.trace_blocks);
@@ -109,7 +111,7 @@ pub fn capture(
     loop {
         tries += 1;
         let records = gpu.alloc(cap as usize * RECORD_BYTES)?;
-        set_globals(&module, &records, &s, cap)?;
+        set_globals(module, &records, &s, cap)?;
         bufs.poison_outputs(lesson)?;
         bufs.launch(v, &kernel).enqueue()?;
         gpu.synchronize()?;

@@ -87,8 +87,8 @@ pub fn run_variant(
     // One turn for everything this variant does on the GPU (its check, timed runs and
     // trace): the compile above needs none, and the next job in the queue goes before
     // this run's next variant.
-    // The traced build is made before the turn: the GPU waits for no compiler.
-    let traced = (ctx.opts.trace && job.shown).then(|| traced::prepare(v, ctx.arch));
+    // The traced build is made and loaded before the turn: the GPU waits for no compiler.
+    let traced = (ctx.opts.trace && job.shown).then(|| traced::prepare(ctx.gpu, v, ctx.arch));
     let turn = ctx.turns.take(ctx.opts.job, &v.name, send);
     ctx.l2.fresh().map_err(fatal)?;
     let windows = match load_check_time(ctx, job, &compiled, bufs, &mut r, send) {
@@ -110,7 +110,9 @@ pub fn run_variant(
     // Decoding and analysing the trace needs only the CPU: the next job in the queue has
     // the GPU meanwhile.
     if let Some(Some((prepared, captured, t0))) = captured {
-        let analysed = traced::analyze(ctx.lesson, v, ctx.arch, prepared, captured);
+        let analysed = while_saying(send, v, "analysing the trace", || {
+            traced::analyze(ctx.lesson, v, ctx.arch, prepared, captured)
+        });
         keep_trace(&mut r, analysed, t0);
     }
     // Judged once NVML's samples for these runs are in, up to a second later: the next
@@ -119,6 +121,40 @@ pub fn run_variant(
         watch.timed(&v.name, windows);
     }
     Ok(r)
+}
+
+/// How often long work on the host says it is still going: well within the client's
+/// wait for a word (20 s by default), which is meant for a kernel that never ends, not a
+/// million trace records analysed on a host whose cores are all busy.
+const STILL_GOING: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// `work` on a thread of its own, while this one says every `STILL_GOING` that it goes on.
+fn while_saying<T: Send>(
+    send: Sink,
+    v: &Variant,
+    what: &str,
+    work: impl FnOnce() -> T + Send,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            let _ = tx.send(work());
+        });
+        let t0 = std::time::Instant::now();
+        loop {
+            match rx.recv_timeout(STILL_GOING) {
+                Ok(done) => return done,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                    let secs = t0.elapsed().as_secs();
+                    stage(send, v, &format!("{what} ({secs} s so far)"));
+                }
+                // The work panicked: the scope passes the panic on when it ends.
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                    panic!("{what} stopped without an answer")
+                }
+            }
+        }
+    })
 }
 
 /// Load the compiled kernel, check its output and time it; the timed runs' windows come

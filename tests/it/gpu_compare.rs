@@ -12,7 +12,7 @@ use gpulab::model::builder::LessonBuilder;
 use gpulab::model::{Buffer, ElemType, Init, Lesson, Tolerance};
 use gpulab::worker::device_compare;
 use gpulab::worker::hostdata::HostData;
-use gpulab::worker::launch::Buffers;
+use gpulab::worker::launch::{Buffers, Staged};
 use gpulab::worker::outputs;
 
 #[test]
@@ -48,7 +48,8 @@ fn holding(data: &HostData) -> Lesson {
 fn both(gpu: &Gpu, got: HostData, want: &HostData, tol: &Tolerance) -> (String, String) {
     let lesson = holding(&got);
     let host = outputs::compare("out", &got, want, tol);
-    let mut bufs = Buffers::upload(gpu, &lesson, vec![got], false).unwrap();
+    let staged = Staged::new(gpu, &lesson, std::slice::from_ref(&got));
+    let mut bufs = Buffers::upload(gpu, &lesson, vec![got], false, staged).unwrap();
     let arch = format!("sm_{}", gpu.info().cc.replace('.', ""));
     let device = device_compare::compare(gpu, &arch, &lesson, &mut bufs, (0, want), tol)
         .unwrap()
@@ -123,5 +124,30 @@ fn the_gpu_judges_every_output_as_the_host_does() {
     for (got, want) in cases {
         let (host, device) = both(&gpu, got, &want, &t);
         assert_eq!(device, host);
+    }
+}
+
+/// Inputs large enough to be staged in pinned memory before their upload arrive byte for
+/// byte, as those uploaded from pageable memory do.
+#[test]
+fn staged_and_pageable_uploads_land_the_same_bytes() {
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("skipped: no GPU ({e})");
+            return;
+        }
+    };
+    for n in [1000usize, (9 << 20) / 4 + 3] {
+        let data: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let got = HostData::U32(data.clone());
+        let lesson = holding(&got);
+        let staged = Staged::new(&gpu, &lesson, std::slice::from_ref(&got));
+        assert_eq!(staged.pinned(), usize::from(n * 4 >= 8 << 20), "{n} words");
+        let bufs = Buffers::upload(&gpu, &lesson, vec![got], false, staged).unwrap();
+        let back: Vec<u32> = bufs.dev[0].download(n).unwrap();
+        assert!(back == data, "{n} words");
     }
 }

@@ -1,5 +1,5 @@
-// wrong: [unchecked structure] writes as many lines as the flush has, but folds them into its first 8 MiB, which the L2 holds: the same traffic, and nothing of the chain is pushed out
-// caught by: yours measured.cycles_per_access at least 0.8x solution
+// wrong: [unchecked structure] writes as many lines as the flush has, but folds them into its first 8 MiB, which the L2 holds: the same traffic, and nothing of the chain is pushed out (on an H200 its chase still took 0.82x the solution's cycles, nearer HBM's than the L2's; why is not measured)
+// caught by: yours measured.cycles_per_access at least 0.9x solution
 // on: gpu - the sectors and requests are the solution's; only the time shows the lines were the same few
 // The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
 // line, all over a set of `set_bytes` (1 GiB). Node i holds the address of node
