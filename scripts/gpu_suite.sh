@@ -40,9 +40,9 @@ limit() {
     local var="GPULAB_SUITE_LIMIT_$(echo "$1" | tr '[:lower:]' '[:upper:]')"
     case "$1" in
         traces) echo "${!var:-150}" ;;
-        runs) echo "${!var:-150}" ;;
-        ncu) echo "${!var:-120}" ;;
-        table) echo "${!var:-300}" ;;
+        runs) echo "${!var:-240}" ;;
+        ncu) echo "${!var:-240}" ;;
+        table) echo "${!var:-360}" ;;
     esac
 }
 
