@@ -477,22 +477,42 @@ fn figure(x: f64) -> String {
     }
 }
 
-/// How a run's claims fare, in a few words. Claims the CPU interpreter could not judge are
-/// counted apart and never as failing: "6 of 6 judged hold; 4 need a GPU". None: no claims.
+/// How a run's claims fare, in a few words. A claim with no figure is never counted as
+/// judged: those a GPU would judge and those not measured here are counted apart ("2 hold,
+/// 1 not measured here, 15 need a GPU", the words `tally` gives the CLI and the lab).
+/// None: no claims.
 pub fn summary(claims: &[ClaimResult]) -> Option<String> {
     if claims.is_empty() {
         return None;
     }
-    let held = claims.iter().filter(|c| c.holds == Some(true)).count();
-    let gpu = claims.iter().filter(|c| c.needs_gpu).count();
-    let judged = claims.len() - gpu;
-    let need = |n: usize| if n == 1 { "needs" } else { "need" };
-    Some(match (judged, gpu) {
-        (n, 0) => format!("{held} of {n} claims hold on these figures"),
-        (0, 1) => "no claim judged here: it needs a GPU".to_string(),
-        (0, g) => format!("no claim judged here: all {g} need a GPU"),
-        (n, g) => format!("{held} of {n} judged hold; {g} {} a GPU", need(g)),
+    let count = |f: &dyn Fn(&ClaimResult) -> bool| claims.iter().filter(|c| f(c)).count();
+    let held = count(&|c| c.holds == Some(true));
+    let failed = count(&|c| c.holds == Some(false));
+    let gpu = count(&|c| c.holds.is_none() && c.needs_gpu);
+    let unmeasured = count(&|c| c.holds.is_none() && !c.needs_gpu);
+    Some(match (held + failed, unmeasured, gpu) {
+        (n, 0, 0) => format!("{held} of {n} claims hold on these figures"),
+        (0, 0, 1) => "no claim judged here: it needs a GPU".to_string(),
+        (0, 0, g) => format!("no claim judged here: all {g} need a GPU"),
+        _ => tally(held, failed, unmeasured, gpu),
     })
+}
+
+/// Counts of checks or claims in the words every screen uses: "4 hold, 1 fails, 1 not
+/// measured here, 2 need a GPU" (the parts that are nought left out, but for the held).
+pub fn tally(held: usize, failed: usize, not_measured: usize, need_gpu: usize) -> String {
+    let verb = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let mut parts = vec![verb(held, "holds", "hold")];
+    if failed > 0 {
+        parts.push(verb(failed, "fails", "fail"));
+    }
+    if not_measured > 0 {
+        parts.push(format!("{not_measured} not measured here"));
+    }
+    if need_gpu > 0 {
+        parts.push(verb(need_gpu, "needs a GPU", "need a GPU"));
+    }
+    parts.join(", ")
 }
 
 #[cfg(test)]
@@ -513,21 +533,16 @@ mod tests {
     fn claims_a_gpu_must_judge_are_counted_apart_and_never_as_failing() {
         let mut claims = vec![claim(Some(true), false); 6];
         claims.extend(vec![claim(None, true); 4]);
-        assert_eq!(
-            summary(&claims).unwrap(),
-            "6 of 6 judged hold; 4 need a GPU"
-        );
-        // One judged and failing, one whose figure is missing: both count as judged.
+        assert_eq!(summary(&claims).unwrap(), "6 hold, 4 need a GPU");
+        // One judged and failing, one whose figure is missing: the missing one is not
+        // counted as judged, nor as failing.
         claims[0].holds = Some(false);
         claims[1].holds = None;
         assert_eq!(
             summary(&claims).unwrap(),
-            "4 of 6 judged hold; 4 need a GPU"
+            "4 hold, 1 fails, 1 not measured here, 4 need a GPU"
         );
-        assert_eq!(
-            summary(&claims[5..=6]).unwrap(),
-            "1 of 1 judged hold; 1 needs a GPU"
-        );
+        assert_eq!(summary(&claims[5..=6]).unwrap(), "1 holds, 1 needs a GPU");
         // Every claim about times: none judged, none failing.
         assert_eq!(
             summary(&claims[6..]).unwrap(),
@@ -537,6 +552,13 @@ mod tests {
             summary(&claims[9..]).unwrap(),
             "no claim judged here: it needs a GPU"
         );
+        // Lesson 00 on the interpreter: an occupancy figure it has not is not a failure.
+        let ladder = [
+            claim(Some(true), false),
+            claim(Some(true), false),
+            claim(None, false),
+        ];
+        assert_eq!(summary(&ladder).unwrap(), "2 hold, 1 not measured here");
     }
 
     #[test]

@@ -140,15 +140,16 @@ pub fn check_text(ex: &Exercise, file: &str, r: &CheckReport) -> String {
     for (l, (check, detail)) in r.lines.iter().zip(&checks) {
         let _ = writeln!(out, "  {} {check:<width$}  {detail}", mark(l.mark));
     }
-    let count = |m: Mark| r.lines.iter().filter(|l| l.mark == m).count();
-    let (pass, gpu) = (count(Mark::Pass), count(Mark::NeedsGpu));
     let verdict = if r.passed() {
         "passed: every check holds; `gpulab ex solution ID` shows the solution"
             .replace("ID", &ex.id)
     } else if r.failed() {
-        format!("not yet: {pass} of {} checks hold", r.lines.len())
+        format!("not yet: {}", r.tally())
     } else {
-        format!("no check fails; {gpu} need a GPU, so the exercise is not passed here")
+        format!(
+            "no check fails: {}, so the exercise is not passed here",
+            r.tally()
+        )
     };
     let _ = writeln!(out, "{verdict}");
     out
@@ -200,10 +201,20 @@ mod tests {
         assert!(pass.contains("passed: every check holds"), "{pass}");
         let fail = check_text(&ex, "f.cu", &report(&[Mark::Pass, Mark::Fail], None));
         assert!(fail.contains("✗ check 1  detail 1"), "{fail}");
-        assert!(fail.contains("not yet: 1 of 2 checks hold"), "{fail}");
+        assert!(fail.contains("not yet: 1 holds, 1 fails"), "{fail}");
         let gpu = check_text(&ex, "f.cu", &report(&[Mark::Pass, Mark::NeedsGpu], None));
         assert!(gpu.contains("· check 1"), "{gpu}");
-        assert!(gpu.contains("1 need a GPU"), "{gpu}");
+        assert!(
+            gpu.contains("no check fails: 1 holds, 1 needs a GPU, so"),
+            "{gpu}"
+        );
+        // A check whose figure was not measured is neither a pass nor a failure: said so.
+        let lost = [Mark::Pass, Mark::NotMeasured, Mark::NeedsGpu];
+        let lost = check_text(&ex, "f.cu", &report(&lost, None));
+        assert!(
+            lost.contains("not yet: 1 holds, 1 not measured here, 1 needs a GPU"),
+            "{lost}"
+        );
     }
 
     #[test]

@@ -13,7 +13,7 @@ use super::source::{self, Ask, Plan};
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
-use crate::model::protocol::{JobKind, Reply, RunOptions};
+use crate::model::protocol::{JobKind, PIP_HINT, Reply, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
 use serde::Serialize;
 
@@ -68,6 +68,17 @@ impl CheckReport {
                 .lines
                 .iter()
                 .any(|l| matches!(l.mark, Mark::Fail | Mark::NotMeasured))
+    }
+
+    /// The checks counted in the words every screen uses: "4 hold, 1 fails, 2 need a GPU".
+    pub fn tally(&self) -> String {
+        let count = |m: Mark| self.lines.iter().filter(|l| l.mark == m).count();
+        crate::analysis::claims::tally(
+            count(Mark::Pass),
+            count(Mark::Fail),
+            count(Mark::NotMeasured),
+            count(Mark::NeedsGpu),
+        )
     }
 }
 
@@ -216,9 +227,12 @@ fn check_planned(
             Ok(offline(t.ex, result))
         }
         Plan::Recorded => {
-            say("no GPU and no NVRTC here: nothing can be checked (`gpulab doctor` says why)");
+            say(&format!(
+                "no GPU and no NVRTC here: nothing can be checked; with NVRTC ({PIP_HINT}) \
+                 the CPU interpreter judges all but the times"
+            ));
             let l = compile_only(t.lesson, t.ex, yours);
-            Ok(offline(t.ex, fold::blank_result(&l, Source::None, None)))
+            Ok(unjudged(t.ex, &l))
         }
     }
 }
@@ -328,6 +342,36 @@ fn main_options(ex: &Exercise, quick: bool, compared_known: bool) -> RunOptions 
         sample_anywhere: true,
         ..full
     }
+}
+
+/// What each check needs where neither a GPU nor NVRTC is: every check is listed (none
+/// silently left out), each saying whether NVRTC would let the CPU interpreter judge it or
+/// only a GPU can (times, and everything of a lesson with no CPU size).
+fn unjudged(ex: &Exercise, l: &Lesson) -> CheckReport {
+    // The claims as the interpreter would judge them with no figures: which need a GPU.
+    let mut probe = fold::blank_result(l, Source::Interpreted, None);
+    fold::evaluate_claims(l, &mut probe);
+    // The interpreter runs at a CPU size, and never a texture fetch.
+    let cpu_sizes = ex.sizes_cpu.as_ref().unwrap_or(&ex.sizes);
+    let runs_on_cpu = (!l.problem_cpu.is_empty() || !cpu_sizes.is_empty()) && l.textures.is_empty();
+    let cpu = format!("needs NVRTC for the CPU interpreter ({PIP_HINT}), or a GPU");
+    let needs = |gpu_only: bool| match gpu_only || !runs_on_cpu {
+        true => "needs a GPU".to_string(),
+        false => cpu.clone(),
+    };
+    let mut r = report(ex, fold::blank_result(l, Source::None, None), false);
+    let correct = CheckLine {
+        check: CORRECT_LINE.into(),
+        mark: Mark::NeedsGpu,
+        detail: needs(false),
+    };
+    let checks = probe.expect.iter().map(|c| CheckLine {
+        check: c.claim.clone(),
+        mark: Mark::NeedsGpu,
+        detail: needs(c.needs_gpu),
+    });
+    r.lines = std::iter::once(correct).chain(checks).collect();
+    r
 }
 
 /// Without a GPU: the correctness line needs one, and so does every check the compile

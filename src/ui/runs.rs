@@ -7,7 +7,7 @@
 use super::app::App;
 use super::event::Job;
 use crate::model::Lesson;
-use crate::model::protocol::RunOptions;
+use crate::model::protocol::{PIP_HINT, RunOptions};
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::session::fold::{self, Capabilities, Fold};
 use crate::session::source::{self, Ask, Plan};
@@ -142,8 +142,10 @@ impl App {
         let no_gpu = caps.no_gpu.as_deref().unwrap_or("none found");
         let why = match fold::unmet(lesson, caps) {
             Some(unmet) => format!("no live run: this lesson {unmet}"),
+            // How to get NVRTC, whole on two rows of 80 columns: without it a newcomer's
+            // lab never runs (why there is no GPU, `gpulab doctor` says).
             None if caps.nvrtc.is_none() => {
-                format!("no GPU ({no_gpu}) and no NVRTC for the CPU interpreter")
+                format!("no GPU here; {PIP_HINT} lets the CPU interpreter run it")
             }
             None => {
                 format!("no GPU ({no_gpu}), and no CPU size in this lesson for the interpreter")

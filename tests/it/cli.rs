@@ -402,3 +402,49 @@ fn record_lesson_is_its_own_option_and_an_unknown_id_is_named() {
     assert!(err.contains("no lesson `nope` to record"), "{err}");
     assert!(err.contains("gemm"), "the course's ids are listed: {err}");
 }
+
+/// With neither a GPU nor NVRTC, `ex check` judges nothing but lists every check, each
+/// saying what would judge it: NVRTC (and how to get it) for what the CPU interpreter can
+/// judge, a GPU for the times. None is silently left out.
+#[test]
+fn ex_check_without_nvrtc_or_a_gpu_lists_every_check_and_what_would_judge_it() {
+    if common::gpu().is_some() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let starter =
+        common::manifest_dir().join("exercises/global-coalescing/coalesce-copy/starter.cu");
+    std::fs::copy(starter, ws.join("coalesce-copy.cu")).unwrap();
+    let data = tmp.path().join("data");
+    let ws_arg = ws.to_str().unwrap();
+    let args = [
+        "ex",
+        "--workspace",
+        ws_arg,
+        "check",
+        "coalesce-copy",
+        "--json",
+    ];
+    let (code, out, err) = gpulab_env(&args, &[("GPULAB_DATA_DIR", data.to_str().unwrap())], true);
+    assert_ne!(code, 0, "nothing judged, nothing passed: {out}{err}");
+    assert!(err.contains("pip install nvidia-cuda-nvrtc"), "{err}");
+    let r: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
+    let lines = r["lines"].as_array().expect("lines");
+    // The output check and the exercise's four checks.
+    assert_eq!(lines.len(), 5, "{lines:#?}");
+    for l in lines {
+        assert_eq!(l["mark"], "needs_gpu", "{l}");
+        let (check, detail) = (l["check"].as_str().unwrap(), l["detail"].as_str().unwrap());
+        if check.contains("faster than") {
+            assert_eq!(detail, "needs a GPU", "{check}");
+        } else {
+            assert!(
+                detail.contains("pip install nvidia-cuda-nvrtc"),
+                "{check}: {detail}"
+            );
+        }
+    }
+}

@@ -418,3 +418,22 @@ fn a_hint_given_and_a_solution_opened_come_into_view() {
     let s = draw(&mut a);
     assert!(s.contains("✓ passed"), "the solution in view:\n{s}");
 }
+
+/// Without a GPU and without NVRTC, `r` says how to get NVRTC, whole on an 80-column
+/// status line, beside where the figures come from.
+#[test]
+fn without_nvrtc_r_says_how_to_get_it() {
+    let mut a = app("global-coalescing");
+    ch(&mut a, 'r');
+    let screen = flat(&draw(&mut a));
+    assert!(
+        screen.contains(
+            "pip install nvidia-cuda-nvrtc nvidia-cuda-nvdisasm lets the CPU interpreter run it"
+        ),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("the figures shown are the recording's"),
+        "{screen}"
+    );
+}
