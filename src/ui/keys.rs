@@ -20,6 +20,10 @@ impl App {
         }
     }
 
+    fn esc_at_top(&mut self) {
+        self.message = Some("nothing to go back to: q quits".into());
+    }
+
     fn on_overlay_key(&mut self, code: KeyCode) {
         match code {
             KeyCode::Esc | KeyCode::Char('q') | KeyCode::Char('?') => {
@@ -76,7 +80,8 @@ impl App {
     /// the course to move to; nothing to run, show or edit.
     fn on_broken_key(&mut self, code: KeyCode) {
         match code {
-            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+            KeyCode::Char('q') => self.quit = true,
+            KeyCode::Esc => self.esc_at_top(),
             KeyCode::Char('?') => self.view.overlay = Overlay::Help,
             KeyCode::Up | KeyCode::Char('k') => self.move_row(false),
             KeyCode::Down | KeyCode::Char('j') => self.move_row(true),
@@ -91,7 +96,13 @@ impl App {
 
     fn on_screen_key(&mut self, code: KeyCode) {
         match code {
-            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
+            KeyCode::Char('q') => self.quit = true,
+            // Esc is "back", as in gitui and lazygit: from an exercise to its lesson; with
+            // nowhere to go back to it says how to quit, never quits at once.
+            KeyCode::Esc if self.exercises.open.is_some() => {
+                self.select_row(self.reading.selected, None)
+            }
+            KeyCode::Esc => self.esc_at_top(),
             KeyCode::Char('?') => {
                 self.view.scrolls.help = 0;
                 self.view.overlay = Overlay::Help

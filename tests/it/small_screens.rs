@@ -154,7 +154,7 @@ fn help_scrolls_and_lists_the_lessons_own_keys_first() {
     ch(&mut a, '?');
     let first = draw(&mut a);
     let own = first.find("This lesson's own keys").expect(&first);
-    let common = first.find("previous / next lesson").unwrap_or(usize::MAX);
+    let common = first.find("previous / next row").unwrap_or(usize::MAX);
     assert!(own < common, "{first}");
     for k in ["turn the focused variant's knob", "knob table"] {
         assert!(
@@ -436,4 +436,21 @@ fn without_nvrtc_r_says_how_to_get_it() {
         screen.contains("the figures shown are the recording's"),
         "{screen}"
     );
+}
+
+/// Esc is "back" (#35 item 12): from an exercise to its lesson; at the top it says how to
+/// quit and does not; q quits.
+#[test]
+fn esc_goes_back_and_never_quits_at_once() {
+    let mut a = exercise_app();
+    let lesson = a.reading.selected;
+    key(&mut a, KeyCode::Esc);
+    assert!(a.exercises.open.is_none(), "back on the lesson");
+    assert_eq!(a.reading.selected, lesson);
+    assert!(!a.quit);
+    key(&mut a, KeyCode::Esc);
+    assert!(!a.quit, "Esc at the top does not quit");
+    assert!(flat(&draw(&mut a)).contains("nothing to go back to: q quits"));
+    ch(&mut a, 'q');
+    assert!(a.quit);
 }

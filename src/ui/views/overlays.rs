@@ -11,7 +11,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
 pub const KEYS: &[(&str, &str)] = &[
-    ("↑ ↓ / j k", "previous / next lesson"),
+    (
+        "↑ ↓ / j k",
+        "previous / next row: a lesson, then its exercises",
+    ),
     ("n p", "next / previous page of prose"),
     ("PgDn PgUp / Space", "scroll the page; at its end, turn it"),
     ("J K / wheel", "scroll the page a row (the wheel: three)"),
@@ -35,7 +38,11 @@ pub const KEYS: &[(&str, &str)] = &[
     ("[ ]", "previous / next traced instruction (worst first)"),
     ("a", "heatmap: one request / all instructions"),
     ("?", "this help"),
-    ("q / Esc", "quit (or close a pop-up)"),
+    (
+        "Esc",
+        "back: close a pop-up, leave an exercise for its lesson",
+    ),
+    ("q", "quit (or close a pop-up)"),
 ];
 
 /// Keys only a lesson with a sweep has; the help lists them on such a lesson.
