@@ -436,7 +436,8 @@ fn without_a_gpu_l_runs_once_and_never_loops() {
 
 #[test]
 fn without_nvrtc_or_a_cpu_size_r_says_why_and_shows_the_recording() {
-    for (nvrtc, sized, why) in [(false, true, "no NVRTC"), (true, false, "no CPU size")] {
+    let get = "pip install nvidia-cuda-nvrtc";
+    for (nvrtc, sized, why) in [(false, true, get), (true, false, "no CPU size")] {
         let mut app = recorded_app();
         if !sized {
             app.reading.lessons[0].problem_cpu.clear();
