@@ -139,9 +139,15 @@ fn render_one(
         Some((i, n, false)) => format!(" · {}/{n}", i + 1),
         None => String::new(),
     };
+    // Which chart and how to reach the others first: at 80 columns the end of a title
+    // is cut, by whole words, and the source's words go before the way to the next chart.
     let title = format!(
-        " {}: {} by {} · {from}{of} ",
+        " {}{of}: {} by {} · {from}",
         sweep.name, p.y_title, sweep.x_label
+    );
+    let title = format!(
+        "{} ",
+        super::fit::shorten(&title, area.width.saturating_sub(3) as usize)
     );
     let block = Block::default()
         .borders(Borders::ALL)
