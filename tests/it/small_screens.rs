@@ -454,3 +454,51 @@ fn esc_goes_back_and_never_quits_at_once() {
     ch(&mut a, 'q');
     assert!(a.quit);
 }
+
+fn draw_at(a: &mut App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    let frame = t.draw(|f| f.render_widget(&*a, f.area())).unwrap();
+    a.view.viewport = frame.area;
+    gpulab::ui::buffer_to_text(t.backend().buffer())
+}
+
+/// One rule for hidden figures (#35 item 3): before r or v no view or pane shows a
+/// measured figure — not the cards (the compile report included: lesson 03 asks for the
+/// stack frame), not the detail pane, the code view's costliest lines or the diff.
+#[test]
+fn nothing_measured_shows_before_r_or_v_in_any_view() {
+    let mut a = app("local-spills");
+    a.reading.progress = Progress::default();
+    assert!(!a.revealed());
+    let v = a.result().unwrap().variants[a.view.variant].clone();
+    let regs = format!("{} regs", v.ptxas.as_ref().unwrap().registers);
+    for (w, h) in [(80, 24), (120, 40)] {
+        let screen = draw_at(&mut a, w, h);
+        assert!(!screen.contains(&regs), "{w}x{h}: {screen}");
+        assert!(screen.contains("predict first"), "{w}x{h}: {screen}");
+    }
+    ch(&mut a, 'i');
+    let detail = draw_at(&mut a, 120, 40);
+    assert!(!detail.contains(&regs), "{detail}");
+    key(&mut a, KeyCode::Esc);
+    ch(&mut a, 'c');
+    let code = flat(&draw_at(&mut a, 120, 40));
+    assert!(!code.contains("costliest lines:"), "{code}");
+    assert!(code.contains("figures hidden until you predict"), "{code}");
+    key(&mut a, KeyCode::Esc);
+    key(&mut a, KeyCode::Right);
+    ch(&mut a, 'd');
+    let diff = flat(&draw_at(&mut a, 120, 40));
+    assert!(diff.contains("figures hidden until you predict"), "{diff}");
+    assert!(!diff.contains(" ms "), "{diff}");
+    key(&mut a, KeyCode::Esc);
+    // Once shown, every view has them.
+    ch(&mut a, 'v');
+    key(&mut a, KeyCode::Left);
+    ch(&mut a, 'i');
+    let shown = draw_at(&mut a, 120, 40);
+    assert!(shown.contains(&regs), "{regs}: {shown}");
+    key(&mut a, KeyCode::Esc);
+    ch(&mut a, 'c');
+    assert!(flat(&draw_at(&mut a, 120, 40)).contains("costliest lines:"));
+}

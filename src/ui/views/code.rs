@@ -45,7 +45,12 @@ fn space_style(kind: MemKind, th: &Theme) -> Style {
     }
 }
 
+/// The traced figures the code view puts beside the lines: none before r or v, as on the
+/// cards (the costliest line would answer the page's prediction).
 fn traced<'a>(app: &'a App, v: &Variant) -> &'a [InstructionSummary] {
+    if !app.revealed() {
+        return &[];
+    }
     (app.result())
         .and_then(|r| r.variants.iter().find(|x| x.name == v.name))
         .and_then(|x| x.memory.as_ref())
@@ -75,12 +80,18 @@ pub fn costliest_line(app: &App, v: &Variant) -> Option<u32> {
 }
 
 /// The costliest traced lines, worst first: where to look.
-fn worst_lines(t: &[InstructionSummary], v: &Variant, th: &Theme) -> Vec<Line<'static>> {
+fn worst_lines(
+    t: &[InstructionSummary],
+    v: &Variant,
+    hidden: bool,
+    th: &Theme,
+) -> Vec<Line<'static>> {
     let all = ranked(t, v);
     let mut out = vec![Line::styled(
-        match all.is_empty() {
-            true => "no traced figures for this variant (run it, or see the recording)",
-            false => "costliest lines:",
+        match (hidden, all.is_empty()) {
+            (true, _) => "figures hidden until you predict (v shows them, r runs)",
+            (false, true) => "no traced figures for this variant (run it, or see the recording)",
+            (false, false) => "costliest lines:",
         },
         th.dim,
     )];
@@ -267,7 +278,8 @@ fn parts(app: &App, v: &Variant, area: Rect, th: &Theme) -> Parts {
     let w = inner.width as usize;
     let mut head = fit::wrap_all(&[code_header(v, th)], w, 2);
     head.truncate(2);
-    head.extend(fit::wrap_all(&worst_lines(traced(app, v), v, th), w, 13));
+    let lines = worst_lines(traced(app, v), v, !app.revealed(), th);
+    head.extend(fit::wrap_all(&lines, w, 13));
     // The head never takes more than half the pop-up: the code is what it is for.
     head.truncate((inner.height / 2) as usize);
     let [_, body] =

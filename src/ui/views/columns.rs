@@ -100,7 +100,8 @@ pub fn column_lines<'a>(
         if v.error.is_some() && v.correct.is_none() {
             lines.push(status_line(v, th));
         }
-        lines.extend(compile_lines(v).into_iter().take(2));
+        // The compile report is a figure too (a page may ask for the stack frame): one
+        // rule for every view and pane, nothing measured before r or v.
         lines.push(Line::styled("figures hidden (v shows them)", th.dim));
         return lines;
     }

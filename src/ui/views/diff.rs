@@ -23,7 +23,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let result = app.result();
     let find =
         |name: &str| -> Option<&VariantResult> { result?.variants.iter().find(|v| v.name == name) };
-    let shown = [find(&a.name), find(&b.name)];
+    // Nothing measured before r or v, as on the cards: the code and its SASS only.
+    let hidden = !app.revealed();
+    let shown = match hidden {
+        true => [None, None],
+        false => [find(&a.name), find(&b.name)],
+    };
     let mut rows = sass_diff::report_rows(shown);
     let listings = match (app.sass_of(app.view.variant), app.sass_of(other)) {
         (Some(SassState::Ready(x)), Some(SassState::Ready(y))) => Some([x, y]),
@@ -41,6 +46,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     for (what, x, y) in &rows {
         let style = if x == y { th.dim } else { Default::default() };
         lines.push(Line::styled(format!("{what:<30} {x:>w$}  {y}"), style));
+    }
+    if hidden {
+        lines.push(Line::styled(
+            "figures hidden until you predict (v shows them, r runs)",
+            th.dim,
+        ));
     }
     lines.push(Line::raw(""));
     lines.extend(memory_lines(app, other, listings, th));
