@@ -84,6 +84,7 @@ impl App {
                 memcheck: None,
                 knobs: Default::default(),
                 cold_l2: false,
+                queued: None,
             },
             exercises: Exercises::default(),
             view: View {

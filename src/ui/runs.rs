@@ -62,6 +62,8 @@ pub struct Runs {
     pub knobs: super::knobs::KnobBench,
     /// `C`: the next runs flush the L2 before every timed launch (a cold cache).
     pub cold_l2: bool,
+    /// A lesson whose `r` came while another lesson's run was going: it runs next.
+    pub queued: Option<String>,
 }
 
 impl App {
@@ -77,10 +79,40 @@ impl App {
         let Some(lesson) = self.lesson().cloned() else {
             return;
         };
-        if self.runs.running.is_some() {
-            self.message = Some("a run is already going; it shows as it is measured".into());
+        if let Some(r) = &self.runs.running {
+            // Another lesson's `r` is kept for when this run ends, not dropped.
+            self.message = Some(match r.lesson == lesson.id {
+                true => "a run is already going; it shows as it is measured".into(),
+                false => {
+                    let said = format!("queued: {} runs once {} is done", lesson.id, r.lesson);
+                    self.runs.queued = Some(lesson.id.clone());
+                    said
+                }
+            });
             return;
         }
+        self.run_lesson(lesson);
+    }
+
+    /// The run of a lesson whose `r` waited for another's run to end.
+    pub(super) fn run_queued(&mut self) {
+        let Some(id) = self.runs.queued.take() else {
+            return;
+        };
+        if self
+            .message
+            .as_deref()
+            .is_some_and(|m| m.starts_with("queued: "))
+        {
+            self.message = None;
+        }
+        if let Some(lesson) = self.reading.lessons.iter().find(|l| l.id == id).cloned() {
+            self.run_lesson(lesson);
+        }
+    }
+
+    /// Run `lesson` (or explain why it cannot run here): nothing else is running.
+    fn run_lesson(&mut self, lesson: Lesson) {
         if self.memcheck_running() {
             self.message = Some("memcheck is going: r works once it is done".into());
             return;

@@ -526,3 +526,32 @@ fn c_asks_the_next_runs_for_a_cold_l2_and_again_for_a_warm_one() {
     assert!(app.message.as_deref().unwrap().starts_with("warm L2"));
     assert!(!cold_of_next_run(&mut app));
 }
+
+#[test]
+fn r_on_another_lesson_during_a_run_is_queued_and_runs_when_it_ends() {
+    let mut app = App::new(vec![lesson("a"), lesson("b")], None, Progress::default());
+    app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
+    app.outbox.clear();
+    app.on_key(key(KeyCode::Char('r')));
+    assert!(matches!(app.outbox.as_slice(), [Job::Run { .. }]));
+    app.outbox.clear();
+    app.select_row(1, None);
+    app.on_key(key(KeyCode::Char('r')));
+    assert!(app.outbox.is_empty(), "one run at a time");
+    let said = app.message.clone().unwrap_or_default();
+    assert_eq!(said, "queued: b runs once a is done");
+    app.on_worker(WorkerEvent::Finished {
+        lesson: "a".into(),
+        outcome: Ok(()),
+    });
+    match app.outbox.as_slice() {
+        [Job::Run { lesson, .. }] => assert_eq!(lesson.id, "b"),
+        other => panic!("b runs next: {other:?}"),
+    }
+    assert_eq!(app.runs.running.as_ref().unwrap().lesson, "b");
+    assert!(
+        app.message.is_none(),
+        "the queued note goes: {:?}",
+        app.message
+    );
+}

@@ -174,7 +174,10 @@ impl App {
                     self.reading.progress.mark_run(&lesson);
                 }
                 self.save_progress();
-                if self.runs.looping && self.lesson().is_some_and(|l| l.id == lesson) {
+                // A lesson queued meanwhile goes first: the loop ends for it.
+                if self.runs.queued.is_some() {
+                    self.runs.looping = false;
+                } else if self.runs.looping && self.lesson().is_some_and(|l| l.id == lesson) {
                     self.start_run();
                 }
             }
@@ -187,5 +190,8 @@ impl App {
             }
         }
         self.try_finished(&lesson, was_run);
+        if was_run && self.runs.running.is_none() {
+            self.run_queued();
+        }
     }
 }
