@@ -30,6 +30,11 @@ impl App {
     /// machine whose toolkit has compute-sanitizer.
     pub fn memcheck_offer(&self) -> Option<&str> {
         self.runs.sanitizer.as_ref()?;
+        self.faulted_focus()
+    }
+
+    /// The focused variant, where a CUDA fault lost it.
+    fn faulted_focus(&self) -> Option<&str> {
         let v = self.result()?.variants.get(self.view.variant)?;
         let cuda_fault = matches!(v.failure, Some(Failure::Cuda(_)));
         cuda_fault.then_some(v.name.as_str())
@@ -57,10 +62,7 @@ impl App {
 
     /// `m`: rerun the focused variant under memcheck, or say why not.
     pub(super) fn start_memcheck(&mut self) {
-        if self.memcheck_running() || self.runs.running.is_some() {
-            self.message = Some("the worker is busy: m works once it is done".into());
-            return;
-        }
+        // Why there is nothing to rerun comes before whether the worker is free for it.
         let (Some(variant), Some(sanitizer), Some(lesson)) = (
             self.memcheck_offer().map(str::to_string),
             self.runs.sanitizer.clone(),
@@ -69,6 +71,10 @@ impl App {
             self.message = Some(self.why_no_memcheck());
             return;
         };
+        if self.memcheck_running() || self.runs.running.is_some() {
+            self.message = Some("the worker is busy: m works once it is done".into());
+            return;
+        }
         self.runs.memcheck = Some(Memcheck {
             lesson: lesson.id.clone(),
             variant: variant.clone(),
@@ -83,10 +89,10 @@ impl App {
     }
 
     fn why_no_memcheck(&self) -> String {
-        if self.runs.sanitizer.is_none() {
-            "m needs compute-sanitizer (it comes with the CUDA toolkit; see `gpulab doctor`)".into()
-        } else {
+        if self.faulted_focus().is_none() {
             "m reruns a variant lost to a CUDA fault; this one did not fault".into()
+        } else {
+            "m needs compute-sanitizer (it comes with the CUDA toolkit; see `gpulab doctor`)".into()
         }
     }
 

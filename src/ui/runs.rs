@@ -146,13 +146,16 @@ impl App {
     /// `C`: time the next runs with the L2 flushed before every launch, or warm again.
     pub fn toggle_cold_l2(&mut self) {
         self.runs.cold_l2 = !self.runs.cold_l2;
-        self.message = Some(
-            match self.runs.cold_l2 {
-                true => "cold L2: the next runs flush the L2 before every timed launch (C: warm)",
-                false => "warm L2: the next runs time launches back to back (C: cold)",
-            }
-            .into(),
-        );
+        let said = match self.runs.cold_l2 {
+            true => "cold L2: the next runs flush the L2 before every timed launch (C: warm)",
+            false => "warm L2: the next runs time launches back to back (C: cold)",
+        };
+        // Without a GPU nothing is timed here: the setting waits for a machine with one.
+        let no_gpu = (self.runs.caps.as_ref()).is_some_and(|c| c.device.is_none());
+        self.message = Some(match no_gpu {
+            true => format!("{said}; no GPU here, so it applies to live runs only"),
+            false => said.into(),
+        });
     }
 
     /// Where `r` on `lesson` gets its figures; None until the worker has said what this

@@ -555,3 +555,25 @@ fn r_on_another_lesson_during_a_run_is_queued_and_runs_when_it_ends() {
         app.message
     );
 }
+
+#[test]
+fn without_a_gpu_c_and_m_say_what_they_would_do_here() {
+    let mut app = recorded_app();
+    app.on_worker(WorkerEvent::Ready(Ok(no_gpu_caps(true))));
+    app.on_key(key(KeyCode::Char('C')));
+    let said = app.message.clone().unwrap();
+    assert!(
+        said.contains("no GPU here, so it applies to live runs only"),
+        "{said}"
+    );
+    // Nothing faulted: that is why m has nothing to rerun, whether or not a run goes.
+    app.runs.running = Some(crate::ui::runs::Running {
+        lesson: "a".into(),
+        variant: String::new(),
+        stage: "timing".into(),
+        on_cpu: true,
+    });
+    app.on_key(key(KeyCode::Char('m')));
+    let said = app.message.clone().unwrap();
+    assert!(said.contains("this one did not fault"), "{said}");
+}
