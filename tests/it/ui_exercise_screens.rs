@@ -163,3 +163,36 @@ fn a_compile_error_at_its_line() {
     assert!(screen.contains("17 |         summ += v.x"), "{screen}");
     insta::assert_snapshot!("exercise_compile_error", screen);
 }
+
+/// After a check on the CPU interpreter, the detail pane of `yours` names the interpreter
+/// as its figures' source, not the recording the lesson's other variants keep (#35 item 6).
+#[test]
+fn the_detail_pane_of_yours_names_the_checks_source() {
+    let mut a = app();
+    let mut r = report(
+        &a,
+        false,
+        vec![line(CORRECT_LINE, Mark::Pass, "right")],
+        ptxas(32, 0),
+    );
+    r.result.source = Source::Interpreted;
+    a.message = Some(gpulab::ui::exercise::verdict(&r));
+    a.exercises.reports.insert(EXERCISE.into(), r);
+    a.refresh_shown();
+    let yours = (a.result().unwrap().variants.iter())
+        .position(|v| v.name == YOURS)
+        .unwrap();
+    a.view.variant = yours;
+    a.on_key(crossterm::event::KeyEvent::new(
+        crossterm::event::KeyCode::Char('i'),
+        crossterm::event::KeyModifiers::NONE,
+    ));
+    let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    t.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let screen = gpulab::ui::buffer_to_text(t.backend().buffer());
+    assert!(
+        screen.contains("figures: run on the CPU interpreter"),
+        "{screen}"
+    );
+    assert!(!screen.contains("figures: recorded on"), "{screen}");
+}

@@ -21,10 +21,13 @@ fn rows(app: &App, area: Rect, th: &Theme) -> Vec<Line<'static>> {
         return vec![Line::styled("no figures for this variant", th.dim)];
     };
     let w = full(area).width.saturating_sub(2);
-    let mut lines = vec![Line::styled(
-        format!("figures: {}", source_label(r)),
-        th.dim,
-    )];
+    // In an exercise a variant the check measured (yours, and those compared with it) has
+    // the check's source, not the recording's the others keep.
+    let from = match app.ex_report() {
+        Some(c) if c.result.variants.iter().any(|x| x.name == v.name) => source_label(&c.result),
+        _ => source_label(r),
+    };
+    let mut lines = vec![Line::styled(format!("figures: {from}"), th.dim)];
     lines.push(Line::raw(""));
     lines.extend(column_lines(app, r, v, w, th));
     fit::wrap_all(&lines, w as usize, 2)
