@@ -398,10 +398,13 @@ pub fn verdict(r: &CheckReport) -> String {
     } else if count(Mark::Pass) == 0 {
         format!("no check judged here: {}", r.tally())
     } else {
-        // Checks only a GPU can judge are neither passed nor failed: counted apart.
+        // Checks only a GPU can judge are neither passed nor failed: counted apart. Without
+        // a GPU the exercise cannot pass here, so the way to the solution is said.
         format!(
-            "no check fails: {}, so the exercise is not passed here",
-            r.tally()
+            "no check fails: {}, so the exercise is not passed here (its solution: gpulab ex \
+             solution {} --show-anyway)",
+            r.tally(),
+            r.exercise
         )
     }
 }

@@ -199,6 +199,12 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
         screen.contains("no check fails: 3 hold, 2 need a GPU"),
         "{screen}"
     );
+    // It cannot pass here, so the way to the solution is said (#35 item 14).
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("gpulab ex solution coalesce-copy --show-anyway"),
+        "{screen}"
+    );
     // `r` checks again, on the CPU as a save does.
     let screen = lab.play_until_checked(vec![key('r')], &mut no_editor);
     assert!(
