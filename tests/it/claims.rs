@@ -614,3 +614,31 @@ fn local_sectors_per_request_follow_the_trace_and_say_when_they_were_not_counted
     assert_eq!(c.holds, Some(false));
     assert!(c.detail.contains("makes no local requests"), "{}", c.detail);
 }
+
+/// Prose names a figure in the words the screen shows it by, never by a claim's metric id
+/// (`pct_of_peak`, `global.sectors_per_request`, `measured.cycles_per_access`), which no
+/// screen shows (#35 item 15).
+#[test]
+fn lesson_prose_names_no_metric_id() {
+    let (lessons, errors) =
+        gpulab::course::load_course(&gpulab::course::bundle::CourseRoot::Bundled);
+    assert!(errors.is_empty(), "{errors:?}");
+    let ids: Vec<&str> = (Metric::ALL.iter())
+        .map(|(id, _)| *id)
+        .filter(|id| id.contains(['.', '_']))
+        .collect();
+    let mut found = Vec::new();
+    for l in &lessons {
+        for p in &l.pages {
+            for id in &ids {
+                if p.text.contains(id) {
+                    found.push(format!("{} \"{}\": {id}", l.id, p.title));
+                }
+            }
+            if p.text.contains("measured.") {
+                found.push(format!("{} \"{}\": measured.", l.id, p.title));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
