@@ -502,3 +502,25 @@ fn nothing_measured_shows_before_r_or_v_in_any_view() {
     ch(&mut a, 'c');
     assert!(flat(&draw_at(&mut a, 120, 40)).contains("costliest lines:"));
 }
+
+/// At 80×24 the list of variants keeps the figures its lesson is about (#35 item 10):
+/// registers and occupancy in lesson 04, the stack frame and spills in lesson 03.
+#[test]
+fn the_list_keeps_the_columns_its_lesson_is_about() {
+    let mut a = app("occupancy");
+    let screen = draw(&mut a);
+    let rows: Vec<&str> = screen.lines().filter(|l| l.contains(" regs")).collect();
+    assert!(rows.len() >= 3, "{screen}");
+    assert!(rows.iter().all(|r| r.contains("% occupancy")), "{screen}");
+    // A variant held to fewer registers says it spills, beside the occupancy it bought.
+    let capped = screen
+        .lines()
+        .find(|l| l.contains("per-thread-capped"))
+        .expect(&screen);
+    assert!(capped.contains("% occupancy · spills"), "{screen}");
+    assert!(capped.contains("✓ correct"), "the verdict stays: {screen}");
+    let mut a = app("local-spills");
+    let screen = draw(&mut a);
+    assert!(screen.contains(" B stack"), "{screen}");
+    assert!(screen.contains("spills "), "{screen}");
+}

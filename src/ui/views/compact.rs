@@ -62,12 +62,19 @@ pub fn render(app: &App, r: &LessonResult, area: Rect, buf: &mut Buffer, th: &Th
             .max()
             .unwrap_or(0)
     };
-    let widths = Widths {
+    let mut widths = Widths {
         name: widest(&|v| v.name.clone()).min(22),
         rate: widest(&|v| rate_text(app, timed(app, r, v).1)),
         ratio: widest(&|v| fastest_ratio(timed(app, r, v)).unwrap_or_default()),
-        compile: widest(&|v| compile_text(v)),
+        compile: widest(&|v| compile_text(app, v)),
     };
+    if compile_is_the_point(app) {
+        // The compiler's figures take the rate's and the ratio's place, as wide as leaves
+        // the verdict its first words; a longer one loses its last words.
+        (widths.rate, widths.ratio) = (0, 0);
+        let room = (inner.width as usize).saturating_sub(widths.name + 4 + 10 + 11);
+        widths.compile = widths.compile.min(room);
+    }
     let lines: Vec<Line> = (r.variants[first..last].iter().enumerate())
         .map(|(i, v)| row(app, r, v, first + i == focus, &widths, inner.width, th))
         .collect();
@@ -93,19 +100,42 @@ struct Widths {
 }
 
 /// What the compiler made of a variant, in short: its registers, and its stack frame and
-/// spills where it has them.
-fn compile_text(v: &VariantResult) -> String {
+/// spills where it has them; in a lesson about registers, the occupancy they allow.
+fn compile_text(app: &App, v: &VariantResult) -> String {
     let Some(p) = &v.ptxas else {
         return String::new();
     };
     let mut out = format!("{} regs", p.registers);
+    let spills = p.spill_stores + p.spill_loads > 0;
+    // The registers' lesson: the occupancy they allow, and whether a cap made them spill
+    // (how much, the detail pane says); a stack frame is by the way there.
+    if app
+        .lesson()
+        .is_some_and(|l| l.topic == crate::model::Topic::Register)
+    {
+        if let Some(o) = &v.occupancy {
+            out.push_str(&format!(" · {:.0}% occupancy", o.ratio * 100.0));
+        }
+        if spills {
+            out.push_str(" · spills");
+        }
+        return out;
+    }
     if p.stack_frame > 0 {
         out.push_str(&format!(" · {} B stack", p.stack_frame));
     }
-    if p.spill_stores + p.spill_loads > 0 {
+    if spills {
         out.push_str(&format!(" · spills {}/{} B", p.spill_stores, p.spill_loads));
     }
     out
+}
+
+/// Whether the lesson is about what the compiler makes (registers, local memory): its
+/// list keeps those figures before the rate and the ratio, which it drops first.
+fn compile_is_the_point(app: &App) -> bool {
+    use crate::model::Topic;
+    app.lesson()
+        .is_some_and(|l| matches!(l.topic, Topic::Register | Topic::Local))
 }
 
 /// One variant's row: its name, then its time, rate and verdict once the figures are
@@ -151,11 +181,12 @@ fn row<'a>(
         ));
     }
     if w.compile > 0 {
-        let compiled = compile_text(v);
+        let compiled = fit::shorten(&compile_text(app, v), w.compile);
+        let rank = if compile_is_the_point(app) { 1 } else { 5 };
         parts.push(Part::new(
             format!("{compiled:<n$}  ", n = w.compile),
             th.dim,
-            5,
+            rank,
         ));
     }
     let status = row_status(app, v, th);
