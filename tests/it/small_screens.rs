@@ -524,3 +524,21 @@ fn the_list_keeps_the_columns_its_lesson_is_about() {
     assert!(screen.contains(" B stack"), "{screen}");
     assert!(screen.contains("spills "), "{screen}");
 }
+
+/// At 80×24 the heatmap's legend is whole for every variant (#35 item 13): the code line
+/// above the grid takes one row, cut by words, so the legend keeps what a cell means.
+#[test]
+fn the_heatmap_legend_is_whole_at_80x24() {
+    let mut a = app("shared-banks");
+    ch(&mut a, 'h');
+    let n = a.result().unwrap().variants.len();
+    for _ in 0..n {
+        let screen = flat(&draw(&mut a));
+        assert!(
+            screen.contains("(1 = no conflict, + = 10 or more)"),
+            "variant {}: {screen}",
+            a.view.variant
+        );
+        key(&mut a, KeyCode::Right);
+    }
+}

@@ -152,7 +152,9 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let inner = block.inner(rect);
     block.render(rect, buf);
     let lines = if app.revealed() {
-        overlay_lines(app, inner.width as usize, th)
+        let mut lines = overlay_lines(app, inner.width as usize, th);
+        fit_rows(&mut lines, inner, th);
+        lines
     } else {
         vec![Line::raw(
             "The heatmap is a measured figure: hidden until you run the lesson (r) or show \
@@ -163,6 +165,46 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     Paragraph::new(lines)
         .wrap(Wrap { trim: false })
         .render(inner, buf);
+}
+
+/// Where the heatmap's rows outgrow `area` (80x24, a wide access's phases), the rows that
+/// say least go first — the bank ruler, then the code line — so that the grid and the
+/// legend, which says what a cell means, stay whole.
+fn fit_rows(lines: &mut Vec<Line<'static>>, area: Rect, th: &Theme) {
+    let rows = |ls: &[Line]| -> usize {
+        let w = area.width.max(1) as usize;
+        ls.iter().map(|l| l.width().max(1).div_ceil(w)).sum()
+    };
+    let ruler = |l: &Line| {
+        let t: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+        l.style == th.dim
+            && !t.trim().is_empty()
+            && t.trim().chars().all(|c| c == '|' || c == ' ' || c == '…')
+    };
+    if rows(lines) > area.height as usize
+        && let Some(i) = lines.iter().position(ruler)
+    {
+        lines.remove(i);
+    }
+    // The code line, second under the title, where the single view has one.
+    if rows(lines) > area.height as usize && lines.len() > 2 && lines[1].style == th.accent {
+        lines.remove(1);
+    }
+    // Then the phases' rule rows, all of them: the first lanes of each phase have their
+    // label end in `─` instead ("16-17─").
+    let rule = |l: &Line| {
+        let t: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+        t.trim().chars().all(|c| c == '─') && !t.trim().is_empty()
+    };
+    if rows(lines) > area.height as usize {
+        while let Some(i) = lines.iter().position(rule) {
+            lines.remove(i);
+            if let Some(first) = lines.get_mut(i).and_then(|l| l.spans.first_mut()) {
+                let label = first.content.trim_end().to_string();
+                first.content = format!("{label}─").into();
+            }
+        }
+    }
 }
 
 /// The focused variant's heatmap: all instructions, or the one `[`/`]` chose, or why there
@@ -215,7 +257,12 @@ fn overlay_lines(app: &App, width: usize, th: &Theme) -> Vec<Line<'static>> {
             format!("[{}/{}] {}", idx + 1, list.len(), g.title),
             th.strong,
         ),
-        Line::styled(format!("  {source_line}"), th.accent),
+        // One row for the code, cut by words: at 80x24 the grid and its legend need the
+        // rest (the legend is what says what a cell means).
+        Line::styled(
+            super::fit::shorten(&format!("  {source_line}"), width),
+            th.accent,
+        ),
     ];
     lines.extend(grid_lines(&g, width, th));
     lines.push(Line::styled(g.legend.clone(), th.dim));
