@@ -136,6 +136,8 @@ fn after_r_without_a_gpu_the_cards_show_both_sources_labelled() {
     app.view.overlay = gpulab::ui::Overlay::Detail;
     let detail = draw(&app, 80, 24);
     assert!(detail.contains("interpreted"), "{detail}");
+    // The list's rows carry the recording's times: its title says so (#35 item 7).
+    assert!(narrow.contains("times: recorded"), "{narrow}");
     app.view.overlay = gpulab::ui::Overlay::None;
     // The key that switches, where the keys line has room for it.
     assert!(wide.contains("s recorded/CPU"), "{wide}");

@@ -42,7 +42,13 @@ pub fn render(app: &App, r: &LessonResult, area: Rect, buf: &mut Buffer, th: &Th
         })
         .flatten()
         .unwrap_or_default();
-    let title = format!(" variants{share} · ←→ pick · i: all figures ");
+    // Beside a run on the CPU interpreter the times are the recording's: said once, here,
+    // as each card says it on its time.
+    let times = match app.revealed() && app.recorded_beside_any().is_some() {
+        true => " · times: recorded",
+        false => "",
+    };
+    let title = format!(" variants{share}{times} · ←→ pick · i: all figures ");
     let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(th.border)
