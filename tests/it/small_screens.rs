@@ -542,3 +542,39 @@ fn the_heatmap_legend_is_whole_at_80x24() {
         key(&mut a, KeyCode::Right);
     }
 }
+
+/// Prose marks code and predictions (#35 item 16): in colour, code between backticks is
+/// drawn in the code style without its backticks, and "Predict:" in bold; in plain the
+/// backticks stay, being all that marks code there.
+#[test]
+fn prose_draws_code_without_backticks_and_predict_in_bold() {
+    use ratatui::style::{Color, Modifier};
+    let mut a = app("texture");
+    a.view.color = true;
+    let mut t = Terminal::new(TestBackend::new(160, 60)).unwrap();
+    t.draw(|f| f.render_widget(&a, f.area())).unwrap();
+    let buf = t.backend().buffer().clone();
+    let text = gpulab::ui::buffer_to_text(&buf);
+    let rows: Vec<&str> = text.lines().collect();
+    let prose: Vec<usize> = (1..rows.len())
+        .take_while(|&y| !rows[y].starts_with('└'))
+        .collect();
+    assert!(prose.iter().all(|&y| !rows[y].contains('`')), "{text}");
+    let (y, x) = (prose.iter())
+        .find_map(|&y| {
+            rows[y]
+                .find("tex-columns")
+                .map(|b| (y, rows[y][..b].chars().count()))
+        })
+        .expect(&text);
+    let cell = buf.cell((x as u16, y as u16)).unwrap();
+    assert_eq!(cell.fg, Color::LightBlue, "{text}");
+    if let Some((y, b)) = (prose.iter()).find_map(|&y| rows[y].find("Predict:").map(|b| (y, b))) {
+        let x = rows[y][..b].chars().count() as u16;
+        let cell = buf.cell((x, y as u16)).unwrap();
+        assert!(cell.modifier.contains(Modifier::BOLD), "{text}");
+    }
+    a.view.color = false;
+    let plain = draw_at(&mut a, 160, 60);
+    assert!(plain.contains("`tex-columns`"), "{plain}");
+}

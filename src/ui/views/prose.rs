@@ -7,6 +7,7 @@ use crate::model::{Lesson, Page};
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use std::ops::Range;
@@ -358,10 +359,58 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
                 at = b.end;
             }
             spans.push(Span::raw(r[at..].to_string()));
-            Line::from(spans)
+            // A code span the wrap cut goes on from the row before.
+            let backticks: usize = (v.content.rows[..i].iter())
+                .map(|r| r.matches('`').count())
+                .sum();
+            Line::from(marked_up(spans, backticks % 2 == 1, th))
         })
         .collect();
     Paragraph::new(shown).block(block).render(area, buf);
+}
+
+/// A row's spans with prose's own marks read: "Predict:" in bold, and code between
+/// backticks in the code style (its backticks dropped where colour shows it). A code
+/// span cut by the wrap is marked on each of its rows (`in_code`: it began on one before).
+fn marked_up<'a>(spans: Vec<Span<'a>>, in_code: bool, th: &Theme) -> Vec<Span<'a>> {
+    let mut out = Vec::new();
+    let mut in_code = in_code;
+    for s in spans {
+        let text = s.content.to_string();
+        let parts: Vec<(String, bool)> = match th.code {
+            Some(_) => (text.split('`').enumerate())
+                .map(|(i, p)| {
+                    if i > 0 {
+                        in_code = !in_code;
+                    }
+                    (p.to_string(), in_code)
+                })
+                .collect(),
+            None => vec![(text, false)],
+        };
+        for (part, code) in parts.into_iter().filter(|(p, _)| !p.is_empty()) {
+            match (code, th.code) {
+                (true, Some(c)) => out.push(Span::styled(part, c)),
+                _ => out.extend(predicts(&part, s.style, th)),
+            }
+        }
+    }
+    out
+}
+
+/// `text` with each "Predict:" in bold.
+fn predicts<'a>(text: &str, style: Style, th: &Theme) -> Vec<Span<'a>> {
+    const WORD: &str = "Predict:";
+    let mut out = Vec::new();
+    for (i, piece) in text.split(WORD).enumerate() {
+        if i > 0 {
+            out.push(Span::styled(WORD, th.strong));
+        }
+        if !piece.is_empty() {
+            out.push(Span::styled(piece.to_string(), style));
+        }
+    }
+    out
 }
 
 /// The mark of the words this page is the first to use: " w: sector, request " where it

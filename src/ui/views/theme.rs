@@ -17,6 +17,9 @@ pub struct Theme {
     pub selected: Style,
     /// A word the glossary explains, where the course first uses it.
     pub term: Style,
+    /// Code in prose (`like this`): in colour, without its backticks; in plain, the
+    /// backticks stay, being all that marks it.
+    pub code: Option<Style>,
 }
 
 impl Theme {
@@ -37,6 +40,7 @@ impl Theme {
                 spark: plain,
                 selected: plain.add_modifier(Modifier::REVERSED),
                 term: plain.add_modifier(Modifier::UNDERLINED),
+                code: None,
             };
         }
         Theme {
@@ -55,6 +59,7 @@ impl Theme {
             term: Style::default()
                 .fg(Color::Cyan)
                 .add_modifier(Modifier::UNDERLINED),
+            code: Some(Style::default().fg(Color::LightBlue)),
         }
     }
 }
