@@ -440,7 +440,13 @@ fn memory_lines<'a>(v: &VariantResult, cpu: bool, th: &Theme) -> Vec<Line<'a>> {
             th.warn,
         ));
     }
-    let on = if cpu { " on the CPU interpreter" } else { "" };
+    // The interpreter checks the output at the CPU size but traces its sample of blocks
+    // at the lesson's size, as the GPU does: the count is of that grid, and says so.
+    let on = if cpu {
+        " of the lesson's size, on the CPU interpreter"
+    } else {
+        ""
+    };
     lines.push(Line::styled(
         format!(
             "traced {} of {} blocks{on}",
