@@ -137,10 +137,10 @@ fn after_r_without_a_gpu_the_cards_show_both_sources_labelled() {
     let detail = draw(&app, 80, 24);
     assert!(detail.contains("interpreted"), "{detail}");
     // The interpreter traced its blocks of the lesson's grid, not of the CPU size's (#35
-    // item 5): the count says which grid it is of.
+    // item 5): the count says which grid it is of (the full size's).
     let tall = draw(&app, 160, 60);
     assert!(
-        tall.contains("blocks of the lesson's size, on the CPU interpreter"),
+        tall.contains("blocks at full size, on the CPU interpreter"),
         "{tall}"
     );
     // The list's rows carry the recording's times: its title says so (#35 item 7).

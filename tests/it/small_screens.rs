@@ -578,3 +578,26 @@ fn prose_draws_code_without_backticks_and_predict_in_bold() {
     let plain = draw_at(&mut a, 160, 60);
     assert!(plain.contains("`tex-columns`"), "{plain}");
 }
+
+/// An exercise whose lesson has many variants (#35 item 9): at 80×24 they are the list, a
+/// row each, and `yours`'s card, which holds the check, has the rest of the room; before,
+/// every card was an empty row and `yours` was squeezed to one line.
+#[test]
+fn an_exercise_with_many_variants_lists_them_and_gives_yours_the_room() {
+    let mut a = exercise_app();
+    let screen = draw(&mut a);
+    assert!(screen.contains("┌ variants"), "{screen}");
+    let rows: Vec<&str> = screen.lines().collect();
+    let top = rows
+        .iter()
+        .position(|r| r.contains("┌ yours "))
+        .expect(&screen);
+    let bottom = (top + 1..rows.len())
+        .find(|&y| rows[y].contains('└'))
+        .expect(&screen);
+    assert!(
+        bottom - top >= 6,
+        "yours has {} rows:\n{screen}",
+        bottom - top - 1
+    );
+}

@@ -7,7 +7,7 @@ use crate::analysis::stats::{differ_beyond_noise, fmt_ms};
 use crate::model::results::{LessonResult, VariantResult};
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
@@ -443,7 +443,7 @@ fn memory_lines<'a>(v: &VariantResult, cpu: bool, th: &Theme) -> Vec<Line<'a>> {
     // The interpreter checks the output at the CPU size but traces its sample of blocks
     // at the lesson's size, as the GPU does: the count is of that grid, and says so.
     let on = if cpu {
-        " of the lesson's size, on the CPU interpreter"
+        " at full size, on the CPU interpreter"
     } else {
         ""
     };
@@ -518,37 +518,61 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     if super::compact::wanted(app, &rects, n) {
         return super::compact::render(app, r, area, buf, th);
     }
+    // An exercise whose cards would be a row each: the variants as the list, a row each,
+    // and `yours`'s card, which holds the check, under it with the rest of the room.
+    let yours = (r.variants.iter()).position(|v| v.name == crate::model::exercise::YOURS);
+    if let Some(y) = yours.filter(|_| super::compact::squeezed(&rects, n)) {
+        let list_h = (n + 2).min(area.height / 3).max(3);
+        let [top, bottom] =
+            Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
+        super::compact::render(app, r, top, buf, th);
+        let focused = app.view.variant == y;
+        return render_card(app, r, (&r.variants[y], focused), (bottom, false), buf, th);
+    }
     for (i, (v, rect)) in r.variants.iter().zip(rects).enumerate() {
-        if rect.height == 0 {
-            continue;
-        }
         let focused = i == app.view.variant;
-        let mut block = column_block(v, focused, th);
-        let inner = block.inner(rect);
-        let lines = column_lines(app, r, v, inner.width, th);
-        let used = wrapped_rows(&lines, inner.width);
-        // A card cut short says where the rest is: the detail pane of the focused one.
-        if super::fit::rows(&lines, inner.width as usize, 0) > inner.height as usize {
-            let more = if focused {
-                " ▼ i: all "
-            } else {
-                " ▼ more "
-            };
-            block = block.title_bottom(Line::styled(more, th.accent).right_aligned());
-        }
-        block.render(rect, buf);
-        Paragraph::new(lines)
-            .wrap(Wrap { trim: true })
-            .render(inner, buf);
-        // The heatmap goes under the figures when the column has room for it.
-        let below = Rect {
-            y: inner.y + used + 1,
-            height: inner.height.saturating_sub(used + 1),
-            ..inner
+        render_card(app, r, (v, focused), (rect, side_by_side), buf, th);
+    }
+}
+
+/// One variant's card in `rect`, its heatmap under its figures where there is room and
+/// the cards sit side by side.
+fn render_card(
+    app: &App,
+    r: &LessonResult,
+    (v, focused): (&VariantResult, bool),
+    (rect, side_by_side): (Rect, bool),
+    buf: &mut Buffer,
+    th: &Theme,
+) {
+    if rect.height == 0 {
+        return;
+    }
+    let mut block = column_block(v, focused, th);
+    let inner = block.inner(rect);
+    let lines = column_lines(app, r, v, inner.width, th);
+    let used = wrapped_rows(&lines, inner.width);
+    // A card cut short says where the rest is: the detail pane of the focused one.
+    if super::fit::rows(&lines, inner.width as usize, 0) > inner.height as usize {
+        let more = if focused {
+            " ▼ i: all "
+        } else {
+            " ▼ more "
         };
-        if side_by_side && below.height >= 6 && app.revealed() {
-            super::heatmap::render_in_column(app, v, focused, below, buf, th);
-        }
+        block = block.title_bottom(Line::styled(more, th.accent).right_aligned());
+    }
+    block.render(rect, buf);
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: true })
+        .render(inner, buf);
+    // The heatmap goes under the figures when the column has room for it.
+    let below = Rect {
+        y: inner.y + used + 1,
+        height: inner.height.saturating_sub(used + 1),
+        ..inner
+    };
+    if side_by_side && below.height >= 6 && app.revealed() {
+        super::heatmap::render_in_column(app, v, focused, below, buf, th);
     }
 }
 

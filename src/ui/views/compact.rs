@@ -21,9 +21,12 @@ const CARD_ROWS: u16 = 3;
 /// Whether cards of `n` variants laid out as `rects` would show no figure: the list
 /// takes their place then. Not on an exercise, whose `yours` card holds the check.
 pub fn wanted(app: &App, rects: &[Rect], n: u16) -> bool {
-    app.exercises.open.is_none()
-        && n > 1
-        && rects.iter().any(|r| r.height.saturating_sub(2) < CARD_ROWS)
+    app.exercises.open.is_none() && squeezed(rects, n)
+}
+
+/// Whether cards of `n` variants laid out as `rects` would show no figure.
+pub fn squeezed(rects: &[Rect], n: u16) -> bool {
+    n > 1 && rects.iter().any(|r| r.height.saturating_sub(2) < CARD_ROWS)
 }
 
 pub fn render(app: &App, r: &LessonResult, area: Rect, buf: &mut Buffer, th: &Theme) {
