@@ -601,3 +601,18 @@ fn an_exercise_with_many_variants_lists_them_and_gives_yours_the_room() {
         bottom - top - 1
     );
 }
+
+/// The header keeps whole words and no empty part (#35 item 7): with the lesson list open
+/// beside an exercise at 80×24 the title may give way, but never leaves " ·  · ".
+#[test]
+fn the_header_of_an_exercise_beside_the_list_has_no_empty_part() {
+    let mut a = exercise_app();
+    ch(&mut a, 'L');
+    let screen = draw(&mut a);
+    let header = screen
+        .lines()
+        .find(|l| l.contains("exercise local-rung"))
+        .expect(&screen);
+    assert!(!header.contains("·  ·"), "{header}");
+    assert!(header.contains(" 00 "), "{header}");
+}

@@ -182,9 +182,11 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
         }
         s
     });
+    // The title carries its own separator: where there is no room for it, the number
+    // goes straight on to the exercise (" 05 · exercise pad-tile"), never " 05 ·  · ".
     let mut parts = vec![
-        Part::new(format!(" {:02} · ", lesson.order), th.strong, 0),
-        Part::new(lesson.title.clone(), th.strong, 1).shrinking(),
+        Part::new(format!(" {:02}", lesson.order), th.strong, 0),
+        Part::new(format!(" · {}", lesson.title), th.strong, 1).shrinking(),
     ];
     if let Some(x) = &app.exercises.open {
         parts.push(Part::new(format!(" · exercise {}", x.ex.id), th.strong, 0));
