@@ -56,23 +56,27 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<i32> {
             .collect();
         say!("{}", serde_json::to_string_pretty(&items)?);
     } else {
+        // Columns as wide as their widest entry: a long topic ("distributed shared") or id
+        // pushes its column out for every row, never its own row's title alone.
+        let id_of = |r: &Row| match r {
+            Row::Lesson(l) => l.id.clone(),
+            Row::Broken(b) => b.name.clone(),
+        };
+        let topic_of = |r: &Row| match r {
+            Row::Lesson(l) => l.topic.label().to_lowercase(),
+            Row::Broken(_) => "broken".to_string(),
+        };
+        let widest = |f: &dyn Fn(&Row) -> String| {
+            rows.iter().map(|r| f(r).chars().count()).max().unwrap_or(0)
+        };
+        let (wi, wt) = (widest(&id_of).max(20), widest(&topic_of).max(10));
         for r in &rows {
-            match r {
-                Row::Lesson(l) => say!(
-                    "{:02}  {:<20} {:<10} {}",
-                    l.order,
-                    l.id,
-                    l.topic.label().to_lowercase(),
-                    l.title
-                ),
-                Row::Broken(b) => say!(
-                    "{:02}  {:<20} {:<10} does not load: {}",
-                    b.order,
-                    b.name,
-                    "broken",
-                    b.summary()
-                ),
-            }
+            let (id, topic) = (id_of(r), topic_of(r));
+            let (order, rest) = match r {
+                Row::Lesson(l) => (l.order, l.title.clone()),
+                Row::Broken(b) => (b.order, format!("does not load: {}", b.summary())),
+            };
+            say!("{order:02}  {id:<wi$} {topic:<wt$} {rest}");
         }
         say!("{}", progress_line(&course.lessons));
     }

@@ -448,3 +448,19 @@ fn ex_check_without_nvrtc_or_a_gpu_lists_every_check_and_what_would_judge_it() {
         }
     }
 }
+
+/// `gpulab list` lines its titles up in one column whatever the topic's length (#35 item
+/// 16: "distributed shared" pushed its own rows' titles out of line).
+#[test]
+fn list_lines_its_titles_up() {
+    let (code, out, err) = gpulab(&["list"]);
+    assert_eq!(code, 0, "{err}");
+    let (lessons, _) = gpulab::course::load_course(&gpulab::course::bundle::CourseRoot::Bundled);
+    let at: Vec<usize> = (lessons.iter())
+        .map(|l| {
+            let line = out.lines().find(|x| x.contains(&l.title)).expect(&out);
+            line[..line.find(&l.title).unwrap()].chars().count()
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] == w[1]), "{at:?}\n{out}");
+}
