@@ -35,6 +35,20 @@ fn cell_style(v: u32, th: &Theme) -> Style {
 
 /// The grid as lines: two lanes a row (the larger count of the pair), phase splits drawn.
 pub fn grid_lines(g: &Grid, max_cols: usize, th: &Theme) -> Vec<Line<'static>> {
+    grid_lines_in(g, max_cols, Compact::default(), th)
+}
+
+/// Rows a grid can do without where the room is short (80x24, a wide access's phases).
+#[derive(Default, Clone, Copy)]
+struct Compact {
+    /// No bank ruler above the grid.
+    no_ruler: bool,
+    /// No rule row between phases: the first lanes of a phase have their label end in
+    /// `─` instead ("16-17─").
+    phases_in_labels: bool,
+}
+
+fn grid_lines_in(g: &Grid, max_cols: usize, c: Compact, th: &Theme) -> Vec<Line<'static>> {
     let shown = g.columns.min(max_cols.saturating_sub(6));
     let mut lines = Vec::new();
     let mut ticks = String::from("      ");
@@ -44,13 +58,21 @@ pub fn grid_lines(g: &Grid, max_cols: usize, th: &Theme) -> Vec<Line<'static>> {
     if shown < g.columns {
         ticks.push('…');
     }
-    lines.push(Line::styled(ticks, th.dim));
+    if !c.no_ruler {
+        lines.push(Line::styled(ticks, th.dim));
+    }
     for pair in 0..16 {
         let (a, b) = (pair * 2, pair * 2 + 1);
-        if g.phase_starts.contains(&a) {
+        let starts = g.phase_starts.contains(&a);
+        if starts && !c.phases_in_labels {
             lines.push(Line::styled(format!("      {}", "─".repeat(shown)), th.dim));
         }
-        let mut spans = vec![Span::styled(format!("{a:>2}-{b:<2} "), th.dim)];
+        let end = if starts && c.phases_in_labels {
+            '─'
+        } else {
+            ' '
+        };
+        let mut spans = vec![Span::styled(format!("{a:>2}-{b:<2}{end}"), th.dim)];
         for c in 0..shown {
             let act = |l: usize| g.active >> l & 1 == 1;
             let v = g.cells[a][c].max(g.cells[b][c]);
@@ -152,9 +174,7 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let inner = block.inner(rect);
     block.render(rect, buf);
     let lines = if app.revealed() {
-        let mut lines = overlay_lines(app, inner.width as usize, th);
-        fit_rows(&mut lines, inner, th);
-        lines
+        overlay_lines(app, inner, th)
     } else {
         vec![Line::raw(
             "The heatmap is a measured figure: hidden until you run the lesson (r) or show \
@@ -167,49 +187,10 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         .render(inner, buf);
 }
 
-/// Where the heatmap's rows outgrow `area` (80x24, a wide access's phases), the rows that
-/// say least go first — the bank ruler, then the code line — so that the grid and the
-/// legend, which says what a cell means, stay whole.
-fn fit_rows(lines: &mut Vec<Line<'static>>, area: Rect, th: &Theme) {
-    let rows = |ls: &[Line]| -> usize {
-        let w = area.width.max(1) as usize;
-        ls.iter().map(|l| l.width().max(1).div_ceil(w)).sum()
-    };
-    let ruler = |l: &Line| {
-        let t: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
-        l.style == th.dim
-            && !t.trim().is_empty()
-            && t.trim().chars().all(|c| c == '|' || c == ' ' || c == '…')
-    };
-    if rows(lines) > area.height as usize
-        && let Some(i) = lines.iter().position(ruler)
-    {
-        lines.remove(i);
-    }
-    // The code line, second under the title, where the single view has one.
-    if rows(lines) > area.height as usize && lines.len() > 2 && lines[1].style == th.accent {
-        lines.remove(1);
-    }
-    // Then the phases' rule rows, all of them: the first lanes of each phase have their
-    // label end in `─` instead ("16-17─").
-    let rule = |l: &Line| {
-        let t: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
-        t.trim().chars().all(|c| c == '─') && !t.trim().is_empty()
-    };
-    if rows(lines) > area.height as usize {
-        while let Some(i) = lines.iter().position(rule) {
-            lines.remove(i);
-            if let Some(first) = lines.get_mut(i).and_then(|l| l.spans.first_mut()) {
-                let label = first.content.trim_end().to_string();
-                first.content = format!("{label}─").into();
-            }
-        }
-    }
-}
-
 /// The focused variant's heatmap: all instructions, or the one `[`/`]` chose, or why there
 /// is none.
-fn overlay_lines(app: &App, width: usize, th: &Theme) -> Vec<Line<'static>> {
+fn overlay_lines(app: &App, area: Rect, th: &Theme) -> Vec<Line<'static>> {
+    let width = area.width as usize;
     let Some(v) = app.result().and_then(|r| r.variants.get(app.view.variant)) else {
         return Vec::new();
     };
@@ -252,19 +233,44 @@ fn overlay_lines(app: &App, width: usize, th: &Theme) -> Vec<Line<'static>> {
         .unwrap_or("")
         .trim()
         .to_string();
-    let mut lines = vec![
-        Line::styled(
-            format!("[{}/{}] {}", idx + 1, list.len(), g.title),
-            th.strong,
-        ),
-        // One row for the code, cut by words: at 80x24 the grid and its legend need the
-        // rest (the legend is what says what a cell means).
-        Line::styled(
-            super::fit::shorten(&format!("  {source_line}"), width),
-            th.accent,
-        ),
-    ];
-    lines.extend(grid_lines(&g, width, th));
-    lines.push(Line::styled(g.legend.clone(), th.dim));
+    let title = Line::styled(
+        format!("[{}/{}] {}", idx + 1, list.len(), g.title),
+        th.strong,
+    );
+    // One row for the code, cut by words: at 80x24 the grid and its legend need the rest.
+    let code = Line::styled(
+        super::fit::shorten(&format!("  {source_line}"), width),
+        th.accent,
+    );
+    let legend = Line::styled(g.legend.clone(), th.dim);
+    // Where the rows outgrow the pop-up (80x24, a wide access's phases), those that say
+    // least give way first: the bank ruler, the code line, then the phases' rule rows.
+    // The grid and the legend, which says what a cell means, stay whole.
+    let rows = |ls: &[Line]| -> usize {
+        ls.iter()
+            .map(|l| l.width().max(1).div_ceil(width.max(1)))
+            .sum()
+    };
+    let fits = |c: Compact, code: bool| {
+        rows(&[title.clone(), legend.clone()])
+            + usize::from(code)
+            + rows(&grid_lines_in(&g, width, c, th))
+            <= area.height as usize
+    };
+    let mut c = Compact::default();
+    let mut with_code = true;
+    if !fits(c, with_code) {
+        c.no_ruler = true;
+    }
+    if !fits(c, with_code) {
+        with_code = false;
+    }
+    if !fits(c, with_code) {
+        c.phases_in_labels = true;
+    }
+    let mut lines = vec![title];
+    lines.extend(with_code.then_some(code));
+    lines.extend(grid_lines_in(&g, width, c, th));
+    lines.push(legend);
     lines
 }
