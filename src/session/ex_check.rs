@@ -228,8 +228,8 @@ fn check_planned(
         }
         Plan::Recorded => {
             say(&format!(
-                "no GPU and no NVRTC here: nothing can be checked; with NVRTC ({PIP_HINT}) \
-                 the CPU interpreter judges all but the times"
+                "no GPU and no NVRTC here: nothing can be checked; each check says what \
+                 would judge it (NVRTC: {PIP_HINT})"
             ));
             let l = compile_only(t.lesson, t.ex, yours);
             Ok(unjudged(t.ex, &l))

@@ -46,7 +46,9 @@ const TRACE_TRIES: u32 = 4;
 /// The instrumented build of a variant, made and loaded before its turn on the GPU.
 pub struct Prepared {
     /// The instrumented PTX, loaded: the driver's compile of it (ptxas, for every logger
-    /// the instrumenter wrote) is host work, and so is kept out of the turn.
+    /// the instrumenter wrote) is host work, and so is kept out of the turn. The load also
+    /// copies the module's code to the GPU, a few KiB, outside any turn: a copy that small
+    /// beside another learner's timed runs is not measured, and no noise verdict names it.
     module: Module,
     lowered_name: String,
     sites: Vec<trace::instrument::Site>,
