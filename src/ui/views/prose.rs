@@ -338,6 +338,14 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         });
         marked.extend(at);
     }
+    // Whether each row starts inside a code span the wrap cut: once per draw, not per row.
+    let open_code: Vec<bool> = (v.content.rows.iter())
+        .scan(false, |open, r| {
+            let at_start = *open;
+            *open ^= r.matches('`').count() % 2 == 1;
+            Some(at_start)
+        })
+        .collect();
     let shown: Vec<Line> = (v.content.rows.iter().enumerate())
         .skip(v.offset)
         .take(v.height)
@@ -359,11 +367,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
                 at = b.end;
             }
             spans.push(Span::raw(r[at..].to_string()));
-            // A code span the wrap cut goes on from the row before.
-            let backticks: usize = (v.content.rows[..i].iter())
-                .map(|r| r.matches('`').count())
-                .sum();
-            Line::from(marked_up(spans, backticks % 2 == 1, th))
+            Line::from(marked_up(spans, open_code[i], th))
         })
         .collect();
     Paragraph::new(shown).block(block).render(area, buf);
