@@ -1,5 +1,6 @@
 //! One file per view. Views borrow the app state for a frame and draw; they change nothing.
 
+pub mod cards;
 pub mod chart;
 pub mod checkpoint;
 pub mod code;

@@ -4,8 +4,8 @@
 use super::fit::{self, Part};
 use super::theme::Theme;
 use super::{
-    chart, code, columns, detail, diff, footprint, heatmap, knobs, list, loading, memcheck,
-    overlays, prose,
+    cards, chart, code, detail, diff, footprint, heatmap, knobs, list, loading, memcheck, overlays,
+    prose,
 };
 use crate::analysis::describe::source_label;
 use crate::model::Lesson;
@@ -47,7 +47,7 @@ impl Widget for &App {
         } else if self.knob_table_shown() {
             knobs::render(self, a.cols, buf, &th);
         } else {
-            columns::render_columns(self, a.cols, buf, &th);
+            cards::render_columns(self, a.cols, buf, &th);
         }
         let status: Vec<Line> = status_rows(self, a.status.width)
             .into_iter()

@@ -1,0 +1,137 @@
+//! Where the variants' cards go: side by side as wide as is readable, a row each, as the
+//! list where cards would show no figure, and on an exercise the list above `yours`'s card.
+//! What a card says is `columns`.
+
+use super::columns::column_lines;
+use super::theme::Theme;
+use crate::model::results::{LessonResult, VariantResult};
+use crate::ui::app::App;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
+
+/// Narrower than this, a column's figures no longer fit on their lines.
+const MIN_COLUMN: u16 = 30;
+
+/// As many columns side by side as fit at a readable width; more variants than that wrap
+/// onto further rows, and a narrow terminal stacks them one a row. Also says whether any
+/// two sit side by side.
+fn column_rects(area: Rect, n: u16) -> (Vec<Rect>, bool) {
+    let per_row = (area.width / MIN_COLUMN).clamp(1, n);
+    let rows = n.div_ceil(per_row);
+    let h = area.height / rows;
+    let rects = (0..n)
+        .map(|i| {
+            let (row, col) = (i / per_row, i % per_row);
+            let in_row = per_row.min(n - row * per_row);
+            let w = area.width / in_row;
+            Rect {
+                x: area.x + col * w,
+                y: area.y + row * h,
+                width: if col + 1 == in_row {
+                    area.width - col * w
+                } else {
+                    w
+                },
+                height: if row + 1 == rows {
+                    area.height - row * h
+                } else {
+                    h
+                },
+            }
+        })
+        .collect();
+    (rects, per_row > 1)
+}
+
+pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
+    let Some(r) = app.result() else {
+        return;
+    };
+    let n = r.variants.len().max(1) as u16;
+    let (rects, side_by_side) = column_rects(area, n);
+    if super::compact::wanted(app, &rects, n) {
+        return super::compact::render(app, r, area, buf, th);
+    }
+    // An exercise whose cards would be a row each: the variants as the list, a row each,
+    // and `yours`'s card, which holds the check, under it with the rest of the room.
+    let yours = (r.variants.iter()).position(|v| v.name == crate::model::exercise::YOURS);
+    if let Some(y) = yours.filter(|_| super::compact::squeezed(&rects, n)) {
+        let list_h = (n + 2).min(area.height / 3).max(3);
+        let [top, bottom] =
+            Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
+        super::compact::render(app, r, top, buf, th);
+        let focused = app.view.variant == y;
+        return render_card(app, r, (&r.variants[y], focused), (bottom, false), buf, th);
+    }
+    for (i, (v, rect)) in r.variants.iter().zip(rects).enumerate() {
+        let focused = i == app.view.variant;
+        render_card(app, r, (v, focused), (rect, side_by_side), buf, th);
+    }
+}
+
+/// One variant's card in `rect`, its heatmap under its figures where there is room and
+/// the cards sit side by side.
+fn render_card(
+    app: &App,
+    r: &LessonResult,
+    (v, focused): (&VariantResult, bool),
+    (rect, side_by_side): (Rect, bool),
+    buf: &mut Buffer,
+    th: &Theme,
+) {
+    if rect.height == 0 {
+        return;
+    }
+    let mut block = column_block(v, focused, th);
+    let inner = block.inner(rect);
+    let lines = column_lines(app, r, v, inner.width, th);
+    let used = wrapped_rows(&lines, inner.width);
+    // A card cut short says where the rest is: the detail pane of the focused one.
+    if super::fit::rows(&lines, inner.width as usize, 0) > inner.height as usize {
+        let more = if focused {
+            " ▼ i: all "
+        } else {
+            " ▼ more "
+        };
+        block = block.title_bottom(Line::styled(more, th.accent).right_aligned());
+    }
+    block.render(rect, buf);
+    Paragraph::new(lines)
+        .wrap(Wrap { trim: true })
+        .render(inner, buf);
+    // The heatmap goes under the figures when the column has room for it.
+    let below = Rect {
+        y: inner.y + used + 1,
+        height: inner.height.saturating_sub(used + 1),
+        ..inner
+    };
+    if side_by_side && below.height >= 6 && app.revealed() {
+        super::heatmap::render_in_column(app, v, focused, below, buf, th);
+    }
+}
+
+/// The column's frame, titled with the variant's name (its note, too long for a title,
+/// opens the column instead).
+fn column_block<'a>(v: &VariantResult, focused: bool, th: &Theme) -> Block<'a> {
+    let title_style = if focused { th.focus } else { th.title };
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused { th.focus } else { th.border })
+        .title(Span::styled(
+            format!(" {} ", v.name),
+            title_style.add_modifier(Modifier::BOLD),
+        ))
+}
+
+/// Rows the wrapped text takes, so the heatmap starts below it.
+fn wrapped_rows(lines: &[Line], width: u16) -> u16 {
+    lines
+        .iter()
+        .map(|l| {
+            (l.width() as u16).div_ceil(width.max(1)).max(1) + u16::from(l.width() as u16 > width)
+        })
+        .sum()
+}
