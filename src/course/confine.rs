@@ -3,9 +3,11 @@
 //! `source:` is a path relative to the course root, the folder that holds `lessons/`.
 //!
 //! The same holds for what a kernel includes, since NVRTC opens any path it is given (and
-//! quotes the file's words back in its errors): an `#include` of an absolute path, one that
-//! climbs out of the course, or one named by a macro (which could expand to any path) is
-//! refused at its line and column in the kernel file, when the file is read.
+//! quotes the file's words back in its errors): a file name that is absolute, climbs with
+//! `..`, or comes from a macro (which could expand to any path), in any spelling the
+//! preprocessor reads (`pp_scan`), is refused at its line and column in the kernel file, when
+//! the file is read. The confined compile (`cuda::confined`) refuses the read again where the
+//! machine's kernel has Landlock.
 
 use super::text::{self, FileError, NotUtf8};
 use std::path::{Component, Path};
@@ -41,89 +43,70 @@ pub enum SourceError {
     },
 }
 
-/// Refuse an `#include` in `text` (the file `rel`, relative to the course root) that could
-/// read outside the course: an absolute path, a path climbing above the course root from
-/// the file's own folder (or any `..` in a `<...>` include, which is looked up in CUDA's
-/// folders), or a name given by a macro.
+/// Refuse a place in `text` (the file `rel`, relative to the course root) where the
+/// preprocessor could be made to read or look for a file outside CUDA's headers, found as the
+/// preprocessor finds it (`pp_scan`: trigraphs, digraphs, splices and comments included): an
+/// absolute path, a path with `..` (a kernel has no include path into the course, so a
+/// relative name is looked up in CUDA's folders, and `..` climbs out of them), a name given
+/// by a macro (which could expand to any path), a piece of `__has_include` in a text that
+/// pastes tokens, and a backslash with blanks after it at a line's end (which compilers join
+/// or not). This holds on a machine whose kernel has no Landlock to refuse the read itself.
 pub fn check_includes(rel: &str, text: &str) -> Result<(), SourceError> {
-    let code = super::signature::blank_comments(text, true);
-    // Where the file itself sits: how far an include may climb.
-    let depth = Path::new(rel).parent().map_or(0, |d| {
-        d.components()
-            .filter(|c| matches!(c, Component::Normal(_)))
-            .count()
-    });
-    let mut line_no = 0;
-    let mut lines = code.split('\n').peekable();
-    while let Some(first) = lines.next() {
-        line_no += 1;
-        let start_line = line_no;
-        // A directive continues over backslash-newlines.
-        let mut line = first.trim_end_matches('\r').to_string();
-        while line.ends_with('\\') {
-            line.pop();
-            match lines.next() {
-                Some(next) => {
-                    line_no += 1;
-                    line.push_str(next.trim_end_matches('\r'));
-                }
-                None => break,
-            }
-        }
-        let Some(rest) = line.trim_start().strip_prefix('#') else {
-            continue;
-        };
-        let rest = rest.trim_start();
-        let word: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-            .collect();
-        if !matches!(
-            word.as_str(),
-            "include" | "include_next" | "import" | "embed"
-        ) {
-            continue;
-        }
-        let operand = rest[word.len()..].trim_start();
-        let col = line[..line.len() - operand.len()].chars().count() + 1;
+    use super::pp_scan::{Naming, Operand};
+    for found in super::pp_scan::scan(text) {
         let refuse = |why: String| SourceError::Include {
             path: rel.to_string(),
-            line: start_line,
-            col,
+            line: found.line,
+            col: found.col,
             why,
         };
-        let (close, angle) = match operand.chars().next() {
-            Some('"') => ('"', false),
-            Some('<') => ('>', true),
-            _ => {
+        let (word, operand) = match found.what {
+            Naming::Names { word, operand } => (word, operand),
+            Naming::Piece(piece) => {
                 return Err(refuse(format!(
-                    "`#{word}` names its file by a macro, which could name any file: write \
-                     the file in quotes, inside the course"
+                    "`{piece}` in a file that pastes tokens (`##`) could be pasted into \
+                     `__has_include`, which asks whether any file exists: a kernel has no use \
+                     for that name or its pieces"
+                )));
+            }
+            Naming::BlankAfterBackslash => {
+                return Err(refuse(
+                    "a backslash with blanks after it ends this line: some compilers join the \
+                     next line to it, some do not; remove the blanks"
+                        .to_string(),
+                ));
+            }
+        };
+        let named = |name: &str, open: char, close: char| {
+            if word.starts_with("__has") {
+                format!("`{word}({open}{name}{close})`")
+            } else {
+                format!("`#{word} {open}{name}{close}`")
+            }
+        };
+        let (name, shown) = match &operand {
+            Operand::Quoted(n) => (n, named(n, '"', '"')),
+            Operand::Angled(n) => (n, named(n, '<', '>')),
+            Operand::Other => {
+                let hash = if word.starts_with("__has") { "" } else { "#" };
+                return Err(refuse(format!(
+                    "`{hash}{word}` names its file by a macro, which could name any file: \
+                     write the name in quotes"
                 )));
             }
         };
-        let name = operand[1..].split(close).next().unwrap_or_default();
-        if name.starts_with('/') || name.starts_with('\\') {
+        let drive = name.len() > 1 && name.as_bytes()[1] == b':';
+        if name.starts_with('/') || name.starts_with('\\') || drive {
             return Err(refuse(format!(
-                "`#{word} {}{name}{close}` is an absolute path: a kernel includes only files of \
-                 the course, by a path relative to its own folder",
-                &operand[..1]
+                "{shown} is an absolute path: a kernel includes CUDA's headers by their names, \
+                 nothing else"
             )));
         }
-        let mut at = depth as isize;
-        for c in Path::new(name).components() {
-            match c {
-                Component::ParentDir => at -= 1,
-                Component::Normal(_) => at += 1,
-                _ => {}
-            }
-            if at < 0 || (angle && matches!(c, Component::ParentDir)) {
-                return Err(refuse(format!(
-                    "`#{word} {}{name}{close}` leads outside the course (an include stays \
-                     inside the folder that holds `lessons/`)",
-                    &operand[..1]
-                )));
-            }
+        if name.split(['/', '\\']).any(|part| part == "..") {
+            return Err(refuse(format!(
+                "{shown} leads outside the course: a kernel's includes are looked up in \
+                 CUDA's header folders only, and `..` climbs out of them"
+            )));
         }
     }
     Ok(())
@@ -183,7 +166,7 @@ mod tests {
 
     #[test]
     fn includes_that_leave_the_course_are_refused_at_their_place() {
-        let ok = "#include <cstdint>\n#include <cuda/std/atomic>\n#include \"../common.h\"\n\
+        let ok = "#include <cstdint>\n#include <cuda/std/atomic>\n#include \"common.h\"\n\
                   // #include \"/etc/passwd\"\n/* #include \"/etc/shadow\" */\nconst char* s = \"#include </x>\";\n";
         assert_eq!(check_includes("kernels/a/k.cu", ok), Ok(()));
         let cases = [
@@ -194,10 +177,26 @@ mod tests {
                 "absolute path",
             ),
             ("#include \"../../../x.h\"\n", 1, 10, "leads outside"),
+            ("#include \"../common.h\"\n", 1, 10, "leads outside"),
+            ("%:include \"/etc/passwd\"\n", 1, 11, "absolute path"),
+            ("??=include \"/etc/passwd\"\n", 1, 12, "absolute path"),
+            (
+                "#if __has_include(\"/etc/passwd\")\n#endif\n",
+                1,
+                19,
+                "absolute path",
+            ),
+            (
+                "#define C(a, b) a##b\n#if C(__has_, include)(<x>)\n#endif\n",
+                2,
+                7,
+                "pastes",
+            ),
+            ("#inc\\ \nlude <x>\n", 1, 5, "blanks"),
             ("#include <../../etc/passwd>\n", 1, 10, "leads outside"),
             ("#define P \"/etc/passwd\"\n#include P\n", 2, 10, "macro"),
             ("#/**/include \"/etc/passwd\"\n", 1, 14, "absolute path"),
-            ("#inc\\\nlude \"/etc/passwd\"\n", 1, 10, "absolute path"),
+            ("#inc\\\nlude \"/etc/passwd\"\n", 2, 6, "absolute path"),
         ];
         for (src, line, col, why) in cases {
             match check_includes("kernels/a/k.cu", src) {

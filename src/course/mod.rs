@@ -13,6 +13,7 @@ pub mod glossary;
 pub mod launch_limits;
 pub mod load;
 pub mod part;
+mod pp_scan;
 pub mod prose;
 pub mod schema;
 pub mod signature;

@@ -1,11 +1,13 @@
-//! What a kernel's compile may read: CUDA's headers and nothing else. The text checks refuse
-//! `#include` lines that climb out or name a macro, but C's preprocessor has other spellings
-//! (a digraph `%:include`, a macro behind one, `__has_include`) and a kernel's folder may hold
-//! a header, or a link, that leads anywhere. gpulab compiles in a process of its own that the
-//! kernel's Landlock confines to NVRTC's libraries and CUDA's header folders, and gives NVRTC
-//! no include path into the kernel's folder: each way in below is refused, and the file's
-//! words never come back in an error. Where the machine's kernel has no Landlock, the test
-//! says so and checks nothing (`gpulab doctor` says the same to the learner).
+//! What a kernel's compile may read: CUDA's headers and nothing else, held twice over. gpulab
+//! reads a pack's kernel as the preprocessor would (a digraph `%:include`, a trigraph, a macro
+//! behind one, `__has_include`, a splice, a comment after the `#`) and refuses every file name
+//! that is absolute, climbs with `..` or comes from a macro, at its line and column, before
+//! anything is compiled: that holds on any machine. And it compiles in a process of its own
+//! that the kernel's Landlock confines to NVRTC's libraries and CUDA's header folders, with no
+//! include path into the kernel's folder, so a name that slipped past the reading is refused
+//! by the kernel of the machine; that layer is tested by compiling past the reading, and where
+//! the machine's kernel has no Landlock the test says so and checks nothing (`gpulab doctor`
+//! says the same to the learner). Either way the file's words never come back in an error.
 
 use super::{gpulab_within, said};
 use crate::support::common::{bin, nvrtc_or_skip};
@@ -38,16 +40,29 @@ fn confined_or_skip(test: &str) -> bool {
     true
 }
 
-/// What a refused include prints: NVRTC's refused open, and never the file's words.
+/// What a refused include prints: gpulab's own refusal of the name, or NVRTC's refused open,
+/// and never the file's words.
 fn assert_refused(what: &str, said: &str) {
     assert!(
         !said.contains("SECRET_WORDS"),
         "{what}: the file was read:\n{said}"
     );
     assert!(
-        said.contains("cannot open source file"),
+        said.contains("cannot open source file") || refused_by_reading(said),
         "{what}: no refused open:\n{said}"
     );
+}
+
+/// Whether gpulab's own reading of the text refused a file name.
+fn refused_by_reading(said: &str) -> bool {
+    [
+        "is an absolute path",
+        "leads outside",
+        "by a macro",
+        "pastes tokens",
+    ]
+    .iter()
+    .any(|w| said.contains(w))
 }
 
 /// `gpulab try --cpu` of `kernel` as `t.cu` in `dir`; what it printed.
@@ -66,6 +81,124 @@ fn try_kernel(dir: &Path, kernel: &str) -> String {
         &[],
     );
     said(&out)
+}
+
+/// On any machine, Landlock or not, NVRTC or not: every spelling of a file name outside is
+/// refused by gpulab's own reading, at its line and column, before a compile.
+#[test]
+fn every_spelling_of_a_name_outside_is_refused_before_a_compile() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.h");
+    std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
+    let s = secret.display().to_string();
+    let dir = tempfile::tempdir().unwrap();
+    // Line 2 of t.cu is the kernel's first (line 1 is try's header).
+    let cases = [
+        (
+            "a digraph include",
+            format!("%:include \"{s}\""),
+            "t.cu:2:11",
+        ),
+        (
+            "a digraph include by a macro",
+            format!("%:define P \"{s}\"\n%:include P"),
+            "t.cu:3:11",
+        ),
+        (
+            "a trigraph include",
+            format!("??=include \"{s}\""),
+            "t.cu:2:12",
+        ),
+        (
+            "a spliced include",
+            format!("#inc\\\nlude \"{s}\""),
+            "t.cu:3:6",
+        ),
+        (
+            "a comment after the hash",
+            format!("# /* */ include \"{s}\""),
+            "t.cu:2:17",
+        ),
+        (
+            "__has_include",
+            format!("#if __has_include(\"{s}\")\n#endif"),
+            "t.cu:2:19",
+        ),
+        (
+            "a pasted __has_include",
+            format!("#define C(a, b) a ## b\n#if C(__has_, include)(\"{s}\")\n#endif"),
+            "t.cu:3:7",
+        ),
+        (
+            "a climb out of CUDA's folders",
+            "#include \"../../../../../../../../etc/hostname\"".to_string(),
+            "t.cu:2:10",
+        ),
+    ];
+    for (what, kernel, place) in &cases {
+        let said = try_kernel(dir.path(), kernel);
+        assert_refused(what, &said);
+        assert!(
+            refused_by_reading(&said),
+            "{what}: not refused by the reading:\n{said}"
+        );
+        assert!(
+            said.contains(place),
+            "{what}: not placed at {place}:\n{said}"
+        );
+    }
+}
+
+/// The second layer alone: a compile handed straight to the confined process, past gpulab's
+/// reading of the text, still reads nothing outside CUDA's headers where Landlock holds.
+#[test]
+fn landlock_refuses_what_gets_past_the_reading() {
+    if !confined_or_skip("landlock_refuses_what_gets_past_the_reading") {
+        return;
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.h");
+    std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
+    let s = secret.display().to_string();
+    let arch = "sm_90".to_string();
+    for (what, text) in [
+        ("an absolute include", format!("#include \"{s}\"")),
+        ("a digraph include", format!("%:include \"{s}\"")),
+        (
+            "__has_include",
+            format!("#if __has_include(\"{s}\")\n#error THE_FILE_EXISTS\n#endif"),
+        ),
+    ] {
+        let source =
+            format!("{text}\nextern \"C\" __global__ void k(float* o) {{ o[0] = 1.0f; }}\n");
+        let job = gpulab::cuda::nvrtc::CompileJob {
+            file_name: "t.cu",
+            source: &source,
+            kernel: "k",
+            defines: &[],
+            options: &[],
+            arch: &arch,
+            output: gpulab::cuda::nvrtc::Output::Ptx,
+        };
+        let said = match gpulab::cuda::confined::compile_in(&bin(), &job) {
+            Ok(_) => String::new(),
+            Err(e) => format!("{e:?}"),
+        };
+        assert!(
+            !said.contains("SECRET_WORDS"),
+            "{what}: the file was read:\n{said}"
+        );
+        assert!(
+            !said.contains("THE_FILE_EXISTS"),
+            "{what}: its existence was told:\n{said}"
+        );
+        if what != "__has_include" {
+            assert!(
+                said.contains("open source file"),
+                "{what}: no refused open:\n{said}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -139,10 +272,6 @@ fn pack_with(kernel: &str, options: &str) -> tempfile::TempDir {
 
 #[test]
 fn a_trigraph_include_with_the_standard_that_reads_trigraphs_reads_nothing() {
-    if !confined_or_skip("a_trigraph_include_with_the_standard_that_reads_trigraphs_reads_nothing")
-    {
-        return;
-    }
     let outside = tempfile::tempdir().unwrap();
     let secret = outside.path().join("secret.h");
     std::fs::write(&secret, format!("{SECRET}\n")).unwrap();
@@ -166,13 +295,11 @@ fn a_trigraph_include_with_the_standard_that_reads_trigraphs_reads_nothing() {
         &[],
     );
     assert_refused("a trigraph include", &said(&out));
+    assert!(refused_by_reading(&said(&out)), "{}", said(&out));
 }
 
 #[test]
 fn a_starter_whose_include_stays_in_the_pack_reads_nothing_once_copied_to_the_workspace() {
-    if !confined_or_skip("a_starter_whose_include_stays_in_the_pack_reads_nothing") {
-        return;
-    }
     let tmp = tempfile::tempdir().unwrap();
     // Where the include leads once the starter lies in the workspace, four folders down.
     std::fs::write(tmp.path().join("secret.h"), format!("{SECRET}\n")).unwrap();
@@ -198,8 +325,11 @@ fn a_starter_whose_include_stays_in_the_pack_reads_nothing_once_copied_to_the_wo
         all.extend_from_slice(args);
         gpulab_within(Duration::from_secs(120), &data, &all, &[])
     };
+    // gpulab's reading refuses the climb where the pack is read: nothing is copied.
     let started = ex(&["start", "fix-copy"]);
-    assert_eq!(started.status.code(), Some(0), "{}", said(&started));
-    let checked = ex(&["check", "fix-copy", "--cpu", "--json"]);
-    assert_refused("a copied starter", &said(&checked));
+    let said_start = said(&started);
+    assert_ne!(started.status.code(), Some(0), "{said_start}");
+    assert!(refused_by_reading(&said_start), "{said_start}");
+    assert!(said_start.contains("starter.cu:1:10"), "{said_start}");
+    assert!(!ws.join("fix-copy.cu").exists(), "the starter was copied");
 }
