@@ -241,6 +241,36 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
 /// Every global request and sector of a trace: loads and stores, and the copies' global
 /// reads (`cp.async`'s lanes and bulk copies' sources, a bulk copy using every byte it
 /// moves).
+/// How a kernel's global traffic went: by atomics and by bulk copies (the TMA), against all
+/// of it. A check that counts loads and stores learns nothing of a kernel that moves its data
+/// by atomics (`atomicOr(p, 0)` is a read) or by one bulk copy a block: the exercise check
+/// asks these shares of a kernel whose solution takes neither path.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GlobalPaths {
+    /// Global atomic requests (`atom` and `red`).
+    pub atomic_requests: u64,
+    /// Every global request: loads, stores, copies and atomics.
+    pub requests: u64,
+    /// Bytes moved by bulk copies.
+    pub bulk_bytes: u64,
+    /// Bytes the kernel's global loads, stores and copies asked for.
+    pub bytes: u64,
+}
+
+impl GlobalPaths {
+    pub fn of(mem: &MemoryStats) -> GlobalPaths {
+        let g = all_global(mem);
+        let a = &mem.atomics;
+        let atomic_requests = a.global_atom.requests + a.global_red.requests;
+        GlobalPaths {
+            atomic_requests,
+            requests: g.requests + atomic_requests,
+            bulk_bytes: mem.copies.bulk_bytes,
+            bytes: g.bytes_used,
+        }
+    }
+}
+
 fn all_global(mem: &MemoryStats) -> GlobalStats {
     let (g, c) = (&mem.global, &mem.copies);
     GlobalStats {

@@ -6,6 +6,7 @@ use crate::analysis::races::race_words;
 use crate::model::access::{AccessKind, Space};
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
 use crate::model::results::{ClaimResult, Failure, LessonResult, Source, VariantResult};
+pub use figures::GlobalPaths;
 use figures::read;
 
 #[path = "claim_figures.rs"]

@@ -7,8 +7,10 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use super::races::{Op, SharedEvent};
 
-/// Source lines kept per word and per direction; a word touched from more lines than this
-/// in one interval is compared with the first ones only.
+/// Source lines kept apart per word and per direction; a word touched from more lines than
+/// this in one interval has the later lines' warps folded into the last one kept, so that
+/// they are still compared (a race is never lost behind many lines, though it may be named
+/// by a line kept in their place).
 const KEEP: usize = 64;
 
 /// The earlier accesses of a word from one source line: for each of its 4 bytes, the warps
@@ -195,5 +197,9 @@ pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
             line: e.line,
             warps,
         });
+    } else if let Some(last) = list.iter_mut().last() {
+        for (have, new) in last.warps.iter_mut().zip(warps) {
+            *have |= new;
+        }
     }
 }

@@ -8,7 +8,7 @@ use super::calls::lanes;
 use super::decode::Instr;
 use super::mem::{At, resolve, window};
 use super::operand::Opnd;
-use super::ops::{Kind, Op, Shfl, Space, Ty, Vote};
+use super::ops::{Kind, Op, Redux, Shfl, Space, Ty, Vote};
 use super::warp::Frame;
 
 /// Compute every active lane from its sources first, then write: a lane's result never
@@ -114,6 +114,7 @@ pub fn exec(
         }
         Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,
         Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
+        Op::Redux(op, ty) => redux(fr, ctx, ins, (active, warp), op, ty)?,
         Op::MatchAny(ty) => match_any(fr, ctx, ins, (active, warp), ty)?,
         Op::Activemask => lanewise(fr, ctx, ins, active, warp, |_| u64::from(mask)),
         Op::Mapa { generic } => cluster_address(fr, ctx, ins, (active, warp), (true, generic)),
@@ -353,6 +354,39 @@ fn match_any(
             .filter(|&k| vals[k] == vals[l])
             .fold(0u32, |m, k| m | 1 << k);
         fr.write(&ins.dst[0], l, u64::from(peers));
+    }
+    Ok(())
+}
+
+/// `redux.sync.op.type d, a, membermask`: every active lane gets `op` folded over the active
+/// lanes' `a` (32-bit integers: `add` wraps, `min`/`max` by the type's sign).
+fn redux(
+    fr: &mut Frame,
+    ctx: &BlockCtx,
+    ins: &Instr,
+    (active, warp): (u32, u32),
+    op: Redux,
+    ty: Ty,
+) -> Result<(), RunError> {
+    let first = active.trailing_zeros() as usize;
+    let member = (ins.src.get(1)).map_or(u32::MAX, |o| fr.read(o, first, ctx, warp) as u32);
+    check_members(ctx, ins, warp, active, member)?;
+    let signed = ty.kind == Kind::S;
+    let vals = lanes(active).map(|l| fr.read(&ins.src[0], l, ctx, warp) as u32);
+    let folded = vals
+        .reduce(|a, b| match op {
+            Redux::Add => a.wrapping_add(b),
+            Redux::Min if signed => (a as i32).min(b as i32) as u32,
+            Redux::Max if signed => (a as i32).max(b as i32) as u32,
+            Redux::Min => a.min(b),
+            Redux::Max => a.max(b),
+            Redux::And => a & b,
+            Redux::Or => a | b,
+            Redux::Xor => a ^ b,
+        })
+        .unwrap_or(0);
+    for l in lanes(active) {
+        fr.write(&ins.dst[0], l, u64::from(folded));
     }
     Ok(())
 }

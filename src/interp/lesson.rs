@@ -26,6 +26,10 @@ pub enum CpuError {
     Run(#[from] RunError),
     #[error("{0}")]
     Setup(String),
+    /// What the interpreter leaves to a GPU (a texture among the arguments): the kernel is
+    /// not interpreted, which is no verdict on it.
+    #[error("{0}")]
+    NeedsGpu(String),
 }
 
 impl From<OverBudget> for CpuError {
@@ -159,7 +163,7 @@ pub fn launch(
             Arg::I64(x) => x.to_le_bytes().to_vec(),
             Arg::U64(x) => x.to_le_bytes().to_vec(),
             Arg::F32(x) => x.to_le_bytes().to_vec(),
-            Arg::Texture(_) => return Err(CpuError::Setup("textures need a GPU".into())),
+            Arg::Texture(_) => return Err(CpuError::NeedsGpu("textures need a GPU".into())),
         };
         let Some(&(off, size)) = layout.get(i) else {
             return Err(CpuError::Setup(format!(

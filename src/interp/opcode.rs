@@ -1,7 +1,9 @@
 //! Reading an opcode's qualifiers into its decoded form, and refusing what is not modelled.
 
 use super::Unmodelled;
-use super::ops::{AtomOp, Bin, BoolOp, Cmp, Op, Red, Rnd, Shfl, Space, Ty, Un, Vote, ty_of};
+use super::ops::{
+    AtomOp, Bin, BoolOp, Cmp, Kind, Op, Red, Redux, Rnd, Shfl, Space, Ty, Un, Vote, ty_of,
+};
 
 /// Opcodes the interpreter does not model, and what to do instead.
 fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
@@ -272,6 +274,23 @@ fn control(q: &Q) -> Result<Op, Unmodelled> {
             _ if has("uni") => Vote::Uni,
             _ => Vote::Ballot,
         })),
+        "redux" if has("sync") => {
+            let op = match () {
+                _ if has("add") => Redux::Add,
+                _ if has("min") => Redux::Min,
+                _ if has("max") => Redux::Max,
+                _ if has("and") => Redux::And,
+                _ if has("or") => Redux::Or,
+                _ if has("xor") => Redux::Xor,
+                _ => return Err(format!("`{text}` is not interpreted").into()),
+            };
+            let ty = need()?;
+            // The 32-bit integer forms; the floating ones (a newer architecture's) need a GPU.
+            if ty.bits != 32 || ty.kind == Kind::F {
+                return Err(format!("`{text}` is not interpreted").into());
+            }
+            Ok(Op::Redux(op, ty))
+        }
         "activemask" => Ok(Op::Activemask),
         "match" if has("any") => Ok(Op::MatchAny(need()?)),
         "cp" => async_copy(q),

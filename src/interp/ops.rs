@@ -125,6 +125,17 @@ pub enum Red {
     Or,
 }
 
+/// What `redux.sync` folds the lanes' values with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Redux {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Vote {
     All,
@@ -191,6 +202,9 @@ pub enum Op {
     Nop,
     Shfl(Shfl),
     Vote(Vote),
+    /// `redux.sync` (`__reduce_add_sync` and the like): every member lane gets the fold of
+    /// all members' values.
+    Redux(Redux, Ty),
     /// `match.any.sync`: each lane gets the mask of the active lanes holding its value.
     MatchAny(Ty),
     Activemask,

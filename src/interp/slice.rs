@@ -179,6 +179,7 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
         | Op::ClusterWait
         | Op::Call
         | Op::Vote(_)
+        | Op::Redux(..)
         | Op::MatchAny(_)
         | Op::Activemask
         // A copy's bytes land at its wait, whatever reads them after: run them all.

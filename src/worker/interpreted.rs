@@ -455,7 +455,8 @@ fn download(p: &mut Placed, small: &Lesson, j: usize) -> Result<HostData, CpuErr
 /// a fault by its CUDA error's name, a launch beyond the GPU's limits, memory beyond the
 /// budget; else the interpreter's own stop.
 fn failed(r: &mut VariantResult, e: Stopped) {
-    r.correct = Some(false);
+    // Left to a GPU is no verdict on the output.
+    r.correct = (!matches!(e.0, CpuError::NeedsGpu(_))).then_some(false);
     r.error = Some(e.to_string());
     r.failure = Some(match &e.0 {
         CpuError::Run(run) => match run.halt {
@@ -464,6 +465,7 @@ fn failed(r: &mut VariantResult, e: Stopped) {
             Halt::Memory => Failure::OutOfMemory,
             Halt::Stopped => Failure::Interpreter,
         },
+        CpuError::NeedsGpu(_) => Failure::NotInterpreted,
         _ => Failure::Interpreter,
     });
 }

@@ -168,7 +168,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         Some("atom") => AccessKind::Atomic,
         Some("red") => AccessKind::Reduction,
         Some("tex") => return super::texture::parse_tex(guard, op, &rest[op_end..], line),
-        Some("bar" | "barrier") => return Ok(barrier(guard, op)),
+        Some("bar" | "barrier") => return Ok(barrier(guard, op, &rest[op_end..])),
         _ => return Ok(None),
     };
     let Some(q) = qualifiers(quals) else {
@@ -193,11 +193,30 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
 }
 
 /// A barrier, logged as an event with no address: block-wide (`bar.sync`, `barrier.sync`,
-/// `bar.arrive`, `bar.red`, the old `bar` alone), the warp's (`bar.warp.sync`, whose lanes
-/// the record's mask names) or either half of the cluster's (`barrier.cluster.arrive` and
-/// `.wait`, which hold the block too).
-fn barrier<'a>(guard: Option<&'a str>, op: &'a str) -> Option<Access<'a>> {
+/// `bar.red`, the old `bar` alone, each without a thread count), the warp's (`bar.warp.sync`,
+/// whose lanes the record's mask names) or either half of the cluster's
+/// (`barrier.cluster.arrive` and `.wait`, which hold the block too).
+///
+/// A block barrier that not every thread waits at is not logged: `bar.arrive` waits for
+/// nothing, and `bar.sync id, count` holds only the `count` threads that take part (a
+/// `bar.sync 1, 32` each warp passes alone). The race analysis counts a warp's barriers as
+/// the block's; one of these counted so would hide the races between the warps it does not
+/// hold. Left out, it orders nothing, which may call a race what it orders for the warps it
+/// holds, never the other way round.
+fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &str) -> Option<Access<'a>> {
     let has = |q: &str| op.split('.').any(|w| w == q);
+    let block = !has("warp") && !has("cluster");
+    // `bar.sync a{, b}`, `bar.red.op.type d, a{, b}, {!}c`: a thread count is the operand
+    // after the barrier's number.
+    let operands = operands.split(',').filter(|o| !o.trim().is_empty()).count();
+    let counted = if has("red") {
+        operands > 3
+    } else {
+        operands > 1
+    };
+    if block && (has("arrive") || counted) {
+        return None;
+    }
     let event = if has("warp") {
         Event::WarpSync
     } else if has("cluster") && has("arrive") && has("relaxed") {

@@ -8,7 +8,7 @@
 
 use crate::support::common::{bin, manifest_dir};
 use gpulab::course::bundle::CourseRoot;
-use gpulab::session::ex_check::{CORRECT_LINE, RACE_LINE};
+use gpulab::session::ex_check::{ATOMICS_LINE, BULK_LINE, CORRECT_LINE, RACE_LINE};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -119,7 +119,7 @@ pub fn header(text: &str, checks: &[String]) -> Result<Header, String> {
         return Err("`// wrong:` says nothing".into());
     }
     let caught_by = field("caught by")?;
-    let known = ["correct", "race", "compile"];
+    let known = ["correct", "race", "compile", "atomics", "bulk"];
     if !known.contains(&caught_by.as_str()) && !checks.contains(&caught_by) {
         return Err(format!(
             "`caught by: {caught_by}` is none of the exercise's checks ({}) nor {}",
@@ -251,6 +251,8 @@ impl Outcome {
             .map(|(c, _, _)| match c.as_str() {
                 CORRECT_LINE => "correct".to_string(),
                 RACE_LINE => "race".to_string(),
+                ATOMICS_LINE => "atomics".to_string(),
+                BULK_LINE => "bulk".to_string(),
                 _ => c,
             })
             .collect();
