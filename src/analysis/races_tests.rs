@@ -663,3 +663,30 @@ fn a_cluster_geometry_places_blocks_and_ranks_both_ways() {
     assert_eq!(ClusterGeom::of([4, 1, 1], Some([1, 1, 1])), None);
     assert_eq!(ClusterGeom::of([4, 1, 1], None), None);
 }
+
+#[test]
+fn a_word_read_from_more_lines_than_are_kept_still_races_with_a_later_write() {
+    // Warp 0 reads word 0 from 80 lines, then warp 1 writes it with no barrier between:
+    // the lines past those kept apart must still be compared, whichever line names them.
+    let mut ev: Vec<SharedEvent> = (0..80)
+        .map(|k| access(0, 0, Op::Read, 100 + k, 0, 1))
+        .collect();
+    ev.push(access(0, 1, Op::Write, 300, 0, 1));
+    let races = find_races(&ev);
+    assert!(
+        races.iter().any(|r| r.scope == RaceScope::Block),
+        "{races:?}"
+    );
+    // Only the last 16 lines are warp 0's: warp 1's own reads before, from 64 lines, fill
+    // the list. The write of warp 0's reads still races.
+    let mut ev: Vec<SharedEvent> = (0..64)
+        .map(|k| access(0, 1, Op::Read, 100 + k, 0, 1))
+        .collect();
+    ev.extend((0..16).map(|k| access(0, 0, Op::Read, 200 + k, 0, 1)));
+    ev.push(access(0, 1, Op::Write, 300, 0, 1));
+    let races = find_races(&ev);
+    assert!(
+        races.iter().any(|r| r.scope == RaceScope::Block),
+        "{races:?}"
+    );
+}

@@ -89,6 +89,22 @@ fn shuffles_move_values_between_lanes() {
 }
 
 #[test]
+fn redux_folds_every_lane_of_the_warp() {
+    // %r1 is the lane: 0 + 1 + ... + 31 = 496; signed min of (lane - 16) is -16.
+    for (op, set, want) in [
+        ("add.u32", "", 496u32),
+        ("max.u32", "", 31),
+        ("min.s32", "sub.s32 %r1, %r1, 16;\n", (-16i32) as u32),
+        ("or.b32", "", 31),
+        ("xor.b32", "", 0),
+        ("and.b32", "or.b32 %r1, %r1, 64;\n", 64),
+    ] {
+        let body = store_r9(&format!("{set}redux.sync.{op} %r9, %r1, -1;"));
+        assert_eq!(run_on(&body, 1, 32, 32).unwrap().0, vec![want; 32], "{op}");
+    }
+}
+
+#[test]
 fn a_predicated_store_logs_only_its_lanes() {
     let body = "ld.param.u64 %rd1, [k_out];\nmov.u32 %r1, %tid.x;\nmul.wide.u32 %rd2, %r1, 4;\n\
                 add.s64 %rd3, %rd1, %rd2;\nsetp.lt.u32 %p1, %r1, 4;\n@%p1 st.global.u32 [%rd3], %r1;\nret;";
