@@ -227,6 +227,10 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     // which recordings made since key their figures by.
     let mut next = 0;
     let mut next_warp = count_sites(ptx)?;
+    // Whether the statement just before was a fence of the cluster's scope or wider: one
+    // directly before `barrier.cluster.arrive.relaxed` gives it the release a plain arrive
+    // has (PTX's memory model), so the pair orders what the warp did before it.
+    let mut fenced = false;
 
     for (idx, raw) in ptx.lines().enumerate() {
         let line_no = idx as u32 + 1;
@@ -254,7 +258,12 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
             // One statement may make several sites (a `cp.async`: its read, then its
             // write); their logging blocks go before it in site order.
             let mut blocks = String::new();
-            for access in parse_access(body, line_no)? {
+            let after_fence = std::mem::replace(&mut fenced, releasing_fence(body));
+            for mut access in parse_access(body, line_no)? {
+                // A label before the arrive is a way in that may not pass the fence.
+                if access.event == Event::ClusterArriveRelaxed && after_fence && label.is_none() {
+                    access.event = Event::ClusterArrive;
+                }
                 let counter = match access.event {
                     Event::WarpSync => &mut next_warp,
                     _ => &mut next,
@@ -291,6 +300,29 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     }
     sites.sort_by_key(|s| s.id);
     Ok(Instrumented { ptx: out, sites })
+}
+
+/// A fence that orders the thread's earlier memory accesses before its later ones for the
+/// whole cluster or more: `fence.acq_rel`/`fence.sc` at cluster, GPU or system scope (and
+/// the old `membar.gl`/`membar.sys`); not a CTA's, nor the proxy fences.
+fn releasing_fence(body: &str) -> bool {
+    let op = body
+        .trim_end_matches(';')
+        .split_whitespace()
+        .next()
+        .unwrap_or("");
+    let quals: Vec<&str> = op.split('.').collect();
+    match quals.first() {
+        Some(&"fence") => {
+            (quals.contains(&"acq_rel") || quals.contains(&"sc") || quals.len() == 2)
+                && ["cluster", "gpu", "sys"].iter().any(|s| quals.contains(s))
+                && !quals
+                    .iter()
+                    .any(|q| q.starts_with("proxy") || *q == "mbarrier_init")
+        }
+        Some(&"membar") => quals.contains(&"gl") || quals.contains(&"sys"),
+        _ => false,
+    }
 }
 
 /// The sites of `ptx` other than `__syncwarp()`'s, which are numbered after them.

@@ -124,3 +124,36 @@ fn block_and_cluster_barriers_are_barriers_and_a_warp_barrier_is_an_event_of_its
     assert_eq!((sync.event, sync.is_event()), (Event::WarpSync, true));
     assert_eq!(inst.sites[5].event, Event::ClusterWait);
 }
+
+#[test]
+fn a_relaxed_cluster_arrive_right_after_a_cluster_fence_releases_as_a_plain_one() {
+    let body = "\tfence.acq_rel.cluster;\n\
+                \tbarrier.cluster.arrive.relaxed;\n\
+                \tbarrier.cluster.wait;\n\
+                \tfence.acq_rel.cta;\n\
+                \tbarrier.cluster.arrive.relaxed;\n\
+                \tbarrier.cluster.wait;\n\
+                \tfence.sc.cluster;\n\
+                \tst.shared.u32 [%r1], %r2;\n\
+                \tbarrier.cluster.arrive.relaxed;\n\
+                \tbarrier.cluster.wait;\n\
+                \tmembar.gl;\n\
+                L1:\n\
+                \tbarrier.cluster.arrive.relaxed;\n\
+                \tbarrier.cluster.wait;\n";
+    let (inst, _) = one(body);
+    let arrives: Vec<Event> = (inst.sites.iter())
+        .filter(|s| s.op.starts_with("barrier.cluster.arrive"))
+        .map(|s| s.event)
+        .collect();
+    // Fenced at the cluster's scope; a CTA's fence; a store between; a label between.
+    assert_eq!(
+        arrives,
+        [
+            Event::ClusterArrive,
+            Event::ClusterArriveRelaxed,
+            Event::ClusterArriveRelaxed,
+            Event::ClusterArriveRelaxed,
+        ]
+    );
+}
