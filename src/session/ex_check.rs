@@ -608,6 +608,22 @@ mod tests {
     }
 
     #[test]
+    fn a_wrong_output_where_no_size_is_named_says_the_lessons_size() {
+        let t = lesson("texture");
+        let v = crate::model::results::VariantResult {
+            name: "yours".into(),
+            correct: Some(false),
+            ..Default::default()
+        };
+        let line = crate::session::ex_output::judge_output(Some(&v), "", &t).unwrap_err();
+        assert!(
+            line.detail.starts_with("wrong at the lesson's size: "),
+            "{}",
+            line.detail
+        );
+    }
+
+    #[test]
     fn a_wrong_element_of_a_2d_output_says_its_row_and_column() {
         let t = lesson("shared-transpose");
         let n = t.problem.iter().find(|(k, _)| k == "n").unwrap().1 as u64;

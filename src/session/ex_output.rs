@@ -110,6 +110,12 @@ pub(super) fn judge_output(
     at: &str,
     lesson: &Lesson,
 ) -> Result<(), CheckLine> {
+    // A lesson with no problem sizes (an image's, say) has nothing to name its one size by.
+    let at = if at.is_empty() {
+        "the lesson's size"
+    } else {
+        at
+    };
     match v {
         Some(v) if v.correct == Some(true) => Ok(()),
         Some(v) if not_interpreted(v) => Err(CheckLine {
