@@ -304,11 +304,22 @@ impl App {
             self.message = Some("an exercise shows your last check: s works on lessons".into());
             return;
         }
+        let recorded = self.runs.results.get(&id).map(|r| r.source);
         if !self.runs.interpreted.contains_key(&id) {
-            self.message = Some(match self.runs.results.get(&id).map(|r| r.source) {
+            self.message = Some(match recorded {
                 Some(Source::Live) => "these figures are live: there is no other source".into(),
+                Some(Source::None) | None => format!(
+                    "no recording of this lesson, and nothing run yet: {}",
+                    self.where_r_runs()
+                ),
                 _ => "one source so far, the recording: r runs the lesson here".into(),
             });
+            return;
+        }
+        if matches!(recorded, Some(Source::None) | None) {
+            self.message = Some(
+                "no recording of this lesson: the interpreter's figures are the only ones".into(),
+            );
             return;
         }
         self.runs.front = match self.runs.front {
@@ -318,6 +329,17 @@ impl App {
         // The header says which is in front; the status line goes back to how the claims
         // fare on it.
         self.message = None;
+    }
+
+    /// What `r` does on this machine, in the words of the status line: measure on its GPU,
+    /// run on the CPU interpreter, or neither (and what would let it).
+    pub(super) fn where_r_runs(&self) -> String {
+        match &self.runs.caps {
+            Some(c) if c.device.is_some() => "r measures it on this GPU".into(),
+            Some(c) if c.nvrtc.is_some() => "r runs it on the CPU interpreter".into(),
+            Some(_) => format!("r needs a GPU, or NVRTC for the CPU interpreter ({PIP_HINT})"),
+            None => "r runs it here".into(),
+        }
     }
 
     /// `v`: the recorded figures, shown; where the interpreter's were in front, the

@@ -195,7 +195,17 @@ impl App {
                     0 | 1 => String::new(),
                     n => format!(" (and {} more)", n - 1),
                 };
-                self.message = Some(format!("not run: {first}{more}"));
+                // One line on the status line, and said of what stays on screen: the cards
+                // are the last run's, of the files as they were then.
+                let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
+                let ran = self.runs.results.contains_key(&lab.tried.lesson.id)
+                    || self.runs.interpreted.contains_key(&lab.tried.lesson.id);
+                let stays = if ran {
+                    " · the figures shown are the last run's, before this edit"
+                } else {
+                    ""
+                };
+                self.message = Some(format!("not run: {first}{more}{stays}"));
             }
         }
     }

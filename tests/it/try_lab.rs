@@ -218,3 +218,94 @@ fn through_a_worker_without_a_gpu_the_try_is_interpreted_and_its_race_found() {
     // against it, and told apart by its race, not its output.
     assert!(synced.correct.is_some(), "{synced:?}");
 }
+
+#[test]
+fn through_a_worker_without_a_gpu_a_try_that_does_not_compile_says_so_not_that_it_needs_a_gpu() {
+    if !common::nvrtc_or_skip("a_try_that_does_not_compile_says_so") {
+        return;
+    }
+    let (_dir, file) = copy_of("stencil.cu");
+    let text = std::fs::read_to_string(&file).unwrap();
+    // A statement without its `;`, in the kernel's body.
+    let broken = text.replacen("#endif", "#endif\nint broken = 1", 1);
+    std::fs::write(&file, broken).unwrap();
+    let mut app = lab(&file, &[]);
+    let client = WorkerClient::with_command(common::bin(), vec!["worker".into()])
+        .env("CUDA_VISIBLE_DEVICES", "-1")
+        .env("GPULAB_TIMEOUT_S", "300");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let jobs = gpulab::ui::spawn_worker(tx, 0, client);
+    common::pump(&mut app, &rx, &jobs, 300, |a| a.runs.caps.is_some());
+    if app.runs.caps.as_ref().unwrap().device.is_some() {
+        eprintln!("skipped: the worker sees a GPU here, and the try runs on it");
+        return;
+    }
+    common::pump(&mut app, &rx, &jobs, 300, |a| {
+        a.runs.running.is_none() && a.runs.compiling.is_empty() && a.outbox.is_empty()
+    });
+    let r = &app.runs.interpreted[try_lesson::LESSON_ID];
+    let v = &r.variants[0];
+    let said = gpulab::analysis::describe::status(v);
+    assert!(!said.contains("needs a GPU"), "{said}");
+    assert!(said.contains("stencil.cu:"), "the compiler's place: {said}");
+}
+
+/// A try has no recording: `s` and the status line say so, and what `r` does here.
+#[test]
+fn a_try_with_no_recording_says_so_on_s_and_on_the_status_line() {
+    use crate::support::ex_lab::key;
+    let (_dir, file) = copy_of("stencil.cu");
+    let mut app = lab(&file, &[]);
+    let status = |app: &App| gpulab::ui::views::screen::status_rows(app, 200).join(" ");
+    // Neither a GPU nor NVRTC: r can do nothing here, and the line says what would let it.
+    app.on_event(UiEvent::Worker(WorkerEvent::Ready(Ok(Capabilities {
+        no_gpu: Some("no NVIDIA driver".into()),
+        ..Default::default()
+    }))));
+    app.outbox.clear();
+    // The ready message says it once; the status line says it after.
+    assert!(app.message.clone().unwrap_or_default().contains("no NVRTC"));
+    app.message = None;
+    let said = status(&app);
+    assert!(
+        said.contains("no recording") && said.contains("r needs a GPU, or NVRTC"),
+        "{said}"
+    );
+    assert!(!said.contains("measures it on a GPU"), "{said}");
+    app.on_event(key('s'));
+    let said = app.message.clone().unwrap_or_default();
+    assert!(said.contains("no recording of this lesson"), "{said}");
+    assert!(!said.contains("the recording:"), "{said}");
+    // After a run on the interpreter, `s` has no recording to bring to the front.
+    let mut app = lab(&file, &[]);
+    ready(&mut app, no_gpu());
+    finished(&mut app);
+    app.message = None;
+    app.on_event(key('s'));
+    let said = app.message.clone().unwrap_or_default();
+    assert!(
+        said.contains("the interpreter's figures are the only ones"),
+        "{said}"
+    );
+}
+
+/// A header broken mid-edit after a run: one line on the status line, saying that the
+/// figures on screen are the last run's.
+#[test]
+fn a_header_broken_after_a_run_says_the_figures_shown_are_the_last_runs() {
+    let (_dir, file) = copy_of("shared_read.cu");
+    let mut app = lab(&file, &[]);
+    ready(&mut app, no_gpu());
+    assert_eq!(runs_asked(&mut app).len(), 1);
+    finished(&mut app);
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("block=32,32", "block=32,32 grid=")).unwrap();
+    app.on_event(UiEvent::Saved(file.clone()));
+    assert!(runs_asked(&mut app).is_empty());
+    let said = app.message.clone().unwrap_or_default();
+    assert!(!said.contains('\n'), "{said:?}");
+    assert!(
+        said.contains("the figures shown are the last run's"),
+        "{said}"
+    );
+}

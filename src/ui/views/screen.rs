@@ -284,7 +284,9 @@ fn plain_status(app: &App) -> String {
         (None, None) if app.runs.looping => "looping".into(),
         (None, None) => match app.result().map(|r| (r.source, r.expect.as_slice())) {
             // No figures, so no claim can hold or fail: say why instead of "0 of N".
-            Some((Source::None, _)) => "no recording of this lesson: r measures it on a GPU".into(),
+            Some((Source::None, _)) => {
+                format!("no recording of this lesson: {}", app.where_r_runs())
+            }
             // How the claims fare would answer the page's prediction.
             Some(_) if !app.revealed() => {
                 "predict first: r runs the lesson, v shows the recorded figures".into()
