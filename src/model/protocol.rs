@@ -253,6 +253,10 @@ pub enum Reply {
     Fault {
         variant: Option<String>,
         message: String,
+        /// The driver's name for the error ("CUDA_ERROR_ILLEGAL_ADDRESS"), which decides
+        /// the advice and the kind of loss: sent as itself, never read back out of the words.
+        #[serde(default)]
+        code: Option<String>,
     },
     /// A request the worker could not do (no GPU, bad lesson); the worker stays up.
     Error {

@@ -62,11 +62,13 @@ pub enum WorkerFailure {
         "{} faulted: {message}. {}The fault poisons the GPU context, so the worker \
          was restarted; the next run starts clean.",
         who_faulted(.variant),
-        advice_for(.variant, .message)
+        advice_for(.variant, .code)
     )]
     Fault {
         variant: Option<String>,
         message: String,
+        /// The driver's name for the error, as the worker sent it.
+        code: Option<String>,
     },
     #[error("the worker process ended unexpectedly ({detail}). The next run starts a fresh one.")]
     Crashed { detail: String },
@@ -87,11 +89,10 @@ fn who_stalled(variant: &str) -> String {
 
 /// What a kernel fault usually means, ending in a space; nothing when no kernel ran (the
 /// lesson's setup).
-fn advice_for(variant: &Option<String>, message: &str) -> String {
+fn advice_for(variant: &Option<String>, code: &Option<String>) -> String {
     match variant.as_deref() {
         Some("") => String::new(),
-        _ if explain::advice(message).is_empty() => String::new(),
-        _ => format!("{} ", explain::advice(message)),
+        _ => format!("{} ", explain::advice(code.as_deref())),
     }
 }
 
@@ -385,14 +386,22 @@ impl WorkerClient {
                 Reply::Queue { variant: v, .. } => {
                     (variant, stage) = (v, "waiting for its turn on the GPU".into())
                 }
-                Reply::Fault { variant, message } => {
+                Reply::Fault {
+                    variant,
+                    message,
+                    code,
+                } => {
                     let (_, stderr) = self.stop();
                     // A failed device assert says where on the worker's stderr.
                     let message = match explain::assert_line(&stderr) {
                         Some(at) => format!("{message}: {at}"),
                         None => message,
                     };
-                    return Err(WorkerFailure::Fault { variant, message });
+                    return Err(WorkerFailure::Fault {
+                        variant,
+                        message,
+                        code,
+                    });
                 }
                 _ => {}
             }

@@ -125,6 +125,7 @@ fn a_fault_names_its_own_variant_and_a_crash_the_one_in_progress() {
     let fault = WorkerFailure::Fault {
         variant: Some("fast".into()),
         message: "illegal address".into(),
+        code: Some("CUDA_ERROR_ILLEGAL_ADDRESS".into()),
     };
     let (r, _) = fold(&[stage("slow")], Err(fault));
     assert_eq!(r.variants[0].correct, Some(false));

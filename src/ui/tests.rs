@@ -103,6 +103,7 @@ fn a_fault_marks_its_variant_wrong_in_words_and_stops_the_loop() {
         outcome: Err(WorkerFailure::Fault {
             variant: Some("slow".into()),
             message: "illegal memory access".into(),
+            code: Some("CUDA_ERROR_ILLEGAL_ADDRESS".into()),
         }),
     });
     let v: &VariantResult = &app.result().unwrap().variants[1];

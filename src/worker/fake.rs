@@ -155,6 +155,7 @@ fn fail_if_told(mode: &str, name: &str, send: &mut dyn FnMut(&Reply)) {
     let fault = |code: &str, text: &str| Reply::Fault {
         variant: Some(name.into()),
         message: format!("synchronize: {text} ({code})"),
+        code: Some(code.into()),
     };
     if told(mode, "fault-on", name) {
         send(&fault(
@@ -202,6 +203,7 @@ fn legacy_run(mode: &str, variant: Option<&str>, send: &mut dyn FnMut(&Reply)) {
                 message: "running the kernel: an illegal memory access was encountered \
                           (CUDA_ERROR_ILLEGAL_ADDRESS)"
                     .into(),
+                code: Some("CUDA_ERROR_ILLEGAL_ADDRESS".into()),
             });
             std::process::exit(3);
         }

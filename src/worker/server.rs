@@ -99,6 +99,7 @@ impl Worker {
                     send(&Reply::Fault {
                         variant: f.variant,
                         message: f.error.to_string(),
+                        code: f.error.code().map(str::to_string),
                     });
                     // The context is unusable now; a fresh process is the only cure.
                     std::process::exit(3);

@@ -156,11 +156,21 @@ fn an_out_of_bounds_kernel_is_reported_and_the_next_run_works() {
     let err = run(&mut client, "out-of-bounds", 30).unwrap_err();
     eprintln!("{err}");
     match &err {
-        WorkerFailure::Fault { variant, message } => {
+        WorkerFailure::Fault {
+            variant,
+            message,
+            code,
+        } => {
             assert_eq!(variant.as_deref(), Some("out-of-bounds"));
             // An out-of-bounds write shows as ILLEGAL_ADDRESS or INVALID_ADDRESS_SPACE,
-            // depending on where it lands; both are CUDA's own words, passed on.
+            // depending on where it lands; both are CUDA's own words, passed on, and the
+            // name crosses the wire as itself.
             assert!(message.contains("CUDA_ERROR_"), "{message}");
+            let code = code.as_deref().unwrap_or_default();
+            assert!(
+                code.starts_with("CUDA_ERROR_") && message.contains(code),
+                "{code}"
+            );
         }
         other => panic!("expected a fault, got {other:?}"),
     }

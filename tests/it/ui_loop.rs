@@ -179,6 +179,7 @@ fn a_fault_in_one_variant(lab: &mut Lab) {
     let fault = WorkerFailure::Fault {
         variant: Some("slow".into()),
         message: "an illegal memory access was encountered".into(),
+        code: Some("CUDA_ERROR_ILLEGAL_ADDRESS".into()),
     };
     let (screen, _) = lab.play(vec![
         key('r'),
@@ -188,6 +189,7 @@ fn a_fault_in_one_variant(lab: &mut Lab) {
         reply(Reply::Fault {
             variant: Some("slow".into()),
             message: "an illegal memory access was encountered".into(),
+            code: Some("CUDA_ERROR_ILLEGAL_ADDRESS".into()),
         }),
         finished(Err(fault)),
     ]);
@@ -196,7 +198,8 @@ fn a_fault_in_one_variant(lab: &mut Lab) {
     assert!(screen.contains("✗ FAULT: `slow` faulted: an"), "{screen}");
     assert!(screen.contains("illegal memory access"), "{screen}");
     assert!(screen.contains("1.25 ms"), "{screen}");
-    assert!(screen.contains("worker was restarted"), "{screen}");
+    // The advice for the driver's error, named by its code as the worker sent it.
+    assert!(screen.contains("outside every buffer"), "{screen}");
     assert!(!screen.contains("running scripted"), "{screen}");
     let v = &lab.app.result().unwrap().variants[1];
     assert_eq!(v.correct, Some(false));

@@ -67,9 +67,19 @@ fn a_fault_is_reported_in_words_and_the_worker_restarts() {
     let mut c = client("fault");
     let err = run(&mut c, Duration::from_secs(30)).unwrap_err();
     match &err {
-        WorkerFailure::Fault { variant, message } => {
+        WorkerFailure::Fault {
+            variant,
+            message,
+            code,
+        } => {
             assert_eq!(variant.as_deref(), Some("endless"));
             assert!(message.contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
+            // The kind of fault crosses the wire typed, not to be read back out of words.
+            assert_eq!(code.as_deref(), Some("CUDA_ERROR_ILLEGAL_ADDRESS"));
+            assert_eq!(
+                err.kind(),
+                gpulab::model::results::Failure::Cuda("CUDA_ERROR_ILLEGAL_ADDRESS".into())
+            );
         }
         other => panic!("expected a fault, got {other:?}"),
     }

@@ -25,8 +25,8 @@ impl WorkerFailure {
     /// The kind of loss, as `VariantResult::failure` keeps it.
     pub fn kind(&self) -> Failure {
         match self {
-            WorkerFailure::Fault { message, .. } => {
-                super::explain::code_of(message).map_or(Failure::Fault, Failure::from)
+            WorkerFailure::Fault { code, .. } => {
+                code.as_deref().map_or(Failure::Fault, Failure::from)
             }
             WorkerFailure::Timeout { .. } => Failure::Timeout,
             WorkerFailure::Crashed { .. } => Failure::Crashed,
@@ -174,7 +174,8 @@ mod tests {
     fn a_failure_names_its_variant_and_kind() {
         let f = WorkerFailure::Fault {
             variant: Some("bad".into()),
-            message: "synchronize: x (CUDA_ERROR_MISALIGNED_ADDRESS)".into(),
+            message: "synchronize: x".into(),
+            code: Some("CUDA_ERROR_MISALIGNED_ADDRESS".into()),
         };
         assert_eq!(f.variant(), Some("bad"));
         assert_eq!(

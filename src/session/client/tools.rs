@@ -66,6 +66,7 @@ mod fault_words {
             WorkerFailure::Fault {
                 variant: v.map(str::to_string),
                 message: "setting the persisting-L2 size: invalid argument".into(),
+                code: Some("CUDA_ERROR_INVALID_VALUE".into()),
             }
             .to_string()
         };
