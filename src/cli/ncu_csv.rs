@@ -79,6 +79,25 @@ pub const SHARED_ST_CONFLICTS: Metric = m(
     "",
 );
 
+/// Atomics' counters, apart from loads and stores as Nsight Compute keeps them: global
+/// atomics whose old value is used (`ATOMG`, `op_atom`) and reductions (`REDG`, `op_red`),
+/// as the SASS makes them; shared atomics (`ATOMS`, shared memory has no reduction) by
+/// instruction, wavefront and bank conflict. Written only where a kernel or line has
+/// atomics, so the files of kernels with none stay as they were.
+pub const GLOBAL_ATOM_REQUESTS: Metric = m("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "");
+pub const GLOBAL_ATOM_SECTORS: Metric =
+    m("l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", "sector");
+pub const GLOBAL_RED_REQUESTS: Metric = m("l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "");
+pub const GLOBAL_RED_SECTORS: Metric =
+    m("l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", "sector");
+pub const SHARED_ATOM_INST: Metric = m("smsp__sass_inst_executed_op_shared_atom.sum", "inst");
+pub const SHARED_ATOM_WAVEFRONTS: Metric =
+    m("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", "");
+pub const SHARED_ATOM_CONFLICTS: Metric = m(
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum",
+    "",
+);
+
 /// The asynchronous copies' (`LDGSTS`) counters: their global reads and shared writes, under
 /// the names the H100's ncu knows (`ncu --query-metrics`). It has no `op_ldgsts` total of
 /// the L1's requests and sectors: the cached form (`cp.async.ca`) has `_cache_access`
@@ -129,6 +148,7 @@ struct Tally {
     counts: BTreeMap<Metric, u64>,
     ideal_ld: u64,
     ideal_st: u64,
+    ideal_atom: u64,
 }
 
 impl Tally {
@@ -154,6 +174,31 @@ impl Tally {
                     put(GLOBAL_LD_SECTORS, i.sectors);
                 }
                 Space::Shared => put(SHARED_LDGSTS_WAVEFRONTS, i.wavefronts),
+                _ => {}
+            }
+            return;
+        }
+        if matches!(i.kind, AccessKind::Atomic | AccessKind::Reduction) {
+            match i.space {
+                Space::Global => {
+                    let (r, s) = match i.kind {
+                        AccessKind::Reduction => (GLOBAL_RED_REQUESTS, GLOBAL_RED_SECTORS),
+                        _ => (GLOBAL_ATOM_REQUESTS, GLOBAL_ATOM_SECTORS),
+                    };
+                    put(r, i.requests);
+                    put(s, i.sectors);
+                }
+                Space::Shared => {
+                    put(SHARED_ATOM_INST, i.requests);
+                    put(SHARED_ATOM_WAVEFRONTS, i.wavefronts);
+                    self.ideal_atom += i.ideal_wavefronts;
+                    // A compare-and-swap loop's loads are the shared loads ncu counts.
+                    if let Some(a) = &i.atomic {
+                        put(SHARED_LD_INST, a.loop_loads);
+                        put(SHARED_LD_WAVEFRONTS, a.loop_load_wavefronts);
+                        self.ideal_ld += a.loop_load_ideal;
+                    }
+                }
                 _ => {}
             }
             return;
@@ -195,6 +240,11 @@ impl Tally {
         for (wf, conflicts, ideal) in [
             (SHARED_LD_WAVEFRONTS, SHARED_LD_CONFLICTS, self.ideal_ld),
             (SHARED_ST_WAVEFRONTS, SHARED_ST_CONFLICTS, self.ideal_st),
+            (
+                SHARED_ATOM_WAVEFRONTS,
+                SHARED_ATOM_CONFLICTS,
+                self.ideal_atom,
+            ),
         ] {
             if let Some(&w) = out.get(&wf) {
                 out.insert(conflicts, w.saturating_sub(s(ideal)));
@@ -465,6 +515,42 @@ mod tests {
         assert!(
             !line_counters(&m).contains_key(&6),
             "no counter is a bulk copy's"
+        );
+    }
+
+    #[test]
+    fn atomics_count_under_nsight_computes_atomic_names_never_as_loads_or_stores() {
+        let mut atom = instr(Space::Global, AccessKind::Atomic, Some(3));
+        (atom.requests, atom.sectors) = (2, 4);
+        let mut red = instr(Space::Global, AccessKind::Reduction, Some(4));
+        (red.requests, red.sectors) = (1, 1);
+        let mut shared = instr(Space::Shared, AccessKind::Atomic, Some(5));
+        (shared.requests, shared.wavefronts, shared.ideal_wavefronts) = (2, 6, 2);
+        let m = MemoryStats {
+            instructions: vec![atom, red, shared],
+            traced_blocks: 1,
+            total_blocks: 2,
+            ..Default::default()
+        };
+        let k: BTreeMap<Metric, u64> = kernel_counters(&m).into_iter().collect();
+        assert_eq!((k[&GLOBAL_ATOM_REQUESTS], k[&GLOBAL_ATOM_SECTORS]), (4, 8));
+        assert_eq!((k[&GLOBAL_RED_REQUESTS], k[&GLOBAL_RED_SECTORS]), (2, 2));
+        assert_eq!(k[&SHARED_ATOM_INST], 4);
+        assert_eq!(k[&SHARED_ATOM_WAVEFRONTS], 12);
+        assert_eq!(k[&SHARED_ATOM_CONFLICTS], 8);
+        // Nothing of them under loads or stores.
+        for metric in METRICS {
+            assert_eq!(k[&metric], 0, "{}", metric.name);
+        }
+        let lines = line_counters(&m);
+        let names = |l: u32| lines[&l].iter().map(|(m, _)| m.name).collect::<Vec<_>>();
+        assert_eq!(
+            names(3),
+            vec![GLOBAL_ATOM_REQUESTS.name, GLOBAL_ATOM_SECTORS.name]
+        );
+        assert_eq!(
+            names(4),
+            vec![GLOBAL_RED_REQUESTS.name, GLOBAL_RED_SECTORS.name]
         );
     }
 

@@ -313,3 +313,55 @@ fn ncu_csv_needs_the_trace_and_is_one_format() {
     let b = stdout(&["run", "shared-banks", "--replay", "--json"]);
     assert_eq!(a, b);
 }
+
+/// The atomics lesson in ncu's terms: global atomics under `op_atom` or `op_red` and shared
+/// ones under `op_shared_atom`, as the trace counts them apart; none of them under the
+/// loads' or stores' counters, which hold only the loads and stores.
+#[test]
+fn atomics_are_written_under_their_own_counters_never_as_stores() {
+    let (csv, r) = recorded("atomics");
+    let (_, _, rows) = parse(&csv);
+    let mut seen = 0;
+    for (id, v) in r.variants.iter().enumerate() {
+        let Some(m) = v.memory.as_ref() else { continue };
+        let k = kernel_rows(&rows, id);
+        let find = |metric: ncu_csv::Metric| {
+            (k.iter().find(|(n, _)| n == metric.name)).map_or(0, |(_, v)| *v)
+        };
+        // Each instruction's count is rounded on its own when scaled to the grid.
+        let close = |a: u64, b: u64| a.abs_diff(b) <= m.instructions.len() as u64;
+        let at = format!("atomics {}", v.name);
+        let a = &m.atomics;
+        assert!(
+            close(find(ncu_csv::GLOBAL_ATOM_REQUESTS), a.global_atom.requests),
+            "{at}"
+        );
+        assert!(
+            close(find(ncu_csv::GLOBAL_RED_REQUESTS), a.global_red.requests),
+            "{at}"
+        );
+        assert!(
+            close(find(ncu_csv::GLOBAL_ATOM_SECTORS), a.global_atom.sectors),
+            "{at}"
+        );
+        assert!(
+            close(find(ncu_csv::SHARED_ATOM_INST), a.shared.requests),
+            "{at}"
+        );
+        assert!(
+            close(find(ncu_csv::SHARED_ATOM_WAVEFRONTS), a.shared.wavefronts),
+            "{at}"
+        );
+        // The stores' counters hold the stores alone.
+        let stores: u64 = (m.instructions.iter())
+            .filter(|i| i.space == gpulab::model::access::Space::Global)
+            .filter(|i| i.kind == gpulab::model::access::AccessKind::Store)
+            .map(|i| i.requests)
+            .sum();
+        let scale = m.total_blocks as f64 / m.traced_blocks.max(1) as f64;
+        let stores = (stores as f64 * scale).round() as u64;
+        assert!(close(get(&k, ncu_csv::GLOBAL_ST_REQUESTS), stores), "{at}");
+        seen += u64::from(a.global_atom.requests + a.global_red.requests + a.shared.requests > 0);
+    }
+    assert!(seen >= 3, "the lesson's atomics variants: {seen}");
+}
