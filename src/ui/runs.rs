@@ -182,9 +182,10 @@ impl App {
             None if caps.nvrtc.is_none() => {
                 format!("no GPU here; {PIP_HINT} lets the CPU interpreter run it")
             }
-            None => {
-                format!("no GPU ({no_gpu}), and no CPU size in this lesson for the interpreter")
-            }
+            None => format!(
+                "no GPU ({no_gpu}), and no CPU size in this lesson: {}",
+                why_no_cpu_size(lesson)
+            ),
         };
         let recorded = self
             .runs
@@ -363,5 +364,17 @@ impl App {
             true => self.runs.interpreted.get_mut(lesson),
             false => self.runs.results.get_mut(lesson),
         }
+    }
+}
+
+/// Why a lesson gives the interpreter no size of its own, as far as the lesson shows it.
+fn why_no_cpu_size(lesson: &Lesson) -> &'static str {
+    if !lesson.textures.is_empty() {
+        "its textures need a GPU"
+    } else if lesson.problem.iter().any(|(k, _)| k.starts_with("gpu_")) {
+        "its sizes are set against the GPU's own (its L2, its SMs), far past what the \
+         interpreter runs"
+    } else {
+        "its sizes are far past what the interpreter runs"
     }
 }

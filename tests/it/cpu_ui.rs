@@ -211,6 +211,8 @@ fn r_on_a_lesson_without_a_cpu_size_says_why_and_shows_the_recording() {
     assert!(app.runs.running.is_none());
     let said = app.message.clone().unwrap_or_default();
     assert!(said.contains("no CPU size"), "{said}");
+    // And why: the L2 lesson's sizes are set against the GPU's L2.
+    assert!(said.contains("set against the GPU's own"), "{said}");
     assert!(said.contains("the recording's"), "{said}");
     let screen = draw(&app, 120, 40);
     assert!(!screen.contains("figures hidden"), "{screen}");
