@@ -240,8 +240,9 @@ fn a_texture_fetch_needs_a_gpu_and_fails_nothing_on_the_cpu() {
     );
     assert!(!screen.contains("✗"), "{screen}");
     assert!(screen.contains("· correct on fresh inputs"), "{screen}");
+    let n = report.lines.len();
     assert!(
-        screen.contains("no check judged here: 0 hold, 5 need a GPU"),
+        screen.contains(&format!("no check judged here: 0 hold, {n} need a GPU")),
         "{screen}"
     );
 }
