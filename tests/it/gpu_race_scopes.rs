@@ -26,6 +26,11 @@ fn the_gpu_trace_finds_every_scope_of_race_the_interpreter_does() {
         assert_eq!(scopes(races(&cluster, "no-first")), [RaceScope::Cluster]);
         assert_eq!(scopes(races(&cluster, "no-last")), [RaceScope::Exit]);
     }
+    let named = run_pack("named-barrier", false);
+    assert!(races(&named, "block").is_empty());
+    for v in ["warp-alone", "arrive-only"] {
+        assert_eq!(scopes(races(&named, v)), [RaceScope::Block], "{v}");
+    }
     let padded = run_pack("padded-race", false);
     assert!(scopes(races(&padded, "padded")).contains(&RaceScope::Block));
     let reread = run_pack("copy-reread", false);
@@ -58,6 +63,15 @@ fn racecheck_agrees_with_the_lab_on_a_warps_lanes_and_is_asked_about_clusters() 
         hazards("warp-swap", "unsynced") > 0,
         "racecheck saw no race in the warp"
     );
+    // A barrier each warp passes alone, or one no thread waits at: racecheck's verdicts
+    // beside the lab's (which the test above holds), and none for the block's barrier.
+    assert_eq!(hazards("named-barrier", "block"), 0);
+    for v in ["warp-alone", "arrive-only"] {
+        eprintln!(
+            "named-barrier {v}: racecheck {} hazards",
+            hazards("named-barrier", v)
+        );
+    }
     if hopper(&dev.cc) {
         assert_eq!(hazards("cluster-swap", "both"), 0);
         // Whether racecheck follows distributed shared memory is its to say: its verdicts

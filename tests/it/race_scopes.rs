@@ -151,3 +151,18 @@ fn a_race_behind_more_records_than_the_old_buffer_held_is_found_in_a_whole_trace
         .sum();
     assert!(requests > 1 << 20, "{requests} requests");
 }
+
+/// A barrier not every thread waits at orders nothing between the warps it leaves out: a
+/// `bar.sync 1, 32` each warp passes alone, and a `bar.arrive` no thread waits at, race
+/// where `__syncthreads()` does not.
+#[test]
+fn warps_across_a_barrier_each_passes_alone_or_none_waits_at_race() {
+    if !nvrtc_or_skip("warps_across_a_barrier_each_passes_alone") {
+        return;
+    }
+    let r = run_pack("named-barrier", true);
+    assert!(races(&r, "block").is_empty(), "{:?}", races(&r, "block"));
+    for v in ["warp-alone", "arrive-only"] {
+        assert_eq!(scopes(races(&r, v)), [RaceScope::Block], "{v}");
+    }
+}
