@@ -172,11 +172,7 @@ pub fn last_block_lines(source: &str) -> std::ops::Range<u32> {
 /// when it is recorded on the H100 (`gpulab record --lesson ID`); the test fails for a
 /// listed lesson the recording has, so the list cannot outlive its reason. Until then the
 /// lab says "no recording of this lesson" and runs it live or on the interpreter.
-pub const NOT_YET_RECORDED: &[(&str, &str)] = &[(
-    "async-copy",
-    "written after the H100 recording was made; its live run, GPU-against-CPU trace and \
-     exercise were checked on the H100, but no recording was written",
-)];
+pub const NOT_YET_RECORDED: &[(&str, &str)] = &[];
 
 /// Kernel files for which NVRTC 13.0 itself gives one of two PTX texts for the very same
 /// job, from one compile to the next within a process: a GEMM rung's 16-byte shared load
