@@ -186,7 +186,9 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
     // goes straight on to the exercise (" 05 · exercise pad-tile"), never " 05 ·  · ".
     let mut parts = vec![
         Part::new(format!(" {:02}", lesson.order), th.strong, 0),
-        Part::new(format!(" · {}", lesson.title), th.strong, 1).shrinking(),
+        // The title gives way before the source's device does (`source_parts`): what the
+        // figures are of is the one fact the header alone carries.
+        Part::new(format!(" · {}", lesson.title), th.strong, 2).shrinking(),
     ];
     if let Some(x) = &app.exercises.open {
         parts.push(Part::new(format!(" · exercise {}", x.ex.id), th.strong, 0));
@@ -206,7 +208,8 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
 }
 
 /// "recorded on NVIDIA H100 80GB HBM3, 2026-11-22" as its parts: how ("recorded") and when
-/// are kept, the device's name gives way first.
+/// are kept; of the device's name, the maker and the memory give way first, then the
+/// lesson's title, and the model ("H100") last.
 fn source_parts(label: &str, th: &Theme) -> Vec<Part> {
     let Some((how, rest)) = label.split_once(" on ") else {
         return vec![Part::new(label.to_string(), th.accent, 0).shrinking()];
@@ -219,11 +222,36 @@ fn source_parts(label: &str, th: &Theme) -> Vec<Part> {
         }
         _ => (rest, String::new()),
     };
+    let (maker, model, more) = device_words(device);
     vec![
         Part::new(how.to_string(), th.accent, 0),
-        Part::new(format!(" on {device}"), th.accent, 2).shrinking(),
+        Part::new(" on ", th.accent, 1),
+        Part::new(maker, th.accent, 2),
+        Part::new(model, th.accent, 1).shrinking(),
+        Part::new(more, th.accent, 2),
         Part::new(date, th.accent, 0),
     ]
+}
+
+/// A device's name as its maker ("NVIDIA "), its model (up to the first word with a digit:
+/// "H100", "GeForce RTX 4090") and the rest (" 80GB HBM3"); a name with no digit is all
+/// model.
+fn device_words(name: &str) -> (String, String, String) {
+    let (maker, rest) = match name.strip_prefix("NVIDIA ") {
+        Some(rest) => ("NVIDIA ".to_string(), rest),
+        None => (String::new(), name),
+    };
+    let words: Vec<&str> = rest.split(' ').collect();
+    let cut = words
+        .iter()
+        .position(|w| w.chars().any(|c| c.is_ascii_digit()))
+        .map_or(words.len(), |i| i + 1);
+    let model = words[..cut].join(" ");
+    let more = match words[cut..].join(" ") {
+        m if m.is_empty() => m,
+        m => format!(" {m}"),
+    };
+    (maker, model, more)
 }
 
 /// The status in one row, or two where it needs them, cut only between words.
@@ -294,5 +322,28 @@ fn plain_status(app: &App) -> String {
             Some((_, claims)) => crate::analysis::claims::summary(claims).unwrap_or_default(),
             _ => String::new(),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::device_words;
+
+    #[test]
+    fn a_devices_name_splits_into_maker_model_and_the_rest() {
+        let w = |n: &str| {
+            let (a, b, c) = device_words(n);
+            [a, b, c]
+        };
+        assert_eq!(
+            w("NVIDIA H100 80GB HBM3"),
+            ["NVIDIA ", "H100", " 80GB HBM3"]
+        );
+        assert_eq!(w("NVIDIA H200"), ["NVIDIA ", "H200", ""]);
+        assert_eq!(
+            w("NVIDIA GeForce RTX 4090"),
+            ["NVIDIA ", "GeForce RTX 4090", ""]
+        );
+        assert_eq!(w("Test GPU"), ["", "Test GPU", ""]);
     }
 }
