@@ -115,6 +115,7 @@ pub fn column_lines<'a>(
             }
             lines.extend(timing);
             lines.extend(measured_lines(rv, th));
+            lines.extend(clock_line(rv, width, th));
         }
         None => {
             lines.extend(timing_lines(app, (r, v), cpu, width, th));
@@ -123,6 +124,9 @@ pub fn column_lines<'a>(
                 true => interpreted_status(v, th),
                 false => status_line(v, th),
             });
+            // What the time was taken at comes after the verdict: a short card keeps
+            // whether the variant is right before the clocks it ran at.
+            lines.extend(clock_line(v, width, th));
         }
     }
     lines.extend(tolerance_line(v, th));
@@ -165,7 +169,6 @@ fn timing_lines<'a>(
     th: &Theme,
 ) -> Vec<Line<'a>> {
     let mut lines = vec![time_line(v, interpreted, width, th)];
-    lines.extend(clock_line(v, width, th));
     if let Some(run) = running_here(app, v) {
         lines.push(Line::styled(format!("… {}", run.stage), th.accent));
     } else if let Some(t) = ratio_text(v, fastest(r)) {
