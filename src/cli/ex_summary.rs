@@ -2,7 +2,7 @@
 
 use super::say::{say, say_part};
 use crate::model::Lesson;
-use crate::session::ex_summary::{self, Participant, Standing};
+use crate::session::exercise::summary::{self as ex_summary, Participant, Standing};
 use anyhow::Result;
 use std::fmt::Write;
 use std::path::PathBuf;

@@ -85,7 +85,7 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<i32> {
 
 /// How far the learner has come, from the progress files the lab writes.
 fn progress_line(lessons: &[crate::model::Lesson]) -> String {
-    use crate::session::ex_progress::ExerciseBook;
+    use crate::session::exercise::progress::ExerciseBook;
     let book =
         ExerciseBook::path().map_or_else(ExerciseBook::default, |p| ExerciseBook::load_from(&p).0);
     let progress = crate::session::progress::Progress::load();

@@ -192,8 +192,8 @@ pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
     app.message = note;
     app.reading.course_root = root.clone();
     app.exercises.workspace = crate::session::workspace::Workspace::locate(None).ok();
-    if let Some(path) = crate::session::ex_progress::ExerciseBook::path() {
-        let (book, note) = crate::session::ex_progress::ExerciseBook::load_from(&path);
+    if let Some(path) = crate::session::exercise::progress::ExerciseBook::path() {
+        let (book, note) = crate::session::exercise::progress::ExerciseBook::load_from(&path);
         app.exercises.book = book;
         app.exercises.book_path = Some(path);
         app.message = app.message.take().or(note);

@@ -1,7 +1,7 @@
 //! How far the learner has come, in one line: lessons finished and exercises passed, from
 //! the two progress files. The lab and `gpulab list` both say it with this.
 
-use super::ex_progress::ExerciseBook;
+use super::exercise::progress::ExerciseBook;
 use super::progress::Progress;
 use crate::model::Lesson;
 

@@ -6,8 +6,8 @@ use crate::model::Lesson;
 use crate::model::exercise::Exercise;
 use crate::model::protocol::{Reply, RunOptions};
 use crate::session::client::{MemcheckReport, NoListing, WorkerFailure};
-use crate::session::ex_check::CheckReport;
-use crate::session::ex_progress::ExerciseBook;
+use crate::session::exercise::check::CheckReport;
+use crate::session::exercise::progress::ExerciseBook;
 use crate::session::fold::Capabilities;
 use crossterm::event::KeyEvent;
 

@@ -9,8 +9,8 @@ use crate::model::Lesson;
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::session::client::WorkerFailure;
-use crate::session::ex_check::{CheckReport, Mark};
-use crate::session::ex_lesson::{Oracle, Yours, exercise_lesson};
+use crate::session::exercise::check::{CheckReport, Mark};
+use crate::session::exercise::lesson::{Oracle, Yours, exercise_lesson};
 use crate::session::workspace::{Started, WorkspaceError};
 use std::path::{Path, PathBuf};
 
@@ -21,9 +21,9 @@ pub struct Exercises {
     /// The exercise on screen, in place of its lesson's prose.
     pub open: Option<Box<super::exercise::ExerciseView>>,
     /// The last check of each exercise this session, by id.
-    pub reports: std::collections::HashMap<String, crate::session::ex_check::CheckReport>,
+    pub reports: std::collections::HashMap<String, crate::session::exercise::check::CheckReport>,
     /// The exercise progress, and where it is written (nowhere: not written).
-    pub book: crate::session::ex_progress::ExerciseBook,
+    pub book: crate::session::exercise::progress::ExerciseBook,
     pub book_path: Option<std::path::PathBuf>,
     /// Where the learner's exercise files are (none: exercises can be read, not done).
     pub workspace: Option<crate::session::workspace::Workspace>,

@@ -6,7 +6,7 @@
 use crate::support::common;
 
 use common::{bin, fixture};
-use gpulab::session::ex_progress::ExerciseBook;
+use gpulab::session::exercise::progress::ExerciseBook;
 use gpulab::session::progress::Progress;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -36,7 +36,7 @@ fn list_says_how_far_the_learner_has_come() {
     let mut p = gpulab::session::progress::Progress::default();
     p.mark_run(&lessons[1].id);
     p.save_to(&data.path().join("progress.json")).unwrap();
-    let mut book = gpulab::session::ex_progress::ExerciseBook::default();
+    let mut book = gpulab::session::exercise::progress::ExerciseBook::default();
     let ex = &lessons[0].exercises[0].id;
     book.record_attempt(ex, true, Some(1.0));
     book.save_to(&data.path().join("exercises.json")).unwrap();

@@ -9,7 +9,7 @@ use crate::support::common;
 
 use gpulab::course::bundle::CourseRoot;
 use gpulab::model::Lesson;
-use gpulab::session::ex_progress::ExerciseBook;
+use gpulab::session::exercise::progress::ExerciseBook;
 use gpulab::session::progress::Progress;
 use gpulab::ui::App;
 use ratatui::Terminal;

@@ -376,7 +376,7 @@ fn exercise_app() -> App {
 
 #[test]
 fn a_hint_given_and_a_solution_opened_come_into_view() {
-    use gpulab::session::ex_check::{CheckLine, CheckReport, Mark};
+    use gpulab::session::exercise::check::{CheckLine, CheckReport, Mark};
     let mut a = exercise_app();
     draw(&mut a);
     let n = a.exercises.open.as_ref().unwrap().ex.hints.len();

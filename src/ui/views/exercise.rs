@@ -7,7 +7,7 @@ use super::theme::Theme;
 use crate::analysis::claim_words::{detail_words, words};
 use crate::analysis::line_diff::{DiffLine, diff, differs};
 use crate::course::prose::reflow;
-use crate::session::ex_check::{CheckReport, Mark};
+use crate::session::exercise::check::{CheckReport, Mark};
 use crate::ui::app::App;
 use crate::ui::exercise::ExerciseView;
 use ratatui::text::{Line, Span};

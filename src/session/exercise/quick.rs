@@ -1,13 +1,13 @@
 //! What a quick exercise check (a save while the learner edits) reuses or defers, so the
 //! learner's figures come soon: the compared variants' earlier figures, and the trace.
 
-use super::ex_check::{Target, progress};
-use super::fold;
+use super::check::{Target, progress};
 use crate::model::Lesson;
 use crate::model::exercise::{Exercise, YOURS};
 use crate::model::protocol::{JobKind, RunOptions};
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::session::client::WorkerClient;
+use crate::session::fold;
 
 /// The lesson's variants a check compares with, as this process last measured them on this
 /// GPU: they do not change while the learner edits, so a quick check times only theirs.
@@ -86,7 +86,7 @@ pub(super) fn editing_size(t: &Target) -> Option<(Lesson, Exercise)> {
     if t.ex.editing.is_empty() {
         return None;
     }
-    let at = super::source::keeping_device_figures(t.lesson, &t.ex.editing);
+    let at = crate::session::source::keeping_device_figures(t.lesson, &t.ex.editing);
     let sized = crate::course::reload_sized(t.root, &t.lesson.file, &at).ok()?;
     let ex = sized.exercises.iter().find(|e| e.id == t.ex.id)?.clone();
     Some((sized, ex))

@@ -3,7 +3,7 @@
 //! written. A workshop keeps each participant's folder under one shared folder; a folder
 //! given that holds no progress of its own stands for the participants inside it.
 
-use super::ex_progress::{ExerciseBook, ExerciseProgress};
+use super::progress::{ExerciseBook, ExerciseProgress};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -4,17 +4,17 @@
 //! (the worker draws a new seed per run) and outputs poisoned before each launch. Without
 //! a GPU only what the compiler reports is judged; the rest "needs a GPU".
 
-use super::client::{WorkerClient, WorkerFailure};
-use super::ex_lesson::{Oracle, Yours, compile_only, exercise_lesson};
-use super::ex_output::{REFUSED, not_interpreted};
-use super::fold::{self, Capabilities};
-use super::queue_news::QueueNews;
-use super::source::{self, Ask, Plan};
+use super::lesson::{Oracle, Yours, compile_only, exercise_lesson};
+use super::output::{REFUSED, not_interpreted};
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
 use crate::model::protocol::{JobKind, PIP_HINT, Reply, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
+use crate::session::client::{WorkerClient, WorkerFailure};
+use crate::session::fold::{self, Capabilities};
+use crate::session::queue_news::QueueNews;
+use crate::session::source::{self, Ask, Plan};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -108,7 +108,7 @@ pub(super) fn stopped(
         return None;
     }
     Some(
-        match super::ex_output::judge_output(yours_of(main), at, lesson) {
+        match super::output::judge_output(yours_of(main), at, lesson) {
             Err(wrong) => wrong,
             Ok(()) => line(
                 Mark::NotMeasured,
@@ -208,7 +208,7 @@ fn check_planned(
             };
             Ok(live_check(client, t, yours, &dev, &mut say, &mut figures))
         }
-        Plan::Interpreted => Ok(super::ex_cpu::check_cpu(client, t, yours, say)),
+        Plan::Interpreted => Ok(super::cpu::check_cpu(client, t, yours, say)),
         Plan::CompileHere { arch } => {
             let why = match fold::unmet(t.lesson, &caps) {
                 Some(unmet) => format!("this lesson {unmet}"),
@@ -249,7 +249,7 @@ fn live_check(
     figures: &mut impl FnMut(&CheckReport),
 ) -> CheckReport {
     say(&format!("running on {}", dev.name));
-    let editing = t.quick.then(|| super::ex_quick::editing_size(t)).flatten();
+    let editing = t.quick.then(|| super::quick::editing_size(t)).flatten();
     let (lesson, ex) = match &editing {
         Some((l, e)) => (l, e),
         None => (t.lesson, t.ex),
@@ -260,7 +260,7 @@ fn live_check(
         keep.push(SOLUTION.to_string());
     }
     let main = exercise_lesson(lesson, ex, yours, oracle(ex.solution_reference), &keep);
-    let mut result = super::source::live(&main, dev.clone());
+    let mut result = crate::session::source::live(&main, dev.clone());
     let key = format!(
         "{}|{}|{}|{}",
         t.lesson.id,
@@ -269,7 +269,7 @@ fn live_check(
         editing.is_some()
     );
     let earlier = if t.quick {
-        super::ex_quick::compared_earlier(&key)
+        super::quick::compared_earlier(&key)
     } else {
         None
     };
@@ -279,8 +279,8 @@ fn live_check(
         say(&format!("error: {f}"));
     }
     match earlier {
-        Some(vs) => super::ex_quick::splice(&main, &mut result, vs),
-        None => super::ex_quick::remember_compared(&key, t.ex, &result),
+        Some(vs) => super::quick::splice(&main, &mut result, vs),
+        None => super::quick::remember_compared(&key, t.ex, &result),
     }
     let mut report = report(t.ex, result.clone(), true);
     if report.compile_error.is_none() {
@@ -289,7 +289,7 @@ fn live_check(
         early.lines.insert(0, pending);
         figures(&early);
         if t.quick {
-            super::ex_quick::trace_yours(client, &main, &mut result, &mut *say);
+            super::quick::trace_yours(client, &main, &mut result, &mut *say);
             report = self::report(t.ex, result, true);
         }
         let at = sizes_text(&lesson.problem);
@@ -299,11 +299,11 @@ fn live_check(
         }
         let main_at = (&report.result, lesson);
         let mut lines = std::mem::take(&mut report.lines);
-        let line = super::ex_output::correctness(client, t, yours, main_at, &mut *say, &mut lines);
+        let line = super::output::correctness(client, t, yours, main_at, &mut *say, &mut lines);
         report.lines = lines;
         report.lines.insert(0, line);
         if !t.quick && report.lines.iter().all(|l| l.mark != Mark::Fail) {
-            super::ex_output::strictly(client, t, yours, &mut *say, &mut report.lines);
+            super::output::strictly(client, t, yours, &mut *say, &mut report.lines);
         }
     }
     report
@@ -599,7 +599,7 @@ pub(super) fn sizes_text(sizes: &[(String, i64)]) -> String {
 mod tests {
     use super::{Yours, missing_kernel};
     use crate::course::bundle::CourseRoot;
-    use crate::session::ex_output::located;
+    use crate::session::exercise::output::located;
 
     fn lesson(id: &str) -> crate::model::Lesson {
         let (lessons, errors) = crate::course::load_course(&CourseRoot::Bundled);
@@ -615,7 +615,7 @@ mod tests {
             correct: Some(false),
             ..Default::default()
         };
-        let line = crate::session::ex_output::judge_output(Some(&v), "", &t).unwrap_err();
+        let line = crate::session::exercise::output::judge_output(Some(&v), "", &t).unwrap_err();
         assert!(
             line.detail.starts_with("wrong at the lesson's size: "),
             "{}",

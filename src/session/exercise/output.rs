@@ -1,25 +1,23 @@
 //! Whether `yours` computes the right output: at the lesson's size, at each of the
 //! exercise's extra sizes with fresh inputs on every run (checks a trace judges are judged
-//! there again, `ex_sizes`), and, for a full check that passed on a GPU, once more on the
+//! there again, `sizes`), and, for a full check that passed on a GPU, once more on the
 //! interpreter, which refuses what hardware forgives by luck. A wrong element of a 2-D
 //! output is named by its row and column.
 
-use super::client::WorkerClient;
-use super::ex_check::{
-    CORRECT_LINE, CheckLine, Mark, RACE_LINE, Target, line, sizes_text, yours_of,
-};
-use super::ex_lesson::{Oracle, Yours, exercise_lesson};
-use super::fold;
-use super::queue_news::queue_only;
+use super::check::{CORRECT_LINE, CheckLine, Mark, RACE_LINE, Target, line, sizes_text, yours_of};
+use super::lesson::{Oracle, Yours, exercise_lesson};
 use crate::model::exercise::{SOLUTION, YOURS};
 use crate::model::protocol::{JobKind, RunOptions};
 use crate::model::results::{Failure, LessonResult, Source, VariantResult};
 use crate::model::{Lesson, Reference};
+use crate::session::client::WorkerClient;
+use crate::session::fold;
+use crate::session::queue_news::queue_only;
 
 /// The output at the lesson's size (the main run) and at each extra size, with `seeds`
 /// fresh inputs at each: one line, failing at the first wrong output and saying where.
 /// The first run at each size is traced too, and the checks a trace judges are judged
-/// there again (`ex_sizes`), into `lines`.
+/// there again (`sizes`), into `lines`.
 pub(super) fn correctness(
     client: &mut WorkerClient,
     t: &Target,
@@ -35,7 +33,7 @@ pub(super) fn correctness(
     let mut runs = 1;
     for sizes in &t.ex.sizes {
         let at = sizes_text(sizes);
-        let sizes = &super::source::keeping_device_figures(t.lesson, sizes);
+        let sizes = &crate::session::source::keeping_device_figures(t.lesson, sizes);
         let sized = match crate::course::reload_sized(t.root, &t.lesson.file, sizes) {
             Ok(l) => l,
             Err(errs) => {
@@ -49,12 +47,12 @@ pub(super) fn correctness(
         let Some(sx) = sized.exercises.iter().find(|e| e.id == t.ex.id) else {
             return line(Mark::Fail, format!("the exercise is gone at {at}"));
         };
-        let variants = super::ex_sizes::variants(t.ex);
+        let variants = super::sizes::variants(t.ex);
         let l = exercise_lesson(&sized, sx, yours, Oracle::Solution, &variants[1..]);
         for seed in 0..t.ex.seeds {
             // The first run at a size is traced too (every block the buffer holds), where a
             // check is judged on the trace at every size.
-            let traced = seed == 0 && super::ex_sizes::traced(t.ex);
+            let traced = seed == 0 && super::sizes::traced(t.ex);
             let options = RunOptions {
                 variants: if traced {
                     variants.clone()
@@ -63,8 +61,8 @@ pub(super) fn correctness(
                 },
                 time: false,
                 trace: traced,
-                trace_blocks: super::ex_sizes::SIZE_TRACE_BLOCKS,
-                trace_records: super::ex_sizes::SIZE_TRACE_RECORDS,
+                trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
+                trace_records: super::sizes::SIZE_TRACE_RECORDS,
                 guard: true,
                 job: JobKind::ExerciseCheck,
                 ..RunOptions::default()
@@ -88,7 +86,7 @@ pub(super) fn correctness(
                 return line;
             }
             if traced {
-                super::ex_sizes::judge_at(t.ex, &r, &at, lines);
+                super::sizes::judge_at(t.ex, &r, &at, lines);
             }
             runs += 1;
         }
@@ -190,7 +188,7 @@ pub(super) fn strictly(
     lines: &mut [CheckLine],
 ) {
     say("checking the output again on the CPU interpreter, which runs every access strictly");
-    let cpu = super::ex_cpu::check_cpu(client, t, yours, |_| {});
+    let cpu = super::cpu::check_cpu(client, t, yours, |_| {});
     for check in [CORRECT_LINE, RACE_LINE] {
         let Some(c) = (cpu.lines.iter()).find(|l| l.check == check && l.mark == Mark::Fail) else {
             continue;

@@ -4,18 +4,18 @@
 //! exercise's sizes, with fresh inputs, against the reference; checks about times need a
 //! GPU and say so.
 
-use super::client::WorkerClient;
-use super::ex_check::{
+use super::check::{
     CORRECT_LINE, CheckLine, CheckReport, Mark, Target, line, oracle, report, sizes_text, yours_of,
 };
-use super::ex_lesson::{Oracle, Yours, exercise_lesson};
-use super::ex_output::judge_output;
-use super::fold;
-use super::source;
+use super::lesson::{Oracle, Yours, exercise_lesson};
+use super::output::judge_output;
 use crate::model::Lesson;
 use crate::model::exercise::YOURS;
 use crate::model::protocol::RunOptions;
 use crate::model::results::Source;
+use crate::session::client::WorkerClient;
+use crate::session::fold;
+use crate::session::source;
 
 /// Check the learner's kernel on the CPU interpreter; `say` hears what is happening.
 pub fn check_cpu(
@@ -51,7 +51,7 @@ pub fn check_cpu(
         &main,
         &options,
         &mut result,
-        super::ex_check::progress(&mut say),
+        super::check::progress(&mut say),
     ) {
         say(&format!("error: {f}"));
     }
@@ -59,7 +59,7 @@ pub fn check_cpu(
     let at = sizes_text(&t.lesson.problem_cpu);
     let main_at = (&r.result, at.as_str(), small.as_ref().unwrap_or(&main));
     if r.compile_error.is_none()
-        && let Some(line) = super::ex_check::stopped(t, &r.lines, main_at)
+        && let Some(line) = super::check::stopped(t, &r.lines, main_at)
     {
         r.lines.insert(0, line);
         return r;
@@ -123,7 +123,7 @@ fn at_sizes(
 }
 
 /// Right at the lesson's CPU size (the main run) and at every extra size of the exercise;
-/// at each extra size the checks a trace judges are judged again (`ex_sizes`), into
+/// at each extra size the checks a trace judges are judged again (`sizes`), into
 /// `lines`.
 fn correctness(
     client: &mut WorkerClient,
@@ -146,7 +146,7 @@ fn correctness(
         // varies; the rest (rounds, say) stay at the CPU's, not the GPU lesson's.
         let sizes = &over_cpu(&t.lesson.problem_cpu, sizes);
         let at = sizes_text(sizes);
-        let variants = super::ex_sizes::variants(t.ex);
+        let variants = super::sizes::variants(t.ex);
         let l = match at_sizes(t, yours, sizes, &variants[1..]) {
             Ok(l) => l,
             Err(why) => {
@@ -156,11 +156,11 @@ fn correctness(
                 );
             }
         };
-        let traced = super::ex_sizes::traced(t.ex);
+        let traced = super::sizes::traced(t.ex);
         let options = RunOptions {
             variants: if traced { variants } else { vec![YOURS.into()] },
             trace: traced,
-            trace_blocks: super::ex_sizes::SIZE_TRACE_BLOCKS,
+            trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
             ..RunOptions::default()
         };
         let options = source::interpreted(&options, Some(&l));
@@ -173,7 +173,7 @@ fn correctness(
             return l;
         }
         if traced {
-            super::ex_sizes::judge_at(t.ex, &r, &at, lines);
+            super::sizes::judge_at(t.ex, &r, &at, lines);
         }
         checked.push(at);
     }

@@ -3,7 +3,7 @@
 //! directory and written through `store`: merged with another gpulab process's changes,
 //! atomically (a temporary file, then a rename).
 
-use super::store::{self, Base, Mergeable, Read, StoreError};
+use crate::session::store::{self, Base, Mergeable, Read, StoreError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -46,7 +46,7 @@ pub struct ExerciseBook {
 impl ExerciseBook {
     /// `exercises.json` in the data directory.
     pub fn path() -> Option<PathBuf> {
-        super::workspace::data_dir().map(|d| d.join("exercises.json"))
+        crate::session::workspace::data_dir().map(|d| d.join("exercises.json"))
     }
 
     /// The book at `path`; a file that does not parse is copied aside first (and named in
@@ -67,7 +67,7 @@ impl ExerciseBook {
             Read::Parsed(b) => return Ok((b, None)),
             Read::Damaged(bytes) => bytes,
         };
-        let note = match super::progress::back_up(path, &bytes) {
+        let note = match crate::session::progress::back_up(path, &bytes) {
             Ok(bak) => format!(
                 "exercise progress was damaged; kept as {} and started afresh",
                 bak.display()
@@ -106,8 +106,8 @@ impl ExerciseBook {
     /// One `ex check` and its report: a pass on a GPU keeps the best time and the
     /// solution's time beside it; a pass of every check the CPU interpreter can judge is a
     /// pass on the CPU.
-    pub fn record_check(&mut self, id: &str, r: &super::ex_check::CheckReport) {
-        use super::ex_check::Mark;
+    pub fn record_check(&mut self, id: &str, r: &super::check::CheckReport) {
+        use super::check::Mark;
         let p = self.entry(id);
         p.attempts = p.attempts.saturating_add(1);
         if r.live && r.passed() {

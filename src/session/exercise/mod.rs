@@ -1,0 +1,13 @@
+//! Exercise checks: the learner's kernel run as one more variant of its lesson (`lesson`),
+//! judged live (`check`) or on the CPU interpreter (`cpu`), its output at every size
+//! (`output`, `sizes`), the quick check a save runs (`quick`), the learner's record of
+//! attempts and passes (`progress`) and the instructor's view of a workshop (`summary`).
+
+pub mod check;
+pub mod cpu;
+pub mod lesson;
+mod output;
+pub mod progress;
+mod quick;
+mod sizes;
+pub mod summary;
