@@ -152,8 +152,8 @@ pub struct TryArgs {
 
 impl TryArgs {
     /// The try these arguments describe.
-    pub fn spec(&self) -> crate::course::try_lesson::TrySpec {
-        crate::course::try_lesson::TrySpec {
+    pub fn spec(&self) -> crate::course::tried::lesson::TrySpec {
+        crate::course::tried::lesson::TrySpec {
             files: self.files.clone(),
             defines: self.defines.clone(),
             header: self.header.clone(),

@@ -1,12 +1,12 @@
 //! `gpulab try FILE.cu...`: the learner's own kernels as one lesson made in memory from
-//! their `// gpulab:` headers (`course::try_lesson`), opened in the lab, or run once for a
+//! their `// gpulab:` headers (`course::tried::lesson`), opened in the lab, or run once for a
 //! script (`--json`, `--report`) through the same plan, worker and fold as `gpulab run`.
 
 use super::TryArgs;
 use super::args::Format;
 use super::say::{say, say_err, say_part};
 use crate::course::CourseError;
-use crate::course::try_lesson::{self, Tried};
+use crate::course::tried::lesson::{self as try_lesson, Tried};
 use crate::model::protocol::{PIP_HINT, Reply, RunOptions};
 use crate::model::results::{LessonResult, Source};
 use crate::session::client::WorkerClient;

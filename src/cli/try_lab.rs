@@ -2,7 +2,7 @@
 //! watches its files and runs it again on every save (`ui::try_lab`).
 
 use super::TryArgs;
-use crate::course::try_lesson::Tried;
+use crate::course::tried::lesson::Tried;
 use crate::ui::App;
 use crate::ui::loading::Course;
 use crate::ui::try_lab::TryLab;

@@ -20,12 +20,7 @@ pub mod signature;
 pub mod spans;
 pub mod text;
 mod tree;
-pub mod try_header;
-pub mod try_lesson;
-mod try_plan;
-mod try_share;
-mod try_write;
-mod try_yaml;
+pub mod tried;
 
 pub use load::{
     Broken, Course, CourseError, check_paths, load_course, load_file, load_file_sized, open_course,

@@ -6,7 +6,7 @@
 
 use super::fold::{self, Capabilities};
 use super::source::{self, Ask, Plan};
-use crate::course::try_lesson::{Checked, Tried};
+use crate::course::tried::lesson::{Checked, Tried};
 use crate::model::protocol::{Request, RunOptions};
 use crate::model::results::{LessonResult, Source};
 

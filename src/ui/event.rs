@@ -36,7 +36,7 @@ pub enum WorkerEvent {
     Ready(Result<Capabilities, WorkerFailure>),
     /// A try's lesson made again (`Job::RemakeTry`), or the first problem in words and how
     /// many there were.
-    Remade(Result<Box<crate::course::try_lesson::Tried>, (String, usize)>),
+    Remade(Result<Box<crate::course::tried::lesson::Tried>, (String, usize)>),
     /// The lessons read again at the sizes of the GPU the worker found (`Job::Size`).
     Sized(Vec<Lesson>),
     Reply {
@@ -130,7 +130,7 @@ pub enum Job {
     WatchFiles(Vec<(std::path::PathBuf, Option<Vec<u8>>)>),
     /// A tried kernel's lesson made again from its files and flags after a save: the files
     /// are read here, off the UI thread, and the lesson comes back as `WorkerEvent::Remade`.
-    RemakeTry(Box<crate::course::try_lesson::TrySpec>),
+    RemakeTry(Box<crate::course::tried::lesson::TrySpec>),
     /// The lessons that take their problem from the GPU (its L2's size, its SMs) read
     /// again with `device`'s figures: the files are read here, off the UI thread, and the
     /// lessons come back as `WorkerEvent::Sized`.

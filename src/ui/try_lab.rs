@@ -9,7 +9,7 @@
 use super::app::App;
 use super::event::Job;
 use super::runs::{Front, Running};
-use crate::course::try_lesson::{self, Tried, TrySpec};
+use crate::course::tried::lesson::{self as try_lesson, Tried, TrySpec};
 use crate::model::protocol::{PIP_HINT, Request, RunOptions};
 use crate::model::results::Source;
 use crate::session::fold;

@@ -203,8 +203,8 @@ fn check(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: &CheckJob, device
 
 /// A try's lesson made again from its files and flags (`Job::RemakeTry`), as the worker
 /// thread answers it: the files are read here, never on the UI thread.
-pub fn remake_try(spec: &crate::course::try_lesson::TrySpec) -> WorkerEvent {
-    let remade = crate::course::try_lesson::build(spec)
+pub fn remake_try(spec: &crate::course::tried::lesson::TrySpec) -> WorkerEvent {
+    let remade = crate::course::tried::lesson::build(spec)
         .map(Box::new)
         .map_err(|errs| {
             let first = errs.first().map(ToString::to_string).unwrap_or_default();

@@ -8,7 +8,7 @@
 
 use crate::support::common;
 
-use gpulab::course::try_lesson::{self, TrySpec};
+use gpulab::course::tried::lesson::{self as try_lesson, TrySpec};
 use gpulab::model::results::{DeviceInfo, Source};
 use gpulab::session::client::WorkerClient;
 use gpulab::session::fold::Capabilities;

@@ -6,7 +6,7 @@
 
 use crate::support::common;
 
-use gpulab::course::try_lesson::{self, TrySpec};
+use gpulab::course::tried::lesson::{self as try_lesson, TrySpec};
 use gpulab::model::results::{LessonResult, Source};
 use gpulab::ui::App;
 use gpulab::ui::try_lab::TryLab;

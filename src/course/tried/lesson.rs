@@ -1,6 +1,6 @@
-//! `gpulab try`: kernel files, each with its header (`try_header`), and the `--header`,
+//! `gpulab try`: kernel files, each with its header (`header`), and the `--header`,
 //! `-D` and `--reference` flags, made into one lesson in memory. The lesson is written as
-//! the text of a lesson file (`try_yaml`) and read by the loader like any other, so a tried
+//! the text of a lesson file (`yaml`) and read by the loader like any other, so a tried
 //! kernel is checked by the same rules (expressions, buffers, arguments against the
 //! kernel's parameters, launch) and runs through the same plan, worker and fold; a problem
 //! is moved back to the header's `file:line:col`.
@@ -9,15 +9,15 @@
 //! what they include must stay in it, so a tried file reaches no more of the machine than a
 //! lesson pack does.
 
-use super::bundle::CourseRoot;
-use super::confine::{self, SourceError};
-use super::expr;
-use super::try_header::{self, At, Builtin, Header};
-use super::try_plan::{Planned, plan_file, with_defines};
-use super::try_share::{Shared, evaluate, evaluate_cpu, share};
-use super::try_write::write;
-use super::try_yaml::Origin;
-use super::{CourseError, load_file_sized};
+use super::header::{self, At, Builtin, Header};
+use super::plan::{Planned, plan_file, with_defines};
+use super::share::{Shared, evaluate, evaluate_cpu, share};
+use super::write::write;
+use super::yaml::Origin;
+use crate::course::bundle::CourseRoot;
+use crate::course::confine::{self, SourceError};
+use crate::course::expr;
+use crate::course::{CourseError, load_file_sized};
 use crate::model::Lesson;
 use std::path::{Path, PathBuf};
 
@@ -112,7 +112,7 @@ pub(super) fn whole(file: &str, message: impl Into<String>) -> CourseError {
 /// The lesson `spec` makes, or every problem that stops it, each at its `file:line:col`.
 pub fn build(spec: &TrySpec) -> Result<Tried, Errors> {
     let (dir, sources) = read_files(&spec.files)?;
-    let flags = try_header::parse_flags(&spec.header)?;
+    let flags = header::parse_flags(&spec.header)?;
     let defines = defines(&spec.defines)?;
     let shared = share(&sources, &flags)?;
     let env = evaluate(&shared.sizes)?;
@@ -227,7 +227,7 @@ fn read_files(files: &[PathBuf]) -> Result<(PathBuf, Vec<Source>), Errors> {
                 continue;
             }
         };
-        match try_header::parse(&shown, &text) {
+        match header::parse(&shown, &text) {
             Ok(header) => out.push(Source {
                 stem: Path::new(&name)
                     .file_stem()
@@ -437,5 +437,5 @@ fn reference(
 }
 
 #[cfg(test)]
-#[path = "try_lesson_tests.rs"]
+#[path = "lesson_tests.rs"]
 mod tests;

@@ -15,8 +15,8 @@
 //! `peak=` the metrics, `check=` a built-in reference, `trace=` the traced blocks. Every
 //! item keeps its place, so a problem with it is reported at `file:line:col`.
 
-use super::CourseError;
-use super::expr::is_identifier;
+use crate::course::CourseError;
+use crate::course::expr::is_identifier;
 use crate::model::ElemType;
 
 /// A 1-based place in a header: a line of the kernel file (or the number of a `--header`
@@ -595,5 +595,5 @@ fn builtin(value: &Written) -> Result<Builtin, ItemError> {
 }
 
 #[cfg(test)]
-#[path = "try_header_tests.rs"]
+#[path = "header_tests.rs"]
 mod tests;

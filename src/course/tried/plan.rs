@@ -3,13 +3,13 @@
 //! header's, else the first file's) and its arguments, matched to the kernel's parameters by name unless
 //! `args=` gives them. What a header lacks is one error that shows the header line to add.
 
-use super::CourseError;
-use super::expr;
-use super::signature::{self, ParamKind, Signature};
-use super::try_header::{At, Header, Written};
-use super::try_lesson::{Define, Errors, Source, error, whole};
-use super::try_share::{Given, Shared};
-use super::try_yaml::Origin;
+use super::header::{At, Header, Written};
+use super::lesson::{Define, Errors, Source, error, whole};
+use super::share::{Given, Shared};
+use super::yaml::Origin;
+use crate::course::CourseError;
+use crate::course::expr;
+use crate::course::signature::{self, ParamKind, Signature};
 
 /// A variant as it will be written: its file, kernel, defines, launch and arguments.
 #[derive(Clone)]

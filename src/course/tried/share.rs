@@ -3,10 +3,10 @@
 //! an error at the later one's place, naming the earlier); the `--header` flags replace
 //! what the files give.
 
-use super::CourseError;
-use super::expr;
-use super::try_header::{At, BufferItem, Builtin, Header, Written};
-use super::try_lesson::{Errors, Source, error};
+use super::header::{At, BufferItem, Builtin, Header, Written};
+use super::lesson::{Errors, Source, error};
+use crate::course::CourseError;
+use crate::course::expr;
 use std::collections::HashMap;
 
 /// A size or another item of the whole try, and the file (or flag) that gave it.

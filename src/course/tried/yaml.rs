@@ -3,8 +3,8 @@
 //! loader reads the text as it reads any lesson, and each problem it finds at a line of the
 //! text is moved back to the header's `file:line:col`.
 
-use super::CourseError;
-use super::try_header::At;
+use super::header::At;
+use crate::course::CourseError;
 
 /// Where a value of the text came from: a place in a header, a flag, or a whole file
 /// (`at.line == 0`).

@@ -1,12 +1,12 @@
 //! The lesson file a try is read as: its text, each value placed at the header item (or
 //! flag) it came from, and the page the lab shows beside the columns.
 
-use super::signature;
-use super::try_header::{Builtin, Fill, Written};
-use super::try_lesson::{Checked, CheckedAt, LESSON_ID, Source};
-use super::try_plan::{ArgText, Planned};
-use super::try_share::{Given, Shared};
-use super::try_yaml::{Origin, Yaml};
+use super::header::{Builtin, Fill, Written};
+use super::lesson::{Checked, CheckedAt, LESSON_ID, Source};
+use super::plan::{ArgText, Planned};
+use super::share::{Given, Shared};
+use super::yaml::{Origin, Yaml};
+use crate::course::signature;
 use crate::model::ElemType;
 
 /// The lesson file's text.
@@ -20,7 +20,7 @@ pub(super) fn write(
 ) -> Yaml {
     let mut y = Yaml::default();
     let first = Origin::file(&sources[0].shown);
-    let q = super::try_yaml::quoted;
+    let q = super::yaml::quoted;
     y.line("format_version: 1");
     y.line(&format!("id: {LESSON_ID}"));
     let names: Vec<String> = sources.iter().map(|s| printable(&s.name)).collect();
