@@ -5,7 +5,7 @@
 
 use super::bundle::CourseRoot;
 use super::load::CourseError;
-use super::spans::{Pos, Spans};
+use super::yaml::spans::{Pos, Spans};
 use crate::analysis::limits::{size, smem_per_block};
 use crate::model::Lesson;
 

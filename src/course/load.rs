@@ -23,8 +23,8 @@ mod transfer;
 mod variants;
 
 use super::bundle::CourseRoot;
-use super::spans::{Pos, Spans, YamlError};
 use super::text::{self, FileError};
+use super::yaml::spans::{Pos, Spans, YamlError};
 use crate::model::Lesson;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

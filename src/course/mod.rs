@@ -5,22 +5,19 @@
 pub mod bundle;
 pub mod claims;
 pub mod confine;
-pub mod depth;
 pub mod device_sizes;
 pub mod expr;
 pub mod fingerprint;
 pub mod glossary;
 pub mod launch_limits;
 pub mod load;
-pub mod part;
 mod pp_scan;
 pub mod prose;
 pub mod schema;
 pub mod signature;
-pub mod spans;
 pub mod text;
-mod tree;
 pub mod tried;
+pub mod yaml;
 
 pub use load::{
     Broken, Course, CourseError, check_paths, load_course, load_file, load_file_sized, open_course,

@@ -5,7 +5,7 @@ use super::Errors;
 use crate::course::CourseError;
 use crate::course::expr;
 use crate::course::schema::Expr;
-use crate::course::spans::{Pos, Spans};
+use crate::course::yaml::spans::{Pos, Spans};
 use crate::model::{Buffer, Lesson};
 use std::collections::HashSet;
 

@@ -3,9 +3,9 @@
 //! positions stay true), so that every such error in the file is reported, not just the first.
 
 use super::Errors;
-use crate::course::part::Part;
 use crate::course::schema::{RawHead, RawLesson};
-use crate::course::spans::{Node, NodeKind, Pos, Spans, YamlError};
+use crate::course::yaml::part::Part;
+use crate::course::yaml::spans::{Node, NodeKind, Pos, Spans, YamlError};
 use serde::de::DeserializeOwned;
 use std::collections::HashMap;
 
@@ -15,7 +15,7 @@ const LISTS: [&str; 5] = ["pages", "buffers", "variants", "checkpoint", "exercis
 /// mapping (nothing more can be said about it).
 pub(super) fn read(text: &str, errs: &mut Errors) -> Option<(RawLesson, Spans)> {
     // Before any parser: they take minutes to refuse a hostile depth.
-    if let Some(e) = crate::course::depth::too_deep(text) {
+    if let Some(e) = crate::course::yaml::depth::too_deep(text) {
         errs.report(e);
         return None;
     }

@@ -12,7 +12,7 @@ use super::{
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
 use crate::course::schema::RawLesson;
-use crate::course::spans::Spans;
+use crate::course::yaml::spans::Spans;
 use crate::model::claim::Claim;
 use crate::model::{Lesson, Metrics, Page, Question, Topic};
 use std::path::Path;

@@ -164,7 +164,7 @@ mod tests {
     /// error at the same place.
     #[test]
     fn parts_read_as_the_blanked_file_did() {
-        use crate::course::spans::{NodeKind, Spans, keep_only};
+        use crate::course::yaml::spans::{NodeKind, Spans, keep_only};
         let docs = [
             "l:\n  - { a: 1, b: [2, 3] }  # c\n  - a: é\n    b: |\n      t\n\n  -\n    a: 3\n",
             "l:\r\n  - a: 1\r\n  - {a: [1,\r\n      2]}\r\n",
