@@ -8,6 +8,7 @@ pub mod clocks;
 pub mod coalescing;
 pub mod copy_groups;
 pub mod describe;
+pub mod fingerprint;
 pub mod footprint;
 pub mod gpu_share;
 pub mod heatmap;

@@ -7,7 +7,6 @@ pub mod claims;
 pub mod confine;
 pub mod device_sizes;
 pub mod expr;
-pub mod fingerprint;
 pub mod glossary;
 pub mod launch_limits;
 pub mod load;

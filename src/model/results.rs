@@ -486,7 +486,7 @@ pub struct Clocks {
 impl VariantResult {
     /// `v`'s result before anything is known of it: its name, the fingerprint of what it
     /// computes (`source_hash`) and its launch shape. The fingerprint comes from the caller
-    /// (`course::fingerprint::blank_result` computes it): the model hashes nothing.
+    /// (`analysis::fingerprint::blank_result` computes it): the model hashes nothing.
     pub fn blank(v: &crate::model::Variant, source_hash: String) -> VariantResult {
         VariantResult {
             name: v.name.clone(),

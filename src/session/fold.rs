@@ -55,7 +55,7 @@ pub fn blank_result(lesson: &Lesson, source: Source, device: Option<DeviceInfo>)
         variants: lesson
             .variants
             .iter()
-            .map(|v| crate::course::fingerprint::blank_result(lesson, v))
+            .map(|v| crate::analysis::fingerprint::blank_result(lesson, v))
             .collect(),
         expect: Vec::new(),
         compile: None,

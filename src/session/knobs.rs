@@ -4,7 +4,7 @@
 
 use super::client::{WorkerClient, WorkerFailure};
 use super::fold;
-use crate::course::fingerprint::{variant_hash, variant_hash_at};
+use crate::analysis::fingerprint::{variant_hash, variant_hash_at};
 use crate::model::protocol::{JobKind, Reply, RunOptions};
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::model::{Knob, KnobKind, KnobSetting, Lesson, Reference};

@@ -69,7 +69,7 @@ impl Recording {
         // Keep the lesson's order; a variant added since the recording shows as not run.
         let mut variants = Vec::new();
         for v in &lesson.variants {
-            let hash = crate::course::fingerprint::variant_hash(lesson, v);
+            let hash = crate::analysis::fingerprint::variant_hash(lesson, v);
             match rec.variants.iter().find(|r| r.name == v.name) {
                 Some(r) => {
                     let mut r = r.clone();

@@ -112,7 +112,8 @@ fn fake_run(mode: &str, lesson: &Lesson, options: &RunOptions, send: &mut dyn Fn
             ms: 1.0,
         });
         let mut result = correct(name);
-        result.source_hash = crate::course::fingerprint::variant_hash(lesson, &lesson.variants[i]);
+        result.source_hash =
+            crate::analysis::fingerprint::variant_hash(lesson, &lesson.variants[i]);
         send(&Reply::Variant {
             result: Box::new(result),
         });

@@ -5,7 +5,7 @@
 
 use super::hostdata::HostData;
 use super::launch::Buffers;
-use crate::course::fingerprint::variant_hash;
+use crate::analysis::fingerprint::variant_hash;
 use crate::model::protocol::RunOptions;
 use crate::model::{Lesson, Reference};
 

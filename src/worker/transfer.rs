@@ -7,7 +7,7 @@ use super::launch::Buffers;
 use super::runner::Fatal;
 use super::timing::{self, Work};
 use super::variant::{Job, RunContext, stage};
-use crate::course::fingerprint::blank_result;
+use crate::analysis::fingerprint::blank_result;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;
 use crate::cuda::host_memory::{self, HostStage, PinnedHost};

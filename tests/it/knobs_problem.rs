@@ -148,7 +148,7 @@ fn a_size_that_breaks_the_lesson_is_an_error_at_the_value() {
 
 #[test]
 fn a_size_setting_is_recorded_under_its_own_size_and_the_written_size_is_the_variant() {
-    use gpulab::course::fingerprint::blank_result;
+    use gpulab::analysis::fingerprint::blank_result;
     use gpulab::model::results::{Source, TimeMs};
     use gpulab::session::fold;
     let l = gemm();

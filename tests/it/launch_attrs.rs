@@ -222,7 +222,7 @@ fn a_carveout_out_of_range_is_refused_at_its_line_and_column() {
 
 #[test]
 fn the_fingerprint_changes_only_where_a_carveout_is_written() {
-    use gpulab::course::fingerprint::variant_hash;
+    use gpulab::analysis::fingerprint::variant_hash;
     let plain = load(BASE).unwrap();
     let hashes =
         |l: &Lesson| -> Vec<String> { l.variants.iter().map(|v| variant_hash(l, v)).collect() };

@@ -196,7 +196,7 @@ fn host_memory_is_for_inputs_and_prefetch_for_managed_ones() {
 #[test]
 fn copies_and_host_memory_are_in_the_fingerprint() {
     let l = load(BASE).unwrap();
-    let hash = |n: &str| crate::course::fingerprint::variant_hash(&l, l.variant(n).unwrap());
+    let hash = |n: &str| crate::analysis::fingerprint::variant_hash(&l, l.variant(n).unwrap());
     // Two copies differ only in their ends; two kernels only in where a buffer lives or
     // whether it is prefetched: a recording of one must not stand for the other.
     assert_ne!(hash("up"), hash("down"));
@@ -206,7 +206,7 @@ fn copies_and_host_memory_are_in_the_fingerprint() {
     let touch = l.variant("touch").unwrap();
     assert_ne!(
         hash("touch"),
-        crate::course::fingerprint::variant_hash(&moved, touch)
+        crate::analysis::fingerprint::variant_hash(&moved, touch)
     );
     // A kernel on device memory hashes as it did before the host's keys.
     let mut plain = l.clone();
@@ -214,6 +214,6 @@ fn copies_and_host_memory_are_in_the_fingerprint() {
     plain.buffers[2].memory = Memory::Device;
     assert_eq!(
         hash("dev"),
-        crate::course::fingerprint::variant_hash(&plain, l.variant("dev").unwrap())
+        crate::analysis::fingerprint::variant_hash(&plain, l.variant("dev").unwrap())
     );
 }
