@@ -4,6 +4,10 @@ use super::app::App;
 use super::view::Overlay;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+/// What a number key says when the question it would answer was not on screen.
+const QUESTION_BROUGHT_INTO_VIEW: &str =
+    "the question being asked was not on screen; now it is: its number answers it";
+
 impl App {
     pub fn on_key(&mut self, key: KeyEvent) {
         if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
@@ -210,16 +214,17 @@ impl App {
             });
             if answered {
                 self.reading.feedback = asked;
+                // The note that brought the question into view has done its work.
+                if self.message.as_deref() == Some(QUESTION_BROUGHT_INTO_VIEW) {
+                    self.message = None;
+                }
             }
             self.reading.follow_question = true;
         } else {
             // Never an answer to a question not read: the key brings it into view instead.
             self.reading.feedback = None;
             self.reading.follow_question = true;
-            self.message = Some(
-                "the question being asked was not on screen; now it is: its number answers it"
-                    .into(),
-            );
+            self.message = Some(QUESTION_BROUGHT_INTO_VIEW.into());
         }
     }
 

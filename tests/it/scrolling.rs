@@ -225,6 +225,12 @@ fn the_checkpoint_keeps_the_question_in_view_and_answers_only_it() {
         key(&mut a, KeyCode::Char('2'));
         assert!(a.reading.answers.is_empty(), "question 1 is off screen");
         assert!(a.message.as_deref().unwrap().contains("not on screen"));
+        // Answered once it is in view: the note goes with it.
+        draw(&mut a, w, h);
+        key(&mut a, KeyCode::Char('2'));
+        assert!(!a.reading.answers.is_empty(), "question 1 is answered");
+        let said = a.message.as_deref().unwrap_or_default();
+        assert!(!said.contains("not on screen"), "{said}");
     }
 }
 
