@@ -7,6 +7,7 @@ pub mod check;
 pub mod cpu;
 pub mod lesson;
 mod output;
+pub mod own_lines;
 pub mod progress;
 mod quick;
 mod sizes;

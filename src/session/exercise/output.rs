@@ -4,8 +4,9 @@
 //! interpreter, which refuses what hardware forgives by luck. A wrong element of a 2-D
 //! output is named by its row and column.
 
-use super::check::{CORRECT_LINE, CheckLine, Mark, RACE_LINE, Target, line, sizes_text, yours_of};
+use super::check::{CORRECT_LINE, CheckLine, Mark, Target, line, sizes_text, yours_of};
 use super::lesson::{Oracle, Yours, exercise_lesson};
+use super::own_lines::RACE_LINE;
 use crate::model::exercise::{SOLUTION, YOURS};
 use crate::model::protocol::{JobKind, RunOptions};
 use crate::model::results::{Failure, LessonResult, Source, VariantResult};

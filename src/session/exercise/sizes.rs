@@ -7,7 +7,8 @@
 //! lesson's own variants are judged at the lesson's size only: those variants need not run
 //! at a ragged size, and a time at a small size says little.
 
-use super::check::{CheckLine, Mark, RACE_LINE};
+use super::check::{CheckLine, Mark};
+use super::own_lines::RACE_LINE;
 use crate::analysis::claims::evaluate;
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};

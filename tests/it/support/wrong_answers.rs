@@ -8,7 +8,8 @@
 
 use crate::support::common::{bin, manifest_dir};
 use gpulab::course::bundle::CourseRoot;
-use gpulab::session::exercise::check::{ATOMICS_LINE, BULK_LINE, CORRECT_LINE, RACE_LINE};
+use gpulab::session::exercise::check::CORRECT_LINE;
+use gpulab::session::exercise::own_lines::{ATOMICS_LINE, BULK_LINE, RACE_LINE};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;

@@ -1,0 +1,129 @@
+//! The lines every exercise check adds of its own, written in no lesson: whether yours races
+//! in shared memory (where it uses it), and whether it moves global memory by atomics or bulk
+//! copies where the solution takes neither path.
+
+use super::check::{CheckLine, Mark};
+use crate::model::results::VariantResult;
+
+/// The words the race line is known by.
+pub const RACE_LINE: &str = "yours has no race in shared memory";
+
+/// For a kernel that uses shared memory and was traced with barriers followed: whether
+/// two of its warps met on a shared word with no barrier between, named by its lines.
+pub(super) fn race_line(y: Option<&VariantResult>) -> Option<CheckLine> {
+    let mem = y?.memory.as_ref().filter(|m| m.races_checked)?;
+    let Some(first) = mem.races.first() else {
+        if mem.shared.requests == 0 && mem.cluster.requests == 0 && mem.copies.shared.requests == 0
+        {
+            return None;
+        }
+        let b = mem.traced_blocks;
+        let s = if b == 1 { "" } else { "s" };
+        // A trace cut short may hide the race its lost part holds: never a pass.
+        if mem.overflow > 0 {
+            return Some(CheckLine {
+                check: RACE_LINE.into(),
+                mark: Mark::NotMeasured,
+                detail: format!(
+                    "not judged: the trace was cut short ({} records past what it could \
+                     keep, with {b} block{s} traced), and a race may be in the part lost",
+                    mem.overflow
+                ),
+            });
+        }
+        let detail = format!(
+            "no two warps, two lanes of a warp or two blocks of a cluster met on a shared \
+             word with nothing ordering them ({b} traced block{s})"
+        );
+        return Some(CheckLine {
+            check: RACE_LINE.into(),
+            mark: Mark::Pass,
+            detail,
+        });
+    };
+    let mut detail = crate::analysis::races::race_why(first);
+    if mem.races.len() > 1 {
+        detail.push_str(&format!(
+            "; {} more pair{} of lines race",
+            mem.races.len() - 1,
+            if mem.races.len() == 2 { "" } else { "s" }
+        ));
+    }
+    Some(CheckLine {
+        check: RACE_LINE.into(),
+        mark: Mark::Fail,
+        detail,
+    })
+}
+
+/// The words the lines about global paths are known by.
+pub const ATOMICS_LINE: &str = "yours moves global memory without atomics, as the solution";
+pub const BULK_LINE: &str = "yours moves global memory without bulk copies, as the solution";
+
+/// A share of a kernel's global traffic a path the solution never takes may have: a
+/// block's one atomic to combine its partial sums is another style; a copy made of atomics,
+/// or data brought in by one bulk copy a block where the lesson teaches lanes' loads, is
+/// not what the exercise asks, whatever its loads and stores show.
+const OTHER_PATH_SHARE: f64 = 0.05;
+
+/// For a kernel that moves global memory by atomics or bulk copies where the solution moves
+/// none that way: whether that is more than a small share of its traffic. Nothing is said
+/// when yours takes the solution's paths only, or when the solution takes these too.
+pub(super) fn path_lines(
+    y: Option<&VariantResult>,
+    solution: Option<&VariantResult>,
+) -> Vec<CheckLine> {
+    use crate::analysis::claims::GlobalPaths;
+    let (Some(ym), Some(sm)) = (
+        y.and_then(|v| v.memory.as_ref()),
+        solution.and_then(|v| v.memory.as_ref()),
+    ) else {
+        return Vec::new();
+    };
+    let (mine, theirs) = (GlobalPaths::of(ym), GlobalPaths::of(sm));
+    let cut = ym.overflow > 0 || sm.overflow > 0;
+    let mut out = Vec::new();
+    let mut judge = |check: &str, share: f64, what: String| {
+        let mark = if cut {
+            Mark::NotMeasured
+        } else if share > OTHER_PATH_SHARE {
+            Mark::Fail
+        } else {
+            Mark::Pass
+        };
+        let detail = if cut {
+            "not judged: a trace was cut short, and a share of part of a trace says \
+             nothing of the rest"
+                .to_string()
+        } else {
+            format!(
+                "{what} ({:.1}%; the solution takes none, and at most {:.0}% may): the \
+                 exercise is about the loads and stores the lesson teaches",
+                share * 100.0,
+                OTHER_PATH_SHARE * 100.0
+            )
+        };
+        out.push(CheckLine {
+            check: check.into(),
+            mark,
+            detail,
+        });
+    };
+    if theirs.atomic_requests == 0 && mine.atomic_requests > 0 {
+        let share = mine.atomic_requests as f64 / mine.requests.max(1) as f64;
+        let what = format!(
+            "{} of {} global requests are atomics",
+            mine.atomic_requests, mine.requests
+        );
+        judge(ATOMICS_LINE, share, what);
+    }
+    if theirs.bulk_bytes == 0 && mine.bulk_bytes > 0 {
+        let share = mine.bulk_bytes as f64 / mine.bytes.max(1) as f64;
+        let what = format!(
+            "{} of {} global bytes came by bulk copies",
+            mine.bulk_bytes, mine.bytes
+        );
+        judge(BULK_LINE, share, what);
+    }
+    out
+}
