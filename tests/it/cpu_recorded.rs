@@ -45,21 +45,12 @@ fn figures(i: &Value) -> [u64; 9] {
     ]
 }
 
-/// Wavefronts, ideal wavefronts and sectors summed by the operation's space and direction
-/// (`ld.shared`, `st.global`, ...), atomics apart: the traffic, however it was cut into
-/// instructions.
-fn totals(instructions: &[Value]) -> std::collections::BTreeMap<String, [u64; 3]> {
-    let mut out = std::collections::BTreeMap::new();
-    for i in instructions {
-        let op = i["op"].as_str().unwrap_or_default();
-        let key: String = op.split('.').take(2).collect::<Vec<_>>().join(".");
+/// The traffic of recorded (or traced, as JSON) instructions, atomics apart.
+fn totals(instructions: &[Value]) -> common::Traffic {
+    common::traffic(instructions.iter().map(|i| {
         let f = figures(i);
-        let t: &mut [u64; 3] = out.entry(key).or_default();
-        t[0] += f[1];
-        t[1] += f[2];
-        t[2] += f[3];
-    }
-    out
+        (i["op"].as_str().unwrap_or_default(), f[1], f[2], f[3])
+    }))
 }
 
 fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
@@ -117,16 +108,7 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
             .map(|i| serde_json::to_value(i).unwrap())
             .collect();
         let (g, w) = (totals(&got), totals(&want));
-        let near = |a: u64, b: u64| a.abs_diff(b) as f64 <= 0.02 * b.max(1) as f64;
-        let same = g.keys().eq(w.keys())
-            && g.iter().all(|(k, a)| {
-                let b = &w[k];
-                match k.as_str() {
-                    "ld.shared" => near(a[0], b[0]) && near(a[1], b[1]) && a[2] == b[2],
-                    _ => a == b,
-                }
-            });
-        if same {
+        if common::same_traffic(&g, &w) {
             eprintln!("{} {}: NVRTC varies its PTX; totals compared", l.id, name);
             diffs.clear();
         } else {

@@ -110,20 +110,11 @@ fn run_json(pre: &[&str], args: &[&str], id: &str) -> LessonResult {
         .unwrap_or_else(|e| panic!("{id}: {e}\n{}", String::from_utf8_lossy(&out.stderr)))
 }
 
-/// Wavefronts, ideal wavefronts and sectors summed by the operation's space and direction
-/// (`ld.shared`, `st.global`, ...): the traffic, however it was cut into instructions.
-fn totals(
-    instructions: &[gpulab::model::access::InstructionSummary],
-) -> std::collections::BTreeMap<String, [u64; 3]> {
-    let mut out = std::collections::BTreeMap::new();
-    for i in instructions {
-        let key: String = i.op.split('.').take(2).collect::<Vec<_>>().join(".");
-        let t: &mut [u64; 3] = out.entry(key).or_default();
-        t[0] += i.wavefronts;
-        t[1] += i.ideal_wavefronts;
-        t[2] += i.sectors;
-    }
-    out
+/// The traffic of traced instructions.
+fn totals(instructions: &[gpulab::model::access::InstructionSummary]) -> common::Traffic {
+    common::traffic(
+        (instructions.iter()).map(|i| (i.op.as_str(), i.wavefronts, i.ideal_wavefronts, i.sectors)),
+    )
 }
 
 /// An instruction's traced figures, an atomic's included (what the SASS made of it, its
@@ -189,16 +180,7 @@ fn trace_diffs(pre: &[&str], id: &str) -> Vec<String> {
             .is_some_and(|lv| common::NVRTC_VARIES.contains(&lv.source_path.as_str()));
         if varies && m.instructions.len() != gm.instructions.len() {
             let (a, b) = (totals(&m.instructions), totals(&gm.instructions));
-            let near = |x: u64, y: u64| x.abs_diff(y) as f64 <= 0.02 * y.max(1) as f64;
-            let same = a.keys().eq(b.keys())
-                && a.iter().all(|(k, x)| {
-                    let y = &b[k];
-                    match k.as_str() {
-                        "ld.shared" => near(x[0], y[0]) && near(x[1], y[1]) && x[2] == y[2],
-                        _ => x == y,
-                    }
-                });
-            if same {
+            if common::same_traffic(&a, &b) {
                 eprintln!("{id} {}: NVRTC varied its PTX; totals compared", v.name);
             } else {
                 diffs.push(format!(
