@@ -175,6 +175,7 @@ pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
         // touch no word.
         Op::CopyWrite => &mut state.writes,
         Op::Barrier
+        | Op::CountedBarrier(_)
         | Op::CopyCommit
         | Op::CopyWait { .. }
         | Op::WarpSync

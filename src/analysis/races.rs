@@ -34,7 +34,7 @@ use super::race_intervals::{
 pub use super::races_cluster::ClusterGeom;
 use super::races_cluster::ClusterRaces;
 use super::races_warp::WarpRaces;
-use crate::model::results::{Race, RaceKind, RaceScope};
+use crate::model::results::{PartialBarrier, Race, RaceKind, RaceScope};
 
 /// What one warp did, in its own order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,6 +44,10 @@ pub enum Op {
     /// An atomic read-modify-write (`atom`, `red`).
     Atomic,
     Barrier,
+    /// `bar.sync id, threads`: the block's barrier where `threads` holds each warp of the
+    /// block, else one that orders nothing here (which warps it holds together is the
+    /// hardware's choice of arrivals).
+    CountedBarrier(u32),
     /// The shared write of an asynchronous copy (`cp.async`), at its issue.
     CopyWrite,
     /// `cp.async.commit_group`: the warp's copies since its last commit make a group.
@@ -144,6 +148,7 @@ pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
 /// `find_races` of a launch whose blocks form clusters of `geom` (None: single blocks).
 pub fn find_races_in(events: &[SharedEvent], geom: Option<ClusterGeom>) -> Vec<Race> {
     let mut f = RaceFinder::new(Warps::Touched(warps_of_blocks(events))).clustered(geom);
+    f.arriving = Some(arriving_warps(events));
     events.iter().for_each(|e| f.push(e));
     f.finish()
 }
@@ -171,6 +176,12 @@ pub struct RaceFinder {
     lanes: WarpRaces,
     /// Between the blocks of each cluster, where blocks form clusters.
     cluster: Option<ClusterRaces>,
+    /// A whole trace's warps of each block that log any event: those a counted barrier must
+    /// hold to be the block's (a trace read as it is made knows `Warps::All` instead).
+    arriving: Option<HashMap<u32, u32>>,
+    /// Each block's first counted barrier that holds fewer than its warps, said beside its
+    /// races.
+    partial: FastMap<u32, PartialBarrier>,
 }
 
 impl RaceFinder {
@@ -185,7 +196,20 @@ impl RaceFinder {
             copies: FastMap::default(),
             lanes: WarpRaces::default(),
             cluster: None,
+            arriving: None,
+            partial: FastMap::default(),
         }
+    }
+
+    /// Whether `bar.sync id, threads` holds every warp of `block`: the hardware counts a
+    /// warp's arrival as 32 threads, so a count of at least 32 per warp waits for them all.
+    fn holds_block(&self, block: u32, threads: u32) -> bool {
+        let warps = match (&self.arriving, &self.warps) {
+            (Some(a), _) => a.get(&block).copied().unwrap_or(0),
+            (None, Warps::All(n)) => *n,
+            (None, Warps::Touched(w)) => w.get(&block).map_or(0, |w| w.len() as u32),
+        };
+        threads >= 32 * warps
     }
 
     /// Look for races between the blocks of each cluster of `geom` too.
@@ -202,8 +226,22 @@ impl RaceFinder {
     }
 
     pub fn push(&mut self, e: &SharedEvent) {
+        if let Op::CountedBarrier(threads) = e.op {
+            if self.holds_block(e.block, threads) {
+                return self.push(&SharedEvent {
+                    op: Op::Barrier,
+                    ..e.clone()
+                });
+            }
+            self.partial.entry(e.block).or_insert(PartialBarrier {
+                line: e.line,
+                threads,
+            });
+            return;
+        }
         let key = (e.block, e.warp);
         match e.op {
+            Op::CountedBarrier(_) => {}
             Op::CopyWrite => {
                 self.copies.entry(key).or_default().open.push(e.clone());
                 self.access(&SharedEvent {
@@ -328,9 +366,28 @@ impl RaceFinder {
             merge(&mut self.found, &mut self.met);
         }
         let mut races: Vec<Race> = self.found.into_values().collect();
+        for r in races.iter_mut().filter(|r| r.scope == RaceScope::Block) {
+            r.partial_barrier = self.partial.get(&r.block).copied();
+        }
         races.sort_by(|a, b| b.count.cmp(&a.count).then(key_of(a).cmp(&key_of(b))));
         races
     }
+}
+
+/// How many warps of each block log any event (an access or a barrier): those a counted
+/// barrier must hold to order the block.
+fn arriving_warps(events: &[SharedEvent]) -> HashMap<u32, u32> {
+    let mut warps: HashMap<u32, Vec<u32>> = HashMap::new();
+    for e in events.iter().filter(|e| !e.remote) {
+        let w = warps.entry(e.block).or_default();
+        if !w.contains(&e.warp) {
+            w.push(e.warp);
+        }
+    }
+    warps
+        .into_iter()
+        .map(|(b, w)| (b, w.len() as u32))
+        .collect()
 }
 
 /// The warps of each block that touched shared memory; only where there are two or more
@@ -371,6 +428,7 @@ fn check(
             (&state.reads, RaceKind::ReadWrite),
         ],
         Op::Barrier
+        | Op::CountedBarrier(_)
         | Op::CopyCommit
         | Op::CopyWait { .. }
         | Op::WarpSync
@@ -403,6 +461,7 @@ fn check(
                     count: u64::from(times),
                     lanes: None,
                     first_block: None,
+                    partial_barrier: None,
                 }),
             }
         }
@@ -473,6 +532,22 @@ fn line_of(l: Option<u32>) -> String {
 }
 
 fn block_why(r: &Race) -> String {
+    let why = block_why_alone(r);
+    match r.partial_barrier {
+        // The learner who wrote a barrier is told why it does not count, not that none is
+        // there.
+        Some(p) => format!(
+            "{why}; the barrier with a thread count at {} (`bar.sync id, {}`) holds only \
+             that many threads, not every warp of the block, so it orders nothing between \
+             warps",
+            line_of(p.line),
+            p.threads
+        ),
+        None => why,
+    }
+}
+
+fn block_why_alone(r: &Race) -> String {
     let (a, b) = (line_of(r.first_line), line_of(r.second_line));
     let (w1, w2, blk) = (r.first_warp, r.second_warp, r.block);
     match r.kind {

@@ -274,6 +274,7 @@ impl ClusterRaces {
                 count: 1,
                 lanes: None,
                 first_block: Some(u.by),
+                partial_barrier: None,
             };
             match out.iter_mut().find(|r| r.first_line == race.first_line) {
                 Some(r) => r.count += 1,
@@ -308,6 +309,7 @@ fn tally(
             count: 1,
             lanes: None,
             first_block: Some(first.block),
+            partial_barrier: None,
         }),
     }
 }

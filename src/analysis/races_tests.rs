@@ -297,6 +297,7 @@ fn a_race_is_named_with_its_lines_its_warps_and_what_is_missing() {
         scope: RaceScope::Block,
         lanes: None,
         first_block: None,
+        partial_barrier: None,
         kind,
         first_line: Some(first),
         second_line: Some(second),
@@ -689,4 +690,45 @@ fn a_word_read_from_more_lines_than_are_kept_still_races_with_a_later_write() {
         races.iter().any(|r| r.scope == RaceScope::Block),
         "{races:?}"
     );
+}
+
+/// The stencil's two warps with a `bar.sync id, threads` between write and read.
+fn counted_stencil(threads: u32) -> Vec<SharedEvent> {
+    stencil(true)
+        .into_iter()
+        .map(|mut e| {
+            if e.op == Op::Barrier {
+                e.op = Op::CountedBarrier(threads);
+            }
+            e
+        })
+        .collect()
+}
+
+#[test]
+fn a_counted_barrier_orders_the_block_only_when_it_holds_every_warp() {
+    let block = |races: &[Race]| {
+        races
+            .iter()
+            .filter(|r| r.scope == RaceScope::Block)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    // Two warps: 64 threads hold both (and more waits for both all the same).
+    for threads in [64, 256] {
+        assert!(
+            block(&find_races(&counted_stencil(threads))).is_empty(),
+            "{threads}"
+        );
+    }
+    // 32 holds one warp at a time: the race stands, and the barrier is named beside it.
+    let races = block(&find_races(&counted_stencil(32)));
+    assert_eq!(races.len(), 1, "{races:?}");
+    let p = races[0].partial_barrier.expect("the barrier named");
+    assert_eq!((p.line, p.threads), (Some(12), 32));
+    assert!(race_why(&races[0]).contains("`bar.sync id, 32`"));
+    // Read as it is made, with the block's 4 warps known: 64 holds only half of them.
+    let mut f = RaceFinder::new(Warps::All(4));
+    counted_stencil(64).iter().for_each(|e| f.push(e));
+    assert_eq!(block(&f.finish()).len(), 1);
 }

@@ -203,6 +203,7 @@ fn tally(
             count: 1,
             lanes: Some((u32::from(first.lane), u32::from(second.lane))),
             first_block: None,
+            partial_barrier: None,
         }),
     }
 }

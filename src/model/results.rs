@@ -334,6 +334,18 @@ pub struct Race {
     /// for an exit, the block that exits).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_block: Option<u32>,
+    /// Block scope: a barrier with a thread count the block passed that holds fewer than
+    /// its warps, so orders none of this (`bar.sync id, threads`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial_barrier: Option<PartialBarrier>,
+}
+
+/// A `bar.sync id, threads` that holds only some of a block's warps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartialBarrier {
+    /// Its source line (None: the PTX had no `.loc`).
+    pub line: Option<u32>,
+    pub threads: u32,
 }
 
 fn is_block_scope(s: &RaceScope) -> bool {

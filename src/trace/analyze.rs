@@ -309,6 +309,7 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
     let site = sites.get(r.site as usize)?;
     let op = match (site.event, site.kind()) {
         (Event::Barrier, _) => Op::Barrier,
+        (Event::CountedBarrier { threads }, _) => Op::CountedBarrier(threads),
         (Event::WarpSync, _) => Op::WarpSync,
         (Event::ClusterArrive, _) => Op::ClusterArrive,
         (Event::ClusterArriveRelaxed, _) => Op::ClusterArriveRelaxed,

@@ -73,6 +73,11 @@ pub enum Event {
     /// A block barrier (`bar.sync`, `bar.arrive`, `bar.red`, ...): no address, an event that
     /// splits the warp's shared accesses into barrier intervals.
     Barrier,
+    /// `bar.sync id, threads` (`barrier.sync`) with a written thread count: the block's
+    /// barrier where the count holds each of its warps, else a barrier of some of them,
+    /// which orders nothing the analysis follows. No address.
+    #[serde(rename = "counted-barrier")]
+    CountedBarrier { threads: u32 },
     /// `bar.warp.sync` (`__syncwarp()`): the lanes that run it meet, which orders their
     /// shared accesses with each other. No address; the record's mask is the lanes.
     #[serde(rename = "warp-sync")]

@@ -75,8 +75,10 @@ fn below_sm_90_the_logger_has_no_cluster_instructions() {
 
 #[test]
 fn block_and_cluster_barriers_are_barriers_and_a_warp_barrier_is_an_event_of_its_own() {
-    // Barriers not every thread of the block waits at (`bar.arrive`, a thread count) are no
-    // sites: counted as the block's, they would hide races between the warps they leave out.
+    // Barriers not every thread of the block waits at (`bar.arrive`, a thread count in a
+    // register or `bar.red`'s) are no sites: counted as the block's, they would hide races
+    // between the warps they leave out. A written count is logged, with the count, for the
+    // analysis to weigh against the block's size.
     let body = "\tst.shared.u32 [%r1], %r2;\n\
                 \tbar.sync 0;\n\
                 \tbarrier.sync.aligned 1;\n\
@@ -102,6 +104,7 @@ fn block_and_cluster_barriers_are_barriers_and_a_warp_barrier_is_an_event_of_its
             ("st.shared.u32", false, 4),
             ("bar.sync", true, 0),
             ("barrier.sync.aligned", true, 0),
+            ("barrier.sync.aligned", false, 0),
             ("bar.sync", true, 0),
             ("bar.red.popc.u32", true, 0),
             ("barrier.cluster.wait.aligned", true, 0),
@@ -118,11 +121,16 @@ fn block_and_cluster_barriers_are_barriers_and_a_warp_barrier_is_an_event_of_its
     assert!(bar.contains("mov.u64 %__gpulab_a, 0;") && bar.contains("mov.u32 %__gpulab_m, 7;"));
     let guarded = block_before(&ptx, "@%p1 bar.sync 2;");
     assert!(guarded.contains("@!%p1 mov.u32 %__gpulab_m, 4294967295;"));
-    assert!(!ptx.contains("site 10"));
+    assert!(!ptx.contains("site 11"));
     // `__syncwarp()` orders a warp's lanes: an event, logged with no address.
-    let sync = &inst.sites[9];
+    let sync = &inst.sites[10];
     assert_eq!((sync.event, sync.is_event()), (Event::WarpSync, true));
-    assert_eq!(inst.sites[5].event, Event::ClusterWait);
+    assert_eq!(inst.sites[6].event, Event::ClusterWait);
+    let counted = &inst.sites[3];
+    assert_eq!(
+        (counted.event, counted.is_event()),
+        (Event::CountedBarrier { threads: 64 }, true)
+    );
 }
 
 #[test]

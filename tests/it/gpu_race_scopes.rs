@@ -27,8 +27,10 @@ fn the_gpu_trace_finds_every_scope_of_race_the_interpreter_does() {
         assert_eq!(scopes(races(&cluster, "no-last")), [RaceScope::Exit]);
     }
     let named = run_pack("named-barrier", false);
-    assert!(races(&named, "block").is_empty());
-    for v in ["warp-alone", "arrive-only"] {
+    for v in ["block", "whole-count"] {
+        assert!(races(&named, v).is_empty(), "{v}: {:?}", races(&named, v));
+    }
+    for v in ["warp-alone", "arrive-only", "half-count"] {
         assert_eq!(scopes(races(&named, v)), [RaceScope::Block], "{v}");
     }
     let padded = run_pack("padded-race", false);
@@ -66,7 +68,8 @@ fn racecheck_agrees_with_the_lab_on_a_warps_lanes_and_is_asked_about_clusters() 
     // A barrier each warp passes alone, or one no thread waits at: racecheck's verdicts
     // beside the lab's (which the test above holds), and none for the block's barrier.
     assert_eq!(hazards("named-barrier", "block"), 0);
-    for v in ["warp-alone", "arrive-only"] {
+    assert_eq!(hazards("named-barrier", "whole-count"), 0);
+    for v in ["warp-alone", "arrive-only", "half-count"] {
         eprintln!(
             "named-barrier {v}: racecheck {} hazards",
             hazards("named-barrier", v)

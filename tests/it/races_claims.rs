@@ -26,6 +26,7 @@ fn race(count: u64) -> Race {
         scope: RaceScope::Block,
         lanes: None,
         first_block: None,
+        partial_barrier: None,
     }
 }
 

@@ -197,27 +197,42 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
 /// whose lanes the record's mask names) or either half of the cluster's
 /// (`barrier.cluster.arrive` and `.wait`, which hold the block too).
 ///
-/// A block barrier that not every thread waits at is not logged: `bar.arrive` waits for
-/// nothing, and `bar.sync id, count` holds only the `count` threads that take part (a
-/// `bar.sync 1, 32` each warp passes alone). The race analysis counts a warp's barriers as
-/// the block's; one of these counted so would hide the races between the warps it does not
-/// hold. Left out, it orders nothing, which may call a race what it orders for the warps it
-/// holds, never the other way round.
+/// A block barrier that may not hold every thread is not logged: `bar.arrive` waits for
+/// nothing, and `bar.sync id, count` with a count in a register, or `bar.red`'s count, holds
+/// only the `count` threads that take part (a `bar.sync 1, 32` each warp passes alone). The
+/// race analysis counts a warp's barriers as the block's; one of these counted so would hide
+/// the races between the warps it does not hold. Left out, it orders nothing, which may call
+/// a race what it orders for the warps it holds, never the other way round. A `bar.sync id,
+/// count` with a written count is logged with it (`CountedBarrier`): the analysis, which
+/// knows the block's size, takes it for the block's barrier when it holds every warp.
 fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &str) -> Option<Access<'a>> {
     let has = |q: &str| op.split('.').any(|w| w == q);
     let block = !has("warp") && !has("cluster");
     // `bar.sync a{, b}`, `bar.red.op.type d, a{, b}, {!}c`: a thread count is the operand
     // after the barrier's number.
-    let operands = operands.split(',').filter(|o| !o.trim().is_empty()).count();
+    let operands: Vec<&str> = operands
+        .split(',')
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .collect();
     let counted = if has("red") {
-        operands > 3
+        operands.len() > 3
     } else {
-        operands > 1
+        operands.len() > 1
     };
+    let mut event = Event::Barrier;
     if block && (has("arrive") || counted) {
-        return None;
+        let written = operands.get(1).and_then(|c| immediate(c));
+        match written {
+            Some(threads) if !has("arrive") && !has("red") => {
+                event = Event::CountedBarrier { threads }
+            }
+            _ => return None,
+        }
     }
-    let event = if has("warp") {
+    let event = if event != Event::Barrier {
+        event
+    } else if has("warp") {
         Event::WarpSync
     } else if has("cluster") && has("arrive") && has("relaxed") {
         Event::ClusterArriveRelaxed
@@ -237,6 +252,15 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &str) -> Option<Ac
         coords: None,
         size: None,
     })
+}
+
+/// A PTX integer literal as written (`256`, `0x100`, `256U`); None for a register.
+fn immediate(text: &str) -> Option<u32> {
+    let t = text.trim_end_matches(['U', 'u']);
+    match t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+        None => t.parse().ok(),
+    }
 }
 
 /// The qualifiers after `ld`/`st`; None when they name something the tracer does not follow.
