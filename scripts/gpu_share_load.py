@@ -437,8 +437,16 @@ class Monitor(threading.Thread):
         while not self.stop.is_set():
             now = time.monotonic()
             for q in self.turns.glob("*.queue"):
+                # Each user's tickets lie in a folder of their own named for their uid;
+                # the queue's order is the tickets' names across all of them.
                 try:
-                    names = sorted(n for n in os.listdir(q) if not n.startswith("."))
+                    names = sorted(
+                        n
+                        for user in os.listdir(q)
+                        if user.isdigit()
+                        for n in os.listdir(q / user)
+                        if not n.startswith(".")
+                    )
                 except OSError:
                     continue
                 self.longest_queue = max(self.longest_queue, len(names))

@@ -10,7 +10,10 @@
 //! they carry the sticky bit (01777, as /tmp does: a user may remove only their own files),
 //! a folder or a lock that is a link is refused, files are opened without following links
 //! and created exclusively, and no mode is ever changed through a path. Another user who
-//! plants a link where the lock goes gets an error from us, never a write through it.
+//! plants a link where the lock goes gets an error from us, never a write through it. Each
+//! user's tickets and user entries go into a folder of that user's own inside the queue and
+//! user folders (0755: nobody else can write there), so no user's file is ever in a folder
+//! another user may rename things in, and a file there is trusted only as its owner's.
 
 use super::turn_queue::{self, Ticket};
 use crate::model::protocol::{JobKind, QueuedJob};
@@ -31,7 +34,7 @@ pub const HEARTBEAT: Duration = Duration::from_secs(1);
 /// Held while a job uses the GPU; dropping it lets the next one in.
 pub struct GpuTurn {
     lock: File,
-    ticket: PathBuf,
+    ticket: turn_queue::MyTicket,
     _beat: Heartbeat,
     waited: Option<Duration>,
     /// When it was taken, for whom and for what: written to `TURN_LOG` when let go.
@@ -94,7 +97,7 @@ impl GpuTurn {
                 name_holder(&lock);
                 return Ok(GpuTurn {
                     lock,
-                    ticket: mine.path,
+                    ticket: mine,
                     _beat: beat,
                     waited: shown.is_some().then(|| t0.elapsed()),
                     since: (SystemTime::now(), Instant::now()),
@@ -160,8 +163,8 @@ impl GpuTurn {
 impl Drop for GpuTurn {
     fn drop(&mut self) {
         // The ticket first: whoever is next sees itself first, and takes the lock the
-        // moment it is let go.
-        let _ = fs::remove_file(&self.ticket);
+        // moment it is let go. Removed through our own folder's handle, not its path.
+        self.ticket.remove();
         let _ = self.lock.unlock();
         self.log();
     }

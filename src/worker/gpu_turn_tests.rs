@@ -16,6 +16,27 @@ fn no_wait(_: &[QueuedJob]) {
     panic!("no wait expected")
 }
 
+/// Our user's own folder in the queue folder `queue`, where our tickets go.
+fn own(queue: &Path) -> PathBuf {
+    // SAFETY: geteuid has no preconditions.
+    queue.join(unsafe { libc::geteuid() }.to_string())
+}
+
+/// Every path under `dir`, relative to it, links not followed.
+fn tree(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        let rel = p.strip_prefix(dir).unwrap().display().to_string();
+        if fs::symlink_metadata(&p).unwrap().is_dir() {
+            out.extend(tree(&p).into_iter().map(|s| format!("{rel}/{s}")));
+        }
+        out.push(rel);
+    }
+    out.sort();
+    out
+}
+
 /// Wait (at most 5 s) until the queue folder holds `n` tickets.
 fn until_tickets(dir: &Path, n: usize) {
     let queue = dir.join("0000-17-00.0.queue");
@@ -66,7 +87,7 @@ fn a_free_gpu_is_taken_at_once_and_a_second_taker_waits_until_the_first_lets_go(
     assert!(told.iter().all(|t| *t == [q(Recording)]), "{told:?}");
     // Its ticket is gone once it has had its turn.
     let queue = dir.path().join("0000-17-00.0.queue");
-    assert_eq!(fs::read_dir(queue).unwrap().count(), 0);
+    assert_eq!(fs::read_dir(own(&queue)).unwrap().count(), 0);
 }
 
 #[test]
@@ -131,25 +152,29 @@ fn a_long_job_asking_again_goes_to_the_back_so_a_short_check_gets_in_between() {
 fn a_dead_process_ticket_ahead_is_passed_over_at_once() {
     let dir = tempfile::tempdir().unwrap();
     let queue = dir.path().join("0000-17-00.0.queue");
-    fs::create_dir_all(&queue).unwrap();
+    fs::create_dir_all(own(&queue)).unwrap();
     // Older than any ticket of ours, of a pid no process has.
     fs::write(
-        queue.join(format!("{:020}-{}-0", 1, 0x7fff_fff0u32)),
+        own(&queue).join(format!("{:020}-{}-0", 1, 0x7fff_fff0u32)),
         "pid=2147483632 job=recording",
     )
     .unwrap();
     let t = GpuTurn::take(dir.path(), BUS, Run, no_wait).unwrap();
     assert_eq!(t.waited(), None);
-    assert_eq!(fs::read_dir(&queue).unwrap().count(), 1, "only ours left");
+    assert_eq!(
+        fs::read_dir(own(&queue)).unwrap().count(),
+        1,
+        "only ours left"
+    );
 }
 
 #[test]
 fn a_stopped_waiter_ahead_holds_nobody_up_but_is_still_named() {
     let dir = tempfile::tempdir().unwrap();
     let queue = dir.path().join("0000-17-00.0.queue");
-    fs::create_dir_all(&queue).unwrap();
+    fs::create_dir_all(own(&queue)).unwrap();
     // A live process (ours) whose ticket nobody touches any more: stopped with ^Z.
-    let stopped = queue.join(format!("{:020}-{}-0", 1, std::process::id()));
+    let stopped = own(&queue).join(format!("{:020}-{}-0", 1, std::process::id()));
     fs::write(&stopped, "job=exercise_check").unwrap();
     let f = File::options().write(true).open(&stopped).unwrap();
     f.set_modified(SystemTime::now() - turn_queue::STALE * 2)
@@ -169,7 +194,7 @@ fn a_stopped_waiter_ahead_holds_nobody_up_but_is_still_named() {
 fn a_held_turn_keeps_its_ticket_fresh() {
     let dir = tempfile::tempdir().unwrap();
     let t = GpuTurn::take(dir.path(), BUS, Recording, no_wait).unwrap();
-    let f = File::options().write(true).open(&t.ticket).unwrap();
+    let f = File::options().write(true).open(&t.ticket.path).unwrap();
     f.set_modified(SystemTime::now() - turn_queue::STALE * 2)
         .unwrap();
     std::thread::sleep(HEARTBEAT + Duration::from_millis(400));
@@ -184,7 +209,7 @@ fn a_holder_without_a_ticket_is_named_by_the_pid_in_the_lock() {
     let dir = tempfile::tempdir().unwrap();
     let t = GpuTurn::take(dir.path(), BUS, Run, no_wait).unwrap();
     // An older gpulab held the lock and left no ticket: only the lock names it.
-    fs::remove_file(&t.ticket).unwrap();
+    fs::remove_file(&t.ticket.path).unwrap();
     let order = Arc::new(Mutex::new(Vec::new()));
     let w = waiter(dir.path(), Run, "w", &order, Duration::ZERO);
     std::thread::sleep(Duration::from_millis(200));
@@ -211,6 +236,11 @@ fn the_folder_is_sticky_and_the_lock_names_its_holder() {
         .mode()
         & 0o7777;
     assert_eq!(queue_mode, 0o1777, "{queue_mode:o}");
+    // Our tickets' own folder is ours alone to write in.
+    let own_meta = fs::metadata(own(&turns.join("0000-17-00.0.queue"))).unwrap();
+    assert_eq!(own_meta.mode() & 0o7777, 0o755, "{:o}", own_meta.mode());
+    // SAFETY: geteuid has no preconditions.
+    assert_eq!(own_meta.uid(), unsafe { libc::geteuid() });
     let lock = turns.join("0000-17-00.0.lock");
     assert_eq!(
         fs::read_to_string(&lock).unwrap().trim(),
@@ -322,4 +352,102 @@ fn a_link_of_another_users_on_the_way_is_refused() {
         0,
         "nothing made in it"
     );
+}
+
+#[test]
+fn a_turn_writes_and_removes_only_in_our_own_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let turns = dir.path().join("turns");
+    let queue = turns.join("0000-17-00.0.queue");
+    // Another user's name on a folder of ours (so not theirs), with an early, fresh ticket
+    // of our own live process, one of a dead process, and a ticket where tickets used to
+    // lie: none is trusted, none removed.
+    // SAFETY: geteuid has no preconditions.
+    let other = if unsafe { libc::geteuid() } == 4242 {
+        4243
+    } else {
+        4242
+    };
+    let planted = queue.join(other.to_string());
+    fs::create_dir_all(&planted).unwrap();
+    let me = std::process::id();
+    fs::write(
+        planted.join(format!("{:020}-{me}-0", 1)),
+        format!("pid={me} job=recording"),
+    )
+    .unwrap();
+    fs::write(
+        planted.join(format!("{:020}-{}-0", 2, 0x7fff_fff0u32)),
+        "pid=0 job=run",
+    )
+    .unwrap();
+    fs::write(
+        queue.join(format!("{:020}-{}-0", 3, 0x7fff_fff0u32)),
+        "pid=0 job=run",
+    )
+    .unwrap();
+    let before = tree(&turns);
+    let first = GpuTurn::take(&turns, BUS, Recording, no_wait).unwrap();
+    assert_eq!(first.waited(), None, "nothing planted held us up");
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let second = waiter(&turns, Run, "second", &order, Duration::ZERO);
+    until_tickets(&turns, 2);
+    let mine = own(&queue);
+    let rel = |p: &Path| p.strip_prefix(&turns).unwrap().display().to_string();
+    let held: Vec<String> = (tree(&turns).into_iter())
+        .filter(|p| !before.contains(p))
+        .collect();
+    let lock = "0000-17-00.0.lock".to_string();
+    assert!(
+        held.iter()
+            .all(|p| *p == lock || *p == rel(&mine) || p.starts_with(&format!("{}/", rel(&mine)))),
+        "made outside our own folder: {held:?}"
+    );
+    assert_eq!(fs::read_dir(&mine).unwrap().count(), 2, "{held:?}");
+    drop(first);
+    second.join().unwrap();
+    let after = tree(&turns);
+    let mut expected = before.clone();
+    expected.extend([lock, rel(&mine)]);
+    expected.sort();
+    assert_eq!(
+        after, expected,
+        "every planted file left; nothing of ours left but our folder"
+    );
+}
+
+#[test]
+fn another_users_folder_in_our_name_is_refused_in_words_and_left() {
+    // Only root can give a folder to another user here.
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: not root, so no folder of another user's can be planted");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let turns = dir.path().join("turns");
+    let queue = turns.join("0000-17-00.0.queue");
+    let planted = own(&queue);
+    fs::create_dir_all(&planted).unwrap();
+    let looks_dead = planted.join(format!("{:020}-{}-0", 1, 0x7fff_fff0u32));
+    fs::write(&looks_dead, "pid=0 job=run").unwrap();
+    std::os::unix::fs::chown(&looks_dead, Some(4242), None).unwrap();
+    std::os::unix::fs::chown(&planted, Some(4242), None).unwrap();
+    fs::set_permissions(&planted, fs::Permissions::from_mode(0o777)).unwrap();
+    let before = tree(&turns);
+    let err = GpuTurn::take(&turns, BUS, Run, no_wait)
+        .err()
+        .expect("refused");
+    let words = err.to_string();
+    assert!(
+        words.contains("not ours") && words.contains("4242"),
+        "{words}"
+    );
+    // The lock file is made before the queue is looked at; nothing else.
+    let mut expected = before;
+    expected.push("0000-17-00.0.lock".into());
+    expected.sort();
+    assert_eq!(tree(&turns), expected);
+    let meta = fs::metadata(&planted).unwrap();
+    assert_eq!((meta.uid(), meta.mode() & 0o7777), (4242, 0o777));
 }

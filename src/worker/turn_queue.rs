@@ -1,18 +1,26 @@
 //! The queue for one GPU's turns and the list of gpulab processes using it, as files in the
 //! shared turn folder (see `gpu_turn` for why nothing there is trusted).
 //!
+//! Each user writes only into a folder of their own, named for their uid, inside the shared
+//! queue and user folders (`<bus>.queue/<uid>/`, `<bus>.users/<uid>/`): made by that user,
+//! mode 0755, so nobody else can put a file there or remove one. Readers walk every user's
+//! folder, and trust one only when the uid it is named for owns it and each file in it; a
+//! folder or file planted under someone else's name is passed over, never followed and
+//! never removed.
+//!
 //! A ticket is a file named `<nanoseconds>-<pid>-<n>` (its place: names sort in the order
-//! they were taken) holding `pid=… start=… job=…`. `start` is when the process started
-//! (`/proc/<pid>/stat`), so a dead process's pid given to a later one does not keep its
-//! ticket alive. A user entry, `<pid>-<start>` in the `.users` folder, says a gpulab worker
-//! computes on this GPU: its samples in NVML are turns, never noise in another's timing.
+//! they were taken, across every user's folder) holding `pid=… start=… job=…`. `start` is
+//! when the process started (`/proc/<pid>/stat`), so a dead process's pid given to a later
+//! one does not keep its ticket alive. A user entry, `<pid>-<start>` in a user's folder under
+//! `<bus>.users`, says a gpulab worker computes on this GPU: its samples in NVML are turns,
+//! never noise in another's timing.
 
-use super::gpu_turn::{create_own, refused, shared_dir};
+use super::gpu_turn::{refused, shared_dir};
 use crate::model::protocol::JobKind;
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::{Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -20,6 +28,10 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 /// A ticket untouched this long belongs to a process that stopped taking part (stopped
 /// with ^Z, or starved): those behind it go first. Its owner touches it every second.
 pub const STALE: Duration = Duration::from_secs(5);
+
+/// The mode of a user's own folder: readable by all (every waiter reads every queue),
+/// written by its owner alone.
+const OWN_MODE: u32 = 0o755;
 
 /// A live ticket in the queue.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,11 +43,22 @@ pub struct Ticket {
     pub fresh: bool,
 }
 
-/// This process's ticket: the open file keeps being touched while it waits and holds.
+/// This process's ticket: the open file keeps being touched while it waits and holds, and
+/// it is removed through the handle of our own folder, never through a path someone could
+/// have swapped meanwhile.
 pub struct MyTicket {
     pub name: String,
+    /// Where it lies, for words and tests: nothing is opened or removed by this path.
     pub path: PathBuf,
     pub file: File,
+    dir: File,
+}
+
+impl MyTicket {
+    /// Take the ticket out of the queue.
+    pub fn remove(&self) {
+        unlink_at(&self.dir, &self.name);
+    }
 }
 
 /// What a ticket's file says, read once: it never changes.
@@ -44,6 +67,10 @@ pub struct TicketText {
     start: Option<u64>,
     job: JobKind,
 }
+
+/// The tickets' texts read so far, by the uid of the folder each lies in and its name: a
+/// name in one user's folder says nothing of the same name in another's.
+pub type Known = HashMap<(u32, String), TicketText>;
 
 /// When process `pid` started, in clock ticks since boot (the 22nd field of
 /// `/proc/<pid>/stat`, counted after the name in parentheses, which may hold anything).
@@ -75,27 +102,32 @@ fn now_nanos() -> u128 {
         .map_or(0, |d| d.as_nanos())
 }
 
-/// A ticket for `job` at the back of `queue`: written under a hidden name and renamed into
-/// place, so nobody reads it half written.
+/// A ticket for `job` at the back of `queue`, in our own folder there: written under a
+/// hidden name and renamed into place, so nobody reads it half written.
 pub fn write_ticket(queue: &Path, job: JobKind) -> std::io::Result<MyTicket> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
+    let dir = own_folder(queue)?;
     let pid = std::process::id();
     let name = format!(
         "{:020}-{pid}-{}",
         now_nanos(),
         SEQ.fetch_add(1, Ordering::Relaxed)
     );
-    let hidden = queue.join(format!(".{name}"));
-    let path = queue.join(&name);
-    let mut file = create_own(&hidden, 0o644)?;
+    let hidden = format!(".{name}");
+    let mut file = create_at(&dir, &hidden, 0o644)?;
     let start = start_time(pid).map_or(String::new(), |s| format!(" start={s}"));
     let written = writeln!(file, "pid={pid}{start} job={}", job.word())
-        .and_then(|()| fs::rename(&hidden, &path));
+        .and_then(|()| rename_at(&dir, &hidden, &name));
     if let Err(e) = written {
-        let _ = fs::remove_file(&hidden);
+        unlink_at(&dir, &hidden);
         return Err(e);
     }
-    Ok(MyTicket { name, path, file })
+    Ok(MyTicket {
+        path: queue.join(own_uid().to_string()).join(&name),
+        name,
+        file,
+        dir,
+    })
 }
 
 /// `pid` from a ticket's name, `<nanoseconds>-<pid>-<n>`; None for any other name.
@@ -136,55 +168,65 @@ fn read_text(dir: &File, name: &str) -> Option<TicketText> {
     Some(out)
 }
 
-/// The live tickets in `queue`, in queue order: each a plain file owned by the user of the
-/// live process it names. A dead process's ticket is removed where it is our own user's,
-/// and passed over either way; a ticket of another user's than its process's is passed over
-/// and left. `known` keeps each ticket's text from one look to the next.
-pub fn read_queue(queue: &Path, known: &mut HashMap<String, TicketText>) -> Vec<Ticket> {
+/// The live tickets in `queue`, every user's folder walked, in queue order (by name, as
+/// they were taken, whoever took them). A ticket counts only as a plain file in the folder
+/// of the user it is owned by, naming a live process of that user. A dead process's ticket
+/// is removed where it lies in our own folder, and passed over either way; anything else
+/// is passed over and left. `known` keeps each ticket's text from one look to the next.
+pub fn read_queue(queue: &Path, known: &mut Known) -> Vec<Ticket> {
     // Through the folder's own handle, opened without following a link: a queue swapped
     // for a link to someone's folder is not read, and nothing there is removed.
-    let Ok(dir) = open_folder(queue) else {
+    let Ok(top) = open_folder(queue) else {
         return Vec::new();
     };
     let now = SystemTime::now();
     let mut out = Vec::new();
-    for name in entries(&dir) {
-        let Some(pid) = pid_of(&name) else { continue };
-        let Some(stat) = stat_at(&dir, &name).filter(|s| s.is_file) else {
-            continue;
-        };
-        let text = match known.get(&name) {
-            Some(t) => *t,
-            None => match read_text(&dir, &name) {
-                Some(t) => *known.entry(name.clone()).or_insert(t),
-                None => continue,
-            },
-        };
-        if !alive(pid, text.start) {
-            // Only our own: a dead process's ticket is its user's to clear (or ours).
-            if stat.uid == own_uid() {
-                unlink_at(&dir, &name);
+    for (uid, dir) in user_folders(&top) {
+        for name in entries(&dir) {
+            let Some(pid) = pid_of(&name) else { continue };
+            // Only the folder's user speaks in it: a file of anyone else's there came in
+            // some other way than gpulab's.
+            let Some(stat) = stat_at(&dir, &name).filter(|s| s.is_file && s.uid == uid) else {
+                continue;
+            };
+            let key = (uid, name);
+            let text = match known.get(&key) {
+                Some(t) => *t,
+                None => {
+                    let Some(t) = read_text(&dir, &key.1) else {
+                        continue;
+                    };
+                    known.insert(key.clone(), t);
+                    t
+                }
+            };
+            if !alive(pid, text.start) {
+                // Only in our own folder: a dead process's ticket is its user's to clear.
+                if uid == own_uid() {
+                    unlink_at(&dir, &key.1);
+                }
+                known.remove(&key);
+                continue;
             }
-            known.remove(&name);
-            continue;
+            let name = key.1;
+            // A ticket speaks for its process only when its user is the folder's: anyone
+            // may name pid 1.
+            if uid_of(pid) != Some(uid) {
+                continue;
+            }
+            // A time ahead of now is not fresh: a ticket touched "in 2100" would hold every
+            // turn for ever.
+            let fresh = match now.duration_since(stat.modified) {
+                Ok(age) => age < STALE,
+                Err(ahead) => ahead.duration() < CLOCK_SLACK,
+            };
+            out.push(Ticket {
+                name,
+                pid,
+                job: text.job,
+                fresh,
+            });
         }
-        // A ticket speaks for its process only when its owner is that process's user:
-        // anyone may name pid 1.
-        if uid_of(pid) != Some(stat.uid) {
-            continue;
-        }
-        // A time ahead of now is not fresh: a ticket touched "in 2100" would hold every
-        // turn for ever.
-        let fresh = match now.duration_since(stat.modified) {
-            Ok(age) => age < STALE,
-            Err(ahead) => ahead.duration() < CLOCK_SLACK,
-        };
-        out.push(Ticket {
-            name,
-            pid,
-            job: text.job,
-            fresh,
-        });
     }
     out.sort_by(|a, b| a.name.cmp(&b.name));
     out
@@ -195,10 +237,112 @@ const CLOCK_SLACK: Duration = Duration::from_secs(2);
 
 /// A shared folder, opened without following a link.
 fn open_folder(path: &Path) -> std::io::Result<File> {
-    OpenOptions::new()
+    fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
         .open(path)
+}
+
+/// The folders of the shared folder `top` that belong to the user they are named for
+/// (`<uid>`, written as that number is): opened without following a link or waiting on a
+/// FIFO, each with its uid. A folder of another owner's, or a name that is no uid, is
+/// passed over.
+fn user_folders(top: &File) -> Vec<(u32, File)> {
+    let mut out = Vec::new();
+    for name in entries(top) {
+        let Ok(uid) = name.parse::<u32>() else {
+            continue;
+        };
+        if uid.to_string() != name {
+            continue;
+        }
+        let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
+        let Ok(dir) = open_at(top, &name, flags) else {
+            continue;
+        };
+        if dir.metadata().is_ok_and(|m| m.uid() == uid) {
+            out.push((uid, dir));
+        }
+    }
+    out
+}
+
+/// Our own folder in the shared folder `shared` (a queue, or a GPU's user list): made if
+/// missing, opened without following a link, and only when we own it; its mode set to 0755
+/// through the handle (never 1777: nobody else writes there). Someone else's folder, or a
+/// link or file, under our uid is refused in words and left as it is: another user could
+/// have put it there, and what it leads to is not ours to write into.
+pub(super) fn own_folder(shared: &Path) -> std::io::Result<File> {
+    let top = open_folder(shared).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) | Some(libc::ENOTDIR) => refused(format!(
+            "{} is a link or not a folder: the turns are kept only in a real folder",
+            shared.display()
+        )),
+        _ => e,
+    })?;
+    let me = own_uid();
+    let name = me.to_string();
+    let path = shared.join(&name);
+    mkdir_at(&top, &name, OWN_MODE)?;
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_NONBLOCK;
+    let dir = open_at(&top, &name, flags).map_err(|e| match e.raw_os_error() {
+        Some(libc::ELOOP) | Some(libc::ENOTDIR) => refused(format!(
+            "{} is a link or not a folder: each user's turns are kept in a real folder of \
+             their own (someone put it there; remove it)",
+            path.display()
+        )),
+        _ => e,
+    })?;
+    let meta = dir.metadata()?;
+    if meta.uid() != me {
+        return Err(refused(format!(
+            "{} is not ours but uid {}'s: our turns are kept only in a folder of our own \
+             (someone put it there; its owner or an administrator can remove it)",
+            path.display(),
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o7777 != OWN_MODE {
+        dir.set_permissions(fs::Permissions::from_mode(OWN_MODE))?;
+    }
+    Ok(dir)
+}
+
+/// Make the folder `name` in `dir`; one already there is fine (whose it is is checked
+/// once it is opened).
+fn mkdir_at(dir: &File, name: &str, mode: u32) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let c = std::ffi::CString::new(name)?;
+    // SAFETY: a live folder handle and a NUL-terminated name.
+    let r = unsafe { libc::mkdirat(dir.as_raw_fd(), c.as_ptr(), mode as libc::mode_t) };
+    if r != 0 {
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::AlreadyExists {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// A file of our own, created in the folder `dir` here and now: never an existing file,
+/// never through a link; its mode set through the file (the umask may have taken bits).
+fn create_at(dir: &File, name: &str, mode: u32) -> std::io::Result<File> {
+    let flags = libc::O_RDWR | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW;
+    let f = open_at_mode(dir, name, flags, mode)?;
+    f.set_permissions(fs::Permissions::from_mode(mode))?;
+    Ok(f)
+}
+
+/// Rename `from` to `to`, both in the folder `dir`.
+fn rename_at(dir: &File, from: &str, to: &str) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let (a, b) = (std::ffi::CString::new(from)?, std::ffi::CString::new(to)?);
+    let fd = dir.as_raw_fd();
+    // SAFETY: a live folder handle and two NUL-terminated names.
+    if unsafe { libc::renameat(fd, a.as_ptr(), fd, b.as_ptr()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// The names in the opened folder `dir`.
@@ -251,11 +395,23 @@ fn stat_at(dir: &File, name: &str) -> Option<Stat> {
 
 /// Open `name` in the folder `dir` with `flags`.
 fn open_at(dir: &File, name: &str, flags: i32) -> std::io::Result<File> {
+    open_at_mode(dir, name, flags, 0)
+}
+
+/// Open `name` in the folder `dir` with `flags`, and `mode` where it is created.
+fn open_at_mode(dir: &File, name: &str, flags: i32, mode: u32) -> std::io::Result<File> {
     use std::os::fd::{AsRawFd, FromRawFd};
     let c = std::ffi::CString::new(name)?;
     // SAFETY: a live folder handle and a NUL-terminated name; the descriptor returned is
     // ours to own.
-    let fd = unsafe { libc::openat(dir.as_raw_fd(), c.as_ptr(), flags | libc::O_CLOEXEC) };
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            c.as_ptr(),
+            flags | libc::O_CLOEXEC,
+            mode as libc::c_uint,
+        )
+    };
     if fd < 0 {
         return Err(std::io::Error::last_os_error());
     }
@@ -279,7 +435,6 @@ fn own_uid() -> u32 {
 
 /// The user a process runs as, from its /proc entry.
 fn uid_of(pid: u32) -> Option<u32> {
-    use std::os::unix::fs::MetadataExt;
     fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid())
 }
 
@@ -288,50 +443,55 @@ fn users_dir(dir: &Path, name: &str) -> PathBuf {
 }
 
 /// Say that this process computes on the GPU `name` (its bus id, made a file name) as a
-/// gpulab worker. Once per process is enough: the entry stays until the process is gone.
+/// gpulab worker, in our own folder of its user list. Once per process is enough: the
+/// entry stays until the process is gone.
 pub fn register_user(dir: &Path, name: &str) -> std::io::Result<()> {
     // The turn folder itself first: nothing is made under it before it is known to be a
     // real folder and no link.
     shared_dir(dir)?;
     let users = users_dir(dir, name);
     shared_dir(&users)?;
+    let own = own_folder(&users)?;
     let pid = std::process::id();
     let start = start_time(pid).ok_or_else(|| {
         refused(format!(
             "/proc/{pid}/stat cannot be read: without it a user entry could outlive us"
         ))
     })?;
-    match create_own(&users.join(format!("{pid}-{start}")), 0o644) {
+    match create_at(&own, &format!("{pid}-{start}"), 0o644) {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(e),
     }
 }
 
-/// The gpulab workers that compute on the GPU `name`, by pid: the live user entries (a
-/// dead one is removed where we may).
+/// The gpulab workers that compute on the GPU `name`, by pid: the live entries in every
+/// user's folder of its user list, each of that user's own process (a dead one is removed
+/// where it lies in our own folder).
 pub fn users(dir: &Path, name: &str) -> Vec<u32> {
-    let Ok(folder) = open_folder(&users_dir(dir, name)) else {
+    let Ok(top) = open_folder(&users_dir(dir, name)) else {
         return Vec::new();
     };
     let mut out = Vec::new();
-    for entry in entries(&folder) {
-        let Some((pid, start)) = entry.split_once('-') else {
-            continue;
-        };
-        let (Ok(pid), Ok(start)) = (pid.parse::<u32>(), start.parse::<u64>()) else {
-            continue;
-        };
-        let Some(stat) = stat_at(&folder, &entry) else {
-            continue;
-        };
-        if alive(pid, Some(start)) {
-            // Counted only as its own user's entry.
-            if uid_of(pid) == Some(stat.uid) {
-                out.push(pid);
+    for (uid, folder) in user_folders(&top) {
+        for entry in entries(&folder) {
+            let Some((pid, start)) = entry.split_once('-') else {
+                continue;
+            };
+            let (Ok(pid), Ok(start)) = (pid.parse::<u32>(), start.parse::<u64>()) else {
+                continue;
+            };
+            let Some(stat) = stat_at(&folder, &entry).filter(|s| s.uid == uid) else {
+                continue;
+            };
+            if alive(pid, Some(start)) {
+                // Counted only as its own user's entry.
+                if uid_of(pid) == Some(stat.uid) {
+                    out.push(pid);
+                }
+            } else if uid == own_uid() {
+                unlink_at(&folder, &entry);
             }
-        } else if stat.uid == own_uid() {
-            unlink_at(&folder, &entry);
         }
     }
     out.sort_unstable();
@@ -346,8 +506,35 @@ mod tests {
     /// A pid no process has (above the kernel's pid_max).
     const DEAD: u32 = 0x7fff_fff0;
 
-    fn plant(queue: &Path, name: &str, text: &str) {
-        fs::write(queue.join(name), text).unwrap();
+    /// Our own folder in the shared folder `queue`, made as a ticket of ours makes it.
+    fn mine(queue: &Path) -> PathBuf {
+        own_folder(queue).unwrap();
+        queue.join(own_uid().to_string())
+    }
+
+    /// A uid that is not ours.
+    fn other_uid() -> u32 {
+        if own_uid() == 4242 { 4243 } else { 4242 }
+    }
+
+    fn plant(folder: &Path, name: &str, text: &str) {
+        fs::create_dir_all(folder).unwrap();
+        fs::write(folder.join(name), text).unwrap();
+    }
+
+    /// Every path under `dir`, relative to it, links not followed.
+    fn tree(dir: &Path) -> Vec<String> {
+        let mut out = Vec::new();
+        for e in fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            let rel = p.strip_prefix(dir).unwrap().display().to_string();
+            if fs::symlink_metadata(&p).unwrap().is_dir() {
+                out.extend(tree(&p).into_iter().map(|s| format!("{rel}/{s}")));
+            }
+            out.push(rel);
+        }
+        out.sort();
+        out
     }
 
     #[test]
@@ -364,25 +551,26 @@ mod tests {
     fn the_queue_is_in_ticket_order_with_dead_tickets_removed() {
         let dir = tempfile::tempdir().unwrap();
         let q = dir.path();
+        let m = mine(q);
         let me = std::process::id();
         let start = start_time(me).unwrap();
         plant(
-            q,
+            &m,
             &format!("{:020}-{me}-0", 3),
             &format!("pid={me} start={start} job=run"),
         );
-        plant(q, &format!("{:020}-{DEAD}-0", 1), "pid=0 job=recording");
+        plant(&m, &format!("{:020}-{DEAD}-0", 1), "pid=0 job=recording");
         plant(
-            q,
+            &m,
             &format!("{:020}-{me}-9", 2),
             &format!("pid={me} job=exercise_check"),
         );
         // Our pid, but a start time that is not ours: a dead process whose pid we got.
         let old = format!("{:020}-{me}-4", 0);
-        plant(q, &old, &format!("pid={me} start={} job=run", start + 7));
-        plant(q, "not-a-ticket", "");
-        plant(q, &format!(".{:020}-{me}-5", 0), "half written");
-        let t = read_queue(q, &mut HashMap::new());
+        plant(&m, &old, &format!("pid={me} start={} job=run", start + 7));
+        plant(&m, "not-a-ticket", "");
+        plant(&m, &format!(".{:020}-{me}-5", 0), "half written");
+        let t = read_queue(q, &mut Known::new());
         let seen: Vec<(String, JobKind)> = t.iter().map(|t| (t.name.clone(), t.job)).collect();
         assert_eq!(
             seen,
@@ -393,12 +581,12 @@ mod tests {
         );
         assert!(t.iter().all(|t| t.fresh && t.pid == me));
         assert!(
-            !q.join(format!("{:020}-{DEAD}-0", 1)).exists(),
+            !m.join(format!("{:020}-{DEAD}-0", 1)).exists(),
             "dead ticket cleared"
         );
-        assert!(!q.join(&old).exists(), "a reused pid's old ticket cleared");
+        assert!(!m.join(&old).exists(), "a reused pid's old ticket cleared");
         assert!(
-            q.join("not-a-ticket").exists(),
+            m.join("not-a-ticket").exists(),
             "what is not a ticket is left alone"
         );
     }
@@ -406,54 +594,61 @@ mod tests {
     #[test]
     fn a_ticket_untouched_for_a_while_is_stale_and_unknown_words_say_nothing() {
         let dir = tempfile::tempdir().unwrap();
+        let m = mine(dir.path());
         let me = std::process::id();
         let name = format!("{:020}-{me}-0", 1);
-        plant(dir.path(), &name, &format!("pid={me} job=\x1b]0;pwned\x07"));
-        let f = File::options()
-            .write(true)
-            .open(dir.path().join(&name))
-            .unwrap();
+        plant(&m, &name, &format!("pid={me} job=\x1b]0;pwned\x07"));
+        let f = File::options().write(true).open(m.join(&name)).unwrap();
         f.set_modified(SystemTime::now() - STALE - Duration::from_secs(1))
             .unwrap();
-        let t = read_queue(dir.path(), &mut HashMap::new());
+        let t = read_queue(dir.path(), &mut Known::new());
         assert_eq!(t.len(), 1);
         assert!(!t[0].fresh);
         assert_eq!(t[0].job, JobKind::Other);
     }
 
     #[test]
-    fn our_ticket_is_written_whole_and_sorts_after_earlier_ones() {
+    fn our_ticket_is_written_whole_in_our_own_folder_and_sorts_after_earlier_ones() {
         let dir = tempfile::tempdir().unwrap();
         let a = write_ticket(dir.path(), JobKind::Recording).unwrap();
         let b = write_ticket(dir.path(), JobKind::Memcheck).unwrap();
         assert!(a.name < b.name);
-        let t = read_queue(dir.path(), &mut HashMap::new());
+        let t = read_queue(dir.path(), &mut Known::new());
         let jobs: Vec<JobKind> = t.iter().map(|t| t.job).collect();
         assert_eq!(jobs, [JobKind::Recording, JobKind::Memcheck]);
         let text = fs::read_to_string(&a.path).unwrap();
         let me = std::process::id();
         assert!(text.starts_with(&format!("pid={me} start=")), "{text}");
+        let uid = own_uid().to_string();
         assert_eq!(
-            fs::read_dir(dir.path()).unwrap().count(),
-            2,
-            "no hidden leftovers"
+            tree(dir.path()),
+            [
+                uid.clone(),
+                format!("{uid}/{}", a.name),
+                format!("{uid}/{}", b.name)
+            ],
+            "only our folder and our tickets in it, no hidden leftovers"
         );
+        let meta = fs::metadata(dir.path().join(&uid)).unwrap();
+        assert_eq!(meta.mode() & 0o7777, 0o755, "{:o}", meta.mode());
+        assert_eq!(meta.uid(), own_uid());
+        a.remove();
+        assert!(!a.path.exists());
+        assert!(b.path.exists());
     }
 
     #[test]
     fn a_ticket_dated_ahead_of_now_holds_no_one_up() {
         let dir = tempfile::tempdir().unwrap();
+        let m = mine(dir.path());
         let me = std::process::id();
         let name = format!("{:020}-{me}-0", 1);
-        plant(dir.path(), &name, &format!("pid={me} job=run"));
-        let f = File::options()
-            .write(true)
-            .open(dir.path().join(&name))
-            .unwrap();
+        plant(&m, &name, &format!("pid={me} job=run"));
+        let f = File::options().write(true).open(m.join(&name)).unwrap();
         // 2100-01-01.
         f.set_modified(UNIX_EPOCH + Duration::from_secs(4_102_444_800))
             .unwrap();
-        let t = read_queue(dir.path(), &mut HashMap::new());
+        let t = read_queue(dir.path(), &mut Known::new());
         assert_eq!(t.len(), 1);
         assert!(!t[0].fresh, "a ticket touched in 2100 is not fresh");
     }
@@ -462,21 +657,54 @@ mod tests {
     fn a_queue_swapped_for_a_link_is_not_read_and_nothing_there_is_removed() {
         let dir = tempfile::tempdir().unwrap();
         let victim = dir.path().join("victim");
-        fs::create_dir(&victim).unwrap();
+        let inside = victim.join(own_uid().to_string());
         let looks_dead = format!("{:020}-{DEAD}-0", 1);
-        plant(&victim, &looks_dead, "pid=0 job=run");
+        plant(&inside, &looks_dead, "pid=0 job=run");
         let queue = dir.path().join("gpu.queue");
         std::os::unix::fs::symlink(&victim, &queue).unwrap();
-        assert!(read_queue(&queue, &mut HashMap::new()).is_empty());
+        assert!(read_queue(&queue, &mut Known::new()).is_empty());
         assert!(
-            victim.join(&looks_dead).exists(),
+            inside.join(&looks_dead).exists(),
             "nothing removed through the link"
         );
         let users = dir.path().join("gpu.users");
         std::os::unix::fs::symlink(&victim, &users).unwrap();
-        plant(&victim, &format!("{DEAD}-5"), "");
+        plant(&inside, &format!("{DEAD}-5"), "");
         assert!(self::users(dir.path(), "gpu").is_empty());
-        assert!(victim.join(format!("{DEAD}-5")).exists());
+        assert!(inside.join(format!("{DEAD}-5")).exists());
+    }
+
+    #[test]
+    fn tickets_in_a_folder_not_owned_by_the_uid_it_is_named_for_are_passed_over_and_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = dir.path();
+        let me = std::process::id();
+        // Ours, under another user's name: a live, fresh, early ticket of our own process
+        // that would hold us up were it trusted, and one of a dead process.
+        let planted = q.join(other_uid().to_string());
+        let live = format!("{:020}-{me}-0", 1);
+        let dead = format!("{:020}-{DEAD}-0", 2);
+        plant(&planted, &live, &format!("pid={me} job=recording"));
+        plant(&planted, &dead, "pid=0 job=run");
+        // A name that is our uid written otherwise, and a link in our own name to a folder
+        // of ours: neither is read, nothing there is removed.
+        let padded = q.join(format!("0{}", own_uid()));
+        plant(&padded, &dead, "pid=0 job=run");
+        let elsewhere = dir.path().join("elsewhere");
+        plant(&elsewhere, &dead, "pid=0 job=run");
+        let q = q.join("gpu.queue");
+        fs::create_dir(&q).unwrap();
+        for p in [&planted, &padded] {
+            fs::rename(p, q.join(p.file_name().unwrap())).unwrap();
+        }
+        std::os::unix::fs::symlink(&elsewhere, q.join(own_uid().to_string())).unwrap();
+        let before = tree(dir.path());
+        assert!(read_queue(&q, &mut Known::new()).is_empty());
+        assert_eq!(tree(dir.path()), before, "nothing removed");
+        // Nor does our ticket go where the link leads: the link is refused, in words.
+        let err = write_ticket(&q, JobKind::Run).err().expect("refused");
+        assert!(err.to_string().contains("link"), "{err}");
+        assert_eq!(tree(dir.path()), before, "nothing made");
     }
 
     #[test]
@@ -491,14 +719,85 @@ mod tests {
         let other = 4242;
         let claims_me = format!("{:020}-{me}-0", 1);
         let claims_dead = format!("{:020}-{DEAD}-0", 2);
-        plant(dir.path(), &claims_me, &format!("pid={me} job=recording"));
-        plant(dir.path(), &claims_dead, "pid=0 job=run");
-        for n in [&claims_me, &claims_dead] {
-            std::os::unix::fs::chown(dir.path().join(n), Some(other), None).unwrap();
+        // In our folder, files of another user's; in theirs (theirs indeed), files of
+        // theirs naming our process, and a dead one of ours.
+        let m = mine(dir.path());
+        let theirs = dir.path().join(other.to_string());
+        for folder in [&m, &theirs] {
+            plant(folder, &claims_me, &format!("pid={me} job=recording"));
+            plant(folder, &claims_dead, "pid=0 job=run");
         }
-        assert!(read_queue(dir.path(), &mut HashMap::new()).is_empty());
-        assert!(dir.path().join(&claims_dead).exists(), "not ours to remove");
-        assert!(dir.path().join(&claims_me).exists());
+        std::os::unix::fs::chown(&theirs, Some(other), None).unwrap();
+        for n in [&claims_me, &claims_dead] {
+            std::os::unix::fs::chown(m.join(n), Some(other), None).unwrap();
+        }
+        std::os::unix::fs::chown(theirs.join(&claims_me), Some(other), None).unwrap();
+        let before = tree(dir.path());
+        assert!(read_queue(dir.path(), &mut Known::new()).is_empty());
+        assert_eq!(tree(dir.path()), before, "not ours to remove");
+    }
+
+    #[test]
+    fn another_users_tickets_count_in_their_order_only_from_a_folder_and_file_of_theirs() {
+        // Only root can run a process as another user and give it files.
+        if own_uid() != 0 {
+            eprintln!("skipped: not root, so no process or file of another user's can be made");
+            return;
+        }
+        use std::os::unix::process::CommandExt;
+        let other = 4242;
+        let mut theirs = std::process::Command::new("sleep")
+            .arg("60")
+            .uid(other)
+            .gid(other)
+            .spawn()
+            .expect("sleep, as another user");
+        let p = theirs.id();
+        let dir = tempfile::tempdir().unwrap();
+        let q = dir.path();
+        let me = std::process::id();
+        let folder = q.join(other.to_string());
+        let (t1, t2, t3) = (
+            format!("{:020}-{p}-0", 1),
+            format!("{:020}-{me}-0", 2),
+            format!("{:020}-{p}-1", 3),
+        );
+        plant(&folder, &t1, &format!("pid={p} job=recording"));
+        plant(&mine(q), &t2, &format!("pid={me} job=run"));
+        plant(&folder, &t3, &format!("pid={p} job=exercise_check"));
+        // Theirs in name and process, but a file of ours in their folder: not theirs.
+        let t0 = format!("{:020}-{p}-2", 0);
+        plant(&folder, &t0, &format!("pid={p} job=memcheck"));
+        // A dead one of theirs: theirs to clear, not ours.
+        let dead = format!("{:020}-{DEAD}-0", 0);
+        plant(&folder, &dead, "pid=0 job=run");
+        let chown = |p: &Path, uid| std::os::unix::fs::chown(p, Some(uid), None).unwrap();
+        for n in [&t1, &t3, &dead] {
+            chown(&folder.join(n), other);
+        }
+        chown(&folder, other);
+        let seen = |known: &mut Known| -> Vec<(u32, JobKind)> {
+            read_queue(q, known)
+                .iter()
+                .map(|t| (t.pid, t.job))
+                .collect()
+        };
+        // Across both folders, in the order they were taken.
+        assert_eq!(
+            seen(&mut Known::new()),
+            [
+                (p, JobKind::Recording),
+                (me, JobKind::Run),
+                (p, JobKind::ExerciseCheck)
+            ]
+        );
+        assert!(folder.join(&t0).exists() && folder.join(&dead).exists());
+        // The same files in a folder another user made under their name: passed over.
+        chown(&folder, 0);
+        assert_eq!(seen(&mut Known::new()), [(me, JobKind::Run)]);
+        assert!(folder.join(&t1).exists() && folder.join(&dead).exists());
+        let _ = theirs.kill();
+        let _ = theirs.wait();
     }
 
     #[test]
@@ -513,14 +812,23 @@ mod tests {
     }
 
     #[test]
-    fn users_are_the_live_entries() {
+    fn users_are_the_live_entries_each_in_its_users_own_folder() {
         let dir = tempfile::tempdir().unwrap();
         register_user(dir.path(), "gpu").unwrap();
         register_user(dir.path(), "gpu").unwrap();
-        let users = dir.path().join("gpu.users");
+        let me = std::process::id();
+        let uid = own_uid().to_string();
+        let entry = format!("{uid}/{me}-{}", start_time(me).unwrap());
+        assert_eq!(tree(&dir.path().join("gpu.users")), [uid.clone(), entry]);
+        let users = dir.path().join("gpu.users").join(&uid);
         fs::write(users.join(format!("{DEAD}-5")), "").unwrap();
         fs::write(users.join("junk"), "").unwrap();
-        assert_eq!(self::users(dir.path(), "gpu"), vec![std::process::id()]);
+        // Ours, in a folder under another user's name: not read, not removed.
+        let planted = dir.path().join("gpu.users").join(other_uid().to_string());
+        plant(&planted, &format!("{me}-{}", start_time(me).unwrap()), "");
+        plant(&planted, &format!("{DEAD}-6"), "");
+        assert_eq!(self::users(dir.path(), "gpu"), vec![me]);
         assert!(!users.join(format!("{DEAD}-5")).exists());
+        assert!(planted.join(format!("{DEAD}-6")).exists());
     }
 }

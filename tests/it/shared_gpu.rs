@@ -10,7 +10,7 @@ use common::{bin, fixture};
 use gpulab::model::protocol::JobKind;
 use gpulab::worker::fake::FAKE_BUS;
 use gpulab::worker::gpu_turn::GpuTurn;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
@@ -29,7 +29,22 @@ fn fake_run(turns: &Path, data: &Path, mode: &str) -> (Child, Receiver<String>) 
 
 /// `gpulab ARGS` on the fake GPU, as `fake_run`.
 fn fake_gpulab(turns: &Path, data: &Path, mode: &str, args: &[&str]) -> (Child, Receiver<String>) {
-    let mut child = Command::new(bin())
+    fake_gpulab_logged(turns, data, mode, args, None)
+}
+
+/// `fake_gpulab`, every turn it takes written to `log` (`GPULAB_TURN_LOG`) where one is given.
+fn fake_gpulab_logged(
+    turns: &Path,
+    data: &Path,
+    mode: &str,
+    args: &[&str],
+    log: Option<&Path>,
+) -> (Child, Receiver<String>) {
+    let mut command = Command::new(bin());
+    if let Some(log) = log {
+        command.env("GPULAB_TURN_LOG", log);
+    }
+    let mut child = command
         .args(args)
         .env("GPULAB_LOCK_DIR", turns)
         .env("GPULAB_DATA_DIR", data)
@@ -77,6 +92,24 @@ fn until(rx: &Receiver<String>, want: &str, seen: &mut Vec<String>) -> Instant {
     }
 }
 
+/// The tickets in the queue folder `queue`: every user's folder in it walked (each user's
+/// tickets lie in a folder named for their uid).
+fn tickets(queue: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for folder in std::fs::read_dir(queue).unwrap().flatten() {
+        let folder = folder.path();
+        if folder.is_dir() {
+            out.extend(
+                std::fs::read_dir(&folder)
+                    .unwrap()
+                    .flatten()
+                    .map(|e| e.path()),
+            );
+        }
+    }
+    out
+}
+
 fn finished(mut child: Child) -> i32 {
     let t0 = Instant::now();
     loop {
@@ -109,7 +142,7 @@ fn a_waiting_run_prints_its_place_and_what_it_waits_for_as_the_queue_moves() {
     // Its ticket is in before the run's: wait until the queue holds two.
     let queue = turns.join("fake-00-00.0.queue");
     let t0 = Instant::now();
-    while std::fs::read_dir(&queue).unwrap().count() < 2 {
+    while tickets(&queue).len() < 2 {
         assert!(t0.elapsed() < Duration::from_secs(5));
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -139,7 +172,7 @@ fn a_waiting_run_prints_its_place_and_what_it_waits_for_as_the_queue_moves() {
         seen.join("\n")
     );
     // Every variant had its turn: none is left waiting, and nothing was left behind.
-    assert_eq!(std::fs::read_dir(&queue).unwrap().count(), 0);
+    assert_eq!(tickets(&queue), Vec::<PathBuf>::new());
 }
 
 #[test]
@@ -165,6 +198,61 @@ fn a_turn_held_by_a_run_that_was_killed_is_taken_over_at_once() {
     let took = free.duration_since(killed);
     assert!(took < Duration::from_secs(3), "taken over after {took:?}");
     assert_eq!(finished(waiter), 0, "{}", seen.join("\n"));
+}
+
+#[test]
+fn two_runs_of_one_user_take_turns_in_order_through_their_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let turns = dir.path().join("turns");
+    let data = dir.path().join("data");
+    let log = dir.path().join("turns.log");
+    let holder = GpuTurn::take(&turns, FAKE_BUS, JobKind::Recording, |_| {}).unwrap();
+    let lessons = fixture("lessons");
+    let args = ["--lessons", lessons.to_str().unwrap(), "run", "copy-basics"];
+    let logged = || fake_gpulab_logged(&turns, &data, "", &args, Some(&log));
+    // Two processes of this same user, the first in the queue before the second.
+    let (first, rx1) = logged();
+    let mut seen = Vec::new();
+    until(
+        &rx1,
+        "stride-1 waiting for the GPU: 1 ahead (a recording)",
+        &mut seen,
+    );
+    let (second, rx2) = logged();
+    until(
+        &rx2,
+        "stride-1 waiting for the GPU: 2 ahead (a recording, a lesson run)",
+        &mut seen,
+    );
+    // Both tickets lie in this user's own folder, and nowhere else.
+    let queue = turns.join("fake-00-00.0.queue");
+    let folders: Vec<String> = std::fs::read_dir(&queue)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let uid = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(dir.path()).unwrap());
+    assert_eq!(folders, [uid.to_string()]);
+    drop(holder);
+    assert_eq!(finished(first), 0, "{}", seen.join("\n"));
+    assert_eq!(finished(second), 0, "{}", seen.join("\n"));
+    // Each variant's turn went to whoever asked first: the first run's first variant, then
+    // the second's (asked before the first run asked for its next), and so on in turn.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let mut turns_taken: Vec<(f64, u32)> = text
+        .lines()
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w[0].parse().unwrap(), w[2].parse().unwrap())
+        })
+        .collect();
+    turns_taken.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let pids: Vec<u32> = turns_taken.iter().map(|t| t.1).collect();
+    assert_eq!(pids.len(), 6, "{text}");
+    assert!(
+        pids.windows(2).all(|w| w[0] != w[1]),
+        "the two runs alternate: {text}"
+    );
+    assert_eq!(tickets(&queue), Vec::<PathBuf>::new(), "none left behind");
 }
 
 #[test]
@@ -198,9 +286,9 @@ fn an_exercise_check_waiting_for_the_gpu_prints_its_place_and_names_itself_to_ot
     );
     // Whoever comes next is told it waits behind an exercise check.
     let queue = turns.join("fake-00-00.0.queue");
-    let tickets: Vec<String> = std::fs::read_dir(&queue)
-        .unwrap()
-        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+    let tickets: Vec<String> = tickets(&queue)
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
     assert!(
         tickets.iter().any(|t| t.contains("job=exercise_check")),
