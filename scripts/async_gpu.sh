@@ -47,7 +47,7 @@ fail() {
 [ -n "${GPULAB_BIN:-}" ] || fail "set GPULAB_BIN to the gpulab release binary"
 [ -x "$GPULAB_BIN" ] || fail "GPULAB_BIN=$GPULAB_BIN is not an executable"
 [ -n "${OUT:-}" ] || fail "set OUT to a folder for the results"
-[ -f lessons/19-async-copy.yaml ] || fail "run from the source tree (no lessons/19-async-copy.yaml here)"
+[ -f lessons/12-async-copy.yaml ] || fail "run from the source tree (no lessons/12-async-copy.yaml here)"
 command -v python3 >/dev/null || fail "python3 not found"
 mkdir -p "$OUT/ncu" || fail "cannot write to $OUT"
 export PATH="$PATH:/usr/local/cuda/bin"

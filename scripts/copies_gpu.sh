@@ -39,8 +39,8 @@ done
 course="$OUT/copies-course"
 rm -rf "$course"
 mkdir -p "$course/lessons"
-cp lessons/01-global-coalescing.yaml lessons/07-shared-transpose.yaml \
-    lessons/08-reduction.yaml "$course/lessons/"
+cp lessons/01-global-coalescing.yaml lessons/08-shared-transpose.yaml \
+    lessons/09-reduction.yaml "$course/lessons/"
 cp -r kernels exercises "$course/"
 echo "== knobs: gpulab record of the three lessons" >&2
 "$GPULAB_BIN" --lessons "$course/lessons" record --out "$OUT/copies-knobs.json" >&2 || true

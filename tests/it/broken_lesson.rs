@@ -244,27 +244,27 @@ fn lab_opens(lessons: &Path, file: &str, want: &str) {
 
 #[test]
 fn a_byte_that_is_not_utf8_costs_only_its_lesson() {
-    let copy = Copy::broken(|c| append(&c.join("lessons/17-gemm.yaml"), b"\xff"));
-    let lines = std::fs::read(copy.lessons().join("17-gemm.yaml"))
+    let copy = Copy::broken(|c| append(&c.join("lessons/20-gemm.yaml"), b"\xff"));
+    let lines = std::fs::read(copy.lessons().join("20-gemm.yaml"))
         .unwrap()
         .iter()
         .filter(|&&b| b == b'\n')
         .count();
-    let want = format!("17-gemm.yaml:{}:1: invalid UTF-8", lines + 1);
-    costs_only_itself(&copy, ("17", "gemm"), &want, "global-coalescing");
+    let want = format!("20-gemm.yaml:{}:1: invalid UTF-8", lines + 1);
+    costs_only_itself(&copy, ("20", "gemm"), &want, "global-coalescing");
 }
 
 #[test]
 fn a_yaml_error_costs_only_its_lesson() {
     let copy = Copy::broken(|c| {
-        let f = c.join("lessons/05-shared-banks.yaml");
+        let f = c.join("lessons/06-shared-banks.yaml");
         let t = std::fs::read_to_string(&f).unwrap();
         std::fs::write(&f, t.replacen("title:", "title: [unclosed\n", 1)).unwrap();
     });
     costs_only_itself(
         &copy,
-        ("05", "shared-banks"),
-        "05-shared-banks.yaml:",
+        ("06", "shared-banks"),
+        "06-shared-banks.yaml:",
         "global-coalescing",
     );
 }
@@ -274,13 +274,13 @@ fn a_missing_exercise_file_costs_only_its_lesson() {
     let copy = Copy::broken(|c| {
         std::fs::remove_file(c.join("exercises/gemm/conflict-free/starter.cu")).unwrap()
     });
-    let yaml = std::fs::read_to_string(copy.lessons().join("17-gemm.yaml")).unwrap();
+    let yaml = std::fs::read_to_string(copy.lessons().join("20-gemm.yaml")).unwrap();
     let line = 1 + yaml
         .lines()
         .position(|l| l.contains("exercises/gemm/conflict-free/starter.cu"))
         .unwrap();
-    let want = format!("17-gemm.yaml:{line}:");
-    costs_only_itself(&copy, ("17", "gemm"), &want, "shared-banks");
+    let want = format!("20-gemm.yaml:{line}:");
+    costs_only_itself(&copy, ("20", "gemm"), &want, "shared-banks");
 
     // The exercises of the other lessons are there to start; the note says what is not.
     let out = copy.gpulab(&["ex", "list"]);
@@ -291,5 +291,5 @@ fn a_missing_exercise_file_costs_only_its_lesson() {
         "{stdout}"
     );
     assert!(!stdout.contains("conflict-free"), "{stdout}");
-    assert!(stderr.contains("17") && stderr.contains(&want), "{stderr}");
+    assert!(stderr.contains("20") && stderr.contains(&want), "{stderr}");
 }

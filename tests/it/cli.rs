@@ -177,10 +177,10 @@ fn render_reveal_shows_the_figures_that_plain_render_hides() {
 
 #[test]
 fn render_and_run_take_a_lesson_by_id_or_number() {
-    for name in ["shared-transpose", "07", "7"] {
+    for name in ["shared-transpose", "08", "8"] {
         let (code, out, err) = gpulab(&["render", name, "--width", "120", "--height", "30"]);
         assert_eq!(code, 0, "render {name}: {err}");
-        assert!(out.contains("07 · "), "render {name}:\n{out}");
+        assert!(out.contains("08 · "), "render {name}:\n{out}");
         let (code, out, err) = gpulab(&["run", name, "--replay", "--json"]);
         assert!(code == 0 || code == 1, "run {name}: {err}");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
@@ -363,7 +363,7 @@ fn a_view_a_lesson_lacks_or_that_does_not_exist_is_an_error_naming_the_choices()
     assert_eq!(code, 2);
     assert!(err.contains("lesson, chart, footprint, heatmap"), "{err}");
     // The views a lesson has still render.
-    let (code, out, err) = gpulab(&["render", "13", "--view", "footprint"]);
+    let (code, out, err) = gpulab(&["render", "16", "--view", "footprint"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("texture footprint"), "{out}");
 }

@@ -83,7 +83,7 @@ fn every_command_that_needs_no_compiler_ends_quietly() {
         &["run", "01", "--replay"],
         &["run", "01", "--replay", "--json"],
         &["render", "01"],
-        &["render", "05", "--view", "heatmap", "--reveal"],
+        &["render", "06", "--view", "heatmap", "--reveal"],
         &["doctor"],
     ] {
         ends_quietly(home.path(), args, false);
@@ -137,13 +137,13 @@ fn commands_that_talk_to_a_worker_end_quietly() {
         return;
     }
     let home = home();
-    let lesson = common::manifest_dir().join("lessons/05-shared-banks.yaml");
+    let lesson = common::manifest_dir().join("lessons/06-shared-banks.yaml");
     for args in [
         &["check", lesson.to_str().unwrap()][..],
-        &["sass", "05", "stride-1"],
-        &["sass", "05", "stride-1", "--json"],
-        &["diff", "05", "stride-1", "stride-32"],
-        &["run", "05", "--cpu", "--variant", "stride-1"],
+        &["sass", "06", "stride-1"],
+        &["sass", "06", "stride-1", "--json"],
+        &["diff", "06", "stride-1", "stride-32"],
+        &["run", "06", "--cpu", "--variant", "stride-1"],
         &["ex", "check", "pad-tile", "--cpu"],
     ] {
         ends_quietly(home.path(), args, false);

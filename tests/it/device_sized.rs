@@ -86,7 +86,7 @@ fn a_gpu_with_the_lessons_own_figures_reads_nothing_again() {
 #[test]
 fn a_misspelt_device_figure_and_a_bad_figure_in_prose_are_errors_with_a_place() {
     let dir = tempfile::tempdir().unwrap();
-    let text = std::fs::read_to_string(repo().join("lessons/12-l2-window.yaml")).unwrap();
+    let text = std::fs::read_to_string(repo().join("lessons/15-l2-window.yaml")).unwrap();
     let bad = text
         .replacen("gpu_l2_bytes: 52428800", "gpu_l2_size: 52428800", 1)
         .replacen(
@@ -95,10 +95,10 @@ fn a_misspelt_device_figure_and_a_bad_figure_in_prose_are_errors_with_a_place() 
             1,
         );
     let root = CourseRoot::Dir(dir.path().to_path_buf());
-    let errs = gpulab::course::load_file(&root, "12-l2-window.yaml", &bad).unwrap_err();
+    let errs = gpulab::course::load_file(&root, "15-l2-window.yaml", &bad).unwrap_err();
     let all: Vec<String> = errs.iter().map(ToString::to_string).collect();
     assert!(
-        all.iter().any(|e| e.contains("12-l2-window.yaml:")
+        all.iter().any(|e| e.contains("15-l2-window.yaml:")
             && e.contains("`gpu_l2_size` is not a figure of the GPU")),
         "{all:?}"
     );

@@ -1,9 +1,11 @@
 //! A learner's progress survives a reordering of the course. The course once ran
 //! occupancy (03) before local-spills (04) and the transpose (06) before the stencil (15);
-//! it now teaches spills and the barrier first. Progress, the exercise book and the
-//! recordings are keyed by lesson and exercise id, never by number or position, so files
-//! written under the old order mark the same lessons done, and the lab opens at the same
-//! lesson, under the new one.
+//! it then taught spills and the barrier first. Later the host (20), atomics (18) and
+//! async-copy (19) lessons sat after the capstone; they now come after aos-soa (03), the
+//! reduction (10) and the tiled matmul (12), and the capstone is last (20). Progress, the
+//! exercise book and the recordings are keyed by lesson and exercise id, never by number
+//! or position, so files written under an old order mark the same lessons done, and the
+//! lab opens at the same lesson, under the new one.
 
 use crate::support::common;
 
@@ -16,9 +18,10 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::process::Command;
 
-/// `progress.json` as the lab wrote it before the reorder, `last` key and all: the first
-/// four lessons of the old order done (read through, or run: occupancy was 03), the old 04
-/// (local-spills) only seen, the old 06 (transpose) run and the old 15 (stencil) opened.
+/// `progress.json` as the lab wrote it before the reorders, `last` key and all: the first
+/// four lessons of the oldest order done (read through, or run: occupancy was 03), the old
+/// 04 (local-spills) only seen, the old 06 (transpose) run and the old 15 (stencil) opened;
+/// the host lesson (once 20, now 03) read through and atomics (once 18) opened.
 const OLD_PROGRESS: &str = r#"{
   "lessons": {
     "memory-ladder": { "seen": true, "runs": 0, "pages_read": 7, "answers": { "0": 1, "1": 0, "2": 2, "3": 1 }, "finished": true, "revealed": true },
@@ -27,7 +30,9 @@ const OLD_PROGRESS: &str = r#"{
     "occupancy": { "seen": true, "runs": 2, "pages_read": 5, "answers": { "0": 1 }, "finished": false, "revealed": true },
     "local-spills": { "seen": true, "runs": 0, "pages_read": 2, "finished": false, "revealed": false },
     "shared-transpose": { "seen": true, "runs": 1, "pages_read": 1, "finished": false, "revealed": true },
-    "stencil": { "seen": true, "runs": 0, "pages_read": 1, "finished": false, "revealed": false }
+    "stencil": { "seen": true, "runs": 0, "pages_read": 1, "finished": false, "revealed": false },
+    "host": { "seen": true, "runs": 0, "pages_read": 5, "answers": { "0": 1, "1": 1, "2": 1, "3": 1 }, "finished": true, "revealed": true },
+    "atomics": { "seen": true, "runs": 0, "pages_read": 1, "finished": false, "revealed": false }
   },
   "last": "local-spills"
 }"#;
@@ -42,12 +47,13 @@ const OLD_BOOK: &str = r#"{
 }"#;
 
 /// The lessons the old file marks done (finished, or run live).
-const DONE: [&str; 5] = [
+const DONE: [&str; 6] = [
     "memory-ladder",
     "global-coalescing",
     "aos-soa",
     "occupancy",
     "shared-transpose",
+    "host",
 ];
 
 fn course() -> Vec<Lesson> {
@@ -73,8 +79,17 @@ fn the_new_order_is_the_one_the_old_files_did_not_know() {
     let lessons = course();
     assert!(place(&lessons, "local-spills") < place(&lessons, "occupancy"));
     assert!(place(&lessons, "stencil") < place(&lessons, "shared-transpose"));
-    assert_eq!(lessons[place(&lessons, "occupancy")].order, 4);
-    assert_eq!(lessons[place(&lessons, "local-spills")].order, 3);
+    assert_eq!(lessons[place(&lessons, "occupancy")].order, 5);
+    assert_eq!(lessons[place(&lessons, "local-spills")].order, 4);
+    // The second reorder: host early, atomics after the reduction, async-copy between
+    // the tiled matmul and the capstone, the capstone last.
+    assert_eq!(lessons[place(&lessons, "host")].order, 3);
+    assert_eq!(lessons[place(&lessons, "atomics")].order, 10);
+    assert_eq!(lessons[place(&lessons, "async-copy")].order, 12);
+    assert!(place(&lessons, "host") < place(&lessons, "local-spills"));
+    assert!(place(&lessons, "reduction") < place(&lessons, "atomics"));
+    assert!(place(&lessons, "tiled-matmul") < place(&lessons, "async-copy"));
+    assert_eq!(lessons.last().map(|l| l.id.as_str()), Some("gemm"));
 }
 
 #[test]
@@ -95,9 +110,12 @@ fn a_progress_file_from_before_the_reorder_marks_the_same_lessons_done() {
     assert_eq!(p.get("occupancy").answers.get(&0), Some(&1));
     assert_eq!(p.get("shared-transpose").runs, 1);
     assert!(p.get("stencil").seen && !p.get("stencil").revealed);
+    assert_eq!(p.get("host").answers.len(), 4);
+    assert!(p.get("atomics").seen && !p.is_done("atomics"));
 
-    // The lab opens at the first lesson not done in the new order (local-spills, now 03),
-    // not at the old place of anything, and marks the rows by id.
+    // The lab opens at the first lesson not done in the new order (local-spills, now 04,
+    // after the host lesson, which is done), not at the old place of anything, and marks
+    // the rows by id.
     let mut app = App::new(lessons.clone(), None, p);
     app.view.color = false;
     assert_eq!(app.reading.lessons[app.reading.selected].id, "local-spills");

@@ -463,8 +463,8 @@ fn draw_at(a: &mut App, w: u16, h: u16) -> String {
 }
 
 /// One rule for hidden figures (#35 item 3): before r or v no view or pane shows a
-/// measured figure — not the cards (the compile report included: lesson 03 asks for the
-/// stack frame), not the detail pane, the code view's costliest lines or the diff.
+/// measured figure — not the cards (the compile report included: local-spills asks for
+/// the stack frame), not the detail pane, the code view's costliest lines or the diff.
 #[test]
 fn nothing_measured_shows_before_r_or_v_in_any_view() {
     let mut a = app("local-spills");
@@ -504,7 +504,8 @@ fn nothing_measured_shows_before_r_or_v_in_any_view() {
 }
 
 /// At 80×24 the list of variants keeps the figures its lesson is about (#35 item 10):
-/// registers and occupancy in lesson 04, the stack frame and spills in lesson 03.
+/// registers and occupancy in the occupancy lesson, the stack frame and spills in
+/// local-spills.
 #[test]
 fn the_list_keeps_the_columns_its_lesson_is_about() {
     let mut a = app("occupancy");

@@ -43,7 +43,7 @@ fn load(text: &str) -> Result<Lesson, Vec<String>> {
     std::fs::create_dir_all(dir.path().join("lessons")).unwrap();
     std::fs::write(dir.path().join("kernels/k.cu"), KERNEL).unwrap();
     let root = CourseRoot::Dir(dir.path().join("lessons"));
-    load_file(&root, "20-host.yaml", text).map_err(|errs| {
+    load_file(&root, "03-host.yaml", text).map_err(|errs| {
         errs.iter()
             .map(|e| format!("{}:{}: {}", e.line, e.col, e.message))
             .collect()
