@@ -94,9 +94,11 @@ fn cut_words(screen: &vt::Screen, words: &BTreeSet<String>) -> Vec<String> {
     cuts
 }
 
-/// Feed what the lab wrote into `screen` until it shows what `shown` looks for and has then
-/// been quiet a while, or `most` is up. Quiet alone is not enough: the tests run beside
-/// others that keep the CPU busy, and a lab that has not yet answered a key is quiet too.
+/// Feed what the lab wrote into `screen` until it has drawn since the key (every key of the
+/// walk redraws), shows what `shown` looks for, and has then been quiet a while; or `most`
+/// is up. Quiet alone is not enough: the tests run beside others that keep the CPU busy,
+/// and a lab that has not yet answered a key is quiet too; nor is `shown` alone, which the
+/// screen before the key may already meet (`q` back to the page it was on).
 fn settle(
     out: &Mutex<Vec<u8>>,
     fed: &mut usize,
@@ -106,16 +108,20 @@ fn settle(
 ) {
     let start = Instant::now();
     let mut quiet_since = Instant::now();
+    let mut drawn = false;
     loop {
-        std::thread::sleep(Duration::from_millis(40));
+        std::thread::sleep(Duration::from_millis(15));
         let data = out.lock().unwrap();
         if data.len() > *fed {
             screen.feed(&data[*fed..]);
             *fed = data.len();
             quiet_since = Instant::now();
+            drawn = true;
         }
         drop(data);
-        let settled = quiet_since.elapsed() > Duration::from_millis(300) && shown(screen);
+        // A frame comes whole within a few milliseconds; a run's figures that follow later
+        // are drawn by the next key's frame.
+        let settled = drawn && quiet_since.elapsed() > Duration::from_millis(100) && shown(screen);
         if settled || start.elapsed() > most {
             return;
         }
