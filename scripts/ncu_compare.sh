@@ -12,7 +12,12 @@
 #   GPULAB_BIN=target/release/gpulab OUT=/tmp/ncu-out scripts/ncu_compare.sh [LESSON...]
 #
 # Inputs: GPULAB_BIN (the binary), OUT (a folder for the CSVs and the table), NCU (default:
-# ncu on the PATH), LESSONS_DIR (optional: a lesson folder instead of the bundled course).
+# ncu on the PATH), LESSONS_DIR (optional: a lesson folder instead of the bundled course),
+# GPULAB_RUN_ARGS (optional: more arguments of both runs, e.g. `--size n=1048576 --size
+# blocks=32`), GPULAB_TRACE_BLOCKS (optional: gpulab's `--trace-blocks`). At a lesson's own size the traced figures are the sampled
+# blocks' scaled to the grid, so work one block does alone (an edge block's, the last
+# block's epilogue) is counted once per block its sample stands for: with every block
+# traced, each counts once, and the comparison is exact.
 # Writes $OUT/<lesson>.gpulab.csv, $OUT/<lesson>.<variant>.ncu.csv and $OUT/ncu_compare.md.
 #
 # Exit status: 0 when every counter is within 1%; 2 when the only counters beyond 1% are
@@ -34,6 +39,12 @@ pre=()
 if [ -n "${LESSONS_DIR:-}" ]; then
     pre=(--lessons "$LESSONS_DIR")
 fi
+# shellcheck disable=SC2206
+more=(${GPULAB_RUN_ARGS:-})
+traced=()
+if [ -n "${GPULAB_TRACE_BLOCKS:-}" ]; then
+    traced=(--trace-blocks "$GPULAB_TRACE_BLOCKS")
+fi
 
 command -v "$NCU" >/dev/null || { echo "ncu not found (set NCU)" >&2; exit 1; }
 "$NCU" --version | tail -1
@@ -42,7 +53,7 @@ command -v "$NCU" >/dev/null || { echo "ncu not found (set NCU)" >&2; exit 1; }
 for lesson in "${lessons[@]}"; do
     ours="$OUT/$lesson.gpulab.csv"
     echo "== $lesson: gpulab --format ncu-csv" >&2
-    "$GPULAB_BIN" "${pre[@]}" run "$lesson" --no-time --format ncu-csv >"$ours" || {
+    "$GPULAB_BIN" "${pre[@]}" run "$lesson" "${more[@]}" "${traced[@]}" --no-time --format ncu-csv >"$ours" || {
         echo "gpulab run $lesson failed (see above)" >&2
         exit 1
     }
@@ -60,7 +71,7 @@ EOF
     for v in $variants; do
         echo "== $lesson $v: ncu" >&2
         "$NCU" --csv --clock-control none --target-processes all --metrics "$metrics" \
-            "$GPULAB_BIN" "${pre[@]}" run "$lesson" --variant "$v" --no-time --no-trace \
+            "$GPULAB_BIN" "${pre[@]}" run "$lesson" "${more[@]}" --variant "$v" --no-time --no-trace \
             >"$OUT/$lesson.$v.ncu.csv" 2>"$OUT/$lesson.$v.ncu.err" || {
             echo "ncu failed on $lesson $v:" >&2
             tail -20 "$OUT/$lesson.$v.ncu.err" >&2
