@@ -1,8 +1,12 @@
 //! What a variant is for the compiler: the NVRTC job that builds it, and the check that
 //! the lesson's `args:` fit the parameters of the kernel it built.
 
+use super::disk_cache;
+use crate::cuda::discover;
 use crate::cuda::nvrtc::{self, CompileJob, Compiled, Output};
+use crate::model::results::PtxasReport;
 use crate::model::{Arg, Lesson, Variant};
+use serde::{Deserialize, Serialize};
 use std::sync::{Condvar, Mutex};
 
 pub fn compile_job<'a>(v: &'a Variant, arch: &'a str, output: Output) -> CompileJob<'a> {
@@ -83,13 +87,95 @@ fn built_once(job: &CompileJob) -> Result<Compiled, nvrtc::CompileError> {
         }
     }
     let _done = Done(&key);
-    let compiled = nvrtc::compile(job)?;
+    let compiled = match kept_build(job) {
+        Some((_, Some(c))) => c,
+        Some((at, None)) => {
+            let c = nvrtc::compile(job)?;
+            disk_cache::BUILDS.write(&at, &build_bytes(&c));
+            c
+        }
+        None => nvrtc::compile(job)?,
+    };
     let mut built = lock();
     if built.len() >= BUILT_KEPT {
         built.remove(0);
     }
     built.push((key.clone(), compiled.clone()));
     Ok(compiled)
+}
+
+/// Where `job`'s build is kept on disk, and the build when it is there; None where nothing
+/// can be kept (no cache folder, or NVRTC not found to name it by). The name covers the
+/// whole job (text, kernel, defines, options, target, output), the NVRTC that builds it
+/// and the CUDA headers it reads (a kernel includes nothing else: there is no include path
+/// into the pack), and this gpulab (which reads the ptxas report out of the log).
+fn kept_build(job: &CompileJob) -> Option<(std::path::PathBuf, Option<Compiled>)> {
+    let found = discover::find();
+    let nvrtc = found.nvrtc.as_deref()?;
+    let mut tools = disk_cache::identity(nvrtc);
+    if let Some(b) = &found.nvrtc_builtins {
+        tools.extend(disk_cache::identity(b));
+    }
+    for dir in &found.include_dirs {
+        tools.extend(disk_cache::identity(dir));
+    }
+    if let Ok(me) = std::env::current_exe() {
+        tools.extend(disk_cache::identity(&me));
+    }
+    let at = disk_cache::BUILDS.path(&[
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        &tools,
+        format!("{job:?}").as_bytes(),
+    ])?;
+    let kept = disk_cache::BUILDS.read(&at).and_then(|b| build_from(&b));
+    Some((at, kept))
+}
+
+/// A kept build's words; its image and PTX follow the line, as bytes.
+#[derive(Serialize, Deserialize)]
+struct BuildHead {
+    lowered_name: String,
+    log: String,
+    report: Option<PtxasReport>,
+    params: Option<Vec<u32>>,
+    image: usize,
+    ptx: Option<usize>,
+}
+
+fn build_bytes(c: &Compiled) -> Vec<u8> {
+    let head = BuildHead {
+        lowered_name: c.lowered_name.clone(),
+        log: c.log.clone(),
+        report: c.report.clone(),
+        params: c.params.clone(),
+        image: c.image.len(),
+        ptx: c.ptx.as_ref().map(Vec::len),
+    };
+    let mut out = serde_json::to_vec(&head).unwrap_or_default();
+    out.push(b'\n');
+    out.extend(&c.image);
+    out.extend(c.ptx.iter().flatten());
+    out
+}
+
+/// A kept build read back; None when it is not whole (the sizes its words give must be the
+/// bytes that follow, to the byte).
+fn build_from(bytes: &[u8]) -> Option<Compiled> {
+    let line = bytes.iter().position(|&b| b == b'\n')?;
+    let head: BuildHead = serde_json::from_slice(&bytes[..line]).ok()?;
+    let rest = &bytes[line + 1..];
+    if rest.len() != head.image + head.ptx.unwrap_or(0) {
+        return None;
+    }
+    let (image, ptx) = rest.split_at(head.image);
+    Some(Compiled {
+        image: image.to_vec(),
+        lowered_name: head.lowered_name,
+        log: head.log,
+        report: head.report,
+        params: head.params,
+        ptx: head.ptx.map(|_| ptx.to_vec()),
+    })
 }
 
 /// Build `variants` for `arch` into the cache on a thread of their own, in order, so that
@@ -216,5 +302,43 @@ mod tests {
         v.args = vec![Arg::I32(3)];
         let why = check_args(&l, &v, Some(&[8])).unwrap_err().to_string();
         assert!(why.contains("value 1 is I32(3) (4 bytes)"), "{why}");
+    }
+
+    #[test]
+    fn a_kept_build_reads_back_whole_and_a_cut_one_is_no_build() {
+        let c = Compiled {
+            image: vec![0, 1, 2, 255, b'\n'],
+            lowered_name: "histogram".into(),
+            log: "ptxas info: Used 12 registers\n".into(),
+            report: Some(PtxasReport {
+                registers: 12,
+                smem: 1024,
+                ..Default::default()
+            }),
+            params: Some(vec![8, 8, 4]),
+            ptx: Some(b".version 8.5\n\0".to_vec()),
+        };
+        let bytes = build_bytes(&c);
+        let back = build_from(&bytes).expect("read back");
+        assert_eq!(
+            (back.image, back.ptx, back.report, back.params),
+            (c.image, c.ptx, c.report, c.params)
+        );
+        assert_eq!((back.lowered_name, back.log), (c.lowered_name, c.log));
+        // A file cut short, or with bytes after, is made again rather than half-read.
+        assert!(build_from(&bytes[..bytes.len() - 1]).is_none());
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(build_from(&longer).is_none());
+        // A build with no PTX stays without.
+        let plain = Compiled {
+            ptx: None,
+            ..back_of(&bytes)
+        };
+        assert_eq!(build_from(&build_bytes(&plain)).unwrap().ptx, None);
+    }
+
+    fn back_of(bytes: &[u8]) -> Compiled {
+        build_from(bytes).unwrap()
     }
 }

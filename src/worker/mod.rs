@@ -4,6 +4,7 @@
 pub mod clocks;
 pub mod compile;
 pub mod device_compare;
+mod disk_cache;
 pub mod fake;
 pub mod gpu_turn;
 pub mod hostdata;
@@ -11,7 +12,6 @@ pub mod interpreted;
 pub mod kept;
 pub mod l2;
 pub mod launch;
-mod listing_cache;
 pub mod measure;
 pub mod noise;
 pub mod outputs;

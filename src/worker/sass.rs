@@ -2,7 +2,7 @@
 //! the source lines `-lineinfo` keeps.
 
 use super::compile;
-use super::listing_cache;
+use super::disk_cache;
 use crate::analysis::sass::{self, SassError};
 use crate::analysis::sass_map::{self, Reshape};
 use crate::cuda::discover;
@@ -31,7 +31,7 @@ pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, Sas
 type Cell = Arc<OnceLock<Result<String, SassError>>>;
 
 /// nvdisasm's listing of a CUBIN, made once per distinct CUBIN and nvdisasm and kept, in
-/// this process and on disk (`listing_cache`): a variant is traced and shown again and
+/// this process and on disk (`disk_cache`): a variant is traced and shown again and
 /// again while the learner works, and from one session to the next.
 pub fn disassemble(image: &[u8]) -> Result<String, SassError> {
     static SEEN: Mutex<Vec<(Vec<u8>, Cell)>> = Mutex::new(Vec::new());
@@ -64,13 +64,15 @@ fn made_or_kept(image: &[u8]) -> Result<String, SassError> {
         .nvdisasm
         .clone()
         .ok_or(SassError::NoNvdisasm)?;
-    let kept = listing_cache::path(&nvdisasm, image);
-    if let Some(text) = kept.as_deref().and_then(listing_cache::read) {
+    let shelf = &disk_cache::LISTINGS;
+    let kept = shelf.path(&[&disk_cache::identity(&nvdisasm), image]);
+    let read = kept.as_deref().and_then(|p| shelf.read(p));
+    if let Some(text) = read.and_then(|b| String::from_utf8(b).ok()) {
         return Ok(text);
     }
     let text = run_nvdisasm(&nvdisasm, image)?;
     if let Some(p) = &kept {
-        listing_cache::write(p, &text);
+        shelf.write(p, text.as_bytes());
     }
     Ok(text)
 }

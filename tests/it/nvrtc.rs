@@ -153,3 +153,51 @@ fn defines_and_options_reach_the_compiler() {
     );
     assert!(text.contains(".loc"), "line info for the tracer");
 }
+
+/// A build is kept on disk (the cache folder's `gpulab/builds`) and the next process takes it
+/// from there: a kept build whose report is rewritten shows the rewritten report, and a
+/// process with another cache folder builds afresh.
+#[test]
+fn a_build_is_kept_on_disk_and_the_next_process_reads_it_back() {
+    if !nvrtc_or_skip("a_build_is_kept_on_disk_and_the_next_process_reads_it_back") {
+        return;
+    }
+    let registers = |cache: &std::path::Path| -> Vec<u64> {
+        let out = Command::new(bin())
+            .env("XDG_CACHE_HOME", cache)
+            .args(["run", "aos-soa", "--cpu", "--json"])
+            .output()
+            .unwrap();
+        let r: LessonResult = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let regs = r
+            .variants
+            .iter()
+            .map(|v| v.ptxas.as_ref().map(|p| p.registers));
+        regs.map(|n| u64::from(n.expect("a ptxas report")))
+            .collect()
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let built = registers(cache.path());
+    let shelf = cache.path().join("gpulab").join("builds");
+    let kept: Vec<_> = std::fs::read_dir(&shelf)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "build"))
+        .collect();
+    assert!(kept.len() >= built.len(), "{kept:?}");
+    for p in &kept {
+        let bytes = std::fs::read(p).unwrap();
+        let line = bytes.iter().position(|&b| b == b'\n').unwrap();
+        let mut head: serde_json::Value = serde_json::from_slice(&bytes[..line]).unwrap();
+        if let Some(r) = head["report"].as_object_mut() {
+            r.insert("registers".into(), 4242.into());
+        }
+        let mut out = serde_json::to_vec(&head).unwrap();
+        out.extend(&bytes[line..]);
+        std::fs::write(p, out).unwrap();
+    }
+    assert!(registers(cache.path()).iter().all(|&r| r == 4242));
+    let fresh = tempfile::tempdir().unwrap();
+    assert_eq!(registers(fresh.path()), built);
+}
