@@ -1,7 +1,7 @@
 //! Work kept on disk, in the user's cache folder (`gpulab/<shelf>`), so that the next
 //! process does not do it again: nvdisasm's listings (nvdisasm spends a fifth of a second
-//! starting, whatever it reads) and NVRTC's builds (a lesson opened again, every
-//! `ex check` of a workshop that builds the same solution). Each file is named by the
+//! starting, whatever it reads), NVRTC's builds (a lesson opened again, every `ex check` of
+//! a workshop that builds the same solution) and a GPU's copy bandwidth (`copy_peak`). Each file is named by the
 //! digest of everything that made it, the tools' own files included, is written whole under
 //! another name first, and the oldest go past a shelf's limit. A file that cannot be kept or
 //! read back is made again: the cache only ever saves time.
@@ -28,6 +28,13 @@ pub const BUILDS: Shelf = Shelf {
     folder: "builds",
     ext: "build",
     keep: 512,
+};
+
+/// Each GPU's copy bandwidth, by its PCI address, name, driver and memory (`copy_peak`).
+pub const PEAKS: Shelf = Shelf {
+    folder: "peaks",
+    ext: "peak",
+    keep: 16,
 };
 
 impl Shelf {

@@ -3,6 +3,7 @@
 
 pub mod clocks;
 pub mod compile;
+mod copy_peak;
 pub mod device_compare;
 mod disk_cache;
 pub mod fake;

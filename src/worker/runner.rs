@@ -3,6 +3,7 @@
 //! out as they are measured.
 
 use super::Sink;
+use super::copy_peak;
 use super::hostdata::{self, HostData};
 use super::kept::{self, Kept};
 use super::l2::{self, PersistingL2};
@@ -394,15 +395,35 @@ pub(crate) fn capped(v: &Variant, max_blocks: u32) -> Variant {
 /// The copy bandwidth of this GPU, measured on the first timed run of the session.
 fn ensure_peak(session: &mut Session, opts: &RunOptions, send: Sink) -> Result<Peak, Fatal> {
     if session.peak.is_none() && opts.time {
-        let _turn = session.turns.take(opts.job, "", send);
-        send(Reply::Stage {
-            variant: String::new(),
-            stage: "measuring the copy bandwidth of this GPU".into(),
-        });
-        let gbps = gpu::measure_copy_gbps(&session.gpu).map_err(|error| Fatal {
-            variant: None,
-            error,
-        })?;
+        let bus = session.turns.bus().map(str::to_string);
+        let kept = (bus.as_deref()).and_then(|b| copy_peak::kept(b, session.gpu.info()));
+        let gbps = match kept {
+            Some((gbps, age)) => {
+                send(Reply::Stage {
+                    variant: String::new(),
+                    stage: format!(
+                        "the copy bandwidth of this GPU: {gbps:.0} GB/s, measured {} s ago",
+                        age.as_secs()
+                    ),
+                });
+                gbps
+            }
+            None => {
+                let _turn = session.turns.take(opts.job, "", send);
+                send(Reply::Stage {
+                    variant: String::new(),
+                    stage: "measuring the copy bandwidth of this GPU".into(),
+                });
+                let gbps = gpu::measure_copy_gbps(&session.gpu).map_err(|error| Fatal {
+                    variant: None,
+                    error,
+                })?;
+                if let Some(b) = &bus {
+                    copy_peak::keep(b, session.gpu.info(), gbps);
+                }
+                gbps
+            }
+        };
         session.peak = Some(Peak {
             copy_gbps: Some(gbps),
             cublas_gflops: None,

@@ -28,6 +28,11 @@ impl Turns {
         }
     }
 
+    /// The GPU's PCI address, where the driver gave it.
+    pub fn bus(&self) -> Option<&str> {
+        self.bus.as_deref()
+    }
+
     fn file_name(&self) -> Option<String> {
         self.bus.as_ref().map(|b| b.replace(':', "-"))
     }
