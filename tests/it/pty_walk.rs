@@ -1,5 +1,6 @@
 //! The real binary at 80×24 in a pseudo-terminal, with no GPU, as a newcomer meets it:
-//! every lesson walked with r, v, c, h, ? and q. Nothing panics, the lab ends when asked,
+//! every lesson walked with r, v, c, h, ? and q, and every exercise opened under it. Nothing
+//! panics, the lab ends when asked,
 //! and no screen it drew has a word cut at a frame or at the screen's edge. Unix only.
 #![cfg(unix)]
 
@@ -129,7 +130,7 @@ fn settle(
 }
 
 #[test]
-fn every_lesson_at_80x24_without_a_gpu_reads_whole() {
+fn every_lesson_and_exercise_at_80x24_without_a_gpu_reads_whole() {
     let root = gpulab::course::bundle::CourseRoot::Bundled;
     let (lessons, errors) = gpulab::course::load_course(&root);
     assert!(errors.is_empty(), "{errors:?}");
@@ -165,6 +166,7 @@ fn every_lesson_at_80x24_without_a_gpu_reads_whole() {
     let mut fed = 0;
     let mut cuts: Vec<String> = Vec::new();
     let mut seen = 0;
+    let mut exercises = 0;
     // The first frame, with the course loaded.
     let loaded = |s: &vt::Screen| s.rows()[0].contains(" · ");
     settle(&out, &mut fed, &mut screen, Duration::from_secs(30), loaded);
@@ -202,10 +204,26 @@ fn every_lesson_at_80x24_without_a_gpu_reads_whole() {
                 cuts.push(format!("{} after {k:?}: {c}", l.id));
             }
         }
+        // Down through the lesson's exercises, each read whole at 80x24 as it opens.
+        for ex in &l.exercises {
+            keys.write_all(b"j").unwrap();
+            let name = format!("exercise {}", ex.id);
+            let shown = |s: &vt::Screen| s.rows()[0].contains(&name);
+            settle(&out, &mut fed, &mut screen, Duration::from_secs(10), shown);
+            assert!(
+                screen.rows()[0].contains(&name),
+                "{}: j shows {name:?}:\n{}",
+                l.id,
+                screen.text()
+            );
+            exercises += 1;
+            for c in cut_words(&screen, &words) {
+                cuts.push(format!("{} exercise {}: {c}", l.id, ex.id));
+            }
+        }
         if i + 1 < lessons.len() {
-            // Down past the lesson's exercises to the next lesson.
-            let downs = "j".repeat(1 + l.exercises.len());
-            keys.write_all(downs.as_bytes()).unwrap();
+            // Down to the next lesson.
+            keys.write_all(b"j").unwrap();
             let next = format!("{:02} · ", lessons[i + 1].order);
             let shown = |s: &vt::Screen| s.rows()[0].contains(&next);
             settle(&out, &mut fed, &mut screen, Duration::from_secs(10), shown);
@@ -228,6 +246,11 @@ fn every_lesson_at_80x24_without_a_gpu_reads_whole() {
     assert!(!all.contains("panicked"), "a panic: {all}");
     assert!(status.success(), "exit {status:?}");
     assert!(seen >= lessons.len() * 8);
+    let listed: usize = lessons.iter().map(|l| l.exercises.len()).sum();
+    assert!(
+        listed >= 30 && exercises == listed,
+        "{exercises} of {listed} exercises"
+    );
     assert!(
         cuts.is_empty(),
         "{} cut words:\n{}",
