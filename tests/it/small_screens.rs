@@ -617,3 +617,125 @@ fn the_header_of_an_exercise_beside_the_list_has_no_empty_part() {
     assert!(!header.contains("·  ·"), "{header}");
     assert!(header.contains(" 00 "), "{header}");
 }
+
+/// A card that cannot hold all its lines at 80×24 (#35 item 13): its last row never breaks
+/// off mid-sentence as if it were whole ("(run on the CPU │", "… by ≥ │") but ends in "…",
+/// and a sign keeps the figure after it on its row.
+#[test]
+fn a_card_cut_short_ends_in_an_ellipsis_and_keeps_a_sign_with_its_figure() {
+    use gpulab::session::exercise::check::{CheckLine, CheckReport, Mark};
+    let mut a = app("l2-window");
+    ch(&mut a, 'j');
+    let x = a.exercises.open.as_ref().expect("an exercise");
+    let id = x.ex.id.clone();
+    let mut result =
+        gpulab::session::fold::blank_result(&x.lesson, gpulab::model::results::Source::Live, None);
+    result
+        .variants
+        .retain(|v| v.name == gpulab::model::exercise::YOURS);
+    let line = |check: &str, detail: &str, mark| CheckLine {
+        check: check.into(),
+        mark,
+        detail: detail.into(),
+    };
+    // The lines a check of stream-hint on the CPU interpreter gives.
+    let lines = vec![
+        line(
+            "yours correct on fresh inputs at every size",
+            "right at threads = 1000, cold_mib = 2 and at threads = 777, cold_mib = 1 \
+             (run on the CPU interpreter)",
+            Mark::Pass,
+        ),
+        line(
+            "yours global.sectors_per_request at most 1.01x solution",
+            "global.sectors_per_request: 4.00 vs 4.00 = 1.00x (needs <= 1.01x)",
+            Mark::Pass,
+        ),
+        line(
+            "yours faster than plain by >= 1.2x",
+            "needs a GPU",
+            Mark::NeedsGpu,
+        ),
+    ];
+    let report = CheckReport {
+        exercise: id.clone(),
+        live: false,
+        compile_error: None,
+        ptxas: None,
+        time_ms: None,
+        solution_ms: None,
+        lines,
+        result,
+    };
+    a.on_event(UiEvent::Worker(gpulab::ui::WorkerEvent::Checked {
+        exercise: id,
+        outcome: Ok(Box::new(report)),
+    }));
+    let screen = draw(&mut a);
+    let rows: Vec<&str> = screen.lines().collect();
+    let top = rows
+        .iter()
+        .position(|r| r.contains("┌ yours "))
+        .expect(&screen);
+    // The card's left edge: the last frame opened on its top row.
+    let x0 = rows[top].chars().collect::<Vec<_>>();
+    let x0 = x0.iter().rposition(|&c| c == '┌').unwrap();
+    let card = |y: usize| -> String { rows[y].chars().skip(x0).collect() };
+    let bottom = (top + 1..rows.len())
+        .find(|&y| card(y).starts_with('└'))
+        .expect(&screen);
+    assert!(
+        card(bottom).contains('▼'),
+        "the card is cut short:\n{screen}"
+    );
+    let last = card(bottom - 1);
+    let last = last.trim_matches('│').trim_end();
+    assert!(last.ends_with('…'), "{last:?}:\n{screen}");
+    for r in &rows {
+        for seg in r.split('│') {
+            let seg = seg.trim_end();
+            for sign in [" ≥", " ≤", " ="] {
+                assert!(!seg.ends_with(sign), "{seg:?}:\n{screen}");
+            }
+        }
+    }
+}
+
+/// The knob table at 80×24 (#35 item 13): its columns as wide as their figures, so the bars
+/// have room to differ (they had two cells: every bar read "██" or "█"), and its title
+/// shortened by whole parts, never cut mid-word ("+ - turn, o c┐").
+#[test]
+fn the_knob_table_gives_its_bars_room_and_its_title_whole_words() {
+    let mut a = app("shared-banks");
+    ch(&mut a, 'v');
+    ch(&mut a, 'o');
+    for _ in 0..3 {
+        ch(&mut a, '+');
+    }
+    let screen = draw(&mut a);
+    let bars: Vec<usize> = (screen.lines())
+        .filter(|l| l.contains(" rec "))
+        .map(|l| l.matches('█').count())
+        .collect();
+    assert_eq!(bars.len(), 4, "{screen}");
+    assert!(bars[0] >= 8, "the widest bar has room: {bars:?}\n{screen}");
+    assert!(
+        bars.windows(2).all(|w| w[0] > w[1]),
+        "the bars fall as the bandwidth does: {bars:?}\n{screen}"
+    );
+    let mut a = app("global-coalescing");
+    a.view.variant = (a.lesson().unwrap().variants.iter())
+        .position(|v| v.name == "unroll-4")
+        .unwrap();
+    ch(&mut a, 'v');
+    ch(&mut a, 'o');
+    let screen = draw(&mut a);
+    let title = (screen.lines())
+        .find(|l| l.contains("┌ knob "))
+        .expect(&screen);
+    assert!(
+        title.contains("float4 loads in flight per thread"),
+        "{title}"
+    );
+    assert!(title.contains("+ - turn, o columns "), "{title}");
+}

@@ -10,7 +10,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
 /// Narrower than this, a column's figures no longer fit on their lines.
 const MIN_COLUMN: u16 = 30;
@@ -88,9 +88,11 @@ fn render_card(
     let mut block = column_block(v, focused, th);
     let inner = block.inner(rect);
     let lines = column_lines(app, r, v, inner.width, th);
-    let used = wrapped_rows(&lines, inner.width);
+    let (width, height) = (inner.width as usize, inner.height as usize);
+    let rows = super::fit::wrap_within(&lines, width, height);
+    let used = rows.len() as u16;
     // A card cut short says where the rest is: the detail pane of the focused one.
-    if super::fit::rows(&lines, inner.width as usize, 0) > inner.height as usize {
+    if super::fit::rows(&lines, width, 0) > height {
         let more = if focused {
             " ▼ i: all "
         } else {
@@ -99,9 +101,9 @@ fn render_card(
         block = block.title_bottom(Line::styled(more, th.accent).right_aligned());
     }
     block.render(rect, buf);
-    Paragraph::new(lines)
-        .wrap(Wrap { trim: true })
-        .render(inner, buf);
+    // Wrapped here rather than by the paragraph, so that a line the card cannot hold whole
+    // ends its last row in "…" instead of breaking off there.
+    Paragraph::new(rows).render(inner, buf);
     // The heatmap goes under the figures when the column has room for it.
     let below = Rect {
         y: inner.y + used + 1,
@@ -124,14 +126,4 @@ fn column_block<'a>(v: &VariantResult, focused: bool, th: &Theme) -> Block<'a> {
             format!(" {} ", v.name),
             title_style.add_modifier(Modifier::BOLD),
         ))
-}
-
-/// Rows the wrapped text takes, so the heatmap starts below it.
-fn wrapped_rows(lines: &[Line], width: u16) -> u16 {
-    lines
-        .iter()
-        .map(|l| {
-            (l.width() as u16).div_ceil(width.max(1)).max(1) + u16::from(l.width() as u16 > width)
-        })
-        .sum()
 }

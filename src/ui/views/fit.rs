@@ -7,6 +7,9 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+/// What a line cut short with "…" does not end on.
+const SEPARATORS: [char; 8] = [',', ';', ':', '·', ' ', '—', '-', '('];
+
 /// Columns `s` takes on screen.
 pub fn width(s: &str) -> usize {
     Span::raw(s).width()
@@ -34,7 +37,7 @@ pub fn shorten(s: &str, max: usize) -> String {
         return String::new();
     }
     // A word that ended in a separator reads better without it before the "…".
-    let trimmed = out.trim_end_matches([',', ';', ':', '·', ' ', '—', '-', '(']);
+    let trimmed = out.trim_end_matches(SEPARATORS);
     // Nothing but separators left: nothing worth a "…".
     if !trimmed.chars().any(char::is_alphanumeric) {
         return String::new();
@@ -161,8 +164,36 @@ pub fn wrap(line: &Line, max: usize, hang: usize) -> Vec<Line<'static>> {
         .collect()
 }
 
-/// The line's words and blanks, each with its span's style.
+/// Signs that read as one with the figure after them: a row never ends on one ("by ≥" with
+/// "1.2×" on the next row, or cut off under it).
+const SIGNS: [&str; 8] = ["≥", "≤", "=", "≠", "<", ">", "≈", "±"];
+
+/// The line's words and blanks, each with its span's style; a sign and the word after it
+/// (in one style) are one word.
 fn tokens(line: &Line) -> Vec<(String, Style)> {
+    let mut out: Vec<(String, Style)> = Vec::new();
+    for t in raw_tokens(line) {
+        let n = out.len();
+        let glued = n >= 2
+            && !t.0.trim().is_empty()
+            && out[n - 1].0.trim().is_empty()
+            && SIGNS.contains(&out[n - 2].0.as_str())
+            && out[n - 2].1 == t.1
+            && out[n - 1].1 == t.1;
+        if glued {
+            let blank = out.pop().unwrap().0;
+            let sign = &mut out[n - 2].0;
+            sign.push_str(&blank);
+            sign.push_str(&t.0);
+        } else {
+            out.push(t);
+        }
+    }
+    out
+}
+
+/// The line's words and blanks, each with its span's style.
+fn raw_tokens(line: &Line) -> Vec<(String, Style)> {
     let mut out = Vec::new();
     for s in &line.spans {
         let st = line.style.patch(s.style);
@@ -204,6 +235,61 @@ pub(crate) fn pieces(s: &str, first: usize, next: usize) -> Vec<String> {
 /// The rows `lines` take wrapped to `width`.
 pub fn rows(lines: &[Line], width: usize, hang: usize) -> usize {
     lines.iter().map(|l| wrap(l, width, hang).len()).sum()
+}
+
+/// `lines` wrapped to `width` and kept to `height` rows. Where a line's rows go on past the
+/// last one kept, that row loses words to end in "…": a pane cut short never ends on a
+/// line broken off mid-sentence as if it were whole.
+pub fn wrap_within(lines: &[Line], width: usize, height: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    for l in lines {
+        let rows = wrap(l, width, 0);
+        let room = height - out.len();
+        if rows.len() <= room {
+            out.extend(rows);
+            if out.len() == height {
+                break;
+            }
+            continue;
+        }
+        let mut rows = rows.into_iter().take(room).collect::<Vec<_>>();
+        if let Some(last) = rows.pop() {
+            rows.push(ending_short(&last, width));
+        }
+        out.extend(rows);
+        break;
+    }
+    out
+}
+
+/// `row` with words taken off its end until "…" fits after them, styles kept; a separator
+/// it would then end on goes too, as `shorten` has it.
+fn ending_short(row: &Line, max: usize) -> Line<'static> {
+    let mut toks = tokens(row);
+    let taken = |ts: &[(String, Style)]| ts.iter().map(|t| width(&t.0)).sum::<usize>();
+    loop {
+        while toks.last().is_some_and(|t| t.0.trim().is_empty()) {
+            toks.pop();
+        }
+        if let Some(t) = toks.last_mut() {
+            let kept = t.0.trim_end_matches(SEPARATORS).len();
+            t.0.truncate(kept);
+            if t.0.is_empty() {
+                toks.pop();
+                continue;
+            }
+        }
+        if toks.is_empty() || taken(&toks) < max {
+            break;
+        }
+        toks.pop();
+    }
+    let style = toks.last().map_or(Style::default(), |t| t.1);
+    let mut spans: Vec<Span<'static>> = (toks.into_iter())
+        .map(|(t, st)| Span::styled(t, st))
+        .collect();
+    spans.push(Span::styled("…", style));
+    Line::from(spans).style(row.style)
 }
 
 #[cfg(test)]
@@ -262,8 +348,33 @@ mod tests {
         for r in &rows {
             assert!(width(r) <= 16, "{r:?}");
         }
+        // A sign stays with its figure.
+        let claim = Line::raw("✓ slower than stride-1 by ≥ 1.4×");
+        let rows: Vec<String> = wrap(&claim, 28, 0).iter().map(text).collect();
+        assert_eq!(rows, ["✓ slower than stride-1 by", "≥ 1.4×"]);
         let long = Line::raw("abcdefghijkl xy");
         let rows: Vec<String> = wrap(&long, 5, 0).iter().map(text).collect();
         assert_eq!(rows, ["abcde", "fghij", "kl xy"]);
+    }
+
+    #[test]
+    fn a_line_cut_short_ends_in_an_ellipsis() {
+        let lines = [
+            Line::raw("first line"),
+            Line::raw("a second line, long enough to wrap (run on the CPU interpreter)"),
+        ];
+        let rows: Vec<String> = wrap_within(&lines, 20, 3).iter().map(text).collect();
+        assert_eq!(
+            rows,
+            ["first line", "a second line, long", "enough to wrap (run…"]
+        );
+        let rows: Vec<String> = wrap_within(&lines, 20, 2).iter().map(text).collect();
+        assert_eq!(rows, ["first line", "a second line, long…"]);
+        let comma = [Line::raw("alpha beta, gamma delta epsilon")];
+        let rows: Vec<String> = wrap_within(&comma, 12, 1).iter().map(text).collect();
+        assert_eq!(rows, ["alpha beta…"], "no comma before the …");
+        // Whole lines that fill the height need no mark.
+        let rows: Vec<String> = wrap_within(&lines[..1], 20, 1).iter().map(text).collect();
+        assert_eq!(rows, ["first line"]);
     }
 }

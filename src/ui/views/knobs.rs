@@ -3,6 +3,7 @@
 //! registers and spills), a bar of the headline figure as a small chart, and under it the
 //! compile error of the setting the knob stands at, by its line.
 
+use super::fit::{self, Part};
 use super::knob_chart;
 use super::theme::Theme;
 use crate::model::results::{Source, VariantResult};
@@ -102,11 +103,20 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let mut lines = t.lines(app, area.width, chart, th);
     lines.push(Line::raw(""));
     lines.extend(errors);
-    let title = format!(
-        " knob {} on {} · {} values · + - turn, o columns ",
-        t.knob.label,
-        t.knob.variant,
-        t.knob.settings.len()
+    // At 80 columns a long label leaves no room for the rest: the count of values goes
+    // first, then the keys, each whole; the knob itself loses words last.
+    let title = fit::fit_parts(
+        vec![
+            Part::new(
+                format!(" knob {} on {}", t.knob.label, t.knob.variant),
+                th.title,
+                0,
+            ),
+            Part::new(format!(" · {} values", t.knob.settings.len()), th.title, 2),
+            Part::new(" · + - turn, o columns", th.title, 1),
+            Part::new(" ", th.title, 0),
+        ],
+        area.width.saturating_sub(3) as usize,
     );
     let (table, below) = match chart {
         true => knob_chart::split(area, table_h),
@@ -118,7 +128,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             Block::default()
                 .borders(Borders::ALL)
                 .border_style(th.border)
-                .title(Line::styled(title, th.title)),
+                .title(title),
         )
         .render(table, buf);
     if chart {
@@ -151,7 +161,11 @@ impl Table<'_> {
     /// The header and a line per row, with bars beside the rows unless a chart has them.
     fn lines<'l>(&self, app: &App, width: u16, chart: bool, th: &Theme) -> Vec<Line<'l>> {
         let top = self.points().iter().map(|p| p.1).fold(0.0, f64::max);
-        let header = header(self.knob, &self.cols, th);
+        let cells: Vec<Option<Cells>> = (0..self.rows.len())
+            .map(|n| self.figs[n].map(|f| self.cells(f, self.shown[n])))
+            .collect();
+        let w = self.widths(&cells);
+        let header = header(self.knob, &self.cols, &w, th);
         let room = match chart {
             true => 0,
             false => (width as usize).saturating_sub(header.width() + 3),
@@ -166,13 +180,78 @@ impl Table<'_> {
                 shown: self.shown[n],
             };
             let scale = (self.head, top, room);
-            lines.push(row_line(app, self.lesson, &row, &self.cols, scale, th));
+            let cells = (cells[n].as_ref(), &w);
+            lines.push(row_line(app, self.lesson, &row, cells, scale, th));
         }
         if self.rows.is_empty() {
             lines.push(Line::styled("  + or - turns the knob", th.dim));
         }
         lines
     }
+
+    /// What a row with figures writes in each column.
+    fn cells(&self, f: &Figures, shown: Option<&VariantResult>) -> Cells {
+        let figures = (self.cols.iter())
+            .map(|c| match shown.and_then(|v| (c.1)(self.lesson, v)) {
+                Some(x) => format!("{x:.*}", c.2),
+                None => "—".into(),
+            })
+            .collect();
+        let (regs, spill) = match &f.result.ptxas {
+            Some(p) => (
+                p.registers.to_string(),
+                format!("{}/{}", p.spill_stores, p.spill_loads),
+            ),
+            None => ("—".into(), "—".into()),
+        };
+        Cells {
+            figures,
+            regs,
+            spill,
+            from: from(f),
+        }
+    }
+
+    /// Each column as wide as its header or its widest figure, no wider: at 80 columns what
+    /// is left is the bars'.
+    fn widths(&self, cells: &[Option<Cells>]) -> Widths {
+        let cells: Vec<&Cells> = cells.iter().flatten().collect();
+        let widest = |head: usize, f: &dyn Fn(&Cells) -> usize| {
+            cells.iter().map(|c| f(c)).fold(head, usize::max)
+        };
+        let values = self.rows.iter().map(|&i| self.knob.settings[i].value);
+        Widths {
+            value: (values.map(|v| v.to_string().len()))
+                .fold(fit::width(&clip(self.knob.kind.name(), 8)), usize::max),
+            figures: (self.cols.iter().enumerate())
+                .map(|(i, c)| widest(fit::width(c.0), &|x| fit::width(&x.figures[i])))
+                .collect(),
+            regs: widest(fit::width(REGS), &|x| fit::width(&x.regs)),
+            spill: widest(fit::width(SPILL), &|x| fit::width(&x.spill)),
+            from: widest(fit::width(FROM), &|x| fit::width(x.from)),
+        }
+    }
+}
+
+const REGS: &str = "regs";
+const SPILL: &str = "spill st/ld";
+const FROM: &str = "from";
+
+/// A row's figures as written.
+struct Cells {
+    figures: Vec<String>,
+    regs: String,
+    spill: String,
+    from: &'static str,
+}
+
+/// The width of each column.
+struct Widths {
+    value: usize,
+    figures: Vec<usize>,
+    regs: usize,
+    spill: usize,
+    from: usize,
 }
 
 /// Live figures always; recorded ones once the learner has predicted (or revealed them).
@@ -180,14 +259,16 @@ fn visible(app: &App, f: &Figures) -> bool {
     f.source == Source::Live || app.revealed()
 }
 
-fn header<'a>(knob: &Knob, cols: &[Column], th: &Theme) -> Line<'a> {
-    let mut s = format!("  {:>8}", clip(knob.kind.name(), 8));
-    for c in cols {
-        s.push_str(&format!(" {:>9}", c.0));
+fn header<'a>(knob: &Knob, cols: &[Column], w: &Widths, th: &Theme) -> Line<'a> {
+    let mut s = format!("  {:>n$}", clip(knob.kind.name(), 8), n = w.value);
+    for (c, n) in cols.iter().zip(&w.figures) {
+        s.push_str(&format!("  {:>n$}", c.0));
     }
     s.push_str(&format!(
-        " {:>5} {:>11}  {:<5}",
-        "regs", "spill st/ld", "from"
+        "  {REGS:>r$}  {SPILL:>s$}  {FROM:<f$}",
+        r = w.regs,
+        s = w.spill,
+        f = w.from
     ));
     Line::styled(s, th.strong)
 }
@@ -211,13 +292,13 @@ fn row_line<'a>(
     app: &App,
     lesson: &Lesson,
     row: &Row,
-    cols: &[Column],
+    (cells, w): (Option<&Cells>, &Widths),
     (head, top, room): (Column, f64, usize),
     th: &Theme,
 ) -> Line<'a> {
     let mark = if row.here { "▸" } else { " " };
     let mut spans = vec![Span::styled(
-        format!("{mark} {:>8}", row.value),
+        format!("{mark} {:>n$}", row.value, n = w.value),
         if row.here { th.focus } else { th.strong },
     )];
     let running = app
@@ -226,7 +307,7 @@ fn row_line<'a>(
         .run
         .as_ref()
         .filter(|r| r.lesson.id == lesson.id && r.settings.contains(&row.name));
-    let Some(f) = row.figures else {
+    let (Some(f), Some(c)) = (row.figures, cells) else {
         let words = match (running, &app.runs.running) {
             (Some(_), Some(r)) => format!("  {}…", r.stage),
             _ => "  not recorded".into(),
@@ -234,26 +315,22 @@ fn row_line<'a>(
         spans.push(Span::styled(words, th.dim));
         return Line::from(spans);
     };
-    let v = &f.result;
     let mut text = String::new();
-    for c in cols {
-        let x = row.shown.and_then(|v| (c.1)(lesson, v));
-        text.push_str(&format!(
-            " {:>9}",
-            x.map_or("—".into(), |x| format!("{x:.*}", c.2))
-        ));
+    for (x, n) in c.figures.iter().zip(&w.figures) {
+        text.push_str(&format!("  {x:>n$}"));
     }
-    let (regs, spill) = match &v.ptxas {
-        Some(p) => (
-            p.registers.to_string(),
-            format!("{}/{}", p.spill_stores, p.spill_loads),
-        ),
-        None => ("—".into(), "—".into()),
-    };
-    text.push_str(&format!(" {regs:>5} {spill:>11}  {:<5}", from(f)));
+    text.push_str(&format!(
+        "  {:>r$}  {:>s$}  {:<f$}",
+        c.regs,
+        c.spill,
+        c.from,
+        r = w.regs,
+        s = w.spill,
+        f = w.from
+    ));
     spans.push(Span::raw(text));
     spans.push(Span::raw(" "));
-    spans.extend(tail(app, row, v, (head, top, room), lesson, th));
+    spans.extend(tail(app, row, &f.result, (head, top, room), lesson, th));
     if let Some(r) = running.and(app.runs.running.as_ref()) {
         spans.push(Span::styled(
             format!(" · measuring: {}…", r.stage),
