@@ -78,17 +78,18 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<i32> {
             };
             say!("{order:02}  {id:<wi$} {topic:<wt$} {rest}");
         }
-        say!("{}", progress_line(&course.lessons));
+        say!("{}", progress_line(&course.lessons, course.broken.len()));
     }
     Ok(i32::from(!course.broken.is_empty()))
 }
 
-/// How far the learner has come, from the progress files the lab writes.
-fn progress_line(lessons: &[crate::model::Lesson]) -> String {
+/// How far the learner has come, from the progress files the lab writes; the files that
+/// do not load counted as the lab counts them.
+fn progress_line(lessons: &[crate::model::Lesson], not_loaded: usize) -> String {
     use crate::session::exercise::progress::ExerciseBook;
     let book =
         ExerciseBook::path().map_or_else(ExerciseBook::default, |p| ExerciseBook::load_from(&p).0);
     let progress = crate::session::progress::Progress::load();
-    let o = crate::session::overview::Overview::of(lessons, &progress, &book);
+    let o = crate::session::overview::Overview::of(lessons.iter(), not_loaded, &progress, &book);
     format!("\n{}", o.line())
 }

@@ -25,7 +25,7 @@ mod variants;
 use super::bundle::CourseRoot;
 use super::text::{self, FileError};
 use super::yaml::spans::{Pos, Spans, YamlError};
-use crate::model::Lesson;
+use crate::model::{Lesson, Topic};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -66,16 +66,21 @@ pub struct Broken {
     pub name: String,
     /// Every problem of the file, in file order; never empty.
     pub problems: Vec<CourseError>,
+    /// The memory space the file gives (`space: shared`), where its text can be read for
+    /// one: the lab lists it under that heading, not under the lesson's before it.
+    pub space: Option<Topic>,
 }
 
 impl Broken {
-    fn new(file: &str, problems: Vec<CourseError>) -> Broken {
+    /// `text`: the file's text, where it could be read as text.
+    fn new(file: &str, problems: Vec<CourseError>, text: Option<&str>) -> Broken {
         let (order, name) = place_in_course(file);
         Broken {
             file: file.to_string(),
             order,
             name,
             problems,
+            space: text.and_then(space_written),
         }
     }
 
@@ -88,6 +93,14 @@ impl Broken {
             (None, _) => format!("{}: does not load", self.file),
         }
     }
+}
+
+/// The space a lesson file names on a top-level `space:` line, read line by line: the
+/// file does not load, so its YAML may not parse.
+fn space_written(text: &str) -> Option<Topic> {
+    let line = text.lines().find_map(|l| l.strip_prefix("space:"))?;
+    let value = line.split(" #").next().unwrap_or(line).trim();
+    Topic::from_id(value.trim_matches(['"', '\'']))
 }
 
 /// The course as far as it loads: the lessons that did, sorted by their place in it, the
@@ -265,14 +278,14 @@ fn load_files(root: &CourseRoot, files: FileTexts) -> Course {
         let text = match text {
             Ok(t) => t,
             Err(e) => {
-                broken.push(Broken::new(&file, vec![unreadable(&file, e)]));
+                broken.push(Broken::new(&file, vec![unreadable(&file, e)], None));
                 continue;
             }
         };
         let lesson = match load_file(root, &file, &text) {
             Ok(lesson) => lesson,
             Err(errs) => {
-                broken.push(Broken::new(&file, errs));
+                broken.push(Broken::new(&file, errs, Some(&text)));
                 continue;
             }
         };
@@ -287,12 +300,12 @@ fn load_files(root: &CourseRoot, files: FileTexts) -> Course {
                 col: at.col,
                 message: format!("id `{}` is already used by {other}", lesson.id),
             };
-            broken.push(Broken::new(&file, vec![e]));
+            broken.push(Broken::new(&file, vec![e], Some(&text)));
             continue;
         }
         let clashes = exercise_clashes(&lesson, &text, &file, &first_exercise);
         if !clashes.is_empty() {
-            broken.push(Broken::new(&file, clashes));
+            broken.push(Broken::new(&file, clashes, Some(&text)));
             continue;
         }
         for ex in &lesson.exercises {

@@ -68,6 +68,14 @@ impl Topic {
             .map_or("?", |(_, id, _)| id)
     }
 
+    /// The topic a lesson file names (`shared` for `space: shared`).
+    pub fn from_id(name: &str) -> Option<Topic> {
+        Self::NAMES
+            .iter()
+            .find(|(_, id, _)| *id == name)
+            .map(|(t, _, _)| *t)
+    }
+
     /// The topic's name as a heading on screen.
     pub fn label(self) -> &'static str {
         Self::NAMES

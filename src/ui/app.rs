@@ -125,6 +125,20 @@ impl App {
         self.reading.broken.iter().find(|b| b.file == l.file)
     }
 
+    /// How far the learner has come, counted as `gpulab list` counts: the lessons that
+    /// load, and the files that do not (their stand-ins are no lessons to finish).
+    pub fn overview(&self) -> crate::session::overview::Overview {
+        let broken = &self.reading.broken;
+        let loaded =
+            (self.reading.lessons.iter()).filter(|l| !broken.iter().any(|b| b.file == l.file));
+        crate::session::overview::Overview::of(
+            loaded,
+            broken.len(),
+            &self.reading.progress,
+            &self.exercises.book,
+        )
+    }
+
     /// The figures the columns show: an exercise's, the CPU interpreter's run of the lesson
     /// when it is in front, else the live or recorded ones.
     pub fn result(&self) -> Option<&LessonResult> {

@@ -61,9 +61,9 @@ pub fn load(root: &CourseRoot) -> Result<Course, LoadFailure> {
     };
     for b in &course.broken {
         let at = lessons.partition_point(|l| l.order <= b.order);
-        // Under the heading of the lesson before it: its own space is not known.
-        let space = lessons.get(at.wrapping_sub(1)).or(lessons.get(at));
-        let space = space.map_or(Topic::Global, |l| l.topic);
+        // Its own space where the file says it; the list heads one it does not say
+        // apart (`views::list`), never under the space of the lesson before it.
+        let space = b.space.unwrap_or(Topic::Global);
         let taken = lessons.iter().any(|l| l.id == b.name);
         lessons.insert(at, stand_in(b, space, taken));
     }

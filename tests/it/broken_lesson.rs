@@ -103,8 +103,9 @@ fn other_ids(broken: &str) -> Vec<String> {
 }
 
 /// What every broken course must still do: `want` is the `file:line:col` the problem is
-/// at (`line` 0 for a problem found elsewhere in the file), `other` a lesson that runs.
-fn costs_only_itself(copy: &Copy, broken: (&str, &str), want: &str, other: &str) {
+/// at (`line` 0 for a problem found elsewhere in the file), `other` a lesson that runs,
+/// `heading` the one the lab lists the broken lesson under.
+fn costs_only_itself(copy: &Copy, broken: (&str, &str), want: &str, other: &str, heading: &str) {
     let (order, id) = broken;
     let file = format!("{order}-{id}.yaml");
 
@@ -137,6 +138,12 @@ fn costs_only_itself(copy: &Copy, broken: (&str, &str), want: &str, other: &str)
     assert!(
         orders.windows(2).all(|w| w[0] <= w[1]),
         "in course order: {orders:?}"
+    );
+    // Every lesson file counted, and the one that does not load said so, as the lab does.
+    let total = other_ids(id).len() + 1;
+    assert!(
+        stdout.contains(&format!("0 of {total} lessons finished (1 does not load)")),
+        "{stdout}"
     );
 
     // list --json: the same, the broken entry with its problems.
@@ -182,12 +189,18 @@ fn costs_only_itself(copy: &Copy, broken: (&str, &str), want: &str, other: &str)
         "{stderr}"
     );
 
-    lab_opens(&copy.lessons(), &file, want);
+    lab_opens(
+        &copy.lessons(),
+        &file,
+        want,
+        (heading, other_ids(id).len() + 1),
+    );
 }
 
-/// The lab opens on the course, lists the broken lesson, and opening it shows its problem;
-/// keys that need a lesson that loads do nothing there.
-fn lab_opens(lessons: &Path, file: &str, want: &str) {
+/// The lab opens on the course, lists the broken lesson under `heading` and counts
+/// `total` lessons as `gpulab list` does, and opening it shows its problem; keys that need
+/// a lesson that loads do nothing there.
+fn lab_opens(lessons: &Path, file: &str, want: &str, (heading, total): (&str, usize)) {
     let root = CourseRoot::Dir(lessons.to_path_buf());
     let mut app = App::loading(root.lesson_count(), Progress::default());
     app.view.color = false;
@@ -224,6 +237,21 @@ fn lab_opens(lessons: &Path, file: &str, want: &str) {
         screen.contains(&format!("▸✗ {order} ")),
         "the list marks it:\n{screen}"
     );
+    // Under its own heading, not the one of the lesson before it.
+    let list: Vec<String> = (screen.lines())
+        .map(|l| l.split('│').nth(1).unwrap_or("").trim().to_string())
+        .collect();
+    let row = (list.iter())
+        .position(|l| l.starts_with(&format!("▸✗ {order} ")))
+        .expect(&screen);
+    let above = (list[..row].iter().rev())
+        .find(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_uppercase() || c == ' '))
+        .expect(&screen);
+    assert_eq!(above, heading, "{screen}");
+    assert!(
+        screen.contains(&format!("Lessons 0/{total} finished")),
+        "counted as `gpulab list` counts:\n{screen}"
+    );
     assert!(
         screen.contains(want),
         "its problem, at its place:\n{screen}"
@@ -251,7 +279,14 @@ fn a_byte_that_is_not_utf8_costs_only_its_lesson() {
         .filter(|&&b| b == b'\n')
         .count();
     let want = format!("20-gemm.yaml:{}:1: invalid UTF-8", lines + 1);
-    costs_only_itself(&copy, ("20", "gemm"), &want, "global-coalescing");
+    // No text to read its space from: a heading of its own.
+    costs_only_itself(
+        &copy,
+        ("20", "gemm"),
+        &want,
+        "global-coalescing",
+        "NOT LOADED",
+    );
 }
 
 #[test]
@@ -266,6 +301,7 @@ fn a_yaml_error_costs_only_its_lesson() {
         ("06", "shared-banks"),
         "06-shared-banks.yaml:",
         "global-coalescing",
+        "SHARED",
     );
 }
 
@@ -280,7 +316,7 @@ fn a_missing_exercise_file_costs_only_its_lesson() {
         .position(|l| l.contains("exercises/gemm/conflict-free/starter.cu"))
         .unwrap();
     let want = format!("20-gemm.yaml:{line}:");
-    costs_only_itself(&copy, ("20", "gemm"), &want, "shared-banks");
+    costs_only_itself(&copy, ("20", "gemm"), &want, "shared-banks", "CAPSTONE");
 
     // The exercises of the other lessons are there to start; the note says what is not.
     let out = copy.gpulab(&["ex", "list"]);

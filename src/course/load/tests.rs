@@ -454,3 +454,20 @@ fn a_file_name_gives_its_place_in_the_course() {
     );
     assert_eq!(place_in_course("x/odd.yaml"), (0, "odd".into()));
 }
+
+#[test]
+fn a_broken_files_space_is_read_from_its_space_line() {
+    let broken = BASE.replacen("title: Base", "title: [unclosed\nspace_x: 1", 1);
+    assert_eq!(space_written(&broken), Some(Topic::Global));
+    assert_eq!(
+        space_written("id: x\nspace: \"shared\"  # a comment\n"),
+        Some(Topic::Shared)
+    );
+    assert_eq!(
+        space_written("id: x\n  space: shared\n"),
+        None,
+        "not top-level"
+    );
+    assert_eq!(space_written("space: nowhere\n"), None);
+    assert_eq!(space_written("id: x\n"), None);
+}

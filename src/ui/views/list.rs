@@ -3,26 +3,36 @@
 
 use super::theme::Theme;
 use crate::model::Topic;
-use crate::session::overview::Overview;
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 
+/// The heading of a lesson file that does not load and does not say its space.
+pub const NOT_LOADED: &str = "NOT LOADED";
+
 pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     // Course order, with a heading wherever the topic changes: ↑/↓ then move down the list
     // exactly as it reads.
     let mut lines = Vec::new();
-    let mut topic: Option<Topic> = None;
+    let mut heading: Option<Option<Topic>> = None;
     let mut at = 0;
     for (i, l) in app.reading.lessons.iter().enumerate() {
-        if topic != Some(l.topic) {
-            topic = Some(l.topic);
-            lines.push(Line::styled(l.topic.label(), th.dim));
+        let broken = app.reading.broken.iter().find(|b| b.file == l.file);
+        // A lesson that does not load goes under the space its file gives, else under a
+        // heading of its own: none of the lesson before it.
+        let topic = match broken {
+            Some(b) => b.space,
+            None => Some(l.topic),
+        };
+        if heading != Some(topic) {
+            heading = Some(topic);
+            let label = topic.map_or(NOT_LOADED, Topic::label);
+            lines.push(Line::styled(label, th.dim));
         }
         let p = app.reading.progress.get(&l.id);
-        let broken = app.reading.broken.iter().any(|b| b.file == l.file);
+        let broken = broken.is_some();
         let mark = if broken {
             "✗"
         } else if app.reading.progress.is_done(&l.id) {
@@ -58,11 +68,7 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let inner = area.height.saturating_sub(2) as usize;
     let scroll = (at + 1).saturating_sub(inner) as u16;
     // How far the learner has come, on the frame: lessons above, exercises below.
-    let o = Overview::of(
-        &app.reading.lessons,
-        &app.reading.progress,
-        &app.exercises.book,
-    );
+    let o = app.overview();
     let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(th.border)

@@ -3,7 +3,6 @@
 use super::fit;
 use super::theme::Theme;
 use crate::course::glossary::TERMS;
-use crate::session::overview::Overview;
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -144,11 +143,7 @@ fn help_rows(app: &App, width: usize, th: &Theme) -> Vec<Line<'static>> {
             Span::raw(what.to_string()),
         ])
     };
-    let overview = Overview::of(
-        &app.reading.lessons,
-        &app.reading.progress,
-        &app.exercises.book,
-    );
+    let overview = app.overview();
     let mut lines = vec![Line::styled(overview.line(), th.accent), Line::raw("")];
     if !own.is_empty() {
         lines.push(Line::styled("This lesson's own keys", th.title));
