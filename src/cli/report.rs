@@ -70,7 +70,12 @@ fn knob_rows(r: &LessonResult) -> String {
 
 /// The lesson, where the figures come from, and the ceiling they are compared with.
 fn heading(lesson: &Lesson, r: &LessonResult) -> String {
-    let mut out = format!("{} · {} · {}\n", lesson.id, lesson.title, source_label(r));
+    // A title that leads with the id (a try's "try: copy.cu") is not told it twice.
+    let id = match lesson.title.starts_with(&format!("{}:", lesson.id)) {
+        true => String::new(),
+        false => format!("{} · ", lesson.id),
+    };
+    let mut out = format!("{id}{} · {}\n", lesson.title, source_label(r));
     if let Some(p) = r.peak.copy_gbps {
         let other = lesson.metrics.link_peak || lesson.metrics.cublas_peak;
         let base = if other { "" } else { " = 100%" };
@@ -233,12 +238,14 @@ fn claims(r: &LessonResult) -> String {
             Some(false) => "✗",
             None => "?",
         };
+        // Its parts joined as the lab joins a check and its detail: a detail has brackets
+        // of its own ("(needs ≥ 3×)"), which a pair around it would nest.
         out.push_str(&format!("  {mark} {}", words(&c.claim)));
         if !c.detail.is_empty() {
-            out.push_str(&format!("  ({})", detail_words(&c.detail)));
+            out.push_str(&format!(" · {}", detail_words(&c.detail)));
         }
         if let Some(m) = &c.margin {
-            out.push_str(&format!("  [{}]", margin_words(m)));
+            out.push_str(&format!(" · {}", margin_words(m)));
         }
         out.push('\n');
     }

@@ -59,9 +59,9 @@ fn run(device: u32, tried: &Tried, a: &TryArgs) -> Result<LessonResult> {
     };
     if caps.device.is_none() && !a.cpu && caps.nvrtc.is_none() {
         bail!(
-            "no GPU here ({}), and no NVRTC for the CPU interpreter to run the kernel on: \
-             get it with: {PIP_HINT}",
-            caps.no_gpu.as_deref().unwrap_or("none found")
+            "{}, and no NVRTC for the CPU interpreter to run the kernel on: get it with: \
+             {PIP_HINT}",
+            caps.no_gpu_words()
         );
     }
     let plan = try_run::plan(&caps, tried, a.cpu);

@@ -17,6 +17,15 @@ pub struct Capabilities {
 }
 
 impl Capabilities {
+    /// "no GPU here: no NVIDIA driver (libcuda.so.1 not found)": the reason after a colon,
+    /// since it may carry brackets of its own, which a pair around it would nest.
+    pub fn no_gpu_words(&self) -> String {
+        match self.no_gpu.as_deref().filter(|w| !w.is_empty()) {
+            Some(why) => format!("no GPU here: {why}"),
+            None => "no GPU here".into(),
+        }
+    }
+
     /// From the worker's `Hello` reply; NVRTC's absence needs no words here, since nothing
     /// shows it: without NVRTC the compile reports simply stay the recording's.
     pub fn from_hello(reply: &Reply) -> Option<Capabilities> {

@@ -292,10 +292,10 @@ fn say_recorded(
 ) {
     let why = match fold::unmet(lesson, caps) {
         Some(unmet) => format!("no live run: this lesson {unmet}"),
-        None => format!("no GPU here ({})", caps.no_gpu.clone().unwrap_or_default()),
+        None => caps.no_gpu_words(),
     };
     match rec {
-        Some(r) => say(&format!("{why}: figures {}", r.label())),
+        Some(r) => say(&format!("{why}; figures {}", r.label())),
         None => say(&format!("{why}, and no recording")),
     }
 }
@@ -347,6 +347,25 @@ mod tests {
                 ("gpu_l2_bytes".to_string(), 62914560)
             ]
         );
+    }
+
+    /// Why a run shows the recording, in one pair of brackets at most (#35 item 16): the
+    /// driver's reason has its own, and read "no GPU here (no NVIDIA driver (libcuda.so.1
+    /// not found)): figures …".
+    #[test]
+    fn no_gpu_says_why_without_nesting_brackets() {
+        let caps = Capabilities {
+            no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
+            ..Default::default()
+        };
+        let mut said = Vec::new();
+        let l = LessonBuilder::new("x").build();
+        say_recorded(None, &caps, &l, &mut |s| said.push(s.to_string()));
+        assert_eq!(
+            said,
+            ["no GPU here: no NVIDIA driver (libcuda.so.1 not found), and no recording"]
+        );
+        assert_eq!(Capabilities::default().no_gpu_words(), "no GPU here");
     }
 
     fn caps(cc: &str) -> Capabilities {

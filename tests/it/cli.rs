@@ -336,9 +336,23 @@ fn claims_read_in_words() {
         claims.contains("register cycles per access ≤ 10"),
         "{claims}"
     );
-    assert!(claims.contains("(cycles per access = "), "{claims}");
+    assert!(claims.contains(" · cycles per access = "), "{claims}");
     for name in ["measured.", "<=", ">=", "=="] {
         assert!(!claims.contains(name), "{name} in {claims}");
+    }
+    // A claim, its detail and its margin are parts of one line (#35 item 16): no double
+    // space between them, and no brackets around a detail that has its own.
+    for line in claims.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(!line.trim_start().contains("  "), "{line:?}");
+        let mut depth = 0;
+        for c in line.chars() {
+            depth += match c {
+                '(' | '[' => 1,
+                ')' | ']' => -1,
+                _ => 0,
+            };
+            assert!(depth <= 1, "nested brackets: {line:?}");
+        }
     }
     let (_, out, _) = gpulab(&["run", "01", "--replay"]);
     assert!(

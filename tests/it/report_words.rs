@@ -139,3 +139,20 @@ fn the_heading_names_the_ceiling_the_percentages_are_of() {
     );
     assert!(!text.contains("2970 GB/s = 100%"), "{text}");
 }
+
+/// A title that leads with the lesson's id is not told the id again (#35 item 16): a try's
+/// report opened "try · try: copy.cu".
+#[test]
+fn the_heading_does_not_say_the_id_twice() {
+    let l = LessonBuilder::new("try")
+        .title("try: copy.cu")
+        .variant("a")
+        .build();
+    let r = blank_result(&l, Source::Live, None);
+    let text = text_report(&l, &r);
+    let first = text.lines().next().unwrap();
+    assert!(first.starts_with("try: copy.cu · "), "{first}");
+    let (l, r) = three_variants();
+    let text = text_report(&l, &r);
+    assert!(text.starts_with("words · "), "{text}");
+}

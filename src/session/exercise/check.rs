@@ -212,10 +212,10 @@ fn check_planned(
         Plan::CompileHere { arch } => {
             let why = match fold::unmet(t.lesson, &caps) {
                 Some(unmet) => format!("this lesson {unmet}"),
-                None => format!("no GPU here ({})", caps.no_gpu.clone().unwrap_or_default()),
+                None => caps.no_gpu_words(),
             };
             say(&format!(
-                "{why}: compiling with NVRTC for {arch}; checks that need a GPU \
+                "{why}; compiling with NVRTC for {arch}, so checks that need a GPU \
                  are not judged"
             ));
             let l = compile_only(t.lesson, t.ex, yours);
