@@ -69,6 +69,7 @@ mod occupancy_api;
 mod orientation;
 mod pack_snapshots;
 mod problem_cpu;
+mod prose_figures;
 mod ptxas_log;
 mod pty_editor;
 mod pty_signals;
