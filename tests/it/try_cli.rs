@@ -196,6 +196,37 @@ fn a_file_without_a_header_is_refused_with_the_header_to_add_which_runs() {
     );
 }
 
+/// The header a file without one is refused with is the one docs/try.md shows (#35 item
+/// 16): the size the buffers are as long as first and large, whatever the order of the
+/// parameters (a `float a` before `int n` made it `a=1 n=32`), and the same three lines.
+#[test]
+fn the_suggested_header_is_the_one_docs_try_md_shows() {
+    let docs = std::fs::read_to_string(manifest_dir().join("docs/try.md")).unwrap();
+    let after = docs
+        .split("A file with no header is refused")
+        .nth(1)
+        .expect("docs/try.md shows the refusal");
+    let block: Vec<&str> = after
+        .split("```")
+        .nth(1)
+        .expect("in a code block")
+        .lines()
+        .filter(|l| !l.is_empty())
+        .collect();
+    let sig = "scale(float a, const float* in, float* out, int n)";
+    assert!(after.contains(&format!("`{sig}`")), "{after}");
+    let dir = tempfile::tempdir().unwrap();
+    let file = format!(
+        "extern \"C\" __global__ void {sig}\n{{\n    int i = blockIdx.x * blockDim.x + \
+         threadIdx.x;\n    if (i < n) out[i] = a * in[i];\n}}\n"
+    );
+    std::fs::write(dir.path().join("scale.cu"), file).unwrap();
+    let o = gpulab(&["try", "scale.cu", "--report"], dir.path());
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().collect::<Vec<_>>(), block, "{err}");
+}
+
 #[test]
 fn a_header_missing_its_launch_shows_the_whole_line_with_it() {
     let dir = tempfile::tempdir().unwrap();

@@ -271,6 +271,10 @@ fn missing_items(
         let value = if sizes.is_empty() { "1<<20" } else { "32" };
         sizes.push(format!("{name}={value}"));
     };
+    // A float is a size of no length: it follows the integer sizes, so that the first of
+    // those is the large one whatever the order of the parameters (a `float a` before
+    // `int n` made it `a=1 n=32`).
+    let mut floats: Vec<String> = Vec::new();
     let buffers_unsized = (unmatched.iter())
         .any(|p| p.kind == ParamKind::Pointer && matched(p, shared, known).is_none());
     if buffers_unsized && !has_size(&len) && !numbers.contains(&len) {
@@ -294,7 +298,7 @@ fn missing_items(
                 buffers.push(format!("{name}:{ty}[{len}]{init}"));
             }
             ParamKind::Int { bytes: 4 | 8 } => number(&name, &mut sizes),
-            ParamKind::Float { bytes: 4 } => sizes.push(format!("{name}=1")),
+            ParamKind::Float { bytes: 4 } => floats.push(format!("{name}=1")),
             _ => buffers.push(format!(
                 "args=... (parameter `{}` is not a buffer or a number of 4 or 8 bytes)",
                 p.text
@@ -302,6 +306,7 @@ fn missing_items(
         }
     }
     let mut out = sizes;
+    out.append(&mut floats);
     out.append(&mut buffers);
     let given = |f: fn(&Header) -> bool| headers.iter().any(|h| f(h));
     if !given(|h| h.grid.is_some()) {
