@@ -739,3 +739,33 @@ fn the_knob_table_gives_its_bars_room_and_its_title_whole_words() {
     );
     assert!(title.contains("+ - turn, o columns "), "{title}");
 }
+
+/// A checkpoint's wrapped question and choices hang (#35 item 16): the rows after the
+/// first read on under the text, clear of the numbers, where they went back to the
+/// choice's own number.
+#[test]
+fn wrapped_checkpoint_choices_hang_under_their_text() {
+    let mut a = app("memory-ladder");
+    for _ in 1..a.page_count() {
+        ch(&mut a, 'n');
+    }
+    assert!(a.on_checkpoint_page());
+    let screen = draw(&mut a);
+    let rows: Vec<String> = (screen.lines())
+        .map(|l| l.trim_start_matches('│').to_string())
+        .collect();
+    let choice = (rows.iter())
+        .position(|r| r.starts_with("   1) "))
+        .expect(&screen);
+    assert!(
+        rows[choice + 1].starts_with("      ") && !rows[choice + 1][6..].starts_with(' '),
+        "a choice's second row starts under its text:\n{screen}"
+    );
+    let question = (rows.iter())
+        .position(|r| r.starts_with("1. "))
+        .expect(&screen);
+    assert!(
+        rows[question + 1].starts_with("   ") && !rows[question + 1][3..].starts_with(' '),
+        "{screen}"
+    );
+}

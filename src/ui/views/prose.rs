@@ -222,9 +222,13 @@ pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
     let mut rows = Vec::new();
     let mut line_rows = Vec::new();
     let text = page.text.trim_end();
+    // The checkpoint's questions and choices hang: a wrapped choice reads on under its
+    // text, clear of the numbers down the left.
+    let hanging = !starts.is_empty();
     for line in text.lines() {
         line_rows.push(rows.len());
-        rows.extend(wrap(line, width));
+        let hang = if hanging { marker_width(line) } else { 0 };
+        rows.extend(wrap_hanging(line, width, hang));
     }
     line_rows.push(rows.len());
     let row_of = |line: usize| line_rows.get(line).copied().unwrap_or(rows.len());
@@ -250,12 +254,31 @@ fn empty() -> Content {
     }
 }
 
+/// Columns a line's list marker takes with the blank after it ("1. ", "2) ", "✓ "), or 0.
+fn marker_width(line: &str) -> usize {
+    let Some(first) = line.split_whitespace().next() else {
+        return 0;
+    };
+    let numbered = (first.strip_suffix('.').or(first.strip_suffix(')')))
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    match numbered || ["✓", "✗", "→"].contains(&first) {
+        true => width_of(first) + 1,
+        false => 0,
+    }
+}
+
 fn width_of(s: &str) -> usize {
     Line::raw(s).width()
 }
 
 /// Greedy word wrap keeping the line's indent; a word longer than the width is cut.
 pub fn wrap(line: &str, width: usize) -> Vec<String> {
+    wrap_hanging(line, width, 0)
+}
+
+/// As `wrap`, with the rows after the first `hang` columns further in than the line's
+/// indent (a list item's text under its text, not under its number).
+fn wrap_hanging(line: &str, width: usize, hang: usize) -> Vec<String> {
     let width = width.max(1);
     if width_of(line) <= width {
         return vec![line.to_string()];
@@ -266,12 +289,18 @@ pub fn wrap(line: &str, width: usize) -> Vec<String> {
     } else {
         ""
     };
+    let hung = format!("{indent}{}", " ".repeat(hang));
+    let next = if width_of(&hung) * 2 < width {
+        hung
+    } else {
+        indent.to_string()
+    };
     let mut rows = Vec::new();
     let mut cur = indent.to_string();
     for word in line.split_whitespace() {
         let fits = width_of(&cur) + usize::from(!cur.trim().is_empty()) + width_of(word);
         if fits > width && !cur.trim().is_empty() {
-            rows.push(std::mem::replace(&mut cur, indent.to_string()));
+            rows.push(std::mem::replace(&mut cur, next.clone()));
         }
         if !cur.trim().is_empty() {
             cur.push(' ');
