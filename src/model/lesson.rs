@@ -361,6 +361,22 @@ pub struct SweepPoint {
     pub value: i64,
 }
 
+impl Sweep {
+    /// One point in words, in the unit the x axis gives in brackets: "working set 4 MiB"
+    /// from "working set (MiB)", "chain's set 64 KiB" from "chain's set (KiB), carve-out
+    /// max_l1" (what follows the unit is the sweep's, said once in its note); an axis with
+    /// no unit, "STRIDE = 4".
+    pub fn point_words(&self, value: i64) -> String {
+        let unit = (self.x_label.split_once('('))
+            .and_then(|(before, rest)| Some((before.trim_end(), rest.split_once(')')?.0)));
+        match unit {
+            Some(("", unit)) => format!("{value} {unit}"),
+            Some((what, unit)) => format!("{what} {value} {unit}"),
+            None => format!("{} = {value}", self.x_label),
+        }
+    }
+}
+
 impl Lesson {
     /// The architecture this lesson's kernels are compiled for on `device` (the GPU here,
     /// or the one the figures shown were measured on; none: the lab's default, the H100 the
@@ -377,6 +393,11 @@ impl Lesson {
 
     pub fn variant(&self, name: &str) -> Option<&Variant> {
         self.variants.iter().find(|v| v.name == name)
+    }
+
+    /// The sweep that made variant `name`, and its point there.
+    pub fn sweep_point(&self, name: &str) -> Option<(&Sweep, &SweepPoint)> {
+        (self.sweeps.iter()).find_map(|s| Some((s, s.points.iter().find(|p| p.variant == name)?)))
     }
 
     /// Whether any variant is a copy or any buffer lives off the device: what the CPU
@@ -396,6 +417,28 @@ impl Lesson {
 mod tests {
     use super::Topic;
     use crate::model::builder::LessonBuilder;
+
+    #[test]
+    fn a_sweeps_point_in_words_gives_its_unit() {
+        let l = LessonBuilder::new("x")
+            .sweep("ws", "WS_MIB", "working set (MiB)", &[4, 8])
+            .sweep(
+                "max-l1",
+                "SET_KIB",
+                "chain's set (KiB), carve-out max_l1",
+                &[64],
+            )
+            .sweep("s", "STRIDE", "STRIDE", &[2])
+            .build();
+        let words = |name: &str| {
+            let (s, p) = l.sweep_point(name).unwrap();
+            s.point_words(p.value)
+        };
+        assert_eq!(words("ws-8"), "working set 8 MiB");
+        assert_eq!(words("max-l1-64"), "chain's set 64 KiB");
+        assert_eq!(words("s-2"), "STRIDE = 2");
+        assert!(l.sweep_point("ws").is_none());
+    }
 
     #[test]
     fn a_compile_targets_at_least_the_capability_the_lesson_requires() {

@@ -769,3 +769,43 @@ fn wrapped_checkpoint_choices_hang_under_their_text() {
         "{screen}"
     );
 }
+
+/// A sweep's variants in the list (#35 item 16): each row says its point in the axis's
+/// unit ("ws-8" is 8 MiB, which nothing said), and the note they share is said once, on
+/// the first of them, not on every row.
+#[test]
+fn a_sweeps_rows_give_their_point_and_share_one_note() {
+    let mut a = app("l2");
+    a.reading.progress = Progress::default();
+    let screen = draw(&mut a);
+    let row = |name: &str| {
+        (screen.lines())
+            .find(|l| l.contains(&format!(" {name} ")))
+            .unwrap_or_else(|| panic!("{name}:\n{screen}"))
+            .to_string()
+    };
+    assert!(row("ws-8").contains("working set 8 MiB"), "{screen}");
+    assert!(row("ws-1024").contains("working set 1024 MiB"), "{screen}");
+    assert_eq!(
+        screen.matches("4 GiB read from the set").count(),
+        1,
+        "{screen}"
+    );
+    // As cards, the same; the detail pane of one says it all.
+    let cards = flat(&draw_at(&mut a, 120, 40));
+    assert!(cards.contains("working set 8 MiB"), "{cards}");
+    assert_eq!(cards.matches("bypassed").count(), 1, "{cards}");
+    key(&mut a, KeyCode::Right);
+    ch(&mut a, 'i');
+    let detail = flat(&draw_at(&mut a, 120, 40));
+    assert!(
+        detail.contains("working set 8 MiB · 4 GiB read from the set"),
+        "{detail}"
+    );
+    key(&mut a, KeyCode::Esc);
+    let mut a = app("memory-ladder");
+    a.reading.progress = Progress::default();
+    let screen = draw(&mut a);
+    assert_eq!(screen.matches("the largest L1").count(), 1, "{screen}");
+    assert!(screen.contains("chain's set 128 KiB"), "{screen}");
+}

@@ -72,6 +72,13 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     }
 }
 
+/// Whether the card of the variant at `i` says the note in whole: a sweep's variants but
+/// the first leave what they share to it, as the list's rows do.
+fn whole_note(app: &App, r: &LessonResult, i: usize) -> bool {
+    let before = i.checked_sub(1).map(|b| r.variants[b].name.as_str());
+    !super::columns::same_sweep(app, before, &r.variants[i].name)
+}
+
 /// One variant's card in `rect`, its heatmap under its figures where there is room and
 /// the cards sit side by side.
 fn render_card(
@@ -87,7 +94,12 @@ fn render_card(
     }
     let mut block = column_block(v, focused, th);
     let inner = block.inner(rect);
-    let lines = column_lines(app, r, v, inner.width, th);
+    let at = r
+        .variants
+        .iter()
+        .position(|x| x.name == v.name)
+        .unwrap_or(0);
+    let lines = column_lines(app, r, (v, whole_note(app, r, at)), inner.width, th);
     let (width, height) = (inner.width as usize, inner.height as usize);
     let rows = super::fit::wrap_within(&lines, width, height);
     let used = rows.len() as u16;

@@ -74,16 +74,17 @@ fn against<'r>(v: &VariantResult, best: Option<&'r VariantResult>) -> Option<Aga
     Some(Against::Slower(t.median / bt.median, &b.name))
 }
 
-/// Everything a variant's column says, top to bottom: the lesson's note on it, then the
-/// figures, or only the compile report while the figures are hidden.
+/// Everything a variant's column says, top to bottom: the lesson's note on it (`whole`:
+/// with what a sweep's variants share, see `variant_note`), then the figures, or only the
+/// compile report while the figures are hidden.
 pub fn column_lines<'a>(
     app: &App,
     r: &LessonResult,
-    v: &VariantResult,
+    (v, whole): (&VariantResult, bool),
     width: u16,
     th: &Theme,
 ) -> Vec<Line<'a>> {
-    let mut lines: Vec<Line> = note(app, v)
+    let mut lines: Vec<Line> = variant_note(app, &v.name, whole)
         .map(|n| Line::styled(n, th.dim))
         .into_iter()
         .collect();
@@ -154,9 +155,29 @@ fn recorded_label(rv: &VariantResult) -> &'static str {
     }
 }
 
-/// The lesson's note on a variant, read in the column where it has room to wrap.
-fn note(app: &App, v: &VariantResult) -> Option<String> {
-    app.lesson()?.variant(&v.name)?.note.clone()
+/// Whether variant `b` follows `a` in the sweep that made both: it then leaves the note
+/// they share to the first of them.
+pub(super) fn same_sweep(app: &App, a: Option<&str>, b: &str) -> bool {
+    let Some(l) = app.lesson() else { return false };
+    let sweep = |n: &str| l.sweep_point(n).map(|(s, _)| s.name.clone());
+    a.is_some_and(|a| sweep(a).is_some() && sweep(a) == sweep(b))
+}
+
+/// The lesson's note on variant `name`, read where it has room to wrap. A sweep's variants share one note, so each is
+/// told by its point, in the axis's unit ("working set 4 MiB", where `ws-4` gives no unit):
+/// before the note where `whole`, else alone, as the rows of a list under the sweep's
+/// first have it.
+pub(super) fn variant_note(app: &App, name: &str, whole: bool) -> Option<String> {
+    let l = app.lesson()?;
+    let note = l.variant(name)?.note.clone();
+    let Some((sweep, point)) = l.sweep_point(name) else {
+        return note;
+    };
+    let at = sweep.point_words(point.value);
+    Some(match note.filter(|_| whole) {
+        Some(n) => format!("{at} · {n}"),
+        None => at,
+    })
 }
 
 /// The time (or the samples so far), how it compares or the stage of a run on it, and the

@@ -5,7 +5,10 @@
 //! view, and `i` for all of its figures. Before the figures are shown, each row has its
 //! note.
 
-use super::columns::{fastest_ratio, peak_of, rate_text, row_status, time_style, time_text};
+use super::columns::same_sweep;
+use super::columns::{
+    fastest_ratio, peak_of, rate_text, row_status, time_style, time_text, variant_note,
+};
 use super::fit::{self, Part};
 use super::theme::Theme;
 use crate::model::results::{LessonResult, VariantResult};
@@ -85,7 +88,13 @@ pub fn render(app: &App, r: &LessonResult, area: Rect, buf: &mut Buffer, th: &Th
         widths.compile = widths.compile.min(room);
     }
     let lines: Vec<Line> = (r.variants[first..last].iter().enumerate())
-        .map(|(i, v)| row(app, r, v, first + i == focus, &widths, inner.width, th))
+        .map(|(i, v)| {
+            // The note a sweep's variants share goes on the first of them in view only.
+            let before = (i > 0).then(|| r.variants[first + i - 1].name.as_str());
+            let whole = !same_sweep(app, before, &v.name);
+            let focused = first + i == focus;
+            row(app, r, (v, focused, whole), &widths, inner.width, th)
+        })
         .collect();
     Paragraph::new(lines).render(inner, buf);
 }
@@ -148,12 +157,12 @@ fn compile_is_the_point(app: &App) -> bool {
 }
 
 /// One variant's row: its name, then its time, rate and verdict once the figures are
-/// shown, its note before; shortened by whole words where the width is short.
+/// shown, its note before (`whole`: with what it shares with the rows above); shortened by
+/// whole words where the width is short.
 fn row<'a>(
     app: &App,
     r: &LessonResult,
-    v: &VariantResult,
-    focused: bool,
+    (v, focused, whole): (&VariantResult, bool, bool),
     w: &Widths,
     width: u16,
     th: &Theme,
@@ -163,10 +172,7 @@ fn row<'a>(
     let name = format!("{mark}{:<n$}  ", fit::shorten(&v.name, w.name), n = w.name);
     let mut parts = vec![Part::new(name, name_style, 0)];
     if !app.revealed() {
-        let note = (app.lesson())
-            .and_then(|l| l.variant(&v.name))
-            .and_then(|x| x.note.clone())
-            .unwrap_or_default();
+        let note = variant_note(app, &v.name, whole).unwrap_or_default();
         parts.push(Part::new(note, th.dim, 1).shrinking());
         return fit::fit_parts(parts, width as usize);
     }

@@ -29,7 +29,7 @@ fn rows(app: &App, area: Rect, th: &Theme) -> Vec<Line<'static>> {
     };
     let mut lines = vec![Line::styled(format!("figures: {from}"), th.dim)];
     lines.push(Line::raw(""));
-    lines.extend(column_lines(app, r, v, w, th));
+    lines.extend(column_lines(app, r, (v, true), w, th));
     fit::wrap_all(&lines, w as usize, 2)
 }
 
