@@ -27,3 +27,4 @@ pub mod sass_figures;
 pub mod sass_map;
 pub mod spaces;
 pub mod stats;
+pub mod timed_region;

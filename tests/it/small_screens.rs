@@ -809,3 +809,26 @@ fn a_sweeps_rows_give_their_point_and_share_one_note() {
     assert_eq!(screen.matches("the largest L1").count(), 1, "{screen}");
     assert!(screen.contains("chain's set 128 KiB"), "{screen}");
 }
+
+/// A kernel that times itself opens the code view on what it times (#35 item 16): lesson
+/// 00's hbm rung on its chase, not on the flush loop before the timing, whose stores cost
+/// more per request; the costliest lines are still listed above.
+#[test]
+fn the_code_view_of_a_timed_chase_opens_on_the_chase() {
+    let mut a = app("memory-ladder");
+    ch(&mut a, 'v');
+    a.view.variant = (a.lesson().unwrap().variants.iter())
+        .position(|v| v.name == "hbm")
+        .unwrap();
+    draw(&mut a);
+    ch(&mut a, 'c');
+    assert_eq!(a.view.overlay, Overlay::Code);
+    let screen = draw(&mut a);
+    let marked = (screen.lines()).find(|l| l.contains('▶')).expect(&screen);
+    assert!(
+        marked.contains("ld.global.cg.u64 %0, [%0]"),
+        "the timed chase is marked: {marked}\n{screen}"
+    );
+    assert!(!screen.contains("▶    for (int w = lane"), "{screen}");
+    assert!(screen.contains("costliest lines:"), "{screen}");
+}

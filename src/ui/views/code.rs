@@ -74,9 +74,21 @@ fn ranked(t: &[InstructionSummary], v: &Variant) -> Vec<(u32, MemKind, LineFigur
     all
 }
 
-/// The source line whose traced accesses cost the most: where the code view opens.
+/// The source line whose traced accesses cost the most.
 pub fn costliest_line(app: &App, v: &Variant) -> Option<u32> {
     ranked(traced(app, v), v).first().map(|(l, _, _)| *l)
+}
+
+/// Where the code view opens, marked ▶: in a kernel that times itself, the costliest traced
+/// line it times (the chase, not the stores that set it up or flush the L2 around it);
+/// else the costliest traced line.
+pub fn opening_line(app: &App, v: &Variant) -> Option<u32> {
+    let all = ranked(traced(app, v), v);
+    let timed = crate::analysis::timed_region::timed_ranges(&v.source);
+    let in_timed = all
+        .iter()
+        .find(|(l, _, _)| timed.iter().any(|r| r.contains(l)));
+    in_timed.or(all.first()).map(|(l, _, _)| *l)
 }
 
 /// The costliest traced lines, worst first: where to look.
@@ -184,7 +196,7 @@ fn source_rows(
 ) -> (Vec<Line<'static>>, Vec<usize>) {
     let t = traced(app, v);
     let diags = diagnostics(app, v);
-    let worst = costliest_line(app, v);
+    let worst = opening_line(app, v);
     let mut rows = Vec::new();
     let mut starts = Vec::new();
     for (i, text) in v.source.lines().enumerate() {
@@ -380,7 +392,7 @@ pub fn opening_scroll(app: &App, area: Rect) -> u16 {
     let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
         return 0;
     };
-    let Some(line) = costliest_line(app, v) else {
+    let Some(line) = opening_line(app, v) else {
         return 0;
     };
     let th = Theme::new(false);

@@ -1,0 +1,140 @@
+//! The lines a kernel times itself: between two reads of the SM clock (`%clock64`,
+//! `clock64()`) or the global timer (`%globaltimer`), directly or through a `__device__`
+//! helper that reads one. A latency lesson's figure is what happens there, not in the
+//! setup around it (lesson 00's hbm rung writes its chain and flushes the L2 with stores
+//! that cost far more per request than the chase it times), so the code view opens there.
+//!
+//! Read from the text as written, not preprocessed: a file may time several variants'
+//! loops under `#if`, one after another. Clock reads come in groups (a start: `g0 = …;
+//! t0 = …;`, then an end: `t1 = …; g1 = …;`), and the groups in file order pair up, start
+//! then end; what lies between a start and its end is timed.
+
+use std::ops::RangeInclusive;
+
+/// The line ranges (from 1) between each start of a timing and its end.
+pub fn timed_ranges(source: &str) -> Vec<RangeInclusive<u32>> {
+    let lines: Vec<&str> = source.lines().map(code_of).collect();
+    let helpers = clock_helpers(&lines);
+    let reads: Vec<usize> = (0..lines.len())
+        .filter(|&i| !helpers.iter().any(|h| h.body.contains(&i)))
+        .filter(|&i| {
+            let l = lines[i];
+            reads_clock(l) || helpers.iter().any(|h| calls(l, &h.name))
+        })
+        .collect();
+    // Reads on neighbouring lines (blank lines between them aside) are one group.
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for &i in &reads {
+        match groups.last_mut() {
+            Some(g) if lines[g.1 + 1..i].iter().all(|l| l.trim().is_empty()) => g.1 = i,
+            _ => groups.push((i, i)),
+        }
+    }
+    groups
+        .chunks_exact(2)
+        .filter(|p| p[0].1 + 1 < p[1].0)
+        .map(|p| (p[0].1 as u32 + 2)..=(p[1].0 as u32))
+        .collect()
+}
+
+/// A `__device__` function that reads a clock, and its lines (from 0).
+struct Helper {
+    name: String,
+    body: std::ops::Range<usize>,
+}
+
+/// The helpers that read a clock: a `__device__` function's first line names it, and its
+/// body ends at the first `}` that opens a line.
+fn clock_helpers(lines: &[&str]) -> Vec<Helper> {
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if !l.contains("__device__") {
+            continue;
+        }
+        let Some(name) = l.split('(').next().and_then(last_identifier) else {
+            continue;
+        };
+        let end = (i + 1..lines.len())
+            .find(|&j| lines[j].starts_with('}'))
+            .map_or(lines.len(), |j| j + 1);
+        if lines[i..end].iter().any(|l| reads_clock(l)) {
+            out.push(Helper {
+                name: name.to_string(),
+                body: i..end,
+            });
+        }
+    }
+    out
+}
+
+/// A line's code: what comes before a `//` comment.
+fn code_of(line: &str) -> &str {
+    line.split("//").next().unwrap_or(line)
+}
+
+fn reads_clock(code: &str) -> bool {
+    code.contains("%clock") || code.contains("%globaltimer") || calls(code, "clock64")
+}
+
+/// Whether `code` calls `name`: the name, not the end of a longer one, then `(`.
+fn calls(code: &str, name: &str) -> bool {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    code.match_indices(name).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + name.len()..].trim_start();
+        !before.is_some_and(ident) && after.starts_with('(')
+    })
+}
+
+/// The last C identifier in `s`.
+fn last_identifier(s: &str) -> Option<&str> {
+    let s = s.trim_end();
+    let start = s
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .map_or(0, |i| i + 1);
+    let id = &s[start..];
+    (!id.is_empty() && !id.starts_with(|c: char| c.is_ascii_digit())).then_some(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const KERNEL: &str = "\
+__device__ unsigned long long now()
+{
+    unsigned long long t;
+    asm volatile(\"mov.u64 %0, %%clock64;\" : \"=l\"(t));
+    return t;
+}
+extern \"C\" __global__ void k(unsigned* p, unsigned long long* c)
+{
+#if LEVEL == 1
+    p[threadIdx.x] = 1;   // setup, line 10
+    t0 = now();
+    x = p[x];             // timed, line 12
+    t1 = now();
+#else
+    flush(p);             // setup, line 15
+    t0 = now();
+
+    for (;;) x = p[x];    // timed, line 18
+    t1 = clock64();
+#endif
+    // now() is not called here
+}
+";
+
+    #[test]
+    fn the_lines_between_a_start_and_its_end_are_timed() {
+        assert_eq!(timed_ranges(KERNEL), [12..=12, 17..=18]);
+    }
+
+    #[test]
+    fn a_kernel_that_reads_no_clock_times_nothing() {
+        assert!(timed_ranges("extern \"C\" __global__ void k() { }\n").is_empty());
+        // A name that only ends in a helper's is no call of it.
+        assert!(!calls("x = not_now();", "now"));
+        assert!(calls("t0 = now ();", "now"));
+    }
+}
