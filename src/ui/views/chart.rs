@@ -152,10 +152,12 @@ fn render_one(
     let block = Block::default()
         .borders(Borders::ALL)
         .title(Line::styled(title, th.title));
-    chart(&p, sweep, th).block(block).render(area, buf);
+    chart(&p, sweep, area.width, th)
+        .block(block)
+        .render(area, buf);
 }
 
-fn chart<'a>(p: &'a Plot, sweep: &Sweep, th: &Theme) -> Chart<'a> {
+fn chart<'a>(p: &'a Plot, sweep: &Sweep, width: u16, th: &Theme) -> Chart<'a> {
     let line = Dataset::default()
         .marker(Marker::Braille)
         .graph_type(GraphType::Line)
@@ -173,6 +175,16 @@ fn chart<'a>(p: &'a Plot, sweep: &Sweep, th: &Theme) -> Chart<'a> {
         sweep.x_label.clone()
     };
     let y = p.y_max;
+    // The x axis's title is drawn only whole, so a long one in a narrow chart (the lesson
+    // list open at 80 columns) would go altogether: it loses its last words instead.
+    let y_labels = [number(0.0), number(y / 2.0), number(y)];
+    let label_w = y_labels
+        .iter()
+        .map(|l| super::fit::width(l))
+        .max()
+        .unwrap_or(0);
+    let room = (width as usize).saturating_sub(label_w + 4);
+    let x_title = super::fit::shorten(&x_title, room);
     Chart::new(vec![line, dots])
         .hidden_legend_constraints((
             ratatui::layout::Constraint::Length(0),
@@ -188,6 +200,6 @@ fn chart<'a>(p: &'a Plot, sweep: &Sweep, th: &Theme) -> Chart<'a> {
             Axis::default()
                 .title(Line::styled(p.y_title, th.dim))
                 .bounds([0.0, y])
-                .labels([number(0.0), number(y / 2.0), number(y)].map(Line::raw)),
+                .labels(y_labels.map(Line::raw)),
         )
 }

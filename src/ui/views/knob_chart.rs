@@ -56,7 +56,11 @@ pub fn render(
                 .style(th.spark)
         })
         .collect();
-    let title = format!(" {} by {} ", head.0, knob.label);
+    let title = format!(" {} by {}", head.0, knob.label);
+    let title = format!(
+        "{} ",
+        super::fit::shorten(&title, area.width.saturating_sub(3) as usize)
+    );
     BarChart::default()
         .block(
             Block::default()
