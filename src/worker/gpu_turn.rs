@@ -377,4 +377,4 @@ pub fn default_dir() -> PathBuf {
 
 #[cfg(test)]
 #[path = "gpu_turn_tests.rs"]
-mod tests;
+pub(super) mod tests;

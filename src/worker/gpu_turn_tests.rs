@@ -22,8 +22,9 @@ fn own(queue: &Path) -> PathBuf {
     queue.join(unsafe { libc::geteuid() }.to_string())
 }
 
-/// Every path under `dir`, relative to it, links not followed.
-fn tree(dir: &Path) -> Vec<String> {
+/// Every path under `dir`, relative to it, links not followed (the turn queue's tests
+/// read folders with it too).
+pub(in crate::worker) fn tree(dir: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for e in fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();

@@ -522,20 +522,7 @@ mod tests {
         fs::write(folder.join(name), text).unwrap();
     }
 
-    /// Every path under `dir`, relative to it, links not followed.
-    fn tree(dir: &Path) -> Vec<String> {
-        let mut out = Vec::new();
-        for e in fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            let rel = p.strip_prefix(dir).unwrap().display().to_string();
-            if fs::symlink_metadata(&p).unwrap().is_dir() {
-                out.extend(tree(&p).into_iter().map(|s| format!("{rel}/{s}")));
-            }
-            out.push(rel);
-        }
-        out.sort();
-        out
-    }
+    use super::super::gpu_turn::tests::tree;
 
     #[test]
     fn our_start_time_is_read_and_a_pid_used_again_is_not_its_old_process() {
