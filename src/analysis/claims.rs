@@ -2,7 +2,7 @@
 //! is "not measured", never "holds".
 
 use crate::analysis::describe::first_race;
-use crate::analysis::races::race_words;
+use crate::analysis::race_words::race_words;
 use crate::model::access::{AccessKind, Space};
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
 use crate::model::results::{ClaimResult, Failure, LessonResult, Source, VariantResult};

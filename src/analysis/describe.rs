@@ -1,6 +1,6 @@
 //! Short words for a result, shared by the text report and the screen so both say the same.
 
-use crate::analysis::races::race_words;
+use crate::analysis::race_words::race_words;
 use crate::model::results::{Failure, LessonResult, Race, Source, VariantResult};
 
 /// "live on NVIDIA H100 80GB HBM3" or "recorded on NVIDIA H100 80GB HBM3, 2026-11-21", with
@@ -51,7 +51,13 @@ pub fn status(v: &VariantResult) -> String {
     }
     // Before "correct": output that matched on one run says nothing about a race.
     if let Some(r) = first_race(v) {
-        let race = format!("race: {}, no barrier between", race_words(r));
+        // A barrier with a thread count that holds only some warps stood there: it is no
+        // barrier of the whole block, not none at all.
+        let between = match r.partial_barrier {
+            Some(p) => format!("only a `bar.sync id, {}` between", p.threads),
+            None => "no barrier between".to_string(),
+        };
+        let race = format!("race: {}, {between}", race_words(r));
         return match v.correct {
             Some(false) => format!("{race}; output WRONG"),
             _ => race,

@@ -18,6 +18,7 @@ pub mod margin;
 pub mod occupancy;
 pub mod ptxas_log;
 mod race_intervals;
+pub mod race_words;
 pub mod races;
 mod races_cluster;
 mod races_warp;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::analysis::race_words::{race_why, race_words};
 
 /// A warp's request: lanes 0..n, lane l at byte `base + 4 l`.
 fn access(block: u32, warp: u32, op: Op, line: u32, base: u64, n: u32) -> SharedEvent {

@@ -113,7 +113,7 @@ fn a_clusters_blocks_race_without_a_cluster_barrier_and_an_exit_may_overtake_a_r
     let last = races(&r, "no-last");
     assert_eq!(scopes(last), [RaceScope::Exit], "{last:?}");
     assert_eq!(last[0].first_line, Some(load));
-    let why = gpulab::analysis::races::race_why(&last[0]);
+    let why = gpulab::analysis::race_words::race_why(&last[0]);
     assert!(why.contains("may exit"), "{why}");
 }
 
@@ -174,6 +174,6 @@ fn warps_across_a_barrier_each_passes_alone_or_none_waits_at_race() {
     assert_eq!(partial("warp-alone"), Some(32));
     assert_eq!(partial("half-count"), Some(128));
     assert_eq!(partial("arrive-only"), None);
-    let why = gpulab::analysis::races::race_why(&races(&r, "half-count")[0]);
+    let why = gpulab::analysis::race_words::race_why(&races(&r, "half-count")[0]);
     assert!(why.contains("`bar.sync id, 128`"), "{why}");
 }

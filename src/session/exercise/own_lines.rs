@@ -41,7 +41,7 @@ pub(super) fn race_line(y: Option<&VariantResult>) -> Option<CheckLine> {
             detail,
         });
     };
-    let mut detail = crate::analysis::races::race_why(first);
+    let mut detail = crate::analysis::race_words::race_why(first);
     if mem.races.len() > 1 {
         detail.push_str(&format!(
             "; {} more pair{} of lines race",

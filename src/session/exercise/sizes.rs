@@ -122,7 +122,7 @@ pub fn judge_at(ex: &Exercise, result: &LessonResult, at: &str, lines: &mut [Che
 /// The first race of `v`'s trace, in a learner's words.
 fn race_at(v: &VariantResult) -> Option<String> {
     let mem = v.memory.as_ref()?;
-    mem.races.first().map(crate::analysis::races::race_why)
+    mem.races.first().map(crate::analysis::race_words::race_why)
 }
 
 #[cfg(test)]

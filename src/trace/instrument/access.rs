@@ -220,18 +220,13 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &str) -> Option<Ac
     } else {
         operands.len() > 1
     };
-    let mut event = Event::Barrier;
-    if block && (has("arrive") || counted) {
+    let event = if block && (has("arrive") || counted) {
+        // Only `bar.sync`/`barrier.sync` with a written count is followed.
         let written = operands.get(1).and_then(|c| immediate(c));
         match written {
-            Some(threads) if !has("arrive") && !has("red") => {
-                event = Event::CountedBarrier { threads }
-            }
+            Some(threads) if !has("arrive") && !has("red") => Event::CountedBarrier { threads },
             _ => return None,
         }
-    }
-    let event = if event != Event::Barrier {
-        event
     } else if has("warp") {
         Event::WarpSync
     } else if has("cluster") && has("arrive") && has("relaxed") {
