@@ -120,6 +120,15 @@ impl Gpu {
         &self.info
     }
 
+    /// The SM clock's peak in kHz, as the driver gives it (None where it says nothing): no
+    /// `clock64` reading can count faster.
+    pub fn peak_sm_clock_khz(&self) -> Option<u32> {
+        use sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_CLOCK_RATE;
+        (self.ctx.attribute(CU_DEVICE_ATTRIBUTE_CLOCK_RATE).ok())
+            .filter(|&k| k > 0)
+            .map(|k| k as u32)
+    }
+
     /// GPUs this machine has (a lesson may require two); at least this one.
     pub fn device_count(&self) -> u32 {
         result::device::get_count().map_or(1, |n| n.max(1) as u32)

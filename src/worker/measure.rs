@@ -50,11 +50,75 @@ pub fn fill_constants(
     Ok(None)
 }
 
-/// Why a measure has no figure.
+/// Why a measure has no figure, or none to trust.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MeasureError {
     #[error("measured.{name}: the kernel wrote no element of `{buffer}`")]
     NothingWritten { name: String, buffer: String },
+    #[error(
+        "measured.{name}: the kernel's own clock says {said:.0} {unit} for what it timed, more \
+         than its whole launch could hold ({held:.0} {unit}: {ms:.3} ms by the GPU's events); \
+         a figure must be what the clock read, not scaled or made up"
+    )]
+    BeyondTheLaunch {
+        name: String,
+        unit: String,
+        said: f64,
+        held: f64,
+        ms: f64,
+    },
+}
+
+/// The checked launch as the GPU's events timed it, and the SM clock's peak.
+#[derive(Debug, Clone, Copy)]
+pub struct Launch {
+    pub ms: f64,
+    pub clock_khz: Option<u32>,
+}
+
+/// The most a kernel's own reading in `unit` can be within a launch of `launch.ms`: its
+/// span lies inside the launch, and `clock64` counts at most the SM clock's peak. A slack
+/// for the timers' resolution (`%globaltimer` ticks every microsecond on some GPUs, the
+/// events about every half). None for a unit that is not a clock's.
+pub fn most_held(unit: &str, launch: Launch) -> Option<f64> {
+    let ns = launch.ms * 1e6;
+    match unit {
+        "ns" => Some(ns * 1.02 + 2000.0),
+        "cycles" => (launch.clock_khz).map(|k| ns * f64::from(k) * 1e-6 * 1.05 + 4000.0),
+        _ => None,
+    }
+}
+
+/// Every clock measure whose largest reading is more than the launch could hold: a kernel
+/// that scales or invents its timings (a warm chase reported three times over passes for a
+/// cold one) is caught by the GPU's own timing of the same launch.
+pub fn beyond_the_launch(
+    lesson: &Lesson,
+    bufs: &Buffers,
+    launch: Launch,
+) -> Result<Vec<MeasureError>, CudaError> {
+    let mut errors = Vec::new();
+    for m in &lesson.measures {
+        let Some(held) = most_held(&m.unit, launch) else {
+            continue;
+        };
+        let data = bufs.download(lesson, m.buffer)?;
+        let largest = Measure {
+            summary: Summary::Max,
+            ..m.clone()
+        };
+        let ty = lesson.buffers[m.buffer].ty;
+        if let Some(said) = figure(&largest, &data, ty, 1.0).filter(|&x| x > held) {
+            errors.push(MeasureError::BeyondTheLaunch {
+                name: m.name.clone(),
+                unit: m.unit.clone(),
+                said,
+                held,
+                ms: launch.ms,
+            });
+        }
+    }
+    Ok(errors)
 }
 
 /// Read every measure's buffer after the checked launch and put its figure in `r`.
@@ -146,6 +210,31 @@ mod tests {
         assert_eq!(figure(&m, &even, ElemType::F32, 1.0), Some(2.5));
         let none = HostData::U32(vec![0xDEAD_BEEF; 3]);
         assert_eq!(figure(&m, &none, ElemType::U32, 1.0), None);
+    }
+
+    #[test]
+    fn a_clock_reading_is_bounded_by_the_launch_that_held_it() {
+        let launch = Launch {
+            ms: 0.5,
+            clock_khz: Some(1_980_000),
+        };
+        // 0.5 ms: 500,000 ns and, at 1.98 GHz, 990,000 cycles, with their slack.
+        let ns = most_held("ns", launch).unwrap();
+        assert!((510_000.0..=512_000.0).contains(&ns), "{ns}");
+        let cycles = most_held("cycles", launch).unwrap();
+        assert!((1_030_000.0..=1_045_000.0).contains(&cycles), "{cycles}");
+        // A warm chase of 0.45 ms reported three times over is beyond it.
+        assert!(3.0 * 0.45e6 > ns && 3.0 * 0.45e6 * 1.98 > cycles);
+        // No clock known: cycles are not bounded; a unit that is not a clock's never is.
+        let unknown = Launch {
+            clock_khz: None,
+            ..launch
+        };
+        assert_eq!(most_held("cycles", unknown), None);
+        assert_eq!(most_held("bytes", launch), None);
+        // A short launch keeps the timers' slack.
+        let short = Launch { ms: 0.0, ..launch };
+        assert_eq!(most_held("ns", short), Some(2000.0));
     }
 
     #[test]

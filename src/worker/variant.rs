@@ -289,8 +289,8 @@ fn check_output(
     let v = job.variant;
     stage(send, v, "checking the output");
     bufs.poison_outputs(ctx.lesson)?;
-    bufs.launch(v, kernel).enqueue()?;
-    ctx.gpu.synchronize()?;
+    // Timed by the GPU's events, to bound what the kernel says its own clock read.
+    let launch_ms = ctx.gpu.timer()?.time(|| bufs.launch(v, kernel).enqueue())?;
     let mut problems = Vec::new();
     let tol = ctx.lesson.tolerance.unwrap_or_default();
     r.tolerance = ctx.lesson.tolerance;
@@ -310,6 +310,12 @@ fn check_output(
     }
     let unwritten = measure::read_measures(ctx.lesson, v, bufs, r)?;
     problems.extend(unwritten.iter().map(ToString::to_string));
+    let launch = measure::Launch {
+        ms: launch_ms,
+        clock_khz: ctx.gpu.peak_sm_clock_khz(),
+    };
+    let made_up = measure::beyond_the_launch(ctx.lesson, bufs, launch)?;
+    problems.extend(made_up.iter().map(ToString::to_string));
     let verdict = judge(ctx.lesson, job.is_reference, compared.len(), problems);
     (r.correct, r.error, r.check) = verdict;
     Ok(())
