@@ -7,6 +7,7 @@ use super::app::App;
 use super::event::{CheckJob, Job};
 use crate::model::Lesson;
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
+use crate::model::protocol::PIP_HINT;
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::session::client::WorkerFailure;
 use crate::session::exercise::check::{CheckReport, Mark};
@@ -396,7 +397,15 @@ pub fn verdict(r: &CheckReport) -> String {
     } else if r.failed() {
         format!("not yet: {}", r.tally())
     } else if count(Mark::Pass) == 0 {
-        format!("no check judged here: {}", r.tally())
+        match r.nvrtc_would_judge() {
+            0 => format!("no check judged here: {}", r.tally()),
+            // The one thing a newcomer with neither can do here, said where they look.
+            n => format!(
+                "no check judged here: {}; with NVRTC the CPU interpreter would judge {n} \
+                 ({PIP_HINT})",
+                r.tally()
+            ),
+        }
     } else {
         // Checks only a GPU can judge are neither passed nor failed: counted apart. Without
         // a GPU the exercise cannot pass here, so the way to the solution is said.

@@ -131,6 +131,46 @@ fn settle(
 
 #[test]
 fn every_lesson_and_exercise_at_80x24_without_a_gpu_reads_whole() {
+    walk(Nvrtc::AsFound);
+}
+
+/// The same walk where NVRTC cannot be found, as on a machine that has neither a GPU nor
+/// the pip wheels: every `r` says how to get NVRTC, on a lesson and on an exercise.
+#[test]
+fn every_lesson_and_exercise_at_80x24_without_nvrtc_says_how_to_get_it() {
+    let empty = tempfile::tempdir().unwrap();
+    let hidden = Command::new(common::bin())
+        .arg("doctor")
+        .envs(no_nvrtc(empty.path()))
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .output()
+        .unwrap();
+    let doctor = String::from_utf8_lossy(&hidden.stdout);
+    if !doctor.lines().any(|l| l.starts_with("✗ NVRTC")) {
+        // A toolkit in the default place is found whatever the environment says.
+        eprintln!("skipped: NVRTC cannot be hidden on this machine:\n{doctor}");
+        return;
+    }
+    walk(Nvrtc::Hidden(empty.path().to_path_buf()));
+}
+
+/// Where NVRTC comes from for a walk: as this machine has it, or hidden.
+enum Nvrtc {
+    AsFound,
+    /// Hidden by an empty `PATH` (this folder): the lab asks python3 where the pip wheels
+    /// are, and no toolkit variable is set.
+    Hidden(std::path::PathBuf),
+}
+
+fn no_nvrtc(empty: &Path) -> Vec<(&'static str, std::ffi::OsString)> {
+    let mut env = vec![("PATH", empty.as_os_str().to_owned())];
+    for var in ["GPULAB_CUDA", "CUDA_HOME", "CUDA_PATH"] {
+        env.push((var, "".into()));
+    }
+    env
+}
+
+fn walk(nvrtc: Nvrtc) {
     let root = gpulab::course::bundle::CourseRoot::Bundled;
     let (lessons, errors) = gpulab::course::load_course(&root);
     assert!(errors.is_empty(), "{errors:?}");
@@ -148,6 +188,13 @@ fn every_lesson_and_exercise_at_80x24_without_a_gpu_reads_whole() {
         .stdin(slave(&pty.slave))
         .stdout(slave(&pty.slave))
         .stderr(slave(&pty.slave));
+    let hidden = matches!(nvrtc, Nvrtc::Hidden(_));
+    if let Nvrtc::Hidden(empty) = &nvrtc {
+        cmd.envs(no_nvrtc(empty))
+            .env("VISUAL", "/bin/true")
+            .env("GPULAB_WORKSPACE", data.path().join("work"));
+    }
+    let mut missing: Vec<String> = Vec::new();
     // SAFETY: only async-signal-safe calls between fork and exec: a new session, and the pty
     // as its controlling terminal, so the lab finds it at /dev/tty as a learner's would be.
     unsafe {
@@ -203,6 +250,9 @@ fn every_lesson_and_exercise_at_80x24_without_a_gpu_reads_whole() {
             for c in cut_words(&screen, &words) {
                 cuts.push(format!("{} after {k:?}: {c}", l.id));
             }
+            if hidden && k == "r" && !says_how_to_get_nvrtc(&screen) {
+                missing.push(format!("{} after r:\n{text}", l.id));
+            }
         }
         // Down through the lesson's exercises, each read whole at 80x24 as it opens.
         for ex in &l.exercises {
@@ -219,6 +269,28 @@ fn every_lesson_and_exercise_at_80x24_without_a_gpu_reads_whole() {
             exercises += 1;
             for c in cut_words(&screen, &words) {
                 cuts.push(format!("{} exercise {}: {c}", l.id, ex.id));
+            }
+            if hidden {
+                // Without NVRTC a check is over at once: the starter copied (the editor
+                // returns at once), r says what each check needs.
+                keys.write_all(b"e").unwrap();
+                let started = |s: &vt::Screen| !s.text().contains("not started");
+                settle(
+                    &out,
+                    &mut fed,
+                    &mut screen,
+                    Duration::from_secs(10),
+                    started,
+                );
+                keys.write_all(b"r").unwrap();
+                let told = |s: &vt::Screen| says_how_to_get_nvrtc(s);
+                settle(&out, &mut fed, &mut screen, Duration::from_secs(10), told);
+                if !told(&screen) {
+                    missing.push(format!("exercise {} after r:\n{}", ex.id, screen.text()));
+                }
+                for c in cut_words(&screen, &words) {
+                    cuts.push(format!("{} exercise {} after r: {c}", l.id, ex.id));
+                }
             }
         }
         if i + 1 < lessons.len() {
@@ -257,6 +329,24 @@ fn every_lesson_and_exercise_at_80x24_without_a_gpu_reads_whole() {
         cuts.len(),
         cuts.join("\n")
     );
+    assert!(
+        missing.is_empty(),
+        "{} screens do not say how to get NVRTC:\n{}",
+        missing.len(),
+        missing.join("\n\n")
+    );
+}
+
+/// The status rows (the two above the keys) name the pip wheel that brings NVRTC; or, on
+/// an exercise only a GPU can judge (textures), no row offers NVRTC and the checks say
+/// they need a GPU.
+fn says_how_to_get_nvrtc(screen: &vt::Screen) -> bool {
+    let rows = screen.rows();
+    let status = rows[rows.len().saturating_sub(3)..rows.len() - 1].join(" ");
+    let status = status.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = screen.text();
+    status.contains("pip install nvidia-cuda-nvrtc")
+        || (!text.contains("NVRTC") && status.contains("need a GPU"))
 }
 
 /// The check itself: a cut word is found, a whole one or a shortened one is not.

@@ -70,6 +70,14 @@ impl CheckReport {
                 .any(|l| matches!(l.mark, Mark::Fail | Mark::NotMeasured))
     }
 
+    /// How many of the checks that were not judged NVRTC would let the CPU interpreter
+    /// judge (none where NVRTC is here, or where a GPU is).
+    pub fn nvrtc_would_judge(&self) -> usize {
+        (self.lines.iter())
+            .filter(|l| l.mark == Mark::NeedsGpu && l.detail.starts_with(NEEDS_NVRTC))
+            .count()
+    }
+
     /// The checks counted in the words every screen uses: "4 hold, 1 fails, 2 need a GPU".
     pub fn tally(&self) -> String {
         let count = |m: Mark| self.lines.iter().filter(|l| l.mark == m).count();
@@ -344,6 +352,9 @@ fn main_options(ex: &Exercise, quick: bool, compared_known: bool) -> RunOptions 
     }
 }
 
+/// How a check that NVRTC would let the CPU interpreter judge says so.
+const NEEDS_NVRTC: &str = "needs NVRTC for the CPU interpreter";
+
 /// What each check needs where neither a GPU nor NVRTC is: every check is listed (none
 /// silently left out), each saying whether NVRTC would let the CPU interpreter judge it or
 /// only a GPU can (times, and everything of a lesson with no CPU size).
@@ -354,7 +365,7 @@ fn unjudged(ex: &Exercise, l: &Lesson) -> CheckReport {
     // The interpreter runs at a CPU size, and never a texture fetch.
     let cpu_sizes = ex.sizes_cpu.as_ref().unwrap_or(&ex.sizes);
     let runs_on_cpu = (!l.problem_cpu.is_empty() || !cpu_sizes.is_empty()) && l.textures.is_empty();
-    let cpu = format!("needs NVRTC for the CPU interpreter ({PIP_HINT}), or a GPU");
+    let cpu = format!("{NEEDS_NVRTC} ({PIP_HINT}), or a GPU");
     let needs = |gpu_only: bool| match gpu_only || !runs_on_cpu {
         true => "needs a GPU".to_string(),
         false => cpu.clone(),
@@ -525,6 +536,37 @@ mod tests {
             "out[5] = 1, expected 2"
         );
         assert_eq!(located(&t, "the kernel faulted"), "the kernel faulted");
+    }
+
+    #[test]
+    fn with_neither_a_gpu_nor_nvrtc_the_checks_nvrtc_would_judge_are_counted() {
+        let course = crate::course::load_course(&CourseRoot::Bundled).0;
+        let ex_of = |id: &str| {
+            let l = course
+                .iter()
+                .find(|l| l.exercises.iter().any(|e| e.id == id));
+            let l = l.unwrap();
+            (
+                l.exercises.iter().find(|e| e.id == id).unwrap().clone(),
+                l.clone(),
+            )
+        };
+        // Its traced checks run on the interpreter; its times and speed need a GPU.
+        let (ex, l) = ex_of("coalesce-copy");
+        let r = super::unjudged(&ex, &l);
+        let n = r.nvrtc_would_judge();
+        assert!(n >= 2 && n < r.lines.len(), "{n} of {}", r.lines.len());
+        let words = crate::ui::exercise::verdict(&r);
+        assert!(
+            words.contains(&format!("the CPU interpreter would judge {n}")),
+            "{words}"
+        );
+        assert!(words.contains(crate::model::protocol::PIP_HINT), "{words}");
+        // Textures need a GPU whatever NVRTC does: NVRTC is not offered.
+        let (ex, l) = ex_of("sample-texture");
+        let r = super::unjudged(&ex, &l);
+        assert_eq!(r.nvrtc_would_judge(), 0);
+        assert!(!crate::ui::exercise::verdict(&r).contains("NVRTC"));
     }
 
     #[test]
