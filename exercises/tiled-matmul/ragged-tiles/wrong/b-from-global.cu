@@ -1,5 +1,5 @@
 // wrong: [unchecked structure] stages the A tile with zeros past the edges but reads B straight from global memory in the inner loop, so each element of B is still loaded once per thread that needs it
-// caught by: yours global.requests at most 1.1x solution
+// caught by: yours global.requests at most 1.5x solution
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of TILE x TILE threads
 // (TILE comes from the lesson: 16). The grid has ceil(n / TILE) blocks each way, so when n is

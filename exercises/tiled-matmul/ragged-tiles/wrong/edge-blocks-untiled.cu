@@ -1,5 +1,5 @@
 // wrong: [one size] tiles the blocks that lie wholly inside C and lets the blocks cut by its edges, which the lesson's n never has, compute their outputs straight from global memory
-// caught by: yours global.requests at most 1.1x solution
+// caught by: yours global.requests at most 1.5x solution
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of TILE x TILE threads
 // (TILE comes from the lesson: 16). The grid has ceil(n / TILE) blocks each way, so when n is

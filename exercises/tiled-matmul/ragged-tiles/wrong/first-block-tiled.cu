@@ -1,5 +1,5 @@
 // wrong: [hidden trace] tiles block (0, 0) only, the block a one-block trace of the lesson looks at, and lets every other block read its rows and columns from global memory
-// caught by: yours global.requests at most 1.1x solution
+// caught by: yours global.requests at most 1.5x solution
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of TILE x TILE threads
 // (TILE comes from the lesson: 16). The grid has ceil(n / TILE) blocks each way, so when n is

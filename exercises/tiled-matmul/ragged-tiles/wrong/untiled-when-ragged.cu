@@ -1,5 +1,5 @@
 // wrong: [one size] keeps the tiles where n is a multiple of 16, as the lesson's n is, and otherwise falls back to reading each row and column from global memory, where the bounds are easy
-// caught by: yours global.requests at most 1.1x solution
+// caught by: yours global.requests at most 1.5x solution
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of TILE x TILE threads
 // (TILE comes from the lesson: 16). The grid has ceil(n / TILE) blocks each way, so when n is
