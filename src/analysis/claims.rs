@@ -216,6 +216,7 @@ fn judge_makes(
         Some(AccessKind::Atomic | AccessKind::Reduction) => "atomics",
         Some(AccessKind::AsyncCopy) => "async copies",
         Some(AccessKind::BulkCopy) => "bulk copies",
+        Some(AccessKind::Matrix) => "matrix loads",
         None => "",
     };
     let words = space_words(space);

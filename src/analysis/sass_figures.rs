@@ -120,7 +120,8 @@ fn num(x: f64) -> String {
 fn space_of(kind: MemKind) -> Option<(Option<Space>, AccessKind)> {
     use AccessKind::{Load, Store};
     Some(match kind {
-        MemKind::SharedLoad | MemKind::SharedMatrix => (Some(Space::Shared), Load),
+        MemKind::SharedLoad => (Some(Space::Shared), Load),
+        MemKind::SharedMatrix => (Some(Space::Shared), AccessKind::Matrix),
         MemKind::SharedStore => (Some(Space::Shared), Store),
         MemKind::GlobalLoad => (Some(Space::Global), Load),
         MemKind::GlobalStore => (Some(Space::Global), Store),

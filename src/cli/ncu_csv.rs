@@ -127,6 +127,17 @@ pub const SHARED_LDGSTS_WAVEFRONTS: Metric = m(
     "",
 );
 
+/// The tensor cores' shared loads (`ldmatrix`, SASS `LDSM`): Nsight Compute keeps them
+/// apart from `op_ld` ("Shared Load Matrix" in its memory tables), by instruction,
+/// wavefront and bank conflict. Written only where a kernel or line has them.
+pub const SHARED_LDSM_INST: Metric = m("smsp__sass_inst_executed_op_ldsm.sum", "inst");
+pub const SHARED_LDSM_WAVEFRONTS: Metric =
+    m("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum", "");
+pub const SHARED_LDSM_CONFLICTS: Metric = m(
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
+    "",
+);
+
 /// Every counter written, in the order a kernel's rows list them.
 pub const METRICS: [Metric; 10] = [
     GLOBAL_LD_REQUESTS,
@@ -149,6 +160,7 @@ struct Tally {
     ideal_ld: u64,
     ideal_st: u64,
     ideal_atom: u64,
+    ideal_ldsm: u64,
 }
 
 impl Tally {
@@ -158,6 +170,12 @@ impl Tally {
         let mut put = |metric: Metric, n: u64| *self.counts.entry(metric).or_insert(0) += n;
         // The TMA's bulk copies go through no LSU pipe: no counter of the list is theirs.
         if i.kind == AccessKind::BulkCopy {
+            return;
+        }
+        if i.kind == AccessKind::Matrix {
+            put(SHARED_LDSM_INST, i.requests);
+            put(SHARED_LDSM_WAVEFRONTS, i.wavefronts);
+            self.ideal_ldsm += i.ideal_wavefronts;
             return;
         }
         if i.kind == AccessKind::AsyncCopy {
@@ -244,6 +262,11 @@ impl Tally {
                 SHARED_ATOM_WAVEFRONTS,
                 SHARED_ATOM_CONFLICTS,
                 self.ideal_atom,
+            ),
+            (
+                SHARED_LDSM_WAVEFRONTS,
+                SHARED_LDSM_CONFLICTS,
+                self.ideal_ldsm,
             ),
         ] {
             if let Some(&w) = out.get(&wf) {

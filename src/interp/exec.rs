@@ -113,6 +113,10 @@ pub fn exec(
             super::mbarrier::step(fr, ctx, ins, (active, warp))?
         }
         Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,
+        Op::LdMatrix { matrices, trans } => {
+            super::matrix::ldmatrix(fr, ctx, ins, (active, warp), (matrices, trans))?
+        }
+        Op::Mma(ty) => super::matrix::mma(fr, ctx, ins, (active, warp), ty)?,
         Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
         Op::Redux(op, ty) => redux(fr, ctx, ins, (active, warp), op, ty)?,
         Op::MatchAny(ty) => match_any(fr, ctx, ins, (active, warp), ty)?,

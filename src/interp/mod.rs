@@ -21,6 +21,7 @@ mod fast;
 pub mod lesson;
 mod lex;
 pub mod limits;
+mod matrix;
 mod mbarrier;
 pub mod mem;
 mod memop;

@@ -2,12 +2,16 @@
 
 use super::Unmodelled;
 use super::ops::{
-    AtomOp, Bin, BoolOp, Cmp, Kind, Op, Red, Redux, Rnd, Shfl, Space, Ty, Un, Vote, ty_of,
+    AtomOp, Bin, BoolOp, Cmp, Kind, Narrow, Op, Red, Redux, Rnd, Shfl, Space, Ty, Un, Vote, ty_of,
 };
 
 /// Opcodes the interpreter does not model, and what to do instead.
 fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
     let cluster = quals.iter().any(|q| q.contains("cluster"));
+    // The tensor cores' forms `matrix` runs; their 16-bit types are theirs alone.
+    if matches!(base, "ldmatrix" | "mma") {
+        return matrix_form(base, quals).err();
+    }
     let narrow = |q: &&str| {
         q.starts_with("f16") || q.starts_with("bf16") || matches!(*q, "tf32" | "e4m3x2" | "e5m2x2")
     };
@@ -18,7 +22,9 @@ fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
     }
     Some(match base {
         "tex" | "tld4" | "txq" | "suld" | "sust" | "suq" => "textures and surfaces need a GPU",
-        "mma" | "wmma" | "wgmma" | "ldmatrix" | "stmatrix" => "tensor-core instructions need a GPU",
+        "wmma" | "wgmma" | "stmatrix" => {
+            "these tensor-core instructions need a GPU (the interpreter runs ldmatrix and mma.sync m16n8k16)"
+        }
         // `cp.async` to shared memory, its groups and the 1-D bulk copy (`async_copy` says
         // which forms) are modelled; the mbarrier arrival and the reductions are not.
         "cp" if quals.first() == Some(&"async")
@@ -39,6 +45,38 @@ fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
         }
         _ => return None,
     })
+}
+
+/// The `ldmatrix` and `mma` forms the interpreter runs, or why not.
+fn matrix_form(base: &str, quals: &[&str]) -> Result<Op, &'static str> {
+    let has = |q: &str| quals.contains(&q);
+    if base == "ldmatrix" {
+        let matrices = match () {
+            _ if has("x1") => 1,
+            _ if has("x2") => 2,
+            _ if has("x4") => 4,
+            _ => 0,
+        };
+        if matrices == 0 || !has("m8n8") || !has("b16") {
+            return Err("ldmatrix other than m8n8 .b16 (x1, x2, x4) needs a GPU");
+        }
+        return Ok(Op::LdMatrix {
+            matrices,
+            trans: has("trans"),
+        });
+    }
+    let narrow = match (has("bf16"), has("f16")) {
+        (true, false) => Narrow::Bf16,
+        (false, true) => Narrow::F16,
+        _ => return Err("mma.sync other than m16n8k16 with bf16 or f16 inputs needs a GPU"),
+    };
+    let f32s = quals.iter().filter(|q| **q == "f32").count();
+    if !has("m16n8k16") || !has("row") || !has("col") || f32s != 2 || has("satfinite") {
+        return Err(
+            "mma.sync other than m16n8k16.row.col with f32 accumulators needs a GPU (wgmma, wmma and the other shapes too)",
+        );
+    }
+    Ok(Op::Mma(narrow))
 }
 
 fn rnd_of(q: &str) -> Option<Rnd> {
@@ -109,6 +147,9 @@ pub fn parse_op(text: &str) -> Result<Op, Unmodelled> {
     let q = Q::new(text);
     if let Some(why) = refused(q.base, &q.quals) {
         return Err(why.into());
+    }
+    if matches!(q.base, "ldmatrix" | "mma") {
+        return matrix_form(q.base, &q.quals).map_err(Unmodelled::from);
     }
     arith(&q).unwrap_or_else(|| other(&q))
 }

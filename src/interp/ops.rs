@@ -144,8 +144,23 @@ pub enum Vote {
     Ballot,
 }
 
+/// The 16-bit float types the tensor cores take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Narrow {
+    Bf16,
+    F16,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Op {
+    /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared.b16` (`matrix`): how many
+    /// matrices, and whether each lane gets a column's elements instead of a row's.
+    LdMatrix {
+        matrices: u8,
+        trans: bool,
+    },
+    /// `mma.sync.aligned.m16n8k16.row.col.f32.T.T.f32` with 16-bit inputs of type T.
+    Mma(Narrow),
     Bin(Bin, Ty),
     /// `mad.lo`/`mad.hi`/`mad.wide` (integers) and `fma`/`mad` (floats): a * b + c.
     Mad(Bin, Ty),

@@ -139,6 +139,18 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
                 _ => Slice::AddressOnly,
             }
         }
+        // A shared load whose value may go nowhere: as `ld.shared`.
+        Op::LdMatrix { .. } => {
+            need.guard(ins);
+            need.mark(&ins.src);
+            if need.any(&ins.dst) {
+                need.changed |= !*memory;
+                *memory = true;
+                Slice::Run
+            } else {
+                Slice::AddressOnly
+            }
+        }
         Op::St { space, .. } => {
             need.guard(ins);
             if space == Space::Param || *memory {

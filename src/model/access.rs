@@ -70,6 +70,12 @@ pub enum AccessKind {
     /// width), not per lane.
     #[serde(rename = "bulk-copy")]
     BulkCopy,
+    /// A warp's load of 8x8 matrices of 16-bit elements from shared memory for the tensor
+    /// cores (PTX `ldmatrix`, SASS `LDSM`, Nsight Compute's `op_ldsm`): each of the first 8,
+    /// 16 or 32 lanes (x1, x2, x4) names one 16-byte row, and every lane receives a share of
+    /// every matrix. Traced as a 16-byte load of those lanes: a matrix's eight rows are
+    /// served together, as a 16-byte load's phase of eight lanes is.
+    Matrix,
 }
 
 impl AccessKind {

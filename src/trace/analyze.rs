@@ -317,7 +317,7 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
         (Event::CopyCommit, _) => Op::CopyCommit,
         (Event::CopyWait { groups, all }, _) => Op::CopyWait { groups, all },
         _ if !matches!(r.space, Space::Shared | Space::Cluster) => return None,
-        (_, Some(AccessKind::Load)) => Op::Read,
+        (_, Some(AccessKind::Load | AccessKind::Matrix)) => Op::Read,
         (_, Some(AccessKind::Store)) => Op::Write,
         (_, Some(AccessKind::Atomic | AccessKind::Reduction)) => Op::Atomic,
         (_, Some(AccessKind::AsyncCopy)) => Op::CopyWrite,

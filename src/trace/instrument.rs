@@ -13,9 +13,10 @@
 //! 16 bytes a lane) makes two sites, its global read and then its shared write, each
 //! logging every lane's address in its space; `cp.async.commit_group` and
 //! `cp.async.wait_group`/`wait_all` log events with no address, which the race analysis
-//! completes the copies' shared writes at. Not traced: `.param`, other texture geometries
-//! and every other opcode (ldmatrix, `red.async`, bulk copies), whose lanes do not each name
-//! one address the way `ld`/`st` do.
+//! completes the copies' shared writes at. `ldmatrix` (`m8n8`) is a 16-byte shared load of
+//! the lanes that name its rows (8, 16 or 32), the others logged as idle. Not traced:
+//! `.param`, other texture geometries and every other opcode (`red.async`, `stmatrix`, the
+//! tensor copies), whose lanes do not each name one address the way `ld`/`st` do.
 
 mod access;
 mod emit;
@@ -168,7 +169,11 @@ impl Site {
     /// ptxas may make in narrower instructions, and every atomic, which it may aggregate
     /// over the warp, make a loop, or make a reduction.
     pub fn may_split(&self) -> bool {
-        let copy = self.kind() == Some(AccessKind::AsyncCopy);
+        // A copy is one `LDGSTS`, an `ldmatrix` one `LDSM`, whatever their width.
+        let copy = matches!(
+            self.kind(),
+            Some(AccessKind::AsyncCopy | AccessKind::Matrix)
+        );
         (self.space() == Some(Space::Shared) && self.width > 4 && !copy) || self.is_atomic()
     }
 }
@@ -180,7 +185,7 @@ pub fn sass_accesses(sites: &[Site]) -> Vec<PtxAccess> {
     (sites.iter())
         .filter(|s| s.space() == Some(Space::Shared) || s.is_atomic())
         // An asynchronous copy is one `LDGSTS` whatever its width: nothing to look up.
-        .filter(|s| s.kind() != Some(AccessKind::AsyncCopy))
+        .filter(|s| !matches!(s.kind(), Some(AccessKind::AsyncCopy | AccessKind::Matrix)))
         .filter_map(|s| {
             let kind = s.kind()?;
             Some(PtxAccess {

@@ -176,7 +176,7 @@ fn untraced_instructions_are_left_alone() {
     let body = "\tld.param.u64 %rd1, [k_param_0];\n\tst.param.b32 [param0+0], %r1;\n\
                 \tred.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 \
                 [%r3], %r1, [%r2];\n\
-                \tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];\n\
+                \tldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 {%r1, %r2}, [%r5];\n\
                 \tcp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2, {%r1}], [%r4];\n\
                 \tprefetch.global.L2 [%rd2];\n\
                 \tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];\n\
@@ -550,4 +550,32 @@ fn each_function_tests_the_sample_once_before_its_first_instruction() {
         assert_eq!(part.matches("@!%__gpulab_on bra").count(), sites);
         assert!(part.find(on).unwrap() < part.find("{ // gpulab trace site").unwrap());
     }
+}
+
+/// An `ldmatrix` is a 16-byte shared load of the lanes that name rows: all 32 for x4, the
+/// first 8 for x1, the others logged as lanes that took no part.
+#[test]
+fn a_matrix_load_logs_the_rows_its_lanes_name() {
+    let body = "\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5];\n\
+                \tldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r1}, [%r5+32];\n";
+    let inst = instrument(&module(body)).unwrap();
+    assert_eq!(inst.sites.len(), 2, "{:?}", inst.sites);
+    for s in &inst.sites {
+        assert_eq!(s.width, 16);
+        assert_eq!(
+            s.event,
+            Event::Access {
+                space: Space::Shared,
+                kind: AccessKind::Matrix
+            }
+        );
+    }
+    // Only the x1's block marks lanes past its rows.
+    let blocks: Vec<&str> = inst.ptx.split("gpulab trace site").skip(1).collect();
+    assert!(!blocks[0].contains("%__gpulab_p"), "{}", blocks[0]);
+    assert!(
+        blocks[1].contains("setp.ge.u32 %__gpulab_p, %__gpulab_w, 8;"),
+        "{}",
+        blocks[1]
+    );
 }

@@ -107,7 +107,9 @@ fn split_shared(m: &mut MemoryStats) {
             continue;
         }
         let c = match i.kind {
-            AccessKind::Load => &mut m.shared.ld,
+            // The tensor cores' loads are shared loads too; Nsight Compute's names keep
+            // them apart (`op_ldsm`), the per-instruction figures do.
+            AccessKind::Load | AccessKind::Matrix => &mut m.shared.ld,
             AccessKind::Store => &mut m.shared.st,
             // An atomic has its summary's figures; these are never without them.
             AccessKind::Atomic | AccessKind::Reduction => continue,

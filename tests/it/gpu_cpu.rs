@@ -264,3 +264,15 @@ fn the_atomics_calibration_traces_equal_on_the_gpu_and_the_cpu() {
     let diffs = trace_diffs(&["--lessons", dir.to_str().unwrap()], "atomics-cal");
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// The `ldmatrix` calibration shapes (tests/fixtures/matrix): the GPU tracer's records of
+/// every matrix load (the rows' lanes only, for x1 and x2) equal the interpreter's.
+#[test]
+fn the_matrix_calibration_traces_equal_on_the_gpu_and_the_cpu() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = common::fixture("matrix/lessons");
+    let diffs = trace_diffs(&["--lessons", dir.to_str().unwrap()], "matrix-cal");
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}

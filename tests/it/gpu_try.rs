@@ -100,3 +100,30 @@ fn the_three_example_tries_run_live() {
 fn gpulab_races(v: &Value) -> usize {
     v["memory"]["races"].as_array().map_or(0, Vec::len)
 }
+
+/// `ldmatrix` and `mma.sync` on the tensor cores give the product a plain loop gives
+/// (tests/fixtures/matrix/try), within the check's tolerance: the interpreter's fragment
+/// layouts (tests/it/cpu_matrix.rs) are the hardware's.
+#[test]
+fn ldmatrix_and_mma_compute_on_the_tensor_cores_what_the_interpreter_does() {
+    let Some(_) = common::gpu() else { return };
+    let dir = common::fixture("matrix/try");
+    let out = Command::new(bin())
+        .args([
+            "try",
+            "mma.cu",
+            "naive.cu",
+            "--reference",
+            "naive.cu",
+            "--json",
+        ])
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let r: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(r["source"], "live", "{r}");
+    let mma = variant(&r, "mma");
+    assert_eq!(mma["correct"], true, "{mma}");
+    assert_eq!(out.status.code(), Some(0), "{r}");
+}

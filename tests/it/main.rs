@@ -22,6 +22,7 @@ mod constant_heatmap;
 mod cpu_async_copy;
 mod cpu_atomics;
 mod cpu_cli;
+mod cpu_matrix;
 mod cpu_recorded;
 mod cpu_sass;
 mod cpu_ui;

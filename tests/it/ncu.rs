@@ -23,10 +23,19 @@ const LESSONS: [&str; 3] = ["global-coalescing", "shared-banks", "shared-transpo
 const SHARED_SIDES: [&str; 3] = ["ld", "st", "atom"];
 const GLOBAL_SIDES: [&str; 4] = ["ld", "st", "atom", "red"];
 
+/// The tensor cores' shared loads (`LDSM`), which ncu counts apart from `op_ld`: asked only
+/// of the packs that have them, so the others' runs never depend on the names.
+const MATRIX_SIDE: &str = "ldsm";
+
 /// Every counter asked of ncu: for each shared side, instructions, wavefronts and bank
-/// conflicts; for each global side, requests and sectors.
-fn metrics() -> Vec<String> {
+/// conflicts; for each global side, requests and sectors; with `matrix`, `LDSM`'s too.
+fn metrics(matrix: bool) -> Vec<String> {
     let mut m = Vec::new();
+    if matrix {
+        for label in ["requests", "wavefronts", "ideal"] {
+            m.push(hw_key(&format!("shared {label} {MATRIX_SIDE}")));
+        }
+    }
     for side in SHARED_SIDES {
         m.push(format!("smsp__sass_inst_executed_op_shared_{side}.sum"));
         m.push(format!(
@@ -85,6 +94,7 @@ fn side(kind: AccessKind) -> &'static str {
         // LDGSTS: its global read and its shared write count under ncu's `op_ldgsts`.
         AccessKind::AsyncCopy => "ldgsts",
         AccessKind::BulkCopy => "bulk",
+        AccessKind::Matrix => MATRIX_SIDE,
     }
 }
 
@@ -128,6 +138,10 @@ fn traced(r: &LessonResult, variant: &str) -> BTreeMap<String, f64> {
 fn hw_key(label: &str) -> String {
     let words: Vec<&str> = label.split(' ').collect();
     match words[..] {
+        // Its instruction counter has no `shared_` in its name.
+        ["shared", "requests", MATRIX_SIDE] => {
+            format!("smsp__sass_inst_executed_op_{MATRIX_SIDE}.sum")
+        }
         ["shared", "requests", side] => format!("smsp__sass_inst_executed_op_shared_{side}.sum"),
         ["shared", "wavefronts", side] => {
             format!("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{side}.sum")
@@ -214,6 +228,26 @@ fn atomics_match_the_hardware_counters() {
     );
 }
 
+/// The `ldmatrix` calibration shapes (tests/fixtures/matrix: plain, padded, swizzled and
+/// half-width rows; x1, x2, x4, `.trans`): instructions, wavefronts and conflicts of the
+/// tensor cores' shared loads, against the hardware.
+#[test]
+fn matrix_loads_match_the_hardware_counters() {
+    let Some(ncu) = ncu_and_gpu() else {
+        return;
+    };
+    let dir = common::fixture("matrix/lessons");
+    let root = CourseRoot::Dir(dir.clone());
+    let args = ["--lessons", dir.to_str().unwrap()];
+    compare(
+        &ncu,
+        &root,
+        &args,
+        &["matrix-cal"],
+        "GPULAB_NCU_MATRIX_TABLE",
+    );
+}
+
 fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str], table_env: &str) {
     let (lessons, errors) = gpulab::course::load_course(root);
     assert!(errors.is_empty(), "{errors:?}");
@@ -223,6 +257,7 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
     let mut worst: f64 = 0.0;
     for &id in ids {
         let l = lessons.iter().find(|l| l.id == id).expect(id);
+        let matrix = id == "matrix-cal";
         for (vi, v) in l.variants.iter().enumerate() {
             let out = Command::new(bin())
                 .args(pre)
@@ -251,7 +286,7 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
                     "all",
                 ])
                 .args(["--launch-skip", &skip.to_string(), "--launch-count", "1"])
-                .args(["--metrics", &metrics().join(",")])
+                .args(["--metrics", &metrics(matrix).join(",")])
                 .arg(bin())
                 .args(pre)
                 .args(["run", id, "--variant", &v.name, "--no-time", "--no-trace"])
@@ -335,7 +370,9 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
                 ));
             }
             // A counter the hardware saw but the trace did not is a miss too.
-            let requests = (SHARED_SIDES.iter().map(|s| format!("shared requests {s}")))
+            let matrix_side = matrix.then_some(&MATRIX_SIDE);
+            let shared = SHARED_SIDES.iter().chain(matrix_side);
+            let requests = (shared.map(|s| format!("shared requests {s}")))
                 .chain(GLOBAL_SIDES.iter().map(|s| format!("global requests {s}")));
             for label in requests {
                 let hw_v = hw.get(&hw_key(&label)).copied().unwrap_or(0.0);

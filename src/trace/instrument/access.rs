@@ -169,6 +169,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         Some("red") => AccessKind::Reduction,
         Some("tex") => return super::texture::parse_tex(guard, op, &rest[op_end..], line),
         Some("bar" | "barrier") => return Ok(barrier(guard, op, &rest[op_end..])),
+        Some("ldmatrix") => return matrix_load(guard, op, &rest[op_end..], line),
         _ => return Ok(None),
     };
     let Some(q) = qualifiers(quals) else {
@@ -190,6 +191,53 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         coords: None,
         size: None,
     }))
+}
+
+/// `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 d, [addr]`: a 16-byte
+/// load by the lanes that name rows (`matrix_rows`), in shared memory. Other shapes (the
+/// 8-bit `m16n16`, `m8n16` forms) are left out: their rows are not 16 bytes a lane.
+fn matrix_load<'a>(
+    guard: Option<&'a str>,
+    op: &'a str,
+    operands: &'a str,
+    line: u32,
+) -> Result<Option<Access<'a>>, InstrumentError> {
+    if matrix_rows(op).is_none() || !op.split('.').any(|q| q == "m8n8") {
+        return Ok(None);
+    }
+    let bad = || InstrumentError::BadAccess {
+        line,
+        text: format!("{op} {operands}"),
+    };
+    let open = operands.find('[').ok_or_else(bad)?;
+    let close = operands[open..].find(']').ok_or_else(bad)? + open;
+    Ok(Some(Access {
+        guard,
+        op,
+        event: Event::Access {
+            space: Space::Shared,
+            kind: AccessKind::Matrix,
+        },
+        width: 16,
+        addr: operands[open + 1..close].trim(),
+        coords: None,
+        size: None,
+    }))
+}
+
+/// The lanes whose addresses an `ldmatrix` reads, one row each: 8 a matrix (`.x1` 8, `.x2`
+/// 16, `.x4` 32). None for another opcode.
+pub fn matrix_rows(op: &str) -> Option<u32> {
+    let mut quals = op.split('.');
+    if quals.next() != Some("ldmatrix") {
+        return None;
+    }
+    quals.find_map(|q| match q {
+        "x1" => Some(8),
+        "x2" => Some(16),
+        "x4" => Some(32),
+        _ => None,
+    })
 }
 
 /// A barrier, logged as an event with no address: block-wide (`bar.sync`, `barrier.sync`,

@@ -68,6 +68,16 @@ pub(super) fn site_block(
         };
         b.push_str(&format!("{negated} mov.u32 %__gpulab_m, {GUARD_FALSE};\n"));
     }
+    // An `ldmatrix` reads the addresses of its first 8 or 16 lanes only (x1, x2): the
+    // others' registers hold whatever they hold, and are logged as lanes that took no part.
+    if let Some(rows) = super::access::matrix_rows(access.op).filter(|&r| r < 32) {
+        b.push_str(".reg .pred %__gpulab_p;\n");
+        b.push_str(&format!("mov.u32 {W}, %laneid;\n"));
+        b.push_str(&format!("setp.ge.u32 %__gpulab_p, {W}, {rows};\n"));
+        b.push_str(&format!(
+            "@%__gpulab_p mov.u32 %__gpulab_m, {GUARD_FALSE};\n"
+        ));
+    }
     b.push_str(&site_code(features, site.id, space));
     b.push_str("}\n");
     Ok(b)
