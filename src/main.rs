@@ -30,12 +30,15 @@ fn main() {
         Some(Cmd::Glossary) => cli::cmd_glossary().map(|_| 0),
         Some(Cmd::Ex(a)) if !a.uses_gpu() => cli::cmd_ex(&root, 0, &a),
         Some(Cmd::Ex(a)) => device.and_then(|d| cli::cmd_ex(&root, d, &a)),
+        // The GPU is asked about only where the recording does not say what to build for.
         Some(Cmd::Sass {
             lesson,
             variant,
             json,
-        }) => cli::cmd_sass(&root, &lesson, &variant, json),
-        Some(Cmd::Diff { lesson, a, b, json }) => cli::cmd_diff(&root, &lesson, [&a, &b], json),
+        }) => cli::cmd_sass(&root, &device, &lesson, &variant, json),
+        Some(Cmd::Diff { lesson, a, b, json }) => {
+            cli::cmd_diff(&root, &device, &lesson, [&a, &b], json)
+        }
     };
     match code {
         Ok(c) => std::process::exit(c),

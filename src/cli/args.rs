@@ -1,5 +1,6 @@
 //! The command line as clap parses it. Names are a contract: tests and scripts rely on them.
 
+use crate::model::target::{Gpus, device_number, target};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -25,25 +26,16 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// The GPU named by `--device` or `GPULAB_DEVICE`, 0 when neither is given; an error
-    /// in words for an empty or non-numeric one.
+    /// The GPU named by `--device` or `GPULAB_DEVICE`, 0 when neither is given
+    /// (`model::target`, which the worker reads the number with too); an error in words for
+    /// an empty or non-numeric one.
     pub fn device(&self) -> anyhow::Result<u32> {
-        let Some(given) = self.device.as_deref() else {
-            return Ok(0);
+        let named = self.device.as_deref().map(device_number).transpose()?;
+        let gpus = Gpus {
+            named,
+            ..Default::default()
         };
-        let given = given.trim();
-        if given.is_empty() {
-            anyhow::bail!(
-                "GPULAB_DEVICE (or --device) is empty: name a GPU by its number (0, 1, …), \
-                 or unset it to use GPU 0"
-            );
-        }
-        given.parse().map_err(|_| {
-            anyhow::anyhow!(
-                "GPULAB_DEVICE (or --device) is `{given}`: a GPU is named by its number \
-                 (0, 1, …)"
-            )
-        })
+        Ok(target(None, &gpus).device)
     }
 }
 

@@ -6,6 +6,7 @@ use crate::analysis::limits;
 use crate::course::bundle::CourseRoot;
 use crate::model::protocol::{FALLBACK_ARCH, PIP_HINT};
 use crate::model::results::{DeviceInfo, Source};
+use crate::model::target::{Gpus, target};
 use crate::model::{Lesson, Reference};
 use crate::session::client::WorkerClient;
 use crate::session::fold;
@@ -84,7 +85,8 @@ fn folder_of(p: &Path) -> PathBuf {
 /// A launch already refused for its architecture is not warned about again.
 fn warn_limits(lessons: &[Lesson], (dev, on): &(DeviceInfo, String)) {
     for l in lessons {
-        let limit = limits::smem_per_block(&l.arch_on(None)).unwrap_or(u32::MAX);
+        let arch = target(Some(l), &Gpus::default()).arch;
+        let limit = limits::smem_per_block(&arch).unwrap_or(u32::MAX);
         let refused: Vec<String> = (l.variants.iter())
             .filter(|v| v.smem > limit)
             .map(|v| format!("variant {}: the launch asks", v.name))
@@ -117,7 +119,9 @@ fn compile_all(lessons: &[Lesson]) -> Result<usize> {
         .collect();
     for l in &with_exercises {
         let mut result = fold::blank_result(l, Source::Live, None);
-        fold::compile_lesson(&mut client, l, FALLBACK_ARCH, &mut result, |_| {})?;
+        // The default target: no GPU is asked about, so none says otherwise.
+        let arch = target(Some(l), &Gpus::default()).arch;
+        fold::compile_lesson(&mut client, l, &arch, &mut result, |_| {})?;
         let errors = result
             .variants
             .iter()

@@ -18,6 +18,7 @@
 use crate::model::Lesson;
 use crate::model::access::{AccessKind, Space};
 use crate::model::results::{LessonResult, MemoryStats, VariantResult};
+use crate::model::target::{Gpus, target};
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
@@ -338,7 +339,7 @@ fn compute_capability(lesson: Option<&Lesson>, r: &LessonResult) -> String {
     if let Some(d) = &r.device {
         return d.cc.clone();
     }
-    let arch = lesson.map(|l| l.arch_on(None)).unwrap_or_default();
+    let arch = lesson.map_or_else(String::new, |l| target(Some(l), &Gpus::default()).arch);
     match arch.strip_prefix("sm_").filter(|n| n.len() >= 2) {
         Some(n) => format!("{}.{}", &n[..n.len() - 1], &n[n.len() - 1..]),
         None => String::new(),

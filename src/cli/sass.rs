@@ -7,20 +7,56 @@ use crate::analysis::sass_diff::{self, Rows};
 use crate::analysis::sass_figures::{LineFigure, line_figure};
 use crate::course::bundle::CourseRoot;
 use crate::model::access::InstructionSummary;
-use crate::model::results::{LessonResult, Source, VariantResult};
+use crate::model::results::{DeviceInfo, LessonResult, Source, VariantResult};
+use crate::model::target::{Gpus, Target, target};
 use crate::model::{Lesson, Variant};
 use crate::session::client::{NoListing, WorkerClient};
-use crate::session::{fold, recording};
+use crate::session::fold;
+use crate::session::recording::{self, Recording};
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::json;
 use std::collections::BTreeMap;
 
-/// The architecture the recording was made on (so SASS sits beside figures of the same
-/// code), else the lab's default; never below what the lesson requires.
-fn arch(root: &CourseRoot, lesson: &Lesson) -> String {
+/// Where `gpulab sass` and `gpulab diff` build `lesson`'s kernels, asking `client`'s worker
+/// what GPU `device` is only where the recording does not say (`sass_target`).
+fn target_of(
+    root: &CourseRoot,
+    lesson: &Lesson,
+    device: &Result<u32>,
+    client: &mut WorkerClient,
+) -> Result<Target> {
     let rec = recording::newest(&root.recordings());
+    sass_target(lesson, rec.as_ref(), device, |d| {
+        Ok(fold::hello(client, d)?.device)
+    })
+}
+
+/// Where the SASS of `lesson` is built, as the lab's code view builds it (`model::target`,
+/// `App::sass_target`): for the GPU the recording's figures were measured on (so the SASS
+/// sits beside figures of the same code), else for the GPU at `device` (`--device`), which
+/// `here` asks the worker about only then (it opens the GPU), else for the lab's default;
+/// never below what the lesson requires. `device` is an error only where it is used.
+pub(crate) fn sass_target(
+    lesson: &Lesson,
+    rec: Option<&Recording>,
+    device: &Result<u32>,
+    here: impl FnOnce(u32) -> Result<Option<DeviceInfo>>,
+) -> Result<Target> {
     let shown = rec.and_then(|r| r.replay(lesson)).and_then(|r| r.device);
-    lesson.arch_on(shown.as_ref())
+    let (named, here) = match &shown {
+        Some(_) => (device.as_ref().ok().copied(), None),
+        None => {
+            let d = *device.as_ref().map_err(|e| anyhow!("{e:#}"))?;
+            (Some(d), here(d)?)
+        }
+    };
+    let gpus = Gpus {
+        named,
+        shown: shown.as_ref(),
+        here: here.as_ref(),
+        arch: None,
+    };
+    Ok(target(Some(lesson), &gpus))
 }
 
 fn variant<'a>(lesson: &'a Lesson, name: &str) -> Result<&'a Variant> {
@@ -56,12 +92,19 @@ fn listing(client: &mut WorkerClient, lesson: &Lesson, v: &Variant, arch: &str) 
         .with_context(|| format!("{}: nvdisasm listed no kernel", v.name))
 }
 
-pub fn cmd_sass(root: &CourseRoot, lesson: &str, name: &str, json: bool) -> Result<i32> {
+pub fn cmd_sass(
+    root: &CourseRoot,
+    device: &Result<u32>,
+    lesson: &str,
+    name: &str,
+    json: bool,
+) -> Result<i32> {
     let course = open_course(root)?;
     let lesson = find_lesson(&course, lesson)?;
     let v = variant(lesson, name)?;
-    let arch = arch(root, lesson);
-    let l = listing(&mut WorkerClient::new(), lesson, v, &arch)?;
+    let mut client = WorkerClient::new();
+    let arch = target_of(root, lesson, device, &mut client)?.arch;
+    let l = listing(&mut client, lesson, v, &arch)?;
     if json {
         say!(
             "{}",
@@ -155,15 +198,21 @@ fn mix_words(m: &BTreeMap<String, u32>) -> String {
         .join(", ")
 }
 
-pub fn cmd_diff(root: &CourseRoot, lesson: &str, names: [&str; 2], json: bool) -> Result<i32> {
+pub fn cmd_diff(
+    root: &CourseRoot,
+    device: &Result<u32>,
+    lesson: &str,
+    names: [&str; 2],
+    json: bool,
+) -> Result<i32> {
     let course = open_course(root)?;
     let lesson = find_lesson(&course, lesson)?;
     let vs = [variant(lesson, names[0])?, variant(lesson, names[1])?];
     if vs[0].name == vs[1].name {
         bail!("diff needs two different variants");
     }
-    let arch = arch(root, lesson);
     let mut client = WorkerClient::new();
+    let arch = target_of(root, lesson, device, &mut client)?.arch;
     let mut compiled = fold::blank_result(lesson, Source::Live, None);
     fold::compile_lesson(&mut client, lesson, &arch, &mut compiled, |_| {})?;
     let ls = [
@@ -256,5 +305,108 @@ impl Diff {
             "memory_changed": self.changed_memory.iter().map(|(l, k, bits, a, b)| json!({"line": l, "kind": k, "bits": bits, "a": a, "b": b})).collect::<Vec<_>>(),
             "recorded_on": self.recorded_on,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::fold::Capabilities;
+    use crate::session::progress::Progress;
+    use crate::ui::App;
+
+    fn gpu(name: &str, cc: &str) -> DeviceInfo {
+        DeviceInfo {
+            name: name.into(),
+            cc: cc.into(),
+            ..Default::default()
+        }
+    }
+
+    /// The target the lab's code view picks for `lesson` with recording `rec`, on a
+    /// machine whose GPU `device` is `here`.
+    fn in_the_lab(
+        lesson: &Lesson,
+        rec: Option<&Recording>,
+        device: u32,
+        here: &DeviceInfo,
+    ) -> Target {
+        let mut app = App::new(vec![lesson.clone()], rec.cloned(), Progress::default());
+        app.runs.device = device;
+        app.runs.caps = Some(Capabilities {
+            device: Some(here.clone()),
+            nvrtc: Some("13.0".into()),
+            ..Default::default()
+        });
+        app.sass_target()
+    }
+
+    /// What `gpulab sass --device N` picks for the same, the worker saying `here`.
+    fn on_the_command_line(
+        lesson: &Lesson,
+        rec: Option<&Recording>,
+        device: u32,
+        here: &DeviceInfo,
+    ) -> Target {
+        sass_target(lesson, rec, &Ok(device), |d| {
+            assert_eq!(d, device, "the GPU named is the one asked about");
+            Ok(Some(here.clone()))
+        })
+        .unwrap()
+    }
+
+    /// `gpulab sass` and the lab's code view build for one GPU and one architecture, given
+    /// the same recording, the same `--device` and the same GPU there: the recording's GPU
+    /// where it has the lesson, else this machine's (where `gpulab sass` built for the
+    /// default, sm_90, while the lab built for this GPU), never below what the lesson
+    /// requires.
+    #[test]
+    fn the_command_line_and_the_lab_pick_the_same_gpu_and_arch() {
+        let lesson = crate::model::builder::LessonBuilder::new("x")
+            .variant("a")
+            .build();
+        let mut clusters = lesson.clone();
+        clusters.id = "clusters".into();
+        clusters.requires.cc = Some((9, 0));
+        let a100 = gpu("A100", "8.0");
+        let rtx = gpu("RTX A6000", "8.6");
+        let rec = |l: &Lesson| {
+            let result = crate::session::fold::blank_result(l, Source::Live, None);
+            Recording::new(a100.clone(), Default::default(), vec![result])
+        };
+        let cases = [
+            (&lesson, Some(rec(&lesson)), "sm_80"),
+            (&lesson, None, "sm_86"),
+            (&clusters, Some(rec(&clusters)), "sm_90"),
+            (&clusters, None, "sm_90"),
+        ];
+        for (l, r, arch) in &cases {
+            for device in [0, 2] {
+                let lab = in_the_lab(l, r.as_ref(), device, &rtx);
+                let cli = on_the_command_line(l, r.as_ref(), device, &rtx);
+                assert_eq!(lab, cli, "{} recorded: {}", l.id, r.is_some());
+                let want = Target {
+                    device,
+                    arch: arch.to_string(),
+                };
+                assert_eq!(cli, want, "{} recorded: {}", l.id, r.is_some());
+            }
+        }
+    }
+
+    /// Where the recording says what to build for, `--device` is not needed: a bad one is
+    /// no error there, and no GPU is asked about.
+    #[test]
+    fn a_recorded_lesson_asks_no_gpu() {
+        let lesson = crate::model::builder::LessonBuilder::new("x")
+            .variant("a")
+            .build();
+        let result = crate::session::fold::blank_result(&lesson, Source::Live, None);
+        let rec = Recording::new(gpu("A100", "8.0"), Default::default(), vec![result]);
+        let bad: Result<u32> = Err(anyhow!("GPULAB_DEVICE (or --device) is `xyz`"));
+        let t = sass_target(&lesson, Some(&rec), &bad, |_| panic!("no GPU is asked")).unwrap();
+        assert_eq!(t.arch, "sm_80");
+        let err = sass_target(&lesson, None, &bad, |_| panic!("no GPU is asked"));
+        assert!(err.unwrap_err().to_string().contains("xyz"));
     }
 }

@@ -8,11 +8,13 @@ use super::load::CourseError;
 use super::yaml::spans::{Pos, Spans};
 use crate::analysis::limits::{size, smem_per_block};
 use crate::model::Lesson;
+use crate::model::target::{Gpus, target};
 
 /// Every variant of `lesson` whose dynamic shared memory is past its architecture's limit
 /// per block, at the place its `smem:` is written; `text` is the lesson file's.
 pub fn shared_memory_problems(lesson: &Lesson, text: &str) -> Vec<CourseError> {
-    let arch = lesson.arch_on(None);
+    // The architecture the lesson is compiled for where no GPU says otherwise.
+    let arch = target(Some(lesson), &Gpus::default()).arch;
     let Some(limit) = smem_per_block(&arch) else {
         return Vec::new();
     };

@@ -378,17 +378,16 @@ impl Sweep {
 }
 
 impl Lesson {
-    /// The architecture this lesson's kernels are compiled for on `device` (the GPU here,
-    /// or the one the figures shown were measured on; none: the lab's default, the H100 the
-    /// recordings come from), never below what the lesson requires: code written for a
-    /// newer GPU (clusters need sm_90) would not compile for an older target. The one place
-    /// the target is decided, for runs, compiles, SASS and the interpreter alike.
+    /// The architecture this lesson's kernels are compiled for on `device` (none: the lab's
+    /// default), never below what the lesson requires: `target::target` with only the
+    /// shown GPU known, where the choice is made for runs, compiles, SASS and the
+    /// interpreter alike.
     pub fn arch_on(&self, device: Option<&super::results::DeviceInfo>) -> String {
-        let arch = device.map_or_else(
-            || super::protocol::FALLBACK_ARCH.to_string(),
-            super::results::DeviceInfo::arch,
-        );
-        self.requires.arch_for(&arch)
+        let gpus = super::target::Gpus {
+            shown: device,
+            ..Default::default()
+        };
+        super::target::target(Some(self), &gpus).arch
     }
 
     pub fn variant(&self, name: &str) -> Option<&Variant> {

@@ -14,6 +14,7 @@ pub mod protocol;
 pub mod requires;
 pub mod results;
 pub mod sizes;
+pub mod target;
 pub mod texture;
 
 pub use attrs::{L2Access, L2Window, LaunchAttrs};

@@ -85,6 +85,7 @@ impl App {
                 knobs: Default::default(),
                 cold_l2: false,
                 queued: None,
+                device: 0,
             },
             exercises: Exercises::default(),
             view: View {

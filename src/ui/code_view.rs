@@ -5,7 +5,7 @@ use super::app::App;
 use super::event::Job;
 use super::view::Overlay;
 use crate::analysis::sass::{self, Listing};
-use crate::model::protocol::FALLBACK_ARCH;
+use crate::model::target::{Gpus, Target, target};
 use crate::session::client::NoListing;
 use std::collections::HashMap;
 
@@ -162,22 +162,23 @@ impl App {
         let job = Job::Sass {
             lesson: Box::new(l.clone()),
             variant: v.name.clone(),
-            arch: self.sass_arch(),
+            arch: self.sass_target().arch,
         };
         self.outbox.push(job);
         self.view.code.listings.insert(key, SassState::Asked);
     }
 
-    /// The architecture the figures shown were measured on, so the SASS sits beside figures
-    /// of the same code; else this GPU's; else the lab's default.
-    fn sass_arch(&self) -> String {
-        let shown = self.result().and_then(|r| r.device.as_ref());
-        let here = self.runs.caps.as_ref().and_then(|c| c.device.as_ref());
-        let device = shown.or(here);
-        self.lesson().map_or_else(
-            || device.map_or_else(|| FALLBACK_ARCH.to_string(), |d| d.arch()),
-            |l| l.arch_on(device),
-        )
+    /// Where the SASS on screen is built (`model::target`, as `gpulab sass` builds it): for
+    /// the GPU the figures shown were measured on, so the SASS sits beside figures of the
+    /// same code; else this GPU's; else the lab's default.
+    pub fn sass_target(&self) -> Target {
+        let gpus = Gpus {
+            named: Some(self.runs.device),
+            shown: self.result().and_then(|r| r.device.as_ref()),
+            here: self.runs.caps.as_ref().and_then(|c| c.device.as_ref()),
+            arch: None,
+        };
+        target(self.lesson(), &gpus)
     }
 
     /// The worker's listing of a variant: the kernel's own instructions kept.

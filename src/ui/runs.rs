@@ -64,6 +64,8 @@ pub struct Runs {
     pub cold_l2: bool,
     /// A lesson whose `r` came while another lesson's run was going: it runs next.
     pub queued: Option<String>,
+    /// The GPU the lab's worker opens, by its number (`--device`, `GPULAB_DEVICE`).
+    pub device: u32,
 }
 
 impl App {

@@ -19,6 +19,7 @@ use crate::interp::limits::{Budget, DEFAULT_BUDGET, GPU_MEMORY, Limits};
 use crate::interp::{Halt, Kernel, Plan, prepare};
 use crate::model::protocol::{CpuRun, Reply, RunOptions};
 use crate::model::results::{MemoryStats, VariantResult};
+use crate::model::target::{Gpus, target};
 use crate::model::{Lesson, Reference, Variant};
 use crate::trace::instrument::Site;
 
@@ -97,7 +98,8 @@ impl Drop for GiveBack<'_> {
 
 /// Every variant asked for, the reference first; outputs checked at the sizes `cpu` gives.
 pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) {
-    let arch = lesson.arch_on(None);
+    // No GPU says otherwise: the default the interpreter models.
+    let arch = target(Some(lesson), &Gpus::default()).arch;
     let budget = match budget_from_env() {
         Ok(b) => b,
         Err(e) => {

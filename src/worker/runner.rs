@@ -19,6 +19,7 @@ use crate::cuda::gpu::{self, Gpu};
 use crate::model::protocol::{JobKind, Reply, RunOptions};
 use crate::model::results::Failure;
 use crate::model::results::{Peak, VariantResult};
+use crate::model::target::{Gpus, target};
 use crate::model::{Lesson, Reference, Variant};
 
 pub use super::compile::compile_job;
@@ -81,7 +82,11 @@ pub fn run_lesson(
     let ahead = (run_order(lesson, opts).into_iter())
         .map(|i| lesson.variants[i].clone())
         .collect();
-    let arch = lesson.arch_on(Some(session.gpu.info()));
+    let on_this_gpu = Gpus {
+        here: Some(session.gpu.info()),
+        ..Default::default()
+    };
+    let arch = target(Some(lesson), &on_this_gpu).arch;
     super::compile::build_ahead(ahead, arch.clone());
     super::device_compare::build_ahead(lesson, arch.clone());
     let key = kept::key(lesson, opts);

@@ -6,6 +6,7 @@ use super::disk_cache;
 use crate::analysis::sass::{self, SassError};
 use crate::analysis::sass_map::{self, Reshape};
 use crate::cuda::discover;
+use crate::model::target::{Gpus, target};
 use crate::model::{Lesson, Variant};
 use crate::trace::instrument::Site;
 use std::process::Command;
@@ -20,8 +21,12 @@ pub fn listing(lesson: &Lesson, variant: &str, arch: &str) -> Result<String, Sas
             variant: variant.to_string(),
             lesson: lesson.id.clone(),
         })?;
-    // As a compile request: never below what the lesson requires.
-    let arch = lesson.requires.arch_for(arch);
+    // As a compile request: the parent's choice, never below what the lesson requires.
+    let chosen = Gpus {
+        arch: Some(arch),
+        ..Default::default()
+    };
+    let arch = target(Some(lesson), &chosen).arch;
     let built =
         compile::compile_checked(lesson, v, &arch).map_err(|e| SassError::Build(e.to_string()))?;
     disassemble(&built.image)

@@ -11,6 +11,7 @@ use crate::cuda::gpu::Gpu;
 use crate::cuda::nvrtc;
 use crate::model::Lesson;
 use crate::model::protocol::{DEVICE_ENV, Reply, Request, RunOptions};
+use crate::model::target::{Gpus, device_number, target};
 use std::io::{BufRead, Write};
 use std::sync::{Mutex, OnceLock};
 
@@ -36,13 +37,16 @@ fn fake_mode() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// The device a run opens when no `Hello` named one: the client passes the number it was
-/// given to every worker it starts, so a restarted worker keeps the learner's `--device`.
-fn default_device() -> u32 {
-    std::env::var(DEVICE_ENV)
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(0)
+/// The GPU to open: the one a `Hello` names, else the number the client passes to every
+/// worker it starts (so a restarted worker keeps the learner's `--device`), read as the
+/// command line reads it; 0 where neither names one.
+fn device(hello: Option<u32>) -> u32 {
+    let told = (std::env::var(DEVICE_ENV).ok()).and_then(|s| device_number(&s).ok());
+    let gpus = Gpus {
+        named: hello.or(told),
+        ..Default::default()
+    };
+    target(None, &gpus).device
 }
 
 /// The GPU, opened on first need and kept for the worker's life.
@@ -51,15 +55,17 @@ struct Worker {
 }
 
 impl Worker {
-    fn session(&mut self, device: u32) -> &mut Result<Session, CudaError> {
+    /// The session on the GPU `hello` names (None: the one the client told us of), opened
+    /// by whichever request needs it first.
+    fn session(&mut self, hello: Option<u32>) -> &mut Result<Session, CudaError> {
         self.session
-            .get_or_insert_with(|| Gpu::open(device).map(Session::new))
+            .get_or_insert_with(|| Gpu::open(device(hello)).map(Session::new))
     }
 
     fn handle(&mut self, req: Request) {
         match req {
             Request::Hello { device } => {
-                let s = self.session(device);
+                let s = self.session(Some(device));
                 send(&Reply::Hello {
                     device: s.as_ref().ok().map(|s| s.gpu.info().clone()),
                     no_gpu: s.as_ref().err().map(|e| e.to_string()),
@@ -89,7 +95,7 @@ impl Worker {
             super::interpreted::run_lesson(lesson, cpu, options, &mut |r| send(&r));
             return;
         }
-        match self.session(default_device()) {
+        match self.session(None) {
             Err(why) => send(&Reply::Error {
                 message: format!("no GPU to run on: {why}"),
             }),
@@ -110,7 +116,11 @@ impl Worker {
 }
 
 fn compile(lesson: &Lesson, arch: &str) {
-    let arch = &lesson.requires.arch_for(arch);
+    let chosen = Gpus {
+        arch: Some(arch),
+        ..Default::default()
+    };
+    let arch = &target(Some(lesson), &chosen).arch;
     // A copy has nothing to compile.
     for v in lesson.variants.iter().filter(|v| v.transfer.is_none()) {
         let res = compile_checked(lesson, v, arch);

@@ -226,17 +226,22 @@ fn walk(nvrtc: Nvrtc) {
             screen.text()
         );
         // r and v, then each pop-up opened and closed: c, h and ? each closed with q.
-        // What each key puts in front, by a word of its frame.
-        for (k, shows) in [
-            ("r", " · page "),
-            ("v", " · page "),
-            ("c", " · source"),
-            ("q", " · page "),
-            ("h", " heatmap · "),
-            ("q", " · page "),
-            ("?", " Help "),
-            ("q", " · page "),
-        ] {
+        // What each key puts in front, by a word of its frame. With NVRTC hidden only r
+        // differs from the walk with it: the rest is walked once.
+        let walked: &[(&str, &str)] = match hidden {
+            true => &[("r", " · page ")],
+            false => &[
+                ("r", " · page "),
+                ("v", " · page "),
+                ("c", " · source"),
+                ("q", " · page "),
+                ("h", " heatmap · "),
+                ("q", " · page "),
+                ("?", " Help "),
+                ("q", " · page "),
+            ],
+        };
+        for &(k, shows) in walked {
             keys.write_all(k.as_bytes()).unwrap();
             let shown = |s: &vt::Screen| s.text().contains(shows);
             settle(&out, &mut fed, &mut screen, Duration::from_secs(10), shown);
@@ -317,7 +322,7 @@ fn walk(nvrtc: Nvrtc) {
     let all = String::from_utf8_lossy(&out.lock().unwrap()).to_string();
     assert!(!all.contains("panicked"), "a panic: {all}");
     assert!(status.success(), "exit {status:?}");
-    assert!(seen >= lessons.len() * 8);
+    assert!(seen >= lessons.len() * if hidden { 1 } else { 8 });
     let listed: usize = lessons.iter().map(|l| l.exercises.len()).sum();
     assert!(
         listed >= 30 && exercises == listed,
