@@ -12,7 +12,8 @@ use crate::model::protocol::{Reply, RunOptions};
 use crate::model::results::{LessonResult, Source};
 use crate::model::{Knob, KnobKind, KnobSetting, Lesson};
 use crate::session::client::WorkerClient;
-use crate::session::source::{self, Plan};
+use crate::session::fold::Capabilities;
+use crate::session::source::{self, Ask, Plan, Subject};
 use crate::session::{fold, knobs};
 use anyhow::{Result, bail};
 
@@ -100,26 +101,30 @@ pub fn run_knobs(
         return Ok(());
     }
     let mut client = WorkerClient::new();
-    let (plan, lesson, sized) = if a.cpu {
-        let sized = source::cpu_sized(root, lesson)?;
-        (Plan::Interpreted, lesson.clone(), sized)
+    // `--cpu` asks nothing of this machine; a live run's knobs need the GPU it ran on.
+    let caps = if a.cpu {
+        Capabilities::default()
     } else {
         if result.source != Source::Live {
             say_err!("· --knobs: knobs run live on a GPU, or with --cpu on the CPU interpreter");
             return Ok(());
         }
         client = client.on_device(device);
-        let caps = fold::hello(&mut client, device)?;
-        let Some(dev) = caps.device else {
-            bail!("--knobs: the GPU that ran the variants is gone");
-        };
+        fold::hello(&mut client, device)?
+    };
+    let of = Subject::Lesson {
+        lesson,
+        shown: result.device.as_ref(),
+    };
+    let plan = source::plan(if a.cpu { Ask::Cpu } else { Ask::Figures }, &caps, of);
+    let (lesson, sized) = match &plan {
+        Plan::Interpreted => (lesson.clone(), source::cpu_sized(root, lesson)?),
         // As the variants ran: sized for this GPU where the lesson takes sizes from it.
-        let on_device = source::device_sized(root, lesson, &dev)?;
-        (
-            Plan::Live(dev),
-            on_device.unwrap_or_else(|| lesson.clone()),
-            None,
-        )
+        Plan::Live(dev) => {
+            let on_device = source::device_sized(root, lesson, dev)?;
+            (on_device.unwrap_or_else(|| lesson.clone()), None)
+        }
+        _ => bail!("--knobs: the GPU that ran the variants is gone"),
     };
     let count: usize = chosen.iter().map(|k| k.settings.len()).sum();
     say_err!("· knobs: {count} settings");

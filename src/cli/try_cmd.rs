@@ -11,7 +11,7 @@ use crate::model::protocol::{PIP_HINT, Reply, RunOptions};
 use crate::model::results::{LessonResult, Source};
 use crate::session::client::WorkerClient;
 use crate::session::fold::{self, Capabilities};
-use crate::session::source::{self, Plan};
+use crate::session::source::{self, Ask, Plan, Subject};
 use crate::session::try_run;
 use anyhow::{Result, anyhow, bail};
 
@@ -64,7 +64,8 @@ fn run(device: u32, tried: &Tried, a: &TryArgs) -> Result<LessonResult> {
             caps.no_gpu_words()
         );
     }
-    let plan = try_run::plan(&caps, tried, a.cpu);
+    let lesson = &tried.lesson;
+    let plan = source::plan(Ask::run(a.cpu), &caps, Subject::Try(lesson));
     let options = try_run::options(
         tried,
         RunOptions {
@@ -73,11 +74,10 @@ fn run(device: u32, tried: &Tried, a: &TryArgs) -> Result<LessonResult> {
             ..RunOptions::default()
         },
     );
-    let lesson = &tried.lesson;
-    let mut result = match &plan {
-        Plan::Live(dev) => source::live(lesson, dev.clone()),
-        _ => fold::blank_result(lesson, Source::Interpreted, None),
-    };
+    // A try is always run, live or on the interpreter (it has no requirement a GPU could
+    // lack); were it not, nothing recorded would stand for it.
+    let mut result =
+        (plan.blank(lesson)).unwrap_or_else(|| fold::blank_result(lesson, Source::None, None));
     let names: Vec<&str> = lesson.variants.iter().map(|v| v.name.as_str()).collect();
     let place = match &plan {
         Plan::Live(dev) => format!("live on {}", dev.name),

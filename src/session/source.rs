@@ -1,8 +1,9 @@
 //! Where a lesson's figures come from on this machine: live when there is a GPU; the CPU
 //! interpreter when a run is asked for without one (or with `--cpu`); otherwise the
-//! recording, with compile reports made live when NVRTC is here. The CLI, the lab and the
-//! exercise checks all decide it here and send the request built here, so `gpulab run`,
-//! `gpulab ex check` and the lab never disagree about what they show.
+//! recording, with compile reports made live when NVRTC is here. The CLI, the lab, the
+//! exercise checks and `gpulab try` all decide it in `plan`, start from the blank result
+//! `Plan::blank` gives and send the request `Plan::request` builds, so `gpulab run`,
+//! `gpulab ex check`, `gpulab try` and the lab never disagree about what they show.
 
 use super::client::{WorkerClient, WorkerFailure};
 use super::fold::{self, Capabilities};
@@ -15,6 +16,7 @@ use crate::model::exercise::Exercise;
 use crate::model::protocol::{CpuRun, Reply, Request, RunOptions};
 use crate::model::results::{DeviceInfo, LessonResult, Source};
 use crate::model::sizes::CheckSizes;
+use crate::model::target::{Gpus, target};
 
 /// What to do for a lesson once the worker has said what this machine has.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,7 +45,112 @@ pub enum Ask {
     Cpu,
 }
 
+impl Ask {
+    /// A run, on the CPU interpreter where `cpu` (`--cpu`) asks for it.
+    pub fn run(cpu: bool) -> Ask {
+        if cpu { Ask::Cpu } else { Ask::Run }
+    }
+}
+
+/// What a plan is made for: beside the ask and the machine, what decides where its figures
+/// come from.
+#[derive(Debug, Clone, Copy)]
+pub enum Subject<'a> {
+    /// A lesson whose figures, until a run replaces them, were measured on `shown` (the
+    /// recording's GPU; None: nothing recorded). A compile here targets that GPU, so its
+    /// reports sit beside timings of the same code.
+    Lesson {
+        lesson: &'a Lesson,
+        shown: Option<&'a DeviceInfo>,
+    },
+    /// Exercise `ex` of `lesson`: its own sizes (`sizes_cpu`, else `sizes`) are somewhere
+    /// the interpreter can check its output too, so an exercise on a lesson with no CPU
+    /// size is still checked on the CPU. Nothing recorded stands for a learner's kernel: a
+    /// compile targets the default.
+    Exercise {
+        lesson: &'a Lesson,
+        ex: &'a Exercise,
+    },
+    /// A tried kernel (`gpulab try`): it has no recording to fall back on, so without a
+    /// GPU it runs on the CPU interpreter (its callers have made sure NVRTC is here).
+    Try(&'a Lesson),
+}
+
+impl Subject<'_> {
+    fn lesson(&self) -> &Lesson {
+        match self {
+            Subject::Lesson { lesson, .. } | Subject::Exercise { lesson, .. } => lesson,
+            Subject::Try(lesson) => lesson,
+        }
+    }
+
+    /// Whether the interpreter has a size to check outputs at.
+    fn has_cpu_size(&self) -> bool {
+        let ex_sizes = match self {
+            Subject::Exercise { ex, .. } => !ex.sizes_cpu.as_ref().unwrap_or(&ex.sizes).is_empty(),
+            _ => false,
+        };
+        !self.lesson().problem_cpu.is_empty() || ex_sizes
+    }
+
+    fn shown(&self) -> Option<&DeviceInfo> {
+        match self {
+            Subject::Lesson { shown, .. } => *shown,
+            _ => None,
+        }
+    }
+}
+
+/// Where the figures of `of` come from on a machine that has `caps`, for what the learner
+/// asked (`ask`): the one place it is decided, for a lesson's run (`gpulab run`, the lab's
+/// `r`, knobs and compile reports), an exercise's check (`gpulab ex check`, the lab's
+/// checks on save) and a try (`gpulab try`, in the lab or not). A GPU that lacks what the
+/// lesson requires counts as none for it: the recording is shown.
+pub fn plan(ask: Ask, caps: &Capabilities, of: Subject) -> Plan {
+    let lesson = of.lesson();
+    if ask == Ask::Cpu {
+        return Plan::Interpreted;
+    }
+    if let Some(d) = &caps.device
+        && fold::unmet(lesson, caps).is_none()
+    {
+        return Plan::Live(d.clone());
+    }
+    if matches!(of, Subject::Try(_)) && caps.device.is_none() {
+        return Plan::Interpreted;
+    }
+    if caps.nvrtc.is_none() {
+        return Plan::Recorded;
+    }
+    if ask == Ask::Run && caps.device.is_none() && of.has_cpu_size() {
+        return Plan::Interpreted;
+    }
+    // No GPU here runs it: a compile targets the GPU the figures shown were measured on.
+    let shown = Gpus {
+        shown: of.shown(),
+        ..Default::default()
+    };
+    Plan::CompileHere {
+        arch: target(Some(lesson), &shown).arch,
+    }
+}
+
 impl Plan {
+    /// The result a run of this plan fills in, blank: on its GPU, or the interpreter's;
+    /// None where nothing runs (a compile beside the recording, the recording alone), and
+    /// the figures shown until then stay (a compile's reports join them).
+    pub fn blank(&self, lesson: &Lesson) -> Option<LessonResult> {
+        match self {
+            Plan::Live(device) => Some(fold::blank_result(
+                lesson,
+                Source::Live,
+                Some(device.clone()),
+            )),
+            Plan::Interpreted => Some(fold::blank_result(lesson, Source::Interpreted, None)),
+            Plan::CompileHere { .. } | Plan::Recorded => None,
+        }
+    }
+
     /// The request that carries the plan out for `lesson` with `options`; `sized` is the
     /// lesson at its CPU size, where outputs are checked on the interpreter. None: the
     /// recording alone, nothing to ask the worker.
@@ -155,55 +262,6 @@ pub fn recorded(rec: Option<&Recording>, lesson: &Lesson) -> LessonResult {
     r
 }
 
-/// The plan for a lesson whose figures are `shown` until then: a live compile targets the
-/// GPU the recording was made on, so its reports sit beside timings of the same code.
-/// A GPU that lacks what the lesson requires counts as none for it: the recording is shown.
-pub fn plan(caps: &Capabilities, lesson: &Lesson, shown: &LessonResult, ask: Ask) -> Plan {
-    if ask == Ask::Cpu {
-        return Plan::Interpreted;
-    }
-    if let Some(d) = &caps.device
-        && fold::unmet(lesson, caps).is_none()
-    {
-        return Plan::Live(d.clone());
-    }
-    if caps.nvrtc.is_none() {
-        return Plan::Recorded;
-    }
-    if ask == Ask::Run && caps.device.is_none() && !lesson.problem_cpu.is_empty() {
-        return Plan::Interpreted;
-    }
-    Plan::CompileHere {
-        arch: lesson.arch_on(shown.device.as_ref()),
-    }
-}
-
-/// The plan for checking exercise `ex` of `lesson`: as a run of the lesson, where the
-/// exercise's own sizes (`sizes_cpu`, else `sizes`) are somewhere the interpreter can check
-/// its output too, so an exercise on a lesson with no CPU size is still checked on the CPU.
-/// A lab's check asks `Ask::Run`, as its `r` does: without a GPU, the interpreter.
-pub fn check_plan(caps: &Capabilities, lesson: &Lesson, ex: &Exercise, ask: Ask) -> Plan {
-    // Nothing recorded stands for a learner's kernel: a compile targets the default.
-    let none = fold::blank_result(lesson, Source::None, None);
-    match plan(caps, lesson, &none, ask) {
-        Plan::CompileHere { .. }
-            if ask == Ask::Run && caps.device.is_none() && has_cpu_sizes(ex) =>
-        {
-            Plan::Interpreted
-        }
-        p => p,
-    }
-}
-
-fn has_cpu_sizes(ex: &Exercise) -> bool {
-    !ex.sizes_cpu.as_ref().unwrap_or(&ex.sizes).is_empty()
-}
-
-/// A blank live result on `device`, filled in as the run's replies come.
-pub fn live(lesson: &Lesson, device: DeviceInfo) -> LessonResult {
-    fold::blank_result(lesson, Source::Live, Some(device))
-}
-
 /// The figures `gpulab run` and `gpulab render` show, saying what happens through `say`. A
 /// failed run or compile still gives its result, the failure marked on its variant; only a
 /// worker that cannot say what this machine has, or a CPU size that does not load, is an
@@ -226,7 +284,11 @@ pub fn figures(
         Ask::Cpu => Capabilities::default(),
         _ => fold::hello(&mut client, device)?,
     };
-    let plan = plan(&caps, lesson, &shown, ask);
+    let of = Subject::Lesson {
+        lesson,
+        shown: shown.device.as_ref(),
+    };
+    let plan = plan(ask, &caps, of);
     // A live run runs the lesson as sized for this GPU.
     let on_device = match &plan {
         Plan::Live(dev) => device_sized(root, lesson, dev)?,
@@ -237,12 +299,10 @@ pub fn figures(
         Plan::Interpreted => cpu_sized(root, lesson)?,
         _ => None,
     };
-    // A run says how it goes; a compile beside the recording goes quietly.
-    let (mut result, progress) = match &plan {
-        Plan::Live(dev) => (live(lesson, dev.clone()), true),
+    match &plan {
+        Plan::Live(_) => {}
         Plan::Interpreted => {
-            say("running on the CPU interpreter: outputs and memory traces, no times");
-            (fold::blank_result(lesson, Source::Interpreted, None), true)
+            say("running on the CPU interpreter: outputs and memory traces, no times")
         }
         Plan::CompileHere { arch } => {
             say_recorded(rec, &caps, lesson, &mut say);
@@ -250,13 +310,13 @@ pub fn figures(
                 "compiling with NVRTC for {arch} (live compile reports; `--cpu` runs the \
                  kernels on the CPU interpreter instead)"
             ));
-            (shown, false)
         }
-        Plan::Recorded => {
-            say_recorded(rec, &caps, lesson, &mut say);
-            (shown, false)
-        }
-    };
+        Plan::Recorded => say_recorded(rec, &caps, lesson, &mut say),
+    }
+    // A run says how it goes; a compile beside the recording goes quietly.
+    let blank = plan.blank(lesson);
+    let progress = blank.is_some();
+    let mut result = blank.unwrap_or(shown);
     if let Some(req) = plan.request(lesson, options, sized.as_ref()) {
         let outcome = {
             let mut told = tell(&mut say);
@@ -380,17 +440,98 @@ mod tests {
         }
     }
 
+    /// What each caller once decided again around `plan` (the exercise check, the try, the
+    /// knobs of `gpulab run`), now decided in it: an exercise's own sizes are a CPU size
+    /// for a run, a try without a GPU runs on the interpreter, a compile targets the shown
+    /// figures' GPU, and `--cpu` interprets whatever the machine has.
+    #[test]
+    fn one_plan_for_a_lesson_an_exercise_and_a_try() {
+        let (course, _) = crate::course::load_course(&CourseRoot::Bundled);
+        let mut lesson = (course.iter())
+            .find(|l| l.exercises.iter().any(|e| !e.sizes.is_empty()))
+            .expect("an exercise with sizes")
+            .clone();
+        lesson.problem_cpu.clear();
+        lesson.requires = Default::default();
+        let mut ex = lesson.exercises[0].clone();
+        ex.sizes = vec![vec![("n".into(), 1000)]];
+        ex.sizes_cpu = None;
+        let nvrtc = Capabilities {
+            nvrtc: Some("13.0".into()),
+            ..Default::default()
+        };
+        let a100 = DeviceInfo {
+            cc: "8.0".into(),
+            ..Default::default()
+        };
+        let as_lesson = Subject::Lesson {
+            lesson: &lesson,
+            shown: Some(&a100),
+        };
+        let as_exercise = Subject::Exercise {
+            lesson: &lesson,
+            ex: &ex,
+        };
+        let as_try = Subject::Try(&lesson);
+        // No GPU, NVRTC: a run of a lesson with no CPU size compiles beside the recording,
+        // for the recording's GPU; an exercise with sizes of its own runs on the CPU.
+        assert_eq!(
+            plan(Ask::Run, &nvrtc, as_lesson),
+            Plan::CompileHere {
+                arch: "sm_80".into()
+            }
+        );
+        assert_eq!(plan(Ask::Run, &nvrtc, as_exercise), Plan::Interpreted);
+        assert_eq!(
+            plan(Ask::Figures, &nvrtc, as_exercise),
+            Plan::CompileHere {
+                arch: crate::model::protocol::FALLBACK_ARCH.into()
+            }
+        );
+        let mut no_sizes = ex.clone();
+        no_sizes.sizes_cpu = Some(Vec::new());
+        let bare = Subject::Exercise {
+            lesson: &lesson,
+            ex: &no_sizes,
+        };
+        assert!(matches!(
+            plan(Ask::Run, &nvrtc, bare),
+            Plan::CompileHere { .. }
+        ));
+        // Neither a GPU nor NVRTC: the recording, but a try has none and interprets.
+        let nothing = Capabilities::default();
+        assert_eq!(plan(Ask::Run, &nothing, as_lesson), Plan::Recorded);
+        assert_eq!(plan(Ask::Run, &nothing, as_exercise), Plan::Recorded);
+        assert_eq!(plan(Ask::Run, &nothing, as_try), Plan::Interpreted);
+        // A GPU: live, unless `--cpu`.
+        let gpu = caps("9.0");
+        for of in [as_lesson, as_exercise, as_try] {
+            assert!(matches!(plan(Ask::Run, &gpu, of), Plan::Live(_)));
+            assert_eq!(plan(Ask::Cpu, &gpu, of), Plan::Interpreted);
+        }
+        // The blank result each plan's run fills: none where nothing runs.
+        let live = plan(Ask::Run, &gpu, as_lesson).blank(&lesson).unwrap();
+        assert_eq!((live.source, live.device.is_some()), (Source::Live, true));
+        let cpu = Plan::Interpreted.blank(&lesson).unwrap();
+        assert_eq!((cpu.source, cpu.device), (Source::Interpreted, None));
+        assert_eq!(Plan::Recorded.blank(&lesson), None);
+    }
+
     #[test]
     fn a_gpu_without_the_required_capability_shows_the_recording() {
         let mut lesson = LessonBuilder::new("clusters").variant("a").build();
         lesson.requires.cc = Some((9, 0));
         let shown = recorded(None, &lesson);
+        let of = Subject::Lesson {
+            lesson: &lesson,
+            shown: shown.device.as_ref(),
+        };
         assert!(matches!(
-            plan(&caps("9.0"), &lesson, &shown, Ask::Figures),
+            plan(Ask::Figures, &caps("9.0"), of),
             Plan::Live(_)
         ));
         assert!(matches!(
-            plan(&caps("8.6"), &lesson, &shown, Ask::Figures),
+            plan(Ask::Figures, &caps("8.6"), of),
             Plan::CompileHere { .. }
         ));
         let mut said = Vec::new();

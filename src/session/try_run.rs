@@ -1,29 +1,16 @@
 //! A tried kernel's run (`gpulab try`), for the command line and the lab alike: where its
-//! figures come from is `source::plan`'s answer, as for any lesson, except that a try has
-//! no recording to fall back on, so without a GPU it runs on the CPU interpreter; the
-//! request is `Plan::request`'s, its outputs checked at the try's CPU sizes against what
-//! the try names (or not at all).
+//! figures come from is `source::plan`'s answer (`Subject::Try`), as for any lesson, except
+//! that a try has no recording to fall back on, so without a GPU it runs on the CPU
+//! interpreter; the request is `Plan::request`'s, its outputs checked at the try's CPU
+//! sizes against what the try names (or not at all).
 
-use super::fold::{self, Capabilities};
-use super::source::{self, Ask, Plan};
+use super::source::Plan;
 use crate::course::tried::lesson::{Checked, Tried};
 use crate::model::protocol::{Request, RunOptions};
-use crate::model::results::{LessonResult, Source};
+use crate::model::results::LessonResult;
 
 /// What a variant says when nothing is compared.
 pub const NOT_COMPARED: &str = "outputs not compared: no reference (--reference names one)";
-
-/// Where the try's figures come from here: live on a GPU; on the CPU interpreter without
-/// one, or with `cpu`.
-pub fn plan(caps: &Capabilities, tried: &Tried, cpu: bool) -> Plan {
-    let ask = if cpu || caps.device.is_none() {
-        Ask::Cpu
-    } else {
-        Ask::Run
-    };
-    let none = fold::blank_result(&tried.lesson, Source::None, None);
-    source::plan(caps, &tried.lesson, &none, ask)
-}
 
 /// `base` for the try: outputs checked only where there is something to check them against.
 pub fn options(tried: &Tried, base: RunOptions) -> RunOptions {
@@ -64,7 +51,14 @@ pub fn finish(tried: &Tried, result: &mut LessonResult) {
 mod tests {
     use super::*;
     use crate::model::builder::LessonBuilder;
-    use crate::model::results::DeviceInfo;
+    use crate::model::results::{DeviceInfo, Source};
+    use crate::session::fold::{self, Capabilities};
+    use crate::session::source::{Ask, Subject};
+
+    /// Where the try runs, as `gpulab try` (`cpu`: `--cpu`) asks the plan.
+    fn plan(caps: &Capabilities, t: &Tried, cpu: bool) -> Plan {
+        crate::session::source::plan(Ask::run(cpu), caps, Subject::Try(&t.lesson))
+    }
 
     fn tried(checked: Checked) -> Tried {
         let lesson = LessonBuilder::new("try").variant("a").variant("b").build();

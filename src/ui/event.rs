@@ -9,6 +9,7 @@ use crate::session::client::{MemcheckReport, NoListing, WorkerFailure};
 use crate::session::exercise::check::CheckReport;
 use crate::session::exercise::progress::ExerciseBook;
 use crate::session::fold::Capabilities;
+use crate::session::source::Plan;
 use crossterm::event::KeyEvent;
 
 /// Everything that reaches the UI thread, on its one channel.
@@ -92,16 +93,35 @@ pub struct CheckJob {
     pub quick: bool,
 }
 
+/// Where a run on the CPU interpreter finds its lesson at the size its outputs are
+/// checked at.
+#[derive(Debug, Clone)]
+pub enum CpuSize {
+    /// Read again from the course at its CPU size (`problem_cpu`, `source::cpu_sized`), on
+    /// the worker thread, not on the UI thread.
+    Read(CourseRoot),
+    /// In hand: a try's, made with its lesson. None: outputs not checked at another size
+    /// (and nothing to find for a live run or a compile).
+    Given(Option<Box<Lesson>>),
+}
+
+impl Default for CpuSize {
+    fn default() -> Self {
+        CpuSize::Given(None)
+    }
+}
+
 /// What the UI asks of the worker thread.
 #[derive(Debug, Clone)]
 pub enum Job {
+    /// Carry `plan` out for `lesson` (a live run, a run on the CPU interpreter, compile
+    /// reports): the plan is made on the UI thread (`source::plan`) and the worker thread
+    /// builds its request (`Plan::request`), reading the CPU size first where it must.
     Run {
+        plan: Plan,
         lesson: Box<Lesson>,
-        options: RunOptions,
-    },
-    Compile {
-        lesson: Box<Lesson>,
-        arch: String,
+        options: Box<RunOptions>,
+        cpu_size: CpuSize,
     },
     /// Rerun one variant under the compute-sanitizer at `sanitizer` (slow: minutes).
     Memcheck {
@@ -110,12 +130,6 @@ pub enum Job {
         sanitizer: std::path::PathBuf,
     },
     Check(Box<CheckJob>),
-    /// A run on the CPU interpreter: the lesson is read again at its CPU size (`problem_cpu`)
-    /// off the UI thread, then run as `Run` with that size.
-    CpuRun {
-        lesson: Box<Lesson>,
-        root: CourseRoot,
-    },
     /// A variant's SASS, built as a run builds it, for the code and diff views.
     Sass {
         lesson: Box<Lesson>,

@@ -4,7 +4,7 @@
 //! session keeps its figures in the knob table.
 
 use super::app::App;
-use super::event::Job;
+use super::event::{CpuSize, Job};
 use super::runs::Running;
 use crate::model::protocol::Reply;
 use crate::model::results::{LessonResult, Source, VariantResult};
@@ -13,7 +13,7 @@ use crate::session::client::WorkerFailure;
 use crate::session::fold::{self, Fold};
 use crate::session::knobs;
 use crate::session::queue_news::shown_stage;
-use crate::session::source::{self, Ask, Plan};
+use crate::session::source::{self, Ask, Plan, Subject};
 use std::collections::HashMap;
 
 /// One setting's figures, and where they come from.
@@ -238,22 +238,15 @@ impl App {
         settings: &[&KnobSetting],
     ) -> Option<(Job, LessonResult)> {
         let shown = self.runs.results.get(&lesson.id)?;
-        match source::plan(self.runs.caps.as_ref()?, lesson, shown, Ask::Figures) {
-            Plan::Live(device) => {
-                // Each turn sends the same buffers: the worker keeps the inputs between
-                // turns rather than filling gigabytes again.
-                let options = crate::model::protocol::RunOptions {
-                    keep_inputs: true,
-                    cold_l2: self.runs.cold_l2,
-                    ..knobs::options(settings)
-                };
-                let job = Job::Run {
-                    lesson: Box::new(sent.clone()),
-                    options,
-                };
-                Some((job, source::live(sent, device)))
-            }
-            Plan::CompileHere { arch } => {
+        let of = Subject::Lesson {
+            lesson,
+            shown: shown.device.as_ref(),
+        };
+        let plan = source::plan(Ask::Figures, self.runs.caps.as_ref()?, of);
+        // A knob's figures are the GPU's or the recording's; `Figures` never interprets.
+        let result = match &plan {
+            Plan::Live(_) => plan.blank(sent)?,
+            Plan::CompileHere { .. } => {
                 let mut r = fold::blank_result(sent, shown.source, shown.device.clone());
                 for v in &mut r.variants {
                     let key = (lesson.id.clone(), v.name.clone());
@@ -261,15 +254,24 @@ impl App {
                         *v = f.result.clone();
                     }
                 }
-                let job = Job::Compile {
-                    lesson: Box::new(sent.clone()),
-                    arch,
-                };
-                Some((job, r))
+                r
             }
-            // A knob's figures are the GPU's or the recording's; `Figures` never interprets.
-            Plan::Interpreted | Plan::Recorded => None,
-        }
+            Plan::Interpreted | Plan::Recorded => return None,
+        };
+        // Each turn sends the same buffers: the worker keeps the inputs between turns
+        // rather than filling gigabytes again (a compile takes none of it).
+        let options = crate::model::protocol::RunOptions {
+            keep_inputs: true,
+            cold_l2: self.runs.cold_l2,
+            ..knobs::options(settings)
+        };
+        let job = Job::Run {
+            plan,
+            lesson: Box::new(sent.clone()),
+            options: Box::new(options),
+            cpu_size: CpuSize::default(),
+        };
+        Some((job, result))
     }
 
     /// Whether `lesson` is the id of the knob run in flight.

@@ -32,8 +32,8 @@ pub use event::{Job, UiEvent, WorkerEvent};
 pub use main_loop::{EditError, run, run_with};
 pub use runs::Running;
 pub use view::Overlay;
-pub use worker_thread::remake_try;
 pub use worker_thread::spawn_with as spawn_worker;
+pub use worker_thread::{remake_try, run_request};
 
 use crate::model::Lesson;
 use crate::model::results::LessonResult;

@@ -5,12 +5,12 @@
 //! alone (`s` switches), and each figure says which it is.
 
 use super::app::App;
-use super::event::Job;
+use super::event::{CpuSize, Job};
 use crate::model::Lesson;
 use crate::model::protocol::{PIP_HINT, RunOptions};
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::session::fold::{self, Capabilities, Fold};
-use crate::session::source::{self, Ask, Plan};
+use crate::session::source::{self, Ask, Plan, Subject};
 use std::collections::HashMap;
 
 /// The live run in flight, as the status line and its column show it.
@@ -121,27 +121,55 @@ impl App {
         }
         // Its lines were about the kernel as it was; a new run may tell another story.
         self.runs.memcheck = None;
-        let device = match self.run_plan(&lesson) {
-            Some(Plan::Live(device)) => device,
-            Some(Plan::Interpreted) => return self.start_cpu_run(&lesson),
-            _ => return self.explain_no_run(&lesson),
+        match self.run_plan(&lesson) {
+            Some(plan @ Plan::Live(_)) => {
+                let options = RunOptions {
+                    cold_l2: self.runs.cold_l2,
+                    ..RunOptions::default()
+                };
+                self.start_planned(plan, Box::new(lesson), options, CpuSize::default());
+            }
+            Some(Plan::Interpreted) => self.start_cpu_run(&lesson),
+            _ => self.explain_no_run(&lesson),
+        }
+    }
+
+    /// Start carrying `plan` out for `lesson` (a run live or on the CPU interpreter; any
+    /// other plan runs nothing): its blank result where its figures go (a live run's in
+    /// place of what was shown, the interpreter's beside the recording, and in front), the
+    /// run in flight, and the job that sends it.
+    pub(super) fn start_planned(
+        &mut self,
+        plan: Plan,
+        lesson: Box<Lesson>,
+        options: RunOptions,
+        cpu_size: CpuSize,
+    ) {
+        let Some(blank) = plan.blank(&lesson) else {
+            return;
         };
-        self.runs
-            .results
-            .insert(lesson.id.clone(), source::live(&lesson, device));
+        let id = lesson.id.clone();
+        let on_cpu = plan == Plan::Interpreted;
+        let stage = if on_cpu {
+            self.runs.interpreted.insert(id.clone(), blank);
+            self.runs.front = Front::Interpreted;
+            "starting on the CPU interpreter (no GPU: outputs and traces, no times)"
+        } else {
+            self.runs.results.insert(id.clone(), blank);
+            "starting"
+        };
         self.runs.running = Some(Running {
-            lesson: lesson.id.clone(),
+            lesson: id,
             variant: String::new(),
-            stage: "starting".into(),
-            on_cpu: false,
+            stage: stage.into(),
+            on_cpu,
         });
         self.message = None;
         self.outbox.push(Job::Run {
-            lesson: Box::new(lesson),
-            options: RunOptions {
-                cold_l2: self.runs.cold_l2,
-                ..RunOptions::default()
-            },
+            plan,
+            lesson,
+            options: Box::new(options),
+            cpu_size,
         });
     }
 
@@ -165,7 +193,11 @@ impl App {
     pub(super) fn run_plan(&self, lesson: &Lesson) -> Option<Plan> {
         let caps = self.runs.caps.as_ref()?;
         let shown = self.runs.results.get(&lesson.id)?;
-        Some(source::plan(caps, lesson, shown, Ask::Run))
+        let of = Subject::Lesson {
+            lesson,
+            shown: shown.device.as_ref(),
+        };
+        Some(source::plan(Ask::Run, caps, of))
     }
 
     /// No run on this machine, GPU or CPU: say why, and show the recording, which is what
@@ -207,22 +239,9 @@ impl App {
     /// and no GPU and the lesson gives a CPU size. The lesson is read at that size on the
     /// worker thread, not here. Its figures go beside the recording's.
     pub(super) fn start_cpu_run(&mut self, lesson: &Lesson) {
-        (self.runs.interpreted).insert(
-            lesson.id.clone(),
-            fold::blank_result(lesson, Source::Interpreted, None),
-        );
-        self.runs.front = Front::Interpreted;
-        self.runs.running = Some(Running {
-            lesson: lesson.id.clone(),
-            variant: String::new(),
-            stage: "starting on the CPU interpreter (no GPU: outputs and traces, no times)".into(),
-            on_cpu: true,
-        });
-        self.message = None;
-        self.outbox.push(Job::CpuRun {
-            lesson: Box::new(lesson.clone()),
-            root: self.reading.course_root.clone(),
-        });
+        let cpu_size = CpuSize::Read(self.reading.course_root.clone());
+        let lesson = Box::new(lesson.clone());
+        self.start_planned(Plan::Interpreted, lesson, RunOptions::default(), cpu_size);
     }
 
     /// `l` where only a GPU can loop: the interpreter's figures are the same on every run

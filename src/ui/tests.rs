@@ -1,5 +1,6 @@
 //! The lab's state under keys and worker replies, without a terminal.
 
+use super::event::CpuSize;
 use super::{App, Job, Overlay, WorkerEvent};
 use crate::model::Lesson;
 use crate::model::builder::LessonBuilder;
@@ -8,6 +9,7 @@ use crate::model::results::{DeviceInfo, Source, VariantResult};
 use crate::session::client::WorkerFailure;
 use crate::session::fold::Capabilities;
 use crate::session::progress::Progress;
+use crate::session::source::Plan;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn lesson(id: &str) -> Lesson {
@@ -44,7 +46,13 @@ fn run_without_a_gpu_explains_and_queues_nothing() {
         ..Default::default()
     })));
     // NVRTC but no GPU: compile jobs for live reports, nothing else.
-    assert!(app.outbox.iter().all(|j| matches!(j, Job::Compile { .. })));
+    assert!(app.outbox.iter().all(|j| matches!(
+        j,
+        Job::Run {
+            plan: Plan::CompileHere { .. },
+            ..
+        }
+    )));
     assert_eq!(app.outbox.len(), 1);
     app.outbox.clear();
     app.on_key(key(KeyCode::Char('r')));
@@ -57,7 +65,13 @@ fn a_live_run_streams_samples_and_loops_until_stopped() {
     let mut app = App::new(vec![lesson("a")], None, Progress::default());
     app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
     app.on_key(key(KeyCode::Char('l')));
-    assert!(matches!(app.outbox.as_slice(), [Job::Run { .. }]));
+    assert!(matches!(
+        app.outbox.as_slice(),
+        [Job::Run {
+            plan: Plan::Live(_),
+            ..
+        }]
+    ));
     assert!(app.runs.running.is_some());
     let reply = |reply| WorkerEvent::Reply {
         lesson: "a".into(),
@@ -80,7 +94,13 @@ fn a_live_run_streams_samples_and_loops_until_stopped() {
     });
     assert_eq!(app.reading.progress.get("a").runs, 1);
     assert!(
-        matches!(app.outbox.as_slice(), [Job::Run { .. }]),
+        matches!(
+            app.outbox.as_slice(),
+            [Job::Run {
+                plan: Plan::Live(_),
+                ..
+            }]
+        ),
         "looping runs again"
     );
     app.on_key(key(KeyCode::Char('l')));
@@ -360,7 +380,13 @@ fn recorded_app() -> App {
 /// are in.
 fn ready_without_gpu(app: &mut App) {
     app.on_worker(WorkerEvent::Ready(Ok(no_gpu_caps(true))));
-    assert!(matches!(app.outbox.as_slice(), [Job::Compile { .. }]));
+    assert!(matches!(
+        app.outbox.as_slice(),
+        [Job::Run {
+            plan: Plan::CompileHere { .. },
+            ..
+        }]
+    ));
     app.outbox.clear();
     app.on_worker(WorkerEvent::Finished {
         lesson: "a".into(),
@@ -374,7 +400,14 @@ fn a_cpu_run_is_kept_beside_the_recording_and_s_switches_between_them() {
     ready_without_gpu(&mut app);
     let recorded = app.runs.results["a"].clone();
     app.on_key(key(KeyCode::Char('r')));
-    assert!(matches!(app.outbox.as_slice(), [Job::CpuRun { .. }]));
+    assert!(matches!(
+        app.outbox.as_slice(),
+        [Job::Run {
+            plan: Plan::Interpreted,
+            cpu_size: CpuSize::Read(_),
+            ..
+        }]
+    ));
     assert!(app.runs.running.as_ref().unwrap().on_cpu);
     let mut v = VariantResult {
         name: "slow".into(),
@@ -420,7 +453,14 @@ fn without_a_gpu_l_runs_once_and_never_loops() {
     ready_without_gpu(&mut app);
     app.on_key(key(KeyCode::Char('l')));
     assert!(!app.runs.looping);
-    assert!(matches!(app.outbox.as_slice(), [Job::CpuRun { .. }]));
+    assert!(matches!(
+        app.outbox.as_slice(),
+        [Job::Run {
+            plan: Plan::Interpreted,
+            cpu_size: CpuSize::Read(_),
+            ..
+        }]
+    ));
     assert!(
         app.message
             .as_deref()
@@ -534,7 +574,13 @@ fn r_on_another_lesson_during_a_run_is_queued_and_runs_when_it_ends() {
     app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
     app.outbox.clear();
     app.on_key(key(KeyCode::Char('r')));
-    assert!(matches!(app.outbox.as_slice(), [Job::Run { .. }]));
+    assert!(matches!(
+        app.outbox.as_slice(),
+        [Job::Run {
+            plan: Plan::Live(_),
+            ..
+        }]
+    ));
     app.outbox.clear();
     app.select_row(1, None);
     app.on_key(key(KeyCode::Char('r')));

@@ -7,14 +7,11 @@
 //! long as the lab, never written.
 
 use super::app::App;
-use super::event::Job;
-use super::runs::{Front, Running};
+use super::event::{CpuSize, Job};
 use crate::course::tried::lesson::{self as try_lesson, Tried, TrySpec};
-use crate::model::protocol::{PIP_HINT, Request, RunOptions};
-use crate::model::results::Source;
-use crate::session::fold;
+use crate::model::protocol::{PIP_HINT, RunOptions};
 use crate::session::progress::Progress;
-use crate::session::source::{self, Plan};
+use crate::session::source::{self, Ask, Subject};
 use crate::session::try_run;
 use std::path::{Path, PathBuf};
 
@@ -87,37 +84,13 @@ impl App {
         let Some(lab) = self.tried.as_ref() else {
             return;
         };
-        let plan = try_run::plan(&caps, &lab.tried, lab.cpu);
+        let lesson = Box::new(lab.tried.lesson.clone());
+        let plan = source::plan(Ask::run(lab.cpu), &caps, Subject::Try(&lesson));
         let options = try_run::options(&lab.tried, RunOptions::default());
-        let Some(Request::Run { lesson, options }) = try_run::request(&plan, &lab.tried, &options)
-        else {
-            return;
-        };
-        let id = lesson.id.clone();
-        let on_cpu = !matches!(plan, Plan::Live(_));
-        if let Plan::Live(device) = plan {
-            self.runs
-                .results
-                .insert(id.clone(), source::live(&lesson, device));
-        } else {
-            let blank = fold::blank_result(&lesson, Source::Interpreted, None);
-            self.runs.interpreted.insert(id.clone(), blank);
-            self.runs.front = Front::Interpreted;
-        }
-        let stage = if on_cpu {
-            "starting on the CPU interpreter (no GPU: outputs and traces, no times)"
-        } else {
-            "starting"
-        };
-        self.runs.running = Some(Running {
-            lesson: id,
-            variant: String::new(),
-            stage: stage.into(),
-            on_cpu,
-        });
+        // On the interpreter the outputs are checked at the try's CPU sizes, made with it.
+        let cpu_size = CpuSize::Given(lab.tried.sized.clone().map(Box::new));
         self.runs.memcheck = None;
-        self.message = None;
-        self.outbox.push(Job::Run { lesson, options });
+        self.start_planned(plan, lesson, options, cpu_size);
     }
 
     /// The worker has said what this machine has: the try's first run.

@@ -9,7 +9,7 @@ use crate::model::protocol::Reply;
 use crate::session::client::WorkerFailure;
 use crate::session::fold::Capabilities;
 use crate::session::queue_news::shown_stage;
-use crate::session::source::{self, Ask, Plan};
+use crate::session::source::{self, Ask, Plan, Subject};
 
 impl App {
     pub fn on_worker(&mut self, ev: WorkerEvent) {
@@ -118,11 +118,18 @@ impl App {
             let Some(shown) = self.runs.results.get(&l.id) else {
                 continue;
             };
-            if let Plan::CompileHere { arch } = source::plan(caps, l, shown, Ask::Figures) {
+            let of = Subject::Lesson {
+                lesson: l,
+                shown: shown.device.as_ref(),
+            };
+            let plan = source::plan(Ask::Figures, caps, of);
+            if let Plan::CompileHere { .. } = plan {
                 self.runs.compiling.insert(l.id.clone());
-                self.outbox.push(Job::Compile {
+                self.outbox.push(Job::Run {
+                    plan,
                     lesson: Box::new(l.clone()),
-                    arch,
+                    options: Default::default(),
+                    cpu_size: Default::default(),
                 });
             }
         }

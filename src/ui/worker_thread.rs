@@ -1,9 +1,9 @@
 //! The thread that owns the worker client: takes jobs from the UI, sends back every reply.
 //! It only sends; the UI thread owns the state.
 
-use super::event::{CheckJob, Job, UiEvent, WorkerEvent};
+use super::event::{CheckJob, CpuSize, Job, UiEvent, WorkerEvent};
 use crate::model::Lesson;
-use crate::model::protocol::Request;
+use crate::model::protocol::{Request, RunOptions};
 use crate::session::client::{self, MemcheckError, MemcheckReport, WorkerClient, WorkerFailure};
 use crate::session::exercise::check::{self as ex_check, Target};
 use crate::session::exercise::lesson::Yours;
@@ -45,8 +45,17 @@ pub fn spawn_with(ui: Sender<UiEvent>, device: u32, mut client: WorkerClient) ->
 /// Do one job, sending its news; false when the UI is gone.
 fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32) -> bool {
     let (id, req) = match job {
-        Job::Run { lesson, options } => (lesson.id.clone(), Request::Run { lesson, options }),
-        Job::Compile { lesson, arch } => (lesson.id.clone(), Request::Compile { lesson, arch }),
+        Job::Run {
+            plan,
+            lesson,
+            options,
+            cpu_size,
+        } => match run_request(&plan, &lesson, &options, &cpu_size) {
+            Ok(Some(req)) => (lesson.id.clone(), req),
+            // The recording alone: nothing to ask the worker, and nothing to wait for.
+            Ok(None) => return finished(ui, lesson.id.clone(), Ok(())),
+            Err(failure) => return finished(ui, lesson.id.clone(), Err(failure)),
+        },
         Job::Memcheck {
             lesson,
             variant,
@@ -62,16 +71,6 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
             return ui.send(UiEvent::Worker(done)).is_ok();
         }
         Job::Check(job) => return check(client, ui, &job, device),
-        Job::CpuRun { lesson, root } => match cpu_request(lesson, &root) {
-            Ok(pair) => pair,
-            Err((lesson, failure)) => {
-                let done = WorkerEvent::Finished {
-                    lesson,
-                    outcome: Err(failure),
-                };
-                return ui.send(UiEvent::Worker(done)).is_ok();
-            }
-        },
         Job::Sass {
             lesson,
             variant,
@@ -103,27 +102,36 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
             reply: r.clone(),
         }));
     });
-    let done = WorkerEvent::Finished {
-        lesson: id,
-        outcome,
-    };
+    finished(ui, id, outcome)
+}
+
+/// Say that `lesson`'s request is over; false when the UI is gone.
+fn finished(ui: &Sender<UiEvent>, lesson: String, outcome: Result<(), WorkerFailure>) -> bool {
+    let done = WorkerEvent::Finished { lesson, outcome };
     ui.send(UiEvent::Worker(done)).is_ok()
 }
 
-/// The run request of a lesson on the CPU interpreter, as the plan builds it: outputs
-/// checked at its CPU size, read here (from disk) and not on the UI thread.
-fn cpu_request(
-    lesson: Box<Lesson>,
-    root: &crate::course::bundle::CourseRoot,
-) -> Result<(String, Request), (String, WorkerFailure)> {
-    let sized = source::cpu_sized(root, &lesson).map_err(|e| {
-        let why = format!("the lesson's CPU size does not load: {e}");
-        (lesson.id.clone(), WorkerFailure::NotRun(why))
-    })?;
-    let options = crate::model::protocol::RunOptions::default();
-    let req = Plan::Interpreted.request(&lesson, &options, sized.as_ref());
-    let req = req.expect("an interpreted run is a request");
-    Ok((lesson.id.clone(), req))
+/// The request that carries `plan` out for `lesson` (`Plan::request`), as the worker thread
+/// sends it: on the interpreter the outputs are checked at the CPU size `cpu_size` gives,
+/// read here (from disk) where it must be, not on the UI thread. None: nothing to ask.
+pub fn run_request(
+    plan: &Plan,
+    lesson: &Lesson,
+    options: &RunOptions,
+    cpu_size: &CpuSize,
+) -> Result<Option<Request>, WorkerFailure> {
+    let read;
+    let sized = match (plan, cpu_size) {
+        (Plan::Interpreted, CpuSize::Read(root)) => {
+            read = source::cpu_sized(root, lesson).map_err(|e| {
+                WorkerFailure::NotRun(format!("the lesson's CPU size does not load: {e}"))
+            })?;
+            read.as_ref()
+        }
+        (_, CpuSize::Given(sized)) => sized.as_deref(),
+        (_, CpuSize::Read(_)) => None,
+    };
+    Ok(plan.request(lesson, options, sized))
 }
 
 /// The sanitizer takes minutes: a tick each second says it is still going.

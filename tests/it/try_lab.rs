@@ -9,6 +9,7 @@
 use crate::support::common;
 
 use gpulab::course::tried::lesson::{self as try_lesson, TrySpec};
+use gpulab::model::protocol::Request;
 use gpulab::model::results::{DeviceInfo, Source};
 use gpulab::session::client::WorkerClient;
 use gpulab::session::fold::Capabilities;
@@ -53,15 +54,23 @@ fn finished(app: &mut App) {
     }));
 }
 
-/// The runs the lab has asked the worker for, taken out of its outbox.
-/// The runs the lab asked for, with a remake of the try (which the worker thread serves,
+/// The runs the lab asked for, each with the options the worker thread sends it with (as
+/// its plan builds the request), and a remake of the try (which the worker thread serves,
 /// reading the files) answered as the worker thread answers it.
 fn runs_asked(app: &mut App) -> Vec<gpulab::model::protocol::RunOptions> {
     let mut runs = Vec::new();
     while !app.outbox.is_empty() {
         for j in std::mem::take(&mut app.outbox) {
             match j {
-                Job::Run { options, .. } => runs.push(options),
+                Job::Run {
+                    plan,
+                    lesson,
+                    options,
+                    cpu_size,
+                } => match gpulab::ui::run_request(&plan, &lesson, &options, &cpu_size) {
+                    Ok(Some(Request::Run { options, .. })) => runs.push(options),
+                    other => panic!("a try's run is a run: {other:?}"),
+                },
                 Job::RemakeTry(spec) => {
                     app.on_event(UiEvent::Worker(gpulab::ui::remake_try(&spec)));
                 }

@@ -14,7 +14,7 @@ use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, Varia
 use crate::session::client::{WorkerClient, WorkerFailure};
 use crate::session::fold::{self, Capabilities};
 use crate::session::queue_news::QueueNews;
-use crate::session::source::{self, Ask, Plan};
+use crate::session::source::{self, Ask, Plan, Subject};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -203,7 +203,11 @@ fn check_planned(
         Ask::Cpu => Capabilities::default(),
         _ => fold::hello(client, device)?,
     };
-    match source::check_plan(&caps, t.lesson, t.ex, ask) {
+    let of = Subject::Exercise {
+        lesson: t.lesson,
+        ex: t.ex,
+    };
+    match source::plan(ask, &caps, of) {
         Plan::Live(dev) => {
             // Sized for this GPU, as a live run of the lesson is (an L2 flush larger than
             // this GPU's L2, not the H100's).
@@ -268,7 +272,8 @@ fn live_check(
         keep.push(SOLUTION.to_string());
     }
     let main = exercise_lesson(lesson, ex, yours, oracle(ex.solution_reference), &keep);
-    let mut result = crate::session::source::live(&main, dev.clone());
+    let plan = Plan::Live(dev.clone());
+    let mut result = plan.blank(&main).expect("a live run fills a result");
     let key = format!(
         "{}|{}|{}|{}",
         t.lesson.id,

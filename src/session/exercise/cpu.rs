@@ -12,10 +12,10 @@ use super::output::judge_output;
 use crate::model::Lesson;
 use crate::model::exercise::YOURS;
 use crate::model::protocol::RunOptions;
-use crate::model::results::Source;
-use crate::session::client::WorkerClient;
+use crate::model::results::LessonResult;
+use crate::session::client::{WorkerClient, WorkerFailure};
 use crate::session::fold;
-use crate::session::source;
+use crate::session::source::Plan;
 
 /// Check the learner's kernel on the CPU interpreter; `say` hears what is happening.
 pub fn check_cpu(
@@ -44,15 +44,9 @@ pub fn check_cpu(
         sample_anywhere: true,
         ..RunOptions::default()
     };
-    let options = source::interpreted(&options, small.as_ref());
-    let mut result = fold::blank_result(&main, Source::Interpreted, None);
-    if let Err(f) = fold::run_lesson(
-        client,
-        &main,
-        &options,
-        &mut result,
-        super::check::progress(&mut say),
-    ) {
+    let progress = super::check::progress(&mut say);
+    let (result, outcome) = interpret(client, &main, &options, small.as_ref(), progress);
+    if let Err(f) = outcome {
         say(&format!("error: {f}"));
     }
     let mut r = report(ex, result, false);
@@ -163,12 +157,10 @@ fn correctness(
             trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
             ..RunOptions::default()
         };
-        let options = source::interpreted(&options, Some(&l));
         say(&format!(
             "checking the output at {at} on the CPU interpreter"
         ));
-        let mut r = fold::blank_result(&l, Source::Interpreted, None);
-        let _ = fold::run_lesson(client, &l, &options, &mut r, |_| {});
+        let (r, _) = interpret(client, &l, &options, Some(&l), |_| {});
         if let Err(l) = judge_output(yours_of(&r), &at, &l) {
             return l;
         }
@@ -193,6 +185,24 @@ fn correctness(
             checked.join("; ")
         ),
     )
+}
+
+/// `lesson` on the CPU interpreter as its plan runs it (`Plan::Interpreted`: the blank
+/// result it fills and the request it sends), outputs checked at `sized`'s sizes: this
+/// check is reached through the plan (`source::plan`), or after a check on a GPU, whose
+/// passes the interpreter judges again (`output::strictly`).
+fn interpret(
+    client: &mut WorkerClient,
+    lesson: &Lesson,
+    options: &RunOptions,
+    sized: Option<&Lesson>,
+    on_reply: impl FnMut(&crate::model::protocol::Reply),
+) -> (LessonResult, Result<(), WorkerFailure>) {
+    let plan = Plan::Interpreted;
+    let mut result = (plan.blank(lesson)).expect("an interpreted run fills a result");
+    let req = (plan.request(lesson, options, sized)).expect("an interpreted run is a request");
+    let outcome = fold::request(client, &req, lesson, &mut result, on_reply);
+    (result, outcome)
 }
 
 #[cfg(test)]
