@@ -129,13 +129,16 @@ pub const SHARED_LDGSTS_WAVEFRONTS: Metric = m(
 );
 
 /// The tensor cores' shared loads (`ldmatrix`, SASS `LDSM`): Nsight Compute keeps them
-/// apart from `op_ld` ("Shared Load Matrix" in its memory tables), by instruction,
-/// wavefront and bank conflict. Written only where a kernel or line has them.
+/// apart from `op_ld`, by instruction, wavefront and bank conflict, under SASS-level names
+/// (`ncu --query-metrics` on an H200 lists no `l1tex__data_..._op_ldsm`). Written only
+/// where a kernel or line has them.
 pub const SHARED_LDSM_INST: Metric = m("smsp__sass_inst_executed_op_ldsm.sum", "inst");
-pub const SHARED_LDSM_WAVEFRONTS: Metric =
-    m("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum", "");
+pub const SHARED_LDSM_WAVEFRONTS: Metric = m(
+    "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm.sum",
+    "",
+);
 pub const SHARED_LDSM_CONFLICTS: Metric = m(
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
+    "smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldsm.sum",
     "",
 );
 

@@ -138,9 +138,16 @@ fn traced(r: &LessonResult, variant: &str) -> BTreeMap<String, f64> {
 fn hw_key(label: &str) -> String {
     let words: Vec<&str> = label.split(' ').collect();
     match words[..] {
-        // Its instruction counter has no `shared_` in its name.
+        // LDSM's counters are the SASS-level ones (`ncu --query-metrics` on an H200 lists
+        // no `l1tex__data_..._op_ldsm`), and its instruction counter has no `shared_`.
         ["shared", "requests", MATRIX_SIDE] => {
             format!("smsp__sass_inst_executed_op_{MATRIX_SIDE}.sum")
+        }
+        ["shared", "wavefronts", MATRIX_SIDE] => {
+            format!("smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{MATRIX_SIDE}.sum")
+        }
+        ["shared", "ideal", MATRIX_SIDE] => {
+            format!("smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_{MATRIX_SIDE}.sum")
         }
         ["shared", "requests", side] => format!("smsp__sass_inst_executed_op_shared_{side}.sum"),
         ["shared", "wavefronts", side] => {
