@@ -54,7 +54,7 @@ fn each_matrix_layout_costs_its_wavefronts_on_the_interpreter() {
             let per = i.wavefronts as f64 / i.requests as f64;
             assert_eq!(per, want, "{name} line {:?}", i.source_line);
             // The ideal is one wavefront a matrix, whatever the layout.
-            let matrices = want.min(4.0).max(1.0);
+            let matrices = want.clamp(1.0, 4.0);
             let ideal = i.ideal_wavefronts as f64 / i.requests as f64;
             assert!(ideal <= matrices, "{name}: ideal {ideal}");
         }
