@@ -152,29 +152,12 @@ pub fn mma(
         for (k, row) in [2 * q, 2 * q + 8].into_iter().enumerate() {
             (b[row][g], b[row + 1][g]) = pair(&b_ops[k]);
         }
-        for (k, (r, col)) in [
-            (g, 2 * q),
-            (g, 2 * q + 1),
-            (g + 8, 2 * q),
-            (g + 8, 2 * q + 1),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (k, (r, col)) in c_slots(t).into_iter().enumerate() {
             c[r][col] = f32::from_bits(fr.read(&c_ops[k], t, ctx, warp) as u32);
         }
     }
     for t in 0..32 {
-        let (g, q) = (t / 4, t % 4);
-        for (k, (r, col)) in [
-            (g, 2 * q),
-            (g, 2 * q + 1),
-            (g + 8, 2 * q),
-            (g + 8, 2 * q + 1),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (k, (r, col)) in c_slots(t).into_iter().enumerate() {
             let mut acc = c[r][col];
             for (kk, brow) in b.iter().enumerate() {
                 acc += a[r][kk] * brow[col];
@@ -183,6 +166,17 @@ pub fn mma(
         }
     }
     Ok(())
+}
+
+/// The elements of C and D lane `t` holds in its four registers, as (row, column).
+fn c_slots(t: usize) -> [(usize, usize); 4] {
+    let (g, q) = (t / 4, t % 4);
+    [
+        (g, 2 * q),
+        (g, 2 * q + 1),
+        (g + 8, 2 * q),
+        (g + 8, 2 * q + 1),
+    ]
 }
 
 #[cfg(test)]

@@ -198,19 +198,7 @@ fn traced_counts_match_the_hardware_counters() {
 /// (tests/fixtures/wide_shared), against the hardware.
 #[test]
 fn wide_shared_loads_match_the_hardware_counters() {
-    let Some(ncu) = ncu_and_gpu() else {
-        return;
-    };
-    let dir = common::fixture("wide_shared/lessons");
-    let root = CourseRoot::Dir(dir.clone());
-    let args = ["--lessons", dir.to_str().unwrap()];
-    compare(
-        &ncu,
-        &root,
-        &args,
-        &["wide-shared"],
-        "GPULAB_NCU_WIDE_TABLE",
-    );
+    compare_pack("wide_shared", "wide-shared", "GPULAB_NCU_WIDE_TABLE");
 }
 
 /// The atomics calibration shapes (tests/fixtures/atomics; what each is, in its kernel):
@@ -220,19 +208,7 @@ fn wide_shared_loads_match_the_hardware_counters() {
 /// each shape. `GPULAB_NCU_RAW=DIR` keeps every ncu report there, one CSV a variant.
 #[test]
 fn atomics_match_the_hardware_counters() {
-    let Some(ncu) = ncu_and_gpu() else {
-        return;
-    };
-    let dir = common::fixture("atomics/lessons");
-    let root = CourseRoot::Dir(dir.clone());
-    let args = ["--lessons", dir.to_str().unwrap()];
-    compare(
-        &ncu,
-        &root,
-        &args,
-        &["atomics-cal"],
-        "GPULAB_NCU_ATOMICS_TABLE",
-    );
+    compare_pack("atomics", "atomics-cal", "GPULAB_NCU_ATOMICS_TABLE");
 }
 
 /// The `ldmatrix` calibration shapes (tests/fixtures/matrix: plain, padded, swizzled and
@@ -240,19 +216,18 @@ fn atomics_match_the_hardware_counters() {
 /// tensor cores' shared loads, against the hardware.
 #[test]
 fn matrix_loads_match_the_hardware_counters() {
+    compare_pack("matrix", "matrix-cal", "GPULAB_NCU_MATRIX_TABLE");
+}
+
+/// A calibration pack of tests/fixtures (its lesson `id`) against the hardware, where there
+/// is a GPU and ncu.
+fn compare_pack(pack: &str, id: &str, table_env: &str) {
     let Some(ncu) = ncu_and_gpu() else {
         return;
     };
-    let dir = common::fixture("matrix/lessons");
-    let root = CourseRoot::Dir(dir.clone());
+    let dir = common::fixture(&format!("{pack}/lessons"));
     let args = ["--lessons", dir.to_str().unwrap()];
-    compare(
-        &ncu,
-        &root,
-        &args,
-        &["matrix-cal"],
-        "GPULAB_NCU_MATRIX_TABLE",
-    );
+    compare(&ncu, &CourseRoot::Dir(dir.clone()), &args, &[id], table_env);
 }
 
 fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str], table_env: &str) {

@@ -176,9 +176,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         return Ok(None);
     };
     let elem = q.elem.ok_or_else(bad)?;
-    let operands = &rest[op_end..];
-    let open = operands.find('[').ok_or_else(bad)?;
-    let close = operands[open..].find(']').ok_or_else(bad)? + open;
+    let addr = bracketed(&rest[op_end..]).ok_or_else(bad)?;
     Ok(Some(Access {
         guard,
         op,
@@ -187,7 +185,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
             kind,
         },
         width: q.vec * elem,
-        addr: operands[open + 1..close].trim(),
+        addr,
         coords: None,
         size: None,
     }))
@@ -209,8 +207,7 @@ fn matrix_load<'a>(
         line,
         text: format!("{op} {operands}"),
     };
-    let open = operands.find('[').ok_or_else(bad)?;
-    let close = operands[open..].find(']').ok_or_else(bad)? + open;
+    let addr = bracketed(operands).ok_or_else(bad)?;
     Ok(Some(Access {
         guard,
         op,
@@ -219,10 +216,17 @@ fn matrix_load<'a>(
             kind: AccessKind::Matrix,
         },
         width: 16,
-        addr: operands[open + 1..close].trim(),
+        addr,
         coords: None,
         size: None,
     }))
+}
+
+/// The first address operand, inside its brackets (`[%r5+16]` → `%r5+16`).
+fn bracketed(operands: &str) -> Option<&str> {
+    let open = operands.find('[')?;
+    let close = operands[open..].find(']')? + open;
+    Some(operands[open + 1..close].trim())
 }
 
 /// The lanes whose addresses an `ldmatrix` reads, one row each: 8 a matrix (`.x1` 8, `.x2`
