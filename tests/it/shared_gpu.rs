@@ -236,7 +236,10 @@ fn two_runs_of_one_user_take_turns_in_order_through_their_folder() {
     assert_eq!(finished(first), 0, "{}", seen.join("\n"));
     assert_eq!(finished(second), 0, "{}", seen.join("\n"));
     // Each variant's turn went to whoever asked first: the first run's first variant, then
-    // the second's (asked before the first run asked for its next), and so on in turn.
+    // the second's, which was waiting before the first run asked for its next. Later turns
+    // follow the order the runs ask in, which depends on how long each takes between its
+    // turns (a busy machine reorders them): each run has its three, neither all of them
+    // before the other's first.
     let text = std::fs::read_to_string(&log).unwrap();
     let mut turns_taken: Vec<(f64, u32)> = text
         .lines()
@@ -248,10 +251,13 @@ fn two_runs_of_one_user_take_turns_in_order_through_their_folder() {
     turns_taken.sort_by(|a, b| a.0.total_cmp(&b.0));
     let pids: Vec<u32> = turns_taken.iter().map(|t| t.1).collect();
     assert_eq!(pids.len(), 6, "{text}");
-    assert!(
-        pids.windows(2).all(|w| w[0] != w[1]),
-        "the two runs alternate: {text}"
+    assert_ne!(
+        pids[0], pids[1],
+        "the waiting run's turn came second: {text}"
     );
+    for p in &pids[..2] {
+        assert_eq!(pids.iter().filter(|q| *q == p).count(), 3, "{text}");
+    }
     assert_eq!(tickets(&queue), Vec::<PathBuf>::new(), "none left behind");
 }
 
