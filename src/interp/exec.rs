@@ -117,6 +117,9 @@ pub fn exec(
             super::matrix::ldmatrix(fr, ctx, ins, (active, warp), (matrices, trans))?
         }
         Op::Mma(ty) => super::matrix::mma(fr, ctx, ins, (active, warp), ty)?,
+        Op::CvtBf16(c) => lanewise(fr, ctx, ins, active, warp, |a| {
+            super::matrix::bf16_cvt(c, a[0], a[1])
+        }),
         Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
         Op::Redux(op, ty) => redux(fr, ctx, ins, (active, warp), op, ty)?,
         Op::MatchAny(ty) => match_any(fr, ctx, ins, (active, warp), ty)?,

@@ -10,7 +10,7 @@ use super::decode::Instr;
 use super::mem::At;
 use super::memop::{misaligned, misaligned_error, oob};
 use super::operand::Opnd;
-use super::ops::{Narrow, Space};
+use super::ops::{Bf16Cvt, Narrow, Space};
 use super::slice::Slice;
 use super::warp::Frame;
 
@@ -87,6 +87,25 @@ pub fn ldmatrix(
         }
     }
     Ok(())
+}
+
+/// f32 bits to bf16 bits, rounded to the nearest even, as `cvt.rn.bf16.f32` does; a NaN
+/// becomes the canonical one.
+pub fn bf16_rne(bits: u32) -> u16 {
+    if bits & 0x7fff_ffff > 0x7f80_0000 {
+        return 0x7fff;
+    }
+    let lsb = (bits >> 16) & 1;
+    (bits.wrapping_add(0x7fff + lsb) >> 16) as u16
+}
+
+/// One of the bf16 conversions on a lane's operands `a` (and `b`, the pair's lower half).
+pub fn bf16_cvt(c: Bf16Cvt, a: u64, b: u64) -> u64 {
+    match c {
+        Bf16Cvt::Narrow => u64::from(bf16_rne(a as u32)),
+        Bf16Cvt::Pair => u64::from(bf16_rne(a as u32)) << 16 | u64::from(bf16_rne(b as u32)),
+        Bf16Cvt::Widen => (a & 0xffff) << 16,
+    }
 }
 
 /// A 16-bit float's value.
@@ -181,7 +200,20 @@ fn c_slots(t: usize) -> [(usize, usize); 4] {
 
 #[cfg(test)]
 mod tests {
-    use super::half;
+    use super::{bf16_rne, half};
+
+    #[test]
+    fn f32_rounds_to_the_nearest_even_bf16() {
+        assert_eq!(bf16_rne(1.0f32.to_bits()), 0x3f80);
+        // Halfway: down to the even 0x3f80, up to the even 0x3f82.
+        assert_eq!(bf16_rne(0x3f80_8000), 0x3f80);
+        assert_eq!(bf16_rne(0x3f81_8000), 0x3f82);
+        assert_eq!(bf16_rne(0x3f80_8001), 0x3f81);
+        assert_eq!(bf16_rne(0xbf80_7fff), 0xbf80);
+        // The largest float rounds past bf16's largest, to infinity; NaN stays NaN.
+        assert_eq!(bf16_rne(f32::MAX.to_bits()), 0x7f80);
+        assert_eq!(bf16_rne(f32::NAN.to_bits()), 0x7fff);
+    }
 
     #[test]
     fn a_half_reads_as_the_float_it_is() {

@@ -2,15 +2,20 @@
 
 use super::Unmodelled;
 use super::ops::{
-    AtomOp, Bin, BoolOp, Cmp, Kind, Narrow, Op, Red, Redux, Rnd, Shfl, Space, Ty, Un, Vote, ty_of,
+    AtomOp, Bf16Cvt, Bin, BoolOp, Cmp, Kind, Narrow, Op, Red, Redux, Rnd, Shfl, Space, Ty, Un,
+    Vote, ty_of,
 };
 
 /// Opcodes the interpreter does not model, and what to do instead.
 fn refused(base: &str, quals: &[&str]) -> Option<&'static str> {
     let cluster = quals.iter().any(|q| q.contains("cluster"));
-    // The tensor cores' forms `matrix` runs; their 16-bit types are theirs alone.
+    // The tensor cores' forms `matrix` runs; their 16-bit types are theirs alone, and the
+    // bf16 conversions that feed them.
     if matches!(base, "ldmatrix" | "mma") {
         return matrix_form(base, quals).err();
+    }
+    if base == "cvt" && quals.iter().any(|q| q.starts_with("bf16")) {
+        return bf16_cvt(quals).err();
     }
     let narrow = |q: &&str| {
         q.starts_with("f16") || q.starts_with("bf16") || matches!(*q, "tf32" | "e4m3x2" | "e5m2x2")
@@ -77,6 +82,18 @@ fn matrix_form(base: &str, quals: &[&str]) -> Result<Op, &'static str> {
         );
     }
     Ok(Op::Mma(narrow))
+}
+
+/// The bf16 conversions the interpreter runs (`cvt.rn.bf16.f32`, `cvt.rn.bf16x2.f32`,
+/// `cvt.f32.bf16`), or why not.
+fn bf16_cvt(quals: &[&str]) -> Result<Op, &'static str> {
+    let why = "bf16 conversions other than cvt.rn.bf16{x2}.f32 and cvt.f32.bf16 need a GPU";
+    match quals {
+        ["rn", "bf16", "f32"] => Ok(Op::CvtBf16(Bf16Cvt::Narrow)),
+        ["rn", "bf16x2", "f32"] => Ok(Op::CvtBf16(Bf16Cvt::Pair)),
+        ["f32", "bf16"] => Ok(Op::CvtBf16(Bf16Cvt::Widen)),
+        _ => Err(why),
+    }
 }
 
 fn rnd_of(q: &str) -> Option<Rnd> {
@@ -150,6 +167,9 @@ pub fn parse_op(text: &str) -> Result<Op, Unmodelled> {
     }
     if matches!(q.base, "ldmatrix" | "mma") {
         return matrix_form(q.base, &q.quals).map_err(Unmodelled::from);
+    }
+    if q.base == "cvt" && q.quals.iter().any(|q| q.starts_with("bf16")) {
+        return bf16_cvt(&q.quals).map_err(Unmodelled::from);
     }
     arith(&q).unwrap_or_else(|| other(&q))
 }

@@ -144,6 +144,17 @@ pub enum Vote {
     Ballot,
 }
 
+/// Which bf16 conversion `Op::CvtBf16` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bf16Cvt {
+    /// One f32 to bf16, rounded to the nearest even.
+    Narrow,
+    /// Two f32 to a bf16 pair, the first operand's in the upper half.
+    Pair,
+    /// bf16 to f32, exactly.
+    Widen,
+}
+
 /// The 16-bit float types the tensor cores take.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Narrow {
@@ -161,6 +172,9 @@ pub enum Op {
     },
     /// `mma.sync.aligned.m16n8k16.row.col.f32.T.T.f32` with 16-bit inputs of type T.
     Mma(Narrow),
+    /// The bf16 conversions that feed the tensor cores: `cvt.rn.bf16.f32`,
+    /// `cvt.rn.bf16x2.f32 d, a, b` (a's in the upper half) and `cvt.f32.bf16`.
+    CvtBf16(Bf16Cvt),
     Bin(Bin, Ty),
     /// `mad.lo`/`mad.hi`/`mad.wide` (integers) and `fma`/`mad` (floats): a * b + c.
     Mad(Bin, Ty),

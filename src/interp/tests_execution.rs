@@ -226,3 +226,34 @@ fn a_global_access_at_a_negative_index_is_an_error_with_its_lane() {
         assert!(e.why.contains("out-of-bounds global access: lane 3"), "{e}");
     }
 }
+
+/// The bf16 conversions that feed the tensor cores: one float narrowed (ties to even), a
+/// pair packed with the first operand in the upper half, and a bf16 widened back.
+#[test]
+fn bf16_conversions_round_to_even_and_pack_the_first_operand_high() {
+    // Lane t's float has low bits t * 0x4000: exact, below, halfway and above halfway.
+    let setup = "mul.lo.u32 %r5, %r1, 16384;\nadd.u32 %r5, %r5, 1065353216;\n\
+                 xor.b32 %r7, %r5, -2147483648;";
+    let f = |t: u32| 0x3f80_0000u32 + t * 0x4000;
+    let rne = crate::interp::matrix::bf16_rne;
+    let run = |tail: &str| {
+        let body = store_r9(&format!("{setup}\n{tail}"));
+        run_on(&body, 1, 32, 32).unwrap().0
+    };
+    let narrow = run("cvt.rn.bf16.f32 %r9, %r5;");
+    assert_eq!(
+        narrow,
+        (0..32).map(|t| u32::from(rne(f(t)))).collect::<Vec<_>>()
+    );
+    assert_eq!(&narrow[..4], [0x3f80, 0x3f80, 0x3f80, 0x3f81]);
+    let pair = run("cvt.rn.bf16x2.f32 %r9, %r5, %r7;");
+    let want = |t: u32| u32::from(rne(f(t))) << 16 | u32::from(rne(f(t) ^ 0x8000_0000));
+    assert_eq!(pair, (0..32).map(want).collect::<Vec<_>>());
+    let widened = run("cvt.rn.bf16.f32 %r6, %r5;\ncvt.f32.bf16 %r9, %r6;");
+    assert_eq!(
+        widened,
+        (0..32)
+            .map(|t| u32::from(rne(f(t))) << 16)
+            .collect::<Vec<_>>()
+    );
+}
