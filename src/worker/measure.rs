@@ -89,51 +89,23 @@ pub fn most_held(unit: &str, launch: Launch) -> Option<f64> {
     }
 }
 
-/// Every clock measure whose largest reading is more than the launch could hold: a kernel
-/// that scales or invents its timings (a warm chase reported three times over passes for a
-/// cold one) is caught by the GPU's own timing of the same launch.
-pub fn beyond_the_launch(
-    lesson: &Lesson,
-    bufs: &Buffers,
-    launch: Launch,
-) -> Result<Vec<MeasureError>, CudaError> {
-    let mut errors = Vec::new();
-    for m in &lesson.measures {
-        let Some(held) = most_held(&m.unit, launch) else {
-            continue;
-        };
-        let data = bufs.download(lesson, m.buffer)?;
-        let largest = Measure {
-            summary: Summary::Max,
-            ..m.clone()
-        };
-        let ty = lesson.buffers[m.buffer].ty;
-        if let Some(said) = figure(&largest, &data, ty, 1.0).filter(|&x| x > held) {
-            errors.push(MeasureError::BeyondTheLaunch {
-                name: m.name.clone(),
-                unit: m.unit.clone(),
-                said,
-                held,
-                ms: launch.ms,
-            });
-        }
-    }
-    Ok(errors)
-}
-
-/// Read every measure's buffer after the checked launch and put its figure in `r`.
+/// Read every measure's buffer after the checked launch and put its figure in `r`. A clock
+/// measure whose largest reading is more than the launch could hold is an error too: a
+/// kernel that scales or invents its timings (a warm chase reported three times over
+/// passes for a cold one) is caught by the GPU's own timing of the same launch.
 pub fn read_measures(
     lesson: &Lesson,
     v: &Variant,
-    bufs: &Buffers,
+    (bufs, launch): (&Buffers, Launch),
     r: &mut VariantResult,
 ) -> Result<Vec<MeasureError>, CudaError> {
     let mut errors = Vec::new();
     for (k, m) in lesson.measures.iter().enumerate() {
         let data = bufs.download(lesson, m.buffer)?;
+        let ty = lesson.buffers[m.buffer].ty;
         // A define may change how many accesses one figure covers.
         let per = v.per.get(k).copied().unwrap_or(1.0);
-        match figure(m, &data, lesson.buffers[m.buffer].ty, per) {
+        match figure(m, &data, ty, per) {
             Some(value) => {
                 let unit = m.unit.clone();
                 r.measured.insert(m.name.clone(), Measured { value, unit });
@@ -142,6 +114,22 @@ pub fn read_measures(
                 name: m.name.clone(),
                 buffer: lesson.buffers[m.buffer].name.clone(),
             }),
+        }
+        let Some(held) = most_held(&m.unit, launch) else {
+            continue;
+        };
+        let largest = Measure {
+            summary: Summary::Max,
+            ..m.clone()
+        };
+        if let Some(said) = figure(&largest, &data, ty, 1.0).filter(|&x| x > held) {
+            errors.push(MeasureError::BeyondTheLaunch {
+                name: m.name.clone(),
+                unit: m.unit.clone(),
+                said,
+                held,
+                ms: launch.ms,
+            });
         }
     }
     Ok(errors)

@@ -308,14 +308,12 @@ fn check_output(
     if ctx.opts.guard && !job.is_reference {
         problems.extend(bufs.overruns(ctx.lesson)?);
     }
-    let unwritten = measure::read_measures(ctx.lesson, v, bufs, r)?;
-    problems.extend(unwritten.iter().map(ToString::to_string));
     let launch = measure::Launch {
         ms: launch_ms,
         clock_khz: ctx.gpu.peak_sm_clock_khz(),
     };
-    let made_up = measure::beyond_the_launch(ctx.lesson, bufs, launch)?;
-    problems.extend(made_up.iter().map(ToString::to_string));
+    let unread = measure::read_measures(ctx.lesson, v, (bufs, launch), r)?;
+    problems.extend(unread.iter().map(ToString::to_string));
     let verdict = judge(ctx.lesson, job.is_reference, compared.len(), problems);
     (r.correct, r.error, r.check) = verdict;
     Ok(())
