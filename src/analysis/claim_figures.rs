@@ -63,7 +63,8 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::SharedWavefronts
         | Metric::ConstantRequests
         | Metric::TextureRequests
-        | Metric::CopyWaitsInFlightPct => read_traced(m, v),
+        | Metric::CopyWaitsInFlightPct
+        | Metric::LoadsUnusedPct => read_traced(m, v),
     }
 }
 
@@ -192,6 +193,17 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             }
             Ok(100.0 * w.waits_in_flight as f64 / w.waits as f64)
         }
+        Metric::LoadsUnusedPct => {
+            if !mem.unused_loads_followed {
+                return Err(Verdict::NotMeasured(format!(
+                    "not measured (the trace of `{name}` did not follow what its loads' \
+                     values are used for)"
+                )));
+            }
+            let (unused, all) = unused_loads(mem);
+            // A kernel that loads nothing wastes no load.
+            Ok(100.0 * unused as f64 / all.max(1) as f64)
+        }
         Metric::GlobalPctUsed => {
             let moved = g.sectors as f64 * crate::analysis::coalescing::SECTOR_BYTES as f64;
             per(100.0 * g.bytes_used as f64, 1.min(g.requests), "global")
@@ -279,4 +291,43 @@ fn all_global(mem: &MemoryStats) -> GlobalStats {
         lines: g.lines,
         bytes_used: g.bytes_used + c.global_bytes_used + c.bulk_bytes,
     }
+}
+
+/// Load requests (of every space, `ldmatrix` included) at sites whose values nothing uses,
+/// and all load requests, over the traced blocks.
+pub(super) fn unused_loads(mem: &MemoryStats) -> (u64, u64) {
+    let loads = (mem.instructions.iter())
+        .filter(|i| matches!(i.kind, AccessKind::Load | AccessKind::Matrix));
+    loads.fold((0, 0), |(u, a), i| {
+        (u + if i.unused { i.requests } else { 0 }, a + i.requests)
+    })
+}
+
+/// Where the unused loads are, for a learner to find: `: unused, line 19's 992 of 1024
+/// load requests` (the source lines with the most unused requests, at most three), or
+/// nothing when every load is used.
+pub(super) fn unused_lines(mem: &MemoryStats) -> String {
+    let (unused, all) = unused_loads(mem);
+    if unused == 0 {
+        return String::new();
+    }
+    let mut by_line: Vec<(Option<u32>, u64)> = Vec::new();
+    for i in mem.instructions.iter().filter(|i| i.unused) {
+        match by_line.iter_mut().find(|(l, _)| *l == i.source_line) {
+            Some((_, n)) => *n += i.requests,
+            None => by_line.push((i.source_line, i.requests)),
+        }
+    }
+    by_line.sort_by_key(|&(l, n)| (std::cmp::Reverse(n), l));
+    let lines: Vec<String> = (by_line.iter().take(3))
+        .map(|(l, n)| match l {
+            Some(l) => format!("line {l}'s {n}"),
+            None => format!("{n} (no source line)"),
+        })
+        .collect();
+    format!(
+        ": {} of {all} traced load requests bring values nothing uses ({})",
+        unused,
+        lines.join(", ")
+    )
 }

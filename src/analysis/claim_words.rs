@@ -50,6 +50,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::ConstantRequests => "constant requests",
         Metric::TextureRequests => "texture requests",
         Metric::CopyWaitsInFlightPct => "% of copy waits with copies still in flight",
+        Metric::LoadsUnusedPct => "% of load requests whose values nothing uses",
     }
 }
 

@@ -329,12 +329,17 @@ fn judge_metric(
         timed(v)?;
     }
     let x = read(metric, v)?;
-    let detail = format!(
+    let mut detail = format!(
         "{} = {} (needs {} {value})",
         metric.name(),
         figure(x),
         op.symbol()
     );
+    if metric == Metric::LoadsUnusedPct
+        && let Some(mem) = &v.memory
+    {
+        detail.push_str(&figures::unused_lines(mem));
+    }
     Ok((holds(op, x, value), detail))
 }
 
@@ -604,5 +609,51 @@ mod tests {
             "1 of 2 claims hold on these figures"
         );
         assert_eq!(summary(&[]), None);
+    }
+
+    #[test]
+    fn thrown_away_loads_are_a_share_of_the_loads_and_the_check_names_their_line() {
+        let load = |id: u32, line: u32, requests: u64, unused: bool| {
+            serde_json::from_value::<crate::model::access::InstructionSummary>(serde_json::json!({
+                "id": id, "space": "shared", "kind": "load", "op": "ld.shared.u32",
+                "ptx_line": 40 + line, "source_line": line, "width": 4,
+                "requests": requests, "wavefronts": requests, "ideal_wavefronts": requests,
+                "sectors": 0, "lines": 0, "bytes_used": 0, "distinct": 0,
+                "local_bytes": 0, "sample": null, "unused": unused,
+            }))
+            .unwrap()
+        };
+        let mut mem = crate::model::results::MemoryStats {
+            instructions: vec![load(0, 18, 32, false), load(1, 26, 992, true)],
+            traced_blocks: 1,
+            unused_loads_followed: true,
+            ..Default::default()
+        };
+        let mut v = VariantResult {
+            name: "yours".into(),
+            memory: Some(mem.clone()),
+            ..Default::default()
+        };
+        let (holds, detail) = judge_metric(&v, Metric::LoadsUnusedPct, CmpOp::Eq, 0.0)
+            .unwrap_or_else(|_| panic!("judged"));
+        assert!(!holds);
+        assert!(detail.contains("= 96.9"), "{detail}");
+        assert!(
+            detail.contains("992 of 1024") && detail.contains("line 26's 992"),
+            "{detail}"
+        );
+        // Every load used: it holds, and names no line.
+        mem.instructions[1].unused = false;
+        v.memory = Some(mem.clone());
+        let (holds, detail) = judge_metric(&v, Metric::LoadsUnusedPct, CmpOp::Eq, 0.0)
+            .unwrap_or_else(|_| panic!("judged"));
+        assert!(holds && !detail.contains("line"), "{detail}");
+        // A trace that did not look at what loads are used for says so, and judges nothing.
+        mem.unused_loads_followed = false;
+        v.memory = Some(mem);
+        assert!(matches!(
+            judge_metric(&v, Metric::LoadsUnusedPct, CmpOp::Eq, 0.0),
+            Err(Verdict::NotMeasured(_))
+        ));
     }
 }

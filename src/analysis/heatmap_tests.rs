@@ -44,6 +44,7 @@ fn shared_instruction(
         lanes: 0,
         sass: None,
         atomic: None,
+        unused: false,
     }
 }
 

@@ -472,6 +472,7 @@ mod tests {
             lanes: 0,
             sass: None,
             atomic: None,
+            unused: false,
         }
     }
 

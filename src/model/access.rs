@@ -212,6 +212,10 @@ pub struct InstructionSummary {
     /// `requests`, `wavefronts`, `sectors` above then count the SASS's atomic requests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub atomic: Option<AtomicSummary>,
+    /// A load whose value nothing with an effect uses (a store, a branch, an address, an
+    /// atomic): work the kernel did not need, counted in the figures above all the same.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unused: bool,
 }
 
 /// How ptxas made a PTX atomic, read in the SASS (`analysis::sass_map`).

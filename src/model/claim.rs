@@ -149,10 +149,13 @@ pub enum Metric {
     /// tile's copies with the work on this one waits with copies in flight; one that waits
     /// for everything (`wait_group 0`, one buffer) never does.
     CopyWaitsInFlightPct,
+    /// The share of the load requests, in percent, whose values nothing uses (no store,
+    /// branch, address or atomic depends on them): loads made only to be counted.
+    LoadsUnusedPct,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 42] = [
+    pub const ALL: [(&'static str, Metric); 43] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -234,6 +237,7 @@ impl Metric {
         ("constant.requests", Metric::ConstantRequests),
         ("texture.requests", Metric::TextureRequests),
         ("copy.waits_in_flight_pct", Metric::CopyWaitsInFlightPct),
+        ("loads.unused_pct", Metric::LoadsUnusedPct),
     ];
 
     pub fn name(self) -> &'static str {

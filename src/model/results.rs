@@ -262,6 +262,10 @@ pub struct MemoryStats {
     /// not only between a block's warps (false in recordings made before it did).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub races_in_warps_and_clusters: bool,
+    /// Each load's summary says whether anything used its value (`InstructionSummary::
+    /// unused`; false in recordings made before the tracer looked).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unused_loads_followed: bool,
     /// The traced counts follow the SASS that runs: where ptxas made a shared access in
     /// other instructions than the PTX, they count those (false: no nvdisasm to read the
     /// SASS of a kernel with shared accesses wider than a word, and the counts follow the

@@ -139,6 +139,7 @@ pub(super) fn summaries(
                     loop_load_wavefronts: a.loop_wavefronts,
                     loop_load_ideal: a.loop_ideal,
                 }),
+                unused: site.unused,
             }
         })
         .collect()
@@ -285,6 +286,7 @@ pub fn analyze_launch(
         instructions: summaries(&accs, records, sites, shapes),
         races_checked: true,
         races_in_warps_and_clusters: true,
+        unused_loads_followed: true,
         races: races::find_races_in(&events, geom),
         ..sum_totals(&accs)
     };

@@ -18,6 +18,7 @@ fn site(id: u32, space: Space, width: u32) -> Site {
         source_line: Some(10 + id),
         source_file: Some(1),
         coords: None,
+        unused: false,
     }
 }
 

@@ -217,6 +217,7 @@ mod tests {
             source_line: None,
             source_file: None,
             coords: None,
+            unused: false,
         }
     }
 

@@ -24,6 +24,7 @@ mod logger;
 mod registers;
 mod statements;
 mod texture;
+mod unused;
 
 use std::collections::HashMap;
 
@@ -123,6 +124,10 @@ pub struct Site {
     /// Texture sites: how the logged coordinates read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coords: Option<TexCoords>,
+    /// A load whose value nothing with an effect uses (`unused`): counted as the hardware
+    /// counts it, and apart as work the kernel did not need.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unused: bool,
 }
 
 impl Site {
@@ -241,6 +246,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     // directly before `barrier.cluster.arrive.relaxed` gives it the release a plain arrive
     // has (PTX's memory model), so the pair orders what the warp did before it.
     let mut fenced = false;
+    let unused = unused::unused_loads(ptx);
 
     for (idx, raw) in ptx.lines().enumerate() {
         let line_no = idx as u32 + 1;
@@ -289,6 +295,13 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     source_line: state.loc.map(|l| l.1),
                     source_file: state.loc.map(|l| l.0),
                     coords: access.coords,
+                    unused: matches!(
+                        access.event,
+                        Event::Access {
+                            kind: AccessKind::Load | AccessKind::Matrix,
+                            ..
+                        }
+                    ) && unused.contains(&(line_no, seg_idx)),
                 };
                 let known = (&symbols, features);
                 blocks.push_str(&site_block(&site, &access, &state.regs, known, line_no)?);

@@ -238,6 +238,7 @@ impl Streamed {
             instructions: summaries(&self.accs, &self.kept, &self.sites, shapes),
             races_checked: true,
             races_in_warps_and_clusters: true,
+            unused_loads_followed: true,
             races: self.races.finish(),
             ..sum_totals(&self.accs)
         };
@@ -263,6 +264,7 @@ mod tests {
             source_line: Some(10 + id),
             source_file: Some(1),
             coords: None,
+            unused: false,
         }
     }
 

@@ -394,6 +394,7 @@ fn traced(
             lanes: 0,
             sass: None,
             atomic: None,
+            unused: false,
         })
         .collect();
     v.memory = Some(MemoryStats {

@@ -447,8 +447,8 @@ fn ex_check_without_nvrtc_or_a_gpu_lists_every_check_and_what_would_judge_it() {
     let r: serde_json::Value =
         serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}{err}"));
     let lines = r["lines"].as_array().expect("lines");
-    // The output check and the exercise's four checks.
-    assert_eq!(lines.len(), 5, "{lines:#?}");
+    // The output check and the exercise's five checks.
+    assert_eq!(lines.len(), 6, "{lines:#?}");
     for l in lines {
         assert_eq!(l["mark"], "needs_gpu", "{l}");
         let (check, detail) = (l["check"].as_str().unwrap(), l["detail"].as_str().unwrap());

@@ -35,6 +35,7 @@ fn site(id: u32) -> Site {
             dims: 2,
             normalized: None,
         }),
+        unused: false,
     }
 }
 
