@@ -35,7 +35,9 @@ pub enum ClaimError {
     NoMeasureName(String),
     #[error("unknown space `{0}` (spaces: {SPACES}); write `A makes SPACE loads`")]
     UnknownSpace(String),
-    #[error("`{0}` is not `loads`, `stores`, `atomics` or `requests`; write `A makes SPACE loads`")]
+    #[error(
+        "`{0}` is not `loads`, `stores`, `atomics`, `copies`, `matrix-loads` or `requests`; write `A makes SPACE loads`"
+    )]
     UnknownAccess(String),
     #[error("cannot read claim `{0}`; write {FORMS}")]
     Unreadable(String),
@@ -247,13 +249,14 @@ fn parse_space(word: &str) -> Result<Space, ClaimError> {
 }
 
 /// `loads`, `stores`, `atomics` (atomics and reductions alike), `copies` (asynchronous
-/// copies, `cp.async`), or `requests` (any).
+/// copies, `cp.async`), `matrix-loads` (the tensor cores' `ldmatrix`), or `requests` (any).
 fn parse_access(word: &str) -> Result<Option<AccessKind>, ClaimError> {
     match word {
         "loads" => Ok(Some(AccessKind::Load)),
         "stores" => Ok(Some(AccessKind::Store)),
         "atomics" => Ok(Some(AccessKind::Atomic)),
         "copies" => Ok(Some(AccessKind::AsyncCopy)),
+        "matrix-loads" => Ok(Some(AccessKind::Matrix)),
         "requests" => Ok(None),
         _ => Err(ClaimError::UnknownAccess(word.to_string())),
     }

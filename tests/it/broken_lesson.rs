@@ -272,17 +272,17 @@ fn lab_opens(lessons: &Path, file: &str, want: &str, (heading, total): (&str, us
 
 #[test]
 fn a_byte_that_is_not_utf8_costs_only_its_lesson() {
-    let copy = Copy::broken(|c| append(&c.join("lessons/20-gemm.yaml"), b"\xff"));
-    let lines = std::fs::read(copy.lessons().join("20-gemm.yaml"))
+    let copy = Copy::broken(|c| append(&c.join("lessons/21-gemm.yaml"), b"\xff"));
+    let lines = std::fs::read(copy.lessons().join("21-gemm.yaml"))
         .unwrap()
         .iter()
         .filter(|&&b| b == b'\n')
         .count();
-    let want = format!("20-gemm.yaml:{}:1: invalid UTF-8", lines + 1);
+    let want = format!("21-gemm.yaml:{}:1: invalid UTF-8", lines + 1);
     // No text to read its space from: a heading of its own.
     costs_only_itself(
         &copy,
-        ("20", "gemm"),
+        ("21", "gemm"),
         &want,
         "global-coalescing",
         "NOT LOADED",
@@ -310,13 +310,13 @@ fn a_missing_exercise_file_costs_only_its_lesson() {
     let copy = Copy::broken(|c| {
         std::fs::remove_file(c.join("exercises/gemm/conflict-free/starter.cu")).unwrap()
     });
-    let yaml = std::fs::read_to_string(copy.lessons().join("20-gemm.yaml")).unwrap();
+    let yaml = std::fs::read_to_string(copy.lessons().join("21-gemm.yaml")).unwrap();
     let line = 1 + yaml
         .lines()
         .position(|l| l.contains("exercises/gemm/conflict-free/starter.cu"))
         .unwrap();
-    let want = format!("20-gemm.yaml:{line}:");
-    costs_only_itself(&copy, ("20", "gemm"), &want, "shared-banks", "CAPSTONE");
+    let want = format!("21-gemm.yaml:{line}:");
+    costs_only_itself(&copy, ("21", "gemm"), &want, "shared-banks", "CAPSTONE");
 
     // The exercises of the other lessons are there to start; the note says what is not.
     let out = copy.gpulab(&["ex", "list"]);
@@ -327,5 +327,5 @@ fn a_missing_exercise_file_costs_only_its_lesson() {
         "{stdout}"
     );
     assert!(!stdout.contains("conflict-free"), "{stdout}");
-    assert!(stderr.contains("20") && stderr.contains(&want), "{stderr}");
+    assert!(stderr.contains("21") && stderr.contains(&want), "{stderr}");
 }

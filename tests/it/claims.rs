@@ -346,7 +346,8 @@ fn the_forms_a_task_needs_parse_and_say_what_is_wrong() {
     let bad = |s: &str| parse_claim(s, &NAMES).unwrap_err().to_string();
     assert!(bad("padded makes tensor loads").contains("unknown space `tensor`"));
     assert!(
-        bad("padded makes shared reads").contains("not `loads`, `stores`, `atomics` or `requests`")
+        bad("padded makes shared reads")
+            .contains("not `loads`, `stores`, `atomics`, `copies`, `matrix-loads` or `requests`")
     );
 }
 

@@ -16,7 +16,12 @@ use gpulab::model::results::LessonResult;
 use std::collections::BTreeMap;
 use std::process::Command;
 
-const LESSONS: [&str; 3] = ["global-coalescing", "shared-banks", "shared-transpose"];
+const LESSONS: [&str; 4] = [
+    "global-coalescing",
+    "shared-banks",
+    "shared-transpose",
+    "tensor-feed",
+];
 
 /// The sides each memory counts apart: shared loads, stores and atomics (`ATOMS`); global
 /// loads, stores, atomics (`ATOMG`) and reductions (`REDG`).
@@ -239,7 +244,7 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
     let mut worst: f64 = 0.0;
     for &id in ids {
         let l = lessons.iter().find(|l| l.id == id).expect(id);
-        let matrix = id == "matrix-cal";
+        let matrix = id == "matrix-cal" || id == "tensor-feed";
         for (vi, v) in l.variants.iter().enumerate() {
             let out = Command::new(bin())
                 .args(pre)

@@ -200,6 +200,11 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
         for (j, piece) in seg.split(" · ").enumerate() {
             match (i, j) {
                 (0, 0) => parts.extend(source_parts(piece, th)),
+                // Where yours was measured is what an exercise screen is about: kept over
+                // the compile reports' source and the search for a GPU.
+                _ if piece.starts_with("yours ") => {
+                    parts.push(Part::new(format!(" · {piece}"), th.accent, 1).shrinking())
+                }
                 _ => parts.push(Part::new(format!(" · {piece}"), th.accent, 2).shrinking()),
             }
         }
