@@ -300,6 +300,30 @@ mod tests {
     }
 
     #[test]
+    fn matrix_loads_are_used_through_the_mma_that_consumes_them() {
+        // 11: its fragments feed an mma whose result is stored. 12: its fragments go nowhere.
+        let ptx = kernel(
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r2, %r3, %r4, %r5}, [%r1];\n\
+             ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r6, %r7}, [%r1];\n\
+             mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%r10, %r11, %r12, %r13}, \
+             {%r2, %r3, %r4, %r5}, {%r2, %r3}, {%r10, %r11, %r12, %r13};\n\
+             st.global.v4.b32 [%rd1], {%r10, %r11, %r12, %r13};",
+        );
+        assert_eq!(dead_lines(&ptx), [12]);
+    }
+
+    #[test]
+    fn the_instrumenter_marks_the_sites_of_unused_loads_and_only_loads() {
+        let ptx = kernel(
+            "ld.shared.u32 %r2, [%r1];\nld.shared.u32 %r3, [%r1+4];\n\
+             st.shared.u32 [%r1], %r3;",
+        );
+        let sites = crate::trace::instrument::instrument(&ptx).unwrap().sites;
+        let marks: Vec<(u32, bool)> = sites.iter().map(|s| (s.ptx_line, s.unused)).collect();
+        assert_eq!(marks, [(11, true), (12, false), (13, false)]);
+    }
+
+    #[test]
     fn each_function_is_read_on_its_own() {
         // The callee's load of %r2 is unused there, though the kernel's %r2 is stored.
         let ptx = format!(
