@@ -85,6 +85,17 @@ pub fn line_figure(traced: &[InstructionSummary], line: u32, kind: MemKind) -> O
             num(lanes as f64 / addresses as f64)
         ),
     };
+    // Loads whose values nothing uses (`InstructionSummary::unused`): made only to be
+    // counted, which a learner looking at this line should know.
+    let unused: u64 = (here.iter().filter(|i| i.unused)).map(|i| i.requests).sum();
+    let text = match unused {
+        0 => text,
+        u if u == requests => format!("{text} · values never used"),
+        u => format!(
+            "{text} · {}% of values never used",
+            num(100.0 * u as f64 / requests as f64)
+        ),
+    };
     let note = (here.iter())
         .find_map(|i| i.sass.as_ref())
         .map(|s| s.note.clone());
@@ -178,5 +189,25 @@ mod tests {
         let half = [shared(7, 2, 3)];
         let h = line_figure(&half, 7, MemKind::SharedLoad).unwrap();
         assert_eq!(h.text, "1.5 wavefronts/request (ideal 1)");
+    }
+
+    #[test]
+    fn a_line_of_thrown_away_loads_says_so_and_an_ldmatrix_line_has_its_figure() {
+        let mut thrown = shared(26, 4, 4);
+        thrown.unused = true;
+        let f = line_figure(&[thrown.clone()], 26, MemKind::SharedLoad).unwrap();
+        assert_eq!(f.text, "1 wavefronts/request (ideal 1) · values never used");
+        let kept = shared(26, 12, 12);
+        let f = line_figure(&[thrown, kept], 26, MemKind::SharedLoad).unwrap();
+        assert_eq!(
+            f.text,
+            "1 wavefronts/request (ideal 1) · 25% of values never used"
+        );
+        let mut matrix = shared(62, 10, 320);
+        matrix.kind = AccessKind::Matrix;
+        matrix.ideal_wavefronts = 40;
+        let m = line_figure(&[matrix.clone()], 62, MemKind::SharedMatrix).unwrap();
+        assert_eq!(m.text, "32 wavefronts/request (ideal 4)");
+        assert!(line_figure(&[matrix], 62, MemKind::SharedLoad).is_none());
     }
 }

@@ -20,8 +20,9 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 
 /// Memory instruction kinds a source line may have figures for, in the order shown. A
 /// generic access is traced under the space it resolved to, so it is among these.
-const KINDS: [MemKind; 8] = [
+const KINDS: [MemKind; 12] = [
     MemKind::SharedLoad,
+    MemKind::SharedMatrix,
     MemKind::SharedStore,
     MemKind::GlobalLoad,
     MemKind::GlobalStore,
@@ -29,6 +30,9 @@ const KINDS: [MemKind; 8] = [
     MemKind::LocalStore,
     MemKind::Constant,
     MemKind::Texture,
+    MemKind::Atomic,
+    MemKind::GlobalToShared,
+    MemKind::BulkCopy,
 ];
 
 /// The colour of a space, the same in both panes.
