@@ -148,3 +148,27 @@ fn hints_come_one_at_a_time_and_are_kept() {
     assert_eq!(app.exercises.book.get(&id).hints_shown as usize, n);
     assert_eq!(app.message.as_deref(), Some("that was the last hint"));
 }
+
+#[test]
+fn with_neither_a_gpu_nor_nvrtc_the_verdict_says_what_nvrtc_would_judge() {
+    let (lessons, _) = crate::course::load_course(&CourseRoot::Bundled);
+    let ex_of = |id: &str| {
+        let l = (lessons.iter())
+            .find(|l| l.exercises.iter().any(|e| e.id == id))
+            .unwrap();
+        (l.exercises.iter().find(|e| e.id == id).unwrap().clone(), l)
+    };
+    let (ex, l) = ex_of("coalesce-copy");
+    let r = crate::session::exercise::check::unjudged(&ex, l);
+    let n = r.nvrtc_would_judge();
+    let words = verdict(&r);
+    assert!(
+        words.contains(&format!("the CPU interpreter would judge {n}")),
+        "{words}"
+    );
+    assert!(words.contains(crate::model::protocol::PIP_HINT), "{words}");
+    // Textures need a GPU whatever NVRTC does: NVRTC is not offered.
+    let (ex, l) = ex_of("sample-texture");
+    let r = crate::session::exercise::check::unjudged(&ex, l);
+    assert!(!verdict(&r).contains("NVRTC"), "{}", verdict(&r));
+}

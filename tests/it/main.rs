@@ -9,6 +9,7 @@
 
 mod support;
 
+mod architecture;
 mod broken_lesson;
 mod chart;
 mod check_cmd;

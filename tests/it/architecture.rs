@@ -1,0 +1,137 @@
+//! Architecture invariant: imports point down. Each folder of `src/` names only the folders
+//! the table in docs/architecture.md lets it import (its "may import" column), in code and
+//! in tests alike, so the table is the rule and this test keeps it; and nothing outside
+//! `src/worker/` and `src/cuda/` names `crate::cuda`, so no other part opens a CUDA library
+//! by accident.
+
+use crate::support::common::manifest_dir;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+const FOLDERS: [&str; 10] = [
+    "model", "analysis", "course", "trace", "cuda", "interp", "worker", "session", "ui", "cli",
+];
+
+/// Each folder's "may import" column, read from the table's rows
+/// (`| 2 | `src/course/` | ... | `analysis`, `model` |`); "everything below" is every folder
+/// on a lower floor.
+fn allowed(doc: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let mut floors: Vec<(u32, String, String)> = Vec::new();
+    for row in doc.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let (Some(floor), Some(folder)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        let (Ok(floor), Some(name)) = (
+            floor.parse::<u32>(),
+            folder
+                .strip_prefix("`src/")
+                .and_then(|f| f.strip_suffix("/`")),
+        ) else {
+            continue;
+        };
+        floors.push((floor, name.to_string(), cells[cells.len() - 2].to_string()));
+    }
+    let mut out = BTreeMap::new();
+    for (floor, name, may) in &floors {
+        let set: BTreeSet<String> = if may.starts_with("everything below") {
+            (floors.iter())
+                .filter(|(f, _, _)| f < floor)
+                .map(|(_, n, _)| n.clone())
+                .collect()
+        } else {
+            // The names in backquotes before any parenthesis: `(never `course`: ...)` is a
+            // reason, not a permission.
+            let head = may.split('(').next().unwrap_or("");
+            (head.split('`').skip(1).step_by(2))
+                .map(str::to_string)
+                .collect()
+        };
+        out.insert(name.clone(), set);
+    }
+    out
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every (file, folder) where a file of `src/<from>/` names `crate::<folder>`.
+fn named(from: &str) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(&manifest_dir().join("src").join(from), &mut files);
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (i, _) in text.match_indices("crate::") {
+            let rest = &text[i + "crate::".len()..];
+            let word: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if FOLDERS.contains(&word.as_str()) && word != from {
+                let rel = f
+                    .strip_prefix(manifest_dir())
+                    .unwrap()
+                    .display()
+                    .to_string();
+                out.push((rel, word));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn every_folder_imports_only_what_the_architecture_table_allows() {
+    let doc = std::fs::read_to_string(manifest_dir().join("docs/architecture.md")).unwrap();
+    let allowed = allowed(&doc);
+    assert_eq!(
+        allowed.keys().collect::<BTreeSet<_>>(),
+        FOLDERS
+            .iter()
+            .map(|f| f.to_string())
+            .collect::<BTreeSet<_>>()
+            .iter()
+            .collect(),
+        "the table names every folder of src/"
+    );
+    assert!(allowed["model"].is_empty(), "{:?}", allowed["model"]);
+    assert!(!allowed["session"].contains("worker"));
+    let mut up = Vec::new();
+    for from in FOLDERS {
+        for (file, to) in named(from) {
+            if !allowed[from].contains(&to) {
+                up.push(format!(
+                    "{file} names crate::{to} ({from} may import {:?})",
+                    allowed[from]
+                ));
+            }
+        }
+    }
+    assert!(
+        up.is_empty(),
+        "imports that do not point down:\n{}",
+        up.join("\n")
+    );
+}
+
+#[test]
+fn only_the_worker_and_the_cuda_layer_name_cuda() {
+    let others: Vec<String> = (FOLDERS.iter())
+        .filter(|f| !matches!(**f, "worker" | "cuda"))
+        .flat_map(|f| named(f))
+        .filter(|(_, to)| to == "cuda")
+        .map(|(file, _)| file)
+        .collect();
+    assert!(others.is_empty(), "{others:?}");
+}
