@@ -8,28 +8,7 @@ use super::opcode::parse_op;
 use super::operand::{Names, Opnd, Sym, operand};
 use super::ops::{Op, Space};
 use super::{Place, Unmodelled, Unsupported};
-
-/// Split operands at commas outside brackets, braces and parentheses.
-fn split_operands(args: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in args.char_indices() {
-        match c {
-            '[' | '{' | '(' => depth += 1,
-            ']' | '}' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(args[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    let last = args[start..].trim();
-    if !last.is_empty() {
-        out.push(last);
-    }
-    out
-}
+use crate::trace::instrument::split_operands;
 
 struct State {
     names: Names,

@@ -36,6 +36,7 @@ use access::parse_access;
 use emit::{Planned, emit_line, site_block};
 use logger::header_end;
 use registers::FuncState;
+pub use statements::split_operands;
 use statements::{Seg, module_variable, segment, split_label, starts_function, strip_comment};
 
 /// The globals the host sets before a traced launch.

@@ -89,3 +89,26 @@ pub(super) fn split_label(stmt: &str) -> (Option<&str>, &str) {
     }
     (None, stmt)
 }
+
+/// An instruction's operands, split at the commas outside braces, brackets and parentheses
+/// (`{%r1, %r2}, [%rd1+4]` is two): the interpreter reads them so too.
+pub fn split_operands(args: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in args.char_indices() {
+        match c {
+            '[' | '{' | '(' => depth += 1,
+            ']' | '}' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(args[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = args[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
+}

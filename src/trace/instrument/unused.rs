@@ -12,7 +12,9 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::statements::{Seg, segment, split_label, starts_function, strip_comment};
+use super::statements::{
+    Seg, segment, split_label, split_operands, starts_function, strip_comment,
+};
 
 /// Where a statement is: its 1-based PTX line and its place among the line's statements.
 pub(super) type At = (u32, usize);
@@ -204,28 +206,6 @@ fn class_of(op: &str) -> Class {
     } else {
         Class::Effect
     }
-}
-
-/// Operands split at the commas outside braces, brackets and parentheses.
-fn split_operands(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '{' | '[' | '(' => depth += 1,
-            '}' | ']' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(s[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    let last = s[start..].trim();
-    if !last.is_empty() {
-        out.push(last);
-    }
-    out
 }
 
 /// Every name in an operand (`%r5`, `{%f1, %f2}`, `[%rd3+8]`, `%p1|%p2`, `!%p2`): registers,
