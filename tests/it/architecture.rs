@@ -1,4 +1,4 @@
-//! Architecture invariant: imports point down. Each folder of `src/` names only the folders
+//! Architecture invariants (docs/architecture.md), each kept here. Imports point down. Each folder of `src/` names only the folders
 //! the table in docs/architecture.md lets it import (its "may import" column), in code and
 //! in tests alike, so the table is the rule and this test keeps it; and nothing outside
 //! `src/worker/` and `src/cuda/` names `crate::cuda`, so no other part opens a CUDA library
@@ -134,4 +134,70 @@ fn only_the_worker_and_the_cuda_layer_name_cuda() {
         .map(|(file, _)| file)
         .collect();
     assert!(others.is_empty(), "{others:?}");
+}
+
+/// Lines that open `unsafe` code: a block, a function or an impl (not a function-pointer
+/// type, which is only a name for what a library exports).
+fn unsafe_lines(text: &str) -> Vec<usize> {
+    let opens = |code: &str| {
+        code.match_indices("unsafe").any(|(i, _)| {
+            let before = code[..i].chars().last();
+            let after = code[i + "unsafe".len()..].trim_start();
+            !before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+                && (after.starts_with('{') || after.starts_with("fn ") || after.starts_with("impl"))
+        })
+    };
+    (text.lines().enumerate())
+        .filter(|(_, l)| opens(l.split("//").next().unwrap_or("")))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Architecture invariant: `unsafe` lives only where docs/architecture.md's "Where
+/// `unsafe` is" names (its folders and files; test files anywhere, which it lists by what
+/// they call), and every block says why it is sound in a `SAFETY:` comment just above it.
+#[test]
+fn unsafe_lives_only_where_the_architecture_says_and_says_why() {
+    let doc = std::fs::read_to_string(manifest_dir().join("docs/architecture.md")).unwrap();
+    let section = doc
+        .split("## Where `unsafe` is, and why")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the section");
+    let named: Vec<&str> = (section.split('`').skip(1).step_by(2))
+        .filter(|t| t.starts_with("src/"))
+        .collect();
+    assert!(named.contains(&"src/cuda/"), "{named:?}");
+    let mut files = Vec::new();
+    rust_files(&manifest_dir().join("src"), &mut files);
+    rust_files(&manifest_dir().join("tests"), &mut files);
+    let (mut unlisted, mut unsaid) = (Vec::new(), Vec::new());
+    for f in files {
+        let rel = f
+            .strip_prefix(manifest_dir())
+            .unwrap()
+            .display()
+            .to_string();
+        let text = std::fs::read_to_string(&f).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let at = unsafe_lines(&text);
+        let test_file = rel.starts_with("tests/") || rel.ends_with("_tests.rs");
+        if !at.is_empty() && !test_file && !named.iter().any(|n| rel.starts_with(n)) {
+            unlisted.push(rel.clone());
+        }
+        for i in at {
+            let above = &lines[i.saturating_sub(8)..=i];
+            if !above.iter().any(|l| l.contains("SAFETY")) {
+                unsaid.push(format!("{rel}:{}", i + 1));
+            }
+        }
+    }
+    assert!(
+        unlisted.is_empty(),
+        "unsafe in files docs/architecture.md does not name: {unlisted:?}"
+    );
+    assert!(
+        unsaid.is_empty(),
+        "unsafe with no SAFETY: comment above: {unsaid:?}"
+    );
 }
