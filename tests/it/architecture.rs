@@ -1,8 +1,9 @@
-//! Architecture invariants (docs/architecture.md), each kept here. Imports point down. Each folder of `src/` names only the folders
-//! the table in docs/architecture.md lets it import (its "may import" column), in code and
-//! in tests alike, so the table is the rule and this test keeps it; and nothing outside
-//! `src/worker/` and `src/cuda/` names `crate::cuda`, so no other part opens a CUDA library
-//! by accident.
+//! Architecture invariants (docs/architecture.md), each kept here. Imports point down:
+//! each folder of `src/` names only the folders the table in docs/architecture.md lets it
+//! import (its "may import" column), in code and in tests alike, so the table is the rule
+//! and this test keeps it; nothing outside `src/worker/` and `src/cuda/` names
+//! `crate::cuda`, so no other part opens a CUDA library by accident; and `unsafe` is only
+//! where the document lists it, each block saying why it is sound.
 
 use crate::support::common::manifest_dir;
 use std::collections::{BTreeMap, BTreeSet};
