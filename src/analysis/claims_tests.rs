@@ -1,0 +1,132 @@
+use super::*;
+
+fn claim(holds: Option<bool>, needs_gpu: bool) -> ClaimResult {
+    ClaimResult {
+        claim: "x".into(),
+        holds,
+        detail: String::new(),
+        needs_gpu,
+        margin: None,
+    }
+}
+
+#[test]
+fn claims_a_gpu_must_judge_are_counted_apart_and_never_as_failing() {
+    let mut claims = vec![claim(Some(true), false); 6];
+    claims.extend(vec![claim(None, true); 4]);
+    assert_eq!(summary(&claims).unwrap(), "6 hold, 4 need a GPU");
+    // One judged and failing, one whose figure is missing: the missing one is not
+    // counted as judged, nor as failing.
+    claims[0].holds = Some(false);
+    claims[1].holds = None;
+    assert_eq!(
+        summary(&claims).unwrap(),
+        "4 hold, 1 fails, 1 not measured here, 4 need a GPU"
+    );
+    assert_eq!(summary(&claims[5..=6]).unwrap(), "1 holds, 1 needs a GPU");
+    // Every claim about times: none judged, none failing.
+    assert_eq!(
+        summary(&claims[6..]).unwrap(),
+        "no claim judged here: all 4 need a GPU"
+    );
+    assert_eq!(
+        summary(&claims[9..]).unwrap(),
+        "no claim judged here: it needs a GPU"
+    );
+    // Lesson 00 on the interpreter: an occupancy figure it has not is not a failure.
+    let ladder = [
+        claim(Some(true), false),
+        claim(Some(true), false),
+        claim(None, false),
+    ];
+    assert_eq!(summary(&ladder).unwrap(), "2 hold, 1 not measured here");
+}
+
+#[test]
+fn on_the_interpreter_a_claim_about_a_variant_it_refused_needs_a_gpu() {
+    let v = |name: &str, refused: bool| VariantResult {
+        name: name.into(),
+        failure: refused.then_some(Failure::NotInterpreted),
+        ..Default::default()
+    };
+    let result = LessonResult {
+        lesson: "l".into(),
+        source: Source::Interpreted,
+        device: None,
+        peak: Default::default(),
+        variants: vec![v("tex", true), v("plain", false)],
+        expect: Vec::new(),
+        compile: None,
+        knobs: Vec::new(),
+    };
+    let about = |a: &str| Claim {
+        text: format!("{a} global.sectors_per_request <= 4"),
+        kind: ClaimKind::Metric {
+            a: a.into(),
+            metric: Metric::GlobalSectorsPerRequest,
+            op: CmpOp::Le,
+            value: 4.0,
+        },
+    };
+    let refused = evaluate(&about("tex"), &result);
+    assert!(refused.needs_gpu && refused.holds.is_none(), "{refused:?}");
+    // The one it ran, untraced: not measured, which is not a GPU's to judge.
+    let missing = evaluate(&about("plain"), &result);
+    assert!(!missing.needs_gpu && missing.holds.is_none(), "{missing:?}");
+}
+
+#[test]
+fn figures_that_judge_every_claim_keep_the_plain_count() {
+    let claims = [claim(Some(true), false), claim(Some(false), false)];
+    assert_eq!(
+        summary(&claims).unwrap(),
+        "1 of 2 claims hold on these figures"
+    );
+    assert_eq!(summary(&[]), None);
+}
+
+#[test]
+fn thrown_away_loads_are_a_share_of_the_loads_and_the_check_names_their_line() {
+    let load = |id: u32, line: u32, requests: u64, unused: bool| {
+        serde_json::from_value::<crate::model::access::InstructionSummary>(serde_json::json!({
+            "id": id, "space": "shared", "kind": "load", "op": "ld.shared.u32",
+            "ptx_line": 40 + line, "source_line": line, "width": 4,
+            "requests": requests, "wavefronts": requests, "ideal_wavefronts": requests,
+            "sectors": 0, "lines": 0, "bytes_used": 0, "distinct": 0,
+            "local_bytes": 0, "sample": null, "unused": unused,
+        }))
+        .unwrap()
+    };
+    let mut mem = crate::model::results::MemoryStats {
+        instructions: vec![load(0, 18, 32, false), load(1, 26, 992, true)],
+        traced_blocks: 1,
+        unused_loads_followed: true,
+        ..Default::default()
+    };
+    let mut v = VariantResult {
+        name: "yours".into(),
+        memory: Some(mem.clone()),
+        ..Default::default()
+    };
+    let (holds, detail) = judge_metric(&v, Metric::LoadsUnusedPct, CmpOp::Eq, 0.0)
+        .unwrap_or_else(|_| panic!("judged"));
+    assert!(!holds);
+    assert!(detail.contains("= 96.9"), "{detail}");
+    assert!(
+        detail.contains("992 of 1024") && detail.contains("line 26's 992"),
+        "{detail}"
+    );
+    // Every load used: it holds, and names no line.
+    mem.instructions[1].unused = false;
+    v.memory = Some(mem.clone());
+    let (holds, detail) = judge_metric(&v, Metric::LoadsUnusedPct, CmpOp::Eq, 0.0)
+        .unwrap_or_else(|_| panic!("judged"));
+    assert!(holds && !detail.contains("line"), "{detail}");
+    // A trace that did not look at what loads are used for says so, and judges nothing.
+    mem.unused_loads_followed = false;
+    v.memory = Some(mem);
+    assert!(matches!(
+        judge_metric(&v, Metric::LoadsUnusedPct, CmpOp::Eq, 0.0),
+        Err(Verdict::NotMeasured(_))
+    ));
+}
