@@ -73,6 +73,7 @@ mod tests {
             width: 4,
             addrs: [0; 32],
             remote: false,
+            order: Default::default(),
         }
     }
 

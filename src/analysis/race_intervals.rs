@@ -59,7 +59,10 @@ impl Touches {
 pub(super) struct WordState {
     pub(super) writes: Touches,
     pub(super) reads: Touches,
+    /// Atomics and strong stores: no hazard with each other, a write to plain accesses.
     pub(super) atomics: Touches,
+    /// Strong loads (`ld.relaxed`, `ld.acquire`): no hazard with the strong writes.
+    pub(super) strong_reads: Touches,
 }
 
 /// A multiplicative hash for the word map: its keys are small integers made here, not
@@ -167,8 +170,11 @@ pub(super) fn request_words(e: &SharedEvent, out: &mut Vec<(u64, u8, u32)>) {
 }
 
 pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
+    let strong = e.order.strong.is_some();
     let list = match e.op {
+        Op::Read if strong => &mut state.strong_reads,
         Op::Read => &mut state.reads,
+        Op::Write if strong => &mut state.atomics,
         Op::Write => &mut state.writes,
         Op::Atomic => &mut state.atomics,
         // A copy's write is pushed as a plain write (`RaceFinder::push`); the group events

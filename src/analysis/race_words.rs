@@ -125,7 +125,8 @@ fn cluster_why(r: &Race) -> String {
     let first = r.first_block.unwrap_or(r.block);
     let at = format!("block {} after block {first}", r.block);
     let missing = "a cluster barrier (`barrier.cluster` arrive and wait, `cluster.sync()`) \
-                   is missing";
+                   is missing, or a flag stored with `.release` and read with `.acquire` at \
+                   cluster scope";
     match r.kind {
         RaceKind::WriteRead => format!(
             "{b} reads shared memory another block of the cluster writes at {a}, with no \

@@ -111,6 +111,70 @@ pub struct SharedEvent {
     /// An access through the cluster's window (`ld.shared::cluster`, a mapped generic
     /// address), which only the cluster's analysis follows.
     pub remote: bool,
+    /// Its strength in the memory model: plain, or a strong access at a scope.
+    pub order: Order,
+}
+
+/// The scope of a strong access: the threads it is strong with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Scope {
+    Cta,
+    Cluster,
+    Gpu,
+    Sys,
+}
+
+/// An access's strength in PTX's memory consistency model. A `.relaxed`, `.acquire` or
+/// `.release` load or store, and every atomic, is strong at its scope; two strong accesses
+/// of one location whose scopes each hold the other's thread are "morally strong", which is
+/// never a data race: a flag written with `st.release` and polled with `ld.acquire` is how
+/// blocks hand over a value. A release store read by an acquire load also orders what its
+/// thread did before the store ahead of what the reader does after the load.
+///
+/// `.volatile` stays plain here, although the model reads it as relaxed at system scope:
+/// lanes that swap values through `volatile` shared memory with no `__syncwarp()` are the
+/// pre-Volta warp-synchronous idiom that racecheck reports, and that is the race a learner
+/// must be shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Order {
+    /// Strong at this scope; None for a plain (weak) access.
+    pub strong: Option<Scope>,
+    pub acquire: bool,
+    pub release: bool,
+}
+
+impl Order {
+    /// The order an instruction names, e.g. `ld.acquire.cluster.shared::cta.b64` or
+    /// `atom.shared.add.u32` (an atomic with no semantics is relaxed, at `.gpu` scope).
+    pub fn of(opcode: &str) -> Order {
+        let mut parts = opcode.split('.');
+        let base = parts.next().unwrap_or("");
+        let (mut sem, mut scope) = (None, None);
+        for p in parts {
+            match p {
+                "relaxed" | "acquire" | "release" | "acq_rel" => sem = Some(p),
+                "cta" => scope = Some(Scope::Cta),
+                "cluster" => scope = Some(Scope::Cluster),
+                "gpu" => scope = Some(Scope::Gpu),
+                "sys" => scope = Some(Scope::Sys),
+                _ => {}
+            }
+        }
+        let atomic = matches!(base, "atom" | "red");
+        if sem.is_none() && !atomic {
+            return Order::default();
+        }
+        Order {
+            strong: Some(scope.unwrap_or(Scope::Gpu)),
+            acquire: matches!(sem, Some("acquire" | "acq_rel")),
+            release: matches!(sem, Some("release" | "acq_rel")),
+        }
+    }
+
+    /// Strong with every thread of a cluster (and so with another block's).
+    pub fn spans_cluster(self) -> bool {
+        self.strong >= Some(Scope::Cluster)
+    }
 }
 
 type Key = (RaceScope, RaceKind, Option<u32>, Option<u32>);
@@ -413,17 +477,22 @@ fn check(
     times: u32,
     met: &mut Vec<Race>,
 ) {
+    // A strong access is no hazard with another strong one (the block is within every
+    // scope): a strong load meets plain writes only, a strong store is as an atomic.
+    let strong = e.order.strong.is_some();
     let against: &[(&Touches, RaceKind)] = match e.op {
+        Op::Read if strong => &[(&state.writes, RaceKind::WriteRead)],
         Op::Read => &[
             (&state.writes, RaceKind::WriteRead),
             (&state.atomics, RaceKind::WriteRead),
         ],
-        Op::Write | Op::CopyWrite => &[
+        Op::Write | Op::CopyWrite if !strong => &[
             (&state.writes, RaceKind::WriteWrite),
             (&state.atomics, RaceKind::WriteWrite),
             (&state.reads, RaceKind::ReadWrite),
+            (&state.strong_reads, RaceKind::ReadWrite),
         ],
-        Op::Atomic => &[
+        Op::Write | Op::CopyWrite | Op::Atomic => &[
             (&state.writes, RaceKind::WriteWrite),
             (&state.reads, RaceKind::ReadWrite),
         ],

@@ -15,10 +15,17 @@
 //! access: each block's most waits, at the end, against the most arrives another block had
 //! made at an access of its memory.
 //!
+//! A release store that an acquire load of another block reads (both strong at cluster
+//! scope or wider) orders too: what the storing warp did up to the store happens before what
+//! the loading warp does after the load, and the owner's exit comes after that load. The
+//! load is taken to read the latest write before it in the trace, which is the value an
+//! acquire that ends a spin loop saw. The flag itself is no race: two strong accesses at a
+//! scope that holds both blocks never are (`races::Order`).
+//!
 //! Pairs of accesses by one block are the block-scope analysis' to judge, and are left out.
 
 use super::race_intervals::FastMap;
-use super::races::{Op, SharedEvent};
+use super::races::{Op, Order, SharedEvent};
 use crate::model::results::{Race, RaceKind, RaceScope};
 
 /// How a launch's blocks group into clusters.
@@ -73,7 +80,12 @@ struct Touch {
     arrived: u32,
     line: Option<u32>,
     bytes: u8,
-    atomic: bool,
+    /// An atomic or a load or store strong at cluster scope or wider.
+    strong: bool,
+    /// A strong store with release semantics.
+    release: bool,
+    /// The warp's count of accesses when it made this one.
+    seq: u64,
 }
 
 #[derive(Default)]
@@ -89,6 +101,8 @@ struct Phase {
     waited: u32,
     /// The arrives (1-based) that were `.relaxed`, which release nothing.
     relaxed: Vec<u32>,
+    /// The warp's accesses so far.
+    seq: u64,
 }
 
 impl Phase {
@@ -101,24 +115,32 @@ impl Phase {
     }
 }
 
-/// The furthest another block got into the cluster's phases when it used a block's memory.
+/// A warp's latest use of another block's memory.
 #[derive(Clone, Copy)]
 struct Use {
-    by: u32,
-    warp: u32,
     arrived: u32,
+    seq: u64,
+    /// The cluster analysis' count of accesses when it was made: the trace's order.
+    tick: u64,
     line: Option<u32>,
     write: bool,
     offset: u64,
 }
+
+/// A warp of a block: (block, warp).
+type WarpId = (u32, u32);
 
 pub(super) struct ClusterRaces {
     geom: ClusterGeom,
     phases: FastMap<(u32, u32), Phase>,
     /// (cluster, rank of the owner, word) → its accesses.
     words: FastMap<(u32, u32, u64), Word>,
-    /// Owner block → the use of its memory by another block latest in the phases.
-    uses: FastMap<u32, Use>,
+    /// (owner block, user warp) → that warp's latest use of the owner's memory.
+    uses: FastMap<(u32, WarpId), Use>,
+    /// (acquiring warp, releasing warp) → the latest access of the releasing warp ordered
+    /// before the acquiring warp's later accesses by a release store it read.
+    synced: FastMap<(WarpId, WarpId), u64>,
+    tick: u64,
     met: Vec<Race>,
 }
 
@@ -129,6 +151,8 @@ impl ClusterRaces {
             phases: FastMap::default(),
             words: FastMap::default(),
             uses: FastMap::default(),
+            synced: FastMap::default(),
+            tick: 0,
             met: Vec::new(),
         }
     }
@@ -150,27 +174,40 @@ impl ClusterRaces {
     /// block's rank << 32 | the offset in its memory).
     pub(super) fn access(&mut self, e: &SharedEvent) {
         let (cluster, own) = self.geom.place(e.block);
-        let (arrived, waited) = (self.phases.get(&(e.block, e.warp)))
-            .map(|p| (p.arrived, p.waited))
-            .unwrap_or_default();
+        let me_warp = (e.block, e.warp);
+        let phase = self.phases.entry(me_warp).or_default();
+        phase.seq += 1;
+        let (arrived, waited, seq) = (phase.arrived, phase.waited, phase.seq);
+        self.tick += 1;
         let write = matches!(e.op, Op::Write | Op::CopyWrite | Op::Atomic);
-        let atomic = e.op == Op::Atomic;
+        let order = match e.op {
+            // An atomic with no scope named is strong at `.gpu` scope.
+            Op::Atomic if e.order.strong.is_none() => Order::of("atom"),
+            _ => e.order,
+        };
+        let strong = order.spans_cluster();
         let me = |bytes| Touch {
             block: e.block,
             warp: e.warp,
             arrived,
             line: e.line,
             bytes,
-            atomic,
+            strong,
+            release: strong && order.release && write,
+            seq,
         };
-        let phases = &self.phases;
+        let (phases, synced) = (&self.phases, &self.synced);
         // An earlier access is ordered before this one when this warp has waited at the
-        // arrive that released it.
+        // arrive that released it, or has read a release store its warp made after it.
         let ordered = |t: &Touch| {
             let release =
                 (phases.get(&(t.block, t.warp))).map_or(u32::MAX, |p| p.release(t.arrived));
             waited >= release
+                || synced
+                    .get(&(me_warp, (t.block, t.warp)))
+                    .is_some_and(|&s| s >= t.seq)
         };
+        let mut acquired: Vec<(WarpId, u64)> = Vec::new();
         let mut met = std::mem::take(&mut self.met);
         for l in (0..32).filter(|l| e.mask >> l & 1 == 1) {
             let (rank, offset) = match e.remote {
@@ -180,17 +217,19 @@ impl ClusterRaces {
             if rank != own {
                 let owner = self.geom.block(cluster, rank);
                 let now = Use {
-                    by: e.block,
-                    warp: e.warp,
                     arrived,
+                    seq,
+                    tick: self.tick,
                     line: e.line,
                     write,
                     offset,
                 };
-                let u = self.uses.entry(owner).or_insert(now);
+                // Named by its first use in its latest phase; safe only if its latest is.
+                let u = self.uses.entry((owner, me_warp)).or_insert(now);
                 if arrived > u.arrived {
                     *u = now;
                 }
+                u.seq = seq;
             }
             let end = offset + u64::from(e.width.max(1));
             for word in offset / 4..end.div_ceil(4) {
@@ -201,9 +240,18 @@ impl ClusterRaces {
                 let races = |t: &Touch| {
                     t.block != e.block
                         && t.bytes & bytes != 0
-                        && !(t.atomic && atomic)
+                        && !(t.strong && strong)
                         && !ordered(t)
                 };
+                // An acquire load reads the latest write: a release store of another
+                // block's warp orders that warp's accesses up to it before this warp's next.
+                if !write
+                    && strong
+                    && order.acquire
+                    && let Some(t) = w.write.filter(|t| t.release && t.block != e.block)
+                {
+                    acquired.push(((t.block, t.warp), t.seq));
+                }
                 if let Some(t) = w.write.filter(races) {
                     let kind = if write {
                         RaceKind::WriteWrite
@@ -235,6 +283,10 @@ impl ClusterRaces {
             }
         }
         self.met = met;
+        for (from, s) in acquired {
+            let k = self.synced.entry((me_warp, from)).or_default();
+            *k = (*k).max(s);
+        }
     }
 
     pub(super) fn drain(&mut self) -> std::vec::Drain<'_, Race> {
@@ -242,21 +294,39 @@ impl ClusterRaces {
     }
 
     /// At the trace's end: the blocks whose memory another block used after the owner's
-    /// last cluster wait could order it (the owner may exit first).
+    /// last cluster wait could order it (the owner may exit first), unless a warp of the
+    /// owner read a release store the user made after its use. One use a block is named:
+    /// the latest in the cluster's phases, the first in the trace among those.
     pub(super) fn exits(&self) -> Vec<Race> {
         let mut waited: FastMap<u32, u32> = FastMap::default();
         for (&(block, _), p) in &self.phases {
             let w = waited.entry(block).or_default();
             *w = (*w).max(p.waited);
         }
-        let mut out: Vec<Race> = Vec::new();
-        for (&owner, u) in &self.uses {
+        // (owner block, user warp) → the latest access of the user a warp of the owner
+        // acquired.
+        let mut acquired: FastMap<(u32, WarpId), u64> = FastMap::default();
+        for (&((block, _), from), &s) in &self.synced {
+            let k = acquired.entry((block, from)).or_default();
+            *k = (*k).max(s);
+        }
+        let mut unsafe_uses: FastMap<u32, (WarpId, Use)> = FastMap::default();
+        for (&(owner, by), u) in &self.uses {
             let owner_waited = waited.get(&owner).copied().unwrap_or(0);
-            let release =
-                (self.phases.get(&(u.by, u.warp))).map_or(u32::MAX, |p| p.release(u.arrived));
-            if owner_waited >= release {
+            let release = (self.phases.get(&by)).map_or(u32::MAX, |p| p.release(u.arrived));
+            let acquired = acquired.get(&(owner, by)).is_some_and(|&s| s >= u.seq);
+            if owner_waited >= release || acquired {
                 continue;
             }
+            let named = unsafe_uses.entry(owner).or_insert((by, *u));
+            if (u.arrived, std::cmp::Reverse(u.tick))
+                > (named.1.arrived, std::cmp::Reverse(named.1.tick))
+            {
+                *named = (by, *u);
+            }
+        }
+        let mut out: Vec<Race> = Vec::new();
+        for (&owner, &((by, warp), u)) in &unsafe_uses {
             let kind = if u.write {
                 RaceKind::WriteWrite
             } else {
@@ -269,11 +339,11 @@ impl ClusterRaces {
                 second_line: None,
                 block: owner,
                 offset: u.offset,
-                first_warp: u.warp,
+                first_warp: warp,
                 second_warp: 0,
                 count: 1,
                 lanes: None,
-                first_block: Some(u.by),
+                first_block: Some(by),
                 partial_barrier: None,
             };
             match out.iter_mut().find(|r| r.first_line == race.first_line) {

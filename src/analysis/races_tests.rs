@@ -16,6 +16,7 @@ fn access(block: u32, warp: u32, op: Op, line: u32, base: u64, n: u32) -> Shared
         width: 4,
         addrs,
         remote: false,
+        order: Order::default(),
     }
 }
 
@@ -29,6 +30,7 @@ fn barrier(block: u32, warp: u32) -> SharedEvent {
         width: 0,
         addrs: [0; 32],
         remote: false,
+        order: Order::default(),
     }
 }
 
@@ -732,4 +734,135 @@ fn a_counted_barrier_orders_the_block_only_when_it_holds_every_warp() {
     let mut f = RaceFinder::new(Warps::All(4));
     counted_stencil(64).iter().for_each(|e| f.push(e));
     assert_eq!(block(&f.finish()).len(), 1);
+}
+
+/// `access` of the memory model's strength `opcode` names.
+fn strong(block: u32, warp: u32, op: Op, line: u32, opcode: &str) -> SharedEvent {
+    SharedEvent {
+        order: Order::of(opcode),
+        ..access(block, warp, op, line, 0, 1)
+    }
+}
+
+#[test]
+fn the_strength_an_opcode_names() {
+    let o = Order::of("ld.acquire.cluster.shared::cta.b64");
+    assert_eq!(
+        (o.strong, o.acquire, o.release),
+        (Some(Scope::Cluster), true, false)
+    );
+    let o = Order::of("st.release.cluster.shared::cluster.b64");
+    assert_eq!(
+        (o.strong, o.acquire, o.release),
+        (Some(Scope::Cluster), false, true)
+    );
+    assert!(o.spans_cluster());
+    assert!(!Order::of("st.relaxed.cta.shared.u32").spans_cluster());
+    // An atomic with no semantics is relaxed at `.gpu` scope.
+    assert_eq!(Order::of("atom.shared.add.u32").strong, Some(Scope::Gpu));
+    // `shared::cluster` is a state space, not a scope; `volatile` stays plain.
+    assert_eq!(Order::of("ld.shared::cluster.u32"), Order::default());
+    assert_eq!(Order::of("ld.volatile.shared.u32"), Order::default());
+}
+
+#[test]
+fn strong_accesses_of_two_warps_are_no_race_but_a_plain_one_beside_them_is() {
+    // Warp 0 raises a flag with a release store (line 70), warp 1 polls it with acquire
+    // loads (line 72), in one barrier interval.
+    let flag = vec![
+        strong(0, 1, Op::Read, 72, "ld.acquire.cta.shared.u32"),
+        strong(0, 0, Op::Write, 70, "st.release.cta.shared.u32"),
+        strong(0, 1, Op::Read, 72, "ld.acquire.cta.shared.u32"),
+    ];
+    assert!(find_races(&flag).is_empty(), "{:?}", find_races(&flag));
+    // Polled with a plain load, the flag races both ways.
+    let mut plain = flag.clone();
+    plain[0].order = Order::default();
+    plain[2].order = Order::default();
+    let kinds: Vec<RaceKind> = find_races(&plain).iter().map(|r| r.kind).collect();
+    assert!(kinds.contains(&RaceKind::ReadWrite), "{kinds:?}");
+    assert!(kinds.contains(&RaceKind::WriteRead), "{kinds:?}");
+    // A plain store over a strong load races too.
+    let over = vec![
+        strong(0, 1, Op::Read, 72, "ld.relaxed.cta.shared.u32"),
+        access(0, 0, Op::Write, 70, 0, 1),
+    ];
+    assert_eq!(find_races(&over)[0].kind, RaceKind::ReadWrite);
+    // Lanes of one warp: strong stores and loads meet no race, plain ones do.
+    let mut lanes = exchange(None);
+    for e in &mut lanes {
+        e.order = Order::of("st.relaxed.cta.shared.u32");
+    }
+    assert!(find_races(&lanes).is_empty(), "{:?}", find_races(&lanes));
+    assert!(!find_races(&exchange(None)).is_empty());
+}
+
+/// Blocks 0 and 1 of a cluster of two hand each other a value: each writes a word of data
+/// into its neighbour's memory (line 80, plain), raises the neighbour's flag (word 1, line
+/// 81) with `flag_op`, then polls its own flag (line 83) with `poll_op` and reads the data
+/// its neighbour left (line 84), and exits with no cluster barrier.
+fn handover(flag_op: &str, poll_op: &str) -> Vec<SharedEvent> {
+    let remote = |block: u32, op: Op, line: u32, word: u64, opcode: &str| {
+        let mut e = strong(block, 0, op, line, opcode);
+        e.addrs[0] = u64::from(block ^ 1) << 32 | 4 * word;
+        e.remote = true;
+        e
+    };
+    let own = |block: u32, op: Op, line: u32, word: u64, opcode: &str| {
+        let mut e = strong(block, 0, op, line, opcode);
+        e.addrs[0] = 4 * word;
+        e
+    };
+    let mut ev = Vec::new();
+    meet(&mut ev, &[0, 1]);
+    for b in 0..2 {
+        ev.push(remote(b, Op::Write, 80, 0, "st.shared::cluster.u32"));
+        ev.push(remote(b, Op::Write, 81, 1, flag_op));
+    }
+    for b in 0..2 {
+        ev.push(own(b, Op::Read, 83, 1, poll_op));
+        ev.push(own(b, Op::Read, 84, 0, "ld.shared.u32"));
+    }
+    ev
+}
+
+#[test]
+fn a_release_store_read_by_an_acquire_load_orders_a_handover_between_blocks() {
+    let g = ClusterGeom::of([2, 1, 1], Some([2, 1, 1]));
+    let fine = handover(
+        "st.release.cluster.shared::cluster.u32",
+        "ld.acquire.cluster.shared.u32",
+    );
+    let races = find_races_in(&fine, g);
+    assert!(races.is_empty(), "{races:?}");
+    // A relaxed poll synchronises nothing: the data is read unordered, though the flag
+    // itself is no race.
+    let relaxed = handover(
+        "st.release.cluster.shared::cluster.u32",
+        "ld.relaxed.cluster.shared.u32",
+    );
+    let found: Vec<_> = find_races_in(&relaxed, g)
+        .iter()
+        .map(|r| (r.scope, r.first_line, r.second_line))
+        .collect();
+    assert!(
+        found.contains(&(RaceScope::Cluster, Some(80), Some(84))),
+        "{found:?}"
+    );
+    assert!(!found.iter().any(|f| f.2 == Some(83)), "{found:?}");
+    // And the owner may exit before the neighbour's stores land.
+    assert!(found.iter().any(|f| f.0 == RaceScope::Exit), "{found:?}");
+    // Scoped to the block, the flag's accesses are not strong with another block's.
+    let cta = handover(
+        "st.release.cta.shared::cluster.u32",
+        "ld.acquire.cta.shared.u32",
+    );
+    let found: Vec<_> = find_races_in(&cta, g)
+        .iter()
+        .map(|r| (r.scope, r.first_line, r.second_line))
+        .collect();
+    assert!(
+        found.contains(&(RaceScope::Cluster, Some(81), Some(83))),
+        "{found:?}"
+    );
 }

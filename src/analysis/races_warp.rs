@@ -13,7 +13,9 @@
 //! checked against that write, which is ordered after the reads before it or raced with them.
 //!
 //! Lanes of one request are one instruction, never a hazard with each other. An atomic is
-//! no hazard with another atomic; it is a write to every plain access. An asynchronous
+//! no hazard with another atomic; it is a write to every plain access. A strong load or
+//! store (`.relaxed`, `.acquire`, `.release`) is no hazard with another strong access
+//! either (the warp is within every scope). An asynchronous
 //! copy's shared write is a write at its issue and again at the wait that completes it:
 //! another lane may read the bytes only after that wait and a `__syncwarp()`.
 
@@ -29,7 +31,8 @@ struct LaneTouch {
     step: u32,
     line: Option<u32>,
     bytes: u8,
-    atomic: bool,
+    /// An atomic or a strong load or store.
+    strong: bool,
 }
 
 #[derive(Default)]
@@ -121,7 +124,7 @@ impl WarpRaces {
     /// A read, a write, an atomic or a copy's write by the active lanes of `e`.
     pub(super) fn access(&mut self, e: &SharedEvent) {
         let write = matches!(e.op, Op::Write | Op::CopyWrite | Op::Atomic);
-        let atomic = e.op == Op::Atomic;
+        let strong = e.op == Op::Atomic || e.order.strong.is_some();
         let mut met = std::mem::take(&mut self.met);
         let st = self.state(e.block, e.warp);
         // Checked against what came before the request, then remembered: lanes of one
@@ -135,13 +138,13 @@ impl WarpRaces {
                     step,
                     line: e.line,
                     bytes,
-                    atomic,
+                    strong,
                 };
                 if let Some(w) = st.words.get(&word) {
                     let races = |t: &LaneTouch| {
                         t.lane != me.lane
                             && t.bytes & bytes != 0
-                            && !(t.atomic && atomic)
+                            && !(t.strong && strong)
                             && !st.ordered(l, t)
                     };
                     if let Some(t) = w.write.as_ref().filter(|t| races(t)) {

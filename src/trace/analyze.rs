@@ -8,7 +8,7 @@
 //! figures in its own fields.
 
 use crate::analysis::atomics;
-use crate::analysis::races::{self, Op, SharedEvent};
+use crate::analysis::races::{self, Op, Order, SharedEvent};
 use crate::analysis::sass_map::Reshape;
 use crate::model::access::{
     AccessKind, AtomShape, AtomicSummary, InstructionSummary, SassShape, Space, WarpAccess,
@@ -336,6 +336,7 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
         width: r.width,
         addrs: r.addrs,
         remote: r.space == Space::Cluster,
+        order: Order::of(&site.op),
     })
 }
 
