@@ -30,6 +30,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::races::Order;
 use crate::analysis::sass_map::{PtxAccess, PtxAtomic};
 use crate::model::access::{AccessKind, Space, TexCoords};
 use access::parse_access;
@@ -275,6 +276,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
             // One statement may make several sites (a `cp.async`: its read, then its
             // write); their logging blocks go before it in site order.
             let mut blocks = String::new();
+            let mut inside = false;
             let after_fence = std::mem::replace(&mut fenced, releasing_fence(body));
             for mut access in parse_access(body, line_no)? {
                 // A label before the arrive is a way in that may not pass the fence.
@@ -305,11 +307,21 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     ) && unused.contains(&(line_no, seg_idx)),
                 };
                 let known = (&symbols, features);
-                blocks.push_str(&site_block(&site, &access, &state.regs, known, line_no)?);
+                // An acquire load is logged after it reads (`site_block`).
+                let after = matches!(
+                    access.event,
+                    Event::Access {
+                        kind: AccessKind::Load,
+                        ..
+                    }
+                ) && Order::of(access.op).acquire;
+                let stmt = after.then_some(body);
+                inside |= after;
+                blocks.push_str(&site_block(&site, &access, &state.regs, known, line_no, stmt)?);
                 sites.push(site);
             }
             if !blocks.is_empty() {
-                planned.push((seg_idx, label, body, blocks));
+                planned.push((seg_idx, label, if inside { "" } else { body }, blocks));
             }
         }
         if first {

@@ -579,3 +579,29 @@ fn a_matrix_load_logs_the_rows_its_lanes_name() {
         blocks[1]
     );
 }
+
+#[test]
+fn an_acquire_load_is_logged_after_it_reads_and_a_release_store_before_it_writes() {
+    let load = "ld.acquire.cluster.shared.u64 %rd2, [%rd2];";
+    let store = "st.release.cluster.shared::cluster.u64 [%rd3], %rd4;";
+    let (inst, ptx) = one(&format!("\t{load}\n\t{store}\n\t@%p1 {load}\n"));
+    assert_eq!(inst.sites.len(), 3);
+    // The load runs inside its block, after its address is taken (it overwrites the
+    // register) and before the record is claimed; it is not written again after it.
+    assert_eq!(ptx.matches(load).count(), 2, "{ptx}");
+    let at = ptx.find(load).unwrap();
+    let open = ptx[..at].rfind("{ // gpulab trace site 0").expect("its block");
+    let taken = ptx[open..at].find("%__gpulab_a").expect("address taken first");
+    assert!(open + taken < at);
+    let claim = ptx[at..].find("__gpulab_trace_count").expect("slot claimed after");
+    let close = ptx[at..].find("// gpulab trace site 1").unwrap();
+    assert!(claim < close, "the claim is in the load's own block");
+    // The release store keeps its block before it.
+    let block = block_before(&ptx, store);
+    assert!(block.contains("__gpulab_trace_count"));
+    // A guarded acquire load keeps its guard inside the block.
+    assert!(ptx.contains(&format!("@%p1 {load}")));
+    let guarded = ptx.rfind(&format!("@%p1 {load}")).unwrap();
+    let site2 = ptx.find("{ // gpulab trace site 2").unwrap();
+    assert!(site2 < guarded);
+}

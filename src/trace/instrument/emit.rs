@@ -16,17 +16,23 @@ const A: &str = "%__gpulab_a";
 const W: &str = "%__gpulab_w";
 
 /// A traced statement of a line: its segment index, its label, the statement without the
-/// label, and the logging block that goes before it.
+/// label (empty where its block holds it, `site_block`'s `inside`), and the logging block
+/// that goes before it.
 pub(super) type Planned<'a> = (usize, Option<&'a str>, &'a str, String);
 
 /// The scoped block that logs one access: the logger's code written out in place. It sits
 /// just before the access, so the address registers still hold what the access will use.
+/// With `inside`, the access itself runs in the block after its address is taken and
+/// before it is logged: an acquire load is logged after it reads, so that the log's order
+/// (a slot claimed from a global counter) puts it after the release store it read, whose
+/// block claims its slot before the store (the memory model orders both ways).
 pub(super) fn site_block(
     site: &Site,
     access: &Access<'_>,
     regs: &RegTable,
     (symbols, features): (&HashMap<String, Space>, Features),
     line: u32,
+    inside: Option<&str>,
 ) -> Result<String, InstrumentError> {
     let mut b = format!("{{ // gpulab trace site {}: {}\n", site.id, site.op);
     b.push_str(&format!(".reg .b64 {A};\n.reg .b32 {W};\n"));
@@ -77,6 +83,10 @@ pub(super) fn site_block(
         b.push_str(&format!(
             "@%__gpulab_p mov.u32 %__gpulab_m, {GUARD_FALSE};\n"
         ));
+    }
+    if let Some(stmt) = inside {
+        b.push_str(stmt);
+        b.push('\n');
     }
     b.push_str(&site_code(features, site.id, space));
     b.push_str("}\n");
@@ -176,7 +186,8 @@ pub(super) fn emit_line(
         out.push('\n');
         return;
     }
-    if segments.len() == 1 && planned.len() == 1 && planned[0].1.is_none() {
+    if segments.len() == 1 && planned.len() == 1 && planned[0].1.is_none() && !planned[0].2.is_empty()
+    {
         push_block(out, indent, &planned[0].3);
         out.push_str(raw);
         out.push('\n');
@@ -206,6 +217,9 @@ fn emit_split(out: &mut String, indent: &str, segments: &[Seg<'_>], planned: &[P
                     out.push('\n');
                 }
                 push_block(out, indent, block);
+                if body.is_empty() {
+                    continue;
+                }
                 out.push_str(indent);
                 out.push_str(body);
             }
