@@ -67,6 +67,8 @@ pub struct RawPage {
 pub enum RawInit {
     Random,
     Seq,
+    Ramp,
+    Shuffled,
     Zeros,
     Poison,
     Const,

@@ -11,7 +11,7 @@ use super::{Halt, Kernel, Plan, PrepareError, RunError};
 use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::model::results::MemoryStats;
-use crate::model::{Arg, Buffer, ElemType, Init, Lesson, Variant};
+use crate::model::{Arg, Buffer, ElemType, Init, Lesson, Variant, ramp_at};
 use crate::trace::sample::BlockSample;
 use std::sync::mpsc::Receiver;
 
@@ -61,6 +61,9 @@ fn element(b: &Buffer, seed: u64, i: u64) -> u64 {
         }
         Init::Zeros => 0.0,
         Init::Seq => i as f64,
+        Init::Ramp { lo, hi, shuffled } => {
+            ramp_at(lo, hi, shuffled, b.len, seed, i, !b.ty.is_float())
+        }
         Init::Const(c) => c,
         Init::Random { lo, hi } => {
             lo + (hi - lo) * ((splitmix(seed ^ i) >> 11) as f64 / (1u64 << 53) as f64)

@@ -108,6 +108,10 @@ pub enum ElemType {
 }
 
 impl ElemType {
+    pub fn is_float(self) -> bool {
+        matches!(self, ElemType::F32 | ElemType::F64)
+    }
+
     pub fn size(self) -> usize {
         match self {
             ElemType::F64 | ElemType::U64 => 8,
@@ -135,10 +139,65 @@ pub enum Init {
         hi: f64,
     },
     Seq,
+    /// Values rising evenly from lo to hi over the buffer (a gradient): element i of n is
+    /// lo + (hi - lo) * i / n, rounded down for integers. `shuffled`: the same values, each
+    /// once, in an order drawn afresh for every run (a bijection of the indices, `ramp_at`).
+    Ramp {
+        lo: f64,
+        hi: f64,
+        shuffled: bool,
+    },
     Zeros,
     /// An output: poisoned before each launch, compared after it.
     Poison,
     Const(f64),
+}
+
+/// Element `i` of a ramp of `n` (`Init::Ramp`), drawn with `seed` where shuffled: the plain
+/// ramp's element at index `shuffle(i)`, a pseudo-random permutation of 0..n, so a shuffled
+/// ramp holds the same values as the plain one and every element can be made on its own (the
+/// interpreter makes only the pages a trace touches). Integers exactly: `lo + (hi - lo) * j /
+/// n` rounded down.
+pub fn ramp_at(lo: f64, hi: f64, shuffled: bool, n: u64, seed: u64, i: u64, int: bool) -> f64 {
+    let n = n.max(1);
+    let j = if shuffled {
+        shuffle(i % n, n, seed)
+    } else {
+        i % n
+    };
+    if int && lo.fract() == 0.0 && hi.fract() == 0.0 && (hi - lo).abs() < 9.0e15 {
+        let span = (hi - lo) as i128;
+        return lo + (span * i128::from(j) / i128::from(n)) as f64;
+    }
+    lo + (hi - lo) * j as f64 / n as f64
+}
+
+/// A permutation of 0..n drawn by `seed`: a four-round Feistel network over the smallest
+/// even number of bits that holds n, walked again from any value past n until it lands
+/// inside (each walk stays a bijection; it takes under four rounds on average). An affine
+/// map would be cheaper, but its lanes' values form a progression whose bank pattern the
+/// seed would decide.
+fn shuffle(i: u64, n: u64, seed: u64) -> u64 {
+    let mix = |mut z: u64| {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let bits = (64 - (n - 1).leading_zeros()).div_ceil(2).max(1);
+    let mask = (1u64 << bits) - 1;
+    let mut x = i;
+    loop {
+        let (mut l, mut r) = (x >> bits, x & mask);
+        for round in 0..4u64 {
+            let f = mix(seed ^ round.wrapping_mul(0xA24B_AED4_963E_E407) ^ r) & mask;
+            (l, r) = (r, l ^ f);
+        }
+        x = l << bits | r;
+        if x < n {
+            return x;
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -414,7 +473,44 @@ impl Lesson {
 
 #[cfg(test)]
 mod tests {
-    use super::Topic;
+    use super::{Topic, ramp_at};
+
+    #[test]
+    fn a_shuffled_ramp_holds_the_ramps_values_in_an_order_the_seed_draws() {
+        for n in [1u64, 7, 1000, 1024, 4099] {
+            let ramp: Vec<u64> = (0..n)
+                .map(|i| ramp_at(0.0, 256.0, false, n, 5, i, true) as u64)
+                .collect();
+            // Rising evenly, exactly: element i is 256 i / n rounded down.
+            assert!(
+                ramp.iter()
+                    .enumerate()
+                    .all(|(i, &v)| v == 256 * i as u64 / n)
+            );
+            let draw = |seed| {
+                (0..n)
+                    .map(|i| ramp_at(0.0, 256.0, true, n, seed, i, true) as u64)
+                    .collect::<Vec<_>>()
+            };
+            let (a, b) = (draw(1), draw(2));
+            let sorted = |v: &[u64]| {
+                let mut v = v.to_vec();
+                v.sort_unstable();
+                v
+            };
+            assert_eq!(sorted(&a), ramp, "n = {n}: not the ramp's values");
+            assert_eq!(sorted(&b), ramp);
+            if n >= 1000 {
+                assert_ne!(a, b, "n = {n}: two seeds, one order");
+                assert_ne!(a, ramp, "n = {n}: not shuffled");
+                // Neighbours scatter: a warp's 32 elements take many shades, not a run.
+                let shades: std::collections::BTreeSet<u64> = a[..32].iter().copied().collect();
+                assert!(shades.len() > 20, "n = {n}: {shades:?}");
+            }
+        }
+        // Floats are not rounded.
+        assert_eq!(ramp_at(0.0, 1.0, false, 4, 0, 1, false), 0.25);
+    }
     use crate::model::builder::LessonBuilder;
 
     #[test]

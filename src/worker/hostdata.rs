@@ -1,7 +1,7 @@
 //! Buffers on the host: fresh inputs for every run, and the poison that marks unwritten
 //! outputs. What outputs should hold, and the check of them, are in `outputs`.
 
-use crate::model::{Buffer, ElemType, Init};
+use crate::model::{Buffer, ElemType, Init, ramp_at};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostData {
@@ -51,6 +51,15 @@ pub fn generate(buf: &Buffer, seed: u64) -> HostData {
         match buf.init {
             Init::Random { .. } => lo + (hi - lo) * rng.unit(),
             Init::Seq => i as f64,
+            Init::Ramp { lo, hi, shuffled } => ramp_at(
+                lo,
+                hi,
+                shuffled,
+                n as u64,
+                base,
+                i as u64,
+                !buf.ty.is_float(),
+            ),
             Init::Zeros => 0.0,
             Init::Const(c) => c,
             Init::Poison => 0.0,

@@ -138,22 +138,54 @@ fn init(
         cx.err_key(&at("value"), "`value` is only for `init: const`");
         ok = false;
     }
-    if range.is_some() && init != RawInit::Random {
-        cx.err_key(&at("range"), "`range` is only for `init: random`");
+    let ranged = matches!(init, RawInit::Random | RawInit::Ramp | RawInit::Shuffled);
+    if range.is_some() && !ranged {
+        cx.err_key(
+            &at("range"),
+            "`range` is only for `init: random`, `init: ramp` and `init: shuffled`",
+        );
         ok = false;
     }
+    let empty = |cx: &mut Cx, (lo, hi): (f64, f64)| {
+        let bad = lo >= hi || !lo.is_finite() || !hi.is_finite();
+        if bad {
+            cx.err(
+                &at("range"),
+                format!("`range: [{lo}, {hi}]` is empty: lo must be < hi"),
+            );
+        }
+        bad
+    };
     let out = match init {
         RawInit::Random => {
             let float = matches!(ty, ElemType::F32 | ElemType::F64);
             let (lo, hi) = range.unwrap_or(if float { (-1.0, 1.0) } else { (0.0, 65536.0) });
-            if lo >= hi || !lo.is_finite() || !hi.is_finite() {
-                cx.err(
-                    &at("range"),
-                    format!("`range: [{lo}, {hi}]` is empty: lo must be < hi"),
-                );
+            if empty(cx, (lo, hi)) {
                 ok = false;
             }
             Init::Random { lo, hi }
+        }
+        RawInit::Ramp | RawInit::Shuffled => {
+            let Some((lo, hi)) = range else {
+                let what = if init == RawInit::Ramp {
+                    "ramp"
+                } else {
+                    "shuffled"
+                };
+                cx.err(
+                    &at("init"),
+                    format!("`init: {what}` needs a `range: [lo, hi]` for its values to rise over"),
+                );
+                return None;
+            };
+            if empty(cx, (lo, hi)) {
+                ok = false;
+            }
+            Init::Ramp {
+                lo,
+                hi,
+                shuffled: init == RawInit::Shuffled,
+            }
         }
         RawInit::Seq => Init::Seq,
         RawInit::Zeros => Init::Zeros,

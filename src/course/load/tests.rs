@@ -157,6 +157,18 @@ fn problem_and_buffer_rules() {
     one("init: poison }", "init: const }", "9:41", "needs a `value`");
     one(
         "init: poison }",
+        "init: ramp }",
+        "9:41",
+        "needs a `range: [lo, hi]`",
+    );
+    one(
+        "init: poison }",
+        "init: shuffled, range: [3, 3] }",
+        "9:58",
+        "lo must be < hi",
+    );
+    one(
+        "init: poison }",
         "init: random, range: [2, 1] }",
         "9:56",
         "lo must be < hi",
