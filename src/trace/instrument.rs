@@ -317,7 +317,14 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                 ) && Order::of(access.op).acquire;
                 let stmt = after.then_some(body);
                 inside |= after;
-                blocks.push_str(&site_block(&site, &access, &state.regs, known, line_no, stmt)?);
+                blocks.push_str(&site_block(
+                    &site,
+                    &access,
+                    &state.regs,
+                    known,
+                    line_no,
+                    stmt,
+                )?);
                 sites.push(site);
             }
             if !blocks.is_empty() {

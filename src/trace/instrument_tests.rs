@@ -590,10 +590,16 @@ fn an_acquire_load_is_logged_after_it_reads_and_a_release_store_before_it_writes
     // register) and before the record is claimed; it is not written again after it.
     assert_eq!(ptx.matches(load).count(), 2, "{ptx}");
     let at = ptx.find(load).unwrap();
-    let open = ptx[..at].rfind("{ // gpulab trace site 0").expect("its block");
-    let taken = ptx[open..at].find("%__gpulab_a").expect("address taken first");
+    let open = ptx[..at]
+        .rfind("{ // gpulab trace site 0")
+        .expect("its block");
+    let taken = ptx[open..at]
+        .find("%__gpulab_a")
+        .expect("address taken first");
     assert!(open + taken < at);
-    let claim = ptx[at..].find("__gpulab_trace_count").expect("slot claimed after");
+    let claim = ptx[at..]
+        .find("__gpulab_trace_count")
+        .expect("slot claimed after");
     let close = ptx[at..].find("// gpulab trace site 1").unwrap();
     assert!(claim < close, "the claim is in the load's own block");
     // The release store keeps its block before it.

@@ -186,7 +186,10 @@ pub(super) fn emit_line(
         out.push('\n');
         return;
     }
-    if segments.len() == 1 && planned.len() == 1 && planned[0].1.is_none() && !planned[0].2.is_empty()
+    if segments.len() == 1
+        && planned.len() == 1
+        && planned[0].1.is_none()
+        && !planned[0].2.is_empty()
     {
         push_block(out, indent, &planned[0].3);
         out.push_str(raw);
