@@ -4,7 +4,7 @@
 //! compute-sanitizer's racecheck, which watches the kernels run, is asked about each.
 //! Skips where there is no GPU; the racecheck part also without compute-sanitizer.
 
-use super::race_scopes::{races, run_pack, scopes};
+use super::race_scopes::{check_handover, races, run_pack, scopes};
 use crate::support::common::{bin, fixture, gpu};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::model::results::RaceScope;
@@ -25,6 +25,7 @@ fn the_gpu_trace_finds_every_scope_of_race_the_interpreter_does() {
         );
         assert_eq!(scopes(races(&cluster, "no-first")), [RaceScope::Cluster]);
         assert_eq!(scopes(races(&cluster, "no-last")), [RaceScope::Exit]);
+        check_handover(&run_pack("handover", false));
     }
     let named = run_pack("named-barrier", false);
     for v in ["block", "whole-count"] {

@@ -85,6 +85,40 @@ fn lanes_of_a_warp_exchanging_without_syncwarp_race_and_with_it_do_not() {
     assert_eq!(racy[0].count, 4 * 4 * 32, "{racy:?}");
 }
 
+/// The handover's checks, the same on the interpreter and the GPU: behind a release store
+/// and an acquire load no race; behind a plain store and a volatile load the data read
+/// races with the neighbour's store, and the owner may exit before the stores land.
+pub fn check_handover(r: &LessonResult) {
+    let fine = races(r, "release-acquire");
+    assert!(fine.is_empty(), "{fine:?}");
+    let racy = races(r, "plain-volatile");
+    assert!(scopes(racy).contains(&RaceScope::Cluster), "{racy:?}");
+    assert!(scopes(racy).contains(&RaceScope::Exit), "{racy:?}");
+    let (store, read) = (
+        line_of(
+            "handover.cu",
+            "asm volatile(\"st.shared::cluster.u32 [%0], %1;\" : : \"r\"(there)",
+        ),
+        line_of("handover.cu", "out[blockIdx.x] = data;"),
+    );
+    assert!(
+        racy.iter().any(|x| x.scope == RaceScope::Cluster
+            && [x.first_line, x.second_line] == [Some(store), Some(read)]),
+        "{racy:?}"
+    );
+    for v in ["release-acquire", "plain-volatile"] {
+        assert_eq!(variant(r, v).correct, Some(true), "{v}");
+    }
+}
+
+#[test]
+fn a_flag_with_release_and_acquire_orders_a_handover_between_blocks_and_a_plain_one_does_not() {
+    if !nvrtc_or_skip("a_flag_with_release_and_acquire_orders_a_handover") {
+        return;
+    }
+    check_handover(&run_pack("handover", true));
+}
+
 #[test]
 fn a_clusters_blocks_race_without_a_cluster_barrier_and_an_exit_may_overtake_a_read() {
     if !nvrtc_or_skip("a_clusters_blocks_race_without_a_cluster_barrier") {
