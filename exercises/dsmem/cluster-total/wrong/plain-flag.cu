@@ -1,5 +1,6 @@
 // wrong: [cluster race] pushes the total with a plain store through the cluster and polls its own word with a volatile load: a plain store and a load another block makes at the same time are a data race in PTX's memory model, and nothing orders the store before the owner's exit
 // caught by: race
+// on: cpu
 
 #define BLOCK 256
 #define MAX_TILE 4096
