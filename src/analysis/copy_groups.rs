@@ -1,11 +1,13 @@
 //! Whether a kernel's asynchronous copies overlap its work: each warp's copies since its
 //! last commit, and its committed groups, followed through `cp.async.commit_group` and
-//! `cp.async.wait_group N`, and at every wait that has copies to wait for whether a group
-//! with copies in it is left in flight (PTX's completion rule: the wait completes all but
-//! the newest N groups). A double buffer waits for tile k with tile k + 1's copies in
-//! flight; one buffer, or two with `wait_group 0`, never leaves any. An empty group (a
-//! commit with no copy since the last) is no copy in flight, and a warp with nothing
-//! pending (its lanes issued no copy: 16-byte copies leave some idle) is not counted.
+//! `cp.async.wait_group N`, and at every wait that has copies to wait for whether work is
+//! left in flight (PTX's completion rule: the wait completes all but the newest N groups):
+//! at least half as many bytes as the wait completes. A double buffer waits for tile k with
+//! tile k + 1's copies in flight; one buffer, or two with `wait_group 0`, never leaves any;
+//! nor does one that keeps a token copy (a word a turn, committed as a group of its own)
+//! in flight beside a tile it waits for whole. An empty group (a commit with no copy since
+//! the last) is no copy in flight, and a warp with nothing pending (its lanes issued no
+//! copy: 16-byte copies leave some idle) is not counted.
 
 use super::race_intervals::FastMap;
 use super::races::{Op, SharedEvent};
@@ -13,9 +15,9 @@ use std::collections::VecDeque;
 
 #[derive(Default)]
 struct Groups {
-    /// Copies issued since the warp's last commit.
+    /// Bytes copied since the warp's last commit.
     open: u64,
-    /// Copies in each committed group, oldest first.
+    /// Bytes in each committed group, oldest first.
     committed: VecDeque<u64>,
 }
 
@@ -30,7 +32,10 @@ pub struct CopyGroups {
 impl CopyGroups {
     pub fn push(&mut self, e: &SharedEvent) {
         match e.op {
-            Op::CopyWrite => self.warps.entry((e.block, e.warp)).or_default().open += 1,
+            Op::CopyWrite => {
+                let bytes = u64::from(e.width) * u64::from(e.mask.count_ones());
+                self.warps.entry((e.block, e.warp)).or_default().open += bytes;
+            }
             Op::CopyCommit => {
                 let w = self.warps.entry((e.block, e.warp)).or_default();
                 let open = std::mem::take(&mut w.open);
@@ -46,11 +51,13 @@ impl CopyGroups {
                     // Nothing pending: nothing to wait for, nothing to overlap.
                     return;
                 }
+                let mut done = 0;
                 while w.committed.len() > groups as usize {
-                    w.committed.pop_front();
+                    done += w.committed.pop_front().unwrap_or(0);
                 }
                 self.waits += 1;
-                if w.committed.iter().any(|&n| n > 0) {
+                let left: u64 = w.committed.iter().sum();
+                if left > 0 && 2 * left >= done {
                     self.waits_in_flight += 1;
                 }
             }
@@ -81,6 +88,42 @@ mod tests {
         let mut c = CopyGroups::default();
         ops.iter().for_each(|&op| c.push(&ev(op)));
         (c.waits, c.waits_in_flight)
+    }
+
+    #[test]
+    fn a_token_copy_in_flight_beside_a_tile_waited_for_whole_is_no_overlap() {
+        let (commit, wait) = (
+            Op::CopyCommit,
+            Op::CopyWait {
+                groups: 1,
+                all: false,
+            },
+        );
+        // Each turn: a tile of 8 requests of every lane, committed; one lane's word into a
+        // scratch array, committed as a group of its own; wait_group 1 completes the tile
+        // and leaves the word in flight.
+        let mut c = CopyGroups::default();
+        for _ in 0..3 {
+            (0..8).for_each(|_| c.push(&ev(Op::CopyWrite)));
+            c.push(&ev(commit));
+            c.push(&SharedEvent {
+                mask: 1,
+                ..ev(Op::CopyWrite)
+            });
+            c.push(&ev(commit));
+            c.push(&ev(wait));
+        }
+        assert_eq!((c.waits, c.waits_in_flight), (3, 0));
+        // The next tile in flight, as a double buffer keeps it: every wait overlaps.
+        let mut c = CopyGroups::default();
+        (0..8).for_each(|_| c.push(&ev(Op::CopyWrite)));
+        c.push(&ev(commit));
+        for _ in 0..3 {
+            (0..8).for_each(|_| c.push(&ev(Op::CopyWrite)));
+            c.push(&ev(commit));
+            c.push(&ev(wait));
+        }
+        assert_eq!((c.waits, c.waits_in_flight), (3, 3));
     }
 
     #[test]
