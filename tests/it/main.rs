@@ -51,6 +51,7 @@ mod gpu_races;
 mod gpu_trace_spaces;
 mod gpu_try;
 mod gpu_ui_exercise;
+mod hidden_figures;
 mod hostile_pack;
 mod knobs_lab;
 mod knobs_loader;

@@ -7,7 +7,6 @@ use super::{
     cards, chart, code, detail, diff, footprint, heatmap, knobs, list, loading, memcheck, overlays,
     prose,
 };
-use crate::analysis::describe::source_label;
 use crate::model::Lesson;
 use crate::model::results::Source;
 use crate::ui::app::App;
@@ -162,8 +161,8 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
             .then(|| app.recorded_beside_any());
         let mut s = vec![match beside.flatten() {
             // Two sources on screen: each named, the interpreter's first as it is in front.
-            Some(rec) => format!("CPU interpreter · times {}", source_label(rec)),
-            None => source_label(r),
+            Some(rec) => format!("CPU interpreter · times {}", super::source_words(app, rec)),
+            None => super::source_words(app, r),
         }];
         if r.source != Source::Live && r.compile == Some(Source::Live) {
             s.push("compile reports live".into());
