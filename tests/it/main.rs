@@ -35,6 +35,7 @@ mod exercise_wrong_answers;
 mod exercises;
 mod exercises_shipped;
 mod fault_corpus;
+mod figure_sources;
 mod footprint;
 mod gemm_reference;
 mod gemm_tuned;

@@ -199,6 +199,13 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
         for (j, piece) in seg.split(" · ").enumerate() {
             match (i, j) {
                 (0, 0) => parts.extend(source_parts(piece, th)),
+                // Beside a run on the CPU interpreter, where the times come from is the
+                // header's other fact ("CPU interpreter · times recorded on H100, …"): kept
+                // as the source is, where it was cut to "times…" before the title gave way.
+                (0, _) if piece.starts_with("times ") => {
+                    parts.push(Part::new(" · ", th.accent, 0));
+                    parts.extend(source_parts(piece, th));
+                }
                 // Where yours was measured is what an exercise screen is about: kept over
                 // the compile reports' source and the search for a GPU.
                 _ if piece.starts_with("yours ") => {
