@@ -52,7 +52,7 @@ fn as_interpreted(rec: &LessonResult) -> LessonResult {
 }
 
 /// The byte offsets in `row` of each time written in it ("958 µs", "2.10 ms").
-fn times(row: &str) -> Vec<usize> {
+pub(crate) fn times(row: &str) -> Vec<usize> {
     let mut at = Vec::new();
     for unit in [" µs", " ms"] {
         for (i, _) in row.match_indices(unit) {
@@ -68,7 +68,7 @@ fn times(row: &str) -> Vec<usize> {
 }
 
 /// The rows of `screen` below the prose pane and above the status lines: the figures.
-fn figure_rows(screen: &[String]) -> &[String] {
+pub(crate) fn figure_rows(screen: &[String]) -> &[String] {
     let end = screen.len().saturating_sub(2);
     let start = (1..end)
         .find(|&y| screen[y].contains("└") && screen[y - 1].contains("│"))

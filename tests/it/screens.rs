@@ -253,8 +253,12 @@ fn heatmap_steps_stop_at_the_last_instruction_and_the_overlay_hides_the_screen()
         .main
         .x as usize;
     // The pop-up's own border at the lesson side's left edge, nothing of the columns
-    // beneath beside it.
-    for row in screen.lines().skip(1).take(27) {
+    // beneath beside it; the header above it stays, naming where its figures come from.
+    assert!(
+        screen.lines().next().unwrap().contains("recorded on"),
+        "{screen}"
+    );
+    for row in screen.lines().skip(2).take(26) {
         let inside: Vec<char> = row.chars().skip(x).take(2).collect();
         assert_eq!(inside[0], '│', "{row}\n{screen}");
         assert!(!"│┌└┐┘─".contains(inside[1]), "old borders show:\n{screen}");

@@ -54,16 +54,18 @@ impl Widget for &App {
             .collect();
         Paragraph::new(status).render(a.status, buf);
         keys_line(self, a.keys.width as usize, &th).render(a.keys, buf);
+        // Every pop-up leaves the header in view: the lesson, and where figures come from.
+        let popup = a.popup;
         match self.view.overlay {
             Overlay::None => {}
-            Overlay::Help => overlays::render_help(self, a.main, buf, &th),
-            Overlay::Glossary => overlays::render_glossary(self, a.main, buf, &th),
-            Overlay::Detail => detail::render(self, a.main, buf, &th),
-            Overlay::Code => code::render_code(self, a.main, buf, &th),
-            Overlay::Diff => diff::render(self, a.main, buf, &th),
-            Overlay::Heatmap => heatmap::render_overlay(self, a.main, buf, &th),
-            Overlay::Footprint => footprint::render_overlay(self, a.main, buf, &th),
-            Overlay::Memcheck => memcheck::render(self, a.main, buf, &th),
+            Overlay::Help => overlays::render_help(self, popup, buf, &th),
+            Overlay::Glossary => overlays::render_glossary(self, popup, buf, &th),
+            Overlay::Detail => detail::render(self, popup, buf, &th),
+            Overlay::Code => code::render_code(self, popup, buf, &th),
+            Overlay::Diff => diff::render(self, popup, buf, &th),
+            Overlay::Heatmap => heatmap::render_overlay(self, popup, buf, &th),
+            Overlay::Footprint => footprint::render_overlay(self, popup, buf, &th),
+            Overlay::Memcheck => memcheck::render(self, popup, buf, &th),
         }
     }
 }
