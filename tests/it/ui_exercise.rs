@@ -207,6 +207,32 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
         said.ends_with("; t opens its solution once the hints are shown"),
         "{said}"
     );
+    // `gpulab ex check` of the same file counts the checks in the same words (#35 item 4).
+    let count = said
+        .strip_prefix("no check fails: ")
+        .and_then(|s| s.split(", so ").next());
+    let count = count.unwrap_or_else(|| panic!("{said}"));
+    // Its own data folder: the lab's record of attempts stays the lab's.
+    let data = tempfile::tempdir().unwrap();
+    let cli = std::process::Command::new(bin())
+        .args([
+            "ex",
+            "--workspace",
+            lab.ws.to_str().unwrap(),
+            "check",
+            "coalesce-copy",
+        ])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .env("GPULAB_DATA_DIR", data.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&cli.stdout);
+    assert!(
+        out.contains(&format!(
+            "no check fails: {count}, so the exercise is not passed here"
+        )),
+        "{count}\n{out}"
+    );
     let hints = lab.app.exercises.open.as_ref().unwrap().ex.hints.len();
     for _ in 0..=hints {
         assert!(!lab.app.exercises.book.get("coalesce-copy").solution_shown);
