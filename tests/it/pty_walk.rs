@@ -292,6 +292,9 @@ fn walk(nvrtc: Nvrtc) {
             for c in cut_words(&screen, &words) {
                 cuts.push(format!("{} exercise {}: {c}", l.id, ex.id));
             }
+            if let Some(b) = rule_broken(&screen) {
+                broken.push(format!("exercise {}: {b}", ex.id));
+            }
             if hidden {
                 // Without NVRTC a check is over at once: the starter copied (the editor
                 // returns at once), r says what each check needs.
@@ -312,6 +315,9 @@ fn walk(nvrtc: Nvrtc) {
                 }
                 for c in cut_words(&screen, &words) {
                     cuts.push(format!("{} exercise {} after r: {c}", l.id, ex.id));
+                }
+                if let Some(b) = rule_broken(&screen) {
+                    broken.push(format!("exercise {} after r: {b}", ex.id));
                 }
             }
         }
