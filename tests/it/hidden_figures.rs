@@ -4,7 +4,8 @@
 //! measured figure changed (times, rates, the compile report, occupancy, traced counts,
 //! clocks, the claims' verdicts and details, the peaks), at 80×24, 120×40 and 160×48 (where
 //! the header has room for the whole source), on every page, variant and pop-up, the knob
-//! table and a knob turned: before the figures are shown the two must draw the same screen,
+//! table and a knob turned, and each of its exercises stepped into (↓ leads there from the
+//! lesson): before the figures are shown the two must draw the same screen,
 //! so nothing on it comes from a figure. Once `v` shows them the two differ, so the change
 //! reaches the screen and the test could fail.
 
@@ -218,6 +219,33 @@ fn no_view_or_pane_shows_a_figure_before_r_or_v() {
                     p.ch('o');
                 }
                 p.key(KeyCode::Right);
+            }
+            // Each of its exercises, stepped into before the lesson's figures were shown:
+            // the lesson's variants beside where yours will be, and their detail panes.
+            for e in 0..l.exercises.len() {
+                for a in &mut p.apps {
+                    a.select_row(i, Some(e));
+                }
+                let name = format!("{} exercise {}", l.id, l.exercises[e].id);
+                p.same(&name, &mut diffs);
+                let n = p.apps[0].result().map_or(0, |r| r.variants.len());
+                for v in 0..n {
+                    p.ch('i');
+                    p.same(&format!("{name} variant {v} after i"), &mut diffs);
+                    p.key(KeyCode::Esc);
+                    p.key(KeyCode::Right);
+                }
+            }
+            // On an exercise, v shows the lesson's figures, as its hidden cards say.
+            if !l.exercises.is_empty() {
+                p.ch('v');
+                assert!(p.apps[0].revealed(), "{}: v on an exercise", l.id);
+                for a in &mut p.apps {
+                    a.reading.progress = Progress::default();
+                }
+            }
+            for a in &mut p.apps {
+                a.select_row(i, None);
             }
             // Shown, the figures are on the screen: the changed ones differ.
             p.view_shown(&l.id, &mut diffs);

@@ -91,7 +91,7 @@ pub fn column_lines<'a>(
     if v.name == crate::model::exercise::YOURS {
         lines.extend(super::exercise::yours_lines(app, th));
     }
-    if !app.revealed() {
+    if !app.revealed_for(&v.name) {
         // A compile error is the compiler's report, not a measured figure.
         if v.error.is_some() && v.correct.is_none() {
             lines.push(status_line(v, th));

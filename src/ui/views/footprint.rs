@@ -130,7 +130,7 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     ));
     let inner = block.inner(rect);
     block.render(rect, buf);
-    let text = if app.revealed() {
+    let text = if app.focus_revealed() {
         lines(app, inner.width as usize, inner.height as usize, th)
     } else {
         vec![Line::raw(
