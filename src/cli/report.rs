@@ -231,11 +231,16 @@ fn claims(r: &LessonResult) -> String {
     if r.expect.is_empty() {
         return out;
     }
-    out.push_str("\nclaims:\n");
+    // How they fare, counted in the words the lab's status line uses (`claims::summary`):
+    // held, failed, not measured here and needing a GPU apart, so the two never disagree.
+    let count = crate::analysis::claims::summary(&r.expect).unwrap_or_default();
+    out.push_str(&format!("\nclaims: {count}\n"));
     for c in &r.expect {
         let mark = match c.holds {
             Some(true) => "✓",
             Some(false) => "✗",
+            // The lab's marks: one a GPU would judge apart from one not measured here.
+            None if c.needs_gpu => "·",
             None => "?",
         };
         // Its parts joined as the lab joins a check and its detail: a detail has brackets

@@ -316,6 +316,14 @@ impl App {
             p.hints_shown += 1;
             self.reading.show_new = true;
             self.save_book();
+        } else if p.passed_cpu && !p.passed {
+            // Every check the CPU interpreter judges holds and only a GPU could pass it:
+            // the solution opens here, recorded as shown before passing, as
+            // `gpulab ex solution --show-anyway` records it.
+            self.exercises.book.record_solution(&id);
+            self.reading.show_new = true;
+            self.save_book();
+            self.message = Some("the solution, against yours, below the hints".into());
         } else {
             self.message = Some("that was the last hint".into());
         }
@@ -408,7 +416,16 @@ pub fn verdict(r: &CheckReport) -> String {
         }
     } else {
         // Checks only a GPU can judge are neither passed nor failed: counted apart. Without
-        // a GPU the exercise cannot pass here, so the way to the solution is said.
+        // a GPU the exercise cannot pass here, so the way to the solution is said: in the
+        // lab, where the interpreter judged it right (as the book's `passed_cpu` records).
+        let on_cpu = r.result.source == crate::model::results::Source::Interpreted;
+        if on_cpu && r.lines.first().is_some_and(|l| l.mark == Mark::Pass) {
+            return format!(
+                "no check fails: {}, so the exercise is not passed here; t opens its solution \
+                 once the hints are shown",
+                r.tally()
+            );
+        }
         format!(
             "no check fails: {}, so the exercise is not passed here (its solution: gpulab ex \
              solution {} --show-anyway)",

@@ -96,19 +96,30 @@ impl App {
 
     /// Whether the lesson's figures may be shown: once run live (on the GPU or the CPU
     /// interpreter), or once the learner asked to see them (`v`). Before that they would
-    /// answer the page's "Predict:".
+    /// answer the page's "Predict:", on the lesson's pages and on its exercises' screens
+    /// alike (↓ steps from a lesson into its exercises).
     pub fn revealed(&self) -> bool {
-        // An exercise comes after its lesson; the learner's own figures answer nothing.
-        self.exercises.open.is_some()
-            || self
-                .lesson()
-                .is_some_and(|l| self.reading.progress.get(&l.id).revealed)
+        self.lesson()
+            .is_some_and(|l| self.reading.progress.get(&l.id).revealed)
             || self.result().is_some_and(|r| {
                 use crate::model::results::Source;
                 matches!(r.source, Source::Live | Source::Interpreted)
             })
             // Run on the CPU interpreter, with the recording's figures in front.
             || (self.lesson()).is_some_and(|l| self.runs.interpreted.contains_key(&l.id))
+    }
+
+    /// Whether the figures of `variant` may be shown: the lesson's once revealed; on an
+    /// exercise, the learner's own (`yours`) always, as they answer no prediction.
+    pub fn revealed_for(&self, variant: &str) -> bool {
+        let mine = self.exercises.open.is_some() && variant == crate::model::exercise::YOURS;
+        mine || self.revealed()
+    }
+
+    /// Whether the focused variant's figures may be shown (the pop-ups of one variant).
+    pub fn focus_revealed(&self) -> bool {
+        let name = (self.result()).and_then(|r| r.variants.get(self.view.variant));
+        name.map_or_else(|| self.revealed(), |v| self.revealed_for(&v.name))
     }
 
     /// The glossary's terms this page is the first of the course to use (none on the

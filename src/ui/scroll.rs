@@ -67,7 +67,7 @@ impl App {
     /// Scroll the pop-up in front: the help, the glossary, the detail or the code, each
     /// never past its last row.
     pub(super) fn scroll_overlay(&mut self, rows: isize) {
-        let main = prose::areas(self, self.view.viewport).main;
+        let main = prose::areas(self, self.view.viewport).popup;
         let step = |now: u16, max: usize| {
             (now as usize).min(max).saturating_add_signed(rows).min(max) as u16
         };
@@ -90,14 +90,14 @@ impl App {
 
     /// The glossary, scrolled to `term` where one is named.
     pub(super) fn open_glossary(&mut self, term: Option<&str>) {
-        let main = prose::areas(self, self.view.viewport).main;
+        let main = prose::areas(self, self.view.viewport).popup;
         self.view.overlay = Overlay::Glossary;
         self.view.scrolls.glossary = term.map_or(0, |t| overlays::glossary_row(self, main, t));
     }
 
     /// The code sideways by `cols` (negative: back), never past its widest line.
     pub(super) fn scroll_code_sideways(&mut self, cols: isize) {
-        let main = prose::areas(self, self.view.viewport).main;
+        let main = prose::areas(self, self.view.viewport).popup;
         let max = code::code_max_x(self, main);
         let now = (self.view.scrolls.code_x as usize).min(max);
         self.view.scrolls.code_x = now.saturating_add_signed(cols).min(max) as u16;
@@ -105,7 +105,7 @@ impl App {
 
     /// Scroll the code, never past its last line.
     pub(super) fn scroll_code(&mut self, rows: isize) {
-        let main = prose::areas(self, self.view.viewport).main;
+        let main = prose::areas(self, self.view.viewport).popup;
         if std::mem::take(&mut self.view.scrolls.code_at_worst) {
             self.view.code_scroll = code::opening_scroll(self, main);
         }

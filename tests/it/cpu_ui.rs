@@ -220,3 +220,62 @@ fn r_on_a_lesson_without_a_cpu_size_says_why_and_shows_the_recording() {
     key(&mut app, 'l');
     assert!(!app.runs.looping && app.runs.running.is_none() && app.outbox.is_empty());
 }
+
+/// One rule for counts (#35 item 4): after a run on the CPU interpreter the lab's status
+/// line and `gpulab run --cpu` count the claims in the same words, held and needing a GPU
+/// apart ("2 hold, 16 need a GPU" on lesson 00, where the claims about times cannot be
+/// judged), each claim marked as the lab's cards mark it; and so do the lab showing the
+/// recording and `gpulab run --replay`.
+#[test]
+fn the_lab_and_the_cli_count_claims_in_the_same_words() {
+    let id = "memory-ladder";
+    let Some((mut app, rx, jobs)) = lab_without_gpu("cpu_ui counts", id) else {
+        return;
+    };
+    run_on_cpu(&mut app, &rx, &jobs);
+    // The count, from the claims themselves: none judged fails, none is left unmeasured.
+    let claims = &app.runs.interpreted[id].expect;
+    let held = claims.iter().filter(|c| c.holds == Some(true)).count();
+    let gpu = claims.iter().filter(|c| c.needs_gpu).count();
+    assert!(
+        held > 0 && gpu > 0 && held + gpu == claims.len(),
+        "{claims:?}"
+    );
+    let words = format!("{held} hold, {gpu} need a GPU");
+    let status = |app: &App| {
+        let screen = draw(app, 160, 48);
+        let rows: Vec<&str> = screen.lines().collect();
+        // Right of the lesson list, where it is open.
+        let row = rows[rows.len() - 2].rsplit('│').next().unwrap();
+        row.trim().to_string()
+    };
+    let lab = status(&app);
+    assert_eq!(lab, words, "the lab's status line");
+    let cli = |args: &[&str]| {
+        let out = std::process::Command::new(common::bin())
+            .args(args)
+            .env("CUDA_VISIBLE_DEVICES", "-1")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let out = cli(&["run", id, "--cpu"]);
+    assert!(out.contains(&format!("\nclaims: {lab}\n")), "{lab}\n{out}");
+    // Each claim marked as the lab marks it: `·` a GPU would judge it, `✓` it holds.
+    let marked = |m: &str| {
+        out.lines()
+            .filter(|l| l.starts_with(&format!("  {m} ")))
+            .count()
+    };
+    assert_eq!(
+        (marked("·"), marked("✓"), marked("?")),
+        (gpu, held, 0),
+        "{out}"
+    );
+    // The recording: every claim judged, and said alike.
+    key(&mut app, 's');
+    let lab = status(&app);
+    assert!(lab.contains("claims hold on these figures"), "{lab}");
+    let out = cli(&["run", id, "--replay"]);
+    assert!(out.contains(&format!("\nclaims: {lab}\n")), "{lab}\n{out}");
+}

@@ -1,9 +1,14 @@
 //! The real binary at 80×24 in a pseudo-terminal, with no GPU, as a newcomer meets it:
 //! every lesson walked with r, v, c, h, ? and q, and every exercise opened under it. Nothing
-//! panics, the lab ends when asked,
-//! and no screen it drew has a word cut at a frame or at the screen's edge. Unix only.
+//! panics, the lab ends when asked, and no screen it drew has a word cut at a frame or at the
+//! screen's edge. The issue's rules on every screen (#35): no time before r or v, the source
+//! of the figures named in the header (which every pop-up leaves in view), no claims counted
+//! as judged that were not. Every view and pane's hiding is proved in `hidden_figures`, the
+//! counts against the CLI's in `screens`, the labels of every time in `figure_sources`.
+//! Unix only.
 #![cfg(unix)]
 
+use crate::figure_sources::{figure_rows, times};
 use crate::support::{common, pty, vt};
 
 use std::collections::BTreeSet;
@@ -214,6 +219,9 @@ fn walk(nvrtc: Nvrtc) {
     let mut cuts: Vec<String> = Vec::new();
     let mut seen = 0;
     let mut exercises = 0;
+    // The issue's asserts on every screen: no figure before r or v, no count of claims as
+    // judged that were not, every screen's source named (`rule_broken`).
+    let mut broken: Vec<String> = Vec::new();
     // The first frame, with the course loaded.
     let loaded = |s: &vt::Screen| s.rows()[0].contains(" · ");
     settle(&out, &mut fed, &mut screen, Duration::from_secs(30), loaded);
@@ -225,6 +233,12 @@ fn walk(nvrtc: Nvrtc) {
             l.id,
             screen.text()
         );
+        // Before r or v: no time below the prose (hidden_figures proves every view and
+        // pane keeps the rule; here, the real lab as it first shows each lesson).
+        let rows = screen.rows();
+        if let Some(r) = figure_rows(&rows).iter().find(|r| !times(r).is_empty()) {
+            broken.push(format!("{} before r shows a time: {}", l.id, r.trim()));
+        }
         // r and v, then each pop-up opened and closed: c, h and ? each closed with q.
         // What each key puts in front, by a word of its frame. With NVRTC hidden only r
         // differs from the walk with it: the rest is walked once.
@@ -255,6 +269,9 @@ fn walk(nvrtc: Nvrtc) {
             for c in cut_words(&screen, &words) {
                 cuts.push(format!("{} after {k:?}: {c}", l.id));
             }
+            if let Some(b) = rule_broken(&screen) {
+                broken.push(format!("{} after {k:?}: {b}", l.id));
+            }
             if hidden && k == "r" && !says_how_to_get_nvrtc(&screen) {
                 missing.push(format!("{} after r:\n{text}", l.id));
             }
@@ -274,6 +291,9 @@ fn walk(nvrtc: Nvrtc) {
             exercises += 1;
             for c in cut_words(&screen, &words) {
                 cuts.push(format!("{} exercise {}: {c}", l.id, ex.id));
+            }
+            if let Some(b) = rule_broken(&screen) {
+                broken.push(format!("exercise {}: {b}", ex.id));
             }
             if hidden {
                 // Without NVRTC a check is over at once: the starter copied (the editor
@@ -295,6 +315,9 @@ fn walk(nvrtc: Nvrtc) {
                 }
                 for c in cut_words(&screen, &words) {
                     cuts.push(format!("{} exercise {} after r: {c}", l.id, ex.id));
+                }
+                if let Some(b) = rule_broken(&screen) {
+                    broken.push(format!("exercise {} after r: {b}", ex.id));
                 }
             }
         }
@@ -335,11 +358,35 @@ fn walk(nvrtc: Nvrtc) {
         cuts.join("\n")
     );
     assert!(
+        broken.is_empty(),
+        "{} screens break a rule:\n{}",
+        broken.len(),
+        broken.join("\n\n")
+    );
+    assert!(
         missing.is_empty(),
         "{} screens do not say how to get NVRTC:\n{}",
         missing.len(),
         missing.join("\n\n")
     );
+}
+
+/// Which rule of the issue's walk `screen` breaks, if any: its header names no source of
+/// its figures, or it counts claims as judged that were not ("5 of 7 judged hold").
+fn rule_broken(screen: &vt::Screen) -> Option<String> {
+    let rows = screen.rows();
+    const SOURCES: [&str; 5] = [
+        "recorded on",
+        "CPU interpreter",
+        "live on",
+        "no recording",
+        "looking for a GPU",
+    ];
+    if !SOURCES.iter().any(|s| rows[0].contains(s)) {
+        return Some(format!("no source in the header: {}", rows[0].trim()));
+    }
+    let text = screen.text();
+    (text.contains("judged hold")).then(|| format!("a count of the judged:\n{text}"))
 }
 
 /// The status rows (the two above the keys) name the pip wheel that brings NVRTC; or, on

@@ -253,10 +253,40 @@ fn heatmap_steps_stop_at_the_last_instruction_and_the_overlay_hides_the_screen()
         .main
         .x as usize;
     // The pop-up's own border at the lesson side's left edge, nothing of the columns
-    // beneath beside it.
-    for row in screen.lines().skip(1).take(27) {
+    // beneath beside it; the header above it stays, naming where its figures come from.
+    assert!(
+        screen.lines().next().unwrap().contains("recorded on"),
+        "{screen}"
+    );
+    for row in screen.lines().skip(2).take(26) {
         let inside: Vec<char> = row.chars().skip(x).take(2).collect();
         assert_eq!(inside[0], '│', "{row}\n{screen}");
         assert!(!"│┌└┐┘─".contains(inside[1]), "old borders show:\n{screen}");
+    }
+}
+
+/// Every lesson shown from the recording counts its claims on the status line in the words
+/// `gpulab run` prints on its `claims:` line (#35 item 4), at 80 columns too; and no count
+/// anywhere says "judged" of claims it did not judge.
+#[test]
+fn every_lesson_counts_its_claims_as_gpulab_run_does() {
+    let mut a = app();
+    for i in 0..a.reading.lessons.len() {
+        a.reading.selected = i;
+        let l = a.reading.lessons[i].clone();
+        a.reading.progress.mark_revealed(&l.id);
+        let report = gpulab::cli::report::text_report(&l, a.result().unwrap());
+        let Some(count) = report.lines().find_map(|x| x.strip_prefix("claims: ")) else {
+            assert!(l.expect.is_empty(), "{}: claims uncounted:\n{report}", l.id);
+            continue;
+        };
+        for (w, h) in [(80, 24), (120, 40)] {
+            let screen = draw(&a, w, h);
+            let rows: Vec<&str> = screen.lines().collect();
+            // Right of the lesson list, where it is open.
+            let status = rows[rows.len() - 2].rsplit('│').next().unwrap().trim();
+            assert_eq!(status, count, "{} at {w}x{h}:\n{screen}", l.id);
+            assert!(!screen.contains(" judged hold"), "{}:\n{screen}", l.id);
+        }
     }
 }

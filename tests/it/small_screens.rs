@@ -341,7 +341,8 @@ fn the_first_page_to_use_a_word_points_to_the_glossary() {
     ch(&mut a, 'w');
     assert_eq!(a.view.overlay, Overlay::Glossary);
     let g = draw(&mut a);
-    let row = g.lines().nth(1).unwrap();
+    // The first row inside the pop-up, below the header and the pop-up's top edge.
+    let row = g.lines().nth(2).unwrap();
     assert!(row.contains(first), "opens at {first}: {row}\n{g}");
     // A later lesson's first page uses those words again, and does not point to them.
     ch(&mut a, 'q');

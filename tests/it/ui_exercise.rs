@@ -200,11 +200,53 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
         screen.contains("no check fails: 4 hold, 2 need a GPU"),
         "{screen}"
     );
-    // It cannot pass here, so the way to the solution is said (#35 item 14).
-    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    // It cannot pass here, so the way to the solution is said (#35 item 14), and taken in
+    // the lab: t shows the hints, then opens the solution, recorded as shown before passing.
+    let said = lab.app.message.clone().unwrap_or_default();
     assert!(
-        flat.contains("gpulab ex solution coalesce-copy --show-anyway"),
-        "{screen}"
+        said.ends_with("; t opens its solution once the hints are shown"),
+        "{said}"
+    );
+    // `gpulab ex check` of the same file counts the checks in the same words (#35 item 4).
+    let count = said
+        .strip_prefix("no check fails: ")
+        .and_then(|s| s.split(", so ").next());
+    let count = count.unwrap_or_else(|| panic!("{said}"));
+    // Its own data folder: the lab's record of attempts stays the lab's.
+    let data = tempfile::tempdir().unwrap();
+    let cli = std::process::Command::new(bin())
+        .args([
+            "ex",
+            "--workspace",
+            lab.ws.to_str().unwrap(),
+            "check",
+            "coalesce-copy",
+        ])
+        .env("CUDA_VISIBLE_DEVICES", "")
+        .env("GPULAB_DATA_DIR", data.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&cli.stdout);
+    assert!(
+        out.contains(&format!(
+            "no check fails: {count}, so the exercise is not passed here"
+        )),
+        "{count}\n{out}"
+    );
+    let hints = lab.app.exercises.open.as_ref().unwrap().ex.hints.len();
+    for _ in 0..=hints {
+        assert!(!lab.app.exercises.book.get("coalesce-copy").solution_shown);
+        lab.app.on_event(key('t'));
+    }
+    let p = lab.app.exercises.book.get("coalesce-copy");
+    assert!(p.solution_shown && p.shown_before_passing, "{p:?}");
+    lab.terminal
+        .draw(|f| f.render_widget(&lab.app, f.area()))
+        .unwrap();
+    let shown = gpulab::ui::buffer_to_text(lab.terminal.backend().buffer());
+    assert!(
+        shown.contains("Not passed yet, and yours is the solution line for line."),
+        "{shown}"
     );
     // `r` checks again, on the CPU as a save does.
     let screen = lab.play_until_checked(vec![key('r')], &mut no_editor);

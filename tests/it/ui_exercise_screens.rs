@@ -40,6 +40,10 @@ fn app() -> App {
         .enumerate()
         .find_map(|(i, l)| Some((i, l.exercises.iter().position(|e| e.id == EXERCISE)?)))
         .expect("the exercise ships");
+    // As after the lesson: its figures shown (before that its variants' cards keep them
+    // hidden on the exercise too: hidden_figures).
+    let id = app.reading.lessons[l].id.clone();
+    app.reading.progress.mark_revealed(&id);
     app.select_row(l, Some(e));
     assert!(app.exercises.open.is_some());
     app

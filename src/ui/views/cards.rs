@@ -122,7 +122,7 @@ fn render_card(
         height: inner.height.saturating_sub(used + 1),
         ..inner
     };
-    if side_by_side && below.height >= 6 && app.revealed() {
+    if side_by_side && below.height >= 6 && app.revealed_for(&v.name) {
         super::heatmap::render_in_column(app, v, focused, below, buf, th);
     }
 }

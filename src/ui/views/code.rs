@@ -52,7 +52,7 @@ fn space_style(kind: MemKind, th: &Theme) -> Style {
 /// The traced figures the code view puts beside the lines: none before r or v, as on the
 /// cards (the costliest line would answer the page's prediction).
 fn traced<'a>(app: &'a App, v: &Variant) -> &'a [InstructionSummary] {
-    if !app.revealed() {
+    if !app.revealed_for(&v.name) {
         return &[];
     }
     (app.result())
@@ -294,7 +294,7 @@ fn parts(app: &App, v: &Variant, area: Rect, th: &Theme) -> Parts {
     let w = inner.width as usize;
     let mut head = fit::wrap_all(&[code_header(v, th)], w, 2);
     head.truncate(2);
-    let lines = worst_lines(traced(app, v), v, !app.revealed(), th);
+    let lines = worst_lines(traced(app, v), v, !app.revealed_for(&v.name), th);
     head.extend(fit::wrap_all(&lines, w, 13));
     // The head never takes more than half the pop-up: the code is what it is for.
     head.truncate((inner.height / 2) as usize);

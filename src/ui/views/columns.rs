@@ -91,7 +91,7 @@ pub fn column_lines<'a>(
     if v.name == crate::model::exercise::YOURS {
         lines.extend(super::exercise::yours_lines(app, th));
     }
-    if !app.revealed() {
+    if !app.revealed_for(&v.name) {
         // A compile error is the compiler's report, not a measured figure.
         if v.error.is_some() && v.correct.is_none() {
             lines.push(status_line(v, th));
@@ -489,9 +489,11 @@ fn claim_lines<'a>(v: &VariantResult, th: &Theme) -> Vec<Line<'a>> {
             };
             let claim = crate::analysis::claim_words::words(&c.claim);
             let text = claim.strip_prefix(&v.name).unwrap_or(&claim).trim();
-            match c.needs_gpu {
-                true => Line::styled(format!("{mark} {text}: not judged, needs a GPU"), st),
-                false => Line::styled(format!("{mark} {text}"), st),
+            // What was not judged says why, in the words the counts use.
+            match (c.needs_gpu, c.holds) {
+                (true, _) => Line::styled(format!("{mark} {text}: not judged, needs a GPU"), st),
+                (false, None) => Line::styled(format!("{mark} {text}: not measured here"), st),
+                (false, Some(_)) => Line::styled(format!("{mark} {text}"), st),
             }
         })
         .collect()

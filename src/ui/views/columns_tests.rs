@@ -103,3 +103,34 @@ fn a_racy_time_is_struck_out() {
             .contains(Modifier::CROSSED_OUT)
     );
 }
+
+/// A card marks its claims as `gpulab run` does and says why one was not judged, in the
+/// words the counts use (#35 item 4): `·` needs a GPU, `?` not measured here.
+#[test]
+fn a_claim_not_judged_says_why_in_the_counts_words() {
+    use crate::model::results::ClaimResult;
+    let th = Theme::new(false);
+    let claim = |holds, needs_gpu| ClaimResult {
+        claim: "a occupancy >= 0.5".into(),
+        holds,
+        detail: String::new(),
+        margin: None,
+        needs_gpu,
+    };
+    let v = VariantResult {
+        name: "a".into(),
+        expect: vec![
+            claim(Some(true), false),
+            claim(None, true),
+            claim(None, false),
+        ],
+        ..Default::default()
+    };
+    let lines: Vec<String> = claim_lines(&v, &th).iter().map(text).collect();
+    assert!(
+        lines[0].starts_with("✓ ") && !lines[0].contains("not"),
+        "{lines:?}"
+    );
+    assert!(lines[1].starts_with("· ") && lines[1].ends_with(": not judged, needs a GPU"));
+    assert!(lines[2].starts_with("? ") && lines[2].ends_with(": not measured here"));
+}

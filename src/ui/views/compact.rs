@@ -40,8 +40,9 @@ pub fn render(app: &App, r: &LessonResult, area: Rect, buf: &mut Buffer, th: &Th
     let first = (focus + 1).saturating_sub(inner_h.max(1));
     let last = (first + inner_h).min(n);
     // The rows' percentages, said once: what they are a share of.
-    let pct = |v| timed(app, r, v).1.pct_of_peak.is_some();
-    let share = (app.revealed() && r.variants.iter().any(pct))
+    let pct =
+        |v: &VariantResult| app.revealed_for(&v.name) && timed(app, r, v).1.pct_of_peak.is_some();
+    let share = (r.variants.iter().any(pct))
         .then(|| {
             app.lesson()
                 .map(|l| format!(" · % {}", peak_of(&l.metrics)))
@@ -68,14 +69,18 @@ pub fn render(app: &App, r: &LessonResult, area: Rect, buf: &mut Buffer, th: &Th
     }
     let inner = block.inner(area);
     block.render(area, buf);
+    // Only the rows whose figures are shown size the columns: a hidden time as wide as
+    // "16.1 ms" would show through in the shown rows' alignment.
     let widest = |f: &dyn Fn(&VariantResult) -> String| {
         (r.variants.iter())
+            .filter(|v| app.revealed_for(&v.name))
             .map(|v| fit::width(&f(v)))
             .max()
             .unwrap_or(0)
     };
+    let names = r.variants.iter().map(|v| fit::width(&v.name)).max();
     let mut widths = Widths {
-        name: widest(&|v| v.name.clone()).min(22),
+        name: names.unwrap_or(0).min(22),
         rate: widest(&|v| rate_text(app, timed(app, r, v).1)),
         ratio: widest(&|v| fastest_ratio(timed(app, r, v)).unwrap_or_default()),
         compile: widest(&|v| compile_text(app, v)),
@@ -171,7 +176,7 @@ fn row<'a>(
     let name_style = if focused { th.focus } else { th.strong };
     let name = format!("{mark}{:<n$}  ", fit::shorten(&v.name, w.name), n = w.name);
     let mut parts = vec![Part::new(name, name_style, 0)];
-    if !app.revealed() {
+    if !app.revealed_for(&v.name) {
         let note = variant_note(app, &v.name, whole).unwrap_or_default();
         parts.push(Part::new(note, th.dim, 1).shrinking());
         return fit::fit_parts(parts, width as usize);

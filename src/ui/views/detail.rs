@@ -5,7 +5,6 @@ use super::columns::column_lines;
 use super::fit;
 use super::overlays::full;
 use super::theme::Theme;
-use crate::analysis::describe::source_label;
 use crate::ui::app::App;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -24,8 +23,10 @@ fn rows(app: &App, area: Rect, th: &Theme) -> Vec<Line<'static>> {
     // In an exercise a variant the check measured (yours, and those compared with it) has
     // the check's source, not the recording's the others keep.
     let from = match app.ex_report() {
-        Some(c) if c.result.variants.iter().any(|x| x.name == v.name) => source_label(&c.result),
-        _ => source_label(r),
+        Some(c) if c.result.variants.iter().any(|x| x.name == v.name) => {
+            super::source_words(app, &c.result)
+        }
+        _ => super::source_words(app, r),
     };
     let mut lines = vec![Line::styled(format!("figures: {from}"), th.dim)];
     lines.push(Line::raw(""));

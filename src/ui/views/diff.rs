@@ -24,7 +24,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let find =
         |name: &str| -> Option<&VariantResult> { result?.variants.iter().find(|v| v.name == name) };
     // Nothing measured before r or v, as on the cards: the code and its SASS only.
-    let hidden = !app.revealed();
+    let hidden = !app.revealed_for(&a.name) || !app.revealed_for(&b.name);
     let shown = match hidden {
         true => [None, None],
         false => [find(&a.name), find(&b.name)],

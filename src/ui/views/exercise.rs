@@ -24,7 +24,14 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
         let hint = format!("Hint {} of {}: {}", i + 1, x.ex.hints.len(), reflow(h));
         text.extend(hint.lines().map(String::from));
     }
+    let passed = p.passed || app.ex_report().is_some_and(CheckReport::passed);
+    // Right on the CPU, the times left to a GPU: the solution opens here at the learner's
+    // word (#35 item 14), once the hints are out.
+    let offered = p.passed_cpu && !passed && !p.solution_shown;
     text.push(match x.ex.hints.len() - shown {
+        0 if offered => "t opens the solution: every check the CPU interpreter judges holds, \
+                         and only a GPU can pass the rest"
+            .into(),
         0 if shown == 0 => "(no hints for this one)".into(),
         0 => "(that was the last hint)".into(),
         left => format!("t shows a hint ({left} left)"),
@@ -37,10 +44,11 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
         ),
         None => "not started: e copies the starter into your workspace and opens it".into(),
     });
-    let passed = p.passed || app.ex_report().is_some_and(CheckReport::passed);
-    if passed {
+    // Open once passed, or once shown before passing (`t` here, or `--show-anyway`).
+    let open = passed || p.solution_shown;
+    if open {
         text.push(String::new());
-        text.extend(solution_lines(x));
+        text.extend(solution_lines(x, passed));
     }
     let mut rows = Vec::new();
     for line in &text {
@@ -53,7 +61,7 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
             x.ex.difficulty_dots(),
             x.ex.minutes
         ),
-        focus: new_rows(&rows, shown, x.ex.hints.len(), passed),
+        focus: new_rows(&rows, shown, x.ex.hints.len(), open),
         rows,
         questions: Vec::new(),
     }
@@ -61,9 +69,10 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
 
 /// The rows of what came last: the solution once passed, else the newest hint (from its
 /// first row to the line after the hints).
-fn new_rows(rows: &[String], shown: usize, hints: usize, passed: bool) -> Option<Range<usize>> {
-    if passed {
-        let at = rows.iter().position(|r| r.starts_with("✓ passed"))?;
+fn new_rows(rows: &[String], shown: usize, hints: usize, solution: bool) -> Option<Range<usize>> {
+    if solution {
+        let head = |r: &String| r.starts_with("✓ passed") || r.starts_with(BEFORE_PASSING);
+        let at = rows.iter().position(head)?;
         return Some(at..rows.len());
     }
     let head = format!("Hint {shown} of {hints}");
@@ -74,13 +83,23 @@ fn new_rows(rows: &[String], shown: usize, hints: usize, passed: bool) -> Option
     Some(at..end)
 }
 
-/// The solution, open once the exercise passed, as a diff against the learner's text.
-fn solution_lines(x: &ExerciseView) -> Vec<String> {
+/// The heading of a solution opened before the exercise passed.
+const BEFORE_PASSING: &str = "Not passed yet";
+
+/// The solution as a diff against the learner's text, once the exercise `passed` or shown
+/// before it did.
+fn solution_lines(x: &ExerciseView, passed: bool) -> Vec<String> {
     let d = diff(&x.src, &x.ex.solution);
+    let head = match passed {
+        true => "✓ passed",
+        false => BEFORE_PASSING,
+    };
     if !differs(&d) {
-        return vec!["✓ passed, and yours is the solution line for line.".into()];
+        return vec![format!("{head}, and yours is the solution line for line.")];
     }
-    let mut out = vec!["✓ passed. The solution, against yours (- yours, + the solution):".into()];
+    let mut out = vec![format!(
+        "{head}. The solution, against yours (- yours, + the solution):"
+    )];
     // The changes with two lines around each; what lies between is one "…".
     let near = |i: usize| {
         d[i.saturating_sub(2)..(i + 3).min(d.len())]

@@ -15,6 +15,11 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 pub const LEGEND: &str = "cell: fetches of a texel by the texture instructions (· none, + 10 or \
     more; squeezed, a cell is its busiest texel) · x right, y down · texel = floor(coordinate)";
 
+/// The legend where every texel has a cell of its own: one row at 120 columns, so a
+/// window of 33 rows is drawn whole below the lesson's header there.
+pub const LEGEND_WHOLE: &str =
+    "cell: fetches of a texel (· none, + 10 or more); x right, y down; texel = floor(coordinate)";
+
 fn cell(v: u32) -> char {
     match v {
         0 => '·',
@@ -104,15 +109,15 @@ pub fn lines(app: &App, width: usize, height: usize, th: &Theme) -> Vec<Line<'st
     let head = heading(v, &f, which.map(|i| (i.min(n - 1), n)));
     let mut out: Vec<Line> = vec![Line::styled(head[0].clone(), th.strong)];
     out.extend(head[1..].iter().map(|h| Line::styled(h.clone(), th.accent)));
-    // The legend wraps below the grid: keep it two or three rows.
-    // Words wrap, so a row holds a little less than the width.
-    let legend_rows = LEGEND
-        .chars()
-        .count()
-        .div_ceil(width.saturating_sub(8).max(1));
-    let room = height.saturating_sub(out.len() + legend_rows);
+    // The legend wraps below the grid: keep it two or three rows, or one where the window
+    // fits texel for texel beside the short legend (nothing squeezed to explain).
+    let rows = |legend: &str| super::prose::wrap(legend, width).len();
+    let whole =
+        f.height + out.len() + rows(LEGEND_WHOLE) <= height && f.width <= width.saturating_sub(7);
+    let legend = if whole { LEGEND_WHOLE } else { LEGEND };
+    let room = height.saturating_sub(out.len() + rows(legend));
     out.extend(grid_lines(&f, width, room, th));
-    out.push(Line::styled(LEGEND, th.dim));
+    out.push(Line::styled(legend, th.dim));
     out
 }
 
@@ -125,7 +130,7 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     ));
     let inner = block.inner(rect);
     block.render(rect, buf);
-    let text = if app.revealed() {
+    let text = if app.focus_revealed() {
         lines(app, inner.width as usize, inner.height as usize, th)
     } else {
         vec![Line::raw(

@@ -173,7 +173,7 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     ));
     let inner = block.inner(rect);
     block.render(rect, buf);
-    let lines = if app.revealed() {
+    let lines = if app.focus_revealed() {
         overlay_lines(app, inner, th)
     } else {
         vec![Line::raw(

@@ -197,7 +197,8 @@ impl Table<'_> {
                 None => "—".into(),
             })
             .collect();
-        let (regs, spill) = match &f.result.ptxas {
+        // The compile report is a figure too, hidden with the rest before r or v.
+        let (regs, spill) = match shown.and_then(|v| v.ptxas.as_ref()) {
             Some(p) => (
                 p.registers.to_string(),
                 format!("{}/{}", p.spill_stores, p.spill_loads),

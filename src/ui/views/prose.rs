@@ -52,6 +52,9 @@ impl View {
 pub struct Areas {
     pub list: Rect,
     pub main: Rect,
+    /// Where a pop-up goes: the lesson's side below its header, which stays in view and
+    /// names where the figures in the pop-up come from (the code view's costs, the heatmap).
+    pub popup: Rect,
     pub header: Rect,
     pub prose: Rect,
     pub cols: Rect,
@@ -87,9 +90,15 @@ pub fn areas(app: &App, area: Rect) -> Areas {
         Constraint::Length(1),
     ])
     .areas(main);
+    let popup = Rect {
+        y: main.y + header.height,
+        height: main.height.saturating_sub(header.height),
+        ..main
+    };
     Areas {
         list,
         main,
+        popup,
         header,
         prose,
         cols,

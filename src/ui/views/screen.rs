@@ -7,7 +7,6 @@ use super::{
     cards, chart, code, detail, diff, footprint, heatmap, knobs, list, loading, memcheck, overlays,
     prose,
 };
-use crate::analysis::describe::source_label;
 use crate::model::Lesson;
 use crate::model::results::Source;
 use crate::ui::app::App;
@@ -55,16 +54,18 @@ impl Widget for &App {
             .collect();
         Paragraph::new(status).render(a.status, buf);
         keys_line(self, a.keys.width as usize, &th).render(a.keys, buf);
+        // Every pop-up leaves the header in view: the lesson, and where figures come from.
+        let popup = a.popup;
         match self.view.overlay {
             Overlay::None => {}
-            Overlay::Help => overlays::render_help(self, a.main, buf, &th),
-            Overlay::Glossary => overlays::render_glossary(self, a.main, buf, &th),
-            Overlay::Detail => detail::render(self, a.main, buf, &th),
-            Overlay::Code => code::render_code(self, a.main, buf, &th),
-            Overlay::Diff => diff::render(self, a.main, buf, &th),
-            Overlay::Heatmap => heatmap::render_overlay(self, a.main, buf, &th),
-            Overlay::Footprint => footprint::render_overlay(self, a.main, buf, &th),
-            Overlay::Memcheck => memcheck::render(self, a.main, buf, &th),
+            Overlay::Help => overlays::render_help(self, popup, buf, &th),
+            Overlay::Glossary => overlays::render_glossary(self, popup, buf, &th),
+            Overlay::Detail => detail::render(self, popup, buf, &th),
+            Overlay::Code => code::render_code(self, popup, buf, &th),
+            Overlay::Diff => diff::render(self, popup, buf, &th),
+            Overlay::Heatmap => heatmap::render_overlay(self, popup, buf, &th),
+            Overlay::Footprint => footprint::render_overlay(self, popup, buf, &th),
+            Overlay::Memcheck => memcheck::render(self, popup, buf, &th),
         }
     }
 }
@@ -162,8 +163,8 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
             .then(|| app.recorded_beside_any());
         let mut s = vec![match beside.flatten() {
             // Two sources on screen: each named, the interpreter's first as it is in front.
-            Some(rec) => format!("CPU interpreter · times {}", source_label(rec)),
-            None => source_label(r),
+            Some(rec) => format!("CPU interpreter · times {}", super::source_words(app, rec)),
+            None => super::source_words(app, r),
         }];
         if r.source != Source::Live && r.compile == Some(Source::Live) {
             s.push("compile reports live".into());
@@ -200,6 +201,13 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
         for (j, piece) in seg.split(" · ").enumerate() {
             match (i, j) {
                 (0, 0) => parts.extend(source_parts(piece, th)),
+                // Beside a run on the CPU interpreter, where the times come from is the
+                // header's other fact ("CPU interpreter · times recorded on H100, …"): kept
+                // as the source is, where it was cut to "times…" before the title gave way.
+                (0, _) if piece.starts_with("times ") => {
+                    parts.push(Part::new(" · ", th.accent, 0));
+                    parts.extend(source_parts(piece, th));
+                }
                 // Where yours was measured is what an exercise screen is about: kept over
                 // the compile reports' source and the search for a GPU.
                 _ if piece.starts_with("yours ") => {
