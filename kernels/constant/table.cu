@@ -7,6 +7,9 @@
 #ifndef PATH
 #define PATH 0      // 0: the __constant__ table; 1: the same words in global memory, via __ldg
 #endif
+#ifndef OPERAND
+#define OPERAND 0   // 1: every lane's key is 0, known when compiled (see below)
+#endif
 
 // Entries in the table. The lesson's `tbl` buffer holds exactly this many u32, and the
 // worker checks that the symbol and the buffer have the same size before it launches.
@@ -46,7 +49,16 @@ extern "C" __global__ void table_sum(const unsigned* __restrict__ tbl,
                                      unsigned lanes_per_key)
 {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+#if OPERAND
+    // The key is 0 and the loop below unrolls whole: the compiler knows every entry's
+    // place. A constant whose place is known needs no load of each thread's: it sits in
+    // the instruction that uses it (an operand c[bank][offset]), or the uniform datapath
+    // reads it once for the warp (ULDC; for sm_90 ptxas reads two entries at a time).
+    const unsigned key = 0;
+    (void)lanes_per_key;
+#else
     unsigned key = (threadIdx.x & 31) / lanes_per_key;
+#endif
     unsigned x = in[i];
     for (int r = 0; r < rounds; ++r) {
         unsigned sum = 0;
@@ -54,7 +66,11 @@ extern "C" __global__ void table_sum(const unsigned* __restrict__ tbl,
         // a lane meets every entry once, and at each step the warp's lanes ask for DISTINCT
         // entries of one 128-byte block. The inner loop unrolls, so c ^ key is worked out
         // once per eight reads and each read is a fixed offset from it.
+#if OPERAND
+#pragma unroll
+#else
 #pragma unroll 1
+#endif
         for (unsigned c = 0; c < 32; ++c) {
             const unsigned* p = entry_at(tbl, c ^ key);
 #pragma unroll
