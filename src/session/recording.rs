@@ -50,6 +50,18 @@ impl Recording {
         )
     }
 
+    /// `label` for one lesson: a lesson merged in from another recording (`newest`) is
+    /// labelled with the device and date it was recorded on.
+    pub fn label_of(&self, lesson: &str) -> String {
+        let merged = (self.lessons.iter().find(|l| l.lesson == lesson))
+            .and_then(|l| l.device.as_ref())
+            .and_then(|d| Some((d.name.as_str(), d.recorded_at.as_deref()?)));
+        match merged {
+            Some((name, at)) => format!("recorded on {name}, {}", at.get(..10).unwrap_or(at)),
+            None => self.label(),
+        }
+    }
+
     /// The recorded figures of `lesson`, labelled as recorded, with each variant whose
     /// kernel or launch changed since marked stale.
     pub fn replay(&self, lesson: &Lesson) -> Option<LessonResult> {

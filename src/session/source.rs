@@ -355,7 +355,7 @@ fn say_recorded(
         None => caps.no_gpu_words(),
     };
     match rec {
-        Some(r) => say(&format!("{why}; figures {}", r.label())),
+        Some(r) => say(&format!("{why}; figures {}", r.label_of(&lesson.id))),
         None => say(&format!("{why}, and no recording")),
     }
 }

@@ -142,6 +142,16 @@ fn a_lesson_missing_from_the_main_recording_is_replayed_from_another_with_its_ow
     let d = r.device.unwrap();
     assert_eq!(d.name, "Another GPU");
     assert_eq!(d.recorded_at.as_deref(), Some("2030-01-01T00:00:00Z"));
+    // What `gpulab run` says of the figures names the lesson's own device and date.
+    assert_eq!(
+        merged.label_of(&moved),
+        "recorded on Another GPU, 2030-01-01"
+    );
+    let own = merged.label_of(&big.lessons[0].lesson);
+    assert!(
+        own.starts_with(&format!("recorded on {}, ", main.device.name)),
+        "{own}"
+    );
     let other = lessons
         .iter()
         .find(|l| l.id == big.lessons[0].lesson)
