@@ -804,7 +804,7 @@ fn strong_accesses_of_two_warps_are_no_race_but_a_plain_one_beside_them_is() {
 fn handover(flag_op: &str, poll_op: &str) -> Vec<SharedEvent> {
     let remote = |block: u32, op: Op, line: u32, word: u64, opcode: &str| {
         let mut e = strong(block, 0, op, line, opcode);
-        e.addrs[0] = u64::from(block ^ 1) << 32 | 4 * word;
+        e.addrs[0] = (u64::from(block ^ 1) << 32) | (4 * word);
         e.remote = true;
         e
     };

@@ -193,7 +193,7 @@ fn shuffle(i: u64, n: u64, seed: u64) -> u64 {
             let f = mix(seed ^ round.wrapping_mul(0xA24B_AED4_963E_E407) ^ r) & mask;
             (l, r) = (r, l ^ f);
         }
-        x = l << bits | r;
+        x = (l << bits) | r;
         if x < n {
             return x;
         }
