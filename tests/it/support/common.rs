@@ -219,3 +219,28 @@ pub fn same_traffic(a: &Traffic, b: &Traffic) -> bool {
             }
         })
 }
+
+/// Whether `variant` of `l` reads a buffer filled `shuffled`: its addresses depend on an
+/// order drawn afresh for every run (the atomics lesson's noise), so two runs, the GPU's and
+/// the interpreter's or the recording's and this one, trace two pictures.
+pub fn reads_a_fresh_order(l: &gpulab::model::Lesson, variant: &str) -> bool {
+    use gpulab::model::{Arg, Init};
+    let Some(v) = l.variant(variant) else {
+        return false;
+    };
+    v.args.iter().any(|a| match a {
+        Arg::Buffer(i) => {
+            (l.buffers.get(*i)).is_some_and(|b| matches!(b.init, Init::Ramp { shuffled: true, .. }))
+        }
+        _ => false,
+    })
+}
+
+/// Figures of one instruction traced on two pictures of one fresh order
+/// (`reads_a_fresh_order`), each as `[exact, ..]` pairs: what the picture cannot move (the
+/// requests, the ideal wavefronts, the lanes) equal, what it moves (wavefronts, sectors,
+/// lines, distinct addresses) within 1%.
+pub fn near_on_fresh_orders(exact: &[(u64, u64)], moved: &[(u64, u64)]) -> bool {
+    let near = |x: u64, y: u64| x.abs_diff(y) as f64 <= 0.01 * y.max(1) as f64;
+    exact.iter().all(|(a, b)| a == b) && moved.iter().all(|&(a, b)| near(a, b))
+}
