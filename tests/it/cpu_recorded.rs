@@ -59,7 +59,7 @@ fn figures(i: &Value) -> [u64; 9] {
 }
 
 /// Figures of two pictures of one fresh order: requests, ideal wavefronts and an atomic's
-/// loop loads equal, the rest within 1% (an aggregated atomic's lanes are the warp's
+/// loop loads equal, the rest within 3% (an aggregated atomic's lanes are the warp's
 /// distinct values, which the picture sets).
 fn near_fresh(w: &[u64; 9], g: &[u64; 9]) -> bool {
     let pair = |k: usize| (g[k], w[k]);

@@ -238,9 +238,10 @@ pub fn reads_a_fresh_order(l: &gpulab::model::Lesson, variant: &str) -> bool {
 
 /// Figures of one instruction traced on two pictures of one fresh order
 /// (`reads_a_fresh_order`), each as `[exact, ..]` pairs: what the picture cannot move (the
-/// requests, the ideal wavefronts, the lanes) equal, what it moves (wavefronts, sectors,
-/// lines, distinct addresses) within 1%.
+/// requests, the ideal wavefronts) equal, what it moves (wavefronts, sectors, lines,
+/// distinct addresses, an aggregated atomic's lanes) within 3%: two pictures of the noise
+/// differed by up to 1.1% in shared wavefronts on the H200 (6222 against 6293).
 pub fn near_on_fresh_orders(exact: &[(u64, u64)], moved: &[(u64, u64)]) -> bool {
-    let near = |x: u64, y: u64| x.abs_diff(y) as f64 <= 0.01 * y.max(1) as f64;
+    let near = |x: u64, y: u64| x.abs_diff(y) as f64 <= 0.03 * y.max(1) as f64;
     exact.iter().all(|(a, b)| a == b) && moved.iter().all(|&(a, b)| near(a, b))
 }
