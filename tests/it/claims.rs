@@ -641,6 +641,22 @@ fn lesson_prose_names_no_metric_id() {
                 found.push(format!("{} \"{}\": measured.", l.id, p.title));
             }
         }
+        // An exercise's task and hints are read on the same screens (#35 item 15).
+        for ex in &l.exercises {
+            for t in std::iter::once(&ex.task).chain(&ex.hints) {
+                for id in &ids {
+                    if t.contains(id) {
+                        found.push(format!("{} exercise {}: {id}", l.id, ex.id));
+                    }
+                }
+                // `measured.cycles_per_access` and its kin; not a sentence's last word.
+                let measured_id = (t.match_indices("measured."))
+                    .any(|(i, m)| t[i + m.len()..].starts_with(|c: char| c.is_ascii_lowercase()));
+                if measured_id {
+                    found.push(format!("{} exercise {}: measured.", l.id, ex.id));
+                }
+            }
+        }
     }
     assert!(found.is_empty(), "{found:#?}");
 }
