@@ -11,7 +11,7 @@ use super::{Halt, Kernel, Plan, PrepareError, RunError};
 use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::model::results::MemoryStats;
-use crate::model::{Arg, Buffer, ElemType, Init, Lesson, Variant, ramp_at};
+use crate::model::{Arg, Buffer, ElemType, Init, Lesson, Variant, ramp_at, splitmix};
 use crate::trace::sample::BlockSample;
 use std::sync::mpsc::Receiver;
 
@@ -42,13 +42,6 @@ impl From<OverBudget> for CpuError {
 pub struct Placed {
     pub mem: Memory,
     pub addrs: Vec<u64>,
-}
-
-fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// Element `i` of a buffer as `init` makes it, each element on its own: a trace at the

@@ -172,25 +172,29 @@ pub fn ramp_at(lo: f64, hi: f64, shuffled: bool, n: u64, seed: u64, i: u64, int:
     lo + (hi - lo) * j as f64 / n as f64
 }
 
+/// splitmix64's step: the value after `z` of the generator whose state is `z` (fast, and
+/// good enough for inputs no kernel can guess). The GPU's host data, the interpreter's and
+/// the shuffled ramp all draw from it.
+pub fn splitmix(z: u64) -> u64 {
+    let mut z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// A permutation of 0..n drawn by `seed`: a four-round Feistel network over the smallest
 /// even number of bits that holds n, walked again from any value past n until it lands
 /// inside (each walk stays a bijection; it takes under four rounds on average). An affine
 /// map would be cheaper, but its lanes' values form a progression whose bank pattern the
 /// seed would decide.
 fn shuffle(i: u64, n: u64, seed: u64) -> u64 {
-    let mix = |mut z: u64| {
-        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
     let bits = (64 - (n - 1).leading_zeros()).div_ceil(2).max(1);
     let mask = (1u64 << bits) - 1;
     let mut x = i;
     loop {
         let (mut l, mut r) = (x >> bits, x & mask);
         for round in 0..4u64 {
-            let f = mix(seed ^ round.wrapping_mul(0xA24B_AED4_963E_E407) ^ r) & mask;
+            let f = splitmix(seed ^ round.wrapping_mul(0xA24B_AED4_963E_E407) ^ r) & mask;
             (l, r) = (r, l ^ f);
         }
         x = (l << bits) | r;

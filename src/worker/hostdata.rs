@@ -1,7 +1,7 @@
 //! Buffers on the host: fresh inputs for every run, and the poison that marks unwritten
 //! outputs. What outputs should hold, and the check of them, are in `outputs`.
 
-use crate::model::{Buffer, ElemType, Init, ramp_at};
+use crate::model::{Buffer, ElemType, Init, ramp_at, splitmix};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostData {
@@ -17,11 +17,9 @@ struct Rng(u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
+        let z = splitmix(self.0);
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        z
     }
     /// Uniform in [0, 1).
     fn unit(&mut self) -> f64 {
