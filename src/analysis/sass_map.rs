@@ -27,6 +27,8 @@ pub struct PtxAccess {
     pub store: bool,
     /// Bytes per lane.
     pub width: u32,
+    /// Its address as a register and a constant, where the PTX names one.
+    pub addr: Option<PtxAddr>,
     /// An atomic (`atom`, `red`; shared or global): what its PTX says of it.
     pub atomic: Option<PtxAtomic>,
 }
@@ -39,6 +41,34 @@ pub struct PtxAtomic {
     /// A compare-and-swap as written (`atom.cas`), which a CAS in the SASS does not make a
     /// loop.
     pub cas: bool,
+}
+
+/// A PTX address operand, `%rd42+8`: a base register and a constant byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PtxAddr {
+    pub base: String,
+    pub offset: i64,
+}
+
+impl PtxAddr {
+    /// `%rd42+8`, `%rd42`, `%r5+-4`; None for anything else (a symbol, a bare number).
+    pub fn of(operand: &str) -> Option<PtxAddr> {
+        let (base, offset) = match operand.split_once('+') {
+            Some((b, o)) => (b.trim(), o.trim().parse().ok()?),
+            None => (operand.trim(), 0),
+        };
+        (base.starts_with('%') && !base.contains(char::is_whitespace)).then(|| PtxAddr {
+            base: base.to_string(),
+            offset,
+        })
+    }
+
+    /// `self` for `width` bytes lies inside `outer` for `outer_width` bytes.
+    fn inside(&self, width: u32, outer: &PtxAddr, outer_width: u32) -> bool {
+        self.base == outer.base
+            && self.offset >= outer.offset
+            && self.offset + i64::from(width) <= outer.offset + i64::from(outer_width)
+    }
 }
 
 /// A PTX access the SASS makes in other instructions: its pieces, and how, in words.
@@ -80,9 +110,59 @@ pub fn reshape(ptx: &[PtxAccess], listing: &Listing) -> Vec<Reshape> {
             && let Some(r) = split(one, &sass)
         {
             out.push(r);
+        } else if !store {
+            out.extend(reloads(&here, &sass));
         }
     }
     out
+}
+
+/// Loads of a line that read again bytes another load of the line reads from the same
+/// register, where the SASS has that many instructions fewer: NVVM may load a vector's
+/// words twice (a `ld.shared.v4` and a `ld.shared.v2` of its upper half), and ptxas reads
+/// them once. Each such reload makes no instruction (no pieces). Only where every other
+/// load then pairs with a SASS load of its width; anything else is left as the PTX says.
+fn reloads(here: &[&PtxAccess], sass: &[SassAccess]) -> Vec<Reshape> {
+    if sass.len() >= here.len() {
+        return Vec::new();
+    }
+    // Only a wide access waits for the SASS before it is counted (`Site::may_split`).
+    let within = |a: &PtxAccess| {
+        let at = a.addr.as_ref()?;
+        (a.width > 4)
+            .then(|| {
+                here.iter().find(|b| {
+                    let wider = b.width > a.width || (b.width == a.width && b.id < a.id);
+                    wider && (b.addr.as_ref()).is_some_and(|o| at.inside(a.width, o, b.width))
+                })
+            })
+            .flatten()
+    };
+    let again: Vec<(&PtxAccess, &PtxAccess)> = (here.iter())
+        .filter_map(|a| Some((*a, *within(a)?)))
+        .collect();
+    let mut left: Vec<u32> = (here.iter())
+        .filter(|a| again.iter().all(|(r, _)| r.id != a.id))
+        .map(|a| a.width)
+        .collect();
+    let mut made: Vec<u32> = sass.iter().map(|s| s.width).collect();
+    left.sort_unstable();
+    made.sort_unstable();
+    if again.is_empty() || left != made {
+        return Vec::new();
+    }
+    (again.into_iter())
+        .map(|(a, b)| Reshape {
+            id: a.id,
+            pieces: Vec::new(),
+            note: format!(
+                "ptxas reads these {} bytes once, in the {}-byte load of the same line: \
+                 no instruction of their own",
+                a.width, b.width
+            ),
+            atomic: None,
+        })
+        .collect()
 }
 
 fn sass_accesses(listing: &Listing, line: u32, store: bool) -> Vec<SassAccess> {

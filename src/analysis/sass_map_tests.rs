@@ -12,6 +12,7 @@ fn ptx() -> Vec<PtxAccess> {
         line,
         store,
         width: 16,
+        addr: None,
         atomic: None,
     };
     vec![a(0, 39, true), a(1, 40, true), a(2, 55, false)]
@@ -61,6 +62,7 @@ fn accesses_the_sass_makes_as_the_ptx_says_are_left_alone() {
             line: 55,
             store: false,
             width: 4,
+            addr: None,
             atomic: None,
         },
         PtxAccess {
@@ -68,6 +70,7 @@ fn accesses_the_sass_makes_as_the_ptx_says_are_left_alone() {
             line: 55,
             store: false,
             width: 4,
+            addr: None,
             atomic: None,
         },
     ];
@@ -78,6 +81,7 @@ fn accesses_the_sass_makes_as_the_ptx_says_are_left_alone() {
         line: 55,
         store: false,
         width: 2,
+        addr: None,
         atomic: None,
     }];
     assert!(reshape(&narrow, l).is_empty());
@@ -101,6 +105,7 @@ fn atomic(id: u32, line: u32, cas: bool) -> PtxAccess {
         line,
         store: false,
         width: 4,
+        addr: None,
         atomic: Some(PtxAtomic {
             kind: AccessKind::Atomic,
             cas,
@@ -204,4 +209,99 @@ fn atomics_the_sass_does_not_pair_up_are_counted_as_the_ptx_has_them() {
     assert_eq!(none[0].atomic.as_ref().unwrap().kind, AccessKind::Atomic);
     // Loads and stores on other lines are left to the split rules.
     assert!(reshape(&ptx(), l).is_empty());
+}
+
+/// NVVM loads the upper half of a `float4` again (`ld.shared.v4 [%rd42]`, then
+/// `ld.shared.v2 [%rd42+8]`, both on one line), and ptxas reads it once: the line's SASS
+/// is one `LDS.128` per `ld.shared.v4`.
+const RELOADED: &str = "\t.target\tsm_90
+\t.section\t.text.k,\"ax\",@progbits
+        .global         k
+k:
+.text.k:
+\t//## File \"k.cu\", line 42
+        /*0000*/                   LDS.128 R4, [R2+UR4] ;
+        /*0010*/                   LDS.128 R8, [R2+UR4+0x210] ;
+\t//## File \"k.cu\", line 44
+        /*0020*/                   LDS.128 R12, [R3+UR4] ;
+        /*0030*/                   LDS.128 R16, [R3+UR4+0x200] ;
+        /*0040*/                   EXIT ;
+.L_x_1:
+";
+
+fn load(id: u32, line: u32, width: u32, addr: &str) -> PtxAccess {
+    PtxAccess {
+        id,
+        line,
+        store: false,
+        width,
+        addr: PtxAddr::of(addr),
+        atomic: None,
+    }
+}
+
+#[test]
+fn a_load_of_bytes_another_load_of_the_line_read_makes_no_instruction() {
+    let l = &parse(RELOADED)[0];
+    let ptx = vec![
+        load(10, 42, 16, "%rd42"),
+        load(11, 42, 8, "%rd42+8"),
+        load(12, 42, 16, "%rd42+528"),
+        load(13, 44, 16, "%rd45"),
+        load(14, 44, 16, "%rd45+512"),
+    ];
+    let r = reshape(&ptx, l);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(r[0].id, 11);
+    assert!(r[0].pieces.is_empty());
+    assert!(
+        r[0].note.contains("reads these 8 bytes once"),
+        "{}",
+        r[0].note
+    );
+}
+
+#[test]
+fn a_load_is_a_reload_only_of_the_same_register_inside_the_other_and_when_the_sass_agrees() {
+    let l = &parse(RELOADED)[0];
+    // Another register: two distinct reads, so the SASS count does not say which is gone.
+    let other = vec![
+        load(10, 42, 16, "%rd42"),
+        load(11, 42, 8, "%rd43+8"),
+        load(12, 42, 16, "%rd42+528"),
+    ];
+    assert!(reshape(&other, l).is_empty());
+    // Past the end of the wider load: bytes of its own.
+    let past = vec![
+        load(10, 42, 16, "%rd42"),
+        load(11, 42, 8, "%rd42+12"),
+        load(12, 42, 16, "%rd42+528"),
+    ];
+    assert!(reshape(&past, l).is_empty());
+    // As many SASS loads as PTX loads: nothing was read once.
+    let kept = vec![load(10, 42, 16, "%rd42"), load(11, 42, 16, "%rd42")];
+    assert!(reshape(&kept, l).is_empty());
+    // Without the SASS's count the line is left as the PTX says.
+    let three = vec![
+        load(10, 42, 16, "%rd42"),
+        load(11, 42, 8, "%rd42+8"),
+        load(12, 42, 8, "%rd42"),
+        load(15, 42, 16, "%rd42+528"),
+    ];
+    assert_eq!(reshape(&three, l).len(), 2, "two reloads, two LDS.128 left");
+}
+
+#[test]
+fn an_address_operand_reads_as_a_register_and_a_constant() {
+    let a = |base: &str, offset| {
+        Some(PtxAddr {
+            base: base.into(),
+            offset,
+        })
+    };
+    assert_eq!(PtxAddr::of("%rd42+8"), a("%rd42", 8));
+    assert_eq!(PtxAddr::of("%r5"), a("%r5", 0));
+    assert_eq!(PtxAddr::of("%r5+-4"), a("%r5", -4));
+    assert_eq!(PtxAddr::of("smem"), None);
+    assert_eq!(PtxAddr::of("%r5+x"), None);
 }

@@ -218,6 +218,7 @@ mod tests {
             source_file: None,
             coords: None,
             unused: false,
+            addr: String::new(),
         }
     }
 

@@ -31,7 +31,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::analysis::races::Order;
-use crate::analysis::sass_map::{PtxAccess, PtxAtomic};
+use crate::analysis::sass_map::{PtxAccess, PtxAddr, PtxAtomic};
 use crate::model::access::{AccessKind, Space, TexCoords};
 use access::parse_access;
 use emit::{Planned, emit_line, site_block};
@@ -130,6 +130,11 @@ pub struct Site {
     /// counts it, and apart as work the kernel did not need.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unused: bool,
+    /// The address operand as written (`%rd42+8`): two loads of one base register, one
+    /// inside the other's bytes, are one read that ptxas may make once
+    /// (`sass_map::reshape`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub addr: String,
 }
 
 impl Site {
@@ -200,6 +205,7 @@ pub fn sass_accesses(sites: &[Site]) -> Vec<PtxAccess> {
                 line: s.source_line?,
                 store: kind == AccessKind::Store,
                 width: s.width,
+                addr: PtxAddr::of(&s.addr),
                 atomic: kind.is_atomic().then(|| PtxAtomic {
                     kind,
                     cas: s.op.split('.').any(|q| q == "cas"),
@@ -305,6 +311,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                             ..
                         }
                     ) && unused.contains(&(line_no, seg_idx)),
+                    addr: access.addr.to_string(),
                 };
                 let known = (&symbols, features);
                 // An acquire load is logged after it reads (`site_block`).

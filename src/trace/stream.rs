@@ -265,6 +265,7 @@ mod tests {
             source_file: Some(1),
             coords: None,
             unused: false,
+            addr: String::new(),
         }
     }
 

@@ -62,6 +62,48 @@ fn an_interpreted_trace_counts_a_split_vector_load_as_its_sass_pieces() {
     );
 }
 
+/// NVVM loads the upper half of one of the A tile's float4s again in the unrolled loop's
+/// first step (tests/fixtures/reload: `ld.shared.v4 [%rd]`, then `ld.shared.v2 [%rd+8]`),
+/// and ptxas reads it once. Counted as the PTX has it, that reload made an extra request a
+/// warp per tile and a 2-way conflict (8-byte lanes 16 bytes apart); counted as the SASS
+/// has it, there are 32 `LDS.128` a warp per tile and no conflict.
+#[test]
+fn a_vector_ptxas_reads_once_is_counted_once() {
+    if !common::nvrtc_or_skip("a_vector_ptxas_reads_once_is_counted_once") {
+        return;
+    }
+    let dir = common::fixture("reload/lessons");
+    let out = Command::new(common::bin())
+        .args(["--lessons", dir.to_str().unwrap()])
+        .args(["run", "reload-cal", "--cpu", "--json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let r: LessonResult =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    let m = r.variants[0].memory.as_ref().expect("traced");
+    if !m.sass_checked && std::env::var_os("GPULAB_REQUIRE_NVRTC").is_none() {
+        eprintln!("skipped: no nvdisasm to read the SASS ({stderr})");
+        return;
+    }
+    assert!(m.sass_checked, "the SASS was read");
+    // m = 256: 2 x 2 blocks (all traced) of 8 warps, 32 tiles of k, 8 steps of 4 loads.
+    let (blocks, warps, tiles) = (4, 8, 256 / 8);
+    assert_eq!(m.traced_blocks, blocks);
+    assert_eq!(m.shared.ld.requests, blocks * warps * tiles * 8 * 4);
+    assert_eq!(
+        m.shared.ld.wavefronts, m.shared.ld.ideal_wavefronts,
+        "no conflict"
+    );
+    let narrow: Vec<_> = (m.instructions.iter())
+        .filter(|i| i.space == gpulab::model::access::Space::Shared && i.width == 8)
+        .collect();
+    assert!(
+        narrow.is_empty(),
+        "no 8-byte shared load is counted: {narrow:?}"
+    );
+}
+
 /// ptxas lays a kernel's shared variables out in the order written, each at its alignment,
 /// after the reserved first KiB; the CUBIN names no variable of a function's scope, so the
 /// interpreter lays them out by that rule. Checked against the offsets the SASS adds to the

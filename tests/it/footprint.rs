@@ -36,6 +36,7 @@ fn site(id: u32) -> Site {
             normalized: None,
         }),
         unused: false,
+        addr: String::new(),
     }
 }
 

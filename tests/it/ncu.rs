@@ -224,6 +224,13 @@ fn matrix_loads_match_the_hardware_counters() {
     compare_pack("matrix", "matrix-cal", "GPULAB_NCU_MATRIX_TABLE");
 }
 
+/// A vector that NVVM loads twice and ptxas once (tests/fixtures/reload): the lab counts
+/// the SASS's loads, as the hardware does.
+#[test]
+fn a_reloaded_vector_matches_the_hardware_counters() {
+    compare_pack("reload", "reload-cal", "GPULAB_NCU_RELOAD_TABLE");
+}
+
 /// A calibration pack of tests/fixtures (its lesson `id`) against the hardware, where there
 /// is a GPU and ncu.
 fn compare_pack(pack: &str, id: &str, table_env: &str) {
