@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The exercise table on a GPU: every starter, wrong answer, solution and right answer of
 # every exercise checked live with `gpulab ex check` (a wrong answer or a starter stops at
-# its first failing check, `--fail-fast`), several at once sharing the GPU by turns; the
-# table (each answer, its class, what failed, seconds) is written to $OUT/ex_table.txt.
+# its first failing check, `--fail-fast`; each exercise's solution and compared variants
+# timed and traced once, by its first check, `--reuse-figures`), several at once sharing
+# the GPU by turns; the table (each answer, its class, what failed, seconds) is written to
+# $OUT/ex_table.txt.
 #
 #   GPULAB_IT=path/to/it-HASH GPULAB_BIN=path/to/gpulab OUT=/tmp/table scripts/ex_table_gpu.sh
 #

@@ -74,12 +74,14 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
             json,
             cpu,
             fail_fast,
+            reuse_figures,
         } => {
             let mut client = WorkerClient::new();
             let how = How {
                 quick: false,
                 cpu: *cpu,
                 fail_fast: *fail_fast,
+                reuse: reuse_figures.as_deref(),
             };
             check(&mut cx, &mut client, (device, how), id, *json)
         }
@@ -96,6 +98,7 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
                     quick: true,
                     cpu: *cpu,
                     fail_fast: false,
+                    reuse: None,
                 };
                 check(&mut again, &mut client, (device, how), id, false)
             })
@@ -177,11 +180,13 @@ fn upstream_note(id: &str) -> String {
 }
 
 /// How a check runs: `quick` with the short timing budget of a save, on the CPU
-/// interpreter, stopping at the first failure.
-struct How {
+/// interpreter, stopping at the first failure, with the solution's figures kept in a
+/// folder (`reuse`).
+struct How<'a> {
     quick: bool,
     cpu: bool,
     fail_fast: bool,
+    reuse: Option<&'a std::path::Path>,
 }
 
 /// Check exercise `id` on `device`, as `how` says.
@@ -196,6 +201,7 @@ fn check(
         quick,
         cpu,
         fail_fast,
+        reuse,
     } = how;
     let (lesson, ex) = cx.find(id)?;
     let src = cx.ws.read(ex)?;
@@ -213,6 +219,7 @@ fn check(
         ex,
         quick,
         fail_fast,
+        reuse,
     };
     let say = |m: &str| say_err!("· {m}");
     // A check is a run: on this GPU, or with none on the CPU interpreter (as the lab

@@ -49,6 +49,11 @@ pub enum ExCmd {
         /// verdict).
         #[arg(long)]
         fail_fast: bool,
+        /// Time and trace the solution and the variants the exercise compares with once
+        /// per DIR: later checks of this exercise on the same GPU compare with the
+        /// figures kept there (a table of many answers; each check says so).
+        #[arg(long, value_name = "DIR")]
+        reuse_figures: Option<std::path::PathBuf>,
     },
     /// Check again on every save of the learner's file.
     Watch {

@@ -173,6 +173,7 @@ fn check(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: &CheckJob, device
         ex: &job.ex,
         quick: job.quick,
         fail_fast: false,
+        reuse: None,
     };
     let yours = Yours {
         src: &job.src,

@@ -8,7 +8,8 @@
 //! `gpu`, `fault-on:V`, `assert-on:V`, `hang-on:V`, `crash-on:V`, `slow` (each variant
 //! takes a while, so a test can act mid-run), `noisy:V` (another process computed while V
 //! was timed: said at the run's end, after every variant's figures, as the real worker
-//! says it once NVML's samples are in).
+//! says it once NVML's samples are in), `traced` (a run that asks for a trace gets an
+//! empty one for each variant timed).
 //!
 //! Where a test names a turn folder (`GPULAB_LOCK_DIR`), the fake GPU takes a turn for each
 //! variant as the real worker does, on a GPU of its own name (`FAKE_BUS`), so waiting in the
@@ -112,6 +113,10 @@ fn fake_run(mode: &str, lesson: &Lesson, options: &RunOptions, send: &mut dyn Fn
             ms: 1.0,
         });
         let mut result = correct(name);
+        // `traced`: a trace with nothing in it, where the run asks for one.
+        if options.trace && mode.split(',').any(|w| w == "traced") {
+            result.memory = Some(Default::default());
+        }
         result.source_hash =
             crate::analysis::fingerprint::variant_hash(lesson, &lesson.variants[i]);
         send(&Reply::Variant {

@@ -484,3 +484,62 @@ fn a_kernel_that_faults_fails_the_output_check_in_words() {
     assert_eq!(list[0]["passed"], false);
     assert_eq!(list[0]["attempts"], 1);
 }
+
+/// `--reuse-figures DIR` (the exercise table's): the first check times and traces the
+/// solution and keeps its figures in DIR; a later check of the exercise on the same GPU
+/// runs only `yours` and says where the solution's figures came from; a solution edited
+/// since is measured again.
+#[test]
+fn a_table_times_the_solution_once_and_says_so() {
+    let lab = Lab::new();
+    lab.ex(&["start", "fix-copy"]);
+    let kept = lab.data.join("kept");
+    let run = || {
+        let o = Command::new(bin())
+            .arg("--lessons")
+            .arg(&lab.lessons)
+            .args(["ex", "--workspace"])
+            .arg(&lab.ws)
+            .args(["check", "fix-copy", "--json", "--reuse-figures"])
+            .arg(&kept)
+            .env("GPULAB_DATA_DIR", &lab.data)
+            .env("GPULAB_WORKER_FAKE", "gpu,traced")
+            .output()
+            .unwrap();
+        let v: serde_json::Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&o)));
+        (v, text(&o))
+    };
+    let timed_solution = |all: &str| {
+        all.lines()
+            .any(|l| l.contains("solution") && l.contains("timing"))
+    };
+    let (first, all) = run();
+    assert!(
+        timed_solution(&all),
+        "the first check times the solution: {all}"
+    );
+    assert!(!all.contains("by an earlier check"), "{all}");
+    let files: Vec<_> = std::fs::read_dir(&kept).unwrap().flatten().collect();
+    assert_eq!(files.len(), 1, "one entry, written whole: {files:?}");
+    let (second, all) = run();
+    assert!(!timed_solution(&all), "only yours is timed: {all}");
+    assert!(
+        all.contains("solution timed and traced by an earlier check"),
+        "{all}"
+    );
+    assert_eq!(second["solution_ms"], first["solution_ms"], "{all}");
+    // An edited solution is another variant: its kept figures are not used.
+    let solution = lab
+        .lessons
+        .parent()
+        .unwrap()
+        .join("exercises/tiny/fix-copy/solution.cu");
+    let src = std::fs::read_to_string(&solution).unwrap();
+    std::fs::write(&solution, format!("{src}\n// edited\n")).unwrap();
+    let (_, all) = run();
+    assert!(
+        timed_solution(&all),
+        "an edited solution is timed again: {all}"
+    );
+}

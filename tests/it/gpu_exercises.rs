@@ -103,7 +103,14 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
     };
     // `GPULAB_TABLE_LOGS=dir` keeps what each check said, stamped, and when it began.
     let logs = std::env::var_os("GPULAB_TABLE_LOGS").map(std::path::PathBuf::from);
-    let outcomes = wrong_answers::check_all_saying(&cases, false, threads, |c, o| {
+    // The solution and the variants an exercise compares with are timed and traced once
+    // on this GPU, by the exercise's first check; every later one compares with them.
+    let kept = tempfile::tempdir().unwrap();
+    let batch = wrong_answers::Batch {
+        cpu: false,
+        reuse: Some(kept.path()),
+    };
+    let outcomes = wrong_answers::check_all_saying(&cases, batch, threads, |c, o| {
         eprintln!("{}", row(c, o));
         if let Some(dir) = &logs {
             let name = format!("{}--{}.log", c.exercise, c.name.replace('/', "-"));

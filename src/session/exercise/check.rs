@@ -101,6 +101,10 @@ pub struct Target<'a> {
     pub quick: bool,
     /// Stop once a check has failed at the lesson's size (`ex check --fail-fast`).
     pub fail_fast: bool,
+    /// A folder where a full check keeps the solution's and the compared variants' figures
+    /// for later checks of the exercise on this GPU, and takes them from
+    /// (`ex check --reuse-figures`, `kept_figures`).
+    pub reuse: Option<&'a std::path::Path>,
 }
 
 /// The correctness line of a check stopped early (`Target::fail_fast`), or None when no
@@ -281,11 +285,26 @@ fn live_check(
         dev.name,
         editing.is_some()
     );
-    let earlier = if t.quick {
-        super::quick::compared_earlier(&key)
-    } else {
-        None
+    let kept_key = super::kept_figures::Key {
+        lesson: &t.lesson.id,
+        exercise: &t.ex.id,
+        device: dev,
+        editing: editing.is_some(),
     };
+    let reuse = t.reuse.filter(|_| !t.quick);
+    let earlier = match reuse {
+        _ if t.quick => super::quick::compared_earlier(&key),
+        Some(dir) => super::kept_figures::load(dir, &kept_key, &keep, &result),
+        None => None,
+    };
+    if let (Some(dir), Some(_)) = (reuse, &earlier) {
+        say(&format!(
+            "{} timed and traced by an earlier check on this GPU (kept in {}): only yours \
+             runs now",
+            keep.join(", "),
+            dir.display()
+        ));
+    }
     let options = main_options(t.ex, t.quick, earlier.is_some());
     let out = fold::run_lesson(client, &main, &options, &mut result, progress(&mut *say));
     if let Err(f) = out {
@@ -293,7 +312,17 @@ fn live_check(
     }
     match earlier {
         Some(vs) => super::quick::splice(&main, &mut result, vs),
-        None => super::quick::remember_compared(&key, t.ex, &result),
+        None if t.quick => super::quick::remember_compared(&key, t.ex, &result),
+        None => {
+            if let Some(dir) = reuse
+                && let Err(e) = super::kept_figures::store(dir, &kept_key, &keep, &result, true)
+            {
+                say(&format!(
+                    "could not keep the figures in {}: {e}",
+                    dir.display()
+                ));
+            }
+        }
     }
     let mut report = report(t.ex, result.clone(), true);
     if report.compile_error.is_none() {
@@ -330,13 +359,15 @@ pub(super) fn oracle(solution: bool) -> Oracle {
     }
 }
 
-fn main_options(ex: &Exercise, quick: bool, compared_known: bool) -> RunOptions {
+/// `known`: the compared variants' figures (and, in a full check, the solution's) are
+/// known already: only `yours` is timed.
+fn main_options(ex: &Exercise, quick: bool, known: bool) -> RunOptions {
     let mut variants = vec![YOURS.to_string()];
-    if !compared_known {
+    if !known {
         variants.extend(ex.compared());
-    }
-    if !quick {
-        variants.push(SOLUTION.to_string());
+        if !quick {
+            variants.push(SOLUTION.to_string());
+        }
     }
     let full = RunOptions::default();
     RunOptions {

@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod cpu;
+mod kept_figures;
 pub mod lesson;
 mod output;
 pub mod own_lines;

@@ -276,8 +276,17 @@ impl Outcome {
     }
 }
 
-/// Check `case` as the learner's file in a fresh workspace (`cpu`: on the interpreter).
-pub fn check(case: &Case, cpu: bool) -> Outcome {
+/// How a batch of answers is checked: on the interpreter (`cpu`), and with the solution's
+/// figures kept in a folder for the exercise's later checks (`reuse`: `--reuse-figures`).
+#[derive(Clone, Copy)]
+pub struct Batch<'a> {
+    pub cpu: bool,
+    pub reuse: Option<&'a std::path::Path>,
+}
+
+/// Check `case` as the learner's file in a fresh workspace, as `batch` says.
+pub fn check(case: &Case, batch: Batch) -> Outcome {
+    let cpu = batch.cpu;
     let tmp = tempfile::tempdir().unwrap();
     let ws = tmp.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
@@ -294,6 +303,9 @@ pub fn check(case: &Case, cpu: bool) -> Outcome {
     // still judged). A right answer is checked whole.
     if matches!(case.kind, Kind::Starter | Kind::Wrong { .. }) {
         cmd.arg("--fail-fast");
+    }
+    if let Some(dir) = batch.reuse {
+        cmd.arg("--reuse-figures").arg(dir);
     }
     let start = Instant::now();
     let mut child = cmd
@@ -335,7 +347,7 @@ pub fn check(case: &Case, cpu: bool) -> Outcome {
 
 /// `check` for every case, on `threads` threads at once; the outcomes in the cases' order.
 pub fn check_all(cases: &[Case], cpu: bool, threads: usize) -> Vec<Outcome> {
-    check_all_saying(cases, cpu, threads, |_, _| {})
+    check_all_saying(cases, Batch { cpu, reuse: None }, threads, |_, _| {})
 }
 
 /// `check_all`, calling `done` with each case and its outcome as it is checked (in the
@@ -343,7 +355,7 @@ pub fn check_all(cases: &[Case], cpu: bool, threads: usize) -> Vec<Outcome> {
 /// slot on a GPU machine ends before it does.
 pub fn check_all_saying(
     cases: &[Case],
-    cpu: bool,
+    batch: Batch,
     threads: usize,
     done_one: impl Fn(&Case, &Outcome) + Sync,
 ) -> Vec<Outcome> {
@@ -359,7 +371,7 @@ pub fn check_all_saying(
                         *n - 1
                     };
                     let Some(case) = cases.get(i) else { break };
-                    let o = check(case, cpu);
+                    let o = check(case, batch);
                     done_one(case, &o);
                     done.lock().unwrap()[i] = Some(o);
                 }
