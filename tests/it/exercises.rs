@@ -543,3 +543,41 @@ fn a_table_times_the_solution_once_and_says_so() {
         "an edited solution is timed again: {all}"
     );
 }
+
+/// The same for a shipped exercise whose checks name the solution and a lesson variant
+/// (pad-tile: `at most 1.1x solution`, `faster than stride-32`): both are kept once.
+#[test]
+fn a_table_times_a_compared_lesson_variant_once_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    let data = tmp.path().join("data");
+    let kept = tmp.path().join("kept");
+    let ex = |args: &[&str]| {
+        Command::new(bin())
+            .args(["ex", "--workspace"])
+            .arg(&ws)
+            .args(args)
+            .env("GPULAB_DATA_DIR", &data)
+            .env("GPULAB_WORKER_FAKE", "gpu,traced")
+            .output()
+            .unwrap()
+    };
+    ex(&["start", "pad-tile"]);
+    let run = || {
+        let k = kept.to_str().unwrap();
+        text(&ex(&["check", "pad-tile", "--json", "--reuse-figures", k]))
+    };
+    let timed = |all: &str, v: &str| all.contains(&format!("· {v} timing"));
+    let all = run();
+    assert!(timed(&all, "solution") && timed(&all, "stride-32"), "{all}");
+    let all = run();
+    assert!(
+        !timed(&all, "solution") && !timed(&all, "stride-32"),
+        "{all}"
+    );
+    assert!(timed(&all, "yours"), "{all}");
+    assert!(
+        all.contains("solution, stride-32 timed and traced by an earlier check"),
+        "{all}"
+    );
+}

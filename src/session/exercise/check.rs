@@ -272,7 +272,7 @@ fn live_check(
     };
     // A full check times the solution beside `yours`, for the instructor's summary.
     let mut keep = ex.compared();
-    if !t.quick {
+    if !t.quick && !keep.iter().any(|n| n == SOLUTION) {
         keep.push(SOLUTION.to_string());
     }
     let main = exercise_lesson(lesson, ex, yours, oracle(ex.solution_reference), &keep);
@@ -365,7 +365,7 @@ fn main_options(ex: &Exercise, quick: bool, known: bool) -> RunOptions {
     let mut variants = vec![YOURS.to_string()];
     if !known {
         variants.extend(ex.compared());
-        if !quick {
+        if !quick && !variants.iter().any(|n| n == SOLUTION) {
             variants.push(SOLUTION.to_string());
         }
     }
