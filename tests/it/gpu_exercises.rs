@@ -101,7 +101,8 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
             case.exercise, case.name, o.secs
         )
     };
-    // `GPULAB_TABLE_LOGS=dir` keeps what each check said, stamped, and when it began.
+    // `GPULAB_TABLE_LOGS=dir` keeps what each check said, stamped, when it began, and its
+    // verdicts with their figures.
     let logs = std::env::var_os("GPULAB_TABLE_LOGS").map(std::path::PathBuf::from);
     // The solution and the variants an exercise compares with are timed and traced once
     // on this GPU, by the exercise's first check; every later one compares with them.
@@ -115,7 +116,11 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
         if let Some(dir) = &logs {
             let name = format!("{}--{}.log", c.exercise, c.name.replace('/', "-"));
             let began = start.elapsed().as_secs_f64() - o.secs;
-            let text = format!("began {began:.2} s into the table\n{}", o.stderr);
+            let text = format!(
+                "began {began:.2} s into the table\n{}\n{}",
+                o.stderr,
+                o.summary()
+            );
             let _ = std::fs::create_dir_all(dir);
             let _ = std::fs::write(dir.join(name), text);
         }
