@@ -112,10 +112,17 @@ fn read_stmt(stmt: &str, at: At) -> Option<Stmt<'_>> {
     let op = &rest[..op_end];
     let operands = split_operands(&rest[op_end..]);
     let class = class_of(op);
+    // An AND with 0, or an integer multiply by 0, is 0 whatever its other operand holds:
+    // it reads nothing (a load's value laundered into a result through inline asm, which
+    // the compiler does not fold, is still thrown away).
+    let zeroed = class == Class::Pure
+        && annihilated_by_zero(op)
+        && operands.iter().skip(1).any(|o| is_zero(o));
     let mut defs = Vec::new();
     for (k, operand) in operands.iter().enumerate() {
         match (class, k) {
             (Class::Load | Class::Pure, 0) => defs.extend(names(operand)),
+            _ if zeroed => {}
             _ => uses.extend(names(operand)),
         }
     }
@@ -125,6 +132,25 @@ fn read_stmt(stmt: &str, at: At) -> Option<Stmt<'_>> {
         defs,
         uses,
     })
+}
+
+/// `and`, and integer `mul` (not a float's: 0 times a NaN or an infinity is a NaN).
+fn annihilated_by_zero(op: &str) -> bool {
+    match op.split('.').next() {
+        Some("and") => true,
+        Some("mul") => !op.split('.').any(|q| q.starts_with('f')),
+        _ => false,
+    }
+}
+
+/// A literal 0: `0`, `0x0`, `0x00000000`, `0U`.
+fn is_zero(operand: &str) -> bool {
+    let t = operand.trim().trim_end_matches(['U', 'u']);
+    let digits = t
+        .strip_prefix("0x")
+        .or_else(|| t.strip_prefix("0X"))
+        .unwrap_or(t);
+    !digits.is_empty() && digits.chars().all(|c| c == '0')
 }
 
 fn class_of(op: &str) -> Class {
@@ -268,6 +294,33 @@ mod tests {
              ld.shared.u32 %r3, [%r1];\nadd.s32 %r4, %r2, %r3;\nmul.lo.s32 %r5, %r4, 3;",
         );
         assert_eq!(dead_lines(&ptx), [11, 12, 13]);
+    }
+
+    #[test]
+    fn a_value_anded_or_multiplied_with_zero_is_thrown_away() {
+        // 11: summed, then ANDed with 0 (as inline asm writes it) before the store. 12:
+        // multiplied by 0 as an integer. 13: multiplied by 0.0 as a float, which a NaN
+        // would pass through: used. 14: ANDed with a register that holds 0 at run time,
+        // which the analysis does not follow: used.
+        let ptx = kernel(
+            "ld.shared.u32 %r2, [%r1];
+ld.shared.u32 %r3, [%r1+4];
+             ld.shared.f32 %r4, [%r1+8];
+ld.shared.u32 %r5, [%r1+12];
+             add.s32 %r6, %r2, 1;
+and.b32 %r7, %r6, 0;
+mul.lo.s32 %r8, %r3, 0x00000000;
+             mul.rn.f32 %r9, %r4, 0f00000000;
+mov.u32 %r10, 0;
+and.b32 %r11, %r5, %r10;
+             add.s32 %r12, %r7, %r8;
+add.s32 %r13, %r12, %r9;
+add.s32 %r14, %r13, %r11;
+             st.global.u32 [%rd1], %r14;",
+        );
+        assert_eq!(dead_lines(&ptx), [11, 12]);
+        assert!(is_zero("0") && is_zero("0x00000000") && is_zero("0U"));
+        assert!(!is_zero("0f00000000") && !is_zero("10") && !is_zero("%r0"));
     }
 
     #[test]
