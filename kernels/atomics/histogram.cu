@@ -10,9 +10,22 @@
 //        with one shade adds the group's number to the global counter.
 // The lesson passes a gradient (neighbouring pixels share a shade) or the same pixels
 // shuffled (noise): both have the same histogram, so every variant gives the same output.
+// SCOPE (WAY 0 only): whom a pixel's global atomic is promised to: 1, the device
+// (atomicAdd); 2, the system (atomicAdd_system: the host and other GPUs too). (0, the block,
+// atomicAdd_block, would not do here: every block adds to the same global counters.)
 
 #ifndef WAY
 #define WAY 0
+#endif
+#ifndef SCOPE
+#define SCOPE 1
+#endif
+#if SCOPE == 0
+#define ADD_PIXEL atomicAdd_block
+#elif SCOPE == 2
+#define ADD_PIXEL atomicAdd_system
+#else
+#define ADD_PIXEL atomicAdd
 #endif
 #define BINS 256
 
@@ -54,7 +67,7 @@ extern "C" __global__ void histogram(const unsigned* __restrict__ pixels, unsign
     const unsigned stride = gridDim.x * blockDim.x;
     const unsigned first = blockIdx.x * blockDim.x + threadIdx.x;
 #if WAY == 0
-    for (unsigned i = first; i < n; i += stride) atomicAdd(&counts[shade(pixels[i])], 1);
+    for (unsigned i = first; i < n; i += stride) ADD_PIXEL(&counts[shade(pixels[i])], 1u);
 #elif WAY == 3
     for (unsigned i = first; i < n; i += stride) {
         const unsigned s = shade(pixels[i]);
