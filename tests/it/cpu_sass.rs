@@ -8,22 +8,14 @@ use crate::support::common;
 use gpulab::model::results::LessonResult;
 use std::process::Command;
 
-#[test]
-fn an_interpreted_trace_counts_a_split_vector_load_as_its_sass_pieces() {
-    if !common::nvrtc_or_skip("cpu_sass") {
-        return;
-    }
-    let dir = common::fixture("wide_shared/lessons");
+/// `gpulab run ARGS --cpu --json` on the calibration pack `pack` of tests/fixtures, its
+/// SASS read; None (said) where there is no nvdisasm to read it and none is required.
+fn traced_on_cpu(pack: &str, args: &[&str]) -> Option<LessonResult> {
+    let dir = common::fixture(&format!("{pack}/lessons"));
     let out = Command::new(common::bin())
-        .args(["--lessons", dir.to_str().unwrap()])
-        .args([
-            "run",
-            "wide-shared",
-            "--cpu",
-            "--json",
-            "--variant",
-            "v16-xz",
-        ])
+        .args(["--lessons", dir.to_str().unwrap(), "run"])
+        .args(args)
+        .args(["--cpu", "--json"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -32,9 +24,21 @@ fn an_interpreted_trace_counts_a_split_vector_load_as_its_sass_pieces() {
     let m = r.variants[0].memory.as_ref().expect("traced");
     if !m.sass_checked && std::env::var_os("GPULAB_REQUIRE_NVRTC").is_none() {
         eprintln!("skipped: no nvdisasm to read the SASS ({stderr})");
-        return;
+        return None;
     }
     assert!(m.sass_checked, "the SASS was read");
+    Some(r)
+}
+
+#[test]
+fn an_interpreted_trace_counts_a_split_vector_load_as_its_sass_pieces() {
+    if !common::nvrtc_or_skip("cpu_sass") {
+        return;
+    }
+    let Some(r) = traced_on_cpu("wide_shared", &["wide-shared", "--variant", "v16-xz"]) else {
+        return;
+    };
+    let m = r.variants[0].memory.as_ref().expect("traced");
     let split: Vec<_> = m.instructions.iter().filter(|i| i.sass.is_some()).collect();
     assert_eq!(
         split.len(),
@@ -72,21 +76,10 @@ fn a_vector_ptxas_reads_once_is_counted_once() {
     if !common::nvrtc_or_skip("a_vector_ptxas_reads_once_is_counted_once") {
         return;
     }
-    let dir = common::fixture("reload/lessons");
-    let out = Command::new(common::bin())
-        .args(["--lessons", dir.to_str().unwrap()])
-        .args(["run", "reload-cal", "--cpu", "--json"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let r: LessonResult =
-        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
-    let m = r.variants[0].memory.as_ref().expect("traced");
-    if !m.sass_checked && std::env::var_os("GPULAB_REQUIRE_NVRTC").is_none() {
-        eprintln!("skipped: no nvdisasm to read the SASS ({stderr})");
+    let Some(r) = traced_on_cpu("reload", &["reload-cal"]) else {
         return;
-    }
-    assert!(m.sass_checked, "the SASS was read");
+    };
+    let m = r.variants[0].memory.as_ref().expect("traced");
     // m = 256: 2 x 2 blocks (all traced) of 8 warps, 32 tiles of k, 8 steps of 4 loads.
     let (blocks, warps, tiles) = (4, 8, 256 / 8);
     assert_eq!(m.traced_blocks, blocks);
