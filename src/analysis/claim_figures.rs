@@ -64,7 +64,8 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::ConstantRequests
         | Metric::TextureRequests
         | Metric::CopyWaitsInFlightPct
-        | Metric::LoadsUnusedPct => read_traced(m, v),
+        | Metric::LoadsUnusedPct
+        | Metric::SharedTimedWords => read_traced(m, v),
     }
 }
 
@@ -193,6 +194,14 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             }
             Ok(100.0 * w.waits_in_flight as f64 / w.waits as f64)
         }
+        Metric::SharedTimedWords => match mem.timed_shared_words {
+            0 => Err(Verdict::Wrong(format!(
+                "`{name}` reads no shared memory on the lines it times between two clock \
+                 reads (none in the {blocks} traced block{})",
+                if blocks == 1 { "" } else { "s" }
+            ))),
+            words => Ok(words as f64),
+        },
         Metric::LoadsUnusedPct => {
             if !mem.unused_loads_followed {
                 return Err(Verdict::NotMeasured(format!(

@@ -51,6 +51,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::TextureRequests => "texture requests",
         Metric::CopyWaitsInFlightPct => "% of copy waits with copies still in flight",
         Metric::LoadsUnusedPct => "% of load requests whose values nothing uses",
+        Metric::SharedTimedWords => "distinct shared words read in the timed lines",
     }
 }
 

@@ -283,7 +283,7 @@ pub struct SassShape {
     pub ptx_ideal_wavefronts: u64,
 }
 
-fn is_zero(n: &u64) -> bool {
+pub(crate) fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 

@@ -152,10 +152,14 @@ pub enum Metric {
     /// The share of the load requests, in percent, whose values nothing uses (no store,
     /// branch, address or atomic depends on them): loads made only to be counted.
     LoadsUnusedPct,
+    /// Distinct shared words read on the lines the kernel times between its clock reads
+    /// (`MemoryStats::timed_shared_words`): a timed chase that goes round a few words
+    /// while the real one runs untimed reads few.
+    SharedTimedWords,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 43] = [
+    pub const ALL: [(&'static str, Metric); 44] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -238,6 +242,7 @@ impl Metric {
         ("texture.requests", Metric::TextureRequests),
         ("copy.waits_in_flight_pct", Metric::CopyWaitsInFlightPct),
         ("loads.unused_pct", Metric::LoadsUnusedPct),
+        ("shared.timed_words", Metric::SharedTimedWords),
     ];
 
     pub fn name(self) -> &'static str {

@@ -266,6 +266,12 @@ pub struct MemoryStats {
     /// unused`; false in recordings made before the tracer looked).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unused_loads_followed: bool,
+    /// Distinct shared words the traced blocks' loads read on the lines the kernel times
+    /// between two clock reads, each block's counted apart, summed over those loads (not
+    /// scaled to the grid: compare with a variant traced as widely). 0: none, or no lines
+    /// are timed.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub timed_shared_words: u64,
     /// The traced counts follow the SASS that runs: where ptxas made a shared access in
     /// other instructions than the PTX, they count those (false: no nvdisasm to read the
     /// SASS of a kernel with shared accesses wider than a word, and the counts follow the

@@ -20,6 +20,7 @@ fn site(id: u32, space: Space, width: u32) -> Site {
         coords: None,
         unused: false,
         addr: String::new(),
+        timed: false,
     }
 }
 
@@ -557,4 +558,53 @@ fn atomics_are_counted_apart_as_the_sass_makes_them() {
         (AccessKind::Atomic, 2, 48)
     );
     assert_eq!(plain.atomics.global_atom.requests, 2);
+}
+
+#[test]
+fn timed_shared_loads_count_the_distinct_words_they_read_each_block_apart() {
+    // Site 0 is a shared load on a timed line, site 1 one outside the timed lines.
+    let mut timed = site(0, Space::Shared, 4);
+    timed.timed = true;
+    let sites = [timed, site(1, Space::Shared, 4)];
+    let at = |site, block, stride| Record {
+        block,
+        ..rec(site, Space::Shared, u32::MAX, 4, stride)
+    };
+    let records = [
+        // 32 words, then the same 32 again: 32 distinct in block 0.
+        at(0, 0, 4),
+        at(0, 0, 4),
+        // Every lane on the first of those words (a broadcast): nothing more.
+        at(0, 0, 0),
+        // The same 32 words in block 1 are block 1's own.
+        at(0, 1, 4),
+        // Not timed: not counted.
+        at(1, 0, 8),
+    ];
+    let m = analyze(&records, &sites);
+    assert_eq!(m.timed_shared_words, 32 + 32);
+    let none: Vec<Site> = sites
+        .iter()
+        .cloned()
+        .map(|s| Site { timed: false, ..s })
+        .collect();
+    assert_eq!(analyze(&records, &none).timed_shared_words, 0);
+}
+
+#[test]
+fn the_sites_on_the_lines_between_clock_reads_are_marked_timed() {
+    let source = "extern \"C\" __global__ void k(unsigned* p) {\n\
+                  long long t0 = clock64();\n\
+                  unsigned x = p[0];\n\
+                  long long t1 = clock64();\n\
+                  p[1] = x + (unsigned)(t1 - t0);\n}\n";
+    let mut sites: Vec<Site> = (0..3).map(|i| site(i, Space::Shared, 4)).collect();
+    (
+        sites[0].source_line,
+        sites[1].source_line,
+        sites[2].source_line,
+    ) = (Some(2), Some(3), Some(5));
+    crate::trace::instrument::mark_timed(&mut sites, source);
+    let timed: Vec<bool> = sites.iter().map(|s| s.timed).collect();
+    assert_eq!(timed, [false, true, false]);
 }

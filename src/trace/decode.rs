@@ -219,6 +219,7 @@ mod tests {
             coords: None,
             unused: false,
             addr: String::new(),
+            timed: false,
         }
     }
 

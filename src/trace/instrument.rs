@@ -135,6 +135,9 @@ pub struct Site {
     /// (`sass_map::reshape`).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub addr: String,
+    /// On a line the kernel times, between two clock reads (`mark_timed`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub timed: bool,
 }
 
 impl Site {
@@ -187,6 +190,17 @@ impl Site {
             Some(AccessKind::AsyncCopy | AccessKind::Matrix)
         );
         (self.space() == Some(Space::Shared) && self.width > 4 && !copy) || self.is_atomic()
+    }
+}
+
+/// Mark the sites on the lines `source` (the kernel's file) times between two clock reads
+/// (`analysis::timed_region`): what a latency lesson measures happens there.
+pub fn mark_timed(sites: &mut [Site], source: &str) {
+    let ranges = crate::analysis::timed_region::timed_ranges(source);
+    for s in sites {
+        s.timed = s
+            .source_line
+            .is_some_and(|l| ranges.iter().any(|r| r.contains(&l)));
     }
 }
 
@@ -312,6 +326,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                         }
                     ) && unused.contains(&(line_no, seg_idx)),
                     addr: access.addr.to_string(),
+                    timed: false,
                 };
                 let known = (&symbols, features);
                 // An acquire load is logged after it reads (`site_block`).

@@ -56,6 +56,11 @@ pub(super) struct SiteAcc {
     pub(super) copy: bool,
     /// A bulk copy's site: its figures go to the bulk copies' totals.
     pub(super) bulk: bool,
+    /// A shared load on a line the kernel times (`Site::timed`): the distinct words its
+    /// lanes read, each block's apart (a chase over the chain's nodes reads many, one
+    /// that goes round a word pointing at itself reads one a lane), up to
+    /// `TIMED_WORDS_MAX`.
+    pub(super) timed_words: std::collections::HashSet<u64>,
     /// The figures of this site's latest shared and global request patterns.
     recent: Recent<Figures>,
 }
@@ -127,6 +132,9 @@ impl Figures {
     }
 }
 
+/// The most distinct timed words a site keeps: past it the count says "at least".
+pub(super) const TIMED_WORDS_MAX: usize = 1 << 22;
+
 impl SiteAcc {
     pub(super) fn add(
         &mut self,
@@ -141,6 +149,9 @@ impl SiteAcc {
             && matches!(r.space, Space::Shared | Space::Global)
         {
             return self.add_atomic(index, r, kind, shape);
+        }
+        if site.timed && r.space == Space::Shared && site.kind() == Some(AccessKind::Load) {
+            self.add_timed_words(r);
         }
         self.copy |= site.kind() == Some(AccessKind::AsyncCopy);
         self.bulk |= site.kind() == Some(AccessKind::BulkCopy);
@@ -235,6 +246,18 @@ impl SiteAcc {
         self.requests[s] += u64::from(c.requests);
         if self.worst[s].is_none_or(|(w, _)| cost > w) {
             self.worst[s] = Some((cost, index));
+        }
+    }
+
+    /// The words a timed shared load's active lanes read, keyed by block.
+    fn add_timed_words(&mut self, r: &Record) {
+        for (lane, &a) in r.addrs.iter().enumerate() {
+            if self.timed_words.len() >= TIMED_WORDS_MAX {
+                return;
+            }
+            if r.mask & (1 << lane) != 0 {
+                self.timed_words.insert(u64::from(r.block) << 40 | (a >> 2));
+            }
         }
     }
 

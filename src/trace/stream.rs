@@ -266,6 +266,7 @@ mod tests {
             coords: None,
             unused: false,
             addr: String::new(),
+            timed: false,
         }
     }
 

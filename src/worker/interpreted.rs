@@ -394,7 +394,8 @@ fn build(
         ptx.lowered_name,
     );
     match prepare(&text.0, &text.1).map_err(|e| e.to_string()) {
-        Ok(k) => {
+        Ok(mut k) => {
+            crate::trace::instrument::mark_timed(&mut k.sites, &v.source);
             // The trace will want the SASS of accesses ptxas may split (`sass::shapes`).
             if let Some(image) = cubin.filter(|_| traced && k.sites.iter().any(Site::may_split)) {
                 crate::worker::sass::prefetch(image);

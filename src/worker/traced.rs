@@ -69,8 +69,9 @@ pub fn prepare(gpu: &Gpu, v: &Variant, arch: &str) -> Result<Prepared, TraceErro
     let text = String::from_utf8_lossy(&ptx.image)
         .trim_end_matches('\0')
         .to_string();
-    let inst =
+    let mut inst =
         trace::instrument::instrument(&text).map_err(|e| TraceError::Trace(e.to_string()))?;
+    trace::instrument::mark_timed(&mut inst.sites, &v.source);
     let mut image = inst.ptx.into_bytes();
     image.push(0);
     Ok(Prepared {
