@@ -1,4 +1,4 @@
-// wrong: [hidden trace] runs the real per-lane chase untimed for the end node the lab checks, and times a loop over words that point at themselves (one per lane, 32 banks): one wavefront a step, the same shared latency, but not the chain's
+// wrong: [faked flag] runs the real per-lane chase untimed for the end node the lab checks, and times a loop over words that point at themselves (one per lane, 32 banks): one wavefront a step, the same shared latency, but not the chain's: the cycles it reports are not the chase's
 // caught by: yours shared.timed_words at least 0.9x solution
 // on: cpu
 // The shared-memory rung, timed with a whole warp: all 32 lanes chase at once, each from

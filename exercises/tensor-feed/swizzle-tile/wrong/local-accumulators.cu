@@ -1,4 +1,4 @@
-// wrong: [slow-variant timing] swizzles the tile as the solution does (no conflict, the same shared and global traffic), but picks each accumulator with an index known only at run time, so the 8 x 4 accumulators live in local memory and every mma waits on a local load and store: no count of this exercise sees it, only a time (on an H200 8.5x the solution's, slower than plain too)
+// wrong: [unchecked structure] swizzles the tile as the solution does (no conflict, the same shared and global traffic), but picks each accumulator with an index known only at run time, so the 8 x 4 accumulators live in local memory and every mma waits on a local load and store: nothing this exercise counts sees it, only a time (on an H200 8.5x the solution's, slower than plain too)
 // caught by: yours faster than solution by >= 0.87x
 // on: gpu - only a time tells it from the solution
 // Every ldmatrix names eight consecutive rows at one column. With 128-byte rows those rows'

@@ -1,0 +1,27 @@
+// wrong: [predictable input] takes the picture's rows for copies of each other, as a constant or repeating picture's are: reads only row 0 from global memory and copies it into every row of its padded tile; the fresh random rows of a check differ
+// caught by: correct
+// on: cpu
+// The tile's rows are 33 words long, one more than the data: element (r, c) sits at word
+// 33r + c, in bank (r + c) % 32, so the 32 lanes, each on its own row, read 32 different
+// banks. The extra column is never read.
+
+#define ROWS 32
+#define COLS 32
+
+extern "C" __global__ void tile_sum(const unsigned* __restrict__ in,
+                                    unsigned* __restrict__ out)
+{
+    __shared__ unsigned tile[ROWS][COLS + 1];
+
+    const unsigned* src = in + (size_t)blockIdx.x * ROWS * COLS;
+    for (int e = threadIdx.x; e < ROWS * COLS; e += blockDim.x) tile[e / COLS][e % COLS] = src[e % COLS];
+    __syncthreads();
+
+    unsigned lane = threadIdx.x & 31;
+    unsigned sum = 0;
+    for (unsigned k = 0; k < ROWS; ++k) {
+        unsigned r = (lane + k) & (ROWS - 1);
+        for (unsigned c = 0; c < COLS; ++c) sum = sum * 31u + tile[r][c];
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = sum;
+}
