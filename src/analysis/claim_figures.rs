@@ -65,7 +65,8 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::TextureRequests
         | Metric::CopyWaitsInFlightPct
         | Metric::LoadsUnusedPct
-        | Metric::SharedTimedWords => read_traced(m, v),
+        | Metric::SharedTimedWords
+        | Metric::Calls => read_traced(m, v),
     }
 }
 
@@ -194,6 +195,8 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             }
             Ok(100.0 * w.waits_in_flight as f64 / w.waits as f64)
         }
+        // None is a count like any other: a kernel that makes no call has 0 of them.
+        Metric::Calls => Ok(mem.calls as f64),
         Metric::SharedTimedWords => match mem.timed_shared_words {
             0 => Err(Verdict::Wrong(format!(
                 "`{name}` reads no shared memory on the lines it times between two clock \

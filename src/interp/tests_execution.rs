@@ -129,6 +129,34 @@ fn calls_pass_parameters_and_return_values_through_param_frames() {
 }
 
 #[test]
+fn a_call_logs_the_lanes_that_make_it_under_a_site_numbered_after_the_others() {
+    // Lanes 0-9 call `twice` twice, a loop of two turns; the others never call it.
+    let pre = ".func (.param .b32 ret) twice(.param .b32 x)\n{\n.reg .b32 %a<4>;\n\
+               ld.param.b32 %a1, [x];\nadd.s32 %a3, %a1, %a1;\nst.param.b32 [ret], %a3;\nret;\n}";
+    let body = store_r9(
+        "mov.u32 %r9, %r1;\nand.b32 %r5, %r1, 31;\nsetp.ge.u32 %p1, %r5, 10;\n@%p1 bra DONE;\n\
+         mov.u32 %r6, 0;\nAGAIN:\n{\n.param .b32 p0;\nst.param.b32 [p0], %r9;\n.param .b32 r0;\n\
+         call.uni (r0),\ntwice,\n(p0);\nld.param.b32 %r9, [r0];\n}\nadd.s32 %r6, %r6, 1;\n\
+         setp.lt.u32 %p2, %r6, 2;\n@%p2 bra AGAIN;\nDONE:",
+    );
+    let (out, k, r) = run_full(pre, &body, 1, 64, 64).unwrap();
+    let want: Vec<u32> = (0..64)
+        .map(|i| if i % 32 < 10 { 4 * i } else { i })
+        .collect();
+    assert_eq!(out, want);
+    let calls = recs(&r, &k, "call.uni");
+    // Two turns in each of two warps, ten lanes each.
+    assert_eq!(calls.len(), 4);
+    assert!(calls.iter().all(|r| r.mask == (1 << 10) - 1), "{calls:?}");
+    let site = &k.sites[calls[0].site as usize];
+    assert_eq!(site.event, crate::trace::instrument::Event::Call);
+    // The store's site keeps the id it had before calls were logged: the call comes last.
+    assert_eq!(site.id as usize, k.sites.len() - 1);
+    let m = crate::trace::analyze::analyze_shaped(&r, &k.sites, &[]);
+    assert_eq!(m.calls, 40);
+}
+
+#[test]
 fn vector_loads_and_generic_pointers_resolve_to_their_spaces() {
     let pre = ".shared .align 16 .b8 tile[512];";
     let body = store_r9(

@@ -246,6 +246,8 @@ impl Warp {
             }
             Op::Call if active != 0 => {
                 self.advance();
+                // Logged as the GPU tracer logs it: an event of the calling lanes.
+                ctx.barrier_record(ins, self.id, active);
                 return super::calls::call(self, prog, ctx, ins, active);
             }
             Op::Bar | Op::BarArrive | Op::BarRed(_) if active != 0 => {

@@ -156,10 +156,14 @@ pub enum Metric {
     /// (`MemoryStats::timed_shared_words`): a timed chase that goes round a few words
     /// while the real one runs untimed reads few.
     SharedTimedWords,
+    /// Out-of-line calls made, a thread each, scaled to the grid (`MemoryStats::calls`):
+    /// a function kept out of line but called once, while an inlined copy does the work,
+    /// makes few.
+    Calls,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 44] = [
+    pub const ALL: [(&'static str, Metric); 45] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -243,6 +247,7 @@ impl Metric {
         ("copy.waits_in_flight_pct", Metric::CopyWaitsInFlightPct),
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("shared.timed_words", Metric::SharedTimedWords),
+        ("calls", Metric::Calls),
     ];
 
     pub fn name(self) -> &'static str {

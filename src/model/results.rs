@@ -272,6 +272,11 @@ pub struct MemoryStats {
     /// are timed.
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub timed_shared_words: u64,
+    /// Out-of-line calls (PTX `call`) the traced threads made, a lane each, scaled to the
+    /// grid: a function kept out of line but called once, beside an inlined copy that does
+    /// the work, makes few. 0 in recordings made before calls were counted.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub calls: u64,
     /// The traced counts follow the SASS that runs: where ptxas made a shared access in
     /// other instructions than the PTX, they count those (false: no nvdisasm to read the
     /// SASS of a kernel with shared accesses wider than a word, and the counts follow the

@@ -293,7 +293,16 @@ pub fn analyze_launch(
     };
     m.copies.waits = groups.waits;
     m.copies.waits_in_flight = groups.waits_in_flight;
+    m.calls = records.iter().map(|r| call_lanes(r, sites)).sum();
     m
+}
+
+/// The lanes a record of a `call` site names (each a call made), 0 for any other record.
+pub(super) fn call_lanes(r: &Record, sites: &[Site]) -> u64 {
+    match sites.get(r.site as usize) {
+        Some(s) if s.event == Event::Call => u64::from(r.mask.count_ones()),
+        _ => 0,
+    }
 }
 
 /// The barriers and the shared-memory (`::cta`) requests of the records, in log order, for
@@ -319,6 +328,7 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
         (Event::ClusterWait, _) => Op::ClusterWait,
         (Event::CopyCommit, _) => Op::CopyCommit,
         (Event::CopyWait { groups, all }, _) => Op::CopyWait { groups, all },
+        (Event::Call, _) => return None,
         _ if !matches!(r.space, Space::Shared | Space::Cluster) => return None,
         (_, Some(AccessKind::Load | AccessKind::Matrix)) => Op::Read,
         (_, Some(AccessKind::Store)) => Op::Write,

@@ -107,6 +107,10 @@ pub enum Event {
     /// the shared writes of the others are done. No address.
     #[serde(rename = "copy-wait")]
     CopyWait { groups: u32, all: bool },
+    /// `call`: the lanes that run it call a function out of line (one that neither NVVM
+    /// nor the PTX inlined), so that a check can count the calls a kernel makes, not only
+    /// that its code has one. No address; the record's mask is the calling lanes.
+    Call,
 }
 
 /// One traced instruction.
@@ -259,11 +263,13 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     let mut state = FuncState::default();
     let mut symbols: HashMap<String, Space> = HashMap::new();
     let mut sites = Vec::new();
-    // `__syncwarp()` sites are numbered after every other site, so that the ids of the
-    // accesses and block barriers stay what they were before warp barriers were followed,
-    // which recordings made since key their figures by.
+    // `__syncwarp()` sites are numbered after every other site, and calls after those, so
+    // that the ids of the accesses and block barriers stay what they were before warp
+    // barriers and calls were followed, which recordings made since key their figures by.
     let mut next = 0;
-    let mut next_warp = count_sites(ptx)?;
+    let (main_sites, warp_sites) = count_sites(ptx)?;
+    let mut next_warp = main_sites;
+    let mut next_call = main_sites + warp_sites;
     // Whether the statement just before was a fence of the cluster's scope or wider: one
     // directly before `barrier.cluster.arrive.relaxed` gives it the release a plain arrive
     // has (PTX's memory model), so the pair orders what the warp did before it.
@@ -305,6 +311,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                 }
                 let counter = match access.event {
                     Event::WarpSync => &mut next_warp,
+                    Event::Call => &mut next_call,
                     _ => &mut next,
                 };
                 let id = *counter;
@@ -390,22 +397,25 @@ fn releasing_fence(body: &str) -> bool {
     }
 }
 
-/// The sites of `ptx` other than `__syncwarp()`'s, which are numbered after them.
-fn count_sites(ptx: &str) -> Result<u32, InstrumentError> {
-    let mut n = 0;
+/// The sites of `ptx` other than `__syncwarp()`'s and calls, and the `__syncwarp()` sites:
+/// those are numbered after the others, and calls after them.
+fn count_sites(ptx: &str) -> Result<(u32, u32), InstrumentError> {
+    let (mut main, mut warp) = (0, 0);
     for (idx, raw) in ptx.lines().enumerate() {
         for seg in segment(strip_comment(raw)) {
             if let Seg::Stmt(stmt) = seg {
                 let (_, body) = split_label(stmt);
-                let accesses = parse_access(body, idx as u32 + 1)?;
-                n += accesses
-                    .iter()
-                    .filter(|a| a.event != Event::WarpSync)
-                    .count() as u32;
+                for a in parse_access(body, idx as u32 + 1)? {
+                    match a.event {
+                        Event::WarpSync => warp += 1,
+                        Event::Call => {}
+                        _ => main += 1,
+                    }
+                }
             }
         }
     }
-    Ok(n)
+    Ok((main, warp))
 }
 
 #[cfg(test)]

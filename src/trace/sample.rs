@@ -168,6 +168,7 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut c.global_bytes_used);
     s(&mut c.waits);
     s(&mut c.waits_in_flight);
+    s(&mut m.calls);
 }
 
 #[cfg(test)]

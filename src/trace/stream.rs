@@ -88,6 +88,8 @@ pub struct Streamed {
     races: RaceFeed,
     /// The copies' groups, and the waits that left copies in flight.
     groups: crate::analysis::copy_groups::CopyGroups,
+    /// Lanes of the `call` records so far (`MemoryStats::calls`).
+    calls: u64,
     /// The shared accesses the SASS makes in pieces (`sass_map::reshape`).
     shapes: Shapes,
     /// Whether the SASS was read for them; the reason when it could not be.
@@ -113,6 +115,7 @@ impl Streamed {
                 finder: None,
             },
             groups: Default::default(),
+            calls: 0,
             shapes: Shapes::Known(Vec::new()),
             sass: Ok(()),
             count: 0,
@@ -188,6 +191,7 @@ impl Streamed {
             return;
         };
         let (barrier, may_split) = (site.is_event(), site.may_split());
+        self.calls += super::analyze::call_lanes(r, &self.sites);
         if let Some(e) = shared_event(r, &self.sites) {
             self.groups.push(&e);
             self.races.push(e);
@@ -244,6 +248,7 @@ impl Streamed {
         };
         m.copies.waits = self.groups.waits;
         m.copies.waits_in_flight = self.groups.waits_in_flight;
+        m.calls = self.calls;
         m
     }
 }

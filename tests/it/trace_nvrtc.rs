@@ -277,3 +277,40 @@ fn the_async_copy_kernels_instrument_their_copies_and_assemble() {
         assemble(&ptxas, &inst, &format!("async-copy-{name}"));
     }
 }
+
+/// The local-memory lesson's kernels that call a function kept out of line: each `call`
+/// makes an event site (logged inside NVVM's call sequence, before the call), numbered after
+/// every access, and the instrumented PTX still assembles.
+#[test]
+fn the_out_of_line_calls_instrument_as_events_and_assemble() {
+    let Some(ptxas) = ptxas("the_out_of_line_calls_instrument_as_events_and_assemble") else {
+        return;
+    };
+    let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
+    assert!(errors.is_empty(), "{errors:?}");
+    let lesson = lessons.iter().find(|l| l.id == "local-spills").unwrap();
+    for name in ["addr-taken", "by-value"] {
+        let v = lesson.variant(name).unwrap();
+        let job = gpulab::worker::runner::compile_job(v, "sm_90", Output::Ptx);
+        let inst = instrument(&ptx_text(&compile(&job).unwrap().image)).unwrap();
+        let calls: Vec<_> = (inst.sites.iter())
+            .filter(|s| s.event == gpulab::trace::instrument::Event::Call)
+            .collect();
+        // The eight groups of the unrolled loop, a call each, in as many copies of the
+        // rounds' loop as NVVM unrolled it into.
+        assert!(
+            !calls.is_empty() && calls.len() % 8 == 0,
+            "{name}: {} calls",
+            calls.len()
+        );
+        assert!(calls.iter().all(|s| s.is_event()), "{name}");
+        let first_call = calls.iter().map(|s| s.id).min().unwrap();
+        assert!(
+            (inst.sites.iter())
+                .filter(|s| s.event != gpulab::trace::instrument::Event::Call)
+                .all(|s| s.id < first_call),
+            "{name}: a call numbered before another site"
+        );
+        assemble(&ptxas, &inst, name);
+    }
+}

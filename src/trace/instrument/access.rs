@@ -170,6 +170,19 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         Some("tex") => return super::texture::parse_tex(guard, op, &rest[op_end..], line),
         Some("bar" | "barrier") => return Ok(barrier(guard, op, &rest[op_end..])),
         Some("ldmatrix") => return matrix_load(guard, op, &rest[op_end..], line),
+        // `call{.uni}`: NVVM writes its operands over the lines after, so the opcode is all
+        // this line has to go on.
+        Some("call") => {
+            return Ok(Some(Access {
+                guard,
+                op,
+                event: Event::Call,
+                width: 0,
+                addr: "0",
+                coords: None,
+                size: None,
+            }));
+        }
         _ => return Ok(None),
     };
     let Some(q) = qualifiers(quals) else {

@@ -1,6 +1,6 @@
-// wrong: [token use] keeps stir_group out of line but calls it once, on a group nobody needs; the real stirring goes through an inlined copy of it
-// caught by: yours slower than solution by >= 0.7x
-// on: gpu - the compile report sees a function of its own, and neither it nor the trace counts how often it is called: only the time shows the calls are gone
+// wrong: [token use] keeps stir_group out of line but calls it only where it never runs (rounds < 0), so the compiler keeps the function; the real stirring goes through an inlined copy of it
+// caught by: yours calls at least 0.9x solution
+// on: cpu
 // The function takes its group by value and returns the stirred group: nothing of the
 // caller's has its address taken, so the groups stay in registers across the call (still
 // not inlined).
