@@ -117,8 +117,10 @@ fn at_sizes(
 }
 
 /// Right at the lesson's CPU size (the main run) and at every extra size of the exercise;
-/// at each extra size the checks a trace judges are judged again (`sizes`), into
-/// `lines`.
+/// at each of them the checks a trace judges are judged again (`sizes`), into `lines`: the
+/// main run traced the lesson's own size, a sample of its blocks, so a kernel that took the
+/// taught path only in most blocks of a large grid could pass there; at the CPU's sizes
+/// every block is traced.
 fn correctness(
     client: &mut WorkerClient,
     t: &Target,
@@ -133,41 +135,21 @@ fn correctness(
         if let Err(l) = judge_output(yours_of(&main.result), &at, small) {
             return l;
         }
+        if super::sizes::traced(t.ex)
+            && let Err(l) = at_size(client, t, yours, &t.lesson.problem_cpu, say, lines)
+        {
+            return l;
+        }
         checked.push(at);
     }
     for sizes in t.ex.sizes_cpu.as_ref().unwrap_or(&t.ex.sizes) {
         // The exercise's size over the lesson's CPU sizes: `n: 70001` names the count it
         // varies; the rest (rounds, say) stay at the CPU's, not the GPU lesson's.
         let sizes = &over_cpu(&t.lesson.problem_cpu, sizes);
-        let at = sizes_text(sizes);
-        let variants = super::sizes::variants(t.ex);
-        let l = match at_sizes(t, yours, sizes, &variants[1..]) {
-            Ok(l) => l,
-            Err(why) => {
-                return line(
-                    Mark::Fail,
-                    format!("the lesson does not load at {at}: {why}"),
-                );
-            }
-        };
-        let traced = super::sizes::traced(t.ex);
-        let options = RunOptions {
-            variants: if traced { variants } else { vec![YOURS.into()] },
-            trace: traced,
-            trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
-            ..RunOptions::default()
-        };
-        say(&format!(
-            "checking the output at {at} on the CPU interpreter"
-        ));
-        let (r, _) = interpret(client, &l, &options, Some(&l), |_| {});
-        if let Err(l) = judge_output(yours_of(&r), &at, &l) {
+        if let Err(l) = at_size(client, t, yours, sizes, say, lines) {
             return l;
         }
-        if traced {
-            super::sizes::judge_at(t.ex, &r, &at, lines);
-        }
-        checked.push(at);
+        checked.push(sizes_text(sizes));
     }
     if checked.is_empty() {
         return CheckLine {
@@ -185,6 +167,44 @@ fn correctness(
             checked.join("; ")
         ),
     )
+}
+
+/// `yours` at `sizes` on the interpreter, right there (or the line that says it is not),
+/// and, where the checks judged at every size need a trace, traced (every block of a
+/// small grid) beside the solution where one compares with it, those checks judged again
+/// into `lines`.
+fn at_size(
+    client: &mut WorkerClient,
+    t: &Target,
+    yours: &Yours,
+    sizes: &[(String, i64)],
+    say: &mut impl FnMut(&str),
+    lines: &mut [CheckLine],
+) -> Result<(), CheckLine> {
+    let at = sizes_text(sizes);
+    let variants = super::sizes::variants(t.ex);
+    let l = at_sizes(t, yours, sizes, &variants[1..]).map_err(|why| {
+        line(
+            Mark::Fail,
+            format!("the lesson does not load at {at}: {why}"),
+        )
+    })?;
+    let traced = super::sizes::traced(t.ex);
+    let options = RunOptions {
+        variants: if traced { variants } else { vec![YOURS.into()] },
+        trace: traced,
+        trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
+        ..RunOptions::default()
+    };
+    say(&format!(
+        "checking the output at {at} on the CPU interpreter"
+    ));
+    let (r, _) = interpret(client, &l, &options, Some(&l), |_| {});
+    judge_output(yours_of(&r), &at, &l)?;
+    if traced {
+        super::sizes::judge_at(t.ex, &r, &at, lines);
+    }
+    Ok(())
 }
 
 /// `lesson` on the CPU interpreter as its plan runs it (`Plan::Interpreted`: the blank

@@ -87,8 +87,12 @@ pub fn traced(ex: &Exercise) -> bool {
     ex.checks.iter().any(at_every_size)
 }
 
+/// How a check's detail begins where it failed at an extra size: "at n = 4099: ...".
+pub const AT_SIZE: &str = "at ";
+
 /// Judge the checks again on `result`, a run at `at`: a check that held at the lesson's
-/// size and fails here (or is not measured here) is marked so in `lines`, with the size.
+/// size and fails here (or is not measured here) is marked so in `lines`, with the size
+/// (after `AT_SIZE`).
 /// The race line fails too where `yours` races at this size.
 pub fn judge_at(ex: &Exercise, result: &LessonResult, at: &str, lines: &mut [CheckLine]) {
     for c in ex.checks.iter().filter(|c| at_every_size(c)) {
@@ -104,7 +108,7 @@ pub fn judge_at(ex: &Exercise, result: &LessonResult, at: &str, lines: &mut [Che
         // The first size a check fails at is the one it names.
         if line.mark == Mark::Pass || (line.mark == Mark::NotMeasured && mark == Mark::Fail) {
             line.mark = mark;
-            line.detail = format!("at {at}: {}", r.detail);
+            line.detail = format!("{AT_SIZE}{at}: {}", r.detail);
         }
     }
     let yours = result.variants.iter().find(|v| v.name == YOURS);
@@ -112,7 +116,7 @@ pub fn judge_at(ex: &Exercise, result: &LessonResult, at: &str, lines: &mut [Che
         match lines.iter_mut().find(|l| l.check == RACE_LINE) {
             Some(line) if line.mark != Mark::Fail => {
                 line.mark = Mark::Fail;
-                line.detail = format!("at {at}: {why}");
+                line.detail = format!("{AT_SIZE}{at}: {why}");
             }
             _ => {}
         }
