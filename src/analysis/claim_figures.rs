@@ -66,7 +66,8 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::CopyWaitsInFlightPct
         | Metric::LoadsUnusedPct
         | Metric::SharedTimedWords
-        | Metric::Calls => read_traced(m, v),
+        | Metric::Calls
+        | Metric::GlobalCrossBlockWords => read_traced(m, v),
     }
 }
 
@@ -197,6 +198,7 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         }
         // None is a count like any other: a kernel that makes no call has 0 of them.
         Metric::Calls => Ok(mem.calls as f64),
+        Metric::GlobalCrossBlockWords => Ok(mem.global.cross_block_words as f64),
         Metric::SharedTimedWords => match mem.timed_shared_words {
             0 => Err(Verdict::Wrong(format!(
                 "`{name}` reads no shared memory on the lines it times between two clock \
@@ -302,6 +304,7 @@ fn all_global(mem: &MemoryStats) -> GlobalStats {
         sectors: g.sectors + c.global.sectors + c.bulk_sectors,
         lines: g.lines,
         bytes_used: g.bytes_used + c.global_bytes_used + c.bulk_bytes,
+        cross_block_words: g.cross_block_words,
     }
 }
 

@@ -160,10 +160,14 @@ pub enum Metric {
     /// a function kept out of line but called once, while an inlined copy does the work,
     /// makes few.
     Calls,
+    /// Global words two or more traced blocks stored to with plain stores
+    /// (`GlobalStats::cross_block_words`): a merge into global memory by a load and a
+    /// store, not an atomic, which loses updates where blocks run at once.
+    GlobalCrossBlockWords,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 45] = [
+    pub const ALL: [(&'static str, Metric); 46] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -248,6 +252,7 @@ impl Metric {
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("shared.timed_words", Metric::SharedTimedWords),
         ("calls", Metric::Calls),
+        ("global.cross_block_words", Metric::GlobalCrossBlockWords),
     ];
 
     pub fn name(self) -> &'static str {

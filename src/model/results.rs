@@ -142,6 +142,11 @@ pub struct GlobalStats {
     /// Bytes the lanes asked for.
     #[serde(default)]
     pub bytes_used: u64,
+    /// Words that two or more traced blocks stored to with plain stores (not scaled: a
+    /// count of the traced blocks; `trace::cross_block`). 0 in recordings made before it
+    /// was counted.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub cross_block_words: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -203,6 +203,7 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
             sectors: m.global.sectors + a.sectors,
             lines: m.global.lines + a.lines,
             bytes_used: m.global.bytes_used + a.bytes_used,
+            ..GlobalStats::default()
         };
         m.local = LocalStats {
             bytes: m.local.bytes + a.local_bytes,
@@ -294,6 +295,13 @@ pub fn analyze_launch(
     m.copies.waits = groups.waits;
     m.copies.waits_in_flight = groups.waits_in_flight;
     m.calls = records.iter().map(|r| call_lanes(r, sites)).sum();
+    let mut cross = crate::trace::cross_block::CrossBlockStores::default();
+    for r in records {
+        if let Some(site) = sites.get(r.site as usize) {
+            cross.push(r, site);
+        }
+    }
+    m.global.cross_block_words = cross.words;
     m
 }
 

@@ -90,6 +90,8 @@ pub struct Streamed {
     groups: crate::analysis::copy_groups::CopyGroups,
     /// Lanes of the `call` records so far (`MemoryStats::calls`).
     calls: u64,
+    /// Global words two blocks stored to (`GlobalStats::cross_block_words`).
+    cross: crate::trace::cross_block::CrossBlockStores,
     /// The shared accesses the SASS makes in pieces (`sass_map::reshape`).
     shapes: Shapes,
     /// Whether the SASS was read for them; the reason when it could not be.
@@ -116,6 +118,7 @@ impl Streamed {
             },
             groups: Default::default(),
             calls: 0,
+            cross: Default::default(),
             shapes: Shapes::Known(Vec::new()),
             sass: Ok(()),
             count: 0,
@@ -192,6 +195,7 @@ impl Streamed {
         };
         let (barrier, may_split) = (site.is_event(), site.may_split());
         self.calls += super::analyze::call_lanes(r, &self.sites);
+        self.cross.push(r, site);
         if let Some(e) = shared_event(r, &self.sites) {
             self.groups.push(&e);
             self.races.push(e);
@@ -249,6 +253,7 @@ impl Streamed {
         m.copies.waits = self.groups.waits;
         m.copies.waits_in_flight = self.groups.waits_in_flight;
         m.calls = self.calls;
+        m.global.cross_block_words = self.cross.words;
         m
     }
 }

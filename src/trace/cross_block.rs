@@ -1,0 +1,114 @@
+//! Global words that two traced blocks both store to with plain stores. Blocks run in no
+//! order the kernel can rely on, so such a word holds whichever store came last: a merge
+//! into global memory made with a load and a store instead of an atomic loses updates on a
+//! GPU (where blocks run at once), while the interpreter, running blocks one after another,
+//! gets the right sum. Atomics and reductions are not plain stores and are left out.
+
+use crate::model::access::{AccessKind, Space};
+use crate::trace::decode::Record;
+use crate::trace::instrument::Site;
+use std::collections::HashMap;
+
+/// Words followed at most: past it new words are not followed (a copy's traced blocks
+/// store far fewer), so the count may miss some, never invent one.
+const WORDS_MAX: usize = 1 << 22;
+
+/// A word two blocks have stored to: counted, and not counted again.
+const SHARED_BY_BLOCKS: u32 = u32::MAX;
+
+#[derive(Default)]
+pub struct CrossBlockStores {
+    /// The block that stored each word first, or `SHARED_BY_BLOCKS`.
+    owner: HashMap<u64, u32>,
+    /// Words stored by two or more blocks.
+    pub words: u64,
+}
+
+impl CrossBlockStores {
+    pub fn push(&mut self, r: &Record, site: &Site) {
+        if r.space != Space::Global || site.kind() != Some(AccessKind::Store) {
+            return;
+        }
+        let words = u64::from(r.width.div_ceil(4)).max(1);
+        for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
+            let first = r.addrs[lane] >> 2;
+            for w in first..first + words {
+                let full = self.owner.len() >= WORDS_MAX;
+                match self.owner.get_mut(&w) {
+                    Some(o) if *o != r.block && *o != SHARED_BY_BLOCKS => {
+                        *o = SHARED_BY_BLOCKS;
+                        self.words += 1;
+                    }
+                    Some(_) => {}
+                    None if !full => {
+                        self.owner.insert(w, r.block);
+                    }
+                    None => {}
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::trace::instrument::Event;
+
+    fn site(kind: AccessKind) -> Site {
+        Site {
+            id: 0,
+            event: Event::Access {
+                space: Space::Global,
+                kind,
+            },
+            op: String::new(),
+            width: 4,
+            ptx_line: 1,
+            source_line: None,
+            source_file: None,
+            coords: None,
+            unused: false,
+            addr: String::new(),
+            timed: false,
+        }
+    }
+
+    fn rec(block: u32, first: u64) -> Record {
+        let mut addrs = [0; 32];
+        (0..32).for_each(|l| addrs[l] = first + 4 * l as u64);
+        Record {
+            site: 0,
+            block,
+            warp: 0,
+            mask: u32::MAX,
+            space: Space::Global,
+            width: 4,
+            rank: 0,
+            addrs,
+        }
+    }
+
+    #[test]
+    fn words_two_blocks_store_are_counted_once_and_atomics_and_own_words_not() {
+        let store = site(AccessKind::Store);
+        let mut c = CrossBlockStores::default();
+        // Each block its own 32 words, stored twice over: nothing shared.
+        for b in 0..4 {
+            c.push(&rec(b, 4096 * u64::from(b)), &store);
+            c.push(&rec(b, 4096 * u64::from(b)), &store);
+        }
+        assert_eq!(c.words, 0);
+        // Three blocks merge into the same 32 counters with plain stores: 32 words, once.
+        for b in 0..3 {
+            c.push(&rec(b, 1 << 20), &store);
+        }
+        assert_eq!(c.words, 32);
+        // The same merge with atomics is no plain store.
+        let mut a = CrossBlockStores::default();
+        for b in 0..3 {
+            a.push(&rec(b, 1 << 20), &site(AccessKind::Atomic));
+        }
+        assert_eq!(a.words, 0);
+    }
+}
