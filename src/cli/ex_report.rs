@@ -178,6 +178,7 @@ mod tests {
                     check: format!("check {i}"),
                     mark,
                     detail: format!("detail {i}"),
+                    at: None,
                 })
                 .collect(),
             result: blank_result(&l, crate::model::results::Source::Live, None),

@@ -409,6 +409,7 @@ fn a_hint_given_and_a_solution_opened_come_into_view() {
             check: "yours is correct".into(),
             mark: Mark::Pass,
             detail: "stands for a check's words".into(),
+            at: None,
         }],
         result,
     };
@@ -638,6 +639,7 @@ fn a_card_cut_short_ends_in_an_ellipsis_and_keeps_a_sign_with_its_figure() {
         check: check.into(),
         mark,
         detail: detail.into(),
+        at: None,
     };
     // The lines a check of stream-hint on the CPU interpreter gives.
     let lines = vec![

@@ -54,6 +54,7 @@ fn line(check: &str, mark: Mark, detail: &str) -> CheckLine {
         check: check.into(),
         mark,
         detail: detail.into(),
+        at: None,
     }
 }
 

@@ -33,6 +33,10 @@ pub struct CheckLine {
     pub check: String,
     pub mark: Mark,
     pub detail: String,
+    /// The extra size a check judged at every size failed at (`sizes::judge_at`), where
+    /// its detail names it too; None where it was judged at the lesson's size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -411,11 +415,13 @@ pub fn unjudged(ex: &Exercise, l: &Lesson) -> CheckReport {
         check: CORRECT_LINE.into(),
         mark: Mark::NeedsGpu,
         detail: needs(false),
+        at: None,
     };
     let checks = probe.expect.iter().map(|c| CheckLine {
         check: c.claim.clone(),
         mark: Mark::NeedsGpu,
         detail: needs(c.needs_gpu),
+        at: None,
     });
     r.lines = std::iter::once(correct).chain(checks).collect();
     r
@@ -432,6 +438,7 @@ fn offline(ex: &Exercise, result: LessonResult) -> CheckReport {
                 check: CORRECT_LINE.into(),
                 mark: Mark::NeedsGpu,
                 detail: "needs a GPU".into(),
+                at: None,
             },
         );
     }
@@ -473,6 +480,7 @@ pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckRe
                 check: c.claim.clone(),
                 mark,
                 detail,
+                at: None,
             }
         })
         .collect::<Vec<_>>();
@@ -513,6 +521,7 @@ pub(super) fn line(mark: Mark, detail: String) -> CheckLine {
         check: CORRECT_LINE.into(),
         mark,
         detail,
+        at: None,
     }
 }
 

@@ -158,6 +158,7 @@ fn correctness(
             detail:
                 "needs a GPU (no CPU size: the lesson gives no problem_cpu, the exercise no sizes)"
                     .into(),
+            at: None,
         };
     }
     line(

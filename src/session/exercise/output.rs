@@ -121,6 +121,7 @@ pub(super) fn judge_output(
             check: CORRECT_LINE.into(),
             mark: Mark::NeedsGpu,
             detail: refused(v),
+            at: None,
         }),
         Some(v) => {
             let why = v
@@ -195,13 +196,9 @@ pub(super) fn strictly(
 ) {
     say("checking the output again on the CPU interpreter, which runs every access strictly");
     let cpu = super::cpu::check_cpu(client, t, yours, |_| {});
-    let at_a_size = |c: &CheckLine| {
-        (t.ex.checks.iter()).any(|k| k.text == c.check && super::sizes::at_every_size(k))
-            && c.detail.starts_with(super::sizes::AT_SIZE)
-    };
     let failed = (cpu.lines.iter()).filter(|c| c.mark == Mark::Fail);
     for c in
-        failed.filter(|c| [CORRECT_LINE, RACE_LINE].contains(&c.check.as_str()) || at_a_size(c))
+        failed.filter(|c| [CORRECT_LINE, RACE_LINE].contains(&c.check.as_str()) || c.at.is_some())
     {
         if let Some(l) = lines.iter_mut().find(|l| l.check == c.check) {
             l.mark = Mark::Fail;

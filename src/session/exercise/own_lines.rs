@@ -29,6 +29,7 @@ pub(super) fn race_line(y: Option<&VariantResult>) -> Option<CheckLine> {
                      keep, with {b} block{s} traced), and a race may be in the part lost",
                     mem.overflow
                 ),
+                at: None,
             });
         }
         let detail = format!(
@@ -39,6 +40,7 @@ pub(super) fn race_line(y: Option<&VariantResult>) -> Option<CheckLine> {
             check: RACE_LINE.into(),
             mark: Mark::Pass,
             detail,
+            at: None,
         });
     };
     let mut detail = crate::analysis::race_words::race_why(first);
@@ -53,6 +55,7 @@ pub(super) fn race_line(y: Option<&VariantResult>) -> Option<CheckLine> {
         check: RACE_LINE.into(),
         mark: Mark::Fail,
         detail,
+        at: None,
     })
 }
 
@@ -107,6 +110,7 @@ pub(super) fn path_lines(
             check: check.into(),
             mark,
             detail,
+            at: None,
         });
     };
     if theirs.atomic_requests == 0 && mine.atomic_requests > 0 {

@@ -87,12 +87,8 @@ pub fn traced(ex: &Exercise) -> bool {
     ex.checks.iter().any(at_every_size)
 }
 
-/// How a check's detail begins where it failed at an extra size: "at n = 4099: ...".
-pub const AT_SIZE: &str = "at ";
-
 /// Judge the checks again on `result`, a run at `at`: a check that held at the lesson's
-/// size and fails here (or is not measured here) is marked so in `lines`, with the size
-/// (after `AT_SIZE`).
+/// size and fails here (or is not measured here) is marked so in `lines`, with the size.
 /// The race line fails too where `yours` races at this size.
 pub fn judge_at(ex: &Exercise, result: &LessonResult, at: &str, lines: &mut [CheckLine]) {
     for c in ex.checks.iter().filter(|c| at_every_size(c)) {
@@ -108,7 +104,8 @@ pub fn judge_at(ex: &Exercise, result: &LessonResult, at: &str, lines: &mut [Che
         // The first size a check fails at is the one it names.
         if line.mark == Mark::Pass || (line.mark == Mark::NotMeasured && mark == Mark::Fail) {
             line.mark = mark;
-            line.detail = format!("{AT_SIZE}{at}: {}", r.detail);
+            line.detail = format!("at {at}: {}", r.detail);
+            line.at = Some(at.to_string());
         }
     }
     let yours = result.variants.iter().find(|v| v.name == YOURS);
@@ -116,7 +113,8 @@ pub fn judge_at(ex: &Exercise, result: &LessonResult, at: &str, lines: &mut [Che
         match lines.iter_mut().find(|l| l.check == RACE_LINE) {
             Some(line) if line.mark != Mark::Fail => {
                 line.mark = Mark::Fail;
-                line.detail = format!("{AT_SIZE}{at}: {why}");
+                line.detail = format!("at {at}: {why}");
+                line.at = Some(at.to_string());
             }
             _ => {}
         }
