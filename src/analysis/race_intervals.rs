@@ -68,7 +68,7 @@ pub(super) struct WordState {
 /// A multiplicative hash for the word map: its keys are small integers made here, not
 /// input anyone chooses, and the default hasher made large traces slow.
 #[derive(Default)]
-pub(super) struct WordHasher(u64);
+pub(crate) struct WordHasher(u64);
 
 impl Hasher for WordHasher {
     fn finish(&self) -> u64 {
@@ -87,7 +87,7 @@ impl Hasher for WordHasher {
     }
 }
 
-pub(super) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
+pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
 
 /// Words below this are found by index, not hashed: a block's shared memory is at most a
 /// few hundred KiB, and a GEMM interval looks up a word for every lane of every request.

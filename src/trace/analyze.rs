@@ -294,10 +294,10 @@ pub fn analyze_launch(
     };
     m.copies.waits = groups.waits;
     m.copies.waits_in_flight = groups.waits_in_flight;
-    m.calls = records.iter().map(|r| call_lanes(r, sites)).sum();
     let mut cross = crate::trace::cross_block::CrossBlockStores::default();
     for r in records {
         if let Some(site) = sites.get(r.site as usize) {
+            m.calls += call_lanes(r, site);
             cross.push(r, site);
         }
     }
@@ -306,9 +306,9 @@ pub fn analyze_launch(
 }
 
 /// The lanes a record of a `call` site names (each a call made), 0 for any other record.
-pub(super) fn call_lanes(r: &Record, sites: &[Site]) -> u64 {
-    match sites.get(r.site as usize) {
-        Some(s) if s.event == Event::Call => u64::from(r.mask.count_ones()),
+pub(super) fn call_lanes(r: &Record, site: &Site) -> u64 {
+    match site.event {
+        Event::Call => u64::from(r.mask.count_ones()),
         _ => 0,
     }
 }

@@ -4,10 +4,10 @@
 //! GPU (where blocks run at once), while the interpreter, running blocks one after another,
 //! gets the right sum. Atomics and reductions are not plain stores and are left out.
 
+use crate::analysis::FastMap;
 use crate::model::access::{AccessKind, Space};
 use crate::trace::decode::Record;
 use crate::trace::instrument::Site;
-use std::collections::HashMap;
 
 /// Words followed at most: past it new words are not followed (a copy's traced blocks
 /// store far fewer), so the count may miss some, never invent one.
@@ -19,7 +19,7 @@ const SHARED_BY_BLOCKS: u32 = u32::MAX;
 #[derive(Default)]
 pub struct CrossBlockStores {
     /// The block that stored each word first, or `SHARED_BY_BLOCKS`.
-    owner: HashMap<u64, u32>,
+    owner: FastMap<u64, u32>,
     /// Words stored by two or more blocks.
     pub words: u64,
 }

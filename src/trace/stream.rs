@@ -194,7 +194,7 @@ impl Streamed {
             return;
         };
         let (barrier, may_split) = (site.is_event(), site.may_split());
-        self.calls += super::analyze::call_lanes(r, &self.sites);
+        self.calls += super::analyze::call_lanes(r, site);
         self.cross.push(r, site);
         if let Some(e) = shared_event(r, &self.sites) {
             self.groups.push(&e);
