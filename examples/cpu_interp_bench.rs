@@ -7,6 +7,7 @@
 use gpulab::course::bundle::CourseRoot;
 use gpulab::cuda::nvrtc::Output;
 use gpulab::interp::{self, Plan, lesson};
+use gpulab::trace::sample::BlockSample;
 use gpulab::worker::compile::{compile_cached, compile_job};
 use std::time::Instant;
 
@@ -42,8 +43,7 @@ fn main() {
             let mut p = lesson::paged(l, 1, &limits.budget).expect("buffers within the budget");
             let launch = lesson::launch(&k, l, &v, &mut p).expect("a launch");
             let plan = Plan {
-                trace_offset: 0,
-                trace: traced.then_some((1, u64::from(blocks))),
+                trace: traced.then_some(BlockSample::every(u64::from(blocks), 1)),
                 traced_only: false,
                 budget: lesson::BLOCK_BUDGET,
                 keep_records: false,

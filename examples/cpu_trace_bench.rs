@@ -41,7 +41,7 @@ fn main() {
             };
             let t0 = Instant::now();
             let limits = interp::limits::Limits::for_arch(&arch, Default::default());
-            let m = gpulab::worker::interpreted::trace_sampled(&k, l, v, (0, false), &limits);
+            let m = gpulab::worker::interpreted::trace_sampled(&k, l, v, (0, 0), &limits);
             let secs = t0.elapsed().as_secs_f64();
             let Ok(m) = m else {
                 refused.push(v.name.clone());

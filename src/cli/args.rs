@@ -90,6 +90,13 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
           conflicts_with_all = ["replay", "memcheck", "no_trace"])]
     pub trace_blocks: Option<u32>,
+    /// Trace the blocks a hash of each cluster's index and SEED draws, about as many,
+    /// anywhere in the grid, instead of every stride-th: the sample an exercise check takes
+    /// (with a seed of its own each time). The same SEED draws the same blocks on the GPU
+    /// and the CPU interpreter.
+    #[arg(long, value_name = "SEED", value_parser = clap::value_parser!(u32).range(1..),
+          conflicts_with_all = ["replay", "memcheck", "no_trace"])]
+    pub trace_seed: Option<u32>,
 }
 
 /// What `gpulab run` prints.

@@ -43,6 +43,7 @@ pub fn cmd_run(root: &CourseRoot, device: u32, a: &RunArgs) -> Result<i32> {
         time: !a.no_time,
         cold_l2: a.cold_l2,
         trace_blocks: a.trace_blocks.unwrap_or(0),
+        sample_seed: a.trace_seed.unwrap_or(0),
         ..RunOptions::default()
     };
     let ask = if a.cpu {

@@ -210,13 +210,13 @@ pub fn trace(
     k: &Kernel,
     lesson: &Lesson,
     v: &Variant,
-    (trace_blocks, seed, anywhere): (u32, u64, bool),
+    (trace_blocks, seed, sample_seed): (u32, u64, u32),
     shapes: Option<Receiver<Result<Vec<Reshape>, SassError>>>,
     limits: &Limits,
 ) -> Result<MemoryStats, CpuError> {
     let mut s = BlockSample::of(v, lesson.trace_blocks, trace_blocks);
-    if anywhere {
-        s = s.starting_anywhere(splitmix(seed));
+    if sample_seed != 0 {
+        s = s.hashed(sample_seed);
     }
     let mut shapes = shapes;
     let mut known = Vec::new();
@@ -225,8 +225,7 @@ pub fn trace(
         let mut p = paged(lesson, seed, &limits.budget)?;
         let l = launch(k, lesson, v, &mut p)?;
         let plan = Plan {
-            trace: Some((s.stride, s.wanted)),
-            trace_offset: s.offset,
+            trace: Some(s),
             traced_only: true,
             budget: BLOCK_BUDGET,
             keep_records: false,

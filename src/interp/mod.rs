@@ -40,6 +40,7 @@ use crate::analysis::races::ClusterGeom;
 use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::trace::instrument::{self, Site};
+use crate::trace::sample::BlockSample;
 use crate::trace::stream::Streamed;
 use block::{Launch, Trace};
 use decode::Program;
@@ -236,10 +237,8 @@ pub fn prepare(ptx: &str, name: &str) -> Result<Kernel, PrepareError> {
 /// Which blocks run, and which of them are traced.
 #[derive(Debug, Clone, Default)]
 pub struct Plan {
-    /// Trace every `stride`-th block, at most `limit` (the GPU tracer's sample).
-    pub trace: Option<(u64, u64)>,
-    /// The first traced cluster (the sample's offset, below the stride).
-    pub trace_offset: u64,
+    /// The blocks traced (the GPU tracer's sample).
+    pub trace: Option<BlockSample>,
     /// Run only the traced blocks (a trace at the lesson's size), not the whole grid.
     pub traced_only: bool,
     /// Warp instructions a block may take.
@@ -385,21 +384,15 @@ fn run_admitted(
     // Outputs of a trace-only run are thrown away: only what the trace holds must be exact.
     let limits = (plan.budget, plan.traced_only);
     // The sample is of whole clusters, as the GPU tracer's (`trace::sample`).
-    let off = plan.trace_offset;
     let traced = |b: u64| {
         let c = cluster_of(launch, b);
-        plan.trace.is_some_and(|(stride, limit)| {
-            c >= off && (c - off).is_multiple_of(stride) && (c - off) / stride < limit
-        })
+        plan.trace.is_some_and(|s| s.traces(c))
     };
     let per_cluster = u64::from(launch.cluster.iter().product::<u32>().max(1));
     let all = total / per_cluster;
     // A trace-only run needs the sampled clusters alone.
     let clusters: Vec<u64> = match (plan.traced_only, plan.trace) {
-        (true, Some((stride, limit))) => (0..limit)
-            .map(|k| off + k * stride)
-            .take_while(|&c| c < all)
-            .collect(),
+        (true, Some(s)) => s.clusters().into_iter().filter(|&c| c < all).collect(),
         _ => (0..all).collect(),
     };
     for c in clusters {

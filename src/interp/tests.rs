@@ -5,6 +5,7 @@ use super::lesson::Placed;
 use super::mem::Memory;
 use super::{Kernel, Plan, RunError, prepare, run};
 use crate::trace::decode::Record;
+use crate::trace::sample::BlockSample;
 
 const HEAD: &str = ".version 8.0\n.target sm_90\n.address_size 64\n";
 
@@ -76,8 +77,7 @@ pub(super) fn run_with(
         cluster: [cluster, 1, 1],
     };
     let plan = Plan {
-        trace: Some((1, u64::MAX)),
-        trace_offset: 0,
+        trace: Some(BlockSample::every(u64::from(blocks), u64::from(cluster))),
         traced_only,
         budget: 1_000_000,
         keep_records: true,

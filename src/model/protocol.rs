@@ -33,11 +33,14 @@ pub struct RunOptions {
     pub trace: bool,
     /// Override the lesson's sampled block count (0: the lesson's).
     pub trace_blocks: u32,
-    /// Start the traced sample at a cluster drawn afresh for the run, not at the first: a
+    /// 0: the lesson's sample, every stride-th cluster from the first. Else the traced
+    /// clusters are drawn by a hash of their index and this seed, anywhere in the grid: a
     /// kernel that behaves the taught way only where a sample usually looks (block 0, every
-    /// stride-th block) cannot count on it. Exercise checks ask for it.
+    /// stride-th block, all but a share of them) cannot know where the trace looks.
+    /// Exercise checks draw one afresh per check, so that every variant of one grid is
+    /// traced in the same blocks and their figures compare.
     #[serde(default)]
-    pub sample_anywhere: bool,
+    pub sample_seed: u32,
     /// The most records a GPU trace may take before its sample shrinks to fewer whole
     /// clusters (0: as many as the GPU holds). The host's analysis of a trace takes about
     /// three seconds a million records: a check's wide sample at another size is kept
@@ -151,7 +154,7 @@ impl Default for RunOptions {
             time: true,
             trace: true,
             trace_blocks: 0,
-            sample_anywhere: false,
+            sample_seed: 0,
             trace_records: 0,
             max_runs: 200,
             max_ms: 1500.0,

@@ -46,7 +46,8 @@ pub const SYM_CAP: &str = "__gpulab_trace_cap";
 pub const SYM_COUNT: &str = "__gpulab_trace_count";
 pub const SYM_BLOCK_STRIDE: &str = "__gpulab_trace_block_stride";
 pub const SYM_BLOCK_LIMIT: &str = "__gpulab_trace_block_limit";
-pub const SYM_BLOCK_OFFSET: &str = "__gpulab_trace_block_offset";
+pub const SYM_BLOCK_SEED: &str = "__gpulab_trace_block_seed";
+pub const SYM_BLOCK_BELOW: &str = "__gpulab_trace_block_below";
 
 /// The code the logger receives for a site's space, which is also the resolved space code a
 /// record holds (all but generic's, 4, which the logger resolves lane by lane). None for
@@ -247,6 +248,12 @@ pub enum InstrumentError {
     OldTarget(String),
     #[error("the PTX is already instrumented")]
     AlreadyInstrumented,
+    /// A kernel that could name the tracer's globals or registers could read which blocks
+    /// are traced, and take the taught path only there.
+    #[error(
+        "PTX line {line}: `{name}` begins with __gpulab, which the tracer keeps for its own names: rename it"
+    )]
+    ReservedName { line: u32, name: String },
     #[error("PTX line {line}: cannot read the access `{text}`")]
     BadAccess { line: u32, text: String },
     #[error("PTX line {line}: register {reg} has no .reg declaration in this function")]
@@ -255,8 +262,22 @@ pub enum InstrumentError {
 
 /// Instrument every traced access of `ptx`; see the module comment for what is traced.
 pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
-    if ptx.contains(SYM_BUF) {
+    if ptx.contains(&format!(".visible .global .align 8 .u64 {SYM_BUF};")) {
         return Err(InstrumentError::AlreadyInstrumented);
+    }
+    if let Some((i, line)) = ptx
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("__gpulab"))
+    {
+        let at = line.find("__gpulab").unwrap_or(0);
+        let name: String = (line[at..].chars())
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+            .collect();
+        return Err(InstrumentError::ReservedName {
+            line: i as u32 + 1,
+            name,
+        });
     }
     let (header_end, features) = header_end(ptx)?;
     let mut out = String::with_capacity(ptx.len() * 2 + 8192);

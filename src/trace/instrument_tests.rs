@@ -387,7 +387,8 @@ fn the_logger_and_its_globals_follow_the_header() {
         ".visible .global .align 4 .u32 __gpulab_trace_count;",
         ".visible .global .align 4 .u32 __gpulab_trace_block_stride;",
         ".visible .global .align 4 .u32 __gpulab_trace_block_limit;",
-        ".visible .global .align 4 .u32 __gpulab_trace_block_offset;",
+        ".visible .global .align 4 .u32 __gpulab_trace_block_seed;",
+        ".visible .global .align 4 .u32 __gpulab_trace_block_below;",
     ] {
         let at = ptx.find(decl).unwrap_or_else(|| panic!("{decl} missing"));
         assert!(
@@ -417,6 +418,25 @@ fn refusals() {
         instrument(&src.replace(".target sm_90\n", "")),
         Err(InstrumentError::NoTarget)
     );
+    // A kernel that names the tracer's globals (an extern it would share with the logger)
+    // or its registers (in inline asm) could read which blocks are traced.
+    let seed = src.replace(
+        ".visible .entry",
+        ".extern .global .align 4 .u32 __gpulab_trace_block_seed;\n.visible .entry",
+    );
+    match instrument(&seed) {
+        Err(InstrumentError::ReservedName { name, .. }) => {
+            assert_eq!(name, "__gpulab_trace_block_seed")
+        }
+        other => panic!("{other:?}"),
+    }
+    let reg = module("\tselp.u32 %r1, 1, 0, %__gpulab_on;\n");
+    match instrument(&reg) {
+        Err(e @ InstrumentError::ReservedName { .. }) => {
+            assert!(e.to_string().contains("`__gpulab_on`"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(
         instrument(&src.replace("sm_90", "sm_61")),
         Err(InstrumentError::OldTarget("sm_61".into()))

@@ -5,25 +5,50 @@ use crate::model::Variant;
 use crate::model::access::{AccessKind, Space};
 use crate::model::results::MemoryStats;
 
-/// Which blocks are traced: every `stride`-th cluster, at most `wanted` clusters, each
-/// cluster whole (a launch without clusters has clusters of one block). Whole clusters,
-/// so that the race analysis sees every block that may touch a traced block's shared
-/// memory, and every block whose memory a traced block touches.
+/// Which blocks are traced, in whole clusters (a launch without clusters has clusters of
+/// one block): every `stride`-th cluster from the first, at most `wanted` (a lesson's
+/// sample, the same blocks every run, so recordings compare), or, with a `seed`, the
+/// clusters whose hash with the seed is at most `below`, about `wanted` of them anywhere in
+/// the grid (an exercise check's: a kernel that takes the taught path only in some blocks
+/// cannot know which are looked at). Whole clusters, so that the race analysis sees every
+/// block that may touch a traced block's shared memory, and every block whose memory a
+/// traced block touches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockSample {
     /// Blocks in the grid.
     pub total: u64,
     /// Clusters asked for.
     pub wanted: u64,
-    /// Clusters apart.
+    /// Clusters apart (a strided sample).
     pub stride: u64,
     /// Blocks traced.
     pub traced: u64,
     /// Blocks in a cluster (1 without clusters).
     pub per: u64,
-    /// The first traced cluster: `offset`, `offset + stride`, ... (below `stride`).
-    pub offset: u64,
+    /// 0: the strided sample; else the hash's seed (the logger's prologue draws the same
+    /// clusters from it and `below`: `mix`).
+    pub seed: u32,
+    /// A seeded sample traces the clusters whose hash is at most this: about
+    /// `wanted / clusters` of the hash's range.
+    pub below: u32,
 }
+
+/// The hash a seeded sample draws clusters by: MurmurHash3's 32-bit finaliser of the
+/// cluster's linear index (as a u32, as the logger computes it) plus the seed. The logger's
+/// prologue (logger.ptx) computes the same, instruction for instruction.
+pub fn mix(cluster: u32, seed: u32) -> u32 {
+    let mut h = cluster.wrapping_add(seed);
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^= h >> 16;
+    h
+}
+
+/// Seeds a seeded sample tries before it keeps the last: each is one pass over the grid's
+/// clusters, and nearly every seed draws a count within a factor of two of the one asked.
+const SEEDS_TRIED: u32 = 64;
 
 impl BlockSample {
     /// The sample of `v`'s grid: `asked` blocks when given (not 0), else the lesson's
@@ -35,11 +60,18 @@ impl BlockSample {
                 .map_or(1, |c| c.iter().product::<u32>())
                 .max(1),
         );
-        let total = v.blocks();
-        let clusters = (total / per).max(1);
         let blocks = if asked > 0 { asked } else { lesson_blocks }.max(1) as u64;
-        let wanted = blocks.div_ceil(per);
-        let stride = (clusters / wanted).max(1);
+        BlockSample::strided(v.blocks(), per, blocks.div_ceil(per))
+    }
+
+    /// Every cluster of a grid of `total` blocks in clusters of `per`.
+    pub fn every(total: u64, per: u64) -> BlockSample {
+        BlockSample::strided(total, per.max(1), u64::MAX)
+    }
+
+    fn strided(total: u64, per: u64, wanted: u64) -> BlockSample {
+        let clusters = (total / per).max(1);
+        let stride = (clusters / wanted.max(1)).max(1);
         let traced = clusters.div_ceil(stride).min(wanted) * per;
         BlockSample {
             total,
@@ -47,23 +79,76 @@ impl BlockSample {
             stride,
             traced: traced.min(total),
             per,
-            offset: 0,
+            seed: 0,
+            below: 0,
         }
     }
 
-    /// The same sample started at cluster `seed % stride` instead of the first: as many
-    /// clusters where the grid holds them (one fewer where the last would fall past it).
-    pub fn starting_anywhere(mut self, seed: u64) -> BlockSample {
-        let clusters = (self.total / self.per).max(1);
-        self.offset = seed % self.stride.max(1);
-        let reach = (clusters - self.offset.min(clusters - 1)).div_ceil(self.stride.max(1));
-        self.traced = (reach.min(self.wanted) * self.per).min(self.total);
+    /// Clusters in the grid.
+    fn all(&self) -> u64 {
+        (self.total / self.per.max(1)).max(1)
+    }
+
+    /// About as many clusters, drawn by a hash of each cluster's index and `seed` (0 is
+    /// taken as 1: 0 means the strided sample). Where `seed` draws fewer than half or more
+    /// than twice the clusters asked for (a small sample's count varies widely), the next
+    /// seeds are tried, so a sample is never empty.
+    pub fn hashed(self, seed: u32) -> BlockSample {
+        self.drawn(seed, u64::MAX)
+    }
+
+    /// A seeded sample from `seed` on, of fewer than `below` clusters where one is found.
+    fn drawn(mut self, seed: u32, fewer_than: u64) -> BlockSample {
+        let all = self.all();
+        let share = (u128::from(self.wanted.min(all)) << 32) / u128::from(all);
+        self.below = u32::try_from(share.saturating_sub(1)).unwrap_or(u32::MAX);
+        self.seed = seed.max(1);
+        if self.wanted >= all {
+            // Every cluster, whatever the seed.
+            self.traced = self.total;
+            return self;
+        }
+        let hi = (self.wanted * 2).min(fewer_than.saturating_sub(1));
+        let range = (self.wanted / 2).max(1)..=hi.max(1);
+        for _ in 0..SEEDS_TRIED {
+            let n = self.clusters().len() as u64;
+            self.traced = (n * self.per).min(self.total);
+            if range.contains(&n) {
+                break;
+            }
+            self.seed = self.seed.wrapping_add(0x9e37_79b9).max(1);
+        }
         self
     }
 
+    /// Whether the cluster with linear index `c` is traced.
+    pub fn traces(&self, c: u64) -> bool {
+        match self.seed {
+            0 => {
+                let stride = self.stride.max(1);
+                c.is_multiple_of(stride) && c / stride < self.wanted
+            }
+            seed => mix(c as u32, seed) <= self.below,
+        }
+    }
+
+    /// The traced clusters' linear indices, in order.
+    pub fn clusters(&self) -> Vec<u64> {
+        let all = self.all();
+        if self.seed == 0 {
+            let stride = self.stride.max(1);
+            (0..self.wanted)
+                .map(|k| k * stride)
+                .take_while(|&c| c < all)
+                .collect()
+        } else {
+            (0..all).filter(|&c| self.traces(c)).collect()
+        }
+    }
+
     /// A sample of fewer clusters, about `share` of these (at least one), spread over the
-    /// grid as evenly: for a trace that would not fit whole. None when one cluster is all
-    /// this sample traces already.
+    /// grid as evenly (or drawn by the next seeds): for a trace that would not fit whole.
+    /// None when one cluster is all this sample traces already.
     pub fn fewer(&self, share: f64) -> Option<BlockSample> {
         let per = self.per.max(1);
         let clusters = self.traced.div_ceil(per);
@@ -71,15 +156,10 @@ impl BlockSample {
             return None;
         }
         let wanted = ((clusters as f64 * share * 0.9).floor() as u64).clamp(1, clusters - 1);
-        let all = self.total / per;
-        let stride = (all / wanted).max(1);
-        Some(BlockSample {
-            total: self.total,
-            wanted,
-            stride,
-            traced: (all.div_ceil(stride).min(wanted) * per).min(self.total),
-            per,
-            offset: 0,
+        let s = BlockSample::strided(self.total, per, wanted);
+        Some(match self.seed {
+            0 => s,
+            seed => s.drawn(seed.wrapping_add(1), clusters),
         })
     }
 
@@ -210,23 +290,81 @@ mod tests {
     }
 
     #[test]
-    fn a_sample_may_start_anywhere_below_its_stride() {
-        let s = BlockSample::of(&grid(1000), 4, 0);
-        assert_eq!((s.stride, s.traced, s.offset), (250, 4, 0));
-        let t = s.starting_anywhere(1234);
-        assert_eq!((t.offset, t.traced), (1234 % 250, 4));
-        // 10 blocks, 4 wanted: every 2nd from block 1 is 1, 3, 5, 7 (9 is past the four).
-        let s = BlockSample::of(&grid(10), 4, 0).starting_anywhere(1);
-        assert_eq!((s.stride, s.offset, s.traced), (2, 1, 4));
-        // 7 blocks, 4 wanted, stride 1: from block 5 only 5 and 6 are left.
-        let s = BlockSample::of(&grid(7), 4, 0).starting_anywhere(5);
-        assert_eq!(
-            (s.stride, s.offset),
-            (1, 0),
-            "a stride of 1 leaves no room to move"
+    fn the_hash_is_murmur3_s_finaliser() {
+        // fmix32's published values; the logger's prologue computes the same.
+        assert_eq!(mix(0, 0), 0);
+        assert_eq!(mix(1, 0), 0x514e_28b7);
+        assert_eq!(mix(0, 1), mix(1, 0));
+    }
+
+    #[test]
+    fn a_seeded_sample_draws_about_as_many_clusters_from_anywhere_in_the_grid() {
+        let s = BlockSample::of(&grid(32768), 64, 0).hashed(12345);
+        let c = s.clusters();
+        assert!((32..=128).contains(&c.len()), "{} clusters", c.len());
+        assert_eq!(s.traced, c.len() as u64);
+        assert!(c.iter().all(|&c| s.traces(c)));
+        assert_eq!((0..32768).filter(|&c| s.traces(c)).count(), c.len());
+        // Not every stride-th: the blocks drawn fall in every eighth of the grid and on
+        // every residue mod 8.
+        for k in 0..8 {
+            assert!(c.iter().any(|&b| b * 8 / 32768 == k), "none in eighth {k}");
+            assert!(c.iter().any(|&b| b % 8 == k), "none = {k} mod 8");
+        }
+        // Another seed, another draw.
+        assert_ne!(
+            s.clusters(),
+            BlockSample::of(&grid(32768), 64, 0).hashed(999).clusters()
         );
-        let s = BlockSample::of(&grid(9), 4, 0).starting_anywhere(7);
-        assert_eq!((s.stride, s.offset, s.traced), (2, 1, 4));
+    }
+
+    #[test]
+    fn a_cheat_in_a_share_of_the_blocks_is_in_nearly_every_seeded_sample() {
+        // What a stride or an offset cannot promise: blocks the kernel picks (1 in 8, or
+        // the last 5%) are in the sample whatever the kernel's pattern.
+        let (mut eighth, mut tail) = (0, 0);
+        for seed in 1..=400u32 {
+            let c = BlockSample::of(&grid(32768), 64, 0)
+                .hashed(seed.wrapping_mul(0x2545_f491))
+                .clusters();
+            eighth += u32::from(c.iter().any(|&b| b % 8 == 7));
+            tail += u32::from(c.iter().any(|&b| b >= 32768 * 95 / 100));
+        }
+        // Missed by about (7/8)^64, 0.02% of samples, and 0.95^64, 4% (19% at the fewest
+        // clusters a sample keeps, 32).
+        assert_eq!(eighth, 400);
+        assert!(tail >= 300, "the last 5% in {tail} of 400 samples");
+    }
+
+    #[test]
+    fn a_seeded_sample_is_never_empty_and_takes_a_small_grid_whole() {
+        for seed in 0..200 {
+            let s = BlockSample::of(&grid(10), 1, 0).hashed(seed);
+            assert!((1..=2).contains(&s.traced), "seed {seed}: {}", s.traced);
+            assert_eq!(s.clusters().len() as u64, s.traced);
+        }
+        let s = BlockSample::of(&grid(3), 4, 0).hashed(7);
+        assert_eq!((s.traced, s.clusters()), (3, vec![0, 1, 2]));
+        // Fewer: the next seeds, fewer clusters than before.
+        let s = BlockSample::of(&grid(4096), 64, 0).hashed(5);
+        let f = s.fewer(0.25).unwrap();
+        assert!(
+            f.traced < s.traced && f.traced >= 1,
+            "{} then {}",
+            s.traced,
+            f.traced
+        );
+        assert_ne!(f.seed, 0);
+        assert_eq!(f.clusters().len() as u64, f.traced);
+    }
+
+    #[test]
+    fn a_seeded_cluster_sample_takes_whole_clusters() {
+        let mut v = grid(1024);
+        v.attrs.cluster = Some([4, 1, 1]);
+        let s = BlockSample::of(&v, 32, 0).hashed(77);
+        assert_eq!(s.traced, s.clusters().len() as u64 * 4);
+        assert!(s.clusters().iter().all(|&c| c < 256));
     }
 
     #[test]

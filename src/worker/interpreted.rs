@@ -304,13 +304,7 @@ fn trace(
 ) {
     stage(send, v, "tracing memory accesses on the CPU interpreter");
     let t0 = std::time::Instant::now();
-    match self::trace_sampled(
-        k,
-        lesson,
-        v,
-        (opts.trace_blocks, opts.sample_anywhere),
-        limits,
-    ) {
+    match self::trace_sampled(k, lesson, v, (opts.trace_blocks, opts.sample_seed), limits) {
         Ok(mut m) => {
             m.trace_ms = t0.elapsed().as_secs_f64() * 1e3;
             r.memory = Some(m);
@@ -336,7 +330,7 @@ pub fn trace_sampled(
     k: &Kernel,
     lesson: &Lesson,
     v: &Variant,
-    (trace_blocks, anywhere): (u32, bool),
+    (trace_blocks, sample_seed): (u32, u32),
     limits: &Limits,
 ) -> Result<MemoryStats, CpuError> {
     let shapes = k.sites.iter().any(Site::may_split).then(|| {
@@ -353,7 +347,14 @@ pub fn trace_sampled(
         from
     });
     let seed = hostdata::fresh_seed();
-    lesson::trace(k, lesson, v, (trace_blocks, seed, anywhere), shapes, limits)
+    lesson::trace(
+        k,
+        lesson,
+        v,
+        (trace_blocks, seed, sample_seed),
+        shapes,
+        limits,
+    )
 }
 
 /// The ptxas report (CUBIN build) and the decoded PTX; None with the reason in `r`. For a
@@ -423,7 +424,6 @@ fn run_small(
     let run = lesson::launch(k, small, v, &mut p).and_then(|l| {
         let plan = Plan {
             trace: None,
-            trace_offset: 0,
             traced_only: false,
             budget: lesson::BLOCK_BUDGET,
             keep_records: false,

@@ -15,7 +15,7 @@ use crate::model::{Lesson, Variant};
 use crate::trace;
 use crate::trace::decode::RECORD_BYTES;
 use crate::trace::instrument::{
-    SYM_BLOCK_LIMIT, SYM_BLOCK_OFFSET, SYM_BLOCK_STRIDE, SYM_BUF, SYM_CAP, SYM_COUNT,
+    SYM_BLOCK_BELOW, SYM_BLOCK_LIMIT, SYM_BLOCK_SEED, SYM_BLOCK_STRIDE, SYM_BUF, SYM_CAP, SYM_COUNT,
 };
 use crate::trace::sample::BlockSample;
 
@@ -99,8 +99,8 @@ pub fn capture(
         return Err(TraceError::Trace(why));
     }
     let mut s = BlockSample::of(v, lesson.trace_blocks, opts.trace_blocks);
-    if opts.sample_anywhere {
-        s = s.starting_anywhere(super::hostdata::fresh_seed());
+    if opts.sample_seed != 0 {
+        s = s.hashed(opts.sample_seed);
     }
     let most = match opts.trace_records {
         0 => capacity_max(gpu),
@@ -196,6 +196,7 @@ fn set_globals(
     module.global(SYM_COUNT)?.set(0u32)?;
     module.global(SYM_BLOCK_STRIDE)?.set(s.stride as u32)?;
     module.global(SYM_BLOCK_LIMIT)?.set(s.wanted as u32)?;
-    module.global(SYM_BLOCK_OFFSET)?.set(s.offset as u32)?;
+    module.global(SYM_BLOCK_SEED)?.set(s.seed)?;
+    module.global(SYM_BLOCK_BELOW)?.set(s.below)?;
     Ok(())
 }

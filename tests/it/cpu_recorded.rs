@@ -86,7 +86,7 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
         .to_string();
     let k = interp::prepare(&ptx, &c.lowered_name).map_err(|e| e.to_string())?;
     let limits = gpulab::interp::limits::Limits::for_arch(&arch, Default::default());
-    let m = gpulab::worker::interpreted::trace_sampled(&k, l, v, (0, false), &limits)
+    let m = gpulab::worker::interpreted::trace_sampled(&k, l, v, (0, 0), &limits)
         .map_err(|e: CpuError| e.to_string())?;
     let want = rec["memory"]["instructions"]
         .as_array()

@@ -88,9 +88,11 @@ fn at_cpu_size_every_interpreted_variant_is_right_on_the_gpu_and_the_cpu() {
     }
 }
 
-/// Lesson `id` traced live on the GPU.
-fn traced(pre: &[&str], id: &str) -> LessonResult {
-    run_json(pre, &["run", id, "--json", "--no-time"], id)
+/// Lesson `id` traced live on the GPU, with `more` arguments of `run`.
+fn traced(pre: &[&str], id: &str, more: &[&str]) -> LessonResult {
+    let mut args = vec!["run", id, "--json", "--no-time"];
+    args.extend(more);
+    run_json(pre, &args, id)
 }
 
 /// Lesson `id` traced on the interpreter, with `sizes` (`--size=NAME=VALUE`) given.
@@ -150,15 +152,16 @@ fn figures(x: &gpulab::model::access::InstructionSummary) -> Figures {
 }
 
 /// Where the interpreter's trace of lesson `id` differs from the GPU's, instruction by
-/// instruction.
-fn trace_diffs(pre: &[&str], id: &str) -> Vec<String> {
+/// instruction; `more`: arguments of `run` given to both.
+fn trace_diffs(pre: &[&str], id: &str, more: &[&str]) -> Vec<String> {
     let mut diffs = Vec::new();
-    let gpu = traced(pre, id);
+    let gpu = traced(pre, id, more);
     let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
     let lesson = lessons.iter().find(|l| l.id == id);
     // A problem sized from the GPU's figures is sized by this GPU's on the interpreter too
     // (the lesson's own values are the H100's).
     let mut at = pre.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    at.extend(more.iter().map(|s| s.to_string()));
     if let (Some(l), Some(d)) = (lesson, &gpu.device) {
         for (name, value) in gpulab::course::device_sizes::device_sizes(d) {
             if l.problem.iter().any(|(n, _)| *n == name) {
@@ -172,6 +175,12 @@ fn trace_diffs(pre: &[&str], id: &str) -> Vec<String> {
             continue;
         };
         let gm = g.memory.as_ref().expect("traced on the GPU");
+        if (m.traced_blocks, m.total_blocks) != (gm.traced_blocks, gm.total_blocks) {
+            diffs.push(format!(
+                "{id} {}: the interpreter traced {} of {} blocks, the GPU {} of {}",
+                v.name, m.traced_blocks, m.total_blocks, gm.traced_blocks, gm.total_blocks
+            ));
+        }
         // Where NVRTC itself makes one of two PTX texts for the job (common::NVRTC_VARIES:
         // a float4 shared load alone, or followed by a second 8-byte load of half its words),
         // the GPU's build and the interpreter's may be two programs, their sites numbered
@@ -272,7 +281,7 @@ fn the_interpreters_trace_equals_the_gpus_live_trace() {
     // and a lesson this GPU cannot run (two GPUs for `peer`) is left out.
     let mut diffs = Vec::new();
     for l in lessons.iter().filter(|l| l.requires.gpus.unwrap_or(1) <= 1) {
-        diffs.extend(trace_diffs(&[], &l.id));
+        diffs.extend(trace_diffs(&[], &l.id, &[]));
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
@@ -285,7 +294,7 @@ fn the_atomics_calibration_traces_equal_on_the_gpu_and_the_cpu() {
         return;
     }
     let dir = common::fixture("atomics/lessons");
-    let diffs = trace_diffs(&["--lessons", dir.to_str().unwrap()], "atomics-cal");
+    let diffs = trace_diffs(&["--lessons", dir.to_str().unwrap()], "atomics-cal", &[]);
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
 
@@ -297,6 +306,36 @@ fn the_matrix_calibration_traces_equal_on_the_gpu_and_the_cpu() {
         return;
     }
     let dir = common::fixture("matrix/lessons");
-    let diffs = trace_diffs(&["--lessons", dir.to_str().unwrap()], "matrix-cal");
+    let diffs = trace_diffs(&["--lessons", dir.to_str().unwrap()], "matrix-cal", &[]);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+/// An exercise check's sample (tests/fixtures/sample): blocks drawn by a hash of their
+/// cluster's index and a seed, by the GPU logger's prologue and by the interpreter. Every
+/// block of the fixture loads its own number of times, so equal traces mean the same
+/// blocks; with and without clusters, for two seeds.
+#[test]
+fn a_seeded_sample_traces_the_same_blocks_on_the_gpu_and_the_cpu() {
+    if common::gpu().is_none() {
+        return;
+    }
+    let dir = common::fixture("sample/lessons");
+    let pre = ["--lessons", dir.to_str().unwrap()];
+    let mut diffs = Vec::new();
+    for seed in ["1", "3735928559"] {
+        let more = ["--trace-seed", seed, "--trace-blocks", "64"];
+        diffs.extend(trace_diffs(&pre, "sample-cal", &more));
+        let gpu = traced(&pre, "sample-cal", &more);
+        for v in &gpu.variants {
+            let m = v.memory.as_ref().expect("traced");
+            assert!(
+                (32..=256).contains(&m.traced_blocks) && m.total_blocks == 4096,
+                "seed {seed} {}: {} of {} blocks",
+                v.name,
+                m.traced_blocks,
+                m.total_blocks
+            );
+        }
+    }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

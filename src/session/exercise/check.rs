@@ -309,7 +309,7 @@ fn live_check(
             dir.display()
         ));
     }
-    let options = main_options(t.ex, t.quick, earlier.is_some());
+    let options = main_options(t, earlier.is_some());
     let out = fold::run_lesson(client, &main, &options, &mut result, progress(&mut *say));
     if let Err(f) = out {
         say(&format!("error: {f}"));
@@ -365,7 +365,8 @@ pub(super) fn oracle(solution: bool) -> Oracle {
 
 /// `known`: the compared variants' figures (and, in a full check, the solution's) are
 /// known already: only `yours` is timed.
-fn main_options(ex: &Exercise, quick: bool, known: bool) -> RunOptions {
+fn main_options(t: &Target, known: bool) -> RunOptions {
+    let (ex, quick) = (t.ex, t.quick);
     let mut variants = vec![YOURS.to_string()];
     if !known {
         variants.extend(ex.compared());
@@ -385,9 +386,11 @@ fn main_options(ex: &Exercise, quick: bool, known: bool) -> RunOptions {
         max_runs: if quick { QUICK_RUNS } else { full.max_runs },
         max_ms: if quick { QUICK_MS } else { full.max_ms },
         job: JobKind::ExerciseCheck,
-        // Where the traced blocks start is drawn afresh: a kernel that takes the taught
+        // A wide sample, drawn afresh anywhere in the grid: a kernel that takes the taught
         // path only in the blocks a sample usually holds cannot count on them.
-        sample_anywhere: true,
+        trace_blocks: super::sizes::main_trace_blocks(t.lesson),
+        trace_records: super::sizes::MAIN_TRACE_RECORDS,
+        sample_seed: super::sizes::fresh_sample_seed(),
         ..full
     }
 }

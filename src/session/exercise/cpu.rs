@@ -40,8 +40,10 @@ pub fn check_cpu(
     let options = RunOptions {
         variants,
         guard: false,
-        // As on a GPU (`ex_check::main_options`): the sample starts where a run draws it.
-        sample_anywhere: true,
+        // Blocks drawn anywhere in the grid, as on a GPU (`check::main_options`), but only
+        // the lesson's few: the interpreter runs every traced block, and a GPU's wide
+        // sample would cost it seconds a check.
+        sample_seed: super::sizes::fresh_sample_seed(),
         ..RunOptions::default()
     };
     let progress = super::check::progress(&mut say);
@@ -195,6 +197,7 @@ fn at_size(
         variants: if traced { variants } else { vec![YOURS.into()] },
         trace: traced,
         trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
+        sample_seed: super::sizes::fresh_sample_seed(),
         ..RunOptions::default()
     };
     say(&format!(
