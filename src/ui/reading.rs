@@ -136,8 +136,15 @@ impl App {
 
     pub(super) fn reveal(&mut self) {
         if let Some(id) = self.lesson().map(|l| l.id.clone()) {
-            self.reading.progress.mark_revealed(&id);
-            self.save_progress();
+            self.reveal_lesson(&id);
         }
+    }
+
+    /// Reveal lesson `id`'s figures, whichever lesson is on screen: a queued `r` is
+    /// answered after the learner has moved on, and must not give away the page they are
+    /// on now.
+    pub(super) fn reveal_lesson(&mut self, id: &str) {
+        self.reading.progress.mark_revealed(id);
+        self.save_progress();
     }
 }

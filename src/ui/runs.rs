@@ -226,12 +226,22 @@ impl App {
             .results
             .get(&lesson.id)
             .is_some_and(|r| r.source == Source::Recorded);
-        self.message = Some(if recorded {
-            self.runs.front = Front::Recorded;
-            self.reveal();
+        // A queued `r` is answered here once the run before it ends, maybe with another
+        // lesson on screen: that lesson's figures stay hidden, and the line says which
+        // lesson it is about.
+        let elsewhere = self.lesson().is_none_or(|l| l.id != lesson.id);
+        let said = if recorded {
+            self.reveal_lesson(&lesson.id);
+            if !elsewhere {
+                self.runs.front = Front::Recorded;
+            }
             format!("{why}: the figures shown are the recording's")
         } else {
             format!("{why}, and no recording of this lesson")
+        };
+        self.message = Some(match elsewhere {
+            true => format!("{}: {said}", lesson.id),
+            false => said,
         });
     }
 

@@ -604,6 +604,43 @@ fn r_on_another_lesson_during_a_run_is_queued_and_runs_when_it_ends() {
 }
 
 #[test]
+fn a_queued_r_answered_after_the_learner_moved_on_reveals_only_its_own_lesson() {
+    // No GPU, NVRTC: `a` runs on the CPU interpreter; `b` has no CPU size, so its `r`
+    // shows its recording; the learner is on `c` when `a`'s run ends and `b`'s `r` is
+    // answered. Seen once in the 80x24 walk: l2-window's recorded times before its `r`.
+    let mut a = lesson("a");
+    a.problem_cpu = vec![("n".into(), 64)];
+    let mut app = App::new(
+        vec![a.clone(), lesson("b"), lesson("c")],
+        None,
+        Progress::default(),
+    );
+    for l in ["a", "b", "c"] {
+        let at = app.reading.lessons.iter().find(|x| x.id == l).unwrap();
+        let rec = crate::session::fold::blank_result(at, Source::Recorded, None);
+        app.runs.results.insert(l.into(), rec);
+    }
+    ready_without_gpu(&mut app);
+    app.outbox.clear();
+    app.on_key(key(KeyCode::Char('r')));
+    assert!(app.runs.running.as_ref().is_some_and(|r| r.on_cpu));
+    app.select_row(1, None);
+    app.on_key(key(KeyCode::Char('r')));
+    assert_eq!(app.runs.queued.as_deref(), Some("b"));
+    app.select_row(2, None);
+    assert!(!app.revealed(), "c before its r");
+    app.on_worker(WorkerEvent::Finished {
+        lesson: "a".into(),
+        outcome: Ok(()),
+    });
+    assert!(!app.revealed(), "b's answer gave away c's figures");
+    let said = app.message.clone().unwrap_or_default();
+    assert!(said.starts_with("b: "), "{said}");
+    app.select_row(1, None);
+    assert!(app.revealed(), "b's recording is shown, as its r asked");
+}
+
+#[test]
 fn without_a_gpu_c_and_m_say_what_they_would_do_here() {
     let mut app = recorded_app();
     app.on_worker(WorkerEvent::Ready(Ok(no_gpu_caps(true))));
