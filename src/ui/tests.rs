@@ -617,10 +617,28 @@ fn a_queued_r_answered_after_the_learner_moved_on_reveals_only_its_own_lesson() 
     );
     for l in ["a", "b", "c"] {
         let at = app.reading.lessons.iter().find(|x| x.id == l).unwrap();
-        let rec = crate::session::fold::blank_result(at, Source::Recorded, None);
+        let device = DeviceInfo {
+            name: "Test GPU".into(),
+            recorded_at: Some("2025-01-02T00:00:00Z".into()),
+            ..Default::default()
+        };
+        let rec = crate::session::fold::blank_result(at, Source::Recorded, Some(device));
         app.runs.results.insert(l.into(), rec);
     }
-    ready_without_gpu(&mut app);
+    app.on_worker(WorkerEvent::Ready(Ok(no_gpu_caps(true))));
+    // The compile reports asked for on the way in, answered.
+    let asked: Vec<String> = (app.outbox.drain(..))
+        .filter_map(|j| match j {
+            Job::Run { lesson, .. } => Some(lesson.id.clone()),
+            _ => None,
+        })
+        .collect();
+    for id in asked {
+        app.on_worker(WorkerEvent::Finished {
+            lesson: id,
+            outcome: Ok(()),
+        });
+    }
     app.outbox.clear();
     app.on_key(key(KeyCode::Char('r')));
     assert!(app.runs.running.as_ref().is_some_and(|r| r.on_cpu));
