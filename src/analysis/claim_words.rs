@@ -30,6 +30,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::LocalSectorsPerRequest => "local sectors per request",
         Metric::ClusterSectorsPerRequest => "cluster sectors per request",
         Metric::ClusterRemoteRequests => "remote cluster requests",
+        Metric::ClusterRemoteSectors => "remote cluster sectors",
         Metric::TextureTexelsPerRequest => "texels per texture request",
         Metric::TextureRowsPerRequest => "texel rows per texture request",
         Metric::SharedRaces => "shared-memory races",

@@ -51,7 +51,7 @@ pub const NOT_JUDGED: &str = "not judged: needs a GPU";
 
 /// Claims about times, rates, occupancy or figures a kernel measured with its clock: a run
 /// on the CPU interpreter has none of them.
-fn needs_gpu(kind: &ClaimKind) -> bool {
+pub fn needs_gpu(kind: &ClaimKind) -> bool {
     match kind {
         ClaimKind::Ratio { .. } | ClaimKind::Within { .. } => true,
         ClaimKind::Measured { .. } | ClaimKind::MeasuredRatio { .. } => true,

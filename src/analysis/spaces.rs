@@ -25,6 +25,8 @@ pub struct ClusterCost {
     pub sectors: u32,
     /// Whether any lane named another block than `own`.
     pub remote: bool,
+    /// The sectors of another block than `own`: the bytes that crossed the cluster.
+    pub remote_sectors: u32,
 }
 
 /// One `shared::cluster` request of `width` bytes a lane, made by block `own` of the cluster.
@@ -44,6 +46,7 @@ pub fn cluster_request(mask: u32, width: u32, entries: &[u64; 32], own: u32) -> 
     ClusterCost {
         sectors: sectors.len() as u32,
         remote,
+        remote_sectors: sectors.iter().filter(|(rank, _)| *rank != own).count() as u32,
     }
 }
 
@@ -87,13 +90,17 @@ mod tests {
             c,
             ClusterCost {
                 sectors: 4,
-                remote: true
+                remote: true,
+                remote_sectors: 4,
             }
         );
         // The same offsets in the own block are not remote, and two ranks are two sets.
-        assert!(!cluster_request(u32::MAX, 4, &e, 1).remote);
+        let own = cluster_request(u32::MAX, 4, &e, 1);
+        assert!(!own.remote && own.remote_sectors == 0);
         let two: [u64; 32] = std::array::from_fn(|l| entry(l as u32 % 2, 4 * (l as u32 / 2)));
-        assert_eq!(cluster_request(u32::MAX, 4, &two, 0).sectors, 4);
+        let c = cluster_request(u32::MAX, 4, &two, 0);
+        // Half the lanes read their own block's memory: 2 sectors of each rank, 2 remote.
+        assert_eq!((c.sectors, c.remote_sectors), (4, 2));
         let strided: [u64; 32] = std::array::from_fn(|l| entry(1, 128 * l as u32));
         assert_eq!(cluster_request(0xFF, 4, &strided, 0).sectors, 8);
     }

@@ -104,6 +104,8 @@ pub enum Metric {
     LocalSectorsPerRequest,
     ClusterSectorsPerRequest,
     ClusterRemoteRequests,
+    /// 32-byte sectors of another block's shared memory that cluster requests touched.
+    ClusterRemoteSectors,
     TextureTexelsPerRequest,
     TextureRowsPerRequest,
     /// Shared-memory hazards between warps within a barrier interval, in the traced blocks.
@@ -167,7 +169,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 46] = [
+    pub const ALL: [(&'static str, Metric); 47] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -211,6 +213,7 @@ impl Metric {
             Metric::ClusterSectorsPerRequest,
         ),
         ("cluster.remote_requests", Metric::ClusterRemoteRequests),
+        ("cluster.remote_sectors", Metric::ClusterRemoteSectors),
         (
             "texture.texels_per_request",
             Metric::TextureTexelsPerRequest,

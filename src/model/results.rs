@@ -162,6 +162,10 @@ pub struct ClusterStats {
     pub requests: u64,
     pub sectors: u64,
     pub remote_requests: u64,
+    /// Of the sectors, those of another block than the requesting one: the bytes that
+    /// crossed the cluster (a read of a block's own memory through the cluster is none).
+    #[serde(default)]
+    pub remote_sectors: u64,
 }
 
 /// Texture fetches: requests, and the distinct texels and texel rows they name.

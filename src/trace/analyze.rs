@@ -216,6 +216,7 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
             requests: m.cluster.requests + a.requests[4],
             sectors: m.cluster.sectors + a.cluster_sectors,
             remote_requests: m.cluster.remote_requests + a.remote,
+            remote_sectors: m.cluster.remote_sectors + a.remote_sectors,
         };
         m.texture = TextureStats {
             requests: m.texture.requests + a.requests[5],
@@ -248,6 +249,7 @@ fn add_atomic(m: &mut MemoryStats, a: &SiteAcc, at: &AtomicAcc) {
     m.cluster.requests += a.requests[4];
     m.cluster.sectors += a.cluster_sectors;
     m.cluster.remote_requests += a.remote;
+    m.cluster.remote_sectors += a.remote_sectors;
 }
 
 /// One summary per site that logged anything, in site order.

@@ -39,6 +39,8 @@ pub(super) struct SiteAcc {
     pub(super) local_bytes: u64,
     pub(super) local_sectors: u64,
     pub(super) cluster_sectors: u64,
+    /// Of those, another block's: the bytes that crossed the cluster.
+    pub(super) remote_sectors: u64,
     pub(super) remote: u64,
     pub(super) texels: u64,
     pub(super) texel_rows: u64,
@@ -172,6 +174,7 @@ impl SiteAcc {
             Space::Cluster => {
                 let c = spaces::cluster_request(r.mask, r.width, &r.addrs, r.rank);
                 self.cluster_sectors += u64::from(c.sectors);
+                self.remote_sectors += u64::from(c.remote_sectors);
                 self.remote += u64::from(c.remote);
                 u64::from(c.sectors)
             }

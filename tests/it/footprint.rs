@@ -190,6 +190,7 @@ fn the_column_names_texels_per_request() {
             requests: 4,
             sectors: 16,
             remote_requests: 2,
+            remote_sectors: 8,
         },
         ..MemoryStats::default()
     };

@@ -41,8 +41,13 @@ pub fn check_cpu(
         variants,
         guard: false,
         // Blocks drawn anywhere in the grid, as on a GPU (`check::main_options`), but only
-        // the lesson's few: the interpreter runs every traced block, and a GPU's wide
-        // sample would cost it seconds a check.
+        // the lesson's few where a GPU's check follows (a time to judge): the interpreter
+        // runs every traced block, and a GPU's wide sample would cost it seconds a check.
+        // Where the CPU's verdict is the whole verdict, as widely as a GPU.
+        trace_blocks: match super::sizes::judged_whole_on_cpu(ex) {
+            true => super::sizes::main_trace_blocks(t.lesson),
+            false => 0,
+        },
         sample_seed: super::sizes::fresh_sample_seed(),
         ..RunOptions::default()
     };

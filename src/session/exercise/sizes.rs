@@ -30,6 +30,15 @@ pub const MAIN_TRACE_CLUSTERS: u32 = 64;
 /// fewer clusters: a second and a half or so of analysis per variant.
 pub const MAIN_TRACE_RECORDS: u32 = 1 << 19;
 
+/// Whether the CPU interpreter judges every check of `ex` (none is about a time): its
+/// verdict there is the exercise's whole verdict, so its trace at the lesson's size must
+/// look as widely as a GPU's (`main_trace_blocks`), not at the lesson's few blocks.
+pub fn judged_whole_on_cpu(ex: &Exercise) -> bool {
+    !ex.checks
+        .iter()
+        .any(|c| crate::analysis::claims::needs_gpu(&c.kind))
+}
+
 /// Blocks to ask an exercise check's trace at `l`'s size for: `MAIN_TRACE_CLUSTERS` of its
 /// largest cluster, or the lesson's own sample where that is wider.
 pub fn main_trace_blocks(l: &Lesson) -> u32 {
@@ -85,6 +94,7 @@ fn total(m: Metric) -> bool {
             | Metric::GlobalRequests
             | Metric::LocalBytes
             | Metric::ClusterRemoteRequests
+            | Metric::ClusterRemoteSectors
             | Metric::SharedRaces
             | Metric::GlobalAtomicRequests
             | Metric::AtomicUpdates
