@@ -67,6 +67,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::CopyWaitsInFlightPct
         | Metric::LoadsUnusedPct
         | Metric::SharedTimedWords
+        | Metric::LocalTimedWords
         | Metric::Calls
         | Metric::GlobalCrossBlockWords => read_traced(m, v),
     }
@@ -205,6 +206,13 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             0 => Err(Verdict::Wrong(format!(
                 "`{name}` reads no shared memory on the lines it times between two clock \
                  reads (none in the {blocks} traced block{})",
+                if blocks == 1 { "" } else { "s" }
+            ))),
+            words => Ok(words as f64),
+        },
+        Metric::LocalTimedWords => match mem.timed_local_words {
+            0 => Err(Verdict::Wrong(format!(
+                "`{name}` reads no local memory on the lines it times between two clock                  reads (none in the {blocks} traced block{})",
                 if blocks == 1 { "" } else { "s" }
             ))),
             words => Ok(words as f64),

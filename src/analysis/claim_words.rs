@@ -53,6 +53,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::CopyWaitsInFlightPct => "% of copy waits with copies still in flight",
         Metric::LoadsUnusedPct => "% of load requests whose values nothing uses",
         Metric::SharedTimedWords => "distinct shared words read in the timed lines",
+        Metric::LocalTimedWords => "distinct local words read in the timed lines",
         Metric::Calls => "out-of-line calls",
         Metric::GlobalCrossBlockWords => "global words stored by two or more blocks",
     }

@@ -158,6 +158,9 @@ pub enum Metric {
     /// (`MemoryStats::timed_shared_words`): a timed chase that goes round a few words
     /// while the real one runs untimed reads few.
     SharedTimedWords,
+    /// Distinct local words (each thread's own) read on the timed lines
+    /// (`MemoryStats::timed_local_words`).
+    LocalTimedWords,
     /// Out-of-line calls made, a thread each, scaled to the grid (`MemoryStats::calls`):
     /// a function kept out of line but called once, while an inlined copy does the work,
     /// makes few.
@@ -169,7 +172,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 47] = [
+    pub const ALL: [(&'static str, Metric); 48] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -254,6 +257,7 @@ impl Metric {
         ("copy.waits_in_flight_pct", Metric::CopyWaitsInFlightPct),
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("shared.timed_words", Metric::SharedTimedWords),
+        ("local.timed_words", Metric::LocalTimedWords),
         ("calls", Metric::Calls),
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
     ];

@@ -281,6 +281,11 @@ pub struct MemoryStats {
     /// are timed.
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub timed_shared_words: u64,
+    /// The same for local loads: the distinct words of each traced thread's local memory
+    /// read on the timed lines (a timed loop that is not the private array's chase reads
+    /// none).
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub timed_local_words: u64,
     /// Out-of-line calls (PTX `call`) the traced threads made, a lane each, scaled to the
     /// grid: a function kept out of line but called once, beside an inlined copy that does
     /// the work, makes few. 0 in recordings made before calls were counted.

@@ -171,6 +171,7 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
     let mut m = MemoryStats::default();
     for a in accs {
         m.timed_shared_words += a.timed_words.len() as u64;
+        m.timed_local_words += a.timed_local_words.len() as u64;
         if let Some(at) = &a.atomic {
             add_atomic(&mut m, a, at);
             continue;

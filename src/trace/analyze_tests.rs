@@ -592,6 +592,34 @@ fn timed_shared_loads_count_the_distinct_words_they_read_each_block_apart() {
 }
 
 #[test]
+fn timed_local_loads_count_each_threads_own_words() {
+    // Local addresses are each thread's own window: the same offset in two lanes, two
+    // warps or two blocks is two words.
+    let mut timed = site(0, Space::Local, 4);
+    timed.timed = true;
+    let sites = [timed, site(1, Space::Local, 4)];
+    let at = |site, block, warp, stride| Record {
+        block,
+        warp,
+        ..rec(site, Space::Local, u32::MAX, 4, stride)
+    };
+    let records = [
+        // Every lane at offset 0, then at offsets 0, 4, ...: lane 0's word again, and 31
+        // words of the other lanes' at new offsets: 32 + 31.
+        at(0, 0, 0, 0),
+        at(0, 0, 0, 4),
+        // Another warp and another block: their own 32 each.
+        at(0, 0, 1, 0),
+        at(0, 1, 0, 0),
+        // Not timed.
+        at(1, 0, 0, 8),
+    ];
+    let m = analyze(&records, &sites);
+    assert_eq!(m.timed_local_words, 32 + 31 + 32 + 32);
+    assert_eq!(m.timed_shared_words, 0);
+}
+
+#[test]
 fn the_sites_on_the_lines_between_clock_reads_are_marked_timed() {
     let source = "extern \"C\" __global__ void k(unsigned* p) {\n\
                   long long t0 = clock64();\n\

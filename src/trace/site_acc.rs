@@ -63,6 +63,9 @@ pub(super) struct SiteAcc {
     /// that goes round a word pointing at itself reads one a lane), up to
     /// `TIMED_WORDS_MAX`.
     pub(super) timed_words: std::collections::HashSet<u64>,
+    /// The same for timed local loads: each thread's own words (block, warp, lane and the
+    /// word of its local window), as far as `TIMED_WORDS_MAX`.
+    pub(super) timed_local_words: std::collections::HashSet<(u32, u32, u8, u64)>,
     /// The figures of this site's latest shared and global request patterns.
     recent: Recent<Figures>,
 }
@@ -154,6 +157,17 @@ impl SiteAcc {
         }
         if site.timed && r.space == Space::Shared && site.kind() == Some(AccessKind::Load) {
             self.add_timed_words(r);
+        }
+        if site.timed && r.space == Space::Local && site.kind() == Some(AccessKind::Load) {
+            for (lane, &a) in r.addrs.iter().enumerate() {
+                if self.timed_local_words.len() >= TIMED_WORDS_MAX {
+                    break;
+                }
+                if r.mask & (1 << lane) != 0 {
+                    let w = (r.block, r.warp, lane as u8, a >> 2);
+                    self.timed_local_words.insert(w);
+                }
+            }
         }
         self.copy |= site.kind() == Some(AccessKind::AsyncCopy);
         self.bulk |= site.kind() == Some(AccessKind::BulkCopy);

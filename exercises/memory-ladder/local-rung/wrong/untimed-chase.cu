@@ -1,6 +1,6 @@
 // wrong: [faked flag] chases the private array all the way before it reads the clock, then times a loop of arithmetic that loads nothing: the end is right, the figure is not the chase's
-// caught by: yours measured.cycles_per_access at least 0.8x solution
-// on: gpu - only the kernel's clock says what the timed loop did; its traffic is the solution's
+// caught by: yours local.timed_words at least 0.9x solution
+// on: cpu
 // A new rung for the ladder: local memory. Local memory is a thread's private memory in
 // device memory, cached in L1 and the L2; the compiler puts a private array there when it
 // cannot keep it in registers (an index known only at run time, say).
