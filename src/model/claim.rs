@@ -106,6 +106,8 @@ pub enum Metric {
     ClusterRemoteRequests,
     /// 32-byte sectors of another block's shared memory that cluster requests touched.
     ClusterRemoteSectors,
+    /// Blocks that made a remote cluster request, scaled to the grid.
+    ClusterRemoteBlocks,
     TextureTexelsPerRequest,
     TextureRowsPerRequest,
     /// Shared-memory hazards between warps within a barrier interval, in the traced blocks.
@@ -172,7 +174,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 48] = [
+    pub const ALL: [(&'static str, Metric); 49] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -217,6 +219,7 @@ impl Metric {
         ),
         ("cluster.remote_requests", Metric::ClusterRemoteRequests),
         ("cluster.remote_sectors", Metric::ClusterRemoteSectors),
+        ("cluster.remote_blocks", Metric::ClusterRemoteBlocks),
         (
             "texture.texels_per_request",
             Metric::TextureTexelsPerRequest,

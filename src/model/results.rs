@@ -166,6 +166,10 @@ pub struct ClusterStats {
     /// crossed the cluster (a read of a block's own memory through the cluster is none).
     #[serde(default)]
     pub remote_sectors: u64,
+    /// The traced blocks that made a request reaching another block, scaled to the grid:
+    /// an exchange every block takes part in has all of them.
+    #[serde(default)]
+    pub remote_blocks: u64,
 }
 
 /// Texture fetches: requests, and the distinct texels and texel rows they name.

@@ -169,6 +169,10 @@ fn sass_shape(shape: Shape, acc: &SiteAcc) -> Option<SassShape> {
 
 pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
     let mut m = MemoryStats::default();
+    let remote_blocks: std::collections::BTreeSet<u32> = (accs.iter())
+        .flat_map(|a| a.remote_blocks.iter().copied())
+        .collect();
+    m.cluster.remote_blocks = remote_blocks.len() as u64;
     for a in accs {
         m.timed_shared_words += a.timed_words.len() as u64;
         m.timed_local_words += a.timed_local_words.len() as u64;
@@ -218,6 +222,7 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
             sectors: m.cluster.sectors + a.cluster_sectors,
             remote_requests: m.cluster.remote_requests + a.remote,
             remote_sectors: m.cluster.remote_sectors + a.remote_sectors,
+            remote_blocks: m.cluster.remote_blocks,
         };
         m.texture = TextureStats {
             requests: m.texture.requests + a.requests[5],

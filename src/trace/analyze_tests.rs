@@ -592,6 +592,31 @@ fn timed_shared_loads_count_the_distinct_words_they_read_each_block_apart() {
 }
 
 #[test]
+fn the_blocks_that_reach_another_block_are_counted_once_each() {
+    let sites = [site(0, Space::Cluster, 4), site(1, Space::Cluster, 4)];
+    // Block `block` (rank `rank` of its cluster) reading 32 words of rank `target`.
+    let at = |site, block, rank, target: u64| Record {
+        block,
+        rank,
+        addrs: std::array::from_fn(|l| target << 32 | (4 * l as u64)),
+        ..rec(site, Space::Cluster, u32::MAX, 4, 0)
+    };
+    let records = [
+        // Block 0 reaches rank 1 at two sites: one block.
+        at(0, 0, 0, 1),
+        at(1, 0, 0, 1),
+        // Block 1 reads its own memory through the cluster: not remote.
+        at(0, 1, 1, 1),
+        // Block 2 reaches rank 1.
+        at(1, 2, 0, 1),
+    ];
+    let m = analyze(&records, &sites);
+    assert_eq!(m.cluster.remote_blocks, 2);
+    assert_eq!(m.cluster.remote_requests, 3);
+    assert_eq!((m.cluster.sectors, m.cluster.remote_sectors), (16, 12));
+}
+
+#[test]
 fn timed_local_loads_count_each_threads_own_words() {
     // Local addresses are each thread's own window: the same offset in two lanes, two
     // warps or two blocks is two words.

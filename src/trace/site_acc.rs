@@ -42,6 +42,8 @@ pub(super) struct SiteAcc {
     /// Of those, another block's: the bytes that crossed the cluster.
     pub(super) remote_sectors: u64,
     pub(super) remote: u64,
+    /// The blocks whose requests here reached another block of the cluster.
+    pub(super) remote_blocks: std::collections::BTreeSet<u32>,
     pub(super) texels: u64,
     pub(super) texel_rows: u64,
     pub(super) footprint: Vec<WarpTexels>,
@@ -189,6 +191,9 @@ impl SiteAcc {
                 let c = spaces::cluster_request(r.mask, r.width, &r.addrs, r.rank);
                 self.cluster_sectors += u64::from(c.sectors);
                 self.remote_sectors += u64::from(c.remote_sectors);
+                if c.remote {
+                    self.remote_blocks.insert(r.block);
+                }
                 self.remote += u64::from(c.remote);
                 u64::from(c.sectors)
             }

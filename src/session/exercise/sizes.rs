@@ -95,6 +95,7 @@ fn total(m: Metric) -> bool {
             | Metric::LocalBytes
             | Metric::ClusterRemoteRequests
             | Metric::ClusterRemoteSectors
+            | Metric::ClusterRemoteBlocks
             | Metric::SharedRaces
             | Metric::GlobalAtomicRequests
             | Metric::AtomicUpdates
