@@ -70,6 +70,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::SharedTimedWords
         | Metric::LocalTimedWords
         | Metric::Calls
+        | Metric::Shuffles
         | Metric::GlobalCrossBlockWords => read_traced(m, v),
     }
 }
@@ -203,6 +204,7 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         }
         // None is a count like any other: a kernel that makes no call has 0 of them.
         Metric::Calls => Ok(mem.calls as f64),
+        Metric::Shuffles => Ok(mem.shuffles as f64),
         Metric::GlobalCrossBlockWords => Ok(mem.global.cross_block_words as f64),
         Metric::SharedTimedWords => match mem.timed_shared_words {
             0 => Err(Verdict::Wrong(format!(

@@ -112,7 +112,13 @@ pub fn exec(
         Op::MbarInit | Op::MbarArrive { .. } | Op::MbarWait | Op::BulkCopy => {
             super::mbarrier::step(fr, ctx, ins, (active, warp))?
         }
-        Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,
+        // Logged as the GPU tracer logs them: an event of the lanes taking part.
+        Op::Shfl(m) => {
+            if active != 0 {
+                ctx.barrier_record(ins, warp, active);
+            }
+            shfl(fr, ctx, ins, active, warp, mask, m)?
+        }
         Op::LdMatrix { matrices, trans } => {
             super::matrix::ldmatrix(fr, ctx, ins, (active, warp), (matrices, trans))?
         }
@@ -121,7 +127,12 @@ pub fn exec(
             super::matrix::bf16_cvt(c, a[0], a[1])
         }),
         Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
-        Op::Redux(op, ty) => redux(fr, ctx, ins, (active, warp), op, ty)?,
+        Op::Redux(op, ty) => {
+            if active != 0 {
+                ctx.barrier_record(ins, warp, active);
+            }
+            redux(fr, ctx, ins, (active, warp), op, ty)?
+        }
         Op::MatchAny(ty) => match_any(fr, ctx, ins, (active, warp), ty)?,
         Op::Activemask => lanewise(fr, ctx, ins, active, warp, |_| u64::from(mask)),
         Op::Mapa { generic } => cluster_address(fr, ctx, ins, (active, warp), (true, generic)),

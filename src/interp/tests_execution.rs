@@ -157,6 +157,32 @@ fn a_call_logs_the_lanes_that_make_it_under_a_site_numbered_after_the_others() {
 }
 
 #[test]
+fn a_shuffle_and_a_redux_log_the_lanes_that_take_part() {
+    // Lanes 0-15 shuffle (a member mask of theirs); every lane then folds with redux.
+    let body = store_r9(
+        "and.b32 %r5, %r1, 31;\nsetp.lt.u32 %p2, %r5, 16;\n@!%p2 bra SKIP;\n\
+         shfl.sync.bfly.b32 %r9, %r1, 1, 31, 65535;\nSKIP:\n\
+         redux.sync.add.u32 %r9, %r1, -1;",
+    );
+    let (_, k, r) = run_full("", &body, 2, 64, 128).unwrap();
+    let shfl = recs(&r, &k, "shfl.sync.bfly.b32");
+    // Two warps in each of two blocks: 4 records of 16 lanes.
+    assert_eq!(shfl.len(), 4);
+    assert!(shfl.iter().all(|r| r.mask == 0xFFFF), "{shfl:?}");
+    let site = &k.sites[shfl[0].site as usize];
+    assert_eq!(site.event, crate::trace::instrument::Event::Shuffle);
+    // The store keeps its id: shuffles are numbered last.
+    let store = k.sites.iter().find(|s| s.op.starts_with("st.")).unwrap();
+    assert!(
+        k.sites
+            .iter()
+            .all(|s| s.event != site.event || s.id > store.id)
+    );
+    let m = crate::trace::analyze::analyze_shaped(&r, &k.sites, &[]);
+    assert_eq!(m.shuffles, 4 * 16 + 4 * 32);
+}
+
+#[test]
 fn vector_loads_and_generic_pointers_resolve_to_their_spaces() {
     let pre = ".shared .align 16 .b8 tile[512];";
     let body = store_r9(

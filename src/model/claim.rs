@@ -167,6 +167,9 @@ pub enum Metric {
     /// a function kept out of line but called once, while an inlined copy does the work,
     /// makes few.
     Calls,
+    /// Warp shuffles taken part in, a lane each, scaled to the grid
+    /// (`MemoryStats::shuffles`): a tree whose steps are to stay in shared memory has none.
+    Shuffles,
     /// Global words two or more traced blocks stored to with plain stores
     /// (`GlobalStats::cross_block_words`): a merge into global memory by a load and a
     /// store, not an atomic, which loses updates where blocks run at once.
@@ -174,7 +177,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 49] = [
+    pub const ALL: [(&'static str, Metric); 50] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -262,6 +265,7 @@ impl Metric {
         ("shared.timed_words", Metric::SharedTimedWords),
         ("local.timed_words", Metric::LocalTimedWords),
         ("calls", Metric::Calls),
+        ("shuffles", Metric::Shuffles),
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
     ];
 

@@ -295,6 +295,11 @@ pub struct MemoryStats {
     /// the work, makes few. 0 in recordings made before calls were counted.
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub calls: u64,
+    /// Warp shuffles (`shfl.sync`, `redux.sync`) the traced threads took part in, a lane
+    /// each, scaled to the grid: values exchanged in registers, not through shared memory.
+    /// 0 in recordings made before shuffles were counted.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub shuffles: u64,
     /// The traced counts follow the SASS that runs: where ptxas made a shared access in
     /// other instructions than the PTX, they count those (false: no nvdisasm to read the
     /// SASS of a kernel with shared accesses wider than a word, and the counts follow the

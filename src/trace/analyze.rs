@@ -306,6 +306,7 @@ pub fn analyze_launch(
     for r in records {
         if let Some(site) = sites.get(r.site as usize) {
             m.calls += call_lanes(r, site);
+            m.shuffles += shuffle_lanes(r, site);
             cross.push(r, site);
         }
     }
@@ -317,6 +318,15 @@ pub fn analyze_launch(
 pub(super) fn call_lanes(r: &Record, site: &Site) -> u64 {
     match site.event {
         Event::Call => u64::from(r.mask.count_ones()),
+        _ => 0,
+    }
+}
+
+/// The lanes a record of a shuffle site names (each a value exchanged in registers), 0
+/// for any other record.
+pub(super) fn shuffle_lanes(r: &Record, site: &Site) -> u64 {
+    match site.event {
+        Event::Shuffle => u64::from(r.mask.count_ones()),
         _ => 0,
     }
 }
@@ -344,7 +354,7 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
         (Event::ClusterWait, _) => Op::ClusterWait,
         (Event::CopyCommit, _) => Op::CopyCommit,
         (Event::CopyWait { groups, all }, _) => Op::CopyWait { groups, all },
-        (Event::Call, _) => return None,
+        (Event::Call | Event::Shuffle, _) => return None,
         _ if !matches!(r.space, Space::Shared | Space::Cluster) => return None,
         (_, Some(AccessKind::Load | AccessKind::Matrix)) => Op::Read,
         (_, Some(AccessKind::Store)) => Op::Write,

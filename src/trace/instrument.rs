@@ -112,6 +112,10 @@ pub enum Event {
     /// nor the PTX inlined), so that a check can count the calls a kernel makes, not only
     /// that its code has one. No address; the record's mask is the calling lanes.
     Call,
+    /// `shfl.sync` or `redux.sync`: the lanes that run it exchange values in registers, not
+    /// through memory, so that a check can tell a tree kept in shared memory from one that
+    /// is not. No address; the record's mask is the lanes that take part.
+    Shuffle,
 }
 
 /// One traced instruction.
@@ -284,13 +288,15 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     let mut state = FuncState::default();
     let mut symbols: HashMap<String, Space> = HashMap::new();
     let mut sites = Vec::new();
-    // `__syncwarp()` sites are numbered after every other site, and calls after those, so
-    // that the ids of the accesses and block barriers stay what they were before warp
-    // barriers and calls were followed, which recordings made since key their figures by.
+    // `__syncwarp()` sites are numbered after every other site, calls after those and
+    // shuffles last, so that the ids of the accesses and block barriers stay what they were
+    // before warp barriers, calls and shuffles were followed, which recordings made since
+    // key their figures by.
     let mut next = 0;
-    let (main_sites, warp_sites) = count_sites(ptx)?;
+    let (main_sites, warp_sites, call_sites) = count_sites(ptx)?;
     let mut next_warp = main_sites;
     let mut next_call = main_sites + warp_sites;
+    let mut next_shuffle = next_call + call_sites;
     // Whether the statement just before was a fence of the cluster's scope or wider: one
     // directly before `barrier.cluster.arrive.relaxed` gives it the release a plain arrive
     // has (PTX's memory model), so the pair orders what the warp did before it.
@@ -333,6 +339,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                 let counter = match access.event {
                     Event::WarpSync => &mut next_warp,
                     Event::Call => &mut next_call,
+                    Event::Shuffle => &mut next_shuffle,
                     _ => &mut next,
                 };
                 let id = *counter;
@@ -418,10 +425,11 @@ fn releasing_fence(body: &str) -> bool {
     }
 }
 
-/// The sites of `ptx` other than `__syncwarp()`'s and calls, and the `__syncwarp()` sites:
-/// those are numbered after the others, and calls after them.
-fn count_sites(ptx: &str) -> Result<(u32, u32), InstrumentError> {
-    let (mut main, mut warp) = (0, 0);
+/// The sites of `ptx` other than `__syncwarp()`'s, calls and shuffles, the `__syncwarp()`
+/// sites and the calls: those are numbered after the others, calls after them, and
+/// shuffles last.
+fn count_sites(ptx: &str) -> Result<(u32, u32, u32), InstrumentError> {
+    let (mut main, mut warp, mut calls) = (0, 0, 0);
     for (idx, raw) in ptx.lines().enumerate() {
         for seg in segment(strip_comment(raw)) {
             if let Seg::Stmt(stmt) = seg {
@@ -429,14 +437,15 @@ fn count_sites(ptx: &str) -> Result<(u32, u32), InstrumentError> {
                 for a in parse_access(body, idx as u32 + 1)? {
                     match a.event {
                         Event::WarpSync => warp += 1,
-                        Event::Call => {}
+                        Event::Call => calls += 1,
+                        Event::Shuffle => {}
                         _ => main += 1,
                     }
                 }
             }
         }
     }
-    Ok((main, warp))
+    Ok((main, warp, calls))
 }
 
 #[cfg(test)]

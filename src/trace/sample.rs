@@ -251,6 +251,7 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut c.waits);
     s(&mut c.waits_in_flight);
     s(&mut m.calls);
+    s(&mut m.shuffles);
 }
 
 #[cfg(test)]

@@ -90,6 +90,8 @@ pub struct Streamed {
     groups: crate::analysis::copy_groups::CopyGroups,
     /// Lanes of the `call` records so far (`MemoryStats::calls`).
     calls: u64,
+    /// Lanes of the shuffle records so far (`MemoryStats::shuffles`).
+    shuffles: u64,
     /// Global words two blocks stored to (`GlobalStats::cross_block_words`).
     cross: crate::trace::cross_block::CrossBlockStores,
     /// The shared accesses the SASS makes in pieces (`sass_map::reshape`).
@@ -118,6 +120,7 @@ impl Streamed {
             },
             groups: Default::default(),
             calls: 0,
+            shuffles: 0,
             cross: Default::default(),
             shapes: Shapes::Known(Vec::new()),
             sass: Ok(()),
@@ -195,6 +198,7 @@ impl Streamed {
         };
         let (barrier, may_split) = (site.is_event(), site.may_split());
         self.calls += super::analyze::call_lanes(r, site);
+        self.shuffles += super::analyze::shuffle_lanes(r, site);
         self.cross.push(r, site);
         if let Some(e) = shared_event(r, &self.sites) {
             self.groups.push(&e);
@@ -253,6 +257,7 @@ impl Streamed {
         m.copies.waits = self.groups.waits;
         m.copies.waits_in_flight = self.groups.waits_in_flight;
         m.calls = self.calls;
+        m.shuffles = self.shuffles;
         m.global.cross_block_words = self.cross.words;
         m
     }

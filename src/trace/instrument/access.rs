@@ -172,11 +172,14 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         Some("ldmatrix") => return matrix_load(guard, op, &rest[op_end..], line),
         // `call{.uni}`: NVVM writes its operands over the lines after, so the opcode is all
         // this line has to go on.
-        Some("call") => {
+        Some(first @ ("call" | "shfl" | "redux")) => {
             return Ok(Some(Access {
                 guard,
                 op,
-                event: Event::Call,
+                event: match first {
+                    "call" => Event::Call,
+                    _ => Event::Shuffle,
+                },
                 width: 0,
                 addr: "0",
                 coords: None,

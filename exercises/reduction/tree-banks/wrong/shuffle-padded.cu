@@ -1,5 +1,5 @@
-// wrong: [token use] does the tree with shuffles and pads its shared reads to the solution's mix of widths
-// caught by: yours shared.requests at least 0.9x solution
+// wrong: [token use] does the last five levels of the tree with shuffles, which the task keeps for a later rung, and bounces each partial through a volatile shared word so that the shared requests and words per request come out as the solution's
+// caught by: yours shuffles == 0
 // on: cpu
 
 // The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)
@@ -26,26 +26,40 @@ __device__ void finish(unsigned block_sum, unsigned* partial, unsigned* out)
     }
 }
 
+// One tile's tree: returns the tile's sum (meaningful in thread 0).
+__device__ unsigned tree(unsigned* sdata, unsigned tid)
+{
+    // At stride s the first s threads add word tid + s: the working threads and their
+    // words are both contiguous, one word per bank.
+    for (unsigned s = BLOCK / 2; s > 16; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    if (tid < 32) {
+        unsigned v = tid < 16 ? sdata[tid] + sdata[tid + 16] : 0u;
+        // Shuffles do the last levels; lane 0 bounces each partial through sdata[0] so the
+        // shared loads and stores look like the tree's narrowing requests.
+        for (int o = 8; o > 0; o >>= 1) {
+            v += __shfl_down_sync(0xffffffffu, v, o);
+            if (tid == 0) { volatile unsigned* b = sdata; b[0] = v; v = b[0]; }
+        }
+        if (tid == 0) { volatile unsigned* b = sdata; b[0] = v; v = b[0]; b[0] = v; v = b[0]; b[0] = v; v = b[0]; b[0] = v; }
+    }
+    __syncthreads();
+    return sdata[0];
+}
+
 extern "C" __global__ void reduce_tree(const unsigned* __restrict__ in, unsigned* partial,
                                        unsigned* out, unsigned n)
 {
     __shared__ unsigned sdata[BLOCK];
-    __shared__ unsigned wsum[BLOCK / 32 + 1];
-    const unsigned tid = threadIdx.x, lane = tid & 31, w = tid >> 5;
+    const unsigned tid = threadIdx.x;
     unsigned total = 0;
     for (unsigned base = blockIdx.x * BLOCK; base < n; base += gridDim.x * BLOCK) {
         sdata[tid] = base + tid < n ? in[base + tid] : 0u;
-        unsigned v = ((volatile unsigned*)sdata)[tid];                      // whole-warp read of its own word
-        for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-        if (lane == 0) wsum[w] = v;
         __syncthreads();
-        if (w == 0) {
-            unsigned u = lane < BLOCK / 32 ? wsum[lane] : 0u;   // one 8-word request
-            for (int o = 4; o > 0; o >>= 1) u += __shfl_down_sync(0xffffffffu, u, o);
-            if (lane == 0) wsum[BLOCK / 32] = u;
-        }
-        __syncthreads();
-        total += wsum[BLOCK / 32];                      // 8 one-word broadcasts, like the tree's sdata[0]
+        total += tree(sdata, tid);
+        // The next tile overwrites sdata: every thread must be done reading this one.
         __syncthreads();
     }
     finish(total, partial, out);
