@@ -27,8 +27,11 @@ pub const SIZE_TRACE_BLOCKS: u32 = 4096;
 pub const MAIN_TRACE_CLUSTERS: u32 = 64;
 
 /// The most records the trace at the lesson's size takes before its sample shrinks to
-/// fewer clusters: a second and a half or so of analysis per variant.
-pub const MAIN_TRACE_RECORDS: u32 = 1 << 19;
+/// fewer clusters: about two and a half seconds of analysis per variant where eight checks
+/// share a 16-core host (2^19 took five, and the live table of every answer half a minute
+/// more than its five). A kernel whose blocks log many records is traced in fewer of them:
+/// broadcast's blocks, 65,536 records each, in four or so.
+pub const MAIN_TRACE_RECORDS: u32 = 1 << 18;
 
 /// Whether the CPU interpreter judges every check of `ex` (none is about a time): its
 /// verdict there is the exercise's whole verdict, so its trace at the lesson's size must
