@@ -388,9 +388,9 @@ fn main_options(t: &Target, known: bool) -> RunOptions {
         job: JobKind::ExerciseCheck,
         // A wide sample, drawn afresh anywhere in the grid: a kernel that takes the taught
         // path only in the blocks a sample usually holds cannot count on them.
-        trace_blocks: super::sizes::main_trace_blocks(t.lesson),
-        trace_records: super::sizes::MAIN_TRACE_RECORDS,
-        sample_seed: super::sizes::fresh_sample_seed(),
+        trace_blocks: super::sample::main_trace_blocks(t.lesson),
+        trace_records: super::sample::MAIN_TRACE_RECORDS,
+        sample_seed: super::sample::fresh_sample_seed(),
         ..full
     }
 }

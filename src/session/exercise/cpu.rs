@@ -44,11 +44,11 @@ pub fn check_cpu(
         // the lesson's few where a GPU's check follows (a time to judge): the interpreter
         // runs every traced block, and a GPU's wide sample would cost it seconds a check.
         // Where the CPU's verdict is the whole verdict, as widely as a GPU.
-        trace_blocks: match super::sizes::judged_whole_on_cpu(ex) {
-            true => super::sizes::main_trace_blocks(t.lesson),
+        trace_blocks: match super::sample::judged_whole_on_cpu(ex) {
+            true => super::sample::main_trace_blocks(t.lesson),
             false => 0,
         },
-        sample_seed: super::sizes::fresh_sample_seed(),
+        sample_seed: super::sample::fresh_sample_seed(),
         ..RunOptions::default()
     };
     let progress = super::check::progress(&mut say);
@@ -202,7 +202,7 @@ fn at_size(
         variants: if traced { variants } else { vec![YOURS.into()] },
         trace: traced,
         trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
-        sample_seed: super::sizes::fresh_sample_seed(),
+        sample_seed: super::sample::fresh_sample_seed(),
         ..RunOptions::default()
     };
     say(&format!(

@@ -1,6 +1,6 @@
 //! Exercise checks: the learner's kernel run as one more variant of its lesson (`lesson`),
 //! judged live (`check`) or on the CPU interpreter (`cpu`), its output at every size
-//! (`output`, `sizes`), the quick check a save runs (`quick`), the learner's record of
+//! (`output`, `sizes`), where its traces look (`sample`), the quick check a save runs (`quick`), the learner's record of
 //! attempts and passes (`progress`) and the instructor's view of a workshop (`summary`).
 
 pub mod check;
@@ -11,5 +11,6 @@ mod output;
 pub mod own_lines;
 pub mod progress;
 mod quick;
+mod sample;
 mod sizes;
 pub mod summary;

@@ -65,7 +65,7 @@ pub(super) fn correctness(
                 trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
                 trace_records: super::sizes::SIZE_TRACE_RECORDS,
                 // A grid wider than the sample is looked at anywhere, as at the lesson's size.
-                sample_seed: super::sizes::fresh_sample_seed(),
+                sample_seed: super::sample::fresh_sample_seed(),
                 guard: true,
                 job: JobKind::ExerciseCheck,
                 ..RunOptions::default()

@@ -65,7 +65,7 @@ pub(super) fn trace_yours(
         keep_inputs: true,
         check: false,
         job: JobKind::ExerciseCheck,
-        sample_seed: super::sizes::fresh_sample_seed(),
+        sample_seed: super::sample::fresh_sample_seed(),
         ..RunOptions::default()
     };
     let mut traced = fold::blank_result(main, Source::Live, result.device.clone());
