@@ -147,6 +147,25 @@ pub fn space_lines(m: &crate::model::results::MemoryStats) -> Vec<String> {
     out
 }
 
+/// The instructions that move memory where the trace does not look, in a few words
+/// ("not traced: `prefetch.global.L2` at line 72 and 1 more"); None when there are none.
+/// What they move is in no count, so a figure beside them is short by that much.
+pub fn unseen_note(m: &crate::model::results::MemoryStats) -> Option<String> {
+    let first = m.unseen.first()?;
+    let at = match first.source_line {
+        Some(l) => format!("line {l}"),
+        None => format!("PTX line {}", first.ptx_line),
+    };
+    let more = match m.unseen.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    Some(format!(
+        "not traced: `{}` at {at}{more}; what it moves is in no count",
+        first.op
+    ))
+}
+
 /// The races the trace found, a line each (the first three), or that it found none where
 /// warps shared memory; each with whether it is a fault.
 pub fn race_lines(m: &crate::model::results::MemoryStats) -> Vec<(String, bool)> {
@@ -195,7 +214,8 @@ pub fn shared_text(s: &crate::model::results::SharedStats) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::space_lines;
+    use super::{space_lines, unseen_note};
+    use crate::model::access::UnseenAccess;
     use crate::model::results::{AtomicCounts, CopyStats, MemoryStats, SharedCounts};
 
     #[test]
@@ -229,5 +249,23 @@ mod tests {
         );
         // A kernel that copies nothing says nothing of copies.
         assert!(space_lines(&MemoryStats::default()).is_empty());
+    }
+
+    #[test]
+    fn memory_moved_where_the_trace_does_not_look_is_said_with_its_line() {
+        let mut m = MemoryStats::default();
+        assert_eq!(unseen_note(&m), None);
+        let at = |ptx_line, source_line| UnseenAccess {
+            op: "prefetch.global.L2".into(),
+            ptx_line,
+            source_line,
+        };
+        m.unseen = vec![at(90, Some(72)), at(95, None)];
+        assert_eq!(
+            unseen_note(&m).as_deref(),
+            Some(
+                "not traced: `prefetch.global.L2` at line 72 and 1 more; what it moves is in no count"
+            )
+        );
     }
 }

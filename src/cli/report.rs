@@ -184,15 +184,22 @@ fn shared_error_notes(shared: &[(&str, Vec<&str>)]) -> String {
     out
 }
 
-/// A full trace buffer is said out loud: its figures come from fewer records than ran.
+/// A full trace buffer is said out loud: its figures come from fewer records than ran. So
+/// is memory moved by instructions the trace does not follow.
 fn overflow_notes(r: &LessonResult) -> String {
     let mut out = String::new();
     for v in &r.variants {
-        if let Some(m) = v.memory.as_ref().filter(|m| m.overflow > 0) {
+        let Some(m) = v.memory.as_ref() else {
+            continue;
+        };
+        if m.overflow > 0 {
             out.push_str(&format!(
                 "{}: trace buffer full, {} records lost; its figures come from the rest\n",
                 v.name, m.overflow
             ));
+        }
+        if let Some(note) = crate::analysis::describe::unseen_note(m) {
+            out.push_str(&format!("{}: {note}\n", v.name));
         }
     }
     out

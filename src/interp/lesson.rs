@@ -257,6 +257,7 @@ pub fn trace(
     let mut m = stream.finish();
     m.overflow = overflow;
     m.sass_checked = sass.is_ok();
+    m.unseen = k.unseen.clone();
     s.scale_to_grid(&mut m);
     Ok(m)
 }

@@ -201,6 +201,8 @@ pub struct Kernel {
     pub prog: Program,
     pub entry: usize,
     pub sites: Vec<Site>,
+    /// The module's statements that move memory in ways no site follows.
+    pub unseen: Vec<crate::model::access::UnseenAccess>,
 }
 
 /// Decode `ptx` for kernel `name`; instructions the tracer follows get the id of the site
@@ -210,9 +212,8 @@ pub fn prepare(ptx: &str, name: &str) -> Result<Kernel, PrepareError> {
     let entry = (prog.funcs.iter())
         .position(|f| f.entry && f.name == name)
         .ok_or_else(|| PrepareError::NoKernel(name.to_string()))?;
-    let sites = instrument::instrument(ptx)
-        .map_err(|e| PrepareError::Instrument(e.to_string()))?
-        .sites;
+    let instrument::Instrumented { sites, unseen, .. } =
+        instrument::instrument(ptx).map_err(|e| PrepareError::Instrument(e.to_string()))?;
     slice::mark(&mut prog, entry);
     let mut used = vec![false; sites.len()];
     for f in &mut prog.funcs {
@@ -231,7 +232,12 @@ pub fn prepare(ptx: &str, name: &str) -> Result<Kernel, PrepareError> {
             }
         }
     }
-    Ok(Kernel { prog, entry, sites })
+    Ok(Kernel {
+        prog,
+        entry,
+        sites,
+        unseen,
+    })
 }
 
 /// Which blocks run, and which of them are traced.

@@ -149,6 +149,19 @@ pub struct WarpTexels {
     pub texels: Vec<(u32, i64, i64)>,
 }
 
+/// An instruction that moves data in memory in a way neither tracer follows (`prefetch`,
+/// a tensor-map or shared-to-global bulk copy, `st.async`, `multimem`, …): what it does is
+/// in no traced count, so a verdict drawn from the counts says nothing of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnseenAccess {
+    /// The PTX instruction as written, e.g. "prefetch.global.L2".
+    pub op: String,
+    /// 1-based line in the PTX.
+    pub ptx_line: u32,
+    /// 1-based line in the kernel source, from the PTX `.loc` before it.
+    pub source_line: Option<u32>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InstructionSummary {
     /// Instrumentation site id (order in the PTX).

@@ -306,6 +306,10 @@ pub struct MemoryStats {
     /// PTX).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sass_checked: bool,
+    /// Instructions of the module that move memory in ways the trace does not follow, in
+    /// PTX order: a verdict on the traced counts does not cover what they do.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unseen: Vec<crate::model::access::UnseenAccess>,
     /// Shared-memory hazards between warps of a block within one barrier interval, in the
     /// traced blocks (not scaled), the most frequent first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

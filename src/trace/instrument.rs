@@ -16,7 +16,9 @@
 //! completes the copies' shared writes at. `ldmatrix` (`m8n8`) is a 16-byte shared load of
 //! the lanes that name its rows (8, 16 or 32), the others logged as idle. Not traced:
 //! `.param`, other texture geometries and every other opcode (`red.async`, `stmatrix`, the
-//! tensor copies), whose lanes do not each name one address the way `ld`/`st` do.
+//! tensor copies), whose lanes do not each name one address the way `ld`/`st` do. Those of
+//! them that move data (`access::moves_unseen`) are listed apart (`Instrumented::unseen`):
+//! a check drawn from the counts cannot speak for what they did.
 
 mod access;
 mod emit;
@@ -32,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::races::Order;
 use crate::analysis::sass_map::{PtxAccess, PtxAddr, PtxAtomic};
-use crate::model::access::{AccessKind, Space, TexCoords};
+use crate::model::access::{AccessKind, Space, TexCoords, UnseenAccess};
 use access::parse_access;
 use emit::{Planned, emit_line, site_block};
 use logger::header_end;
@@ -242,6 +244,8 @@ pub fn sass_accesses(sites: &[Site]) -> Vec<PtxAccess> {
 pub struct Instrumented {
     pub ptx: String,
     pub sites: Vec<Site>,
+    /// The statements that move memory in ways no site follows, in PTX order.
+    pub unseen: Vec<UnseenAccess>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -288,6 +292,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     let mut state = FuncState::default();
     let mut symbols: HashMap<String, Space> = HashMap::new();
     let mut sites = Vec::new();
+    let mut unseen = Vec::new();
     // `__syncwarp()` sites are numbered after every other site, calls after those and
     // shuffles last, so that the ids of the accesses and block barriers stay what they were
     // before warp barriers, calls and shuffles were followed, which recordings made since
@@ -331,7 +336,17 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
             let mut blocks = String::new();
             let mut inside = false;
             let after_fence = std::mem::replace(&mut fenced, releasing_fence(body));
-            for mut access in parse_access(body, line_no)? {
+            let accesses = parse_access(body, line_no)?;
+            if accesses.is_empty()
+                && let Some(op) = access::moves_unseen(body)
+            {
+                unseen.push(UnseenAccess {
+                    op: op.to_string(),
+                    ptx_line: line_no,
+                    source_line: state.loc.map(|l| l.1),
+                });
+            }
+            for mut access in accesses {
                 // A label before the arrive is a way in that may not pass the fence.
                 if access.event == Event::ClusterArriveRelaxed && after_fence && label.is_none() {
                     access.event = Event::ClusterArrive;
@@ -399,7 +414,11 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
         }
     }
     sites.sort_by_key(|s| s.id);
-    Ok(Instrumented { ptx: out, sites })
+    Ok(Instrumented {
+        ptx: out,
+        sites,
+        unseen,
+    })
 }
 
 /// A fence that orders the thread's earlier memory accesses before its later ones for the

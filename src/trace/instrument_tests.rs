@@ -189,6 +189,42 @@ fn untraced_instructions_are_left_alone() {
     }
 }
 
+/// What no site follows but moves memory is listed with its line; parameters, the copies'
+/// group events and `mbarrier` objects are not.
+#[test]
+fn the_memory_moves_no_site_follows_are_listed_with_their_lines() {
+    let body = "\tld.param.u64 %rd1, [k_param_0];\n\
+                \tprefetch.global.L2 [%rd1];\n\
+                \t@%p1 cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2, {%r1}], [%r4];\n\
+                \tcp.async.bulk.commit_group;\n\
+                \tcp.async.bulk.wait_group.read 0;\n\
+                \tmbarrier.arrive.shared::cta.b64 %rd3, [%r4];\n\
+                \tst.async.shared::cluster.mbarrier::complete_tx::bytes.u32 [%r1], %r2, [%r3];\n\
+                \tld.global.u32 %r6, [%rd1];\n\
+                \tbar.arrive 1, 64;\n";
+    let src = module(body);
+    let inst = instrument(&src).unwrap();
+    let first = src.lines().position(|l| l.contains("ld.param")).unwrap() as u32 + 1;
+    let unseen: Vec<(&str, u32)> = (inst.unseen.iter())
+        .map(|u| (u.op.as_str(), u.ptx_line - first))
+        .collect();
+    assert_eq!(
+        unseen,
+        [
+            ("prefetch.global.L2", 1),
+            (
+                "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes",
+                2
+            ),
+            (
+                "st.async.shared::cluster.mbarrier::complete_tx::bytes.u32",
+                6
+            ),
+        ]
+    );
+    assert_eq!(inst.sites.len(), 1, "{:?}", inst.sites);
+}
+
 /// A `cp.async` makes two sites, its global read then its shared write, each logging its
 /// own operand's address before the copy; its commit and wait log events with no address.
 #[test]

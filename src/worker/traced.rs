@@ -52,6 +52,7 @@ pub struct Prepared {
     module: Module,
     lowered_name: String,
     sites: Vec<trace::instrument::Site>,
+    unseen: Vec<crate::model::access::UnseenAccess>,
 }
 
 /// What the traced launch logged, downloaded: decoding and analysing it needs no GPU, so
@@ -78,6 +79,7 @@ pub fn prepare(gpu: &Gpu, v: &Variant, arch: &str) -> Result<Prepared, TraceErro
         module: gpu.load_module(&image)?,
         lowered_name: ptx.lowered_name.clone(),
         sites: inst.sites,
+        unseen: inst.unseen,
     })
 }
 
@@ -173,6 +175,7 @@ pub fn analyze(
     let mut m = trace::analyze::analyze_launch(&recs, &sites, shaped, geom);
     m.sass_checked = shapes.is_ok();
     m.overflow = overflow;
+    m.unseen = prepared.unseen;
     s.scale_to_grid(&mut m);
     Ok(m)
 }

@@ -490,6 +490,7 @@ pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckRe
     let solution = result.variants.iter().find(|v| v.name == SOLUTION);
     let lines = (super::own_lines::race_line(y).into_iter())
         .chain(super::own_lines::path_lines(y, solution))
+        .chain(super::own_lines::unseen_line(y, solution))
         .chain(lines)
         .collect();
     CheckReport {

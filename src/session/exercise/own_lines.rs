@@ -1,6 +1,6 @@
 //! The lines every exercise check adds of its own, written in no lesson: whether yours races
 //! in shared memory (where it uses it), and whether it moves global memory by atomics or bulk
-//! copies where the solution takes neither path.
+//! copies where the solution takes neither path, or by instructions no tracer follows.
 
 use super::check::{CheckLine, Mark};
 use crate::model::results::VariantResult;
@@ -55,6 +55,44 @@ pub(super) fn race_line(y: Option<&VariantResult>) -> Option<CheckLine> {
         check: RACE_LINE.into(),
         mark: Mark::Fail,
         detail,
+        at: None,
+    })
+}
+
+/// The words the line about untraced instructions is known by.
+pub const UNSEEN_LINE: &str = "yours moves memory only in ways the trace follows";
+
+/// For a kernel with instructions that move memory where no tracer looks (`prefetch`, a
+/// tensor-map copy, `st.async`, …) and the solution has none of that opcode: a fail, since
+/// every count the checks judge leaves out what those did (a chase whose chain was
+/// prefetched into the L2 reads like a cold one). Nothing is said when yours has none.
+pub(super) fn unseen_line(
+    y: Option<&VariantResult>,
+    solution: Option<&VariantResult>,
+) -> Option<CheckLine> {
+    let ym = y?.memory.as_ref()?;
+    let theirs = |op: &str| {
+        (solution.and_then(|v| v.memory.as_ref()))
+            .is_some_and(|m| m.unseen.iter().any(|u| u.op == op))
+    };
+    let new: Vec<_> = ym.unseen.iter().filter(|u| !theirs(&u.op)).collect();
+    let first = new.first()?;
+    let at = match first.source_line {
+        Some(l) => format!("line {l}"),
+        None => format!("PTX line {}", first.ptx_line),
+    };
+    let more = match new.len() {
+        1 => String::new(),
+        n => format!(" and {} more", n - 1),
+    };
+    Some(CheckLine {
+        check: UNSEEN_LINE.into(),
+        mark: Mark::Fail,
+        detail: format!(
+            "`{}` at {at}{more} moves memory that no count the checks judge includes, and \
+             the solution needs none: take the lesson's loads and stores instead",
+            first.op
+        ),
         at: None,
     })
 }
@@ -130,4 +168,53 @@ pub(super) fn path_lines(
         judge(BULK_LINE, share, what);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::access::UnseenAccess;
+    use crate::model::results::MemoryStats;
+
+    fn with_unseen(ops: &[(&str, Option<u32>)]) -> VariantResult {
+        let unseen = (ops.iter())
+            .map(|&(op, source_line)| UnseenAccess {
+                op: op.into(),
+                ptx_line: 40,
+                source_line,
+            })
+            .collect();
+        VariantResult {
+            memory: Some(MemoryStats {
+                unseen,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn an_untraced_move_fails_by_its_line_unless_the_solution_makes_it_too() {
+        let yours = with_unseen(&[("prefetch.global.L2", Some(72)), ("st.async.u32", None)]);
+        let plain = with_unseen(&[]);
+        let line = unseen_line(Some(&yours), Some(&plain)).expect("a line");
+        assert_eq!(line.mark, Mark::Fail);
+        assert!(
+            line.detail
+                .starts_with("`prefetch.global.L2` at line 72 and 1 more"),
+            "{}",
+            line.detail
+        );
+        let prefetching = with_unseen(&[("prefetch.global.L2", None)]);
+        let line = unseen_line(Some(&yours), Some(&prefetching)).expect("a line");
+        assert!(
+            line.detail
+                .starts_with("`st.async.u32` at PTX line 40 moves"),
+            "{}",
+            line.detail
+        );
+        assert!(unseen_line(Some(&plain), Some(&plain)).is_none());
+        let only_prefetch = with_unseen(&[("prefetch.global.L2", Some(3))]);
+        assert!(unseen_line(Some(&only_prefetch), Some(&prefetching)).is_none());
+    }
 }

@@ -144,6 +144,43 @@ fn bulk_copy<'a>(
     }])
 }
 
+/// The opcode of a statement the tracer logs nothing for that still moves data in memory:
+/// a `prefetch` that warms the L2, a bulk copy by tensor map or from shared to global
+/// memory, `st.async`/`red.async`, `multimem`, `stmatrix`, an `ldmatrix` of a shape not
+/// followed, texture and surface forms not followed, `wgmma`/`tcgen05` operands read from
+/// shared memory. None for everything else, parameters, `mbarrier` objects and the copies'
+/// group events included (they move nothing themselves).
+pub(super) fn moves_unseen(stmt: &str) -> Option<&str> {
+    let mut rest = stmt.trim_end_matches(';').trim();
+    if rest.starts_with('@') {
+        rest = rest.split_once(char::is_whitespace)?.1.trim_start();
+    }
+    let op = rest.split_whitespace().next()?;
+    let quals: Vec<&str> = op.split('.').collect();
+    let has = |q: &str| {
+        quals
+            .iter()
+            .any(|w| *w == q || w.strip_prefix(q).is_some_and(|r| r.starts_with("::")))
+    };
+    let moves = match quals[0] {
+        "ld" | "ldu" | "st" => !has("param"),
+        "atom" | "red" | "tex" | "tld4" | "suld" | "sust" | "sured" | "prefetch" | "prefetchu"
+        | "applypriority" | "discard" | "multimem" | "stmatrix" | "ldmatrix" => true,
+        "cp" => {
+            !["commit_group", "wait_group", "wait_all", "wait_group_read"]
+                .iter()
+                .any(|q| has(q))
+                && quals.get(2) != Some(&"mbarrier")
+        }
+        "wgmma" => has("mma_async"),
+        "tcgen05" => ["ld", "st", "cp", "mma"]
+            .iter()
+            .any(|q| quals.get(1) == Some(q)),
+        _ => false,
+    };
+    moves.then_some(op)
+}
+
 /// A statement's one access or event, or None when it is not one the tracer follows.
 fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentError> {
     let bad = || InstrumentError::BadAccess {

@@ -9,7 +9,7 @@
 use crate::support::common::{bin, manifest_dir};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::session::exercise::check::CORRECT_LINE;
-use gpulab::session::exercise::own_lines::{ATOMICS_LINE, BULK_LINE, RACE_LINE};
+use gpulab::session::exercise::own_lines::{ATOMICS_LINE, BULK_LINE, RACE_LINE, UNSEEN_LINE};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
@@ -120,7 +120,7 @@ pub fn header(text: &str, checks: &[String]) -> Result<Header, String> {
         return Err("`// wrong:` says nothing".into());
     }
     let caught_by = field("caught by")?;
-    let known = ["correct", "race", "compile", "atomics", "bulk"];
+    let known = ["correct", "race", "compile", "atomics", "bulk", "unseen"];
     if !known.contains(&caught_by.as_str()) && !checks.contains(&caught_by) {
         return Err(format!(
             "`caught by: {caught_by}` is none of the exercise's checks ({}) nor {}",
@@ -254,6 +254,7 @@ impl Outcome {
                 RACE_LINE => "race".to_string(),
                 ATOMICS_LINE => "atomics".to_string(),
                 BULK_LINE => "bulk".to_string(),
+                UNSEEN_LINE => "unseen".to_string(),
                 _ => c,
             })
             .collect();
