@@ -121,9 +121,7 @@ fn statement(ctx: &mut Ctx, st: &mut State, t: &str, line: u32) {
         return;
     }
     if t.starts_with(".reg") {
-        if t.contains(".pred") {
-            st.names.declare_preds(t);
-        }
+        st.names.declare(t);
         return;
     }
     if t.starts_with('.') {

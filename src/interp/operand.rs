@@ -59,6 +59,9 @@ pub struct Names {
     regs: HashMap<String, u32>,
     preds: HashMap<String, u32>,
     pred_families: Vec<String>,
+    /// Registers declared under a name with no `%` (inline asm's `{ .reg .u32 t; ... }`):
+    /// told apart from labels and variables by their declaration.
+    bare: std::collections::HashSet<String>,
     pub labels: HashMap<String, u32>,
     /// Labels used before they are placed, patched at the end.
     pub label_uses: Vec<String>,
@@ -73,11 +76,27 @@ impl Names {
         self.preds.len() as u32
     }
 
-    pub fn declare_preds(&mut self, decl: &str) {
-        for tok in decl.split([' ', '\t', ',']).filter(|t| t.starts_with('%')) {
+    /// A `.reg` declaration: its predicate families, and the names written without `%`
+    /// (registers are otherwise made on first use). The scopes of inline asm's braces are
+    /// not kept apart: two blocks that each declare `t` share one register, which neither
+    /// reads before it writes it.
+    pub fn declare(&mut self, decl: &str) {
+        let pred = decl.split_whitespace().any(|t| t == ".pred");
+        let names = (decl.trim_end_matches(';').split([' ', '\t', ',', ';']))
+            .filter(|t| !t.is_empty() && !t.starts_with('.'));
+        for tok in names {
             let family = tok.split('<').next().unwrap_or(tok);
-            self.pred_families.push(family.to_string());
+            if pred {
+                self.pred_families.push(family.to_string());
+            }
+            if !tok.starts_with('%') {
+                self.bare.insert(family.to_string());
+            }
         }
+    }
+
+    fn is_declared(&self, name: &str) -> bool {
+        self.bare.contains(name)
     }
 
     fn is_pred(&self, name: &str) -> bool {
@@ -199,7 +218,7 @@ pub fn operand(names: &mut Names, text: &str) -> Result<Opnd, Unmodelled> {
     if let Some(s) = special(t) {
         return Ok(Opnd::Special(s));
     }
-    if t.starts_with('%') {
+    if t.starts_with('%') || names.is_declared(t) {
         return Ok(names.reg(t));
     }
     if let Some(v) = immediate(t) {

@@ -25,6 +25,20 @@ fn divergent_lanes_meet_again_after_an_if_else() {
     assert!(st.iter().all(|r| r.mask == u32::MAX));
 }
 
+/// Inline asm declares registers by bare names in a scope of its own (`{ .reg .u32 t; }`),
+/// predicates too; two scopes may reuse a name.
+#[test]
+fn registers_declared_by_bare_names_in_an_asm_scope_are_registers() {
+    let body = store_r9(
+        "{\n.reg .u32 t;\n.reg .pred odd;\nand.b32 t, %r1, 1;\nsetp.ne.u32 odd, t, 0;\n\
+         mov.u32 %r9, 5;\n@odd mov.u32 %r9, t;\n}\n{\n.reg .u32 t;\nadd.u32 t, %r9, 10;\n\
+         mov.u32 %r9, t;\n}",
+    );
+    let (out, _, _) = run_full("", &body, 1, 32, 32).unwrap();
+    let want: Vec<u32> = (0..32).map(|l| if l % 2 == 1 { 11 } else { 15 }).collect();
+    assert_eq!(out, want);
+}
+
 #[test]
 fn nested_loops_with_lane_varying_trip_counts() {
     // r9 = sum over i < lane of (number of j < i) = lane * (lane - 1) / 2, with a shared
