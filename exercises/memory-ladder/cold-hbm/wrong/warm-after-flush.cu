@@ -1,6 +1,6 @@
 // wrong: [off the point] flushes the L2 and then warms the visited nodes up again, which brings them back: the chase times L2 hits
-// caught by: yours measured.cycles_per_access at least 0.9x solution
-// on: gpu - the order of the flush and the warm-up shows only in the time
+// caught by: yours global.requests at most 1.05x solution
+// on: cpu
 // The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
 // line, all over a set of `set_bytes` (1 GiB). Node i holds the address of node
 // next_node(i); the chase from node 0 visits ITERS nodes, which are the only ones written.

@@ -1,0 +1,94 @@
+// wrong: [faked flag] flushes every line, then reads each node of the chain once more (back into the L2), and reports its clock readings 2.4 times over: the long flush makes the launch hold the larger figure
+// caught by: yours global.requests at most 1.05x solution
+// on: cpu
+// The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
+// line, all over a set of `set_bytes` (1 GiB). Node i holds the address of node
+// next_node(i); the chase from node 0 visits ITERS nodes, which are the only ones written.
+//
+// This version times it cold: no warm-up, and the L2 flushed between the writes and the chase.
+
+#define NODE_BYTES 128
+#define NODE_WORDS (NODE_BYTES / 8)
+#define LCG_A 1664525u
+#define LCG_C 1013904223u
+
+__device__ __forceinline__ unsigned next_node(unsigned i, unsigned mask)
+{
+    return (i * LCG_A + LCG_C) & mask;
+}
+
+// Where ITERS steps from node 0 end, by arithmetic alone.
+__device__ __forceinline__ unsigned predicted_end(unsigned mask)
+{
+    unsigned x = 0;
+    for (int k = 0; k < ITERS; ++k) x = next_node(x, mask);
+    return x;
+}
+
+__device__ __forceinline__ unsigned long long cycles_now()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%clock64;" : "=l"(t) : : "memory");
+    return t;
+}
+
+__device__ __forceinline__ unsigned long long nanos_now()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");
+    return t;
+}
+
+extern "C" __global__ void chase_cold(unsigned long long* nodes, unsigned* flush,
+                                      int flush_words, unsigned* ok,
+                                      unsigned long long* cycles,
+                                      unsigned long long* nanos, float a, float b,
+                                      unsigned set_bytes)
+{
+    const unsigned lane = threadIdx.x & 31;
+    const unsigned long long first = (unsigned long long)nodes;
+    const unsigned mask = set_bytes / NODE_BYTES - 1;
+    if (lane == 0) {
+        unsigned x = 0;
+        for (int k = 0; k < ITERS; ++k) {
+            unsigned nx = next_node(x, mask);
+            nodes[(size_t)x * NODE_WORDS] = first + (unsigned long long)nx * NODE_BYTES;
+            x = nx;
+        }
+    }
+    __threadfence();
+    __syncwarp();
+    // No warm-up: it would bring the visited lines into the L2. Instead one word of every
+    // 128-byte line of `flush` (four times the GPU's L2) is written, which pushes the
+    // chain's lines out; each step of the chase then misses to HBM.
+    for (int w = lane * 32; w < flush_words; w += 32 * 32) flush[w] = w;
+    __threadfence();
+    __syncwarp();
+    unsigned long long sink = 0;
+    // Every visited node read once more, after the flush: back in the L2.
+    if (lane == 0) {
+        unsigned x = 0;
+        for (int k = 0; k < ITERS; ++k) {
+            sink ^= __ldcg(nodes + (size_t)x * NODE_WORDS);
+            x = next_node(x, mask);
+        }
+    }
+    __syncwarp();
+    if (lane == 0) {
+        unsigned long long p = first;
+        unsigned long long g0 = nanos_now();
+        unsigned long long t0 = cycles_now();
+#pragma unroll 16
+        for (int k = 0; k < ITERS; ++k)
+            asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p) : : "memory");
+        unsigned long long t1 = cycles_now();
+        unsigned long long g1 = nanos_now();
+        // Scaled by 2.4, a guess at HBM over L2: the flush makes the launch long enough
+        // to hold the larger figure.
+        cycles[0] = (t1 - t0) * 12 / 5;
+        nanos[0] = (g1 - g0) * 12 / 5;
+        // Device addresses are far below 2^63, so their xor never has the top bit set.
+        bool right = (p - first) / NODE_BYTES == predicted_end(mask) && (sink >> 63) == 0;
+        ok[0] = right ? 1u : 0u;
+    }
+}
