@@ -1,6 +1,6 @@
 // wrong: [hidden trace] in grids wider than 2 x 2, one block in 8 reads its A values from shared memory one float at a time
-// caught by: yours shared.load_words_per_request at least 0.9x solution
-// on: gpu - the CPU traces the lesson's few blocks at the lesson's size, and the bad blocks are one in 8 or 16 of a grid wider than the CPU's other sizes; a GPU check traces 64 clusters drawn anywhere
+// caught by: yours pct_of_peak >= 70
+// on: gpu - a block of the product at the lesson's size logs so many records that a GPU check traces one or two of its blocks, and one block in 8 taking another path is seldom among them; only the time shows it (pct_of_peak 66.6 on an H200)
 #define BM 128
 #define BN 128
 #define BK 8
