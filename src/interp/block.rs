@@ -22,6 +22,10 @@ pub struct Launch {
     pub params: Vec<u8>,
     /// Blocks per cluster in each dimension ([1, 1, 1] without clusters).
     pub cluster: [u32; 3],
+    /// 0: `%clock`/`%clock64` count the block's warp steps and `%globaltimer` the wall
+    /// clock. k > 0: all three read k times the block's warp steps, so that two runs at
+    /// different k tell a figure the clock read (k times larger) from one made up.
+    pub clock_scale: u64,
 }
 
 /// The sampled blocks' records, summarised as they are made; every record as well only when
@@ -66,6 +70,11 @@ pub struct BlockCtx<'a> {
 }
 
 impl BlockCtx<'_> {
+    /// What a clock register reads: the block's warp steps, times the launch's scale.
+    fn clock(&self) -> u64 {
+        self.steps.wrapping_mul(self.launch.clock_scale.max(1))
+    }
+
     pub fn special(&self, s: Sreg, warp: u32, lane: u32) -> u64 {
         let [bx, by, _] = self.launch.block;
         let t = warp * 32 + lane;
@@ -80,8 +89,9 @@ impl BlockCtx<'_> {
             Sreg::Warpid => warp,
             Sreg::Nwarpid => self.nwarps,
             Sreg::Smid => 0,
-            Sreg::Clock => self.steps as u32,
-            Sreg::Clock64 => return self.steps,
+            Sreg::Clock => self.clock() as u32,
+            Sreg::Clock64 => return self.clock(),
+            Sreg::Globaltimer if self.launch.clock_scale > 0 => return self.clock(),
             Sreg::Globaltimer => return self.start.elapsed().as_nanos() as u64,
             Sreg::LanemaskEq => 1 << lane,
             Sreg::LanemaskLt => (1u32 << lane) - 1,

@@ -199,6 +199,7 @@ pub fn launch(
         dyn_smem: v.smem,
         params,
         cluster: v.attrs.cluster.unwrap_or([1, 1, 1]),
+        clock_scale: 0,
     })
 }
 

@@ -75,6 +75,7 @@ pub(super) fn run_with(
         dyn_smem: 0,
         params,
         cluster: [cluster, 1, 1],
+        clock_scale: 0,
     };
     let plan = Plan {
         trace: Some(BlockSample::every(u64::from(blocks), u64::from(cluster))),

@@ -266,6 +266,7 @@ fn printf_writes_its_format_with_each_lanes_arguments() {
         dyn_smem: 0,
         params: vec![],
         cluster: [1, 1, 1],
+        clock_scale: 0,
     };
     let plan = Plan {
         budget: 1000,

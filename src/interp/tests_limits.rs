@@ -95,6 +95,7 @@ fn one_block(threads: u32, dyn_smem: u32) -> Launch {
         dyn_smem,
         params: vec![],
         cluster: [1, 1, 1],
+        clock_scale: 0,
     }
 }
 

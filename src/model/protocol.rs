@@ -47,6 +47,12 @@ pub struct RunOptions {
     /// to a budget rather than analysed for half a minute.
     #[serde(default)]
     pub trace_records: u32,
+    /// On the CPU interpreter, a variant whose output came out right at the CPU size runs
+    /// there twice more, its clocks reading 1 and then 7 times its steps, and is wrong if
+    /// a figure it measures with a clock (cycles, ns) did not grow with them: a figure
+    /// must be what the clock read (exercise checks).
+    #[serde(default)]
+    pub clock_checked: bool,
     /// Timing budget per variant.
     pub max_runs: u32,
     pub max_ms: f64,
@@ -156,6 +162,7 @@ impl Default for RunOptions {
             trace_blocks: 0,
             sample_seed: 0,
             trace_records: 0,
+            clock_checked: false,
             max_runs: 200,
             max_ms: 1500.0,
             max_blocks: 0,

@@ -201,7 +201,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                 }
                 Some(sv) => {
                     stage(send, v, "checking the output on the CPU interpreter");
-                    let ran = run_small(&k, small, sv, &inputs, limits);
+                    let ran = run_small(&k, small, sv, &inputs, (limits, 0));
                     // A failed reference leaves nothing to compare with, which `judge` says.
                     settle(&mut pending, &mut expected, &mut reference);
                     match ran {
@@ -212,6 +212,17 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                             }
                         }
                         Err(e) => failed(&mut r, e),
+                    }
+                    if opts.clock_checked && r.correct == Some(true) {
+                        stage(send, v, "checking its clock figures on the CPU interpreter");
+                        match clocks_followed(&k, small, sv, &inputs, limits) {
+                            Ok(None) => {}
+                            Ok(Some(why)) => {
+                                r.correct = Some(false);
+                                r.error = Some(why);
+                            }
+                            Err(e) => failed(&mut r, e),
+                        }
                     }
                 }
                 None => {
@@ -275,7 +286,7 @@ fn small_reference<'s, 'e: 's>(
             let k = build(small, sv, &limits.arch, (&mut res, false), &mut |_| {})?;
             stage(send, sv, "running the reference on the CPU interpreter");
             let run = scope.spawn(move || {
-                let mut p = run_small(&k, small, sv, inputs, limits)?;
+                let mut p = run_small(&k, small, sv, inputs, (limits, 0))?;
                 outputs(small, &mut p).map_err(Stopped)
             });
             return Some((sv.name.clone(), run));
@@ -411,17 +422,73 @@ fn build(
     }
 }
 
-/// The whole grid at the CPU size over fresh inputs: the memory it left, or why it stopped.
-fn run_small(
+/// The scale of the second of the two runs `clocks_followed` compares.
+const CLOCK_SCALE: u64 = 7;
+
+/// Whether every figure `v` measures with a clock is what its clock read: at the CPU size,
+/// over the same inputs, once with the clocks reading the block's steps and once reading
+/// `CLOCK_SCALE` times them, each figure must grow by that much (within a step a timed
+/// access, as a figure divided in the kernel rounds). None when they all do (or `v`
+/// measures none with a clock); else why not, in a learner's words.
+fn clocks_followed(
     k: &Kernel,
     small: &Lesson,
     v: &Variant,
     inputs: &[HostData],
     limits: &Limits,
+) -> Result<Option<String>, Stopped> {
+    let timed: Vec<(usize, &crate::model::Measure)> = (small.measures.iter().enumerate())
+        .filter(|(_, m)| m.unit == "cycles" || m.unit == "ns")
+        .collect();
+    if timed.is_empty() {
+        return Ok(None);
+    }
+    let mut figures = Vec::new();
+    for scale in [1, CLOCK_SCALE] {
+        let mut p = run_small(k, small, v, inputs, (limits, scale))?;
+        let mut said = Vec::new();
+        for &(i, m) in &timed {
+            let data = download(&mut p, small, m.buffer).map_err(Stopped)?;
+            let ty = small.buffers[m.buffer].ty;
+            let per = v.per.get(i).copied().unwrap_or(1.0);
+            said.push(super::measure::figure(m, &data, ty, per));
+        }
+        figures.push(said);
+    }
+    for (j, &(i, m)) in timed.iter().enumerate() {
+        let (Some(one), Some(more)) = (figures[0][j], figures[1][j]) else {
+            continue;
+        };
+        let per = v.per.get(i).copied().unwrap_or(1.0);
+        let want = one * CLOCK_SCALE as f64;
+        let slack = want.abs() * 0.02 + CLOCK_SCALE as f64 / per;
+        if one <= 0.0 || (more - want).abs() > slack {
+            return Ok(Some(format!(
+                "measured.{}: with the CPU interpreter's clocks running {CLOCK_SCALE} times \
+                 as fast, the kernel's figure went from {one:.1} to {more:.1} {}, not \
+                 {CLOCK_SCALE} times as much: a figure must be what the clock read, not \
+                 scaled or made up",
+                m.name, m.unit
+            )));
+        }
+    }
+    Ok(None)
+}
+
+/// The whole grid at the CPU size over fresh inputs, its clocks at `clock_scale`
+/// (`Launch::clock_scale`): the memory it left, or why it stopped.
+fn run_small(
+    k: &Kernel,
+    small: &Lesson,
+    v: &Variant,
+    inputs: &[HostData],
+    (limits, clock_scale): (&Limits, u64),
 ) -> Result<Placed, Stopped> {
     let bytes: Vec<Vec<u8>> = inputs.iter().map(HostData::to_le_bytes).collect();
     let mut p = lesson::dense(small, bytes, &limits.budget).map_err(Stopped)?;
-    let run = lesson::launch(k, small, v, &mut p).and_then(|l| {
+    let launched = lesson::launch(k, small, v, &mut p)
+        .map(|l| crate::interp::block::Launch { clock_scale, ..l });
+    let run = launched.and_then(|l| {
         let plan = Plan {
             trace: None,
             traced_only: false,
