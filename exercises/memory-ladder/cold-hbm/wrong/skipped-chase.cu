@@ -1,5 +1,5 @@
 // wrong: [faked flag] flushes as asked but leaves the chase out, writing ok = 1 and a figure of 900 cycles a step, about what an HBM step takes
-// caught by: yours global.requests at least 0.95x solution
+// caught by: correct
 // on: cpu
 // The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
 // line, all over a set of `set_bytes` (1 GiB). Node i holds the address of node
