@@ -151,19 +151,23 @@ pub fn space_lines(m: &crate::model::results::MemoryStats) -> Vec<String> {
 /// ("not traced: `prefetch.global.L2` at line 72 and 1 more"); None when there are none.
 /// What they move is in no count, so a figure beside them is short by that much.
 pub fn unseen_note(m: &crate::model::results::MemoryStats) -> Option<String> {
-    let first = m.unseen.first()?;
+    let which = unseen_at(&m.unseen.iter().collect::<Vec<_>>())?;
+    Some(format!("not traced: {which}; what it moves is in no count"))
+}
+
+/// The first of `unseen` by its opcode and line (the source's, else the PTX's), and how
+/// many more there are: "`prefetch.global.L2` at line 72 and 1 more". None for none.
+pub fn unseen_at(unseen: &[&crate::model::access::UnseenAccess]) -> Option<String> {
+    let first = unseen.first()?;
     let at = match first.source_line {
         Some(l) => format!("line {l}"),
         None => format!("PTX line {}", first.ptx_line),
     };
-    let more = match m.unseen.len() {
+    let more = match unseen.len() {
         1 => String::new(),
         n => format!(" and {} more", n - 1),
     };
-    Some(format!(
-        "not traced: `{}` at {at}{more}; what it moves is in no count",
-        first.op
-    ))
+    Some(format!("`{}` at {at}{more}", first.op))
 }
 
 /// The races the trace found, a line each (the first three), or that it found none where

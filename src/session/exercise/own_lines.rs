@@ -76,22 +76,13 @@ pub(super) fn unseen_line(
             .is_some_and(|m| m.unseen.iter().any(|u| u.op == op))
     };
     let new: Vec<_> = ym.unseen.iter().filter(|u| !theirs(&u.op)).collect();
-    let first = new.first()?;
-    let at = match first.source_line {
-        Some(l) => format!("line {l}"),
-        None => format!("PTX line {}", first.ptx_line),
-    };
-    let more = match new.len() {
-        1 => String::new(),
-        n => format!(" and {} more", n - 1),
-    };
+    let which = crate::analysis::describe::unseen_at(&new)?;
     Some(CheckLine {
         check: UNSEEN_LINE.into(),
         mark: Mark::Fail,
         detail: format!(
-            "`{}` at {at}{more} moves memory that no count the checks judge includes, and \
-             the solution needs none: take the lesson's loads and stores instead",
-            first.op
+            "{which} moves memory that no count the checks judge includes, and the solution \
+             needs none: take the lesson's loads and stores instead"
         ),
         at: None,
     })
