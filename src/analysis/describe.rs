@@ -263,6 +263,7 @@ mod tests {
             op: "prefetch.global.L2".into(),
             ptx_line,
             source_line,
+            entry: None,
         };
         m.unseen = vec![at(90, Some(72)), at(95, None)];
         assert_eq!(

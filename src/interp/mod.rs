@@ -201,7 +201,7 @@ pub struct Kernel {
     pub prog: Program,
     pub entry: usize,
     pub sites: Vec<Site>,
-    /// The module's statements that move memory in ways no site follows.
+    /// The statements this kernel may run that move memory in ways no site follows.
     pub unseen: Vec<crate::model::access::UnseenAccess>,
 }
 
@@ -214,6 +214,7 @@ pub fn prepare(ptx: &str, name: &str) -> Result<Kernel, PrepareError> {
         .ok_or_else(|| PrepareError::NoKernel(name.to_string()))?;
     let instrument::Instrumented { sites, unseen, .. } =
         instrument::instrument(ptx).map_err(|e| PrepareError::Instrument(e.to_string()))?;
+    let unseen = crate::model::access::UnseenAccess::of_kernel(&unseen, name);
     slice::mark(&mut prog, entry);
     let mut used = vec![false; sites.len()];
     for f in &mut prog.funcs {

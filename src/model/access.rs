@@ -160,6 +160,20 @@ pub struct UnseenAccess {
     pub ptx_line: u32,
     /// 1-based line in the kernel source, from the PTX `.loc` before it.
     pub source_line: Option<u32>,
+    /// The kernel (`.entry`) it is in; None in a `.func`, which any kernel may call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<String>,
+}
+
+impl UnseenAccess {
+    /// Those of `all` that kernel `entry` may run: its own and the called functions'. A
+    /// file's other kernels are not what this launch did.
+    pub fn of_kernel(all: &[UnseenAccess], entry: &str) -> Vec<UnseenAccess> {
+        (all.iter())
+            .filter(|u| u.entry.as_deref().is_none_or(|e| e == entry))
+            .cloned()
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -293,6 +293,8 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     let mut symbols: HashMap<String, Space> = HashMap::new();
     let mut sites = Vec::new();
     let mut unseen = Vec::new();
+    // The kernel whose body this is; None in a `.func`.
+    let mut entry: Option<String> = None;
     // `__syncwarp()` sites are numbered after every other site, calls after those and
     // shuffles last, so that the ids of the accesses and block barriers stay what they were
     // before warp barriers, calls and shuffles were followed, which recordings made since
@@ -313,6 +315,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
         let code = strip_comment(raw);
         if starts_function(code) {
             state = FuncState::default();
+            entry = entry_name(code);
         }
         if let Some((name, space)) = module_variable(code) {
             symbols.insert(name, space);
@@ -343,7 +346,10 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                 unseen.push(UnseenAccess {
                     op: op.to_string(),
                     ptx_line: line_no,
-                    source_line: state.loc.map(|l| l.1),
+                    // File 1 is the kernel's own source; a header's line would name
+                    // another file's.
+                    source_line: state.loc.filter(|l| l.0 == 1).map(|l| l.1),
+                    entry: entry.clone(),
                 });
             }
             for mut access in accesses {
@@ -419,6 +425,14 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
         sites,
         unseen,
     })
+}
+
+/// The kernel's name on the line that opens an `.entry` (`.visible .entry k(`); None for
+/// a `.func`.
+fn entry_name(code: &str) -> Option<String> {
+    let (_, rest) = code.split_once(".entry")?;
+    let name = rest.trim_start().split(['(', ' ', '\t']).next()?;
+    (!name.is_empty()).then(|| name.to_string())
 }
 
 /// A fence that orders the thread's earlier memory accesses before its later ones for the

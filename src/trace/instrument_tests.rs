@@ -223,6 +223,41 @@ fn the_memory_moves_no_site_follows_are_listed_with_their_lines() {
         ]
     );
     assert_eq!(inst.sites.len(), 1, "{:?}", inst.sites);
+    // `.loc 1 7 3` stands before the body: file 1 is the kernel's own.
+    assert!(
+        (inst.unseen.iter()).all(|u| u.source_line == Some(7) && u.entry.as_deref() == Some("k")),
+        "{:?}",
+        inst.unseen
+    );
+}
+
+/// A launch is told only what its own kernel and the functions it may call hold, not the
+/// file's other kernels; a header's `.loc` names no line of the kernel's file.
+#[test]
+fn each_kernel_is_told_only_its_own_and_its_functions_untraced_moves() {
+    let src = format!(
+        "{HEADER}.func helper(\n\t.param .b64 helper_param_0\n)\n{{\n\t.reg .b64 \t%rd<2>;\n\
+         \tld.param.u64 %rd1, [helper_param_0];\n\t.loc\t2 40 1\n\tprefetch.global.L1 [%rd1];\n\
+         \tret;\n}}\n.visible .entry plain(\n\t.param .u64 plain_param_0\n)\n{{\n\
+         \t.reg .b64 \t%rd<2>;\n\tret;\n}}\n.visible .entry warm(\n\t.param .u64 warm_param_0\n)\n{{\n\
+         \t.reg .b64 \t%rd<2>;\n\tld.param.u64 %rd1, [warm_param_0];\n\t.loc\t1 9 1\n\
+         \tprefetch.global.L2 [%rd1];\n\tret;\n}}\n"
+    );
+    let inst = instrument(&src).unwrap();
+    let said = |entry: &str| -> Vec<(String, Option<u32>)> {
+        crate::model::access::UnseenAccess::of_kernel(&inst.unseen, entry)
+            .into_iter()
+            .map(|u| (u.op, u.source_line))
+            .collect()
+    };
+    assert_eq!(said("plain"), [("prefetch.global.L1".to_string(), None)]);
+    assert_eq!(
+        said("warm"),
+        [
+            ("prefetch.global.L1".to_string(), None),
+            ("prefetch.global.L2".to_string(), Some(9))
+        ]
+    );
 }
 
 /// A `cp.async` makes two sites, its global read then its shared write, each logging its

@@ -79,7 +79,7 @@ pub fn prepare(gpu: &Gpu, v: &Variant, arch: &str) -> Result<Prepared, TraceErro
         module: gpu.load_module(&image)?,
         lowered_name: ptx.lowered_name.clone(),
         sites: inst.sites,
-        unseen: inst.unseen,
+        unseen: crate::model::access::UnseenAccess::of_kernel(&inst.unseen, &ptx.lowered_name),
     })
 }
 

@@ -173,6 +173,7 @@ mod tests {
                 op: op.into(),
                 ptx_line: 40,
                 source_line,
+                entry: None,
             })
             .collect();
         VariantResult {
