@@ -47,10 +47,11 @@ pub struct RunOptions {
     /// to a budget rather than analysed for half a minute.
     #[serde(default)]
     pub trace_records: u32,
-    /// On the CPU interpreter, a variant whose output came out right at the CPU size runs
-    /// there twice more, its clocks reading 1 and then 7 times its steps, and is wrong if
-    /// a figure it measures with a clock (cycles, ns) did not grow with them: a figure
-    /// must be what the clock read (exercise checks).
+    /// On the CPU interpreter, a variant's run at the CPU size has its clocks read the
+    /// block's steps; where its output came out right it runs there once more with them
+    /// reading 7 times the steps, and is wrong if a figure it measures with a clock
+    /// (cycles, ns) did not grow with them: a figure must be what the clock read
+    /// (exercise checks).
     #[serde(default)]
     pub clock_checked: bool,
     /// Timing budget per variant.

@@ -201,21 +201,30 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                 }
                 Some(sv) => {
                     stage(send, v, "checking the output on the CPU interpreter");
-                    let ran = run_small(&k, small, sv, &inputs, (limits, 0));
+                    // Where the clock figures are checked, this run's clocks read the
+                    // block's steps: it is the first of the two runs compared.
+                    let scale = u64::from(opts.clock_checked);
+                    let ran = run_small(&k, small, sv, &inputs, (limits, scale));
                     // A failed reference leaves nothing to compare with, which `judge` says.
                     settle(&mut pending, &mut expected, &mut reference);
+                    let mut first = None;
                     match ran {
                         Ok(mut p) => {
                             r.tolerance = small.tolerance;
                             if let Err(e) = judge(small, &mut p, &expected, &mut r) {
                                 failed(&mut r, Stopped(e));
                             }
+                            if opts.clock_checked && r.correct == Some(true) {
+                                first = Some(clock_figures(&mut p, small, sv));
+                            }
                         }
                         Err(e) => failed(&mut r, e),
                     }
-                    if opts.clock_checked && r.correct == Some(true) {
+                    if let Some(first) = first {
                         stage(send, v, "checking its clock figures on the CPU interpreter");
-                        match clocks_followed(&k, small, sv, &inputs, limits) {
+                        match first
+                            .and_then(|f| clocks_followed(&k, small, sv, &inputs, (limits, f)))
+                        {
                             Ok(None) => {}
                             Ok(Some(why)) => {
                                 r.correct = Some(false);
@@ -425,38 +434,46 @@ fn build(
 /// The scale of the second of the two runs `clocks_followed` compares.
 const CLOCK_SCALE: u64 = 7;
 
-/// Whether every figure `v` measures with a clock is what its clock read: at the CPU size,
-/// over the same inputs, once with the clocks reading the block's steps and once reading
-/// `CLOCK_SCALE` times them, each figure must grow by that much (within a step a timed
-/// access, as a figure divided in the kernel rounds). None when they all do (or `v`
-/// measures none with a clock); else why not, in a learner's words.
+/// The measures a clock makes (in `cycles` or `ns`): their index and the measure.
+fn clock_measures(small: &Lesson) -> impl Iterator<Item = (usize, &crate::model::Measure)> {
+    (small.measures.iter().enumerate()).filter(|(_, m)| m.unit == "cycles" || m.unit == "ns")
+}
+
+/// The figure of each clock measure in the memory a run of `v` left.
+fn clock_figures(p: &mut Placed, small: &Lesson, v: &Variant) -> Result<Vec<Option<f64>>, Stopped> {
+    clock_measures(small)
+        .map(|(i, m)| {
+            let data = download(p, small, m.buffer).map_err(Stopped)?;
+            let per = v.per.get(i).copied().unwrap_or(1.0);
+            Ok(super::measure::figure(
+                m,
+                &data,
+                small.buffers[m.buffer].ty,
+                per,
+            ))
+        })
+        .collect()
+}
+
+/// Whether every figure `v` measures with a clock is what its clock read: `first` are the
+/// figures of its run with the clocks reading the block's steps; over the same inputs,
+/// with them reading `CLOCK_SCALE` times those, each figure must grow by that much (within
+/// a step a timed access, as a figure divided in the kernel rounds). None when they all
+/// do (or `v` measures none with a clock); else why not, in a learner's words.
 fn clocks_followed(
     k: &Kernel,
     small: &Lesson,
     v: &Variant,
     inputs: &[HostData],
-    limits: &Limits,
+    (limits, first): (&Limits, Vec<Option<f64>>),
 ) -> Result<Option<String>, Stopped> {
-    let timed: Vec<(usize, &crate::model::Measure)> = (small.measures.iter().enumerate())
-        .filter(|(_, m)| m.unit == "cycles" || m.unit == "ns")
-        .collect();
-    if timed.is_empty() {
+    if first.is_empty() {
         return Ok(None);
     }
-    let mut figures = Vec::new();
-    for scale in [1, CLOCK_SCALE] {
-        let mut p = run_small(k, small, v, inputs, (limits, scale))?;
-        let mut said = Vec::new();
-        for &(i, m) in &timed {
-            let data = download(&mut p, small, m.buffer).map_err(Stopped)?;
-            let ty = small.buffers[m.buffer].ty;
-            let per = v.per.get(i).copied().unwrap_or(1.0);
-            said.push(super::measure::figure(m, &data, ty, per));
-        }
-        figures.push(said);
-    }
-    for (j, &(i, m)) in timed.iter().enumerate() {
-        let (Some(one), Some(more)) = (figures[0][j], figures[1][j]) else {
+    let mut p = run_small(k, small, v, inputs, (limits, CLOCK_SCALE))?;
+    let faster = clock_figures(&mut p, small, v)?;
+    for (((i, m), one), more) in clock_measures(small).zip(first).zip(faster) {
+        let (Some(one), Some(more)) = (one, more) else {
             continue;
         };
         let per = v.per.get(i).copied().unwrap_or(1.0);
