@@ -147,6 +147,33 @@ pub fn space_lines(m: &crate::model::results::MemoryStats) -> Vec<String> {
     out
 }
 
+/// What the census changed, in a few words, where there was one: blocks traced besides
+/// the sample (they ran lines no block of it ran), and the global requests of every block
+/// where the traced blocks, scaled, said otherwise (by more than 2%). None without one.
+pub fn census_note(m: &crate::model::results::MemoryStats) -> Option<String> {
+    let c = m.census.as_ref()?;
+    let mut parts = Vec::new();
+    if c.added_blocks > 0 {
+        let s = if c.added_blocks == 1 { "" } else { "s" };
+        parts.push(format!(
+            "{} block{s} added to the trace: {} ran lines the sample did not",
+            c.added_blocks,
+            if c.added_blocks == 1 { "it" } else { "they" }
+        ));
+    }
+    let (all, sampled) = (m.global.requests as f64, c.requests as f64);
+    if (all - sampled).abs() > 0.02 * all.max(sampled) {
+        parts.push(format!(
+            "every block's global requests counted: {}, where the sample stood for {}",
+            m.global.requests, c.requests
+        ));
+    }
+    match parts.is_empty() {
+        true => Some("global requests counted in every block".into()),
+        false => Some(parts.join("; ")),
+    }
+}
+
 /// The instructions that move memory where the trace does not look, in a few words
 /// ("not traced: `prefetch.global.L2` at line 72 and 1 more"); None when there are none.
 /// What they move is in no count, so a figure beside them is short by that much.
@@ -218,9 +245,39 @@ pub fn shared_text(s: &crate::model::results::SharedStats) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{space_lines, unseen_note};
+    use super::{census_note, space_lines, unseen_note};
     use crate::model::access::UnseenAccess;
-    use crate::model::results::{AtomicCounts, CopyStats, MemoryStats, SharedCounts};
+    use crate::model::results::{
+        AtomicCounts, CopyStats, MemoryStats, SampledGlobal, SharedCounts,
+    };
+
+    #[test]
+    fn a_census_says_what_it_added_and_where_the_sample_was_wrong() {
+        let mut m = MemoryStats::default();
+        assert_eq!(census_note(&m), None, "no census, nothing to say");
+        m.global.requests = 1000;
+        m.census = Some(SampledGlobal {
+            requests: 990,
+            sectors: 0,
+            added_blocks: 0,
+        });
+        assert_eq!(
+            census_note(&m).as_deref(),
+            Some("global requests counted in every block")
+        );
+        m.census = Some(SampledGlobal {
+            requests: 840,
+            sectors: 0,
+            added_blocks: 1,
+        });
+        assert_eq!(
+            census_note(&m).as_deref(),
+            Some(
+                "1 block added to the trace: it ran lines the sample did not; every block's \
+                 global requests counted: 1000, where the sample stood for 840"
+            )
+        );
+    }
 
     #[test]
     fn asynchronous_copies_show_both_sides_and_a_bulk_copy_its_size() {

@@ -201,6 +201,9 @@ fn overflow_notes(r: &LessonResult) -> String {
         if let Some(note) = crate::analysis::describe::unseen_note(m) {
             out.push_str(&format!("{}: {note}\n", v.name));
         }
+        if let Some(note) = crate::analysis::describe::census_note(m) {
+            out.push_str(&format!("{}: {note}\n", v.name));
+        }
     }
     out
 }

@@ -310,10 +310,27 @@ pub struct MemoryStats {
     /// PTX order: a verdict on the traced counts does not cover what they do.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unseen: Vec<crate::model::access::UnseenAccess>,
+    /// The global totals were counted in every block of the grid (`trace::census`), not
+    /// scaled from the traced blocks: what the sample alone gave, scaled, kept beside them.
+    /// None: the totals are the sample's (or every block was traced).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub census: Option<SampledGlobal>,
     /// Shared-memory hazards between warps of a block within one barrier interval, in the
     /// traced blocks (not scaled), the most frequent first.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub races: Vec<Race>,
+}
+
+/// The global plain loads' and stores' totals of the traced blocks, scaled to the grid:
+/// what a trace with a census would have said without it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SampledGlobal {
+    pub requests: u64,
+    pub sectors: u64,
+    /// Blocks traced besides the sample (in `traced_blocks`): blocks outside it ran lines
+    /// no block of it ran, and the first to run each was traced too.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub added_blocks: u64,
 }
 
 /// Which access came first in the trace and which followed, within one barrier interval.

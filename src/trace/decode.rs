@@ -67,6 +67,20 @@ pub enum DecodeError {
     EmptyMask { index: usize },
 }
 
+/// Records per site of `bytes` (whole records, as logged), of `sites` sites: what a census
+/// compares with the requests every block made. A site past `sites` counts nowhere
+/// (`decode` names it).
+pub fn site_counts(bytes: &[u8], sites: usize) -> Vec<u64> {
+    let mut out = vec![0u64; sites];
+    for r in bytes.chunks_exact(RECORD_BYTES) {
+        let site = u32::from_le_bytes([r[0], r[1], r[2], r[3]]) as usize;
+        if let Some(n) = out.get_mut(site) {
+            *n += 1;
+        }
+    }
+    out
+}
+
 /// How many records to copy back and how many were lost, from the logger's counter and the
 /// buffer's capacity (the counter keeps counting past the capacity).
 pub fn records_to_read(count: u32, cap: u32) -> (usize, u64) {
@@ -258,6 +272,17 @@ mod tests {
         );
         assert_eq!(&bytes[32..40], &0x1000u64.to_le_bytes());
         assert_eq!(decode(&bytes, &sites).unwrap(), recs);
+    }
+
+    #[test]
+    fn records_are_counted_by_the_site_that_logged_them() {
+        let recs = [
+            record(2, 1, Space::Global),
+            record(0, 1, Space::Global),
+            record(2, 3, Space::Shared),
+            record(9, 1, Space::Global),
+        ];
+        assert_eq!(site_counts(&encode(&recs), 3), vec![1, 0, 2]);
     }
 
     #[test]

@@ -50,6 +50,12 @@ pub const SYM_BLOCK_STRIDE: &str = "__gpulab_trace_block_stride";
 pub const SYM_BLOCK_LIMIT: &str = "__gpulab_trace_block_limit";
 pub const SYM_BLOCK_SEED: &str = "__gpulab_trace_block_seed";
 pub const SYM_BLOCK_BELOW: &str = "__gpulab_trace_block_below";
+/// The census's counters (`trace::census`); 0: no census.
+pub const SYM_CENSUS: &str = "__gpulab_trace_census";
+/// The module's sites, for the census's layout.
+pub const SYM_CENSUS_SITES: &str = "__gpulab_trace_census_sites";
+/// Clusters traced besides the sample (8 u32s; `u32::MAX`: none).
+pub const SYM_EXTRA: &str = "__gpulab_trace_extra";
 
 /// The code the logger receives for a site's space, which is also the resolved space code a
 /// record holds (all but generic's, 4, which the logger resolves lane by lane). None for

@@ -2,6 +2,7 @@
 //! decode the log and summarise it per instruction.
 
 pub mod analyze;
+pub mod census;
 pub mod cross_block;
 pub mod decode;
 pub mod instrument;

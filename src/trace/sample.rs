@@ -31,7 +31,17 @@ pub struct BlockSample {
     /// A seeded sample traces the clusters whose hash is at most this: about
     /// `wanted / clusters` of the hash's range.
     pub below: u32,
+    /// Clusters traced besides the sample, by linear index (`NO_CLUSTER`: none): where a
+    /// census saw blocks outside the sample run code no traced block ran, the first
+    /// cluster that ran it (`with_extra`).
+    pub extra: [u32; EXTRA],
 }
+
+/// Clusters a sample may add (`BlockSample::extra`), as logger.ptx's prologue reads them.
+pub const EXTRA: usize = 8;
+
+/// An unused entry of `BlockSample::extra`.
+pub const NO_CLUSTER: u32 = u32::MAX;
 
 /// The hash a seeded sample draws clusters by: MurmurHash3's 32-bit finaliser of the
 /// cluster's linear index (as a u32, as the logger computes it) plus the seed. The logger's
@@ -81,6 +91,7 @@ impl BlockSample {
             per,
             seed: 0,
             below: 0,
+            extra: [NO_CLUSTER; EXTRA],
         }
     }
 
@@ -126,8 +137,31 @@ impl BlockSample {
         self
     }
 
+    /// This sample with `clusters` traced too (as many as fit, with those it adds
+    /// already): each counted in `traced` once, whether the sample had it or not.
+    pub fn with_extra(mut self, clusters: &[u32]) -> BlockSample {
+        for &c in clusters {
+            let free = self.extra.iter().position(|&e| e == NO_CLUSTER);
+            if u64::from(c) >= self.all() || self.traces(u64::from(c)) {
+                continue;
+            }
+            let Some(at) = free else { break };
+            self.extra[at] = c;
+            self.traced = (self.traced + self.per).min(self.total);
+        }
+        self
+    }
+
     /// Whether the cluster with linear index `c` is traced.
     pub fn traces(&self, c: u64) -> bool {
+        if self.extra.iter().any(|&e| u64::from(e) == c) {
+            return true;
+        }
+        self.sampled(c)
+    }
+
+    /// Whether the sample (without its extra clusters) traces cluster `c`.
+    fn sampled(&self, c: u64) -> bool {
         match self.seed {
             0 => {
                 let stride = self.stride.max(1);
@@ -140,20 +174,30 @@ impl BlockSample {
     /// The traced clusters' linear indices, in order.
     pub fn clusters(&self) -> Vec<u64> {
         let all = self.all();
-        if self.seed == 0 {
+        let mut out: Vec<u64> = if self.seed == 0 {
             let stride = self.stride.max(1);
             (0..self.wanted)
                 .map(|k| k * stride)
                 .take_while(|&c| c < all)
                 .collect()
         } else {
-            (0..all).filter(|&c| self.traces(c)).collect()
-        }
+            (0..all).filter(|&c| self.sampled(c)).collect()
+        };
+        out.extend(
+            self.extra
+                .iter()
+                .filter(|&&e| e != NO_CLUSTER)
+                .map(|&e| u64::from(e)),
+        );
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 
     /// A sample of fewer clusters, about `share` of these (at least one), spread over the
-    /// grid as evenly (or drawn by the next seeds): for a trace that would not fit whole.
-    /// None when one cluster is all this sample traces already.
+    /// grid as evenly (or drawn by the next seeds), with the clusters added to it: for a
+    /// trace that would not fit whole. None when one cluster besides those added is all
+    /// this sample traces already.
     pub fn fewer(&self, share: f64) -> Option<BlockSample> {
         let per = self.per.max(1);
         let clusters = self.traced.div_ceil(per);
@@ -162,10 +206,14 @@ impl BlockSample {
         }
         let wanted = ((clusters as f64 * share * 0.9).floor() as u64).clamp(1, clusters - 1);
         let s = BlockSample::strided(self.total, per, wanted);
-        Some(match self.seed {
+        let s = match self.seed {
             0 => s,
             seed => s.drawn(seed.wrapping_add(1), clusters),
-        })
+        };
+        // The clusters a census added stay: they ran what no other traced block ran. None
+        // if they are all that is left to shrink.
+        let s = s.with_extra(&self.extra);
+        (s.traced < self.traced).then_some(s)
     }
 
     /// The traced figures of the sample made the grid's: shared totals split by direction,
@@ -342,6 +390,37 @@ mod tests {
         // clusters a sample keeps, 32).
         assert_eq!(eighth, 400);
         assert!(tail >= 300, "the last 5% in {tail} of 400 samples");
+    }
+
+    #[test]
+    fn clusters_added_to_a_sample_are_traced_and_counted_once() {
+        let s = BlockSample::of(&grid(4096), 4, 0).hashed(11);
+        let outside: Vec<u32> = (0..4096u32)
+            .filter(|&c| !s.traces(u64::from(c)))
+            .take(10)
+            .collect();
+        let inside = s.clusters()[0] as u32;
+        let e = s.with_extra(&[outside[0], inside, outside[0], outside[1], 5000]);
+        assert!(e.traces(u64::from(outside[0])) && e.traces(u64::from(outside[1])));
+        // One already traced, one twice and one past the grid add nothing.
+        assert_eq!(e.traced, s.traced + 2);
+        assert_eq!(e.clusters().len() as u64, e.traced);
+        // A sample that shrinks keeps what was added, down to one cluster besides.
+        let f = e.fewer(0.1).expect("fewer sampled clusters");
+        assert!(f.traces(u64::from(outside[0])) && f.traces(u64::from(outside[1])));
+        assert_eq!(f.clusters().len() as u64, f.traced);
+        let one = BlockSample::of(&grid(4096), 1, 0).hashed(11);
+        let one = one.with_extra(&[outside[0]]);
+        assert_eq!(one.traced, 2);
+        assert_eq!(
+            one.fewer(0.1),
+            None,
+            "only the sample's one cluster could go"
+        );
+        // No more than the logger reads.
+        let full = s.with_extra(&outside);
+        assert_eq!(full.traced, s.traced + EXTRA as u64);
+        assert!(!full.traces(u64::from(outside[EXTRA])));
     }
 
     #[test]

@@ -13,11 +13,13 @@ use crate::model::protocol::RunOptions;
 use crate::model::results::MemoryStats;
 use crate::model::{Lesson, Variant};
 use crate::trace;
+use crate::trace::census::Census;
 use crate::trace::decode::RECORD_BYTES;
 use crate::trace::instrument::{
-    SYM_BLOCK_BELOW, SYM_BLOCK_LIMIT, SYM_BLOCK_SEED, SYM_BLOCK_STRIDE, SYM_BUF, SYM_CAP, SYM_COUNT,
+    SYM_BLOCK_BELOW, SYM_BLOCK_LIMIT, SYM_BLOCK_SEED, SYM_BLOCK_STRIDE, SYM_BUF, SYM_CAP,
+    SYM_CENSUS, SYM_CENSUS_SITES, SYM_COUNT, SYM_EXTRA,
 };
-use crate::trace::sample::BlockSample;
+use crate::trace::sample::{BlockSample, EXTRA, NO_CLUSTER};
 
 #[derive(Debug, thiserror::Error)]
 pub enum TraceError {
@@ -62,6 +64,8 @@ pub struct Captured {
     count: u32,
     cap: u32,
     sample: BlockSample,
+    /// Every block's global figures, where a check's sample left blocks out.
+    census: Option<Census>,
 }
 
 /// Compile `v` to PTX, instrument it and load it: host work, done before the GPU is taken.
@@ -108,7 +112,12 @@ pub fn capture(
         0 => capacity_max(gpu),
         budget => capacity_max(gpu).min(budget),
     };
+    let mut most = most;
     let mut cap = TRACE_CAPACITY.min(most);
+    let sites = prepared.sites.len();
+    // Clusters the census has added to the sample, in all: a path only untraced blocks
+    // took is traced once it is found, and found again after the sample shrinks.
+    let mut widened = 0;
     // A trace is judged only whole: the logger counts what it could not keep, so a full
     // buffer is grown to that count, or, past what the GPU can hold, the sample shrinks to
     // fewer whole clusters, and the trace is made again.
@@ -117,24 +126,69 @@ pub fn capture(
         tries += 1;
         let records = gpu.alloc(cap as usize * RECORD_BYTES)?;
         set_globals(module, &records, &s, cap)?;
+        // A check's sample (seeded) that leaves blocks out counts every block's global
+        // requests too: the blocks it did not trace cannot take another path unseen. A
+        // lesson's strided sample keeps to the sample, as the interpreter's does.
+        let census = match s.seed != 0 && s.traced < s.total && sites > 0 {
+            true => {
+                let init = trace::census::initial(sites);
+                let mut c = gpu.alloc(init.len() * 8)?;
+                c.upload(&init)?;
+                Some(c)
+            }
+            false => None,
+        };
+        let at = census.as_ref().map_or(0, |c| c.device_address());
+        module.global(SYM_CENSUS)?.set(at)?;
+        module.global(SYM_CENSUS_SITES)?.set(sites as u32)?;
         bufs.poison_outputs(lesson)?;
         bufs.launch(v, &kernel).enqueue()?;
         gpu.synchronize()?;
         let count: u32 = module.global(SYM_COUNT)?.get()?;
         let (kept, _) = trace::decode::records_to_read(count, cap);
         let whole = count <= cap || tries >= TRACE_TRIES;
+        let census = match census {
+            Some(c) => Some(Census::from_words(
+                &c.download::<u64>(trace::census::initial(sites).len())?,
+                sites,
+            )),
+            None => None,
+        };
+        let mut logged = None;
+        // Whole, but blocks outside the sample ran sites no traced block ran: traced again
+        // with the first cluster that ran each (at most `EXTRA` in all, and one launch
+        // more than a trace that needs none), so that no path goes unjudged.
+        if let (Some(c), true) = (&census, count <= cap) {
+            let bytes = records.download(kept * RECORD_BYTES)?;
+            let room = EXTRA.saturating_sub(widened);
+            let paths = c.untraced_paths(&trace::decode::site_counts(&bytes, sites), room);
+            let wider = s.with_extra(&paths);
+            if wider.traced > s.traced && tries <= TRACE_TRIES {
+                widened += paths.len();
+                s = wider;
+                // A check's budget of records keeps its analysis short; a path no traced
+                // block took is judged all the same, in as many records as the GPU holds.
+                most = capacity_max(gpu);
+                continue;
+            }
+            logged = Some(bytes);
+        }
         // One cluster alone may log more than the GPU can hold: kept as far as it goes,
         // and said (`overflow`), never judged as if whole.
         let fewer = (!whole && count > most)
             .then(|| s.fewer(f64::from(most) / f64::from(count)))
             .flatten();
         if whole || (count > most && fewer.is_none()) {
-            let bytes = records.download(kept * RECORD_BYTES)?;
+            let bytes = match logged {
+                Some(b) => b,
+                None => records.download(kept * RECORD_BYTES)?,
+            };
             return Ok(Captured {
                 bytes,
                 count,
                 cap,
                 sample: s,
+                census,
             });
         }
         match fewer {
@@ -161,6 +215,7 @@ pub fn analyze(
         count,
         cap,
         sample: s,
+        census,
     } = captured;
     let (kept, overflow) = trace::decode::records_to_read(count, cap);
     let bytes = &bytes[..kept * RECORD_BYTES];
@@ -177,6 +232,13 @@ pub fn analyze(
     m.overflow = overflow;
     m.unseen = prepared.unseen;
     s.scale_to_grid(&mut m);
+    if let Some(c) = census {
+        c.apply(&sites, &mut m);
+        let added = s.extra.iter().filter(|&&e| e != NO_CLUSTER).count() as u64;
+        if let Some(was) = m.census.as_mut() {
+            was.added_blocks = added * s.per;
+        }
+    }
     Ok(m)
 }
 
@@ -201,5 +263,7 @@ fn set_globals(
     module.global(SYM_BLOCK_LIMIT)?.set(s.wanted as u32)?;
     module.global(SYM_BLOCK_SEED)?.set(s.seed)?;
     module.global(SYM_BLOCK_BELOW)?.set(s.below)?;
+    let extra: Vec<u8> = s.extra.iter().flat_map(|c| c.to_le_bytes()).collect();
+    module.global(SYM_EXTRA)?.set_bytes(&extra)?;
     Ok(())
 }

@@ -161,3 +161,68 @@ fn cluster_reads_name_the_block_and_offset_they_reach() {
         }
     }
 }
+
+const CENSUS: &str = r#"format_version: 1
+id: census
+title: Census
+space: global
+pages: [{ title: t, text: x }]
+problem: { n: 8192, odd: 37 }
+buffers:
+  - { name: in, type: f32, len: "n", init: random }
+  - { name: out, type: f32, len: "n", init: poison }
+variants:
+  - name: copy
+    source: kernels/census.cu
+    kernel: census
+    launch: { grid: "n / 128", block: 128 }
+    args: [in, out, n, odd]
+reference: { builtin: copy, from: in, to: out }
+trace: { blocks: 2 }
+"#;
+
+/// A check's sample (seeded) leaves most blocks out; the census counts every block's global
+/// requests and sectors, and a block outside the sample that runs a line no sampled block
+/// ran is traced too. Block 37 of 64 reads its inputs a second time, 32 words apart: 4
+/// warps × 1 request × 32 sectors more than a copy's 64 × 4 × 2 requests of 4 sectors.
+#[test]
+fn the_census_counts_every_block_and_traces_the_path_only_one_took() {
+    use gpulab::model::protocol::RunOptions;
+    let seed = 7;
+    let options = RunOptions {
+        trace: true,
+        time: false,
+        trace_blocks: 2,
+        sample_seed: seed,
+        ..Default::default()
+    };
+    let Some((_, results)) = common::run_probe_on_gpu_with("01-census.yaml", CENSUS, options)
+    else {
+        return;
+    };
+    let v = by(&results, "copy");
+    assert_eq!(v.correct, Some(true), "{:?}", v.error);
+    let m = v
+        .memory
+        .as_ref()
+        .unwrap_or_else(|| panic!("{:?}", v.trace_error));
+    assert_eq!(m.overflow, 0);
+    assert_eq!(m.global.requests, 64 * 4 * 2 + 4, "{:?}", m.global);
+    assert_eq!(m.global.sectors, 64 * 4 * 2 * 4 + 4 * 32, "{:?}", m.global);
+    assert_eq!(m.global.bytes_used, 64 * 128 * 4 * 2 + 4 * 32 * 4);
+    let census = m
+        .census
+        .expect("a seeded sample of 2 of 64 blocks has a census");
+    // The sample the worker drew, as the logger draws it.
+    let lesson = common::load_probe("01-census.yaml", CENSUS).unwrap();
+    let drawn = gpulab::trace::sample::BlockSample::of(&lesson.variants[0], lesson.trace_blocks, 2)
+        .hashed(seed);
+    let odd_sampled = drawn.traces(37);
+    assert_eq!(census.added_blocks, u64::from(!odd_sampled), "{drawn:?}");
+    assert_eq!(m.traced_blocks, drawn.traced + census.added_blocks);
+    // The odd block's second read is traced, whichever way it came in: 32 sectors a request.
+    let strided: Vec<_> = (m.instructions.iter())
+        .filter(|i| i.space == Space::Global && i.requests > 0 && i.sectors == 32 * i.requests)
+        .collect();
+    assert_eq!(strided.len(), 1, "{:#?}", m.instructions);
+}

@@ -24,6 +24,11 @@ pub(super) struct Features {
 struct Keep {
     generic: bool,
     cluster: bool,
+    /// The census's lines (`@census`), or else the lines written in their place
+    /// (`@!census`): an access's, not an event's.
+    census: bool,
+    /// The census's global figures (`@global`).
+    global: bool,
 }
 
 /// `text` with each tagged line kept (untagged) or left out. Left out, the code still
@@ -37,6 +42,9 @@ fn with(keep: Keep, text: &str) -> String {
         };
         if (tags.contains("@generic") && !keep.generic)
             || (tags.contains("@cluster") && !keep.cluster)
+            || (tags.contains("@census") && !keep.census)
+            || (tags.contains("@!census") && keep.census)
+            || (tags.contains("@global") && !keep.global)
         {
             continue;
         }
@@ -68,19 +76,24 @@ pub(super) fn prologue(features: Features) -> String {
     let keep = Keep {
         generic: false,
         cluster: features.cluster,
+        census: false,
+        global: false,
     };
     with(keep, parts().1)
 }
 
 /// The code a site runs before its access, its labels made its own, with the sections an
 /// access logged as `space` can need (None: a barrier, which needs neither): a generic
-/// address is resolved, and only a generic or cluster address may name another block's
-/// shared memory.
+/// address is resolved, only a generic or cluster address may name another block's
+/// shared memory, and an access (not an event) is counted by the census, with the global
+/// figures where it may be global.
 pub(super) fn site_code(features: Features, site: u32, space: Option<Space>) -> String {
     let generic = space == Some(Space::Generic);
     let keep = Keep {
         generic,
         cluster: features.cluster && (generic || space == Some(Space::Cluster)),
+        census: space.is_some(),
+        global: generic || space == Some(Space::Global),
     };
     // Its comments are said once, in logger.ptx, not at every site.
     let code: String = (parts().2.lines())
@@ -182,5 +195,33 @@ mod tests {
         );
         let cluster = site_code(on, 4, Some(Space::Cluster));
         assert!(cluster.contains("getctarank.u64") && !cluster.contains("isspacep.local"));
+    }
+
+    #[test]
+    fn an_access_is_counted_by_the_census_and_a_global_one_with_its_sectors() {
+        let on = Features { cluster: true };
+        let first_branch = |code: &str| {
+            code.lines()
+                .find(|l| l.contains("bra"))
+                .expect("a site branches")
+                .to_string()
+        };
+        for space in [Space::Global, Space::Generic, Space::Shared, Space::Local] {
+            let code = site_code(on, 5, Some(space));
+            assert!(code.contains("[__gpulab_trace_census]"), "{space:?}");
+            assert!(code.contains("red.global.min.u32") && code.contains("$__gpulab_counted_5:"));
+            // Outside the sample a block goes on to count: its skip waits for the census.
+            assert!(!first_branch(&code).contains("@!%__gpulab_on"), "{space:?}");
+            assert!(!code.contains("//@"), "no tag is left");
+            let global = matches!(space, Space::Global | Space::Generic);
+            assert_eq!(
+                code.contains("red.global.add.u64 \t[%__gl_rd16+16]"),
+                global
+            );
+        }
+        // An event counts nothing: a block outside the sample skips it at once.
+        let event = site_code(on, 5, None);
+        assert!(!event.contains("census") && !event.contains("red.global"));
+        assert!(first_branch(&event).contains("@!%__gpulab_on bra"));
     }
 }

@@ -3,7 +3,9 @@
 //! (where the cards go is `cards`).
 
 use super::theme::Theme;
-use crate::analysis::describe::{first_race, per_request, race_lines, shared_text, unseen_note};
+use crate::analysis::describe::{
+    census_note, first_race, per_request, race_lines, shared_text, unseen_note,
+};
 use crate::analysis::stats::{differ_beyond_noise, fmt_ms};
 use crate::model::results::{LessonResult, VariantResult};
 use crate::ui::app::App;
@@ -461,6 +463,9 @@ fn memory_lines<'a>(v: &VariantResult, cpu: bool, th: &Theme) -> Vec<Line<'a>> {
     }
     if let Some(note) = unseen_note(m) {
         lines.push(Line::styled(note, th.warn));
+    }
+    if let Some(note) = census_note(m) {
+        lines.push(Line::styled(note, th.dim));
     }
     // The interpreter checks the output at the CPU size but traces its sample of blocks
     // at the lesson's size, as the GPU does: the count is of that grid, and says so.

@@ -90,7 +90,23 @@ pub fn run_probe_on_gpu(
     gpulab::model::results::DeviceInfo,
     Vec<gpulab::model::results::VariantResult>,
 )> {
-    use gpulab::model::protocol::{Reply, Request, RunOptions};
+    let options = gpulab::model::protocol::RunOptions {
+        trace,
+        ..Default::default()
+    };
+    run_probe_on_gpu_with(file, text, options)
+}
+
+/// `run_probe_on_gpu` with the run's options given.
+pub fn run_probe_on_gpu_with(
+    file: &str,
+    text: &str,
+    options: gpulab::model::protocol::RunOptions,
+) -> Option<(
+    gpulab::model::results::DeviceInfo,
+    Vec<gpulab::model::results::VariantResult>,
+)> {
+    use gpulab::model::protocol::{Reply, Request};
     let lesson = load_probe(file, text).unwrap_or_else(|e| panic!("{e:#?}"));
     let mut c = gpulab::session::client::WorkerClient::with_command(bin(), vec!["worker".into()]);
     let caps = gpulab::session::fold::hello(&mut c, 0).unwrap_or_else(|e| panic!("{e}"));
@@ -100,10 +116,7 @@ pub fn run_probe_on_gpu(
     };
     let req = Request::Run {
         lesson: Box::new(lesson),
-        options: RunOptions {
-            trace,
-            ..Default::default()
-        },
+        options,
     };
     let mut results = Vec::new();
     c.request(&req, std::time::Duration::from_secs(120), |r| {

@@ -1,0 +1,245 @@
+//! The census: every block's global requests, counted where they are made, beside the
+//! trace of a sample of blocks (logger.ptx writes it). A sample scaled to the grid stands
+//! for the blocks it did not trace only if they work alike; a kernel that takes another
+//! path in some blocks (a check's sample is drawn afresh, but a large block leaves room for
+//! one or two) would otherwise have its global traffic judged by the blocks that behave.
+//! With a census, the global totals are the grid's own, and what the sample alone gave is
+//! kept beside them, so a report can say when the two part.
+
+use super::instrument::{Event, Site};
+use crate::model::access::AccessKind;
+use crate::model::results::{MemoryStats, SampledGlobal};
+
+/// Slots per site: a block adds to slot `linear index % SLOTS`, so that the blocks of a
+/// grid spread their additions over as many words.
+pub const SLOTS: usize = 16;
+
+/// u64 counters per slot: requests (any space), global requests, sectors, lines, bytes,
+/// and three spare (a slot is 64 bytes, as logger.ptx's `mul.wide ... 64` takes it).
+const COUNTERS: usize = 8;
+
+/// u64 words of the counters of a module with `sites` sites; the lowest cluster index of
+/// each site, a u32 each, follows them (`u32::MAX`: no block ran it).
+pub fn counter_words(sites: usize) -> usize {
+    sites * SLOTS * COUNTERS
+}
+
+/// The census buffer as it starts: counters at 0, every site's lowest cluster at
+/// `u32::MAX`, as u64 words (the last one padded).
+pub fn initial(sites: usize) -> Vec<u64> {
+    let mut w = vec![0u64; counter_words(sites)];
+    w.resize(counter_words(sites) + sites.div_ceil(2), u64::MAX);
+    w
+}
+
+/// One site's figures, over every block of the grid.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counted {
+    /// Warp requests, of any space (the records a trace of every block would hold).
+    pub requests: u64,
+    /// Of them, the global ones, with their sectors, lines and distinct bytes.
+    pub global: u64,
+    pub sectors: u64,
+    pub lines: u64,
+    pub bytes: u64,
+    /// The lowest linear cluster index (a block's, without clusters) that ran the site.
+    pub first_cluster: Option<u32>,
+}
+
+/// The census of one launch: each site's figures, in site order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Census {
+    pub sites: Vec<Counted>,
+}
+
+impl Census {
+    /// The census from its buffer as downloaded (`initial(sites).len()` words), the slots
+    /// of each site summed.
+    pub fn from_words(words: &[u64], sites: usize) -> Census {
+        let firsts = |s: usize| {
+            let w = words.get(counter_words(sites) + s / 2)?;
+            let v = if s.is_multiple_of(2) {
+                *w as u32
+            } else {
+                (*w >> 32) as u32
+            };
+            (v != u32::MAX).then_some(v)
+        };
+        let sites = (0..sites)
+            .map(|s| {
+                let mut c = Counted {
+                    first_cluster: firsts(s),
+                    ..Counted::default()
+                };
+                for slot in 0..SLOTS {
+                    let at = (s * SLOTS + slot) * COUNTERS;
+                    let Some(w) = words.get(at..at + COUNTERS) else {
+                        break;
+                    };
+                    c.requests += w[0];
+                    c.global += w[1];
+                    c.sectors += w[2];
+                    c.lines += w[3];
+                    c.bytes += w[4];
+                }
+                c
+            })
+            .collect();
+        Census { sites }
+    }
+
+    /// The clusters to trace besides a sample, so that every site some block ran is run
+    /// by a traced block: for each site the census saw run and the trace did not
+    /// (`traced[site]` requests logged), the lowest cluster that ran it, at most `most`.
+    pub fn untraced_paths(&self, traced: &[u64], most: usize) -> Vec<u32> {
+        let mut out: Vec<u32> = Vec::new();
+        for (s, c) in self.sites.iter().enumerate() {
+            let seen = traced.get(s).copied().unwrap_or(0) > 0;
+            if let (false, true, Some(first)) = (seen, c.requests > 0, c.first_cluster)
+                && !out.contains(&first)
+                && out.len() < most
+            {
+                out.push(first);
+            }
+        }
+        out
+    }
+
+    /// Put the grid's own global figures in `m` (already scaled from the sample), in place
+    /// of the sample's: plain loads and stores in `global`, the reads of `cp.async` in the
+    /// copies' totals. Atomics (whose figures follow the SASS) and bulk copies keep the
+    /// sample's. What the sample gave is kept in `m.census`.
+    pub fn apply(&self, sites: &[Site], m: &mut MemoryStats) {
+        let mut plain = Counted::default();
+        let mut copies = Counted::default();
+        for (site, c) in sites.iter().zip(&self.sites) {
+            let into = match site.event {
+                Event::Access {
+                    kind: AccessKind::Load | AccessKind::Store,
+                    ..
+                } => &mut plain,
+                Event::Access {
+                    kind: AccessKind::AsyncCopy,
+                    ..
+                } => &mut copies,
+                _ => continue,
+            };
+            into.global += c.global;
+            into.sectors += c.sectors;
+            into.lines += c.lines;
+            into.bytes += c.bytes;
+        }
+        m.census = Some(SampledGlobal {
+            requests: m.global.requests,
+            sectors: m.global.sectors,
+            added_blocks: 0,
+        });
+        m.global.requests = plain.global;
+        m.global.sectors = plain.sectors;
+        m.global.lines = plain.lines;
+        m.global.bytes_used = plain.bytes;
+        m.copies.global.requests = copies.global;
+        m.copies.global.sectors = copies.sectors;
+        m.copies.global_bytes_used = copies.bytes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::access::Space;
+
+    fn site(id: u32, kind: AccessKind) -> Site {
+        Site {
+            id,
+            event: Event::Access {
+                space: Space::Global,
+                kind,
+            },
+            op: "ld.global.f32".into(),
+            width: 4,
+            ptx_line: 1,
+            source_line: None,
+            source_file: None,
+            coords: None,
+            unused: false,
+            addr: String::new(),
+            timed: false,
+        }
+    }
+
+    #[test]
+    fn the_slots_of_a_site_are_summed_and_the_grid_replaces_the_sample() {
+        let sites = [
+            site(0, AccessKind::Load),
+            site(1, AccessKind::Store),
+            site(2, AccessKind::AsyncCopy),
+            site(3, AccessKind::Atomic),
+        ];
+        let mut words = initial(sites.len());
+        assert_eq!(words.len(), counter_words(4) + 2);
+        // Site 0: two slots; site 1: one; site 2 (a copy's read): one; site 3 (an atomic):
+        // left to the sample.
+        let slot = |s: usize, k: usize| (s * SLOTS + k) * COUNTERS;
+        words[slot(0, 0)..slot(0, 0) + 5].copy_from_slice(&[10, 10, 40, 10, 1280]);
+        words[slot(0, 5)..slot(0, 5) + 5].copy_from_slice(&[2, 2, 64, 16, 256]);
+        words[slot(1, 0)..slot(1, 0) + 5].copy_from_slice(&[3, 3, 12, 3, 384]);
+        words[slot(2, 0)..slot(2, 0) + 5].copy_from_slice(&[5, 5, 20, 5, 640]);
+        words[slot(3, 0)..slot(3, 0) + 5].copy_from_slice(&[99, 99, 99, 99, 99]);
+        // Site 0 first ran in cluster 7, site 3 in cluster 2; sites 1 and 2 keep u32::MAX.
+        words[counter_words(4)] = u64::MAX << 32 | 7;
+        words[counter_words(4) + 1] = 2 << 32 | 0xFFFF_FFFF;
+        let c = Census::from_words(&words, sites.len());
+        assert_eq!(
+            c.sites[0],
+            Counted {
+                requests: 12,
+                global: 12,
+                sectors: 104,
+                lines: 26,
+                bytes: 1536,
+                first_cluster: Some(7),
+            }
+        );
+        assert_eq!(c.sites[2].first_cluster, None);
+        assert_eq!(c.sites[3].first_cluster, Some(2));
+        let mut m = MemoryStats::default();
+        m.global.requests = 8;
+        m.global.sectors = 32;
+        m.atomics.global_atom.requests = 7;
+        c.apply(&sites, &mut m);
+        assert_eq!((m.global.requests, m.global.sectors), (15, 116));
+        assert_eq!((m.global.lines, m.global.bytes_used), (29, 1920));
+        assert_eq!((m.copies.global.requests, m.copies.global.sectors), (5, 20));
+        assert_eq!(m.copies.global_bytes_used, 640);
+        assert_eq!(
+            m.atomics.global_atom.requests, 7,
+            "atomics keep the sample's"
+        );
+        let was = m.census.expect("the sample's figures are kept");
+        assert_eq!((was.requests, was.sectors), (8, 32));
+    }
+
+    #[test]
+    fn a_site_only_untraced_blocks_ran_names_the_first_cluster_that_ran_it() {
+        let ran = |requests, first| Counted {
+            requests,
+            first_cluster: first,
+            ..Counted::default()
+        };
+        let c = Census {
+            sites: vec![
+                ran(40, Some(0)),
+                ran(5, Some(9)),
+                ran(0, None),
+                ran(3, Some(9)),
+                ran(8, Some(4)),
+            ],
+        };
+        // The sample ran sites 0 and 4: sites 1 and 3 ran only elsewhere, first in 9.
+        assert_eq!(c.untraced_paths(&[12, 0, 0, 0, 2], 8), vec![9]);
+        assert_eq!(c.untraced_paths(&[0, 0, 0, 0, 0], 8), vec![0, 9, 4]);
+        assert_eq!(c.untraced_paths(&[0, 0, 0, 0, 0], 2), vec![0, 9]);
+        assert!(c.untraced_paths(&[1, 1, 0, 1, 1], 8).is_empty());
+    }
+}
