@@ -31,9 +31,18 @@ pub fn array_desc(t: &Texture, ty: ElemType) -> Result<sys::CUDA_ARRAY3D_DESCRIP
         Depth: 0,
         Format: format,
         NumChannels: 1,
-        Flags: 0,
+        // `tex2Dgather` is defined only on arrays made for it; the flag costs nothing else,
+        // but bounds the array at the gather limit (32768 texels an axis from sm_35 on), past
+        // which the array is made without it.
+        Flags: match t.width <= GATHER_MAX && t.height <= GATHER_MAX {
+            true => sys::CUDA_ARRAY3D_TEXTURE_GATHER,
+            false => 0,
+        },
     })
 }
+
+/// The widest and tallest array a texture gather may read (the devices' 2D gather limit).
+const GATHER_MAX: u64 = 32768;
 
 /// How the texture unit samples: addressing on both axes, filtering, coordinates, and
 /// whether integer texels are returned as they are.

@@ -26,6 +26,19 @@ fn the_array_is_two_dimensional_with_one_channel_of_the_element_type() {
 }
 
 #[test]
+fn an_array_within_the_gather_limit_is_made_for_gather() {
+    let mut t = tex(AddressMode::Clamp, FilterMode::Point, false);
+    let flags = |t: &Texture| array_desc(t, ElemType::F32).unwrap().Flags;
+    assert_eq!(flags(&t), sys::CUDA_ARRAY3D_TEXTURE_GATHER);
+    t.width = 40_000;
+    assert_eq!(
+        flags(&t),
+        0,
+        "past the gather limit the array is made without it"
+    );
+}
+
+#[test]
 fn modes_and_flags_follow_the_lesson() {
     let d = texture_desc(&tex(AddressMode::Clamp, FilterMode::Linear, false));
     assert_eq!(

@@ -59,6 +59,25 @@ fn cluster_accesses_and_texture_fetches_are_sites_of_their_own() {
 }
 
 #[test]
+fn a_gather_is_a_texture_request_at_the_coordinates_its_lanes_name() {
+    let body = "\ttld4.r.2d.v4.f32.f32 {%f5, %f6, %f7, %f8}, [%rd1, {%f1, %f2}];\n";
+    let (inst, ptx) = one(body);
+    assert_eq!(inst.sites.len(), 1, "{:?}", inst.sites);
+    let s = &inst.sites[0];
+    assert_eq!(
+        (s.space(), s.kind(), s.width),
+        (Some(Space::Texture), Some(AccessKind::Load), 16)
+    );
+    assert!(
+        inst.unseen.is_empty(),
+        "a gather is traced: {:?}",
+        inst.unseen
+    );
+    let b = block_before(&ptx, "tld4.r.2d.v4.f32.f32 {");
+    assert!(b.contains("mov.b32 %__gpulab_x, %f1;\n") && b.contains("mov.b32 %__gpulab_y, %f2;\n"));
+}
+
+#[test]
 fn below_sm_90_the_logger_has_no_cluster_instructions() {
     let src = module("\tld.global.u32 %r2, [%rd1];\n").replace("sm_90", "sm_80");
     let inst = instrument(&src).unwrap();

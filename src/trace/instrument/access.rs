@@ -204,7 +204,9 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         // `atom` whose result is unused a `RED`); the PTX's word stands until it is read.
         Some("atom") => AccessKind::Atomic,
         Some("red") => AccessKind::Reduction,
-        Some("tex") => return super::texture::parse_tex(guard, op, &rest[op_end..], line),
+        Some("tex" | "tld4") => {
+            return super::texture::parse_tex(guard, op, &rest[op_end..], line);
+        }
         Some("bar" | "barrier") => return Ok(barrier(guard, op, &rest[op_end..])),
         Some("ldmatrix") => return matrix_load(guard, op, &rest[op_end..], line),
         // `call{.uni}`: NVVM writes its operands over the lines after, so the opcode is all

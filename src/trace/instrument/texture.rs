@@ -1,5 +1,8 @@
 //! Recognising a texture fetch: `tex{.base,.level,.grad}.{1d,2d}.v4.dtype.ctype d, [t, {c}]`
-//! (also with a sampler, `[t, s, {c}]`), whose lanes each name texel coordinates.
+//! (also with a sampler, `[t, s, {c}]`), whose lanes each name texel coordinates, and a
+//! gather, `tld4.{r,g,b,a}.2d.v4.dtype.f32` (`tex2Dgather`), one request of the same form
+//! that returns one component of the four texels bilinear filtering would blend; its lanes
+//! are logged at the coordinates they name, as a fetch's.
 
 use super::access::Access;
 use super::registers::type_bits;
@@ -24,6 +27,8 @@ pub(super) fn parse_tex<'a>(
     for q in op.split('.').skip(1) {
         match q {
             "base" | "level" | "grad" => {}
+            // A gather's component.
+            "r" | "g" | "b" | "a" if op.starts_with("tld4.") => {}
             "1d" => dims = Some(1),
             "2d" => dims = Some(2),
             "v2" => vec = 2,

@@ -81,7 +81,7 @@ pub fn key_items(app: &App) -> Vec<(&'static str, &'static str)> {
         return vec![
             ("?", "help"),
             ("q", "quit"),
-            ("↑↓", "lesson"),
+            ("↑↓", "lesson/ex."),
             ("PgDn", "scroll"),
             ("L", "list"),
         ];
@@ -118,7 +118,7 @@ pub fn key_items(app: &App) -> Vec<(&'static str, &'static str)> {
         ("h", "heatmap"),
         ("d", "diff"),
     ]);
-    keys.extend([("←→", "variant"), ("↑↓", "lesson")]);
+    keys.extend([("←→", "variant"), ("↑↓", "lesson/ex.")]);
     if !exercise {
         keys.push(("n/p", "page"));
     }

@@ -1,4 +1,4 @@
-// wrong: [slow variant] coalesced and every word once, but only the first warp of each block works: it reads the block's whole tile, 32 words a round, with an eighth of the block's loads in flight
+// wrong: [slow-variant timing] coalesced and every word once, but only the first warp of each block works: it reads the block's whole tile, 32 words a round, with an eighth of the block's loads in flight
 // caught by: yours faster than solution by >= 0.87x
 // on: gpu - the interpreter times nothing, and every count the CPU judges is the solution's
 // out[i] = 3 * in[i] + 1, where `in` is pinned host memory mapped into the GPU.
