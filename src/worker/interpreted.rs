@@ -338,6 +338,12 @@ fn trace(
                 failed(r, Stopped(CpuError::Run(e)));
             }
         }
+        // A kernel whose output nothing judged here, and whose trace needs a GPU (a
+        // texture in its launch), is left to a GPU whole: every figure of it needs one.
+        Err(e @ CpuError::NeedsGpu(_)) if r.correct.is_none() && r.failure.is_none() => {
+            r.trace_error = Some(e.to_string());
+            r.failure = Some(Failure::NotInterpreted);
+        }
         Err(e) => r.trace_error = Some(e.to_string()),
     }
 }

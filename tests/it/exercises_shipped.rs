@@ -7,6 +7,7 @@
 //! tests/it/gpu_exercises.rs runs them all live.
 
 use crate::support::{common, wrong_answers};
+use wrong_answers::Kind;
 
 use common::{bin, nvrtc_or_skip};
 use gpulab::course::bundle::CourseRoot;
@@ -86,6 +87,27 @@ fn every_exercise_left_to_a_gpu_compiles_and_its_solution_fails_no_check_here() 
         // (exit 3).
         let need_gpu = m.iter().any(|(_, m)| m == "needs_gpu");
         assert_eq!(code, if need_gpu { 3 } else { 0 }, "{} solution", ex.id);
+        // Its wrong answers are left to a GPU whole: none fails here, and none has a check
+        // "not measured" (a figure the interpreter cannot make needs a GPU, and says so),
+        // also where the kernel itself has no texture but its launch passes one.
+        let shipped_ex = shipped.iter().find(|e| e.id == ex.id).unwrap();
+        let wrong = (shipped_ex.cases.iter()).filter(|c| matches!(c.kind, Kind::Wrong { .. }));
+        for case in wrong {
+            std::fs::copy(&case.path, &mine).unwrap();
+            let (code, r) = check(&ws, &data, &ex.id);
+            if !r["compile_error"].is_null() {
+                continue;
+            }
+            for (c, m) in &marks(&r) {
+                assert!(
+                    m == "pass" || m == "needs_gpu",
+                    "{} {}: {c} is {m}",
+                    ex.id,
+                    case.name
+                );
+            }
+            assert_eq!(code, 3, "{} {}: {r}", ex.id, case.name);
+        }
     }
 }
 
