@@ -1,13 +1,14 @@
 //! Instrument a module's PTX so that every traced load and store first runs the logger's
 //! code (src/trace/logger.ptx, written out at each site), which writes one record per warp
-//! request into a buffer the host reads back (layout in `decode`).
+//! request into a buffer the host reads back (layout in `decode`), and, where the host asks,
+//! counts every block's requests into a census (`census`).
 //!
 //! Traced: `ld`, `ldu` and `st` on `.shared` (`::cta`), `.shared::cluster`, `.global`,
 //! `.local`, `.const` and generic addresses, scalar or vector, with any ordering or cache
 //! qualifier; the atomics `atom` and `red` on the same spaces (each lane logs the address it
 //! updates; what the SASS makes of them is counted in `site_acc`); and `tex.1d`/`tex.2d`
-//! fetches (`.base`, `.level`, `.grad`), whose lanes log their coordinates instead of an
-//! address. Block barriers (`bar`/`barrier`, see `access::barrier`) log an event with no
+//! fetches (`.base`, `.level`, `.grad`) and 2D gathers (`tld4`), whose lanes log their
+//! coordinates instead of an address. Block barriers (`bar`/`barrier`, see `access::barrier`) log an event with no
 //! address, in order with the warp's accesses, so the race analysis can tell which barrier
 //! interval an access falls in. The asynchronous copy `cp.async` (global to shared, 4, 8 or
 //! 16 bytes a lane) makes two sites, its global read and then its shared write, each
