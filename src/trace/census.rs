@@ -24,11 +24,17 @@ pub fn counter_words(sites: usize) -> usize {
     sites * SLOTS * COUNTERS
 }
 
+/// u64 words of the whole census buffer: the counters, then the lowest clusters, two a
+/// word (the last one padded).
+pub fn words(sites: usize) -> usize {
+    counter_words(sites) + sites.div_ceil(2)
+}
+
 /// The census buffer as it starts: counters at 0, every site's lowest cluster at
-/// `u32::MAX`, as u64 words (the last one padded).
+/// `u32::MAX`.
 pub fn initial(sites: usize) -> Vec<u64> {
     let mut w = vec![0u64; counter_words(sites)];
-    w.resize(counter_words(sites) + sites.div_ceil(2), u64::MAX);
+    w.resize(words(sites), u64::MAX);
     w
 }
 
@@ -53,7 +59,7 @@ pub struct Census {
 }
 
 impl Census {
-    /// The census from its buffer as downloaded (`initial(sites).len()` words), the slots
+    /// The census from its buffer as downloaded (`words(sites)` of them), the slots
     /// of each site summed.
     pub fn from_words(words: &[u64], sites: usize) -> Census {
         let firsts = |s: usize| {
@@ -178,6 +184,7 @@ mod tests {
         ];
         let mut words = initial(sites.len());
         assert_eq!(words.len(), counter_words(4) + 2);
+        assert_eq!(words.len(), super::words(4));
         // Site 0: two slots; site 1: one; site 2 (a copy's read): one; site 3 (an atomic):
         // left to the sample.
         let slot = |s: usize, k: usize| (s * SLOTS + k) * COUNTERS;

@@ -149,7 +149,7 @@ pub fn capture(
         let whole = count <= cap || tries >= TRACE_TRIES;
         let census = match census {
             Some(c) => Some(Census::from_words(
-                &c.download::<u64>(trace::census::initial(sites).len())?,
+                &c.download::<u64>(trace::census::words(sites))?,
                 sites,
             )),
             None => None,
