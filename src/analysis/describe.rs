@@ -148,8 +148,9 @@ pub fn space_lines(m: &crate::model::results::MemoryStats) -> Vec<String> {
 }
 
 /// What the census changed, in a few words, where there was one: blocks traced besides
-/// the sample (they ran lines no block of it ran), and the global requests of every block
-/// where the traced blocks, scaled, said otherwise (by more than 2%). None without one.
+/// the sample (they ran lines no block of it ran), and the global requests and shared
+/// wavefronts of every block where the traced blocks, scaled, said otherwise (by more
+/// than 2%). None without one.
 pub fn census_note(m: &crate::model::results::MemoryStats) -> Option<String> {
     let c = m.census.as_ref()?;
     let mut parts = Vec::new();
@@ -161,15 +162,25 @@ pub fn census_note(m: &crate::model::results::MemoryStats) -> Option<String> {
             if c.added_blocks == 1 { "it" } else { "they" }
         ));
     }
-    let (all, sampled) = (m.global.requests as f64, c.requests as f64);
-    if (all - sampled).abs() > 0.02 * all.max(sampled) {
+    let parted = |all: u64, sampled: u64| {
+        let (all, sampled) = (all as f64, sampled as f64);
+        (all - sampled).abs() > 0.02 * all.max(sampled)
+    };
+    if parted(m.global.requests, c.requests) {
         parts.push(format!(
             "every block's global requests counted: {}, where the sample stood for {}",
             m.global.requests, c.requests
         ));
     }
+    // Results written before the census costed shared requests say 0 for the sample.
+    if c.shared_wavefronts > 0 && parted(m.shared.wavefronts, c.shared_wavefronts) {
+        parts.push(format!(
+            "every block's shared wavefronts counted: {}, where the sample stood for {}",
+            m.shared.wavefronts, c.shared_wavefronts
+        ));
+    }
     match parts.is_empty() {
-        true => Some("global requests counted in every block".into()),
+        true => Some("global and shared requests counted in every block".into()),
         false => Some(parts.join("; ")),
     }
 }
@@ -256,19 +267,22 @@ mod tests {
         let mut m = MemoryStats::default();
         assert_eq!(census_note(&m), None, "no census, nothing to say");
         m.global.requests = 1000;
+        m.shared.wavefronts = 4100;
         m.census = Some(SampledGlobal {
             requests: 990,
             sectors: 0,
             added_blocks: 0,
+            shared_wavefronts: 4096,
         });
         assert_eq!(
             census_note(&m).as_deref(),
-            Some("global requests counted in every block")
+            Some("global and shared requests counted in every block")
         );
         m.census = Some(SampledGlobal {
             requests: 840,
             sectors: 0,
             added_blocks: 1,
+            shared_wavefronts: 4096,
         });
         assert_eq!(
             census_note(&m).as_deref(),
@@ -276,6 +290,19 @@ mod tests {
                 "1 block added to the trace: it ran lines the sample did not; every block's \
                  global requests counted: 1000, where the sample stood for 840"
             )
+        );
+        // A pitch that conflicts in one block of 256: the sample saw none of it.
+        m.global.requests = 840;
+        m.shared.wavefronts = 4096 + 31 * 16;
+        m.census = Some(SampledGlobal {
+            requests: 840,
+            sectors: 0,
+            added_blocks: 0,
+            shared_wavefronts: 4096,
+        });
+        assert_eq!(
+            census_note(&m).as_deref(),
+            Some("every block's shared wavefronts counted: 4592, where the sample stood for 4096")
         );
     }
 

@@ -321,8 +321,8 @@ pub struct MemoryStats {
     pub races: Vec<Race>,
 }
 
-/// The global plain loads' and stores' totals of the traced blocks, scaled to the grid:
-/// what a trace with a census would have said without it.
+/// The global plain loads' and stores' totals of the traced blocks, scaled to the grid,
+/// and their shared wavefronts: what a trace with a census would have said without it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SampledGlobal {
     pub requests: u64,
@@ -331,6 +331,9 @@ pub struct SampledGlobal {
     /// no block of it ran, and the first to run each was traced too.
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub added_blocks: u64,
+    /// Shared wavefronts (0 in results made before the census costed shared requests).
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub shared_wavefronts: u64,
 }
 
 /// Which access came first in the trace and which followed, within one barrier interval.

@@ -1,21 +1,24 @@
-//! The census: every block's global requests, counted where they are made, beside the
-//! trace of a sample of blocks (logger.ptx writes it). A sample scaled to the grid stands
-//! for the blocks it did not trace only if they work alike; a kernel that takes another
-//! path in some blocks (a check's sample is drawn afresh, but a large block leaves room for
-//! one or two) would otherwise have its global traffic judged by the blocks that behave.
-//! With a census, the global totals are the grid's own, and what the sample alone gave is
-//! kept beside them, so a report can say when the two part.
+//! The census: every block's global and shared requests, counted where they are made,
+//! beside the trace of a sample of blocks (logger.ptx writes it). A sample scaled to the
+//! grid stands for the blocks it did not trace only if they work alike; a kernel that
+//! takes another path in some blocks (a check's sample is drawn afresh, but a large block
+//! leaves room for one or two), or the same path at other addresses (a tile's pitch that
+//! conflicts in one block of 256), would otherwise be judged by the blocks that behave.
+//! With a census, the global totals and the shared loads' and stores' wavefronts are the
+//! grid's own, and what the sample alone gave is kept beside them, so a report can say
+//! when the two part.
 
 use super::instrument::{Event, Site};
-use crate::model::access::AccessKind;
-use crate::model::results::{MemoryStats, SampledGlobal};
+use crate::model::access::{AccessKind, Space};
+use crate::model::results::{MemoryStats, SampledGlobal, SharedCounts};
 
 /// Slots per site: a block adds to slot `linear index % SLOTS`, so that the blocks of a
 /// grid spread their additions over as many words.
 pub const SLOTS: usize = 16;
 
-/// u64 counters per slot: requests (any space), global requests, sectors, lines, bytes,
-/// and three spare (a slot is 64 bytes, as logger.ptx's `mul.wide ... 64` takes it).
+/// u64 counters per slot: requests (any space); global requests, sectors, lines, bytes;
+/// shared requests, wavefronts, ideal wavefronts (a slot is 64 bytes, as logger.ptx's
+/// `mul.wide ... 64` takes it).
 const COUNTERS: usize = 8;
 
 /// u64 words of the counters of a module with `sites` sites; the lowest cluster index of
@@ -48,6 +51,11 @@ pub struct Counted {
     pub sectors: u64,
     pub lines: u64,
     pub bytes: u64,
+    /// Of them, the shared ones, costed as `analysis::banks` costs a request the SASS
+    /// makes as the PTX writes it.
+    pub shared: u64,
+    pub wavefronts: u64,
+    pub ideal: u64,
     /// The lowest linear cluster index (a block's, without clusters) that ran the site.
     pub first_cluster: Option<u32>,
 }
@@ -87,6 +95,9 @@ impl Census {
                     c.sectors += w[2];
                     c.lines += w[3];
                     c.bytes += w[4];
+                    c.shared += w[5];
+                    c.wavefronts += w[6];
+                    c.ideal += w[7];
                 }
                 c
             })
@@ -111,11 +122,14 @@ impl Census {
         out
     }
 
-    /// Put the grid's own global figures in `m` (already scaled from the sample), in place
-    /// of the sample's: plain loads and stores in `global`, the reads of `cp.async` in the
-    /// copies' totals. Atomics (whose figures follow the SASS) and bulk copies keep the
-    /// sample's. What the sample gave is kept in `m.census`.
-    pub fn apply(&self, sites: &[Site], m: &mut MemoryStats) {
+    /// Put the grid's own figures in `m` (already scaled from the sample), in place of the
+    /// sample's: global plain loads and stores in `global`, the reads of `cp.async` in the
+    /// copies' totals, and the shared plain loads' and stores' requests and wavefronts.
+    /// Atomics (whose figures follow the SASS), bulk copies, and a shared access the SASS
+    /// makes otherwise than the PTX writes it (`reshaped`: in pieces, or read in another
+    /// load's instruction; the census costs the PTX's access) keep the sample's. What the
+    /// sample gave is kept in `m.census`.
+    pub fn apply(&self, sites: &[Site], reshaped: &[u32], m: &mut MemoryStats) {
         let mut plain = Counted::default();
         let mut copies = Counted::default();
         for (site, c) in sites.iter().zip(&self.sites) {
@@ -139,6 +153,7 @@ impl Census {
             requests: m.global.requests,
             sectors: m.global.sectors,
             added_blocks: 0,
+            shared_wavefronts: m.shared.wavefronts,
         });
         m.global.requests = plain.global;
         m.global.sectors = plain.sectors;
@@ -147,13 +162,83 @@ impl Census {
         m.copies.global.requests = copies.global;
         m.copies.global.sectors = copies.sectors;
         m.copies.global_bytes_used = copies.bytes;
+        self.apply_shared(sites, reshaped, m);
     }
+
+    /// The shared half of `apply`: a shared load or store site's figures of the sample,
+    /// scaled as `m`'s were, give way to the census's, by direction and in all. Where
+    /// every shared request is such a site's, the totals are the census's exactly.
+    fn apply_shared(&self, sites: &[Site], reshaped: &[u32], m: &mut MemoryStats) {
+        // [loads, stores]: what the sample's instructions gave, and the grid's.
+        let mut sampled = [SharedCounts::default(), SharedCounts::default()];
+        let mut grid = sampled.clone();
+        for (site, c) in sites.iter().zip(&self.sites) {
+            let dir = match site.event {
+                Event::Access {
+                    space: Space::Shared,
+                    kind: AccessKind::Load,
+                } => 0,
+                Event::Access {
+                    space: Space::Shared,
+                    kind: AccessKind::Store,
+                } => 1,
+                _ => continue,
+            };
+            if reshaped.contains(&site.id) {
+                continue;
+            }
+            add(&mut grid[dir], c.shared, c.wavefronts, c.ideal);
+            if let Some(i) = m.instructions.iter().find(|i| i.id == site.id) {
+                add(
+                    &mut sampled[dir],
+                    i.requests,
+                    i.wavefronts,
+                    i.ideal_wavefronts,
+                );
+            }
+        }
+        let k = m.total_blocks as f64 / m.traced_blocks.max(1) as f64;
+        let swap = |t: &mut SharedCounts, was: &SharedCounts, now: &SharedCounts| {
+            let s = |x: u64| (x as f64 * k).round() as u64;
+            t.requests = t.requests.saturating_sub(s(was.requests)) + now.requests;
+            t.wavefronts = t.wavefronts.saturating_sub(s(was.wavefronts)) + now.wavefronts;
+            t.ideal_wavefronts =
+                t.ideal_wavefronts.saturating_sub(s(was.ideal_wavefronts)) + now.ideal_wavefronts;
+        };
+        swap(&mut m.shared.ld, &sampled[0], &grid[0]);
+        swap(&mut m.shared.st, &sampled[1], &grid[1]);
+        let both = |x: &[SharedCounts; 2]| {
+            let mut b = x[0].clone();
+            add(
+                &mut b,
+                x[1].requests,
+                x[1].wavefronts,
+                x[1].ideal_wavefronts,
+            );
+            b
+        };
+        let mut all = SharedCounts {
+            requests: m.shared.requests,
+            wavefronts: m.shared.wavefronts,
+            ideal_wavefronts: m.shared.ideal_wavefronts,
+        };
+        swap(&mut all, &both(&sampled), &both(&grid));
+        m.shared.requests = all.requests;
+        m.shared.wavefronts = all.wavefronts;
+        m.shared.ideal_wavefronts = all.ideal_wavefronts;
+    }
+}
+
+fn add(c: &mut SharedCounts, requests: u64, wavefronts: u64, ideal: u64) {
+    c.requests += requests;
+    c.wavefronts += wavefronts;
+    c.ideal_wavefronts += ideal;
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::access::Space;
+    use crate::model::access::InstructionSummary;
 
     fn site(id: u32, kind: AccessKind) -> Site {
         Site {
@@ -206,6 +291,7 @@ mod tests {
                 lines: 26,
                 bytes: 1536,
                 first_cluster: Some(7),
+                ..Counted::default()
             }
         );
         assert_eq!(c.sites[2].first_cluster, None);
@@ -214,7 +300,7 @@ mod tests {
         m.global.requests = 8;
         m.global.sectors = 32;
         m.atomics.global_atom.requests = 7;
-        c.apply(&sites, &mut m);
+        c.apply(&sites, &[], &mut m);
         assert_eq!((m.global.requests, m.global.sectors), (15, 116));
         assert_eq!((m.global.lines, m.global.bytes_used), (29, 1920));
         assert_eq!((m.copies.global.requests, m.copies.global.sectors), (5, 20));
@@ -225,6 +311,93 @@ mod tests {
         );
         let was = m.census.expect("the sample's figures are kept");
         assert_eq!((was.requests, was.sectors), (8, 32));
+    }
+
+    fn shared_site(id: u32, kind: AccessKind) -> Site {
+        let mut s = site(id, kind);
+        s.event = Event::Access {
+            space: Space::Shared,
+            kind,
+        };
+        s
+    }
+
+    fn traced(
+        id: u32,
+        kind: &str,
+        (requests, wavefronts, ideal): (u64, u64, u64),
+    ) -> InstructionSummary {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "space": "shared", "kind": kind, "op": "ld.shared.f32",
+            "ptx_line": 1, "source_line": null, "width": 4, "requests": requests,
+            "wavefronts": wavefronts, "ideal_wavefronts": ideal, "sectors": 0,
+            "lines": 0, "bytes_used": 0, "distinct": 0, "local_bytes": 0, "sample": null
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn the_grid_s_shared_wavefronts_replace_the_sample_s_but_where_the_sass_splits_an_access() {
+        // A load the sample saw conflict-free and one block conflicted in (31 wavefronts
+        // more in each of 4 requests), a store, and a load the SASS makes in two pieces.
+        let sites = [
+            shared_site(0, AccessKind::Load),
+            shared_site(1, AccessKind::Store),
+            shared_site(2, AccessKind::Load),
+            site(3, AccessKind::Load),
+        ];
+        let mut words = initial(sites.len());
+        let slot = |s: usize| s * SLOTS * COUNTERS;
+        words[slot(0)..slot(0) + 8].copy_from_slice(&[40, 0, 0, 0, 0, 40, 40 + 31 * 4, 40]);
+        words[slot(1)..slot(1) + 8].copy_from_slice(&[16, 0, 0, 0, 0, 16, 16, 16]);
+        words[slot(2)..slot(2) + 8].copy_from_slice(&[24, 0, 0, 0, 0, 24, 24, 24]);
+        let c = Census::from_words(&words, sites.len());
+        assert_eq!((c.sites[0].shared, c.sites[0].wavefronts), (40, 164));
+        // Two blocks of eight traced: each figure scaled by 4, as scale_to_grid leaves it.
+        let mut m = MemoryStats {
+            traced_blocks: 2,
+            total_blocks: 8,
+            instructions: vec![
+                traced(0, "load", (10, 10, 10)),
+                traced(1, "store", (4, 4, 4)),
+                traced(2, "load", (6, 12, 6)),
+            ],
+            ..MemoryStats::default()
+        };
+        m.shared.ld = SharedCounts {
+            requests: 64,
+            wavefronts: 88,
+            ideal_wavefronts: 64,
+        };
+        m.shared.st = SharedCounts {
+            requests: 16,
+            wavefronts: 16,
+            ideal_wavefronts: 16,
+        };
+        (
+            m.shared.requests,
+            m.shared.wavefronts,
+            m.shared.ideal_wavefronts,
+        ) = (80, 104, 80);
+        c.apply(&sites, &[2], &mut m);
+        let ld = &m.shared.ld;
+        assert_eq!(
+            (ld.requests, ld.wavefronts, ld.ideal_wavefronts),
+            (64, 212, 64)
+        );
+        let st = &m.shared.st;
+        assert_eq!(
+            (st.requests, st.wavefronts, st.ideal_wavefronts),
+            (16, 16, 16)
+        );
+        let all = (
+            m.shared.requests,
+            m.shared.wavefronts,
+            m.shared.ideal_wavefronts,
+        );
+        assert_eq!(all, (80, 228, 80), "the split load keeps the sample's 48");
+        let was = m.census.expect("the sample's figures are kept");
+        assert_eq!(was.shared_wavefronts, 104);
     }
 
     #[test]

@@ -233,7 +233,13 @@ pub fn analyze(
     m.unseen = prepared.unseen;
     s.scale_to_grid(&mut m);
     if let Some(c) = census {
-        c.apply(&sites, &mut m);
+        // A shared access the SASS makes in pieces, or reads in another's instruction, is
+        // costed as the SASS makes it, where the census costs the PTX's: the sample's.
+        let reshaped: Vec<u32> = (shaped.iter())
+            .filter(|r| r.atomic.is_none())
+            .map(|r| r.id)
+            .collect();
+        c.apply(&sites, &reshaped, &mut m);
         let added = s.extra.iter().filter(|&&e| e != NO_CLUSTER).count() as u64;
         if let Some(was) = m.census.as_mut() {
             was.added_blocks = added * s.per;

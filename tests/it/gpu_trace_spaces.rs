@@ -226,3 +226,75 @@ fn the_census_counts_every_block_and_traces_the_path_only_one_took() {
         .collect();
     assert_eq!(strided.len(), 1, "{:#?}", m.instructions);
 }
+
+const CENSUS_SHARED: &str = r#"format_version: 1
+id: census-shared
+title: Census of shared requests
+space: shared
+pages: [{ title: t, text: x }]
+problem: { n: 8192, odd: 37 }
+buffers:
+  - { name: in, type: f32, len: "n", init: random }
+  - { name: out, type: f32, len: "n", init: poison }
+variants:
+  - name: copy
+    source: kernels/census_shared.cu
+    kernel: census_shared
+    launch: { grid: "n / 128", block: 128 }
+    args: [in, out, n, odd]
+reference: { builtin: copy, from: in, to: out }
+trace: { blocks: 64 }
+"#;
+
+/// The census costs every block's shared loads and stores as a trace of every block does,
+/// wavefront for wavefront, whatever their width, pairing or pitch: a seeded sample of 2 of
+/// 64 blocks that vary by block gives the whole trace's shared totals exactly, the odd
+/// block's 32-way conflict included, where the sample alone says otherwise.
+#[test]
+fn the_census_costs_every_block_s_shared_requests_as_a_whole_trace_does() {
+    use gpulab::model::protocol::RunOptions;
+    let run = |trace_blocks, sample_seed| {
+        let options = RunOptions {
+            trace: true,
+            time: false,
+            trace_blocks,
+            sample_seed,
+            ..Default::default()
+        };
+        let (_, results) =
+            common::run_probe_on_gpu_with("01-census-shared.yaml", CENSUS_SHARED, options)?;
+        let v = by(&results, "copy");
+        assert_eq!(v.correct, Some(true), "{:?}", v.error);
+        let m = v
+            .memory
+            .clone()
+            .unwrap_or_else(|| panic!("{:?}", v.trace_error));
+        assert_eq!(m.overflow, 0);
+        Some(m)
+    };
+    let Some(whole) = run(64, 0) else { return };
+    assert_eq!((whole.traced_blocks, whole.total_blocks), (64, 64));
+    assert!(whole.census.is_none(), "a whole trace takes no census");
+    // Which SASS the loads became: a site made in pieces keeps the sample's figures.
+    let pieces: Vec<_> = (whole.instructions.iter())
+        .filter(|i| i.sass.as_ref().is_some_and(|s| !s.pieces.is_empty()))
+        .collect();
+    assert!(pieces.is_empty(), "{pieces:#?}");
+    for seed in [7, 8] {
+        let m = run(2, seed).expect("the GPU is still there");
+        assert!(
+            m.census.is_some(),
+            "a seeded sample of 2 of 64 has a census"
+        );
+        assert_eq!(m.shared.ld, whole.shared.ld, "loads, seed {seed}");
+        assert_eq!(m.shared.st, whole.shared.st, "stores, seed {seed}");
+        let all = |m: &gpulab::model::results::MemoryStats| {
+            (
+                m.shared.requests,
+                m.shared.wavefronts,
+                m.shared.ideal_wavefronts,
+            )
+        };
+        assert_eq!(all(&m), all(&whole), "seed {seed}");
+    }
+}

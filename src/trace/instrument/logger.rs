@@ -29,6 +29,8 @@ struct Keep {
     census: bool,
     /// The census's global figures (`@global`).
     global: bool,
+    /// The census's shared figures (`@shared`).
+    shared: bool,
 }
 
 /// `text` with each tagged line kept (untagged) or left out. Left out, the code still
@@ -45,6 +47,7 @@ fn with(keep: Keep, text: &str) -> String {
             || (tags.contains("@census") && !keep.census)
             || (tags.contains("@!census") && keep.census)
             || (tags.contains("@global") && !keep.global)
+            || (tags.contains("@shared") && !keep.shared)
         {
             continue;
         }
@@ -78,6 +81,7 @@ pub(super) fn prologue(features: Features) -> String {
         cluster: features.cluster,
         census: false,
         global: false,
+        shared: false,
     };
     with(keep, parts().1)
 }
@@ -86,7 +90,7 @@ pub(super) fn prologue(features: Features) -> String {
 /// access logged as `space` can need (None: a barrier, which needs neither): a generic
 /// address is resolved, only a generic or cluster address may name another block's
 /// shared memory, and an access (not an event) is counted by the census, with the global
-/// figures where it may be global.
+/// figures where it may be global and the shared ones where it may be shared.
 pub(super) fn site_code(features: Features, site: u32, space: Option<Space>) -> String {
     let generic = space == Some(Space::Generic);
     let keep = Keep {
@@ -94,6 +98,7 @@ pub(super) fn site_code(features: Features, site: u32, space: Option<Space>) -> 
         cluster: features.cluster && (generic || space == Some(Space::Cluster)),
         census: space.is_some(),
         global: generic || space == Some(Space::Global),
+        shared: generic || space == Some(Space::Shared),
     };
     // Its comments are said once, in logger.ptx, not at every site.
     let code: String = (parts().2.lines())
@@ -218,6 +223,14 @@ mod tests {
                 code.contains("red.global.add.u64 \t[%__gl_rd16+16]"),
                 global
             );
+            // Shared wavefronts, where the access may be shared.
+            let shared = matches!(space, Space::Shared | Space::Generic);
+            assert_eq!(
+                code.contains("red.global.add.u64 \t[%__gl_rd16+48]"),
+                shared,
+                "{space:?}"
+            );
+            assert_eq!(code.contains("$__gpulab_shared_5:"), shared);
         }
         // An event counts nothing: a block outside the sample skips it at once.
         let event = site_code(on, 5, None);

@@ -1,6 +1,6 @@
 // wrong: [hidden trace] in grids wider than 2 x 2, one block in 8 keeps the rung's B columns, two lanes of a quarter warp on each bank
-// caught by: yours pct_of_peak >= 85
-// on: gpu - a block of the product at the lesson's size logs so many records that a GPU check traces one or two of its blocks, and one block in 8 taking another path is seldom among them; only the time shows it (pct_of_peak 76.9 on an H200)
+// caught by: yours shared.conflicts_per_request == 0
+// on: gpu - a block of the product at the lesson's size logs so many records that a check traces one or two of its blocks, seldom one of the odd ones; a GPU check's census costs every block's shared requests (and the time shows it too: pct_of_peak 76.9 on an H200)
 #define BM 128
 #define BN 128
 #define BK 8
