@@ -32,6 +32,13 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             .as_ref()
             .map(|o| o.ratio)
             .ok_or_else(|| missing("occupancy")),
+        Metric::SharedFeedsOutputPct => match v.perturbed {
+            Some(p) if p.space == Space::Shared => Ok(p.pct()),
+            _ => Err(Verdict::NotMeasured(format!(
+                "not measured: only the CPU interpreter runs `{name}` with what it reads \
+                 from shared memory perturbed, once its output is right"
+            ))),
+        },
         Metric::SharedWavefrontsPerRequest
         | Metric::SharedLoadWavefrontsPerRequest
         | Metric::SharedStoreWavefrontsPerRequest

@@ -58,6 +58,9 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::Calls => "out-of-line calls",
         Metric::Shuffles => "warp shuffles (a lane each)",
         Metric::GlobalCrossBlockWords => "global words stored by two or more blocks",
+        Metric::SharedFeedsOutputPct => {
+            "% of the values read from shared memory that reach the output"
+        }
     }
 }
 

@@ -26,6 +26,19 @@ pub struct Launch {
     /// clock. k > 0: all three read k times the block's warp steps, so that two runs at
     /// different k tell a figure the clock read (k times larger) from one made up.
     pub clock_scale: u64,
+    /// Loads whose values reach their registers with bits flipped (`memop::perturb`), so
+    /// that a second run over the same inputs tells whether the output follows them.
+    pub perturb: Option<Perturb>,
+}
+
+/// Which loads a run perturbs, and how many lane values it perturbed (shared with the
+/// caller, who reads it after the run: 0 when no such load ran).
+#[derive(Debug, Clone)]
+pub struct Perturb {
+    pub space: Space,
+    /// One site's loads (`Instr::site`), or every load of the space.
+    pub site: Option<u32>,
+    pub hits: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// The sampled blocks' records, summarised as they are made; every record as well only when

@@ -200,6 +200,7 @@ pub fn launch(
         params,
         cluster: v.attrs.cluster.unwrap_or([1, 1, 1]),
         clock_scale: 0,
+        perturb: None,
     })
 }
 

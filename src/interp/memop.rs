@@ -316,6 +316,81 @@ pub fn load_store(
     active: u32,
     warp: u32,
 ) -> Result<(), RunError> {
+    // The lanes whose load reads the perturbed space, found before the load: its value
+    // may overwrite the register its address was in.
+    let perturbed = match (&ctx.launch.perturb, ins.op) {
+        (Some(p), Op::Ld { space, .. })
+            if space != Space::Param && p.site.is_none_or(|s| ins.site == Some(s)) =>
+        {
+            let row = address_row(fr, ctx, &ins.src[0], active, warp);
+            lanes(active)
+                .filter(|&l| same_space(at_of(space, row[l]), p.space))
+                .fold(0u32, |m, l| m | 1 << l)
+        }
+        _ => 0,
+    };
+    access(fr, ctx, ins, active, warp)?;
+    if perturbed != 0 {
+        perturb(fr, ctx, ins, perturbed, warp);
+    }
+    Ok(())
+}
+
+/// Whether `at` is in `space` (shared: this block's own shared memory).
+fn same_space(at: At, space: Space) -> bool {
+    matches!(
+        (at, space),
+        (At::Shared(_), Space::Shared)
+            | (At::Global(_), Space::Global)
+            | (At::Local(_), Space::Local)
+            | (At::Const(_), Space::Constant)
+            | (At::Cluster(_), Space::Cluster)
+    )
+}
+
+/// Flip bits of what the `lanes` of a load read: a pattern of its own for each lane, item
+/// and step (splitmix64 of the block, warp, lane, item and the block's steps), never
+/// zero in the item's width, so that no two loads cancel and every value changes.
+fn perturb(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, lanes_of: u32, warp: u32) {
+    let (Op::Ld { ty, .. }, Some(p)) = (ins.op, &ctx.launch.perturb) else {
+        return;
+    };
+    let bits = ty.bits.clamp(8, 64);
+    let mask = if bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    };
+    for l in lanes(lanes_of) {
+        for (k, item) in items(&ins.dst[0]).iter().enumerate().take(8) {
+            let Opnd::Reg(r) = item else { continue };
+            p.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let key = (u64::from(ctx.linear) << 40)
+                ^ (u64::from(warp) << 32)
+                ^ ((l as u64) << 24)
+                ^ ((k as u64) << 20)
+                ^ ctx.steps;
+            let flip = (splitmix(key) & mask).max(1);
+            let at = *r as usize * 32 + l;
+            fr.regs[at] = widen((fr.regs[at] ^ flip) & mask, ty);
+        }
+    }
+}
+
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn access(
+    fr: &mut Frame,
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+) -> Result<(), RunError> {
     let (space, ty, vec, store) = match ins.op {
         Op::Ld { space, ty, vec } => (space, ty, vec, false),
         Op::St { space, ty, vec } => (space, ty, vec, true),

@@ -40,9 +40,20 @@ pub(super) fn run_full(
 pub(super) fn run_with(
     pre: &str,
     body: &str,
-    [blocks, threads, cluster]: [u32; 3],
+    dims: [u32; 3],
     n: usize,
     traced_only: bool,
+) -> Result<(Vec<u32>, Kernel, Vec<Record>, u64), RunError> {
+    run_perturbed(pre, body, dims, n, (traced_only, None))
+}
+
+/// As `run_with`, with the loads `perturb` names perturbed.
+pub(super) fn run_perturbed(
+    pre: &str,
+    body: &str,
+    [blocks, threads, cluster]: [u32; 3],
+    n: usize,
+    (traced_only, perturb): (bool, Option<super::block::Perturb>),
 ) -> Result<(Vec<u32>, Kernel, Vec<Record>, u64), RunError> {
     let ptx = format!(
         "{HEAD}{pre}\n.visible .entry k(\n.param .u64 k_out,\n.param .u64 k_in\n)\n{{\n\
@@ -76,6 +87,7 @@ pub(super) fn run_with(
         params,
         cluster: [cluster, 1, 1],
         clock_scale: 0,
+        perturb,
     };
     let plan = Plan {
         trace: Some(BlockSample::every(u64::from(blocks), u64::from(cluster))),

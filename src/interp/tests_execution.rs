@@ -267,6 +267,7 @@ fn printf_writes_its_format_with_each_lanes_arguments() {
         params: vec![],
         cluster: [1, 1, 1],
         clock_scale: 0,
+        perturb: None,
     };
     let plan = Plan {
         budget: 1000,
@@ -325,4 +326,52 @@ fn bf16_conversions_round_to_even_and_pack_the_first_operand_high() {
             .map(|t| u32::from(rne(f(t))) << 16)
             .collect::<Vec<_>>()
     );
+}
+
+/// A perturbed site's loads reach their registers changed, each lane's its own way, and
+/// are counted; another site's, and stores, are untouched. Here site A's value is the
+/// output and site B's is masked to nothing before it is added.
+#[test]
+fn a_perturbed_load_site_changes_what_its_lanes_read_and_no_other_site() {
+    use super::super::block::Perturb;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let body = store_r9(
+        ".shared .align 4 .b8 tile[128];\nmov.u32 %r5, tile;\nshl.b32 %r6, %r1, 2;\n\
+         add.u32 %r7, %r5, %r6;\nst.shared.u32 [%r7], %r4;\nbar.sync 0;\n\
+         ld.shared.u32 %r9, [%r7];\nxor.b32 %r8, %r6, 4;\nadd.u32 %r8, %r5, %r8;\n\
+         ld.shared.u32 %r10, [%r8];\nand.b32 %r10, %r10, 0;\nadd.u32 %r9, %r9, %r10;",
+    );
+    let plain = super::run_on(&body, 1, 32, 32).unwrap();
+    assert_eq!(plain.0, (0..32).collect::<Vec<u32>>());
+    let sites: Vec<u32> = (plain.1.sites.iter())
+        .filter(|s| s.op.starts_with("ld.shared"))
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(sites.len(), 2, "{:?}", plain.1.sites);
+    let run = |site| {
+        let hits = Arc::new(AtomicU64::new(0));
+        let p = Perturb {
+            space: Space::Shared,
+            site: Some(site),
+            hits: hits.clone(),
+        };
+        let out = super::run_perturbed("", &body, [1, 32, 1], 32, (false, Some(p))).unwrap();
+        (out.0, hits.load(Ordering::Relaxed))
+    };
+    let (a, hits) = run(sites[0]);
+    assert_eq!(hits, 32, "every lane's value");
+    assert!(
+        a.iter().zip(0..).all(|(&got, want)| got != want),
+        "every lane's value changed: {a:?}"
+    );
+    let distinct: std::collections::HashSet<u32> =
+        (a.iter().zip(0u32..)).map(|(&g, w)| g ^ w).collect();
+    assert!(
+        distinct.len() > 16,
+        "each lane flipped its own way: {distinct:?}"
+    );
+    let (b, hits) = run(sites[1]);
+    assert_eq!(hits, 32);
+    assert_eq!(b, plain.0, "the masked load feeds nothing");
 }

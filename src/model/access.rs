@@ -29,6 +29,20 @@ pub enum Space {
 }
 
 impl Space {
+    /// Its name in results and in a learner's words: `shared`, `global`, `constant`, ...
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Shared => "shared",
+            Space::Global => "global",
+            Space::Local => "local",
+            Space::Constant => "constant",
+            Space::Cluster => "cluster",
+            Space::Texture => "texture",
+            Space::Generic => "generic",
+            Space::Param => "param",
+        }
+    }
+
     /// The space a PTX qualifier or directive names, without its dot: `shared`,
     /// `shared::cta`, `shared::cluster`, `global`, `local`, `const` (and a constant bank,
     /// `const[2]`), `param` (and `param::entry`, `param::func`). None for anything else.

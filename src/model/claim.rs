@@ -174,10 +174,15 @@ pub enum Metric {
     /// (`GlobalStats::cross_block_words`): a merge into global memory by a load and a
     /// store, not an atomic, which loses updates where blocks run at once.
     GlobalCrossBlockWords,
+    /// The share, in percent, of the values the kernel loads from shared memory that are
+    /// loaded at sites whose values reach the output: each load site runs perturbed in a
+    /// CPU interpreter run of its own (`VariantResult::perturbed`). A tile read for show
+    /// beside a result made in registers feeds none of it.
+    SharedFeedsOutputPct,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 50] = [
+    pub const ALL: [(&'static str, Metric); 51] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -267,7 +272,14 @@ impl Metric {
         ("calls", Metric::Calls),
         ("shuffles", Metric::Shuffles),
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
+        ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
     ];
+
+    /// A figure only the CPU interpreter makes (a second run with the loaded values
+    /// perturbed): a GPU check takes it from its strict rerun there.
+    pub fn judged_on_cpu(self) -> bool {
+        matches!(self, Metric::SharedFeedsOutputPct)
+    }
 
     pub fn name(self) -> &'static str {
         Self::ALL
@@ -311,6 +323,16 @@ impl Claim {
     pub fn measure(&self) -> Option<&str> {
         match &self.kind {
             ClaimKind::Measured { name, .. } | ClaimKind::MeasuredRatio { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
+    /// The metric the claim reads, where it reads one.
+    pub fn metric(&self) -> Option<Metric> {
+        match &self.kind {
+            ClaimKind::Metric { metric, .. } | ClaimKind::MetricRatio { metric, .. } => {
+                Some(*metric)
+            }
             _ => None,
         }
     }

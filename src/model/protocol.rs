@@ -54,6 +54,12 @@ pub struct RunOptions {
     /// (exercise checks).
     #[serde(default)]
     pub clock_checked: bool,
+    /// On the CPU interpreter, a variant whose output came out right at the CPU size runs
+    /// there again for each of its load sites of this space, with the values it loads
+    /// there perturbed, and its result says how much of its loading feeds the output
+    /// (`VariantResult::perturbed`; exercise checks of a tile read for show).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perturb: Option<crate::model::access::Space>,
     /// Timing budget per variant.
     pub max_runs: u32,
     pub max_ms: f64,
@@ -164,6 +170,7 @@ impl Default for RunOptions {
             sample_seed: 0,
             trace_records: 0,
             clock_checked: false,
+            perturb: None,
             max_runs: 200,
             max_ms: 1500.0,
             max_blocks: 0,

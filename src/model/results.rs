@@ -526,6 +526,35 @@ pub struct VariantResult {
     /// cache, not of data left there by the previous launch.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cold_l2: bool,
+    /// Where asked (an exercise check on the CPU interpreter): how much of the output
+    /// changed when every value the variant loaded from a space was perturbed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perturbed: Option<Perturbed>,
+}
+
+/// How much of a variant's loading from `space` feeds its output: each load site of the
+/// space ran perturbed in a run of its own over the same inputs (`worker::interpreted`),
+/// and `sites_feeding` of the `sites` that ran changed the output. `feeding` of the
+/// `loads` (lane values loaded) were at those sites. A kernel that reads its tile for
+/// show and makes its output another way feeds none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Perturbed {
+    pub space: crate::model::access::Space,
+    pub loads: u64,
+    pub feeding: u64,
+    pub sites: u32,
+    pub sites_feeding: u32,
+}
+
+impl Perturbed {
+    /// The share of the loads at sites that feed the output, in percent (100 where no
+    /// such load ran: nothing was made another way).
+    pub fn pct(&self) -> f64 {
+        match self.loads {
+            0 => 100.0,
+            n => 100.0 * self.feeding as f64 / n as f64,
+        }
+    }
 }
 
 /// What the GPU ran at while a variant was timed, from NVML samples taken before, during

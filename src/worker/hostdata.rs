@@ -143,6 +143,27 @@ impl HostData {
         self.len() == 0
     }
 
+    /// Elements whose bits differ from `other`'s at the same index (past the shorter's
+    /// end, or of another type, every one of the longer counts).
+    pub fn differing(&self, other: &HostData) -> u64 {
+        fn count<T: Copy, B: PartialEq>(a: &[T], b: &[T], bits: fn(T) -> B) -> u64 {
+            let same = a
+                .iter()
+                .zip(b)
+                .filter(|&(x, y)| bits(*x) == bits(*y))
+                .count();
+            (a.len().max(b.len()) - same) as u64
+        }
+        match (self, other) {
+            (HostData::F32(a), HostData::F32(b)) => count(a, b, f32::to_bits),
+            (HostData::F64(a), HostData::F64(b)) => count(a, b, f64::to_bits),
+            (HostData::I32(a), HostData::I32(b)) => count(a, b, |x| x),
+            (HostData::U32(a), HostData::U32(b)) => count(a, b, |x| x),
+            (HostData::U64(a), HostData::U64(b)) => count(a, b, |x| x),
+            _ => self.len().max(other.len()) as u64,
+        }
+    }
+
     /// The elements of a `ty` buffer from its little-endian bytes (a trailing part
     /// element is dropped).
     pub fn from_le_bytes(ty: ElemType, raw: &[u8]) -> HostData {
@@ -193,6 +214,18 @@ impl HostData {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn differing_elements_are_counted_by_their_bits() {
+        let a = HostData::F32(vec![1.0, 0.0, f32::NAN, 4.0]);
+        // -0.0 differs from 0.0 in its bits; the same NaN does not.
+        let b = HostData::F32(vec![1.0, -0.0, f32::NAN, 5.0]);
+        assert_eq!(a.differing(&b), 2);
+        assert_eq!(a.differing(&a), 0);
+        let short = HostData::U32(vec![7]);
+        assert_eq!(HostData::U32(vec![7, 8, 9]).differing(&short), 2);
+        assert_eq!(a.differing(&short), 4, "another type differs everywhere");
+    }
 
     #[test]
     fn written_bytes_are_the_values_little_endian() {

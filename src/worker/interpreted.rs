@@ -14,14 +14,19 @@ use super::runner::{refuse_all, run_order, wanted};
 use crate::analysis::fingerprint::blank_result;
 use crate::analysis::limits::{check_memory, size};
 use crate::cuda::nvrtc::Output;
+use crate::interp::block::Perturb;
 use crate::interp::lesson::{self, CpuError, Placed};
 use crate::interp::limits::{Budget, DEFAULT_BUDGET, GPU_MEMORY, Limits};
 use crate::interp::{Halt, Kernel, Plan, prepare};
+use crate::model::access::{AccessKind, Space};
 use crate::model::protocol::{CpuRun, Reply, RunOptions};
-use crate::model::results::{MemoryStats, VariantResult};
+use crate::model::results::{MemoryStats, Perturbed, VariantResult};
 use crate::model::target::{Gpus, target};
 use crate::model::{Lesson, Reference, Variant};
+use crate::trace::instrument::Event;
 use crate::trace::instrument::Site;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// What the CPU run says in place of a GPU's figures.
 pub const LABEL: &str = "run on the CPU interpreter";
@@ -204,10 +209,11 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                     // Where the clock figures are checked, this run's clocks read the
                     // block's steps: it is the first of the two runs compared.
                     let scale = u64::from(opts.clock_checked);
-                    let ran = run_small(&k, small, sv, &inputs, (limits, scale));
+                    let ran = run_small(&k, small, sv, &inputs, (limits, Tweak::clocks(scale)));
                     // A failed reference leaves nothing to compare with, which `judge` says.
                     settle(&mut pending, &mut expected, &mut reference);
                     let mut first = None;
+                    let mut plain = None;
                     match ran {
                         Ok(mut p) => {
                             r.tolerance = small.tolerance;
@@ -217,8 +223,24 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                             if opts.clock_checked && r.correct == Some(true) {
                                 first = Some(clock_figures(&mut p, small, sv));
                             }
+                            if opts.perturb.is_some() && r.correct == Some(true) {
+                                plain = outputs(small, &mut p).ok();
+                            }
                         }
                         Err(e) => failed(&mut r, e),
+                    }
+                    if let (Some(space), Some(plain)) = (opts.perturb, plain) {
+                        stage(
+                            send,
+                            v,
+                            &format!(
+                                "perturbing what it reads from {} memory on the CPU \
+                                 interpreter, a load site at a time",
+                                space.name()
+                            ),
+                        );
+                        r.perturbed =
+                            Some(followed(&k, small, sv, &inputs, limits, (space, &plain)));
                     }
                     if let Some(first) = first {
                         stage(send, v, "checking its clock figures on the CPU interpreter");
@@ -295,7 +317,7 @@ fn small_reference<'s, 'e: 's>(
             let k = build(small, sv, &limits.arch, (&mut res, false), &mut |_| {})?;
             stage(send, sv, "running the reference on the CPU interpreter");
             let run = scope.spawn(move || {
-                let mut p = run_small(&k, small, sv, inputs, (limits, 0))?;
+                let mut p = run_small(&k, small, sv, inputs, (limits, Tweak::default()))?;
                 outputs(small, &mut p).map_err(Stopped)
             });
             return Some((sv.name.clone(), run));
@@ -476,7 +498,7 @@ fn clocks_followed(
     if first.is_empty() {
         return Ok(None);
     }
-    let mut p = run_small(k, small, v, inputs, (limits, CLOCK_SCALE))?;
+    let mut p = run_small(k, small, v, inputs, (limits, Tweak::clocks(CLOCK_SCALE)))?;
     let faster = clock_figures(&mut p, small, v)?;
     for (((i, m), one), more) in clock_measures(small).zip(first).zip(faster) {
         let (Some(one), Some(more)) = (one, more) else {
@@ -498,19 +520,101 @@ fn clocks_followed(
     Ok(None)
 }
 
-/// The whole grid at the CPU size over fresh inputs, its clocks at `clock_scale`
-/// (`Launch::clock_scale`): the memory it left, or why it stopped.
+/// The share of `v`'s loads from `space` whose values reach the output: each load site of
+/// the space runs perturbed in a run of its own over the same inputs (every value a lane
+/// loads there reaches its register with bits flipped), and a site feeds the output when
+/// any element of `plain` then changes. Sites are weighed by the lane values they loaded;
+/// a site no lane ran weighs nothing. A run the perturbation stops (a value used as an
+/// address, a loop bound) counts its site as feeding the output. A tree made for show,
+/// its result masked away, feeds nothing, where the sum made elsewhere does.
+fn followed(
+    k: &Kernel,
+    small: &Lesson,
+    v: &Variant,
+    inputs: &[HostData],
+    limits: &Limits,
+    (space, plain): (Space, &[(usize, HostData)]),
+) -> Perturbed {
+    let sites = (k.sites.iter()).filter(|s| {
+        matches!(
+            s.event,
+            Event::Access {
+                space: sp,
+                kind: AccessKind::Load,
+            } if sp == space
+        )
+    });
+    let mut p = Perturbed {
+        space,
+        loads: 0,
+        feeding: 0,
+        sites: 0,
+        sites_feeding: 0,
+    };
+    for site in sites {
+        let hits = Arc::new(AtomicU64::new(0));
+        let tweak = Tweak {
+            clock_scale: 0,
+            perturb: Some(Perturb {
+                space,
+                site: Some(site.id),
+                hits: hits.clone(),
+            }),
+        };
+        let changed = match run_small(k, small, v, inputs, (limits, tweak))
+            .ok()
+            .and_then(|mut run| outputs(small, &mut run).ok())
+        {
+            Some(now) => (plain.iter().zip(&now)).any(|((_, a), (_, b))| a.differing(b) > 0),
+            None => true,
+        };
+        let n = hits.load(Ordering::Relaxed);
+        if n == 0 {
+            continue;
+        }
+        p.sites += 1;
+        p.loads += n;
+        if changed {
+            p.sites_feeding += 1;
+            p.feeding += n;
+        }
+    }
+    p
+}
+
+/// How a run at the CPU size departs from a plain one: its clocks (`Launch::clock_scale`)
+/// and the space whose loaded values it perturbs (`Launch::perturb`).
+#[derive(Debug, Clone, Default)]
+struct Tweak {
+    clock_scale: u64,
+    perturb: Option<Perturb>,
+}
+
+impl Tweak {
+    fn clocks(clock_scale: u64) -> Tweak {
+        Tweak {
+            clock_scale,
+            perturb: None,
+        }
+    }
+}
+
+/// The whole grid at the CPU size over fresh inputs, as `tweak` has it: the memory it
+/// left, or why it stopped.
 fn run_small(
     k: &Kernel,
     small: &Lesson,
     v: &Variant,
     inputs: &[HostData],
-    (limits, clock_scale): (&Limits, u64),
+    (limits, tweak): (&Limits, Tweak),
 ) -> Result<Placed, Stopped> {
     let bytes: Vec<Vec<u8>> = inputs.iter().map(HostData::to_le_bytes).collect();
     let mut p = lesson::dense(small, bytes, &limits.budget).map_err(Stopped)?;
-    let launched = lesson::launch(k, small, v, &mut p)
-        .map(|l| crate::interp::block::Launch { clock_scale, ..l });
+    let launched = lesson::launch(k, small, v, &mut p).map(|l| crate::interp::block::Launch {
+        clock_scale: tweak.clock_scale,
+        perturb: tweak.perturb,
+        ..l
+    });
     let run = launched.and_then(|l| {
         let plan = Plan {
             trace: None,

@@ -198,6 +198,17 @@ pub(super) fn strictly(
 ) {
     say("checking the output again on the CPU interpreter, which runs every access strictly");
     let cpu = super::cpu::check_cpu(client, t, yours, |_| {});
+    // A figure only the interpreter makes is its verdict, pass or fail.
+    let cpu_only: Vec<&str> = (t.ex.checks.iter())
+        .filter(|c| c.metric().is_some_and(|m| m.judged_on_cpu()))
+        .map(|c| c.text.as_str())
+        .collect();
+    for c in (cpu.lines.iter()).filter(|c| cpu_only.contains(&c.check.as_str())) {
+        if let Some(l) = lines.iter_mut().find(|l| l.check == c.check) {
+            l.mark = c.mark;
+            l.detail = format!("on the CPU interpreter: {}", c.detail);
+        }
+    }
     let failed = (cpu.lines.iter()).filter(|c| c.mark == Mark::Fail);
     for c in
         failed.filter(|c| [CORRECT_LINE, RACE_LINE].contains(&c.check.as_str()) || c.at.is_some())

@@ -27,11 +27,12 @@ pub const SIZE_TRACE_RECORDS: u32 = 1 << 20;
 /// grows with the size, so against a number it is judged at every size only where the
 /// claim asks whether there is any (`== 0`, `> 0`); against the solution, always.
 pub fn at_every_size(c: &Claim) -> bool {
+    // A figure only the CPU interpreter makes is made once, at the CPU size.
     let traced = |m: &Metric| {
         !matches!(
             m,
             Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak | Metric::Occupancy
-        )
+        ) && !m.judged_on_cpu()
     };
     match &c.kind {
         ClaimKind::Metric {
