@@ -32,13 +32,17 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             .as_ref()
             .map(|o| o.ratio)
             .ok_or_else(|| missing("occupancy")),
-        Metric::SharedFeedsOutputPct => match v.perturbed {
-            Some(p) if p.space == Space::Shared => Ok(p.pct()),
-            _ => Err(Verdict::NotMeasured(format!(
-                "not measured: only the CPU interpreter runs `{name}` with what it reads \
-                 from shared memory perturbed, once its output is right"
-            ))),
-        },
+        Metric::SharedFeedsOutputPct | Metric::ClusterFeedsOutputPct => {
+            let space = m.perturbed_space();
+            match v.perturbed {
+                Some(p) if Some(p.space) == space => Ok(p.pct()),
+                _ => Err(Verdict::NotMeasured(format!(
+                    "not measured: only the CPU interpreter runs `{name}` with what it reads \
+                     from {} memory perturbed, once its output is right",
+                    space.map_or("", Space::name)
+                ))),
+            }
+        }
         Metric::SharedWavefrontsPerRequest
         | Metric::SharedLoadWavefrontsPerRequest
         | Metric::SharedStoreWavefrontsPerRequest

@@ -61,6 +61,9 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::SharedFeedsOutputPct => {
             "% of the values read from shared memory that reach the output"
         }
+        Metric::ClusterFeedsOutputPct => {
+            "% of the values read through the cluster that reach the output"
+        }
     }
 }
 

@@ -179,10 +179,14 @@ pub enum Metric {
     /// CPU interpreter run of its own (`VariantResult::perturbed`). A tile read for show
     /// beside a result made in registers feeds none of it.
     SharedFeedsOutputPct,
+    /// The same for the values read from another block's shared memory through the
+    /// cluster (`ld.shared::cluster`, or a generic load that lands there): a remote read
+    /// kept for show beside a neighbour's value worked out again feeds none.
+    ClusterFeedsOutputPct,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 51] = [
+    pub const ALL: [(&'static str, Metric); 52] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -273,12 +277,22 @@ impl Metric {
         ("shuffles", Metric::Shuffles),
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
+        ("cluster.feeds_output_pct", Metric::ClusterFeedsOutputPct),
     ];
 
-    /// A figure only the CPU interpreter makes (a second run with the loaded values
-    /// perturbed): a GPU check takes it from its strict rerun there.
+    /// A figure only the CPU interpreter makes (runs with the loaded values perturbed): a
+    /// GPU check takes it from its strict rerun there.
     pub fn judged_on_cpu(self) -> bool {
-        matches!(self, Metric::SharedFeedsOutputPct)
+        self.perturbed_space().is_some()
+    }
+
+    /// The space whose loads the figure perturbs, for a figure of what feeds the output.
+    pub fn perturbed_space(self) -> Option<Space> {
+        match self {
+            Metric::SharedFeedsOutputPct => Some(Space::Shared),
+            Metric::ClusterFeedsOutputPct => Some(Space::Cluster),
+            _ => None,
+        }
     }
 
     pub fn name(self) -> &'static str {

@@ -535,13 +535,15 @@ fn followed(
     limits: &Limits,
     (space, plain): (Space, &[(usize, HostData)]),
 ) -> Perturbed {
+    // A generic load counts where its lanes land in the space (a site whose lanes never
+    // do perturbs nothing and weighs nothing).
     let sites = (k.sites.iter()).filter(|s| {
         matches!(
             s.event,
             Event::Access {
                 space: sp,
                 kind: AccessKind::Load,
-            } if sp == space
+            } if sp == space || sp == Space::Generic
         )
     });
     let mut p = Perturbed {

@@ -10,8 +10,6 @@ use super::check::{
 use super::lesson::{Oracle, Yours, exercise_lesson};
 use super::output::judge_output;
 use crate::model::Lesson;
-use crate::model::access::Space;
-use crate::model::claim::Metric;
 use crate::model::exercise::YOURS;
 use crate::model::protocol::RunOptions;
 use crate::model::results::LessonResult;
@@ -54,11 +52,9 @@ pub fn check_cpu(
         // A figure the kernel times must be what its clock read: a constant, or one made
         // up from anything but the clock, does not grow when the clock runs faster.
         clock_checked: true,
-        // Where a check judges the share of the output the shared tile carries, yours runs
-        // once more with what it reads from shared memory perturbed.
-        perturb: (ex.checks.iter())
-            .any(|c| c.metric() == Some(Metric::SharedFeedsOutputPct))
-            .then_some(Space::Shared),
+        // Where a check judges how much of what yours reads from a space reaches the
+        // output, yours runs again, a load site at a time, with those values perturbed.
+        perturb: (ex.checks.iter()).find_map(|c| c.metric()?.perturbed_space()),
         ..RunOptions::default()
     };
     let progress = super::check::progress(&mut say);
