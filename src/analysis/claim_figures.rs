@@ -38,8 +38,8 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                 Some(p) if Some(p.space) == space => Ok(p.pct()),
                 _ => Err(Verdict::NotMeasured(format!(
                     "not measured: only the CPU interpreter runs `{name}` with what it reads \
-                     from {} memory perturbed, once its output is right",
-                    space.map_or("", Space::name)
+                     from {} perturbed, once its output is right",
+                    space.map_or("memory", Space::memory_words)
                 ))),
             }
         }

@@ -29,17 +29,18 @@ pub enum Space {
 }
 
 impl Space {
-    /// Its name in results and in a learner's words: `shared`, `global`, `constant`, ...
-    pub fn name(self) -> &'static str {
+    /// The memory a load of this space reads, in a learner's words: "shared memory",
+    /// "another block's shared memory" (through the cluster), "global memory".
+    pub fn memory_words(self) -> &'static str {
         match self {
-            Space::Shared => "shared",
-            Space::Global => "global",
-            Space::Local => "local",
-            Space::Constant => "constant",
-            Space::Cluster => "cluster",
-            Space::Texture => "texture",
-            Space::Generic => "generic",
-            Space::Param => "param",
+            Space::Shared => "shared memory",
+            Space::Global => "global memory",
+            Space::Local => "local memory",
+            Space::Constant => "constant memory",
+            Space::Cluster => "another block's shared memory",
+            Space::Texture => "a texture",
+            Space::Generic => "generic addresses",
+            Space::Param => "parameters",
         }
     }
 

@@ -234,9 +234,9 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                             send,
                             v,
                             &format!(
-                                "perturbing what it reads from {} memory on the CPU \
+                                "perturbing what it reads from {} on the CPU \
                                  interpreter, a load site at a time",
-                                space.name()
+                                space.memory_words()
                             ),
                         );
                         r.perturbed =
