@@ -18,15 +18,13 @@ use crate::interp::block::Perturb;
 use crate::interp::lesson::{self, CpuError, Placed};
 use crate::interp::limits::{Budget, DEFAULT_BUDGET, GPU_MEMORY, Limits};
 use crate::interp::{Halt, Kernel, Plan, prepare};
-use crate::model::access::{AccessKind, Space};
 use crate::model::protocol::{CpuRun, Reply, RunOptions};
-use crate::model::results::{MemoryStats, Perturbed, VariantResult};
+use crate::model::results::{MemoryStats, VariantResult};
 use crate::model::target::{Gpus, target};
 use crate::model::{Lesson, Reference, Variant};
-use crate::trace::instrument::Event;
 use crate::trace::instrument::Site;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+
+mod reruns;
 
 /// What the CPU run says in place of a GPU's figures.
 pub const LABEL: &str = "run on the CPU interpreter";
@@ -221,7 +219,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                 failed(&mut r, Stopped(e));
                             }
                             if opts.clock_checked && r.correct == Some(true) {
-                                first = Some(clock_figures(&mut p, small, sv));
+                                first = Some(reruns::clock_figures(&mut p, small, sv));
                             }
                             if opts.perturb.is_some() && r.correct == Some(true) {
                                 plain = outputs(small, &mut p).ok();
@@ -239,14 +237,20 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                 space.memory_words()
                             ),
                         );
-                        r.perturbed =
-                            Some(followed(&k, small, sv, &inputs, limits, (space, &plain)));
+                        r.perturbed = Some(reruns::followed(
+                            &k,
+                            small,
+                            sv,
+                            &inputs,
+                            limits,
+                            (space, &plain),
+                        ));
                     }
                     if let Some(first) = first {
                         stage(send, v, "checking its clock figures on the CPU interpreter");
-                        match first
-                            .and_then(|f| clocks_followed(&k, small, sv, &inputs, (limits, f)))
-                        {
+                        match first.and_then(|f| {
+                            reruns::clocks_followed(&k, small, sv, &inputs, (limits, f))
+                        }) {
                             Ok(None) => {}
                             Ok(Some(why)) => {
                                 r.correct = Some(false);
@@ -457,131 +461,6 @@ fn build(
             None
         }
     }
-}
-
-/// The scale of the second of the two runs `clocks_followed` compares.
-const CLOCK_SCALE: u64 = 7;
-
-/// The measures a clock makes (in `cycles` or `ns`): their index and the measure.
-fn clock_measures(small: &Lesson) -> impl Iterator<Item = (usize, &crate::model::Measure)> {
-    (small.measures.iter().enumerate()).filter(|(_, m)| m.unit == "cycles" || m.unit == "ns")
-}
-
-/// The figure of each clock measure in the memory a run of `v` left.
-fn clock_figures(p: &mut Placed, small: &Lesson, v: &Variant) -> Result<Vec<Option<f64>>, Stopped> {
-    clock_measures(small)
-        .map(|(i, m)| {
-            let data = download(p, small, m.buffer).map_err(Stopped)?;
-            let per = v.per.get(i).copied().unwrap_or(1.0);
-            Ok(super::measure::figure(
-                m,
-                &data,
-                small.buffers[m.buffer].ty,
-                per,
-            ))
-        })
-        .collect()
-}
-
-/// Whether every figure `v` measures with a clock is what its clock read: `first` are the
-/// figures of its run with the clocks reading the block's steps; over the same inputs,
-/// with them reading `CLOCK_SCALE` times those, each figure must grow by that much (within
-/// a step a timed access, as a figure divided in the kernel rounds). None when they all
-/// do (or `v` measures none with a clock); else why not, in a learner's words.
-fn clocks_followed(
-    k: &Kernel,
-    small: &Lesson,
-    v: &Variant,
-    inputs: &[HostData],
-    (limits, first): (&Limits, Vec<Option<f64>>),
-) -> Result<Option<String>, Stopped> {
-    if first.is_empty() {
-        return Ok(None);
-    }
-    let mut p = run_small(k, small, v, inputs, (limits, Tweak::clocks(CLOCK_SCALE)))?;
-    let faster = clock_figures(&mut p, small, v)?;
-    for (((i, m), one), more) in clock_measures(small).zip(first).zip(faster) {
-        let (Some(one), Some(more)) = (one, more) else {
-            continue;
-        };
-        let per = v.per.get(i).copied().unwrap_or(1.0);
-        let want = one * CLOCK_SCALE as f64;
-        let slack = want.abs() * 0.02 + CLOCK_SCALE as f64 / per;
-        if one <= 0.0 || (more - want).abs() > slack {
-            return Ok(Some(format!(
-                "measured.{}: with the CPU interpreter's clocks running {CLOCK_SCALE} times \
-                 as fast, the kernel's figure went from {one:.1} to {more:.1} {}, not \
-                 {CLOCK_SCALE} times as much: a figure must be what the clock read, not \
-                 scaled or made up",
-                m.name, m.unit
-            )));
-        }
-    }
-    Ok(None)
-}
-
-/// The share of `v`'s loads from `space` whose values reach the output: each load site of
-/// the space runs perturbed in a run of its own over the same inputs (every value a lane
-/// loads there reaches its register with bits flipped), and a site feeds the output when
-/// any element of `plain` then changes. Sites are weighed by the lane values they loaded;
-/// a site no lane ran weighs nothing. A run the perturbation stops (a value used as an
-/// address, a loop bound) counts its site as feeding the output. A tree made for show,
-/// its result masked away, feeds nothing, where the sum made elsewhere does.
-fn followed(
-    k: &Kernel,
-    small: &Lesson,
-    v: &Variant,
-    inputs: &[HostData],
-    limits: &Limits,
-    (space, plain): (Space, &[(usize, HostData)]),
-) -> Perturbed {
-    // A generic load counts where its lanes land in the space (a site whose lanes never
-    // do perturbs nothing and weighs nothing).
-    let sites = (k.sites.iter()).filter(|s| {
-        matches!(
-            s.event,
-            Event::Access {
-                space: sp,
-                kind: AccessKind::Load,
-            } if sp == space || sp == Space::Generic
-        )
-    });
-    let mut p = Perturbed {
-        space,
-        loads: 0,
-        feeding: 0,
-        sites: 0,
-        sites_feeding: 0,
-    };
-    for site in sites {
-        let hits = Arc::new(AtomicU64::new(0));
-        let tweak = Tweak {
-            clock_scale: 0,
-            perturb: Some(Perturb {
-                space,
-                site: Some(site.id),
-                hits: hits.clone(),
-            }),
-        };
-        let changed = match run_small(k, small, v, inputs, (limits, tweak))
-            .ok()
-            .and_then(|mut run| outputs(small, &mut run).ok())
-        {
-            Some(now) => (plain.iter().zip(&now)).any(|((_, a), (_, b))| a.differing(b) > 0),
-            None => true,
-        };
-        let n = hits.load(Ordering::Relaxed);
-        if n == 0 {
-            continue;
-        }
-        p.sites += 1;
-        p.loads += n;
-        if changed {
-            p.sites_feeding += 1;
-            p.feeding += n;
-        }
-    }
-    p
 }
 
 /// How a run at the CPU size departs from a plain one: its clocks (`Launch::clock_scale`)
