@@ -58,12 +58,8 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::Calls => "out-of-line calls",
         Metric::Shuffles => "warp shuffles (a lane each)",
         Metric::GlobalCrossBlockWords => "global words stored by two or more blocks",
-        Metric::SharedFeedsOutputPct => {
-            "% of the values read from shared memory that reach the output"
-        }
-        Metric::ClusterFeedsOutputPct => {
-            "% of the values read through the cluster that reach the output"
-        }
+        Metric::SharedFeedsOutputPct => "% of shared reads that reach the output",
+        Metric::ClusterFeedsOutputPct => "% of cluster reads that reach the output",
     }
 }
 
