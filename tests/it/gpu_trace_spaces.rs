@@ -162,24 +162,32 @@ fn cluster_reads_name_the_block_and_offset_they_reach() {
     }
 }
 
-const CENSUS: &str = r#"format_version: 1
-id: census
+/// A copy of `n` floats over 64 blocks of 128 threads whose block `odd` (37) strays, by
+/// `kernel` in kernels/`kernel`.cu, traced in `blocks` blocks by default: the census's
+/// probes, which differ only in their kernel.
+fn census_lesson(kernel: &str, space: &str, blocks: u32) -> String {
+    let id = kernel.replace('_', "-");
+    format!(
+        r#"format_version: 1
+id: {id}
 title: Census
-space: global
-pages: [{ title: t, text: x }]
-problem: { n: 8192, odd: 37 }
+space: {space}
+pages: [{{ title: t, text: x }}]
+problem: {{ n: 8192, odd: 37 }}
 buffers:
-  - { name: in, type: f32, len: "n", init: random }
-  - { name: out, type: f32, len: "n", init: poison }
+  - {{ name: in, type: f32, len: "n", init: random }}
+  - {{ name: out, type: f32, len: "n", init: poison }}
 variants:
   - name: copy
-    source: kernels/census.cu
-    kernel: census
-    launch: { grid: "n / 128", block: 128 }
+    source: kernels/{kernel}.cu
+    kernel: {kernel}
+    launch: {{ grid: "n / 128", block: 128 }}
     args: [in, out, n, odd]
-reference: { builtin: copy, from: in, to: out }
-trace: { blocks: 2 }
-"#;
+reference: {{ builtin: copy, from: in, to: out }}
+trace: {{ blocks: {blocks} }}
+"#
+    )
+}
 
 /// A check's sample (seeded) leaves most blocks out; the census counts every block's global
 /// requests and sectors, and a block outside the sample that runs a line no sampled block
@@ -196,8 +204,11 @@ fn the_census_counts_every_block_and_traces_the_path_only_one_took() {
         sample_seed: seed,
         ..Default::default()
     };
-    let Some((_, results)) = common::run_probe_on_gpu_with("01-census.yaml", CENSUS, options)
-    else {
+    let Some((_, results)) = common::run_probe_on_gpu_with(
+        "01-census.yaml",
+        &census_lesson("census", "global", 2),
+        options,
+    ) else {
         return;
     };
     let v = by(&results, "copy");
@@ -214,7 +225,8 @@ fn the_census_counts_every_block_and_traces_the_path_only_one_took() {
         .census
         .expect("a seeded sample of 2 of 64 blocks has a census");
     // The sample the worker drew, as the logger draws it.
-    let lesson = common::load_probe("01-census.yaml", CENSUS).unwrap();
+    let lesson =
+        common::load_probe("01-census.yaml", &census_lesson("census", "global", 2)).unwrap();
     let drawn = gpulab::trace::sample::BlockSample::of(&lesson.variants[0], lesson.trace_blocks, 2)
         .hashed(seed);
     let odd_sampled = drawn.traces(37);
@@ -226,25 +238,6 @@ fn the_census_counts_every_block_and_traces_the_path_only_one_took() {
         .collect();
     assert_eq!(strided.len(), 1, "{:#?}", m.instructions);
 }
-
-const CENSUS_SHARED: &str = r#"format_version: 1
-id: census-shared
-title: Census of shared requests
-space: shared
-pages: [{ title: t, text: x }]
-problem: { n: 8192, odd: 37 }
-buffers:
-  - { name: in, type: f32, len: "n", init: random }
-  - { name: out, type: f32, len: "n", init: poison }
-variants:
-  - name: copy
-    source: kernels/census_shared.cu
-    kernel: census_shared
-    launch: { grid: "n / 128", block: 128 }
-    args: [in, out, n, odd]
-reference: { builtin: copy, from: in, to: out }
-trace: { blocks: 64 }
-"#;
 
 /// The census costs every block's shared loads and stores as a trace of every block does,
 /// wavefront for wavefront, whatever their width, pairing or pitch: a seeded sample of 2 of
@@ -261,8 +254,11 @@ fn the_census_costs_every_block_s_shared_requests_as_a_whole_trace_does() {
             sample_seed,
             ..Default::default()
         };
-        let (_, results) =
-            common::run_probe_on_gpu_with("01-census-shared.yaml", CENSUS_SHARED, options)?;
+        let (_, results) = common::run_probe_on_gpu_with(
+            "01-census-shared.yaml",
+            &census_lesson("census_shared", "shared", 64),
+            options,
+        )?;
         let v = by(&results, "copy");
         assert_eq!(v.correct, Some(true), "{:?}", v.error);
         let m = v
