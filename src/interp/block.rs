@@ -38,7 +38,28 @@ pub struct Perturb {
     pub space: Space,
     /// One site's loads (`Instr::site`), or every load of the space.
     pub site: Option<u32>,
+    /// Only each warp's n-th execution of those loads (from 0, counted per warp of each
+    /// block where some lane's load is in the space), or every execution. A loop whose
+    /// passes all run one site, only the last pass's result kept, feeds the output from
+    /// that pass alone: perturbing every pass at once cannot tell it from a loop whose
+    /// every pass feeds.
+    pub execution: Option<u32>,
     pub hits: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The most executions of the site any warp made (the n above runs below it).
+    pub most: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl Perturb {
+    /// Every execution of one site's loads from `space`.
+    pub fn site(space: Space, site: u32) -> Perturb {
+        Perturb {
+            space,
+            site: Some(site),
+            execution: None,
+            hits: Default::default(),
+            most: Default::default(),
+        }
+    }
 }
 
 /// The sampled blocks' records, summarised as they are made; every record as well only when
@@ -80,6 +101,9 @@ pub struct BlockCtx<'a> {
     pub arrivals: Vec<[u32; BARRIERS]>,
     /// Per block of the cluster (by rank), its transaction barriers and bulk copies.
     pub(super) mbars: Vec<super::mbarrier::Mbars>,
+    /// How many times each warp (by block and warp) has run the perturbed loads so far
+    /// (`Perturb::execution`); empty in a run that perturbs nothing.
+    pub(super) perturbed_runs: std::collections::HashMap<(u32, u32), u32>,
 }
 
 impl BlockCtx<'_> {

@@ -329,11 +329,32 @@ pub fn load_store(
         }
         _ => 0,
     };
+    let perturbed = match perturbed {
+        0 => 0,
+        lanes => nth_execution(ctx, warp, lanes),
+    };
     access(fr, ctx, ins, active, warp)?;
     if perturbed != 0 {
         perturb(fr, ctx, ins, perturbed, warp);
     }
     Ok(())
+}
+
+/// `lanes` where this is the execution of the perturbed loads the run perturbs (every one,
+/// or the warp's n-th: `Perturb::execution`), else none; counts the warp's executions.
+fn nth_execution(ctx: &mut BlockCtx, warp: u32, lanes: u32) -> u32 {
+    let Some(p) = &ctx.launch.perturb else {
+        return 0;
+    };
+    let count = ctx.perturbed_runs.entry((ctx.linear, warp)).or_insert(0);
+    let n = *count;
+    *count += 1;
+    p.most
+        .fetch_max(u64::from(n) + 1, std::sync::atomic::Ordering::Relaxed);
+    match p.execution {
+        Some(k) if k != n => 0,
+        _ => lanes,
+    }
 }
 
 /// Whether `at` is in `space` (shared: this block's own shared memory).

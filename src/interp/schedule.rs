@@ -99,6 +99,7 @@ pub fn run_cluster(
         reduces: vec![NO_REDUCE; blocks.len()],
         arrivals: vec![[0; BARRIERS]; blocks.len()],
         mbars: (0..blocks.len()).map(|_| Default::default()).collect(),
+        perturbed_runs: Default::default(),
     };
     let out = schedule(prog, &mut warps, &mut ctx, budget, blocks);
     let mem = ctx.mem;

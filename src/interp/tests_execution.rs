@@ -352,9 +352,8 @@ fn a_perturbed_load_site_changes_what_its_lanes_read_and_no_other_site() {
     let run = |site| {
         let hits = Arc::new(AtomicU64::new(0));
         let p = Perturb {
-            space: Space::Shared,
-            site: Some(site),
             hits: hits.clone(),
+            ..Perturb::site(Space::Shared, site)
         };
         let out = super::run_perturbed("", &body, [1, 32, 1], 32, (false, Some(p))).unwrap();
         (out.0, hits.load(Ordering::Relaxed))
@@ -374,4 +373,39 @@ fn a_perturbed_load_site_changes_what_its_lanes_read_and_no_other_site() {
     let (b, hits) = run(sites[1]);
     assert_eq!(hits, 32);
     assert_eq!(b, plain.0, "the masked load feeds nothing");
+}
+
+/// A site a loop runs three times, only its last pass's value kept: perturbing each warp's
+/// first execution leaves the output as it was, its last changes it, and the run counts
+/// how many times the warp ran the site.
+#[test]
+fn one_execution_of_a_looped_load_site_is_perturbed_alone_and_the_executions_counted() {
+    use super::super::block::Perturb;
+    use std::sync::atomic::Ordering;
+    let body = store_r9(
+        ".shared .align 4 .b8 tile[128];\nmov.u32 %r5, tile;\nshl.b32 %r6, %r1, 2;\n\
+         add.u32 %r7, %r5, %r6;\nst.shared.u32 [%r7], %r4;\nbar.sync 0;\nmov.u32 %r12, 0;\n\
+         $L_pass:\nld.shared.u32 %r9, [%r7];\nadd.u32 %r12, %r12, 1;\n\
+         setp.lt.u32 %p1, %r12, 3;\n@%p1 bra $L_pass;",
+    );
+    let plain = super::run_on(&body, 1, 32, 32).unwrap();
+    assert_eq!(plain.0, (0..32).collect::<Vec<u32>>());
+    let site = (plain.1.sites.iter())
+        .find(|s| s.op.starts_with("ld.shared"))
+        .map(|s| s.id)
+        .unwrap();
+    let run = |execution| {
+        let p = Perturb {
+            execution,
+            ..Perturb::site(Space::Shared, site)
+        };
+        let (hits, most) = (p.hits.clone(), p.most.clone());
+        let out = super::run_perturbed("", &body, [1, 32, 1], 32, (false, Some(p))).unwrap();
+        let (hits, most) = (hits.load(Ordering::Relaxed), most.load(Ordering::Relaxed));
+        (out.0 != plain.0, hits, most)
+    };
+    assert_eq!(run(None), (true, 96, 3), "every pass perturbed");
+    assert_eq!(run(Some(0)), (false, 32, 3), "the first pass feeds nothing");
+    assert_eq!(run(Some(1)), (false, 32, 3));
+    assert_eq!(run(Some(2)), (true, 32, 3), "the last pass is the output");
 }

@@ -13,8 +13,7 @@ use crate::model::results::Perturbed;
 use crate::model::{Lesson, Variant};
 use crate::trace::instrument::Event;
 use crate::worker::hostdata::HostData;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 /// The scale of the second of the two runs `clocks_followed` compares.
 pub(super) const CLOCK_SCALE: u64 = 7;
@@ -88,6 +87,11 @@ pub(super) fn clocks_followed(
 /// a site no lane ran weighs nothing. A run the perturbation stops (a value used as an
 /// address, a loop bound) counts its site as feeding the output. A tree made for show,
 /// its result masked away, feeds nothing, where the sum made elsewhere does.
+///
+/// A site a warp runs more than once (a loop) is then perturbed one execution at a time
+/// (`executions_tried`): a loop over tiles whose every pass climbs the same tree, only
+/// the last pass's result kept, feeds the output at one execution in many, and its site
+/// weighs that share, where a loop whose every pass feeds keeps its whole weight.
 pub(super) fn followed(
     k: &Kernel,
     small: &Lesson,
@@ -114,15 +118,13 @@ pub(super) fn followed(
         sites: 0,
         sites_feeding: 0,
     };
-    for site in sites {
-        let hits = Arc::new(AtomicU64::new(0));
+    // Whether the output changed with `perturb`'s loads perturbed; the lane values it
+    // perturbed, and the most executions of the site a warp made.
+    let changed = |perturb: Perturb| {
+        let (hits, most) = (perturb.hits.clone(), perturb.most.clone());
         let tweak = Tweak {
             clock_scale: 0,
-            perturb: Some(Perturb {
-                space,
-                site: Some(site.id),
-                hits: hits.clone(),
-            }),
+            perturb: Some(perturb),
         };
         let changed = match run_small(k, small, v, inputs, (limits, tweak))
             .ok()
@@ -131,16 +133,92 @@ pub(super) fn followed(
             Some(now) => (plain.iter().zip(&now)).any(|((_, a), (_, b))| a.differing(b) > 0),
             None => true,
         };
-        let n = hits.load(Ordering::Relaxed);
+        let most = most.load(Ordering::Relaxed).min(u64::from(u32::MAX)) as u32;
+        (changed, hits.load(Ordering::Relaxed), most)
+    };
+    let seed = crate::worker::hostdata::fresh_seed();
+    for site in sites {
+        let (fed, n, most) = changed(Perturb::site(space, site.id));
         if n == 0 {
             continue;
         }
         p.sites += 1;
         p.loads += n;
-        if changed {
-            p.sites_feeding += 1;
-            p.feeding += n;
+        if !fed {
+            continue;
         }
+        // The executions tried, each weighed by the lane values it perturbed.
+        let (mut tried, mut feeding) = (0u64, 0u64);
+        for nth in executions_tried(most, seed ^ u64::from(site.id)) {
+            let (fed, hits, _) = changed(Perturb {
+                execution: Some(nth),
+                ..Perturb::site(space, site.id)
+            });
+            tried += hits;
+            feeding += if fed { hits } else { 0 };
+        }
+        let share = match tried {
+            0 => n,
+            t => (u128::from(n) * u128::from(feeding) / u128::from(t)) as u64,
+        };
+        if share > 0 {
+            p.sites_feeding += 1;
+        }
+        p.feeding += share;
     }
     p
+}
+
+/// At most this many of a site's executions are perturbed one at a time.
+const EXECUTIONS_TRIED: u32 = 4;
+
+/// Which executions of a site run `most` times by some warp are perturbed one at a time:
+/// none for a site run once (its run with every execution perturbed said it all), every
+/// one up to `EXECUTIONS_TRIED`; past that the first and the last, which a loop that
+/// keeps one pass's result cannot both have kept, and others drawn afresh from `seed`,
+/// so that no pass in between is known to go untried.
+fn executions_tried(most: u32, seed: u64) -> Vec<u32> {
+    if most <= 1 {
+        return Vec::new();
+    }
+    if most <= EXECUTIONS_TRIED {
+        return (0..most).collect();
+    }
+    let mut tried = vec![0, most - 1];
+    let mut x = seed;
+    while tried.len() < EXECUTIONS_TRIED as usize {
+        // splitmix64: a fresh draw per step of `x`.
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        let nth = ((z ^ (z >> 31)) % u64::from(most)) as u32;
+        if !tried.contains(&nth) {
+            tried.push(nth);
+        }
+    }
+    tried
+}
+
+#[cfg(test)]
+mod tests {
+    use super::executions_tried;
+
+    #[test]
+    fn a_site_run_often_is_tried_at_its_first_and_last_executions_and_fresh_others() {
+        assert!(executions_tried(1, 7).is_empty());
+        assert_eq!(executions_tried(3, 7), vec![0, 1, 2]);
+        let a = executions_tried(64, 1);
+        assert_eq!(a.len(), 4);
+        assert_eq!(&a[..2], &[0, 63]);
+        assert!(a.iter().all(|&n| n < 64));
+        let mut distinct = a.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 4, "{a:?}");
+        // Another seed draws other executions in between (not always the same passes).
+        let drawn: std::collections::HashSet<Vec<u32>> =
+            (0..20).map(|s| executions_tried(64, s)[2..].to_vec()).collect();
+        assert!(drawn.len() > 10, "{drawn:?}");
+    }
 }
