@@ -157,11 +157,7 @@ fn start(cx: &Ctx, id: &str) -> Result<i32> {
 /// Prose from the course, its paragraphs joined and wrapped at the terminal's width (80
 /// columns when the output is not a terminal, at most 100: lines stay readable).
 fn prose(text: &str) -> String {
-    use std::io::IsTerminal;
-    let width = match crossterm::terminal::size() {
-        Ok((cols, _)) if std::io::stdout().is_terminal() => usize::from(cols).clamp(20, 100),
-        _ => 80,
-    };
+    let width = super::text_width();
     let mut out = String::new();
     for line in crate::course::prose::reflow(text).lines() {
         for row in crate::ui::views::prose::wrap(line, width) {

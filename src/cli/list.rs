@@ -56,27 +56,43 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<i32> {
             .collect();
         say!("{}", serde_json::to_string_pretty(&items)?);
     } else {
-        // Columns as wide as their widest entry: a long topic ("distributed shared") or id
-        // pushes its column out for every row, never its own row's title alone.
+        // Columns as wide as their widest entry: a long id pushes its column out for
+        // every row, never its own row's title alone. The topic is named as a lesson file
+        // names it (`dsmem`, where the lab's heading reads DISTRIBUTED SHARED), and a
+        // title too long for the line goes on under itself: nothing is cut.
         let id_of = |r: &Row| match r {
             Row::Lesson(l) => l.id.clone(),
             Row::Broken(b) => b.name.clone(),
         };
         let topic_of = |r: &Row| match r {
-            Row::Lesson(l) => l.topic.label().to_lowercase(),
+            Row::Lesson(l) => l.topic.id().to_string(),
             Row::Broken(_) => "broken".to_string(),
         };
         let widest = |f: &dyn Fn(&Row) -> String| {
             rows.iter().map(|r| f(r).chars().count()).max().unwrap_or(0)
         };
-        let (wi, wt) = (widest(&id_of).max(20), widest(&topic_of).max(10));
+        let (wi, wt) = (widest(&id_of), widest(&topic_of));
+        let width = super::text_width();
         for r in &rows {
             let (id, topic) = (id_of(r), topic_of(r));
             let (order, rest) = match r {
                 Row::Lesson(l) => (l.order, l.title.clone()),
                 Row::Broken(b) => (b.order, format!("does not load: {}", b.summary())),
             };
-            say!("{order:02}  {id:<wi$} {topic:<wt$} {rest}");
+            let line = format!("{order:02}  {id:<wi$} {topic:<wt$} {rest}");
+            // A problem's line stays whole: its file:line:col is what one looks for in it.
+            if matches!(r, Row::Broken(_)) {
+                say!("{line}");
+                continue;
+            }
+            let hang = 2 + 2 + wi + 1 + wt + 1;
+            let rows = crate::ui::views::prose::wrap(&rest, width.saturating_sub(hang).max(20));
+            for (i, row) in rows.iter().enumerate() {
+                match i {
+                    0 => say!("{}", line[..line.len() - rest.len()].to_string() + row),
+                    _ => say!("{:hang$}{row}", ""),
+                }
+            }
         }
         say!("{}", progress_line(&course.lessons, course.broken.len()));
     }

@@ -52,6 +52,16 @@ use say::say_err;
 /// The course as far as it loads. A lesson file that does not load costs only itself;
 /// problems that are no one lesson's (a folder that cannot be read or holds no lessons), or a
 /// course where nothing loads, stop the command with every problem printed.
+/// The width text is wrapped at: the terminal's (at most 100 columns: lines stay
+/// readable), or 80 where the output is not a terminal.
+fn text_width() -> usize {
+    use std::io::IsTerminal;
+    match crossterm::terminal::size() {
+        Ok((cols, _)) if std::io::stdout().is_terminal() => usize::from(cols).clamp(20, 100),
+        _ => 80,
+    }
+}
+
 pub fn open_course(root: &CourseRoot) -> Result<Course> {
     let course = crate::course::open_course(root);
     if course.problems.is_empty() && !course.lessons.is_empty() {

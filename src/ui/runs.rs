@@ -68,6 +68,9 @@ pub struct Runs {
     pub device: u32,
 }
 
+/// What a second `r` on the lesson that runs says; the run's end takes it away.
+pub(super) const ALREADY_GOING: &str = "a run is already going; it shows as it is measured";
+
 impl App {
     /// Ask for a live run of the current lesson (or explain why there is none).
     pub fn start_run(&mut self) {
@@ -82,12 +85,16 @@ impl App {
             return;
         };
         if let Some(r) = &self.runs.running {
-            // Another lesson's `r` is kept for when this run ends, not dropped.
+            // Another lesson's `r` is kept for when this run ends, not dropped; one lesson
+            // waits at a time, and one that takes another's place says so.
             self.message = Some(match r.lesson == lesson.id {
-                true => "a run is already going; it shows as it is measured".into(),
+                true => ALREADY_GOING.into(),
                 false => {
-                    let said = format!("queued: {} runs once {} is done", lesson.id, r.lesson);
-                    self.runs.queued = Some(lesson.id.clone());
+                    let mut said = format!("queued: {} runs once {} is done", lesson.id, r.lesson);
+                    let before = self.runs.queued.replace(lesson.id.clone());
+                    if let Some(b) = before.filter(|b| *b != lesson.id) {
+                        said.push_str(&format!(", in place of {b}"));
+                    }
                     said
                 }
             });

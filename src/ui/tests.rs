@@ -603,6 +603,37 @@ fn r_on_another_lesson_during_a_run_is_queued_and_runs_when_it_ends() {
     );
 }
 
+/// A second `r` on the lesson that runs says so, until the run ends (it hid the claims'
+/// count after it); a third lesson's `r` takes the queued one's place and says so.
+#[test]
+fn a_second_r_s_note_goes_when_the_run_ends_and_a_replaced_queue_says_so() {
+    let mut app = App::new(
+        vec![lesson("a"), lesson("b"), lesson("c")],
+        None,
+        Progress::default(),
+    );
+    app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
+    app.on_key(key(KeyCode::Char('r')));
+    app.on_key(key(KeyCode::Char('r')));
+    assert_eq!(app.message.as_deref(), Some(super::runs::ALREADY_GOING));
+    app.on_worker(WorkerEvent::Finished {
+        lesson: "a".into(),
+        outcome: Ok(()),
+    });
+    assert!(app.message.is_none(), "{:?}", app.message);
+    app.outbox.clear();
+    app.on_key(key(KeyCode::Char('r')));
+    app.select_row(1, None);
+    app.on_key(key(KeyCode::Char('r')));
+    app.select_row(2, None);
+    app.on_key(key(KeyCode::Char('r')));
+    assert_eq!(
+        app.message.as_deref(),
+        Some("queued: c runs once a is done, in place of b")
+    );
+    assert_eq!(app.runs.queued.as_deref(), Some("c"));
+}
+
 #[test]
 fn a_queued_r_answered_after_the_learner_moved_on_reveals_only_its_own_lesson() {
     // No GPU, NVRTC: `a` runs on the CPU interpreter; `b` has no CPU size, so its `r`

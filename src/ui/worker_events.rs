@@ -173,6 +173,10 @@ impl App {
                 .is_some_and(|r| r.lesson == lesson);
         if was_run {
             self.runs.running = None;
+            // The run it spoke of is over: the claims' count, or the error, shows.
+            if self.message.as_deref() == Some(super::runs::ALREADY_GOING) {
+                self.message = None;
+            }
         }
         match outcome {
             Ok(()) if was_run => {

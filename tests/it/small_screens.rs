@@ -528,6 +528,41 @@ fn the_list_keeps_the_columns_its_lesson_is_about() {
     assert!(screen.contains("spills "), "{screen}");
 }
 
+/// The list's figures line up row under row (#35 item 16): each rate's unit, each share
+/// of the ceiling's `%`, each ratio's `×` and each register count's last digit sit in one
+/// column, whatever the figures' widths (2243 GB/s 75% over 133 GB/s 4%, 1.3× over 22.6×,
+/// 38 regs over 255).
+#[test]
+fn the_list_s_figures_line_up_in_columns() {
+    // The column of the first `mark` in each variant's row that has one (a row ends in
+    // its verdict), by display width.
+    let columns = |screen: &str, mark: &str| -> Vec<usize> {
+        (screen.lines())
+            .filter(|l| l.contains("✓ correct"))
+            .filter_map(|l| l.find(mark).map(|at| l[..at].chars().count()))
+            .collect()
+    };
+    let one_column = |screen: &str, mark: &str, at_least: usize| {
+        let at = columns(screen, mark);
+        assert!(at.len() >= at_least, "{mark}: {at:?}\n{screen}");
+        assert!(
+            at.windows(2).all(|w| w[0] == w[1]),
+            "{mark}: {at:?}\n{screen}"
+        );
+    };
+    let mut a = app("global-coalescing");
+    let screen = draw(&mut a);
+    one_column(&screen, " GB/s", 7);
+    one_column(&screen, "% ", 7);
+    one_column(&screen, "× slower", 6);
+    let mut a = app("gemm");
+    let screen = draw(&mut a);
+    one_column(&screen, " GFLOP/s", 8);
+    let mut a = app("local-spills");
+    let screen = draw(&mut a);
+    one_column(&screen, " regs", 8);
+}
+
 /// At 80×24 the heatmap's legend is whole for every variant (#35 item 13): the code line
 /// above the grid takes one row, cut by words, so the legend keeps what a cell means.
 #[test]

@@ -246,21 +246,22 @@ pub(super) fn time_text(v: &VariantResult) -> String {
     }
 }
 
-/// The rate a variant's list row shows, with the share of the lesson's ceiling it is a
-/// share of (of the copy or the link for bytes, of cuBLAS for FLOPs); empty when it has
-/// no rate.
-pub(super) fn rate_text(app: &App, v: &VariantResult) -> String {
+/// The rate a variant's list row shows, and apart the share of the lesson's ceiling it is
+/// (of the copy or the link for bytes, of cuBLAS for FLOPs), each empty where there is
+/// none: the list aligns each in a column of its own.
+pub(super) fn rate_cells(app: &App, v: &VariantResult) -> (String, String) {
     let pct = v
         .pct_of_peak
-        .map(|p| format!(" {p:.0}%"))
+        .map(|p| format!("{p:.0}%"))
         .unwrap_or_default();
     let cublas = app.lesson().is_some_and(|l| l.metrics.cublas_peak);
-    match (v.gbps, v.gflops) {
-        (_, Some(g)) if cublas => format!("{g:.0} GFLOP/s{pct}"),
-        (Some(g), _) => format!("{g:.0} GB/s{pct}"),
-        (None, Some(g)) => format!("{g:.0} GFLOP/s"),
+    let rate = match (v.gbps, v.gflops) {
+        (_, Some(g)) if cublas => format!("{g:.0} GFLOP/s"),
+        (Some(g), _) => format!("{g:.0} GB/s"),
+        (None, Some(g)) => return (format!("{g:.0} GFLOP/s"), String::new()),
         (None, None) => String::new(),
-    }
+    };
+    (rate, pct)
 }
 
 /// How `v` compares with the fastest of `r`, in a list whose fastest row says "fastest":

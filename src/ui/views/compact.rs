@@ -7,7 +7,7 @@
 
 use super::columns::same_sweep;
 use super::columns::{
-    fastest_ratio, peak_of, rate_text, row_status, time_style, time_text, variant_note,
+    fastest_ratio, peak_of, rate_cells, row_status, time_style, time_text, variant_note,
 };
 use super::fit::{self, Part};
 use super::theme::Theme;
@@ -79,16 +79,19 @@ pub fn render(app: &App, r: &LessonResult, area: Rect, buf: &mut Buffer, th: &Th
             .unwrap_or(0)
     };
     let names = r.variants.iter().map(|v| fit::width(&v.name)).max();
+    let regs = widest(&|v| (v.ptxas.as_ref()).map_or(String::new(), |p| p.registers.to_string()));
     let mut widths = Widths {
         name: names.unwrap_or(0).min(22),
-        rate: widest(&|v| rate_text(app, timed(app, r, v).1)),
+        rate: widest(&|v| rate_cells(app, timed(app, r, v).1).0),
+        pct: widest(&|v| rate_cells(app, timed(app, r, v).1).1),
         ratio: widest(&|v| fastest_ratio(timed(app, r, v)).unwrap_or_default()),
-        compile: widest(&|v| compile_text(app, v)),
+        regs,
+        compile: widest(&|v| compile_text(app, v, regs)),
     };
     if compile_is_the_point(app) {
         // The compiler's figures take the rate's and the ratio's place, as wide as leaves
         // the verdict its first words; a longer one loses its last words.
-        (widths.rate, widths.ratio) = (0, 0);
+        (widths.rate, widths.pct, widths.ratio) = (0, 0, 0);
         let room = (inner.width as usize).saturating_sub(widths.name + 4 + 10 + 11);
         widths.compile = widths.compile.min(room);
     }
@@ -114,21 +117,37 @@ fn timed<'a>(
     app.recorded_beside(&v.name).unwrap_or((r, v))
 }
 
-/// The widths of the list's columns, the widest of their rows.
+/// The widths of the list's columns, the widest of their rows. Figures are right-aligned
+/// in their columns, so that the digits of one order line up row under row.
 struct Widths {
     name: usize,
+    /// The rate ("2243 GB/s") and its share of the ceiling ("75%").
     rate: usize,
+    pct: usize,
     ratio: usize,
+    /// The registers' count, which leads the compiler's figures.
+    regs: usize,
     compile: usize,
 }
 
-/// What the compiler made of a variant, in short: its registers, and its stack frame and
-/// spills where it has them; in a lesson about registers, the occupancy they allow.
-fn compile_text(app: &App, v: &VariantResult) -> String {
+impl Widths {
+    /// The rate's cell: both figures, each right-aligned in its own width.
+    fn rate_cell(&self, (rate, pct): (String, String)) -> String {
+        match self.pct {
+            0 => format!("{rate:>r$}", r = self.rate),
+            p => format!("{rate:>r$} {pct:>p$}", r = self.rate),
+        }
+    }
+}
+
+/// What the compiler made of a variant, in short: its registers (their count
+/// right-aligned in `regs` columns), and its stack frame and spills where it has them; in
+/// a lesson about registers, the occupancy they allow.
+fn compile_text(app: &App, v: &VariantResult, regs: usize) -> String {
     let Some(p) = &v.ptxas else {
         return String::new();
     };
-    let mut out = format!("{} regs", p.registers);
+    let mut out = format!("{:>regs$} regs", p.registers);
     let spills = p.spill_stores + p.spill_loads > 0;
     // The registers' lesson: the occupancy they allow, and whether a cap made them spill
     // (how much, the detail pane says); a stack frame is by the way there.
@@ -189,19 +208,19 @@ fn row<'a>(
         1,
     ));
     if w.rate > 0 {
-        let rate = rate_text(app, timed.1);
-        parts.push(Part::new(format!("{rate:>n$}  ", n = w.rate), th.dim, 2));
+        let rate = w.rate_cell(rate_cells(app, timed.1));
+        parts.push(Part::new(format!("{rate}  "), th.dim, 2));
     }
     if w.ratio > 0 {
         let ratio = fastest_ratio(timed).unwrap_or_default();
         parts.push(Part::new(
-            format!("{ratio:<n$}  ", n = w.ratio),
+            format!("{ratio:>n$}  ", n = w.ratio),
             th.accent,
             4,
         ));
     }
     if w.compile > 0 {
-        let compiled = fit::shorten(&compile_text(app, v), w.compile);
+        let compiled = fit::shorten(&compile_text(app, v, w.regs), w.compile);
         let rank = if compile_is_the_point(app) { 1 } else { 5 };
         parts.push(Part::new(
             format!("{compiled:<n$}  ", n = w.compile),

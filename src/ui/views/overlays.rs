@@ -45,7 +45,10 @@ pub const KEYS: &[(&str, &str)] = &[
 ];
 
 /// Keys only a lesson with a sweep has; the help lists them on such a lesson.
-pub const SWEEP_KEYS: &[(&str, &str)] = &[("g", "chart of the sweep, in place of the variants")];
+pub const SWEEP_KEYS: &[(&str, &str)] = &[
+    ("g", "chart of the sweep, in place of the variants"),
+    ("[ ]", "on a chart: the lesson's other charts"),
+];
 
 /// Keys only a lesson with a knob has.
 pub const KNOB_KEYS: &[(&str, &str)] = &[
