@@ -114,7 +114,7 @@ impl DevBuf {
             .ok_or_else(|| CudaError::Invalid("view larger than the buffer".into()))
     }
 
-    /// Fill with a 32-bit pattern (the poison for outputs).
+    /// Fill with a 32-bit pattern (the poison for outputs, an input of one value).
     pub fn fill_u32(&mut self, pattern: u32) -> Result<(), CudaError> {
         let words = self.bytes / 4;
         let stream = self.slice.stream().clone();
@@ -123,7 +123,7 @@ impl DevBuf {
         // `bytes` bytes, queued on the stream that owns it.
         unsafe { sys::cuMemsetD32Async(ptr, pattern, words, stream.cu_stream()) }
             .result()
-            .map_err(|e| fail("poisoning an output", e))
+            .map_err(|e| fail("filling a buffer with one word", e))
     }
 
     /// Copy all of `src` (as many bytes as this buffer holds) on the GPU.

@@ -42,7 +42,9 @@ pub enum HostMem {
 }
 
 impl HostMem {
-    fn new(gpu: &Gpu, memory: Memory, data: &HostData) -> Result<Option<HostMem>, CudaError> {
+    /// Where the buffer's bytes are host memory: that memory with `data` in it; None for
+    /// a device buffer.
+    pub fn new(gpu: &Gpu, memory: Memory, data: &HostData) -> Result<Option<HostMem>, CudaError> {
         // Only memory the host holds needs the bytes: a device buffer's inputs are
         // uploaded as they are (a GiB copied here for nothing cost seconds in a turn).
         if memory == Memory::Device {
@@ -72,27 +74,60 @@ impl HostMem {
     }
 }
 
-/// Inputs at least this large are staged in pinned memory before their upload.
+/// The one 32-bit word every word of an input holds, where its `init` makes it so (zeros,
+/// or one value of a 4-byte type, or of an 8-byte type whose halves are alike), as
+/// `hostdata::generate` makes it; None for any other input.
+pub fn one_word(b: &crate::model::Buffer) -> Option<u32> {
+    use crate::model::Init;
+    let halves = |bits: u64| (bits >> 32 == bits & 0xffff_ffff).then_some(bits as u32);
+    match (&b.init, b.ty) {
+        (Init::Zeros, _) => Some(0),
+        (&Init::Const(c), ElemType::F32) => Some((c as f32).to_bits()),
+        (&Init::Const(c), ElemType::I32) => Some(c.floor() as i32 as u32),
+        (&Init::Const(c), ElemType::U32) => Some(c.floor() as u32),
+        (&Init::Const(c), ElemType::U64) => halves(c.floor() as u64),
+        (&Init::Const(c), ElemType::F64) => halves(c.to_bits()),
+        _ => None,
+    }
+}
+
+/// Device inputs at least this large are staged in pinned memory before their upload.
 const STAGE_MIN_BYTES: usize = 8 << 20;
 
-/// Large device inputs copied into pinned host memory ahead of their upload, by buffer
-/// index. From pageable memory the driver stages a copy itself, a piece at a time, inside
-/// the upload's turn on the GPU (about 1.3 GB/s measured on an H200's host); from pinned
-/// memory the copy engine reads at the link's speed. Pinning and copying cost the host
-/// time, but outside the turn, where other learners' work is not held up by it.
+/// What is made of an input on the host before its upload's turn on the GPU, by buffer
+/// index: large device inputs copied into pinned host memory, and the memory of inputs
+/// that live off the device (`memory: mapped` or `managed`), allocated and written. From
+/// pageable memory the driver stages a copy itself, a piece at a time, inside the
+/// upload's turn (about 1.3 GB/s measured on an H200's host); from pinned memory the copy
+/// engine reads at the link's speed. Pinning, allocating and copying cost the host time,
+/// but outside the turn, where other learners' work is not held up by it: none of it
+/// runs on the GPU, whose timed runs it would slow.
 #[derive(Default)]
-pub struct Staged(Vec<Option<PinnedHost>>);
+pub struct Staged(Vec<Option<Prepared>>);
+
+enum Prepared {
+    /// A device input's bytes, pinned for its copy.
+    Pinned(PinnedHost),
+    /// An input that lives in host memory, ready for the kernel to reach.
+    Host(HostMem),
+}
 
 impl Staged {
-    /// Stages what is worth it; a buffer that cannot be pinned (a locked-memory limit)
-    /// is uploaded from pageable memory as before.
+    /// Stages what is worth it; a buffer that cannot be pinned or allocated here (a
+    /// locked-memory limit) is left to the upload, which says why if it fails too.
     pub fn new(gpu: &Gpu, lesson: &Lesson, host_inputs: &[HostData]) -> Staged {
         let staged = (lesson.buffers.iter().zip(host_inputs))
             .map(|(b, h)| {
+                if b.memory != Memory::Device {
+                    return HostMem::new(gpu, b.memory, h)
+                        .ok()
+                        .flatten()
+                        .map(Prepared::Host);
+                }
                 let bytes = b.bytes() as usize;
-                let worth = b.memory == Memory::Device
-                    && b.gpu != 1
+                let worth = b.gpu != 1
                     && !b.is_output()
+                    && one_word(b).is_none()
                     && bytes >= STAGE_MIN_BYTES
                     && h.len() * b.ty.size() == bytes;
                 if !worth {
@@ -100,15 +135,40 @@ impl Staged {
                 }
                 let mut p = PinnedHost::new(gpu, bytes, false).ok()?;
                 h.write_le(p.as_mut_slice());
-                Some(p)
+                Some(Prepared::Pinned(p))
             })
             .collect();
         Staged(staged)
     }
 
-    /// How many buffers are staged.
+    /// How many device inputs are staged in pinned memory.
     pub fn pinned(&self) -> usize {
-        self.0.iter().flatten().count()
+        (self.0.iter().flatten())
+            .filter(|p| matches!(p, Prepared::Pinned(_)))
+            .count()
+    }
+
+    /// What the upload will copy over the link, in bytes, and how much of it from pinned
+    /// memory: the stage a learner sees names both (a slow upload is a pageable one).
+    pub fn link_bytes(&self, lesson: &Lesson) -> (u64, u64) {
+        let copied = (lesson.buffers.iter())
+            .filter(|b| b.memory == Memory::Device && !b.is_output() && one_word(b).is_none())
+            .map(|b| b.bytes())
+            .sum();
+        let pinned = (self.0.iter().flatten())
+            .map(|p| match p {
+                Prepared::Pinned(p) => p.bytes() as u64,
+                Prepared::Host(_) => 0,
+            })
+            .sum();
+        (copied, pinned)
+    }
+
+    /// How many inputs that live in host memory are made and written already.
+    pub fn in_host_memory(&self) -> usize {
+        (self.0.iter().flatten())
+            .filter(|p| matches!(p, Prepared::Host(_)))
+            .count()
     }
 }
 
@@ -137,9 +197,13 @@ impl Buffers {
             host: Vec::new(),
         };
         let mut pinned_copies = Vec::new();
+        let mut filled = false;
         for (b, h) in lesson.buffers.iter().zip(host_inputs) {
-            let pinned = staged.next().flatten();
-            let off_device = HostMem::new(gpu, b.memory, &h)?;
+            let (pinned, off_device) = match staged.next().flatten() {
+                Some(Prepared::Pinned(p)) => (Some(p), None),
+                Some(Prepared::Host(m)) => (None, Some(m)),
+                None => (None, HostMem::new(gpu, b.memory, &h)?),
+            };
             if off_device.is_some() {
                 // Kernels reach it at its own address; the placeholder keeps the indices.
                 bufs.dev.push(gpu.alloc(4)?);
@@ -165,8 +229,16 @@ impl Buffers {
                     host_memory::copy_to_device(gpu, &d, &stage)?;
                     pinned_copies.push(stage);
                 }
-                _ if !b.is_output() => upload(&mut d, &h)?,
-                _ => {}
+                _ if b.is_output() => {}
+                _ => match one_word(b) {
+                    // Made where it lies, at the GPU's memory speed: the same bytes as the
+                    // host's copy, which crossing the link took seconds a GiB.
+                    Some(word) => {
+                        d.fill_u32(word)?;
+                        filled = true;
+                    }
+                    None => upload(&mut d, &h)?,
+                },
             }
             bufs.host_inputs.push(h);
             bufs.dev.push(d);
@@ -175,8 +247,9 @@ impl Buffers {
         if let Some(p) = &bufs.peer {
             p.synchronize()?;
         }
-        // The pinned copies are asynchronous: their host memory lives until they are done.
-        if !pinned_copies.is_empty() {
+        // The pinned copies and the fills are asynchronous: the copies' host memory lives
+        // until they are done, and both are done within the upload's turn.
+        if !pinned_copies.is_empty() || filled {
             gpu.synchronize()?;
         }
         drop(pinned_copies);
@@ -358,4 +431,67 @@ pub fn measure_occupancy(
         limiter: from_report.map(|o| o.limiter).unwrap_or_default(),
         from: "api".into(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_word;
+    use crate::model::{Buffer, ElemType, Init};
+    use crate::worker::hostdata::{HostData, generate};
+
+    /// Where an input is one word over and over, that word is the one the host's copy
+    /// holds (the fill on the GPU lands the same bytes as an upload would).
+    #[test]
+    fn an_input_of_one_word_is_filled_with_the_word_the_host_makes() {
+        let inits = [
+            Init::Zeros,
+            Init::Const(1.0),
+            Init::Const(-2.5),
+            Init::Const(7.9),
+            Init::Seq,
+            Init::Random { lo: 0.0, hi: 1.0 },
+        ];
+        let types = [
+            ElemType::F32,
+            ElemType::F64,
+            ElemType::I32,
+            ElemType::U32,
+            ElemType::U64,
+        ];
+        let mut filled = 0;
+        for init in &inits {
+            for ty in types {
+                let b = Buffer {
+                    name: "in".into(),
+                    ty,
+                    len: 5,
+                    init: init.clone(),
+                    gpu: 0,
+                    memory: Default::default(),
+                };
+                let host: HostData = generate(&b, 42);
+                let bytes = host.to_le_bytes();
+                let words: Vec<u32> = (bytes.chunks(4))
+                    .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+                    .collect();
+                let alike = words.iter().all(|&w| w == words[0]);
+                match one_word(&b) {
+                    Some(w) => {
+                        filled += 1;
+                        assert!(
+                            words.iter().all(|&x| x == w),
+                            "{init:?} {ty:?}: {words:?} vs {w:#x}"
+                        );
+                    }
+                    // Only inputs that are not one word, or whose word is not known before
+                    // they are made (a random draw), are uploaded.
+                    None => assert!(
+                        !alike || matches!(init, Init::Random { .. } | Init::Seq) || ty.size() == 8,
+                        "{init:?} {ty:?} could be filled: {words:?}"
+                    ),
+                }
+            }
+        }
+        assert!(filled >= 12, "{filled}");
+    }
 }

@@ -220,9 +220,19 @@ fn inputs(
                 .collect();
             let staged = Staged::new(gpu, lesson, &host);
             let _turn = turns.take(opts.job, "", send);
+            let size = crate::analysis::limits::size;
+            let stage = match staged.link_bytes(lesson) {
+                (0, _) => "uploading the inputs".to_string(),
+                (all, 0) => format!("uploading the inputs: {}", size(all)),
+                (all, pinned) => format!(
+                    "uploading the inputs: {}, {} of it from pinned memory",
+                    size(all),
+                    size(pinned)
+                ),
+            };
             send(Reply::Stage {
                 variant: String::new(),
-                stage: "uploading the inputs".into(),
+                stage,
             });
             let fresh = Buffers::upload(gpu, lesson, host, opts.guard, staged);
             Ok((fresh.map_err(|e| Fatal::in_variant("", e))?, None, None))

@@ -151,3 +151,78 @@ fn staged_and_pageable_uploads_land_the_same_bytes() {
         assert!(back == data, "{n} words");
     }
 }
+
+/// Inputs of one word over and over (zeros, a constant) are filled on the GPU, not
+/// uploaded, and hold the bytes the host's copy holds.
+#[test]
+fn inputs_of_one_word_are_filled_on_the_gpu_with_the_host_s_bytes() {
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("skipped: no GPU ({e})");
+            return;
+        }
+    };
+    let n = (9 << 20) / 4 + 3;
+    for (init, ty) in [
+        (Init::Zeros, ElemType::U64),
+        (Init::Const(3.0), ElemType::U32),
+        (Init::Const(-1.5), ElemType::F32),
+    ] {
+        let mut lesson = holding(&HostData::U32(vec![0; 1]));
+        lesson.buffers[0] = Buffer {
+            name: "in".into(),
+            ty,
+            len: n as u64,
+            init: init.clone(),
+            gpu: 0,
+            memory: Default::default(),
+        };
+        let got = gpulab::worker::hostdata::generate(&lesson.buffers[0], 7);
+        let staged = Staged::new(&gpu, &lesson, std::slice::from_ref(&got));
+        assert_eq!(staged.pinned(), 0, "{init:?}: nothing to stage");
+        let want: Vec<u32> = (got.to_le_bytes().chunks(4))
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        let bufs = Buffers::upload(&gpu, &lesson, vec![got], false, staged).unwrap();
+        let back: Vec<u32> = bufs.dev[0].download(want.len()).unwrap();
+        assert!(back == want, "{init:?} {ty:?}");
+    }
+}
+
+/// Inputs that live in host memory (mapped and managed) are allocated and written before
+/// the upload's turn, outside it, and the upload takes them as they are (the host lesson's
+/// live runs check that kernels read them right).
+#[test]
+fn host_memory_inputs_are_made_before_the_upload_and_kept_by_it() {
+    let gpu = match Gpu::open(0) {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("skipped: no GPU ({e})");
+            return;
+        }
+    };
+    for memory in [
+        gpulab::model::host::Memory::Mapped,
+        gpulab::model::host::Memory::Managed,
+    ] {
+        let got = HostData::U32((0..4099u32).map(|i| i.wrapping_mul(40_503)).collect());
+        let mut lesson = holding(&got);
+        lesson.buffers[0].memory = memory;
+        lesson.buffers[0].init = Init::Seq;
+        let staged = Staged::new(&gpu, &lesson, std::slice::from_ref(&got));
+        assert_eq!(
+            (staged.pinned(), staged.in_host_memory()),
+            (0, 1),
+            "{memory:?}"
+        );
+        let bufs = Buffers::upload(&gpu, &lesson, vec![got], false, staged).unwrap();
+        let kept = bufs.host[0].as_ref().expect("kept in host memory");
+        assert_ne!(kept.device_address(), 0, "{memory:?}");
+        assert_eq!(
+            bufs.dev[0].bytes(),
+            4,
+            "{memory:?}: a placeholder on the device"
+        );
+    }
+}

@@ -217,8 +217,9 @@ mod tests {
         distinct.dedup();
         assert_eq!(distinct.len(), 4, "{a:?}");
         // Another seed draws other executions in between (not always the same passes).
-        let drawn: std::collections::HashSet<Vec<u32>> =
-            (0..20).map(|s| executions_tried(64, s)[2..].to_vec()).collect();
+        let drawn: std::collections::HashSet<Vec<u32>> = (0..20)
+            .map(|s| executions_tried(64, s)[2..].to_vec())
+            .collect();
         assert!(drawn.len() > 10, "{drawn:?}");
     }
 }
