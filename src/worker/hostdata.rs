@@ -198,6 +198,34 @@ impl HostData {
         }
     }
 
+    /// The one 32-bit word every word of the elements' bytes is (zeros, a constant of a
+    /// 4-byte type, or of an 8-byte type whose halves are alike), found by looking at every
+    /// element; None for anything else, or no elements. Such an input is filled where it
+    /// lies rather than copied there.
+    pub fn one_word(&self) -> Option<u32> {
+        fn alike<T: Copy + PartialEq>(v: &[T], word: impl Fn(T) -> Option<u32>) -> Option<u32> {
+            let first = *v.first()?;
+            let w = word(first)?;
+            v.iter().all(|&x| x == first).then_some(w)
+        }
+        let halves = |bits: u64| (bits >> 32 == bits & 0xffff_ffff).then_some(bits as u32);
+        match self {
+            // Compared by their bits: -0.0 is not 0.0, and a NaN is itself.
+            HostData::F32(v) => {
+                let first = v.first()?.to_bits();
+                v.iter().all(|x| x.to_bits() == first).then_some(first)
+            }
+            HostData::F64(v) => {
+                let first = v.first()?.to_bits();
+                let w = halves(first)?;
+                v.iter().all(|x| x.to_bits() == first).then_some(w)
+            }
+            HostData::I32(v) => alike(v, |x| Some(x as u32)),
+            HostData::U32(v) => alike(v, Some),
+            HostData::U64(v) => alike(v, halves),
+        }
+    }
+
     /// The elements as little-endian bytes, as a device buffer holds them: sized once
     /// (collecting a flat_map grew the vector from nothing, about a second for a GiB).
     pub fn to_le_bytes(&self) -> Vec<u8> {
@@ -213,6 +241,29 @@ impl HostData {
 
 #[cfg(test)]
 mod tests {
+
+    /// An input is one word over and over only where every element's bytes are that word:
+    /// zeros of any type, a constant of a 4-byte type, an 8-byte one whose halves match;
+    /// one element off, a negative zero among zeros, or halves that differ, and it is not.
+    #[test]
+    fn one_word_is_found_only_where_every_word_is_it() {
+        use super::HostData as H;
+        assert_eq!(H::U32(vec![7; 5]).one_word(), Some(7));
+        assert_eq!(H::I32(vec![-1; 5]).one_word(), Some(u32::MAX));
+        assert_eq!(H::F32(vec![1.5; 5]).one_word(), Some(1.5f32.to_bits()));
+        assert_eq!(H::U64(vec![0; 5]).one_word(), Some(0));
+        assert_eq!(H::U64(vec![0x0000_0003_0000_0003; 5]).one_word(), Some(3));
+        assert_eq!(H::F64(vec![0.0; 5]).one_word(), Some(0));
+        assert_eq!(H::U64(vec![1; 5]).one_word(), None, "halves differ");
+        assert_eq!(H::F64(vec![1.0; 5]).one_word(), None, "halves differ");
+        assert_eq!(
+            H::F32(vec![0.0, -0.0]).one_word(),
+            None,
+            "-0.0 is other bits"
+        );
+        assert_eq!(H::U32(vec![7, 7, 8]).one_word(), None);
+        assert_eq!(H::U32(vec![]).one_word(), None);
+    }
     use super::*;
 
     #[test]

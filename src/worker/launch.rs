@@ -74,29 +74,13 @@ impl HostMem {
     }
 }
 
-/// The one 32-bit word every word of an input holds, where its `init` makes it so (zeros,
-/// or one value of a 4-byte type, or of an 8-byte type whose halves are alike), as
-/// `hostdata::generate` makes it; None for any other input.
-pub fn one_word(b: &crate::model::Buffer) -> Option<u32> {
-    use crate::model::Init;
-    let halves = |bits: u64| (bits >> 32 == bits & 0xffff_ffff).then_some(bits as u32);
-    match (&b.init, b.ty) {
-        (Init::Zeros, _) => Some(0),
-        (&Init::Const(c), ElemType::F32) => Some((c as f32).to_bits()),
-        (&Init::Const(c), ElemType::I32) => Some(c.floor() as i32 as u32),
-        (&Init::Const(c), ElemType::U32) => Some(c.floor() as u32),
-        (&Init::Const(c), ElemType::U64) => halves(c.floor() as u64),
-        (&Init::Const(c), ElemType::F64) => halves(c.to_bits()),
-        _ => None,
-    }
-}
-
 /// Device inputs at least this large are staged in pinned memory before their upload.
 const STAGE_MIN_BYTES: usize = 8 << 20;
 
 /// What is made of an input on the host before its upload's turn on the GPU, by buffer
-/// index: large device inputs copied into pinned host memory, and the memory of inputs
-/// that live off the device (`memory: mapped` or `managed`), allocated and written. From
+/// index: large device inputs copied into pinned host memory, inputs of one word over and
+/// over found (filled on the GPU instead), and the memory of inputs that live off the
+/// device (`memory: mapped` or `managed`), allocated and written. From
 /// pageable memory the driver stages a copy itself, a piece at a time, inside the
 /// upload's turn (about 1.3 GB/s measured on an H200's host); from pinned memory the copy
 /// engine reads at the link's speed. Pinning, allocating and copying cost the host time,
@@ -108,6 +92,10 @@ pub struct Staged(Vec<Option<Prepared>>);
 enum Prepared {
     /// A device input's bytes, pinned for its copy.
     Pinned(PinnedHost),
+    /// A device input that is one word over and over (`HostData::one_word`): made where
+    /// it lies, at the GPU's memory speed, the same bytes as a copy would land (crossing
+    /// the link took seconds a GiB).
+    Fill(u32),
     /// An input that lives in host memory, ready for the kernel to reach.
     Host(HostMem),
 }
@@ -125,12 +113,14 @@ impl Staged {
                         .map(Prepared::Host);
                 }
                 let bytes = b.bytes() as usize;
-                let worth = b.gpu != 1
-                    && !b.is_output()
-                    && one_word(b).is_none()
-                    && bytes >= STAGE_MIN_BYTES
-                    && h.len() * b.ty.size() == bytes;
-                if !worth {
+                let whole = !b.is_output() && h.len() * b.ty.size() == bytes;
+                if !whole {
+                    return None;
+                }
+                if let Some(word) = h.one_word() {
+                    return Some(Prepared::Fill(word));
+                }
+                if b.gpu == 1 || bytes < STAGE_MIN_BYTES {
                     return None;
                 }
                 let mut p = PinnedHost::new(gpu, bytes, false).ok()?;
@@ -148,17 +138,28 @@ impl Staged {
             .count()
     }
 
+    /// How many device inputs are filled on the GPU, each one word over and over.
+    pub fn filled(&self) -> usize {
+        (self.0.iter().flatten())
+            .filter(|p| matches!(p, Prepared::Fill(_)))
+            .count()
+    }
+
     /// What the upload will copy over the link, in bytes, and how much of it from pinned
     /// memory: the stage a learner sees names both (a slow upload is a pageable one).
     pub fn link_bytes(&self, lesson: &Lesson) -> (u64, u64) {
-        let copied = (lesson.buffers.iter())
-            .filter(|b| b.memory == Memory::Device && !b.is_output() && one_word(b).is_none())
-            .map(|b| b.bytes())
+        let copied = (lesson.buffers.iter().zip(&self.0))
+            .filter(|(b, p)| {
+                b.memory == Memory::Device
+                    && !b.is_output()
+                    && !matches!(p, Some(Prepared::Fill(_)))
+            })
+            .map(|(b, _)| b.bytes())
             .sum();
         let pinned = (self.0.iter().flatten())
             .map(|p| match p {
                 Prepared::Pinned(p) => p.bytes() as u64,
-                Prepared::Host(_) => 0,
+                _ => 0,
             })
             .sum();
         (copied, pinned)
@@ -199,10 +200,18 @@ impl Buffers {
         let mut pinned_copies = Vec::new();
         let mut filled = false;
         for (b, h) in lesson.buffers.iter().zip(host_inputs) {
-            let (pinned, off_device) = match staged.next().flatten() {
-                Some(Prepared::Pinned(p)) => (Some(p), None),
-                Some(Prepared::Host(m)) => (None, Some(m)),
-                None => (None, HostMem::new(gpu, b.memory, &h)?),
+            let (mut pinned, mut fill) = (None, None);
+            let off_device = match staged.next().flatten() {
+                Some(Prepared::Pinned(p)) => {
+                    pinned = Some(p);
+                    None
+                }
+                Some(Prepared::Fill(word)) => {
+                    fill = Some(word);
+                    None
+                }
+                Some(Prepared::Host(m)) => Some(m),
+                None => HostMem::new(gpu, b.memory, &h)?,
             };
             if off_device.is_some() {
                 // Kernels reach it at its own address; the placeholder keeps the indices.
@@ -230,9 +239,7 @@ impl Buffers {
                     pinned_copies.push(stage);
                 }
                 _ if b.is_output() => {}
-                _ => match one_word(b) {
-                    // Made where it lies, at the GPU's memory speed: the same bytes as the
-                    // host's copy, which crossing the link took seconds a GiB.
+                _ => match fill {
                     Some(word) => {
                         d.fill_u32(word)?;
                         filled = true;
@@ -431,67 +438,4 @@ pub fn measure_occupancy(
         limiter: from_report.map(|o| o.limiter).unwrap_or_default(),
         from: "api".into(),
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::one_word;
-    use crate::model::{Buffer, ElemType, Init};
-    use crate::worker::hostdata::{HostData, generate};
-
-    /// Where an input is one word over and over, that word is the one the host's copy
-    /// holds (the fill on the GPU lands the same bytes as an upload would).
-    #[test]
-    fn an_input_of_one_word_is_filled_with_the_word_the_host_makes() {
-        let inits = [
-            Init::Zeros,
-            Init::Const(1.0),
-            Init::Const(-2.5),
-            Init::Const(7.9),
-            Init::Seq,
-            Init::Random { lo: 0.0, hi: 1.0 },
-        ];
-        let types = [
-            ElemType::F32,
-            ElemType::F64,
-            ElemType::I32,
-            ElemType::U32,
-            ElemType::U64,
-        ];
-        let mut filled = 0;
-        for init in &inits {
-            for ty in types {
-                let b = Buffer {
-                    name: "in".into(),
-                    ty,
-                    len: 5,
-                    init: init.clone(),
-                    gpu: 0,
-                    memory: Default::default(),
-                };
-                let host: HostData = generate(&b, 42);
-                let bytes = host.to_le_bytes();
-                let words: Vec<u32> = (bytes.chunks(4))
-                    .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-                    .collect();
-                let alike = words.iter().all(|&w| w == words[0]);
-                match one_word(&b) {
-                    Some(w) => {
-                        filled += 1;
-                        assert!(
-                            words.iter().all(|&x| x == w),
-                            "{init:?} {ty:?}: {words:?} vs {w:#x}"
-                        );
-                    }
-                    // Only inputs that are not one word, or whose word is not known before
-                    // they are made (a random draw), are uploaded.
-                    None => assert!(
-                        !alike || matches!(init, Init::Random { .. } | Init::Seq) || ty.size() == 8,
-                        "{init:?} {ty:?} could be filled: {words:?}"
-                    ),
-                }
-            }
-        }
-        assert!(filled >= 12, "{filled}");
-    }
 }

@@ -180,7 +180,11 @@ fn inputs_of_one_word_are_filled_on_the_gpu_with_the_host_s_bytes() {
         };
         let got = gpulab::worker::hostdata::generate(&lesson.buffers[0], 7);
         let staged = Staged::new(&gpu, &lesson, std::slice::from_ref(&got));
-        assert_eq!(staged.pinned(), 0, "{init:?}: nothing to stage");
+        assert_eq!(
+            (staged.pinned(), staged.filled()),
+            (0, 1),
+            "{init:?}: filled, not staged"
+        );
         let want: Vec<u32> = (got.to_le_bytes().chunks(4))
             .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect();
