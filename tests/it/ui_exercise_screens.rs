@@ -88,14 +88,77 @@ fn ptxas(registers: u32, spill: u32) -> Option<PtxasReport> {
     })
 }
 
-fn show(mut app: App, r: CheckReport, src: &str) -> String {
+fn show(app: App, r: CheckReport, src: &str) -> String {
+    show_at(app, r, src, (160, 48))
+}
+
+/// The screen at `w` x `h` with the report `r` on the learner's `src`.
+fn show_at(mut app: App, r: CheckReport, src: &str, (w, h): (u16, u16)) -> String {
     app.exercises.open.as_mut().unwrap().src = src.into();
     app.message = Some(gpulab::ui::exercise::verdict(&r));
     app.exercises.reports.insert(EXERCISE.into(), r);
     app.refresh_shown();
-    let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| f.render_widget(&app, f.area())).unwrap();
     gpulab::ui::buffer_to_text(t.backend().buffer())
+}
+
+/// The smaller screens a learner over SSH has: the verdict and the `yours` checks in view
+/// beside the lesson's variants as a list, at 80x24 and 120x40, failing without a GPU and
+/// with nothing judged where neither a GPU nor NVRTC is (#35: snapshots of the exercise
+/// screens at both sizes).
+#[test]
+fn the_exercise_screens_at_80x24_and_120x40() {
+    let failing = |a: &App| {
+        report(
+            a,
+            false,
+            vec![
+                line(CORRECT_LINE, Mark::NeedsGpu, "needs a GPU"),
+                line("yours spill_stores == 0", Mark::Fail, "spill_stores = 136"),
+                line("yours registers <= 32", Mark::Pass, "registers = 32"),
+            ],
+            ptxas(32, 136),
+        )
+    };
+    let unjudged = |a: &App| {
+        let x = a.exercises.open.as_ref().unwrap();
+        let l = gpulab::session::exercise::lesson::compile_only(
+            &x.lesson,
+            &x.ex,
+            &gpulab::session::exercise::lesson::Yours {
+                src: &x.ex.starter,
+                path: "spill-cap.cu",
+            },
+        );
+        gpulab::session::exercise::check::unjudged(&x.ex, &l)
+    };
+    for (w, h) in [(80, 24), (120, 40)] {
+        let a = app();
+        let starter = a.exercises.open.as_ref().unwrap().ex.starter.clone();
+        let r = failing(&a);
+        let screen = show_at(a, r, &starter, (w, h));
+        assert!(screen.contains("✗ spill stores"), "{w}x{h}:\n{screen}");
+        assert!(screen.contains("1 fails"), "{w}x{h}:\n{screen}");
+        insta::assert_snapshot!(format!("exercise_failing_{w}x{h}"), screen);
+        let a = app();
+        let r = unjudged(&a);
+        let screen = show_at(a, r, &starter, (w, h));
+        assert!(screen.contains("need a GPU"), "{w}x{h}:\n{screen}");
+        // How to get NVRTC is said once, on the status line; each check says it in short,
+        // so that the checks stay in view (three of eight did, each two rows long).
+        assert_eq!(
+            screen.matches("nvidia-cuda-nvrtc").count(),
+            1,
+            "{w}x{h}:\n{screen}"
+        );
+        let shown = if w == 80 { 5 } else { 1 };
+        assert!(
+            screen.matches("needs NVRTC or a GPU").count() >= shown,
+            "{w}x{h}:\n{screen}"
+        );
+        insta::assert_snapshot!(format!("exercise_unjudged_{w}x{h}"), screen);
+    }
 }
 
 #[test]

@@ -78,7 +78,7 @@ impl CheckReport {
     /// judge (none where NVRTC is here, or where a GPU is).
     pub fn nvrtc_would_judge(&self) -> usize {
         (self.lines.iter())
-            .filter(|l| l.mark == Mark::NeedsGpu && l.detail.starts_with(NEEDS_NVRTC))
+            .filter(|l| l.mark == Mark::NeedsGpu && needs_nvrtc(&l.detail))
             .count()
     }
 
@@ -397,6 +397,12 @@ fn main_options(t: &Target, known: bool) -> RunOptions {
 
 /// How a check that NVRTC would let the CPU interpreter judge says so.
 const NEEDS_NVRTC: &str = "needs NVRTC for the CPU interpreter";
+
+/// Whether a check's detail says that NVRTC would let the CPU interpreter judge it (the
+/// lab then says so in short on each check, and how to get NVRTC once, on its status line).
+pub fn needs_nvrtc(detail: &str) -> bool {
+    detail.starts_with(NEEDS_NVRTC)
+}
 
 /// What each check needs where neither a GPU nor NVRTC is: every check is listed (none
 /// silently left out), each saying whether NVRTC would let the CPU interpreter judge it or
