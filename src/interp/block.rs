@@ -31,6 +31,9 @@ pub struct Launch {
     pub perturb: Option<Perturb>,
 }
 
+/// The SMs `%nsmid` reads: an H100's, the GPU whose limits the interpreter models.
+pub const MODELLED_SMS: u32 = 132;
+
 /// Which loads a run perturbs, and how many lane values it perturbed (shared with the
 /// caller, who reads it after the run: 0 when no such load ran).
 #[derive(Debug, Clone)]
@@ -125,7 +128,11 @@ impl BlockCtx<'_> {
             Sreg::Laneid => lane,
             Sreg::Warpid => warp,
             Sreg::Nwarpid => self.nwarps,
-            Sreg::Smid => 0,
+            // The modelled GPU's SMs (an H100's 132), the blocks dealt out in turn: a
+            // kernel that asks how many SMs it has gets what a GPU would tell it, not a
+            // figure that marks the interpreter.
+            Sreg::Smid => self.linear % MODELLED_SMS,
+            Sreg::Nsmid => MODELLED_SMS,
             Sreg::Clock => self.clock() as u32,
             Sreg::Clock64 => return self.clock(),
             Sreg::Globaltimer if self.launch.clock_scale > 0 => return self.clock(),

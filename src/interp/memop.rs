@@ -377,10 +377,19 @@ fn perturb(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, lanes_of: u32, warp: u32
         return;
     };
     let bits = ty.bits.clamp(8, 64);
-    let mask = if bits == 64 {
+    let full = if bits == 64 {
         u64::MAX
     } else {
         (1u64 << bits) - 1
+    };
+    // A float keeps its exponent: its sign and mantissa flipped, a finite value stays
+    // finite and never turns NaN, which `x != x`, a test made never to hold, would see
+    // and pass to the output, a decoy load counted as feeding it.
+    let mask = match (ty.kind, bits) {
+        (super::ops::Kind::F, 64) => 0x800F_FFFF_FFFF_FFFF,
+        (super::ops::Kind::F, 32) => 0x807F_FFFF,
+        (super::ops::Kind::F, 16) => 0x83FF,
+        _ => full,
     };
     for l in lanes(lanes_of) {
         for (k, item) in items(&ins.dst[0]).iter().enumerate().take(8) {
@@ -393,7 +402,7 @@ fn perturb(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, lanes_of: u32, warp: u32
                 ^ ctx.steps;
             let flip = (splitmix(key) & mask).max(1);
             let at = *r as usize * 32 + l;
-            fr.regs[at] = widen((fr.regs[at] ^ flip) & mask, ty);
+            fr.regs[at] = widen((fr.regs[at] ^ flip) & full, ty);
         }
     }
 }

@@ -14,6 +14,7 @@ pub enum Sreg {
     Warpid,
     Nwarpid,
     Smid,
+    Nsmid,
     Clock,
     Clock64,
     Globaltimer,
@@ -151,6 +152,7 @@ fn special(name: &str) -> Option<Sreg> {
         "%warpid" => Sreg::Warpid,
         "%nwarpid" => Sreg::Nwarpid,
         "%smid" => Sreg::Smid,
+        "%nsmid" => Sreg::Nsmid,
         "%clock" => Sreg::Clock,
         "%clock64" => Sreg::Clock64,
         "%globaltimer" => Sreg::Globaltimer,
@@ -166,6 +168,27 @@ fn special(name: &str) -> Option<Sreg> {
         "%is_explicit_cluster" => Sreg::IsExplicitCluster,
         _ => return None,
     })
+}
+
+/// PTX's special registers the interpreter does not model (`special` reads the others).
+fn unmodelled_special(t: &str) -> bool {
+    const NAMES: [&str; 8] = [
+        "%gridid",
+        "%clock_hi",
+        "%globaltimer_lo",
+        "%globaltimer_hi",
+        "%aggr_smem_size",
+        "%current_graph_exec",
+        "%reserved_smem_offset_begin",
+        "%reserved_smem_offset_end",
+    ];
+    const FAMILIES: [&str; 3] = ["%pm", "%envreg", "%reserved_smem_offset_"];
+    NAMES.contains(&t)
+        || (FAMILIES.iter()).any(|f| {
+            t.strip_prefix(f).is_some_and(|rest| {
+                !rest.is_empty() && rest.chars().next().is_some_and(|c| c.is_ascii_digit())
+            })
+        })
 }
 
 pub fn parse_int(text: &str) -> Option<i64> {
@@ -217,6 +240,13 @@ pub fn operand(names: &mut Names, text: &str) -> Result<Opnd, Unmodelled> {
     }
     if let Some(s) = special(t) {
         return Ok(Opnd::Special(s));
+    }
+    if unmodelled_special(t) {
+        // Read as a register it would be a silent 0: a kernel that asks the hardware
+        // something the interpreter does not know is refused, in words.
+        return Err(
+            format!("the special register `{t}` is not modelled by the CPU interpreter").into(),
+        );
     }
     if t.starts_with('%') || names.is_declared(t) {
         return Ok(names.reg(t));

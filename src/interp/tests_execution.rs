@@ -409,3 +409,53 @@ fn one_execution_of_a_looped_load_site_is_perturbed_alone_and_the_executions_cou
     assert_eq!(run(Some(1)), (false, 32, 3));
     assert_eq!(run(Some(2)), (true, 32, 3), "the last pass is the output");
 }
+
+/// A kernel that asks how many SMs it runs on is told the modelled GPU's (an interpreter
+/// that said 0 was told apart from a GPU by a kernel that then took another path), each
+/// block an SM in turn; a special register the interpreter does not model is refused in
+/// words, not read as 0.
+#[test]
+fn nsmid_reads_the_modelled_gpus_sms_and_an_unmodelled_special_is_refused() {
+    use super::super::block::MODELLED_SMS;
+    let (out, _) = super::run_on(&store_r9("mov.u32 %r9, %nsmid;"), 2, 32, 64).unwrap();
+    assert!(out.iter().all(|&x| x == MODELLED_SMS), "{out:?}");
+    let (out, _) = super::run_on(&store_r9("mov.u32 %r9, %smid;"), 3, 32, 96).unwrap();
+    assert_eq!(out[0], 0);
+    assert_eq!(out[32], 1);
+    assert_eq!(out[95], 2);
+    for name in ["%pm0", "%envreg3", "%gridid", "%clock_hi"] {
+        let ptx = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(\n\
+             .param .u64 k_out\n)\n{{\n.reg .b32 %r<10>;\nmov.u32 %r9, {name};\nret;\n}}\n"
+        );
+        let err = super::super::prepare(&ptx, "k").map(|_| ()).unwrap_err();
+        assert!(err.to_string().contains(name), "{name}: {err}");
+    }
+}
+
+/// A perturbed float load keeps its exponent: each lane's value changes, and none of
+/// them turns NaN or infinite (a decoy `x != x` would see a NaN and pass it on).
+#[test]
+fn a_perturbed_float_load_stays_finite() {
+    use super::super::block::Perturb;
+    let body = store_r9(
+        ".shared .align 4 .b8 tile[128];\n.reg .f32 %f<4>;\nmov.u32 %r5, tile;\n\
+         shl.b32 %r6, %r1, 2;\nadd.u32 %r7, %r5, %r6;\ncvt.rn.f32.u32 %f1, %r4;\n\
+         add.f32 %f1, %f1, 0f3FC00000;\nst.shared.f32 [%r7], %f1;\nbar.sync 0;\n\
+         ld.shared.f32 %f2, [%r7];\nmov.b32 %r9, %f2;",
+    );
+    let plain = super::run_on(&body, 1, 32, 32).unwrap();
+    let site = (plain.1.sites.iter())
+        .find(|s| s.op.starts_with("ld.shared"))
+        .map(|s| s.id)
+        .unwrap();
+    let p = Perturb::site(Space::Shared, site);
+    let out = super::run_perturbed("", &body, [1, 32, 1], 32, (false, Some(p))).unwrap();
+    for (lane, (&got, &was)) in out.0.iter().zip(&plain.0).enumerate() {
+        let (got, was) = (f32::from_bits(got), f32::from_bits(was));
+        assert!(
+            got.is_finite() && got != was,
+            "lane {lane}: {was} became {got}"
+        );
+    }
+}

@@ -228,15 +228,14 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                         Err(e) => failed(&mut r, e),
                     }
                     if let (Some(space), Some(plain)) = (opts.perturb, plain) {
-                        stage(
-                            send,
-                            v,
-                            &format!(
-                                "perturbing what it reads from {} on the CPU \
-                                 interpreter, a load site at a time",
-                                space.memory_words()
-                            ),
-                        );
+                        let words = space.memory_words();
+                        let mut said = |i: usize, n: usize| {
+                            let at = format!(
+                                "perturbing what it reads from {words} on the CPU \
+                                 interpreter: load site {i} of {n}"
+                            );
+                            stage(send, v, &at);
+                        };
                         r.perturbed = Some(reruns::followed(
                             &k,
                             small,
@@ -244,6 +243,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                             &inputs,
                             limits,
                             (space, &plain),
+                            &mut said,
                         ));
                     }
                     if let Some(first) = first {

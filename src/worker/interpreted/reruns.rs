@@ -99,18 +99,21 @@ pub(super) fn followed(
     inputs: &[HostData],
     limits: &Limits,
     (space, plain): (Space, &[(usize, HostData)]),
+    said: &mut dyn FnMut(usize, usize),
 ) -> Perturbed {
     // A generic load counts where its lanes land in the space (a site whose lanes never
     // do perturbs nothing and weighs nothing).
-    let sites = (k.sites.iter()).filter(|s| {
-        matches!(
-            s.event,
-            Event::Access {
-                space: sp,
-                kind: AccessKind::Load,
-            } if sp == space || sp == Space::Generic
-        )
-    });
+    let sites: Vec<_> = (k.sites.iter())
+        .filter(|s| {
+            matches!(
+                s.event,
+                Event::Access {
+                    space: sp,
+                    kind: AccessKind::Load,
+                } if sp == space || sp == Space::Generic
+            )
+        })
+        .collect();
     let mut p = Perturbed {
         space,
         loads: 0,
@@ -137,7 +140,10 @@ pub(super) fn followed(
         (changed, hits.load(Ordering::Relaxed), most)
     };
     let seed = crate::worker::hostdata::fresh_seed();
-    for site in sites {
+    for (i, site) in sites.iter().enumerate() {
+        // A kernel with many load sites takes many runs: each says it goes on, so that
+        // the wait for a word does not take it for one that never ends.
+        said(i + 1, sites.len());
         let (fed, n, most) = changed(Perturb::site(space, site.id));
         if n == 0 {
             continue;
