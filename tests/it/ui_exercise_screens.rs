@@ -88,6 +88,20 @@ fn ptxas(registers: u32, spill: u32) -> Option<PtxasReport> {
     })
 }
 
+/// A check without a GPU that fails on the spills the starter makes.
+fn failing(a: &App) -> CheckReport {
+    report(
+        a,
+        false,
+        vec![
+            line(CORRECT_LINE, Mark::NeedsGpu, "needs a GPU"),
+            line("yours spill_stores == 0", Mark::Fail, "spill_stores = 136"),
+            line("yours registers <= 32", Mark::Pass, "registers = 32"),
+        ],
+        ptxas(32, 136),
+    )
+}
+
 fn show(app: App, r: CheckReport, src: &str) -> String {
     show_at(app, r, src, (160, 48))
 }
@@ -109,18 +123,6 @@ fn show_at(mut app: App, r: CheckReport, src: &str, (w, h): (u16, u16)) -> Strin
 /// screens at both sizes).
 #[test]
 fn the_exercise_screens_at_80x24_and_120x40() {
-    let failing = |a: &App| {
-        report(
-            a,
-            false,
-            vec![
-                line(CORRECT_LINE, Mark::NeedsGpu, "needs a GPU"),
-                line("yours spill_stores == 0", Mark::Fail, "spill_stores = 136"),
-                line("yours registers <= 32", Mark::Pass, "registers = 32"),
-            ],
-            ptxas(32, 136),
-        )
-    };
     let unjudged = |a: &App| {
         let x = a.exercises.open.as_ref().unwrap();
         let l = gpulab::session::exercise::lesson::compile_only(
@@ -165,16 +167,7 @@ fn the_exercise_screens_at_80x24_and_120x40() {
 fn a_failing_check_without_a_gpu() {
     let a = app();
     let starter = a.exercises.open.as_ref().unwrap().ex.starter.clone();
-    let r = report(
-        &a,
-        false,
-        vec![
-            line(CORRECT_LINE, Mark::NeedsGpu, "needs a GPU"),
-            line("yours spill_stores == 0", Mark::Fail, "spill_stores = 136"),
-            line("yours registers <= 32", Mark::Pass, "registers = 32"),
-        ],
-        ptxas(32, 136),
-    );
+    let r = failing(&a);
     let screen = show(a, r, &starter);
     assert!(screen.contains("✗ spill stores (bytes) = 0"), "{screen}");
     assert!(
