@@ -207,6 +207,8 @@ fn walk(nvrtc: Nvrtc) {
             .env("GPULAB_WORKSPACE", data.path().join("work"));
     }
     let mut missing: Vec<String> = Vec::new();
+    // Charts g and ] did not bring into view.
+    let mut unreached: Vec<String> = Vec::new();
     // SAFETY: only async-signal-safe calls between fork and exec: a new session, and the pty
     // as its controlling terminal, so the lab finds it at /dev/tty as a learner's would be.
     unsafe {
@@ -282,6 +284,47 @@ fn walk(nvrtc: Nvrtc) {
             if hidden && k == "r" && !says_how_to_get_nvrtc(&screen) {
                 missing.push(format!("{} after r:\n{text}", l.id));
             }
+        }
+        // Every chart of the lesson reachable at 80x24 (#35 item 2): g puts them in place of
+        // the variants, stacked where they fit, else one at a time, ] to the next; each
+        // chart's title names its sweep. g again gives the variants back.
+        if !hidden && !l.sweeps.is_empty() {
+            keys.write_all(b"g").unwrap();
+            let first = format!("┌ {}", l.sweeps[0].name);
+            let charted = |s: &vt::Screen| s.text().contains(&first);
+            settle(
+                &out,
+                &mut fed,
+                &mut screen,
+                Duration::from_secs(10),
+                charted,
+            );
+            for (k, sweep) in l.sweeps.iter().enumerate() {
+                let title = format!("┌ {}", sweep.name);
+                if k > 0 && !screen.text().contains(&title) {
+                    keys.write_all(b"]").unwrap();
+                    let there = |s: &vt::Screen| s.text().contains(&title);
+                    settle(&out, &mut fed, &mut screen, Duration::from_secs(10), there);
+                }
+                if !screen.text().contains(&title) {
+                    unreached.push(format!(
+                        "{}: chart {} not reached:\n{}",
+                        l.id,
+                        sweep.name,
+                        screen.text()
+                    ));
+                }
+                seen += 1;
+                for c in cut_words(&screen, &words) {
+                    cuts.push(format!("{} chart {}: {c}", l.id, sweep.name));
+                }
+                if let Some(b) = rule_broken(&screen) {
+                    broken.push(format!("{} chart {}: {b}", l.id, sweep.name));
+                }
+            }
+            keys.write_all(b"g").unwrap();
+            let back = |s: &vt::Screen| !s.text().contains(&first);
+            settle(&out, &mut fed, &mut screen, Duration::from_secs(10), back);
         }
         // Down through the lesson's exercises, each read whole at 80x24 as it opens.
         for ex in &l.exercises {
@@ -369,6 +412,12 @@ fn walk(nvrtc: Nvrtc) {
         "{} screens break a rule:\n{}",
         broken.len(),
         broken.join("\n\n")
+    );
+    assert!(
+        unreached.is_empty(),
+        "{} charts not reached at 80x24:\n{}",
+        unreached.len(),
+        unreached.join("\n\n")
     );
     assert!(
         missing.is_empty(),
