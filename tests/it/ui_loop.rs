@@ -281,7 +281,7 @@ fn m_reruns_a_faulted_variant_under_memcheck_and_shows_its_line() {
     let screen = slow_faults(&mut lab);
     assert!(screen.contains("✗ FAULT: `slow` faulted"), "{screen}");
     assert!(
-        screen.contains("m: find the line where `slow` faulted"),
+        screen.contains("m: find the line where slow faulted"),
         "{screen}"
     );
     lab.jobs();
@@ -312,7 +312,7 @@ fn m_reruns_a_faulted_variant_under_memcheck_and_shows_its_line() {
         KeyCode::Esc,
         KeyModifiers::NONE,
     ))]);
-    assert!(screen.contains("memcheck of `slow`: 7 s"), "{screen}");
+    assert!(screen.contains("memcheck of slow: 7 s"), "{screen}");
     let (screen, _) = lab.play(vec![key('m')]);
     assert!(screen.contains("7 s so far"), "m shows it again:\n{screen}");
     assert!(lab.jobs().is_empty(), "and starts no second rerun");

@@ -269,7 +269,9 @@ fn device_words(name: &str) -> (String, String, String) {
 
 /// The status in one row, or two where it needs them, cut only between words.
 pub fn status_rows(app: &App, width: u16) -> Vec<String> {
-    let text = status_text(app);
+    // Words put in backticks (a variant, a command) are code in prose, where the page
+    // draws them as code; the status row is plain, and shows them as they read.
+    let text = status_text(app).replace('`', "");
     let w = (width as usize).saturating_sub(1).max(1);
     let rows: Vec<String> = fit::wrap(&Line::raw(text.clone()), w, 0)
         .iter()
@@ -341,6 +343,19 @@ fn plain_status(app: &App) -> String {
 #[cfg(test)]
 mod tests {
     use super::device_words;
+
+    /// The status row draws no backticks: "m needs compute-sanitizer (… see gpulab
+    /// doctor)", not "see `gpulab doctor`".
+    #[test]
+    fn the_status_row_shows_code_without_backticks() {
+        let mut app = crate::ui::App::new(Vec::new(), None, Default::default());
+        app.message = Some("no NVRTC here: the SASS needs NVRTC (`gpulab doctor`)".into());
+        let rows = super::status_rows(&app, 80);
+        assert_eq!(
+            rows,
+            ["no NVRTC here: the SASS needs NVRTC (gpulab doctor)"]
+        );
+    }
 
     #[test]
     fn a_devices_name_splits_into_maker_model_and_the_rest() {
