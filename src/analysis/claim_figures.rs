@@ -5,7 +5,7 @@
 use super::Verdict;
 use crate::model::access::{AccessKind, Space};
 use crate::model::claim::Metric;
-use crate::model::results::{GlobalStats, MemoryStats, VariantResult};
+use crate::model::results::{GlobalStats, MemoryStats, PerturbOf, VariantResult};
 
 /// The figure `m` of `v`, or why there is none.
 pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
@@ -32,15 +32,25 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             .as_ref()
             .map(|o| o.ratio)
             .ok_or_else(|| missing("occupancy")),
-        Metric::SharedFeedsOutputPct | Metric::ClusterFeedsOutputPct => {
-            let space = m.perturbed_space();
-            match v.perturbed {
-                Some(p) if Some(p.space) == space => Ok(p.pct()),
-                _ => Err(Verdict::NotMeasured(format!(
-                    "not measured: only the CPU interpreter runs `{name}` with what it reads \
-                     from {} perturbed, once its output is right",
-                    space.map_or("memory", Space::memory_words)
-                ))),
+        Metric::SharedFeedsOutputPct
+        | Metric::ClusterFeedsOutputPct
+        | Metric::SharedAtomicsFeedOutputPct => {
+            let asked = m.perturbing();
+            match (v.perturbed, asked) {
+                (Some(p), Some(a)) if p.space == a.space && p.of == a.of => Ok(p.pct()),
+                _ => {
+                    let words = asked.map_or("memory", |a| a.space.memory_words());
+                    let how = match asked.map(|a| a.of) {
+                        Some(PerturbOf::Atomics) => {
+                            format!("with its atomics on {words} left out")
+                        }
+                        _ => format!("with what it reads from {words} perturbed"),
+                    };
+                    Err(Verdict::NotMeasured(format!(
+                        "not measured: only the CPU interpreter runs `{name}` {how}, once its \
+                         output is right"
+                    )))
+                }
             }
         }
         Metric::SharedWavefrontsPerRequest
@@ -77,6 +87,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::ConstantRequests
         | Metric::TextureRequests
         | Metric::CopyWaitsInFlightPct
+        | Metric::CopyReadsInFlightPct
         | Metric::LoadsUnusedPct
         | Metric::SharedTimedWords
         | Metric::LocalTimedWords
@@ -212,6 +223,10 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                 )));
             }
             Ok(100.0 * w.waits_in_flight as f64 / w.waits as f64)
+        }
+        Metric::CopyReadsInFlightPct => {
+            let c = &mem.copies;
+            per(100.0 * c.reads_in_flight as f64, c.reads, "shared read")
         }
         // None is a count like any other: a kernel that makes no call has 0 of them.
         Metric::Calls => Ok(mem.calls as f64),

@@ -52,6 +52,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::ConstantRequests => "constant requests",
         Metric::TextureRequests => "texture requests",
         Metric::CopyWaitsInFlightPct => "% of copy waits with copies still in flight",
+        Metric::CopyReadsInFlightPct => "% of shared reads made with copies in flight",
         Metric::LoadsUnusedPct => "% of load requests whose values nothing uses",
         Metric::SharedTimedWords => "distinct shared words read in the timed lines",
         Metric::LocalTimedWords => "distinct local words read in the timed lines",
@@ -59,6 +60,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::Shuffles => "warp shuffles (a lane each)",
         Metric::GlobalCrossBlockWords => "global words stored by two or more blocks",
         Metric::SharedFeedsOutputPct => "% of shared reads that reach the output",
+        Metric::SharedAtomicsFeedOutputPct => "% of shared atomic updates that reach the output",
         Metric::ClusterFeedsOutputPct => "% of cluster reads that reach the output",
     }
 }

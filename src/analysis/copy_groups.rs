@@ -9,6 +9,13 @@
 //! the last) is no copy in flight, and a warp with nothing pending (its lanes issued no
 //! copy: 16-byte copies leave some idle) is not counted; nor is a wait that completes no
 //! copy (the same wait again, with only a token copy pending: it waits for nothing).
+//!
+//! The waits alone can be gamed by splitting one tile into several groups drained in turn
+//! before the work: each wait but the last leaves a later group of the same tile in
+//! flight, and no copy overlaps any work. So the shared reads are followed too: a read
+//! overlaps a copy when its warp has at least half as many bytes in flight as its last
+//! wait completed (a double buffer sums tile k with tile k + 1 in flight; a token copy
+//! kept pending beside the work is not a tile's worth).
 
 use super::race_intervals::FastMap;
 use super::races::{Op, SharedEvent};
@@ -20,6 +27,17 @@ struct Groups {
     open: u64,
     /// Bytes in each committed group, oldest first.
     committed: VecDeque<u64>,
+    /// Bytes the warp's last counted wait completed.
+    last_done: u64,
+}
+
+impl Groups {
+    /// Whether the warp's copies in flight are a tile's worth: at least half of what its
+    /// last wait completed.
+    fn in_flight(&self) -> bool {
+        let pending = self.open + self.committed.iter().sum::<u64>();
+        pending > 0 && 2 * pending >= self.last_done
+    }
 }
 
 /// The waits of every warp of a trace, and those that left copies in flight.
@@ -28,6 +46,10 @@ pub struct CopyGroups {
     warps: FastMap<(u32, u32), Groups>,
     pub waits: u64,
     pub waits_in_flight: u64,
+    /// Shared read requests (not a copy's), and those made with a tile's worth of the
+    /// warp's copies in flight.
+    pub reads: u64,
+    pub reads_in_flight: u64,
 }
 
 impl CopyGroups {
@@ -62,9 +84,20 @@ impl CopyGroups {
                     return;
                 }
                 self.waits += 1;
+                w.last_done = done;
                 let left: u64 = w.committed.iter().sum();
                 if left > 0 && 2 * left >= done {
                     self.waits_in_flight += 1;
+                }
+            }
+            Op::Read => {
+                self.reads += 1;
+                if self
+                    .warps
+                    .get(&(e.block, e.warp))
+                    .is_some_and(Groups::in_flight)
+                {
+                    self.reads_in_flight += 1;
                 }
             }
             _ => {}
@@ -169,6 +202,63 @@ mod tests {
         // groups: not counted either way.
         let idle = [commit, wait(1), commit, wait(1)];
         assert_eq!(run(&idle), (0, 0));
+    }
+
+    fn reads(ops: &[Op]) -> (u64, u64) {
+        let mut c = CopyGroups::default();
+        ops.iter().for_each(|&op| c.push(&ev(op)));
+        (c.reads, c.reads_in_flight)
+    }
+
+    #[test]
+    fn reads_overlap_a_tiles_copies_in_flight_not_groups_drained_before_them() {
+        let (copy, commit, read) = (Op::CopyWrite, Op::CopyCommit, Op::Read);
+        let wait = |groups| Op::CopyWait { groups, all: false };
+        // A double buffer of two turns: tile 1 in flight while tile 0 is read, nothing
+        // while tile 1 is (its turn commits an empty group).
+        let double = [
+            copy,
+            copy,
+            commit,
+            copy,
+            copy,
+            commit,
+            wait(1),
+            read,
+            read,
+            commit,
+            wait(1),
+            read,
+            read,
+        ];
+        assert_eq!(reads(&double), (4, 2));
+        // One tile split into three groups drained by wait_group 2, 1, 0 before its reads:
+        // two of three waits leave copies in flight, and no read overlaps any.
+        let split = [
+            copy,
+            commit,
+            copy,
+            commit,
+            copy,
+            copy,
+            commit,
+            wait(2),
+            wait(1),
+            wait(0),
+            read,
+            read,
+        ];
+        assert_eq!(run(&split).1, 2);
+        assert_eq!(reads(&split), (2, 0));
+        // A token copy kept pending beside a tile waited for whole is not a tile's worth.
+        let mut token = vec![copy, copy, copy, commit, wait(0)];
+        token.extend([Op::CopyWrite, commit, read, read]);
+        let mut c = CopyGroups::default();
+        for (i, &op) in token.iter().enumerate() {
+            let mask = if i == 5 { 1 } else { u32::MAX };
+            c.push(&SharedEvent { mask, ..ev(op) });
+        }
+        assert_eq!((c.reads, c.reads_in_flight), (2, 0));
     }
 
     #[test]

@@ -8,9 +8,11 @@ use super::alu::{self, trunc};
 use super::block::BlockCtx;
 use super::calls::lanes;
 use super::decode::Instr;
-use super::memop::{at_of, misaligned, misaligned_error, oob};
+use super::memop::{at_of, misaligned, misaligned_error, nth_execution, oob, same_space};
 use super::ops::{AtomOp, Bin, Op, Space, Ty};
 use super::warp::Frame;
+use crate::model::results::PerturbOf;
+use std::sync::atomic::Ordering;
 
 fn atom_value(op: AtomOp, ty: Ty, old: u64, b: u64, c: u64) -> u64 {
     let bits = ty.bits;
@@ -75,6 +77,7 @@ pub fn atomic(
             ctx.access_record(ins, warp, active, &ats, n as u32);
         }
     }
+    let left_out = left_out(ctx, ins, active, warp, space, &row);
     let mut out = [0u64; 32];
     for l in lanes(active) {
         let addr = row[l];
@@ -86,11 +89,14 @@ pub fn atomic(
             .mem
             .load(at, n, thread)
             .map_err(|e| oob(ctx, ins, warp, l, e))?;
+        out[l] = old;
+        if left_out >> l & 1 == 1 {
+            continue;
+        }
         let new = trunc(atom_value(op, ty, old, b, c), ty.bits);
         ctx.mem
             .store(at, n, thread, new)
             .map_err(|e| oob(ctx, ins, warp, l, e))?;
-        out[l] = old;
     }
     if !red {
         for l in lanes(active) {
@@ -98,4 +104,35 @@ pub fn atomic(
         }
     }
     Ok(())
+}
+
+/// The lanes whose update a run that leaves this site's atomics out skips (those whose
+/// address is in the perturbed space, at the execution it perturbs), counted as its hits.
+fn left_out(
+    ctx: &mut BlockCtx,
+    ins: &Instr,
+    active: u32,
+    warp: u32,
+    space: Space,
+    row: &[u64; 32],
+) -> u32 {
+    let Some(p) = &ctx.launch.perturb else {
+        return 0;
+    };
+    if p.of != PerturbOf::Atomics || p.site.is_some_and(|s| ins.site != Some(s)) {
+        return 0;
+    }
+    let on = p.space;
+    let lanes_in = lanes(active)
+        .filter(|&l| same_space(at_of(space, row[l]), on))
+        .fold(0u32, |m, l| m | 1 << l);
+    let skipped = match lanes_in {
+        0 => 0,
+        m => nth_execution(ctx, warp, m),
+    };
+    if let Some(p) = &ctx.launch.perturb {
+        p.hits
+            .fetch_add(u64::from(skipped.count_ones()), Ordering::Relaxed);
+    }
+    skipped
 }

@@ -10,6 +10,7 @@ use super::operand::Sreg;
 use super::warp::BARRIERS;
 use super::{Halt, Place, RunError};
 use crate::model::access::Space;
+use crate::model::results::{PerturbOf, Perturbing};
 use crate::trace::decode::Record;
 use crate::trace::stream::Streamed;
 
@@ -34,11 +35,15 @@ pub struct Launch {
 /// The SMs `%nsmid` reads: an H100's, the GPU whose limits the interpreter models.
 pub const MODELLED_SMS: u32 = 132;
 
-/// Which loads a run perturbs, and how many lane values it perturbed (shared with the
-/// caller, who reads it after the run: 0 when no such load ran).
+/// Which loads a run perturbs (or which atomics it leaves out), and how many lane values
+/// it perturbed (shared with the caller, who reads it after the run: 0 when no such load
+/// ran).
 #[derive(Debug, Clone)]
 pub struct Perturb {
     pub space: Space,
+    /// Loads, their values' bits flipped; or atomics, their updates left out (each lane
+    /// still reads the word's old value).
+    pub of: PerturbOf,
     /// One site's loads (`Instr::site`), or every load of the space.
     pub site: Option<u32>,
     /// Only each warp's n-th execution of those loads (from 0, counted per warp of each
@@ -55,8 +60,20 @@ pub struct Perturb {
 impl Perturb {
     /// Every execution of one site's loads from `space`.
     pub fn site(space: Space, site: u32) -> Perturb {
+        Perturb::of(
+            Perturbing {
+                space,
+                of: PerturbOf::Loads,
+            },
+            site,
+        )
+    }
+
+    /// Every execution of one site's loads (or atomics) on a space.
+    pub fn of(on: Perturbing, site: u32) -> Perturb {
         Perturb {
-            space,
+            space: on.space,
+            of: on.of,
             site: Some(site),
             execution: None,
             hits: Default::default(),

@@ -11,6 +11,7 @@ use super::ops::{Kind, Op, Space, Ty};
 use super::slice::Slice;
 use super::warp::Frame;
 use super::{Fault, Halt, RunError};
+use crate::model::results::PerturbOf;
 
 pub(super) fn at_of(space: Space, a: u64) -> At {
     match space {
@@ -320,7 +321,9 @@ pub fn load_store(
     // may overwrite the register its address was in.
     let perturbed = match (&ctx.launch.perturb, ins.op) {
         (Some(p), Op::Ld { space, .. })
-            if space != Space::Param && p.site.is_none_or(|s| ins.site == Some(s)) =>
+            if space != Space::Param
+                && p.of == PerturbOf::Loads
+                && p.site.is_none_or(|s| ins.site == Some(s)) =>
         {
             let row = address_row(fr, ctx, &ins.src[0], active, warp);
             lanes(active)
@@ -342,7 +345,7 @@ pub fn load_store(
 
 /// `lanes` where this is the execution of the perturbed loads the run perturbs (every one,
 /// or the warp's n-th: `Perturb::execution`), else none; counts the warp's executions.
-fn nth_execution(ctx: &mut BlockCtx, warp: u32, lanes: u32) -> u32 {
+pub(super) fn nth_execution(ctx: &mut BlockCtx, warp: u32, lanes: u32) -> u32 {
     let Some(p) = &ctx.launch.perturb else {
         return 0;
     };
@@ -358,7 +361,7 @@ fn nth_execution(ctx: &mut BlockCtx, warp: u32, lanes: u32) -> u32 {
 }
 
 /// Whether `at` is in `space` (shared: this block's own shared memory).
-fn same_space(at: At, space: Space) -> bool {
+pub(super) fn same_space(at: At, space: Space) -> bool {
     matches!(
         (at, space),
         (At::Shared(_), Space::Shared)

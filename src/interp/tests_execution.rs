@@ -375,6 +375,53 @@ fn a_perturbed_load_site_changes_what_its_lanes_read_and_no_other_site() {
     assert_eq!(b, plain.0, "the masked load feeds nothing");
 }
 
+/// An atomic site left out updates nothing, each lane still reading the old word, and its
+/// lanes are counted; an add of zero left out changes nothing. Here every lane adds its
+/// index to one shared counter (site A), then adds zero to it (site B), and reads it.
+#[test]
+fn an_atomic_site_left_out_updates_nothing_and_an_add_of_zero_changes_nothing() {
+    use super::super::block::Perturb;
+    use crate::model::results::{PerturbOf, Perturbing};
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    let body = store_r9(
+        ".shared .align 4 .b32 cnt;\nmov.u32 %r5, cnt;\nsetp.eq.u32 %p1, %r1, 0;\n\
+         @%p1 st.shared.u32 [%r5], 0;\nbar.sync 0;\natom.shared.add.u32 %r11, [%r5], %r1;\n\
+         mov.u32 %r12, 0;\natom.shared.add.u32 %r13, [%r5], %r12;\nbar.sync 0;\n\
+         ld.shared.u32 %r9, [%r5];",
+    );
+    let plain = super::run_on(&body, 1, 32, 32).unwrap();
+    assert_eq!(plain.0, vec![496; 32]);
+    let sites: Vec<u32> = (plain.1.sites.iter())
+        .filter(|s| s.op.starts_with("atom.shared"))
+        .map(|s| s.id)
+        .collect();
+    assert_eq!(sites.len(), 2, "{:?}", plain.1.sites);
+    let run = |site| {
+        let hits = Arc::new(AtomicU64::new(0));
+        let on = Perturbing {
+            space: Space::Shared,
+            of: PerturbOf::Atomics,
+        };
+        let p = Perturb {
+            hits: hits.clone(),
+            ..Perturb::of(on, site)
+        };
+        let out = super::run_perturbed("", &body, [1, 32, 1], 32, (false, Some(p))).unwrap();
+        (out.0, hits.load(Ordering::Relaxed))
+    };
+    assert_eq!(run(sites[0]), (vec![0; 32], 32), "the adds left out");
+    assert_eq!(
+        run(sites[1]),
+        (plain.0.clone(), 32),
+        "the add of zero feeds nothing"
+    );
+    // A load perturbation leaves atomics alone.
+    let p = Perturb::site(Space::Shared, sites[0]);
+    let out = super::run_perturbed("", &body, [1, 32, 1], 32, (false, Some(p))).unwrap();
+    assert_eq!(out.0, plain.0);
+}
+
 /// A site a loop runs three times, only its last pass's value kept: perturbing each warp's
 /// first execution leaves the output as it was, its last changes it, and the run counts
 /// how many times the warp ran the site.

@@ -2,6 +2,7 @@
 //! `analysis::claims` judges them against each run's results.
 
 use crate::model::access::{AccessKind, Space};
+use crate::model::results::{PerturbOf, Perturbing};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -153,6 +154,11 @@ pub enum Metric {
     /// tile's copies with the work on this one waits with copies in flight; one that waits
     /// for everything (`wait_group 0`, one buffer) never does.
     CopyWaitsInFlightPct,
+    /// The share of the shared read requests, in percent, made while a tile's worth of the
+    /// warp's asynchronous copies was in flight: the work a pipeline overlaps with its
+    /// copies. Waits alone can be split to look overlapped (one tile in three groups
+    /// drained before its reads); the reads cannot.
+    CopyReadsInFlightPct,
     /// The share of the load requests, in percent, whose values nothing uses (no store,
     /// branch, address or atomic depends on them): loads made only to be counted.
     LoadsUnusedPct,
@@ -170,15 +176,20 @@ pub enum Metric {
     /// Warp shuffles taken part in, a lane each, scaled to the grid
     /// (`MemoryStats::shuffles`): a tree whose steps are to stay in shared memory has none.
     Shuffles,
-    /// Global words two or more traced blocks stored to with plain stores
+    /// Global words two or more traced blocks stored to with plain stores or exchanges
     /// (`GlobalStats::cross_block_words`): a merge into global memory by a load and a
-    /// store, not an atomic, which loses updates where blocks run at once.
+    /// store (or an `atomicExch` of the sum), which loses updates where blocks run at once.
     GlobalCrossBlockWords,
     /// The share, in percent, of the values the kernel loads from shared memory that are
     /// loaded at sites whose values reach the output: each load site runs perturbed in a
     /// CPU interpreter run of its own (`VariantResult::perturbed`). A tile read for show
     /// beside a result made in registers feeds none of it.
     SharedFeedsOutputPct,
+    /// The share of the shared atomic updates (lanes) made at sites whose updates reach the
+    /// output: each shared atomic site runs with its updates left out in a CPU interpreter
+    /// run of its own (`VariantResult::perturbed`). An add of zero, or a counter nobody
+    /// reads, counts like any update but changes nothing when left out.
+    SharedAtomicsFeedOutputPct,
     /// The same for the values read from another block's shared memory through the
     /// cluster (`ld.shared::cluster`, or a generic load that lands there): a remote read
     /// kept for show beside a neighbour's value worked out again feeds none.
@@ -186,7 +197,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 52] = [
+    pub const ALL: [(&'static str, Metric); 54] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -270,6 +281,7 @@ impl Metric {
         ("constant.requests", Metric::ConstantRequests),
         ("texture.requests", Metric::TextureRequests),
         ("copy.waits_in_flight_pct", Metric::CopyWaitsInFlightPct),
+        ("copy.reads_in_flight_pct", Metric::CopyReadsInFlightPct),
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("shared.timed_words", Metric::SharedTimedWords),
         ("local.timed_words", Metric::LocalTimedWords),
@@ -278,21 +290,28 @@ impl Metric {
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
         ("cluster.feeds_output_pct", Metric::ClusterFeedsOutputPct),
+        (
+            "shared.atomics_feed_output_pct",
+            Metric::SharedAtomicsFeedOutputPct,
+        ),
     ];
 
     /// A figure only the CPU interpreter makes (runs with the loaded values perturbed): a
     /// GPU check takes it from its strict rerun there.
     pub fn judged_on_cpu(self) -> bool {
-        self.perturbed_space().is_some()
+        self.perturbing().is_some()
     }
 
-    /// The space whose loads the figure perturbs, for a figure of what feeds the output.
-    pub fn perturbed_space(self) -> Option<Space> {
-        match self {
-            Metric::SharedFeedsOutputPct => Some(Space::Shared),
-            Metric::ClusterFeedsOutputPct => Some(Space::Cluster),
-            _ => None,
-        }
+    /// The space whose loads (or atomics) the figure perturbs, for a figure of what feeds
+    /// the output.
+    pub fn perturbing(self) -> Option<Perturbing> {
+        let (space, of) = match self {
+            Metric::SharedFeedsOutputPct => (Space::Shared, PerturbOf::Loads),
+            Metric::ClusterFeedsOutputPct => (Space::Cluster, PerturbOf::Loads),
+            Metric::SharedAtomicsFeedOutputPct => (Space::Shared, PerturbOf::Atomics),
+            _ => return None,
+        };
+        Some(Perturbing { space, of })
     }
 
     pub fn name(self) -> &'static str {

@@ -56,10 +56,11 @@ pub struct RunOptions {
     pub clock_checked: bool,
     /// On the CPU interpreter, a variant whose output came out right at the CPU size runs
     /// there again for each of its load sites of this space, with the values it loads
-    /// there perturbed, and its result says how much of its loading feeds the output
-    /// (`VariantResult::perturbed`; exercise checks of a tile read for show).
+    /// there perturbed (or each atomic site, its updates left out), and its result says
+    /// how much of its loading feeds the output (`VariantResult::perturbed`; exercise
+    /// checks of a tile read for show, of atomics made for show).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub perturb: Option<crate::model::access::Space>,
+    pub perturb: Option<crate::model::results::Perturbing>,
     /// Timing budget per variant.
     pub max_runs: u32,
     pub max_ms: f64,

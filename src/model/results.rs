@@ -223,6 +223,12 @@ pub struct CopyStats {
     pub waits: u64,
     #[serde(default)]
     pub waits_in_flight: u64,
+    /// Shared read requests, and those made while a tile's worth of the warp's copies was
+    /// in flight (`analysis::copy_groups`): the work a pipeline overlaps with its copies.
+    #[serde(default)]
+    pub reads: u64,
+    #[serde(default)]
+    pub reads_in_flight: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -540,10 +546,35 @@ pub struct VariantResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Perturbed {
     pub space: crate::model::access::Space,
+    /// Whether the sites were loads (their values perturbed) or atomics (their updates
+    /// left out); `loads` then counts the atomics' lanes.
+    #[serde(default)]
+    pub of: PerturbOf,
     pub loads: u64,
     pub feeding: u64,
     pub sites: u32,
     pub sites_feeding: u32,
+}
+
+/// What the runs of a check that follows the output change, one site at a time: what
+/// the loads of a space read (their bits flipped), or whether the atomics on it update
+/// at all (the update left out). A load read for show changes nothing when perturbed; an
+/// atomic made for show (an add of zero, a counter nobody reads) changes nothing when
+/// left out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PerturbOf {
+    #[default]
+    Loads,
+    Atomics,
+}
+
+/// The space and the kind of site a check's perturbed runs go through.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Perturbing {
+    pub space: crate::model::access::Space,
+    #[serde(default)]
+    pub of: PerturbOf,
 }
 
 impl Perturbed {

@@ -302,6 +302,8 @@ pub fn analyze_launch(
     };
     m.copies.waits = groups.waits;
     m.copies.waits_in_flight = groups.waits_in_flight;
+    m.copies.reads = groups.reads;
+    m.copies.reads_in_flight = groups.reads_in_flight;
     let mut cross = crate::trace::cross_block::CrossBlockStores::default();
     for r in records {
         if let Some(site) = sites.get(r.site as usize) {

@@ -2,7 +2,9 @@
 //! order the kernel can rely on, so such a word holds whichever store came last: a merge
 //! into global memory made with a load and a store instead of an atomic loses updates on a
 //! GPU (where blocks run at once), while the interpreter, running blocks one after another,
-//! gets the right sum. Atomics and reductions are not plain stores and are left out.
+//! gets the right sum. An exchange (`atom.exch`) counts as a store: it writes what it is
+//! given whatever the word held, so a plain load and an exchange of the sum lose updates
+//! as a load and a store do. Other atomics and reductions are left out.
 
 use crate::analysis::FastMap;
 use crate::model::access::{AccessKind, Space};
@@ -26,7 +28,9 @@ pub struct CrossBlockStores {
 
 impl CrossBlockStores {
     pub fn push(&mut self, r: &Record, site: &Site) {
-        if r.space != Space::Global || site.kind() != Some(AccessKind::Store) {
+        if r.space != Space::Global
+            || !(site.kind() == Some(AccessKind::Store) || site.is_exchange())
+        {
             return;
         }
         let words = u64::from(r.width.div_ceil(4)).max(1);
@@ -110,5 +114,21 @@ mod tests {
             a.push(&rec(b, 1 << 20), &site(AccessKind::Atomic));
         }
         assert_eq!(a.words, 0);
+        // ... but an exchange of a sum read plainly is a store: blocks merging at once
+        // lose each other's counts.
+        let exch = Site {
+            op: "atom.global.exch.b32".into(),
+            ..site(AccessKind::Atomic)
+        };
+        let mut x = CrossBlockStores::default();
+        for b in 0..3 {
+            x.push(&rec(b, 1 << 20), &exch);
+        }
+        assert_eq!(x.words, 32);
+        // One block's exchanges (the last block taking the counts) are its own.
+        let mut one = CrossBlockStores::default();
+        one.push(&rec(7, 1 << 20), &exch);
+        one.push(&rec(7, 1 << 20), &exch);
+        assert_eq!(one.words, 0);
     }
 }

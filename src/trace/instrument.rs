@@ -198,6 +198,11 @@ impl Site {
         self.kind().is_some_and(AccessKind::is_atomic)
     }
 
+    /// An atomic exchange (`atom.exch`): it stores its operand whatever the word held.
+    pub fn is_exchange(&self) -> bool {
+        self.is_atomic() && self.op.split('.').any(|p| p == "exch")
+    }
+
     /// A site whose counts wait for the SASS: a shared access wider than a word, which
     /// ptxas may make in narrower instructions, and every atomic, which it may aggregate
     /// over the warp, make a loop, or make a reduction.

@@ -303,6 +303,8 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut c.global_bytes_used);
     s(&mut c.waits);
     s(&mut c.waits_in_flight);
+    s(&mut c.reads);
+    s(&mut c.reads_in_flight);
     s(&mut m.calls);
     s(&mut m.shuffles);
 }

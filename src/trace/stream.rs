@@ -256,6 +256,8 @@ impl Streamed {
         };
         m.copies.waits = self.groups.waits;
         m.copies.waits_in_flight = self.groups.waits_in_flight;
+        m.copies.reads = self.groups.reads;
+        m.copies.reads_in_flight = self.groups.reads_in_flight;
         m.calls = self.calls;
         m.shuffles = self.shuffles;
         m.global.cross_block_words = self.cross.words;

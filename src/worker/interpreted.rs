@@ -19,7 +19,7 @@ use crate::interp::lesson::{self, CpuError, Placed};
 use crate::interp::limits::{Budget, DEFAULT_BUDGET, GPU_MEMORY, Limits};
 use crate::interp::{Halt, Kernel, Plan, prepare};
 use crate::model::protocol::{CpuRun, Reply, RunOptions};
-use crate::model::results::{MemoryStats, VariantResult};
+use crate::model::results::{MemoryStats, PerturbOf, VariantResult};
 use crate::model::target::{Gpus, target};
 use crate::model::{Lesson, Reference, Variant};
 use crate::trace::instrument::Site;
@@ -227,13 +227,19 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                         }
                         Err(e) => failed(&mut r, e),
                     }
-                    if let (Some(space), Some(plain)) = (opts.perturb, plain) {
-                        let words = space.memory_words();
+                    if let (Some(on), Some(plain)) = (opts.perturb, plain) {
+                        let words = on.space.memory_words();
                         let mut said = |i: usize, n: usize| {
-                            let at = format!(
-                                "perturbing what it reads from {words} on the CPU \
-                                 interpreter: load site {i} of {n}"
-                            );
+                            let at = match on.of {
+                                PerturbOf::Loads => format!(
+                                    "perturbing what it reads from {words} on the CPU \
+                                     interpreter: load site {i} of {n}"
+                                ),
+                                PerturbOf::Atomics => format!(
+                                    "leaving out its atomics on {words} on the CPU \
+                                     interpreter: atomic site {i} of {n}"
+                                ),
+                            };
                             stage(send, v, &at);
                         };
                         r.perturbed = Some(reruns::followed(
@@ -242,7 +248,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                             sv,
                             &inputs,
                             limits,
-                            (space, &plain),
+                            (on, &plain),
                             &mut said,
                         ));
                     }

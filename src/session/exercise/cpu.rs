@@ -54,7 +54,7 @@ pub fn check_cpu(
         clock_checked: true,
         // Where a check judges how much of what yours reads from a space reaches the
         // output, yours runs again, a load site at a time, with those values perturbed.
-        perturb: (ex.checks.iter()).find_map(|c| c.metric()?.perturbed_space()),
+        perturb: (ex.checks.iter()).find_map(|c| c.metric()?.perturbing()),
         ..RunOptions::default()
     };
     let progress = super::check::progress(&mut say);

@@ -9,7 +9,7 @@ use crate::interp::block::Perturb;
 use crate::interp::lesson::Placed;
 use crate::interp::limits::Limits;
 use crate::model::access::{AccessKind, Space};
-use crate::model::results::Perturbed;
+use crate::model::results::{PerturbOf, Perturbed, Perturbing};
 use crate::model::{Lesson, Variant};
 use crate::trace::instrument::Event;
 use crate::worker::hostdata::HostData;
@@ -92,30 +92,38 @@ pub(super) fn clocks_followed(
 /// (`executions_tried`): a loop over tiles whose every pass climbs the same tree, only
 /// the last pass's result kept, feeds the output at one execution in many, and its site
 /// weighs that share, where a loop whose every pass feeds keeps its whole weight.
+///
+/// Asked of atomics (`PerturbOf::Atomics`), each atomic site of the space runs with its
+/// updates left out instead, and the same weighing gives the share of the updates that
+/// reach the output: an add of zero, or a counter nobody reads, reaches none.
 pub(super) fn followed(
     k: &Kernel,
     small: &Lesson,
     v: &Variant,
     inputs: &[HostData],
     limits: &Limits,
-    (space, plain): (Space, &[(usize, HostData)]),
+    (on, plain): (Perturbing, &[(usize, HostData)]),
     said: &mut dyn FnMut(usize, usize),
 ) -> Perturbed {
-    // A generic load counts where its lanes land in the space (a site whose lanes never
+    let space = on.space;
+    // A generic access counts where its lanes land in the space (a site whose lanes never
     // do perturbs nothing and weighs nothing).
+    let kind_asked = |kind: AccessKind| match on.of {
+        PerturbOf::Loads => kind == AccessKind::Load,
+        PerturbOf::Atomics => kind.is_atomic(),
+    };
     let sites: Vec<_> = (k.sites.iter())
         .filter(|s| {
             matches!(
                 s.event,
-                Event::Access {
-                    space: sp,
-                    kind: AccessKind::Load,
-                } if sp == space || sp == Space::Generic
+                Event::Access { space: sp, kind } if (sp == space || sp == Space::Generic)
+                    && kind_asked(kind)
             )
         })
         .collect();
     let mut p = Perturbed {
         space,
+        of: on.of,
         loads: 0,
         feeding: 0,
         sites: 0,
@@ -144,7 +152,7 @@ pub(super) fn followed(
         // A kernel with many load sites takes many runs: each says it goes on, so that
         // the wait for a word does not take it for one that never ends.
         said(i + 1, sites.len());
-        let (fed, n, most) = changed(Perturb::site(space, site.id));
+        let (fed, n, most) = changed(Perturb::of(on, site.id));
         if n == 0 {
             continue;
         }
@@ -158,7 +166,7 @@ pub(super) fn followed(
         for nth in executions_tried(most, seed ^ u64::from(site.id)) {
             let (fed, hits, _) = changed(Perturb {
                 execution: Some(nth),
-                ..Perturb::site(space, site.id)
+                ..Perturb::of(on, site.id)
             });
             tried += hits;
             feeding += if fed { hits } else { 0 };
