@@ -41,6 +41,29 @@ pub fn initial(sites: usize) -> Vec<u64> {
     w
 }
 
+/// The clusters to trace besides a sample for their count of events (logger.ptx's
+/// `__gpulab_trace_census_events`: the synchronisations each cluster's warps made, by
+/// linear cluster index): for each count no traced cluster made, the lowest cluster that
+/// made it, at most `most`. One block that skips a barrier its neighbours make runs no
+/// site they do not run (`Census::untraced_paths` cannot see it), but its count differs.
+pub fn unmatched_events(counts: &[u32], traced: impl Fn(u64) -> bool, most: usize) -> Vec<u32> {
+    let seen: std::collections::HashSet<u32> = (counts.iter().enumerate())
+        .filter(|&(c, _)| traced(c as u64))
+        .map(|(_, &n)| n)
+        .collect();
+    let mut taken = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for (c, &n) in counts.iter().enumerate() {
+        if out.len() >= most {
+            break;
+        }
+        if !seen.contains(&n) && taken.insert(n) {
+            out.push(c as u32);
+        }
+    }
+    out
+}
+
 /// One site's figures, over every block of the grid.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Counted {
@@ -238,6 +261,28 @@ fn add(c: &mut SharedCounts, requests: u64, wavefronts: u64, ideal: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cluster_whose_count_of_events_no_traced_cluster_made_is_traced_once_a_count() {
+        // 12 clusters of 8 events each; cluster 9 skips one barrier in each of 4 turns,
+        // clusters 10 and 11 (past the end of the data) make none. The sample: 0, 4, 8.
+        let mut counts = vec![8u32; 12];
+        counts[9] = 4;
+        counts[10] = 0;
+        counts[11] = 0;
+        let traced = |c: u64| c.is_multiple_of(4);
+        assert_eq!(unmatched_events(&counts, traced, 8), vec![9, 10]);
+        assert_eq!(
+            unmatched_events(&counts, traced, 1),
+            vec![9],
+            "at most `most`"
+        );
+        // Traced once found, the count is seen and nothing more is added.
+        let wider = |c: u64| c.is_multiple_of(4) || c == 9 || c == 10;
+        assert!(unmatched_events(&counts, wider, 8).is_empty());
+        // A grid whose clusters all behave alike adds nothing.
+        assert!(unmatched_events(&[8; 12], traced, 8).is_empty());
+    }
     use crate::model::access::InstructionSummary;
 
     fn site(id: u32, kind: AccessKind) -> Site {

@@ -55,6 +55,8 @@ pub const SYM_BLOCK_BELOW: &str = "__gpulab_trace_block_below";
 pub const SYM_CENSUS: &str = "__gpulab_trace_census";
 /// The module's sites, for the census's layout.
 pub const SYM_CENSUS_SITES: &str = "__gpulab_trace_census_sites";
+/// The census's count of each cluster's events (`logger.ptx`; 0: none).
+pub const SYM_CENSUS_EVENTS: &str = "__gpulab_trace_census_events";
 /// Clusters traced besides the sample (8 u32s; `u32::MAX`: none).
 pub const SYM_EXTRA: &str = "__gpulab_trace_extra";
 

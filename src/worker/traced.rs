@@ -17,7 +17,7 @@ use crate::trace::census::Census;
 use crate::trace::decode::RECORD_BYTES;
 use crate::trace::instrument::{
     SYM_BLOCK_BELOW, SYM_BLOCK_LIMIT, SYM_BLOCK_SEED, SYM_BLOCK_STRIDE, SYM_BUF, SYM_CAP,
-    SYM_CENSUS, SYM_CENSUS_SITES, SYM_COUNT, SYM_EXTRA,
+    SYM_CENSUS, SYM_CENSUS_EVENTS, SYM_CENSUS_SITES, SYM_COUNT, SYM_EXTRA,
 };
 use crate::trace::sample::{BlockSample, EXTRA, NO_CLUSTER};
 
@@ -141,6 +141,18 @@ pub fn capture(
         let at = census.as_ref().map_or(0, |c| c.device_address());
         module.global(SYM_CENSUS)?.set(at)?;
         module.global(SYM_CENSUS_SITES)?.set(sites as u32)?;
+        // Beside it, each cluster's count of the synchronisations its warps make.
+        let clusters = (s.total / s.per.max(1)) as usize;
+        let events = match census {
+            Some(_) => {
+                let mut e = gpu.alloc(clusters * 4)?;
+                e.upload(&vec![0u32; clusters])?;
+                Some(e)
+            }
+            None => None,
+        };
+        let at = events.as_ref().map_or(0, |e| e.device_address());
+        module.global(SYM_CENSUS_EVENTS)?.set(at)?;
         bufs.poison_outputs(lesson)?;
         bufs.launch(v, &kernel).enqueue()?;
         gpu.synchronize()?;
@@ -155,13 +167,24 @@ pub fn capture(
             None => None,
         };
         let mut logged = None;
-        // Whole, but blocks outside the sample ran sites no traced block ran: traced again
-        // with the first cluster that ran each (at most `EXTRA` in all, and one launch
-        // more than a trace that needs none), so that no path goes unjudged.
+        // Whole, but blocks outside the sample ran sites no traced block ran, or made a
+        // count of synchronisations no traced cluster made: traced again with the first
+        // cluster that did each (at most `EXTRA` in all, and one launch more than a trace
+        // that needs none), so that no path goes unjudged.
         if let (Some(c), true) = (&census, count <= cap) {
             let bytes = records.download(kept * RECORD_BYTES)?;
             let room = EXTRA.saturating_sub(widened);
-            let paths = c.untraced_paths(&trace::decode::site_counts(&bytes, sites), room);
+            let mut paths = c.untraced_paths(&trace::decode::site_counts(&bytes, sites), room);
+            if let Some(e) = &events {
+                let counts = e.download::<u32>(clusters)?;
+                let left = room.saturating_sub(paths.len());
+                let odd = trace::census::unmatched_events(&counts, |c| s.traces(c), left);
+                paths.extend(
+                    odd.into_iter()
+                        .filter(|c| !paths.contains(c))
+                        .collect::<Vec<_>>(),
+                );
+            }
             let wider = s.with_extra(&paths);
             if wider.traced > s.traced && tries <= TRACE_TRIES {
                 widened += paths.len();

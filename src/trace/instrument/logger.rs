@@ -232,9 +232,12 @@ mod tests {
             );
             assert_eq!(code.contains("$__gpulab_shared_5:"), shared);
         }
-        // An event counts nothing: a block outside the sample skips it at once.
+        // An event adds one to its cluster's count of events and counts nothing of an
+        // access's: a block outside the sample then skips the rest.
         let event = site_code(on, 5, None);
-        assert!(!event.contains("census") && !event.contains("red.global"));
+        assert!(event.contains("[__gpulab_trace_census_events]"));
+        assert!(event.contains("red.global.add.u32"));
+        assert!(!event.contains("[__gpulab_trace_census]") && !event.contains("red.global.min"));
         assert!(first_branch(&event).contains("@!%__gpulab_on bra"));
     }
 }
