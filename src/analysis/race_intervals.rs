@@ -61,8 +61,13 @@ pub(super) struct WordState {
     pub(super) reads: Touches,
     /// Atomics and strong stores: no hazard with each other, a write to plain accesses.
     pub(super) atomics: Touches,
-    /// Strong loads (`ld.relaxed`, `ld.acquire`): no hazard with the strong writes.
+    /// Strong loads (`ld.acquire`): no hazard with the strong writes.
     pub(super) strong_reads: Touches,
+    /// Relaxed loads and stores (`ld.relaxed`, `st.relaxed`: strong, with no acquire or
+    /// release): no hazard with atomics, acquires or releases, but a hazard with each
+    /// other (`Order::relaxed`).
+    pub(super) relaxed_reads: Touches,
+    pub(super) relaxed_writes: Touches,
 }
 
 /// A multiplicative hash for the word map: its keys are small integers made here, not
@@ -171,7 +176,10 @@ pub(super) fn request_words(e: &SharedEvent, out: &mut Vec<(u64, u8, u32)>) {
 
 pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
     let strong = e.order.strong.is_some();
+    let relaxed = e.order.relaxed() && e.op != Op::Atomic;
     let list = match e.op {
+        Op::Read if relaxed => &mut state.relaxed_reads,
+        Op::Write if relaxed => &mut state.relaxed_writes,
         Op::Read if strong => &mut state.strong_reads,
         Op::Read => &mut state.reads,
         Op::Write if strong => &mut state.atomics,

@@ -171,6 +171,17 @@ impl Order {
         }
     }
 
+    /// Strong, with neither acquire nor release: `ld.relaxed`/`st.relaxed` (and an atomic
+    /// with no semantics, which the callers tell apart by its op). Two relaxed accesses
+    /// of one word are morally strong, no data race in the model, but nothing orders them:
+    /// which value the load sees is the schedule's choice. Warps that hand a tile over by
+    /// relaxed loads and stores with no barrier race as plain ones do, and are shown so;
+    /// a flag handed over by a release store and an acquire load, or a counter updated by
+    /// atomics, is not.
+    pub fn relaxed(self) -> bool {
+        self.strong.is_some() && !self.acquire && !self.release
+    }
+
     /// Strong with every thread of a cluster (and so with another block's).
     pub fn spans_cluster(self) -> bool {
         self.strong >= Some(Scope::Cluster)
@@ -478,19 +489,34 @@ fn check(
     met: &mut Vec<Race>,
 ) {
     // A strong access is no hazard with another strong one (the block is within every
-    // scope): a strong load meets plain writes only, a strong store is as an atomic.
+    // scope): a strong load meets plain writes only, a strong store is as an atomic. But
+    // two relaxed loads and stores (`Order::relaxed`) are nothing ordered either: a hazard.
     let strong = e.order.strong.is_some();
+    let relaxed = e.order.relaxed() && e.op != Op::Atomic;
     let against: &[(&Touches, RaceKind)] = match e.op {
+        Op::Read if relaxed => &[
+            (&state.writes, RaceKind::WriteRead),
+            (&state.relaxed_writes, RaceKind::WriteRead),
+        ],
         Op::Read if strong => &[(&state.writes, RaceKind::WriteRead)],
         Op::Read => &[
             (&state.writes, RaceKind::WriteRead),
             (&state.atomics, RaceKind::WriteRead),
+            (&state.relaxed_writes, RaceKind::WriteRead),
         ],
         Op::Write | Op::CopyWrite if !strong => &[
             (&state.writes, RaceKind::WriteWrite),
             (&state.atomics, RaceKind::WriteWrite),
+            (&state.relaxed_writes, RaceKind::WriteWrite),
             (&state.reads, RaceKind::ReadWrite),
             (&state.strong_reads, RaceKind::ReadWrite),
+            (&state.relaxed_reads, RaceKind::ReadWrite),
+        ],
+        Op::Write if relaxed => &[
+            (&state.writes, RaceKind::WriteWrite),
+            (&state.relaxed_writes, RaceKind::WriteWrite),
+            (&state.reads, RaceKind::ReadWrite),
+            (&state.relaxed_reads, RaceKind::ReadWrite),
         ],
         Op::Write | Op::CopyWrite | Op::Atomic => &[
             (&state.writes, RaceKind::WriteWrite),

@@ -788,13 +788,51 @@ fn strong_accesses_of_two_warps_are_no_race_but_a_plain_one_beside_them_is() {
         access(0, 0, Op::Write, 70, 0, 1),
     ];
     assert_eq!(find_races(&over)[0].kind, RaceKind::ReadWrite);
-    // Lanes of one warp: strong stores and loads meet no race, plain ones do.
+    // Lanes of one warp: a release store read by acquire loads meets no race, plain ones
+    // do.
     let mut lanes = exchange(None);
-    for e in &mut lanes {
-        e.order = Order::of("st.relaxed.cta.shared.u32");
-    }
+    lanes[0].order = Order::of("st.release.cta.shared.u32");
+    lanes[1].order = Order::of("ld.acquire.cta.shared.u32");
     assert!(find_races(&lanes).is_empty(), "{:?}", find_races(&lanes));
     assert!(!find_races(&exchange(None)).is_empty());
+}
+
+#[test]
+fn relaxed_loads_and_stores_are_nothing_ordered_between_warps_or_lanes() {
+    // Warp 0 stages a word with a relaxed store (line 70), warp 1 reads it with a relaxed
+    // load (line 72), no barrier: which value it sees is the schedule's choice.
+    let tile = vec![
+        strong(0, 0, Op::Write, 70, "st.relaxed.cta.shared.u32"),
+        strong(0, 1, Op::Read, 72, "ld.relaxed.cta.shared.u32"),
+    ];
+    let races = find_races(&tile);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(races[0].kind, RaceKind::WriteRead);
+    // ... and the other way, a relaxed store over a relaxed load.
+    let over = vec![tile[1].clone(), tile[0].clone()];
+    assert_eq!(find_races(&over)[0].kind, RaceKind::ReadWrite);
+    // A counter updated by atomics and read relaxed is no race.
+    let counter = vec![
+        strong(0, 0, Op::Atomic, 70, "atom.shared.add.u32"),
+        strong(0, 1, Op::Read, 72, "ld.relaxed.cta.shared.u32"),
+    ];
+    assert!(
+        find_races(&counter).is_empty(),
+        "{:?}",
+        find_races(&counter)
+    );
+    // Lanes of one warp swapping words by relaxed stores and loads, no `__syncwarp()`.
+    let mut lanes = exchange(None);
+    lanes[0].order = Order::of("st.relaxed.cta.shared.u32");
+    lanes[1].order = Order::of("ld.relaxed.cta.shared.u32");
+    let races = find_races(&lanes);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(races[0].scope, RaceScope::Warp);
+    // With the `__syncwarp()`, none.
+    let mut synced = exchange(Some(u32::MAX));
+    synced[0].order = Order::of("st.relaxed.cta.shared.u32");
+    synced[2].order = Order::of("ld.relaxed.cta.shared.u32");
+    assert!(find_races(&synced).is_empty(), "{:?}", find_races(&synced));
 }
 
 /// Blocks 0 and 1 of a cluster of two hand each other a value: each writes a word of data

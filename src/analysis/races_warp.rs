@@ -15,7 +15,9 @@
 //! Lanes of one request are one instruction, never a hazard with each other. An atomic is
 //! no hazard with another atomic; it is a write to every plain access. A strong load or
 //! store (`.relaxed`, `.acquire`, `.release`) is no hazard with another strong access
-//! either (the warp is within every scope). An asynchronous
+//! either (the warp is within every scope), except that two relaxed ones are nothing
+//! ordered (`Order::relaxed`): lanes that swap values by relaxed loads and stores with no
+//! `__syncwarp()` race as plain ones do. An asynchronous
 //! copy's shared write is a write at its issue and again at the wait that completes it:
 //! another lane may read the bytes only after that wait and a `__syncwarp()`.
 
@@ -33,6 +35,8 @@ struct LaneTouch {
     bytes: u8,
     /// An atomic or a strong load or store.
     strong: bool,
+    /// A relaxed load or store (not an atomic): a hazard with another relaxed one.
+    relaxed: bool,
 }
 
 #[derive(Default)]
@@ -125,6 +129,7 @@ impl WarpRaces {
     pub(super) fn access(&mut self, e: &SharedEvent) {
         let write = matches!(e.op, Op::Write | Op::CopyWrite | Op::Atomic);
         let strong = e.op == Op::Atomic || e.order.strong.is_some();
+        let relaxed = e.op != Op::Atomic && e.order.relaxed();
         let mut met = std::mem::take(&mut self.met);
         let st = self.state(e.block, e.warp);
         // Checked against what came before the request, then remembered: lanes of one
@@ -139,12 +144,13 @@ impl WarpRaces {
                     line: e.line,
                     bytes,
                     strong,
+                    relaxed,
                 };
                 if let Some(w) = st.words.get(&word) {
                     let races = |t: &LaneTouch| {
                         t.lane != me.lane
                             && t.bytes & bytes != 0
-                            && !(t.strong && strong)
+                            && !(t.strong && strong && !(t.relaxed && relaxed))
                             && !st.ordered(l, t)
                     };
                     if let Some(t) = w.write.as_ref().filter(|t| races(t)) {

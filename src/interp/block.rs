@@ -30,6 +30,11 @@ pub struct Launch {
     /// Loads whose values reach their registers with bits flipped (`memop::perturb`), so
     /// that a second run over the same inputs tells whether the output follows them.
     pub perturb: Option<Perturb>,
+    /// The warps of a cluster take their turns last to first (`schedule`): a kernel whose
+    /// output depends on the order its warps run in (a value read from shared memory
+    /// before the warp that writes it has run, nothing ordering the two) comes out right
+    /// one way only.
+    pub reverse_warps: bool,
 }
 
 /// The SMs `%nsmid` reads: an H100's, the GPU whose limits the interpreter models.

@@ -201,6 +201,7 @@ pub fn launch(
         cluster: v.attrs.cluster.unwrap_or([1, 1, 1]),
         clock_scale: 0,
         perturb: None,
+        reverse_warps: false,
     })
 }
 

@@ -66,8 +66,16 @@ pub fn run_cluster(
     }
     mem.rank = usize::MAX;
     let mut warps: Vec<Warp> = Vec::with_capacity(blocks.len() * nwarps as usize);
-    for k in 0..blocks.len() {
-        for w in 0..nwarps {
+    // The warps take their turns in this order: first to last, or last to first.
+    let order = |n: usize| -> Vec<usize> {
+        match launch.reverse_warps {
+            true => (0..n).rev().collect(),
+            false => (0..n).collect(),
+        }
+    };
+    for k in order(blocks.len()) {
+        for w in order(nwarps as usize) {
+            let w = w as u32;
             let lanes = (threads - w * 32).min(32);
             let mask = if lanes == 32 {
                 u32::MAX

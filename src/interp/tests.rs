@@ -51,9 +51,21 @@ pub(super) fn run_with(
 pub(super) fn run_perturbed(
     pre: &str,
     body: &str,
-    [blocks, threads, cluster]: [u32; 3],
+    dims: [u32; 3],
     n: usize,
     (traced_only, perturb): (bool, Option<super::block::Perturb>),
+) -> Result<(Vec<u32>, Kernel, Vec<Record>, u64), RunError> {
+    run_ordered(pre, body, dims, n, (traced_only, perturb, false))
+}
+
+/// As `run_perturbed`, with each cluster's warps taking their turns last to first where
+/// `reverse` says so.
+pub(super) fn run_ordered(
+    pre: &str,
+    body: &str,
+    [blocks, threads, cluster]: [u32; 3],
+    n: usize,
+    (traced_only, perturb, reverse_warps): (bool, Option<super::block::Perturb>, bool),
 ) -> Result<(Vec<u32>, Kernel, Vec<Record>, u64), RunError> {
     let ptx = format!(
         "{HEAD}{pre}\n.visible .entry k(\n.param .u64 k_out,\n.param .u64 k_in\n)\n{{\n\
@@ -88,6 +100,7 @@ pub(super) fn run_perturbed(
         cluster: [cluster, 1, 1],
         clock_scale: 0,
         perturb,
+        reverse_warps,
     };
     let plan = Plan {
         trace: Some(BlockSample::every(u64::from(blocks), u64::from(cluster))),

@@ -268,6 +268,7 @@ fn printf_writes_its_format_with_each_lanes_arguments() {
         cluster: [1, 1, 1],
         clock_scale: 0,
         perturb: None,
+        reverse_warps: false,
     };
     let plan = Plan {
         budget: 1000,
@@ -373,6 +374,33 @@ fn a_perturbed_load_site_changes_what_its_lanes_read_and_no_other_site() {
     let (b, hits) = run(sites[1]);
     assert_eq!(hits, 32);
     assert_eq!(b, plain.0, "the masked load feeds nothing");
+}
+
+/// Warp 1 reads the shared word warp 0 writes, with no barrier between: run first to last
+/// it reads the value, last to first the poison left before the write. With the barrier,
+/// both orders read the value.
+#[test]
+fn warps_taking_their_turns_last_to_first_show_a_handover_nothing_orders() {
+    let body = |sync: &str| {
+        store_r9(&format!(
+            ".shared .align 4 .b32 w;\nmov.u32 %r5, w;\nsetp.eq.u32 %p1, %r1, 0;\n\
+             @%p1 st.shared.u32 [%r5], 7;\n{sync}ld.shared.u32 %r9, [%r5];"
+        ))
+    };
+    let run = |body: &str, reverse| {
+        super::run_ordered("", body, [1, 64, 1], 64, (false, None, reverse))
+            .unwrap()
+            .0
+    };
+    let bare = body("");
+    assert_eq!(run(&bare, false), vec![7; 64], "first to last");
+    let reversed = run(&bare, true);
+    assert!(
+        reversed[32..].iter().all(|&x| x != 7),
+        "warp 1 ran first: {reversed:?}"
+    );
+    let synced = body("bar.sync 0;\n");
+    assert_eq!(run(&synced, true), vec![7; 64], "a barrier orders them");
 }
 
 /// An atomic site left out updates nothing, each lane still reading the old word, and its

@@ -97,6 +97,7 @@ fn one_block(threads: u32, dyn_smem: u32) -> Launch {
         cluster: [1, 1, 1],
         clock_scale: 0,
         perturb: None,
+        reverse_warps: false,
     }
 }
 

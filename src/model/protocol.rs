@@ -55,6 +55,12 @@ pub struct RunOptions {
     #[serde(default)]
     pub clock_checked: bool,
     /// On the CPU interpreter, a variant whose output came out right at the CPU size runs
+    /// there once more with each cluster's warps taking their turns last to first, and is
+    /// wrong if its output then differs: warps that hand values over through shared memory
+    /// with nothing ordering them come out right in one order only (exercise checks).
+    #[serde(default)]
+    pub order_checked: bool,
+    /// On the CPU interpreter, a variant whose output came out right at the CPU size runs
     /// there again for each of its load sites of this space, with the values it loads
     /// there perturbed (or each atomic site, its updates left out), and its result says
     /// how much of its loading feeds the output (`VariantResult::perturbed`; exercise
@@ -171,6 +177,7 @@ impl Default for RunOptions {
             sample_seed: 0,
             trace_records: 0,
             clock_checked: false,
+            order_checked: false,
             perturb: None,
             max_runs: 200,
             max_ms: 1500.0,

@@ -218,6 +218,20 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                             if let Err(e) = judge(small, &mut p, &expected, &mut r) {
                                 failed(&mut r, Stopped(e));
                             }
+                            if opts.order_checked && r.correct == Some(true) {
+                                stage(
+                                    send,
+                                    v,
+                                    "checking the output with its warps in the other order \
+                                     on the CPU interpreter",
+                                );
+                                let tweak = Tweak {
+                                    reverse_warps: true,
+                                    ..Tweak::clocks(scale)
+                                };
+                                let again = run_small(&k, small, sv, &inputs, (limits, tweak));
+                                in_the_other_order(small, again, &expected, &mut r);
+                            }
                             if opts.clock_checked && r.correct == Some(true) {
                                 first = Some(reruns::clock_figures(&mut p, small, sv));
                             }
@@ -469,19 +483,21 @@ fn build(
     }
 }
 
-/// How a run at the CPU size departs from a plain one: its clocks (`Launch::clock_scale`)
-/// and the space whose loaded values it perturbs (`Launch::perturb`).
+/// How a run at the CPU size departs from a plain one: its clocks (`Launch::clock_scale`),
+/// the space whose loaded values it perturbs (`Launch::perturb`) and the order its warps
+/// take their turns in (`Launch::reverse_warps`).
 #[derive(Debug, Clone, Default)]
 struct Tweak {
     clock_scale: u64,
     perturb: Option<Perturb>,
+    reverse_warps: bool,
 }
 
 impl Tweak {
     fn clocks(clock_scale: u64) -> Tweak {
         Tweak {
             clock_scale,
-            perturb: None,
+            ..Tweak::default()
         }
     }
 }
@@ -500,6 +516,7 @@ fn run_small(
     let launched = lesson::launch(k, small, v, &mut p).map(|l| crate::interp::block::Launch {
         clock_scale: tweak.clock_scale,
         perturb: tweak.perturb,
+        reverse_warps: tweak.reverse_warps,
         ..l
     });
     let run = launched.and_then(|l| {
@@ -552,6 +569,35 @@ fn failed(r: &mut VariantResult, e: Stopped) {
         CpuError::NeedsGpu(_) => Failure::NotInterpreted,
         _ => Failure::Interpreter,
     });
+}
+
+/// The verdict of a second run whose warps took their turns last to first (`again`), where
+/// first to last the output came out right: wrong if it stopped or its output differs.
+fn in_the_other_order(
+    small: &Lesson,
+    again: Result<Placed, Stopped>,
+    expected: &[(usize, HostData)],
+    r: &mut VariantResult,
+) {
+    const WHY: &str = "with each block's warps taking their turns last to first instead of \
+                       first to last; warps that hand values over through shared memory need \
+                       something ordering them (a barrier, `__syncwarp()`, or a release store \
+                       read by an acquire load)";
+    let mut other = r.clone();
+    match again.map(|mut q| judge(small, &mut q, expected, &mut other)) {
+        Ok(Ok(())) if other.correct == Some(true) => {}
+        Ok(Ok(())) => {
+            let said = other.error.unwrap_or_default();
+            let what = said.split_once("): ").map_or(said.as_str(), |(_, w)| w);
+            r.correct = Some(false);
+            r.error = Some(format!("wrong output ({LABEL}) {WHY}: {what}"));
+        }
+        Ok(Err(e)) => failed(r, Stopped(e)),
+        Err(Stopped(e)) => {
+            r.correct = Some(false);
+            r.error = Some(format!("stopped ({LABEL}) {WHY}: {e}"));
+        }
+    }
 }
 
 fn judge(

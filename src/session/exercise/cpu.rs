@@ -52,6 +52,9 @@ pub fn check_cpu(
         // A figure the kernel times must be what its clock read: a constant, or one made
         // up from anything but the clock, does not grow when the clock runs faster.
         clock_checked: true,
+        // Warps handing values over through shared memory with nothing ordering them come
+        // out right in one order of turns only: the output is checked in the other too.
+        order_checked: true,
         // Where a check judges how much of what yours reads from a space reaches the
         // output, yours runs again, a load site at a time, with those values perturbed.
         perturb: (ex.checks.iter()).find_map(|c| c.metric()?.perturbing()),

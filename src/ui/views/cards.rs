@@ -1,5 +1,6 @@
 //! Where the variants' cards go: side by side as wide as is readable, a row each, as the
-//! list where cards would show no figure, and on an exercise the list above `yours`'s card.
+//! list where cards would show no figure, and on an exercise the list above `yours`'s card
+//! at the whole width.
 //! What a card says is `columns`.
 
 use super::columns::column_lines;
@@ -55,10 +56,13 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     if super::compact::wanted(app, &rects, n) {
         return super::compact::render(app, r, area, buf, th);
     }
-    // An exercise whose cards would be a row each: the variants as the list, a row each,
-    // and `yours`'s card, which holds the check, under it with the rest of the room.
+    // An exercise: the variants as the list, a row each, and `yours`'s card, which holds
+    // the check, under it with the rest of the room and the whole width. Side by side its
+    // card would be one column of several, its check lines wrapped a few words a row;
+    // stacked, a row each, it would show no figure.
     let yours = (r.variants.iter()).position(|v| v.name == crate::model::exercise::YOURS);
-    if let Some(y) = yours.filter(|_| super::compact::squeezed(&rects, n)) {
+    let cramped = side_by_side || super::compact::squeezed(&rects, n);
+    if let Some(y) = yours.filter(|_| cramped) {
         let list_h = (n + 2).min(area.height / 3).max(3);
         let [top, bottom] =
             Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);

@@ -136,6 +136,7 @@ pub(super) fn followed(
         let tweak = Tweak {
             clock_scale: 0,
             perturb: Some(perturb),
+            ..Tweak::default()
         };
         let changed = match run_small(k, small, v, inputs, (limits, tweak))
             .ok()
