@@ -63,7 +63,13 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let yours = (r.variants.iter()).position(|v| v.name == crate::model::exercise::YOURS);
     let cramped = side_by_side || super::compact::squeezed(&rects, n);
     if let Some(y) = yours.filter(|_| cramped) {
-        let list_h = (n + 2).min(area.height / 3).max(3);
+        // The list takes a third of the room, or more where the card needs less: every
+        // variant's row in view where both fit.
+        let inner = area.width.saturating_sub(2);
+        let lines = column_lines(app, r, (&r.variants[y], whole_note(app, r, y)), inner, th);
+        let card_h = super::fit::rows(&lines, inner as usize, 0) as u16 + 2;
+        let spare = area.height.saturating_sub(card_h).max(area.height / 3);
+        let list_h = (n + 2).min(spare).max(3);
         let [top, bottom] =
             Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
         super::compact::render(app, r, top, buf, th);
