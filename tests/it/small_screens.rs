@@ -618,8 +618,8 @@ fn prose_draws_code_without_backticks_and_predict_in_bold() {
 }
 
 /// An exercise whose lesson has many variants (#35 item 9): at 80×24 they are the list, a
-/// row each, and `yours`'s card, which holds the check, has the rest of the room; before,
-/// every card was an empty row and `yours` was squeezed to one line.
+/// row each, and `yours`'s card, which holds the check, has the room its lines need, the
+/// list the rest; before, every card was an empty row and `yours` was squeezed to one line.
 #[test]
 fn an_exercise_with_many_variants_lists_them_and_gives_yours_the_room() {
     let mut a = exercise_app();
@@ -633,10 +633,25 @@ fn an_exercise_with_many_variants_lists_them_and_gives_yours_the_room() {
     let bottom = (top + 1..rows.len())
         .find(|&y| rows[y].contains('└'))
         .expect(&screen);
+    // Not checked yet, the card says so in three lines, all in view, and the list has the
+    // rows the card does not need.
     assert!(
-        bottom - top >= 6,
-        "yours has {} rows:\n{screen}",
-        bottom - top - 1
+        !rows[bottom].contains('▼'),
+        "the card is cut short:\n{screen}"
+    );
+    let card = rows[top..bottom].join("\n");
+    assert!(
+        card.contains("not checked yet") && card.contains("not run"),
+        "{screen}"
+    );
+    let list = rows
+        .iter()
+        .position(|r| r.contains("┌ variants"))
+        .expect(&screen);
+    assert!(
+        top - list >= 6,
+        "the list has {} rows:\n{screen}",
+        top - list - 2
     );
 }
 
@@ -695,6 +710,9 @@ fn a_card_cut_short_ends_in_an_ellipsis_and_keeps_a_sign_with_its_figure() {
             Mark::NeedsGpu,
         ),
     ];
+    // More lines than 80×24 has room for beside the list, as an exercise with many checks
+    // has: the card must be cut short for its last row to be judged.
+    let lines = [lines.clone(), lines.clone(), lines].concat();
     let report = CheckReport {
         exercise: id.clone(),
         live: false,
