@@ -230,7 +230,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                     ..Tweak::clocks(scale)
                                 };
                                 let again = run_small(&k, small, sv, &inputs, (limits, tweak));
-                                in_the_other_order(small, again, &expected, &mut r);
+                                reruns::in_the_other_order(small, again, &expected, &mut r);
                             }
                             if opts.clock_checked && r.correct == Some(true) {
                                 first = Some(reruns::clock_figures(&mut p, small, sv));
@@ -569,35 +569,6 @@ fn failed(r: &mut VariantResult, e: Stopped) {
         CpuError::NeedsGpu(_) => Failure::NotInterpreted,
         _ => Failure::Interpreter,
     });
-}
-
-/// The verdict of a second run whose warps took their turns last to first (`again`), where
-/// first to last the output came out right: wrong if it stopped or its output differs.
-fn in_the_other_order(
-    small: &Lesson,
-    again: Result<Placed, Stopped>,
-    expected: &[(usize, HostData)],
-    r: &mut VariantResult,
-) {
-    const WHY: &str = "with each block's warps taking their turns last to first instead of \
-                       first to last; warps that hand values over through shared memory need \
-                       something ordering them (a barrier, `__syncwarp()`, or a release store \
-                       read by an acquire load)";
-    let mut other = r.clone();
-    match again.map(|mut q| judge(small, &mut q, expected, &mut other)) {
-        Ok(Ok(())) if other.correct == Some(true) => {}
-        Ok(Ok(())) => {
-            let said = other.error.unwrap_or_default();
-            let what = said.split_once("): ").map_or(said.as_str(), |(_, w)| w);
-            r.correct = Some(false);
-            r.error = Some(format!("wrong output ({LABEL}) {WHY}: {what}"));
-        }
-        Ok(Err(e)) => failed(r, Stopped(e)),
-        Err(Stopped(e)) => {
-            r.correct = Some(false);
-            r.error = Some(format!("stopped ({LABEL}) {WHY}: {e}"));
-        }
-    }
 }
 
 fn judge(

@@ -1,15 +1,16 @@
 //! Second runs at the CPU size that test a variant whose output came out right: with its
-//! clocks running faster (a figure it measures must be what its clock read), and with what
-//! one load site reads perturbed, a site at a time (how much of its loading reaches the
-//! output).
+//! clocks running faster (a figure it measures must be what its clock read), with its warps
+//! taking their turns in the other order (warps that hand values over with nothing ordering
+//! them), and with what one load site reads perturbed, a site at a time (how much of its
+//! loading reaches the output).
 
-use super::{Stopped, Tweak, download, outputs, run_small};
+use super::{LABEL, Stopped, Tweak, download, failed, judge, outputs, run_small};
 use crate::interp::Kernel;
 use crate::interp::block::Perturb;
 use crate::interp::lesson::Placed;
 use crate::interp::limits::Limits;
 use crate::model::access::{AccessKind, Space};
-use crate::model::results::{PerturbOf, Perturbed, Perturbing};
+use crate::model::results::{PerturbOf, Perturbed, Perturbing, VariantResult};
 use crate::model::{Lesson, Variant};
 use crate::trace::instrument::Event;
 use crate::worker::hostdata::HostData;
@@ -78,6 +79,35 @@ pub(super) fn clocks_followed(
         }
     }
     Ok(None)
+}
+
+/// The verdict of a second run whose warps took their turns last to first (`again`), where
+/// first to last the output came out right: wrong if it stopped or its output differs.
+pub(super) fn in_the_other_order(
+    small: &Lesson,
+    again: Result<Placed, Stopped>,
+    expected: &[(usize, HostData)],
+    r: &mut VariantResult,
+) {
+    const WHY: &str = "with each block's warps taking their turns last to first instead of \
+                       first to last; warps that hand values over through shared memory need \
+                       something ordering them (a barrier, `__syncwarp()`, or a release store \
+                       read by an acquire load)";
+    let mut other = r.clone();
+    match again.map(|mut q| judge(small, &mut q, expected, &mut other)) {
+        Ok(Ok(())) if other.correct == Some(true) => {}
+        Ok(Ok(())) => {
+            let said = other.error.unwrap_or_default();
+            let what = said.split_once("): ").map_or(said.as_str(), |(_, w)| w);
+            r.correct = Some(false);
+            r.error = Some(format!("wrong output ({LABEL}) {WHY}: {what}"));
+        }
+        Ok(Err(e)) => failed(r, Stopped(e)),
+        Err(Stopped(e)) => {
+            r.correct = Some(false);
+            r.error = Some(format!("stopped ({LABEL}) {WHY}: {e}"));
+        }
+    }
 }
 
 /// The share of `v`'s loads from `space` whose values reach the output: each load site of
