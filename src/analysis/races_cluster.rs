@@ -20,7 +20,9 @@
 //! the loading warp does after the load, and the owner's exit comes after that load. The
 //! load is taken to read the latest write before it in the trace, which is the value an
 //! acquire that ends a spin loop saw. The flag itself is no race: two strong accesses at a
-//! scope that holds both blocks never are (`races::Order`).
+//! scope that holds both blocks never are (`races::Order`), unless both are relaxed loads
+//! or stores, which order nothing, as between a block's warps: blocks that hand data to
+//! each other by `ld/st.relaxed.cluster` with no barrier race.
 //!
 //! Pairs of accesses by one block are the block-scope analysis' to judge, and are left out.
 
@@ -84,6 +86,9 @@ struct Touch {
     strong: bool,
     /// A strong store with release semantics.
     release: bool,
+    /// A relaxed load or store (not an atomic): strong, yet nothing ordered with another
+    /// relaxed one (`Order::relaxed`).
+    relaxed: bool,
     /// The warp's count of accesses when it made this one.
     seq: u64,
 }
@@ -186,6 +191,7 @@ impl ClusterRaces {
             _ => e.order,
         };
         let strong = order.spans_cluster();
+        let relaxed = e.op != Op::Atomic && order.relaxed();
         let me = |bytes| Touch {
             block: e.block,
             warp: e.warp,
@@ -194,6 +200,7 @@ impl ClusterRaces {
             bytes,
             strong,
             release: strong && order.release && write,
+            relaxed,
             seq,
         };
         let (phases, synced) = (&self.phases, &self.synced);
@@ -240,7 +247,7 @@ impl ClusterRaces {
                 let races = |t: &Touch| {
                     t.block != e.block
                         && t.bytes & bytes != 0
-                        && !(t.strong && strong)
+                        && !(t.strong && strong && !(t.relaxed && relaxed))
                         && !ordered(t)
                 };
                 // An acquire load reads the latest write: a release store of another

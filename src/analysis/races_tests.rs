@@ -904,3 +904,49 @@ fn a_release_store_read_by_an_acquire_load_orders_a_handover_between_blocks() {
         "{found:?}"
     );
 }
+
+#[test]
+fn relaxed_loads_and_stores_are_nothing_ordered_between_blocks_of_a_cluster() {
+    let g = ClusterGeom::of([2, 1, 1], Some([2, 1, 1]));
+    // Each block stores its word of data into its neighbour's memory and raises the
+    // neighbour's flag, both relaxed at cluster scope, then polls its own flag and reads the
+    // data, relaxed too: no barrier and no release orders anything.
+    let relaxed = handover(
+        "st.relaxed.cluster.shared::cluster.u32",
+        "ld.relaxed.cluster.shared.u32",
+    );
+    let mut all = relaxed.clone();
+    for e in all
+        .iter_mut()
+        .filter(|e| e.line == Some(80) || e.line == Some(84))
+    {
+        e.order = Order::of(if e.op == Op::Write {
+            "st.relaxed.cluster.shared::cluster.u32"
+        } else {
+            "ld.relaxed.cluster.shared.u32"
+        });
+    }
+    let found: Vec<_> = find_races_in(&all, g)
+        .iter()
+        .map(|r| (r.scope, r.first_line, r.second_line))
+        .collect();
+    // The data and the flag both race: relaxed against relaxed is a hazard.
+    assert!(
+        found.contains(&(RaceScope::Cluster, Some(80), Some(84))),
+        "{found:?}"
+    );
+    assert!(
+        found.contains(&(RaceScope::Cluster, Some(81), Some(83))),
+        "{found:?}"
+    );
+    // A release store of the flag, polled relaxed, is no race on the flag itself.
+    let released = handover(
+        "st.release.cluster.shared::cluster.u32",
+        "ld.relaxed.cluster.shared.u32",
+    );
+    let found: Vec<_> = find_races_in(&released, g)
+        .iter()
+        .map(|r| (r.scope, r.first_line, r.second_line))
+        .collect();
+    assert!(!found.iter().any(|f| f.2 == Some(83)), "{found:?}");
+}
