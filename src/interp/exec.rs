@@ -126,14 +126,25 @@ pub fn exec(
         Op::CvtBf16(c) => lanewise(fr, ctx, ins, active, warp, |a| {
             super::matrix::bf16_cvt(c, a[0], a[1])
         }),
-        Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
+        // A vote and a match exchange values between lanes as a shuffle does: logged alike.
+        Op::Vote(v) => {
+            if active != 0 {
+                ctx.barrier_record(ins, warp, active);
+            }
+            vote(fr, ctx, ins, active, warp, mask, v)?
+        }
         Op::Redux(op, ty) => {
             if active != 0 {
                 ctx.barrier_record(ins, warp, active);
             }
             redux(fr, ctx, ins, (active, warp), op, ty)?
         }
-        Op::MatchAny(ty) => match_any(fr, ctx, ins, (active, warp), ty)?,
+        Op::MatchAny(ty) => {
+            if active != 0 {
+                ctx.barrier_record(ins, warp, active);
+            }
+            match_any(fr, ctx, ins, (active, warp), ty)?
+        }
         Op::Activemask => lanewise(fr, ctx, ins, active, warp, |_| u64::from(mask)),
         Op::Mapa { generic } => cluster_address(fr, ctx, ins, (active, warp), (true, generic)),
         Op::Getctarank { generic } => {

@@ -197,6 +197,26 @@ fn a_shuffle_and_a_redux_log_the_lanes_that_take_part() {
 }
 
 #[test]
+fn a_vote_and_a_match_are_exchanges_in_registers_too() {
+    // 32 ballots hand every lane every other lane's word, a bit plane each: a vote is
+    // counted with the shuffles, as a match is, lane for lane.
+    let body = store_r9(
+        "setp.ne.u32 %p2, %r1, 0;
+vote.sync.ballot.b32 %r9, %p2, -1;
+         match.any.sync.b32 %r8, %r1, -1;
+add.u32 %r9, %r9, %r8;",
+    );
+    let (_, k, r) = run_full("", &body, 2, 64, 128).unwrap();
+    for op in ["vote.sync.ballot.b32", "match.any.sync.b32"] {
+        let site = k.sites.iter().find(|s| s.op == op).unwrap();
+        assert_eq!(site.event, crate::trace::instrument::Event::Shuffle, "{op}");
+        assert_eq!(recs(&r, &k, op).len(), 4, "{op}");
+    }
+    let m = crate::trace::analyze::analyze_shaped(&r, &k.sites, &[]);
+    assert_eq!(m.shuffles, 2 * 4 * 32);
+}
+
+#[test]
 fn vector_loads_and_generic_pointers_resolve_to_their_spaces() {
     let pre = ".shared .align 16 .b8 tile[512];";
     let body = store_r9(

@@ -123,9 +123,11 @@ pub enum Event {
     /// nor the PTX inlined), so that a check can count the calls a kernel makes, not only
     /// that its code has one. No address; the record's mask is the calling lanes.
     Call,
-    /// `shfl.sync` or `redux.sync`: the lanes that run it exchange values in registers, not
-    /// through memory, so that a check can tell a tree kept in shared memory from one that
-    /// is not. No address; the record's mask is the lanes that take part.
+    /// `shfl.sync`, `redux.sync`, `vote.sync` or `match.sync`: the lanes that run it exchange
+    /// values in registers, not through memory, so that a check can tell a tree kept in
+    /// shared memory from one that is not. A vote is an exchange too: 32 ballots hand every
+    /// lane every other lane's word, a bit plane each. No address; the record's mask is the
+    /// lanes that take part.
     Shuffle,
 }
 

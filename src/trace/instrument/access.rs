@@ -211,7 +211,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         Some("ldmatrix") => return matrix_load(guard, op, &rest[op_end..], line),
         // `call{.uni}`: NVVM writes its operands over the lines after, so the opcode is all
         // this line has to go on.
-        Some(first @ ("call" | "shfl" | "redux")) => {
+        Some(first @ ("call" | "shfl" | "redux" | "vote" | "match")) => {
             return Ok(Some(Access {
                 guard,
                 op,
