@@ -59,8 +59,13 @@ impl Touches {
 pub(super) struct WordState {
     pub(super) writes: Touches,
     pub(super) reads: Touches,
-    /// Atomics and strong stores: no hazard with each other, a write to plain accesses.
+    /// Release stores and atomics with release semantics: no hazard with each other or
+    /// with strong loads, a write to plain accesses.
     pub(super) atomics: Touches,
+    /// Atomics with no release semantics (`atom`, `red` as CUDA's atomicAdd and
+    /// atomicExch make them): no hazard with each other, but, as a relaxed store, nothing
+    /// that orders a load of another warp after them: a hazard with plain and strong loads.
+    pub(super) relaxed_atomics: Touches,
     /// Strong loads (`ld.acquire`): no hazard with the strong writes.
     pub(super) strong_reads: Touches,
     /// Relaxed loads and stores (`ld.relaxed`, `st.relaxed`: strong, with no acquire or
@@ -184,6 +189,7 @@ pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
         Op::Read => &mut state.reads,
         Op::Write if strong => &mut state.atomics,
         Op::Write => &mut state.writes,
+        Op::Atomic if !e.order.release => &mut state.relaxed_atomics,
         Op::Atomic => &mut state.atomics,
         // A copy's write is pushed as a plain write (`RaceFinder::push`); the group events
         // touch no word.

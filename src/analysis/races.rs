@@ -490,24 +490,39 @@ fn check(
 ) {
     // A strong access is no hazard with another strong one (the block is within every
     // scope): a strong load meets plain writes only, a strong store is as an atomic. But
-    // two relaxed loads and stores (`Order::relaxed`) are nothing ordered either: a hazard.
+    // two relaxed loads and stores (`Order::relaxed`) are nothing ordered either: a hazard;
+    // and so is a load after an atomic with no release semantics (atomicExch, atomicAdd):
+    // data left by atomics and read by `ld.relaxed` or `ld.acquire` with no barrier, or a
+    // counter of them polled, orders nothing the other warps wrote.
     let strong = e.order.strong.is_some();
     let relaxed = e.order.relaxed() && e.op != Op::Atomic;
     let against: &[(&Touches, RaceKind)] = match e.op {
         Op::Read if relaxed => &[
             (&state.writes, RaceKind::WriteRead),
             (&state.relaxed_writes, RaceKind::WriteRead),
+            (&state.relaxed_atomics, RaceKind::WriteRead),
         ],
-        Op::Read if strong => &[(&state.writes, RaceKind::WriteRead)],
+        Op::Read if strong => &[
+            (&state.writes, RaceKind::WriteRead),
+            (&state.relaxed_atomics, RaceKind::WriteRead),
+        ],
         Op::Read => &[
             (&state.writes, RaceKind::WriteRead),
             (&state.atomics, RaceKind::WriteRead),
+            (&state.relaxed_atomics, RaceKind::WriteRead),
             (&state.relaxed_writes, RaceKind::WriteRead),
         ],
         Op::Write | Op::CopyWrite if !strong => &[
             (&state.writes, RaceKind::WriteWrite),
             (&state.atomics, RaceKind::WriteWrite),
+            (&state.relaxed_atomics, RaceKind::WriteWrite),
             (&state.relaxed_writes, RaceKind::WriteWrite),
+            (&state.reads, RaceKind::ReadWrite),
+            (&state.strong_reads, RaceKind::ReadWrite),
+            (&state.relaxed_reads, RaceKind::ReadWrite),
+        ],
+        Op::Atomic if !e.order.release => &[
+            (&state.writes, RaceKind::WriteWrite),
             (&state.reads, RaceKind::ReadWrite),
             (&state.strong_reads, RaceKind::ReadWrite),
             (&state.relaxed_reads, RaceKind::ReadWrite),

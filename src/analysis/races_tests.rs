@@ -788,13 +788,35 @@ fn strong_accesses_of_two_warps_are_no_race_but_a_plain_one_beside_them_is() {
         access(0, 0, Op::Write, 70, 0, 1),
     ];
     assert_eq!(find_races(&over)[0].kind, RaceKind::ReadWrite);
-    // Lanes of one warp: a release store read by acquire loads meets no race, plain ones
-    // do.
+    // Lanes of one warp: a release store read by acquire loads with no `__syncwarp()` is
+    // a hazard, as plain ones are (nothing makes the load see the store); with the
+    // `__syncwarp()`, none.
     let mut lanes = exchange(None);
     lanes[0].order = Order::of("st.release.cta.shared.u32");
     lanes[1].order = Order::of("ld.acquire.cta.shared.u32");
-    assert!(find_races(&lanes).is_empty(), "{:?}", find_races(&lanes));
+    let races = find_races(&lanes);
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(races[0].scope, RaceScope::Warp);
     assert!(!find_races(&exchange(None)).is_empty());
+    let mut synced = exchange(Some(u32::MAX));
+    synced[0].order = Order::of("st.release.cta.shared.u32");
+    synced[2].order = Order::of("ld.acquire.cta.shared.u32");
+    assert!(find_races(&synced).is_empty(), "{:?}", find_races(&synced));
+    // A word another lane left by an atomic with no release semantics (atomicExch), read
+    // relaxed: nothing orders the read after it, a hazard; raised by `atom.release` and
+    // read by `ld.acquire`, a flag: none.
+    let mut counter = exchange(None);
+    counter[0].op = Op::Atomic;
+    counter[0].order = Order::of("atom.shared.exch.b32");
+    counter[1].order = Order::of("ld.relaxed.cta.shared.u32");
+    assert_eq!(find_races(&counter).len(), 1, "{:?}", find_races(&counter));
+    counter[0].order = Order::of("atom.release.cta.shared.exch.b32");
+    counter[1].order = Order::of("ld.acquire.cta.shared.u32");
+    assert!(
+        find_races(&counter).is_empty(),
+        "{:?}",
+        find_races(&counter)
+    );
 }
 
 #[test]
@@ -811,10 +833,26 @@ fn relaxed_loads_and_stores_are_nothing_ordered_between_warps_or_lanes() {
     // ... and the other way, a relaxed store over a relaxed load.
     let over = vec![tile[1].clone(), tile[0].clone()];
     assert_eq!(find_races(&over)[0].kind, RaceKind::ReadWrite);
-    // A counter updated by atomics and read relaxed is no race.
+    // A word left by an atomic with no release semantics and read relaxed (or with an
+    // acquire) by another warp: nothing orders the load after it, a hazard. Raised by
+    // `atom.release` and read by `ld.acquire`: a flag, none. Two atomics: a counter, none.
+    for load in ["ld.relaxed.cta.shared.u32", "ld.acquire.cta.shared.u32"] {
+        let left = vec![
+            strong(0, 0, Op::Atomic, 70, "atom.shared.exch.b32"),
+            strong(0, 1, Op::Read, 72, load),
+        ];
+        let races = find_races(&left);
+        assert_eq!(races.len(), 1, "{load}: {races:?}");
+        assert_eq!(races[0].kind, RaceKind::WriteRead);
+    }
+    let flag = vec![
+        strong(0, 0, Op::Atomic, 70, "atom.release.cta.shared.exch.b32"),
+        strong(0, 1, Op::Read, 72, "ld.acquire.cta.shared.u32"),
+    ];
+    assert!(find_races(&flag).is_empty(), "{:?}", find_races(&flag));
     let counter = vec![
         strong(0, 0, Op::Atomic, 70, "atom.shared.add.u32"),
-        strong(0, 1, Op::Read, 72, "ld.relaxed.cta.shared.u32"),
+        strong(0, 1, Op::Atomic, 72, "atom.shared.add.u32"),
     ];
     assert!(
         find_races(&counter).is_empty(),

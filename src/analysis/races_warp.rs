@@ -13,11 +13,18 @@
 //! checked against that write, which is ordered after the reads before it or raced with them.
 //!
 //! Lanes of one request are one instruction, never a hazard with each other. An atomic is
-//! no hazard with another atomic; it is a write to every plain access. A strong load or
-//! store (`.relaxed`, `.acquire`, `.release`) is no hazard with another strong access
-//! either (the warp is within every scope), except that two relaxed ones are nothing
-//! ordered (`Order::relaxed`): lanes that swap values by relaxed loads and stores with no
-//! `__syncwarp()` race as plain ones do. An asynchronous
+//! no hazard with another atomic; it is a write to every plain access, and one with
+//! release semantics is no hazard with a strong load or store either (a flag raised by
+//! `atom.release`), but one without (CUDA's atomicExch, atomicAdd) orders nothing for a
+//! load of another lane: a hazard with it. Strong loads and stores that are not
+//! atomics (`.relaxed`, `.acquire`, `.release`) are a hazard with each other between lanes,
+//! as plain ones are: PTX's model calls no such pair a data race, but nothing makes the
+//! load see the store, so lanes that hand values over by `st.release` and `ld.acquire` with
+//! no `__syncwarp()` read whatever the schedule left (a release orders what came before
+//! the store only for a load that sees it). The one pattern this refuses that could be
+//! right, a lane spinning on a flag another lane of its own warp raises, is one no lesson
+//! teaches; between warps and blocks a polled flag is the handover, and is no race there
+//! (`races`, `races_cluster`). An asynchronous
 //! copy's shared write is a write at its issue and again at the wait that completes it:
 //! another lane may read the bytes only after that wait and a `__syncwarp()`.
 
@@ -33,10 +40,12 @@ struct LaneTouch {
     step: u32,
     line: Option<u32>,
     bytes: u8,
+    /// An atomic: no hazard with another atomic.
+    atomic: bool,
+    /// An atomic with release semantics: no hazard with a strong load or store either.
+    released: bool,
     /// An atomic or a strong load or store.
     strong: bool,
-    /// A relaxed load or store (not an atomic): a hazard with another relaxed one.
-    relaxed: bool,
 }
 
 #[derive(Default)]
@@ -129,7 +138,8 @@ impl WarpRaces {
     pub(super) fn access(&mut self, e: &SharedEvent) {
         let write = matches!(e.op, Op::Write | Op::CopyWrite | Op::Atomic);
         let strong = e.op == Op::Atomic || e.order.strong.is_some();
-        let relaxed = e.op != Op::Atomic && e.order.relaxed();
+        let atomic = e.op == Op::Atomic;
+        let released = atomic && e.order.release;
         let mut met = std::mem::take(&mut self.met);
         let st = self.state(e.block, e.warp);
         // Checked against what came before the request, then remembered: lanes of one
@@ -143,14 +153,16 @@ impl WarpRaces {
                     step,
                     line: e.line,
                     bytes,
+                    atomic,
+                    released,
                     strong,
-                    relaxed,
                 };
                 if let Some(w) = st.words.get(&word) {
                     let races = |t: &LaneTouch| {
                         t.lane != me.lane
                             && t.bytes & bytes != 0
-                            && !(t.strong && strong && !(t.relaxed && relaxed))
+                            && !(t.atomic && atomic)
+                            && !(t.strong && strong && (t.released || released))
                             && !st.ordered(l, t)
                     };
                     if let Some(t) = w.write.as_ref().filter(|t| races(t)) {

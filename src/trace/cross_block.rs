@@ -4,7 +4,10 @@
 //! GPU (where blocks run at once), while the interpreter, running blocks one after another,
 //! gets the right sum. An exchange (`atom.exch`) counts as a store: it writes what it is
 //! given whatever the word held, so a plain load and an exchange of the sum lose updates
-//! as a load and a store do. Other atomics and reductions are left out.
+//! as a load and a store do. So does an atomic or a reduction scoped to the block
+//! (`atom.cta`, `red.cta`: CUDA's atomicAdd_block): it is atomic only among the block's own
+//! threads, so two blocks' updates of one global word may both read the same old value.
+//! Other atomics and reductions are left out.
 
 use crate::analysis::FastMap;
 use crate::model::access::{AccessKind, Space};
@@ -28,8 +31,9 @@ pub struct CrossBlockStores {
 
 impl CrossBlockStores {
     pub fn push(&mut self, r: &Record, site: &Site) {
+        let block_scoped = site.is_atomic() && site.op.split('.').any(|q| q == "cta");
         if r.space != Space::Global
-            || !(site.kind() == Some(AccessKind::Store) || site.is_exchange())
+            || !(site.kind() == Some(AccessKind::Store) || site.is_exchange() || block_scoped)
         {
             return;
         }
@@ -130,5 +134,18 @@ mod tests {
         one.push(&rec(7, 1 << 20), &exch);
         one.push(&rec(7, 1 << 20), &exch);
         assert_eq!(one.words, 0);
+        // An add scoped to the block (atomicAdd_block, and its reduction) is atomic among
+        // the block's threads only: blocks adding into one counter lose updates.
+        for op in ["atom.cta.global.add.u32", "red.relaxed.cta.global.add.u32"] {
+            let cta = Site {
+                op: op.into(),
+                ..site(AccessKind::Atomic)
+            };
+            let mut c = CrossBlockStores::default();
+            for b in 0..2 {
+                c.push(&rec(b, 1 << 20), &cta);
+            }
+            assert_eq!(c.words, 32, "{op}");
+        }
     }
 }
