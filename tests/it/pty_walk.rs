@@ -201,10 +201,11 @@ fn walk(nvrtc: Nvrtc) {
         .stdout(slave(&pty.slave))
         .stderr(slave(&pty.slave));
     let hidden = matches!(nvrtc, Nvrtc::Hidden(_));
+    // `e` copies the starter and opens an editor that returns at once.
+    cmd.env("VISUAL", "/bin/true")
+        .env("GPULAB_WORKSPACE", data.path().join("work"));
     if let Nvrtc::Hidden(empty) = &nvrtc {
-        cmd.envs(no_nvrtc(empty))
-            .env("VISUAL", "/bin/true")
-            .env("GPULAB_WORKSPACE", data.path().join("work"));
+        cmd.envs(no_nvrtc(empty));
     }
     let mut missing: Vec<String> = Vec::new();
     // Charts g and ] did not bring into view.
@@ -266,8 +267,15 @@ fn walk(nvrtc: Nvrtc) {
         };
         for &(k, shows) in walked {
             keys.write_all(k.as_bytes()).unwrap();
-            let shown = |s: &vt::Screen| s.text().contains(shows);
-            settle(&out, &mut fed, &mut screen, Duration::from_secs(10), shown);
+            // With NVRTC, r runs the lesson on the interpreter: its screens are read once
+            // the run has ended and its figures are drawn, not while it is in flight.
+            let ran = !hidden && k == "r";
+            let shown = |s: &vt::Screen| s.text().contains(shows) && (!ran || !busy(s));
+            let most = Duration::from_secs(if ran { 300 } else { 10 });
+            settle(&out, &mut fed, &mut screen, most, shown);
+            if ran && busy(&screen) {
+                broken.push(format!("{}: the run did not end:\n{}", l.id, screen.text()));
+            }
             let text = screen.text();
             assert!(
                 text.contains(shows),
@@ -345,9 +353,10 @@ fn walk(nvrtc: Nvrtc) {
             if let Some(b) = rule_broken(&screen) {
                 broken.push(format!("exercise {}: {b}", ex.id));
             }
-            if hidden {
-                // Without NVRTC a check is over at once: the starter copied (the editor
-                // returns at once), r says what each check needs.
+            {
+                // The starter copied (the editor returns at once), then r: without NVRTC a
+                // check is over at once and says what each check needs; with it, the
+                // interpreter judges the starter, and its screen is read once it has.
                 keys.write_all(b"e").unwrap();
                 let started = |s: &vt::Screen| !s.text().contains("not started");
                 settle(
@@ -359,9 +368,32 @@ fn walk(nvrtc: Nvrtc) {
                 );
                 keys.write_all(b"r").unwrap();
                 let told = |s: &vt::Screen| says_how_to_get_nvrtc(s);
-                settle(&out, &mut fed, &mut screen, Duration::from_secs(10), told);
-                if !told(&screen) {
-                    missing.push(format!("exercise {} after r:\n{}", ex.id, screen.text()));
+                // The interpreter runs no texture fetch: a kernel that fetches from one of
+                // its lesson's textures has every check needing a GPU.
+                let gpu_only = |s: &vt::Screen| {
+                    !l.textures.is_empty() && status(s).contains("no check judged here: 0 hold")
+                };
+                let judged =
+                    |s: &vt::Screen| !busy(s) && (status(s).contains("not yet:") || gpu_only(s));
+                if hidden {
+                    settle(&out, &mut fed, &mut screen, Duration::from_secs(10), told);
+                    if !told(&screen) {
+                        missing.push(format!("exercise {} after r:\n{}", ex.id, screen.text()));
+                    }
+                } else {
+                    let most = Duration::from_secs(120);
+                    settle(&out, &mut fed, &mut screen, most, judged);
+                    // A starter fails a check the interpreter judges (the CPU wrong-answer
+                    // tests prove which): "not yet", with the failed checks in view, on
+                    // top of the card.
+                    let failed = gpu_only(&screen) || screen.text().contains('✗');
+                    if !judged(&screen) || !failed {
+                        broken.push(format!(
+                            "exercise {} after r is not judged on the interpreter:\n{}",
+                            ex.id,
+                            screen.text()
+                        ));
+                    }
                 }
                 for c in cut_words(&screen, &words) {
                     cuts.push(format!("{} exercise {} after r: {c}", l.id, ex.id));
@@ -445,13 +477,24 @@ fn rule_broken(screen: &vt::Screen) -> Option<String> {
     (text.contains("judged hold")).then(|| format!("a count of the judged:\n{text}"))
 }
 
+/// The status rows: the two above the keys, joined, spaces collapsed.
+fn status(screen: &vt::Screen) -> String {
+    let rows = screen.rows();
+    let status = rows[rows.len().saturating_sub(3)..rows.len() - 1].join(" ");
+    status.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A run or a check in flight, as the status row says it.
+fn busy(screen: &vt::Screen) -> bool {
+    let s = status(screen);
+    s.starts_with("running ") || s.starts_with("checking ")
+}
+
 /// The status rows (the two above the keys) name the pip wheel that brings NVRTC; or, on
 /// an exercise only a GPU can judge (textures), no row offers NVRTC and the checks say
 /// they need a GPU.
 fn says_how_to_get_nvrtc(screen: &vt::Screen) -> bool {
-    let rows = screen.rows();
-    let status = rows[rows.len().saturating_sub(3)..rows.len() - 1].join(" ");
-    let status = status.split_whitespace().collect::<Vec<_>>().join(" ");
+    let status = status(screen);
     let text = screen.text();
     status.contains("pip install nvidia-cuda-nvrtc")
         || (!text.contains("NVRTC") && status.contains("need a GPU"))

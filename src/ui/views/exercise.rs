@@ -151,7 +151,17 @@ pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
         lines.extend(compile_error_lines(e, th));
         return lines;
     }
-    for l in &r.lines {
+    // What failed first, then what was not judged, then what holds: the card at 80x24
+    // holds five or six checks, and a learner looks for what to fix, not for what passed.
+    let rank = |m: Mark| match m {
+        Mark::Fail => 0,
+        Mark::NotMeasured => 1,
+        Mark::NeedsGpu => 2,
+        Mark::Pass => 3,
+    };
+    let mut ordered: Vec<_> = r.lines.iter().collect();
+    ordered.sort_by_key(|l| rank(l.mark));
+    for l in ordered {
         let (mark, st) = match l.mark {
             Mark::Pass => ("✓", th.good),
             Mark::Fail => ("✗", th.bad),
