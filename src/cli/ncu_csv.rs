@@ -6,8 +6,9 @@
 //! requests and their 32-byte sectors, shared load and store instructions, their
 //! wavefronts, and the bank conflicts as the wavefronts beyond the ideal (one per phase).
 //! Each is the sampled blocks' count scaled to the whole grid (blocks in the grid over
-//! blocks traced, `trace::sample`), as the README's comparison with ncu is. Atomics are
-//! not traced, and ncu counts them apart from these too.
+//! blocks traced, `trace::sample`), as the README's comparison with ncu is. Atomics,
+//! asynchronous copies and `ldmatrix` loads are counted apart from loads and stores, as ncu
+//! counts them, under their own names (below), written only where a kernel has them.
 //!
 //! One row per counter per variant in section `Command line profiler metrics` (what ncu
 //! names the section of `--metrics`), each variant under its own ID; then the same
