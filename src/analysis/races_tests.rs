@@ -902,6 +902,14 @@ fn handover(flag_op: &str, poll_op: &str) -> Vec<SharedEvent> {
     ev
 }
 
+/// The races found as (scope, first line, second line).
+fn pairs(ev: &[SharedEvent], g: Option<ClusterGeom>) -> Vec<(RaceScope, Option<u32>, Option<u32>)> {
+    find_races_in(ev, g)
+        .iter()
+        .map(|r| (r.scope, r.first_line, r.second_line))
+        .collect()
+}
+
 #[test]
 fn a_release_store_read_by_an_acquire_load_orders_a_handover_between_blocks() {
     let g = ClusterGeom::of([2, 1, 1], Some([2, 1, 1]));
@@ -917,10 +925,7 @@ fn a_release_store_read_by_an_acquire_load_orders_a_handover_between_blocks() {
         "st.release.cluster.shared::cluster.u32",
         "ld.relaxed.cluster.shared.u32",
     );
-    let found: Vec<_> = find_races_in(&relaxed, g)
-        .iter()
-        .map(|r| (r.scope, r.first_line, r.second_line))
-        .collect();
+    let found = pairs(&relaxed, g);
     assert!(
         found.contains(&(RaceScope::Cluster, Some(80), Some(84))),
         "{found:?}"
@@ -933,10 +938,7 @@ fn a_release_store_read_by_an_acquire_load_orders_a_handover_between_blocks() {
         "st.release.cta.shared::cluster.u32",
         "ld.acquire.cta.shared.u32",
     );
-    let found: Vec<_> = find_races_in(&cta, g)
-        .iter()
-        .map(|r| (r.scope, r.first_line, r.second_line))
-        .collect();
+    let found = pairs(&cta, g);
     assert!(
         found.contains(&(RaceScope::Cluster, Some(81), Some(83))),
         "{found:?}"
@@ -964,10 +966,7 @@ fn relaxed_loads_and_stores_are_nothing_ordered_between_blocks_of_a_cluster() {
             "ld.relaxed.cluster.shared.u32"
         });
     }
-    let found: Vec<_> = find_races_in(&all, g)
-        .iter()
-        .map(|r| (r.scope, r.first_line, r.second_line))
-        .collect();
+    let found = pairs(&all, g);
     // The data and the flag both race: relaxed against relaxed is a hazard.
     assert!(
         found.contains(&(RaceScope::Cluster, Some(80), Some(84))),
@@ -982,9 +981,6 @@ fn relaxed_loads_and_stores_are_nothing_ordered_between_blocks_of_a_cluster() {
         "st.release.cluster.shared::cluster.u32",
         "ld.relaxed.cluster.shared.u32",
     );
-    let found: Vec<_> = find_races_in(&released, g)
-        .iter()
-        .map(|r| (r.scope, r.first_line, r.second_line))
-        .collect();
+    let found = pairs(&released, g);
     assert!(!found.iter().any(|f| f.2 == Some(83)), "{found:?}");
 }
