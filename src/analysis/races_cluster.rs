@@ -22,7 +22,8 @@
 //! acquire that ends a spin loop saw. The flag itself is no race: two strong accesses at a
 //! scope that holds both blocks never are (`races::Order`), unless both are relaxed loads
 //! or stores, which order nothing, as between a block's warps: blocks that hand data to
-//! each other by `ld/st.relaxed.cluster` with no barrier race.
+//! each other by `ld/st.relaxed.cluster` with no barrier race; and so does a load of a word
+//! another block left by an atomic with no release semantics (atomicExch, atomicAdd).
 //!
 //! Pairs of accesses by one block are the block-scope analysis' to judge, and are left out.
 
@@ -89,6 +90,10 @@ struct Touch {
     /// A relaxed load or store (not an atomic): strong, yet nothing ordered with another
     /// relaxed one (`Order::relaxed`).
     relaxed: bool,
+    /// An atomic with no release semantics: nothing orders a later load of it.
+    unreleased: bool,
+    /// A load.
+    load: bool,
     /// The warp's count of accesses when it made this one.
     seq: u64,
 }
@@ -192,6 +197,7 @@ impl ClusterRaces {
         };
         let strong = order.spans_cluster();
         let relaxed = e.op != Op::Atomic && order.relaxed();
+        let unreleased = e.op == Op::Atomic && !order.release;
         let me = |bytes| Touch {
             block: e.block,
             warp: e.warp,
@@ -201,6 +207,8 @@ impl ClusterRaces {
             strong,
             release: strong && order.release && write,
             relaxed,
+            unreleased,
+            load: !write,
             seq,
         };
         let (phases, synced) = (&self.phases, &self.synced);
@@ -247,7 +255,11 @@ impl ClusterRaces {
                 let races = |t: &Touch| {
                     t.block != e.block
                         && t.bytes & bytes != 0
-                        && !(t.strong && strong && !(t.relaxed && relaxed))
+                        && !(t.strong
+                            && strong
+                            && !(t.relaxed && relaxed)
+                            && !(t.unreleased && !write)
+                            && !(unreleased && t.load))
                         && !ordered(t)
                 };
                 // An acquire load reads the latest write: a release store of another

@@ -976,6 +976,28 @@ fn relaxed_loads_and_stores_are_nothing_ordered_between_blocks_of_a_cluster() {
         found.contains(&(RaceScope::Cluster, Some(81), Some(83))),
         "{found:?}"
     );
+    // The data left by an atomic with no release semantics (atomicExch into the
+    // neighbour's memory) and read relaxed: a hazard as well; an exchange with release
+    // semantics read by an acquire is the flag handover, none.
+    let mut atomic = all.clone();
+    for e in atomic.iter_mut().filter(|e| e.line == Some(80)) {
+        e.op = Op::Atomic;
+        e.order = Order::of("atom.shared::cluster.exch.b32");
+    }
+    let found = pairs(&atomic, g);
+    assert!(
+        found.contains(&(RaceScope::Cluster, Some(80), Some(84))),
+        "{found:?}"
+    );
+    let mut flagged = handover(
+        "atom.release.cluster.shared::cluster.exch.b32",
+        "ld.acquire.cluster.shared.u32",
+    );
+    for e in flagged.iter_mut().filter(|e| e.line == Some(81)) {
+        e.op = Op::Atomic;
+    }
+    let found = pairs(&flagged, g);
+    assert!(!found.iter().any(|f| f.2 == Some(83)), "{found:?}");
     // A release store of the flag, polled relaxed, is no race on the flag itself.
     let released = handover(
         "st.release.cluster.shared::cluster.u32",
