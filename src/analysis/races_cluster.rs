@@ -253,13 +253,14 @@ impl ClusterRaces {
                 let bytes = ((1u8 << hi) - 1) & !((1u8 << lo) - 1);
                 let w = self.words.entry((cluster, rank, word)).or_default();
                 let races = |t: &Touch| {
+                    // Strong accesses that still order nothing: two relaxed ones, or a
+                    // load and an atomic with no release semantics.
+                    let unordered = (t.relaxed && relaxed)
+                        || (t.unreleased && !write)
+                        || (unreleased && t.load);
                     t.block != e.block
                         && t.bytes & bytes != 0
-                        && !(t.strong
-                            && strong
-                            && !(t.relaxed && relaxed)
-                            && !(t.unreleased && !write)
-                            && !(unreleased && t.load))
+                        && !(t.strong && strong && !unordered)
                         && !ordered(t)
                 };
                 // An acquire load reads the latest write: a release store of another
