@@ -70,6 +70,15 @@ pub fn exec(
     if super::fast::exec(fr, ins, active) {
         return Ok(());
     }
+    // The exchanges between lanes (shuffles, reductions, votes, matches) are logged as the
+    // GPU tracer logs them: an event of the lanes taking part.
+    let exchange = matches!(
+        ins.op,
+        Op::Shfl(_) | Op::Vote(_) | Op::Redux(..) | Op::MatchAny(_)
+    );
+    if exchange && active != 0 {
+        ctx.barrier_record(ins, warp, active);
+    }
     match ins.op {
         Op::Bin(b, ty) => lanewise(fr, ctx, ins, active, warp, |a| alu::bin(b, ty, a[0], a[1])),
         Op::Mad(b, ty) => lanewise(fr, ctx, ins, active, warp, |a| {
@@ -112,13 +121,7 @@ pub fn exec(
         Op::MbarInit | Op::MbarArrive { .. } | Op::MbarWait | Op::BulkCopy => {
             super::mbarrier::step(fr, ctx, ins, (active, warp))?
         }
-        // Logged as the GPU tracer logs them: an event of the lanes taking part.
-        Op::Shfl(m) => {
-            if active != 0 {
-                ctx.barrier_record(ins, warp, active);
-            }
-            shfl(fr, ctx, ins, active, warp, mask, m)?
-        }
+        Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,
         Op::LdMatrix { matrices, trans } => {
             super::matrix::ldmatrix(fr, ctx, ins, (active, warp), (matrices, trans))?
         }
@@ -126,25 +129,9 @@ pub fn exec(
         Op::CvtBf16(c) => lanewise(fr, ctx, ins, active, warp, |a| {
             super::matrix::bf16_cvt(c, a[0], a[1])
         }),
-        // A vote and a match exchange values between lanes as a shuffle does: logged alike.
-        Op::Vote(v) => {
-            if active != 0 {
-                ctx.barrier_record(ins, warp, active);
-            }
-            vote(fr, ctx, ins, active, warp, mask, v)?
-        }
-        Op::Redux(op, ty) => {
-            if active != 0 {
-                ctx.barrier_record(ins, warp, active);
-            }
-            redux(fr, ctx, ins, (active, warp), op, ty)?
-        }
-        Op::MatchAny(ty) => {
-            if active != 0 {
-                ctx.barrier_record(ins, warp, active);
-            }
-            match_any(fr, ctx, ins, (active, warp), ty)?
-        }
+        Op::Vote(v) => vote(fr, ctx, ins, active, warp, mask, v)?,
+        Op::Redux(op, ty) => redux(fr, ctx, ins, (active, warp), op, ty)?,
+        Op::MatchAny(ty) => match_any(fr, ctx, ins, (active, warp), ty)?,
         Op::Activemask => lanewise(fr, ctx, ins, active, warp, |_| u64::from(mask)),
         Op::Mapa { generic } => cluster_address(fr, ctx, ins, (active, warp), (true, generic)),
         Op::Getctarank { generic } => {
