@@ -9,7 +9,7 @@
 #   GPULAB_IT=path/to/it-HASH GPULAB_BIN=path/to/gpulab OUT=/tmp/table scripts/ex_table_gpu.sh
 #
 # GPULAB_EXERCISES=id,id for some exercises; GPULAB_TABLE_THREADS checks at once (a core each);
-# GPULAB_TURN_LOG=file lists every turn on the GPU (start, ms held, pid, job, variant), and
+# GPULAB_TURN_LOG=file lists every turn on the GPU (start, ms held, pid, job[:shared], variant), and
 # GPULAB_TABLE_LOGS=dir keeps what each check said, stamped.
 # Exits as the test does: 0 when every answer is as its file says.
 
@@ -29,8 +29,15 @@ rc=${PIPESTATUS[0]}
 awk '/ on NVIDIA|^  [a-z]/ {print} / checks live in / {print}' "$OUT/ex_table.log" >"$OUT/ex_table.txt"
 echo "ex_table_gpu: $(($(date +%s) - start)) s, exit $rc" | tee -a "$OUT/ex_table.txt"
 if [ -s "${GPULAB_TURN_LOG:-}" ]; then
-    awk '{ if (!n || $1 < a) a = $1; e = $1 + $2 / 1000; if (e > b) b = e; h += $2 / 1000; n++ }
-         END { printf "the GPU held in %d turns for %.0f s of %.0f s (%.0f%%)\n", n, h, b - a, 100 * h / (b - a) }' \
-        "$GPULAB_TURN_LOG" | tee -a "$OUT/ex_table.txt"
+    # Shared turns overlap one another: the GPU's busy time is their union, with the
+    # alone turns (timed runs) beside it.
+    sort -n "$GPULAB_TURN_LOG" | awk '
+        { s = $1; e = $1 + $2 / 1000; if (!n || s < a) a = s; if (e > b) b = e; n++
+          if ($4 ~ /:shared$/) sh += $2 / 1000; else { al += $2 / 1000; na++ }
+          if (!u || s > ue) { busy += ue - us; us = s; ue = e; u = 1 } else if (e > ue) ue = e }
+        END { busy += ue - us
+              printf "the GPU held in %d turns, busy %.0f s of %.0f s (%.0f%%): %d alone for %.0f s, %d shared for %.0f s\n",
+                     n, busy, b - a, 100 * busy / (b - a), na, al, n - na, sh }' \
+        | tee -a "$OUT/ex_table.txt"
 fi
 exit "$rc"

@@ -15,6 +15,7 @@
 //! variant as the real worker does, on a GPU of its own name (`FAKE_BUS`), so waiting in the
 //! queue is tested end to end; elsewhere it takes none, and tests run side by side.
 
+use super::gpu_turn::Hold;
 use super::runner;
 use super::turns::Turns;
 use crate::analysis::limits;
@@ -96,9 +97,9 @@ fn fake_run(mode: &str, lesson: &Lesson, options: &RunOptions, send: &mut dyn Fn
     let turns = Turns::new(bus);
     for i in runner::run_order(lesson, options) {
         let name = lesson.variants[i].name.as_str();
-        // Held to the variant's end, as the real worker holds it: a fake that hangs or
-        // crashes here does so holding the GPU.
-        let _turn = turns.take(options.job, name, &mut |r| send(&r));
+        // One turn alone, held to the variant's end (the real worker's timed turn): a fake
+        // that hangs or crashes here does so holding the GPU.
+        let _turn = turns.take((options.job, Hold::Alone), name, &mut |r| send(&r));
         stage(send, name, "checking the output");
         if mode.split(',').any(|w| w == "slow") {
             std::thread::sleep(Duration::from_millis(300));

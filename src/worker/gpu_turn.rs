@@ -6,6 +6,12 @@
 //! gets in between the variants of a long recording, and each ticket says whose it is and
 //! what it is for, for whoever waits behind it.
 //!
+//! Only a stretch that is timed needs the GPU alone (`Hold::Alone`: an exclusive `flock`);
+//! checking outputs, uploading inputs and tracing are not timed, and any number of them run
+//! at once (`Hold::Shared`: a shared `flock`). Tickets keep their order across both: a
+//! shared turn waits only for the alone turns ahead of it, an alone turn for every turn
+//! ahead, so a timed run neither waits for ever behind a stream of checks nor shares the GPU.
+//!
 //! The folders are shared with every user of the machine, so nothing in them is trusted:
 //! they carry the sticky bit (01777, as /tmp does: a user may remove only their own files),
 //! a folder or a lock that is a link is refused, files are opened without following links
@@ -31,6 +37,33 @@ const POLL: Duration = Duration::from_millis(10);
 /// show its process still takes part (a stopped process's ticket goes stale).
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
 
+/// How a turn holds the GPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hold {
+    /// Nothing else runs on the GPU meanwhile: for timed runs, and figures a kernel's own
+    /// clock reads.
+    Alone,
+    /// Beside other shared turns: for work whose figures do not depend on what else runs.
+    Shared,
+}
+
+impl Hold {
+    /// In a ticket's text (`hold=…`); a ticket without one is an alone turn's.
+    pub fn word(self) -> &'static str {
+        match self {
+            Hold::Alone => "alone",
+            Hold::Shared => "shared",
+        }
+    }
+
+    pub fn from_word(w: &str) -> Hold {
+        match w {
+            "shared" => Hold::Shared,
+            _ => Hold::Alone,
+        }
+    }
+}
+
 /// Held while a job uses the GPU; dropping it lets the next one in.
 pub struct GpuTurn {
     lock: File,
@@ -40,6 +73,7 @@ pub struct GpuTurn {
     /// When it was taken, for whom and for what: written to `TURN_LOG` when let go.
     since: (SystemTime, Instant),
     job: JobKind,
+    hold: Hold,
     label: String,
 }
 
@@ -77,6 +111,17 @@ impl GpuTurn {
         dir: &Path,
         bus_id: &str,
         job: JobKind,
+        waiting: impl FnMut(&[QueuedJob]),
+    ) -> Result<GpuTurn, TurnError> {
+        Self::take_held(dir, bus_id, (job, Hold::Alone), waiting)
+    }
+
+    /// `take`, for a turn held as `hold` says: a shared one waits only for the alone
+    /// turns ahead of it (and hears only of them).
+    pub fn take_held(
+        dir: &Path,
+        bus_id: &str,
+        (job, hold): (JobKind, Hold),
         mut waiting: impl FnMut(&[QueuedJob]),
     ) -> Result<GpuTurn, TurnError> {
         let name = bus_id.replace(':', "-");
@@ -85,16 +130,21 @@ impl GpuTurn {
         let lock = open_lock(&lock_path).map_err(turn_error(&lock_path))?;
         let queue = dir.join(format!("{name}.queue"));
         shared_dir(&queue).map_err(turn_error(&queue))?;
-        let mine = turn_queue::write_ticket(&queue, job).map_err(turn_error(&queue))?;
+        let mine = turn_queue::write_ticket(&queue, job, hold).map_err(turn_error(&queue))?;
         let beat = Heartbeat::start(&mine.file);
         let t0 = Instant::now();
         let mut known = HashMap::new();
         let mut shown: Option<(Vec<QueuedJob>, Instant)> = None;
         loop {
             let tickets = turn_queue::read_queue(&queue, &mut known);
-            let ahead: Vec<&Ticket> = tickets.iter().filter(|t| t.name < mine.name).collect();
-            if !ahead.iter().any(|t| t.fresh) && lock.try_lock().is_ok() {
-                name_holder(&lock);
+            // Two shared turns never keep each other waiting.
+            let ahead: Vec<&Ticket> = (tickets.iter())
+                .filter(|t| t.name < mine.name && (hold == Hold::Alone || t.hold == Hold::Alone))
+                .collect();
+            if !ahead.iter().any(|t| t.fresh) && locked(&lock, hold) {
+                if hold == Hold::Alone {
+                    name_holder(&lock);
+                }
                 return Ok(GpuTurn {
                     lock,
                     ticket: mine,
@@ -102,6 +152,7 @@ impl GpuTurn {
                     waited: shown.is_some().then(|| t0.elapsed()),
                     since: (SystemTime::now(), Instant::now()),
                     job,
+                    hold,
                     label: String::new(),
                 });
             }
@@ -145,8 +196,13 @@ impl GpuTurn {
             return;
         };
         let start = (self.since.0.duration_since(std::time::UNIX_EPOCH)).unwrap_or_default();
+        // A shared turn's job is marked, as its time overlaps others'.
+        let shared = match self.hold {
+            Hold::Alone => "",
+            Hold::Shared => ":shared",
+        };
         let line = format!(
-            "{:.3} {:.1} {} {:?} {}\n",
+            "{:.3} {:.1} {} {:?}{shared} {}\n",
             start.as_secs_f64(),
             self.since.1.elapsed().as_secs_f64() * 1e3,
             std::process::id(),
@@ -204,6 +260,14 @@ impl Drop for Heartbeat {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// The lock taken as `hold` asks, if nobody holds it in a way that excludes that.
+fn locked(lock: &File, hold: Hold) -> bool {
+    match hold {
+        Hold::Alone => lock.try_lock().is_ok(),
+        Hold::Shared => lock.try_lock_shared().is_ok(),
     }
 }
 

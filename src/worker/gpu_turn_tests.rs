@@ -60,10 +60,21 @@ fn waiter(
     order: &Arc<Mutex<Vec<&'static str>>>,
     hold: Duration,
 ) -> std::thread::JoinHandle<Vec<Vec<QueuedJob>>> {
+    held_waiter(dir, (job, Hold::Alone), name, order, hold)
+}
+
+/// `waiter` for a turn held as `how` says.
+fn held_waiter(
+    dir: &Path,
+    how: (JobKind, Hold),
+    name: &'static str,
+    order: &Arc<Mutex<Vec<&'static str>>>,
+    hold: Duration,
+) -> std::thread::JoinHandle<Vec<Vec<QueuedJob>>> {
     let (d, order) = (dir.to_path_buf(), Arc::clone(order));
     std::thread::spawn(move || {
         let mut told = Vec::new();
-        let t = GpuTurn::take(&d, BUS, job, |ahead| told.push(ahead.to_vec())).unwrap();
+        let t = GpuTurn::take_held(&d, BUS, how, |ahead| told.push(ahead.to_vec())).unwrap();
         order.lock().unwrap().push(name);
         std::thread::sleep(hold);
         drop(t);
@@ -89,6 +100,47 @@ fn a_free_gpu_is_taken_at_once_and_a_second_taker_waits_until_the_first_lets_go(
     // Its ticket is gone once it has had its turn.
     let queue = dir.path().join("0000-17-00.0.queue");
     assert_eq!(fs::read_dir(own(&queue)).unwrap().count(), 0);
+}
+
+#[test]
+fn shared_turns_run_together_and_an_alone_turn_waits_for_them_and_keeps_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let take = |hold| GpuTurn::take_held(dir.path(), BUS, (ExerciseCheck, hold), no_wait);
+    // Two untimed stretches at once: the second is not told to wait.
+    let (a, b) = (take(Hold::Shared).unwrap(), take(Hold::Shared).unwrap());
+    assert_eq!(b.waited(), None);
+    let order = Arc::new(Mutex::new(Vec::new()));
+    let timed = held_waiter(
+        dir.path(),
+        (Run, Hold::Alone),
+        "timed",
+        &order,
+        Duration::from_millis(200),
+    );
+    until_tickets(dir.path(), 3);
+    // A shared turn asked for after the timed one goes after it, not beside the others.
+    let late = held_waiter(
+        dir.path(),
+        (ExerciseCheck, Hold::Shared),
+        "late",
+        &order,
+        Duration::ZERO,
+    );
+    until_tickets(dir.path(), 4);
+    std::thread::sleep(Duration::from_millis(150));
+    assert!(order.lock().unwrap().is_empty(), "{order:?}");
+    drop(a);
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(
+        order.lock().unwrap().is_empty(),
+        "one shared turn still holds: {order:?}"
+    );
+    drop(b);
+    let (told_timed, told_late) = (timed.join().unwrap(), late.join().unwrap());
+    assert_eq!(*order.lock().unwrap(), ["timed", "late"]);
+    assert_eq!(told_timed[0], [q(ExerciseCheck), q(ExerciseCheck)]);
+    // The late shared turn waits for the timed one alone, and hears only of it.
+    assert!(told_late.iter().all(|t| *t == [q(Run)]), "{told_late:?}");
 }
 
 #[test]

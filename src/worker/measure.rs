@@ -7,6 +7,7 @@ use crate::cuda::error::CudaError;
 use crate::cuda::module::Module;
 use crate::model::results::VariantResult;
 use crate::model::{ElemType, Lesson, Measure, Measured, Summary, Variant};
+use std::collections::BTreeMap;
 
 /// A symbol that cannot take its buffer, in words naming both; None when every constant
 /// was filled. Kernels never write `__constant__` memory, so one fill serves every launch
@@ -99,6 +100,18 @@ pub fn read_measures(
     (bufs, launch): (&Buffers, Launch),
     r: &mut VariantResult,
 ) -> Result<Vec<MeasureError>, CudaError> {
+    let (figures, errors) = read_figures(lesson, v, (bufs, launch))?;
+    r.measured.extend(figures);
+    Ok(errors)
+}
+
+/// Every measure's figure after one launch of `v`, and what is wrong with them.
+fn read_figures(
+    lesson: &Lesson,
+    v: &Variant,
+    (bufs, launch): (&Buffers, Launch),
+) -> Result<(BTreeMap<String, Measured>, Vec<MeasureError>), CudaError> {
+    let mut figures = BTreeMap::new();
     let mut errors = Vec::new();
     for (k, m) in lesson.measures.iter().enumerate() {
         let data = bufs.download(lesson, m.buffer)?;
@@ -108,7 +121,7 @@ pub fn read_measures(
         match figure(m, &data, ty, per) {
             Some(value) => {
                 let unit = m.unit.clone();
-                r.measured.insert(m.name.clone(), Measured { value, unit });
+                figures.insert(m.name.clone(), Measured { value, unit });
             }
             None => errors.push(MeasureError::NothingWritten {
                 name: m.name.clone(),
@@ -132,7 +145,60 @@ pub fn read_measures(
             });
         }
     }
-    Ok(errors)
+    Ok((figures, errors))
+}
+
+/// The figures of every counted timed run, and the first thing wrong with any of them:
+/// the result keeps each figure's median over the runs, as the time is their median.
+#[derive(Debug, Default)]
+pub struct PerRun {
+    figures: BTreeMap<String, (Vec<f64>, String)>,
+    wrong: Option<MeasureError>,
+}
+
+impl PerRun {
+    /// What the run just ended left in the measures' buffers.
+    pub fn read(
+        &mut self,
+        lesson: &Lesson,
+        v: &Variant,
+        at: (&Buffers, Launch),
+    ) -> Result<(), CudaError> {
+        let (figures, errors) = read_figures(lesson, v, at)?;
+        self.push(figures, errors);
+        Ok(())
+    }
+
+    fn push(&mut self, figures: BTreeMap<String, Measured>, errors: Vec<MeasureError>) {
+        for (name, m) in figures {
+            let entry = self
+                .figures
+                .entry(name)
+                .or_insert_with(|| (Vec::new(), m.unit));
+            entry.0.push(m.value);
+        }
+        if self.wrong.is_none() {
+            self.wrong = errors.into_iter().next();
+        }
+    }
+
+    /// The medians into `r`, in place of the checked launch's figures; a figure beyond its
+    /// run (a kernel that reports honestly only on its first launch) makes `r` wrong.
+    pub fn into_result(self, r: &mut VariantResult) {
+        for (name, (mut xs, unit)) in self.figures {
+            if let Some(value) = summarise(Summary::Median, &mut xs) {
+                r.measured.insert(name, Measured { value, unit });
+            }
+        }
+        if let Some(e) = self.wrong {
+            r.correct = Some(false);
+            let said = format!("wrong output in a timed run: {e}");
+            r.error = Some(match r.error.take() {
+                Some(before) => format!("{before}; {said}"),
+                None => said,
+            });
+        }
+    }
 }
 
 /// The summary of the elements the kernel wrote, divided by `per`. Elements still holding
@@ -223,6 +289,49 @@ mod tests {
         // A short launch keeps the timers' slack.
         let short = Launch { ms: 0.0, ..launch };
         assert_eq!(most_held("ns", short), Some(2000.0));
+    }
+
+    #[test]
+    fn timed_runs_keep_each_figures_median_and_a_run_beyond_its_launch_is_wrong() {
+        let at = |value: f64| {
+            let m = Measured {
+                value,
+                unit: "cycles".into(),
+            };
+            BTreeMap::from([("cycles_per_access".to_string(), m)])
+        };
+        let mut runs = PerRun::default();
+        // A clock that settles: the first run's figure is the odd one out.
+        for x in [992.0, 694.0, 691.0, 697.0, 693.0] {
+            runs.push(at(x), Vec::new());
+        }
+        let mut r = VariantResult::default();
+        r.correct = Some(true);
+        r.measured.insert(
+            "cycles_per_access".into(),
+            at(992.0).remove("cycles_per_access").unwrap(),
+        );
+        runs.into_result(&mut r);
+        assert_eq!(r.measured["cycles_per_access"].value, 694.0);
+        assert_eq!(r.correct, Some(true));
+        let mut runs = PerRun::default();
+        runs.push(at(700.0), Vec::new());
+        let beyond = MeasureError::BeyondTheLaunch {
+            name: "cycles_per_access".into(),
+            unit: "cycles".into(),
+            said: 3e6,
+            held: 1e6,
+            ms: 0.5,
+        };
+        runs.push(at(2100.0), vec![beyond]);
+        let mut r = VariantResult::default();
+        runs.into_result(&mut r);
+        assert_eq!(r.correct, Some(false));
+        assert!(
+            r.error.as_deref().unwrap().contains("timed run"),
+            "{:?}",
+            r.error
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::Sink;
 use super::copy_peak;
+use super::gpu_turn::Hold;
 use super::hostdata::{self, HostData};
 use super::kept::{self, Kept};
 use super::l2::{self, PersistingL2};
@@ -121,7 +122,9 @@ pub fn run_lesson(
             stage: "cuBLAS's output and speed on these inputs, from the last check".into(),
         });
     } else if is_sgemm {
-        let _turn = turns.take(opts.job, "", send);
+        // cuBLAS is timed beside its output when this run times: alone, then.
+        let hold = if opts.time { Hold::Alone } else { Hold::Shared };
+        let _turn = turns.take((opts.job, hold), "", send);
         if reference_known {
             // Kept outputs without a kept speed: cuBLAS runs again, and gives both.
             expected.clear();
@@ -219,7 +222,8 @@ fn inputs(
                 .map(|b| hostdata::generate(b, seed))
                 .collect();
             let staged = Staged::new(gpu, lesson, &host);
-            let _turn = turns.take(opts.job, "", send);
+            // An upload is not timed: other turns that time nothing may run beside it.
+            let _turn = turns.take((opts.job, Hold::Shared), "", send);
             let size = crate::analysis::limits::size;
             let stage = match staged.link_bytes(lesson) {
                 (0, _) => "uploading the inputs".to_string(),
@@ -424,7 +428,7 @@ fn ensure_peak(session: &mut Session, opts: &RunOptions, send: Sink) -> Result<P
                 gbps
             }
             None => {
-                let _turn = session.turns.take(opts.job, "", send);
+                let _turn = session.turns.take((opts.job, Hold::Alone), "", send);
                 send(Reply::Stage {
                     variant: String::new(),
                     stage: "measuring the copy bandwidth of this GPU".into(),

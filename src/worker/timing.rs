@@ -58,18 +58,29 @@ pub fn time_variant(
 }
 
 /// What one timed run does: `prep` queued before the first event (not in the time), then
-/// `timed` between the events.
+/// `timed` between the events; `counted` is given each counted run's time once the run
+/// has ended (not the warm-ups'), to read what that run left behind.
 pub struct Work<'a> {
     pub prep: Box<dyn FnMut() -> Result<(), CudaError> + 'a>,
     pub timed: Box<dyn FnMut() -> Result<(), CudaError> + 'a>,
+    pub counted: Box<dyn FnMut(f64) -> Result<(), CudaError> + 'a>,
 }
 
 impl<'a> Work<'a> {
     /// A kernel launch, nothing before it.
     pub fn launch(launch: &'a Launch<'a>) -> Work<'a> {
+        Work::new(Box::new(|| Ok(())), Box::new(move || launch.enqueue()))
+    }
+
+    /// `timed` after `prep`, with nothing read after a run.
+    pub fn new(
+        prep: Box<dyn FnMut() -> Result<(), CudaError> + 'a>,
+        timed: Box<dyn FnMut() -> Result<(), CudaError> + 'a>,
+    ) -> Work<'a> {
         Work {
-            prep: Box::new(|| Ok(())),
-            timed: Box::new(move || launch.enqueue()),
+            prep,
+            timed,
+            counted: Box::new(|_| Ok(())),
         }
     }
 }
@@ -110,6 +121,7 @@ pub fn time_work(
             end_us: noise::now_us(),
         });
         r.samples_ms.push(ms);
+        (work.counted)(ms)?;
         send(Reply::Sample {
             variant: r.name.clone(),
             ms,

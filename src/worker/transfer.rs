@@ -3,6 +3,7 @@
 //! kernel, so its median, noise and GB/s are found the way a kernel's are.
 
 use super::Sink;
+use super::gpu_turn::Hold;
 use super::launch::Buffers;
 use super::runner::Fatal;
 use super::timing::{self, Work};
@@ -26,7 +27,7 @@ pub fn run_transfer(
     let mut r = blank_result(ctx.lesson, v);
     // A copy uses the copy engine and the link, not the SMs, but another's kernel in the
     // middle of it would still skew its time: a turn, as a kernel takes.
-    let turn = ctx.turns.take(ctx.opts.job, &v.name, send);
+    let turn = ctx.turns.take((ctx.opts.job, Hold::Alone), &v.name, send);
     let windows = match check_and_time(ctx, job, t, bufs, &mut r, send) {
         Ok(w) => w,
         Err(e) if e.is_sticky() => return Err(Fatal::in_variant(&v.name, e)),
@@ -79,10 +80,10 @@ fn check_and_time(
         return Ok(Vec::new());
     }
     stage(send, v, "timing");
-    let work = Work {
-        prep: Box::new(|| Ok(())),
-        timed: Box::new(|| copy_once(ctx.gpu, t, dev, &mut host)),
-    };
+    let work = Work::new(
+        Box::new(|| Ok(())),
+        Box::new(|| copy_once(ctx.gpu, t, dev, &mut host)),
+    );
     // A copy does not read through the L2 as a kernel does: `cold_l2` means nothing here.
     let windows = timing::time_work(ctx.gpu, work, (ctx.opts, false), r, send)?;
     timing::summarize(ctx.lesson, ctx.peak, r);

@@ -9,13 +9,13 @@
 //! never removed.
 //!
 //! A ticket is a file named `<nanoseconds>-<pid>-<n>` (its place: names sort in the order
-//! they were taken, across every user's folder) holding `pid=… start=… job=…`. `start` is
+//! they were taken, across every user's folder) holding `pid=… start=… job=… hold=…`. `start` is
 //! when the process started (`/proc/<pid>/stat`), so a dead process's pid given to a later
 //! one does not keep its ticket alive. A user entry, `<pid>-<start>` in a user's folder under
 //! `<bus>.users`, says a gpulab worker computes on this GPU: its samples in NVML are turns,
 //! never noise in another's timing.
 
-use super::gpu_turn::{refused, shared_dir};
+use super::gpu_turn::{Hold, refused, shared_dir};
 use crate::model::protocol::JobKind;
 use std::collections::HashMap;
 use std::fs::{self, File};
@@ -39,6 +39,7 @@ pub struct Ticket {
     pub name: String,
     pub pid: u32,
     pub job: JobKind,
+    pub hold: Hold,
     /// Touched within `STALE`.
     pub fresh: bool,
 }
@@ -66,6 +67,7 @@ impl MyTicket {
 pub struct TicketText {
     start: Option<u64>,
     job: JobKind,
+    hold: Hold,
 }
 
 /// The tickets' texts read so far, by the uid of the folder each lies in and its name: a
@@ -102,9 +104,9 @@ fn now_nanos() -> u128 {
         .map_or(0, |d| d.as_nanos())
 }
 
-/// A ticket for `job` at the back of `queue`, in our own folder there: written under a
-/// hidden name and renamed into place, so nobody reads it half written.
-pub fn write_ticket(queue: &Path, job: JobKind) -> std::io::Result<MyTicket> {
+/// A ticket for `job`, held as `hold`, at the back of `queue`, in our own folder there:
+/// written under a hidden name and renamed into place, so nobody reads it half written.
+pub fn write_ticket(queue: &Path, job: JobKind, hold: Hold) -> std::io::Result<MyTicket> {
     static SEQ: AtomicU64 = AtomicU64::new(0);
     let dir = own_folder(queue)?;
     let pid = std::process::id();
@@ -116,8 +118,13 @@ pub fn write_ticket(queue: &Path, job: JobKind) -> std::io::Result<MyTicket> {
     let hidden = format!(".{name}");
     let mut file = create_at(&dir, &hidden, 0o644)?;
     let start = start_time(pid).map_or(String::new(), |s| format!(" start={s}"));
-    let written = writeln!(file, "pid={pid}{start} job={}", job.word())
-        .and_then(|()| rename_at(&dir, &hidden, &name));
+    let written = writeln!(
+        file,
+        "pid={pid}{start} job={} hold={}",
+        job.word(),
+        hold.word()
+    )
+    .and_then(|()| rename_at(&dir, &hidden, &name));
     if let Err(e) = written {
         unlink_at(&dir, &hidden);
         return Err(e);
@@ -157,11 +164,13 @@ fn read_text(dir: &File, name: &str) -> Option<TicketText> {
     let mut out = TicketText {
         start: None,
         job: JobKind::Other,
+        hold: Hold::Alone,
     };
     for word in text.split_whitespace() {
         match word.split_once('=') {
             Some(("start", s)) => out.start = s.parse().ok(),
             Some(("job", j)) => out.job = JobKind::from_word(j),
+            Some(("hold", h)) => out.hold = Hold::from_word(h),
             _ => {}
         }
     }
@@ -224,6 +233,7 @@ pub fn read_queue(queue: &Path, known: &mut Known) -> Vec<Ticket> {
                 name,
                 pid,
                 job: text.job,
+                hold: text.hold,
                 fresh,
             });
         }

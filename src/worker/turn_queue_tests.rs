@@ -94,12 +94,18 @@ fn a_ticket_untouched_for_a_while_is_stale_and_unknown_words_say_nothing() {
 #[test]
 fn our_ticket_is_written_whole_in_our_own_folder_and_sorts_after_earlier_ones() {
     let dir = tempfile::tempdir().unwrap();
-    let a = write_ticket(dir.path(), JobKind::Recording).unwrap();
-    let b = write_ticket(dir.path(), JobKind::Memcheck).unwrap();
+    let a = write_ticket(dir.path(), JobKind::Recording, Hold::Alone).unwrap();
+    let b = write_ticket(dir.path(), JobKind::Memcheck, Hold::Shared).unwrap();
     assert!(a.name < b.name);
     let t = read_queue(dir.path(), &mut Known::new());
-    let jobs: Vec<JobKind> = t.iter().map(|t| t.job).collect();
-    assert_eq!(jobs, [JobKind::Recording, JobKind::Memcheck]);
+    let jobs: Vec<(JobKind, Hold)> = t.iter().map(|t| (t.job, t.hold)).collect();
+    assert_eq!(
+        jobs,
+        [
+            (JobKind::Recording, Hold::Alone),
+            (JobKind::Memcheck, Hold::Shared)
+        ]
+    );
     let text = fs::read_to_string(&a.path).unwrap();
     let me = std::process::id();
     assert!(text.starts_with(&format!("pid={me} start=")), "{text}");
@@ -186,7 +192,9 @@ fn tickets_in_a_folder_not_owned_by_the_uid_it_is_named_for_are_passed_over_and_
     assert!(read_queue(&q, &mut Known::new()).is_empty());
     assert_eq!(tree(dir.path()), before, "nothing removed");
     // Nor does our ticket go where the link leads: the link is refused, in words.
-    let err = write_ticket(&q, JobKind::Run).err().expect("refused");
+    let err = write_ticket(&q, JobKind::Run, Hold::Alone)
+        .err()
+        .expect("refused");
     assert!(err.to_string().contains("link"), "{err}");
     assert_eq!(tree(dir.path()), before, "nothing made");
 }

@@ -3,7 +3,7 @@
 //! another's sees why.
 
 use super::Sink;
-use super::gpu_turn::{self, GpuTurn};
+use super::gpu_turn::{self, GpuTurn, Hold};
 use super::turn_queue;
 use crate::model::protocol::{JobKind, Reply};
 use std::path::PathBuf;
@@ -48,14 +48,14 @@ impl Turns {
         }
     }
 
-    /// This worker's turn for `job`'s work on `variant` (empty: the lesson's setup),
-    /// telling the client where it waits. None when turns cannot be arranged (said as a
-    /// stage): the work goes on, as on a GPU of its own.
-    pub fn take(&self, job: JobKind, variant: &str, send: Sink) -> Option<GpuTurn> {
+    /// This worker's turn for `job`'s work on `variant` (empty: the lesson's setup), held
+    /// as `hold` says, telling the client where it waits. None when turns cannot be
+    /// arranged (said as a stage): the work goes on, as on a GPU of its own.
+    pub fn take(&self, (job, hold): (JobKind, Hold), variant: &str, send: Sink) -> Option<GpuTurn> {
         let bus = self.bus.as_deref()?;
         // Listed before it first computes, so nobody takes its work for noise.
         self.register();
-        let taken = GpuTurn::take(&self.dir, bus, job, |ahead| {
+        let taken = GpuTurn::take_held(&self.dir, bus, (job, hold), |ahead| {
             send(Reply::Queue {
                 variant: variant.to_string(),
                 ahead: ahead.to_vec(),

@@ -4,6 +4,7 @@
 use super::Sink;
 use super::compile::compile_checked;
 use super::device_compare;
+use super::gpu_turn::{GpuTurn, Hold};
 use super::hostdata::HostData;
 use super::l2::PersistingL2;
 use super::launch::{self, Buffers};
@@ -84,13 +85,8 @@ pub fn run_variant(
         r.failure = Some(Failure::LaunchLimits);
         return Ok(r);
     }
-    // One turn for everything this variant does on the GPU (its check, timed runs and
-    // trace): the compile above needs none, and the next job in the queue goes before
-    // this run's next variant.
-    // The traced build is made and loaded before the turn: the GPU waits for no compiler.
+    // The traced build is made and loaded before any turn: the GPU waits for no compiler.
     let traced = (ctx.opts.trace && job.shown).then(|| traced::prepare(ctx.gpu, v, ctx.arch));
-    let turn = ctx.turns.take(ctx.opts.job, &v.name, send);
-    ctx.l2.fresh().map_err(fatal)?;
     let windows = match load_check_time(ctx, job, &compiled, bufs, &mut r, send) {
         Ok(w) => w,
         Err(e) if e.is_sticky() => return Err(fatal(e)),
@@ -102,11 +98,14 @@ pub fn run_variant(
             return Ok(r);
         }
     };
+    // A trace counts accesses, not time: it shares the GPU with other untimed work.
     let captured = match traced {
-        Some(prepared) => Some(capture(ctx, v, prepared, bufs, &mut r, send)?),
+        Some(prepared) => {
+            let _turn = turn(ctx, v, Hold::Shared, send).map_err(fatal)?;
+            Some(capture(ctx, v, prepared, bufs, &mut r, send)?)
+        }
         None => None,
     };
-    drop(turn);
     // Decoding and analysing the trace needs only the CPU: the next job in the queue has
     // the GPU meanwhile.
     if let Some(Some((prepared, captured, t0))) = captured {
@@ -157,9 +156,24 @@ fn while_saying<T: Send>(
     })
 }
 
+/// This variant's turn on the GPU, held as `hold` says, with the lines the last variant
+/// made persist in the L2 made ordinary first (no turn that times runs meanwhile).
+fn turn(
+    ctx: &RunContext,
+    v: &Variant,
+    hold: Hold,
+    send: Sink,
+) -> Result<Option<GpuTurn>, CudaError> {
+    let turn = ctx.turns.take((ctx.opts.job, hold), &v.name, send);
+    ctx.l2.fresh()?;
+    Ok(turn)
+}
+
 /// Load the compiled kernel, check its output and time it; the timed runs' windows come
 /// back (none when it was not timed). Any CUDA error comes back as it is: the caller tells
-/// a poisoned context from a refused launch.
+/// a poisoned context from a refused launch. The check shares the GPU with other untimed
+/// work, unless the kernel's own clock figures are read from it (no timed run follows to
+/// read them again); the timed runs have it alone.
 fn load_check_time(
     ctx: &RunContext,
     job: &Job,
@@ -169,6 +183,12 @@ fn load_check_time(
     send: Sink,
 ) -> Result<Vec<RunWindow>, CudaError> {
     let v = job.variant;
+    let timed = ctx.opts.time && job.shown;
+    let hold = match !ctx.lesson.measures.is_empty() && !timed {
+        true => Hold::Alone,
+        false => Hold::Shared,
+    };
+    let check_turn = turn(ctx, v, hold, send)?;
     let module = ctx.gpu.load_module(&compiled.image)?;
     let kernel = module.kernel(&compiled.lowered_name)?;
     launch::prepare(&kernel, v)?;
@@ -182,13 +202,29 @@ fn load_check_time(
     if ctx.opts.check || job.is_reference {
         check_output(ctx, job, &kernel, bufs, r, send)?;
     }
+    drop(check_turn);
     // A variant with nothing to compare against is timed too: it is not wrong.
-    if ctx.opts.time && r.correct != Some(false) && job.shown {
+    if timed && r.correct != Some(false) {
+        let _turn = turn(ctx, v, Hold::Alone, send)?;
         stage(send, v, "timing");
+        // The kernel's own figures are read after every counted run too, at the clocks
+        // the timing settled at: in a table of checks side by side on an H200 one checked
+        // launch, the first of its turn, read a cold chase at 992 cycles an access where
+        // the others read about 690, as a figure in cycles moves with the SM's clock.
+        let mut runs = measure::PerRun::default();
         let launch = bufs.launch(v, &kernel);
         let cold = v.cold_l2 || ctx.opts.cold_l2;
-        let work = managed_work(ctx, v, bufs, &launch);
+        let mut work = managed_work(ctx, v, bufs, &launch);
+        if !ctx.lesson.measures.is_empty() {
+            let (lesson, khz, read) = (ctx.lesson, ctx.gpu.peak_sm_clock_khz(), &*bufs);
+            let runs = &mut runs;
+            work.counted = Box::new(move |ms| {
+                let launch = measure::Launch { ms, clock_khz: khz };
+                runs.read(lesson, v, (read, launch))
+            });
+        }
         let windows = timing::time_work(ctx.gpu, work, (ctx.opts, cold), r, send)?;
+        runs.into_result(r);
         timing::summarize(ctx.lesson, ctx.peak, r);
         return Ok(windows);
     }
@@ -215,9 +251,9 @@ fn managed_work<'a>(
     let gpu = ctx.gpu;
     let ahead = v.prefetch;
     let home = managed.clone();
-    timing::Work {
-        prep: Box::new(move || home.iter().try_for_each(|m| m.prefetch(gpu, Place::Host))),
-        timed: Box::new(move || {
+    timing::Work::new(
+        Box::new(move || home.iter().try_for_each(|m| m.prefetch(gpu, Place::Host))),
+        Box::new(move || {
             if ahead {
                 managed
                     .iter()
@@ -225,7 +261,7 @@ fn managed_work<'a>(
             }
             launch.enqueue()
         }),
-    }
+    )
 }
 
 /// A launch the GPU refused (too many threads, too much shared memory or too many
