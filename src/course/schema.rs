@@ -580,6 +580,7 @@ pub struct RawExercise {
     pub sizes_cpu: Option<Vec<OrderedMap<i64>>>,
     pub editing: Option<OrderedMap<i64>>,
     pub seeds: Option<u32>,
+    pub times_at_every_size: Option<bool>,
     pub reference: Option<String>,
     pub random: Option<Vec<String>>,
 }

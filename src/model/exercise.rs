@@ -50,6 +50,12 @@ pub struct Exercise {
     pub editing: Vec<(String, i64)>,
     /// Fresh inputs per size.
     pub seeds: u32,
+    /// The time checks are judged at every extra size too (`yours`, the solution and the
+    /// variants they name timed there): for an exercise whose technique shows in no count
+    /// (a cache hint, an order of passes), so that a kernel cannot take it at the lesson's
+    /// size alone.
+    #[serde(default)]
+    pub times_at_every_size: bool,
     /// The main run's outputs are compared with the solution, not the lesson's reference.
     pub solution_reference: bool,
     /// Input buffers (by index) filled with random values for the exercise, whatever the

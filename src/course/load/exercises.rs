@@ -101,6 +101,7 @@ fn exercise(
         sizes_cpu: sizes_cpu?,
         editing: editing?,
         seeds: seeds?,
+        times_at_every_size: e.times_at_every_size.unwrap_or(false),
         solution_reference: solution_reference?,
         random_inputs: random_inputs?,
     })

@@ -199,7 +199,7 @@ fn at_size(
     lines: &mut [CheckLine],
 ) -> Result<(), CheckLine> {
     let at = sizes_text(sizes);
-    let variants = super::sizes::variants(t.ex);
+    let variants = super::sizes::variants(t.ex, false);
     let l = at_sizes(t, yours, sizes, &variants[1..]).map_err(|why| {
         line(
             Mark::Fail,

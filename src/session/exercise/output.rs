@@ -48,19 +48,20 @@ pub(super) fn correctness(
         let Some(sx) = sized.exercises.iter().find(|e| e.id == t.ex.id) else {
             return line(Mark::Fail, format!("the exercise is gone at {at}"));
         };
-        let variants = super::sizes::variants(t.ex);
+        let variants = super::sizes::variants(t.ex, true);
         let l = exercise_lesson(&sized, sx, yours, Oracle::Solution, &variants[1..]);
         for seed in 0..t.ex.seeds {
             // The first run at a size is traced too (every block the buffer holds), where a
-            // check is judged on the trace at every size.
+            // check is judged on the trace at every size, and timed where a time is.
             let traced = seed == 0 && super::sizes::traced(t.ex);
+            let timed = seed == 0 && super::sizes::timed_at_every_size(t.ex);
             let options = RunOptions {
-                variants: if traced {
+                variants: if traced || timed {
                     variants.clone()
                 } else {
                     vec![YOURS.into()]
                 },
-                time: false,
+                time: timed,
                 trace: traced,
                 trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
                 trace_records: super::sizes::SIZE_TRACE_RECORDS,
@@ -88,7 +89,7 @@ pub(super) fn correctness(
             if let Err(line) = judge_output(yours_of(&r), &at, &l) {
                 return line;
             }
-            if traced {
+            if traced || timed {
                 super::sizes::judge_at(t.ex, &r, &at, lines);
             }
             runs += 1;

@@ -4,8 +4,10 @@
 //! `yours` is traced (every block, as far as the trace buffer goes) beside the solution
 //! where a check names it, and every check whose figure a trace or the compiler gives is
 //! judged again; one that fails there fails, saying where. Checks on times and on the
-//! lesson's own variants are judged at the lesson's size only: those variants need not run
-//! at a ragged size, and a time at a small size says little.
+//! lesson's own variants are judged at the lesson's size only (those variants need not run
+//! at a ragged size, and a time at a small size says little), but for an exercise that
+//! asks for its times at every size (`times_at_every_size`): its technique shows in no
+//! count, and only a time tells a kernel that takes it at the lesson's size alone.
 
 use super::check::{CheckLine, Mark};
 use super::own_lines::RACE_LINE;
@@ -44,6 +46,35 @@ pub fn at_every_size(c: &Claim) -> bool {
     }
 }
 
+/// Whether `c` is judged again at every extra size of `ex`: as `at_every_size`, and, where
+/// the exercise asks for it, a time.
+pub fn judged_at_every_size(ex: &Exercise, c: &Claim) -> bool {
+    at_every_size(c) || (ex.times_at_every_size && timed(c))
+}
+
+/// A claim on a time or a rate worked out from it, of `yours` alone or against the
+/// solution (the lesson's own variants need not run at a ragged size).
+fn timed(c: &Claim) -> bool {
+    let time = |m: &Metric| {
+        matches!(
+            m,
+            Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak
+        )
+    };
+    let ours = |b: &str| b == YOURS || b == SOLUTION;
+    match &c.kind {
+        ClaimKind::Ratio { b, .. } | ClaimKind::Within { b, .. } => ours(b),
+        ClaimKind::Metric { metric, .. } => time(metric),
+        ClaimKind::MetricRatio { metric, b, .. } => time(metric) && ours(b),
+        _ => false,
+    }
+}
+
+/// Whether the first run at an extra size of `ex` is timed.
+pub fn timed_at_every_size(ex: &Exercise) -> bool {
+    ex.times_at_every_size && ex.checks.iter().any(timed)
+}
+
 /// A figure that counts the whole grid's work, and so grows with the problem's size.
 fn total(m: Metric) -> bool {
     matches!(
@@ -72,15 +103,27 @@ fn presence(op: CmpOp, value: f64) -> bool {
     }
 }
 
-/// The variants an extra size runs: `yours`, and the solution where a check judged there
-/// compares with it.
-pub fn variants(ex: &Exercise) -> Vec<String> {
+/// The variants the first run at an extra size runs: `yours`, and the solution and the
+/// lesson's variants where a check judged there compares with them (on a GPU, `gpu`, the
+/// time checks too where the exercise asks for them).
+pub fn variants(ex: &Exercise, gpu: bool) -> Vec<String> {
     let mut v = vec![YOURS.to_string()];
-    let solution = (ex.checks.iter())
-        .filter(|c| at_every_size(c))
-        .any(|c| c.variants().contains(&SOLUTION));
-    if solution {
-        v.push(SOLUTION.to_string());
+    let judged = |c: &&Claim| match gpu {
+        true => judged_at_every_size(ex, c),
+        false => at_every_size(c),
+    };
+    for c in ex.checks.iter().filter(judged) {
+        for name in c.variants() {
+            if !v.iter().any(|n| n == name) {
+                v.push(name.to_string());
+            }
+        }
+    }
+    // The solution first after `yours`: it is the oracle at a size the lesson's variants
+    // may not handle.
+    if let Some(i) = v.iter().position(|n| n == SOLUTION) {
+        let s = v.remove(i);
+        v.insert(1, s);
     }
     v
 }
@@ -94,7 +137,7 @@ pub fn traced(ex: &Exercise) -> bool {
 /// size and fails here (or is not measured here) is marked so in `lines`, with the size.
 /// The race line fails too where `yours` races at this size.
 pub fn judge_at(ex: &Exercise, result: &LessonResult, at: &str, lines: &mut [CheckLine]) {
-    for c in ex.checks.iter().filter(|c| at_every_size(c)) {
+    for c in ex.checks.iter().filter(|c| judged_at_every_size(ex, c)) {
         let r = evaluate(c, result);
         let mark = match r.holds {
             Some(true) => continue,
@@ -157,5 +200,41 @@ mod tests {
         ] {
             assert_eq!(at_every_size(&claim(text)), every, "{text}");
         }
+    }
+
+    #[test]
+    fn an_exercise_that_asks_for_times_at_every_size_judges_those_against_the_solution() {
+        let root = crate::course::bundle::CourseRoot::Bundled;
+        let (lessons, _) = crate::course::load_course(&root);
+        let any = lessons.iter().flat_map(|l| &l.exercises).next().unwrap();
+        let ex = |times: bool, checks: &[&str]| Exercise {
+            times_at_every_size: times,
+            checks: checks.iter().map(|t| claim(t)).collect(),
+            ..any.clone()
+        };
+        let checks = [
+            "yours faster than naive by >= 2x",
+            "yours faster than solution by >= 0.87x",
+            "yours pct_of_peak >= 150",
+            "yours global.sectors at most 1.1x solution",
+        ];
+        let judged = |e: &Exercise| -> Vec<bool> {
+            e.checks
+                .iter()
+                .map(|c| judged_at_every_size(e, c))
+                .collect()
+        };
+        let asks = ex(true, &checks);
+        assert_eq!(judged(&asks), [false, true, true, true]);
+        assert!(timed_at_every_size(&asks));
+        // On a GPU the solution runs there for the times; the slow variant never does.
+        assert_eq!(variants(&asks, true), [YOURS, SOLUTION]);
+        let plain = ex(false, &checks);
+        assert_eq!(judged(&plain), [false, false, false, true]);
+        assert!(!timed_at_every_size(&plain));
+        let times_only = ex(true, &checks[..3]);
+        assert_eq!(variants(&times_only, true), [YOURS, SOLUTION]);
+        // The CPU times nothing: only the trace's checks ask for a variant there.
+        assert_eq!(variants(&times_only, false), [YOURS]);
     }
 }
