@@ -8,7 +8,7 @@
 #
 #   GPULAB_IT=path/to/it-HASH GPULAB_BIN=path/to/gpulab OUT=/tmp/table scripts/ex_table_gpu.sh
 #
-# GPULAB_EXERCISES=id,id for some exercises; GPULAB_TABLE_THREADS checks at once (two a core);
+# GPULAB_EXERCISES=id,id for some exercises; GPULAB_TABLE_THREADS checks at once (a core each);
 # GPULAB_TURN_LOG=file lists every turn on the GPU (start, ms held, pid, job[:shared], variant), and
 # GPULAB_TABLE_LOGS=dir keeps what each check said, stamped.
 # Exits as the test does: 0 when every answer is as its file says.

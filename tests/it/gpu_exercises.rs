@@ -75,13 +75,12 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
     // Several checks at once: their workers take the GPU by turns (each variant's timing
     // alone on it, checks and traces side by side), while their compiles, traces' analyses
     // and the output checks on the host run beside each other. `GPULAB_TABLE_THREADS` says
-    // how many (default: two a core, as a check spends much of its time waiting for a turn
-    // or for its worker: on an H200 with 16 cores, 16 at once left the GPU idle a quarter
-    // of the time).
+    // how many (default: a core each; two a core made the table slower on an H200, the
+    // timed runs waiting for the host's oversubscribed cores).
     let threads = std::env::var("GPULAB_TABLE_THREADS")
         .ok()
         .and_then(|t| t.parse().ok())
-        .unwrap_or_else(|| 2 * wrong_answers::threads());
+        .unwrap_or_else(wrong_answers::threads);
     // A row as each check ends (exercise, answer, seconds, what failed, and for a wrong
     // answer its class and the check its file says must catch it); the table again in
     // order at the end.
