@@ -92,6 +92,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::SharedTimedWords
         | Metric::LocalTimedWords
         | Metric::Calls
+        | Metric::CallsWorkPct
         | Metric::Shuffles
         | Metric::GlobalCrossBlockWords => read_traced(m, v),
     }
@@ -230,6 +231,12 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         }
         // None is a count like any other: a kernel that makes no call has 0 of them.
         Metric::Calls => Ok(mem.calls as f64),
+        Metric::CallsWorkPct => mem.call_work.map(|w| w.pct()).ok_or_else(|| {
+            Verdict::NotMeasured(format!(
+                "not measured: only the CPU interpreter counts the instructions `{name}` \
+                 runs inside its functions"
+            ))
+        }),
         Metric::Shuffles => Ok(mem.shuffles as f64),
         Metric::GlobalCrossBlockWords => Ok(mem.global.cross_block_words as f64),
         Metric::SharedTimedWords => match mem.timed_shared_words {

@@ -57,6 +57,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::SharedTimedWords => "distinct shared words read in the timed lines",
         Metric::LocalTimedWords => "distinct local words read in the timed lines",
         Metric::Calls => "out-of-line calls",
+        Metric::CallsWorkPct => "% of thread instructions run inside out-of-line functions",
         Metric::Shuffles => "warp shuffles and votes (a lane each)",
         Metric::GlobalCrossBlockWords => "global words stored by two or more blocks",
         Metric::SharedFeedsOutputPct => "% of shared reads that reach the output",

@@ -132,6 +132,22 @@ pub struct BlockCtx<'a> {
 }
 
 impl BlockCtx<'_> {
+    /// A warp step of `mask`'s lanes in a traced block, counted (`run`) or taken back,
+    /// inside a called function's frame (`in_call`) or the kernel's own: the share of the
+    /// work its functions do (`MemoryStats::call_work`).
+    pub fn count_work(&mut self, mask: u32, in_call: bool, run: bool) {
+        let Some(t) = self.trace.as_deref_mut().filter(|_| self.tracing) else {
+            return;
+        };
+        let lanes = u64::from(mask.count_ones());
+        let w = &mut t.stream.work;
+        let add = |x: &mut u64| *x = if run { *x + lanes } else { *x - lanes };
+        add(&mut w.thread_steps);
+        if in_call {
+            add(&mut w.in_calls);
+        }
+    }
+
     /// What a clock register reads: the block's warp steps, times the launch's scale.
     fn clock(&self) -> u64 {
         self.steps.wrapping_mul(self.launch.clock_scale.max(1))

@@ -63,10 +63,27 @@ pub(super) fn run_perturbed(
 pub(super) fn run_ordered(
     pre: &str,
     body: &str,
+    dims: [u32; 3],
+    n: usize,
+    how: (bool, Option<super::block::Perturb>, bool),
+) -> Result<(Vec<u32>, Kernel, Vec<Record>, u64), RunError> {
+    let (words, k, o) = run_outcome(pre, body, dims, n, how)?;
+    Ok((
+        words,
+        k,
+        o.trace.records.unwrap_or_default(),
+        o.thread_steps,
+    ))
+}
+
+/// As `run_ordered`, with the run's whole outcome (its trace's summary too).
+pub(super) fn run_outcome(
+    pre: &str,
+    body: &str,
     [blocks, threads, cluster]: [u32; 3],
     n: usize,
     (traced_only, perturb, reverse_warps): (bool, Option<super::block::Perturb>, bool),
-) -> Result<(Vec<u32>, Kernel, Vec<Record>, u64), RunError> {
+) -> Result<(Vec<u32>, Kernel, super::Outcome), RunError> {
     let ptx = format!(
         "{HEAD}{pre}\n.visible .entry k(\n.param .u64 k_out,\n.param .u64 k_in\n)\n{{\n\
          .reg .pred %p<9>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<40>;\n{body}\n}}\n"
@@ -117,12 +134,7 @@ pub(super) fn run_ordered(
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
         .collect();
-    Ok((
-        words,
-        k,
-        o.trace.records.unwrap_or_default(),
-        o.thread_steps,
-    ))
+    Ok((words, k, o))
 }
 
 /// out[tid] = value of %r9 at the end.

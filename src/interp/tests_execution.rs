@@ -1,6 +1,6 @@
 //! Control flow, collectives, memory spaces and run-time errors of the interpreter.
 
-use super::{run_full, run_on, run_with, store_r9};
+use super::{run_full, run_on, run_outcome, run_with, store_r9};
 use crate::model::access::Space;
 use crate::trace::decode::Record;
 
@@ -168,6 +168,30 @@ fn a_call_logs_the_lanes_that_make_it_under_a_site_numbered_after_the_others() {
     assert_eq!(site.id as usize, k.sites.len() - 1);
     let m = crate::trace::analyze::analyze_shaped(&r, &k.sites, &[]);
     assert_eq!(m.calls, 40);
+}
+
+#[test]
+fn the_work_a_called_function_does_is_counted_apart_from_its_callers() {
+    // Every lane calls `twice` once: its four instructions (the parameter's load, the add,
+    // the result's store and `ret`) run in its frame, the rest in the kernel's.
+    let pre = ".func (.param .b32 ret) twice(.param .b32 x)\n{\n.reg .b32 %a<4>;\n\
+               ld.param.b32 %a1, [x];\nadd.s32 %a3, %a1, %a1;\nst.param.b32 [ret], %a3;\nret;\n}";
+    let call = "{\n.param .b32 p0;\nst.param.b32 [p0], %r1;\n.param .b32 r0;\n\
+                call.uni (r0),\ntwice,\n(p0);\nld.param.b32 %r9, [r0];\n}";
+    let work = |body: &str| {
+        let ran = run_outcome(pre, &store_r9(body), [2, 64, 1], 128, (false, None, false));
+        ran.unwrap_or_else(|e| panic!("{e:?}")).2.trace.stream.work
+    };
+    let called = work(call);
+    // Four warps, a step of 32 lanes each for the function's four instructions.
+    assert_eq!(called.in_calls, 4 * 32 * 4);
+    assert!(called.thread_steps > called.in_calls);
+    let share = called.pct();
+    assert!(share > 0.0 && share < 100.0, "{share}");
+    // The same add inline: nothing runs in a called function.
+    let inline = work("add.s32 %r9, %r1, %r1;");
+    assert_eq!((inline.in_calls, inline.pct()), (0, 0.0));
+    assert!(inline.thread_steps > 0);
 }
 
 #[test]

@@ -198,6 +198,7 @@ impl Warp {
             ctx.steps += 1;
             let mask = top.mask & self.live;
             ctx.thread_steps += u64::from(mask.count_ones());
+            ctx.count_work(mask, self.frames.len() > 1, true);
             match self.exec(prog, ctx, ins, mask, &top)? {
                 Event::Next => {}
                 Event::Barrier => {
@@ -318,6 +319,7 @@ impl Warp {
         if ctx.sliced && ins.slice == Slice::Skip {
             // Left out: not run, so not counted as run.
             ctx.thread_steps -= u64::from(mask.count_ones());
+            ctx.count_work(mask, self.frames.len() > 1, false);
             return Ok(Event::Next);
         }
         if active != 0 {

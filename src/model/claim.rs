@@ -173,6 +173,10 @@ pub enum Metric {
     /// a function kept out of line but called once, while an inlined copy does the work,
     /// makes few.
     Calls,
+    /// % of the thread instructions run inside out-of-line functions
+    /// (`MemoryStats::call_work`, CPU interpreter only): a function called for every
+    /// element that does half the work, the caller the rest inline, runs half as much.
+    CallsWorkPct,
     /// Warp shuffles taken part in, a lane each, scaled to the grid
     /// (`MemoryStats::shuffles`): a tree whose steps are to stay in shared memory has none.
     Shuffles,
@@ -197,7 +201,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 54] = [
+    pub const ALL: [(&'static str, Metric); 55] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -286,6 +290,7 @@ impl Metric {
         ("shared.timed_words", Metric::SharedTimedWords),
         ("local.timed_words", Metric::LocalTimedWords),
         ("calls", Metric::Calls),
+        ("calls.work_pct", Metric::CallsWorkPct),
         ("shuffles", Metric::Shuffles),
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
@@ -296,10 +301,11 @@ impl Metric {
         ),
     ];
 
-    /// A figure only the CPU interpreter makes (runs with the loaded values perturbed): a
-    /// GPU check takes it from its strict rerun there.
+    /// A figure only the CPU interpreter makes (runs with the loaded values perturbed, or
+    /// the instructions counted by the function they run in): a GPU check takes it from
+    /// its strict rerun there.
     pub fn judged_on_cpu(self) -> bool {
-        self.perturbing().is_some()
+        self.perturbing().is_some() || self == Metric::CallsWorkPct
     }
 
     /// The space whose loads (or atomics) the figure perturbs, for a figure of what feeds

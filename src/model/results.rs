@@ -245,6 +245,21 @@ pub struct LocalStats {
 /// Memory behaviour from the trace. When only some blocks were traced, the totals are scaled
 /// by `total_blocks / traced_blocks` to stand for the whole grid; `instructions` keeps the
 /// traced counts, as its heatmaps show real requests.
+/// Thread instructions run (active lanes summed over warp steps) by the traced blocks, and
+/// how many of them ran inside a called function's frame (`MemoryStats::call_work`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallWork {
+    pub thread_steps: u64,
+    pub in_calls: u64,
+}
+
+impl CallWork {
+    /// The share run inside called functions, in percent (0 for a kernel that ran nothing).
+    pub fn pct(self) -> f64 {
+        100.0 * self.in_calls as f64 / self.thread_steps.max(1) as f64
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct MemoryStats {
     pub shared: SharedStats,
@@ -301,6 +316,12 @@ pub struct MemoryStats {
     /// the work, makes few. 0 in recordings made before calls were counted.
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub calls: u64,
+    /// The traced threads' instructions, and those run inside an out-of-line function:
+    /// the share of the work a function called for it does (a function kept out of line
+    /// and called for every element, but doing half the work while the caller does the
+    /// rest inline, makes the calls all the same). Only the CPU interpreter counts them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_work: Option<CallWork>,
     /// Warp shuffles (`shfl.sync`, `redux.sync`) the traced threads took part in, a lane
     /// each, scaled to the grid: values exchanged in registers, not through shared memory.
     /// 0 in recordings made before shuffles were counted.

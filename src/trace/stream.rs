@@ -90,6 +90,9 @@ pub struct Streamed {
     groups: crate::analysis::copy_groups::CopyGroups,
     /// Lanes of the `call` records so far (`MemoryStats::calls`).
     calls: u64,
+    /// The traced blocks' thread instructions, and those inside called functions, as the
+    /// interpreter runs them (`MemoryStats::call_work`).
+    pub work: crate::model::results::CallWork,
     /// Lanes of the shuffle records so far (`MemoryStats::shuffles`).
     shuffles: u64,
     /// Global words two blocks stored to (`GlobalStats::cross_block_words`).
@@ -120,6 +123,7 @@ impl Streamed {
             },
             groups: Default::default(),
             calls: 0,
+            work: Default::default(),
             shuffles: 0,
             cross: Default::default(),
             shapes: Shapes::Known(Vec::new()),
@@ -259,6 +263,7 @@ impl Streamed {
         m.copies.reads = self.groups.reads;
         m.copies.reads_in_flight = self.groups.reads_in_flight;
         m.calls = self.calls;
+        m.call_work = Some(self.work);
         m.shuffles = self.shuffles;
         m.global.cross_block_words = self.cross.words;
         m
