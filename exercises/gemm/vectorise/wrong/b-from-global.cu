@@ -1,5 +1,5 @@
 // wrong: [unchecked structure] drops the B tile and reads each thread's 8 B values straight from global memory with two 16-byte loads: every B value is fetched by 16 threads of the block instead of once
-// caught by: yours global.sectors at most 1.1x solution
+// caught by: yours global.sectors at most 1.05x solution
 // on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of
 // 128. The `vectorised` rung: blocks of 256 threads (a 16 x 16 grid) each compute a 128 x 128

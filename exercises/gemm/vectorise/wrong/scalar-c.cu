@@ -1,5 +1,5 @@
 // wrong: [off the point] moves 16 bytes per load but still stores C a float at a time: four times the solution's store requests, which a large m hides among the loads and a small one does not
-// caught by: yours global.requests at most 1.1x solution
+// caught by: yours global.requests at most 1.03x solution
 // on: cpu
 // C = A B for row-major f32 matrices (A M x K, B K x N, C M x N), M, N and K multiples of
 // 128. The `vectorised` rung: blocks of 256 threads (a 16 x 16 grid) each compute a 128 x 128
