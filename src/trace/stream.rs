@@ -263,7 +263,8 @@ impl Streamed {
         m.copies.reads = self.groups.reads;
         m.copies.reads_in_flight = self.groups.reads_in_flight;
         m.calls = self.calls;
-        m.call_work = Some(self.work);
+        // Counted only where the interpreter ran the traced blocks (records alone say none).
+        m.call_work = (self.work.thread_steps > 0).then_some(self.work);
         m.shuffles = self.shuffles;
         m.global.cross_block_words = self.cross.words;
         m
