@@ -98,10 +98,11 @@ pub fn run_variant(
             return Ok(r);
         }
     };
-    // A trace counts accesses, not time: it shares the GPU with other untimed work.
+    // A trace counts accesses, not time: it shares the GPU with other untimed work, and
+    // what persists in the L2 changes none of its counts.
     let captured = match traced {
         Some(prepared) => {
-            let _turn = turn(ctx, v, Hold::Shared, send).map_err(fatal)?;
+            let _turn = ctx.turns.take((ctx.opts.job, Hold::Shared), &v.name, send);
             Some(capture(ctx, v, prepared, bufs, &mut r, send)?)
         }
         None => None,

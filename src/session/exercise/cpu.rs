@@ -151,7 +151,7 @@ fn correctness(
         if let Err(l) = judge_output(yours_of(&main.result), &at, small) {
             return l;
         }
-        if super::sizes::traced(t.ex)
+        if super::sizes::traced(t.ex, false)
             && let Err(l) = at_size(client, t, yours, &t.lesson.problem_cpu, say, lines)
         {
             return l;
@@ -206,7 +206,7 @@ fn at_size(
             format!("the lesson does not load at {at}: {why}"),
         )
     })?;
-    let traced = super::sizes::traced(t.ex);
+    let traced = super::sizes::traced(t.ex, false);
     let options = RunOptions {
         variants: if traced { variants } else { vec![YOURS.into()] },
         trace: traced,
@@ -220,7 +220,7 @@ fn at_size(
     let (r, _) = interpret(client, &l, &options, Some(&l), |_| {});
     judge_output(yours_of(&r), &at, &l)?;
     if traced {
-        super::sizes::judge_at(t.ex, &r, &at, lines);
+        super::sizes::judge_at(t.ex, (&r, false), &at, lines);
     }
     Ok(())
 }

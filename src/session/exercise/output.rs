@@ -53,7 +53,7 @@ pub(super) fn correctness(
         for seed in 0..t.ex.seeds {
             // The first run at a size is traced too (every block the buffer holds), where a
             // check is judged on the trace at every size, and timed where a time is.
-            let traced = seed == 0 && super::sizes::traced(t.ex);
+            let traced = seed == 0 && super::sizes::traced(t.ex, true);
             let timed = seed == 0 && super::sizes::timed_at_every_size(t.ex);
             let options = RunOptions {
                 variants: if traced || timed {
@@ -90,7 +90,7 @@ pub(super) fn correctness(
                 return line;
             }
             if traced || timed {
-                super::sizes::judge_at(t.ex, &r, &at, lines);
+                super::sizes::judge_at(t.ex, (&r, true), &at, lines);
             }
             runs += 1;
         }

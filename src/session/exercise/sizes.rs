@@ -46,10 +46,30 @@ pub fn at_every_size(c: &Claim) -> bool {
     }
 }
 
-/// Whether `c` is judged again at every extra size of `ex`: as `at_every_size`, and, where
-/// the exercise asks for it, a time.
-pub fn judged_at_every_size(ex: &Exercise, c: &Claim) -> bool {
-    at_every_size(c) || (ex.times_at_every_size && timed(c))
+/// Whether `c` is judged again at every extra size of `ex` on a GPU (`gpu`) or on the CPU
+/// interpreter: as `at_every_size`; on a GPU a time too, where the exercise asks for it;
+/// on the interpreter a figure its trace counts without a rerun (`counted`).
+pub fn judged_at_every_size(ex: &Exercise, c: &Claim, gpu: bool) -> bool {
+    at_every_size(c)
+        || match gpu {
+            true => ex.times_at_every_size && timed(c),
+            false => counted(c),
+        }
+}
+
+/// A figure only the interpreter makes, in every trace of it (no rerun with values
+/// perturbed), of `yours` alone or against the solution: `calls.work_pct`. A kernel that
+/// leaves its function half the work at every size but the one a check first runs at is
+/// judged at the others too.
+fn counted(c: &Claim) -> bool {
+    let by_trace = |m: &Metric| m.judged_on_cpu() && m.perturbing().is_none();
+    match &c.kind {
+        ClaimKind::Metric { metric, .. } => by_trace(metric),
+        ClaimKind::MetricRatio { metric, b, .. } => {
+            by_trace(metric) && (b == YOURS || b == SOLUTION)
+        }
+        _ => false,
+    }
 }
 
 /// A claim on a time or a rate worked out from it, of `yours` alone or against the
@@ -108,11 +128,7 @@ fn presence(op: CmpOp, value: f64) -> bool {
 /// time checks too where the exercise asks for them).
 pub fn variants(ex: &Exercise, gpu: bool) -> Vec<String> {
     let mut v = vec![YOURS.to_string()];
-    let judged = |c: &&Claim| match gpu {
-        true => judged_at_every_size(ex, c),
-        false => at_every_size(c),
-    };
-    for c in ex.checks.iter().filter(judged) {
+    for c in (ex.checks.iter()).filter(|c| judged_at_every_size(ex, c, gpu)) {
         for name in c.variants() {
             if !v.iter().any(|n| n == name) {
                 v.push(name.to_string());
@@ -128,16 +144,22 @@ pub fn variants(ex: &Exercise, gpu: bool) -> Vec<String> {
     v
 }
 
-/// Whether the checks judged at every size need a trace there (or only the output).
-pub fn traced(ex: &Exercise) -> bool {
-    ex.checks.iter().any(at_every_size)
+/// Whether the checks judged at every size need a trace there (or only the output), on a
+/// GPU (`gpu`) or on the interpreter.
+pub fn traced(ex: &Exercise, gpu: bool) -> bool {
+    (ex.checks.iter()).any(|c| at_every_size(c) || (!gpu && counted(c)))
 }
 
 /// Judge the checks again on `result`, a run at `at`: a check that held at the lesson's
 /// size and fails here (or is not measured here) is marked so in `lines`, with the size.
 /// The race line fails too where `yours` races at this size.
-pub fn judge_at(ex: &Exercise, result: &LessonResult, at: &str, lines: &mut [CheckLine]) {
-    for c in ex.checks.iter().filter(|c| judged_at_every_size(ex, c)) {
+pub fn judge_at(
+    ex: &Exercise,
+    (result, gpu): (&LessonResult, bool),
+    at: &str,
+    lines: &mut [CheckLine],
+) {
+    for c in (ex.checks.iter()).filter(|c| judged_at_every_size(ex, c, gpu)) {
         let r = evaluate(c, result);
         let mark = match r.holds {
             Some(true) => continue,
@@ -221,7 +243,7 @@ mod tests {
         let judged = |e: &Exercise| -> Vec<bool> {
             e.checks
                 .iter()
-                .map(|c| judged_at_every_size(e, c))
+                .map(|c| judged_at_every_size(e, c, true))
                 .collect()
         };
         let asks = ex(true, &checks);
@@ -236,5 +258,31 @@ mod tests {
         assert_eq!(variants(&times_only, true), [YOURS, SOLUTION]);
         // The CPU times nothing: only the trace's checks ask for a variant there.
         assert_eq!(variants(&times_only, false), [YOURS]);
+    }
+
+    #[test]
+    fn the_interpreters_own_count_of_work_in_functions_is_judged_at_every_cpu_size() {
+        let root = crate::course::bundle::CourseRoot::Bundled;
+        let (lessons, _) = crate::course::load_course(&root);
+        let any = lessons.iter().flat_map(|l| &l.exercises).next().unwrap();
+        let ex = Exercise {
+            checks: vec![
+                claim("yours calls.work_pct at least 0.9x solution"),
+                claim("yours shared.feeds_output_pct == 100"),
+            ],
+            ..any.clone()
+        };
+        let judged = |gpu| -> Vec<bool> {
+            (ex.checks.iter())
+                .map(|c| judged_at_every_size(&ex, c, gpu))
+                .collect()
+        };
+        // Every interpreter trace counts it; a figure made by a rerun with values
+        // perturbed is made once, and a GPU's trace counts neither.
+        assert_eq!(judged(false), [true, false]);
+        assert_eq!(judged(true), [false, false]);
+        assert!(traced(&ex, false) && !traced(&ex, true));
+        assert_eq!(variants(&ex, false), [YOURS, SOLUTION]);
+        assert_eq!(variants(&ex, true), [YOURS]);
     }
 }
