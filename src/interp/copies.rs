@@ -124,8 +124,16 @@ fn issue(
             return Err(misaligned_error(ctx, ins, warp, (l, row[l]), size));
         }
     }
+    // A lane whose source size is 0 reads nothing (its bytes are zero-filled): it takes no
+    // part in the global side's record, as the GPU's tracer logs it (and as ncu counts no
+    // sector for it).
     let read_site = ins.site;
-    ctx.flat_record_at(read_site, warp, active, Space::Global, &src, size as u32);
+    let reading = lanes(active)
+        .filter(|&l| src_size[l] > 0)
+        .fold(0u32, |m, l| m | 1 << l);
+    if reading != 0 {
+        ctx.flat_record_at(read_site, warp, reading, Space::Global, &src, size as u32);
+    }
     let write_site = read_site.map(|s| s + 1);
     ctx.flat_record_at(write_site, warp, active, Space::Shared, &dst, size as u32);
     for l in lanes(active) {

@@ -113,6 +113,35 @@ fn a_copy_logs_its_global_read_then_its_shared_write_and_its_group_events() {
 }
 
 #[test]
+fn a_lane_of_source_size_zero_reads_nothing_and_is_left_out_of_the_read_record() {
+    // Even threads read their word, odd ones zero-fill it (source size 0); warp 1 names a
+    // source size of 0 in every lane. r9 = word tid of the tile afterwards.
+    let body = tile_body(
+        "and.b32 %r12, %r1, 1;\nsetp.eq.u32 %p2, %r12, 0;\nselp.u32 %r13, 4, 0, %p2;\n\
+         setp.ge.u32 %p3, %r1, 32;\n@%p3 mov.u32 %r13, 0;\n\
+         cp.async.ca.shared.global [%r5], [%rd5], 4, %r13;\ncp.async.wait_all;\n\
+         ld.shared.u32 %r9, [%r5];",
+    );
+    let (out, k, r) = run_full(TILE, &body, 1, 64, 64).unwrap();
+    for (t, &got) in out.iter().enumerate() {
+        let want = if t < 32 && t % 2 == 0 { t as u32 } else { 0 };
+        assert_eq!(got, want, "word {t}");
+    }
+    let copy = (k.sites.iter())
+        .position(|s| s.op == "cp.async.ca.shared.global")
+        .expect("a copy site");
+    let of = |site: usize| -> Vec<_> { r.iter().filter(|x| x.site as usize == site).collect() };
+    let (reads, writes) = (of(copy), of(copy + 1));
+    assert_eq!(reads.len(), 1, "warp 1 reads nothing: no record");
+    assert_eq!(reads[0].mask, 0x5555_5555, "the even lanes of warp 0");
+    assert_eq!(writes.len(), 2, "every lane writes its word");
+    assert!(writes.iter().all(|w| w.mask == u32::MAX));
+    // The copy in flight counts the bytes read: 16 lanes of 4 bytes.
+    let m = analyze(&r, &k.sites);
+    assert_eq!(m.copies.waits, 1);
+}
+
+#[test]
 fn a_misaligned_copy_faults_before_it_is_logged() {
     let body = tile_body("add.u32 %r12, %r5, 4;\ncp.async.cg.shared.global [%r12], [%rd5], 16;");
     let e = run_full(TILE, &body, 1, 32, 32).unwrap_err();

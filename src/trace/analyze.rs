@@ -289,9 +289,17 @@ pub fn analyze_launch(
     geom: Option<races::ClusterGeom>,
 ) -> MemoryStats {
     let accs = accumulate(records, sites, shapes);
-    let events = shared_events(records, sites);
     let mut groups = crate::analysis::copy_groups::CopyGroups::default();
-    events.iter().for_each(|e| groups.push(e));
+    let mut events = Vec::new();
+    for r in records {
+        if let Some(bytes) = copy_read_bytes(r, sites) {
+            groups.copied(r.block, r.warp, bytes);
+        }
+        if let Some(e) = shared_event(r, sites) {
+            groups.push(&e);
+            events.push(e);
+        }
+    }
     let mut m = MemoryStats {
         instructions: summaries(&accs, records, sites, shapes),
         races_checked: true,
@@ -333,13 +341,13 @@ pub(super) fn shuffle_lanes(r: &Record, site: &Site) -> u64 {
     }
 }
 
-/// The barriers and the shared-memory (`::cta`) requests of the records, in log order, for
-/// the race analysis. Another block's memory through the cluster window is left out.
-pub fn shared_events(records: &[Record], sites: &[Site]) -> Vec<SharedEvent> {
-    records
-        .iter()
-        .filter_map(|r| shared_event(r, sites))
-        .collect()
+/// The bytes an asynchronous copy's global side reads: its record's lanes, each the copy's
+/// size (a lane of source size 0 reads nothing and is not in the record). None for any
+/// other record.
+pub fn copy_read_bytes(r: &Record, sites: &[Site]) -> Option<u64> {
+    let site = sites.get(r.site as usize)?;
+    (site.kind() == Some(AccessKind::AsyncCopy) && r.space == Space::Global)
+        .then(|| u64::from(r.width) * u64::from(r.mask.count_ones()))
 }
 
 /// A record as the race analysis sees it: a shared access (of the block's own memory or,

@@ -327,6 +327,36 @@ fn an_async_copy_logs_its_read_and_its_write_and_its_groups_log_events() {
     assert!(inst.sites[2..].iter().all(Site::is_event));
 }
 
+/// A copy's lanes that read nothing (source size 0, or `ignore-src` true) take no part in
+/// its global side's record; its shared write logs every lane, zero-filled or not.
+#[test]
+fn an_async_copy_of_source_size_zero_logs_no_read_for_that_lane() {
+    let body = "\tcp.async.ca.shared.global [%r3], [%rd2], 4, %r5;\n\
+                \tcp.async.ca.shared.global [%r3], [%rd2], 4, 0;\n\
+                \tcp.async.ca.shared.global [%r3], [%rd2], 4, 4;\n\
+                \tcp.async.cg.shared.global [%r3], [%rd2], 16, !%p2;\n\
+                \tcp.async.cg.shared.global.L2::cache_hint [%r3], [%rd2], 16, %rd5;\n";
+    let (inst, ptx) = one(body);
+    assert_eq!(inst.sites.len(), 10);
+    let site = |id: usize| {
+        let at = ptx.find(&format!("gpulab trace site {id}:")).unwrap();
+        let next = ptx[at + 1..].find("gpulab trace site ");
+        ptx[at..next.map_or(ptx.len(), |e| at + 1 + e)].to_string()
+    };
+    let off = "mov.u32 %__gpulab_m, 4294967295;";
+    let reg = site(0);
+    assert!(reg.contains("setp.eq.u32 %__gpulab_z, %r5, 0;"), "{reg}");
+    assert!(reg.contains(&format!("@%__gpulab_z {off}")), "{reg}");
+    assert!(site(2).contains(off), "source size 0: no lane reads");
+    assert!(!site(4).contains(off), "source size 4: every lane reads");
+    assert!(site(6).contains(&format!("@!%p2 {off}")), "{}", site(6));
+    // The last operand of a hinted copy is its cache policy, not a source size.
+    assert!(!site(8).contains(off), "{}", site(8));
+    for write in [1, 3, 5, 7, 9] {
+        assert!(!site(write).contains(off), "the shared side logs every lane");
+    }
+}
+
 /// A 1-D bulk copy (TMA) logs one record of its global source, whose width is the bytes it
 /// moves, known at run time where the size is a register; other bulk forms are not traced.
 #[test]

@@ -204,6 +204,9 @@ impl Streamed {
         self.calls += super::analyze::call_lanes(r, site);
         self.shuffles += super::analyze::shuffle_lanes(r, site);
         self.cross.push(r, site);
+        if let Some(bytes) = super::analyze::copy_read_bytes(r, &self.sites) {
+            self.groups.copied(r.block, r.warp, bytes);
+        }
         if let Some(e) = shared_event(r, &self.sites) {
             self.groups.push(&e);
             self.races.push(e);

@@ -16,6 +16,11 @@ pub(super) struct Access<'a> {
     pub(super) coords: Option<TexCoords>,
     /// Bulk copies only: the size operand, whose value is the record's width.
     pub(super) size: Option<&'a str>,
+    /// An asynchronous copy's global side only: its source size (`src-size`) or its
+    /// `ignore-src` predicate, as written. A lane whose source size is 0, or whose predicate
+    /// is true, reads nothing (its bytes are zero-filled) and takes no part in the record:
+    /// on an H200, ncu counts no sector for such lanes.
+    pub(super) zero_src: Option<&'a str>,
 }
 
 /// What the qualifiers of a traced opcode say.
@@ -65,6 +70,7 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
         addr: "0",
         coords: None,
         size: None,
+        zero_src: None,
     };
     match quals[2] {
         "commit_group" => return Ok(Some(vec![event(Event::CopyCommit)])),
@@ -90,8 +96,12 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
         return Err(bad());
     };
     let after = operands.rfind(']').map_or("", |i| &operands[i + 1..]);
-    let size = after.split(',').map(str::trim).find(|t| !t.is_empty());
-    let width = size.and_then(|t| t.parse::<u32>().ok()).ok_or_else(bad)?;
+    let rest: Vec<&str> = after.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
+    let width = rest.first().and_then(|t| t.parse::<u32>().ok()).ok_or_else(bad)?;
+    // After the copy size: the source size or `ignore-src`, unless the one operand left is
+    // the cache policy of `.L2::cache_hint`, which comes last.
+    let hint = quals.iter().any(|q| q.starts_with("L2::cache_hint"));
+    let zero_src = rest.get(1).copied().filter(|_| !hint || rest.len() > 2);
     let side = |space, addr: &'a str| Access {
         guard,
         op,
@@ -103,11 +113,13 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
         addr: addr.trim(),
         coords: None,
         size: None,
+        zero_src: None,
     };
-    Ok(Some(vec![
-        side(Space::Global, src),
-        side(Space::Shared, dst),
-    ]))
+    let read = Access {
+        zero_src,
+        ..side(Space::Global, src)
+    };
+    Ok(Some(vec![read, side(Space::Shared, dst)]))
 }
 
 /// The 1-D bulk copy from global into shared memory that completes on an mbarrier
@@ -141,6 +153,7 @@ fn bulk_copy<'a>(
         addr: src,
         coords: None,
         size: Some(size),
+        zero_src: None,
     }])
 }
 
@@ -223,6 +236,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
                 addr: "0",
                 coords: None,
                 size: None,
+        zero_src: None,
             }));
         }
         _ => return Ok(None),
@@ -243,6 +257,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         addr,
         coords: None,
         size: None,
+        zero_src: None,
     }))
 }
 
@@ -274,6 +289,7 @@ fn matrix_load<'a>(
         addr,
         coords: None,
         size: None,
+        zero_src: None,
     }))
 }
 
@@ -353,6 +369,7 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &str) -> Option<Ac
         addr: "0",
         coords: None,
         size: None,
+        zero_src: None,
     })
 }
 

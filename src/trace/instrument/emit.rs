@@ -74,6 +74,9 @@ pub(super) fn site_block(
         };
         b.push_str(&format!("{negated} mov.u32 %__gpulab_m, {GUARD_FALSE};\n"));
     }
+    if let Some(z) = access.zero_src {
+        zero_src_lanes(&mut b, z, regs, line)?;
+    }
     // An `ldmatrix` reads the addresses of its first 8 or 16 lanes only (x1, x2): the
     // others' registers hold whatever they hold, and are logged as lanes that took no part.
     if let Some(rows) = super::access::matrix_rows(access.op).filter(|&r| r < 32) {
@@ -91,6 +94,42 @@ pub(super) fn site_block(
     b.push_str(&site_code(features, site.id, space));
     b.push_str("}\n");
     Ok(b)
+}
+
+/// A copy's lanes that read nothing, logged as lanes that took no part: those whose source
+/// size is 0, or whose `ignore-src` predicate is true.
+fn zero_src_lanes(
+    b: &mut String,
+    operand: &str,
+    regs: &RegTable,
+    line: u32,
+) -> Result<(), InstrumentError> {
+    let off = format!("mov.u32 %__gpulab_m, {GUARD_FALSE};\n");
+    if let Ok(n) = operand.parse::<u64>() {
+        if n == 0 {
+            b.push_str(&off);
+        }
+        return Ok(());
+    }
+    let (negated, reg) = match operand.strip_prefix('!') {
+        Some(r) => (true, r),
+        None => (false, operand),
+    };
+    match regs.bits(reg) {
+        Some(1) => b.push_str(&format!("@{}{reg} {off}", if negated { "!" } else { "" })),
+        Some(bits @ (32 | 64)) => {
+            b.push_str(".reg .pred %__gpulab_z;\n");
+            b.push_str(&format!("setp.eq.u{bits} %__gpulab_z, {reg}, 0;\n"));
+            b.push_str(&format!("@%__gpulab_z {off}"));
+        }
+        _ => {
+            return Err(InstrumentError::UnknownRegister {
+                line,
+                reg: operand.to_string(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// `meta` of a bulk copy: its size operand << 8 | the space's code.

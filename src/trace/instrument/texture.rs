@@ -68,6 +68,7 @@ pub(super) fn parse_tex<'a>(
             normalized: None,
         }),
         size: None,
+        zero_src: None,
     }))
 }
 
