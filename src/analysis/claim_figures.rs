@@ -90,6 +90,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::CopyReadsInFlightPct
         | Metric::LoadsUnusedPct
         | Metric::SharedTimedWords
+        | Metric::SharedTimedReadsPct
         | Metric::LocalTimedWords
         | Metric::Calls
         | Metric::CallsWorkPct
@@ -247,6 +248,11 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             ))),
             words => Ok(words as f64),
         },
+        Metric::SharedTimedReadsPct => per(
+            100.0 * mem.timed_shared_load_requests as f64,
+            mem.shared_load_requests,
+            "shared load",
+        ),
         Metric::LocalTimedWords => match mem.timed_local_words {
             0 => Err(Verdict::Wrong(format!(
                 "`{name}` reads no local memory on the lines it times between two clock                  reads (none in the {blocks} traced block{})",

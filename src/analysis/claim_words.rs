@@ -55,6 +55,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::CopyReadsInFlightPct => "% of shared reads made with copies in flight",
         Metric::LoadsUnusedPct => "% of load requests whose values nothing uses",
         Metric::SharedTimedWords => "distinct shared words read in the timed lines",
+        Metric::SharedTimedReadsPct => "% of shared load requests made in the timed lines",
         Metric::LocalTimedWords => "distinct local words read in the timed lines",
         Metric::Calls => "out-of-line calls",
         Metric::CallsWorkPct => "% of thread instructions run inside out-of-line functions",

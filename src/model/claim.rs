@@ -166,6 +166,10 @@ pub enum Metric {
     /// (`MemoryStats::timed_shared_words`): a timed chase that goes round a few words
     /// while the real one runs untimed reads few.
     SharedTimedWords,
+    /// The share of the shared load requests, in percent, made on the lines the kernel
+    /// times (`MemoryStats::timed_shared_load_requests`): a timed loop over other words
+    /// than the chain's, with the chain chased untimed for its ends, times half of them.
+    SharedTimedReadsPct,
     /// Distinct local words (each thread's own) read on the timed lines
     /// (`MemoryStats::timed_local_words`).
     LocalTimedWords,
@@ -201,7 +205,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 55] = [
+    pub const ALL: [(&'static str, Metric); 56] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -288,6 +292,7 @@ impl Metric {
         ("copy.reads_in_flight_pct", Metric::CopyReadsInFlightPct),
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("shared.timed_words", Metric::SharedTimedWords),
+        ("shared.timed_reads_pct", Metric::SharedTimedReadsPct),
         ("local.timed_words", Metric::LocalTimedWords),
         ("calls", Metric::Calls),
         ("calls.work_pct", Metric::CallsWorkPct),

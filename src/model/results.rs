@@ -311,6 +311,13 @@ pub struct MemoryStats {
     /// none).
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub timed_local_words: u64,
+    /// Shared load requests of the traced blocks (not scaled), and those on the timed
+    /// lines: a timed loop that is not the chase, the chase run untimed beside it, times
+    /// half of them. 0 in recordings made before they were counted.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub shared_load_requests: u64,
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub timed_shared_load_requests: u64,
     /// Out-of-line calls (PTX `call`) the traced threads made, a lane each, scaled to the
     /// grid: a function kept out of line but called once, beside an inlined copy that does
     /// the work, makes few. 0 in recordings made before calls were counted.

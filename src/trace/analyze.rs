@@ -176,6 +176,8 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
     for a in accs {
         m.timed_shared_words += a.timed_words.len() as u64;
         m.timed_local_words += a.timed_local_words.len() as u64;
+        m.shared_load_requests += a.shared_loads;
+        m.timed_shared_load_requests += a.timed_shared_loads;
         if let Some(at) = &a.atomic {
             add_atomic(&mut m, a, at);
             continue;

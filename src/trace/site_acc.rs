@@ -65,6 +65,9 @@ pub(super) struct SiteAcc {
     /// that goes round a word pointing at itself reads one a lane), up to
     /// `TIMED_WORDS_MAX`.
     pub(super) timed_words: std::collections::HashSet<u64>,
+    /// Its shared load requests, and those on a timed line.
+    pub(super) shared_loads: u64,
+    pub(super) timed_shared_loads: u64,
     /// The same for timed local loads: each thread's own words (block, warp, lane and the
     /// word of its local window), as far as `TIMED_WORDS_MAX`.
     pub(super) timed_local_words: std::collections::HashSet<(u32, u32, u8, u64)>,
@@ -157,8 +160,12 @@ impl SiteAcc {
         {
             return self.add_atomic(index, r, kind, shape);
         }
-        if site.timed && r.space == Space::Shared && site.kind() == Some(AccessKind::Load) {
-            self.add_timed_words(r);
+        if r.space == Space::Shared && site.kind() == Some(AccessKind::Load) {
+            self.shared_loads += 1;
+            if site.timed {
+                self.timed_shared_loads += 1;
+                self.add_timed_words(r);
+            }
         }
         if site.timed && r.space == Space::Local && site.kind() == Some(AccessKind::Load) {
             for (lane, &a) in r.addrs.iter().enumerate() {
