@@ -9,6 +9,9 @@
 //! the last) is no copy in flight, and a warp with nothing pending (its lanes issued no
 //! copy: 16-byte copies leave some idle) is not counted; nor is a wait that completes no
 //! copy (the same wait again, with only a token copy pending: it waits for nothing).
+//! A copy's bytes are those its global side reads (`copied`): a lane of source size 0 only
+//! zero-fills its shared bytes, and a copy of nothing kept pending beside the work is no
+//! copy in flight.
 //!
 //! The waits alone can be gamed by splitting one tile into several groups drained in turn
 //! before the work: each wait but the last leaves a later group of the same tile in
