@@ -91,11 +91,13 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::LoadsUnusedPct
         | Metric::SharedTimedWords
         | Metric::SharedTimedReadsPct
+        | Metric::SharedReservedRequests
         | Metric::LocalTimedWords
         | Metric::Calls
         | Metric::CallsWorkPct
         | Metric::Shuffles
-        | Metric::GlobalCrossBlockWords => read_traced(m, v),
+        | Metric::GlobalCrossBlockWords
+        | Metric::GlobalHandoverWords => read_traced(m, v),
     }
 }
 
@@ -240,6 +242,7 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         }),
         Metric::Shuffles => Ok(mem.shuffles as f64),
         Metric::GlobalCrossBlockWords => Ok(mem.global.cross_block_words as f64),
+        Metric::GlobalHandoverWords => Ok(mem.global.handover_words as f64),
         Metric::SharedTimedWords => match mem.timed_shared_words {
             0 => Err(Verdict::Wrong(format!(
                 "`{name}` reads no shared memory on the lines it times between two clock \
@@ -253,6 +256,7 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             mem.shared_load_requests,
             "shared load",
         ),
+        Metric::SharedReservedRequests => Ok(mem.shared_reserved_requests as f64),
         Metric::LocalTimedWords => match mem.timed_local_words {
             0 => Err(Verdict::Wrong(format!(
                 "`{name}` reads no local memory on the lines it times between two clock                  reads (none in the {blocks} traced block{})",
@@ -358,6 +362,7 @@ fn all_global(mem: &MemoryStats) -> GlobalStats {
         lines: g.lines,
         bytes_used: g.bytes_used + c.global_bytes_used + c.bulk_bytes,
         cross_block_words: g.cross_block_words,
+        handover_words: g.handover_words,
     }
 }
 

@@ -19,7 +19,7 @@ pub mod occupancy;
 pub mod ptxas_log;
 mod race_intervals;
 /// A hash map for word addresses, quicker than the default hasher on the trace's hot path.
-pub(crate) use race_intervals::FastMap;
+pub(crate) use race_intervals::{FastMap, FastSet};
 pub mod race_words;
 pub mod races;
 mod races_cluster;

@@ -98,6 +98,7 @@ impl Hasher for WordHasher {
 }
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<WordHasher>>;
+pub(crate) type FastSet<K> = std::collections::HashSet<K, BuildHasherDefault<WordHasher>>;
 
 /// Words below this are found by index, not hashed: a block's shared memory is at most a
 /// few hundred KiB, and a GEMM interval looks up a word for every lane of every request.

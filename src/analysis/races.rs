@@ -257,6 +257,8 @@ pub struct RaceFinder {
     /// Each block's first counted barrier that holds fewer than its warps, said beside its
     /// races.
     partial: FastMap<u32, PartialBarrier>,
+    /// The (block, warp)s whose last cluster arrive was `.relaxed`, until their wait.
+    relaxed: std::collections::HashSet<(u32, u32)>,
 }
 
 impl RaceFinder {
@@ -273,6 +275,7 @@ impl RaceFinder {
             cluster: None,
             arriving: None,
             partial: FastMap::default(),
+            relaxed: Default::default(),
         }
     }
 
@@ -348,6 +351,21 @@ impl RaceFinder {
                         Op::ClusterWait => c.wait(e.block, e.warp),
                         _ => {}
                     }
+                }
+                // A relaxed arrive orders the threads' progress, not their memory: the
+                // warp's accesses before it are released to no thread, of its own block as
+                // of the others, so neither it nor the wait that ends it parts them from
+                // what any warp does after the wait.
+                let relaxed = match e.op {
+                    Op::ClusterArriveRelaxed => {
+                        self.relaxed.insert(key);
+                        true
+                    }
+                    Op::ClusterWait => self.relaxed.remove(&key),
+                    _ => false,
+                };
+                if relaxed {
+                    return;
                 }
                 if self.barrier(e) {
                     self.lanes.barrier(e.block, e.warp);

@@ -547,6 +547,42 @@ fn cluster_barrier(block: u32, warp: u32, wait: bool) -> SharedEvent {
     }
 }
 
+/// Two warps of one block: warp 0 writes words 0..32 (line 70), both meet at a cluster
+/// barrier whose arrive is `.relaxed` or not, then warp 1 reads them (line 71).
+#[test]
+fn a_relaxed_cluster_arrive_orders_no_access_of_the_block_either() {
+    let handover = |relaxed: bool| {
+        let arrive = |warp| SharedEvent {
+            op: if relaxed {
+                Op::ClusterArriveRelaxed
+            } else {
+                Op::ClusterArrive
+            },
+            ..barrier(0, warp)
+        };
+        vec![
+            access(0, 0, Op::Write, 70, 0, 32),
+            arrive(0),
+            arrive(1),
+            cluster_barrier(0, 0, true),
+            cluster_barrier(0, 1, true),
+            access(0, 1, Op::Read, 71, 0, 32),
+        ]
+    };
+    assert!(find_races(&handover(false)).is_empty());
+    let races = find_races(&handover(true));
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(races[0].scope, RaceScope::Block);
+    assert_eq!((races[0].first_line, races[0].second_line), (Some(70), Some(71)));
+    // A release arrive after the relaxed pair orders the write again.
+    let mut again = handover(true);
+    again.insert(5, cluster_barrier(0, 0, false));
+    again.insert(6, cluster_barrier(0, 1, false));
+    again.insert(7, cluster_barrier(0, 0, true));
+    again.insert(8, cluster_barrier(0, 1, true));
+    assert!(find_races(&again).is_empty(), "{:?}", find_races(&again));
+}
+
 fn meet(ev: &mut Vec<SharedEvent>, blocks: &[u32]) {
     blocks
         .iter()

@@ -30,11 +30,32 @@ pub fn timed_ranges(source: &str) -> Vec<RangeInclusive<u32>> {
             _ => groups.push((i, i)),
         }
     }
-    groups
+    let mut ranges: Vec<RangeInclusive<u32>> = groups
         .chunks_exact(2)
         .filter(|p| p[0].1 + 1 < p[1].0)
         .map(|p| (p[0].1 as u32 + 2)..=(p[1].0 as u32))
-        .collect()
+        .collect();
+    // A `__device__` function called on timed lines and nowhere else runs only while the
+    // clock runs: its body is timed too (a chase written as a helper). One called outside
+    // them as well is not: its untimed calls would count as timed.
+    let functions = device_functions(&lines, |_| true);
+    loop {
+        let timed = |i: usize| ranges.iter().any(|r| r.contains(&(i as u32 + 1)));
+        let more: Vec<RangeInclusive<u32>> = (functions.iter())
+            .filter(|f| !timed(f.body.start))
+            .filter(|f| {
+                let mut sites = (0..lines.len())
+                    .filter(|i| !f.body.contains(i) && calls(lines[*i], &f.name))
+                    .peekable();
+                sites.peek().is_some() && sites.all(timed)
+            })
+            .map(|f| (f.body.start as u32 + 1)..=(f.body.end as u32))
+            .collect();
+        if more.is_empty() {
+            return ranges;
+        }
+        ranges.extend(more);
+    }
 }
 
 /// A `__device__` function that reads a clock, and its lines (from 0).
@@ -43,12 +64,17 @@ struct Helper {
     body: std::ops::Range<usize>,
 }
 
-/// The helpers that read a clock: a `__device__` function's first line names it, and its
-/// body ends at the first `}` that opens a line.
+/// The helpers that read a clock.
 fn clock_helpers(lines: &[&str]) -> Vec<Helper> {
+    device_functions(lines, |body| body.iter().any(|l| reads_clock(l)))
+}
+
+/// The `__device__` functions whose lines `keep` holds: a function's first line names it,
+/// and its body ends at the first `}` that opens a line.
+fn device_functions(lines: &[&str], keep: impl Fn(&[&str]) -> bool) -> Vec<Helper> {
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
-        if !l.contains("__device__") {
+        if !l.contains("__device__") || !l.contains('(') {
             continue;
         }
         let Some(name) = l.split('(').next().and_then(last_identifier) else {
@@ -57,7 +83,7 @@ fn clock_helpers(lines: &[&str]) -> Vec<Helper> {
         let end = (i + 1..lines.len())
             .find(|&j| lines[j].starts_with('}'))
             .map_or(lines.len(), |j| j + 1);
-        if lines[i..end].iter().any(|l| reads_clock(l)) {
+        if keep(&lines[i..end]) {
             out.push(Helper {
                 name: name.to_string(),
                 body: i..end,
@@ -128,6 +154,29 @@ extern \"C\" __global__ void k(unsigned* p, unsigned long long* c)
     #[test]
     fn the_lines_between_a_start_and_its_end_are_timed() {
         assert_eq!(timed_ranges(KERNEL), [12..=12, 17..=18]);
+    }
+
+    #[test]
+    fn a_helper_called_only_on_timed_lines_is_timed_and_one_called_outside_them_too_is_not() {
+        let kernel = "\
+__device__ __forceinline__ unsigned step(unsigned p)
+{
+    return chain[p];      // line 3
+}
+__device__ unsigned walk(unsigned p)
+{
+    return chain[p + 1];  // line 7
+}
+__global__ void k()
+{
+    p = walk(p);          // untimed, line 11
+    t0 = clock64();
+    p = step(p);          // timed, line 13
+    p = walk(p);
+    t1 = clock64();
+}
+";
+        assert_eq!(timed_ranges(kernel), [13..=14, 1..=4]);
     }
 
     #[test]

@@ -7,9 +7,8 @@ use super::limits::Budget;
 use super::ops::Space;
 use crate::analysis::limits::size;
 
-/// Where static shared memory starts: the H100 keeps the first KiB of a block's shared
-/// window for itself, and the recorded shared addresses start past it.
-pub const SHARED_BASE: u32 = 1024;
+/// Where static shared memory starts (`SHARED_RESERVED`).
+pub const SHARED_BASE: u32 = crate::model::access::SHARED_RESERVED;
 pub const SHARED_WIN: u64 = 0x1000_0000_0000;
 pub const LOCAL_WIN: u64 = 0x2000_0000_0000;
 pub const CONST_WIN: u64 = 0x3000_0000_0000;
@@ -240,6 +239,31 @@ fn slice<'a>(
     }
 }
 
+/// `n` bytes at offset `at` of a block's shared window: none below `SHARED_BASE`, the KiB
+/// the GPU keeps for itself, which no variable of the kernel's lies in (an absolute
+/// address there reads or writes what the hardware keeps, not a word of the kernel's, and
+/// takes no shared memory the kernel declares).
+fn shared_slice<'a>(
+    v: &'a mut [u8],
+    at: u64,
+    n: usize,
+    (space, what): (&'static str, &dyn Fn(usize) -> String),
+) -> Result<&'a mut [u8], OutOfBounds> {
+    if at < u64::from(SHARED_BASE) {
+        return Err(OutOfBounds {
+            space,
+            addr: at,
+            bytes: n,
+            what: format!(
+                "offset {at} is in the first {SHARED_BASE} bytes of the shared window, which \
+                 the GPU keeps for itself; {}",
+                what(v.len())
+            ),
+        });
+    }
+    slice(v, at, n, (space, what))
+}
+
 /// A block's shared memory of `len` bytes of window, in words: what the kernel has of it
 /// starts at `SHARED_BASE` (the GPU keeps the first KiB).
 fn shared_words(whose: &str, len: usize) -> String {
@@ -367,7 +391,7 @@ impl Memory {
         Ok(match at {
             At::Shared(a) => {
                 let what = |len| shared_words("the block's", len);
-                Loc::Flat(slice(&mut self.shared, a, n, ("shared", &what))?)
+                Loc::Flat(shared_slice(&mut self.shared, a, n, ("shared", &what))?)
             }
             At::Const(a) => {
                 let what = |len| format!("the module's constant memory has {len} bytes");
@@ -406,7 +430,7 @@ impl Memory {
                     true => shared_words("the block's", len),
                     false => shared_words(&format!("the cluster's block {rank}'s"), len),
                 };
-                Loc::Flat(slice(mem, off, n, ("shared::cluster", &what))?)
+                Loc::Flat(shared_slice(mem, off, n, ("shared::cluster", &what))?)
             }
             At::Param(_) => unreachable!("parameters live in the frames"),
         })
@@ -485,6 +509,13 @@ mod tests {
         let e = m.load(At::Shared(1024 + 16), 4, 0).unwrap_err();
         let want = "the block's shared memory has 16 bytes (static and dynamic), from offset 1024";
         assert!(matches!(&e, MemError::Out(o) if o.what == want), "{e:?}");
+        // The first KiB of the window is the GPU's, not the kernel's: no word of it is read.
+        let e = m.store(At::Shared(1020), 4, 0, 7).unwrap_err();
+        assert!(
+            matches!(&e, MemError::Out(o) if o.what.contains("the GPU keeps for itself")),
+            "{e:?}"
+        );
+        assert!(m.load(At::Shared(1024), 4, 0).is_ok());
         let e = m.load(At::Local(0), 4, 3).unwrap_err();
         assert!(
             matches!(&e, MemError::Out(o) if o.what == "thread 3's local memory has 0 bytes"),

@@ -111,15 +111,17 @@ fn bar_red_gives_every_thread_the_blocks_count_and_verdicts() {
 
 #[test]
 fn a_shared_or_local_access_past_its_end_is_still_an_error_with_its_lane() {
-    // The block's shared memory ends at the 16-byte tile's end (byte 1040): lane 5 of the
-    // first load and lane 4 of the second read the word past it. The fast in-place path
-    // declines, the general one names the lane.
+    // The block's shared memory is the 16-byte tile, bytes 1024..1040: lane 0 of the first
+    // load reads the word before it, in the KiB the GPU keeps for itself, and lane 4 of the
+    // second the word past it. The fast in-place path declines, the general one names the
+    // lane.
     let body = super::store_r9(
         "mov.u32 %r5, tile;\nshl.b32 %r6, %r1, 2;\nadd.s32 %r7, %r5, %r6;\n\
          setp.lt.u32 %p1, %r1, 6;\n@%p1 ld.shared.u32 %r9, [%r7+-4];",
     );
     let e = run_with(TILE, &body, [1, 32, 1], 32, false).unwrap_err();
-    assert!(e.why.contains("out-of-bounds shared access: lane 5"), "{e}");
+    assert!(e.why.contains("out-of-bounds shared access: lane 0"), "{e}");
+    assert!(e.why.contains("the GPU keeps for itself"), "{e}");
     let body = super::store_r9(
         "mov.u32 %r5, tile;\nshl.b32 %r6, %r1, 2;\nadd.s32 %r7, %r5, %r6;\n\
          setp.lt.u32 %p1, %r1, 6;\n@%p1 ld.shared.u32 %r9, [%r7];",

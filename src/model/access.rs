@@ -4,6 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Where a block's own shared memory starts in its shared window: the H100 (and H200) keep
+/// the first KiB for themselves, and the recorded shared addresses start past it.
+pub const SHARED_RESERVED: u32 = 1024;
+
 /// A PTX state space: the one an instruction names (`ld.shared`, `st.global`, `ld` alone is
 /// generic) and, once the address is resolved, the one a traced request went to. The tracer,
 /// the interpreter and the results all use this one enum. A traced request (a record, an

@@ -170,6 +170,9 @@ pub enum Metric {
     /// times (`MemoryStats::timed_shared_load_requests`): a timed loop over other words
     /// than the chain's, with the chain chased untimed for its ends, times half of them.
     SharedTimedReadsPct,
+    /// Shared requests with a lane in the KiB the GPU keeps for itself
+    /// (`MemoryStats::shared_reserved_requests`): memory the kernel never declared.
+    SharedReservedRequests,
     /// Distinct local words (each thread's own) read on the timed lines
     /// (`MemoryStats::timed_local_words`).
     LocalTimedWords,
@@ -188,6 +191,10 @@ pub enum Metric {
     /// (`GlobalStats::cross_block_words`): a merge into global memory by a load and a
     /// store (or an `atomicExch` of the sum), which loses updates where blocks run at once.
     GlobalCrossBlockWords,
+    /// Global words one traced block loaded after another stored them
+    /// (`GlobalStats::handover_words`): a value handed between blocks through global
+    /// memory, where a lesson hands it through a cluster's shared memory.
+    GlobalHandoverWords,
     /// The share, in percent, of the values the kernel loads from shared memory that are
     /// loaded at sites whose values reach the output: each load site runs perturbed in a
     /// CPU interpreter run of its own (`VariantResult::perturbed`). A tile read for show
@@ -205,7 +212,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 56] = [
+    pub const ALL: [(&'static str, Metric); 58] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -293,11 +300,13 @@ impl Metric {
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("shared.timed_words", Metric::SharedTimedWords),
         ("shared.timed_reads_pct", Metric::SharedTimedReadsPct),
+        ("shared.reserved_requests", Metric::SharedReservedRequests),
         ("local.timed_words", Metric::LocalTimedWords),
         ("calls", Metric::Calls),
         ("calls.work_pct", Metric::CallsWorkPct),
         ("shuffles", Metric::Shuffles),
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
+        ("global.handover_words", Metric::GlobalHandoverWords),
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
         ("cluster.feeds_output_pct", Metric::ClusterFeedsOutputPct),
         (

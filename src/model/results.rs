@@ -147,6 +147,11 @@ pub struct GlobalStats {
     /// was counted.
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub cross_block_words: u64,
+    /// Words a traced block loaded plainly after another traced block stored them (not
+    /// scaled; `trace::cross_block`): values handed between blocks through global memory.
+    /// 0 in recordings made before it was counted.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub handover_words: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -318,6 +323,11 @@ pub struct MemoryStats {
     pub shared_load_requests: u64,
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub timed_shared_load_requests: u64,
+    /// Shared requests of the traced blocks (not scaled) with a lane in the first KiB of
+    /// the block's window, which the GPU keeps for itself and no variable of the kernel
+    /// lies in: an absolute address there takes memory the kernel never declared.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub shared_reserved_requests: u64,
     /// Out-of-line calls (PTX `call`) the traced threads made, a lane each, scaled to the
     /// grid: a function kept out of line but called once, beside an inlined copy that does
     /// the work, makes few. 0 in recordings made before calls were counted.

@@ -645,6 +645,11 @@ fn timed_local_loads_count_each_threads_own_words() {
     let m = analyze(&records, &sites);
     assert_eq!(m.timed_local_words, 32 + 31 + 32 + 32);
     assert_eq!(m.timed_shared_words, 0);
+    // A 16-byte load reads four words a lane: lanes 16 bytes apart cover 128.
+    let mut wide = site(0, Space::Local, 16);
+    wide.timed = true;
+    let v4 = [rec(0, Space::Local, u32::MAX, 16, 16)];
+    assert_eq!(analyze(&v4, &[wide]).timed_local_words, 4 * 32);
 }
 
 #[test]
@@ -663,4 +668,16 @@ fn the_sites_on_the_lines_between_clock_reads_are_marked_timed() {
     crate::trace::instrument::mark_timed(&mut sites, source);
     let timed: Vec<bool> = sites.iter().map(|s| s.timed).collect();
     assert_eq!(timed, [false, true, false]);
+}
+
+#[test]
+fn shared_requests_in_the_kib_the_gpu_keeps_are_counted() {
+    let sites = [site(0, Space::Shared, 4)];
+    // `rec` starts at offset 1024, the first a kernel's shared memory has: none.
+    let own = [rec(0, Space::Shared, u32::MAX, 4, 4)];
+    assert_eq!(analyze(&own, &sites).shared_reserved_requests, 0);
+    // Lane 0 at offset 1020, in the KiB before it: one request.
+    let mut below = rec(0, Space::Shared, u32::MAX, 4, 4);
+    below.addrs[0] = 1020;
+    assert_eq!(analyze(&[below], &sites).shared_reserved_requests, 1);
 }

@@ -8,6 +8,11 @@
 //! (`atom.cta`, `red.cta`: CUDA's atomicAdd_block): it is atomic only among the block's own
 //! threads, so two blocks' updates of one global word may both read the same old value.
 //! Other atomics and reductions are left out.
+//!
+//! The words a block loads plainly after another block stored them are counted too
+//! (`handed`): a value handed between blocks through global memory. A handover's load
+//! comes after its store in the trace's order (the loading block waits for it); a load
+//! before the store is a race, counted by neither.
 
 use crate::analysis::FastMap;
 use crate::model::access::{AccessKind, Space};
@@ -27,10 +32,16 @@ pub struct CrossBlockStores {
     owner: FastMap<u64, u32>,
     /// Words stored by two or more blocks.
     pub words: u64,
+    /// Words loaded by a block after another stored them, each once.
+    handed_words: crate::analysis::FastSet<u64>,
+    pub handed: u64,
 }
 
 impl CrossBlockStores {
     pub fn push(&mut self, r: &Record, site: &Site) {
+        if r.space == Space::Global && site.kind() == Some(AccessKind::Load) {
+            return self.load(r);
+        }
         let block_scoped = site.is_atomic() && site.op.split('.').any(|q| q == "cta");
         if r.space != Space::Global
             || !(site.kind() == Some(AccessKind::Store) || site.is_exchange() || block_scoped)
@@ -52,6 +63,21 @@ impl CrossBlockStores {
                         self.owner.insert(w, r.block);
                     }
                     None => {}
+                }
+            }
+        }
+    }
+}
+
+impl CrossBlockStores {
+    fn load(&mut self, r: &Record) {
+        let words = u64::from(r.width.div_ceil(4)).max(1);
+        for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
+            let first = r.addrs[lane] >> 2;
+            for w in first..first + words {
+                let other = self.owner.get(&w).is_some_and(|&o| o != r.block);
+                if other && self.handed_words.len() < WORDS_MAX && self.handed_words.insert(w) {
+                    self.handed += 1;
                 }
             }
         }
@@ -112,6 +138,14 @@ mod tests {
             c.push(&rec(b, 1 << 20), &store);
         }
         assert_eq!(c.words, 32);
+        assert_eq!(c.handed, 0, "no loads yet");
+        // Block 5 loads the 32 words block 0 stored, then 16 of them again with 16 no block
+        // stored: 32 handed over, once each. Block 0 loading its own words hands nothing.
+        let load = site(AccessKind::Load);
+        c.push(&rec(5, 0), &load);
+        c.push(&rec(5, 64), &load);
+        c.push(&rec(0, 0), &load);
+        assert_eq!(c.handed, 32);
         // The same merge with atomics is no plain store.
         let mut a = CrossBlockStores::default();
         for b in 0..3 {

@@ -68,6 +68,8 @@ pub(super) struct SiteAcc {
     /// Its shared load requests, and those on a timed line.
     pub(super) shared_loads: u64,
     pub(super) timed_shared_loads: u64,
+    /// Its shared requests with a lane in the KiB the GPU keeps for itself.
+    pub(super) shared_reserved: u64,
     /// The same for timed local loads: each thread's own words (block, warp, lane and the
     /// word of its local window), as far as `TIMED_WORDS_MAX`.
     pub(super) timed_local_words: std::collections::HashSet<(u32, u32, u8, u64)>,
@@ -142,6 +144,19 @@ impl Figures {
     }
 }
 
+/// Whether a shared record has a lane below the first offset a kernel's shared memory has
+/// (the GPU keeps the KiB before it; both tracers log a block's own offsets).
+fn reserved(r: &Record) -> bool {
+    let base = u64::from(crate::model::access::SHARED_RESERVED);
+    (0..32).any(|l| r.mask >> l & 1 == 1 && r.addrs[l] < base)
+}
+
+/// The 4-byte words a lane's access of `width` bytes at `a` covers (a vector load's each).
+fn words_of(a: u64, width: u32) -> std::ops::Range<u64> {
+    let first = a >> 2;
+    first..first + u64::from(width.div_ceil(4).max(1))
+}
+
 /// The most distinct timed words a site keeps: past it the count says "at least".
 pub(super) const TIMED_WORDS_MAX: usize = 1 << 22;
 
@@ -160,6 +175,9 @@ impl SiteAcc {
         {
             return self.add_atomic(index, r, kind, shape);
         }
+        if r.space == Space::Shared && reserved(r) {
+            self.shared_reserved += 1;
+        }
         if r.space == Space::Shared && site.kind() == Some(AccessKind::Load) {
             self.shared_loads += 1;
             if site.timed {
@@ -173,8 +191,9 @@ impl SiteAcc {
                     break;
                 }
                 if r.mask & (1 << lane) != 0 {
-                    let w = (r.block, r.warp, lane as u8, a >> 2);
-                    self.timed_local_words.insert(w);
+                    for w in words_of(a, r.width) {
+                        self.timed_local_words.insert((r.block, r.warp, lane as u8, w));
+                    }
                 }
             }
         }
@@ -285,7 +304,9 @@ impl SiteAcc {
                 return;
             }
             if r.mask & (1 << lane) != 0 {
-                self.timed_words.insert(u64::from(r.block) << 40 | (a >> 2));
+                for w in words_of(a, r.width) {
+                    self.timed_words.insert(u64::from(r.block) << 40 | w);
+                }
             }
         }
     }

@@ -270,6 +270,7 @@ impl Streamed {
         m.call_work = (self.work.thread_steps > 0).then_some(self.work);
         m.shuffles = self.shuffles;
         m.global.cross_block_words = self.cross.words;
+        m.global.handover_words = self.cross.handed;
         m
     }
 }
