@@ -92,6 +92,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::SharedTimedWords
         | Metric::SharedTimedReadsPct
         | Metric::SharedReservedRequests
+        | Metric::SharedStoresReadPct
         | Metric::LocalTimedWords
         | Metric::Calls
         | Metric::CallsWorkPct
@@ -257,6 +258,11 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             "shared load",
         ),
         Metric::SharedReservedRequests => Ok(mem.shared_reserved_requests as f64),
+        Metric::SharedStoresReadPct => per(
+            100.0 * mem.shared_stores_read as f64,
+            mem.shared_stores,
+            "shared store",
+        ),
         Metric::LocalTimedWords => match mem.timed_local_words {
             0 => Err(Verdict::Wrong(format!(
                 "`{name}` reads no local memory on the lines it times between two clock                  reads (none in the {blocks} traced block{})",

@@ -57,6 +57,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::SharedTimedWords => "distinct shared words read in the timed lines",
         Metric::SharedTimedReadsPct => "% of shared load requests made in the timed lines",
         Metric::SharedReservedRequests => "shared requests in the KiB the GPU keeps for itself",
+        Metric::SharedStoresReadPct => "% of shared store requests whose words are read",
         Metric::LocalTimedWords => "distinct local words read in the timed lines",
         Metric::Calls => "out-of-line calls",
         Metric::CallsWorkPct => "% of thread instructions run inside out-of-line functions",

@@ -30,4 +30,5 @@ pub mod sass_figures;
 pub mod sass_map;
 pub mod spaces;
 pub mod stats;
+pub mod store_use;
 pub mod timed_region;

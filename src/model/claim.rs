@@ -173,6 +173,9 @@ pub enum Metric {
     /// Shared requests with a lane in the KiB the GPU keeps for itself
     /// (`MemoryStats::shared_reserved_requests`): memory the kernel never declared.
     SharedReservedRequests,
+    /// The share of the shared store requests, in percent, with a word read before it is
+    /// overwritten (`MemoryStats::shared_stores_read`): decoy stores nobody reads lower it.
+    SharedStoresReadPct,
     /// Distinct local words (each thread's own) read on the timed lines
     /// (`MemoryStats::timed_local_words`).
     LocalTimedWords,
@@ -212,7 +215,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 58] = [
+    pub const ALL: [(&'static str, Metric); 59] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -301,6 +304,7 @@ impl Metric {
         ("shared.timed_words", Metric::SharedTimedWords),
         ("shared.timed_reads_pct", Metric::SharedTimedReadsPct),
         ("shared.reserved_requests", Metric::SharedReservedRequests),
+        ("shared.stores_read_pct", Metric::SharedStoresReadPct),
         ("local.timed_words", Metric::LocalTimedWords),
         ("calls", Metric::Calls),
         ("calls.work_pct", Metric::CallsWorkPct),

@@ -328,6 +328,13 @@ pub struct MemoryStats {
     /// lies in: an absolute address there takes memory the kernel never declared.
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub shared_reserved_requests: u64,
+    /// Shared store requests of the traced blocks (not scaled; the block's own memory),
+    /// and those with a word read before it was overwritten (`analysis::store_use`):
+    /// stores into words nobody reads, made to bring up a count of requests, are not.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub shared_stores: u64,
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub shared_stores_read: u64,
     /// Out-of-line calls (PTX `call`) the traced threads made, a lane each, scaled to the
     /// grid: a function kept out of line but called once, beside an inlined copy that does
     /// the work, makes few. 0 in recordings made before calls were counted.

@@ -293,6 +293,7 @@ pub fn analyze_launch(
 ) -> MemoryStats {
     let accs = accumulate(records, sites, shapes);
     let mut groups = crate::analysis::copy_groups::CopyGroups::default();
+    let mut stores = crate::analysis::store_use::StoreUse::default();
     let mut events = Vec::new();
     for r in records {
         if let Some(bytes) = copy_read_bytes(r, sites) {
@@ -300,6 +301,7 @@ pub fn analyze_launch(
         }
         if let Some(e) = shared_event(r, sites) {
             groups.push(&e);
+            stores.push(&e);
             events.push(e);
         }
     }
@@ -315,6 +317,7 @@ pub fn analyze_launch(
     m.copies.waits_in_flight = groups.waits_in_flight;
     m.copies.reads = groups.reads;
     m.copies.reads_in_flight = groups.reads_in_flight;
+    (m.shared_stores, m.shared_stores_read) = stores.counts();
     let mut cross = crate::trace::cross_block::CrossBlockStores::default();
     for r in records {
         if let Some(site) = sites.get(r.site as usize) {

@@ -88,6 +88,8 @@ pub struct Streamed {
     races: RaceFeed,
     /// The copies' groups, and the waits that left copies in flight.
     groups: crate::analysis::copy_groups::CopyGroups,
+    /// Whether each shared store is read (`analysis::store_use`).
+    stores: crate::analysis::store_use::StoreUse,
     /// Lanes of the `call` records so far (`MemoryStats::calls`).
     calls: u64,
     /// The traced blocks' thread instructions, and those inside called functions, as the
@@ -122,6 +124,7 @@ impl Streamed {
                 finder: None,
             },
             groups: Default::default(),
+            stores: Default::default(),
             calls: 0,
             work: Default::default(),
             shuffles: 0,
@@ -209,6 +212,7 @@ impl Streamed {
         }
         if let Some(e) = shared_event(r, &self.sites) {
             self.groups.push(&e);
+            self.stores.push(&e);
             self.races.push(e);
         }
         if barrier {
@@ -265,6 +269,7 @@ impl Streamed {
         m.copies.waits_in_flight = self.groups.waits_in_flight;
         m.copies.reads = self.groups.reads;
         m.copies.reads_in_flight = self.groups.reads_in_flight;
+        (m.shared_stores, m.shared_stores_read) = self.stores.counts();
         m.calls = self.calls;
         // Counted only where the interpreter ran the traced blocks (records alone say none).
         m.call_work = (self.work.thread_steps > 0).then_some(self.work);
