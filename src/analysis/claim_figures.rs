@@ -91,6 +91,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::LoadsUnusedPct
         | Metric::SharedTimedWords
         | Metric::SharedTimedReadsPct
+        | Metric::LocalTimedReadsPct
         | Metric::SharedReservedRequests
         | Metric::SharedStoresReadPct
         | Metric::LocalTimedWords
@@ -256,6 +257,11 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             100.0 * mem.timed_shared_load_requests as f64,
             mem.shared_load_requests,
             "shared load",
+        ),
+        Metric::LocalTimedReadsPct => per(
+            100.0 * mem.timed_local_load_requests as f64,
+            mem.local_load_requests,
+            "local load",
         ),
         Metric::SharedReservedRequests => Ok(mem.shared_reserved_requests as f64),
         Metric::SharedStoresReadPct => per(

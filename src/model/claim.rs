@@ -170,6 +170,9 @@ pub enum Metric {
     /// times (`MemoryStats::timed_shared_load_requests`): a timed loop over other words
     /// than the chain's, with the chain chased untimed for its ends, times half of them.
     SharedTimedReadsPct,
+    /// The same share of the local load requests (`MemoryStats::timed_local_load_requests`):
+    /// a timed walk beside the private array's chase run untimed times half of them.
+    LocalTimedReadsPct,
     /// Shared requests with a lane in the KiB the GPU keeps for itself
     /// (`MemoryStats::shared_reserved_requests`): memory the kernel never declared.
     SharedReservedRequests,
@@ -215,7 +218,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 59] = [
+    pub const ALL: [(&'static str, Metric); 60] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -303,6 +306,7 @@ impl Metric {
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("shared.timed_words", Metric::SharedTimedWords),
         ("shared.timed_reads_pct", Metric::SharedTimedReadsPct),
+        ("local.timed_reads_pct", Metric::LocalTimedReadsPct),
         ("shared.reserved_requests", Metric::SharedReservedRequests),
         ("shared.stores_read_pct", Metric::SharedStoresReadPct),
         ("local.timed_words", Metric::LocalTimedWords),

@@ -323,6 +323,11 @@ pub struct MemoryStats {
     pub shared_load_requests: u64,
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub timed_shared_load_requests: u64,
+    /// The same for local loads.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub local_load_requests: u64,
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub timed_local_load_requests: u64,
     /// Shared requests of the traced blocks (not scaled) with a lane in the first KiB of
     /// the block's window, which the GPU keeps for itself and no variable of the kernel
     /// lies in: an absolute address there takes memory the kernel never declared.

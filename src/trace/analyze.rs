@@ -178,6 +178,8 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
         m.timed_local_words += a.timed_local_words.len() as u64;
         m.shared_load_requests += a.shared_loads;
         m.timed_shared_load_requests += a.timed_shared_loads;
+        m.local_load_requests += a.local_loads;
+        m.timed_local_load_requests += a.timed_local_loads;
         m.shared_reserved_requests += a.shared_reserved;
         if let Some(at) = &a.atomic {
             add_atomic(&mut m, a, at);

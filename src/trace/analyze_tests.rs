@@ -645,6 +645,8 @@ fn timed_local_loads_count_each_threads_own_words() {
     let m = analyze(&records, &sites);
     assert_eq!(m.timed_local_words, 32 + 31 + 32 + 32);
     assert_eq!(m.timed_shared_words, 0);
+    // Four of the five local load requests are on the timed line.
+    assert_eq!((m.timed_local_load_requests, m.local_load_requests), (4, 5));
     // A 16-byte load reads four words a lane: lanes 16 bytes apart cover 128.
     let mut wide = site(0, Space::Local, 16);
     wide.timed = true;

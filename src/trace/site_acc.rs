@@ -68,6 +68,9 @@ pub(super) struct SiteAcc {
     /// Its shared load requests, and those on a timed line.
     pub(super) shared_loads: u64,
     pub(super) timed_shared_loads: u64,
+    /// Its local load requests, and those on a timed line.
+    pub(super) local_loads: u64,
+    pub(super) timed_local_loads: u64,
     /// Its shared requests with a lane in the KiB the GPU keeps for itself.
     pub(super) shared_reserved: u64,
     /// The same for timed local loads: each thread's own words (block, warp, lane and the
@@ -184,6 +187,10 @@ impl SiteAcc {
                 self.timed_shared_loads += 1;
                 self.add_timed_words(r);
             }
+        }
+        if r.space == Space::Local && site.kind() == Some(AccessKind::Load) {
+            self.local_loads += 1;
+            self.timed_local_loads += u64::from(site.timed);
         }
         if site.timed && r.space == Space::Local && site.kind() == Some(AccessKind::Load) {
             for (lane, &a) in r.addrs.iter().enumerate() {
