@@ -1,6 +1,6 @@
-// wrong: [one size] tiles with zero padding where n is a multiple of 16 or small (n <= 64: the CPU's ragged sizes 33 and 47), and reads every row and column straight from global memory for a ragged n past that, such as the GPU's n = 1000
+// wrong: [one size] tiles with zero padding where n is a multiple of 16 or small (n <= 64: the ragged sizes 33 and 47), and reads every row and column straight from global memory for a ragged n past that, such as n = 100 and the GPU's n = 1000
 // caught by: yours global.requests at most 1.5x solution
-// on: gpu - its untiled path runs only at a ragged n above 64, which the CPU sizes (33, 47) never reach and the GPU check at n = 1000 does
+// on: cpu
 extern "C" __global__ void matmul_any(const float* __restrict__ A, const float* __restrict__ B,
                                       float* __restrict__ C, int n)
 {

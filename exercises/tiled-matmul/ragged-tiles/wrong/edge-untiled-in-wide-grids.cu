@@ -1,0 +1,30 @@
+// wrong: [one size] in grids wider than 3 blocks (n = 100 and n = 1000, not the ragged sizes 33 and 47) the edge blocks skip the tiles and read A and B straight from global memory; at n = 1000 they are 125 of 3969 blocks
+// caught by: yours global.requests at most 1.5x solution
+// on: cpu
+extern "C" __global__ void matmul_any(const float* __restrict__ A, const float* __restrict__ B,
+                                      float* __restrict__ C, int n)
+{
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int row = blockIdx.y * TILE + ty;
+    const int col = blockIdx.x * TILE + tx;
+    float acc = 0.0f;
+    const bool edge = (blockIdx.x + 1) * TILE > n || (blockIdx.y + 1) * TILE > n;
+    if (edge && gridDim.x > 3) {
+        if (row < n && col < n) {
+            for (int k = 0; k < n; ++k) acc += A[(size_t)row * n + k] * B[(size_t)k * n + col];
+            C[(size_t)row * n + col] = acc;
+        }
+        return;
+    }
+    for (int t0 = 0; t0 < n; t0 += TILE) {
+        As[ty][tx] = (row < n && t0 + tx < n) ? A[(size_t)row * n + t0 + tx] : 0.0f;
+        Bs[ty][tx] = (t0 + ty < n && col < n) ? B[(size_t)(t0 + ty) * n + col] : 0.0f;
+        __syncthreads();
+#pragma unroll
+        for (int k = 0; k < TILE; ++k) acc += As[ty][k] * Bs[k][tx];
+        __syncthreads();
+    }
+    if (row < n && col < n) C[(size_t)row * n + col] = acc;
+}
