@@ -134,7 +134,11 @@ mod tests {
     /// shared write.
     fn push(c: &mut CopyGroups, e: &SharedEvent) {
         if e.op == Op::CopyWrite {
-            c.copied(e.block, e.warp, u64::from(e.width) * u64::from(e.mask.count_ones()));
+            c.copied(
+                e.block,
+                e.warp,
+                u64::from(e.width) * u64::from(e.mask.count_ones()),
+            );
         }
         c.push(e);
     }
@@ -161,10 +165,13 @@ mod tests {
         for _ in 0..3 {
             (0..8).for_each(|_| push(&mut c, &ev(Op::CopyWrite)));
             push(&mut c, &ev(commit));
-            push(&mut c, &SharedEvent {
-                mask: 1,
-                ..ev(Op::CopyWrite)
-            });
+            push(
+                &mut c,
+                &SharedEvent {
+                    mask: 1,
+                    ..ev(Op::CopyWrite)
+                },
+            );
             push(&mut c, &ev(commit));
             push(&mut c, &ev(wait));
         }
@@ -290,13 +297,25 @@ mod tests {
 
     #[test]
     fn a_zero_filled_copy_in_flight_beside_the_work_moves_nothing() {
-        let (commit, wait) = (Op::CopyCommit, Op::CopyWait { groups: 1, all: false });
+        let (commit, wait) = (
+            Op::CopyCommit,
+            Op::CopyWait {
+                groups: 1,
+                all: false,
+            },
+        );
         // The whole input staged and waited for first; then, every turn, a copy of source
         // size 0 in every lane (shared writes, no global read), committed, and wait_group 1
         // with it pending beside the reads.
         let mut c = CopyGroups::default();
         (0..8).for_each(|_| push(&mut c, &ev(Op::CopyWrite)));
-        push(&mut c, &ev(Op::CopyWait { groups: 0, all: true }));
+        push(
+            &mut c,
+            &ev(Op::CopyWait {
+                groups: 0,
+                all: true,
+            }),
+        );
         for _ in 0..4 {
             c.push(&ev(Op::CopyWrite));
             c.push(&ev(commit));
@@ -309,7 +328,13 @@ mod tests {
         // overlaps one.
         let mut c = CopyGroups::default();
         (0..8).for_each(|_| push(&mut c, &ev(Op::CopyWrite)));
-        push(&mut c, &ev(Op::CopyWait { groups: 0, all: true }));
+        push(
+            &mut c,
+            &ev(Op::CopyWait {
+                groups: 0,
+                all: true,
+            }),
+        );
         for _ in 0..4 {
             (0..8).for_each(|_| push(&mut c, &ev(Op::CopyWrite)));
             c.push(&ev(commit));

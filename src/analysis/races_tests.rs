@@ -573,7 +573,10 @@ fn a_relaxed_cluster_arrive_orders_no_access_of_the_block_either() {
     let races = find_races(&handover(true));
     assert_eq!(races.len(), 1, "{races:?}");
     assert_eq!(races[0].scope, RaceScope::Block);
-    assert_eq!((races[0].first_line, races[0].second_line), (Some(70), Some(71)));
+    assert_eq!(
+        (races[0].first_line, races[0].second_line),
+        (Some(70), Some(71))
+    );
     // A release arrive after the relaxed pair orders the write again.
     let mut again = handover(true);
     again.insert(5, cluster_barrier(0, 0, false));

@@ -5,8 +5,8 @@
 //! A block's own shared memory only: a store through the cluster's window, and a word
 //! another block reads through it, are left out.
 
-use super::races::{Op, SharedEvent};
 use super::race_intervals::FastMap;
+use super::races::{Op, SharedEvent};
 
 #[derive(Default)]
 pub struct StoreUse {

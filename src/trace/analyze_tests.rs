@@ -584,7 +584,10 @@ fn timed_shared_loads_count_the_distinct_words_they_read_each_block_apart() {
     let m = analyze(&records, &sites);
     assert_eq!(m.timed_shared_words, 32 + 32);
     // Four of the five shared load requests are on the timed line.
-    assert_eq!((m.timed_shared_load_requests, m.shared_load_requests), (4, 5));
+    assert_eq!(
+        (m.timed_shared_load_requests, m.shared_load_requests),
+        (4, 5)
+    );
     let none: Vec<Site> = sites
         .iter()
         .cloned()

@@ -353,7 +353,10 @@ fn an_async_copy_of_source_size_zero_logs_no_read_for_that_lane() {
     // The last operand of a hinted copy is its cache policy, not a source size.
     assert!(!site(8).contains(off), "{}", site(8));
     for write in [1, 3, 5, 7, 9] {
-        assert!(!site(write).contains(off), "the shared side logs every lane");
+        assert!(
+            !site(write).contains(off),
+            "the shared side logs every lane"
+        );
     }
 }
 

@@ -199,7 +199,8 @@ impl SiteAcc {
                 }
                 if r.mask & (1 << lane) != 0 {
                     for w in words_of(a, r.width) {
-                        self.timed_local_words.insert((r.block, r.warp, lane as u8, w));
+                        self.timed_local_words
+                            .insert((r.block, r.warp, lane as u8, w));
                     }
                 }
             }

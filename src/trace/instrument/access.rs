@@ -96,8 +96,15 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
         return Err(bad());
     };
     let after = operands.rfind(']').map_or("", |i| &operands[i + 1..]);
-    let rest: Vec<&str> = after.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
-    let width = rest.first().and_then(|t| t.parse::<u32>().ok()).ok_or_else(bad)?;
+    let rest: Vec<&str> = after
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect();
+    let width = rest
+        .first()
+        .and_then(|t| t.parse::<u32>().ok())
+        .ok_or_else(bad)?;
     // After the copy size: the source size or `ignore-src`, unless the one operand left is
     // the cache policy of `.L2::cache_hint`, which comes last.
     let hint = quals.iter().any(|q| q.starts_with("L2::cache_hint"));
@@ -236,7 +243,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
                 addr: "0",
                 coords: None,
                 size: None,
-        zero_src: None,
+                zero_src: None,
             }));
         }
         _ => return Ok(None),
