@@ -301,6 +301,7 @@ mod tests {
             unused: false,
             addr: String::new(),
             timed: false,
+            called_at: None,
         }
     }
 

@@ -105,6 +105,7 @@ mod tests {
             unused: false,
             addr: String::new(),
             timed: false,
+            called_at: None,
         }
     }
 

@@ -160,6 +160,11 @@ pub struct Site {
     /// On a line the kernel times, between two clock reads (`mark_timed`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub timed: bool,
+    /// The kernel file's line of the call this site's function was inlined at (PTX
+    /// `.loc ... inlined_at 1 LINE`): a helper's copy inlined between two clock reads is
+    /// timed, its copy inlined elsewhere (a warm-up lap) is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub called_at: Option<u32>,
 }
 
 impl Site {
@@ -225,9 +230,11 @@ impl Site {
 pub fn mark_timed(sites: &mut [Site], source: &str) {
     let ranges = crate::analysis::timed_region::timed_ranges(source);
     for s in sites {
-        s.timed = s
-            .source_line
-            .is_some_and(|l| ranges.iter().any(|r| r.contains(&l)));
+        // Its own line, or the line of the call it was inlined at.
+        s.timed = [s.source_line, s.called_at]
+            .into_iter()
+            .flatten()
+            .any(|l| ranges.iter().any(|r| r.contains(&l)));
     }
 }
 
@@ -389,6 +396,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     ptx_line: line_no,
                     source_line: state.loc.map(|l| l.1),
                     source_file: state.loc.map(|l| l.0),
+                    called_at: state.called_at.filter(|l| l.0 == 1).map(|l| l.1),
                     coords: access.coords,
                     unused: matches!(
                         access.event,

@@ -299,6 +299,7 @@ mod tests {
             unused: false,
             addr: String::new(),
             timed: false,
+            called_at: None,
         }
     }
 

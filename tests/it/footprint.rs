@@ -38,6 +38,7 @@ fn site(id: u32) -> Site {
         unused: false,
         addr: String::new(),
         timed: false,
+        called_at: None,
     }
 }
 

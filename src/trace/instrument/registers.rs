@@ -10,6 +10,9 @@ pub(super) struct FuncState {
     pub(super) regs: RegTable,
     /// (`.file` index, line) of the last `.loc`.
     pub(super) loc: Option<(u32, u32)>,
+    /// (`.file` index, line) of the call its function was inlined at (`inlined_at`), where
+    /// the last `.loc` is inside an inlined function.
+    pub(super) called_at: Option<(u32, u32)>,
     /// Braces open: 1 in the function's body, more in its nested scopes.
     depth: u32,
     begun: bool,
@@ -46,6 +49,14 @@ impl FuncState {
             if let (Some(Some(file)), Some(Some(line))) = (nums.next(), nums.next()) {
                 self.loc = Some((file, line));
             }
+            self.called_at = rest.split_once("inlined_at").and_then(|(_, at)| {
+                let mut nums = (at.split([' ', '\t', ',']).filter(|t| !t.is_empty()))
+                    .map(|t| t.parse::<u32>().ok());
+                match (nums.next(), nums.next()) {
+                    (Some(Some(file)), Some(Some(line))) => Some((file, line)),
+                    _ => None,
+                }
+            });
         }
     }
 }
