@@ -7,6 +7,7 @@
 
 use super::race_intervals::FastMap;
 use super::races::{Op, SharedEvent};
+use crate::model::access::words_of;
 
 #[derive(Default)]
 pub struct StoreUse {
@@ -21,14 +22,12 @@ impl StoreUse {
         if e.remote || !matches!(e.op, Op::Write | Op::Read) {
             return;
         }
-        let words = u64::from(e.width.div_ceil(4)).max(1);
         let store = self.read.len() as u32;
         if e.op == Op::Write {
             self.read.push(false);
         }
         for lane in (0..32).filter(|l| e.mask >> l & 1 == 1) {
-            let first = e.addrs[lane] >> 2;
-            for w in first..first + words {
+            for w in words_of(e.addrs[lane], e.width) {
                 match e.op {
                     Op::Write => {
                         self.last.insert((e.block, w), store);

@@ -8,6 +8,13 @@ use serde::{Deserialize, Serialize};
 /// the first KiB for themselves, and the recorded shared addresses start past it.
 pub const SHARED_RESERVED: u32 = 1024;
 
+/// The 4-byte words a lane's access of `width` bytes at byte address `a` covers (a vector
+/// access's each; at least one).
+pub fn words_of(a: u64, width: u32) -> std::ops::Range<u64> {
+    let first = a >> 2;
+    first..first + u64::from(width.div_ceil(4).max(1))
+}
+
 /// A PTX state space: the one an instruction names (`ld.shared`, `st.global`, `ld` alone is
 /// generic) and, once the address is resolved, the one a traced request went to. The tracer,
 /// the interpreter and the results all use this one enum. A traced request (a record, an

@@ -15,7 +15,7 @@
 //! before the store is a race, counted by neither.
 
 use crate::analysis::FastMap;
-use crate::model::access::{AccessKind, Space};
+use crate::model::access::{AccessKind, Space, words_of};
 use crate::trace::decode::Record;
 use crate::trace::instrument::Site;
 
@@ -48,10 +48,8 @@ impl CrossBlockStores {
         {
             return;
         }
-        let words = u64::from(r.width.div_ceil(4)).max(1);
         for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
-            let first = r.addrs[lane] >> 2;
-            for w in first..first + words {
+            for w in words_of(r.addrs[lane], r.width) {
                 let full = self.owner.len() >= WORDS_MAX;
                 match self.owner.get_mut(&w) {
                     Some(o) if *o != r.block && *o != SHARED_BY_BLOCKS => {
@@ -67,14 +65,10 @@ impl CrossBlockStores {
             }
         }
     }
-}
 
-impl CrossBlockStores {
     fn load(&mut self, r: &Record) {
-        let words = u64::from(r.width.div_ceil(4)).max(1);
         for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
-            let first = r.addrs[lane] >> 2;
-            for w in first..first + words {
+            for w in words_of(r.addrs[lane], r.width) {
                 let other = self.owner.get(&w).is_some_and(|&o| o != r.block);
                 if other && self.handed_words.len() < WORDS_MAX && self.handed_words.insert(w) {
                     self.handed += 1;

@@ -154,12 +154,6 @@ fn reserved(r: &Record) -> bool {
     (0..32).any(|l| r.mask >> l & 1 == 1 && r.addrs[l] < base)
 }
 
-/// The 4-byte words a lane's access of `width` bytes at `a` covers (a vector load's each).
-fn words_of(a: u64, width: u32) -> std::ops::Range<u64> {
-    let first = a >> 2;
-    first..first + u64::from(width.div_ceil(4).max(1))
-}
-
 /// The most distinct timed words a site keeps: past it the count says "at least".
 pub(super) const TIMED_WORDS_MAX: usize = 1 << 22;
 
@@ -198,7 +192,7 @@ impl SiteAcc {
                     break;
                 }
                 if r.mask & (1 << lane) != 0 {
-                    for w in words_of(a, r.width) {
+                    for w in crate::model::access::words_of(a, r.width) {
                         self.timed_local_words
                             .insert((r.block, r.warp, lane as u8, w));
                     }
@@ -312,7 +306,7 @@ impl SiteAcc {
                 return;
             }
             if r.mask & (1 << lane) != 0 {
-                for w in words_of(a, r.width) {
+                for w in crate::model::access::words_of(a, r.width) {
                     self.timed_words.insert(u64::from(r.block) << 40 | w);
                 }
             }
