@@ -221,6 +221,9 @@ pub enum RawArg {
     /// `{ tex: name }`: a texture object of the lesson.
     Tex(String),
     F32(f64),
+    /// `{ f32: 0.25, random: [lo, hi] }`: in an exercise's args, a value an exercise check
+    /// draws afresh in `[lo, hi)` for every run (a lesson's run passes the value written).
+    F32Drawn(f64, [f64; 2]),
 }
 
 /// A mapping whose order matters (`problem`: later entries use earlier ones).
@@ -384,10 +387,22 @@ impl<'de> Deserialize<'de> for RawArg {
                 } else {
                     RawArg::Typed(ty, map.next_value()?)
                 };
-                if map.next_key::<IgnoredAny>()?.is_some() {
-                    return Err(de::Error::custom("an argument map has exactly one key"));
+                match (map.next_key::<String>()?, arg) {
+                    (None, arg) => Ok(arg),
+                    (Some(k), RawArg::F32(x)) if k == "random" => {
+                        let range: [f64; 2] = map.next_value()?;
+                        match map.next_key::<IgnoredAny>()? {
+                            Some(_) => Err(de::Error::custom(
+                                "an f32 argument has at most the keys f32 and random",
+                            )),
+                            None => Ok(RawArg::F32Drawn(x, range)),
+                        }
+                    }
+                    (Some(_), RawArg::F32(_)) => Err(de::Error::custom(
+                        "an f32 argument has at most the keys f32 and random",
+                    )),
+                    (Some(_), _) => Err(de::Error::custom("an argument map has exactly one key")),
                 }
-                Ok(arg)
             }
         }
         d.deserialize_any(V)

@@ -61,6 +61,31 @@ pub struct Exercise {
     /// Input buffers (by index) filled with random values for the exercise, whatever the
     /// lesson fills them with, so that an output cannot be right by accident.
     pub random_inputs: Vec<usize>,
+    /// Scalar arguments drawn afresh for every run a check makes, so that a kernel cannot
+    /// hold the value every run would otherwise pass (`{ f32: .., random: [lo, hi] }`).
+    #[serde(default)]
+    pub drawn_args: Vec<DrawnArg>,
+}
+
+/// An `f32` argument of `yours` (and the solution) drawn in `[lo, hi)` for every run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct DrawnArg {
+    /// Its index in the variant's `args`.
+    pub index: usize,
+    pub lo: f32,
+    pub hi: f32,
+}
+
+impl DrawnArg {
+    /// The value for a run, from `seed`: the same seed gives `yours` and the solution one
+    /// value.
+    pub fn draw(&self, seed: u64) -> f32 {
+        let bits = super::splitmix(seed ^ (self.index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let unit = (bits >> 40) as f32 / (1u64 << 24) as f32;
+        let v = self.lo + (self.hi - self.lo) * unit;
+        // Rounding may reach `hi` itself, which the range leaves out.
+        if v < self.hi { v } else { self.lo }
+    }
 }
 
 impl Exercise {

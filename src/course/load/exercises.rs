@@ -6,10 +6,11 @@ use super::kernel::kernel_problem;
 use super::variants::{self, Merged, Names, Sources};
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
+use crate::course::schema::RawArg;
 use crate::course::schema::RawExercise;
 use crate::course::schema::{OrderedMap, RawLesson};
 use crate::model::claim::Claim;
-use crate::model::exercise::{Exercise, SOLUTION, YOURS};
+use crate::model::exercise::{DrawnArg, Exercise, SOLUTION, YOURS};
 use crate::model::{Init, Variant};
 
 const DEFAULT_SEEDS: u32 = 2;
@@ -83,6 +84,7 @@ fn exercise(
     let seeds = seeds(cx, e, at);
     let solution_reference = reference(cx, e, at);
     let random_inputs = random(cx, e, at, known);
+    let drawn_args = drawn(cx, e, at, solution_reference);
     head?;
     Some(Exercise {
         id: e.id.clone(),
@@ -104,6 +106,7 @@ fn exercise(
         times_at_every_size: e.times_at_every_size.unwrap_or(false),
         solution_reference: solution_reference?,
         random_inputs: random_inputs?,
+        drawn_args: drawn_args?,
     })
 }
 
@@ -361,6 +364,50 @@ fn reference(cx: &mut Cx, e: &RawExercise, at: &str) -> Option<bool> {
             None
         }
     }
+}
+
+/// `{ f32: 0.25, random: [lo, hi] }` among the exercise's args: drawn afresh for every run
+/// of a check. The main run's outputs must then be compared with the solution's, which
+/// gets the same value: the lesson's reference passes its own.
+fn drawn(
+    cx: &mut Cx,
+    e: &RawExercise,
+    at: &str,
+    solution_reference: Option<bool>,
+) -> Option<Vec<DrawnArg>> {
+    let mut out = Some(Vec::new());
+    for (index, a) in e.args.iter().flatten().enumerate() {
+        let RawArg::F32Drawn(_, [lo, hi]) = *a else {
+            continue;
+        };
+        let path = format!("{at}.args[{index}].random");
+        let why = if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+            Some(format!(
+                "`random: [{lo}, {hi}]` is no range: give [lo, hi] with lo < hi"
+            ))
+        } else if solution_reference == Some(false) {
+            Some(
+                "an argument drawn at random needs `reference: solution`: the lesson's \
+                 reference runs with the value it writes"
+                    .to_string(),
+            )
+        } else {
+            None
+        };
+        match (why, out.as_mut()) {
+            (Some(w), _) => {
+                cx.err(&path, w);
+                out = None;
+            }
+            (None, Some(list)) => list.push(DrawnArg {
+                index,
+                lo: lo as f32,
+                hi: hi as f32,
+            }),
+            (None, None) => {}
+        }
+    }
+    out
 }
 
 /// `random: [p]`: input buffers filled with random values for the exercise.

@@ -97,7 +97,7 @@ pub(super) fn arguments(
             }
             RawArg::Text(s) => typed(cx, &at, ArgType::I32, &Expr(s.clone()), env),
             RawArg::Typed(ty, e) => typed(cx, &format!("{at}.{}", ty_name(*ty)), *ty, e, env),
-            RawArg::F32(x) => Some(Arg::F32(*x as f32)),
+            RawArg::F32(x) | RawArg::F32Drawn(x, _) => Some(Arg::F32(*x as f32)),
             RawArg::Tex(name) => super::textures::argument(cx, &format!("{at}.tex"), name, known),
         };
         match (arg, out.as_mut()) {

@@ -4,7 +4,7 @@
 //! them like any lesson's claims.
 
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
-use crate::model::{ElemType, Init, Lesson, Reference};
+use crate::model::{Arg, ElemType, Init, Lesson, Reference, splitmix};
 
 /// What `yours` is compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,12 +46,23 @@ pub fn exercise_lesson(
     };
     l.variants
         .retain(|v| keep.contains(&v.name) || reference.as_deref() == Some(v.name.as_str()));
-    let mut mine = ex.yours.clone();
+    // Where the solution is the oracle, the arguments drawn at random are drawn now, one
+    // value for `yours` and the solution: every lesson made for a run holds its own.
+    let mut built = ex.yours.clone();
+    if reference.as_deref() == Some(SOLUTION) {
+        let seed = fresh_seed();
+        for d in &ex.drawn_args {
+            if let Some(a) = built.args.get_mut(d.index) {
+                *a = Arg::F32(d.draw(seed));
+            }
+        }
+    }
+    let mut mine = built.clone();
     mine.source = yours.src.to_string();
     mine.source_path = yours.path.to_string();
     l.variants.push(mine);
     if reference.as_deref() == Some(SOLUTION) || keep.iter().any(|k| k == SOLUTION) {
-        let mut s = ex.yours.clone();
+        let mut s = built;
         s.name = SOLUTION.to_string();
         l.variants.push(s);
     }
@@ -71,6 +82,17 @@ pub fn compile_only(lesson: &Lesson, ex: &Exercise, yours: &Yours) -> Lesson {
         l.reference = Reference::Variant(0);
     }
     l
+}
+
+/// A seed no two calls share, in one process or two: the time, the process, a count.
+fn fresh_seed() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    let n = CALLS.fetch_add(1, Ordering::Relaxed);
+    splitmix(nanos ^ u64::from(std::process::id()).rotate_left(32) ^ splitmix(n))
 }
 
 /// The range the format gives `init: random` without one.
@@ -118,6 +140,34 @@ mod tests {
         assert_eq!(names, [YOURS, SOLUTION]);
         assert_eq!(s.reference, Reference::Variant(1));
         assert_eq!(s.variants[1].source, e.solution);
+    }
+
+    #[test]
+    fn a_drawn_argument_is_drawn_afresh_for_yours_and_the_solution_alike() {
+        let (l, e) = shipped("aos-to-soa");
+        let d = *e.drawn_args.first().expect("aos-to-soa draws its step");
+        let y = Yours { src: "", path: "" };
+        let step = |x: &Lesson, name: &str| {
+            let v = x.variants.iter().find(|v| v.name == name).unwrap();
+            match v.args[d.index] {
+                Arg::F32(f) => f,
+                ref other => panic!("{other:?}"),
+            }
+        };
+        let mut seen = Vec::new();
+        for _ in 0..8 {
+            let x = exercise_lesson(&l, &e, &y, Oracle::Solution, &[]);
+            let (mine, solution) = (step(&x, YOURS), step(&x, SOLUTION));
+            assert_eq!(mine, solution);
+            assert!((d.lo..d.hi).contains(&mine), "{mine}");
+            seen.push(mine);
+        }
+        seen.dedup();
+        assert!(seen.len() > 1, "every lesson drew {seen:?}");
+        // Where the lesson's reference is the oracle, its own value stands: the reference
+        // variant passes it too.
+        let x = exercise_lesson(&l, &e, &y, Oracle::Lesson, &[]);
+        assert_eq!(step(&x, YOURS), 0.25);
     }
 
     #[test]
