@@ -54,6 +54,10 @@ pub fn status(v: &VariantResult) -> String {
         // A barrier with a thread count that holds only some warps stood there: it is no
         // barrier of the whole block, not none at all.
         let between = match r.partial_barrier {
+            Some(p) if p.mbarrier => format!(
+                "only an mbarrier awaiting {} arrivals between, fewer than the block's threads",
+                p.threads
+            ),
             Some(p) => format!("only a `bar.sync id, {}` between", p.threads),
             None => "no barrier between".to_string(),
         };

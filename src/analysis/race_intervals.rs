@@ -202,7 +202,10 @@ pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
         | Op::WarpSync
         | Op::ClusterArrive
         | Op::ClusterArriveRelaxed
-        | Op::ClusterWait => return,
+        | Op::ClusterWait
+        | Op::MbarInit
+        | Op::MbarArrive { .. }
+        | Op::MbarWait { .. } => return,
     };
     let mut warps = [0; 4];
     for (b, w) in warps.iter_mut().enumerate() {

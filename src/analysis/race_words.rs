@@ -59,6 +59,15 @@ fn block_why(r: &Race) -> String {
     // A learner who wrote a barrier with a thread count is told why it does not count,
     // not that none is there.
     let (between, missing) = match r.partial_barrier {
+        Some(p) if p.mbarrier => (
+            "with no barrier of the whole block between",
+            format!(
+                "the mbarrier waited on at {} awaits {} arrivals a phase, not one from every \
+                 thread of the block, so it orders nothing between warps",
+                line_of(p.line),
+                p.threads
+            ),
+        ),
         Some(p) => (
             "with no barrier of the whole block between",
             format!(

@@ -66,6 +66,18 @@ pub enum Op {
     ClusterArriveRelaxed,
     /// `barrier.cluster.wait`: also a block barrier.
     ClusterWait,
+    /// `mbarrier.init`: each lane's address is the count of arrivals a phase awaits << 32 |
+    /// the barrier's shared offset.
+    MbarInit,
+    /// An arrival on the `mbarrier` at the lanes' address (`relaxed`: releasing nothing).
+    MbarArrive {
+        relaxed: bool,
+    },
+    /// A wait on the `mbarrier` at the lanes' address that found its phase complete, for
+    /// the lanes of the mask (`relaxed`: acquiring nothing).
+    MbarWait {
+        relaxed: bool,
+    },
 }
 
 impl Op {
@@ -259,6 +271,11 @@ pub struct RaceFinder {
     partial: FastMap<u32, PartialBarrier>,
     /// The (block, warp)s whose last cluster arrive was `.relaxed`, until their wait.
     relaxed: std::collections::HashSet<(u32, u32)>,
+    /// Each block's mbarriers, by shared offset: the arrivals a phase awaits.
+    mbar_counts: FastMap<(u32, u64), u32>,
+    /// The lanes of each (block, warp) that arrived on the mbarrier at an offset and have
+    /// not yet waited on it.
+    mbar_armed: FastMap<(u32, u32, u64), u32>,
 }
 
 impl RaceFinder {
@@ -276,6 +293,8 @@ impl RaceFinder {
             arriving: None,
             partial: FastMap::default(),
             relaxed: Default::default(),
+            mbar_counts: FastMap::default(),
+            mbar_armed: FastMap::default(),
         }
     }
 
@@ -303,23 +322,67 @@ impl RaceFinder {
         }
     }
 
+    /// A barrier of `threads` threads passed by the lanes of `e`: the block's where it holds
+    /// every warp, else one that orders nothing here, said beside the block's races.
+    fn counted(&mut self, e: &SharedEvent, threads: u32, mbarrier: bool) {
+        if self.holds_block(e.block, threads) {
+            return self.push(&SharedEvent {
+                op: Op::Barrier,
+                ..e.clone()
+            });
+        }
+        self.partial.entry(e.block).or_insert(PartialBarrier {
+            line: e.line,
+            threads,
+            mbarrier,
+        });
+    }
+
     pub fn push(&mut self, e: &SharedEvent) {
         if let Op::CountedBarrier(threads) = e.op {
-            if self.holds_block(e.block, threads) {
-                return self.push(&SharedEvent {
-                    op: Op::Barrier,
-                    ..e.clone()
-                });
-            }
-            self.partial.entry(e.block).or_insert(PartialBarrier {
-                line: e.line,
-                threads,
-            });
-            return;
+            return self.counted(e, threads, false);
         }
         let key = (e.block, e.warp);
+        let lane = e.mask.trailing_zeros().min(31) as usize;
         match e.op {
             Op::CountedBarrier(_) => {}
+            Op::MbarInit => {
+                for l in (0..32).filter(|l| e.mask >> l & 1 == 1) {
+                    let a = e.addrs[l];
+                    self.mbar_counts
+                        .insert((e.block, a & 0xffff_ffff), (a >> 32) as u32);
+                }
+            }
+            Op::MbarArrive { relaxed } => {
+                // A relaxed arrival releases none of the warp's accesses.
+                if !relaxed {
+                    *(self.mbar_armed.entry((e.block, e.warp, e.addrs[lane]))).or_default() |=
+                        e.mask;
+                }
+            }
+            Op::MbarWait { relaxed } => {
+                // The phase a wait finds complete holds the arrivals its barrier awaits: a
+                // warp that arrived and now waits passes the barrier those arrivals make,
+                // which is the block's where they hold every warp (as `bar.sync id,
+                // threads`), else one that orders nothing here. A wait by lanes that did not
+                // arrive (a consumer of a copy's bytes) orders nothing either.
+                let armed = self.mbar_armed.get_mut(&(e.block, e.warp, e.addrs[lane]));
+                let lanes = armed.map_or(0, |a| {
+                    let met = *a & e.mask;
+                    *a &= !met;
+                    met
+                });
+                if lanes != 0 && !relaxed {
+                    let threads = (self.mbar_counts.get(&(e.block, e.addrs[lane])))
+                        .copied()
+                        .unwrap_or(0);
+                    let passed = SharedEvent {
+                        mask: lanes,
+                        ..e.clone()
+                    };
+                    return self.counted(&passed, threads, true);
+                }
+            }
             Op::CopyWrite => {
                 self.copies.entry(key).or_default().open.push(e.clone());
                 self.access(&SharedEvent {
@@ -562,7 +625,10 @@ fn check(
         | Op::WarpSync
         | Op::ClusterArrive
         | Op::ClusterArriveRelaxed
-        | Op::ClusterWait => &[],
+        | Op::ClusterWait
+        | Op::MbarInit
+        | Op::MbarArrive { .. }
+        | Op::MbarWait { .. } => &[],
     };
     // One access counts once per pair of lines, however many warps it met there.
     let me = warp_bit(e.warp);

@@ -1045,3 +1045,63 @@ fn relaxed_loads_and_stores_are_nothing_ordered_between_blocks_of_a_cluster() {
     let found = pairs(&released, g);
     assert!(!found.iter().any(|f| f.2 == Some(83)), "{found:?}");
 }
+
+/// The stencil's two warps handing the tile over with an mbarrier of `count` arrivals a
+/// phase: each warp arrives, then waits (`arrive` says whether they arrive at all).
+fn mbarrier_stencil(count: u32, arrive: bool) -> Vec<SharedEvent> {
+    let mut init = event(0, Op::MbarInit);
+    init.mask = 1;
+    init.addrs[0] = u64::from(count) << 32 | 4096;
+    let mut ev = vec![init];
+    for e in stencil(true) {
+        if e.op != Op::Barrier {
+            ev.push(e);
+            continue;
+        }
+        let mut at = |op| {
+            let mut x = event(e.warp, op);
+            x.addrs = [4096; 32];
+            x
+        };
+        if arrive {
+            ev.push(at(Op::MbarArrive { relaxed: false }));
+        }
+        ev.push(at(Op::MbarWait { relaxed: false }));
+    }
+    ev
+}
+
+#[test]
+fn an_mbarrier_that_every_thread_arrives_on_and_waits_on_orders_the_block() {
+    let block = |races: Vec<Race>| -> Vec<Race> {
+        races
+            .into_iter()
+            .filter(|r| r.scope == RaceScope::Block)
+            .collect()
+    };
+    // Two warps, 64 arrivals a phase: each warp's wait finds every write of the other.
+    assert!(block(find_races(&mbarrier_stencil(64, true))).is_empty());
+    // Read as it is made too.
+    let mut f = RaceFinder::new(Warps::All(2));
+    mbarrier_stencil(64, true).iter().for_each(|e| f.push(e));
+    assert!(block(f.finish()).is_empty());
+    // 32 arrivals a phase complete it with one warp's: the race stands, and the mbarrier
+    // is named beside it.
+    let races = block(find_races(&mbarrier_stencil(32, true)));
+    assert_eq!(races.len(), 1, "{races:?}");
+    let p = races[0].partial_barrier.expect("the mbarrier named");
+    assert!(p.mbarrier && p.threads == 32, "{p:?}");
+    assert!(race_why(&races[0]).contains("awaits 32 arrivals"));
+    // Waits by warps that never arrived order nothing: a consumer's wait is no barrier.
+    assert_eq!(block(find_races(&mbarrier_stencil(64, false))).len(), 1);
+    // A relaxed arrival releases nothing.
+    let relaxed: Vec<SharedEvent> = (mbarrier_stencil(64, true).into_iter())
+        .map(|mut e| {
+            if let Op::MbarArrive { .. } = e.op {
+                e.op = Op::MbarArrive { relaxed: true };
+            }
+            e
+        })
+        .collect();
+    assert_eq!(block(find_races(&relaxed)).len(), 1);
+}

@@ -96,6 +96,16 @@ impl Global<'_> {
             .map_err(|e| fail("copy to GPU", e))
     }
 
+    /// The whole variable as it is on the GPU now.
+    pub fn read_bytes(&self) -> Result<Vec<u8>, CudaError> {
+        let mut out = vec![0u8; self.view.len()];
+        self.stream
+            .memcpy_dtoh(&self.view, &mut out)
+            .and_then(|_| self.stream.synchronize())
+            .map_err(|e| fail("copy from GPU", e))?;
+        Ok(out)
+    }
+
     pub fn set<T: Plain>(&mut self, value: T) -> Result<(), CudaError> {
         let size = self.view.len();
         let name = &self.name;

@@ -97,6 +97,11 @@ pub fn step(
         let size = fr.read(&ins.src[2], first, ctx, warp) as u32;
         ctx.flat_record(ins, warp, active, Space::Global, &row, size);
     }
+    // What the tracer logs of a barrier instruction, as the GPU's logger does: per lane the
+    // barrier's shared offset (with `init`, its count << 32 over it), and of a wait only the
+    // lanes it found the phase complete for.
+    let mut row = [0u64; 32];
+    let mut logged = 0u32;
     for l in lanes(active) {
         match ins.op {
             Op::MbarInit => {
@@ -112,6 +117,8 @@ pub fn step(
                     ..Mbar::default()
                 };
                 ctx.mbars[rank].bars.insert(a, bar);
+                row[l] = u64::from(count) << 32 | a;
+                logged |= 1 << l;
             }
             Op::MbarArrive { expect_tx } => {
                 // `mbarrier.arrive{.expect_tx} state, [addr]{, count}`: the address is the
@@ -141,6 +148,8 @@ pub fn step(
                     // The state token: the phase it arrived in.
                     fr.write(d, l, phase);
                 }
+                row[l] = a;
+                logged |= 1 << l;
             }
             Op::MbarWait => {
                 let a = bar_at(fr, ctx, ins, (0, l, warp))?;
@@ -154,10 +163,17 @@ pub fn step(
                 // The phase of that parity has completed once the current one's differs.
                 let done = bar.phases & 1 != parity;
                 fr.write(&ins.dst[0], l, u64::from(done));
+                if done {
+                    row[l] = a;
+                    logged |= 1 << l;
+                }
             }
             Op::BulkCopy => issue(fr, ctx, ins, (warp, l))?,
             _ => {}
         }
+    }
+    if logged != 0 {
+        ctx.flat_record(ins, warp, logged, Space::Shared, &row, 0);
     }
     Ok(())
 }

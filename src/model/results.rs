@@ -458,12 +458,17 @@ pub struct Race {
     pub partial_barrier: Option<PartialBarrier>,
 }
 
-/// A `bar.sync id, threads` that holds only some of a block's warps.
+/// A `bar.sync id, threads`, or an mbarrier's phase, that holds only some of a block's
+/// warps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PartialBarrier {
     /// Its source line (None: the PTX had no `.loc`).
     pub line: Option<u32>,
+    /// The threads it holds (an mbarrier: the arrivals a phase awaits).
     pub threads: u32,
+    /// An mbarrier's wait, not a `bar.sync`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub mbarrier: bool,
 }
 
 fn is_block_scope(s: &RaceScope) -> bool {

@@ -110,6 +110,20 @@ pub enum Event {
     /// A block barrier too. No address.
     #[serde(rename = "cluster-wait")]
     ClusterWait,
+    /// `mbarrier.init` on the block's shared memory: the record's address per lane is the
+    /// count of arrivals a phase awaits << 32 | the barrier's shared offset.
+    #[serde(rename = "mbarrier-init")]
+    MbarInit,
+    /// An arrival on an `mbarrier` of the block's shared memory (`relaxed`: one that
+    /// releases nothing). The address is the barrier's shared offset.
+    #[serde(rename = "mbarrier-arrive")]
+    MbarArrive { relaxed: bool },
+    /// A wait (`try_wait`, `test_wait`) on an `mbarrier` of the block's shared memory,
+    /// logged by the lanes it found the phase complete for, so that a wait retried in a
+    /// loop is one record where it succeeds (`relaxed`: one that acquires nothing). The
+    /// address is the barrier's shared offset.
+    #[serde(rename = "mbarrier-wait")]
+    MbarWait { relaxed: bool },
     /// `cp.async.commit_group`: the thread's asynchronous copies issued since its last commit
     /// become one group. No address.
     #[serde(rename = "copy-commit")]
@@ -236,6 +250,18 @@ pub fn mark_timed(sites: &mut [Site], source: &str) {
             .flatten()
             .any(|l| ranges.iter().any(|r| r.contains(&l)));
     }
+}
+
+/// The variables a module defines in global memory (`__device__` ones), by name: what a
+/// kernel may keep from one launch to the next. `.extern` ones are defined elsewhere.
+pub fn module_globals(ptx: &str) -> Vec<String> {
+    (ptx.lines())
+        .map(strip_comment)
+        .filter(|code| !code.split_whitespace().any(|t| t == ".extern"))
+        .filter_map(module_variable)
+        .filter(|(_, space)| *space == Space::Global)
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// The traced accesses the SASS is read for (`sass_map::reshape`): shared loads and stores,
@@ -409,14 +435,16 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     timed: false,
                 };
                 let known = (&symbols, features);
-                // An acquire load is logged after it reads (`site_block`).
+                // An acquire load is logged after it reads (`site_block`), and an mbarrier
+                // wait after it finds whether its phase is complete.
                 let after = matches!(
                     access.event,
                     Event::Access {
                         kind: AccessKind::Load,
                         ..
                     }
-                ) && Order::of(access.op).acquire;
+                ) && Order::of(access.op).acquire
+                    || matches!(access.event, Event::MbarWait { .. });
                 let stmt = after.then_some(body);
                 inside |= after;
                 blocks.push_str(&site_block(

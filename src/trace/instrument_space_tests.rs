@@ -184,3 +184,52 @@ fn a_relaxed_cluster_arrive_right_after_a_cluster_fence_releases_as_a_plain_one(
         ]
     );
 }
+
+#[test]
+fn an_mbarriers_init_arrivals_and_completed_waits_are_events_with_its_offset() {
+    let body = "\tmbarrier.init.shared.b64 [%r1], %r2;\n\
+                \tmbarrier.arrive.shared.b64 %rd1, [%r1];\n\
+                WAIT:\n\
+                \tmbarrier.try_wait.parity.shared.b64 %p1, [%r1], %r3;\n\
+                \t@!%p1 bra WAIT;\n\
+                \tmbarrier.arrive.relaxed.cta.shared::cta.b64 %rd1, [%r1];\n\
+                \tmbarrier.test_wait.parity.relaxed.cta.shared::cta.b64 %p2, [%r1], %r3;\n\
+                \tmbarrier.arrive.b64 %rd1, [%rd2];\n\
+                \tmbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r4];\n";
+    let (inst, ptx) = one(body);
+    let events: Vec<Event> = (inst.sites.iter())
+        .filter(|s| s.op.starts_with("mbarrier"))
+        .map(|s| s.event)
+        .collect();
+    // A generic address and another block's barrier are not followed.
+    assert_eq!(
+        events,
+        [
+            Event::MbarInit,
+            Event::MbarArrive { relaxed: false },
+            Event::MbarWait { relaxed: false },
+            Event::MbarArrive { relaxed: true },
+            Event::MbarWait { relaxed: true },
+        ]
+    );
+    assert!(
+        inst.sites
+            .iter()
+            .all(|s| !s.op.starts_with("mbarrier") || s.is_event())
+    );
+    // The init logs its count over the offset's low half.
+    let init = block_before(&ptx, "mbarrier.init.shared.b64 [%r1], %r2;");
+    assert!(
+        init.contains("and.b64 %__gpulab_a, %__gpulab_a, 16777215;"),
+        "{init}"
+    );
+    assert!(init.contains("cvt.u64.u32 %__gpulab_c, %r2;"), "{init}");
+    // The wait runs inside its block, and the lanes it did not complete for log nothing.
+    let at = ptx.find("mbarrier.try_wait.parity.shared.b64 %p1").unwrap();
+    let after = &ptx[at..];
+    let mask = after
+        .find("@!%p1 mov.u32 %__gpulab_m, 4294967295;")
+        .expect("masked");
+    assert!(mask < after.find("}\n").unwrap(), "{after}");
+    assert!(ptx.contains("WAIT:"), "the loop's label stays");
+}

@@ -737,3 +737,24 @@ fn an_acquire_load_is_logged_after_it_reads_and_a_release_store_before_it_writes
     let site2 = ptx.find("{ // gpulab trace site 2").unwrap();
     assert!(site2 < guarded);
 }
+
+#[test]
+fn a_modules_own_global_variables_are_named_and_others_are_not() {
+    let ptx = "\
+.version 8.0
+.target sm_90
+.address_size 64
+.extern .global .align 4 .u32 elsewhere;
+.visible .global .align 8 .u64 finish_word;
+.global .align 4 .b8 memo_sum[65536];
+.visible .global .align 4 .u32 seeded = 7;
+.const .align 4 .b8 table[64];
+.shared .align 4 .b8 tile[4096];
+.visible .entry k(.param .u64 p)
+{
+\tld.global.u32 %r1, [finish_word];
+}
+";
+    let names = super::module_globals(ptx);
+    assert_eq!(names, ["finish_word", "memo_sum", "seeded"]);
+}

@@ -14,6 +14,7 @@ pub mod kept;
 pub mod l2;
 pub mod launch;
 pub mod measure;
+pub mod module_state;
 pub mod noise;
 pub mod outputs;
 pub mod runner;

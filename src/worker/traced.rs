@@ -91,9 +91,8 @@ pub fn prepare(gpu: &Gpu, v: &Variant, arch: &str) -> Result<Prepared, TraceErro
 /// records: the part of a trace that needs the GPU, made in the variant's turn.
 pub fn capture(
     gpu: &Gpu,
-    lesson: &Lesson,
-    v: &Variant,
-    prepared: &Prepared,
+    (lesson, v): (&Lesson, &Variant),
+    (prepared, state): (&Prepared, &super::module_state::ModuleState),
     bufs: &mut Buffers,
     opts: &RunOptions,
 ) -> Result<Captured, TraceError> {
@@ -154,6 +153,9 @@ pub fn capture(
         let at = events.as_ref().map_or(0, |e| e.device_address());
         module.global(SYM_CENSUS_EVENTS)?.set(at)?;
         bufs.poison_outputs(lesson)?;
+        // Every launch of the trace starts where the checked and timed launches left the
+        // module's own variables, a trace made again included.
+        state.write(module)?;
         bufs.launch(v, &kernel).enqueue()?;
         gpu.synchronize()?;
         let count: u32 = module.global(SYM_COUNT)?.get()?;

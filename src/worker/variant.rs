@@ -9,6 +9,7 @@ use super::hostdata::HostData;
 use super::l2::PersistingL2;
 use super::launch::{self, Buffers};
 use super::measure;
+use super::module_state::ModuleState;
 use super::noise;
 use super::outputs::Mismatch;
 use super::runner::Fatal;
@@ -87,7 +88,7 @@ pub fn run_variant(
     }
     // The traced build is made and loaded before any turn: the GPU waits for no compiler.
     let traced = (ctx.opts.trace && job.shown).then(|| traced::prepare(ctx.gpu, v, ctx.arch));
-    let windows = match load_check_time(ctx, job, &compiled, bufs, &mut r, send) {
+    let (windows, state) = match load_check_time(ctx, job, &compiled, bufs, &mut r, send) {
         Ok(w) => w,
         Err(e) if e.is_sticky() => return Err(fatal(e)),
         Err(e) => {
@@ -103,7 +104,7 @@ pub fn run_variant(
     let captured = match traced {
         Some(prepared) => {
             let _turn = ctx.turns.take((ctx.opts.job, Hold::Shared), &v.name, send);
-            Some(capture(ctx, v, prepared, bufs, &mut r, send)?)
+            Some(capture(ctx, v, (prepared, &state), bufs, &mut r, send)?)
         }
         None => None,
     };
@@ -171,7 +172,8 @@ fn turn(
 }
 
 /// Load the compiled kernel, check its output and time it; the timed runs' windows come
-/// back (none when it was not timed). Any CUDA error comes back as it is: the caller tells
+/// back (none when it was not timed), with what its launches left in the module's own
+/// variables where a trace follows (`module_state`). Any CUDA error comes back as it is: the caller tells
 /// a poisoned context from a refused launch. The check shares the GPU with other untimed
 /// work, unless the kernel's own clock figures are read from it (no timed run follows to
 /// read them again); the timed runs have it alone.
@@ -182,8 +184,13 @@ fn load_check_time(
     bufs: &mut Buffers,
     r: &mut VariantResult,
     send: Sink,
-) -> Result<Vec<RunWindow>, CudaError> {
+) -> Result<(Vec<RunWindow>, ModuleState), CudaError> {
     let v = job.variant;
+    let traced = ctx.opts.trace && job.shown;
+    let state = |module: &crate::cuda::module::Module| match (traced, &compiled.ptx) {
+        (true, Some(ptx)) => ModuleState::read(module, &String::from_utf8_lossy(ptx)),
+        _ => Ok(ModuleState::default()),
+    };
     let timed = ctx.opts.time && job.shown;
     let hold = match !ctx.lesson.measures.is_empty() && !timed {
         true => Hold::Alone,
@@ -197,7 +204,7 @@ fn load_check_time(
         r.correct = Some(false);
         r.error = Some(format!("not launched: {why}"));
         r.failure = Some(Failure::ConstantSize);
-        return Ok(Vec::new());
+        return Ok((Vec::new(), ModuleState::default()));
     }
     r.occupancy = launch::measure_occupancy(ctx.gpu, v, &kernel, r.ptxas.as_ref());
     if ctx.opts.check || job.is_reference {
@@ -227,9 +234,9 @@ fn load_check_time(
         let windows = timing::time_work(ctx.gpu, work, (ctx.opts, cold), r, send)?;
         runs.into_result(r);
         timing::summarize(ctx.lesson, ctx.peak, r);
-        return Ok(windows);
+        return Ok((windows, state(&module)?));
     }
-    Ok(Vec::new())
+    Ok((Vec::new(), state(&module)?))
 }
 
 /// A timed run of `launch`. Where it reads managed buffers, every run starts with their
@@ -413,7 +420,7 @@ type Captured = (traced::Prepared, traced::Captured, std::time::Instant);
 fn capture(
     ctx: &RunContext,
     v: &Variant,
-    prepared: Result<traced::Prepared, TraceError>,
+    (prepared, state): (Result<traced::Prepared, TraceError>, &ModuleState),
     bufs: &mut Buffers,
     r: &mut VariantResult,
     send: Sink,
@@ -421,7 +428,7 @@ fn capture(
     stage(send, v, "tracing memory accesses");
     let t0 = std::time::Instant::now();
     let got = prepared.and_then(|p| {
-        traced::capture(ctx.gpu, ctx.lesson, v, &p, bufs, ctx.opts).map(|c| (p, c, t0))
+        traced::capture(ctx.gpu, (ctx.lesson, v), (&p, state), bufs, ctx.opts).map(|c| (p, c, t0))
     });
     match got {
         Ok(c) => Ok(Some(c)),

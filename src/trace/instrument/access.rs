@@ -21,6 +21,8 @@ pub(super) struct Access<'a> {
     /// is true, reads nothing (its bytes are zero-filled) and takes no part in the record:
     /// on an H200, ncu counts no sector for such lanes.
     pub(super) zero_src: Option<&'a str>,
+    /// `mbarrier.init`'s count, or a wait's result predicate, as written.
+    pub(super) mbar_operand: Option<&'a str>,
 }
 
 /// What the qualifiers of a traced opcode say.
@@ -71,6 +73,7 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
         coords: None,
         size: None,
         zero_src: None,
+        mbar_operand: None,
     };
     match quals[2] {
         "commit_group" => return Ok(Some(vec![event(Event::CopyCommit)])),
@@ -121,6 +124,7 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
         coords: None,
         size: None,
         zero_src: None,
+        mbar_operand: None,
     };
     let read = Access {
         zero_src,
@@ -161,6 +165,7 @@ fn bulk_copy<'a>(
         coords: None,
         size: Some(size),
         zero_src: None,
+        mbar_operand: None,
     }])
 }
 
@@ -228,6 +233,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
             return super::texture::parse_tex(guard, op, &rest[op_end..], line);
         }
         Some("bar" | "barrier") => return Ok(barrier(guard, op, &rest[op_end..])),
+        Some("mbarrier") => return Ok(mbarrier(guard, op, &rest[op_end..])),
         Some("ldmatrix") => return matrix_load(guard, op, &rest[op_end..], line),
         // `call{.uni}`: NVVM writes its operands over the lines after, so the opcode is all
         // this line has to go on.
@@ -244,6 +250,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
                 coords: None,
                 size: None,
                 zero_src: None,
+                mbar_operand: None,
             }));
         }
         _ => return Ok(None),
@@ -265,6 +272,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         coords: None,
         size: None,
         zero_src: None,
+        mbar_operand: None,
     }))
 }
 
@@ -297,6 +305,7 @@ fn matrix_load<'a>(
         coords: None,
         size: None,
         zero_src: None,
+        mbar_operand: None,
     }))
 }
 
@@ -305,6 +314,44 @@ fn bracketed(operands: &str) -> Option<&str> {
     let open = operands.find('[')?;
     let close = operands[open..].find(']')? + open;
     Some(operands[open + 1..close].trim())
+}
+
+/// An `mbarrier` on the block's own shared memory (`.shared` or `.shared::cta`) that the race
+/// analysis follows: `init` (its address and count), an arrival (`arrive`, `arrive_drop`,
+/// with `expect_tx` or not) and a wait (`try_wait`, `test_wait`, logged by the lanes it
+/// finds the phase complete for). Generic addresses and another block's barrier
+/// (`.shared::cluster`) are not followed: a wait on them orders nothing here, which may
+/// call a race what it orders, never the other way round.
+fn mbarrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &'a str) -> Option<Access<'a>> {
+    let quals: Vec<&str> = op.split('.').collect();
+    let has = |q: &str| quals.contains(&q);
+    if !(has("shared") || has("shared::cta")) {
+        return None;
+    }
+    let relaxed = has("relaxed");
+    let parts: Vec<&str> = operands
+        .trim()
+        .trim_end_matches(';')
+        .split(',')
+        .map(str::trim)
+        .collect();
+    let (event, mbar_operand) = match quals.get(1).copied() {
+        Some("init") => (Event::MbarInit, parts.get(1).copied()),
+        Some("arrive" | "arrive_drop") => (Event::MbarArrive { relaxed }, None),
+        Some("try_wait" | "test_wait") => (Event::MbarWait { relaxed }, parts.first().copied()),
+        _ => return None,
+    };
+    Some(Access {
+        guard,
+        op,
+        event,
+        width: 0,
+        addr: bracketed(operands)?,
+        coords: None,
+        size: None,
+        zero_src: None,
+        mbar_operand,
+    })
 }
 
 /// The lanes whose addresses an `ldmatrix` reads, one row each: 8 a matrix (`.x1` 8, `.x2`
@@ -377,6 +424,7 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &str) -> Option<Ac
         coords: None,
         size: None,
         zero_src: None,
+        mbar_operand: None,
     })
 }
 

@@ -7,7 +7,7 @@ use super::access::{Access, Base, parse_address};
 use super::logger::{Features, site_code};
 use super::registers::RegTable;
 use super::statements::Seg;
-use super::{BARRIER_CODE, InstrumentError, Site, space_code};
+use super::{BARRIER_CODE, Event, InstrumentError, Site, space_code};
 use crate::model::access::Space;
 
 /// The `meta` of a lane whose guard is false (see logger.ptx).
@@ -87,9 +87,25 @@ pub(super) fn site_block(
             "@%__gpulab_p mov.u32 %__gpulab_m, {GUARD_FALSE};\n"
         ));
     }
+    // A barrier's shared offset, as the interpreter logs it: the low 24 bits, as for a
+    // shared access (a rank-1 block of a cluster sees its own window 16 MiB on).
+    if matches!(
+        site.event,
+        Event::MbarInit | Event::MbarArrive { .. } | Event::MbarWait { .. }
+    ) {
+        b.push_str(&format!("and.b64 {A}, {A}, 16777215;\n"));
+    }
+    if let (Event::MbarInit, Some(count)) = (site.event, access.mbar_operand) {
+        mbar_count(&mut b, count, regs, line)?;
+    }
     if let Some(stmt) = inside {
         b.push_str(stmt);
         b.push('\n');
+    }
+    // A wait logs only the lanes it found the phase complete for: a wait retried in a loop
+    // is logged once, where it succeeds.
+    if let (Event::MbarWait { .. }, Some(done)) = (site.event, access.mbar_operand) {
+        b.push_str(&format!("@!{done} mov.u32 %__gpulab_m, {GUARD_FALSE};\n"));
     }
     b.push_str(&site_code(features, site.id, space));
     b.push_str("}\n");
@@ -130,6 +146,33 @@ fn zero_src_lanes(
         }
     }
     Ok(())
+}
+
+/// An `mbarrier.init`'s count into the address's high half, over the barrier's shared
+/// offset in the low half.
+fn mbar_count(
+    b: &mut String,
+    count: &str,
+    regs: &RegTable,
+    line: u32,
+) -> Result<(), InstrumentError> {
+    if let Ok(n) = count.parse::<u32>() {
+        b.push_str(&format!("or.b64 {A}, {A}, {};\n", u64::from(n) << 32));
+        return Ok(());
+    }
+    match regs.bits(count) {
+        Some(32) => {
+            b.push_str(".reg .b64 %__gpulab_c;\n");
+            b.push_str(&format!("cvt.u64.u32 %__gpulab_c, {count};\n"));
+            b.push_str("shl.b64 %__gpulab_c, %__gpulab_c, 32;\n");
+            b.push_str(&format!("or.b64 {A}, {A}, %__gpulab_c;\n"));
+            Ok(())
+        }
+        _ => Err(InstrumentError::UnknownRegister {
+            line,
+            reg: count.to_string(),
+        }),
+    }
 }
 
 /// `meta` of a bulk copy: its size operand << 8 | the space's code.

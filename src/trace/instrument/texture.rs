@@ -69,6 +69,7 @@ pub(super) fn parse_tex<'a>(
         }),
         size: None,
         zero_src: None,
+        mbar_operand: None,
     }))
 }
 
