@@ -1058,7 +1058,7 @@ fn mbarrier_stencil(count: u32, arrive: bool) -> Vec<SharedEvent> {
             ev.push(e);
             continue;
         }
-        let mut at = |op| {
+        let at = |op| {
             let mut x = event(e.warp, op);
             x.addrs = [4096; 32];
             x

@@ -117,6 +117,10 @@ pub enum Event {
     Next,
     Barrier,
     ClusterWait,
+    /// The warp's turn ends early, as a GPU's scheduler would let another warp in: an
+    /// mbarrier wait that found its phase incomplete spins in a loop until another warp
+    /// arrives, and a turn spent spinning only costs time.
+    Yield,
 }
 
 impl Warp {
@@ -209,6 +213,7 @@ impl Warp {
                     self.state = State::AtClusterWait;
                     return Ok(n);
                 }
+                Event::Yield => return Ok(n),
             }
         }
         Ok(n)
@@ -326,6 +331,13 @@ impl Warp {
             let warp = self.id;
             let fr = self.frames.last_mut().unwrap();
             super::exec::exec(fr, ctx, ins, active, warp, mask)?;
+            let done = match (ins.op, ins.dst.first()) {
+                (Op::MbarWait, Some(p)) => fr.pred_mask(p) & active,
+                _ => active,
+            };
+            if done != active {
+                return Ok(Event::Yield);
+            }
         }
         Ok(Event::Next)
     }

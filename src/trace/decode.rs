@@ -20,9 +20,10 @@
 //! Entries of inactive lanes are left as they were in the buffer; decoding zeroes them.
 //!
 //! A barrier record (code 7, from a barrier site) is an event, not an access: it decodes with
-//! `Space::Shared`, the space whose accesses it orders, width 0 and zero entries, and
-//! `Site::is_barrier` tells it apart (its site's `Event::Barrier`). A `cp.async` group's commit
-//! and wait are events too, logged under the same code (`Site::is_event`). A warp's records sit in the buffer in the order the
+//! `Space::Shared`, the space whose accesses it orders, and width 0, and `Site::is_barrier`
+//! tells it apart (its site's `Event::Barrier`); its entries are 0, but an mbarrier's events
+//! log the barrier's shared offset (`init`: its count << 32 over it). A `cp.async` group's
+//! commit and wait are events too, logged under the same code (`Site::is_event`). A warp's records sit in the buffer in the order the
 //! warp made them, so its barriers split its accesses into intervals.
 
 use crate::model::access::Space;
@@ -156,9 +157,11 @@ fn decode_one(index: usize, chunk: &[u8], sites: &[Site]) -> Result<Record, Deco
     } else {
         space_of(code).ok_or(DecodeError::BadSpace { index, code })?
     };
+    // An event's lanes log an address too: 0 for a barrier, an mbarrier's shared offset
+    // (with `init`, its count over it).
     let mut addrs = [0u64; 32];
     for (lane, a) in addrs.iter_mut().enumerate() {
-        if mask & (1 << lane) != 0 && !barrier {
+        if mask & (1 << lane) != 0 {
             let at = HEADER_BYTES + lane * 8;
             *a = u64::from_le_bytes(chunk[at..at + 8].try_into().unwrap());
         }
@@ -326,6 +329,28 @@ mod tests {
         assert_eq!(
             decode(&empty, &sites),
             Err(DecodeError::EmptyMask { index: 0 })
+        );
+    }
+
+    #[test]
+    fn an_mbarrier_events_addresses_come_through_as_logged() {
+        let mut init = site(0, 0);
+        init.event = Event::MbarInit;
+        let mut wait = site(1, 0);
+        wait.event = Event::MbarWait { relaxed: false };
+        let sites = [init, wait];
+        let mut i = record(0, 1, Space::Shared);
+        i.width = 0;
+        i.addrs[0] = 256 << 32 | 4096;
+        let mut w = record(1, 0b110, Space::Shared);
+        w.width = 0;
+        w.addrs = [0; 32];
+        w.addrs[1] = 4096;
+        w.addrs[2] = 4096;
+        let recs = vec![i, w];
+        assert_eq!(
+            decode(&encode_with_sites(&recs, &sites), &sites).unwrap(),
+            recs
         );
     }
 
