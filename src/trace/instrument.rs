@@ -344,15 +344,16 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     let mut unseen = Vec::new();
     // The kernel whose body this is; None in a `.func`.
     let mut entry: Option<String> = None;
-    // `__syncwarp()` sites are numbered after every other site, calls after those and
-    // shuffles last, so that the ids of the accesses and block barriers stay what they were
-    // before warp barriers, calls and shuffles were followed, which recordings made since
-    // key their figures by.
+    // `__syncwarp()` sites are numbered after every other site, calls after those, then
+    // shuffles and mbarrier events last, so that the ids of the accesses and block barriers
+    // stay what they were before warp barriers, calls, shuffles and mbarriers were
+    // followed, which recordings made since key their figures by.
     let mut next = 0;
-    let (main_sites, warp_sites, call_sites) = count_sites(ptx)?;
+    let (main_sites, warp_sites, call_sites, shuffle_sites) = count_sites(ptx)?;
     let mut next_warp = main_sites;
     let mut next_call = main_sites + warp_sites;
     let mut next_shuffle = next_call + call_sites;
+    let mut next_mbar = next_shuffle + shuffle_sites;
     // Whether the statement just before was a fence of the cluster's scope or wider: one
     // directly before `barrier.cluster.arrive.relaxed` gives it the release a plain arrive
     // has (PTX's memory model), so the pair orders what the warp did before it.
@@ -410,6 +411,9 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     Event::WarpSync => &mut next_warp,
                     Event::Call => &mut next_call,
                     Event::Shuffle => &mut next_shuffle,
+                    Event::MbarInit | Event::MbarArrive { .. } | Event::MbarWait { .. } => {
+                        &mut next_mbar
+                    }
                     _ => &mut next,
                 };
                 let id = *counter;
@@ -510,11 +514,11 @@ fn releasing_fence(body: &str) -> bool {
     }
 }
 
-/// The sites of `ptx` other than `__syncwarp()`'s, calls and shuffles, the `__syncwarp()`
-/// sites and the calls: those are numbered after the others, calls after them, and
-/// shuffles last.
-fn count_sites(ptx: &str) -> Result<(u32, u32, u32), InstrumentError> {
-    let (mut main, mut warp, mut calls) = (0, 0, 0);
+/// The sites of `ptx` other than `__syncwarp()`'s, calls, shuffles and mbarrier events, the
+/// `__syncwarp()` sites, the calls and the shuffles: those are numbered after the others,
+/// calls after them, then shuffles, and mbarrier events last.
+fn count_sites(ptx: &str) -> Result<(u32, u32, u32, u32), InstrumentError> {
+    let (mut main, mut warp, mut calls, mut shuffles) = (0, 0, 0, 0);
     for (idx, raw) in ptx.lines().enumerate() {
         for seg in segment(strip_comment(raw)) {
             if let Seg::Stmt(stmt) = seg {
@@ -523,14 +527,15 @@ fn count_sites(ptx: &str) -> Result<(u32, u32, u32), InstrumentError> {
                     match a.event {
                         Event::WarpSync => warp += 1,
                         Event::Call => calls += 1,
-                        Event::Shuffle => {}
+                        Event::Shuffle => shuffles += 1,
+                        Event::MbarInit | Event::MbarArrive { .. } | Event::MbarWait { .. } => {}
                         _ => main += 1,
                     }
                 }
             }
         }
     }
-    Ok((main, warp, calls))
+    Ok((main, warp, calls, shuffles))
 }
 
 #[cfg(test)]
