@@ -12,12 +12,16 @@ use crate::cuda::error::CudaError;
 use crate::cuda::module::Module;
 
 /// More than this in a module's variables is not carried (a trace of a kernel that keeps a
-/// GiB aside would wait on its copy); the trace then starts from the program's values.
+/// GiB aside would wait on its copy): such a kernel's trace is not judged, as one that
+/// started from the program's values would describe a launch that was never timed.
 const MOST_BYTES: usize = 256 << 20;
 
-/// Each variable's bytes, by name.
+/// Each variable's bytes, by name; or, where they were too many to carry, how many.
 #[derive(Debug, Default, Clone, PartialEq)]
-pub struct ModuleState(Vec<(String, Vec<u8>)>);
+pub struct ModuleState {
+    vars: Vec<(String, Vec<u8>)>,
+    uncarried: Option<usize>,
+}
 
 impl ModuleState {
     /// The variables `ptx` defines in global memory, as they are in `module` now. One the
@@ -31,17 +35,32 @@ impl ModuleState {
             };
             bytes += g.bytes();
             if bytes > MOST_BYTES {
-                return Ok(ModuleState::default());
+                vars.clear();
             }
-            vars.push((name, g.read_bytes()?));
+            if bytes <= MOST_BYTES {
+                vars.push((name, g.read_bytes()?));
+            }
         }
-        Ok(ModuleState(vars))
+        let uncarried = (bytes > MOST_BYTES).then_some(bytes);
+        Ok(ModuleState { vars, uncarried })
+    }
+
+    /// Why a trace cannot start where the checked launches ended: None when it can.
+    pub fn not_carried(&self) -> Option<String> {
+        self.uncarried.map(|bytes| {
+            format!(
+                "the kernel keeps {} MiB in its `__device__` variables, more than the {} MiB a \
+                 trace carries over from the launches before it: its trace is not judged",
+                bytes >> 20,
+                MOST_BYTES >> 20
+            )
+        })
     }
 
     /// Put each variable into the same-named one of `module` (where its size is the same:
     /// the traced build declares the program's variables as the program does).
     pub fn write(&self, module: &Module) -> Result<(), CudaError> {
-        for (name, data) in &self.0 {
+        for (name, data) in &self.vars {
             if let Ok(mut g) = module.global(name)
                 && g.bytes() == data.len()
             {
@@ -50,8 +69,23 @@ impl ModuleState {
         }
         Ok(())
     }
+}
 
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_too_large_to_carry_says_its_trace_is_not_judged() {
+        assert_eq!(ModuleState::default().not_carried(), None);
+        let big = ModuleState {
+            vars: Vec::new(),
+            uncarried: Some(300 << 20),
+        };
+        let why = big.not_carried().expect("said");
+        assert!(
+            why.contains("300 MiB") && why.contains("not judged"),
+            "{why}"
+        );
     }
 }

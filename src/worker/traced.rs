@@ -96,6 +96,9 @@ pub fn capture(
     bufs: &mut Buffers,
     opts: &RunOptions,
 ) -> Result<Captured, TraceError> {
+    if let Some(why) = state.not_carried() {
+        return Err(TraceError::Trace(why));
+    }
     let module = &prepared.module;
     let kernel = module.kernel(&prepared.lowered_name)?;
     super::launch::prepare(&kernel, v)?;
