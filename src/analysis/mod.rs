@@ -23,6 +23,7 @@ pub(crate) use race_intervals::{FastMap, FastSet};
 pub mod race_words;
 pub mod races;
 mod races_cluster;
+mod races_mbar;
 mod races_warp;
 pub mod sass;
 pub mod sass_diff;

@@ -33,6 +33,7 @@ use super::race_intervals::{
 };
 pub use super::races_cluster::ClusterGeom;
 use super::races_cluster::ClusterRaces;
+use super::races_mbar::Mbarriers;
 use super::races_warp::WarpRaces;
 use crate::model::results::{PartialBarrier, Race, RaceKind, RaceScope};
 
@@ -271,11 +272,8 @@ pub struct RaceFinder {
     partial: FastMap<u32, PartialBarrier>,
     /// The (block, warp)s whose last cluster arrive was `.relaxed`, until their wait.
     relaxed: std::collections::HashSet<(u32, u32)>,
-    /// Each block's mbarriers, by shared offset: the arrivals a phase awaits.
-    mbar_counts: FastMap<(u32, u64), u32>,
-    /// The lanes of each (block, warp) that arrived on the mbarrier at an offset and have
-    /// not yet waited on it.
-    mbar_armed: FastMap<(u32, u32, u64), u32>,
+    /// Each block's mbarriers and the lanes that arrived on them.
+    mbars: Mbarriers,
 }
 
 impl RaceFinder {
@@ -293,8 +291,7 @@ impl RaceFinder {
             arriving: None,
             partial: FastMap::default(),
             relaxed: Default::default(),
-            mbar_counts: FastMap::default(),
-            mbar_armed: FastMap::default(),
+            mbars: Mbarriers::default(),
         }
     }
 
@@ -343,39 +340,18 @@ impl RaceFinder {
             return self.counted(e, threads, false);
         }
         let key = (e.block, e.warp);
-        let lane = e.mask.trailing_zeros().min(31) as usize;
         match e.op {
             Op::CountedBarrier(_) => {}
-            Op::MbarInit => {
-                for l in (0..32).filter(|l| e.mask >> l & 1 == 1) {
-                    let a = e.addrs[l];
-                    self.mbar_counts
-                        .insert((e.block, a & 0xffff_ffff), (a >> 32) as u32);
-                }
-            }
+            Op::MbarInit => self.mbars.init(e),
+            // A relaxed arrival releases none of the warp's accesses.
             Op::MbarArrive { relaxed } => {
-                // A relaxed arrival releases none of the warp's accesses.
                 if !relaxed {
-                    *(self.mbar_armed.entry((e.block, e.warp, e.addrs[lane]))).or_default() |=
-                        e.mask;
+                    self.mbars.arrive(e);
                 }
             }
+            // A relaxed wait acquires nothing; it still ends the lanes' arrival.
             Op::MbarWait { relaxed } => {
-                // The phase a wait finds complete holds the arrivals its barrier awaits: a
-                // warp that arrived and now waits passes the barrier those arrivals make,
-                // which is the block's where they hold every warp (as `bar.sync id,
-                // threads`), else one that orders nothing here. A wait by lanes that did not
-                // arrive (a consumer of a copy's bytes) orders nothing either.
-                let armed = self.mbar_armed.get_mut(&(e.block, e.warp, e.addrs[lane]));
-                let lanes = armed.map_or(0, |a| {
-                    let met = *a & e.mask;
-                    *a &= !met;
-                    met
-                });
-                if lanes != 0 && !relaxed {
-                    let threads = (self.mbar_counts.get(&(e.block, e.addrs[lane])))
-                        .copied()
-                        .unwrap_or(0);
+                if let Some((lanes, threads)) = self.mbars.wait(e).filter(|_| !relaxed) {
                     let passed = SharedEvent {
                         mask: lanes,
                         ..e.clone()
