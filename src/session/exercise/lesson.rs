@@ -4,7 +4,7 @@
 //! them like any lesson's claims.
 
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
-use crate::model::{Arg, ElemType, Init, Lesson, Reference, splitmix};
+use crate::model::{Arg, ElemType, Init, Lesson, Reference};
 
 /// What `yours` is compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +50,7 @@ pub fn exercise_lesson(
     // value for `yours` and the solution: every lesson made for a run holds its own.
     let mut built = ex.yours.clone();
     if reference.as_deref() == Some(SOLUTION) {
-        let seed = fresh_seed();
+        let seed = super::sample::fresh_seed();
         for d in &ex.drawn_args {
             if let Some(a) = built.args.get_mut(d.index) {
                 *a = Arg::F32(d.draw(seed));
@@ -82,17 +82,6 @@ pub fn compile_only(lesson: &Lesson, ex: &Exercise, yours: &Yours) -> Lesson {
         l.reference = Reference::Variant(0);
     }
     l
-}
-
-/// A seed no two calls share, in one process or two: the time, the process, a count.
-fn fresh_seed() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static CALLS: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    let n = CALLS.fetch_add(1, Ordering::Relaxed);
-    splitmix(nanos ^ u64::from(std::process::id()).rotate_left(32) ^ splitmix(n))
 }
 
 /// The range the format gives `init: random` without one.

@@ -42,12 +42,17 @@ pub fn main_trace_blocks(l: &Lesson) -> u32 {
         .max(MAIN_TRACE_CLUSTERS.saturating_mul(per.max(1)))
 }
 
-/// A seed for the traced sample of one check (`RunOptions::sample_seed`), never 0: drawn
-/// afresh from the process's random hasher keys, so no kernel can know it.
+/// A seed for the traced sample of one check (`RunOptions::sample_seed`), never 0.
 pub fn fresh_sample_seed() -> u32 {
+    (fresh_seed() as u32).max(1)
+}
+
+/// A seed drawn afresh from the process's random hasher keys (new ones each call) and the
+/// time, so no kernel can know it: a check's sample, a run's drawn arguments.
+pub fn fresh_seed() -> u64 {
     use std::hash::{BuildHasher, Hasher};
     let mut h = std::collections::hash_map::RandomState::new().build_hasher();
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
     h.write_u128(now.map_or(0, |d| d.as_nanos()));
-    (h.finish() as u32).max(1)
+    h.finish()
 }
