@@ -34,15 +34,21 @@ impl ModuleState {
                 continue;
             };
             bytes += g.bytes();
-            if bytes > MOST_BYTES {
-                vars.clear();
-            }
+            // Past the limit the rest are only counted, for the words that say so.
             if bytes <= MOST_BYTES {
                 vars.push((name, g.read_bytes()?));
             }
         }
-        let uncarried = (bytes > MOST_BYTES).then_some(bytes);
-        Ok(ModuleState { vars, uncarried })
+        Ok(match bytes > MOST_BYTES {
+            true => ModuleState {
+                vars: Vec::new(),
+                uncarried: Some(bytes),
+            },
+            false => ModuleState {
+                vars,
+                uncarried: None,
+            },
+        })
     }
 
     /// Why a trace cannot start where the checked launches ended: None when it can.
