@@ -272,3 +272,90 @@ fn an_exercise_without_minutes_is_placed() {
     let errs = load(&b.replacen("    minutes: 5\n", "", 1)).expect_err("should fail");
     assert!(errs.iter().any(|e| e.contains("minutes")), "{errs:?}");
 }
+
+/// `text` loaded from a course whose exercise kernel takes a step: `copy_mine(in, out,
+/// float step, int n)`.
+fn load_stepped(text: &str) -> Result<gpulab::model::Lesson, Vec<String>> {
+    let dir = tempfile::tempdir().unwrap();
+    let kernel = "extern \"C\" __global__ void copy_mine(const float* in, float* out, \
+                  float step, int n) { int i = threadIdx.x; if (i < n) out[i] = in[i] + step; }\n";
+    for (path, body) in [
+        (
+            "kernels/tiny/copy.cu",
+            std::fs::read_to_string(fixture("expack/kernels/tiny/copy.cu")).unwrap(),
+        ),
+        ("exercises/tiny/fix-copy/starter.cu", kernel.to_string()),
+        ("exercises/tiny/fix-copy/solution.cu", kernel.to_string()),
+    ] {
+        let at = dir.path().join(path);
+        std::fs::create_dir_all(at.parent().unwrap()).unwrap();
+        std::fs::write(at, body).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join("lessons")).unwrap();
+    let root = CourseRoot::Dir(dir.path().join("lessons"));
+    gpulab::course::load_file(&root, "01-tiny.yaml", text).map_err(|errs| {
+        errs.iter()
+            .map(|e| format!("{}:{}: {}", e.line, e.col, e.message))
+            .collect()
+    })
+}
+
+#[test]
+fn an_argument_drawn_at_random_needs_a_range_and_the_solution_as_reference() {
+    let (line, col) = at("kernel: copy_mine");
+    // The solution takes the place of a reference variant (a built-in one is given no
+    // arguments).
+    let variant = "reference: plain";
+    let b = base().replacen(
+        "reference: { builtin: copy, from: in, to: out }",
+        variant,
+        1,
+    );
+    let indent = " ".repeat(col - 1);
+    let with = |arg: &str, more: &str| {
+        b.replacen(
+            "    kernel: copy_mine\n",
+            &format!("    kernel: copy_mine\n{indent}args: [in, out, {arg}, n]\n{more}"),
+            1,
+        )
+    };
+    let reference = format!("{indent}reference: solution\n");
+    let l = load_stepped(&with("{ f32: 0.5, random: [0.25, 4] }", &reference))
+        .unwrap_or_else(|e| panic!("{e:#?}"));
+    let d = &l.exercises[0].drawn_args;
+    assert_eq!((d.len(), d[0].index, d[0].lo, d[0].hi), (1, 2, 0.25, 4.0));
+    // No range, and the lesson's reference as the oracle: each said at the arg's line.
+    for (arg, more, phrase) in [
+        (
+            "{ f32: 0.5, random: [4, 0.25] }",
+            reference.as_str(),
+            "is no range",
+        ),
+        (
+            "{ f32: 0.5, random: [0.25, 4] }",
+            "",
+            "needs `reference: solution`",
+        ),
+    ] {
+        let errs = load_stepped(&with(arg, more)).unwrap_err();
+        assert_eq!(errs.len(), 1, "{errs:#?}");
+        assert!(errs[0].starts_with(&format!("{}:", line + 1)), "{errs:?}");
+        assert!(errs[0].contains(phrase), "{errs:?}");
+    }
+    let builtin = with("{ f32: 0.5, random: [0.25, 4] }", &reference).replacen(
+        variant,
+        "reference: { builtin: copy, from: in, to: out }",
+        1,
+    );
+    let errs = load_stepped(&builtin).unwrap_err();
+    assert!(
+        errs[0].contains("a lesson whose reference is a variant"),
+        "{errs:?}"
+    );
+    // Any other key beside f32 is refused.
+    let errs = load_stepped(&with("{ f32: 0.5, range: [0.25, 4] }", &reference)).unwrap_err();
+    assert!(
+        errs[0].contains("at most the keys f32 and random"),
+        "{errs:?}"
+    );
+}

@@ -6,9 +6,9 @@ use super::kernel::kernel_problem;
 use super::variants::{self, Merged, Names, Sources};
 use crate::course::bundle::CourseRoot;
 use crate::course::claims::parse_claim;
-use crate::course::schema::RawArg;
 use crate::course::schema::RawExercise;
 use crate::course::schema::{OrderedMap, RawLesson};
+use crate::course::schema::{RawArg, RawReference};
 use crate::model::claim::Claim;
 use crate::model::exercise::{DrawnArg, Exercise, SOLUTION, YOURS};
 use crate::model::{Init, Variant};
@@ -84,7 +84,8 @@ fn exercise(
     let seeds = seeds(cx, e, at);
     let solution_reference = reference(cx, e, at);
     let random_inputs = random(cx, e, at, known);
-    let drawn_args = drawn(cx, e, at, solution_reference);
+    let variant_reference = matches!(raw.head.reference, Some(RawReference::Variant(_)));
+    let drawn_args = drawn(cx, e, at, (solution_reference, variant_reference));
     head?;
     Some(Exercise {
         id: e.id.clone(),
@@ -368,12 +369,12 @@ fn reference(cx: &mut Cx, e: &RawExercise, at: &str) -> Option<bool> {
 
 /// `{ f32: 0.25, random: [lo, hi] }` among the exercise's args: drawn afresh for every run
 /// of a check. The main run's outputs must then be compared with the solution's, which
-/// gets the same value: the lesson's reference passes its own.
+/// gets the same value: the lesson's reference passes its own, and a built-in one none.
 fn drawn(
     cx: &mut Cx,
     e: &RawExercise,
     at: &str,
-    solution_reference: Option<bool>,
+    (solution_reference, variant_reference): (Option<bool>, bool),
 ) -> Option<Vec<DrawnArg>> {
     let mut out = Some(Vec::new());
     for (index, a) in e.args.iter().flatten().enumerate() {
@@ -389,6 +390,13 @@ fn drawn(
             Some(
                 "an argument drawn at random needs `reference: solution`: the lesson's \
                  reference runs with the value it writes"
+                    .to_string(),
+            )
+        } else if !variant_reference {
+            Some(
+                "an argument drawn at random needs a lesson whose reference is a variant, \
+                 for the solution to take its place: a built-in reference is given no \
+                 arguments"
                     .to_string(),
             )
         } else {
