@@ -229,6 +229,8 @@ fn walk(nvrtc: Nvrtc) {
     let mut cuts: Vec<String> = Vec::new();
     let mut seen = 0;
     let mut exercises = 0;
+    // Lessons whose detail pane, once `v` showed the figures, has figures to find.
+    let mut shown_in_detail = 0;
     // The issue's asserts on every screen: no figure before r or v, no count of claims as
     // judged that were not, every screen's source named (`rule_broken`).
     let mut broken: Vec<String> = Vec::new();
@@ -249,6 +251,26 @@ fn walk(nvrtc: Nvrtc) {
         if let Some(r) = figure_rows(&rows).iter().find(|r| !times(r).is_empty()) {
             broken.push(format!("{} before r shows a time: {}", l.id, r.trim()));
         }
+        // Before r, every pop-up of the lesson opened and read, then closed with q: none
+        // shows a figure of the run to come (#35's first rule, in the real lab, beside
+        // hidden_figures's proof on drawn screens).
+        if !hidden {
+            for k in popups_before_run(l) {
+                keys.write_all(k.as_bytes()).unwrap();
+                let opened = |s: &vt::Screen| !s.text().contains(" · page ");
+                settle(&out, &mut fed, &mut screen, Duration::from_secs(10), opened);
+                seen += 1;
+                for c in cut_words(&screen, &words) {
+                    cuts.push(format!("{} before r, after {k:?}: {c}", l.id));
+                }
+                for f in pane_figures(&screen, k == "c") {
+                    broken.push(format!("{} before r, after {k:?}: a figure: {f}", l.id));
+                }
+                keys.write_all(b"q").unwrap();
+                let page = |s: &vt::Screen| s.text().contains(" · page ");
+                settle(&out, &mut fed, &mut screen, Duration::from_secs(10), page);
+            }
+        }
         // r and v, then each pop-up opened and closed: c, h and ? each closed with q.
         // What each key puts in front, by a word of its frame. With NVRTC hidden only r
         // differs from the walk with it: the rest is walked once.
@@ -257,6 +279,8 @@ fn walk(nvrtc: Nvrtc) {
             false => &[
                 ("r", " · page "),
                 ("v", " · page "),
+                ("i", " · all figures "),
+                ("q", " · page "),
                 ("c", " · source"),
                 ("q", " · page "),
                 ("h", " heatmap · "),
@@ -288,6 +312,10 @@ fn walk(nvrtc: Nvrtc) {
             }
             if let Some(b) = rule_broken(&screen) {
                 broken.push(format!("{} after {k:?}: {b}", l.id));
+            }
+            // Shown, the figures are in the detail pane: what finds none before r finds them.
+            if k == "i" && !pane_figures(&screen, false).is_empty() {
+                shown_in_detail += 1;
             }
             if hidden && k == "r" && !says_how_to_get_nvrtc(&screen) {
                 missing.push(format!("{} after r:\n{text}", l.id));
@@ -427,7 +455,12 @@ fn walk(nvrtc: Nvrtc) {
     let all = String::from_utf8_lossy(&out.lock().unwrap()).to_string();
     assert!(!all.contains("panicked"), "a panic: {all}");
     assert!(status.success(), "exit {status:?}");
-    assert!(seen >= lessons.len() * if hidden { 1 } else { 8 });
+    assert!(seen >= lessons.len() * if hidden { 1 } else { 15 });
+    assert!(
+        hidden || shown_in_detail == lessons.len(),
+        "the detail pane shows figures after v on {shown_in_detail} of {} lessons",
+        lessons.len()
+    );
     let listed: usize = lessons.iter().map(|l| l.exercises.len()).sum();
     assert!(
         listed >= 30 && exercises == listed,
@@ -457,6 +490,64 @@ fn walk(nvrtc: Nvrtc) {
         missing.len(),
         missing.join("\n\n")
     );
+}
+
+/// The pop-ups a lesson opens before r, by their keys: the detail pane, the code, the
+/// diff of two variants, the heatmap, the texture footprint where the lesson has textures,
+/// and the help.
+fn popups_before_run(l: &gpulab::model::Lesson) -> Vec<&'static str> {
+    let mut keys = vec!["i", "c", "d", "h"];
+    if !l.textures.is_empty() {
+        keys.push("f");
+    }
+    keys.push("?");
+    keys
+}
+
+/// The measured figures a pop-up shows, row by row: a number with the unit of a time, a
+/// register count, a stack frame, cycles, sectors or wavefronts per request, a bandwidth or
+/// a share of a peak; or a compile report's row with a number in it. In the code view
+/// (`code`), the kernel's own numbered lines are its source, not figures, and are passed
+/// over. The header (the source of the figures) and the keys are not the pop-up's.
+fn pane_figures(screen: &vt::Screen, code: bool) -> Vec<String> {
+    const UNITS: [&str; 10] = [
+        "µs",
+        "ms",
+        "regs",
+        "B stack",
+        "cycles",
+        "sectors/req",
+        "wavefronts",
+        "GB/s",
+        "TB/s",
+        "% of",
+    ];
+    const REPORT: [&str; 4] = ["registers", "stack frame", "spill", "static shared"];
+    let rows = screen.rows();
+    let mut found = Vec::new();
+    for row in &rows[1..rows.len().saturating_sub(1)] {
+        let body = row.trim_start_matches(|c: char| c == '│' || c == ' ');
+        let numbered = body
+            .split(' ')
+            .next()
+            .is_some_and(|w| w.parse::<u32>().is_ok());
+        if code && numbered {
+            continue;
+        }
+        let figure = body.char_indices().any(|(i, c)| {
+            let rest = body[i + c.len_utf8()..].trim_start_matches(' ');
+            c.is_ascii_digit() && UNITS.iter().any(|u| rest.starts_with(u))
+        });
+        let report =
+            REPORT.iter().any(|r| body.starts_with(r)) && body.chars().any(|c| c.is_ascii_digit());
+        if figure || report {
+            found.push(
+                body.trim_end_matches(|c: char| c == '│' || c == ' ')
+                    .to_string(),
+            );
+        }
+    }
+    found
 }
 
 /// Which rule of the issue's walk `screen` breaks, if any: its header names no source of
@@ -498,6 +589,39 @@ fn says_how_to_get_nvrtc(screen: &vt::Screen) -> bool {
     let text = screen.text();
     status.contains("pip install nvidia-cuda-nvrtc")
         || (!text.contains("NVRTC") && status.contains("need a GPU"))
+}
+
+/// The figure finder: what a detail pane shows after `v` is found; what it says before is
+/// not, nor is a kernel's numbered line in the code view.
+#[test]
+fn a_figure_in_a_pane_is_told_from_its_hiding() {
+    let draw = |rows: &[&str]| {
+        let mut s = vt::Screen::new(40, rows.len() + 2);
+        let text = format!("header\r\n{}\r\nkeys", rows.join("\r\n"));
+        s.feed(text.as_bytes());
+        s
+    };
+    assert!(pane_figures(&draw(&["│figures hidden (v shows them)"]), false).is_empty());
+    assert_eq!(
+        pane_figures(&draw(&["│time 958 µs (median)"]), false).len(),
+        1
+    );
+    assert_eq!(
+        pane_figures(&draw(&["│38 regs · 128 B stack"]), false).len(),
+        1
+    );
+    assert_eq!(
+        pane_figures(&draw(&["│registers      38  40"]), false).len(),
+        1
+    );
+    assert!(pane_figures(&draw(&["│registers       ?  ?"]), false).is_empty());
+    assert_eq!(
+        pane_figures(&draw(&["│4.0 sectors/request"]), false).len(),
+        1
+    );
+    let line = ["│  12 // 32 sectors/request each"];
+    assert!(pane_figures(&draw(&line), true).is_empty());
+    assert_eq!(pane_figures(&draw(&line), false).len(), 1);
 }
 
 /// The check itself: a cut word is found, a whole one or a shortened one is not.
