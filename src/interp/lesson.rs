@@ -11,7 +11,7 @@ use super::{Halt, Kernel, Plan, PrepareError, RunError};
 use crate::analysis::sass::SassError;
 use crate::analysis::sass_map::Reshape;
 use crate::model::results::MemoryStats;
-use crate::model::{Arg, Buffer, ElemType, Init, Lesson, Variant, ramp_at, splitmix};
+use crate::model::{Arg, Buffer, ElemType, Init, Lesson, Variant, ramp_at, random_int, splitmix};
 use crate::trace::sample::BlockSample;
 use std::sync::mpsc::Receiver;
 
@@ -47,6 +47,15 @@ pub struct Placed {
 /// Element `i` of a buffer as `init` makes it, each element on its own: a trace at the
 /// lesson's size touches a few pages of buffers that may be a GiB.
 fn element(b: &Buffer, seed: u64, i: u64) -> u64 {
+    if let (Init::Random { lo, hi }, false) = (b.init.clone(), b.ty.is_float()) {
+        // As the GPU's host data makes them: from the bits, exactly (`random_int`).
+        let x = random_int(lo, hi, splitmix(seed ^ i));
+        return match b.ty {
+            ElemType::I32 => u64::from(x as i32 as u32),
+            ElemType::U32 => u64::from(x as u32),
+            _ => x as u64,
+        };
+    }
     let x = match b.init {
         Init::Poison => {
             let p = u64::from(b.ty.poison_bits());

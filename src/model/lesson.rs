@@ -112,6 +112,18 @@ impl ElemType {
         matches!(self, ElemType::F32 | ElemType::F64)
     }
 
+    /// The range `init: random` draws from where none is written: floats in [-1, 1),
+    /// integers over every value the type holds, so no bit of an input is known before it
+    /// is read (a kernel that packs two 16-bit words into a register is wrong, and shows it).
+    pub fn random_range(self) -> (f64, f64) {
+        match self {
+            ElemType::F32 | ElemType::F64 => (-1.0, 1.0),
+            ElemType::I32 => (-2_147_483_648.0, 2_147_483_648.0),
+            ElemType::U32 => (0.0, 4_294_967_296.0),
+            ElemType::U64 => (0.0, 18_446_744_073_709_551_616.0),
+        }
+    }
+
     pub fn size(self) -> usize {
         match self {
             ElemType::F64 | ElemType::U64 => 8,
@@ -170,6 +182,16 @@ pub fn ramp_at(lo: f64, hi: f64, shuffled: bool, n: u64, seed: u64, i: u64, int:
         return lo + (span * i128::from(j) / i128::from(n)) as f64;
     }
     lo + (hi - lo) * j as f64 / n as f64
+}
+
+/// An integer of `init: random` over [lo, hi) from 64 random bits, exactly: every value of
+/// the range can come, the lowest bits of a 64-bit one too (an f64 in between would keep
+/// only 53 of them). The bits are scaled, not taken modulo, so no value is favoured by more
+/// than one part in 2^64 / span.
+pub fn random_int(lo: f64, hi: f64, bits: u64) -> i128 {
+    let (lo, hi) = (lo.ceil() as i128, hi.ceil() as i128);
+    let span = (hi - lo).max(1) as u128;
+    lo + ((u128::from(bits) * span) >> 64) as i128
 }
 
 /// splitmix64's step: the value after `z` of the generator whose state is `z` (fast, and

@@ -1,7 +1,7 @@
 //! Buffers on the host: fresh inputs for every run, and the poison that marks unwritten
 //! outputs. What outputs should hold, and the check of them, are in `outputs`.
 
-use crate::model::{Buffer, ElemType, Init, ramp_at, splitmix};
+use crate::model::{Buffer, ElemType, Init, ramp_at, random_int, splitmix};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum HostData {
@@ -76,6 +76,17 @@ pub fn generate(buf: &Buffer, seed: u64) -> HostData {
         }
         ElemType::F32 => HostData::F32(filled(n, base, |i, r| val(i, r) as f32)),
         ElemType::F64 => HostData::F64(filled(n, base, val)),
+        // Random integers from the generator's bits, not through an f64 (`random_int`).
+        ElemType::I32 | ElemType::U32 | ElemType::U64
+            if matches!(buf.init, Init::Random { .. }) =>
+        {
+            let int = |_: usize, r: &mut Rng| random_int(lo, hi, r.next());
+            match buf.ty {
+                ElemType::I32 => HostData::I32(filled(n, base, |i, r| int(i, r) as i32)),
+                ElemType::U32 => HostData::U32(filled(n, base, |i, r| int(i, r) as u32)),
+                _ => HostData::U64(filled(n, base, |i, r| int(i, r) as u64)),
+            }
+        }
         ElemType::I32 => HostData::I32(filled(n, base, |i, r| val(i, r).floor() as i32)),
         ElemType::U32 => HostData::U32(filled(n, base, |i, r| val(i, r).floor() as u32)),
         ElemType::U64 => HostData::U64(filled(n, base, |i, r| val(i, r).floor() as u64)),
@@ -316,6 +327,37 @@ mod tests {
         assert!(a.iter().all(|v| (-1.0..1.0).contains(v)));
         assert_ne!(a, c);
         assert!(a.iter().any(|v| *v < 0.0) && a.iter().any(|v| *v > 0.0));
+    }
+
+    /// Integers drawn over the type's whole range (the default): the top bit and the low
+    /// bits vary, so a kernel that takes inputs for 16-bit numbers, or a u64 for a multiple
+    /// of 2^11, is wrong on them; and the interpreter's values cover the same range.
+    #[test]
+    fn random_integers_fill_every_bit_of_their_type() {
+        for ty in [ElemType::U32, ElemType::I32, ElemType::U64] {
+            let (lo, hi) = ty.random_range();
+            let b = buf(Init::Random { lo, hi }, ty);
+            let words: Vec<u64> = match generate(&b, 7) {
+                HostData::U32(v) => v.iter().map(|&x| u64::from(x)).collect(),
+                HostData::I32(v) => v.iter().map(|&x| u64::from(x as u32)).collect(),
+                HostData::U64(v) => v,
+                _ => panic!(),
+            };
+            let top = (ty.size() * 8 - 1) as u32;
+            let high = words.iter().filter(|&&w| (w >> top) & 1 == 1).count();
+            assert!(
+                (400..600).contains(&high),
+                "{ty:?}: {high} of 1000 with the top bit"
+            );
+            assert!(words.iter().any(|&w| w & 0x7ff != 0), "{ty:?}: low bits");
+            assert!(words.iter().any(|&w| w >> 16 != 0), "{ty:?}: above 16 bits");
+        }
+        // A written range is kept, to its last value.
+        let b = buf(Init::Random { lo: 3.0, hi: 7.0 }, ElemType::U32);
+        let HostData::U32(v) = generate(&b, 3) else {
+            panic!()
+        };
+        assert!(v.iter().all(|x| (3..7).contains(x)) && v.contains(&6) && v.contains(&3));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 #define BINS 256
 
-// A pixel holds a 16-bit value; its shade is the top 8 bits. The picture is fresh random
+// A pixel is a word; its shade is its second byte (bits 8-15). The picture is fresh random
 // pixels every run, so nothing about it is known before it is read.
 __device__ unsigned shade(unsigned p, unsigned n)
 {

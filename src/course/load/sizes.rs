@@ -158,8 +158,7 @@ fn init(
     };
     let out = match init {
         RawInit::Random => {
-            let float = matches!(ty, ElemType::F32 | ElemType::F64);
-            let (lo, hi) = range.unwrap_or(if float { (-1.0, 1.0) } else { (0.0, 65536.0) });
+            let (lo, hi) = range.unwrap_or(ty.random_range());
             if empty(cx, (lo, hi)) {
                 ok = false;
             }

@@ -86,13 +86,8 @@ pub fn compile_only(lesson: &Lesson, ex: &Exercise, yours: &Yours) -> Lesson {
 
 /// The range the format gives `init: random` without one.
 fn random_init(ty: ElemType) -> Init {
-    match ty {
-        ElemType::F32 | ElemType::F64 => Init::Random { lo: -1.0, hi: 1.0 },
-        _ => Init::Random {
-            lo: 0.0,
-            hi: 65536.0,
-        },
-    }
+    let (lo, hi) = ty.random_range();
+    Init::Random { lo, hi }
 }
 
 #[cfg(test)]

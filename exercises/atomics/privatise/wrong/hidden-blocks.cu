@@ -3,7 +3,7 @@
 // on: gpu - the CPU traces the lesson's few blocks at the lesson's size, and the bad blocks are one in 8 or 16 of a grid wider than the CPU's other sizes; a GPU check traces 64 clusters drawn anywhere
 #define BINS 256
 
-// A pixel holds a 16-bit value; its shade is the top 8 bits. The picture is fresh random
+// A pixel is a word; its shade is its second byte (bits 8-15). The picture is fresh random
 // pixels every run, so nothing about it is known before it is read.
 __device__ unsigned shade(unsigned p, unsigned n)
 {
