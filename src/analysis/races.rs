@@ -46,8 +46,8 @@ pub enum Op {
     Atomic,
     Barrier,
     /// `bar.sync id, threads`: the block's barrier where `threads` holds each warp of the
-    /// block, else one that orders nothing here (which warps it holds together is the
-    /// hardware's choice of arrivals).
+    /// block, else one that orders nothing between warps here (which warps it holds
+    /// together is the hardware's choice of arrivals), only the lanes of the warp.
     CountedBarrier(u32),
     /// The shared write of an asynchronous copy (`cp.async`), at its issue.
     CopyWrite,
@@ -327,6 +327,11 @@ impl RaceFinder {
                 op: Op::Barrier,
                 ..e.clone()
             });
+        }
+        // `bar.sync id, threads` is aligned: the whole warp executes it and its lanes meet
+        // there, whichever warps it holds together (which the hardware's arrivals choose).
+        if !mbarrier {
+            self.lanes.sync(e.block, e.warp, e.mask);
         }
         self.partial.entry(e.block).or_insert(PartialBarrier {
             line: e.line,

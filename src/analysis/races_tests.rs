@@ -773,6 +773,26 @@ fn a_counted_barrier_orders_the_block_only_when_it_holds_every_warp() {
     let mut f = RaceFinder::new(Warps::All(4));
     counted_stencil(64).iter().for_each(|e| f.push(e));
     assert_eq!(block(&f.finish()).len(), 1);
+    // Holding fewer warps than the block's, it still meets the lanes of the warp that
+    // passes it (the whole warp executes `bar.sync`): lanes that exchange words across it
+    // do not race, and without it they do.
+    let exchanged = |with: Option<u32>| {
+        let mut f = RaceFinder::new(Warps::All(4));
+        let mut ev = exchange(None);
+        if let Some(threads) = with {
+            ev.insert(
+                1,
+                SharedEvent {
+                    op: Op::CountedBarrier(threads),
+                    ..barrier(0, 0)
+                },
+            );
+        }
+        ev.iter().for_each(|e| f.push(e));
+        f.finish()
+    };
+    assert!(exchanged(Some(64)).is_empty(), "{:?}", exchanged(Some(64)));
+    assert_eq!(exchanged(None).len(), 1);
 }
 
 /// `access` of the memory model's strength `opcode` names.
