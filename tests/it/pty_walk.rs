@@ -526,7 +526,7 @@ fn pane_figures(screen: &vt::Screen, code: bool) -> Vec<String> {
     let rows = screen.rows();
     let mut found = Vec::new();
     for row in &rows[1..rows.len().saturating_sub(1)] {
-        let body = row.trim_start_matches(|c: char| c == '│' || c == ' ');
+        let body = row.trim_start_matches(['│', ' ']);
         let numbered = body
             .split(' ')
             .next()
@@ -541,10 +541,7 @@ fn pane_figures(screen: &vt::Screen, code: bool) -> Vec<String> {
         let report =
             REPORT.iter().any(|r| body.starts_with(r)) && body.chars().any(|c| c.is_ascii_digit());
         if figure || report {
-            found.push(
-                body.trim_end_matches(|c: char| c == '│' || c == ' ')
-                    .to_string(),
-            );
+            found.push(body.trim_end_matches(['│', ' ']).to_string());
         }
     }
     found
