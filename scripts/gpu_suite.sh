@@ -12,11 +12,6 @@
 # runs under its own time limit (GPULAB_SUITE_LIMIT_<GROUP>, seconds); its log is
 # $OUT/<group>.log, and $OUT/summary.txt has a line per group (tests passed, failed,
 # ignored, seconds) and the failures' names. Exits 1 if any group failed or ran out of time.
-#
-# GPULAB_SUITE_PARALLEL=1 runs the groups at once, each under its own limit: every stretch
-# of GPU work in them takes its turn on the GPU (a timed one alone), as a workshop's
-# learners do, so what the groups measure is what they measure alone, and the compiles,
-# interpreter runs and analyses of one group fill the GPU's idle time in another's.
 
 set -u
 : "${GPULAB_IT:?set GPULAB_IT to the test binary (target/release/deps/it-*)}"
@@ -53,16 +48,15 @@ limit() {
 
 summary="$OUT/summary.txt"
 : >"$summary"
-
-# One group, its log in $OUT/<group>.log and its summary lines in $OUT/<group>.sum.
-run_group() {
-    local g=$1 log="$OUT/$1.log" sum="$OUT/$1.sum" start rc secs passed failed verdict f
+status=0
+for g in "${groups[@]}"; do
+    log="$OUT/$g.log"
     start=$(date +%s)
     if [ "$g" = table ]; then
         timeout "$(limit table)" "$here/scripts/ex_table_gpu.sh" >"$log" 2>&1
         rc=$?
     else
-        f=$(filters "$g") || { echo "unknown group $g" >"$sum"; return 1; }
+        f=$(filters "$g") || { echo "unknown group $g" >>"$summary"; status=1; continue; }
         # Tests of a group share the GPU by turns, as learners do; their compiles and
         # traces' analyses run beside each other.
         # shellcheck disable=SC2086
@@ -74,34 +68,11 @@ run_group() {
     failed=$(grep -Eo '[0-9]+ failed' "$log" | awk '{s += $1} END {print s + 0}')
     case $rc in
         0) verdict=ok ;;
-        124) verdict="out of time ($(limit "$g") s)" ;;
-        *) verdict="failed (exit $rc)" ;;
+        124) verdict="out of time ($(limit "$g") s)"; status=1 ;;
+        *) verdict="failed (exit $rc)"; status=1 ;;
     esac
-    printf '%-7s %-28s %4d passed %3d failed %4d s\n' "$g" "$verdict" "$passed" "$failed" "$secs" >"$sum"
-    grep -E '^test .* FAILED$|^    [a-z_]+::' "$log" | sed 's/^/        /' >>"$sum"
-    [ "$rc" = 0 ]
-}
-
-status=0
-start=$(date +%s)
-if [ "${GPULAB_SUITE_PARALLEL:-0}" = 1 ]; then
-    pids=()
-    for g in "${groups[@]}"; do
-        run_group "$g" &
-        pids+=($!)
-    done
-    for p in "${pids[@]}"; do
-        wait "$p" || status=1
-    done
-else
-    for g in "${groups[@]}"; do
-        run_group "$g" || status=1
-    done
-fi
-for g in "${groups[@]}"; do
-    cat "$OUT/$g.sum" >>"$summary"
-    rm -f "$OUT/$g.sum"
+    printf '%-7s %-28s %4d passed %3d failed %4d s\n' "$g" "$verdict" "$passed" "$failed" "$secs" >>"$summary"
+    grep -E '^test .* FAILED$|^    [a-z_]+::' "$log" | sed 's/^/        /' >>"$summary"
 done
-echo "all     $(($(date +%s) - start)) s" >>"$summary"
 cat "$summary"
 exit $status
