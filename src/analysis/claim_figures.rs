@@ -91,6 +91,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::LoadsUnusedPct
         | Metric::SharedTimedWords
         | Metric::SharedTimedReadsPct
+        | Metric::SharedMatrixReadsPct
         | Metric::LocalTimedReadsPct
         | Metric::SharedReservedRequests
         | Metric::SharedStoresReadPct
@@ -258,6 +259,23 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             mem.shared_load_requests,
             "shared load",
         ),
+        Metric::SharedMatrixReadsPct => {
+            if mem.instructions.is_empty() && s.ld.requests > 0 {
+                return Err(Verdict::NotMeasured(format!(
+                    "not measured (the trace of `{name}` has no figures per instruction)"
+                )));
+            }
+            let loads = (mem.instructions.iter()).filter(|i| i.space == Space::Shared);
+            let (mut matrix, mut all) = (0, 0);
+            for i in loads {
+                match i.kind {
+                    AccessKind::Matrix => (matrix, all) = (matrix + i.requests, all + i.requests),
+                    AccessKind::Load => all += i.requests,
+                    _ => {}
+                }
+            }
+            per(100.0 * matrix as f64, all, "shared load")
+        }
         Metric::LocalTimedReadsPct => per(
             100.0 * mem.timed_local_load_requests as f64,
             mem.local_load_requests,

@@ -170,6 +170,10 @@ pub enum Metric {
     /// times (`MemoryStats::timed_shared_load_requests`): a timed loop over other words
     /// than the chain's, with the chain chased untimed for its ends, times half of them.
     SharedTimedReadsPct,
+    /// The share of the shared load requests, in percent, made by `ldmatrix` (a site of
+    /// kind `Matrix`): fragments loaded by hand with plain vector loads, one `ldmatrix`
+    /// kept for show, make few of them.
+    SharedMatrixReadsPct,
     /// The same share of the local load requests (`MemoryStats::timed_local_load_requests`):
     /// a timed walk beside the private array's chase run untimed times half of them.
     LocalTimedReadsPct,
@@ -218,7 +222,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 60] = [
+    pub const ALL: [(&'static str, Metric); 61] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -306,6 +310,7 @@ impl Metric {
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("shared.timed_words", Metric::SharedTimedWords),
         ("shared.timed_reads_pct", Metric::SharedTimedReadsPct),
+        ("shared.matrix_reads_pct", Metric::SharedMatrixReadsPct),
         ("local.timed_reads_pct", Metric::LocalTimedReadsPct),
         ("shared.reserved_requests", Metric::SharedReservedRequests),
         ("shared.stores_read_pct", Metric::SharedStoresReadPct),
