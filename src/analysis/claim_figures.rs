@@ -191,19 +191,11 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             let (words, requests) = loads.fold((0, 0), |(w, r), i| {
                 (w + i.bank_words.iter().sum::<u64>(), r + i.requests)
             });
-            if mem.instructions.is_empty() && s.ld.requests > 0 {
-                return Err(Verdict::NotMeasured(format!(
-                    "not measured (the trace of `{name}` has no figures per instruction)"
-                )));
-            }
+            per_instruction(mem, name, s.ld.requests > 0)?;
             per(words as f64, requests, "shared load")
         }
         Metric::CopyPctOfReads => {
-            if mem.instructions.is_empty() && g.requests > 0 {
-                return Err(Verdict::NotMeasured(format!(
-                    "not measured (the trace of `{name}` has no figures per instruction)"
-                )));
-            }
+            per_instruction(mem, name, g.requests > 0)?;
             let global = (mem.instructions.iter()).filter(|i| i.space == Space::Global);
             let (mut copied, mut loaded) = (0, 0);
             for i in global {
@@ -260,11 +252,7 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             "shared load",
         ),
         Metric::SharedMatrixReadsPct => {
-            if mem.instructions.is_empty() && s.ld.requests > 0 {
-                return Err(Verdict::NotMeasured(format!(
-                    "not measured (the trace of `{name}` has no figures per instruction)"
-                )));
-            }
+            per_instruction(mem, name, s.ld.requests > 0)?;
             let loads = (mem.instructions.iter()).filter(|i| i.space == Space::Shared);
             let (mut matrix, mut all) = (0, 0);
             for i in loads {
@@ -394,6 +382,17 @@ fn all_global(mem: &MemoryStats) -> GlobalStats {
         cross_block_words: g.cross_block_words,
         handover_words: g.handover_words,
     }
+}
+
+/// A figure read from the trace's instructions needs them: a trace with `any` requests and
+/// no figures per instruction (one made from records alone) cannot say it.
+fn per_instruction(mem: &MemoryStats, name: &str, any: bool) -> Result<(), Verdict> {
+    if mem.instructions.is_empty() && any {
+        return Err(Verdict::NotMeasured(format!(
+            "not measured (the trace of `{name}` has no figures per instruction)"
+        )));
+    }
+    Ok(())
 }
 
 /// Load requests (of every space, `ldmatrix` included) at sites whose values nothing uses,
