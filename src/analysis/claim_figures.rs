@@ -92,6 +92,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::SharedTimedWords
         | Metric::SharedTimedReadsPct
         | Metric::SharedMatrixReadsPct
+        | Metric::GlobalLoadRequests
         | Metric::LocalTimedReadsPct
         | Metric::SharedReservedRequests
         | Metric::SharedStoresReadPct
@@ -251,6 +252,12 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             mem.shared_load_requests,
             "shared load",
         ),
+        Metric::GlobalLoadRequests => {
+            per_instruction(mem, name, g.requests > 0)?;
+            let loads = (mem.instructions.iter())
+                .filter(|i| i.space == Space::Global && i.kind == AccessKind::Load);
+            Ok(loads.map(|i| i.requests).sum::<u64>() as f64)
+        }
         Metric::SharedMatrixReadsPct => {
             per_instruction(mem, name, s.ld.requests > 0)?;
             let loads = (mem.instructions.iter()).filter(|i| i.space == Space::Shared);

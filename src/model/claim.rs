@@ -170,6 +170,9 @@ pub enum Metric {
     /// times (`MemoryStats::timed_shared_load_requests`): a timed loop over other words
     /// than the chain's, with the chain chased untimed for its ends, times half of them.
     SharedTimedReadsPct,
+    /// The global load requests alone (stores, atomics and copies left out): a load added
+    /// where a store is left out keeps `GlobalRequests` as it was.
+    GlobalLoadRequests,
     /// The share of the shared load requests, in percent, made by `ldmatrix` (a site of
     /// kind `Matrix`): fragments loaded by hand with plain vector loads, one `ldmatrix`
     /// kept for show, make few of them.
@@ -222,7 +225,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 61] = [
+    pub const ALL: [(&'static str, Metric); 62] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -255,6 +258,7 @@ impl Metric {
         ),
         ("global.sectors", Metric::GlobalSectors),
         ("global.requests", Metric::GlobalRequests),
+        ("global.load_requests", Metric::GlobalLoadRequests),
         (
             "constant.distinct_per_request",
             Metric::ConstantDistinctPerRequest,

@@ -101,6 +101,7 @@ fn total(m: Metric) -> bool {
         m,
         Metric::GlobalSectors
             | Metric::GlobalRequests
+            | Metric::GlobalLoadRequests
             | Metric::LocalBytes
             | Metric::ClusterRemoteRequests
             | Metric::ClusterRemoteSectors
