@@ -47,7 +47,9 @@ pub struct Placed {
 /// Element `i` of a buffer as `init` makes it, each element on its own: a trace at the
 /// lesson's size touches a few pages of buffers that may be a GiB.
 fn element(b: &Buffer, seed: u64, i: u64) -> u64 {
-    if let (Init::Random { lo, hi }, false) = (b.init.clone(), b.ty.is_float()) {
+    if let Init::Random { lo, hi } = b.init
+        && !b.ty.is_float()
+    {
         // As the GPU's host data makes them: from the bits, exactly (`random_int`).
         let x = random_int(lo, hi, splitmix(seed ^ i));
         return match b.ty {

@@ -80,11 +80,11 @@ pub fn generate(buf: &Buffer, seed: u64) -> HostData {
         ElemType::I32 | ElemType::U32 | ElemType::U64
             if matches!(buf.init, Init::Random { .. }) =>
         {
-            let int = |_: usize, r: &mut Rng| random_int(lo, hi, r.next());
+            let int = |r: &mut Rng| random_int(lo, hi, r.next());
             match buf.ty {
-                ElemType::I32 => HostData::I32(filled(n, base, |i, r| int(i, r) as i32)),
-                ElemType::U32 => HostData::U32(filled(n, base, |i, r| int(i, r) as u32)),
-                _ => HostData::U64(filled(n, base, |i, r| int(i, r) as u64)),
+                ElemType::I32 => HostData::I32(filled(n, base, |_, r| int(r) as i32)),
+                ElemType::U32 => HostData::U32(filled(n, base, |_, r| int(r) as u32)),
+                _ => HostData::U64(filled(n, base, |_, r| int(r) as u64)),
             }
         }
         ElemType::I32 => HostData::I32(filled(n, base, |i, r| val(i, r).floor() as i32)),
