@@ -24,6 +24,7 @@ pub mod race_words;
 pub mod races;
 mod races_cluster;
 mod races_mbar;
+mod races_named;
 mod races_warp;
 pub mod sass;
 pub mod sass_diff;

@@ -71,8 +71,9 @@ fn block_why(r: &Race) -> String {
         Some(p) => (
             "with no barrier of the whole block between",
             format!(
-                "the barrier at {} (`bar.sync id, {}`) holds only that many threads, not \
-                 every warp of the block, so it orders nothing between warps",
+                "the barrier at {} (`bar.sync id, {}`) holds only that many threads at a \
+                 time, not every warp of the block, and these two warps did not pass it \
+                 together, so nothing orders them",
                 line_of(p.line),
                 p.threads
             ),

@@ -5,8 +5,9 @@
 //! barrier fall in interval k of its block. When every warp of a block passes the same
 //! barriers (the `__syncthreads()` case), interval k is the same stretch of time for all of
 //! them, so two accesses of one interval by two warps have no barrier between them, and
-//! nothing orders them. Warps that take part in different named barriers would be compared
-//! by count all the same; the lessons use block-wide ones.
+//! nothing orders them. A kernel whose warps meet at named barriers that hold only some of
+//! them (`bar.sync id, threads`) passes different numbers of barriers per warp: there each
+//! warp keeps a vector clock instead (`races_named`).
 //!
 //! The trace's order across warps is the order the accesses ran in on this run, so the kind
 //! (write then read, read then write, write then write) says which came first here; on
@@ -34,6 +35,7 @@ use super::race_intervals::{
 pub use super::races_cluster::ClusterGeom;
 use super::races_cluster::ClusterRaces;
 use super::races_mbar::Mbarriers;
+use super::races_named::{NamedRaces, Sync, WholeKind};
 use super::races_warp::WarpRaces;
 use crate::model::results::{PartialBarrier, Race, RaceKind, RaceScope};
 
@@ -235,8 +237,15 @@ pub fn find_races(events: &[SharedEvent]) -> Vec<Race> {
 
 /// `find_races` of a launch whose blocks form clusters of `geom` (None: single blocks).
 pub fn find_races_in(events: &[SharedEvent], geom: Option<ClusterGeom>) -> Vec<Race> {
-    let mut f = RaceFinder::new(Warps::Touched(warps_of_blocks(events))).clustered(geom);
-    f.arriving = Some(arriving_warps(events));
+    let arriving = arriving_warps(events);
+    let named = events.iter().any(|e| match e.op {
+        Op::CountedBarrier(threads) => threads < 32 * arriving.get(&e.block).copied().unwrap_or(0),
+        _ => false,
+    });
+    let mut f = RaceFinder::new(Warps::Touched(warps_of_blocks(events)))
+        .clustered(geom)
+        .named(named);
+    f.arriving = Some(arriving);
     events.iter().for_each(|e| f.push(e));
     f.finish()
 }
@@ -274,6 +283,9 @@ pub struct RaceFinder {
     relaxed: std::collections::HashSet<(u32, u32)>,
     /// Each block's mbarriers and the lanes that arrived on them.
     mbars: Mbarriers,
+    /// In a kernel with barriers that hold some of a block's warps: the warps' vector
+    /// clocks, which then judge the block's accesses in place of barrier intervals.
+    named: Option<NamedRaces>,
 }
 
 impl RaceFinder {
@@ -292,7 +304,15 @@ impl RaceFinder {
             partial: FastMap::default(),
             relaxed: Default::default(),
             mbars: Mbarriers::default(),
+            named: None,
         }
+    }
+
+    /// Follow barriers that hold some of a block's warps (`bar.sync id, threads`), which
+    /// the kernel has: each group of warps that meets at one is ordered.
+    pub fn named(mut self, named: bool) -> RaceFinder {
+        self.named = named.then(NamedRaces::default);
+        self
     }
 
     /// Whether `bar.sync id, threads` holds every warp of `block`: the hardware counts a
@@ -322,16 +342,31 @@ impl RaceFinder {
     /// A barrier of `threads` threads passed by the lanes of `e`: the block's where it holds
     /// every warp, else one that orders nothing here, said beside the block's races.
     fn counted(&mut self, e: &SharedEvent, threads: u32, mbarrier: bool) {
+        let id = first_address(e);
         if self.holds_block(e.block, threads) {
-            return self.push(&SharedEvent {
+            let whole = match mbarrier {
+                true => Sync::Whole(WholeKind::Mbarrier, id),
+                false => Sync::Whole(WholeKind::Bar, id),
+            };
+            let e = SharedEvent {
                 op: Op::Barrier,
                 ..e.clone()
-            });
+            };
+            return self.block_barrier(&e, whole);
         }
         // `bar.sync id, threads` is aligned: the whole warp executes it and its lanes meet
         // there, whichever warps it holds together (which the hardware's arrivals choose).
         if !mbarrier {
             self.lanes.sync(e.block, e.warp, e.mask);
+            if let Some(n) = self.named.as_mut() {
+                n.arrive(
+                    e,
+                    Sync::Part {
+                        id,
+                        warps: threads / 32,
+                    },
+                );
+            }
         }
         self.partial.entry(e.block).or_insert(PartialBarrier {
             line: e.line,
@@ -387,46 +422,11 @@ impl RaceFinder {
                 // lane may read them only after the wait and a `__syncwarp()`.
                 done.iter().for_each(|c| self.lanes.access(c));
             }
-            Op::Barrier | Op::ClusterArrive | Op::ClusterArriveRelaxed | Op::ClusterWait => {
-                if let Some(c) = self.cluster.as_mut() {
-                    match e.op {
-                        Op::ClusterArrive => c.arrive(e.block, e.warp, false),
-                        Op::ClusterArriveRelaxed => c.arrive(e.block, e.warp, true),
-                        Op::ClusterWait => c.wait(e.block, e.warp),
-                        _ => {}
-                    }
-                }
-                // A relaxed arrive orders the threads' progress, not their memory: the
-                // warp's accesses before it are released to no thread, of its own block as
-                // of the others, so neither it nor the wait that ends it parts them from
-                // what any warp does after the wait.
-                let relaxed = match e.op {
-                    Op::ClusterArriveRelaxed => {
-                        self.relaxed.insert(key);
-                        true
-                    }
-                    Op::ClusterWait => self.relaxed.remove(&key),
-                    _ => false,
-                };
-                if relaxed {
-                    return;
-                }
-                if self.barrier(e) {
-                    self.lanes.barrier(e.block, e.warp);
-                }
-                if !self.racing(e.block) {
-                    return;
-                }
-                // The copies still pending may land in the interval the warp enters.
-                let pending: Vec<SharedEvent> = (self.copies.get(&key).into_iter())
-                    .flat_map(Pending::all)
-                    .map(|c| SharedEvent {
-                        op: Op::Write,
-                        ..c.clone()
-                    })
-                    .collect();
-                pending.iter().for_each(|c| self.access(c));
+            Op::Barrier => self.block_barrier(e, Sync::Whole(WholeKind::Bar, first_address(e))),
+            Op::ClusterArrive | Op::ClusterArriveRelaxed => {
+                self.block_barrier(e, Sync::Whole(WholeKind::ClusterArrive, 0))
             }
+            Op::ClusterWait => self.block_barrier(e, Sync::Whole(WholeKind::ClusterWait, 0)),
             Op::WarpSync => self.lanes.sync(e.block, e.warp, e.mask),
             Op::Read | Op::Write | Op::Atomic if e.remote => {}
             Op::Read | Op::Write | Op::Atomic => {
@@ -440,6 +440,55 @@ impl RaceFinder {
             c.access(e);
             self.met.extend(c.drain());
         }
+        self.met.extend(self.lanes.drain());
+        merge(&mut self.found, &mut self.met);
+    }
+
+    /// A barrier of the whole block (a cluster barrier's halves among them), `sync` for the
+    /// vector clocks where the kernel has named barriers.
+    fn block_barrier(&mut self, e: &SharedEvent, sync: Sync) {
+        let key = (e.block, e.warp);
+        if let Some(c) = self.cluster.as_mut() {
+            match e.op {
+                Op::ClusterArrive => c.arrive(e.block, e.warp, false),
+                Op::ClusterArriveRelaxed => c.arrive(e.block, e.warp, true),
+                Op::ClusterWait => c.wait(e.block, e.warp),
+                _ => {}
+            }
+        }
+        // A relaxed arrive orders the threads' progress, not their memory: the
+        // warp's accesses before it are released to no thread, of its own block as
+        // of the others, so neither it nor the wait that ends it parts them from
+        // what any warp does after the wait.
+        let relaxed = match e.op {
+            Op::ClusterArriveRelaxed => {
+                self.relaxed.insert(key);
+                true
+            }
+            Op::ClusterWait => self.relaxed.remove(&key),
+            _ => false,
+        };
+        if relaxed {
+            return;
+        }
+        if self.barrier(e) {
+            self.lanes.barrier(e.block, e.warp);
+        }
+        if let Some(n) = self.named.as_mut() {
+            n.arrive(e, sync);
+        }
+        if !self.racing(e.block) {
+            return;
+        }
+        // The copies still pending may land in the interval the warp enters.
+        let pending: Vec<SharedEvent> = (self.copies.get(&key).into_iter())
+            .flat_map(Pending::all)
+            .map(|c| SharedEvent {
+                op: Op::Write,
+                ..c.clone()
+            })
+            .collect();
+        pending.iter().for_each(|c| self.access(c));
         self.met.extend(self.lanes.drain());
         merge(&mut self.found, &mut self.met);
     }
@@ -471,6 +520,9 @@ impl RaceFinder {
     fn access(&mut self, e: &SharedEvent) {
         if !self.racing(e.block) {
             return;
+        }
+        if let Some(n) = self.named.as_mut() {
+            return n.access(e, &mut self.met);
         }
         let lanes = self.epochs.entry((e.block, e.warp)).or_default();
         lanes.seen |= e.mask;
@@ -509,6 +561,12 @@ impl RaceFinder {
         races.sort_by(|a, b| b.count.cmp(&a.count).then(key_of(a).cmp(&key_of(b))));
         races
     }
+}
+
+/// The address a request's first lane logs: a block barrier's number, an mbarrier's
+/// shared offset.
+fn first_address(e: &SharedEvent) -> u64 {
+    e.addrs[e.mask.trailing_zeros().min(31) as usize]
 }
 
 /// How many warps of each block log any event (an access or a barrier): those a counted

@@ -1125,3 +1125,101 @@ fn an_mbarrier_that_every_thread_arrives_on_and_waits_on_orders_the_block() {
         .collect();
     assert_eq!(block(find_races(&relaxed)).len(), 1);
 }
+
+/// `bar.sync id, threads` passed by warp `warp`, its number logged by every lane.
+fn numbered(block: u32, warp: u32, id: u64, threads: u32) -> SharedEvent {
+    SharedEvent {
+        op: Op::CountedBarrier(threads),
+        addrs: [id; 32],
+        ..barrier(block, warp)
+    }
+}
+
+/// A halo stencil's block of four warps, each lane storing its word (line 20) and then
+/// reading the word of the same lane in each neighbouring warp (line 30), the warps meeting
+/// in pairs: barrier w joins warps w - 1 and w (`bar.sync w, 64`), lower pair first, in the
+/// order a GPU runs them. `skip` leaves out the meeting of one pair.
+fn pair_stencil(skip: Option<u64>) -> Vec<SharedEvent> {
+    let mut ev: Vec<SharedEvent> = (0..4)
+        .map(|w| access(0, w, Op::Write, 20, 128 * u64::from(w), 32))
+        .collect();
+    for id in 1..4u64 {
+        if Some(id) != skip {
+            ev.push(numbered(0, id as u32 - 1, id, 64));
+            ev.push(numbered(0, id as u32, id, 64));
+        }
+    }
+    for w in 0..4u32 {
+        for n in [w.wrapping_sub(1), w + 1].into_iter().filter(|&n| n < 4) {
+            ev.push(access(0, w, Op::Read, 30, 128 * u64::from(n), 32));
+        }
+    }
+    ev
+}
+
+fn block_scope(races: &[Race]) -> Vec<Race> {
+    (races.iter())
+        .filter(|r| r.scope == RaceScope::Block)
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn warps_that_meet_in_pairs_at_barriers_of_their_own_are_ordered_pair_by_pair() {
+    // Every pair meets: each warp reads only words its partners wrote before they met.
+    assert!(find_races(&pair_stencil(None)).is_empty());
+    // Warps 1 and 2 never meet: each reads the other's words with nothing between.
+    let races = block_scope(&find_races(&pair_stencil(Some(2))));
+    assert_eq!(races.len(), 1, "{races:?}");
+    let r = &races[0];
+    assert_eq!(
+        (r.kind, r.first_line, r.second_line),
+        (RaceKind::WriteRead, Some(20), Some(30))
+    );
+    let warps = [(r.first_warp, r.second_warp)];
+    assert!(warps == [(2, 1)] || warps == [(1, 2)], "{r:?}");
+    // 32 lanes of warp 1 read warp 2's words, and 32 of warp 2 warp 1's.
+    assert_eq!(r.count, 64);
+    // Read as made, with the block's four warps known and the kernel's barriers said.
+    for (skip, races) in [(None, 0), (Some(2), 1)] {
+        let mut f = RaceFinder::new(Warps::All(4)).named(true);
+        pair_stencil(skip).iter().for_each(|e| f.push(e));
+        assert_eq!(block_scope(&f.finish()).len(), races, "{skip:?}");
+    }
+}
+
+#[test]
+fn a_barrier_that_holds_some_warps_lets_them_through_in_groups_of_its_count() {
+    // Four warps at `bar.sync 1, 64`: the first two to arrive go on together, then the
+    // next two. Warp 1 reads warp 2's word, which it never met: a race; warp 0 reads warp
+    // 1's and warp 3 warp 2's, which they met: none.
+    let mut ev: Vec<SharedEvent> = (0..4)
+        .map(|w| access(0, w, Op::Write, 20, 128 * u64::from(w), 32))
+        .collect();
+    ev.extend((0..4).map(|w| numbered(0, w, 1, 64)));
+    ev.push(access(0, 0, Op::Read, 30, 128, 32));
+    ev.push(access(0, 3, Op::Read, 31, 256, 32));
+    ev.push(access(0, 1, Op::Read, 32, 256, 32));
+    let races = block_scope(&find_races(&ev));
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!((races[0].second_line, races[0].second_warp), (Some(32), 1));
+    // The barrier is named beside the race, with its count.
+    let p = races[0].partial_barrier.expect("the barrier named");
+    assert_eq!(p.threads, 64);
+    // A later `__syncthreads()` orders the whole block again: warp 2's write after it of
+    // warp 0's words meets nothing.
+    ev.extend((0..4).map(|w| barrier(0, w)));
+    ev.push(access(0, 2, Op::Write, 40, 0, 32));
+    let after = block_scope(&find_races(&ev));
+    assert!(after.iter().all(|r| r.second_line != Some(40)), "{after:?}");
+    // Without it, warp 2 overwrites warp 0's words, which nothing ordered.
+    let n = ev.len();
+    ev.drain(n - 5..n - 1);
+    let without = block_scope(&find_races(&ev));
+    assert!(
+        without
+            .iter()
+            .any(|r| (r.kind, r.second_line) == (RaceKind::WriteWrite, Some(40))),
+        "{without:?}"
+    );
+}

@@ -323,6 +323,11 @@ impl BlockCtx<'_> {
     }
 
     pub fn barrier_record(&mut self, ins: &Instr, warp: u32, active: u32) {
+        self.numbered_barrier_record(ins, warp, active, 0);
+    }
+
+    /// A block barrier's record: its lanes log the barrier's number, as the GPU tracer's do.
+    pub fn numbered_barrier_record(&mut self, ins: &Instr, warp: u32, active: u32, id: u64) {
         if let (Some(site), true) = (ins.site, self.trace.is_some() && self.tracing) {
             let block = self.linear;
             let r = Record {
@@ -333,7 +338,7 @@ impl BlockCtx<'_> {
                 space: Space::Shared,
                 width: 0,
                 rank: 0,
-                addrs: [0; 32],
+                addrs: super::fast::row(|l| if active >> l & 1 == 1 { id } else { 0 }),
             };
             self.push(r);
         }

@@ -261,7 +261,6 @@ impl Warp {
                 if active != self.live {
                     return Err(ctx.error(ins.place, self.id, "divergent barrier: `__syncthreads()` (bar.sync) reached by only some lanes of the warp; the others would never arrive".into(), active ^ self.live));
                 }
-                ctx.barrier_record(ins, self.id, active);
                 let fr = self.frames.last().expect("a frame");
                 let lane = active.trailing_zeros() as usize;
                 // `bar.red`'s thread count is not modelled: it waits for the whole block.
@@ -269,6 +268,7 @@ impl Warp {
                 let (id, count) = (ins.src.first(), ins.src.get(1).filter(|_| counted));
                 let id = id.map_or(0, |o| fr.read(o, lane, ctx, self.id));
                 let count = count.map(|o| fr.read(o, lane, ctx, self.id) as u32);
+                ctx.numbered_barrier_record(ins, self.id, active, id);
                 if id >= BARRIERS as u64 || count.is_some_and(|c| c == 0 || c % 32 != 0) {
                     let threads = count.map_or("all the block's".to_string(), |c| c.to_string());
                     let why = format!(

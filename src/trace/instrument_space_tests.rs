@@ -134,10 +134,14 @@ fn block_and_cluster_barriers_are_barriers_and_a_warp_barrier_is_an_event_of_its
             ("bar.warp.sync", false, 0),
         ]
     );
-    // A barrier logs no address, under code 7 and width 0; a guarded one says when its
-    // lanes' guard is false, as an access does.
+    // A block barrier logs its number as its address, under code 7 and width 0; a guarded
+    // one says when its lanes' guard is false, as an access does.
     let bar = block_before(&ptx, "bar.sync 0;");
     assert!(bar.contains("mov.u64 %__gpulab_a, 0;") && bar.contains("mov.u32 %__gpulab_m, 7;"));
+    let one_64 = block_before(&ptx, "barrier.sync.aligned 1, 64;");
+    assert!(one_64.contains("mov.u64 %__gpulab_a, 1;"), "{one_64}");
+    let red = block_before(&ptx, "bar.red.popc.u32 %r3, 0, %p2;");
+    assert!(red.contains("mov.u64 %__gpulab_a, 0;"), "{red}");
     let guarded = block_before(&ptx, "@%p1 bar.sync 2;");
     assert!(guarded.contains("@!%p1 mov.u32 %__gpulab_m, 4294967295;"));
     assert!(!ptx.contains("site 11"));
@@ -232,4 +236,13 @@ fn an_mbarriers_init_arrivals_and_completed_waits_are_events_with_its_offset() {
         .expect("masked");
     assert!(mask < after.find("}\n").unwrap(), "{after}");
     assert!(ptx.contains("WAIT:"), "the loop's label stays");
+}
+
+#[test]
+fn a_barrier_numbered_at_run_time_logs_the_number_its_register_holds() {
+    // Warps that meet in pairs pick the pair's barrier by their own index: the register.
+    let (inst, ptx) = one("\tbar.sync %r7, 64;\n\tld.shared.u32 %r5, [%r1];\n");
+    assert_eq!(inst.sites[0].event, Event::CountedBarrier { threads: 64 });
+    let bar = block_before(&ptx, "bar.sync %r7, 64;");
+    assert!(bar.contains("cvt.u64.u32 %__gpulab_a, %r7;"), "{bar}");
 }

@@ -9,7 +9,7 @@ use std::thread::JoinHandle;
 
 use super::analyze::{shape_of, shared_event, sum_totals, summaries};
 use super::decode::Record;
-use super::instrument::Site;
+use super::instrument::{Event, Site};
 use super::site_acc::{SiteAcc, space_index};
 use crate::analysis::races::{ClusterGeom, RaceFinder, SharedEvent, Warps};
 use crate::analysis::sass::SassError;
@@ -24,6 +24,8 @@ const BATCH: usize = 4096;
 struct RaceFeed {
     warps: u32,
     geom: Option<ClusterGeom>,
+    /// The kernel has barriers that hold some of a block's warps (`bar.sync id, threads`).
+    named: bool,
     batch: Vec<SharedEvent>,
     to: Option<Sender<Vec<SharedEvent>>>,
     finder: Option<JoinHandle<Vec<Race>>>,
@@ -40,9 +42,11 @@ impl RaceFeed {
     fn send(&mut self) {
         if self.to.is_none() {
             let (to, from) = channel::<Vec<SharedEvent>>();
-            let (warps, geom) = (self.warps, self.geom);
+            let (warps, geom, named) = (self.warps, self.geom, self.named);
             self.finder = Some(std::thread::spawn(move || {
-                let mut f = RaceFinder::new(Warps::All(warps)).clustered(geom);
+                let mut f = RaceFinder::new(Warps::All(warps))
+                    .clustered(geom)
+                    .named(named);
                 for batch in from {
                     batch.iter().for_each(|e| f.push(e));
                 }
@@ -119,6 +123,10 @@ impl Streamed {
             races: RaceFeed {
                 warps,
                 geom: None,
+                named: sites.iter().any(|s| match s.event {
+                    Event::CountedBarrier { threads } => threads < 32 * warps,
+                    _ => false,
+                }),
                 batch: Vec::with_capacity(BATCH),
                 to: None,
                 finder: None,

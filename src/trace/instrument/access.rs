@@ -381,17 +381,24 @@ pub fn matrix_rows(op: &str) -> Option<u32> {
 /// the races between the warps it does not hold. Left out, it orders nothing, which may call
 /// a race what it orders for the warps it holds, never the other way round. A `bar.sync id,
 /// count` with a written count is logged with it (`CountedBarrier`): the analysis, which
-/// knows the block's size, takes it for the block's barrier when it holds every warp.
-fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &str) -> Option<Access<'a>> {
+/// knows the block's size, takes it for the block's barrier when it holds every warp. A
+/// block barrier's lanes log its number as their address (a register, where the code picks
+/// it at run time): warps that meet in pairs at barriers of their own are told apart by it.
+fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &'a str) -> Option<Access<'a>> {
     let has = |q: &str| op.split('.').any(|w| w == q);
     let block = !has("warp") && !has("cluster");
     // `bar.sync a{, b}`, `bar.red.op.type d, a{, b}, {!}c`: a thread count is the operand
     // after the barrier's number.
-    let operands: Vec<&str> = operands
-        .split(',')
+    let operands: Vec<&'a str> = operands
+        .split([',', ';'])
         .map(str::trim)
         .filter(|o| !o.is_empty())
         .collect();
+    let number = match (block, has("red")) {
+        (false, _) => None,
+        (true, true) => operands.get(1),
+        (true, false) => operands.first(),
+    };
     let counted = if has("red") {
         operands.len() > 3
     } else {
@@ -420,7 +427,7 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &str) -> Option<Ac
         op,
         event,
         width: 0,
-        addr: "0",
+        addr: number.copied().unwrap_or("0"),
         coords: None,
         size: None,
         zero_src: None,
