@@ -28,10 +28,10 @@ fn the_gpu_trace_finds_every_scope_of_race_the_interpreter_does() {
         check_handover(&run_pack("handover", false));
     }
     let named = run_pack("named-barrier", false);
-    for v in ["block", "whole-count"] {
+    for v in ["block", "whole-count", "pairs"] {
         assert!(races(&named, v).is_empty(), "{v}: {:?}", races(&named, v));
     }
-    for v in ["warp-alone", "arrive-only", "half-count"] {
+    for v in ["warp-alone", "arrive-only", "half-count", "two-by-two"] {
         assert_eq!(scopes(races(&named, v)), [RaceScope::Block], "{v}");
     }
     let padded = run_pack("padded-race", false);
@@ -70,7 +70,7 @@ fn racecheck_agrees_with_the_lab_on_a_warps_lanes_and_is_asked_about_clusters() 
     // beside the lab's (which the test above holds), and none for the block's barrier.
     assert_eq!(hazards("named-barrier", "block"), 0);
     assert_eq!(hazards("named-barrier", "whole-count"), 0);
-    for v in ["warp-alone", "arrive-only", "half-count"] {
+    for v in ["warp-alone", "arrive-only", "half-count", "pairs", "two-by-two"] {
         eprintln!(
             "named-barrier {v}: racecheck {} hazards",
             hazards("named-barrier", v)

@@ -189,17 +189,18 @@ fn a_race_behind_more_records_than_the_old_buffer_held_is_found_in_a_whole_trace
 /// A barrier not every thread waits at orders nothing between the warps it leaves out: a
 /// `bar.sync 1, 32` each warp passes alone, a `bar.sync 1, 128` that holds half the warps,
 /// and a `bar.arrive` no thread waits at, race where `__syncthreads()` and a `bar.sync 1,
-/// 256` that holds all 8 warps do not.
+/// 256` that holds all 8 warps do not; nor do neighbouring warps that meet in pairs at
+/// barriers of their own, while pairs that leave two neighbours apart race.
 #[test]
 fn warps_across_a_barrier_each_passes_alone_or_none_waits_at_race() {
     if !nvrtc_or_skip("warps_across_a_barrier_each_passes_alone") {
         return;
     }
     let r = run_pack("named-barrier", true);
-    for v in ["block", "whole-count"] {
+    for v in ["block", "whole-count", "pairs"] {
         assert!(races(&r, v).is_empty(), "{v}: {:?}", races(&r, v));
     }
-    for v in ["warp-alone", "arrive-only", "half-count"] {
+    for v in ["warp-alone", "arrive-only", "half-count", "two-by-two"] {
         assert_eq!(scopes(races(&r, v)), [RaceScope::Block], "{v}");
     }
     // A counted barrier that holds some of the warps is named beside its race, with its
@@ -207,6 +208,7 @@ fn warps_across_a_barrier_each_passes_alone_or_none_waits_at_race() {
     let partial = |v: &str| races(&r, v)[0].partial_barrier.map(|p| p.threads);
     assert_eq!(partial("warp-alone"), Some(32));
     assert_eq!(partial("half-count"), Some(128));
+    assert_eq!(partial("two-by-two"), Some(64));
     assert_eq!(partial("arrive-only"), None);
     let why = gpulab::analysis::race_words::race_why(&races(&r, "half-count")[0]);
     assert!(why.contains("`bar.sync id, 128`"), "{why}");
