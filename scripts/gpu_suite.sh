@@ -39,7 +39,7 @@ filters() {
 limit() {
     local var="GPULAB_SUITE_LIMIT_$(echo "$1" | tr '[:lower:]' '[:upper:]')"
     case "$1" in
-        traces) echo "${!var:-150}" ;;
+        traces) echo "${!var:-210}" ;;
         runs) echo "${!var:-240}" ;;
         ncu) echo "${!var:-240}" ;;
         table) echo "${!var:-360}" ;;
