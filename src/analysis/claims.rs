@@ -276,10 +276,8 @@ fn judge_out_of_line(v: &VariantResult, function: &str) -> Result<(bool, String)
     let ptxas = v.ptxas.as_ref().ok_or_else(|| {
         Verdict::NotMeasured(format!("not measured (no compile report for `{name}`)"))
     })?;
-    // `extern "C"` functions keep their name; others are mangled `_Z<len><name>...`.
-    let mangled = format!("_Z{}{function}", function.len());
-    // The length before the name makes the prefix exact: `_Z9stir_grou...` is not it.
-    let found = (ptxas.functions.iter()).any(|f| f == function || f.starts_with(&mangled));
+    // `extern "C"` functions keep their name; others are mangled (`declared_name`).
+    let found = (ptxas.functions.iter()).any(|f| f == function || declared_name(f) == Some(function));
     if found {
         Ok((
             true,
@@ -301,6 +299,36 @@ fn judge_out_of_line(v: &VariantResult, function: &str) -> Result<(bool, String)
                 ptxas.functions.join(", ")
             ),
         ))
+    }
+}
+
+/// The name a mangled function was declared with: `stir_group` from
+/// `_Z10stir_group5uint4j`, and from a `static` function's, nested in the internal
+/// namespace NVRTC gives the file (`_ZN42_INTERNAL_..._by_value_cu_7962006310stir_groupE5uint4j`:
+/// the last name before `E`). The length before each name makes it exact: `_Z9stir_grou...`
+/// is not `stir_group`.
+fn declared_name(mangled: &str) -> Option<&str> {
+    let mut rest = mangled.strip_prefix("_Z")?;
+    let nested = rest.starts_with('N');
+    if nested {
+        rest = rest[1..].trim_start_matches(['K', 'V', 'r']);
+    }
+    let mut last = None;
+    loop {
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if digits == 0 {
+            break;
+        }
+        let len: usize = rest[..digits].parse().ok()?;
+        last = Some(rest.get(digits..digits + len)?);
+        rest = &rest[digits + len..];
+        if !nested {
+            break;
+        }
+    }
+    match nested && !rest.starts_with('E') {
+        true => None,
+        false => last,
     }
 }
 

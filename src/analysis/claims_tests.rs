@@ -130,3 +130,18 @@ fn thrown_away_loads_are_a_share_of_the_loads_and_the_check_names_their_line() {
         Err(Verdict::NotMeasured(_))
     ));
 }
+
+#[test]
+fn a_functions_declared_name_is_read_from_its_mangled_one() {
+    assert_eq!(declared_name("_Z10stir_group5uint4j"), Some("stir_group"));
+    // `static`: nested in the namespace NVRTC makes for the file, the last name.
+    assert_eq!(
+        declared_name("_ZN42_INTERNAL_00000000_11_by_value_cu_7962006310stir_groupE5uint4j"),
+        Some("stir_group")
+    );
+    assert_eq!(declared_name("_ZNK3Foo3barEv"), Some("bar"));
+    assert_eq!(declared_name("stir_group"), None);
+    assert_eq!(declared_name("_Z99x"), None);
+    // The length makes it exact: a longer name that begins the same is another.
+    assert_ne!(declared_name("_Z11stir_groups5uint4j"), Some("stir_group"));
+}

@@ -70,11 +70,12 @@ pub fn exec(
     if super::fast::exec(fr, ins, active) {
         return Ok(());
     }
-    // The exchanges between lanes (shuffles, reductions, votes, matches) are logged as the
-    // GPU tracer logs them: an event of the lanes taking part.
+    // The exchanges between lanes (shuffles, reductions, votes, matches, and `mma.sync`,
+    // whose lanes' results hold other lanes' operands) are logged as the GPU tracer logs
+    // them: an event of the lanes taking part.
     let exchange = matches!(
         ins.op,
-        Op::Shfl(_) | Op::Vote(_) | Op::Redux(..) | Op::MatchAny(_)
+        Op::Shfl(_) | Op::Vote(_) | Op::Redux(..) | Op::MatchAny(_) | Op::Mma(_)
     );
     if exchange && active != 0 {
         ctx.barrier_record(ins, warp, active);
@@ -125,6 +126,8 @@ pub fn exec(
         Op::LdMatrix { matrices, trans } => {
             super::matrix::ldmatrix(fr, ctx, ins, (active, warp), (matrices, trans))?
         }
+        // Logged above; its result feeds nothing a trace-only run keeps.
+        Op::Mma(_) if ctx.sliced && ins.slice == super::slice::Slice::AddressOnly => {}
         Op::Mma(ty) => super::matrix::mma(fr, ctx, ins, (active, warp), ty)?,
         Op::CvtBf16(c) => lanewise(fr, ctx, ins, active, warp, |a| {
             super::matrix::bf16_cvt(c, a[0], a[1])

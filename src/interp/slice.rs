@@ -170,6 +170,16 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
             }
             Slice::Run
         }
+        // An exchange the trace logs (an event of its lanes): logged where its result feeds
+        // nothing the trace holds, not computed (a GEMM's products).
+        Op::Mma(_) => {
+            need.guard(ins);
+            if need.any(&ins.dst) {
+                need.mark(&ins.src);
+                return Slice::Run;
+            }
+            Slice::AddressOnly
+        }
         Op::Shfl(_) => {
             // The membermask and lane operands decide errors; the value only its result.
             need.guard(ins);

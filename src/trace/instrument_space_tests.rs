@@ -246,3 +246,12 @@ fn a_barrier_numbered_at_run_time_logs_the_number_its_register_holds() {
     let bar = block_before(&ptx, "bar.sync %r7, 64;");
     assert!(bar.contains("cvt.u64.u32 %__gpulab_a, %r7;"), "{bar}");
 }
+
+#[test]
+fn an_mma_is_an_exchange_between_lanes() {
+    let (inst, _) = one(
+        "\tmma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1, %f2, %f3, %f4}, {%r1, %r2, %r3, %r4}, {%r5, %r6}, {%f1, %f2, %f3, %f4};\n",
+    );
+    assert_eq!(inst.sites.len(), 1, "{:?}", inst.sites);
+    assert_eq!(inst.sites[0].event, Event::Shuffle);
+}

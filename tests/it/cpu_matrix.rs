@@ -89,6 +89,15 @@ fn ldmatrix_and_mma_compute_the_product_a_loop_does() {
         "{:?}",
         mma.error
     );
+    // Each lane's result holds other lanes' operands: the mma is an exchange between lanes,
+    // counted with the shuffles (one mma of 32 lanes in each of the 64 blocks), and the
+    // loop makes none.
+    let shuffles = |v: &str| {
+        let v = r.variants.iter().find(|x| x.name == v).unwrap();
+        v.memory.as_ref().map(|m| m.shuffles)
+    };
+    assert_eq!(shuffles("mma"), Some(64 * 32));
+    assert_eq!(shuffles("naive"), Some(0));
     // B loaded without `.trans` hands the mma rows where it wants columns: the check sees
     // it, so the layouts above are what make the product right.
     let wrong = tempfile::tempdir().unwrap();

@@ -237,7 +237,10 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         Some("ldmatrix") => return matrix_load(guard, op, &rest[op_end..], line),
         // `call{.uni}`: NVVM writes its operands over the lines after, so the opcode is all
         // this line has to go on.
-        Some(first @ ("call" | "shfl" | "redux" | "vote" | "match")) => {
+        // `mma.sync` is an exchange too: each lane's result holds other lanes' operands,
+        // so a warp can move values between lanes with it (by a matrix of ones and zeros)
+        // as it does with shuffles.
+        Some(first @ ("call" | "shfl" | "redux" | "vote" | "match" | "mma")) => {
             return Ok(Some(Access {
                 guard,
                 op,
