@@ -34,7 +34,8 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             .ok_or_else(|| missing("occupancy")),
         Metric::SharedFeedsOutputPct
         | Metric::ClusterFeedsOutputPct
-        | Metric::SharedAtomicsFeedOutputPct => {
+        | Metric::SharedAtomicsFeedOutputPct
+        | Metric::CallsFeedOutputPct => {
             let asked = m.perturbing();
             match (v.perturbed, asked) {
                 (Some(p), Some(a)) if p.space == a.space && p.of == a.of => Ok(p.pct()),
@@ -43,6 +44,9 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                     let how = match asked.map(|a| a.of) {
                         Some(PerturbOf::Atomics) => {
                             format!("with its atomics on {words} left out")
+                        }
+                        Some(PerturbOf::Returns) => {
+                            "with what its calls return perturbed".to_string()
                         }
                         _ => format!("with what it reads from {words} perturbed"),
                     };

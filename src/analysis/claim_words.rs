@@ -68,6 +68,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::GlobalCrossBlockWords => "global words stored by two or more blocks",
         Metric::GlobalHandoverWords => "global words one block loads after another stored them",
         Metric::SharedFeedsOutputPct => "% of shared reads that reach the output",
+        Metric::CallsFeedOutputPct => "% of out-of-line calls whose own result reaches the output",
         Metric::SharedAtomicsFeedOutputPct => "% of shared atomic updates that reach the output",
         Metric::ClusterFeedsOutputPct => "% of cluster reads that reach the output",
     }

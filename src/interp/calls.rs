@@ -8,6 +8,7 @@ use super::limits::PRINTF_BUFFER;
 use super::mem::resolve;
 use super::warp::{Event, Frame, Warp};
 use super::{Fault, Halt, RunError};
+use crate::model::results::PerturbOf;
 
 const MAX_DEPTH: usize = 64;
 
@@ -94,6 +95,7 @@ pub fn call(
         }
     }
     fr.ret_to = c.ret;
+    fr.call_site = ins.site;
     w.frames.push(fr);
     Ok(Event::Next)
 }
@@ -112,6 +114,68 @@ pub fn copy_return(prog: &Program, done: &Frame, caller: &mut Frame) {
             at + n <= caller.params.len(),
         ) {
             caller.params[at..at + n].copy_from_slice(src);
+        }
+    }
+}
+
+/// In a run perturbing what calls return (`PerturbOf::Returns`), the value `done`'s call
+/// returned reaches the caller with bits flipped, for the lanes that returned, at the
+/// execution of the call the run perturbs; counted as its hits. Each 4-byte word keeps its
+/// top 9 bits: a float keeps its sign and exponent, so a finite value stays finite and never
+/// turns NaN (which a test made never to hold would see and pass on). A lane that returns
+/// one of its arguments unchanged returned nothing of the function's own making: it is
+/// counted and left as it is, so a function that works on a copy for show and hands its
+/// argument back, the caller doing the work inline, feeds the output nothing of its own.
+pub fn perturb_return(
+    prog: &Program,
+    done: &Frame,
+    caller: &mut Frame,
+    ctx: &mut BlockCtx,
+    warp: u32,
+) {
+    let (Some(to), Some((from, size)), Some(p)) = (
+        done.ret_to,
+        prog.funcs[done.func].retval,
+        &ctx.launch.perturb,
+    ) else {
+        return;
+    };
+    if p.of != PerturbOf::Returns || p.site.is_some_and(|s| done.call_site != Some(s)) {
+        return;
+    }
+    let lanes_of = super::memop::nth_execution(ctx, warp, done.returned);
+    let Some(p) = &ctx.launch.perturb else {
+        return;
+    };
+    let callee = &prog.funcs[done.func];
+    let own = |lane: usize| {
+        let base = lane * done.pbytes;
+        let Some(ret) = done.params.get(base + from as usize..base + (from + size) as usize) else {
+            return true;
+        };
+        !(callee.params.iter()).any(|&(off, n)| {
+            n == size && done.params.get(base + off as usize..base + (off + n) as usize) == Some(ret)
+        })
+    };
+    for lane in lanes(lanes_of) {
+        if !own(lane) {
+            p.hits.fetch_add(u64::from(size.div_ceil(4)), std::sync::atomic::Ordering::Relaxed);
+            continue;
+        }
+        let at = lane * caller.pbytes + to as usize;
+        for (k, word) in (at..at + size as usize).step_by(4).enumerate() {
+            let Some(bytes) = caller.params.get_mut(word..(word + 4).min(at + size as usize))
+            else {
+                continue;
+            };
+            p.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let key = (u64::from(ctx.linear) << 40)
+                ^ (u64::from(warp) << 32)
+                ^ ((lane as u64) << 24)
+                ^ ((k as u64) << 20)
+                ^ ctx.steps;
+            let flip = ((super::memop::splitmix(key) & 0x007F_FFFF).max(1) as u32).to_le_bytes();
+            bytes.iter_mut().zip(flip).for_each(|(b, f)| *b ^= f);
         }
     }
 }

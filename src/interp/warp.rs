@@ -28,6 +28,9 @@ pub struct Frame {
     pub returned: u32,
     /// Where the caller wants the return value (its parameter offset).
     pub ret_to: Option<u32>,
+    /// The trace site of the call that made this frame (a run perturbing what calls
+    /// return finds its call by it).
+    pub call_site: Option<u32>,
 }
 
 impl Frame {
@@ -45,6 +48,7 @@ impl Frame {
             }],
             returned: 0,
             ret_to: None,
+            call_site: None,
         }
     }
 
@@ -185,7 +189,7 @@ impl Warp {
                 return Ok(n);
             };
             let Some(top) = fr.stack.last().copied() else {
-                self.leave_frame(prog);
+                self.leave_frame(prog, ctx);
                 continue;
             };
             if top.mask & self.live == 0 || top.pc == top.rpc {
@@ -195,7 +199,7 @@ impl Warp {
             let f = &prog.funcs[fr.func];
             let Some(ins) = f.instrs.get(top.pc as usize) else {
                 // Off the end of the body: as `ret`.
-                self.lanes_leave(prog, top.mask & self.live, f.entry);
+                self.lanes_leave(prog, ctx, top.mask & self.live, f.entry);
                 continue;
             };
             n += 1;
@@ -246,7 +250,7 @@ impl Warp {
                 self.advance();
                 if active != 0 {
                     let entry = prog.funcs[self.frames.last().unwrap().func].entry;
-                    self.lanes_leave(prog, active, entry || ins.op == Op::Exit);
+                    self.lanes_leave(prog, ctx, active, entry || ins.op == Op::Exit);
                 }
                 return Ok(Event::Next);
             }
@@ -389,7 +393,7 @@ impl Warp {
 
     /// `lanes` leave the current frame: they exit the kernel (`exit` or the entry's `ret`)
     /// or return to the caller, which waits for the frame's other lanes.
-    fn lanes_leave(&mut self, prog: &Program, lanes: u32, exit: bool) {
+    fn lanes_leave(&mut self, prog: &Program, ctx: &mut BlockCtx, lanes: u32, exit: bool) {
         if exit {
             self.live &= !lanes;
             for f in &mut self.frames {
@@ -405,16 +409,17 @@ impl Warp {
             fr.stack.pop();
         }
         if fr.stack.is_empty() {
-            self.leave_frame(prog);
+            self.leave_frame(prog, ctx);
         }
     }
 
-    fn leave_frame(&mut self, prog: &Program) {
+    fn leave_frame(&mut self, prog: &Program, ctx: &mut BlockCtx) {
         let Some(done) = self.frames.pop() else {
             return;
         };
         if let Some(caller) = self.frames.last_mut() {
             super::calls::copy_return(prog, &done, caller);
+            super::calls::perturb_return(prog, &done, caller, ctx, self.id);
         }
         if self.frames.is_empty() {
             self.state = State::Done;

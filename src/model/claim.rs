@@ -213,6 +213,8 @@ pub enum Metric {
     /// CPU interpreter run of its own (`VariantResult::perturbed`). A tile read for show
     /// beside a result made in registers feeds none of it.
     SharedFeedsOutputPct,
+    /// The share of the out-of-line calls whose returned value reaches the output.
+    CallsFeedOutputPct,
     /// The share of the shared atomic updates (lanes) made at sites whose updates reach the
     /// output: each shared atomic site runs with its updates left out in a CPU interpreter
     /// run of its own (`VariantResult::perturbed`). An add of zero, or a counter nobody
@@ -225,7 +227,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 62] = [
+    pub const ALL: [(&'static str, Metric); 63] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -325,6 +327,7 @@ impl Metric {
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
         ("global.handover_words", Metric::GlobalHandoverWords),
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
+        ("calls.feed_output_pct", Metric::CallsFeedOutputPct),
         ("cluster.feeds_output_pct", Metric::ClusterFeedsOutputPct),
         (
             "shared.atomics_feed_output_pct",
@@ -346,6 +349,7 @@ impl Metric {
             Metric::SharedFeedsOutputPct => (Space::Shared, PerturbOf::Loads),
             Metric::ClusterFeedsOutputPct => (Space::Cluster, PerturbOf::Loads),
             Metric::SharedAtomicsFeedOutputPct => (Space::Shared, PerturbOf::Atomics),
+            Metric::CallsFeedOutputPct => (Space::Param, PerturbOf::Returns),
             _ => return None,
         };
         Some(Perturbing { space, of })

@@ -622,6 +622,8 @@ pub enum PerturbOf {
     #[default]
     Loads,
     Atomics,
+    /// Out-of-line calls: what each returns reaches the caller with bits flipped.
+    Returns,
 }
 
 /// The space and the kind of site a check's perturbed runs go through.

@@ -253,6 +253,10 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                     "leaving out its atomics on {words} on the CPU \
                                      interpreter: atomic site {i} of {n}"
                                 ),
+                                PerturbOf::Returns => format!(
+                                    "perturbing what its calls return on the CPU \
+                                     interpreter: call site {i} of {n}"
+                                ),
                             };
                             stage(send, v, &at);
                         };

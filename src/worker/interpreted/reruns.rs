@@ -125,7 +125,11 @@ pub(super) fn in_the_other_order(
 ///
 /// Asked of atomics (`PerturbOf::Atomics`), each atomic site of the space runs with its
 /// updates left out instead, and the same weighing gives the share of the updates that
-/// reach the output: an add of zero, or a counter nobody reads, reaches none.
+/// reach the output: an add of zero, or a counter nobody reads, reaches none. Asked of
+/// returns (`PerturbOf::Returns`), each call site runs with the value its callee returns
+/// perturbed as it reaches the caller: a function called for show, its result masked
+/// away while the caller does the work inline, feeds nothing (a call that returns nothing
+/// weighs nothing).
 pub(super) fn followed(
     k: &Kernel,
     small: &Lesson,
@@ -141,14 +145,15 @@ pub(super) fn followed(
     let kind_asked = |kind: AccessKind| match on.of {
         PerturbOf::Loads => kind == AccessKind::Load,
         PerturbOf::Atomics => kind.is_atomic(),
+        PerturbOf::Returns => false,
     };
     let sites: Vec<_> = (k.sites.iter())
-        .filter(|s| {
-            matches!(
-                s.event,
-                Event::Access { space: sp, kind } if (sp == space || sp == Space::Generic)
-                    && kind_asked(kind)
-            )
+        .filter(|s| match s.event {
+            Event::Access { space: sp, kind } => {
+                (sp == space || sp == Space::Generic) && kind_asked(kind)
+            }
+            Event::Call => on.of == PerturbOf::Returns,
+            _ => false,
         })
         .collect();
     let mut p = Perturbed {
