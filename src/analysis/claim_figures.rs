@@ -97,6 +97,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::SharedTimedReadsPct
         | Metric::SharedMatrixReadsPct
         | Metric::GlobalLoadRequests
+        | Metric::GlobalStoreRequests
         | Metric::LocalTimedReadsPct
         | Metric::SharedReservedRequests
         | Metric::SharedStoresReadPct
@@ -261,6 +262,12 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             let loads = (mem.instructions.iter())
                 .filter(|i| i.space == Space::Global && i.kind == AccessKind::Load);
             Ok(loads.map(|i| i.requests).sum::<u64>() as f64)
+        }
+        Metric::GlobalStoreRequests => {
+            per_instruction(mem, name, g.requests > 0)?;
+            let stores = (mem.instructions.iter())
+                .filter(|i| i.space == Space::Global && i.kind == AccessKind::Store);
+            Ok(stores.map(|i| i.requests).sum::<u64>() as f64)
         }
         Metric::SharedMatrixReadsPct => {
             per_instruction(mem, name, s.ld.requests > 0)?;

@@ -57,6 +57,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::SharedTimedWords => "distinct shared words read in the timed lines",
         Metric::SharedTimedReadsPct => "% of shared load requests made in the timed lines",
         Metric::GlobalLoadRequests => "global load requests",
+        Metric::GlobalStoreRequests => "global store requests",
         Metric::SharedMatrixReadsPct => "% of shared load requests made by ldmatrix",
         Metric::LocalTimedReadsPct => "% of local load requests made in the timed lines",
         Metric::SharedReservedRequests => "shared requests in the KiB the GPU keeps for itself",

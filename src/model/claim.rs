@@ -173,6 +173,9 @@ pub enum Metric {
     /// The global load requests alone (stores, atomics and copies left out): a load added
     /// where a store is left out keeps `GlobalRequests` as it was.
     GlobalLoadRequests,
+    /// The global store requests alone: stores narrower than the solution's (a float2 where
+    /// it stores a float4) on a share of the traffic too small for `GlobalRequests` to show.
+    GlobalStoreRequests,
     /// The share of the shared load requests, in percent, made by `ldmatrix` (a site of
     /// kind `Matrix`): fragments loaded by hand with plain vector loads, one `ldmatrix`
     /// kept for show, make few of them.
@@ -227,7 +230,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 63] = [
+    pub const ALL: [(&'static str, Metric); 64] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -261,6 +264,7 @@ impl Metric {
         ("global.sectors", Metric::GlobalSectors),
         ("global.requests", Metric::GlobalRequests),
         ("global.load_requests", Metric::GlobalLoadRequests),
+        ("global.store_requests", Metric::GlobalStoreRequests),
         (
             "constant.distinct_per_request",
             Metric::ConstantDistinctPerRequest,

@@ -102,6 +102,7 @@ fn total(m: Metric) -> bool {
         Metric::GlobalSectors
             | Metric::GlobalRequests
             | Metric::GlobalLoadRequests
+            | Metric::GlobalStoreRequests
             | Metric::LocalBytes
             | Metric::ClusterRemoteRequests
             | Metric::ClusterRemoteSectors
