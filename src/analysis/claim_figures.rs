@@ -90,6 +90,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::SharedWavefronts
         | Metric::ConstantRequests
         | Metric::TextureRequests
+        | Metric::TextureGatherRequests
         | Metric::CopyWaitsInFlightPct
         | Metric::CopyReadsInFlightPct
         | Metric::LoadsUnusedPct
@@ -218,6 +219,10 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::SharedWavefronts => Ok(s.wavefronts as f64),
         Metric::ConstantRequests => Ok(c.requests as f64),
         Metric::TextureRequests => Ok(t.requests as f64),
+        Metric::TextureGatherRequests => Ok((mem.instructions.iter())
+            .filter(|i| i.op.starts_with("tld4"))
+            .map(|i| i.requests)
+            .sum::<u64>() as f64),
         Metric::CopyWaitsInFlightPct => {
             let w = &mem.copies;
             if w.waits == 0 {

@@ -58,6 +58,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::SharedTimedReadsPct => "% of shared load requests made in the timed lines",
         Metric::GlobalLoadRequests => "global load requests",
         Metric::GlobalStoreRequests => "global store requests",
+        Metric::TextureGatherRequests => "texture gather requests (four texels, unfiltered)",
         Metric::SharedMatrixReadsPct => "% of shared load requests made by ldmatrix",
         Metric::LocalTimedReadsPct => "% of local load requests made in the timed lines",
         Metric::SharedReservedRequests => "shared requests in the KiB the GPU keeps for itself",

@@ -176,6 +176,9 @@ pub enum Metric {
     /// The global store requests alone: stores narrower than the solution's (a float2 where
     /// it stores a float4) on a share of the traffic too small for `GlobalRequests` to show.
     GlobalStoreRequests,
+    /// The texture requests made by gathers (`tld4`, `tex2Dgather`): four texels a lane
+    /// returned unfiltered, to be blended by hand.
+    TextureGatherRequests,
     /// The share of the shared load requests, in percent, made by `ldmatrix` (a site of
     /// kind `Matrix`): fragments loaded by hand with plain vector loads, one `ldmatrix`
     /// kept for show, make few of them.
@@ -230,7 +233,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 64] = [
+    pub const ALL: [(&'static str, Metric); 65] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -315,6 +318,7 @@ impl Metric {
         ("shared.wavefronts", Metric::SharedWavefronts),
         ("constant.requests", Metric::ConstantRequests),
         ("texture.requests", Metric::TextureRequests),
+        ("texture.gather_requests", Metric::TextureGatherRequests),
         ("copy.waits_in_flight_pct", Metric::CopyWaitsInFlightPct),
         ("copy.reads_in_flight_pct", Metric::CopyReadsInFlightPct),
         ("loads.unused_pct", Metric::LoadsUnusedPct),
