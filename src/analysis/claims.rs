@@ -277,7 +277,8 @@ fn judge_out_of_line(v: &VariantResult, function: &str) -> Result<(bool, String)
         Verdict::NotMeasured(format!("not measured (no compile report for `{name}`)"))
     })?;
     // `extern "C"` functions keep their name; others are mangled (`declared_name`).
-    let found = (ptxas.functions.iter()).any(|f| f == function || declared_name(f) == Some(function));
+    let found =
+        (ptxas.functions.iter()).any(|f| f == function || declared_name(f) == Some(function));
     if found {
         Ok((
             true,

@@ -150,21 +150,33 @@ pub fn perturb_return(
     let callee = &prog.funcs[done.func];
     let own = |lane: usize| {
         let base = lane * done.pbytes;
-        let Some(ret) = done.params.get(base + from as usize..base + (from + size) as usize) else {
+        let Some(ret) = done
+            .params
+            .get(base + from as usize..base + (from + size) as usize)
+        else {
             return true;
         };
         !(callee.params.iter()).any(|&(off, n)| {
-            n == size && done.params.get(base + off as usize..base + (off + n) as usize) == Some(ret)
+            n == size
+                && done
+                    .params
+                    .get(base + off as usize..base + (off + n) as usize)
+                    == Some(ret)
         })
     };
     for lane in lanes(lanes_of) {
         if !own(lane) {
-            p.hits.fetch_add(u64::from(size.div_ceil(4)), std::sync::atomic::Ordering::Relaxed);
+            p.hits.fetch_add(
+                u64::from(size.div_ceil(4)),
+                std::sync::atomic::Ordering::Relaxed,
+            );
             continue;
         }
         let at = lane * caller.pbytes + to as usize;
         for (k, word) in (at..at + size as usize).step_by(4).enumerate() {
-            let Some(bytes) = caller.params.get_mut(word..(word + 4).min(at + size as usize))
+            let Some(bytes) = caller
+                .params
+                .get_mut(word..(word + 4).min(at + size as usize))
             else {
                 continue;
             };

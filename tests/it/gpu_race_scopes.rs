@@ -70,7 +70,13 @@ fn racecheck_agrees_with_the_lab_on_a_warps_lanes_and_is_asked_about_clusters() 
     // beside the lab's (which the test above holds), and none for the block's barrier.
     assert_eq!(hazards("named-barrier", "block"), 0);
     assert_eq!(hazards("named-barrier", "whole-count"), 0);
-    for v in ["warp-alone", "arrive-only", "half-count", "pairs", "two-by-two"] {
+    for v in [
+        "warp-alone",
+        "arrive-only",
+        "half-count",
+        "pairs",
+        "two-by-two",
+    ] {
         eprintln!(
             "named-barrier {v}: racecheck {} hazards",
             hazards("named-barrier", v)
