@@ -70,13 +70,14 @@ fn racecheck_agrees_with_the_lab_on_a_warps_lanes_and_is_asked_about_clusters() 
     // beside the lab's (which the test above holds), and none for the block's barrier.
     assert_eq!(hazards("named-barrier", "block"), 0);
     assert_eq!(hazards("named-barrier", "whole-count"), 0);
-    for v in [
-        "warp-alone",
-        "arrive-only",
-        "half-count",
-        "pairs",
-        "two-by-two",
-    ] {
+    // Warps that meet in pairs at barriers of their own, and pairs that leave two
+    // neighbours apart: racecheck's verdicts equal the lab's (on the H200, 0 and 1).
+    assert_eq!(hazards("named-barrier", "pairs"), 0);
+    assert!(
+        hazards("named-barrier", "two-by-two") > 0,
+        "racecheck saw no race between warps that never meet"
+    );
+    for v in ["warp-alone", "arrive-only", "half-count"] {
         eprintln!(
             "named-barrier {v}: racecheck {} hazards",
             hazards("named-barrier", v)
