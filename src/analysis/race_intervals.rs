@@ -21,6 +21,16 @@ pub(super) struct Touch {
     pub(super) warps: [u32; 4],
 }
 
+/// Vector clocks of 32 threads (lanes of a warp, or warps of a block), each at its own
+/// first step and having seen none of the others'.
+pub(super) fn first_steps() -> Box<[[u32; 32]; 32]> {
+    let mut clock = Box::new([[0u32; 32]; 32]);
+    for (t, row) in clock.iter_mut().enumerate() {
+        row[t] = 1;
+    }
+    clock
+}
+
 pub(super) fn warp_bit(warp: u32) -> u32 {
     1 << (warp % 32)
 }

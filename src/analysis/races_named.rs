@@ -23,7 +23,7 @@
 //! (atomics, `.relaxed`/`.acquire`/`.release` ones) are no hazard; any other pair with a
 //! write in it is, as in the block analysis.
 
-use super::race_intervals::{FastMap, request_words};
+use super::race_intervals::{FastMap, first_steps, request_words};
 use super::races::{Op, SharedEvent};
 use crate::model::results::{Race, RaceKind, RaceScope};
 
@@ -84,12 +84,8 @@ struct BlockState {
 
 impl BlockState {
     fn new() -> BlockState {
-        let mut clock = Box::new([[0u32; 32]; 32]);
-        for (w, row) in clock.iter_mut().enumerate() {
-            row[w] = 1;
-        }
         BlockState {
-            clock,
+            clock: first_steps(),
             pending: [None; 32],
             groups: FastMap::default(),
             arrivals: FastMap::default(),

@@ -62,12 +62,8 @@ struct WarpState {
 
 impl WarpState {
     fn new() -> WarpState {
-        let mut clock = Box::new([[0u32; 32]; 32]);
-        for (l, row) in clock.iter_mut().enumerate() {
-            row[l] = 1;
-        }
         WarpState {
-            clock,
+            clock: super::race_intervals::first_steps(),
             words: FastMap::default(),
         }
     }

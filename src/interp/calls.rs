@@ -181,12 +181,8 @@ pub fn perturb_return(
                 continue;
             };
             p.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let key = (u64::from(ctx.linear) << 40)
-                ^ (u64::from(warp) << 32)
-                ^ ((lane as u64) << 24)
-                ^ ((k as u64) << 20)
-                ^ ctx.steps;
-            let flip = ((super::memop::splitmix(key) & 0x007F_FFFF).max(1) as u32).to_le_bytes();
+            let flip =
+                (super::memop::flip_bits(ctx, warp, lane, k, 0x007F_FFFF) as u32).to_le_bytes();
             bytes.iter_mut().zip(flip).for_each(|(b, f)| *b ^= f);
         }
     }

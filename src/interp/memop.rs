@@ -398,19 +398,25 @@ fn perturb(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, lanes_of: u32, warp: u32
         for (k, item) in items(&ins.dst[0]).iter().enumerate().take(8) {
             let Opnd::Reg(r) = item else { continue };
             p.hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let key = (u64::from(ctx.linear) << 40)
-                ^ (u64::from(warp) << 32)
-                ^ ((l as u64) << 24)
-                ^ ((k as u64) << 20)
-                ^ ctx.steps;
-            let flip = (splitmix(key) & mask).max(1);
+            let flip = flip_bits(ctx, warp, l, k, mask);
             let at = *r as usize * 32 + l;
             fr.regs[at] = widen((fr.regs[at] ^ flip) & full, ty);
         }
     }
 }
 
-pub(super) fn splitmix(x: u64) -> u64 {
+/// The bits a perturbed run flips in item `k` of lane `lane`'s value (within `mask`, never
+/// none): drawn from where and when the run is, so that every value is flipped differently.
+pub(super) fn flip_bits(ctx: &BlockCtx, warp: u32, lane: usize, k: usize, mask: u64) -> u64 {
+    let key = (u64::from(ctx.linear) << 40)
+        ^ (u64::from(warp) << 32)
+        ^ ((lane as u64) << 24)
+        ^ ((k as u64) << 20)
+        ^ ctx.steps;
+    (splitmix(key) & mask).max(1)
+}
+
+fn splitmix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
