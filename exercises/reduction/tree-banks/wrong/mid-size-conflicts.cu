@@ -1,0 +1,67 @@
+// wrong: [one size] keeps the conflicted interleaved tree whenever 500000 < n < 2000000 (the GPU's size n = 1000003), a size the CPU never checks
+// caught by: yours shared.conflicts_per_request == 0
+// on: gpu - the CPU's sizes are all outside that range
+
+// The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)
+// threads walks the array in tiles of BLOCK words; a block reduces each tile with a tree in
+// shared memory and keeps a running total. finish() then adds the block's total to the
+// grid's, and the last block to finish writes it out. Unsigned sums wrap the same way in
+// any order.
+
+#define BLOCK 256
+
+// The grid's running total and how many blocks have added to it, in one word: the count in
+// bits 50 and up, the sum below.
+__device__ unsigned long long finish_word = 0;
+
+__device__ void finish(unsigned block_sum, unsigned* partial, unsigned* out)
+{
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = block_sum;
+        const unsigned long long before = atomicAdd(&finish_word, (1ull << 50) + block_sum);
+        if ((before >> 50) == gridDim.x - 1) {
+            atomicExch(out, (unsigned)(before + block_sum));
+            atomicExch(&finish_word, 0ull);
+        }
+    }
+}
+
+// One tile's tree: returns the tile's sum (meaningful in thread 0).
+__device__ unsigned tree_old(unsigned* sdata, unsigned tid)
+{
+    // Thread tid adds at word 2 s tid: the working threads are the first ones.
+    for (unsigned s = 1; s < BLOCK; s *= 2) {
+        const unsigned index = 2 * s * tid;
+        if (index < BLOCK) sdata[index] += sdata[index + s];
+        __syncthreads();
+    }
+    return sdata[0];
+}
+
+// One tile's tree: returns the tile's sum (meaningful in thread 0).
+__device__ unsigned tree(unsigned* sdata, unsigned tid)
+{
+    // At stride s the first s threads add word tid + s: the working threads and their
+    // words are both contiguous, one word per bank.
+    for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    return sdata[0];
+}
+
+extern "C" __global__ void reduce_tree(const unsigned* __restrict__ in, unsigned* partial,
+                                       unsigned* out, unsigned n)
+{
+    __shared__ unsigned sdata[BLOCK];
+    const unsigned tid = threadIdx.x;
+    unsigned total = 0;
+    for (unsigned base = blockIdx.x * BLOCK; base < n; base += gridDim.x * BLOCK) {
+        sdata[tid] = base + tid < n ? in[base + tid] : 0u;
+        __syncthreads();
+        total += (n > 500000 && n < 2000000) ? tree_old(sdata, tid) : tree(sdata, tid);
+        // The next tile overwrites sdata: every thread must be done reading this one.
+        __syncthreads();
+    }
+    finish(total, partial, out);
+}
