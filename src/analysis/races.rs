@@ -35,7 +35,7 @@ use super::race_intervals::{
 pub use super::races_cluster::ClusterGeom;
 use super::races_cluster::ClusterRaces;
 use super::races_mbar::Mbarriers;
-use super::races_named::{NamedRaces, Sync, WholeKind};
+use super::races_named::{Meeting, NamedRaces, WholeKind};
 use super::races_warp::WarpRaces;
 use crate::model::results::{PartialBarrier, Race, RaceKind, RaceScope};
 
@@ -345,8 +345,8 @@ impl RaceFinder {
         let id = first_address(e);
         if self.holds_block(e.block, threads) {
             let whole = match mbarrier {
-                true => Sync::Whole(WholeKind::Mbarrier, id),
-                false => Sync::Whole(WholeKind::Bar, id),
+                true => Meeting::Whole(WholeKind::Mbarrier, id),
+                false => Meeting::Whole(WholeKind::Bar, id),
             };
             let e = SharedEvent {
                 op: Op::Barrier,
@@ -361,7 +361,7 @@ impl RaceFinder {
             if let Some(n) = self.named.as_mut() {
                 n.arrive(
                     e,
-                    Sync::Part {
+                    Meeting::Part {
                         id,
                         warps: threads / 32,
                     },
@@ -422,11 +422,11 @@ impl RaceFinder {
                 // lane may read them only after the wait and a `__syncwarp()`.
                 done.iter().for_each(|c| self.lanes.access(c));
             }
-            Op::Barrier => self.block_barrier(e, Sync::Whole(WholeKind::Bar, first_address(e))),
+            Op::Barrier => self.block_barrier(e, Meeting::Whole(WholeKind::Bar, first_address(e))),
             Op::ClusterArrive | Op::ClusterArriveRelaxed => {
-                self.block_barrier(e, Sync::Whole(WholeKind::ClusterArrive, 0))
+                self.block_barrier(e, Meeting::Whole(WholeKind::ClusterArrive, 0))
             }
-            Op::ClusterWait => self.block_barrier(e, Sync::Whole(WholeKind::ClusterWait, 0)),
+            Op::ClusterWait => self.block_barrier(e, Meeting::Whole(WholeKind::ClusterWait, 0)),
             Op::WarpSync => self.lanes.sync(e.block, e.warp, e.mask),
             Op::Read | Op::Write | Op::Atomic if e.remote => {}
             Op::Read | Op::Write | Op::Atomic => {
@@ -444,9 +444,9 @@ impl RaceFinder {
         merge(&mut self.found, &mut self.met);
     }
 
-    /// A barrier of the whole block (a cluster barrier's halves among them), `sync` for the
+    /// A barrier of the whole block (a cluster barrier's halves among them), `meeting` for the
     /// vector clocks where the kernel has named barriers.
-    fn block_barrier(&mut self, e: &SharedEvent, sync: Sync) {
+    fn block_barrier(&mut self, e: &SharedEvent, meeting: Meeting) {
         let key = (e.block, e.warp);
         if let Some(c) = self.cluster.as_mut() {
             match e.op {
@@ -475,7 +475,7 @@ impl RaceFinder {
             self.lanes.barrier(e.block, e.warp);
         }
         if let Some(n) = self.named.as_mut() {
-            n.arrive(e, sync);
+            n.arrive(e, meeting);
         }
         if !self.racing(e.block) {
             return;

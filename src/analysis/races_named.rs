@@ -29,7 +29,7 @@ use crate::model::results::{Race, RaceKind, RaceScope};
 
 /// Which barrier a warp arrives at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Sync {
+pub(super) enum Meeting {
     /// A barrier every warp of the block passes: `bar.sync id` (the id), a cluster
     /// barrier's arrive or wait, an mbarrier (its shared offset).
     Whole(WholeKind, u64),
@@ -47,7 +47,7 @@ pub(super) enum WholeKind {
 }
 
 /// One round or group of a barrier: the sync and its index.
-type Group = (Sync, u32);
+type Group = (Meeting, u32);
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -123,19 +123,19 @@ impl NamedRaces {
         self.blocks.entry(b).or_insert_with(BlockState::new)
     }
 
-    /// The lanes of `e` arrive at `sync`.
-    pub(super) fn arrive(&mut self, e: &SharedEvent, sync: Sync) {
+    /// The lanes of `e` arrive at `meeting`.
+    pub(super) fn arrive(&mut self, e: &SharedEvent, meeting: Meeting) {
         let w = warp_of(e);
         let s = self.block(e.block);
         s.settle(w);
-        let index = match sync {
-            Sync::Part { id, warps } => {
+        let index = match meeting {
+            Meeting::Part { id, warps } => {
                 let n = s.arrivals.entry(id).or_default();
                 let index = *n / warps.max(1);
                 *n += 1;
                 index
             }
-            Sync::Whole(kind, id) => {
+            Meeting::Whole(kind, id) => {
                 let passed = s.rounds.entry((w as u32, kind, id)).or_default();
                 let first = e.mask.trailing_zeros().min(31) as usize;
                 let index = passed[first];
@@ -147,7 +147,7 @@ impl NamedRaces {
                 index
             }
         };
-        let group = (sync, index);
+        let group = (meeting, index);
         let mine = s.clock[w];
         let join = s.groups.entry(group).or_insert([0; 32]);
         for (j, m) in join.iter_mut().zip(mine) {
