@@ -219,10 +219,11 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::SharedWavefronts => Ok(s.wavefronts as f64),
         Metric::ConstantRequests => Ok(c.requests as f64),
         Metric::TextureRequests => Ok(t.requests as f64),
-        Metric::TextureGatherRequests => Ok((mem.instructions.iter())
-            .filter(|i| i.op.starts_with("tld4"))
-            .map(|i| i.requests)
-            .sum::<u64>() as f64),
+        Metric::TextureGatherRequests => {
+            per_instruction(mem, name, t.requests > 0)?;
+            let gathers = (mem.instructions.iter()).filter(|i| i.op.starts_with("tld4"));
+            Ok(gathers.map(|i| i.requests).sum::<u64>() as f64)
+        }
         Metric::CopyWaitsInFlightPct => {
             let w = &mem.copies;
             if w.waits == 0 {
@@ -262,17 +263,15 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             mem.shared_load_requests,
             "shared load",
         ),
-        Metric::GlobalLoadRequests => {
+        Metric::GlobalLoadRequests | Metric::GlobalStoreRequests => {
             per_instruction(mem, name, g.requests > 0)?;
-            let loads = (mem.instructions.iter())
-                .filter(|i| i.space == Space::Global && i.kind == AccessKind::Load);
-            Ok(loads.map(|i| i.requests).sum::<u64>() as f64)
-        }
-        Metric::GlobalStoreRequests => {
-            per_instruction(mem, name, g.requests > 0)?;
-            let stores = (mem.instructions.iter())
-                .filter(|i| i.space == Space::Global && i.kind == AccessKind::Store);
-            Ok(stores.map(|i| i.requests).sum::<u64>() as f64)
+            let kind = match m {
+                Metric::GlobalLoadRequests => AccessKind::Load,
+                _ => AccessKind::Store,
+            };
+            let of_kind =
+                (mem.instructions.iter()).filter(|i| i.space == Space::Global && i.kind == kind);
+            Ok(of_kind.map(|i| i.requests).sum::<u64>() as f64)
         }
         Metric::SharedMatrixReadsPct => {
             per_instruction(mem, name, s.ld.requests > 0)?;
