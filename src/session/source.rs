@@ -87,7 +87,7 @@ impl Subject<'_> {
     /// Whether the interpreter has a size to check outputs at.
     fn has_cpu_size(&self) -> bool {
         let ex_sizes = match self {
-            Subject::Exercise { ex, .. } => !ex.sizes_cpu.as_ref().unwrap_or(&ex.sizes).is_empty(),
+            Subject::Exercise { ex, .. } => !super::exercise::cpu_sizes(ex).is_empty(),
             _ => false,
         };
         !self.lesson().problem_cpu.is_empty() || ex_sizes

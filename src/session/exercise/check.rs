@@ -412,7 +412,7 @@ pub fn unjudged(ex: &Exercise, l: &Lesson) -> CheckReport {
     let mut probe = fold::blank_result(l, Source::Interpreted, None);
     fold::evaluate_claims(l, &mut probe);
     // The interpreter runs at a CPU size, and never a texture fetch.
-    let cpu_sizes = ex.sizes_cpu.as_ref().unwrap_or(&ex.sizes);
+    let cpu_sizes = super::sizes::cpu_sizes(ex);
     let runs_on_cpu = (!l.problem_cpu.is_empty() || !cpu_sizes.is_empty()) && l.textures.is_empty();
     let cpu = format!("{NEEDS_NVRTC} ({PIP_HINT}), or a GPU");
     let needs = |gpu_only: bool| match gpu_only || !runs_on_cpu {

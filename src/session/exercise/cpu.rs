@@ -158,7 +158,7 @@ fn correctness(
         }
         checked.push(at);
     }
-    for sizes in t.ex.sizes_cpu.as_ref().unwrap_or(&t.ex.sizes) {
+    for sizes in &super::sizes::cpu_sizes(t.ex) {
         // The exercise's size over the lesson's CPU sizes: `n: 70001` names the count it
         // varies; the rest (rounds, say) stay at the CPU's, not the GPU lesson's.
         let sizes = &over_cpu(&t.lesson.problem_cpu, sizes);
@@ -218,11 +218,12 @@ fn at_size(
         "checking the output at {at} on the CPU interpreter"
     ));
     let (r, _) = interpret(client, &l, &options, Some(&l), |_| {});
-    judge_output(yours_of(&r), &at, &l)?;
+    // The trace judged before the output: a race that makes the output wrong at this size
+    // is named as the race it is, beside the wrong output.
     if traced {
         super::sizes::judge_at(t.ex, (&r, false), &at, lines);
     }
-    Ok(())
+    judge_output(yours_of(&r), &at, &l)
 }
 
 /// `lesson` on the CPU interpreter as its plan runs it (`Plan::Interpreted`: the blank

@@ -13,4 +13,6 @@ pub mod progress;
 mod quick;
 mod sample;
 mod sizes;
+
+pub use sizes::cpu_sizes;
 pub mod summary;

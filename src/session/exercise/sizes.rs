@@ -152,6 +152,24 @@ pub fn traced(ex: &Exercise, gpu: bool) -> bool {
     (ex.checks.iter()).any(|c| at_every_size(c) || (!gpu && counted(c)))
 }
 
+/// The sizes the CPU interpreter checks `ex`'s output at, beside the lesson's CPU size:
+/// its `sizes_cpu` (the GPU's `sizes` where it gives none), and, where the CPU's verdict is
+/// the whole one (`judged_whole_on_cpu`: no check needs a GPU), every size a GPU checks
+/// too. A kernel that goes wrong only in the grid of a GPU's size (a barrier skipped only
+/// where there are 900 to 1,000 blocks) would otherwise pass on a machine with no GPU; a
+/// stencil at a million points takes the interpreter a few seconds.
+pub fn cpu_sizes(ex: &Exercise) -> Vec<Vec<(String, i64)>> {
+    let mut out = ex.sizes_cpu.clone().unwrap_or_else(|| ex.sizes.clone());
+    if super::sample::judged_whole_on_cpu(ex) {
+        for s in &ex.sizes {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+    }
+    out
+}
+
 /// Judge the checks again on `result`, a run at `at`: a check that held at the lesson's
 /// size and fails here (or is not measured here) is marked so in `lines`, with the size.
 /// The race line fails too where `yours` races at this size.
@@ -260,6 +278,34 @@ mod tests {
         assert_eq!(variants(&times_only, true), [YOURS, SOLUTION]);
         // The CPU times nothing: only the trace's checks ask for a variant there.
         assert_eq!(variants(&times_only, false), [YOURS]);
+    }
+
+    #[test]
+    fn the_cpu_checks_every_gpu_size_where_its_verdict_is_the_whole_one() {
+        let root = crate::course::bundle::CourseRoot::Bundled;
+        let (lessons, _) = crate::course::load_course(&root);
+        let any = lessons.iter().flat_map(|l| &l.exercises).next().unwrap();
+        let n = |v: i64| vec![("n".to_string(), v)];
+        let ex = |checks: &[&str]| Exercise {
+            checks: checks.iter().map(|t| claim(t)).collect(),
+            sizes: vec![n(1000003), n(4099)],
+            sizes_cpu: Some(vec![n(4099), n(700)]),
+            ..any.clone()
+        };
+        // No check needs a GPU: a size only a GPU would check is checked on the CPU too.
+        let whole = ex(&["yours global.sectors at most 1.1x solution"]);
+        assert_eq!(cpu_sizes(&whole), [n(4099), n(700), n(1000003)]);
+        // A time follows on a GPU, which checks the large size itself.
+        let timed = ex(&[
+            "yours global.sectors at most 1.1x solution",
+            "yours faster than naive by >= 2x",
+        ]);
+        assert_eq!(cpu_sizes(&timed), [n(4099), n(700)]);
+        let no_cpu_list = Exercise {
+            sizes_cpu: None,
+            ..timed
+        };
+        assert_eq!(cpu_sizes(&no_cpu_list), [n(1000003), n(4099)]);
     }
 
     #[test]
