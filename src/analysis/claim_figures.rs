@@ -107,7 +107,8 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::CallsWorkPct
         | Metric::Shuffles
         | Metric::GlobalCrossBlockWords
-        | Metric::GlobalHandoverWords => read_traced(m, v),
+        | Metric::GlobalHandoverWords
+        | Metric::GlobalUnfencedHandoverWords => read_traced(m, v),
     }
 }
 
@@ -250,6 +251,14 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::Shuffles => Ok(mem.shuffles as f64),
         Metric::GlobalCrossBlockWords => Ok(mem.global.cross_block_words as f64),
         Metric::GlobalHandoverWords => Ok(mem.global.handover_words as f64),
+        Metric::GlobalUnfencedHandoverWords => (mem.global.unfenced_handover_words)
+            .map(|w| w as f64)
+            .ok_or_else(|| {
+                Verdict::NotMeasured(format!(
+                    "not measured: only the CPU interpreter, which runs every block, follows \
+                     what `{name}` hands between blocks"
+                ))
+            }),
         Metric::SharedTimedWords => match mem.timed_shared_words {
             0 => Err(Verdict::Wrong(format!(
                 "`{name}` reads no shared memory on the lines it times between two clock \
@@ -403,6 +412,7 @@ fn all_global(mem: &MemoryStats) -> GlobalStats {
         bytes_used: g.bytes_used + c.global_bytes_used + c.bulk_bytes,
         cross_block_words: g.cross_block_words,
         handover_words: g.handover_words,
+        unfenced_handover_words: g.unfenced_handover_words,
     }
 }
 

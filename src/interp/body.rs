@@ -212,6 +212,7 @@ fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr
         | Op::Bar
         | Op::BarArrive
         | Op::BarWarp
+        | Op::Fence
         | Op::Nop
         | Op::CpAsync { .. }
         | Op::CpCommit

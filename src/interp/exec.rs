@@ -143,7 +143,10 @@ pub fn exec(
         // `__syncwarp()`: the interpreter's warps run in lockstep, so it only logs the
         // event, which orders the lanes' shared accesses for the race analysis.
         Op::BarWarp if active != 0 => ctx.barrier_record(ins, warp, active),
+        // A fence the tracer follows (its site): an event of the lanes that run it.
+        Op::Fence if active != 0 => ctx.barrier_record(ins, warp, active),
         Op::BarWarp
+        | Op::Fence
         | Op::Nop
         | Op::Bar
         | Op::BarArrive

@@ -319,7 +319,8 @@ fn control(q: &Q) -> Result<Op, Unmodelled> {
         },
         "bar" | "barrier" if has("arrive") => Ok(Op::BarArrive),
         "bar" | "barrier" if has("sync") || quals.is_empty() => Ok(Op::Bar),
-        "membar" | "fence" | "prefetch" | "prefetchu" | "pmevent" | "nanosleep" => Ok(Op::Nop),
+        "membar" | "fence" => Ok(Op::Fence),
+        "prefetch" | "prefetchu" | "pmevent" | "nanosleep" => Ok(Op::Nop),
         "shfl" => {
             let m = match () {
                 _ if has("up") => Shfl::Up,

@@ -228,6 +228,10 @@ pub enum Op {
     /// `bar.arrive a, b`: count this warp's threads at barrier `a` and go on.
     BarArrive,
     BarWarp,
+    /// `membar`/`fence`: the interpreter runs one block's threads at a time, so it orders
+    /// nothing here; it is logged where the tracer follows it (a fence of the GPU's scope),
+    /// for the analysis of values handed between blocks.
+    Fence,
     Nop,
     Shfl(Shfl),
     Vote(Vote),

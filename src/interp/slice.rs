@@ -197,6 +197,7 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
         | Op::BarArrive
         | Op::BarRed(_)
         | Op::BarWarp
+        | Op::Fence
         | Op::ClusterArrive
         | Op::ClusterWait
         | Op::Call

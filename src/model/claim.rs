@@ -214,6 +214,11 @@ pub enum Metric {
     /// (`GlobalStats::handover_words`): a value handed between blocks through global
     /// memory, where a lesson hands it through a cluster's shared memory.
     GlobalHandoverWords,
+    /// Of those, the words whose store no fence (`__threadfence()`) released before the
+    /// storing block's atomic (`GlobalStats::unfenced_handover_words`): the last block may
+    /// sum a stale partial. Judged on the CPU interpreter, which runs every block, where a
+    /// GPU's trace may not hold the last one.
+    GlobalUnfencedHandoverWords,
     /// The share, in percent, of the values the kernel loads from shared memory that are
     /// loaded at sites whose values reach the output: each load site runs perturbed in a
     /// CPU interpreter run of its own (`VariantResult::perturbed`). A tile read for show
@@ -233,7 +238,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 65] = [
+    pub const ALL: [(&'static str, Metric); 66] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -334,6 +339,10 @@ impl Metric {
         ("shuffles", Metric::Shuffles),
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
         ("global.handover_words", Metric::GlobalHandoverWords),
+        (
+            "global.unfenced_handover_words",
+            Metric::GlobalUnfencedHandoverWords,
+        ),
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
         ("calls.feed_output_pct", Metric::CallsFeedOutputPct),
         ("cluster.feeds_output_pct", Metric::ClusterFeedsOutputPct),
@@ -347,7 +356,11 @@ impl Metric {
     /// the instructions counted by the function they run in): a GPU check takes it from
     /// its strict rerun there.
     pub fn judged_on_cpu(self) -> bool {
-        self.perturbing().is_some() || self == Metric::CallsWorkPct
+        self.perturbing().is_some()
+            || matches!(
+                self,
+                Metric::CallsWorkPct | Metric::GlobalUnfencedHandoverWords
+            )
     }
 
     /// The space whose loads (or atomics) the figure perturbs, for a figure of what feeds

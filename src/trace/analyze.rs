@@ -376,7 +376,7 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
         (Event::MbarInit, _) => Op::MbarInit,
         (Event::MbarArrive { relaxed }, _) => Op::MbarArrive { relaxed },
         (Event::MbarWait { relaxed }, _) => Op::MbarWait { relaxed },
-        (Event::Call | Event::Shuffle, _) => return None,
+        (Event::Call | Event::Shuffle | Event::Fence, _) => return None,
         _ if !matches!(r.space, Space::Shared | Space::Cluster) => return None,
         (_, Some(AccessKind::Load | AccessKind::Matrix)) => Op::Read,
         (_, Some(AccessKind::Store)) => Op::Write,

@@ -143,6 +143,12 @@ pub enum Event {
     /// lane every other lane's word, a bit plane each. No address; the record's mask is the
     /// lanes that take part.
     Shuffle,
+    /// A fence of the GPU's scope or wider (`__threadfence()`: `fence.sc.gpu`,
+    /// `fence.acq_rel.gpu`, the old `membar.gl`, and their `sys` forms): the thread's
+    /// stores before it are seen by every block before its accesses after it, so that a
+    /// value handed to another block behind an atomic (the last block's sum) is there when
+    /// the atomic is. No address; the record's mask is the lanes that run it.
+    Fence,
 }
 
 /// One traced instruction.
@@ -345,15 +351,16 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     // The kernel whose body this is; None in a `.func`.
     let mut entry: Option<String> = None;
     // `__syncwarp()` sites are numbered after every other site, calls after those, then
-    // shuffles and mbarrier events last, so that the ids of the accesses and block barriers
-    // stay what they were before warp barriers, calls, shuffles and mbarriers were
-    // followed, which recordings made since key their figures by.
+    // shuffles, mbarrier events and fences last, so that the ids of the accesses and block
+    // barriers stay what they were before warp barriers, calls, shuffles, mbarriers and
+    // fences were followed, which recordings made since key their figures by.
     let mut next = 0;
-    let (main_sites, warp_sites, call_sites, shuffle_sites) = count_sites(ptx)?;
+    let (main_sites, warp_sites, call_sites, shuffle_sites, mbar_sites) = count_sites(ptx)?;
     let mut next_warp = main_sites;
     let mut next_call = main_sites + warp_sites;
     let mut next_shuffle = next_call + call_sites;
     let mut next_mbar = next_shuffle + shuffle_sites;
+    let mut next_fence = next_mbar + mbar_sites;
     // Whether the statement just before was a fence of the cluster's scope or wider: one
     // directly before `barrier.cluster.arrive.relaxed` gives it the release a plain arrive
     // has (PTX's memory model), so the pair orders what the warp did before it.
@@ -414,6 +421,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     Event::MbarInit | Event::MbarArrive { .. } | Event::MbarWait { .. } => {
                         &mut next_mbar
                     }
+                    Event::Fence => &mut next_fence,
                     _ => &mut next,
                 };
                 let id = *counter;
@@ -514,11 +522,12 @@ fn releasing_fence(body: &str) -> bool {
     }
 }
 
-/// The sites of `ptx` other than `__syncwarp()`'s, calls, shuffles and mbarrier events, the
-/// `__syncwarp()` sites, the calls and the shuffles: those are numbered after the others,
-/// calls after them, then shuffles, and mbarrier events last.
-fn count_sites(ptx: &str) -> Result<(u32, u32, u32, u32), InstrumentError> {
-    let (mut main, mut warp, mut calls, mut shuffles) = (0, 0, 0, 0);
+/// The sites of `ptx` other than `__syncwarp()`'s, calls, shuffles, mbarrier events and
+/// fences, the `__syncwarp()` sites, the calls, the shuffles and the mbarrier events:
+/// those are numbered after the others, calls after them, then shuffles, mbarrier events,
+/// and fences last.
+fn count_sites(ptx: &str) -> Result<(u32, u32, u32, u32, u32), InstrumentError> {
+    let (mut main, mut warp, mut calls, mut shuffles, mut mbars) = (0, 0, 0, 0, 0);
     for (idx, raw) in ptx.lines().enumerate() {
         for seg in segment(strip_comment(raw)) {
             if let Seg::Stmt(stmt) = seg {
@@ -528,14 +537,17 @@ fn count_sites(ptx: &str) -> Result<(u32, u32, u32, u32), InstrumentError> {
                         Event::WarpSync => warp += 1,
                         Event::Call => calls += 1,
                         Event::Shuffle => shuffles += 1,
-                        Event::MbarInit | Event::MbarArrive { .. } | Event::MbarWait { .. } => {}
+                        Event::MbarInit | Event::MbarArrive { .. } | Event::MbarWait { .. } => {
+                            mbars += 1
+                        }
+                        Event::Fence => {}
                         _ => main += 1,
                     }
                 }
             }
         }
     }
-    Ok((main, warp, calls, shuffles))
+    Ok((main, warp, calls, shuffles, mbars))
 }
 
 #[cfg(test)]

@@ -284,6 +284,10 @@ impl Streamed {
         m.shuffles = self.shuffles;
         m.global.cross_block_words = self.cross.words;
         m.global.handover_words = self.cross.handed;
+        // Only the interpreter counts its steps, and it runs every block of the grid: a
+        // GPU's sample may leave out the block that reads what the others hand it.
+        m.global.unfenced_handover_words =
+            (self.work.thread_steps > 0).then_some(self.cross.unfenced);
         m
     }
 }

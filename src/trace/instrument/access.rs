@@ -233,6 +233,19 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
             return super::texture::parse_tex(guard, op, &rest[op_end..], line);
         }
         Some("bar" | "barrier") => return Ok(barrier(guard, op, &rest[op_end..])),
+        Some("membar" | "fence") if device_fence(op) => {
+            return Ok(Some(Access {
+                guard,
+                op,
+                event: Event::Fence,
+                width: 0,
+                addr: "0",
+                coords: None,
+                size: None,
+                zero_src: None,
+                mbar_operand: None,
+            }));
+        }
         Some("mbarrier") => return Ok(mbarrier(guard, op, &rest[op_end..])),
         Some("ldmatrix") => return matrix_load(guard, op, &rest[op_end..], line),
         // `call{.uni}`: NVVM writes its operands over the lines after, so the opcode is all
@@ -277,6 +290,21 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         zero_src: None,
         mbar_operand: None,
     }))
+}
+
+/// A fence that orders the thread's memory accesses for every block of the GPU: `fence.sc`
+/// or `fence.acq_rel` at GPU or system scope, `membar.gl`, `membar.sys` (not a block's or
+/// a cluster's, nor the proxy fences, which order the async proxy's view only).
+fn device_fence(op: &str) -> bool {
+    let quals: Vec<&str> = op.split('.').collect();
+    match quals.first() {
+        Some(&"fence") => {
+            (quals.contains(&"acq_rel") || quals.contains(&"sc"))
+                && (quals.contains(&"gpu") || quals.contains(&"sys"))
+        }
+        Some(&"membar") => quals.contains(&"gl") || quals.contains(&"sys"),
+        _ => false,
+    }
 }
 
 /// `ldmatrix.sync.aligned.m8n8.x{1,2,4}{.trans}.shared{::cta}.b16 d, [addr]`: a 16-byte

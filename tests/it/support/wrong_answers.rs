@@ -72,7 +72,7 @@ impl Shipped {
 
 /// The kinds of wrong answer (docs/lesson-format.md, Exercises): each file's first line
 /// names one, `// wrong: [CLASS] ...`.
-pub const CLASSES: [&str; 13] = [
+pub const CLASSES: [&str; 14] = [
     "wrong output",
     "unbounded",
     "off the point",
@@ -82,6 +82,7 @@ pub const CLASSES: [&str; 13] = [
     "block race",
     "warp race",
     "cluster race",
+    "grid race",
     "hidden trace",
     "predictable input",
     "one size",

@@ -1,0 +1,57 @@
+// right: the last block to take a ticket sums partial[], each block's total stored and
+// fenced before its ticket
+
+// The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)
+// threads walks the array in tiles of BLOCK words; a block reduces each tile with a tree in
+// shared memory and keeps a running total. finish() then stores the block's total in
+// partial[] and takes a ticket, and the block with the last ticket adds the partials up.
+// Unsigned sums wrap the same way in any order.
+
+#define BLOCK 256
+
+// How many blocks have handed in their totals.
+__device__ unsigned finish_count = 0;
+
+__device__ void finish(unsigned block_sum, unsigned* partial, unsigned* out)
+{
+    if (threadIdx.x == 0) {
+        partial[blockIdx.x] = block_sum;
+        // The partial must be seen by every block before the ticket is.
+        __threadfence();
+        const unsigned ticket = atomicAdd(&finish_count, 1u);
+        if (ticket == gridDim.x - 1) {
+            unsigned s = 0;
+            for (unsigned b = 0; b < gridDim.x; ++b) s += ((volatile unsigned*)partial)[b];
+            *out = s;
+            finish_count = 0;
+        }
+    }
+}
+
+// One tile's tree: returns the tile's sum (meaningful in thread 0).
+__device__ unsigned tree(unsigned* sdata, unsigned tid)
+{
+    // At stride s the first s threads add word tid + s: the working threads and their
+    // words are both contiguous, one word per bank.
+    for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    return sdata[0];
+}
+
+extern "C" __global__ void reduce_tree(const unsigned* __restrict__ in, unsigned* partial,
+                                       unsigned* out, unsigned n)
+{
+    __shared__ unsigned sdata[BLOCK];
+    const unsigned tid = threadIdx.x;
+    unsigned total = 0;
+    for (unsigned base = blockIdx.x * BLOCK; base < n; base += gridDim.x * BLOCK) {
+        sdata[tid] = base + tid < n ? in[base + tid] : 0u;
+        __syncthreads();
+        total += tree(sdata, tid);
+        // The next tile overwrites sdata: every thread must be done reading this one.
+        __syncthreads();
+    }
+    finish(total, partial, out);
+}
