@@ -35,9 +35,18 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::SharedFeedsOutputPct
         | Metric::ClusterFeedsOutputPct
         | Metric::SharedAtomicsFeedOutputPct
-        | Metric::CallsFeedOutputPct => {
+        | Metric::CallsFeedOutputPct
+        | Metric::SharedTimedFromInputPct => {
             let asked = m.perturbing();
             match (v.perturbed, asked) {
+                // No timed load read a word the other run's did: nothing to compare, and
+                // nothing timed that follows the inputs.
+                (Some(p), Some(a)) if a.of == PerturbOf::Inputs && p.of == a.of && p.loads == 0 => {
+                    Err(Verdict::Wrong(format!(
+                        "`{name}` makes no timed shared load at a word both runs over \
+                         different inputs read: its timed loads follow nothing drawn"
+                    )))
+                }
                 (Some(p), Some(a)) if p.space == a.space && p.of == a.of => Ok(p.pct()),
                 _ => {
                     let words = asked.map_or("memory", |a| a.space.memory_words());
@@ -47,6 +56,9 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                         }
                         Some(PerturbOf::Returns) => {
                             "with what its calls return perturbed".to_string()
+                        }
+                        Some(PerturbOf::Inputs) => {
+                            "twice over different inputs, its timed loads compared".to_string()
                         }
                         _ => format!("with what it reads from {words} perturbed"),
                     };

@@ -35,7 +35,26 @@ pub struct Launch {
     /// before the warp that writes it has run, nothing ordering the two) comes out right
     /// one way only.
     pub reverse_warps: bool,
+    /// Timed loads whose words and values the run keeps (`memop::load_store`).
+    pub observe: Option<Observe>,
 }
+
+/// The loads at some sites (a kernel's timed ones) whose words and the values read there
+/// a run keeps, shared with the caller: two runs over differently drawn inputs compared
+/// tell loads that follow what was drawn (a chase of a drawn chain) from loads that read
+/// the same words and values whatever the inputs (a fixed ring).
+#[derive(Debug, Clone)]
+pub struct Observe {
+    /// The space whose words are kept (a generic load's lanes that land there).
+    pub space: Space,
+    /// The sites (`Instr::site`) whose loads are kept.
+    pub sites: Vec<u32>,
+    /// (address, value) of each lane's load, in the order they ran, up to `OBSERVED_MAX`.
+    pub seen: std::sync::Arc<std::sync::Mutex<Vec<(u64, u64)>>>,
+}
+
+/// Lane loads an `Observe` keeps at most: a timed chase makes a few thousand steps.
+pub const OBSERVED_MAX: usize = 1 << 20;
 
 /// The SMs `%nsmid` reads: an H100's, the GPU whose limits the interpreter models.
 pub const MODELLED_SMS: u32 = 132;

@@ -213,6 +213,7 @@ pub fn launch(
         clock_scale: 0,
         perturb: None,
         reverse_warps: false,
+        observe: None,
     })
 }
 

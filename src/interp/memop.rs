@@ -336,9 +336,32 @@ pub fn load_store(
         0 => 0,
         lanes => nth_execution(ctx, warp, lanes),
     };
+    // The lanes of an observed load in the observed space, and their addresses, found
+    // before the load for the same reason.
+    let observed = match (&ctx.launch.observe, ins.op) {
+        (Some(o), Op::Ld { space, .. }) if ins.site.is_some_and(|s| o.sites.contains(&s)) => {
+            let row = address_row(fr, ctx, &ins.src[0], active, warp);
+            let lanes = lanes(active)
+                .filter(|&l| same_space(at_of(space, row[l]), o.space))
+                .fold(0u32, |m, l| m | 1 << l);
+            Some((row, lanes))
+        }
+        _ => None,
+    };
     access(fr, ctx, ins, active, warp)?;
     if perturbed != 0 {
         perturb(fr, ctx, ins, perturbed, warp);
+    }
+    if let (Some((row, lanes_of)), Some(o)) = (observed, &ctx.launch.observe) {
+        let Some(Opnd::Reg(r)) = items(&ins.dst[0]).first().cloned() else {
+            return Ok(());
+        };
+        let mut seen = o.seen.lock().unwrap_or_else(|e| e.into_inner());
+        for l in lanes(lanes_of) {
+            if seen.len() < super::block::OBSERVED_MAX {
+                seen.push((row[l], fr.regs[r as usize * 32 + l]));
+            }
+        }
     }
     Ok(())
 }

@@ -118,6 +118,7 @@ pub(super) fn run_outcome(
         clock_scale: 0,
         perturb,
         reverse_warps,
+        observe: None,
     };
     let plan = Plan {
         trace: Some(BlockSample::every(u64::from(blocks), u64::from(cluster))),

@@ -313,6 +313,7 @@ fn printf_writes_its_format_with_each_lanes_arguments() {
         clock_scale: 0,
         perturb: None,
         reverse_warps: false,
+        observe: None,
     };
     let plan = Plan {
         budget: 1000,

@@ -98,6 +98,7 @@ fn one_block(threads: u32, dyn_smem: u32) -> Launch {
         clock_scale: 0,
         perturb: None,
         reverse_warps: false,
+        observe: None,
     }
 }
 

@@ -235,10 +235,17 @@ pub enum Metric {
     /// cluster (`ld.shared::cluster`, or a generic load that lands there): a remote read
     /// kept for show beside a neighbour's value worked out again feeds none.
     ClusterFeedsOutputPct,
+    /// The share, in percent, of the words the kernel's timed shared loads read (on the
+    /// lines between two clock reads) that hold another value when the inputs are drawn
+    /// again: two CPU interpreter runs over different inputs, each timed load's word and
+    /// value kept (`VariantResult::perturbed`, `PerturbOf::Inputs`). A chase of a chain
+    /// drawn from the inputs reads other pointers in each run; a fixed ring chased for
+    /// the clock, the drawn chain walked untimed for the output, reads the same ones.
+    SharedTimedFromInputPct,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 66] = [
+    pub const ALL: [(&'static str, Metric); 67] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -344,6 +351,10 @@ impl Metric {
             Metric::GlobalUnfencedHandoverWords,
         ),
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
+        (
+            "shared.timed_from_input_pct",
+            Metric::SharedTimedFromInputPct,
+        ),
         ("calls.feed_output_pct", Metric::CallsFeedOutputPct),
         ("cluster.feeds_output_pct", Metric::ClusterFeedsOutputPct),
         (
@@ -371,6 +382,7 @@ impl Metric {
             Metric::ClusterFeedsOutputPct => (Space::Cluster, PerturbOf::Loads),
             Metric::SharedAtomicsFeedOutputPct => (Space::Shared, PerturbOf::Atomics),
             Metric::CallsFeedOutputPct => (Space::Param, PerturbOf::Returns),
+            Metric::SharedTimedFromInputPct => (Space::Shared, PerturbOf::Inputs),
             _ => return None,
         };
         Some(Perturbing { space, of })

@@ -630,6 +630,11 @@ pub enum PerturbOf {
     Atomics,
     /// Out-of-line calls: what each returns reaches the caller with bits flipped.
     Returns,
+    /// Nothing perturbed: the inputs drawn again, and the words the timed loads of the
+    /// space read, with their values, compared between the two runs. `loads` counts the
+    /// timed lane loads of the second run at a word the first run's timed loads read too,
+    /// `feeding` those of them that read another value there.
+    Inputs,
 }
 
 /// The space and the kind of site a check's perturbed runs go through.

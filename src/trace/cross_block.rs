@@ -347,14 +347,14 @@ mod tests {
         // No fence: both partials handed, neither released.
         assert_eq!(last_block(&[], 0, &atomic), (2, 2));
         // `__threadfence()` between the store and the ticket, in the storing warp.
-        assert_eq!(last_block(&[fence.clone()], 0, &atomic), (2, 0));
+        assert_eq!(last_block(std::slice::from_ref(&fence), 0, &atomic), (2, 0));
         // The fence before a barrier, the ticket taken by another warp after it.
         assert_eq!(
             last_block(&[fence.clone(), bar.clone()], 1, &atomic),
             (2, 0)
         );
         // Another warp's ticket with no barrier between: nothing orders the fence first.
-        assert_eq!(last_block(&[fence.clone()], 1, &atomic), (2, 2));
+        assert_eq!(last_block(std::slice::from_ref(&fence), 1, &atomic), (2, 2));
         // A ticket taken with release semantics needs no fence; a block-scoped fence (no
         // site) or a block-scoped atomic is no release to other blocks.
         let release = Site {
@@ -366,7 +366,7 @@ mod tests {
             op: "atom.cta.global.add.u32".into(),
             ..site(AccessKind::Atomic)
         };
-        assert_eq!(last_block(&[fence.clone()], 0, &cta), (2, 2));
+        assert_eq!(last_block(std::slice::from_ref(&fence), 0, &cta), (2, 2));
         // A fence before the store releases nothing of it.
         let mut c = CrossBlockStores::default();
         c.push(&lane0(0, 0, 0), &fence);

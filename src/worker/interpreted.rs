@@ -257,18 +257,30 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                     "perturbing what its calls return on the CPU \
                                      interpreter: call site {i} of {n}"
                                 ),
+                                PerturbOf::Inputs => String::new(),
                             };
                             stage(send, v, &at);
                         };
-                        r.perturbed = Some(reruns::followed(
-                            &k,
-                            small,
-                            sv,
-                            &inputs,
-                            limits,
-                            (on, &plain),
-                            &mut said,
-                        ));
+                        r.perturbed = Some(match on.of {
+                            PerturbOf::Inputs => {
+                                stage(
+                                    send,
+                                    v,
+                                    "running it again over other inputs on the CPU \
+                                     interpreter: what its timed loads read",
+                                );
+                                reruns::timed_from_input(&k, small, sv, &inputs, limits, on.space)
+                            }
+                            _ => reruns::followed(
+                                &k,
+                                small,
+                                sv,
+                                &inputs,
+                                limits,
+                                (on, &plain),
+                                &mut said,
+                            ),
+                        });
                     }
                     if let Some(first) = first {
                         stage(send, v, "checking its clock figures on the CPU interpreter");
@@ -495,6 +507,7 @@ struct Tweak {
     clock_scale: u64,
     perturb: Option<Perturb>,
     reverse_warps: bool,
+    observe: Option<crate::interp::block::Observe>,
 }
 
 impl Tweak {
@@ -521,6 +534,7 @@ fn run_small(
         clock_scale: tweak.clock_scale,
         perturb: tweak.perturb,
         reverse_warps: tweak.reverse_warps,
+        observe: tweak.observe,
         ..l
     });
     let run = launched.and_then(|l| {

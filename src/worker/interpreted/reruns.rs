@@ -145,7 +145,7 @@ pub(super) fn followed(
     let kind_asked = |kind: AccessKind| match on.of {
         PerturbOf::Loads => kind == AccessKind::Load,
         PerturbOf::Atomics => kind.is_atomic(),
-        PerturbOf::Returns => false,
+        PerturbOf::Returns | PerturbOf::Inputs => false,
     };
     let sites: Vec<_> = (k.sites.iter())
         .filter(|s| match s.event {
@@ -216,6 +216,68 @@ pub(super) fn followed(
         }
         p.feeding += share;
     }
+    p
+}
+
+/// How much of what `v`'s timed loads from `space` read follows the inputs: the run over
+/// `inputs` and one over inputs drawn again each keep the word and the value of every lane
+/// load at a timed site (`Site::timed`, between two clock reads), and of the second run's
+/// loads at a word the first run's read too, those that read another value there feed
+/// (`PerturbOf::Inputs`). A chase of a chain drawn from the inputs finds other pointers
+/// in nearly every word; a fixed ring chased for the clock, the drawn chain walked
+/// untimed for the output, finds the same ones, however the ring is laid out or entered.
+pub(super) fn timed_from_input(
+    k: &Kernel,
+    small: &Lesson,
+    v: &Variant,
+    inputs: &[HostData],
+    limits: &Limits,
+    space: Space,
+) -> Perturbed {
+    let sites: Vec<u32> = (k.sites.iter())
+        .filter(|s| s.timed && s.kind() == Some(AccessKind::Load))
+        .filter(|s| matches!(s.space(), Some(sp) if sp == space || sp == Space::Generic))
+        .map(|s| s.id)
+        .collect();
+    let mut p = Perturbed {
+        space,
+        of: PerturbOf::Inputs,
+        loads: 0,
+        feeding: 0,
+        sites: sites.len() as u32,
+        sites_feeding: 0,
+    };
+    let observed = |inputs: &[HostData]| {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let tweak = Tweak {
+            observe: Some(crate::interp::block::Observe {
+                space,
+                sites: sites.clone(),
+                seen: seen.clone(),
+            }),
+            ..Tweak::default()
+        };
+        run_small(k, small, v, inputs, (limits, tweak)).ok()?;
+        let mut kept = seen.lock().unwrap_or_else(|e| e.into_inner());
+        Some(std::mem::take(&mut *kept))
+    };
+    if sites.is_empty() {
+        return p;
+    }
+    let again: Vec<HostData> = (small.buffers.iter())
+        .map(|b| crate::worker::hostdata::generate(b, crate::worker::hostdata::fresh_seed()))
+        .collect();
+    let (Some(first), Some(second)) = (observed(inputs), observed(&again)) else {
+        return p;
+    };
+    let words: crate::analysis::FastMap<u64, u64> = first.into_iter().collect();
+    for (word, value) in second {
+        if let Some(&before) = words.get(&word) {
+            p.loads += 1;
+            p.feeding += u64::from(before != value);
+        }
+    }
+    p.sites_feeding = u32::from(p.feeding > 0);
     p
 }
 
