@@ -1,5 +1,6 @@
-// right: the last block to take a ticket sums partial[], each block's total stored and
-// fenced before its ticket
+// right: the last block to take a ticket adds up partial[], each block's total stored and
+// fenced before its ticket; the last block reads the partials a word a thread and climbs
+// the same tree over them
 
 // The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)
 // threads walks the array in tiles of BLOCK words; a block reduces each tile with a tree in
@@ -12,22 +13,6 @@
 // How many blocks have handed in their totals.
 __device__ unsigned finish_count = 0;
 
-__device__ void finish(unsigned block_sum, unsigned* partial, unsigned* out)
-{
-    if (threadIdx.x == 0) {
-        partial[blockIdx.x] = block_sum;
-        // The partial must be seen by every block before the ticket is.
-        __threadfence();
-        const unsigned ticket = atomicAdd(&finish_count, 1u);
-        if (ticket == gridDim.x - 1) {
-            unsigned s = 0;
-            for (unsigned b = 0; b < gridDim.x; ++b) s += ((volatile unsigned*)partial)[b];
-            *out = s;
-            finish_count = 0;
-        }
-    }
-}
-
 // One tile's tree: returns the tile's sum (meaningful in thread 0).
 __device__ unsigned tree(unsigned* sdata, unsigned tid)
 {
@@ -38,6 +23,30 @@ __device__ unsigned tree(unsigned* sdata, unsigned tid)
         __syncthreads();
     }
     return sdata[0];
+}
+
+// Every thread of the block calls it, with the block's total in thread 0.
+__device__ void finish(unsigned block_sum, unsigned* partial, unsigned* out, unsigned* sdata)
+{
+    const unsigned tid = threadIdx.x;
+    int last = 0;
+    if (tid == 0) {
+        partial[blockIdx.x] = block_sum;
+        // The partial must be seen by every block before the ticket is.
+        __threadfence();
+        last = atomicAdd(&finish_count, 1u) == gridDim.x - 1;
+    }
+    // Thread 0's word to the whole block, through the barrier rather than a shared word.
+    if (!__syncthreads_or(last)) return;
+    unsigned s = 0;
+    for (unsigned b = tid; b < gridDim.x; b += BLOCK) s += ((volatile unsigned*)partial)[b];
+    sdata[tid] = s;
+    __syncthreads();
+    const unsigned total = tree(sdata, tid);
+    if (tid == 0) {
+        *out = total;
+        finish_count = 0;
+    }
 }
 
 extern "C" __global__ void reduce_tree(const unsigned* __restrict__ in, unsigned* partial,
@@ -53,5 +62,5 @@ extern "C" __global__ void reduce_tree(const unsigned* __restrict__ in, unsigned
         // The next tile overwrites sdata: every thread must be done reading this one.
         __syncthreads();
     }
-    finish(total, partial, out);
+    finish(total, partial, out, sdata);
 }

@@ -1,4 +1,4 @@
-// wrong: [grid race] the last block to take a ticket sums partial[], which every block stored before taking its ticket, but with no __threadfence() between the store and the ticket: on a GPU the ticket may be seen before the partial, and the last block adds a stale one
+// wrong: [grid race] the last block to take a ticket adds up partial[], which every block stored before taking its ticket, but with no __threadfence() between the store and the ticket: on a GPU the ticket may be seen before the partial, and the last block adds a stale one
 // caught by: yours global.unfenced_handover_words == 0
 // on: cpu
 
@@ -13,20 +13,6 @@
 // How many blocks have handed in their totals.
 __device__ unsigned finish_count = 0;
 
-__device__ void finish(unsigned block_sum, unsigned* partial, unsigned* out)
-{
-    if (threadIdx.x == 0) {
-        partial[blockIdx.x] = block_sum;
-        const unsigned ticket = atomicAdd(&finish_count, 1u);
-        if (ticket == gridDim.x - 1) {
-            unsigned s = 0;
-            for (unsigned b = 0; b < gridDim.x; ++b) s += ((volatile unsigned*)partial)[b];
-            *out = s;
-            finish_count = 0;
-        }
-    }
-}
-
 // One tile's tree: returns the tile's sum (meaningful in thread 0).
 __device__ unsigned tree(unsigned* sdata, unsigned tid)
 {
@@ -37,6 +23,28 @@ __device__ unsigned tree(unsigned* sdata, unsigned tid)
         __syncthreads();
     }
     return sdata[0];
+}
+
+// Every thread of the block calls it, with the block's total in thread 0.
+__device__ void finish(unsigned block_sum, unsigned* partial, unsigned* out, unsigned* sdata)
+{
+    const unsigned tid = threadIdx.x;
+    int last = 0;
+    if (tid == 0) {
+        partial[blockIdx.x] = block_sum;
+        last = atomicAdd(&finish_count, 1u) == gridDim.x - 1;
+    }
+    // Thread 0's word to the whole block, through the barrier rather than a shared word.
+    if (!__syncthreads_or(last)) return;
+    unsigned s = 0;
+    for (unsigned b = tid; b < gridDim.x; b += BLOCK) s += ((volatile unsigned*)partial)[b];
+    sdata[tid] = s;
+    __syncthreads();
+    const unsigned total = tree(sdata, tid);
+    if (tid == 0) {
+        *out = total;
+        finish_count = 0;
+    }
 }
 
 extern "C" __global__ void reduce_tree(const unsigned* __restrict__ in, unsigned* partial,
@@ -52,5 +60,5 @@ extern "C" __global__ void reduce_tree(const unsigned* __restrict__ in, unsigned
         // The next tile overwrites sdata: every thread must be done reading this one.
         __syncthreads();
     }
-    finish(total, partial, out);
+    finish(total, partial, out, sdata);
 }
