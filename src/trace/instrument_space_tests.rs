@@ -259,10 +259,10 @@ fn an_mma_is_an_exchange_between_lanes() {
 #[test]
 fn a_fence_of_the_gpus_scope_is_an_event_numbered_after_every_other_site() {
     let (inst, ptx) = one(
-        "\tst.global.u32 [%rd1], %r1;\n\tfence.sc.gpu;\n\tmembar.gl;\n\tfence.acq_rel.cta;\n\tmembar.cta;\n\tfence.proxy.async.shared::cta;\n\tfence.acq_rel.cluster;\n\tatom.global.add.u32 %r2, [%rd2], 1;\n",
+        "\tst.global.u32 [%rd1], %r1;\n\tfence.sc.gpu;\n\tmembar.gl;\n\tfence.acq_rel.cta;\n\tmembar.cta;\n\tfence.proxy.async.shared::cta;\n\tfence.acq_rel.cluster;\n\tfence.acquire.gpu;\n\tfence.release.sys;\n\tatom.global.add.u32 %r2, [%rd2], 1;\n",
     );
     let events: Vec<(u32, Event)> = inst.sites.iter().map(|s| (s.id, s.event)).collect();
-    assert_eq!(events.len(), 4, "{events:?}");
+    assert_eq!(events.len(), 5, "{events:?}");
     // The store and the atomic keep the ids they had before fences were followed.
     assert_eq!(events[0].0, 0);
     assert_eq!(events[1].0, 1);
@@ -270,6 +270,8 @@ fn a_fence_of_the_gpus_scope_is_an_event_numbered_after_every_other_site() {
     // The block's, the cluster's and the proxy fences order nothing for other blocks.
     assert_eq!(events[2], (2, Event::Fence));
     assert_eq!(events[3], (3, Event::Fence));
+    // A release fence releases; an acquire-only one does not.
+    assert_eq!(events[4], (4, Event::Fence));
     let fence = block_before(&ptx, "fence.sc.gpu;");
     assert!(fence.contains("gpulab trace site 2"), "{fence}");
 }

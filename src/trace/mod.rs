@@ -5,6 +5,7 @@ pub mod analyze;
 pub mod census;
 pub mod cross_block;
 pub mod decode;
+pub mod handover;
 pub mod instrument;
 mod repeat;
 pub mod sample;

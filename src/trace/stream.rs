@@ -103,6 +103,9 @@ pub struct Streamed {
     shuffles: u64,
     /// Global words two blocks stored to (`GlobalStats::cross_block_words`).
     cross: crate::trace::cross_block::CrossBlockStores,
+    /// Whether each word handed between blocks was ordered on both sides
+    /// (`GlobalStats::unfenced_handover_words`).
+    handover: crate::trace::handover::HandoverOrder,
     /// The shared accesses the SASS makes in pieces (`sass_map::reshape`).
     shapes: Shapes,
     /// Whether the SASS was read for them; the reason when it could not be.
@@ -137,6 +140,7 @@ impl Streamed {
             work: Default::default(),
             shuffles: 0,
             cross: Default::default(),
+            handover: Default::default(),
             shapes: Shapes::Known(Vec::new()),
             sass: Ok(()),
             count: 0,
@@ -215,6 +219,7 @@ impl Streamed {
         self.calls += super::analyze::call_lanes(r, site);
         self.shuffles += super::analyze::shuffle_lanes(r, site);
         self.cross.push(r, site);
+        self.handover.push(r, site);
         if let Some(bytes) = super::analyze::copy_read_bytes(r, &self.sites) {
             self.groups.copied(r.block, r.warp, bytes);
         }
@@ -287,7 +292,7 @@ impl Streamed {
         // Only the interpreter counts its steps, and it runs every block of the grid: a
         // GPU's sample may leave out the block that reads what the others hand it.
         m.global.unfenced_handover_words =
-            (self.work.thread_steps > 0).then_some(self.cross.unfenced);
+            (self.work.thread_steps > 0).then_some(self.handover.unfenced);
         m
     }
 }

@@ -292,14 +292,17 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
     }))
 }
 
-/// A fence that orders the thread's memory accesses for every block of the GPU: `fence.sc`
-/// or `fence.acq_rel` at GPU or system scope, `membar.gl`, `membar.sys` (not a block's or
-/// a cluster's, nor the proxy fences, which order the async proxy's view only).
+/// A fence that orders the thread's memory accesses for every block of the GPU: `fence.sc`,
+/// `fence.acq_rel` or `fence.release` (PTX 8.6) at GPU or system scope, `membar.gl`,
+/// `membar.sys` (not a block's or a cluster's, nor an acquire-only fence, nor the proxy
+/// fences, which order the async proxy's view only).
 fn device_fence(op: &str) -> bool {
     let quals: Vec<&str> = op.split('.').collect();
     match quals.first() {
         Some(&"fence") => {
-            (quals.contains(&"acq_rel") || quals.contains(&"sc"))
+            ["acq_rel", "sc", "release"]
+                .iter()
+                .any(|q| quals.contains(q))
                 && (quals.contains(&"gpu") || quals.contains(&"sys"))
         }
         Some(&"membar") => quals.contains(&"gl") || quals.contains(&"sys"),

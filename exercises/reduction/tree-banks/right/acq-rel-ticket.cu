@@ -1,0 +1,45 @@
+// right: the ticket itself releases the partial: atom.acq_rel.gpu.global.add.u32 (what cuda::atomic_ref<unsigned, thread_scope_device>::fetch_add(1, memory_order_acq_rel) makes), no separate fence
+
+#define BLOCK 256
+__device__ unsigned finish_count = 0;
+__device__ unsigned blocks_done = 0;
+__device__ unsigned tree(unsigned* sdata, unsigned tid)
+{
+    for (unsigned s = BLOCK / 2; s > 0; s >>= 1) {
+        if (tid < s) sdata[tid] += sdata[tid + s];
+        __syncthreads();
+    }
+    return sdata[0];
+}
+__device__ void finish(unsigned block_sum, unsigned* partial, unsigned* out, unsigned* sdata)
+{
+    const unsigned tid = threadIdx.x;
+    int last = 0;
+    if (tid == 0) {
+        partial[blockIdx.x] = block_sum;
+        unsigned old;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(old) : "l"(&finish_count) : "memory");
+        last = old == gridDim.x - 1;
+    }
+    if (!__syncthreads_or(last)) return;
+    unsigned s = 0;
+    for (unsigned b = tid; b < gridDim.x; b += BLOCK) s += ((volatile unsigned*)partial)[b];
+    sdata[tid] = s;
+    __syncthreads();
+    const unsigned total = tree(sdata, tid);
+    if (tid == 0) { *out = total; finish_count = 0; }
+}
+extern "C" __global__ void reduce_tree(const unsigned* __restrict__ in, unsigned* partial,
+                                       unsigned* out, unsigned n)
+{
+    __shared__ unsigned sdata[BLOCK];
+    const unsigned tid = threadIdx.x;
+    unsigned total = 0;
+    for (unsigned base = blockIdx.x * BLOCK; base < n; base += gridDim.x * BLOCK) {
+        sdata[tid] = base + tid < n ? in[base + tid] : 0u;
+        __syncthreads();
+        total += tree(sdata, tid);
+        __syncthreads();
+    }
+    finish(total, partial, out, sdata);
+}

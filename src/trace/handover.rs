@@ -1,0 +1,271 @@
+//! Whether each value handed between blocks through global memory was ordered on both
+//! sides (`unfenced`): the interpreter runs one block after another, so a last block that
+//! sums the others' partials always finds them there; on a GPU it finds them only where the
+//! memory model says it must.
+//!
+//! The writer's side: a word a block stores (or updates with an atomic) must be released
+//! before the block's next global atomic of the GPU's scope, the one a reader may wait on
+//! (the last block's ticket): by a fence of the GPU's scope (`__threadfence()`) that comes
+//! after the store in the storing thread's order and before the atomic in the atomic's
+//! thread's, or by that atomic itself made with release semantics at the GPU's scope. A
+//! fence after the ticket, another lane's fence, a block's or a cluster's fence or atomic
+//! orders nothing for another block. A store no atomic follows is handed with nothing to
+//! wait on.
+//!
+//! The reader's side: a plain or asynchronous load of a handed word must come after a
+//! global atomic of the GPU's scope in the reading block (it learnt the word was ready), in
+//! the loading thread's order; a non-coherent load (`ld.global.nc`, `__ldg`) of a word
+//! written during the launch may return what its cache held. An atomic that reads a word
+//! another block last stored or exchanged is judged on the writer's side alone; one that
+//! reads a word others accumulate into (a counter, a bin) is ordered by the word itself.
+//!
+//! A thread's order is its warp's records whose lanes hold it; between warps, the block's
+//! barriers (a warp that has passed more barriers than another had at an event comes after
+//! it). A word polled until it holds a flag packed with its value needs no fence, and is
+//! still counted: the analysis does not follow the loop that waits.
+
+use crate::analysis::{FastMap, FastSet};
+use crate::model::access::{AccessKind, Space, words_of};
+use crate::trace::decode::Record;
+use crate::trace::instrument::{Event, Site};
+
+/// Words followed at most: past it new words are not followed, so the count may miss
+/// some, never invent one.
+const WORDS_MAX: usize = 1 << 22;
+
+/// Fences kept per warp, the latest: a handful is what a reduction's finish makes.
+const FENCES_KEPT: usize = 16;
+
+#[derive(Default)]
+pub struct HandoverOrder {
+    /// The block that last wrote each word, its write (an index into `stamps`), and how.
+    writer: FastMap<u64, (u32, u32, Write)>,
+    /// Where each global write record stands in its block's order.
+    stamps: Vec<Stamp>,
+    /// Per write: not yet followed by an atomic, released before it, or not.
+    released: Vec<Release>,
+    /// Each traced block's barriers, fences, atomics and writes waiting for an atomic.
+    blocks: FastMap<u32, Block>,
+    /// Records taken in: the trace's order.
+    seen: u64,
+    unfenced_words: FastSet<u64>,
+    /// Words handed between blocks with an order missing on either side, each once.
+    pub unfenced: u64,
+}
+
+/// How a word was written: a store, an exchange (which writes what it is given, as a
+/// store does), or an atomic that accumulates (an add, a max: a counter, a bin).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Write {
+    Store,
+    Exchange,
+    Accumulate,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Release {
+    Pending,
+    Released,
+    Unreleased,
+}
+
+/// Where an event stands in its block: its warp and lanes, the block barriers the warp had
+/// passed, and its place in the trace.
+#[derive(Debug, Clone, Copy)]
+struct Stamp {
+    warp: u32,
+    mask: u32,
+    bars: u32,
+    at: u64,
+}
+
+impl Stamp {
+    /// `self`'s threads each order it before `later`: each of them is in `later` (a later
+    /// record of the warp), or `later`'s warp had passed a block barrier more.
+    fn before_all(self, later: Stamp) -> bool {
+        (self.warp == later.warp && later.at > self.at && self.mask & !later.mask == 0)
+            || later.bars > self.bars
+    }
+
+    /// Each of `later`'s threads had `self` before it: each of them is in `self`.
+    fn before_each(self, later: Stamp) -> bool {
+        (self.warp == later.warp && later.at > self.at && later.mask & !self.mask == 0)
+            || later.bars > self.bars
+    }
+
+    /// Some thread of `later`'s warp came after `self` (or a barrier between).
+    fn before_any(self, later: Stamp) -> bool {
+        (self.warp == later.warp && later.at > self.at) || later.bars > self.bars
+    }
+}
+
+#[derive(Default)]
+struct Block {
+    bars: Vec<u32>,
+    fences: Vec<Vec<Stamp>>,
+    /// Each warp's latest global atomic of the GPU's scope.
+    atomic: Vec<Option<Stamp>>,
+    /// Writes (indices into `stamps`) no atomic has followed yet.
+    pending: Vec<u32>,
+}
+
+impl Block {
+    fn warp(&mut self, w: u32) -> usize {
+        let w = w as usize;
+        if self.bars.len() <= w {
+            self.bars.resize(w + 1, 0);
+            self.fences.resize(w + 1, Vec::new());
+            self.atomic.resize(w + 1, None);
+        }
+        w
+    }
+
+    /// Whether a fence comes after `store` in each storing thread and before `signal` in
+    /// each signalling one.
+    fn fenced(&self, store: Stamp, signal: Stamp) -> bool {
+        (self.fences.iter().flatten()).any(|f| store.before_all(*f) && f.before_each(signal))
+    }
+
+    /// Whether some atomic of the block comes before `load` in each loading thread.
+    fn waited(&self, load: Stamp) -> bool {
+        (self.atomic.iter().flatten()).any(|a| a.before_each(load))
+    }
+}
+
+/// A global atomic's reach: the GPU's scope (the default) or wider, not a block's or a
+/// cluster's; and whether it releases what its thread did before it.
+fn atomic_scope(site: &Site) -> (bool, bool) {
+    let quals: Vec<&str> = site.op.split('.').collect();
+    let wide = !quals.iter().any(|q| *q == "cta" || *q == "cluster");
+    let releasing = quals.iter().any(|q| *q == "release" || *q == "acq_rel");
+    (wide, wide && releasing)
+}
+
+impl HandoverOrder {
+    pub fn push(&mut self, r: &Record, site: &Site) {
+        self.seen += 1;
+        let at = self.seen;
+        let b = self.blocks.entry(r.block).or_default();
+        let w = b.warp(r.warp);
+        let stamp = Stamp {
+            warp: r.warp,
+            mask: r.mask,
+            bars: b.bars[w],
+            at,
+        };
+        match site.event {
+            // A block barrier; a cluster's wait is one too (its arrive comes first).
+            Event::Barrier | Event::ClusterWait => {
+                b.bars[w] += 1;
+                return;
+            }
+            Event::Fence => {
+                let kept = &mut b.fences[w];
+                if kept.len() == FENCES_KEPT {
+                    kept.remove(0);
+                }
+                kept.push(stamp);
+                return;
+            }
+            _ => {}
+        }
+        if r.space != Space::Global {
+            return;
+        }
+        match site.kind() {
+            Some(AccessKind::Load | AccessKind::AsyncCopy) => {
+                let coherent = !site.op.split('.').any(|q| q == "nc");
+                let waited = coherent && b.waited(stamp);
+                self.read(r, waited, false);
+            }
+            Some(AccessKind::Store) => self.write(r, stamp, Write::Store),
+            Some(k) if k.is_atomic() => {
+                let (wide, releasing) = atomic_scope(site);
+                if wide {
+                    self.signal(r.block, stamp, releasing);
+                }
+                self.read(r, true, true);
+                let how = match site.is_exchange() {
+                    true => Write::Exchange,
+                    false => Write::Accumulate,
+                };
+                self.write(r, stamp, how);
+            }
+            _ => {}
+        }
+    }
+
+    /// A global atomic of the GPU's scope at `x`: each write of the block before it is
+    /// released or not, by a fence between or by `x` itself.
+    fn signal(&mut self, block: u32, x: Stamp, releasing: bool) {
+        let Some(b) = self.blocks.get_mut(&block) else {
+            return;
+        };
+        let w = b.warp(x.warp);
+        b.atomic[w] = Some(x);
+        let mut left = Vec::new();
+        for k in std::mem::take(&mut b.pending) {
+            let s = self.stamps[k as usize];
+            if !s.before_any(x) {
+                left.push(k);
+                continue;
+            }
+            let by_itself = releasing && s.before_all(x);
+            self.released[k as usize] = match by_itself || b.fenced(s, x) {
+                true => Release::Released,
+                false => Release::Unreleased,
+            };
+        }
+        b.pending = left;
+    }
+
+    fn write(&mut self, r: &Record, stamp: Stamp, how: Write) {
+        let k = self.stamps.len() as u32;
+        self.stamps.push(stamp);
+        self.released.push(Release::Pending);
+        if let Some(b) = self.blocks.get_mut(&r.block) {
+            b.pending.push(k);
+        }
+        for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
+            for word in words_of(r.addrs[lane], r.width) {
+                if self.writer.len() < WORDS_MAX || self.writer.contains_key(&word) {
+                    self.writer.insert(word, (r.block, k, how));
+                }
+            }
+        }
+    }
+
+    /// A read of `r`'s words (`waited`: after an atomic of its block, coherently; `atomic`:
+    /// by an atomic, which reads the word itself). An atomic's read of a word others
+    /// accumulate into (a counter, a bin) is the accumulation's own order, not a handover.
+    fn read(&mut self, r: &Record, waited: bool, atomic: bool) {
+        for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
+            for word in words_of(r.addrs[lane], r.width) {
+                let Some(&(from, k, how)) = self.writer.get(&word) else {
+                    continue;
+                };
+                if from == r.block || (atomic && how == Write::Accumulate) {
+                    continue;
+                }
+                let ordered = match self.released[k as usize] {
+                    Release::Released => atomic || waited,
+                    Release::Unreleased => false,
+                    // Nothing followed it: an atomic's word holds its own value, whoever
+                    // reads it (a counter polled); a store's was handed with nothing for
+                    // the reader to wait on.
+                    Release::Pending => how != Write::Store,
+                };
+                if !ordered
+                    && self.unfenced_words.len() < WORDS_MAX
+                    && self.unfenced_words.insert(word)
+                {
+                    self.unfenced += 1;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "handover_tests.rs"]
+mod tests;

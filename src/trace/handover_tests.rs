@@ -1,0 +1,243 @@
+use super::*;
+
+fn site(kind: AccessKind, op: &str) -> Site {
+    Site {
+        id: 0,
+        event: Event::Access {
+            space: Space::Global,
+            kind,
+        },
+        op: op.into(),
+        width: 4,
+        ptx_line: 1,
+        source_line: None,
+        source_file: None,
+        coords: None,
+        unused: false,
+        addr: String::new(),
+        timed: false,
+        called_at: None,
+    }
+}
+
+fn event(event: Event) -> Site {
+    Site {
+        event,
+        ..site(AccessKind::Load, "")
+    }
+}
+
+/// Block `b`'s warp `warp`, the lanes of `mask`, each at `addr` (one word).
+fn rec(b: u32, warp: u32, mask: u32, addr: u64) -> Record {
+    Record {
+        site: 0,
+        block: b,
+        warp,
+        mask,
+        space: Space::Global,
+        width: 4,
+        rank: 0,
+        addrs: [addr; 32],
+    }
+}
+
+const PARTIAL: u64 = 0;
+const TICKET: u64 = 1 << 20;
+
+struct Kit {
+    store: Site,
+    load: Site,
+    ticket: Site,
+    fence: Site,
+    bar: Site,
+}
+
+fn kit() -> Kit {
+    Kit {
+        store: site(AccessKind::Store, "st.global.u32"),
+        load: site(AccessKind::Load, "ld.global.u32"),
+        ticket: site(AccessKind::Atomic, "atom.global.add.u32"),
+        fence: event(Event::Fence),
+        bar: event(Event::Barrier),
+    }
+}
+
+/// Blocks 0 and 1 each run `writer` (each step a site, a warp and its lanes), then block
+/// 1, the last, reads block 0's partial in the threads of its last step (its ticket). The
+/// words counted unfenced.
+fn last_block(writer: &[(&Site, u32, u32)]) -> u64 {
+    let k = kit();
+    let mut h = HandoverOrder::default();
+    for b in 0..2 {
+        for &(s, warp, mask) in writer {
+            let addr = if s.op.contains("atom") && !s.op.contains("exch") {
+                TICKET
+            } else {
+                PARTIAL + 4 * u64::from(b)
+            };
+            h.push(&rec(b, warp, mask, addr), s);
+        }
+    }
+    let &(_, warp, mask) = writer.last().expect("a step");
+    h.push(&rec(1, warp, mask, PARTIAL), &k.load);
+    h.unfenced
+}
+
+#[test]
+fn a_partial_is_released_only_by_a_fence_between_its_store_and_the_blocks_next_atomic() {
+    let k = kit();
+    // No fence.
+    assert_eq!(last_block(&[(&k.store, 0, 1), (&k.ticket, 0, 1)]), 1);
+    // `__threadfence()` between the store and the ticket, by the storing thread.
+    assert_eq!(
+        last_block(&[(&k.store, 0, 1), (&k.fence, 0, 1), (&k.ticket, 0, 1)]),
+        0
+    );
+    // Every thread fences, a barrier, and warp 1 takes the ticket.
+    let bar = [(&k.bar, 0, u32::MAX), (&k.bar, 1, u32::MAX)];
+    let mut w = vec![(&k.store, 0, 1), (&k.fence, 0, u32::MAX)];
+    w.extend(bar);
+    w.push((&k.ticket, 1, 1));
+    assert_eq!(last_block(&w), 0);
+    // Warp 1 fences and takes the ticket with no barrier after the store: nothing orders
+    // warp 0's store first.
+    assert_eq!(
+        last_block(&[(&k.store, 0, 1), (&k.fence, 1, 1), (&k.ticket, 1, 1)]),
+        1
+    );
+    // Another lane of the storing warp fences: a fence orders its own thread's accesses.
+    assert_eq!(
+        last_block(&[(&k.store, 0, 1), (&k.fence, 0, 2), (&k.ticket, 0, 1)]),
+        1
+    );
+    // The fence before the store, or after the ticket (a second atomic after it).
+    assert_eq!(
+        last_block(&[(&k.fence, 0, 1), (&k.store, 0, 1), (&k.ticket, 0, 1)]),
+        1
+    );
+    let done = site(AccessKind::Atomic, "atom.global.add.u32");
+    assert_eq!(
+        last_block(&[
+            (&k.store, 0, 1),
+            (&k.ticket, 0, 1),
+            (&k.fence, 0, 1),
+            (&done, 0, 1)
+        ]),
+        1
+    );
+}
+
+#[test]
+fn a_ticket_with_release_semantics_releases_at_the_gpus_scope_only() {
+    let k = kit();
+    for (op, unfenced) in [
+        ("atom.acq_rel.gpu.global.add.u32", 0),
+        ("atom.release.sys.global.add.u32", 0),
+        ("atom.acq_rel.cluster.global.add.u32", 1),
+        ("atom.cta.global.add.u32", 1),
+    ] {
+        let ticket = site(AccessKind::Atomic, op);
+        assert_eq!(
+            last_block(&[(&k.store, 0, 1), (&ticket, 0, 1)]),
+            unfenced,
+            "{op}"
+        );
+    }
+    // A block-scoped fence makes no site; a block-scoped ticket after a fence signals
+    // nothing to another block, so the store waits for an atomic that never comes.
+    let cta = site(AccessKind::Atomic, "atom.cta.global.add.u32");
+    assert_eq!(
+        last_block(&[(&k.store, 0, 1), (&k.fence, 0, 1), (&cta, 0, 1)]),
+        1
+    );
+}
+
+#[test]
+fn the_reader_reads_after_its_own_atomic_and_coherently() {
+    let k = kit();
+    let writer = [(&k.store, 0, 1), (&k.fence, 0, 1), (&k.ticket, 0, 1)];
+    let mut h = HandoverOrder::default();
+    for &(s, warp, mask) in &writer {
+        let addr = if std::ptr::eq(s, &k.ticket) {
+            TICKET
+        } else {
+            PARTIAL
+        };
+        h.push(&rec(0, warp, mask, addr), s);
+    }
+    // Block 1 reads the partial before it takes its ticket: it may be stale.
+    h.push(&rec(1, 0, 1, PARTIAL), &k.load);
+    h.push(&rec(1, 0, 1, TICKET), &k.ticket);
+    assert_eq!(h.unfenced, 1);
+    // After the ticket, coherently: none more; through the non-coherent path: one.
+    let mut h2 = HandoverOrder::default();
+    for &(s, warp, mask) in &writer {
+        let addr = if std::ptr::eq(s, &k.ticket) {
+            TICKET
+        } else {
+            PARTIAL
+        };
+        h2.push(&rec(0, warp, mask, addr), s);
+    }
+    h2.push(&rec(1, 0, 1, TICKET), &k.ticket);
+    h2.push(&rec(1, 0, 1, PARTIAL), &k.load);
+    assert_eq!(h2.unfenced, 0);
+    h2.push(&rec(1, 0, 1, PARTIAL + 4), &k.store);
+    h2.push(
+        &rec(2, 0, 1, PARTIAL + 4),
+        &site(AccessKind::Load, "ld.global.nc.u32"),
+    );
+    assert_eq!(h2.unfenced, 1, "block 1's store was released by nothing");
+    // An asynchronous copy's read is a read like a load's.
+    let mut h3 = HandoverOrder::default();
+    h3.push(&rec(0, 0, 1, PARTIAL), &k.store);
+    h3.push(&rec(0, 0, 1, TICKET), &k.ticket);
+    h3.push(&rec(1, 0, 1, TICKET), &k.ticket);
+    h3.push(
+        &rec(1, 0, 1, PARTIAL),
+        &site(AccessKind::AsyncCopy, "cp.async.ca.shared.global"),
+    );
+    assert_eq!(h3.unfenced, 1);
+}
+
+#[test]
+fn a_word_an_atomic_writes_is_handed_like_a_store_but_a_counter_is_not() {
+    let k = kit();
+    let add = site(AccessKind::Atomic, "atom.global.add.u32");
+    let exch = site(AccessKind::Atomic, "atom.global.exch.b32");
+    // The partial added into its zeroed word, then the ticket, no fence: unreleased.
+    let mut h = HandoverOrder::default();
+    h.push(&rec(0, 0, 1, PARTIAL), &add);
+    h.push(&rec(0, 0, 1, TICKET), &k.ticket);
+    h.push(&rec(1, 0, 1, TICKET), &k.ticket);
+    h.push(&rec(1, 0, 1, PARTIAL), &k.load);
+    assert_eq!(h.unfenced, 1);
+    // Read back with an exchange, a plain store before it and no fence: unreleased.
+    let mut h = HandoverOrder::default();
+    h.push(&rec(0, 0, 1, PARTIAL), &k.store);
+    h.push(&rec(0, 0, 1, TICKET), &k.ticket);
+    h.push(&rec(1, 0, 1, TICKET), &k.ticket);
+    h.push(&rec(1, 0, 1, PARTIAL), &exch);
+    assert_eq!(h.unfenced, 1);
+    // Handed by an exchange and taken back by one, no fence: unreleased.
+    let mut h = HandoverOrder::default();
+    h.push(&rec(0, 0, 1, PARTIAL), &exch);
+    h.push(&rec(0, 0, 1, TICKET), &k.ticket);
+    h.push(&rec(1, 0, 1, TICKET), &k.ticket);
+    h.push(&rec(1, 0, 1, PARTIAL), &exch);
+    assert_eq!(h.unfenced, 1);
+    // Bins every block adds into, one after another: the adds' own order.
+    let mut h = HandoverOrder::default();
+    for b in 0..4 {
+        h.push(&rec(b, 0, 1, PARTIAL), &add);
+        h.push(&rec(b, 0, 1, PARTIAL + 4), &add);
+    }
+    assert_eq!(h.unfenced, 0);
+    // The ticket itself, updated by every block and polled by plain loads: its own value.
+    let mut h = HandoverOrder::default();
+    for b in 0..4 {
+        h.push(&rec(b, 0, 1, TICKET), &k.ticket);
+    }
+    h.push(&rec(5, 0, 1, TICKET), &k.load);
+    assert_eq!(h.unfenced, 0);
+}
