@@ -84,23 +84,8 @@ mod tests {
     use crate::trace::instrument::Event;
 
     fn site(kind: AccessKind) -> Site {
-        Site {
-            id: 0,
-            event: Event::Access {
-                space: Space::Global,
-                kind,
-            },
-            op: String::new(),
-            width: 4,
-            ptx_line: 1,
-            source_line: None,
-            source_file: None,
-            coords: None,
-            unused: false,
-            addr: String::new(),
-            timed: false,
-            called_at: None,
-        }
+        let space = Space::Global;
+        Site::for_test(Event::Access { space, kind }, "")
     }
 
     fn rec(block: u32, first: u64) -> Record {

@@ -1,30 +1,12 @@
 use super::*;
 
 fn site(kind: AccessKind, op: &str) -> Site {
-    Site {
-        id: 0,
-        event: Event::Access {
-            space: Space::Global,
-            kind,
-        },
-        op: op.into(),
-        width: 4,
-        ptx_line: 1,
-        source_line: None,
-        source_file: None,
-        coords: None,
-        unused: false,
-        addr: String::new(),
-        timed: false,
-        called_at: None,
-    }
+    let space = Space::Global;
+    Site::for_test(Event::Access { space, kind }, op)
 }
 
 fn event(event: Event) -> Site {
-    Site {
-        event,
-        ..site(AccessKind::Load, "")
-    }
+    Site::for_test(event, "")
 }
 
 /// Block `b`'s warp `warp`, the lanes of `mask`, each at `addr` (one word).

@@ -188,6 +188,26 @@ pub struct Site {
 }
 
 impl Site {
+    /// A site of `event` made by `op`, 4 bytes a lane, on PTX line 1, for the tests of the
+    /// analyses that read sites.
+    #[cfg(test)]
+    pub fn for_test(event: Event, op: &str) -> Site {
+        Site {
+            id: 0,
+            event,
+            op: op.into(),
+            width: 4,
+            ptx_line: 1,
+            source_line: None,
+            source_file: None,
+            coords: None,
+            unused: false,
+            addr: String::new(),
+            timed: false,
+            called_at: None,
+        }
+    }
+
     /// A barrier of the block: `bar`/`barrier` and either half of the cluster's barrier,
     /// which holds the block too (not `bar.warp.sync`, which orders one warp's lanes).
     pub fn is_barrier(&self) -> bool {

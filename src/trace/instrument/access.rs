@@ -25,6 +25,24 @@ pub(super) struct Access<'a> {
     pub(super) mbar_operand: Option<&'a str>,
 }
 
+impl<'a> Access<'a> {
+    /// An event with no address: a barrier's, a copy group's, a call's, an exchange's, a
+    /// fence's.
+    pub(super) fn event(guard: Option<&'a str>, op: &'a str, event: Event) -> Access<'a> {
+        Access {
+            guard,
+            op,
+            event,
+            width: 0,
+            addr: "0",
+            coords: None,
+            size: None,
+            zero_src: None,
+            mbar_operand: None,
+        }
+    }
+}
+
 /// What the qualifiers of a traced opcode say.
 struct Qualifiers {
     space: Space,
@@ -64,17 +82,7 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
         return Ok(None);
     }
     let operands = rest[op_end..].trim();
-    let event = |event| Access {
-        guard,
-        op,
-        event,
-        width: 0,
-        addr: "0",
-        coords: None,
-        size: None,
-        zero_src: None,
-        mbar_operand: None,
-    };
+    let event = |event| Access::event(guard, op, event);
     match quals[2] {
         "commit_group" => return Ok(Some(vec![event(Event::CopyCommit)])),
         "wait_all" => {
@@ -234,17 +242,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         }
         Some("bar" | "barrier") => return Ok(barrier(guard, op, &rest[op_end..])),
         Some("membar" | "fence") if device_fence(op) => {
-            return Ok(Some(Access {
-                guard,
-                op,
-                event: Event::Fence,
-                width: 0,
-                addr: "0",
-                coords: None,
-                size: None,
-                zero_src: None,
-                mbar_operand: None,
-            }));
+            return Ok(Some(Access::event(guard, op, Event::Fence)));
         }
         Some("mbarrier") => return Ok(mbarrier(guard, op, &rest[op_end..])),
         Some("ldmatrix") => return matrix_load(guard, op, &rest[op_end..], line),
@@ -254,20 +252,11 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         // so a warp can move values between lanes with it (by a matrix of ones and zeros)
         // as it does with shuffles.
         Some(first @ ("call" | "shfl" | "redux" | "vote" | "match" | "mma")) => {
-            return Ok(Some(Access {
-                guard,
-                op,
-                event: match first {
-                    "call" => Event::Call,
-                    _ => Event::Shuffle,
-                },
-                width: 0,
-                addr: "0",
-                coords: None,
-                size: None,
-                zero_src: None,
-                mbar_operand: None,
-            }));
+            let event = match first {
+                "call" => Event::Call,
+                _ => Event::Shuffle,
+            };
+            return Ok(Some(Access::event(guard, op, event)));
         }
         _ => return Ok(None),
     };
