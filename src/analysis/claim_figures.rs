@@ -36,7 +36,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::ClusterFeedsOutputPct
         | Metric::SharedAtomicsFeedOutputPct
         | Metric::CallsFeedOutputPct
-        | Metric::SharedTimedFromInputPct => {
+        | Metric::SharedTimedChasePct => {
             let asked = m.perturbing();
             match (v.perturbed, asked) {
                 // No timed load read a word the other run's did: nothing to compare, and

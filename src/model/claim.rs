@@ -235,13 +235,14 @@ pub enum Metric {
     /// cluster (`ld.shared::cluster`, or a generic load that lands there): a remote read
     /// kept for show beside a neighbour's value worked out again feeds none.
     ClusterFeedsOutputPct,
-    /// The share, in percent, of the words the kernel's timed shared loads read (on the
-    /// lines between two clock reads) that hold another value when the inputs are drawn
-    /// again: two CPU interpreter runs over different inputs, each timed load's word and
-    /// value kept (`VariantResult::perturbed`, `PerturbOf::Inputs`). A chase of a chain
-    /// drawn from the inputs reads other pointers in each run; a fixed ring chased for
-    /// the clock, the drawn chain walked untimed for the output, reads the same ones.
-    SharedTimedFromInputPct,
+    /// The share, in percent, of the kernel's timed shared loads (on the lines between two
+    /// clock reads) that chase what was drawn: the lesser of the share whose values change
+    /// when the inputs are drawn again and the share whose addresses change when an
+    /// earlier timed load's values are perturbed (CPU interpreter runs, each timed load's
+    /// word and value kept: `VariantResult::perturbed`, `PerturbOf::Inputs`). A fixed ring
+    /// chased for the clock reads the same values whatever was drawn; a sweep of the
+    /// drawn words in order, each load waiting on the last by arithmetic, follows none.
+    SharedTimedChasePct,
 }
 
 impl Metric {
@@ -351,10 +352,7 @@ impl Metric {
             Metric::GlobalUnfencedHandoverWords,
         ),
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
-        (
-            "shared.timed_from_input_pct",
-            Metric::SharedTimedFromInputPct,
-        ),
+        ("shared.timed_chase_pct", Metric::SharedTimedChasePct),
         ("calls.feed_output_pct", Metric::CallsFeedOutputPct),
         ("cluster.feeds_output_pct", Metric::ClusterFeedsOutputPct),
         (
@@ -382,7 +380,7 @@ impl Metric {
             Metric::ClusterFeedsOutputPct => (Space::Cluster, PerturbOf::Loads),
             Metric::SharedAtomicsFeedOutputPct => (Space::Shared, PerturbOf::Atomics),
             Metric::CallsFeedOutputPct => (Space::Param, PerturbOf::Returns),
-            Metric::SharedTimedFromInputPct => (Space::Shared, PerturbOf::Inputs),
+            Metric::SharedTimedChasePct => (Space::Shared, PerturbOf::Inputs),
             _ => return None,
         };
         Some(Perturbing { space, of })

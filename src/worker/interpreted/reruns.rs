@@ -219,13 +219,24 @@ pub(super) fn followed(
     p
 }
 
-/// How much of what `v`'s timed loads from `space` read follows the inputs: the run over
-/// `inputs` and one over inputs drawn again each keep the word and the value of every lane
-/// load at a timed site (`Site::timed`, between two clock reads), and of the second run's
-/// loads at a word the first run's read too, those that read another value there feed
-/// (`PerturbOf::Inputs`). A chase of a chain drawn from the inputs finds other pointers
-/// in nearly every word; a fixed ring chased for the clock, the drawn chain walked
-/// untimed for the output, finds the same ones, however the ring is laid out or entered.
+/// How much of `v`'s timed loading from `space` chases what was drawn: the lesser of two
+/// shares of its timed lane loads (at sites on the lines between two clock reads,
+/// `Site::timed`), both kept by the interpreter word by word (`Observe`):
+///
+/// - those whose value follows the inputs: the run over `inputs` and one over inputs drawn
+///   again each keep the word and value of every timed load; of the second run's loads at
+///   a word the first run read too, those that found another value there. A fixed ring
+///   chased for the clock, the drawn chain walked untimed for the output, finds the same
+///   values, however the ring is laid out or entered.
+/// - those whose address follows an earlier timed load's value: the run over `inputs` again
+///   with one timed site's loaded values perturbed (bits flipped, every execution), the
+///   site that moves most; a load whose address changed, or that the perturbed run never
+///   made (it stopped: a pointer followed out of the buffer), follows. A sweep of the
+///   chain's words in order, each load made to wait on the last by an arithmetic that
+///   cancels, reads the drawn values and follows none.
+///
+/// `loads` is the first share's count, `feeding` as many of them as the lesser share
+/// gives (`PerturbOf::Inputs`).
 pub(super) fn timed_from_input(
     k: &Kernel,
     small: &Lesson,
@@ -247,7 +258,8 @@ pub(super) fn timed_from_input(
         sites: sites.len() as u32,
         sites_feeding: 0,
     };
-    let observed = |inputs: &[HostData]| {
+    // The timed loads a run keeps, and whether it ran to its end.
+    let observed = |inputs: &[HostData], perturb: Option<Perturb>| {
         let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let tweak = Tweak {
             observe: Some(crate::interp::block::Observe {
@@ -255,28 +267,47 @@ pub(super) fn timed_from_input(
                 sites: sites.clone(),
                 seen: seen.clone(),
             }),
+            perturb,
             ..Tweak::default()
         };
-        run_small(k, small, v, inputs, (limits, tweak)).ok()?;
+        let whole = run_small(k, small, v, inputs, (limits, tweak)).is_ok();
         let mut kept = seen.lock().unwrap_or_else(|e| e.into_inner());
-        Some(std::mem::take(&mut *kept))
+        (std::mem::take(&mut *kept), whole)
     };
     if sites.is_empty() {
         return p;
     }
+    let (first, whole) = observed(inputs, None);
     let again: Vec<HostData> = (small.buffers.iter())
         .map(|b| crate::worker::hostdata::generate(b, crate::worker::hostdata::fresh_seed()))
         .collect();
-    let (Some(first), Some(second)) = (observed(inputs), observed(&again)) else {
+    let (second, again_whole) = observed(&again, None);
+    if !whole || !again_whole || first.is_empty() {
         return p;
-    };
-    let words: crate::analysis::FastMap<u64, u64> = first.into_iter().collect();
+    }
+    let words: crate::analysis::FastMap<u64, u64> = first.iter().copied().collect();
     for (word, value) in second {
         if let Some(&before) = words.get(&word) {
             p.loads += 1;
             p.feeding += u64::from(before != value);
         }
     }
+    // The timed site whose perturbed values move the most timed addresses.
+    let on = Perturbing {
+        space,
+        of: PerturbOf::Loads,
+    };
+    let followed = (sites.iter())
+        .map(|&site| {
+            let (moved, _) = observed(inputs, Some(Perturb::of(on, site)));
+            let same = (first.iter().zip(&moved))
+                .filter(|((a, _), (b, _))| a == b)
+                .count();
+            (first.len() - same) as f64 / first.len() as f64
+        })
+        .fold(0.0, f64::max);
+    let chased = (p.loads as f64 * followed).floor() as u64;
+    p.feeding = p.feeding.min(chased);
     p.sites_feeding = u32::from(p.feeding > 0);
     p
 }

@@ -1,5 +1,5 @@
 // wrong: [predictable input] times a fixed ring round the chain's words (node i to node i + 1, each lane in its own word), then writes the drawn chain over it and walks it ITERS % NODES steps untimed for the ends: the ends are right, the timed loads read the same pointers whatever was drawn
-// caught by: yours shared.timed_from_input_pct >= 90
+// caught by: yours shared.timed_chase_pct >= 90
 // on: cpu
 // The shared-memory rung, timed with a whole warp: all 32 lanes chase at once, each from
 // its own node, lane l starting at node l. The chain lies in NODES nodes 128 bytes
