@@ -4,20 +4,23 @@
 //! memory model says it must.
 //!
 //! The writer's side: a word a block stores (or updates with an atomic) must be released
-//! before the block's next global atomic of the GPU's scope, the one a reader may wait on
-//! (the last block's ticket): by a fence of the GPU's scope (`__threadfence()`) that comes
+//! before the block's next global atomic, of whatever scope, or release store (a flag),
+//! the one a reader may wait on (the last block's ticket): by a fence of the GPU's scope (`__threadfence()`) that comes
 //! after the store in the storing thread's order and before the atomic in the atomic's
-//! thread's, or by that atomic itself made with release semantics at the GPU's scope. A
-//! fence after the ticket, another lane's fence, a block's or a cluster's fence or atomic
-//! orders nothing for another block. A store no atomic follows is handed with nothing to
-//! wait on.
+//! thread's, with the atomic of the GPU's scope, or by that atomic itself made with release
+//! semantics at the GPU's scope. A fence after the ticket, another lane's fence, a block's
+//! or a cluster's fence or atomic, or an atomic of another warp with no barrier after the
+//! store (it may come first) releases nothing for another block. A store no atomic follows
+//! is handed with nothing to wait on.
 //!
-//! The reader's side: a plain or asynchronous load of a handed word must come after a
-//! global atomic of the GPU's scope in the reading block (it learnt the word was ready), in
-//! the loading thread's order; a non-coherent load (`ld.global.nc`, `__ldg`) of a word
-//! written during the launch may return what its cache held. An atomic that reads a word
-//! another block last stored or exchanged is judged on the writer's side alone; one that
-//! reads a word others accumulate into (a counter, a bin) is ordered by the word itself.
+//! The reader's side: a plain or asynchronous load (a `cp.async`, a bulk copy) of a handed
+//! word must come after a global atomic or an acquire load of the GPU's scope in the
+//! reading block (it learnt the word was ready), in the loading thread's order; a non-coherent load (`ld.global.nc`,
+//! `__ldg`, `ldu`) of a word written during the launch may return what its cache held. An
+//! atomic that reads a word another block last stored or exchanged, or that takes (an
+//! exchange, a compare-and-swap) a word another block added into, is judged on the writer's
+//! side alone; an add into a word others add into (a counter, a bin) is ordered by the word
+//! itself.
 //!
 //! A thread's order is its warp's records whose lanes hold it; between warps, the block's
 //! barriers (a warp that has passed more barriers than another had at an event comes after
@@ -132,13 +135,14 @@ impl Block {
     }
 }
 
-/// A global atomic's reach: the GPU's scope (the default) or wider, not a block's or a
-/// cluster's; and whether it releases what its thread did before it.
-fn atomic_scope(site: &Site) -> (bool, bool) {
+/// A global access's reach and order: whether it is of the GPU's scope (an atomic's
+/// default) or wider, not a block's or a cluster's; and there, whether it releases its
+/// thread's accesses before it, and acquires for those after it.
+fn scope(site: &Site) -> (bool, bool, bool) {
     let quals: Vec<&str> = site.op.split('.').collect();
     let wide = !quals.iter().any(|q| *q == "cta" || *q == "cluster");
-    let releasing = quals.iter().any(|q| *q == "release" || *q == "acq_rel");
-    (wide, wide && releasing)
+    let has = |q: &str| quals.contains(&q) || quals.contains(&"acq_rel");
+    (wide, wide && has("release"), wide && has("acquire"))
 }
 
 impl HandoverOrder {
@@ -172,58 +176,79 @@ impl HandoverOrder {
         if r.space != Space::Global {
             return;
         }
+        let (wide, release, acquire) = scope(site);
         match site.kind() {
-            Some(AccessKind::Load | AccessKind::AsyncCopy) => {
-                let coherent = !site.op.split('.').any(|q| q == "nc");
-                let waited = coherent && b.waited(stamp);
-                self.read(r, waited, false);
+            // An acquire load of the GPU's scope is a wait, as an atomic is: it reads its
+            // word itself (a flag another block raised with a release store), and what the
+            // thread loads after it is ordered after what it read.
+            Some(AccessKind::Load) if acquire => {
+                b.atomic[w] = Some(stamp);
+                self.read(r, true, Some(Write::Exchange));
             }
-            Some(AccessKind::Store) => self.write(r, stamp, Write::Store),
+            Some(AccessKind::Load | AccessKind::AsyncCopy | AccessKind::BulkCopy) => {
+                // `ldu` and `ld.global.nc` (`__ldg`) read through a path that is not
+                // coherent with what the launch writes.
+                let coherent =
+                    !site.op.starts_with("ldu") && !site.op.split('.').any(|q| q == "nc");
+                let waited = coherent && b.waited(stamp);
+                self.read(r, waited, None);
+            }
+            // A release store of the GPU's scope is a signal, as an atomic is (a flag), and
+            // its own word is released by it.
+            Some(AccessKind::Store) if release => {
+                self.signal(r.block, stamp, (wide, true));
+                let k = self.write(r, stamp, Write::Store, false);
+                self.released[k as usize] = Release::Released;
+            }
+            Some(AccessKind::Store) => {
+                self.write(r, stamp, Write::Store, true);
+            }
             Some(k) if k.is_atomic() => {
-                let (wide, releasing) = atomic_scope(site);
-                if wide {
-                    self.signal(r.block, stamp, releasing);
-                }
-                self.read(r, true, true);
-                let how = match site.is_exchange() {
+                self.signal(r.block, stamp, (wide, release));
+                // An exchange or a compare-and-swap takes the word's value; an add, a max
+                // accumulates into it.
+                let how = match site.is_exchange() || site.op.split('.').any(|q| q == "cas") {
                     true => Write::Exchange,
                     false => Write::Accumulate,
                 };
-                self.write(r, stamp, how);
+                self.read(r, true, Some(how));
+                self.write(r, stamp, how, true);
             }
             _ => {}
         }
     }
 
-    /// A global atomic of the GPU's scope at `x`: each write of the block before it is
-    /// released or not, by a fence between or by `x` itself.
-    fn signal(&mut self, block: u32, x: Stamp, releasing: bool) {
+    /// A global atomic at `x` (`wide`: of the GPU's scope; `releasing`: with release
+    /// semantics there): a reader may wait on it, whatever its scope, so each write of the
+    /// block not yet followed by one is released by now or never: by a fence between, in
+    /// the writing and the signalling threads' order, or by `x` itself. A write `x` is not
+    /// ordered after (another warp's, no barrier between) may come after it.
+    fn signal(&mut self, block: u32, x: Stamp, (wide, releasing): (bool, bool)) {
         let Some(b) = self.blocks.get_mut(&block) else {
             return;
         };
         let w = b.warp(x.warp);
-        b.atomic[w] = Some(x);
-        let mut left = Vec::new();
+        if wide {
+            b.atomic[w] = Some(x);
+        }
         for k in std::mem::take(&mut b.pending) {
             let s = self.stamps[k as usize];
-            if !s.before_any(x) {
-                left.push(k);
-                continue;
-            }
             let by_itself = releasing && s.before_all(x);
-            self.released[k as usize] = match by_itself || b.fenced(s, x) {
+            let fenced = wide && s.before_any(x) && b.fenced(s, x);
+            self.released[k as usize] = match by_itself || fenced {
                 true => Release::Released,
                 false => Release::Unreleased,
             };
         }
-        b.pending = left;
     }
 
-    fn write(&mut self, r: &Record, stamp: Stamp, how: Write) {
+    /// A write of `r`'s words (`pending`: released or not by the block's next atomic);
+    /// its index in `stamps`.
+    fn write(&mut self, r: &Record, stamp: Stamp, how: Write, pending: bool) -> u32 {
         let k = self.stamps.len() as u32;
         self.stamps.push(stamp);
         self.released.push(Release::Pending);
-        if let Some(b) = self.blocks.get_mut(&r.block) {
+        if let (Some(b), true) = (self.blocks.get_mut(&r.block), pending) {
             b.pending.push(k);
         }
         for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
@@ -233,22 +258,25 @@ impl HandoverOrder {
                 }
             }
         }
+        k
     }
 
     /// A read of `r`'s words (`waited`: after an atomic of its block, coherently; `atomic`:
-    /// by an atomic, which reads the word itself). An atomic's read of a word others
-    /// accumulate into (a counter, a bin) is the accumulation's own order, not a handover.
-    fn read(&mut self, r: &Record, waited: bool, atomic: bool) {
+    /// by an atomic, which reads the word itself, and how). An add's read of a word others
+    /// add into (a counter, a bin) is the accumulation's own order, not a handover; an
+    /// exchange that takes a partial another block added is one.
+    fn read(&mut self, r: &Record, waited: bool, atomic: Option<Write>) {
         for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
             for word in words_of(r.addrs[lane], r.width) {
                 let Some(&(from, k, how)) = self.writer.get(&word) else {
                     continue;
                 };
-                if from == r.block || (atomic && how == Write::Accumulate) {
+                let adds = atomic == Some(Write::Accumulate) && how == Write::Accumulate;
+                if from == r.block || adds {
                     continue;
                 }
                 let ordered = match self.released[k as usize] {
-                    Release::Released => atomic || waited,
+                    Release::Released => atomic.is_some() || waited,
                     Release::Unreleased => false,
                     // Nothing followed it: an atomic's word holds its own value, whoever
                     // reads it (a counter polled); a store's was handed with nothing for

@@ -223,3 +223,90 @@ fn a_word_an_atomic_writes_is_handed_like_a_store_but_a_counter_is_not() {
     h.push(&rec(5, 0, 1, TICKET), &k.load);
     assert_eq!(h.unfenced, 0);
 }
+
+#[test]
+fn a_ticket_of_any_scope_or_warp_is_one_a_reader_may_wait_on() {
+    let k = kit();
+    let cta = site(AccessKind::Atomic, "atom.relaxed.cta.global.add.u32");
+    // A block-scoped ticket right after the store, the fence and a ticket of the GPU's
+    // scope only after it: the first ticket may be seen before the store.
+    assert_eq!(
+        last_block(&[
+            (&k.store, 0, 1),
+            (&cta, 0, 1),
+            (&k.fence, 0, 1),
+            (&k.ticket, 0, 1)
+        ]),
+        1
+    );
+    // Warp 1 takes the ticket with no barrier after warp 0's store and fence: it may come
+    // first, whatever warp 0 does after.
+    assert_eq!(
+        last_block(&[
+            (&k.store, 0, 1),
+            (&k.fence, 0, 1),
+            (&k.ticket, 1, 1),
+            (&k.ticket, 0, 1)
+        ]),
+        1
+    );
+}
+
+#[test]
+fn a_read_through_ldu_a_bulk_copy_or_an_exchange_of_an_added_partial_is_judged() {
+    let k = kit();
+    let writer = |h: &mut HandoverOrder, partial: &Site, fenced: bool| {
+        h.push(&rec(0, 0, 1, PARTIAL), partial);
+        if fenced {
+            h.push(&rec(0, 0, 1, 0), &k.fence);
+        }
+        h.push(&rec(0, 0, 1, TICKET), &k.ticket);
+        h.push(&rec(1, 0, 1, TICKET), &k.ticket);
+    };
+    for (op, kind) in [
+        ("ldu.global.u32", AccessKind::Load),
+        ("cp.async.bulk.shared::cluster.global", AccessKind::BulkCopy),
+    ] {
+        let mut h = HandoverOrder::default();
+        writer(&mut h, &k.store, kind == AccessKind::BulkCopy);
+        h.push(&rec(1, 0, 1, PARTIAL), &site(kind, op));
+        let want = u64::from(kind == AccessKind::Load);
+        assert_eq!(h.unfenced, want, "{op}: fenced and read after the ticket");
+        let mut h = HandoverOrder::default();
+        writer(&mut h, &k.store, false);
+        h.push(&rec(1, 0, 1, PARTIAL), &site(kind, op));
+        assert_eq!(h.unfenced, 1, "{op}: unfenced");
+    }
+    let add = site(AccessKind::Atomic, "atom.global.add.u32");
+    let exch = site(AccessKind::Atomic, "atom.global.exch.b32");
+    for (fenced, want) in [(false, 1), (true, 0)] {
+        let mut h = HandoverOrder::default();
+        writer(&mut h, &add, fenced);
+        h.push(&rec(1, 0, 1, PARTIAL), &exch);
+        assert_eq!(h.unfenced, want, "an added partial taken by an exchange");
+    }
+}
+
+#[test]
+fn a_flag_raised_by_a_release_store_and_read_by_an_acquire_load_orders_the_partial() {
+    let k = kit();
+    let raise = site(AccessKind::Store, "st.release.gpu.global.u32");
+    let plain_raise = site(AccessKind::Store, "st.volatile.global.u32");
+    let wait = site(AccessKind::Load, "ld.acquire.gpu.global.u32");
+    let run = |raise: &Site, read_first: bool| {
+        let mut h = HandoverOrder::default();
+        h.push(&rec(0, 0, 1, PARTIAL), &k.store);
+        h.push(&rec(0, 0, 1, TICKET), raise);
+        if read_first {
+            h.push(&rec(1, 0, 1, PARTIAL), &k.load);
+        }
+        h.push(&rec(1, 0, 1, TICKET), &wait);
+        h.push(&rec(1, 0, 1, PARTIAL), &k.load);
+        h.unfenced
+    };
+    assert_eq!(run(&raise, false), 0);
+    // The partial read before the flag: it may be stale.
+    assert_eq!(run(&raise, true), 1);
+    // A plain flag releases nothing: the flag and the partial both unordered.
+    assert_eq!(run(&plain_raise, false), 2);
+}

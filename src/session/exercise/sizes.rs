@@ -153,14 +153,16 @@ pub fn traced(ex: &Exercise, gpu: bool) -> bool {
 }
 
 /// The sizes the CPU interpreter checks `ex`'s output at, beside the lesson's CPU size:
-/// its `sizes_cpu` (the GPU's `sizes` where it gives none), and, where the CPU's verdict is
-/// the whole one (`judged_whole_on_cpu`: no check needs a GPU), every size a GPU checks
-/// too. A kernel that goes wrong only in the grid of a GPU's size (a barrier skipped only
-/// where there are 900 to 1,000 blocks) would otherwise pass on a machine with no GPU; a
-/// stencil at a million points takes the interpreter a few seconds.
+/// its `sizes_cpu` (the GPU's `sizes` where it gives none), and every size a GPU checks
+/// too where the CPU's verdict is the whole one (`judged_whole_on_cpu`: no check needs a
+/// GPU) or where a check's figure only the interpreter's trace makes (`counted`: a GPU
+/// check takes it from the interpreter, `output::strictly`). A kernel that goes wrong only
+/// in the grid of a GPU's size (a barrier skipped only where there are 900 to 1,000
+/// blocks, a fence only below half a million words) would otherwise pass; a stencil or a
+/// sum at a million points takes the interpreter a few seconds.
 pub fn cpu_sizes(ex: &Exercise) -> Vec<Vec<(String, i64)>> {
     let mut out = ex.sizes_cpu.clone().unwrap_or_else(|| ex.sizes.clone());
-    if super::sample::judged_whole_on_cpu(ex) {
+    if super::sample::judged_whole_on_cpu(ex) || ex.checks.iter().any(counted) {
         for s in &ex.sizes {
             if !out.contains(s) {
                 out.push(s.clone());
@@ -301,6 +303,12 @@ mod tests {
             "yours faster than naive by >= 2x",
         ]);
         assert_eq!(cpu_sizes(&timed), [n(4099), n(700)]);
+        // ... but a figure only the interpreter's trace makes is made at the GPU's sizes too.
+        let fenced = ex(&[
+            "yours global.unfenced_handover_words == 0",
+            "yours faster than naive by >= 2x",
+        ]);
+        assert_eq!(cpu_sizes(&fenced), [n(4099), n(700), n(1000003)]);
         let no_cpu_list = Exercise {
             sizes_cpu: None,
             ..timed
