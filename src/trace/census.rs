@@ -286,22 +286,10 @@ mod tests {
     use crate::model::access::InstructionSummary;
 
     fn site(id: u32, kind: AccessKind) -> Site {
+        let space = Space::Global;
         Site {
             id,
-            event: Event::Access {
-                space: Space::Global,
-                kind,
-            },
-            op: "ld.global.f32".into(),
-            width: 4,
-            ptx_line: 1,
-            source_line: None,
-            source_file: None,
-            coords: None,
-            unused: false,
-            addr: String::new(),
-            timed: false,
-            called_at: None,
+            ..Site::for_test(Event::Access { space, kind }, "ld.global.f32")
         }
     }
 

@@ -222,22 +222,12 @@ mod tests {
     use crate::trace::instrument::Event;
 
     fn site(id: u32, width: u32) -> Site {
+        let (space, kind) = (Space::Generic, AccessKind::Load);
         Site {
             id,
-            event: Event::Access {
-                space: Space::Generic,
-                kind: AccessKind::Load,
-            },
-            op: "ld.f32".into(),
             width,
             ptx_line: 10,
-            source_line: None,
-            source_file: None,
-            coords: None,
-            unused: false,
-            addr: String::new(),
-            timed: false,
-            called_at: None,
+            ..Site::for_test(Event::Access { space, kind }, "ld.f32")
         }
     }
 
