@@ -430,6 +430,9 @@ impl RaceFinder {
             Op::WarpSync => self.lanes.sync(e.block, e.warp, e.mask),
             Op::Read | Op::Write | Op::Atomic if e.remote => {}
             Op::Read | Op::Write | Op::Atomic => {
+                if e.op != Op::Read {
+                    self.mbars.wrote(e);
+                }
                 self.access(e);
                 self.lanes.access(e);
             }

@@ -3,7 +3,9 @@
 //! the phase to complete passes the barrier the phase's arrivals make: the block's where
 //! the count `mbarrier.init` gave it holds every thread, else one that orders nothing here
 //! (as `bar.sync id, threads`). A wait by lanes that did not arrive (a consumer of a bulk
-//! copy's bytes) orders nothing for them.
+//! copy's bytes) orders nothing for them; nor does one by lanes that wrote shared memory
+//! between their arrival and the wait: the arrival released what came before it only, so
+//! a tile stored after it is not ordered before the others' reads after the wait.
 
 use super::race_intervals::FastMap;
 use super::races::SharedEvent;
@@ -15,6 +17,8 @@ pub(super) struct Mbarriers {
     counts: FastMap<(u32, u64), u32>,
     /// By (block, warp, shared offset): the lanes that arrived and have not yet waited.
     armed: FastMap<(u32, u32, u64), u32>,
+    /// By (block, warp): the barriers it has lanes armed on.
+    arrived_on: FastMap<(u32, u32), Vec<u64>>,
 }
 
 /// The barrier a request names: its first active lane's address.
@@ -34,7 +38,25 @@ impl Mbarriers {
 
     /// An arrival that releases the lanes' accesses before it.
     pub(super) fn arrive(&mut self, e: &SharedEvent) {
-        *self.armed.entry((e.block, e.warp, at(e))).or_default() |= e.mask;
+        let a = at(e);
+        *self.armed.entry((e.block, e.warp, a)).or_default() |= e.mask;
+        let on = self.arrived_on.entry((e.block, e.warp)).or_default();
+        if !on.contains(&a) {
+            on.push(a);
+        }
+    }
+
+    /// A write of shared memory by the lanes of `e`: an arrival they made before it does
+    /// not release it, so their wait orders nothing (they are no longer armed).
+    pub(super) fn wrote(&mut self, e: &SharedEvent) {
+        let Some(on) = self.arrived_on.get(&(e.block, e.warp)) else {
+            return;
+        };
+        for a in on {
+            if let Some(lanes) = self.armed.get_mut(&(e.block, e.warp, *a)) {
+                *lanes &= !e.mask;
+            }
+        }
     }
 
     /// A wait that found its phase complete for the lanes of `e`: those of them that

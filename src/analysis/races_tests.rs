@@ -1126,6 +1126,36 @@ fn an_mbarrier_that_every_thread_arrives_on_and_waits_on_orders_the_block() {
     assert_eq!(block(find_races(&relaxed)).len(), 1);
 }
 
+#[test]
+fn an_mbarrier_arrival_before_the_tiles_stores_releases_none_of_them() {
+    // Each warp arrives first, then stores its part of the tile, then waits: the phase may
+    // complete before the stores, so the reads after the wait race with them.
+    let mut init = event(0, Op::MbarInit);
+    init.mask = 1;
+    init.addrs[0] = 64 << 32 | 4096;
+    let at = |warp, op| {
+        let mut x = event(warp, op);
+        x.addrs = [4096; 32];
+        x
+    };
+    let mut early = vec![init];
+    let mut armed = [false; 2];
+    for e in stencil(true) {
+        if !armed[e.warp as usize] {
+            armed[e.warp as usize] = true;
+            early.push(at(e.warp, Op::MbarArrive { relaxed: false }));
+        }
+        match e.op {
+            Op::Barrier => early.push(at(e.warp, Op::MbarWait { relaxed: false })),
+            _ => early.push(e),
+        }
+    }
+    let block = |races: Vec<Race>| races.iter().filter(|r| r.scope == RaceScope::Block).count();
+    assert_eq!(block(find_races(&early)), 1);
+    // Arriving after the stores, as `mbarrier_stencil` does, orders them.
+    assert_eq!(block(find_races(&mbarrier_stencil(64, true))), 0);
+}
+
 /// `bar.sync id, threads` passed by warp `warp`, its number logged by every lane.
 fn numbered(block: u32, warp: u32, id: u64, threads: u32) -> SharedEvent {
     SharedEvent {
