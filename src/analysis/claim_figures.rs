@@ -267,8 +267,8 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             .map(|w| w as f64)
             .ok_or_else(|| {
                 Verdict::NotMeasured(format!(
-                    "not measured: only the CPU interpreter, which runs every block, follows \
-                     what `{name}` hands between blocks"
+                    "not measured: only the CPU interpreter, which traces every block at its \
+                     sizes, follows what `{name}` hands between blocks"
                 ))
             }),
         Metric::SharedTimedWords => match mem.timed_shared_words {

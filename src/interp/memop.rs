@@ -341,10 +341,10 @@ pub fn load_store(
     let observed = match (&ctx.launch.observe, ins.op) {
         (Some(o), Op::Ld { space, .. }) if ins.site.is_some_and(|s| o.sites.contains(&s)) => {
             let row = address_row(fr, ctx, &ins.src[0], active, warp);
-            let lanes = lanes(active)
+            let mask = lanes(active)
                 .filter(|&l| same_space(at_of(space, row[l]), o.space))
                 .fold(0u32, |m, l| m | 1 << l);
-            Some((row, lanes))
+            Some((row, mask))
         }
         _ => None,
     };

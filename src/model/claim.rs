@@ -216,8 +216,8 @@ pub enum Metric {
     GlobalHandoverWords,
     /// Of those, the words whose store no fence (`__threadfence()`) released before the
     /// storing block's atomic (`GlobalStats::unfenced_handover_words`): the last block may
-    /// sum a stale partial. Judged on the CPU interpreter, which runs every block, where a
-    /// GPU's trace may not hold the last one.
+    /// sum a stale partial. Judged on the CPU interpreter, whose traces at the CPU sizes hold
+    /// every block (a GPU's sample may not hold the last one), and so at every CPU size.
     GlobalUnfencedHandoverWords,
     /// The share, in percent, of the values the kernel loads from shared memory that are
     /// loaded at sites whose values reach the output: each load site runs perturbed in a

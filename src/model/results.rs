@@ -152,10 +152,11 @@ pub struct GlobalStats {
     /// 0 in recordings made before it was counted.
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub handover_words: u64,
-    /// Of those, the words whose store no fence of the GPU's scope released before the
-    /// storing block's atomic (`trace::cross_block`): the last block of a reduction may
-    /// read a stale partial. Only from the CPU interpreter, which runs every block of the
-    /// grid; None from a GPU's trace, whose sample may leave out the block that reads.
+    /// Words handed between traced blocks with an order missing on either side
+    /// (`trace::handover`): the last block of a reduction may read a stale partial. Not
+    /// scaled. Only from the CPU interpreter, whose traces at an exercise's CPU sizes hold
+    /// every block of those grids (the block that reads among them); None from a GPU's
+    /// trace, whose sample may leave out that block.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unfenced_handover_words: Option<u64>,
 }

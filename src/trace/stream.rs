@@ -289,8 +289,10 @@ impl Streamed {
         m.shuffles = self.shuffles;
         m.global.cross_block_words = self.cross.words;
         m.global.handover_words = self.cross.handed;
-        // Only the interpreter counts its steps, and it runs every block of the grid: a
-        // GPU's sample may leave out the block that reads what the others hand it.
+        // Made where the interpreter ran the blocks it streams (it counts their steps). A
+        // GPU's trace, analysed whole (`analyze::analyze_launch`), leaves it None, its
+        // sample may leave out the block that reads what the others hand it; so does a
+        // stream fed records alone, which must equal that analysis.
         m.global.unfenced_handover_words =
             (self.work.thread_steps > 0).then_some(self.handover.unfenced);
         m

@@ -242,25 +242,6 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                         Err(e) => failed(&mut r, e),
                     }
                     if let (Some(on), Some(plain)) = (opts.perturb, plain) {
-                        let words = on.space.memory_words();
-                        let mut said = |i: usize, n: usize| {
-                            let at = match on.of {
-                                PerturbOf::Loads => format!(
-                                    "perturbing what it reads from {words} on the CPU \
-                                     interpreter: load site {i} of {n}"
-                                ),
-                                PerturbOf::Atomics => format!(
-                                    "leaving out its atomics on {words} on the CPU \
-                                     interpreter: atomic site {i} of {n}"
-                                ),
-                                PerturbOf::Returns => format!(
-                                    "perturbing what its calls return on the CPU \
-                                     interpreter: call site {i} of {n}"
-                                ),
-                                PerturbOf::Inputs => String::new(),
-                            };
-                            stage(send, v, &at);
-                        };
                         r.perturbed = Some(match on.of {
                             PerturbOf::Inputs => {
                                 stage(
@@ -271,15 +252,28 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                 );
                                 reruns::timed_from_input(&k, small, sv, &inputs, limits, on.space)
                             }
-                            _ => reruns::followed(
-                                &k,
-                                small,
-                                sv,
-                                &inputs,
-                                limits,
-                                (on, &plain),
-                                &mut said,
-                            ),
+                            _ => {
+                                let words = on.space.memory_words();
+                                let mut said = |i: usize, n: usize| {
+                                    let at = match on.of {
+                                        PerturbOf::Atomics => format!(
+                                            "leaving out its atomics on {words} on the CPU \
+                                             interpreter: atomic site {i} of {n}"
+                                        ),
+                                        PerturbOf::Returns => format!(
+                                            "perturbing what its calls return on the CPU \
+                                             interpreter: call site {i} of {n}"
+                                        ),
+                                        _ => format!(
+                                            "perturbing what it reads from {words} on the \
+                                             CPU interpreter: load site {i} of {n}"
+                                        ),
+                                    };
+                                    stage(send, v, &at);
+                                };
+                                let plain = (on, plain.as_slice());
+                                reruns::followed(&k, small, sv, &inputs, limits, plain, &mut said)
+                            }
                         });
                     }
                     if let Some(first) = first {
