@@ -22,6 +22,7 @@ mod race_intervals;
 pub(crate) use race_intervals::{FastMap, FastSet};
 pub mod race_words;
 pub mod races;
+mod races_bulk;
 mod races_cluster;
 mod races_mbar;
 mod races_named;

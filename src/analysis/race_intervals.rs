@@ -215,7 +215,8 @@ pub(super) fn remember(state: &mut WordState, e: &SharedEvent, bytes: u8) {
         | Op::ClusterWait
         | Op::MbarInit
         | Op::MbarArrive { .. }
-        | Op::MbarWait { .. } => return,
+        | Op::MbarWait { .. }
+        | Op::BulkWrite => return,
     };
     let mut warps = [0; 4];
     for (b, w) in warps.iter_mut().enumerate() {

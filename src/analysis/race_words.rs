@@ -13,6 +13,13 @@ pub fn race_words(r: &Race) -> String {
         RaceScope::Block => "",
         RaceScope::Warp => " (two lanes of a warp)",
         RaceScope::Cluster => " (two blocks of a cluster)",
+        RaceScope::Copy => {
+            let what = match r.kind {
+                RaceKind::WriteWrite => "writes",
+                _ => "reads",
+            };
+            return format!("{b} {what} what the bulk copy at {a} brings, before it landed");
+        }
         RaceScope::Exit => {
             let what = match r.kind {
                 RaceKind::WriteWrite => "writes",
@@ -46,7 +53,20 @@ pub fn race_why(r: &Race) -> String {
         RaceScope::Warp => warp_why(r),
         RaceScope::Cluster => cluster_why(r),
         RaceScope::Exit => exit_why(r),
+        RaceScope::Copy => copy_why(r),
     }
+}
+
+fn copy_why(r: &Race) -> String {
+    let (a, b) = (line_of(r.first_line), line_of(r.second_line));
+    let what = match r.kind {
+        RaceKind::WriteWrite => "writes",
+        _ => "reads",
+    };
+    format!(
+        "{b} {what} bytes the bulk copy at {a} brings, in a thread it has not landed for:          its bytes land when the phase of the mbarrier it completes on completes, and only          a thread that waited on that phase, or met one that had (a `__syncwarp()` or a          block barrier after its wait), may touch them (block {}: warp {} after the copy          warp {} issued)",
+        r.block, r.second_warp, r.first_warp
+    )
 }
 
 fn line_of(l: Option<u32>) -> String {
@@ -62,8 +82,9 @@ fn block_why(r: &Race) -> String {
         Some(p) if p.mbarrier => (
             "with no barrier of the whole block between",
             format!(
-                "the mbarrier waited on at {} awaits {} arrivals a phase, not one from every \
-                 thread of the block, so it orders nothing between warps",
+                "the mbarrier waited on at {} awaits {} arrivals a phase, fewer than the \
+                 block's warps make, so a phase completes before every warp arrived and it \
+                 orders nothing between warps",
                 line_of(p.line),
                 p.threads
             ),

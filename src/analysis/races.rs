@@ -32,6 +32,7 @@ use std::collections::HashMap;
 use super::race_intervals::{
     FastMap, Interval, Touches, UNWRITTEN, WordState, remember, request_words, warp_bit,
 };
+use super::races_bulk::BulkCopies;
 pub use super::races_cluster::ClusterGeom;
 use super::races_cluster::ClusterRaces;
 use super::races_mbar::Mbarriers;
@@ -53,6 +54,9 @@ pub enum Op {
     CountedBarrier(u32),
     /// The shared write of an asynchronous copy (`cp.async`), at its issue.
     CopyWrite,
+    /// The shared side of a bulk copy (`cp.async.bulk`), at its issue: each lane's
+    /// destination under the offset of the mbarrier it completes on << 32, `width` bytes.
+    BulkWrite,
     /// `cp.async.commit_group`: the warp's copies since its last commit make a group.
     CopyCommit,
     /// `cp.async.wait_group groups` (`all`: `wait_all`, which commits first): the warp's
@@ -220,6 +224,17 @@ impl Lanes {
         self.passed[mask.trailing_zeros().min(31) as usize]
     }
 
+    /// The lanes of `mask` in the interval its first active lane is in, where others of
+    /// them are in another (lanes that passed an mbarrier's wait beside lanes that did
+    /// not): None where every lane of `mask` is in one interval.
+    fn split(&self, mask: u32) -> Option<u32> {
+        let first = self.interval(mask);
+        let same = (0..32)
+            .filter(|l| mask >> l & 1 == 1 && self.passed[*l as usize] == first)
+            .fold(0u32, |m, l| m | 1 << l);
+        (same != mask).then_some(same)
+    }
+
     /// The interval every seen lane of the warp is past.
     fn all_past(&self) -> u32 {
         (0..32)
@@ -283,6 +298,8 @@ pub struct RaceFinder {
     relaxed: std::collections::HashSet<(u32, u32)>,
     /// Each block's mbarriers and the lanes that arrived on them.
     mbars: Mbarriers,
+    /// Each block's bulk copies and the lanes their bytes have landed for.
+    bulk: BulkCopies,
     /// In a kernel with barriers that hold some of a block's warps: the warps' vector
     /// clocks, which then judge the block's accesses in place of barrier intervals.
     named: Option<NamedRaces>,
@@ -304,6 +321,7 @@ impl RaceFinder {
             partial: FastMap::default(),
             relaxed: Default::default(),
             mbars: Mbarriers::default(),
+            bulk: BulkCopies::default(),
             named: None,
         }
     }
@@ -341,12 +359,14 @@ impl RaceFinder {
 
     /// A barrier of `threads` threads passed by the lanes of `e`: the block's where it holds
     /// every warp, else one that orders nothing here, said beside the block's races.
-    fn counted(&mut self, e: &SharedEvent, threads: u32, mbarrier: bool) {
+    /// `mbarrier` is the count of arrivals where the barrier is an mbarrier's phase, which
+    /// `threads` then stands for.
+    fn counted(&mut self, e: &SharedEvent, threads: u32, mbarrier: Option<u32>) {
         let id = first_address(e);
         if self.holds_block(e.block, threads) {
             let whole = match mbarrier {
-                true => Meeting::Whole(WholeKind::Mbarrier, id),
-                false => Meeting::Whole(WholeKind::Bar, id),
+                Some(_) => Meeting::Whole(WholeKind::Mbarrier, id),
+                None => Meeting::Whole(WholeKind::Bar, id),
             };
             let e = SharedEvent {
                 op: Op::Barrier,
@@ -356,7 +376,7 @@ impl RaceFinder {
         }
         // `bar.sync id, threads` is aligned: the whole warp executes it and its lanes meet
         // there, whichever warps it holds together (which the hardware's arrivals choose).
-        if !mbarrier {
+        if mbarrier.is_none() {
             self.lanes.sync(e.block, e.warp, e.mask);
             if let Some(n) = self.named.as_mut() {
                 n.arrive(
@@ -370,14 +390,14 @@ impl RaceFinder {
         }
         self.partial.entry(e.block).or_insert(PartialBarrier {
             line: e.line,
-            threads,
-            mbarrier,
+            threads: mbarrier.unwrap_or(threads),
+            mbarrier: mbarrier.is_some(),
         });
     }
 
     pub fn push(&mut self, e: &SharedEvent) {
         if let Op::CountedBarrier(threads) = e.op {
-            return self.counted(e, threads, false);
+            return self.counted(e, threads, None);
         }
         let key = (e.block, e.warp);
         match e.op {
@@ -391,12 +411,16 @@ impl RaceFinder {
             }
             // A relaxed wait acquires nothing; it still ends the lanes' arrival.
             Op::MbarWait { relaxed } => {
-                if let Some((lanes, threads)) = self.mbars.wait(e).filter(|_| !relaxed) {
+                if !relaxed {
+                    let interval = self.epochs.get(&key).map_or(0, |l| l.interval(e.mask));
+                    self.bulk.waited(e, first_address(e), interval);
+                }
+                if let Some(phase) = self.mbars.wait(e).filter(|_| !relaxed) {
                     let passed = SharedEvent {
-                        mask: lanes,
+                        mask: phase.lanes,
                         ..e.clone()
                     };
-                    return self.counted(&passed, threads, true);
+                    return self.counted(&passed, phase.threads, Some(phase.count));
                 }
             }
             Op::CopyWrite => {
@@ -407,6 +431,7 @@ impl RaceFinder {
                 });
                 self.lanes.access(e);
             }
+            Op::BulkWrite => self.bulk.issue(e),
             Op::CopyCommit => self.copies.entry(key).or_default().commit(),
             Op::CopyWait { groups, all } => {
                 let mut done = Vec::new();
@@ -427,12 +452,19 @@ impl RaceFinder {
                 self.block_barrier(e, Meeting::Whole(WholeKind::ClusterArrive, 0))
             }
             Op::ClusterWait => self.block_barrier(e, Meeting::Whole(WholeKind::ClusterWait, 0)),
-            Op::WarpSync => self.lanes.sync(e.block, e.warp, e.mask),
+            Op::WarpSync => {
+                self.mbars.synced(e);
+                self.bulk.synced(e);
+                self.lanes.sync(e.block, e.warp, e.mask)
+            }
             Op::Read | Op::Write | Op::Atomic if e.remote => {}
             Op::Read | Op::Write | Op::Atomic => {
-                if e.op != Op::Read {
-                    self.mbars.wrote(e);
+                match e.op {
+                    Op::Read => self.mbars.accessed(e),
+                    _ => self.mbars.wrote(e),
                 }
+                let passed = self.epochs.get(&key).map_or([0; 32], |l| l.passed);
+                self.bulk.access(e, &passed, &mut self.met);
                 self.access(e);
                 self.lanes.access(e);
             }
@@ -451,6 +483,7 @@ impl RaceFinder {
     /// vector clocks where the kernel has named barriers.
     fn block_barrier(&mut self, e: &SharedEvent, meeting: Meeting) {
         let key = (e.block, e.warp);
+        self.mbars.synced(e);
         if let Some(c) = self.cluster.as_mut() {
             match e.op {
                 Op::ClusterArrive => c.arrive(e.block, e.warp, false),
@@ -529,6 +562,16 @@ impl RaceFinder {
         }
         let lanes = self.epochs.entry((e.block, e.warp)).or_default();
         lanes.seen |= e.mask;
+        // Lanes of one request in different intervals are judged each in its own.
+        if let Some(same) = lanes.split(e.mask) {
+            let mut rest = e.clone();
+            rest.mask &= !same;
+            self.access(&SharedEvent {
+                mask: same,
+                ..e.clone()
+            });
+            return self.access(&rest);
+        }
         let epoch = lanes.interval(e.mask);
         let iv = self.intervals.entry((e.block, epoch)).or_default();
         if e.op == Op::Read && !iv.written {
@@ -670,7 +713,9 @@ fn check(
         | Op::ClusterWait
         | Op::MbarInit
         | Op::MbarArrive { .. }
-        | Op::MbarWait { .. } => &[],
+        | Op::MbarWait { .. }
+        // A bulk copy's bytes are judged apart (`races_bulk`), never in an interval.
+        | Op::BulkWrite => &[],
     };
     // One access counts once per pair of lines, however many warps it met there.
     let me = warp_bit(e.warp);

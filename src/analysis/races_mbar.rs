@@ -6,6 +6,12 @@
 //! copy's bytes) orders nothing for them; nor does one by lanes that wrote shared memory
 //! between their arrival and the wait: the arrival released what came before it only, so
 //! a tile stored after it is not ordered before the others' reads after the wait.
+//!
+//! One lane may arrive for its warp: an arrival is cumulative, so it releases what the
+//! lanes that met it at a `__syncwarp()` (or a block barrier) did before that meeting, and
+//! those lanes' wait then acquires as its own does. A phase of as many arrivals as the
+//! block has warps, each warp's arrival made by one lane, holds the block as one of an
+//! arrival by every thread does.
 
 use super::race_intervals::FastMap;
 use super::races::SharedEvent;
@@ -15,10 +21,23 @@ use super::races::SharedEvent;
 pub(super) struct Mbarriers {
     /// By (block, shared offset): the arrivals a phase awaits.
     counts: FastMap<(u32, u64), u32>,
-    /// By (block, warp, shared offset): the lanes that arrived and have not yet waited.
-    armed: FastMap<(u32, u32, u64), u32>,
+    /// By (block, warp, shared offset): the lanes that arrived (themselves or through a lane
+    /// they met at a `__syncwarp()`) and have not yet waited, and how many lanes arrived.
+    armed: FastMap<(u32, u32, u64), Armed>,
+    /// By (block, warp): the lanes that met at its last `__syncwarp()` or block barrier and
+    /// have not touched shared memory since: an arrival by one of them releases them all.
+    synced: FastMap<(u32, u32), u32>,
     /// By (block, warp): the barriers it has lanes armed on.
     arrived_on: FastMap<(u32, u32), Vec<u64>>,
+}
+
+/// A warp's lanes armed on a barrier.
+#[derive(Default, Clone, Copy)]
+struct Armed {
+    /// Those whose accesses so far an arrival released.
+    lanes: u32,
+    /// The arrivals the warp made: each arriving lane counts one.
+    arrivals: u32,
 }
 
 /// The barrier a request names: its first active lane's address.
@@ -36,38 +55,79 @@ impl Mbarriers {
         }
     }
 
-    /// An arrival that releases the lanes' accesses before it.
+    /// The lanes of `e` met at a `__syncwarp()` or a block barrier.
+    pub(super) fn synced(&mut self, e: &SharedEvent) {
+        self.synced.insert((e.block, e.warp), e.mask);
+    }
+
+    /// An arrival that releases the lanes' accesses before it, and those of the lanes they
+    /// last met with.
     pub(super) fn arrive(&mut self, e: &SharedEvent) {
         let a = at(e);
-        *self.armed.entry((e.block, e.warp, a)).or_default() |= e.mask;
+        let met = self.synced.get(&(e.block, e.warp)).copied().unwrap_or(0);
+        let released = match met & e.mask {
+            0 => e.mask,
+            _ => e.mask | met,
+        };
+        let armed = self.armed.entry((e.block, e.warp, a)).or_default();
+        armed.lanes |= released;
+        armed.arrivals += e.mask.count_ones();
         let on = self.arrived_on.entry((e.block, e.warp)).or_default();
         if !on.contains(&a) {
             on.push(a);
         }
     }
 
+    /// An access of shared memory by the lanes of `e`: a later arrival by another lane does
+    /// not release it (it was made after their meeting).
+    pub(super) fn accessed(&mut self, e: &SharedEvent) {
+        if let Some(met) = self.synced.get_mut(&(e.block, e.warp)) {
+            *met &= !e.mask;
+        }
+    }
+
     /// A write of shared memory by the lanes of `e`: an arrival they made before it does
     /// not release it, so their wait orders nothing (they are no longer armed).
     pub(super) fn wrote(&mut self, e: &SharedEvent) {
+        self.accessed(e);
         let Some(on) = self.arrived_on.get(&(e.block, e.warp)) else {
             return;
         };
         for a in on {
-            if let Some(lanes) = self.armed.get_mut(&(e.block, e.warp, *a)) {
-                *lanes &= !e.mask;
+            if let Some(armed) = self.armed.get_mut(&(e.block, e.warp, *a)) {
+                armed.lanes &= !e.mask;
             }
         }
     }
 
     /// A wait that found its phase complete for the lanes of `e`: those of them that
-    /// arrived (no longer armed), and the arrivals the barrier awaits (0 where no init was
-    /// seen). None where none of them arrived.
-    pub(super) fn wait(&mut self, e: &SharedEvent) -> Option<(u32, u32)> {
+    /// arrived (no longer armed). None where none of them arrived.
+    pub(super) fn wait(&mut self, e: &SharedEvent) -> Option<Phase> {
         let a = at(e);
         let armed = self.armed.get_mut(&(e.block, e.warp, a))?;
-        let lanes = *armed & e.mask;
-        *armed &= !lanes;
-        let threads = self.counts.get(&(e.block, a)).copied().unwrap_or(0);
-        (lanes != 0).then_some((lanes, threads))
+        let lanes = armed.lanes & e.mask;
+        armed.lanes &= !lanes;
+        let arrivals = std::mem::take(&mut armed.arrivals).max(1);
+        if armed.lanes != 0 {
+            armed.arrivals = arrivals;
+        }
+        let count = self.counts.get(&(e.block, a)).copied().unwrap_or(0);
+        (lanes != 0).then_some(Phase {
+            lanes,
+            count,
+            threads: count.saturating_mul(32) / arrivals.min(32),
+        })
     }
+}
+
+/// A phase a wait found complete.
+pub(super) struct Phase {
+    /// The waiting lanes it orders.
+    pub lanes: u32,
+    /// The arrivals the barrier awaits (0 where no init was seen).
+    pub count: u32,
+    /// The threads of the block those arrivals stand for, where each warp arrives as the
+    /// waiting warp did: a count of one arrival a warp, made by one lane, holds 32 threads
+    /// a warp as a count of every thread does.
+    pub threads: u32,
 }

@@ -1156,6 +1156,70 @@ fn an_mbarrier_arrival_before_the_tiles_stores_releases_none_of_them() {
     assert_eq!(block(find_races(&mbarrier_stencil(64, true))), 0);
 }
 
+/// The stencil's two warps handing the tile over with an mbarrier of `count` arrivals a
+/// phase, one lane arriving for its warp after the warp meets at a `__syncwarp()` (where
+/// `synced`), every lane waiting.
+fn aggregated_stencil(count: u32, synced: bool) -> Vec<SharedEvent> {
+    let mut init = event(0, Op::MbarInit);
+    init.mask = 1;
+    init.addrs[0] = u64::from(count) << 32 | 4096;
+    let mut ev = vec![init];
+    for e in stencil(true) {
+        if e.op != Op::Barrier {
+            ev.push(e);
+            continue;
+        }
+        let at = |op, mask| {
+            let mut x = event(e.warp, op);
+            x.addrs = [4096; 32];
+            x.mask = mask;
+            x
+        };
+        if synced {
+            ev.push(at(Op::WarpSync, u32::MAX));
+        }
+        ev.push(at(Op::MbarArrive { relaxed: false }, 1));
+        ev.push(at(Op::MbarWait { relaxed: false }, u32::MAX));
+    }
+    ev
+}
+
+#[test]
+fn one_lane_arriving_for_its_warp_after_a_syncwarp_releases_the_warp() {
+    let block = |races: Vec<Race>| -> Vec<Race> {
+        races
+            .into_iter()
+            .filter(|r| r.scope == RaceScope::Block)
+            .collect()
+    };
+    // Two warps, an arrival each: every lane's wait finds the other warp's tile.
+    assert!(block(find_races(&aggregated_stencil(2, true))).is_empty());
+    // Without the meeting, lane 0's arrival releases its own store only.
+    assert_eq!(block(find_races(&aggregated_stencil(2, false))).len(), 1);
+    // One arrival a phase completes it with either warp's: the race stands, named.
+    let races = block(find_races(&aggregated_stencil(1, true)));
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert!(
+        race_why(&races[0]).contains("awaits 1 arrivals"),
+        "{}",
+        race_why(&races[0])
+    );
+    // Lanes that store after the meeting are not released by lane 0's arrival, nor is
+    // their wait then ordered: warp 0's last lane reads warp 1's first word unordered.
+    let mut late = aggregated_stencil(2, true);
+    let sync = late
+        .iter()
+        .position(|e| e.op == Op::WarpSync && e.warp == 0)
+        .unwrap();
+    let store = late
+        .iter()
+        .position(|e| e.op == Op::Write && e.warp == 0)
+        .unwrap();
+    let met = late.remove(sync);
+    late.insert(store, met);
+    assert_eq!(block(find_races(&late)).len(), 1);
+}
+
 /// `bar.sync id, threads` passed by warp `warp`, its number logged by every lane.
 fn numbered(block: u32, warp: u32, id: u64, threads: u32) -> SharedEvent {
     SharedEvent {
@@ -1251,5 +1315,87 @@ fn a_barrier_that_holds_some_warps_lets_them_through_in_groups_of_its_count() {
             .iter()
             .any(|r| (r.kind, r.second_line) == (RaceKind::WriteWrite, Some(40))),
         "{without:?}"
+    );
+}
+
+/// Lane 0 of warp 0 bulk-copies 256 bytes (line 20) into shared byte 0, completing on the
+/// mbarrier at 4096; then `before` (what each warp does between), and each warp reads its
+/// 32 words of the copy (line 30).
+fn bulk_copied(before: &[SharedEvent]) -> Vec<RaceScope> {
+    let mut copy = access(0, 0, Op::BulkWrite, 20, 0, 1);
+    copy.addrs[0] = 4096 << 32;
+    copy.width = 256;
+    let mut ev = vec![copy];
+    ev.extend_from_slice(before);
+    ev.push(access(0, 0, Op::Read, 30, 0, 32));
+    ev.push(access(0, 1, Op::Read, 30, 128, 32));
+    let mut scopes: Vec<RaceScope> = find_races(&ev).iter().map(|r| r.scope).collect();
+    scopes.dedup();
+    scopes
+}
+
+/// A wait on the mbarrier at 4096 that found its phase complete for the lanes of `mask`.
+fn bulk_wait(warp: u32, mask: u32) -> SharedEvent {
+    SharedEvent {
+        addrs: [4096; 32],
+        mask,
+        ..event(warp, Op::MbarWait { relaxed: false })
+    }
+}
+
+#[test]
+fn a_bulk_copys_bytes_are_ordered_only_for_threads_that_waited_on_its_barrier() {
+    // Every lane of both warps waits: nothing races.
+    let all = [bulk_wait(0, u32::MAX), bulk_wait(1, u32::MAX)];
+    assert!(bulk_copied(&all).is_empty());
+    // Warp 1 never waits: its reads race with the copy, the issuing warp's do not.
+    assert_eq!(bulk_copied(&all[..1]), [RaceScope::Copy]);
+    let mut r = find_races(&{
+        let mut copy = access(0, 0, Op::BulkWrite, 20, 0, 1);
+        copy.addrs[0] = 4096 << 32;
+        copy.width = 256;
+        vec![copy, access(0, 1, Op::Read, 30, 128, 32)]
+    });
+    let r = r.remove(0);
+    assert_eq!(
+        (r.first_line, r.second_line, r.count),
+        (Some(20), Some(30), 32)
+    );
+    assert!(
+        race_words(&r).contains("the bulk copy at line 20"),
+        "{}",
+        race_words(&r)
+    );
+    // Half of warp 1 waits: the other half races, until a `__syncwarp()` meets them.
+    let half = [bulk_wait(0, u32::MAX), bulk_wait(1, 0xffff)];
+    assert_eq!(bulk_copied(&half), [RaceScope::Copy]);
+    let met = SharedEvent {
+        mask: u32::MAX,
+        ..event(1, Op::WarpSync)
+    };
+    assert!(bulk_copied(&[half[0].clone(), half[1].clone(), met]).is_empty());
+    // One lane waits, then the block's barrier orders every warp after it.
+    let one = [bulk_wait(0, 1), barrier(0, 0), barrier(0, 1)];
+    assert!(bulk_copied(&one).is_empty());
+    // A barrier before the wait orders nothing: the bytes had not landed.
+    let early = [barrier(0, 0), barrier(0, 1), bulk_wait(0, 1)];
+    assert_eq!(bulk_copied(&early), [RaceScope::Copy]);
+    // A relaxed wait acquires nothing.
+    let relaxed = SharedEvent {
+        op: Op::MbarWait { relaxed: true },
+        ..bulk_wait(0, u32::MAX)
+    };
+    assert_eq!(
+        bulk_copied(&[relaxed, bulk_wait(1, u32::MAX)]),
+        [RaceScope::Copy]
+    );
+    // A wait on another barrier orders nothing for this copy.
+    let other = SharedEvent {
+        addrs: [4104; 32],
+        ..bulk_wait(0, u32::MAX)
+    };
+    assert_eq!(
+        bulk_copied(&[other, bulk_wait(1, u32::MAX)]),
+        [RaceScope::Copy]
     );
 }

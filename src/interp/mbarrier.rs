@@ -89,13 +89,30 @@ pub fn step(
 ) -> Result<(), RunError> {
     let rank = ctx.rank as usize;
     if ins.op == Op::BulkCopy {
-        // One record a warp request, as the GPU's logger writes it: each lane's source, and
-        // the bytes the lowest lane moves as its width.
+        // Two records a warp request, as the GPU's logger writes them, each with the bytes
+        // the lowest lane moves as its width: each lane's source, then each lane's
+        // destination under its barrier's offset << 32 (each the low 24 bits).
         let first = active.trailing_zeros() as usize;
         let mut row = [0u64; 32];
         lanes(active).for_each(|l| row[l] = fr.read(&ins.src[1], l, ctx, warp));
         let size = fr.read(&ins.src[2], first, ctx, warp) as u32;
         ctx.flat_record(ins, warp, active, Space::Global, &row, size);
+        let low = |a: u64| a & 0xff_ffff;
+        lanes(active).for_each(|l| {
+            let (dst, bar) = (
+                fr.read(&ins.src[0], l, ctx, warp),
+                fr.read(&ins.src[3], l, ctx, warp),
+            );
+            row[l] = low(bar) << 32 | low(dst);
+        });
+        ctx.flat_record_at(
+            ins.site.map(|s| s + 1),
+            warp,
+            active,
+            Space::Shared,
+            &row,
+            size,
+        );
     }
     // What the tracer logs of a barrier instruction, as the GPU's logger does: per lane the
     // barrier's shared offset (with `init`, its count << 32 over it), and of a wait only the

@@ -225,8 +225,9 @@ pub fn prepare(ptx: &str, name: &str) -> Result<Kernel, PrepareError> {
                     used[k] = true;
                     k as u32
                 });
-            // A `cp.async` makes two sites, its read then its write: the write's is the next.
-            if let (Some(k), ops::Op::CpAsync { .. }) = (ins.site, ins.op)
+            // A `cp.async` and a bulk copy make two sites, their read then their write: the
+            // write's is the next.
+            if let (Some(k), ops::Op::CpAsync { .. } | ops::Op::BulkCopy) = (ins.site, ins.op)
                 && let Some(u) = used.get_mut(k as usize + 1)
             {
                 *u = true;

@@ -195,15 +195,33 @@ fn a_bulk_copy_lands_when_a_wait_on_its_barrier_sees_the_phase_complete() {
          ld.shared.u32 %r10, [%r5];\nmad.lo.u32 %r9, %r10, 1000, %r8;",
     );
     let (out, k, r) = run_full(BULK, &body, 1, 64, 64).unwrap();
-    // One record of the copy: lane 0's source, the bytes it moves as its width.
+    // Two records of the copy, the bytes it moves as their width: lane 0's source, then
+    // its destination under its barrier's offset << 32.
     let bulk: Vec<_> = (r.iter())
         .filter(|x| k.sites[x.site as usize].kind() == Some(AccessKind::BulkCopy))
         .collect();
-    assert_eq!(bulk.len(), 1);
+    assert_eq!(bulk.len(), 2);
     assert_eq!(
         (bulk[0].mask, bulk[0].width, bulk[0].space),
         (1, 256, Space::Global)
     );
+    assert_eq!(
+        (bulk[1].mask, bulk[1].width, bulk[1].space, bulk[1].site),
+        (1, 256, Space::Shared, bulk[0].site + 1)
+    );
+    let bar = (r.iter())
+        .find(|x| k.sites[x.site as usize].event == crate::trace::instrument::Event::MbarInit)
+        .expect("the barrier's init is logged");
+    let tile = r
+        .iter()
+        .find(|x| {
+            x.space == Space::Shared
+                && x.site != bulk[1].site
+                && k.sites[x.site as usize].kind() == Some(AccessKind::Load)
+        })
+        .expect("a tile read");
+    assert_eq!(bulk[1].addrs[0] >> 32, bar.addrs[0] & 0xffff_ffff);
+    assert_eq!(bulk[1].addrs[0] & 0xffff_ffff, tile.addrs[0]);
     for (t, &got) in out.iter().enumerate() {
         let t = t as u32;
         assert_eq!(got / 1000, t, "thread {t} after its wait");

@@ -429,6 +429,10 @@ pub enum RaceScope {
     /// A block of a cluster may exit, freeing its shared memory, while another block still
     /// reads or writes it: no cluster barrier after the other's access and before the exit.
     Exit,
+    /// A bulk copy's bytes (`cp.async.bulk`, the TMA) touched by a thread they have not
+    /// landed for: it did not wait on the phase of the mbarrier the copy completes on, nor
+    /// meet a thread that had.
+    Copy,
 }
 
 /// One hazard: a pair of source lines whose accesses met on the same shared word with

@@ -382,8 +382,8 @@ pub fn shared_event(r: &Record, sites: &[Site]) -> Option<SharedEvent> {
         (_, Some(AccessKind::Store)) => Op::Write,
         (_, Some(AccessKind::Atomic | AccessKind::Reduction)) => Op::Atomic,
         (_, Some(AccessKind::AsyncCopy)) => Op::CopyWrite,
-        // A bulk copy logs its global source only: nothing shared to order.
-        (_, Some(AccessKind::BulkCopy)) => return None,
+        // A bulk copy's shared side: its destination, under its barrier's offset << 32.
+        (_, Some(AccessKind::BulkCopy)) => Op::BulkWrite,
         (Event::Access { .. }, None) => return None,
     };
     Some(SharedEvent {

@@ -366,23 +366,29 @@ fn an_async_copy_of_source_size_zero_logs_no_read_for_that_lane() {
     }
 }
 
-/// A 1-D bulk copy (TMA) logs one record of its global source, whose width is the bytes it
-/// moves, known at run time where the size is a register; other bulk forms are not traced.
+/// A 1-D bulk copy (TMA) logs two records, whose width is the bytes it moves, known at run
+/// time where the size is a register: its global source, then its shared destination under
+/// its barrier's offset << 32. Other bulk forms are not traced.
 #[test]
-fn a_bulk_copy_logs_its_source_and_its_bytes() {
+fn a_bulk_copy_logs_its_source_its_destination_and_its_bytes() {
     let body = "\t@%p1 cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2], %r5, [%r4];\n\
-                \tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2+64], 1024, [%r4];\n\
+                \tcp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2+64], 1024, [%r4+8];\n\
                 \tcp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2, {%r1}], [%r4];\n";
     let (inst, ptx) = one(body);
-    assert_eq!(inst.sites.len(), 2, "{:?}", inst.sites);
-    assert!(
-        inst.sites
-            .iter()
-            .all(|s| s.kind() == Some(AccessKind::BulkCopy)
-                && s.space() == Some(Space::Global)
-                && s.width == 0)
-    );
-    let reg = block_before(&ptx, "@%p1 cp.async.bulk");
+    assert_eq!(inst.sites.len(), 4, "{:?}", inst.sites);
+    for (i, s) in inst.sites.iter().enumerate() {
+        let space = [Space::Global, Space::Shared][i % 2];
+        assert_eq!(
+            (s.kind(), s.space(), s.width),
+            (Some(AccessKind::BulkCopy), Some(space), 0)
+        );
+    }
+    let site = |id: usize| {
+        let at = ptx.find(&format!("gpulab trace site {id}:")).unwrap();
+        let next = ptx[at + 1..].find("gpulab trace site ");
+        ptx[at..next.map_or(ptx.len(), |e| at + 1 + e)].to_string()
+    };
+    let reg = site(0);
     assert!(reg.contains("mov.b64 %__gpulab_a, %rd2;"), "{reg}");
     for line in [
         "mov.b32 %__gpulab_m, %r5;",
@@ -393,13 +399,35 @@ fn a_bulk_copy_logs_its_source_and_its_bytes() {
     }
     // The size is read before the guard's override.
     assert!(reg.find("or.b32").unwrap() < reg.find("4294967295").unwrap());
-    let imm = block_before(
-        &ptx,
-        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r3], [%rd2+64]",
+    // The destination's side: the guard and the size too, and the barrier over it.
+    let dst = site(1);
+    assert!(dst.contains("cvt.u64.u32 %__gpulab_a, %r3;"), "{dst}");
+    assert!(
+        dst.contains("and.b64 %__gpulab_d, %__gpulab_a, 16777215;"),
+        "{dst}"
+    );
+    assert!(dst.contains("cvt.u64.u32 %__gpulab_a, %r4;"), "{dst}");
+    assert!(
+        dst.contains("shl.b64 %__gpulab_a, %__gpulab_a, 32;"),
+        "{dst}"
     );
     assert!(
-        imm.contains(&format!("mov.u32 %__gpulab_m, {};", (1024 << 8) | 1)),
-        "{imm}"
+        dst.contains("4294967295") && dst.contains("mov.b32 %__gpulab_m, %r5;"),
+        "{dst}"
+    );
+    // Not counted by the census: the TMA writes it, and its address is not a lane's.
+    assert!(site(0).contains("[__gpulab_trace_census]"));
+    assert!(!dst.contains("[__gpulab_trace_census]"), "{dst}");
+    assert!(
+        site(2).contains(&format!("mov.u32 %__gpulab_m, {};", (1024 << 8) | 1)),
+        "{}",
+        site(2)
+    );
+    let bar = site(3);
+    assert!(bar.contains("add.s32 %__gpulab_w, %r4, 8;"), "{bar}");
+    assert!(
+        bar.contains(&format!("mov.u32 %__gpulab_m, {};", 1024 << 8)),
+        "{bar}"
     );
 }
 

@@ -172,6 +172,11 @@ impl SiteAcc {
         {
             return self.add_atomic(index, r, kind, shape);
         }
+        // A bulk copy's shared side is the TMA's write, which no pipe a count follows makes
+        // (its record names its barrier too): only the race analysis reads it.
+        if site.kind() == Some(AccessKind::BulkCopy) && r.space == Space::Shared {
+            return;
+        }
         if r.space == Space::Shared && reserved(r) {
             self.shared_reserved += 1;
         }

@@ -97,13 +97,21 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
     // A recording made before the tracer followed atomics has no atomics figures and no
     // atomic instructions (its memory lacks `atomics`): those are not compared.
     let atomics_recorded = !rec["memory"]["atomics"].is_null();
+    // An instruction is known by its PTX line, opcode and space, not its site's number: a
+    // tracer that follows one more side of an instruction (a bulk copy's shared write)
+    // numbers the sites after it anew, and a recording made before keeps the old numbers.
+    let same = |w: &Value, i: &gpulab::model::access::InstructionSummary| {
+        w["ptx_line"] == i.ptx_line
+            && w["op"] == i.op.as_str()
+            && w["space"] == serde_json::to_value(i.space).unwrap()
+    };
     for i in m
         .instructions
         .iter()
         .filter(|i| i.atomic.is_none() || atomics_recorded)
     {
         let got = figures(&serde_json::to_value(i).unwrap());
-        match want.iter().find(|w| w["id"] == i.id) {
+        match want.iter().find(|w| same(w, i)) {
             Some(w) if figures(w) == got => {}
             // A picture drawn afresh for each run: the recording's and this one differ
             // where the picture moves a figure (common::near_on_fresh_orders).
@@ -120,7 +128,7 @@ fn compare(l: &Lesson, name: &str, rec: &Value) -> Result<Vec<String>, String> {
     let epilogue = common::last_block_lines(&v.source);
     for w in &want {
         let line = w["source_line"].as_u64().unwrap_or(0) as u32;
-        if !m.instructions.iter().any(|i| w["id"] == i.id) && !epilogue.contains(&line) {
+        if !m.instructions.iter().any(|i| same(w, i)) && !epilogue.contains(&line) {
             diffs.push(format!("site {} recorded but not traced", w["id"]));
         }
     }

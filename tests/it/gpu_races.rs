@@ -93,6 +93,7 @@ fn the_lab_finds_the_race_of_no_sync_and_none_in_shared() {
             RaceScope::Cluster | RaceScope::Exit => {
                 panic!("a cluster race without clusters: {race:?}")
             }
+            RaceScope::Copy => panic!("a bulk copy's race without bulk copies: {race:?}"),
         }
     }
     let s = status(v);

@@ -143,8 +143,11 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
 
 /// The 1-D bulk copy from global into shared memory that completes on an mbarrier
 /// (`cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size,
-/// [mbar]`): one site, its global source, whose record's width is the bytes it moves. None
-/// for the other bulk forms (tensor maps, multicast, shared to global, prefetch).
+/// [mbar]`): two sites, its global source, then its shared destination, whose records'
+/// width is the bytes it moves. The destination's record logs the mbarrier's shared offset
+/// << 32 over the destination's (each the low 24 bits, as for a barrier): the bytes land
+/// for a thread that waits on that barrier's phase. None for the other bulk forms (tensor
+/// maps, multicast, shared to global, prefetch).
 fn bulk_copy<'a>(
     guard: Option<&'a str>,
     op: &'a str,
@@ -159,22 +162,27 @@ fn bulk_copy<'a>(
         return None;
     }
     let mut parts = operands.split(',').map(str::trim);
-    let (_dst, src, size) = (parts.next()?, parts.next()?, parts.next()?);
-    let src = src.strip_prefix('[')?.strip_suffix(']')?.trim();
-    Some(vec![Access {
+    let (dst, src, size, mbar) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+    let inside = |a: &'a str| Some(a.strip_prefix('[')?.strip_suffix(']')?.trim());
+    let side = |space, addr| Access {
         guard,
         op,
         event: Event::Access {
-            space: Space::Global,
+            space,
             kind: AccessKind::BulkCopy,
         },
         width: 0,
-        addr: src,
+        addr,
         coords: None,
         size: Some(size),
         zero_src: None,
         mbar_operand: None,
-    }])
+    };
+    let write = Access {
+        mbar_operand: Some(inside(mbar)?),
+        ..side(Space::Shared, inside(dst)?)
+    };
+    Some(vec![side(Space::Global, inside(src)?), write])
 }
 
 /// The opcode of a statement the tracer logs nothing for that still moves data in memory:

@@ -98,6 +98,9 @@ pub(super) fn site_block(
     if let (Event::MbarInit, Some(count)) = (site.event, access.mbar_operand) {
         mbar_count(&mut b, count, regs, line)?;
     }
+    if let (Event::Access { .. }, Some(bar)) = (site.event, access.mbar_operand) {
+        bulk_barrier(&mut b, bar, regs, (symbols, line))?;
+    }
     if let Some(stmt) = inside {
         b.push_str(stmt);
         b.push('\n');
@@ -107,7 +110,8 @@ pub(super) fn site_block(
     if let (Event::MbarWait { .. }, Some(done)) = (site.event, access.mbar_operand) {
         b.push_str(&format!("@!{done} mov.u32 %__gpulab_m, {GUARD_FALSE};\n"));
     }
-    b.push_str(&site_code(features, site.id, space));
+    let census = access.mbar_operand.is_none() || site.is_event();
+    b.push_str(&site_code(features, site.id, space, census));
     b.push_str("}\n");
     Ok(b)
 }
@@ -173,6 +177,39 @@ fn mbar_count(
             reg: count.to_string(),
         }),
     }
+}
+
+/// A bulk copy's destination in `A` becomes its mbarrier's shared offset << 32 over its
+/// own, each the low 24 bits (as a barrier's offset is logged).
+fn bulk_barrier(
+    b: &mut String,
+    bar: &str,
+    regs: &RegTable,
+    (symbols, line): (&HashMap<String, Space>, u32),
+) -> Result<(), InstrumentError> {
+    let (base, offset) = parse_address(bar, regs, line)?;
+    b.push_str(
+        ".reg .b64 %__gpulab_d;
+",
+    );
+    b.push_str(&format!(
+        "and.b64 %__gpulab_d, {A}, 16777215;
+"
+    ));
+    load_address(b, &base, offset, Space::Shared, symbols);
+    b.push_str(&format!(
+        "and.b64 {A}, {A}, 16777215;
+"
+    ));
+    b.push_str(&format!(
+        "shl.b64 {A}, {A}, 32;
+"
+    ));
+    b.push_str(&format!(
+        "or.b64 {A}, {A}, %__gpulab_d;
+"
+    ));
+    Ok(())
 }
 
 /// `meta` of a bulk copy: its size operand << 8 | the space's code.

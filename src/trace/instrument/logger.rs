@@ -90,13 +90,20 @@ pub(super) fn prologue(features: Features) -> String {
 /// access logged as `space` can need (None: a barrier, which needs neither): a generic
 /// address is resolved, only a generic or cluster address may name another block's
 /// shared memory, and an access (not an event) is counted by the census, with the global
-/// figures where it may be global and the shared ones where it may be shared.
-pub(super) fn site_code(features: Features, site: u32, space: Option<Space>) -> String {
+/// figures where it may be global and the shared ones where it may be shared. A bulk
+/// copy's shared side (`census` false) is not counted: the TMA writes it, through no pipe
+/// the census follows, and its record's address is not one a lane requests.
+pub(super) fn site_code(
+    features: Features,
+    site: u32,
+    space: Option<Space>,
+    census: bool,
+) -> String {
     let generic = space == Some(Space::Generic);
     let keep = Keep {
         generic,
         cluster: features.cluster && (generic || space == Some(Space::Cluster)),
-        census: space.is_some(),
+        census: census && space.is_some(),
         global: generic || space == Some(Space::Global),
         shared: generic || space == Some(Space::Shared),
     };
@@ -174,8 +181,8 @@ mod tests {
         assert_eq!(h("9.0", "sm_80").1, Features { cluster: false });
         let on = Features { cluster: true };
         let off = Features { cluster: false };
-        let with = site_code(on, 7, Some(Space::Generic));
-        let without = site_code(off, 7, Some(Space::Generic));
+        let with = site_code(on, 7, Some(Space::Generic), true);
+        let without = site_code(off, 7, Some(Space::Generic), true);
         assert!(with.contains("getctarank.u64") && !with.contains("//@"));
         assert!(with.contains("isspacep.shared::cluster"));
         assert!(!without.contains("getctarank.") && !without.contains("%cluster_ctarank"));
@@ -191,14 +198,14 @@ mod tests {
             assert!(!p.contains("//@"), "no tag is left: {p}");
         }
         // A site writes only the sections its access can need.
-        let global = site_code(on, 3, Some(Space::Global));
+        let global = site_code(on, 3, Some(Space::Global), true);
         assert!(!global.contains("isspacep") && !global.contains("getctarank"));
         assert!(global.contains("match.any.sync") && global.contains("$__gpulab_done_3:"));
         assert!(
             !global.contains("rem.u32"),
             "the sample is tested once a function"
         );
-        let cluster = site_code(on, 4, Some(Space::Cluster));
+        let cluster = site_code(on, 4, Some(Space::Cluster), true);
         assert!(cluster.contains("getctarank.u64") && !cluster.contains("isspacep.local"));
     }
 
@@ -212,7 +219,7 @@ mod tests {
                 .to_string()
         };
         for space in [Space::Global, Space::Generic, Space::Shared, Space::Local] {
-            let code = site_code(on, 5, Some(space));
+            let code = site_code(on, 5, Some(space), true);
             assert!(code.contains("[__gpulab_trace_census]"), "{space:?}");
             assert!(code.contains("red.global.min.u32") && code.contains("$__gpulab_counted_5:"));
             // Outside the sample a block goes on to count: its skip waits for the census.
@@ -234,7 +241,7 @@ mod tests {
         }
         // An event adds one to its cluster's count of events and counts nothing of an
         // access's: a block outside the sample then skips the rest.
-        let event = site_code(on, 5, None);
+        let event = site_code(on, 5, None, true);
         assert!(event.contains("[__gpulab_trace_census_events]"));
         assert!(event.contains("red.global.add.u32"));
         assert!(!event.contains("[__gpulab_trace_census]") && !event.contains("red.global.min"));

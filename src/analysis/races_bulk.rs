@@ -1,0 +1,139 @@
+//! Bulk copies (the TMA's `cp.async.bulk` into shared memory) as the race analysis reads
+//! them. A copy's bytes land when the phase of the mbarrier it completes on completes: a
+//! thread may touch them only once it waited on that phase (an acquire), or met a thread
+//! that had: at a `__syncwarp()` with it, or at a block barrier after its wait. Any other
+//! access of the destination (the issuing thread's own included) races with the copy.
+//!
+//! Not followed: an access of the destination before the copy is issued that a later copy
+//! may overtake (a stage of a ring refilled before every reader is done with it).
+
+use super::race_intervals::FastMap;
+use super::races::SharedEvent;
+use crate::model::results::{Race, RaceKind, RaceScope};
+
+/// Each block's bulk copies, the newest into each range of bytes.
+#[derive(Default)]
+pub(super) struct BulkCopies {
+    by_block: FastMap<u32, Vec<Copy>>,
+}
+
+struct Copy {
+    /// The destination's shared bytes, `lo..hi`.
+    lo: u64,
+    hi: u64,
+    /// The shared offset of the mbarrier it completes on.
+    bar: u64,
+    line: Option<u32>,
+    /// The warp that issued it.
+    warp: u32,
+    /// By warp: the lanes ordered after the bytes landed (they waited on the phase, or met
+    /// a lane that had at a `__syncwarp()`).
+    seen: Vec<(u32, u32)>,
+    /// The first block interval in which every lane is ordered after the bytes landed: the
+    /// one after a waiter's, which the block barrier it passes next begins.
+    after: Option<u32>,
+}
+
+impl Copy {
+    fn seen(&self, warp: u32) -> u32 {
+        (self.seen.iter().find(|(w, _)| *w == warp)).map_or(0, |(_, l)| *l)
+    }
+
+    fn see(&mut self, warp: u32, lanes: u32) {
+        match self.seen.iter_mut().find(|(w, _)| *w == warp) {
+            Some((_, l)) => *l |= lanes,
+            None => self.seen.push((warp, lanes)),
+        }
+    }
+}
+
+/// A lane's destination and barrier, as the record logs them: barrier << 32 | destination.
+fn parts(a: u64) -> (u64, u64) {
+    (a & 0xffff_ffff, a >> 32)
+}
+
+impl BulkCopies {
+    /// The copies the lanes of `e` issue, each `e.width` bytes: each takes the place of any
+    /// older copy into bytes it writes.
+    pub(super) fn issue(&mut self, e: &SharedEvent) {
+        let copies = self.by_block.entry(e.block).or_default();
+        for l in (0..32).filter(|l| e.mask >> l & 1 == 1) {
+            let (dst, bar) = parts(e.addrs[l]);
+            let hi = dst + u64::from(e.width);
+            copies.retain(|c| c.hi <= dst || c.lo >= hi);
+            copies.push(Copy {
+                lo: dst,
+                hi,
+                bar,
+                line: e.line,
+                warp: e.warp,
+                seen: Vec::new(),
+                after: None,
+            });
+        }
+    }
+
+    /// A wait of the lanes of `e` that found the phase of the barrier at `bar` complete, in
+    /// the block interval `interval` (theirs before any barrier the wait makes): the bytes
+    /// of the copies that complete on it have landed for them.
+    pub(super) fn waited(&mut self, e: &SharedEvent, bar: u64, interval: u32) {
+        let Some(copies) = self.by_block.get_mut(&e.block) else {
+            return;
+        };
+        for c in copies.iter_mut().filter(|c| c.bar == bar) {
+            c.see(e.warp, e.mask);
+            c.after = Some(c.after.map_or(interval + 1, |a| a.min(interval + 1)));
+        }
+    }
+
+    /// The lanes of `e` met at a `__syncwarp()`: those ordered after a copy's bytes order
+    /// the others.
+    pub(super) fn synced(&mut self, e: &SharedEvent) {
+        let Some(copies) = self.by_block.get_mut(&e.block) else {
+            return;
+        };
+        for c in copies.iter_mut() {
+            if c.seen(e.warp) & e.mask != 0 {
+                c.see(e.warp, e.mask);
+            }
+        }
+    }
+
+    /// A read, write or atomic of the lanes of `e`, each lane in the block interval
+    /// `passed[lane]`: a race with each copy whose bytes it touches unordered.
+    pub(super) fn access(&self, e: &SharedEvent, passed: &[u32; 32], met: &mut Vec<Race>) {
+        let Some(copies) = self.by_block.get(&e.block) else {
+            return;
+        };
+        for c in copies {
+            let ordered =
+                |l: usize| c.seen(e.warp) >> l & 1 == 1 || c.after.is_some_and(|a| passed[l] >= a);
+            let width = u64::from(e.width.max(1));
+            let racing: Vec<usize> = (0..32)
+                .filter(|&l| e.mask >> l & 1 == 1)
+                .filter(|&l| e.addrs[l] < c.hi && e.addrs[l] + width > c.lo)
+                .filter(|&l| !ordered(l))
+                .collect();
+            let Some(&first) = racing.first() else {
+                continue;
+            };
+            met.push(Race {
+                scope: RaceScope::Copy,
+                kind: match e.op {
+                    super::races::Op::Read => RaceKind::WriteRead,
+                    _ => RaceKind::WriteWrite,
+                },
+                first_line: c.line,
+                second_line: e.line,
+                block: e.block,
+                offset: e.addrs[first],
+                first_warp: c.warp,
+                second_warp: e.warp,
+                count: racing.len() as u64,
+                lanes: None,
+                first_block: None,
+                partial_barrier: None,
+            });
+        }
+    }
+}
