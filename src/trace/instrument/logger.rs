@@ -104,8 +104,10 @@ pub(super) fn site_code(
         generic,
         cluster: features.cluster && (generic || space == Some(Space::Cluster)),
         census: census && space.is_some(),
-        global: generic || space == Some(Space::Global),
-        shared: generic || space == Some(Space::Shared),
+        // The global and shared figures are the census's: an access it does not count
+        // runs none of their code (which reads the census's slot).
+        global: census && (generic || space == Some(Space::Global)),
+        shared: census && (generic || space == Some(Space::Shared)),
     };
     // Its comments are said once, in logger.ptx, not at every site.
     let code: String = (parts().2.lines())
@@ -246,5 +248,12 @@ mod tests {
         assert!(event.contains("red.global.add.u32"));
         assert!(!event.contains("[__gpulab_trace_census]") && !event.contains("red.global.min"));
         assert!(first_branch(&event).contains("@!%__gpulab_on bra"));
+        // A bulk copy's shared side, which the census does not count, runs none of the
+        // census's figures (they read its slot, which such a site never sets up): it is
+        // counted and skipped as an event is.
+        let uncounted = site_code(on, 5, Some(Space::Shared), false);
+        assert!(!uncounted.contains("[__gpulab_trace_census]"));
+        assert!(!uncounted.contains("$__gpulab_shared_5:") && !uncounted.contains("+48]"));
+        assert!(first_branch(&uncounted).contains("@!%__gpulab_on bra"));
     }
 }
