@@ -6,8 +6,11 @@
 //!
 //! Read from the text as written, not preprocessed: a file may time several variants'
 //! loops under `#if`, one after another. Clock reads come in groups (a start: `g0 = …;
-//! t0 = …;`, then an end: `t1 = …; g1 = …;`), and the groups in file order pair up, start
-//! then end; what lies between a start and its end is timed.
+//! t0 = …;`, then an end: `t1 = …; g1 = …;`). Where the kernel subtracts one clock read's
+//! variable from another's (`t1 - t0`), the groups those two lie in are a start and its end,
+//! the innermost such pairs where they nest: an extra read, or a difference multiplied by
+//! 0, cannot move the timed lines off the ones the figure times. Elsewhere the groups in
+//! file order pair up, start then end. What lies between a start and its end is timed.
 
 use std::ops::RangeInclusive;
 
@@ -30,11 +33,19 @@ pub fn timed_ranges(source: &str) -> Vec<RangeInclusive<u32>> {
             _ => groups.push((i, i)),
         }
     }
-    let mut ranges: Vec<RangeInclusive<u32>> = groups
-        .chunks_exact(2)
-        .filter(|p| p[0].1 + 1 < p[1].0)
-        .map(|p| (p[0].1 as u32 + 2)..=(p[1].0 as u32))
-        .collect();
+    let between = |a: (usize, usize), b: (usize, usize)| (a.1 as u32 + 2)..=(b.0 as u32);
+    let mut ranges: Vec<RangeInclusive<u32>> = match subtracted(&lines, &reads, &groups) {
+        pairs if !pairs.is_empty() => pairs
+            .into_iter()
+            .filter(|(a, b)| a.1 + 1 < b.0)
+            .map(|(a, b)| between(a, b))
+            .collect(),
+        _ => groups
+            .chunks_exact(2)
+            .filter(|p| p[0].1 + 1 < p[1].0)
+            .map(|p| between(p[0], p[1]))
+            .collect(),
+    };
     // A `__device__` function called on timed lines and nowhere else runs only while the
     // clock runs: its body is timed too (a chase written as a helper). One called outside
     // them as well is not: its untimed calls would count as timed.
@@ -56,6 +67,79 @@ pub fn timed_ranges(source: &str) -> Vec<RangeInclusive<u32>> {
         }
         ranges.extend(more);
     }
+}
+
+/// The groups of clock reads the kernel subtracts one from another (`t1 - t0`, `t1 -= t0`),
+/// start then end, the innermost where pairs nest, in file order: none where no line
+/// subtracts the variable one read assigns from another's.
+fn subtracted(
+    lines: &[&str],
+    reads: &[usize],
+    groups: &[(usize, usize)],
+) -> Vec<((usize, usize), (usize, usize))> {
+    // The variable each read assigns (`unsigned long long t0 = clock64();`), and its group.
+    let assigned: Vec<(&str, (usize, usize))> = (reads.iter())
+        .filter_map(|&i| {
+            let (lhs, _) = lines[i].split_once('=')?;
+            let g = *groups.iter().find(|g| (g.0..=g.1).contains(&i))?;
+            Some((last_identifier(lhs)?, g))
+        })
+        .collect();
+    let groups_of = |v: &str| -> Vec<(usize, usize)> {
+        (assigned.iter().filter(|(n, _)| *n == v))
+            .map(|(_, g)| *g)
+            .collect()
+    };
+    let mut pairs: Vec<((usize, usize), (usize, usize))> = Vec::new();
+    for l in lines {
+        let tokens = tokens(l);
+        for w in tokens.windows(3).filter(|w| w[1] == "-" || w[1] == "-=") {
+            // `end - start`: each read of the start pairs with the first read of the end
+            // after it (a file may time several variants' loops under `#if`, each its own
+            // reads of the same two variables, and subtract them once).
+            let ends = groups_of(w[0]);
+            for start in groups_of(w[2]) {
+                let Some(&end) = ends.iter().filter(|e| e.0 > start.1).min() else {
+                    continue;
+                };
+                if !pairs.contains(&(start, end)) {
+                    pairs.push((start, end));
+                }
+            }
+        }
+    }
+    // A pair around another times more than the figure it makes: a difference of 0.
+    let holds = |o: &((usize, usize), (usize, usize)), p: &((usize, usize), (usize, usize))| {
+        o != p && o.0.0 <= p.0.0 && p.1.1 <= o.1.1
+    };
+    let mut inner: Vec<_> = (pairs.iter())
+        .filter(|o| !pairs.iter().any(|p| holds(o, p)))
+        .copied()
+        .collect();
+    inner.sort();
+    inner
+}
+
+/// A line's identifiers and operators, in order (`-=` one token, other punctuation one
+/// character each).
+fn tokens(code: &str) -> Vec<&str> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(c) = rest.chars().next() {
+        let len = if ident(c) {
+            rest.find(|c: char| !ident(c)).unwrap_or(rest.len())
+        } else if rest.starts_with("-=") {
+            2
+        } else {
+            c.len_utf8()
+        };
+        if !c.is_whitespace() {
+            out.push(&rest[..len]);
+        }
+        rest = &rest[len..];
+    }
+    out
 }
 
 /// A `__device__` function that reads a clock, and its lines (from 0).
@@ -177,6 +261,58 @@ __global__ void k()
 }
 ";
         assert_eq!(timed_ranges(kernel), [13..=14, 1..=4]);
+    }
+
+    #[test]
+    fn the_reads_a_difference_is_made_of_pair_up_whatever_reads_lie_around_them() {
+        // Extra reads before and after shift the file-order pairing onto the lines after
+        // the real end (line 9), and a difference multiplied by 0 names an outer pair: the
+        // innermost difference's reads are the start and the end.
+        let kernel = "\
+__global__ void k()
+{
+    w0 = clock64();
+    setup();
+    unsigned long long g0 = now(), t0 = clock64();
+    q = self[q];          // timed, line 6
+    t1 = clock64();
+    g1 = clock64();
+    p = chain[p];         // after the end, line 9
+    w1 = clock64();
+    c[0] = t1 - t0;
+    n[0] = g1 - g0 + 0 * (w1 - w0);
+}
+";
+        assert_eq!(timed_ranges(kernel), [6..=6]);
+        // `-=` subtracts too; a sum of reads pairs nothing, and file order decides.
+        let kernel = "\
+__global__ void k()
+{
+    t0 = clock64();
+    q = self[q];          // timed, line 4
+    t1 = clock64();
+    t1 -= t0;
+}
+";
+        assert_eq!(timed_ranges(kernel), [4..=4]);
+        assert_eq!(tokens("a-=b - c"), ["a", "-=", "b", "-", "c"]);
+        // Reads of the same two variables in each of two variants, subtracted once.
+        let kernel = "\
+__global__ void k()
+{
+#if A
+    t0 = clock64();
+    q = a[q];             // line 5
+    t1 = clock64();
+#else
+    t0 = clock64();
+    q = b[q];             // line 9
+    t1 = clock64();
+#endif
+    c[0] = t1 - t0;
+}
+";
+        assert_eq!(timed_ranges(kernel), [5..=5, 9..=9]);
     }
 
     #[test]
