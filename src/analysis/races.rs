@@ -361,7 +361,7 @@ impl RaceFinder {
     /// every warp, else one that orders nothing here, said beside the block's races.
     /// `mbarrier` is the count of arrivals where the barrier is an mbarrier's phase, which
     /// `threads` then stands for.
-    fn counted(&mut self, e: &SharedEvent, threads: u32, mbarrier: Option<u32>) {
+    fn counted(&mut self, e: &SharedEvent, threads: u32, mbarrier: Option<u32>) -> bool {
         let id = first_address(e);
         if self.holds_block(e.block, threads) {
             let whole = match mbarrier {
@@ -372,7 +372,8 @@ impl RaceFinder {
                 op: Op::Barrier,
                 ..e.clone()
             };
-            return self.block_barrier(&e, whole);
+            self.block_barrier(&e, whole);
+            return true;
         }
         // `bar.sync id, threads` is aligned: the whole warp executes it and its lanes meet
         // there, whichever warps it holds together (which the hardware's arrivals choose).
@@ -393,11 +394,21 @@ impl RaceFinder {
             threads: mbarrier.unwrap_or(threads),
             mbarrier: mbarrier.is_some(),
         });
+        false
     }
 
     pub fn push(&mut self, e: &SharedEvent) {
+        // Without clusters, a `shared::cluster` address names the block's own memory (the
+        // cluster is the block): judged as any access of it is.
+        if e.remote && self.cluster.is_none() {
+            return self.push(&SharedEvent {
+                remote: false,
+                ..e.clone()
+            });
+        }
         if let Op::CountedBarrier(threads) = e.op {
-            return self.counted(e, threads, None);
+            self.counted(e, threads, None);
+            return;
         }
         let key = (e.block, e.warp);
         match e.op {
@@ -407,6 +418,8 @@ impl RaceFinder {
             Op::MbarArrive { relaxed } => {
                 if !relaxed {
                     self.mbars.arrive(e);
+                    let passed = self.epochs.get(&key).map_or([0; 32], |l| l.passed);
+                    self.bulk.arrived(e, first_address(e), &passed);
                 }
             }
             // A relaxed wait acquires nothing; it still ends the lanes' arrival.
@@ -420,7 +433,14 @@ impl RaceFinder {
                         mask: phase.lanes,
                         ..e.clone()
                     };
-                    return self.counted(&passed, phase.threads, Some(phase.count));
+                    let held = self.mbars.take_held(&passed);
+                    // Reads after the lanes' arrival may meet what the others do once
+                    // the phase completes: judged again in the interval the wait begins.
+                    if self.counted(&passed, phase.threads, Some(phase.count)) {
+                        held.iter().for_each(|r| self.access(r));
+                        merge(&mut self.found, &mut self.met);
+                    }
+                    return;
                 }
             }
             Op::CopyWrite => {
@@ -460,7 +480,7 @@ impl RaceFinder {
             Op::Read | Op::Write | Op::Atomic if e.remote => {}
             Op::Read | Op::Write | Op::Atomic => {
                 match e.op {
-                    Op::Read => self.mbars.accessed(e),
+                    Op::Read => self.mbars.read(e),
                     _ => self.mbars.wrote(e),
                 }
                 let passed = self.epochs.get(&key).map_or([0; 32], |l| l.passed);

@@ -2,7 +2,10 @@
 //! them. A copy's bytes land when the phase of the mbarrier it completes on completes: a
 //! thread may touch them only once it waited on that phase (an acquire), or met a thread
 //! that had: at a `__syncwarp()` with it, or at a block barrier after its wait. Any other
-//! access of the destination (the issuing thread's own included) races with the copy.
+//! access of the destination (the issuing thread's own included) races with the copy. A
+//! thread the bytes landed for hands them on by arriving on another mbarrier: a wait on that
+//! one's phase orders them too (a producer that waits for the copy, then signals a `full`
+//! barrier its consumers wait on without arriving themselves).
 //!
 //! Not followed: an access of the destination before the copy is issued that a later copy
 //! may overtake (a stage of a ring refilled before every reader is done with it).
@@ -15,6 +18,9 @@ use crate::model::results::{Race, RaceKind, RaceScope};
 #[derive(Default)]
 pub(super) struct BulkCopies {
     by_block: FastMap<u32, Vec<Copy>>,
+    /// By (block, barrier): the copies (by destination start) a thread they had landed for
+    /// released by arriving on it.
+    relayed: FastMap<(u32, u64), Vec<u64>>,
 }
 
 struct Copy {
@@ -75,14 +81,40 @@ impl BulkCopies {
 
     /// A wait of the lanes of `e` that found the phase of the barrier at `bar` complete, in
     /// the block interval `interval` (theirs before any barrier the wait makes): the bytes
-    /// of the copies that complete on it have landed for them.
+    /// of the copies that complete on it, or that a thread relayed through it, have landed
+    /// for them.
     pub(super) fn waited(&mut self, e: &SharedEvent, bar: u64, interval: u32) {
         let Some(copies) = self.by_block.get_mut(&e.block) else {
             return;
         };
-        for c in copies.iter_mut().filter(|c| c.bar == bar) {
+        let relayed = self.relayed.get(&(e.block, bar));
+        let through = |c: &Copy| relayed.is_some_and(|r| r.contains(&c.lo));
+        for c in copies.iter_mut().filter(|c| c.bar == bar || through(c)) {
             c.see(e.warp, e.mask);
             c.after = Some(c.after.map_or(interval + 1, |a| a.min(interval + 1)));
+        }
+    }
+
+    /// An arrival of the lanes of `e` (one that releases) on the barrier at `bar`, each lane
+    /// in the block interval `passed[lane]`: the copies landed for any of them go with it.
+    pub(super) fn arrived(&mut self, e: &SharedEvent, bar: u64, passed: &[u32; 32]) {
+        let Some(copies) = self.by_block.get(&e.block) else {
+            return;
+        };
+        let landed = |c: &&Copy| {
+            (0..32)
+                .filter(|&l| e.mask >> l & 1 == 1)
+                .any(|l| c.seen(e.warp) >> l & 1 == 1 || c.after.is_some_and(|a| passed[l] >= a))
+        };
+        let carried: Vec<u64> = copies.iter().filter(landed).map(|c| c.lo).collect();
+        if carried.is_empty() {
+            return;
+        }
+        let to = self.relayed.entry((e.block, bar)).or_default();
+        for lo in carried {
+            if !to.contains(&lo) {
+                to.push(lo);
+            }
         }
     }
 

@@ -7,6 +7,10 @@
 //! between their arrival and the wait: the arrival released what came before it only, so
 //! a tile stored after it is not ordered before the others' reads after the wait.
 //!
+//! A read between a lane's arrival and its wait is not released either: it is held, and
+//! judged again after the wait, beside what the other warps do once the phase completes
+//! (they may overwrite its word while it still reads).
+//!
 //! One lane may arrive for its warp: an arrival is cumulative, so it releases what the
 //! lanes that met it at a `__syncwarp()` (or a block barrier) did before that meeting, and
 //! those lanes' wait then acquires as its own does. A phase of as many arrivals as the
@@ -29,7 +33,13 @@ pub(super) struct Mbarriers {
     synced: FastMap<(u32, u32), u32>,
     /// By (block, warp): the barriers it has lanes armed on.
     arrived_on: FastMap<(u32, u32), Vec<u64>>,
+    /// By (block, warp): reads its armed lanes made after arriving, not yet waited for.
+    held: FastMap<(u32, u32), Vec<SharedEvent>>,
 }
+
+/// The most reads a warp holds between an arrival and its wait: past them, later reads
+/// are judged where they are only.
+const HELD_MAX: usize = 64;
 
 /// A warp's lanes armed on a barrier.
 #[derive(Default, Clone, Copy)]
@@ -72,6 +82,11 @@ impl Mbarriers {
         let armed = self.armed.entry((e.block, e.warp, a)).or_default();
         armed.lanes |= released;
         armed.arrivals += e.mask.count_ones();
+        // The reads the lanes held came before this arrival, which releases them.
+        if let Some(held) = self.held.get_mut(&(e.block, e.warp)) {
+            held.iter_mut().for_each(|r| r.mask &= !released);
+            held.retain(|r| r.mask != 0);
+        }
         let on = self.arrived_on.entry((e.block, e.warp)).or_default();
         if !on.contains(&a) {
             on.push(a);
@@ -84,6 +99,43 @@ impl Mbarriers {
         if let Some(met) = self.synced.get_mut(&(e.block, e.warp)) {
             *met &= !e.mask;
         }
+    }
+
+    /// A read by the lanes of `e`: those of them armed on a barrier hold it until their wait.
+    pub(super) fn read(&mut self, e: &SharedEvent) {
+        self.accessed(e);
+        let Some(on) = self.arrived_on.get(&(e.block, e.warp)) else {
+            return;
+        };
+        let armed = (on.iter())
+            .filter_map(|a| self.armed.get(&(e.block, e.warp, *a)))
+            .fold(0, |m, x| m | x.lanes);
+        let held = self.held.entry((e.block, e.warp)).or_default();
+        if armed & e.mask != 0 && held.len() < HELD_MAX {
+            held.push(SharedEvent {
+                mask: armed & e.mask,
+                ..e.clone()
+            });
+        }
+    }
+
+    /// The reads the lanes of `e` held since their arrival, now that their wait ended it.
+    pub(super) fn take_held(&mut self, e: &SharedEvent) -> Vec<SharedEvent> {
+        let Some(held) = self.held.get_mut(&(e.block, e.warp)) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for r in held.iter_mut() {
+            if r.mask & e.mask != 0 {
+                out.push(SharedEvent {
+                    mask: r.mask & e.mask,
+                    ..r.clone()
+                });
+                r.mask &= !e.mask;
+            }
+        }
+        held.retain(|r| r.mask != 0);
+        out
     }
 
     /// A write of shared memory by the lanes of `e`: an arrival they made before it does

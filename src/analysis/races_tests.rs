@@ -1399,3 +1399,91 @@ fn a_bulk_copys_bytes_are_ordered_only_for_threads_that_waited_on_its_barrier() 
         [RaceScope::Copy]
     );
 }
+
+/// Two warps meet at an mbarrier of 64 arrivals; warp 0 reads a word of its own tile
+/// (line 14), before its arrival or after it (`late`), and warp 1 overwrites that word
+/// (line 16) after its wait.
+fn read_then_overwritten(late: bool) -> Vec<SharedEvent> {
+    let mut init = event(0, Op::MbarInit);
+    init.mask = 1;
+    init.addrs[0] = 64 << 32 | 4096;
+    let at = |warp, op| SharedEvent {
+        addrs: [4096; 32],
+        ..event(warp, op)
+    };
+    let read = access(0, 0, Op::Read, 14, 40, 1);
+    let mut ev = vec![init, access(0, 0, Op::Write, 11, 0, 32)];
+    if !late {
+        ev.push(read.clone());
+    }
+    ev.push(at(0, Op::MbarArrive { relaxed: false }));
+    if late {
+        ev.push(read);
+    }
+    ev.push(at(0, Op::MbarWait { relaxed: false }));
+    ev.push(access(0, 1, Op::Write, 11, 128, 32));
+    ev.push(at(1, Op::MbarArrive { relaxed: false }));
+    ev.push(at(1, Op::MbarWait { relaxed: false }));
+    ev.push(access(0, 1, Op::Write, 16, 40, 1));
+    ev
+}
+
+#[test]
+fn a_read_between_an_arrival_and_its_wait_races_with_what_the_others_write_after_theirs() {
+    let block = |ev: &[SharedEvent]| -> Vec<Race> {
+        (find_races(ev).into_iter())
+            .filter(|r| r.scope == RaceScope::Block)
+            .collect()
+    };
+    // Before its arrival, the read is released to warp 1's wait: no race.
+    assert!(block(&read_then_overwritten(false)).is_empty());
+    // After it, warp 1 may write the word while warp 0 still reads it.
+    let races = block(&read_then_overwritten(true));
+    assert_eq!(races.len(), 1, "{races:?}");
+    assert_eq!(races[0].kind, RaceKind::ReadWrite);
+    assert_eq!(
+        (races[0].first_line, races[0].second_line),
+        (Some(14), Some(16))
+    );
+    // Read as it is made too.
+    let mut f = RaceFinder::new(Warps::All(2));
+    read_then_overwritten(true).iter().for_each(|e| f.push(e));
+    assert_eq!(
+        f.finish()
+            .iter()
+            .filter(|r| r.scope == RaceScope::Block)
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn a_thread_the_copy_landed_for_hands_it_on_through_another_barrier() {
+    // Lane 0 of warp 0 waits for the copy, then arrives on the barrier at 4104, which warp 1
+    // waits on without arriving: the bytes have landed for warp 1 too.
+    let on = |warp, op, mask| SharedEvent {
+        addrs: [4104; 32],
+        mask,
+        ..event(warp, op)
+    };
+    let relay = [
+        bulk_wait(0, u32::MAX),
+        on(0, Op::MbarArrive { relaxed: false }, 1),
+        on(1, Op::MbarWait { relaxed: false }, u32::MAX),
+    ];
+    assert!(bulk_copied(&relay).is_empty());
+    // An arrival before the wait carries nothing: the bytes had not landed for it.
+    let early = [
+        on(0, Op::MbarArrive { relaxed: false }, 1),
+        bulk_wait(0, u32::MAX),
+        on(1, Op::MbarWait { relaxed: false }, u32::MAX),
+    ];
+    assert_eq!(bulk_copied(&early), [RaceScope::Copy]);
+    // Nor does a relaxed one.
+    let relaxed = [
+        bulk_wait(0, u32::MAX),
+        on(0, Op::MbarArrive { relaxed: true }, 1),
+        on(1, Op::MbarWait { relaxed: false }, u32::MAX),
+    ];
+    assert_eq!(bulk_copied(&relaxed), [RaceScope::Copy]);
+}

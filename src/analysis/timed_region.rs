@@ -85,20 +85,52 @@ fn subtracted(
             Some((last_identifier(lhs)?, g))
         })
         .collect();
+    // A copy of a read's variable (`c0 = t0;`, `c0 = t0, n0 = g0;`) stands for the read.
+    let mut assigned = assigned;
+    for _ in 0..2 {
+        for l in lines {
+            let t = tokens(l);
+            for eq in (1..t.len().saturating_sub(1)).filter(|&i| t[i] == "=") {
+                let (lhs, rhs) = (t[eq - 1], t[eq + 1]);
+                if !matches!(t.get(eq + 2), None | Some(&";") | Some(&",")) {
+                    continue;
+                }
+                if let Some(g) = assigned.iter().find(|(n, _)| *n == rhs).map(|(_, g)| *g)
+                    && !assigned.contains(&(lhs, g))
+                {
+                    assigned.push((lhs, g));
+                }
+            }
+        }
+    }
     let groups_of = |v: &str| -> Vec<(usize, usize)> {
         (assigned.iter().filter(|(n, _)| *n == v))
             .map(|(_, g)| *g)
             .collect()
     };
+    // A helper that returns the difference of two of its parameters (`span(from, to)`) is
+    // a subtraction of the arguments it is called with.
+    let differences = differences(lines);
     let mut pairs: Vec<((usize, usize), (usize, usize))> = Vec::new();
     for l in lines {
         let tokens = tokens(l);
-        for w in tokens.windows(3).filter(|w| w[1] == "-" || w[1] == "-=") {
+        let mut subtracted: Vec<(&str, &str)> = (tokens.windows(3))
+            .filter(|w| w[1] == "-" || w[1] == "-=")
+            .map(|w| (w[0], w[2]))
+            .collect();
+        for (name, end, start) in &differences {
+            if calls(l, name) {
+                subtracted.extend(
+                    call_args(l, name).and_then(|a| Some((*a.get(*end)?, *a.get(*start)?))),
+                );
+            }
+        }
+        for (end_var, start_var) in subtracted {
             // `end - start`: each read of the start pairs with the first read of the end
             // after it (a file may time several variants' loops under `#if`, each its own
             // reads of the same two variables, and subtract them once).
-            let ends = groups_of(w[0]);
-            for start in groups_of(w[2]) {
+            let ends = groups_of(end_var);
+            for start in groups_of(start_var) {
                 let Some(&end) = ends.iter().filter(|e| e.0 > start.1).min() else {
                     continue;
                 };
@@ -118,6 +150,61 @@ fn subtracted(
         .collect();
     inner.sort();
     inner
+}
+
+/// The `__device__` helpers whose body subtracts one parameter from another: each name,
+/// and the positions of the parameter subtracted from and the one subtracted.
+fn differences(lines: &[&str]) -> Vec<(String, usize, usize)> {
+    let mut out = Vec::new();
+    for f in device_functions(lines, |_| true) {
+        let signature: String = lines[f.body.clone()].concat();
+        let Some(params) = call_args(&signature, &f.name) else {
+            continue;
+        };
+        let body = &lines[f.body.start..f.body.end];
+        let found = body.iter().flat_map(|l| {
+            let t = tokens(l);
+            (t.windows(3))
+                .filter(|w| w[1] == "-" || w[1] == "-=")
+                .filter_map(|w| {
+                    let at = |p: &str| params.iter().position(|x| *x == p);
+                    Some((at(w[0])?, at(w[2])?))
+                })
+                .collect::<Vec<_>>()
+        });
+        if let Some((end, start)) = found.into_iter().next() {
+            out.push((f.name.clone(), end, start));
+        }
+    }
+    out
+}
+
+/// The last identifier of each argument of the first call of `name` in `code` (a
+/// parameter's name in a signature), None where the call's parentheses do not close.
+fn call_args<'a>(code: &'a str, name: &str) -> Option<Vec<&'a str>> {
+    let at = code
+        .find(&format!("{name}("))
+        .or_else(|| code.find(&format!("{name} (")))?;
+    let open = at + code[at..].find('(')? + 1;
+    let mut depth = 0;
+    let mut args = Vec::new();
+    let mut from = open;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 0 => {
+                args.push(last_identifier(&code[from..open + i]).unwrap_or(""));
+                return Some(args);
+            }
+            ')' => depth -= 1,
+            ',' if depth == 0 => {
+                args.push(last_identifier(&code[from..open + i]).unwrap_or(""));
+                from = open + i + 1;
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A line's identifiers and operators, in order (`-=` one token, other punctuation one
@@ -158,10 +245,18 @@ fn clock_helpers(lines: &[&str]) -> Vec<Helper> {
 fn device_functions(lines: &[&str], keep: impl Fn(&[&str]) -> bool) -> Vec<Helper> {
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
-        if !l.contains("__device__") || !l.contains('(') {
+        if !l.contains("__device__") {
             continue;
         }
-        let Some(name) = l.split('(').next().and_then(last_identifier) else {
+        // The name is before the first `(`, on the line of `__device__` or the next.
+        let Some(head) = [Some(l), lines.get(i + 1)]
+            .into_iter()
+            .flatten()
+            .find(|h| h.contains('('))
+        else {
+            continue;
+        };
+        let Some(name) = head.split('(').next().and_then(last_identifier) else {
             continue;
         };
         let end = (i + 1..lines.len())
@@ -183,7 +278,10 @@ fn code_of(line: &str) -> &str {
 }
 
 fn reads_clock(code: &str) -> bool {
-    code.contains("%clock") || code.contains("%globaltimer") || calls(code, "clock64")
+    code.contains("%clock")
+        || code.contains("%globaltimer")
+        || calls(code, "clock64")
+        || calls(code, "clock")
 }
 
 /// Whether `code` calls `name`: the name, not the end of a longer one, then `(`.
@@ -313,6 +411,36 @@ __global__ void k()
 }
 ";
         assert_eq!(timed_ranges(kernel), [5..=5, 9..=9]);
+    }
+
+    #[test]
+    fn a_difference_through_a_copy_or_a_helper_pairs_its_reads_too() {
+        // The reads around the self-loop are subtracted by a helper and through a copy; the
+        // outer ones, by file order, would have made the chase after them look timed.
+        let kernel = "\
+__device__ __forceinline__ unsigned long long
+span(unsigned long long from, unsigned long long to)
+{
+    return to - from;
+}
+__global__ void k()
+{
+    w0 = clock();
+    setup();
+    t0 = clock64();
+    q = self[q];          // timed, line 11
+    t1 = clock64();
+    p = chain[p];         // after the end, line 13
+    w1 = clock();
+    const unsigned long long c0 = t0, e1 = t1;
+    c[0] = span(c0, e1) + 0 * span(w0, w1);
+}
+";
+        assert_eq!(timed_ranges(kernel), [11..=11]);
+        assert_eq!(
+            call_args("x = span(a, f(b, c)) + 1;", "span"),
+            Some(vec!["a", ""])
+        );
     }
 
     #[test]

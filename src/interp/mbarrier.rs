@@ -29,6 +29,12 @@ struct Mbar {
     pending: u32,
     tx: i64,
     phases: u64,
+    /// The bulk copies issued on it so far, and by warp how many of them its last look saw
+    /// issued: a warp's first look after a copy was issued finds the phase incomplete (the
+    /// copy is in flight), as a GPU's does, so a wait whose result is not looked at orders
+    /// nothing (its bytes land, but no wait that saw the phase complete is logged).
+    issued: u32,
+    looked: [u32; 32],
 }
 
 impl Mbar {
@@ -119,6 +125,8 @@ pub fn step(
     // lanes it found the phase complete for.
     let mut row = [0u64; 32];
     let mut logged = 0u32;
+    // The barriers this look is the warp's first at since a copy on them was issued.
+    let mut looked: Vec<u64> = Vec::new();
     for l in lanes(active) {
         match ins.op {
             Op::MbarInit => {
@@ -177,8 +185,13 @@ pub fn step(
                     return Err(stopped(ctx, ins, warp, why, 1 << l));
                 };
                 bar.settle();
+                let w = warp as usize % 32;
+                let fresh = bar.looked[w] != bar.issued;
+                if fresh && !looked.contains(&a) {
+                    looked.push(a);
+                }
                 // The phase of that parity has completed once the current one's differs.
-                let done = bar.phases & 1 != parity;
+                let done = !fresh && bar.phases & 1 != parity;
                 fr.write(&ins.dst[0], l, u64::from(done));
                 if done {
                     row[l] = a;
@@ -187,6 +200,11 @@ pub fn step(
             }
             Op::BulkCopy => issue(fr, ctx, ins, (warp, l))?,
             _ => {}
+        }
+    }
+    for a in looked {
+        if let Some(bar) = ctx.mbars[rank].bars.get_mut(&a) {
+            bar.looked[warp as usize % 32] = bar.issued;
         }
     }
     if logged != 0 {
@@ -235,6 +253,9 @@ fn issue(
     (ctx.mem.check(At::Global(src), size as usize, thread))
         .map_err(|e| oob(ctx, ins, warp, l, e))?;
     let rank = ctx.rank as usize;
+    if let Some(bar) = ctx.mbars[rank].bars.get_mut(&mbar) {
+        bar.issued += 1;
+    }
     ctx.mbars[rank].bulk.push(Bulk {
         mbar,
         dst,
