@@ -1067,28 +1067,43 @@ fn relaxed_loads_and_stores_are_nothing_ordered_between_blocks_of_a_cluster() {
 }
 
 /// The stencil's two warps handing the tile over with an mbarrier of `count` arrivals a
-/// phase: each warp arrives, then waits (`arrive` says whether they arrive at all).
-fn mbarrier_stencil(count: u32, arrive: bool) -> Vec<SharedEvent> {
+/// phase, each warp doing `meet(warp)` where the stencil has its barrier.
+fn mbarrier_stencil_by(count: u32, meet: impl Fn(u32) -> Vec<SharedEvent>) -> Vec<SharedEvent> {
     let mut init = event(0, Op::MbarInit);
     init.mask = 1;
     init.addrs[0] = u64::from(count) << 32 | 4096;
     let mut ev = vec![init];
     for e in stencil(true) {
-        if e.op != Op::Barrier {
-            ev.push(e);
-            continue;
+        match e.op {
+            Op::Barrier => ev.extend(meet(e.warp)),
+            _ => ev.push(e),
         }
-        let at = |op| {
-            let mut x = event(e.warp, op);
-            x.addrs = [4096; 32];
-            x
-        };
-        if arrive {
-            ev.push(at(Op::MbarArrive { relaxed: false }));
-        }
-        ev.push(at(Op::MbarWait { relaxed: false }));
     }
     ev
+}
+
+/// An event of `warp` on the mbarrier at 4096, by the lanes of `mask`.
+fn on_mbarrier(warp: u32, op: Op, mask: u32) -> SharedEvent {
+    SharedEvent {
+        addrs: [4096; 32],
+        mask,
+        ..event(warp, op)
+    }
+}
+
+/// The stencil's two warps handing the tile over with an mbarrier of `count` arrivals a
+/// phase: each warp arrives, then waits (`arrive` says whether they arrive at all).
+fn mbarrier_stencil(count: u32, arrive: bool) -> Vec<SharedEvent> {
+    mbarrier_stencil_by(count, |w| {
+        let wait = on_mbarrier(w, Op::MbarWait { relaxed: false }, u32::MAX);
+        match arrive {
+            true => vec![
+                on_mbarrier(w, Op::MbarArrive { relaxed: false }, u32::MAX),
+                wait,
+            ],
+            false => vec![wait],
+        }
+    })
 }
 
 #[test]
@@ -1160,38 +1175,20 @@ fn an_mbarrier_arrival_before_the_tiles_stores_releases_none_of_them() {
 /// phase, one lane arriving for its warp after the warp meets at a `__syncwarp()` (where
 /// `synced`), every lane waiting.
 fn aggregated_stencil(count: u32, synced: bool) -> Vec<SharedEvent> {
-    let mut init = event(0, Op::MbarInit);
-    init.mask = 1;
-    init.addrs[0] = u64::from(count) << 32 | 4096;
-    let mut ev = vec![init];
-    for e in stencil(true) {
-        if e.op != Op::Barrier {
-            ev.push(e);
-            continue;
-        }
-        let at = |op, mask| {
-            let mut x = event(e.warp, op);
-            x.addrs = [4096; 32];
-            x.mask = mask;
-            x
-        };
+    mbarrier_stencil_by(count, |w| {
+        let mut ev = Vec::new();
         if synced {
-            ev.push(at(Op::WarpSync, u32::MAX));
+            ev.push(on_mbarrier(w, Op::WarpSync, u32::MAX));
         }
-        ev.push(at(Op::MbarArrive { relaxed: false }, 1));
-        ev.push(at(Op::MbarWait { relaxed: false }, u32::MAX));
-    }
-    ev
+        ev.push(on_mbarrier(w, Op::MbarArrive { relaxed: false }, 1));
+        ev.push(on_mbarrier(w, Op::MbarWait { relaxed: false }, u32::MAX));
+        ev
+    })
 }
 
 #[test]
 fn one_lane_arriving_for_its_warp_after_a_syncwarp_releases_the_warp() {
-    let block = |races: Vec<Race>| -> Vec<Race> {
-        races
-            .into_iter()
-            .filter(|r| r.scope == RaceScope::Block)
-            .collect()
-    };
+    let block = |r: Vec<Race>| block_scope(&r);
     // Two warps, an arrival each: every lane's wait finds the other warp's tile.
     assert!(block(find_races(&aggregated_stencil(2, true))).is_empty());
     // Without the meeting, lane 0's arrival releases its own store only.
@@ -1430,11 +1427,7 @@ fn read_then_overwritten(late: bool) -> Vec<SharedEvent> {
 
 #[test]
 fn a_read_between_an_arrival_and_its_wait_races_with_what_the_others_write_after_theirs() {
-    let block = |ev: &[SharedEvent]| -> Vec<Race> {
-        (find_races(ev).into_iter())
-            .filter(|r| r.scope == RaceScope::Block)
-            .collect()
-    };
+    let block = |ev: &[SharedEvent]| block_scope(&find_races(ev));
     // Before its arrival, the read is released to warp 1's wait: no race.
     assert!(block(&read_then_overwritten(false)).is_empty());
     // After it, warp 1 may write the word while warp 0 still reads it.
