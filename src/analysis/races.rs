@@ -419,7 +419,8 @@ impl RaceFinder {
                 if !relaxed {
                     self.mbars.arrive(e);
                     let passed = self.epochs.get(&key).map_or([0; 32], |l| l.passed);
-                    self.bulk.arrived(e, first_address(e), &passed);
+                    self.bulk
+                        .arrived(e, first_address(e) & 0xffff_ffff, &passed);
                 }
             }
             // A relaxed wait acquires nothing; it still ends the lanes' arrival.

@@ -50,9 +50,10 @@ struct Armed {
     arrivals: u32,
 }
 
-/// The barrier a request names: its first active lane's address.
+/// The barrier a request names: its first active lane's address (an arrival logs its
+/// count of arrivals above it).
 fn at(e: &SharedEvent) -> u64 {
-    e.addrs[e.mask.trailing_zeros().min(31) as usize]
+    e.addrs[e.mask.trailing_zeros().min(31) as usize] & 0xffff_ffff
 }
 
 impl Mbarriers {
@@ -81,7 +82,11 @@ impl Mbarriers {
         };
         let armed = self.armed.entry((e.block, e.warp, a)).or_default();
         armed.lanes |= released;
-        armed.arrivals += e.mask.count_ones();
+        // Each lane's arrivals: the count it wrote (`arrive state, [addr], 2`), else one.
+        armed.arrivals += (0..32)
+            .filter(|l| e.mask >> l & 1 == 1)
+            .map(|l| (e.addrs[l] >> 32).max(1) as u32)
+            .sum::<u32>();
         // The reads the lanes held came before this arrival, which releases them.
         if let Some(held) = self.held.get_mut(&(e.block, e.warp)) {
             held.iter_mut().for_each(|r| r.mask &= !released);
@@ -167,7 +172,7 @@ impl Mbarriers {
         (lanes != 0).then_some(Phase {
             lanes,
             count,
-            threads: count.saturating_mul(32) / arrivals.min(32),
+            threads: count.saturating_mul(32) / arrivals,
         })
     }
 }

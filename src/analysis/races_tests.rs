@@ -1201,6 +1201,15 @@ fn one_lane_arriving_for_its_warp_after_a_syncwarp_releases_the_warp() {
         "{}",
         race_why(&races[0])
     );
+    // An arrival of two (`arrive state, [addr], 2`) stands for two warps: a phase of two
+    // completes with it alone, so the warp that made it is not held with the other.
+    let mut double = aggregated_stencil(2, true);
+    for e in double.iter_mut().filter(|e| e.warp == 0) {
+        if let Op::MbarArrive { .. } = e.op {
+            e.addrs[0] |= 2 << 32;
+        }
+    }
+    assert_eq!(block(find_races(&double)).len(), 1);
     // Lanes that store after the meeting are not released by lane 0's arrival, nor is
     // their wait then ordered: warp 0's last lane reads warp 1's first word unordered.
     let mut late = aggregated_stencil(2, true);

@@ -173,7 +173,12 @@ pub fn step(
                     // The state token: the phase it arrived in.
                     fr.write(d, l, phase);
                 }
-                row[l] = a;
+                // A count of arrivals written is logged over the offset, as the GPU's
+                // logger does.
+                row[l] = match (expect_tx, n) {
+                    (false, Some(n)) => n << 32 | a,
+                    _ => a,
+                };
                 logged |= 1 << l;
             }
             Op::MbarWait => {

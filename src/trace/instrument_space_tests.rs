@@ -199,7 +199,9 @@ fn an_mbarriers_init_arrivals_and_completed_waits_are_events_with_its_offset() {
                 \tmbarrier.arrive.relaxed.cta.shared::cta.b64 %rd1, [%r1];\n\
                 \tmbarrier.test_wait.parity.relaxed.cta.shared::cta.b64 %p2, [%r1], %r3;\n\
                 \tmbarrier.arrive.b64 %rd1, [%rd2];\n\
-                \tmbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r4];\n";
+                \tmbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r4];\n\
+                \tmbarrier.arrive.shared::cta.b64 _, [%r1], 2;\n\
+                \tmbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], 256;\n";
     let (inst, ptx) = one(body);
     let events: Vec<Event> = (inst.sites.iter())
         .filter(|s| s.op.starts_with("mbarrier"))
@@ -214,8 +216,22 @@ fn an_mbarriers_init_arrivals_and_completed_waits_are_events_with_its_offset() {
             Event::MbarWait { relaxed: false },
             Event::MbarArrive { relaxed: true },
             Event::MbarWait { relaxed: true },
+            Event::MbarArrive { relaxed: false },
+            Event::MbarArrive { relaxed: false },
         ]
     );
+    // An arrival's written count of arrivals is logged over the offset as an init's count
+    // is; the bytes an `expect_tx` arrival announces are not.
+    let counted = block_before(&ptx, "mbarrier.arrive.shared::cta.b64 _, [%r1], 2;");
+    let shifted = format!("or.b64 %__gpulab_a, %__gpulab_a, {};", 2u64 << 32);
+    assert!(counted.contains(&shifted), "{counted}");
+    let tx = block_before(
+        &ptx,
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], 256;",
+    );
+    assert!(!tx.contains("or.b64 %__gpulab_a"), "{tx}");
+    let plain = block_before(&ptx, "mbarrier.arrive.shared.b64 %rd1, [%r1];");
+    assert!(!plain.contains("or.b64 %__gpulab_a"), "{plain}");
     assert!(
         inst.sites
             .iter()

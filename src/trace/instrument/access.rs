@@ -368,7 +368,12 @@ fn mbarrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &'a str) -> Optio
         .collect();
     let (event, mbar_operand) = match quals.get(1).copied() {
         Some("init") => (Event::MbarInit, parts.get(1).copied()),
-        Some("arrive" | "arrive_drop") => (Event::MbarArrive { relaxed }, None),
+        // `arrive state, [addr], count`: `count` arrivals at once (not the bytes an
+        // `.expect_tx` arrival announces).
+        Some("arrive" | "arrive_drop") => (
+            Event::MbarArrive { relaxed },
+            parts.get(2).copied().filter(|_| !has("expect_tx")),
+        ),
         Some("try_wait" | "test_wait") => (Event::MbarWait { relaxed }, parts.first().copied()),
         _ => return None,
     };

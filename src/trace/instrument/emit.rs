@@ -95,7 +95,10 @@ pub(super) fn site_block(
     ) {
         b.push_str(&format!("and.b64 {A}, {A}, 16777215;\n"));
     }
-    if let (Event::MbarInit, Some(count)) = (site.event, access.mbar_operand) {
+    // An init's count of arrivals a phase awaits, an arrival's count of arrivals it makes.
+    if let (Event::MbarInit | Event::MbarArrive { .. }, Some(count)) =
+        (site.event, access.mbar_operand)
+    {
         mbar_count(&mut b, count, regs, line)?;
     }
     if let (Event::Access { .. }, Some(bar)) = (site.event, access.mbar_operand) {
