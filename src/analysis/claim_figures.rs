@@ -120,6 +120,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::Shuffles
         | Metric::GlobalCrossBlockWords
         | Metric::GlobalHandoverWords
+        | Metric::GlobalRereadPct
         | Metric::GlobalUnfencedHandoverWords => read_traced(m, v),
     }
 }
@@ -263,6 +264,12 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::Shuffles => Ok(mem.shuffles as f64),
         Metric::GlobalCrossBlockWords => Ok(mem.global.cross_block_words as f64),
         Metric::GlobalHandoverWords => Ok(mem.global.handover_words as f64),
+        Metric::GlobalRereadPct => match mem.global.load_sectors {
+            0 => Err(Verdict::NotMeasured(format!(
+                "not measured (`{name}` loads nothing from global memory in the traced blocks)"
+            ))),
+            n => Ok(100.0 * mem.global.reread_sectors as f64 / n as f64),
+        },
         Metric::GlobalUnfencedHandoverWords => (mem.global.unfenced_handover_words)
             .map(|w| w as f64)
             .ok_or_else(|| {
@@ -424,6 +431,8 @@ fn all_global(mem: &MemoryStats) -> GlobalStats {
         bytes_used: g.bytes_used + c.global_bytes_used + c.bulk_bytes,
         cross_block_words: g.cross_block_words,
         handover_words: g.handover_words,
+        load_sectors: g.load_sectors,
+        reread_sectors: g.reread_sectors,
         unfenced_handover_words: g.unfenced_handover_words,
     }
 }

@@ -69,6 +69,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::Shuffles => "warp exchanges in registers: shuffles, votes, mma (a lane each)",
         Metric::GlobalCrossBlockWords => "global words stored by two or more blocks",
         Metric::GlobalHandoverWords => "global words one block loads after another stored them",
+        Metric::GlobalRereadPct => "% of global load sectors a block had loaded before",
         Metric::GlobalUnfencedHandoverWords => "global words handed between blocks with no fence",
         Metric::SharedFeedsOutputPct => "% of shared reads that reach the output",
         Metric::SharedTimedChasePct => "% of timed shared reads that chase what the inputs drew",

@@ -214,6 +214,10 @@ pub enum Metric {
     /// (`GlobalStats::handover_words`): a value handed between blocks through global
     /// memory, where a lesson hands it through a cluster's shared memory.
     GlobalHandoverWords,
+    /// The share, in percent, of the traced blocks' global load sectors that the same block
+    /// had loaded before (`GlobalStats::reread_sectors`): words read twice, which a check
+    /// of the total sectors leaves room for.
+    GlobalRereadPct,
     /// Of those, the words whose store no fence (`__threadfence()`) released before the
     /// storing block's atomic (`GlobalStats::unfenced_handover_words`): the last block may
     /// sum a stale partial. Judged on the CPU interpreter, whose traces at the CPU sizes hold
@@ -246,7 +250,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 67] = [
+    pub const ALL: [(&'static str, Metric); 68] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -347,6 +351,7 @@ impl Metric {
         ("shuffles", Metric::Shuffles),
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
         ("global.handover_words", Metric::GlobalHandoverWords),
+        ("global.reread_pct", Metric::GlobalRereadPct),
         (
             "global.unfenced_handover_words",
             Metric::GlobalUnfencedHandoverWords,

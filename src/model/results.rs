@@ -152,6 +152,13 @@ pub struct GlobalStats {
     /// 0 in recordings made before it was counted.
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub handover_words: u64,
+    /// The traced blocks' global load sectors, a request's each once, and of them those
+    /// the same block had loaded before (`trace::cross_block`): a word read twice. Not
+    /// scaled; 0 in recordings made before they were counted.
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub load_sectors: u64,
+    #[serde(default, skip_serializing_if = "super::access::is_zero")]
+    pub reread_sectors: u64,
     /// Words handed between traced blocks with an order missing on either side
     /// (`trace::handover`): the last block of a reduction may read a stale partial. Not
     /// scaled. Only from the CPU interpreter, whose traces at an exercise's CPU sizes hold

@@ -330,6 +330,7 @@ pub fn analyze_launch(
     }
     m.global.cross_block_words = cross.words;
     m.global.handover_words = cross.handed;
+    (m.global.load_sectors, m.global.reread_sectors) = (cross.load_sectors, cross.reread_sectors);
     m
 }
 

@@ -35,6 +35,11 @@ pub struct CrossBlockStores {
     /// Words loaded by a block after another stored them, each once.
     handed_words: crate::analysis::FastSet<u64>,
     pub handed: u64,
+    /// Each block's global sectors loaded so far: a sector its own block loads again is
+    /// read twice (`GlobalStats::reread_sectors`).
+    loaded: crate::analysis::FastSet<(u32, u64)>,
+    pub load_sectors: u64,
+    pub reread_sectors: u64,
 }
 
 impl CrossBlockStores {
@@ -67,6 +72,24 @@ impl CrossBlockStores {
     }
 
     fn load(&mut self, r: &Record) {
+        // The request's sectors, each once, as the hardware counts them.
+        let mut sectors: Vec<u64> = (0..32)
+            .filter(|l| r.mask >> l & 1 == 1)
+            .flat_map(|l| {
+                let a = r.addrs[l];
+                a / 32..=(a + u64::from(r.width.max(1)) - 1) / 32
+            })
+            .collect();
+        sectors.sort_unstable();
+        sectors.dedup();
+        for s in sectors {
+            self.load_sectors += 1;
+            let again = match self.loaded.len() < WORDS_MAX {
+                true => !self.loaded.insert((r.block, s)),
+                false => self.loaded.contains(&(r.block, s)),
+            };
+            self.reread_sectors += u64::from(again);
+        }
         for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
             for w in words_of(r.addrs[lane], r.width) {
                 let other = self.owner.get(&w).is_some_and(|&o| o != r.block);
@@ -101,6 +124,18 @@ mod tests {
             rank: 0,
             addrs,
         }
+    }
+
+    #[test]
+    fn a_sector_its_own_block_loads_again_is_read_twice() {
+        let load = site(AccessKind::Load);
+        let mut c = CrossBlockStores::default();
+        // Block 0 loads 128 bytes (4 sectors), then half of them again; block 1 the same
+        // 128 bytes once: its first load of them is no re-read.
+        c.push(&rec(0, 0), &load);
+        c.push(&rec(0, 64), &load);
+        c.push(&rec(1, 0), &load);
+        assert_eq!((c.load_sectors, c.reread_sectors), (4 + 4 + 4, 2));
     }
 
     #[test]

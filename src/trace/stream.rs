@@ -289,6 +289,8 @@ impl Streamed {
         m.shuffles = self.shuffles;
         m.global.cross_block_words = self.cross.words;
         m.global.handover_words = self.cross.handed;
+        m.global.load_sectors = self.cross.load_sectors;
+        m.global.reread_sectors = self.cross.reread_sectors;
         // Made where the interpreter ran the blocks it streams (it counts their steps). A
         // GPU's trace, analysed whole (`analyze::analyze_launch`), leaves it None, its
         // sample may leave out the block that reads what the others hand it; so does a
