@@ -77,7 +77,8 @@ impl CrossBlockStores {
             .filter(|l| r.mask >> l & 1 == 1)
             .flat_map(|l| {
                 let a = r.addrs[l];
-                a / 32..=(a + u64::from(r.width.max(1)) - 1) / 32
+                // An address near the top (a negative index) must not wrap.
+                a / 32..=a.saturating_add(u64::from(r.width.max(1)) - 1) / 32
             })
             .collect();
         sectors.sort_unstable();
