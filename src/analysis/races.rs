@@ -484,8 +484,10 @@ impl RaceFinder {
                     Op::Read => self.mbars.read(e),
                     _ => self.mbars.wrote(e),
                 }
-                let passed = self.epochs.get(&key).map_or([0; 32], |l| l.passed);
-                self.bulk.access(e, &passed, &mut self.met);
+                if self.bulk.holds(e.block) {
+                    let passed = self.epochs.get(&key).map_or([0; 32], |l| l.passed);
+                    self.bulk.access(e, &passed, &mut self.met);
+                }
                 self.access(e);
                 self.lanes.access(e);
             }

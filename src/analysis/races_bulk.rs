@@ -59,6 +59,11 @@ fn parts(a: u64) -> (u64, u64) {
 }
 
 impl BulkCopies {
+    /// Whether `block` issued any bulk copy: only then does an access need its intervals.
+    pub(super) fn holds(&self, block: u32) -> bool {
+        self.by_block.contains_key(&block)
+    }
+
     /// The copies the lanes of `e` issue, each `e.width` bytes: each takes the place of any
     /// older copy into bytes it writes.
     pub(super) fn issue(&mut self, e: &SharedEvent) {

@@ -78,7 +78,7 @@ fn subtracted(
     groups: &[(usize, usize)],
 ) -> Vec<((usize, usize), (usize, usize))> {
     // The variable each read assigns (`unsigned long long t0 = clock64();`), and its group.
-    let assigned: Vec<(&str, (usize, usize))> = (reads.iter())
+    let mut assigned: Vec<(&str, (usize, usize))> = (reads.iter())
         .filter_map(|&i| {
             let (lhs, _) = lines[i].split_once('=')?;
             let g = *groups.iter().find(|g| (g.0..=g.1).contains(&i))?;
@@ -86,7 +86,6 @@ fn subtracted(
         })
         .collect();
     // A copy of a read's variable (`c0 = t0;`, `c0 = t0, n0 = g0;`) stands for the read.
-    let mut assigned = assigned;
     for _ in 0..2 {
         for l in lines {
             let t = tokens(l);
