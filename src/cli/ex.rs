@@ -10,6 +10,7 @@ use crate::model::Lesson;
 use crate::model::exercise::Exercise;
 use crate::session::client::WorkerClient;
 use crate::session::exercise::check::{self as ex_check, Target};
+use crate::session::exercise::deciding as ex_check_deciding;
 use crate::session::exercise::lesson::Yours;
 use crate::session::exercise::progress::ExerciseBook;
 use crate::session::source::Ask;
@@ -75,13 +76,15 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
             cpu,
             fail_fast,
             reuse_figures,
+            deciding,
         } => {
             let mut client = WorkerClient::new();
             let how = How {
                 quick: false,
                 cpu: *cpu,
-                fail_fast: *fail_fast,
+                fail_fast: *fail_fast || deciding.is_some(),
                 reuse: reuse_figures.as_deref(),
+                deciding: deciding.as_deref(),
             };
             check(&mut cx, &mut client, (device, how), id, *json)
         }
@@ -99,6 +102,7 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
                     cpu: *cpu,
                     fail_fast: false,
                     reuse: None,
+                    deciding: None,
                 };
                 check(&mut again, &mut client, (device, how), id, false)
             })
@@ -183,6 +187,7 @@ struct How<'a> {
     cpu: bool,
     fail_fast: bool,
     reuse: Option<&'a std::path::Path>,
+    deciding: Option<&'a str>,
 }
 
 /// Check exercise `id` on `device`, as `how` says.
@@ -198,8 +203,18 @@ fn check(
         cpu,
         fail_fast,
         reuse,
+        deciding,
     } = how;
     let (lesson, ex) = cx.find(id)?;
+    if let Some(d) = deciding
+        && ex_check_deciding::needs(ex, d).is_none()
+    {
+        let texts: Vec<&str> = ex.checks.iter().map(|c| c.text.as_str()).collect();
+        bail!(
+            "--deciding: {id} has no check `{d}`; its checks are `correct`, `race`, `compile` and: {}",
+            texts.join("; ")
+        )
+    }
     let src = cx.ws.read(ex)?;
     if cx.ws.upstream_changed(ex) {
         say_err!("{}", upstream_note(&ex.id));
@@ -216,6 +231,7 @@ fn check(
         quick,
         fail_fast,
         reuse,
+        deciding,
     };
     let say = |m: &str| say_err!("· {m}");
     // A check is a run: on this GPU, or with none on the CPU interpreter (as the lab

@@ -54,6 +54,11 @@ pub enum ExCmd {
         /// figures kept there (a table of many answers; each check says so).
         #[arg(long, value_name = "DIR")]
         reuse_figures: Option<std::path::PathBuf>,
+        /// The check this answer must fail (a table of wrong answers: `correct`, `race`,
+        /// or a check's text): judged first, with only the runs it needs, stopping where
+        /// it fails; where it holds, every check runs, as with --fail-fast.
+        #[arg(long, value_name = "CHECK")]
+        deciding: Option<String>,
     },
     /// Check again on every save of the learner's file.
     Watch {

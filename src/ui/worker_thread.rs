@@ -174,6 +174,7 @@ fn check(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: &CheckJob, device
         quick: job.quick,
         fail_fast: false,
         reuse: None,
+        deciding: None,
     };
     let yours = Yours {
         src: &job.src,

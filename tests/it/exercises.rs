@@ -590,3 +590,66 @@ fn a_table_times_a_compared_lesson_variant_once_too() {
         "{said}"
     );
 }
+
+/// `--deciding CHECK` (the table's, for an answer that must fail): the check judged first,
+/// with only the runs it needs. The output alone for `correct`: a kernel that faults fails
+/// it, and nothing is timed or traced. A trace's figure: traced, not timed, and failing
+/// there (the fake GPU's trace is empty) it stops the check. A check that is not failed on
+/// its runs (the fake makes no compile figures) sends the check on to every run
+/// (`--fail-fast`). A check the exercise does not have is an error naming the ones it has.
+#[test]
+fn a_deciding_check_takes_only_the_runs_it_needs_and_holding_runs_them_all() {
+    let lab = Lab::new();
+    lab.ex(&["start", "fix-copy"]);
+    let deciding = |mode: &str, check: &str| {
+        let o = Command::new(bin())
+            .arg("--lessons")
+            .arg(&lab.lessons)
+            .args(["ex", "--workspace"])
+            .arg(&lab.ws)
+            .args(["check", "fix-copy", "--json", "--deciding", check])
+            .env("GPULAB_DATA_DIR", &lab.data)
+            .env("GPULAB_WORKER_FAKE", mode)
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_default();
+        (o.status.code(), v, text(&o))
+    };
+    let mark = |r: &serde_json::Value, check: &str| {
+        (r["lines"].as_array().into_iter().flatten())
+            .find(|l| l["check"] == check)
+            .map(|l| l["mark"].clone())
+    };
+    let (code, r, all) = deciding("gpu,traced,fault-on:yours", "correct");
+    assert_eq!(code, Some(1), "{all}");
+    assert_eq!(r["lines"][0]["mark"], "fail", "{all}");
+    assert!(!all.contains("timing"), "nothing timed: {all}");
+    assert!(!all.contains("tracing"), "nothing traced: {all}");
+    assert!(!all.contains("every check runs now"), "{all}");
+
+    let sectors = "yours global.sectors_per_request <= 4";
+    let (code, r, all) = deciding("gpu,traced", sectors);
+    assert_eq!(code, Some(1), "{all}");
+    assert_eq!(mark(&r, sectors), Some("fail".into()), "{all}");
+    assert!(all.contains("yours tracing"), "{all}");
+    assert!(
+        !all.contains("timing"),
+        "a trace's figure times nothing: {all}"
+    );
+    assert!(!all.contains("every check runs now"), "{all}");
+
+    let (code, _, all) = deciding("gpu,traced", "yours spill_stores == 0");
+    let (first, rest) = all
+        .split_once("every check runs now")
+        .unwrap_or_else(|| panic!("a check not failed runs every check: {all}"));
+    assert!(!first.contains("timing"), "{first}");
+    assert!(rest.contains("yours timing"), "{rest}");
+    assert_eq!(code, Some(1), "{all}");
+
+    let (code, _, all) = deciding("gpu", "yours faster than nothing");
+    assert_eq!(code, Some(2), "{all}");
+    assert!(
+        all.contains("has no check `yours faster than nothing`") && all.contains(sectors),
+        "{all}"
+    );
+}

@@ -4,6 +4,7 @@
 //! (the worker draws a new seed per run) and outputs poisoned before each launch. Without
 //! a GPU only what the compiler reports is judged; the rest "needs a GPU".
 
+use super::deciding::{self, Needs};
 use super::lesson::{Oracle, Yours, compile_only, exercise_lesson};
 use super::output::{REFUSED, not_interpreted};
 use crate::course::bundle::CourseRoot;
@@ -109,6 +110,9 @@ pub struct Target<'a> {
     /// for later checks of the exercise on this GPU, and takes them from
     /// (`ex check --reuse-figures`, `kept_figures`).
     pub reuse: Option<&'a std::path::Path>,
+    /// The check an answer that must fail names (`ex check --deciding`): judged first,
+    /// with only the runs it needs (`deciding`), the check stopping where it fails.
+    pub deciding: Option<&'a str>,
 }
 
 /// The correctness line of a check stopped early (`Target::fail_fast`), or None when no
@@ -268,6 +272,38 @@ fn live_check(
     say: &mut impl FnMut(&str),
     figures: &mut impl FnMut(&CheckReport),
 ) -> CheckReport {
+    if !t.quick
+        && let (Some(check), Some(needs)) = (t.deciding, deciding::of(t))
+    {
+        let decided = match needs {
+            Needs::Interpreter => deciding::on_cpu(client, t, yours, &mut *say),
+            _ => live_runs(client, t, yours, dev, Some(needs), say, figures),
+        };
+        if deciding::failed(t, &decided) {
+            return decided;
+        }
+        say(&format!(
+            "`{check}` held on the runs that judge it: every check runs now"
+        ));
+    }
+    let whole = Target {
+        deciding: None,
+        ..*t
+    };
+    live_runs(client, &whole, yours, dev, None, say, figures)
+}
+
+/// `live_check`'s runs: all of them (`needs` None), or only those judging the deciding
+/// check, which stop once it has failed.
+fn live_runs(
+    client: &mut WorkerClient,
+    t: &Target,
+    yours: &Yours,
+    dev: &DeviceInfo,
+    needs: Option<Needs>,
+    say: &mut impl FnMut(&str),
+    figures: &mut impl FnMut(&CheckReport),
+) -> CheckReport {
     say(&format!("running on {}", dev.name));
     let editing = t.quick.then(|| super::quick::editing_size(t)).flatten();
     let (lesson, ex) = match &editing {
@@ -309,7 +345,11 @@ fn live_check(
             dir.display()
         ));
     }
-    let options = main_options(t, earlier.is_some());
+    let mut options = main_options(t, earlier.is_some());
+    if let Some(n) = needs {
+        options.trace = n.trace();
+        options.time = n.time();
+    }
     let out = fold::run_lesson(client, &main, &options, &mut result, progress(&mut *say));
     if let Err(f) = out {
         say(&format!("error: {f}"));
@@ -339,8 +379,14 @@ fn live_check(
             report = self::report(t.ex, result, true);
         }
         let at = sizes_text(&lesson.problem);
-        if let Some(line) = stopped(t, &report.lines, (&report.result, &at, lesson)) {
+        // Judging the deciding check, only its failure stops the check: another's would
+        // leave the deciding one unjudged.
+        let stop = needs.is_none() || deciding::failed(t, &report);
+        if stop && let Some(line) = stopped(t, &report.lines, (&report.result, &at, lesson)) {
             report.lines.insert(0, line);
+            return report;
+        }
+        if needs.is_some() && !deciding::at_sizes(t) {
             return report;
         }
         let main_at = (&report.result, lesson);
@@ -348,7 +394,7 @@ fn live_check(
         let line = super::output::correctness(client, t, yours, main_at, &mut *say, &mut lines);
         report.lines = lines;
         report.lines.insert(0, line);
-        if !t.quick && report.lines.iter().all(|l| l.mark != Mark::Fail) {
+        if !t.quick && needs.is_none() && report.lines.iter().all(|l| l.mark != Mark::Fail) {
             super::output::strictly(client, t, yours, &mut *say, &mut report.lines);
         }
     }

@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod cpu;
+pub mod deciding;
 mod kept_figures;
 pub mod lesson;
 mod output;

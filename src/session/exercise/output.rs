@@ -53,8 +53,13 @@ pub(super) fn correctness(
         for seed in 0..t.ex.seeds {
             // The first run at a size is traced too (every block the buffer holds), where a
             // check is judged on the trace at every size, and timed where a time is.
-            let traced = seed == 0 && super::sizes::traced(t.ex, true);
-            let timed = seed == 0 && super::sizes::timed_at_every_size(t.ex);
+            // Judging a deciding check, only what it needs (`deciding`).
+            let needs = super::deciding::of(t);
+            let traced =
+                seed == 0 && super::sizes::traced(t.ex, true) && needs.is_none_or(|n| n.trace());
+            let timed = seed == 0
+                && super::sizes::timed_at_every_size(t.ex)
+                && needs.is_none_or(|n| n.time());
             let options = RunOptions {
                 variants: if traced || timed {
                     variants.clone()

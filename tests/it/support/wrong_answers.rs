@@ -306,6 +306,14 @@ pub fn check(case: &Case, batch: Batch) -> Outcome {
     if matches!(case.kind, Kind::Starter | Kind::Wrong { .. }) {
         cmd.arg("--fail-fast");
     }
+    // On a GPU, the check a wrong answer's file names is judged first, with only the runs
+    // it needs (`--deciding`): the table shows each failing the check it names, without
+    // timing what a trace catches or tracing what a time or the output catches.
+    if let Kind::Wrong { caught_by, .. } = &case.kind
+        && !cpu
+    {
+        cmd.arg("--deciding").arg(caught_by);
+    }
     if let Some(dir) = batch.reuse {
         cmd.arg("--reuse-figures").arg(dir);
     }
@@ -442,10 +450,7 @@ pub fn verdict(case: &Case, o: &Outcome, cpu: bool) -> Option<String> {
         Kind::Wrong { caught_by, .. } => {
             if o.code != 1 {
                 Some(format!("passes (exit {}): no check fails", o.code))
-            } else if cpu && !failed.contains(caught_by) {
-                // On a GPU a wrong answer stops at its first failing check (`--fail-fast`),
-                // which a time may reach before the check its file names is judged at
-                // every size: failing is what it must do there, and the table says by what.
+            } else if !failed.contains(caught_by) {
                 Some(format!(
                     "not caught by `{caught_by}`; what failed: {}",
                     if failed.is_empty() {
