@@ -486,7 +486,7 @@ fn a_kernel_that_faults_fails_the_output_check_in_words() {
 }
 
 /// `--reuse-figures DIR` (the exercise table's): the first check times and traces the
-/// solution and keeps its figures in DIR; a later check of the exercise on the same GPU
+/// solution and keeps its figures in DIR, at the lesson's size and at each extra size; a later check of the exercise on the same GPU
 /// runs only `yours` and says where the solution's figures came from; a solution edited
 /// since is measured again.
 #[test]
@@ -520,8 +520,10 @@ fn a_table_times_the_solution_once_and_says_so() {
         "the first check times the solution: {all}"
     );
     assert!(!all.contains("by an earlier check"), "{all}");
+    // One entry at the lesson's size and one at the extra size (n = 1000), where the
+    // checks judged on the trace have the solution traced beside yours.
     let files: Vec<_> = std::fs::read_dir(&kept).unwrap().flatten().collect();
-    assert_eq!(files.len(), 1, "one entry, written whole: {files:?}");
+    assert_eq!(files.len(), 2, "two entries, written whole: {files:?}");
     let (second, all) = run();
     assert!(!timed_solution(&all), "only yours is timed: {all}");
     assert!(

@@ -64,12 +64,13 @@ fn every_answer_live_starters_and_wrong_answers_fail_their_check_solutions_pass_
     let mut cases: Vec<_> = chosen.iter().flat_map(|e| e.cases.clone()).collect();
     // The answers that must pass are checked whole (every size, and strictly on the
     // interpreter), those that must fail stop at their first failing check: the long ones
-    // start first, so that none is left to run alone at the end.
-    cases.sort_by_key(|c| {
-        matches!(
-            c.kind,
-            wrong_answers::Kind::Starter | wrong_answers::Kind::Wrong { .. }
-        )
+    // start first, so that none is left to run alone at the end. The solutions first of
+    // all: each keeps its figures for the exercise's later checks (`--reuse-figures`),
+    // which would otherwise each measure it again.
+    cases.sort_by_key(|c| match c.kind {
+        wrong_answers::Kind::Solution => 0,
+        wrong_answers::Kind::Right => 1,
+        _ => 2,
     });
     let start = std::time::Instant::now();
     // Several checks at once: their workers take the GPU by turns (each variant's timing

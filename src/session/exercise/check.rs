@@ -5,6 +5,7 @@
 //! a GPU only what the compiler reports is judged; the rest "needs a GPU".
 
 use super::deciding::{self, Needs};
+use super::kept_figures::{self, Kept, Measured};
 use super::lesson::{Oracle, Yours, compile_only, exercise_lesson};
 use super::output::{REFUSED, not_interpreted};
 use crate::course::bundle::CourseRoot;
@@ -325,16 +326,32 @@ fn live_runs(
         dev.name,
         editing.is_some()
     );
-    let kept_key = super::kept_figures::Key {
+    let kept_key = kept_figures::Key {
         lesson: &t.lesson.id,
         exercise: &t.ex.id,
         device: dev,
         editing: editing.is_some(),
+        at: "",
     };
+    // What this run measures: everything, or what the deciding check needs.
+    let measured = needs.map_or(
+        Measured {
+            timed: true,
+            traced: !t.quick,
+        },
+        |n| Measured {
+            timed: n.time(),
+            traced: n.trace(),
+        },
+    );
     let reuse = t.reuse.filter(|_| !t.quick);
     let earlier = match reuse {
-        _ if t.quick => super::quick::compared_earlier(&key),
-        Some(dir) => super::kept_figures::load(dir, &kept_key, &keep, &result),
+        _ if t.quick => super::quick::compared_earlier(&key).map(|variants| Kept {
+            seed: super::sample::fresh_sample_seed(),
+            measured,
+            variants,
+        }),
+        Some(dir) => kept_figures::load(dir, &kept_key, &keep, &result, measured),
         None => None,
     };
     if let (Some(dir), Some(_)) = (reuse, &earlier) {
@@ -345,21 +362,26 @@ fn live_runs(
             dir.display()
         ));
     }
-    let mut options = main_options(t, earlier.is_some());
-    if let Some(n) = needs {
-        options.trace = n.trace();
-        options.time = n.time();
+    // An output alone needs no compared variant (the solution runs as the oracle still).
+    let unmeasured = !measured.timed && !measured.traced;
+    let mut options = main_options(t, earlier.is_some() || unmeasured);
+    options.time = measured.timed;
+    options.trace = measured.traced;
+    if let Some(k) = &earlier {
+        // `yours` traced in the blocks the kept figures were: they compare as one run's.
+        options.sample_seed = k.seed;
     }
     let out = fold::run_lesson(client, &main, &options, &mut result, progress(&mut *say));
     if let Err(f) = out {
         say(&format!("error: {f}"));
     }
     match earlier {
-        Some(vs) => super::quick::splice(&main, &mut result, vs),
+        Some(k) => super::quick::splice(&main, &mut result, k.variants),
         None if t.quick => super::quick::remember_compared(&key, t.ex, &result),
         None => {
-            if let Some(dir) = reuse
-                && let Err(e) = super::kept_figures::store(dir, &kept_key, &keep, &result, true)
+            let run = (&result, measured, options.sample_seed);
+            if let Some(dir) = reuse.filter(|_| !unmeasured)
+                && let Err(e) = kept_figures::store(dir, &kept_key, &keep, run)
             {
                 say(&format!(
                     "could not keep the figures in {}: {e}",
@@ -394,7 +416,14 @@ fn live_runs(
         let line = super::output::correctness(client, t, yours, main_at, &mut *say, &mut lines);
         report.lines = lines;
         report.lines.insert(0, line);
-        if !t.quick && needs.is_none() && report.lines.iter().all(|l| l.mark != Mark::Fail) {
+        // A whole check that passed on the GPU is judged again on the interpreter, which
+        // runs every access strictly; so is a deciding check the GPU has not failed, as
+        // the whole check would judge it (a time only the GPU judges).
+        let strict = match needs {
+            None => report.lines.iter().all(|l| l.mark != Mark::Fail),
+            Some(n) => n != Needs::Time && !deciding::failed(t, &report),
+        };
+        if !t.quick && strict {
             super::output::strictly(client, t, yours, &mut *say, &mut report.lines);
         }
     }

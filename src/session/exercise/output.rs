@@ -5,6 +5,7 @@
 //! output is named by its row and column.
 
 use super::check::{CORRECT_LINE, CheckLine, Mark, Target, line, sizes_text, yours_of};
+use super::kept_figures::{self, Measured};
 use super::lesson::{Oracle, Yours, exercise_lesson};
 use super::own_lines::RACE_LINE;
 use crate::model::exercise::{SOLUTION, YOURS};
@@ -60,8 +61,27 @@ pub(super) fn correctness(
             let timed = seed == 0
                 && super::sizes::timed_at_every_size(t.ex)
                 && needs.is_none_or(|n| n.time());
+            let measured = Measured { timed, traced };
+            let mut r = fold::blank_result(&l, Source::Live, None);
+            // The compared variants' figures at this size, kept by an earlier check of a
+            // table (`kept_figures`): then only `yours` is traced and timed, in the same
+            // blocks, the solution running as the oracle alone.
+            let key = main.device.as_ref().map(|device| kept_figures::Key {
+                lesson: &t.lesson.id,
+                exercise: &t.ex.id,
+                device,
+                editing: false,
+                at: &at,
+            });
+            let reuse = t.reuse.filter(|_| !t.quick && (traced || timed));
+            let kept = match (reuse, &key) {
+                (Some(dir), Some(key)) => {
+                    kept_figures::load(dir, key, &variants[1..], &r, measured)
+                }
+                _ => None,
+            };
             let options = RunOptions {
-                variants: if traced || timed {
+                variants: if (traced || timed) && kept.is_none() {
                     variants.clone()
                 } else {
                     vec![YOURS.into()]
@@ -71,13 +91,13 @@ pub(super) fn correctness(
                 trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
                 trace_records: super::sizes::SIZE_TRACE_RECORDS,
                 // A grid wider than the sample is looked at anywhere, as at the lesson's size.
-                sample_seed: super::sample::fresh_sample_seed(),
+                sample_seed: (kept.as_ref())
+                    .map_or_else(super::sample::fresh_sample_seed, |k| k.seed),
                 guard: true,
                 job: JobKind::ExerciseCheck,
                 ..RunOptions::default()
             };
             say(&format!("checking the output at {at}"));
-            let mut r = fold::blank_result(&l, Source::Live, None);
             // A failure is marked on the variant it struck, which is judged next.
             let _ = fold::run_lesson(client, &l, &options, &mut r, queue_only(&mut *say));
             // The solution, run first as the oracle, failed: the course's fault, said so
@@ -90,6 +110,16 @@ pub(super) fn correctness(
                     Mark::NotMeasured,
                     format!("not judged at {at}: the solution itself fails there: {why}"),
                 );
+            }
+            match (kept, reuse, &key) {
+                (Some(k), _, _) => super::quick::splice(&l, &mut r, k.variants),
+                (None, Some(dir), Some(key)) => {
+                    // Kept only whole (every compared variant right, timed and traced as
+                    // asked); a folder that cannot be written only costs the next check time.
+                    let run = (&r, measured, options.sample_seed);
+                    let _ = kept_figures::store(dir, key, &variants[1..], run);
+                }
+                _ => {}
             }
             if let Err(line) = judge_output(yours_of(&r), &at, &l) {
                 return line;
