@@ -230,7 +230,7 @@ pub(super) fn strictly(
     t: &Target,
     yours: &Yours,
     say: &mut impl FnMut(&str),
-    lines: &mut [CheckLine],
+    lines: &mut Vec<CheckLine>,
 ) {
     say("checking the output again on the CPU interpreter, which runs every access strictly");
     let cpu = super::cpu::check_cpu(client, t, yours, |_| {});
@@ -249,12 +249,22 @@ pub(super) fn strictly(
     for c in
         failed.filter(|c| [CORRECT_LINE, RACE_LINE].contains(&c.check.as_str()) || c.at.is_some())
     {
-        if let Some(l) = lines.iter_mut().find(|l| l.check == c.check) {
-            l.mark = Mark::Fail;
-            l.detail = format!(
-                "on the CPU interpreter, which runs every access strictly: {}",
-                c.detail
-            );
+        let detail = format!(
+            "on the CPU interpreter, which runs every access strictly: {}",
+            c.detail
+        );
+        match lines.iter_mut().find(|l| l.check == c.check) {
+            Some(l) => {
+                l.mark = Mark::Fail;
+                l.detail = detail;
+            }
+            // The GPU gave no line of it (a kernel that faulted there has no trace to
+            // judge its races on): the interpreter's verdict is the line.
+            None => lines.push(CheckLine {
+                mark: Mark::Fail,
+                detail,
+                ..c.clone()
+            }),
         }
     }
 }
