@@ -416,6 +416,7 @@ impl RaceFinder {
             Op::MbarInit => self.mbars.init(e),
             // A relaxed arrival releases none of the warp's accesses.
             Op::MbarArrive { relaxed } => {
+                self.mbars.count_arrival(e);
                 if !relaxed {
                     self.mbars.arrive(e);
                     let passed = self.epochs.get(&key).map_or([0; 32], |l| l.passed);
@@ -427,7 +428,8 @@ impl RaceFinder {
             Op::MbarWait { relaxed } => {
                 if !relaxed {
                     let interval = self.epochs.get(&key).map_or(0, |l| l.interval(e.mask));
-                    self.bulk.waited(e, first_address(e), interval);
+                    let bar = (first_address(e) & 0xffff_ffff, self.mbars.waited_phase(e));
+                    self.bulk.waited(e, bar, interval);
                 }
                 if let Some(phase) = self.mbars.wait(e).filter(|_| !relaxed) {
                     let passed = SharedEvent {
@@ -452,7 +454,11 @@ impl RaceFinder {
                 });
                 self.lanes.access(e);
             }
-            Op::BulkWrite => self.bulk.issue(e),
+            Op::BulkWrite => {
+                let mbars = &mut self.mbars;
+                self.bulk
+                    .issue(e, |bar, bytes| mbars.copy_issued(e.block, bar, bytes));
+            }
             Op::CopyCommit => self.copies.entry(key).or_default().commit(),
             Op::CopyWait { groups, all } => {
                 let mut done = Vec::new();

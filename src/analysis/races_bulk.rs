@@ -38,6 +38,8 @@ struct Copy {
     /// The first block interval in which every lane is ordered after the bytes landed: the
     /// one after a waiter's, which the block barrier it passes next begins.
     after: Option<u32>,
+    /// The barrier's phase it completes on, as the log counts them.
+    phase: u64,
 }
 
 impl Copy {
@@ -64,9 +66,10 @@ impl BulkCopies {
         self.by_block.contains_key(&block)
     }
 
-    /// The copies the lanes of `e` issue, each `e.width` bytes: each takes the place of any
-    /// older copy into bytes it writes.
-    pub(super) fn issue(&mut self, e: &SharedEvent) {
+    /// The copies the lanes of `e` issue, each `e.width` bytes, on the phase `phase` gives
+    /// of their barrier and bytes: each takes the place of any older copy into bytes it
+    /// writes.
+    pub(super) fn issue(&mut self, e: &SharedEvent, mut phase: impl FnMut(u64, u64) -> u64) {
         let copies = self.by_block.entry(e.block).or_default();
         for l in (0..32).filter(|l| e.mask >> l & 1 == 1) {
             let (dst, bar) = parts(e.addrs[l]);
@@ -80,21 +83,30 @@ impl BulkCopies {
                 warp: e.warp,
                 seen: Vec::new(),
                 after: None,
+                phase: phase(bar, u64::from(e.width)),
             });
         }
     }
 
-    /// A wait of the lanes of `e` that found the phase of the barrier at `bar` complete, in
-    /// the block interval `interval` (theirs before any barrier the wait makes): the bytes
-    /// of the copies that complete on it, or that a thread relayed through it, have landed
-    /// for them.
-    pub(super) fn waited(&mut self, e: &SharedEvent, bar: u64, interval: u32) {
+    /// A wait of the lanes of `e` that found the phase of the barrier at `bar` complete
+    /// (`phase`, where the log tells which), in the block interval `interval` (theirs
+    /// before any barrier the wait makes): the bytes of the copies that complete on it or
+    /// an earlier phase, or that a thread relayed through it, have landed for them. A copy
+    /// of a later phase has not: a wait on a phase that completed before the copy was
+    /// issued returns at once.
+    pub(super) fn waited(
+        &mut self,
+        e: &SharedEvent,
+        (bar, phase): (u64, Option<u64>),
+        interval: u32,
+    ) {
         let Some(copies) = self.by_block.get_mut(&e.block) else {
             return;
         };
         let relayed = self.relayed.get(&(e.block, bar));
         let through = |c: &Copy| relayed.is_some_and(|r| r.contains(&c.lo));
-        for c in copies.iter_mut().filter(|c| c.bar == bar || through(c)) {
+        let on = |c: &Copy| c.bar == bar && phase.is_none_or(|p| c.phase <= p);
+        for c in copies.iter_mut().filter(|c| on(c) || through(c)) {
             c.see(e.warp, e.mask);
             c.after = Some(c.after.map_or(interval + 1, |a| a.min(interval + 1)));
         }

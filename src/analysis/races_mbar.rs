@@ -19,6 +19,7 @@
 
 use super::race_intervals::FastMap;
 use super::races::SharedEvent;
+use crate::trace::instrument::{MBAR_FLAG, MBAR_HIGH_MASK};
 
 /// Each block's barriers and the lanes that arrived on them.
 #[derive(Default)]
@@ -35,6 +36,38 @@ pub(super) struct Mbarriers {
     arrived_on: FastMap<(u32, u32), Vec<u64>>,
     /// By (block, warp): reads its armed lanes made after arriving, not yet waited for.
     held: FastMap<(u32, u32), Vec<SharedEvent>>,
+    /// By (block, shared offset): its phases, as counted from what is logged.
+    phases: FastMap<(u32, u64), Phases>,
+}
+
+/// A barrier's phases as the log tells them, in the order its records were written: the
+/// arrivals and announced bytes of the phase in progress, and the phases completed. A bulk
+/// copy's bytes are taken off when it is issued: the phase it completes on is the one in
+/// progress then, which cannot complete before they land.
+#[derive(Default, Clone, Copy)]
+struct Phases {
+    arrived: u64,
+    tx: i64,
+    completed: u64,
+}
+
+impl Phases {
+    fn settle(&mut self, count: u32) {
+        let count = u64::from(count);
+        while count > 0 && self.arrived >= count && self.tx <= 0 {
+            self.completed += 1;
+            self.arrived -= count;
+            self.tx = 0;
+        }
+    }
+}
+
+/// An arrival's record for one lane: the arrivals it makes and the bytes it announces.
+fn arrival(a: u64) -> (u64, i64) {
+    match a & MBAR_FLAG {
+        0 => ((a >> 32).max(1), 0),
+        _ => (1, (a >> 32 & MBAR_HIGH_MASK) as i64),
+    }
 }
 
 /// The most reads a warp holds between an arrival and its wait: past them, later reads
@@ -63,6 +96,49 @@ impl Mbarriers {
             let a = e.addrs[l];
             self.counts
                 .insert((e.block, a & 0xffff_ffff), (a >> 32) as u32);
+            self.phases.remove(&(e.block, a & 0xffff_ffff));
+        }
+    }
+
+    /// Any arrival (a relaxed one too) counted into its barrier's phase.
+    pub(super) fn count_arrival(&mut self, e: &SharedEvent) {
+        let bar = at(e);
+        let count = self.counts.get(&(e.block, bar)).copied().unwrap_or(0);
+        let p = self.phases.entry((e.block, bar)).or_default();
+        for l in (0..32).filter(|l| e.mask >> l & 1 == 1) {
+            let (n, tx) = arrival(e.addrs[l]);
+            p.arrived += n;
+            p.tx += tx;
+            p.settle(count);
+        }
+    }
+
+    /// A bulk copy of `bytes` issued in `block` to complete on the barrier at `bar`: the
+    /// phase it completes on (the one in progress).
+    pub(super) fn copy_issued(&mut self, block: u32, bar: u64, bytes: u64) -> u64 {
+        let count = self.counts.get(&(block, bar)).copied().unwrap_or(0);
+        let p = self.phases.entry((block, bar)).or_default();
+        let phase = p.completed;
+        p.tx -= bytes as i64;
+        p.settle(count);
+        phase
+    }
+
+    /// The phase a `.parity` wait of the lanes of `e` found complete: the latest completed
+    /// one of its parity. None where the wait names no parity, or the log holds no such
+    /// phase (arrivals it does not see: another block's, say), and the wait is then taken
+    /// as ordering every phase so far.
+    pub(super) fn waited_phase(&self, e: &SharedEvent) -> Option<u64> {
+        let a = e.addrs[e.mask.trailing_zeros().min(31) as usize];
+        if a & MBAR_FLAG == 0 {
+            return None;
+        }
+        let parity = a >> 32 & 1;
+        let done = self.phases.get(&(e.block, at(e)))?.completed;
+        let last = done.checked_sub(1)?;
+        match last & 1 == parity {
+            true => Some(last),
+            false => last.checked_sub(1),
         }
     }
 
@@ -85,7 +161,7 @@ impl Mbarriers {
         // Each lane's arrivals: the count it wrote (`arrive state, [addr], 2`), else one.
         armed.arrivals += (0..32)
             .filter(|l| e.mask >> l & 1 == 1)
-            .map(|l| (e.addrs[l] >> 32).max(1) as u32)
+            .map(|l| arrival(e.addrs[l]).0 as u32)
             .sum::<u32>();
         // The reads the lanes held came before this arrival, which releases them.
         if let Some(held) = self.held.get_mut(&(e.block, e.warp)) {

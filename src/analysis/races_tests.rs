@@ -1489,3 +1489,56 @@ fn a_thread_the_copy_landed_for_hands_it_on_through_another_barrier() {
     ];
     assert_eq!(bulk_copied(&relaxed), [RaceScope::Copy]);
 }
+
+#[test]
+fn a_parity_wait_orders_the_copies_of_the_phase_it_found_complete_not_a_later_ones() {
+    use crate::trace::instrument::MBAR_FLAG;
+    // The barrier at 4096 awaits 2 arrivals a phase; `before_copy` happens before lane 0 of
+    // warp 0 arms it with 256 bytes and issues the copy (`bulk_copied`'s), and every lane
+    // then waits on the parity `parity`.
+    let run = |before_copy: Vec<SharedEvent>, arrivals: u64, parity: u64| {
+        let mut init = event(0, Op::MbarInit);
+        init.mask = 1;
+        init.addrs[0] = 2 << 32 | 4096;
+        let mut tx = on_mbarrier(0, Op::MbarArrive { relaxed: false }, 1);
+        tx.addrs[0] = MBAR_FLAG | 256 << 32 | 4096;
+        let mut plain = on_mbarrier(0, Op::MbarArrive { relaxed: false }, 1);
+        plain.addrs[0] = arrivals << 32 | 4096;
+        let wait = |warp| {
+            let mut w = bulk_wait(warp, u32::MAX);
+            if parity != NO_PARITY {
+                w.addrs = [MBAR_FLAG | parity << 32 | 4096; 32];
+            }
+            w
+        };
+        let mut copy = access(0, 0, Op::BulkWrite, 20, 0, 1);
+        copy.addrs[0] = 4096 << 32;
+        copy.width = 256;
+        let mut ev = vec![init];
+        ev.extend(before_copy);
+        ev.extend([tx, copy, plain, wait(0), wait(1)]);
+        ev.push(access(0, 0, Op::Read, 30, 0, 32));
+        ev.push(access(0, 1, Op::Read, 30, 128, 32));
+        let mut scopes: Vec<RaceScope> = find_races(&ev).iter().map(|r| r.scope).collect();
+        scopes.dedup();
+        scopes
+    };
+    // The copy's own phase (0: its expect_tx and one plain arrival complete it): ordered.
+    assert!(run(Vec::new(), 1, 0).is_empty());
+    // Phase 0 completed by two arrivals before the copy was armed: the copy is phase 1's,
+    // and a wait on parity 0 returns at once, before it lands.
+    assert_eq!(run(vec![early_arrival()], 1, 0), [RaceScope::Copy]);
+    // Waiting on parity 1, phase 1's: ordered.
+    assert!(run(vec![early_arrival()], 1, 1).is_empty());
+    // A wait that names no parity (the state-token form) is taken as ordering every phase.
+    assert!(run(vec![early_arrival()], 1, NO_PARITY).is_empty());
+}
+
+/// `run`'s parity for a wait logged without one.
+const NO_PARITY: u64 = u64::MAX;
+
+fn early_arrival() -> SharedEvent {
+    let mut early = on_mbarrier(0, Op::MbarArrive { relaxed: false }, 1);
+    early.addrs[0] = 2 << 32 | 4096;
+    early
+}

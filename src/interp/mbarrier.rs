@@ -20,6 +20,7 @@ use super::memop::{misaligned, misaligned_error, oob};
 use super::ops::{Op, Space};
 use super::warp::Frame;
 use super::{Fault, Halt, RunError};
+use crate::trace::instrument::{MBAR_FLAG, MBAR_HIGH_MASK};
 
 /// One barrier: its arrivals per phase, those still to come, its transaction count and the
 /// phases completed so far.
@@ -174,9 +175,10 @@ pub fn step(
                     fr.write(d, l, phase);
                 }
                 // A count of arrivals written is logged over the offset, as the GPU's
-                // logger does.
+                // logger does; an `expect_tx` arrival's bytes under bit 63.
                 row[l] = match (expect_tx, n) {
                     (false, Some(n)) => n << 32 | a,
+                    (true, Some(n)) => MBAR_FLAG | (n & MBAR_HIGH_MASK) << 32 | a,
                     _ => a,
                 };
                 logged |= 1 << l;
@@ -199,7 +201,8 @@ pub fn step(
                 let done = !fresh && bar.phases & 1 != parity;
                 fr.write(&ins.dst[0], l, u64::from(done));
                 if done {
-                    row[l] = a;
+                    // The parity waited on, under bit 63, as the GPU's logger logs it.
+                    row[l] = MBAR_FLAG | parity << 32 | a;
                     logged |= 1 << l;
                 }
             }

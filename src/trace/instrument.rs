@@ -79,6 +79,12 @@ pub fn space_code(space: Space) -> Option<u32> {
 /// The code of a barrier site's records: an event, not a space.
 pub const BARRIER_CODE: u32 = 7;
 
+/// Bit 63 of an mbarrier event's logged address: the value `MBAR_HIGH_MASK` keeps above the
+/// offset (<< 32) is an `expect_tx` arrival's bytes or a `.parity` wait's parity.
+pub const MBAR_FLAG: u64 = 1 << 63;
+/// The bits of that value.
+pub const MBAR_HIGH_MASK: u64 = (1 << 30) - 1;
+
 /// What a traced site logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -115,13 +121,16 @@ pub enum Event {
     #[serde(rename = "mbarrier-init")]
     MbarInit,
     /// An arrival on an `mbarrier` of the block's shared memory (`relaxed`: one that
-    /// releases nothing). The address is the barrier's shared offset.
+    /// releases nothing). The address is the barrier's shared offset, with the count of
+    /// arrivals written (`arrive state, [addr], 2`) << 32 over it, or, for an `expect_tx`
+    /// arrival, `MBAR_FLAG` and the bytes it announces << 32.
     #[serde(rename = "mbarrier-arrive")]
     MbarArrive { relaxed: bool },
     /// A wait (`try_wait`, `test_wait`) on an `mbarrier` of the block's shared memory,
     /// logged by the lanes it found the phase complete for, so that a wait retried in a
     /// loop is one record where it succeeds (`relaxed`: one that acquires nothing). The
-    /// address is the barrier's shared offset.
+    /// address is the barrier's shared offset, with `MBAR_FLAG` and the parity << 32 over
+    /// it for a `.parity` wait.
     #[serde(rename = "mbarrier-wait")]
     MbarWait { relaxed: bool },
     /// `cp.async.commit_group`: the thread's asynchronous copies issued since its last commit

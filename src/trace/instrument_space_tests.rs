@@ -221,7 +221,8 @@ fn an_mbarriers_init_arrivals_and_completed_waits_are_events_with_its_offset() {
         ]
     );
     // An arrival's written count of arrivals is logged over the offset as an init's count
-    // is; the bytes an `expect_tx` arrival announces are not.
+    // is; the bytes an `expect_tx` arrival announces under bit 63, and a parity wait's
+    // parity: the race analysis counts the phases from them.
     let counted = block_before(&ptx, "mbarrier.arrive.shared::cta.b64 _, [%r1], 2;");
     let shifted = format!("or.b64 %__gpulab_a, %__gpulab_a, {};", 2u64 << 32);
     assert!(counted.contains(&shifted), "{counted}");
@@ -229,7 +230,22 @@ fn an_mbarriers_init_arrivals_and_completed_waits_are_events_with_its_offset() {
         &ptx,
         "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], 256;",
     );
-    assert!(!tx.contains("or.b64 %__gpulab_a"), "{tx}");
+    let flagged = format!(
+        "or.b64 %__gpulab_a, %__gpulab_a, {:#x};",
+        super::MBAR_FLAG | 256 << 32
+    );
+    assert!(tx.contains(&flagged), "{tx}");
+    // The wait runs inside its block (below): what its block logs comes before it.
+    let at = ptx.find("mbarrier.try_wait.parity.shared.b64 %p1").unwrap();
+    let wait = &ptx[ptx[..at].rfind("{ // gpulab trace site").unwrap()..at];
+    for step in [
+        "cvt.u64.u32 %__gpulab_h, %r3;",
+        "and.b64 %__gpulab_h, %__gpulab_h, 1;",
+        "or.b64 %__gpulab_h, %__gpulab_h, 0x8000000000000000;",
+        "or.b64 %__gpulab_a, %__gpulab_a, %__gpulab_h;",
+    ] {
+        assert!(wait.contains(step), "{step}: {wait}");
+    }
     let plain = block_before(&ptx, "mbarrier.arrive.shared.b64 %rd1, [%r1];");
     assert!(!plain.contains("or.b64 %__gpulab_a"), "{plain}");
     assert!(

@@ -23,6 +23,9 @@ pub(super) struct Access<'a> {
     pub(super) zero_src: Option<&'a str>,
     /// `mbarrier.init`'s count, or a wait's result predicate, as written.
     pub(super) mbar_operand: Option<&'a str>,
+    /// What an mbarrier event logs above the barrier's offset, flagged by bit 63: the bytes
+    /// an `expect_tx` arrival announces, the phase parity a `.parity` wait waits on.
+    pub(super) mbar_high: Option<&'a str>,
 }
 
 impl<'a> Access<'a> {
@@ -39,6 +42,7 @@ impl<'a> Access<'a> {
             size: None,
             zero_src: None,
             mbar_operand: None,
+            mbar_high: None,
         }
     }
 }
@@ -133,6 +137,7 @@ fn async_copy<'a>(stmt: &'a str, line: u32) -> Result<Option<Vec<Access<'a>>>, I
         size: None,
         zero_src: None,
         mbar_operand: None,
+        mbar_high: None,
     };
     let read = Access {
         zero_src,
@@ -177,9 +182,11 @@ fn bulk_copy<'a>(
         size: Some(size),
         zero_src: None,
         mbar_operand: None,
+        mbar_high: None,
     };
     let write = Access {
         mbar_operand: Some(inside(mbar)?),
+        mbar_high: None,
         ..side(Space::Shared, inside(dst)?)
     };
     Some(vec![side(Space::Global, inside(src)?), write])
@@ -286,6 +293,7 @@ fn parse_one(stmt: &str, line: u32) -> Result<Option<Access<'_>>, InstrumentErro
         size: None,
         zero_src: None,
         mbar_operand: None,
+        mbar_high: None,
     }))
 }
 
@@ -337,6 +345,7 @@ fn matrix_load<'a>(
         size: None,
         zero_src: None,
         mbar_operand: None,
+        mbar_high: None,
     }))
 }
 
@@ -366,15 +375,21 @@ fn mbarrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &'a str) -> Optio
         .split(',')
         .map(str::trim)
         .collect();
-    let (event, mbar_operand) = match quals.get(1).copied() {
-        Some("init") => (Event::MbarInit, parts.get(1).copied()),
-        // `arrive state, [addr], count`: `count` arrivals at once (not the bytes an
-        // `.expect_tx` arrival announces).
-        Some("arrive" | "arrive_drop") => (
-            Event::MbarArrive { relaxed },
-            parts.get(2).copied().filter(|_| !has("expect_tx")),
+    // The phases are counted from what is logged: an arrival's count, the bytes an
+    // `expect_tx` arrival announces, a wait's parity.
+    let (event, mbar_operand, mbar_high) = match quals.get(1).copied() {
+        Some("init") => (Event::MbarInit, parts.get(1).copied(), None),
+        // `arrive state, [addr], count`: `count` arrivals at once; `arrive.expect_tx state,
+        // [addr], bytes`: one arrival, and the bytes its phase awaits.
+        Some("arrive" | "arrive_drop") => match has("expect_tx") {
+            true => (Event::MbarArrive { relaxed }, None, parts.get(2).copied()),
+            false => (Event::MbarArrive { relaxed }, parts.get(2).copied(), None),
+        },
+        Some("try_wait" | "test_wait") => (
+            Event::MbarWait { relaxed },
+            parts.first().copied(),
+            parts.get(2).copied().filter(|_| has("parity")),
         ),
-        Some("try_wait" | "test_wait") => (Event::MbarWait { relaxed }, parts.first().copied()),
         _ => return None,
     };
     Some(Access {
@@ -387,6 +402,7 @@ fn mbarrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &'a str) -> Optio
         size: None,
         zero_src: None,
         mbar_operand,
+        mbar_high,
     })
 }
 
@@ -468,6 +484,7 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &'a str) -> Option
         size: None,
         zero_src: None,
         mbar_operand: None,
+        mbar_high: None,
     })
 }
 

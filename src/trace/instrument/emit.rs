@@ -101,6 +101,14 @@ pub(super) fn site_block(
     {
         mbar_count(&mut b, count, regs, line)?;
     }
+    // An `expect_tx` arrival's bytes, a parity wait's parity: flagged by bit 63.
+    if let Some(high) = access.mbar_high {
+        let mask = match site.event {
+            Event::MbarWait { .. } => 1,
+            _ => super::MBAR_HIGH_MASK,
+        };
+        mbar_flagged(&mut b, high, mask, regs, line)?;
+    }
     if let (Event::Access { .. }, Some(bar)) = (site.event, access.mbar_operand) {
         bulk_barrier(&mut b, bar, regs, (symbols, line))?;
     }
@@ -180,6 +188,41 @@ fn mbar_count(
             reg: count.to_string(),
         }),
     }
+}
+
+/// `value & mask` << 32 and bit 63 over the barrier's offset in `A`: an immediate, or a
+/// 32- or 64-bit register.
+fn mbar_flagged(
+    b: &mut String,
+    value: &str,
+    mask: u64,
+    regs: &RegTable,
+    line: u32,
+) -> Result<(), InstrumentError> {
+    let flag = super::MBAR_FLAG;
+    if let Ok(n) = value.parse::<u64>() {
+        b.push_str(&format!(
+            "or.b64 {A}, {A}, {:#x};\n",
+            flag | (n & mask) << 32
+        ));
+        return Ok(());
+    }
+    b.push_str(".reg .b64 %__gpulab_h;\n");
+    match regs.bits(value) {
+        Some(32) => b.push_str(&format!("cvt.u64.u32 %__gpulab_h, {value};\n")),
+        Some(64) => b.push_str(&format!("mov.b64 %__gpulab_h, {value};\n")),
+        _ => {
+            return Err(InstrumentError::UnknownRegister {
+                line,
+                reg: value.to_string(),
+            });
+        }
+    }
+    b.push_str(&format!("and.b64 %__gpulab_h, %__gpulab_h, {mask};\n"));
+    b.push_str("shl.b64 %__gpulab_h, %__gpulab_h, 32;\n");
+    b.push_str(&format!("or.b64 %__gpulab_h, %__gpulab_h, {flag:#x};\n"));
+    b.push_str(&format!("or.b64 {A}, {A}, %__gpulab_h;\n"));
+    Ok(())
 }
 
 /// A bulk copy's destination in `A` becomes its mbarrier's shared offset << 32 over its

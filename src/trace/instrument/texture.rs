@@ -70,6 +70,7 @@ pub(super) fn parse_tex<'a>(
         size: None,
         zero_src: None,
         mbar_operand: None,
+        mbar_high: None,
     }))
 }
 
