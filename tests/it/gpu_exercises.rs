@@ -1,7 +1,7 @@
 //! The exercises live on a GPU, times included: every starter fails a check, every wrong
-//! answer (`wrong/*.cu`, tests/it/exercise_wrong_answers.rs runs them on the CPU, where
-//! each must fail the check its header names) fails, stopping at its first failing check
-//! as `--fail-fast` does; every solution and `right/*.cu` passes them all; a table per
+//! answer (`wrong/*.cu`, tests/it/exercise_wrong_answers.rs runs them on the CPU) fails the
+//! check its header names, judged first with only the runs it needs (`--deciding`); every
+//! solution and `right/*.cu` passes them all; a table per
 //! exercise says which checks caught each, and which the header named. And the output check catches kernels that are
 //! wrong only at some sizes or that leave outputs unwritten. Skipped, saying why, without
 //! a GPU; run on one with
