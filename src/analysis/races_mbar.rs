@@ -19,7 +19,7 @@
 
 use super::race_intervals::FastMap;
 use super::races::SharedEvent;
-use crate::trace::instrument::{MBAR_FLAG, MBAR_HIGH_MASK};
+use crate::model::access::{MBAR_FLAG, MBAR_HIGH_MASK};
 
 /// Each block's barriers and the lanes that arrived on them.
 #[derive(Default)]

@@ -1492,7 +1492,7 @@ fn a_thread_the_copy_landed_for_hands_it_on_through_another_barrier() {
 
 #[test]
 fn a_parity_wait_orders_the_copies_of_the_phase_it_found_complete_not_a_later_ones() {
-    use crate::trace::instrument::MBAR_FLAG;
+    use crate::model::access::MBAR_FLAG;
     // The barrier at 4096 awaits 2 arrivals a phase; `before_copy` happens before lane 0 of
     // warp 0 arms it with 256 bytes and issues the copy (`bulk_copied`'s), and every lane
     // then waits on the parity `parity`.

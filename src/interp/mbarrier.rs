@@ -20,7 +20,7 @@ use super::memop::{misaligned, misaligned_error, oob};
 use super::ops::{Op, Space};
 use super::warp::Frame;
 use super::{Fault, Halt, RunError};
-use crate::trace::instrument::{MBAR_FLAG, MBAR_HIGH_MASK};
+use crate::model::access::{MBAR_FLAG, MBAR_HIGH_MASK};
 
 /// One barrier: its arrivals per phase, those still to come, its transaction count and the
 /// phases completed so far.

@@ -8,6 +8,13 @@ use serde::{Deserialize, Serialize};
 /// the first KiB for themselves, and the recorded shared addresses start past it.
 pub const SHARED_RESERVED: u32 = 1024;
 
+/// Bit 63 of an mbarrier event's logged address (both tracers log it alike): the value
+/// `MBAR_HIGH_MASK` keeps above the offset (<< 32) is an `expect_tx` arrival's bytes or a
+/// `.parity` wait's parity.
+pub const MBAR_FLAG: u64 = 1 << 63;
+/// The bits of that value.
+pub const MBAR_HIGH_MASK: u64 = (1 << 30) - 1;
+
 /// The 4-byte words a lane's access of `width` bytes at byte address `a` covers (a vector
 /// access's each; at least one).
 pub fn words_of(a: u64, width: u32) -> std::ops::Range<u64> {

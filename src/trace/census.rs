@@ -147,7 +147,8 @@ impl Census {
 
     /// Put the grid's own figures in `m` (already scaled from the sample), in place of the
     /// sample's: global plain loads and stores in `global`, the reads of `cp.async` in the
-    /// copies' totals, and the shared plain loads' and stores' requests and wavefronts.
+    /// copies' totals, the texture fetches' requests, and the shared plain loads' and
+    /// stores' requests and wavefronts.
     /// Atomics (whose figures follow the SASS), bulk copies, and a shared access the SASS
     /// makes otherwise than the PTX writes it (`reshaped`: in pieces, or read in another
     /// load's instruction; the census costs the PTX's access) keep the sample's. What the
@@ -185,7 +186,36 @@ impl Census {
         m.copies.global.requests = copies.global;
         m.copies.global.sectors = copies.sectors;
         m.copies.global_bytes_used = copies.bytes;
+        self.apply_texture(sites, m);
         self.apply_shared(sites, reshaped, m);
+    }
+
+    /// The grid's texture requests in place of the sample's, and the texels and rows
+    /// scaled with them (per request, the sample's): a kernel whose blocks fetch unevenly
+    /// (half of them return at once) is otherwise judged by how many of the busy ones the
+    /// sample happened to draw. Where the census counted none, the sample's stand.
+    fn apply_texture(&self, sites: &[Site], m: &mut MemoryStats) {
+        let grid: u64 = (sites.iter().zip(&self.sites))
+            .filter(|(s, _)| {
+                matches!(
+                    s.event,
+                    Event::Access {
+                        space: Space::Texture,
+                        ..
+                    }
+                )
+            })
+            .map(|(_, c)| c.requests)
+            .sum();
+        let t = &mut m.texture;
+        if grid == 0 || t.requests == 0 {
+            return;
+        }
+        let k = grid as f64 / t.requests as f64;
+        let s = |x: u64| (x as f64 * k).round() as u64;
+        t.texels = s(t.texels);
+        t.rows = s(t.rows);
+        t.requests = grid;
     }
 
     /// The shared half of `apply`: a shared load or store site's figures of the sample,
@@ -368,6 +398,40 @@ mod tests {
             "lines": 0, "bytes_used": 0, "distinct": 0, "local_bytes": 0, "sample": null
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn the_grid_s_texture_requests_replace_the_sample_s_with_the_texels_per_request_kept() {
+        // A sample that drew more of the busy blocks: 120 requests scaled to the grid, where
+        // the grid made 100; its texels per request (4) stay.
+        let tex = Site {
+            id: 0,
+            ..Site::for_test(
+                Event::Access {
+                    space: Space::Texture,
+                    kind: AccessKind::Load,
+                },
+                "tex.2d.v4.f32.f32",
+            )
+        };
+        let sites = [tex, site(1, AccessKind::Load)];
+        let mut words = initial(sites.len());
+        words[0] = 100;
+        let c = Census::from_words(&words, sites.len());
+        let mut m = MemoryStats::default();
+        m.texture.requests = 120;
+        m.texture.texels = 480;
+        m.texture.rows = 240;
+        c.apply(&sites, &[], &mut m);
+        assert_eq!(
+            (m.texture.requests, m.texture.texels, m.texture.rows),
+            (100, 400, 200)
+        );
+        // A census that counted no fetch leaves the sample's figures.
+        let mut m = MemoryStats::default();
+        m.texture.requests = 120;
+        Census::from_words(&initial(2), 2).apply(&sites, &[], &mut m);
+        assert_eq!(m.texture.requests, 120);
     }
 
     #[test]

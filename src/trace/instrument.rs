@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::races::Order;
 use crate::analysis::sass_map::{PtxAccess, PtxAddr, PtxAtomic};
 use crate::model::access::{AccessKind, Space, TexCoords, UnseenAccess};
+pub use crate::model::access::{MBAR_FLAG, MBAR_HIGH_MASK};
 use access::parse_access;
 use emit::{Planned, emit_line, site_block};
 use logger::header_end;
@@ -78,12 +79,6 @@ pub fn space_code(space: Space) -> Option<u32> {
 
 /// The code of a barrier site's records: an event, not a space.
 pub const BARRIER_CODE: u32 = 7;
-
-/// Bit 63 of an mbarrier event's logged address: the value `MBAR_HIGH_MASK` keeps above the
-/// offset (<< 32) is an `expect_tx` arrival's bytes or a `.parity` wait's parity.
-pub const MBAR_FLAG: u64 = 1 << 63;
-/// The bits of that value.
-pub const MBAR_HIGH_MASK: u64 = (1 << 30) - 1;
 
 /// What a traced site logs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
