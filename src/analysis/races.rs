@@ -303,6 +303,9 @@ pub struct RaceFinder {
     /// In a kernel with barriers that hold some of a block's warps: the warps' vector
     /// clocks, which then judge the block's accesses in place of barrier intervals.
     named: Option<NamedRaces>,
+    /// By (block, warp): a `__syncwarp()` some of its member lanes have reached and wait at,
+    /// its member mask and those lanes (`warp_meeting`).
+    warp_syncs: FastMap<(u32, u32), (u32, u32)>,
 }
 
 impl RaceFinder {
@@ -323,7 +326,33 @@ impl RaceFinder {
             mbars: Mbarriers::default(),
             bulk: BulkCopies::default(),
             named: None,
+            warp_syncs: FastMap::default(),
         }
+    }
+
+    /// The lanes a `__syncwarp()` of `e` meets: its own, and those of its member mask that
+    /// reached a sync of the same mask before it and wait there. On a GPU the lanes of a
+    /// diverged warp reach it apart and log a record each (one spinning on a wait while
+    /// the others go on to the sync), and are one meeting all the same: none of the lanes
+    /// that arrived first moves on before the last. A record with no member mask logged (0,
+    /// a recording's) meets its own lanes.
+    fn warp_meeting(&mut self, e: &SharedEvent) -> u32 {
+        let members = first_address(e) as u32;
+        let key = (e.block, e.warp);
+        if members & !e.mask == 0 {
+            self.warp_syncs.remove(&key);
+            return e.mask;
+        }
+        let waiting = self.warp_syncs.entry(key).or_insert((members, 0));
+        if waiting.0 != members {
+            *waiting = (members, 0);
+        }
+        waiting.1 |= e.mask;
+        let met = waiting.1;
+        if met & members == members {
+            self.warp_syncs.remove(&key);
+        }
+        met
     }
 
     /// Follow barriers that hold some of a block's warps (`bar.sync id, threads`), which
@@ -480,9 +509,13 @@ impl RaceFinder {
             }
             Op::ClusterWait => self.block_barrier(e, Meeting::Whole(WholeKind::ClusterWait, 0)),
             Op::WarpSync => {
-                self.mbars.synced(e);
-                self.bulk.synced(e);
-                self.lanes.sync(e.block, e.warp, e.mask)
+                let met = SharedEvent {
+                    mask: self.warp_meeting(e),
+                    ..e.clone()
+                };
+                self.mbars.synced(&met);
+                self.bulk.synced(&met);
+                self.lanes.sync(e.block, e.warp, met.mask)
             }
             Op::Read | Op::Write | Op::Atomic if e.remote => {}
             Op::Read | Op::Write | Op::Atomic => {

@@ -1542,3 +1542,29 @@ fn early_arrival() -> SharedEvent {
     early.addrs[0] = 2 << 32 | 4096;
     early
 }
+
+#[test]
+fn lanes_that_reach_a_syncwarp_apart_are_one_meeting_of_its_member_mask() {
+    // Lane 0 of warp 0 waits for the copy while lanes 1-31 go on to `__syncwarp()`; lane 0
+    // reaches it after its wait (on a GPU, two records). Both log the full member mask:
+    // one meeting, so the bytes have landed for every lane of warp 0. Warp 1 waits itself.
+    let sync = |mask: u32, members: u64| SharedEvent {
+        mask,
+        addrs: [members; 32],
+        ..event(0, Op::WarpSync)
+    };
+    let apart = |members: u64| {
+        bulk_copied(&[
+            sync(!1, members),
+            bulk_wait(0, 1),
+            sync(1, members),
+            bulk_wait(1, u32::MAX),
+        ])
+    };
+    assert!(apart(u64::from(u32::MAX)).is_empty());
+    // Without a member mask (a recording's), each record meets its own lanes only: lanes
+    // 1-31 met before the bytes landed for lane 0, and race.
+    assert_eq!(apart(0), [RaceScope::Copy]);
+    // A sync whose mask leaves lane 0 out does not wait for it either.
+    assert_eq!(apart(u64::from(!1u32)), [RaceScope::Copy]);
+}

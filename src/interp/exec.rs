@@ -141,8 +141,13 @@ pub fn exec(
             cluster_address(fr, ctx, ins, (active, warp), (false, generic))
         }
         // `__syncwarp()`: the interpreter's warps run in lockstep, so it only logs the
-        // event, which orders the lanes' shared accesses for the race analysis.
-        Op::BarWarp if active != 0 => ctx.barrier_record(ins, warp, active),
+        // event, which orders the lanes' shared accesses for the race analysis, with its
+        // member mask as the GPU's logger logs it.
+        Op::BarWarp if active != 0 => {
+            let first = active.trailing_zeros() as usize;
+            let members = (ins.src.first()).map_or(0, |m| fr.read(m, first, ctx, warp));
+            ctx.numbered_barrier_record(ins, warp, active, members & 0xffff_ffff);
+        }
         // A fence the tracer follows (its site): an event of the lanes that run it.
         Op::Fence if active != 0 => ctx.barrier_record(ins, warp, active),
         Op::BarWarp

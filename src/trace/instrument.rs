@@ -96,7 +96,8 @@ pub enum Event {
     #[serde(rename = "counted-barrier")]
     CountedBarrier { threads: u32 },
     /// `bar.warp.sync` (`__syncwarp()`): the lanes that run it meet, which orders their
-    /// shared accesses with each other. No address; the record's mask is the lanes.
+    /// shared accesses with each other. The record's mask is the lanes, and each logs the
+    /// member mask (the lanes the sync waits for) as its address.
     #[serde(rename = "warp-sync")]
     WarpSync,
     /// `barrier.cluster.arrive`: the warp's accesses before it are ordered before every

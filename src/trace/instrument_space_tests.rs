@@ -145,9 +145,16 @@ fn block_and_cluster_barriers_are_barriers_and_a_warp_barrier_is_an_event_of_its
     let guarded = block_before(&ptx, "@%p1 bar.sync 2;");
     assert!(guarded.contains("@!%p1 mov.u32 %__gpulab_m, 4294967295;"));
     assert!(!ptx.contains("site 11"));
-    // `__syncwarp()` orders a warp's lanes: an event, logged with no address.
+    // `__syncwarp()` orders a warp's lanes: an event, whose lanes log its member mask as a
+    // u32 (diverged lanes that reach it apart are one meeting).
     let sync = &inst.sites[10];
     assert_eq!((sync.event, sync.is_event()), (Event::WarpSync, true));
+    let warp = block_before(&ptx, "bar.warp.sync -1;");
+    assert!(
+        warp.contains("mov.u64 %__gpulab_a, -1;")
+            && warp.contains("and.b64 %__gpulab_a, %__gpulab_a, 4294967295;"),
+        "{warp}"
+    );
     assert_eq!(inst.sites[6].event, Event::ClusterWait);
     let counted = &inst.sites[3];
     assert_eq!(

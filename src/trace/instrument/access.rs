@@ -423,7 +423,8 @@ pub fn matrix_rows(op: &str) -> Option<u32> {
 
 /// A barrier, logged as an event with no address: block-wide (`bar.sync`, `barrier.sync`,
 /// `bar.red`, the old `bar` alone, each without a thread count), the warp's (`bar.warp.sync`,
-/// whose lanes the record's mask names) or either half of the cluster's
+/// whose lanes the record's mask names, each logging the member mask as its address) or
+/// either half of the cluster's
 /// (`barrier.cluster.arrive` and `.wait`, which hold the block too).
 ///
 /// A block barrier that may not hold every thread is not logged: `bar.arrive` waits for
@@ -446,7 +447,11 @@ fn barrier<'a>(guard: Option<&'a str>, op: &'a str, operands: &'a str) -> Option
         .map(str::trim)
         .filter(|o| !o.is_empty())
         .collect();
+    // A block barrier's number, or a warp's sync's member mask: the lanes a warp's sync
+    // waits for, which may reach it apart (diverged lanes of a GPU's warp log a record
+    // each) and are one meeting all the same.
     let number = match (block, has("red")) {
+        (false, _) if has("warp") => operands.first(),
         (false, _) => None,
         (true, true) => operands.get(1),
         (true, false) => operands.first(),

@@ -95,6 +95,10 @@ pub(super) fn site_block(
     ) {
         b.push_str(&format!("and.b64 {A}, {A}, 16777215;\n"));
     }
+    // A warp's sync logs its member mask as a u32, however the operand was written (`-1`).
+    if site.event == Event::WarpSync {
+        b.push_str(&format!("and.b64 {A}, {A}, 4294967295;\n"));
+    }
     // An init's count of arrivals a phase awaits, an arrival's count of arrivals it makes.
     if let (Event::MbarInit | Event::MbarArrive { .. }, Some(count)) =
         (site.event, access.mbar_operand)
