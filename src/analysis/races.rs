@@ -344,7 +344,8 @@ impl RaceFinder {
             return e.mask;
         }
         let waiting = self.warp_syncs.entry(key).or_insert((members, 0));
-        if waiting.0 != members {
+        // Lanes already waiting that arrive again had left the sync they waited at.
+        if waiting.0 != members || waiting.1 & e.mask != 0 {
             *waiting = (members, 0);
         }
         waiting.1 |= e.mask;
@@ -434,6 +435,13 @@ impl RaceFinder {
                 remote: false,
                 ..e.clone()
             });
+        }
+        // A lane that waited at a `__syncwarp()` and does anything else has left it: the
+        // sync completed (its other lanes had exited), and a later arrival meets no one.
+        if e.op != Op::WarpSync
+            && (self.warp_syncs.get(&(e.block, e.warp))).is_some_and(|w| w.1 & e.mask != 0)
+        {
+            self.warp_syncs.remove(&(e.block, e.warp));
         }
         if let Op::CountedBarrier(threads) = e.op {
             self.counted(e, threads, None);

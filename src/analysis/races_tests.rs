@@ -1567,4 +1567,26 @@ fn lanes_that_reach_a_syncwarp_apart_are_one_meeting_of_its_member_mask() {
     assert_eq!(apart(0), [RaceScope::Copy]);
     // A sync whose mask leaves lane 0 out does not wait for it either.
     assert_eq!(apart(u64::from(!1u32)), [RaceScope::Copy]);
+    // Lanes 0-15 sync with the full mask, the others having exited, and go on: lanes 0-7
+    // write and sync, and lanes 8-15 read lane 0's word before they reach that sync. The
+    // first sync is over (lanes 0-7 went on), so it holds no one for the second: a race.
+    let full = u64::from(u32::MAX);
+    let ev = [
+        sync(0xffff, full),
+        access(0, 0, Op::Write, 10, 0, 8),
+        sync(0xff, full),
+        SharedEvent {
+            mask: 1 << 8,
+            addrs: [0; 32],
+            ..access(0, 0, Op::Read, 12, 0, 0)
+        },
+        sync(0xff00, full),
+    ];
+    let races = find_races(&ev);
+    assert!(
+        races
+            .iter()
+            .any(|r| r.scope == RaceScope::Warp && r.second_line == Some(12)),
+        "{races:?}"
+    );
 }
