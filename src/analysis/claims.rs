@@ -173,7 +173,7 @@ fn judge(kind: &ClaimKind, result: &LessonResult) -> Result<(bool, String), Verd
             bound,
         } => {
             let (va, vb) = (find(result, a)?, find(result, b)?);
-            if is_timing(*metric) {
+            if metric.is_timing() {
                 timed(va)?;
                 timed(vb)?;
             }
@@ -354,7 +354,7 @@ fn judge_metric(
     op: CmpOp,
     value: f64,
 ) -> Result<(bool, String), Verdict> {
-    if is_timing(metric) {
+    if metric.is_timing() {
         timed(v)?;
     }
     let x = read(metric, v)?;
@@ -464,14 +464,6 @@ fn judge_ratio(ta: f64, tb: f64, slower: bool, factor: f64) -> Result<(bool, Str
         sig3(ratio)
     );
     Ok((ratio >= factor, detail))
-}
-
-/// Figures that come from timing the variant, and so mean nothing if its output is wrong.
-fn is_timing(m: Metric) -> bool {
-    matches!(
-        m,
-        Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak
-    )
 }
 
 fn holds(op: CmpOp, x: f64, y: f64) -> bool {

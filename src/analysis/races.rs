@@ -303,9 +303,6 @@ pub struct RaceFinder {
     /// In a kernel with barriers that hold some of a block's warps: the warps' vector
     /// clocks, which then judge the block's accesses in place of barrier intervals.
     named: Option<NamedRaces>,
-    /// By (block, warp): a `__syncwarp()` some of its member lanes have reached and wait at,
-    /// its member mask and those lanes (`warp_meeting`).
-    warp_syncs: FastMap<(u32, u32), (u32, u32)>,
 }
 
 impl RaceFinder {
@@ -326,34 +323,7 @@ impl RaceFinder {
             mbars: Mbarriers::default(),
             bulk: BulkCopies::default(),
             named: None,
-            warp_syncs: FastMap::default(),
         }
-    }
-
-    /// The lanes a `__syncwarp()` of `e` meets: its own, and those of its member mask that
-    /// reached a sync of the same mask before it and wait there. On a GPU the lanes of a
-    /// diverged warp reach it apart and log a record each (one spinning on a wait while
-    /// the others go on to the sync), and are one meeting all the same: none of the lanes
-    /// that arrived first moves on before the last. A record with no member mask logged (0,
-    /// a recording's) meets its own lanes.
-    fn warp_meeting(&mut self, e: &SharedEvent) -> u32 {
-        let members = first_address(e) as u32;
-        let key = (e.block, e.warp);
-        if members & !e.mask == 0 {
-            self.warp_syncs.remove(&key);
-            return e.mask;
-        }
-        let waiting = self.warp_syncs.entry(key).or_insert((members, 0));
-        // Lanes already waiting that arrive again had left the sync they waited at.
-        if waiting.0 != members || waiting.1 & e.mask != 0 {
-            *waiting = (members, 0);
-        }
-        waiting.1 |= e.mask;
-        let met = waiting.1;
-        if met & members == members {
-            self.warp_syncs.remove(&key);
-        }
-        met
     }
 
     /// Follow barriers that hold some of a block's warps (`bar.sync id, threads`), which
@@ -436,12 +406,8 @@ impl RaceFinder {
                 ..e.clone()
             });
         }
-        // A lane that waited at a `__syncwarp()` and does anything else has left it: the
-        // sync completed (its other lanes had exited), and a later arrival meets no one.
-        if e.op != Op::WarpSync
-            && (self.warp_syncs.get(&(e.block, e.warp))).is_some_and(|w| w.1 & e.mask != 0)
-        {
-            self.warp_syncs.remove(&(e.block, e.warp));
+        if e.op != Op::WarpSync {
+            self.lanes.moved_on(e);
         }
         if let Op::CountedBarrier(threads) = e.op {
             self.counted(e, threads, None);
@@ -518,7 +484,7 @@ impl RaceFinder {
             Op::ClusterWait => self.block_barrier(e, Meeting::Whole(WholeKind::ClusterWait, 0)),
             Op::WarpSync => {
                 let met = SharedEvent {
-                    mask: self.warp_meeting(e),
+                    mask: self.lanes.meeting(e, first_address(e) as u32),
                     ..e.clone()
                 };
                 self.mbars.synced(&met);

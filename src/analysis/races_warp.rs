@@ -111,6 +111,9 @@ fn lane_words(e: &SharedEvent, l: usize) -> impl Iterator<Item = (u64, u8)> {
 pub(super) struct WarpRaces {
     warps: FastMap<(u32, u32), WarpState>,
     met: Vec<Race>,
+    /// By (block, warp): a `__syncwarp()` some of its member lanes have reached and wait at,
+    /// its member mask and those lanes (`meeting`).
+    waiting: FastMap<(u32, u32), (u32, u32)>,
 }
 
 impl WarpRaces {
@@ -123,6 +126,41 @@ impl WarpRaces {
     /// `bar.warp.sync` by the lanes of `mask`.
     pub(super) fn sync(&mut self, block: u32, warp: u32, mask: u32) {
         self.state(block, warp).join(mask);
+    }
+
+    /// The lanes a `__syncwarp()` of `e`, of member mask `members`, meets: its own, and
+    /// those of the mask that reached a sync of the same mask before it and wait there. On
+    /// a GPU the lanes of a diverged warp reach it apart and log a record each (one spinning
+    /// on a wait while the others go on to the sync), and are one meeting all the same:
+    /// none of the lanes that arrived first moves on before the last. A record with no
+    /// member mask logged (0, a recording's) meets its own lanes.
+    pub(super) fn meeting(&mut self, e: &SharedEvent, members: u32) -> u32 {
+        let key = (e.block, e.warp);
+        if members & !e.mask == 0 {
+            self.waiting.remove(&key);
+            return e.mask;
+        }
+        let waiting = self.waiting.entry(key).or_insert((members, 0));
+        // Lanes already waiting that arrive again had left the sync they waited at.
+        if waiting.0 != members || waiting.1 & e.mask != 0 {
+            *waiting = (members, 0);
+        }
+        waiting.1 |= e.mask;
+        let met = waiting.1;
+        if met & members == members {
+            self.waiting.remove(&key);
+        }
+        met
+    }
+
+    /// Anything but a `__syncwarp()` by the lanes of `e`: a lane that waited at one and
+    /// does this has left it (the sync completed, its other lanes having exited), and a
+    /// later arrival meets no one there.
+    pub(super) fn moved_on(&mut self, e: &SharedEvent) {
+        let key = (e.block, e.warp);
+        if self.waiting.get(&key).is_some_and(|w| w.1 & e.mask != 0) {
+            self.waiting.remove(&key);
+        }
     }
 
     /// Every lane of the warp has passed a block barrier.

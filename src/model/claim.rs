@@ -366,6 +366,15 @@ impl Metric {
         ),
     ];
 
+    /// A figure that comes from timing the variant (a time, or a rate worked out from it),
+    /// and so means nothing if its output is wrong.
+    pub fn is_timing(self) -> bool {
+        matches!(
+            self,
+            Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak
+        )
+    }
+
     /// A figure only the CPU interpreter makes (runs with the loaded values perturbed, or
     /// the instructions counted by the function they run in): a GPU check takes it from
     /// its strict rerun there.

@@ -9,7 +9,7 @@
 use super::check::{CORRECT_LINE, CheckReport, Mark, Target};
 use super::lesson::Yours;
 use super::own_lines::{ATOMICS_LINE, BULK_LINE, RACE_LINE, UNSEEN_LINE};
-use crate::model::claim::{Claim, ClaimKind, Metric};
+use crate::model::claim::{Claim, ClaimKind};
 use crate::model::exercise::Exercise;
 use crate::session::client::WorkerClient;
 
@@ -70,12 +70,6 @@ pub fn needs(ex: &Exercise, check: &str) -> Option<Needs> {
 }
 
 fn claim_needs(c: &Claim) -> Needs {
-    let time = |m: &Metric| {
-        matches!(
-            m,
-            Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak
-        )
-    };
     if c.metric().is_some_and(|m| m.judged_on_cpu()) {
         return Needs::Interpreter;
     }
@@ -83,7 +77,7 @@ fn claim_needs(c: &Claim) -> Needs {
         ClaimKind::Correct { .. } => Needs::Output,
         ClaimKind::Ratio { .. } | ClaimKind::Within { .. } => Needs::Time,
         ClaimKind::Metric { metric, .. } | ClaimKind::MetricRatio { metric, .. }
-            if time(metric) =>
+            if metric.is_timing() =>
         {
             Needs::Time
         }

@@ -75,12 +75,7 @@ fn counted(c: &Claim) -> bool {
 /// A claim on a time or a rate worked out from it, of `yours` alone or against the
 /// solution (the lesson's own variants need not run at a ragged size).
 fn timed(c: &Claim) -> bool {
-    let time = |m: &Metric| {
-        matches!(
-            m,
-            Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak
-        )
-    };
+    let time = |m: &Metric| m.is_timing();
     let ours = |b: &str| b == YOURS || b == SOLUTION;
     match &c.kind {
         ClaimKind::Ratio { b, .. } | ClaimKind::Within { b, .. } => ours(b),
