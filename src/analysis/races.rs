@@ -35,7 +35,7 @@ use super::race_intervals::{
 use super::races_bulk::BulkCopies;
 pub use super::races_cluster::ClusterGeom;
 use super::races_cluster::ClusterRaces;
-use super::races_mbar::Mbarriers;
+use super::races_mbar::{Mbarriers, Phase};
 use super::races_named::{Meeting, NamedRaces, WholeKind};
 use super::races_warp::WarpRaces;
 use crate::model::results::{PartialBarrier, Race, RaceKind, RaceScope};
@@ -435,18 +435,7 @@ impl RaceFinder {
                     self.bulk.waited(e, bar, interval);
                 }
                 if let Some(phase) = self.mbars.wait(e).filter(|_| !relaxed) {
-                    let passed = SharedEvent {
-                        mask: phase.lanes,
-                        ..e.clone()
-                    };
-                    let held = self.mbars.take_held(&passed);
-                    // Reads after the lanes' arrival may meet what the others do once
-                    // the phase completes: judged again in the interval the wait begins.
-                    if self.counted(&passed, phase.threads, Some(phase.count)) {
-                        held.iter().for_each(|r| self.access(r));
-                        merge(&mut self.found, &mut self.met);
-                    }
-                    return;
+                    return self.phase_passed(e, phase);
                 }
             }
             Op::CopyWrite => {
@@ -483,13 +472,26 @@ impl RaceFinder {
             }
             Op::ClusterWait => self.block_barrier(e, Meeting::Whole(WholeKind::ClusterWait, 0)),
             Op::WarpSync => {
+                let members = first_address(e) as u32;
                 let met = SharedEvent {
-                    mask: self.lanes.meeting(e, first_address(e) as u32),
+                    mask: self.lanes.meeting(e, members),
                     ..e.clone()
                 };
-                self.mbars.synced(&met);
+                // Lanes still waiting for the rest of their sync have met no one yet: an
+                // arrival by a lane that has not reached it releases what they did since
+                // their last meeting with it, as before they reached this one.
+                if met.mask & members == members {
+                    self.mbars.synced(&met);
+                }
                 self.bulk.synced(&met);
-                self.lanes.sync(e.block, e.warp, met.mask)
+                self.lanes.sync(e.block, e.warp, met.mask);
+                for (bar, phase) in self.mbars.relayed(&met) {
+                    let on = SharedEvent {
+                        addrs: [bar; 32],
+                        ..met.clone()
+                    };
+                    self.phase_passed(&on, phase);
+                }
             }
             Op::Read | Op::Write | Op::Atomic if e.remote => {}
             Op::Read | Op::Write | Op::Atomic => {
@@ -513,6 +515,22 @@ impl RaceFinder {
         }
         self.met.extend(self.lanes.drain());
         merge(&mut self.found, &mut self.met);
+    }
+
+    /// The lanes of `phase` passed the phase of the mbarrier `e` names (waited on it, or met
+    /// at a `__syncwarp()` a lane of their warp that had).
+    fn phase_passed(&mut self, e: &SharedEvent, phase: Phase) {
+        let passed = SharedEvent {
+            mask: phase.lanes,
+            ..e.clone()
+        };
+        let held = self.mbars.take_held(&passed);
+        // Reads after the lanes' arrival may meet what the others do once the phase
+        // completes: judged again in the interval the wait begins.
+        if self.counted(&passed, phase.threads, Some(phase.count)) {
+            held.iter().for_each(|r| self.access(r));
+            merge(&mut self.found, &mut self.met);
+        }
     }
 
     /// A barrier of the whole block (a cluster barrier's halves among them), `meeting` for the

@@ -16,6 +16,11 @@
 //! those lanes' wait then acquires as its own does. A phase of as many arrivals as the
 //! block has warps, each warp's arrival made by one lane, holds the block as one of an
 //! arrival by every thread does.
+//!
+//! One lane may wait for its warp too: a `__syncwarp()` orders what its lanes did before
+//! it, the acquire of a lane that waited among them, before what each does after. Lanes
+//! armed on a barrier pass its phase at the first `__syncwarp()` that meets a lane of their
+//! warp that waited on it since its arrival, as if they had waited there themselves.
 
 use super::race_intervals::FastMap;
 use super::races::SharedEvent;
@@ -34,6 +39,9 @@ pub(super) struct Mbarriers {
     synced: FastMap<(u32, u32), u32>,
     /// By (block, warp): the barriers it has lanes armed on.
     arrived_on: FastMap<(u32, u32), Vec<u64>>,
+    /// By (block, warp, shared offset): the lanes that waited on it since they last arrived,
+    /// whose acquire a `__syncwarp()` hands to the lanes it meets.
+    waited: FastMap<(u32, u32, u64), u32>,
     /// By (block, warp): reads its armed lanes made after arriving, not yet waited for.
     held: FastMap<(u32, u32), Vec<SharedEvent>>,
     /// By (block, shared offset): its phases, as counted from what is logged.
@@ -156,6 +164,9 @@ impl Mbarriers {
             0 => e.mask,
             _ => e.mask | met,
         };
+        if let Some(w) = self.waited.get_mut(&(e.block, e.warp, a)) {
+            *w &= !e.mask;
+        }
         let armed = self.armed.entry((e.block, e.warp, a)).or_default();
         armed.lanes |= released;
         // Each lane's arrivals: the count it wrote (`arrive state, [addr], 2`), else one.
@@ -236,16 +247,41 @@ impl Mbarriers {
     /// A wait that found its phase complete for the lanes of `e`: those of them that
     /// arrived (no longer armed). None where none of them arrived.
     pub(super) fn wait(&mut self, e: &SharedEvent) -> Option<Phase> {
-        let a = at(e);
-        let armed = self.armed.get_mut(&(e.block, e.warp, a))?;
-        let lanes = armed.lanes & e.mask;
+        let key = (e.block, e.warp, at(e));
+        let phase = self.pass(key, e.mask)?;
+        *self.waited.entry(key).or_default() |= phase.lanes;
+        Some(phase)
+    }
+
+    /// The lanes of `e` met at a `__syncwarp()`: each barrier on which some of them are
+    /// armed and another of them waited since arriving, with the phase its armed lanes
+    /// pass there (the waiter's acquire is theirs now).
+    pub(super) fn relayed(&mut self, e: &SharedEvent) -> Vec<(u64, Phase)> {
+        let Some(on) = self.arrived_on.get(&(e.block, e.warp)).cloned() else {
+            return Vec::new();
+        };
+        let waited =
+            |a: &u64| (self.waited.get(&(e.block, e.warp, *a))).is_some_and(|w| w & e.mask != 0);
+        let on: Vec<u64> = on.into_iter().filter(waited).collect();
+        (on.into_iter())
+            .filter_map(|a| Some((a, self.pass((e.block, e.warp, a), e.mask)?)))
+            .collect()
+    }
+
+    /// The lanes of `mask` armed on the barrier of `key` pass its phase (no longer armed).
+    fn pass(&mut self, key: (u32, u32, u64), mask: u32) -> Option<Phase> {
+        let armed = self.armed.get_mut(&key)?;
+        let lanes = armed.lanes & mask;
+        if lanes == 0 {
+            return None;
+        }
         armed.lanes &= !lanes;
         let arrivals = std::mem::take(&mut armed.arrivals).max(1);
         if armed.lanes != 0 {
             armed.arrivals = arrivals;
         }
-        let count = self.counts.get(&(e.block, a)).copied().unwrap_or(0);
-        (lanes != 0).then_some(Phase {
+        let count = self.counts.get(&(key.0, key.2)).copied().unwrap_or(0);
+        Some(Phase {
             lanes,
             count,
             threads: count.saturating_mul(32) / arrivals,

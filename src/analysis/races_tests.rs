@@ -1226,6 +1226,78 @@ fn one_lane_arriving_for_its_warp_after_a_syncwarp_releases_the_warp() {
     assert_eq!(block(find_races(&late)).len(), 1);
 }
 
+/// The stencil's two warps handing the tile over with an mbarrier of two arrivals a
+/// phase, lane 0 arriving and waiting for its warp, each warp doing `after(warp)` when
+/// lane 0's wait is logged.
+fn lane0_waits_by(after: impl Fn(u32) -> Vec<SharedEvent>) -> Vec<SharedEvent> {
+    mbarrier_stencil_by(2, |w| {
+        let mut ev = vec![
+            on_mbarrier(w, Op::WarpSync, u32::MAX),
+            on_mbarrier(w, Op::MbarArrive { relaxed: false }, 1),
+            on_mbarrier(w, Op::MbarWait { relaxed: false }, 1),
+        ];
+        ev.extend(after(w));
+        ev
+    })
+}
+
+/// A `__syncwarp()` of every lane reached by the lanes of `mask` (its member mask logged).
+fn syncwarp_by(warp: u32, mask: u32) -> SharedEvent {
+    SharedEvent {
+        addrs: [u64::from(u32::MAX); 32],
+        ..on_mbarrier(warp, Op::WarpSync, mask)
+    }
+}
+
+#[test]
+fn one_lane_waiting_for_its_warp_hands_the_phase_on_at_a_syncwarp() {
+    let block = |ev: &[SharedEvent]| block_scope(&find_races(ev)).len();
+    // Lane 0 waits, then the warp meets: its acquire is every lane's.
+    assert_eq!(
+        block(&lane0_waits_by(|w| vec![syncwarp_by(w, u32::MAX)])),
+        0
+    );
+    // Read as it is made too.
+    let mut f = RaceFinder::new(Warps::All(2));
+    lane0_waits_by(|w| vec![syncwarp_by(w, u32::MAX)])
+        .iter()
+        .for_each(|e| f.push(e));
+    assert!(block_scope(&f.finish()).is_empty());
+    // With no meeting after the wait, lanes 1-31 read the other warp's tile unordered.
+    assert_eq!(block(&lane0_waits_by(|_| Vec::new())), 1);
+    // Nor does a meeting before the wait hand on what the wait acquires after it.
+    let before: Vec<SharedEvent> = mbarrier_stencil_by(2, |w| {
+        vec![
+            on_mbarrier(w, Op::WarpSync, u32::MAX),
+            on_mbarrier(w, Op::MbarArrive { relaxed: false }, 1),
+            syncwarp_by(w, u32::MAX),
+            on_mbarrier(w, Op::MbarWait { relaxed: false }, 1),
+        ]
+    });
+    assert_eq!(block(&before), 1);
+    // On a GPU lanes 1-31 reach the sync while lane 0 still arrives and spins on its wait:
+    // their record comes first, lane 0's after its wait, and the two are one meeting.
+    let gpu: Vec<SharedEvent> = mbarrier_stencil_by(2, |w| {
+        vec![
+            on_mbarrier(w, Op::WarpSync, u32::MAX),
+            syncwarp_by(w, !1),
+            on_mbarrier(w, Op::MbarArrive { relaxed: false }, 1),
+            on_mbarrier(w, Op::MbarWait { relaxed: false }, 1),
+            syncwarp_by(w, 1),
+        ]
+    });
+    assert_eq!(block(&gpu), 0);
+    // Lanes that never arrived (none met lane 0 before its arrival) are handed nothing.
+    let unarmed: Vec<SharedEvent> = mbarrier_stencil_by(2, |w| {
+        vec![
+            on_mbarrier(w, Op::MbarArrive { relaxed: false }, 1),
+            on_mbarrier(w, Op::MbarWait { relaxed: false }, 1),
+            syncwarp_by(w, u32::MAX),
+        ]
+    });
+    assert_eq!(block(&unarmed), 1);
+}
+
 /// `bar.sync id, threads` passed by warp `warp`, its number logged by every lane.
 fn numbered(block: u32, warp: u32, id: u64, threads: u32) -> SharedEvent {
     SharedEvent {

@@ -287,6 +287,37 @@ pub fn analyze_shaped(records: &[Record], sites: &[Site], shapes: &[Reshape]) ->
 
 /// `analyze_shaped` of a launch whose blocks form clusters of `geom` (None: single blocks),
 /// whose races between a cluster's blocks are looked for too.
+/// Where `GPULAB_RACE_EVENTS` names a file, the shared events of the block the first race
+/// names, one a line, appended to it: a verdict a GPU's trace gives and the interpreter's
+/// does not is read there (the order a GPU's lanes logged in is the GPU's alone). A
+/// developer's aid; nothing of the lab reads the file.
+fn dump_raced_block(events: &[races::SharedEvent], found: &[crate::model::results::Race]) {
+    use std::io::Write;
+    let (Some(path), Some(r)) = (std::env::var_os("GPULAB_RACE_EVENTS"), found.first()) else {
+        return;
+    };
+    let Ok(mut f) = (std::fs::OpenOptions::new().create(true).append(true)).open(path) else {
+        return;
+    };
+    let _ = writeln!(f, "# {r:?}");
+    for e in events.iter().filter(|e| e.block == r.block) {
+        let lanes: Vec<String> = (0..32)
+            .filter(|l| e.mask >> l & 1 == 1)
+            .map(|l| format!("{l}:{:#x}", e.addrs[l]))
+            .collect();
+        let _ = writeln!(
+            f,
+            "w{} {:?} line {:?} mask {:#010x} width {} {}",
+            e.warp,
+            e.op,
+            e.line,
+            e.mask,
+            e.width,
+            lanes.join(" ")
+        );
+    }
+}
+
 pub fn analyze_launch(
     records: &[Record],
     sites: &[Site],
@@ -315,6 +346,7 @@ pub fn analyze_launch(
         races: races::find_races_in(&events, geom),
         ..sum_totals(&accs)
     };
+    dump_raced_block(&events, &m.races);
     m.copies.waits = groups.waits;
     m.copies.waits_in_flight = groups.waits_in_flight;
     m.copies.reads = groups.reads;
