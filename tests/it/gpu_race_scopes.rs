@@ -4,7 +4,7 @@
 //! compute-sanitizer's racecheck, which watches the kernels run, is asked about each.
 //! Skips where there is no GPU; the racecheck part also without compute-sanitizer.
 
-use super::race_scopes::{check_handover, races, run_pack, scopes};
+use super::race_scopes::{check_bulk_relay, check_handover, races, run_pack, scopes};
 use crate::support::common::{bin, fixture, gpu};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::model::results::RaceScope;
@@ -26,6 +26,8 @@ fn the_gpu_trace_finds_every_scope_of_race_the_interpreter_does() {
         assert_eq!(scopes(races(&cluster, "no-first")), [RaceScope::Cluster]);
         assert_eq!(scopes(races(&cluster, "no-last")), [RaceScope::Exit]);
         check_handover(&run_pack("handover", false));
+        // The bulk copy's record keeps its mbarrier's offset above its destination's.
+        check_bulk_relay(&run_pack("bulk-relay", false));
     }
     let named = run_pack("named-barrier", false);
     for v in ["block", "whole-count", "pairs"] {

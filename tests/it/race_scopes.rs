@@ -151,6 +151,24 @@ fn a_clusters_blocks_race_without_a_cluster_barrier_and_an_exit_may_overtake_a_r
     assert!(why.contains("may exit"), "{why}");
 }
 
+/// The bulk-relay pack's verdicts, on either tracer: a bulk copy's bytes read by a warp
+/// whose every reader waited, or whose lane 0 waited and met the others at a
+/// `__syncwarp()`, are no race; read with no wait of the warp's own, they race with the copy.
+pub fn check_bulk_relay(r: &LessonResult) {
+    for v in ["all-wait", "relay"] {
+        assert!(races(r, v).is_empty(), "{v}: {:?}", races(r, v));
+    }
+    assert_eq!(scopes(races(r, "no-wait")), [RaceScope::Copy]);
+}
+
+#[test]
+fn a_bulk_copy_s_bytes_are_handed_on_by_a_syncwarp_after_one_lane_s_wait() {
+    if !nvrtc_or_skip("a_bulk_copy_s_bytes_are_handed_on") {
+        return;
+    }
+    check_bulk_relay(&run_pack("bulk-relay", true));
+}
+
 #[test]
 fn inputs_re_read_through_async_copies_count_as_global_traffic() {
     if !nvrtc_or_skip("inputs_re_read_through_async_copies") {
