@@ -63,8 +63,14 @@ fn copy_why(r: &Race) -> String {
         RaceKind::WriteWrite => "writes",
         _ => "reads",
     };
+    // An access logged before the issue (ReadWrite) is one the copy may land over; any
+    // other came after it, unordered.
+    let when = match r.kind {
+        RaceKind::ReadWrite => "before",
+        _ => "after",
+    };
     format!(
-        "{b} {what} bytes the bulk copy at {a} brings, in a thread it has not landed for:          its bytes land when the phase of the mbarrier it completes on completes, and only          a thread that waited on that phase, or met one that had (a `__syncwarp()` or a          block barrier after its wait), may touch them (block {}: warp {} after the copy          warp {} issued)",
+        "{b} {what} bytes the bulk copy at {a} brings, in a thread it has not landed for:          its bytes land when the phase of the mbarrier it completes on completes, and only          a thread that waited on that phase, or met one that had (a `__syncwarp()` or a          block barrier after its wait), may touch them (block {}: warp {} {when} the copy          warp {} issued)",
         r.block, r.second_warp, r.first_warp
     )
 }

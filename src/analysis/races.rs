@@ -450,6 +450,7 @@ impl RaceFinder {
                 let mbars = &mut self.mbars;
                 self.bulk
                     .issue(e, |bar, bytes| mbars.copy_issued(e.block, bar, bytes));
+                self.overtaken(e);
             }
             Op::CopyCommit => self.copies.entry(key).or_default().commit(),
             Op::CopyWait { groups, all } => {
@@ -514,6 +515,47 @@ impl RaceFinder {
             self.met.extend(c.drain());
         }
         self.met.extend(self.lanes.drain());
+        merge(&mut self.found, &mut self.met);
+    }
+
+    /// A bulk copy issued by the lanes of `e`: it may land over what other warps read or
+    /// wrote of its destination earlier in the interval it is issued in (nothing ordered
+    /// those accesses before the issue), a race of the copy. Judged against what came
+    /// before only: what comes after is `races_bulk`'s (the bytes land at the wait).
+    fn overtaken(&mut self, e: &SharedEvent) {
+        if !self.racing(e.block) || self.named.is_some() {
+            return;
+        }
+        let dst = SharedEvent {
+            op: Op::Write,
+            addrs: e.addrs.map(|a| a & 0xffff_ffff),
+            ..e.clone()
+        };
+        let lanes = self.epochs.entry((e.block, e.warp)).or_default();
+        lanes.seen |= e.mask;
+        let epoch = lanes.interval(e.mask);
+        let Some(iv) = self.intervals.get_mut(&(e.block, epoch)) else {
+            return;
+        };
+        if !iv.written {
+            iv.written = true;
+            iv.remember_unwritten(&mut self.request);
+        }
+        request_words(&dst, &mut self.request);
+        let mut met = Vec::new();
+        for &(word, bytes, _) in &self.request {
+            check(iv.words.entry(word), &dst, word, bytes, 1, &mut met);
+        }
+        // Each earlier access the copy may land over, named as a race of the copy: its
+        // line first, the access's second.
+        self.met.extend(met.into_iter().map(|r| Race {
+            scope: RaceScope::Copy,
+            first_line: e.line,
+            second_line: r.first_line,
+            first_warp: e.warp,
+            second_warp: r.first_warp,
+            ..r
+        }));
         merge(&mut self.found, &mut self.met);
     }
 
@@ -689,7 +731,9 @@ fn arriving_warps(events: &[SharedEvent]) -> HashMap<u32, u32> {
 /// can warps race.
 fn warps_of_blocks(events: &[SharedEvent]) -> HashMap<u32, Vec<u32>> {
     let mut warps: HashMap<u32, Vec<u32>> = HashMap::new();
-    for e in events.iter().filter(|e| e.op.is_access() && !e.remote) {
+    // A bulk copy's issue counts: it is judged against what other warps did before it.
+    let touches = |e: &&SharedEvent| (e.op.is_access() || e.op == Op::BulkWrite) && !e.remote;
+    for e in events.iter().filter(touches) {
         let w = warps.entry(e.block).or_default();
         if !w.contains(&e.warp) {
             w.push(e.warp);

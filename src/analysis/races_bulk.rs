@@ -7,8 +7,12 @@
 //! one's phase orders them too (a producer that waits for the copy, then signals a `full`
 //! barrier its consumers wait on without arriving themselves).
 //!
-//! Not followed: an access of the destination before the copy is issued that a later copy
-//! may overtake (a stage of a ring refilled before every reader is done with it).
+//! A copy may also land over what other warps read or wrote of its destination before it
+//! was issued, in the block interval it is issued in (a stage of a ring refilled before
+//! every reader is done with it, or read by a warp that never waited): `races` judges the
+//! issue against those accesses. Not followed: an order between them that an mbarrier
+//! holding fewer than the block's warps makes (a ring's `empty` barrier that only the
+//! consumers arrive on): such a refill is judged as if nothing ordered it.
 
 use super::race_intervals::FastMap;
 use super::races::SharedEvent;

@@ -1412,6 +1412,51 @@ fn bulk_copied(before: &[SharedEvent]) -> Vec<RaceScope> {
     scopes
 }
 
+#[test]
+fn a_bulk_copy_issued_over_bytes_another_warp_still_reads_races_with_that_read() {
+    let copy = || {
+        let mut c = access(0, 0, Op::BulkWrite, 20, 0, 1);
+        c.addrs[0] = 4096 << 32;
+        c.width = 256;
+        c
+    };
+    // Warp 1 reads the destination before the copy is issued, in the same interval: the
+    // copy may land over the words while it reads them (a GPU logs this order where the
+    // reader does not wait and the issuer is slow).
+    let early = vec![access(0, 1, Op::Read, 30, 128, 32), copy()];
+    let races = find_races(&early);
+    assert_eq!(races.len(), 1, "{races:?}");
+    let r = &races[0];
+    assert_eq!(
+        (r.scope, r.kind, r.first_line, r.second_line),
+        (RaceScope::Copy, RaceKind::ReadWrite, Some(20), Some(30))
+    );
+    assert_eq!((r.first_warp, r.second_warp, r.count), (0, 1, 32));
+    assert!(race_why(r).contains("before the copy"), "{}", race_why(r));
+    // A write there too, read as it is made.
+    let mut f = RaceFinder::new(Warps::All(2));
+    [access(0, 1, Op::Write, 30, 128, 32), copy()]
+        .iter()
+        .for_each(|e| f.push(e));
+    let found = f.finish();
+    assert_eq!(
+        found.iter().map(|r| (r.scope, r.kind)).collect::<Vec<_>>(),
+        [(RaceScope::Copy, RaceKind::WriteWrite)]
+    );
+    // A block barrier between the read and the issue orders them; so does the read being
+    // the issuing warp's own.
+    let ordered = vec![
+        access(0, 1, Op::Read, 30, 128, 32),
+        barrier(0, 1),
+        barrier(0, 0),
+        copy(),
+    ];
+    assert!(find_races(&ordered).is_empty());
+    assert!(find_races(&[access(0, 0, Op::Read, 30, 128, 32), copy()]).is_empty());
+    // Bytes past the copy's are not its.
+    assert!(find_races(&[access(0, 1, Op::Read, 30, 256, 32), copy()]).is_empty());
+}
+
 /// A wait on the mbarrier at 4096 that found its phase complete for the lanes of `mask`.
 fn bulk_wait(warp: u32, mask: u32) -> SharedEvent {
     SharedEvent {
