@@ -63,9 +63,13 @@ fn racecheck_agrees_with_the_lab_on_a_warps_lanes_and_is_asked_about_clusters() 
         );
         r.hazards.unwrap_or(0)
     };
+    // racecheck watches one run: a race it sees only where that run's schedule exposes it
+    // (on an H200 `two-by-two` showed 0 hazards in one run of three), so a racy variant
+    // has three runs to show it.
+    let seen = |id: &str, v: &str| (0..3).any(|_| hazards(id, v) > 0);
     assert_eq!(hazards("warp-swap", "synced"), 0);
     assert!(
-        hazards("warp-swap", "unsynced") > 0,
+        seen("warp-swap", "unsynced"),
         "racecheck saw no race in the warp"
     );
     // A barrier each warp passes alone, or one no thread waits at: racecheck's verdicts
@@ -76,7 +80,7 @@ fn racecheck_agrees_with_the_lab_on_a_warps_lanes_and_is_asked_about_clusters() 
     // neighbours apart: racecheck's verdicts equal the lab's (on the H200, 0 and 1).
     assert_eq!(hazards("named-barrier", "pairs"), 0);
     assert!(
-        hazards("named-barrier", "two-by-two") > 0,
+        seen("named-barrier", "two-by-two"),
         "racecheck saw no race between warps that never meet"
     );
     for v in ["warp-alone", "arrive-only", "half-count"] {
