@@ -119,7 +119,7 @@ pub fn exec(
         Op::Mov(ty) => mov(fr, ctx, ins, active, warp, ty),
         Op::Ld { .. } | Op::St { .. } => super::memop::load_store(fr, ctx, ins, active, warp)?,
         Op::Atom { .. } => super::atomics::atomic(fr, ctx, ins, active, warp)?,
-        Op::MbarInit | Op::MbarArrive { .. } | Op::MbarWait | Op::BulkCopy => {
+        Op::MbarInit | Op::MbarArrive { .. } | Op::MbarWait { .. } | Op::BulkCopy => {
             super::mbarrier::step(fr, ctx, ins, (active, warp))?
         }
         Op::Shfl(m) => shfl(fr, ctx, ins, active, warp, mask, m)?,

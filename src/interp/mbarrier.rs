@@ -7,8 +7,10 @@
 //! before the wait that sees the phase complete reads the old words.
 //!
 //! The barrier's state is kept beside the block's memory (by its shared offset), not in its
-//! 8 bytes: a kernel that reads the barrier's word as data is not modelled. The state-token
-//! form of the waits (`try_wait` without `.parity`) is not interpreted.
+//! 8 bytes: a kernel that reads the barrier's word as data is not modelled. An arrival's
+//! state token is the number of the phase it arrived in (a GPU's is opaque bits of the
+//! barrier's state): the state form of a wait (`try_wait p, [addr], state`) finds that
+//! phase complete, and a kernel that reads the token's bits is not modelled.
 
 use std::collections::HashMap;
 
@@ -183,9 +185,10 @@ pub fn step(
                 };
                 logged |= 1 << l;
             }
-            Op::MbarWait => {
+            Op::MbarWait { token } => {
                 let a = bar_at(fr, ctx, ins, (0, l, warp))?;
-                let parity = fr.read(&ins.src[1], l, ctx, warp) & 1;
+                let waited = fr.read(&ins.src[1], l, ctx, warp);
+                let parity = waited & 1;
                 deliver(ctx, ins, (warp, l), a)?;
                 let Some(bar) = ctx.mbars[rank].bars.get_mut(&a) else {
                     let why = format!("`{}` on a barrier no `mbarrier.init` made", ins.text);
@@ -197,12 +200,21 @@ pub fn step(
                 if fresh && !looked.contains(&a) {
                     looked.push(a);
                 }
-                // The phase of that parity has completed once the current one's differs.
-                let done = !fresh && bar.phases & 1 != parity;
+                // The phase of that parity has completed once the current one's differs; the
+                // phase a token names, once a later one is in progress.
+                let done = !fresh
+                    && match token {
+                        true => bar.phases > waited,
+                        false => bar.phases & 1 != parity,
+                    };
                 fr.write(&ins.dst[0], l, u64::from(done));
                 if done {
-                    // The parity waited on, under bit 63, as the GPU's logger logs it.
-                    row[l] = MBAR_FLAG | parity << 32 | a;
+                    // The parity waited on, under bit 63, as the GPU's logger logs it; a
+                    // token's wait names no parity (the GPU cannot read one from it).
+                    row[l] = match token {
+                        true => a,
+                        false => MBAR_FLAG | parity << 32 | a,
+                    };
                     logged |= 1 << l;
                 }
             }

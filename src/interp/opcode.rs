@@ -401,10 +401,12 @@ fn mbarrier(q: &Q) -> Result<Op, Unmodelled> {
         Some("arrive") => Ok(Op::MbarArrive {
             expect_tx: q.has("expect_tx"),
         }),
-        Some("try_wait" | "test_wait") if q.has("parity") => Ok(Op::MbarWait),
+        Some("try_wait" | "test_wait") => Ok(Op::MbarWait {
+            token: !q.has("parity"),
+        }),
         _ => Err(format!(
             "`{text}` is not interpreted (of the mbarrier instructions: init, arrive, \
-             arrive.expect_tx and the parity waits)"
+             arrive.expect_tx and the waits)"
         )
         .into()),
     }
@@ -460,9 +462,13 @@ mod tests {
         );
         assert_eq!(
             parse_op("mbarrier.try_wait.parity.shared::cta.b64"),
-            Ok(Op::MbarWait)
+            Ok(Op::MbarWait { token: false })
         );
-        assert!(parse_op("mbarrier.try_wait.shared::cta.b64").is_err());
+        assert_eq!(
+            parse_op("mbarrier.try_wait.shared::cta.b64"),
+            Ok(Op::MbarWait { token: true })
+        );
+        assert!(parse_op("mbarrier.pending_count.b64").is_err());
         assert_eq!(
             parse_op("cp.async.cg.shared.global.L2::cache_hint"),
             Ok(Op::CpAsync { hint: true })

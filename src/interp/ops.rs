@@ -279,8 +279,11 @@ pub enum Op {
         expect_tx: bool,
     },
     /// `mbarrier.try_wait.parity`/`test_wait.parity p, [addr], parity`: whether the phase
-    /// of that parity has completed.
-    MbarWait,
+    /// of that parity has completed; with `token`, the state form (`try_wait p, [addr],
+    /// state`): whether the phase the arrival that gave `state` arrived in has completed.
+    MbarWait {
+        token: bool,
+    },
     /// `cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src],
     /// size, [mbar]`: the 1-D bulk copy (TMA), done when a wait on its barrier looks.
     BulkCopy,

@@ -212,7 +212,7 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
         // The barriers' state and the bulk copies' bytes: run them all.
         | Op::MbarInit
         | Op::MbarArrive { .. }
-        | Op::MbarWait
+        | Op::MbarWait { .. }
         | Op::BulkCopy => {
             need.guard(ins);
             need.mark(&ins.src);

@@ -249,6 +249,49 @@ fn a_bulk_copy_lands_when_a_wait_on_its_barrier_sees_the_phase_complete() {
 }
 
 #[test]
+fn a_wait_on_an_arrivals_state_token_finds_the_phase_it_arrived_in_complete() {
+    // Every thread arrives (the state token in %rd10) and waits on the token: with a
+    // count of 32 the warp's arrivals complete the phase, and a second look still finds
+    // it complete; with a count of 64 the one warp's arrivals leave it waiting.
+    let body = |count: u32| {
+        tile_body(&format!(
+            "mov.u32 %r20, bar;\nsetp.eq.u32 %p1, %r1, 0;\n\
+             @%p1 mbarrier.init.shared::cta.b64 [%r20], {count};\nbar.sync 0;\n\
+             mbarrier.arrive.shared::cta.b64 %rd10, [%r20];\n\
+             mbarrier.test_wait.shared::cta.b64 %p2, [%r20], %rd10;\n\
+             mbarrier.try_wait.shared::cta.b64 %p3, [%r20], %rd10;\n\
+             selp.u32 %r8, 1, 0, %p2;\nselp.u32 %r10, 1, 0, %p3;\nmad.lo.u32 %r9, %r10, 10, %r8;"
+        ))
+    };
+    let (out, k, r) = run_full(BULK, &body(32), 1, 32, 32).unwrap();
+    assert!(out.iter().all(|&x| x == 11), "{out:?}");
+    // Logged as the GPU's logger logs a wait on a token: the barrier, no parity flagged.
+    let waits: Vec<_> = (r.iter())
+        .filter(|x| {
+            matches!(
+                k.sites[x.site as usize].event,
+                crate::trace::instrument::Event::MbarWait { .. }
+            )
+        })
+        .collect();
+    assert_eq!(waits.len(), 2);
+    assert!(
+        waits
+            .iter()
+            .all(|w| w.addrs[0] & crate::model::access::MBAR_FLAG == 0)
+    );
+    let (out, _, r) = run_full(BULK, &body(64), 1, 32, 32).unwrap();
+    assert!(out.iter().all(|&x| x == 0), "{out:?}");
+    let logged = |x: &&crate::trace::decode::Record| {
+        matches!(
+            k.sites[x.site as usize].event,
+            crate::trace::instrument::Event::MbarWait { .. }
+        )
+    };
+    assert_eq!(r.iter().filter(logged).count(), 0);
+}
+
+#[test]
 fn a_bulk_copy_of_a_size_not_a_multiple_of_16_faults() {
     let body = tile_body(
         "mov.u32 %r20, bar;\nmbarrier.init.shared::cta.b64 [%r20], 32;\n\

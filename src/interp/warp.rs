@@ -336,7 +336,7 @@ impl Warp {
             let fr = self.frames.last_mut().unwrap();
             super::exec::exec(fr, ctx, ins, active, warp, mask)?;
             let done = match (ins.op, ins.dst.first()) {
-                (Op::MbarWait, Some(p)) => fr.pred_mask(p) & active,
+                (Op::MbarWait { .. }, Some(p)) => fr.pred_mask(p) & active,
                 _ => active,
             };
             if done != active {
