@@ -11,7 +11,8 @@
 # Nsight Compute), table (every exercise answer live: scripts/ex_table_gpu.sh). Each group
 # runs under its own time limit (GPULAB_SUITE_LIMIT_<GROUP>, seconds); its log is
 # $OUT/<group>.log, and $OUT/summary.txt has a line per group (tests passed, failed,
-# ignored, seconds), the failures' names and the suite's seconds in all. Exits 1 if any group failed or ran out of time.
+# ignored, seconds), the failures' names and the suite's seconds in all. Exits 1 if any
+# group failed or ran out of time.
 
 set -u
 : "${GPULAB_IT:?set GPULAB_IT to the test binary (target/release/deps/it-*)}"

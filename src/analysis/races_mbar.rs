@@ -257,12 +257,13 @@ impl Mbarriers {
     /// armed and another of them waited since arriving, with the phase its armed lanes
     /// pass there (the waiter's acquire is theirs now).
     pub(super) fn relayed(&mut self, e: &SharedEvent) -> Vec<(u64, Phase)> {
-        let Some(on) = self.arrived_on.get(&(e.block, e.warp)).cloned() else {
-            return Vec::new();
-        };
         let waited =
             |a: &u64| (self.waited.get(&(e.block, e.warp, *a))).is_some_and(|w| w & e.mask != 0);
-        let on: Vec<u64> = on.into_iter().filter(waited).collect();
+        let on: Vec<u64> = (self.arrived_on.get(&(e.block, e.warp)).into_iter())
+            .flatten()
+            .copied()
+            .filter(waited)
+            .collect();
         (on.into_iter())
             .filter_map(|a| Some((a, self.pass((e.block, e.warp, a), e.mask)?)))
             .collect()
@@ -273,6 +274,10 @@ impl Mbarriers {
         let armed = self.armed.get_mut(&key)?;
         let lanes = armed.lanes & mask;
         if lanes == 0 {
+            // No lane of the warp armed any more: its count of arrivals is spent.
+            if armed.lanes == 0 {
+                armed.arrivals = 0;
+            }
             return None;
         }
         armed.lanes &= !lanes;

@@ -265,15 +265,14 @@ fn a_wait_on_an_arrivals_state_token_finds_the_phase_it_arrived_in_complete() {
     };
     let (out, k, r) = run_full(BULK, &body(32), 1, 32, 32).unwrap();
     assert!(out.iter().all(|&x| x == 11), "{out:?}");
+    let is_wait = |x: &&crate::trace::decode::Record| {
+        matches!(
+            k.sites[x.site as usize].event,
+            crate::trace::instrument::Event::MbarWait { .. }
+        )
+    };
     // Logged as the GPU's logger logs a wait on a token: the barrier, no parity flagged.
-    let waits: Vec<_> = (r.iter())
-        .filter(|x| {
-            matches!(
-                k.sites[x.site as usize].event,
-                crate::trace::instrument::Event::MbarWait { .. }
-            )
-        })
-        .collect();
+    let waits: Vec<_> = r.iter().filter(is_wait).collect();
     assert_eq!(waits.len(), 2);
     assert!(
         waits
@@ -282,13 +281,7 @@ fn a_wait_on_an_arrivals_state_token_finds_the_phase_it_arrived_in_complete() {
     );
     let (out, _, r) = run_full(BULK, &body(64), 1, 32, 32).unwrap();
     assert!(out.iter().all(|&x| x == 0), "{out:?}");
-    let logged = |x: &&crate::trace::decode::Record| {
-        matches!(
-            k.sites[x.site as usize].event,
-            crate::trace::instrument::Event::MbarWait { .. }
-        )
-    };
-    assert_eq!(r.iter().filter(logged).count(), 0);
+    assert_eq!(r.iter().filter(is_wait).count(), 0);
 }
 
 #[test]

@@ -285,8 +285,6 @@ pub fn analyze_shaped(records: &[Record], sites: &[Site], shapes: &[Reshape]) ->
     analyze_launch(records, sites, shapes, None)
 }
 
-/// `analyze_shaped` of a launch whose blocks form clusters of `geom` (None: single blocks),
-/// whose races between a cluster's blocks are looked for too.
 /// Where `GPULAB_RACE_EVENTS` names a file, the shared events of the block the first race
 /// names, one a line, appended to it: a verdict a GPU's trace gives and the interpreter's
 /// does not is read there (the order a GPU's lanes logged in is the GPU's alone). A
@@ -318,6 +316,8 @@ fn dump_raced_block(events: &[races::SharedEvent], found: &[crate::model::result
     }
 }
 
+/// `analyze_shaped` of a launch whose blocks form clusters of `geom` (None: single blocks),
+/// whose races between a cluster's blocks are looked for too.
 pub fn analyze_launch(
     records: &[Record],
     sites: &[Site],
