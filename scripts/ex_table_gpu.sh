@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The exercise table on a GPU: every starter, wrong answer, solution and right answer of
-# every exercise checked live with `gpulab ex check` (a starter stops at its first failing
-# check, `--fail-fast`; a wrong answer has the check its file names judged first, with only
-# the runs it needs, `--deciding`, and must fail it; each exercise's solution and compared
-# variants timed and traced once at each size, by its first check, `--reuse-figures`),
-# several at once sharing the GPU by turns; the table (each answer, its class, what failed,
-# seconds) is written to $OUT/ex_table.txt.
+# every exercise checked live as `gpulab ex check` checks it, by one `ex check-many` process
+# a thread (one course load and one GPU context for all its answers). A starter stops at
+# its first failing check (`--fail-fast`); a wrong answer has the check its file names
+# judged first, with only the runs it needs (`--deciding`), and must fail it; each
+# exercise's solution and compared variants are timed and traced once at each size, by its
+# first check (`--reuse-figures`). Several check at once, sharing the GPU by turns; the
+# table (each answer, its class, what failed, seconds) is written to $OUT/ex_table.txt.
 #
 #   GPULAB_IT=path/to/it-HASH GPULAB_BIN=path/to/gpulab OUT=/tmp/table scripts/ex_table_gpu.sh
 #

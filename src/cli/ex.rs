@@ -19,12 +19,12 @@ use anyhow::{Context, Result, bail};
 use std::path::PathBuf;
 
 /// What every `ex` command works on.
-struct Ctx<'a> {
-    root: &'a CourseRoot,
-    lessons: Vec<Lesson>,
-    ws: Workspace,
-    book: ExerciseBook,
-    book_path: PathBuf,
+pub(super) struct Ctx<'a> {
+    pub(super) root: &'a CourseRoot,
+    pub(super) lessons: Vec<Lesson>,
+    pub(super) ws: Workspace,
+    pub(super) book: ExerciseBook,
+    pub(super) book_path: PathBuf,
 }
 
 impl Ctx<'_> {
@@ -87,6 +87,10 @@ pub fn cmd_ex(root: &CourseRoot, device: u32, a: &ExArgs) -> Result<i32> {
                 deciding: deciding.as_deref(),
             };
             check(&mut cx, &mut client, (device, how), id, *json)
+        }
+        ExCmd::CheckMany { cpu, reuse_figures } => {
+            let ws = cx.ws.clone();
+            super::ex_many::check_many(&mut cx, device, *cpu, reuse_figures.as_deref(), &ws)
         }
         ExCmd::Watch { id, cpu } => {
             let (_, ex) = cx.find(id)?;
@@ -182,15 +186,15 @@ fn upstream_note(id: &str) -> String {
 /// How a check runs: `quick` with the short timing budget of a save, on the CPU
 /// interpreter, stopping at the first failure, with the solution's figures kept in a
 /// folder (`reuse`).
-struct How<'a> {
-    quick: bool,
-    cpu: bool,
-    fail_fast: bool,
-    reuse: Option<&'a std::path::Path>,
-    deciding: Option<&'a str>,
+pub(super) struct How<'a> {
+    pub(super) quick: bool,
+    pub(super) cpu: bool,
+    pub(super) fail_fast: bool,
+    pub(super) reuse: Option<&'a std::path::Path>,
+    pub(super) deciding: Option<&'a str>,
 }
 
-/// Check exercise `id` on `device`, as `how` says.
+/// Check exercise `id` on `device`, as `how` says, and show the report.
 fn check(
     cx: &mut Ctx,
     client: &mut WorkerClient,
@@ -198,6 +202,26 @@ fn check(
     id: &str,
     json: bool,
 ) -> Result<i32> {
+    let (report, path) = check_saying(cx, client, (device, how), id, |m| say_err!("· {m}"))?;
+    let (_, ex) = cx.find(id)?;
+    if json {
+        say!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        say_part!("{}", ex_report::check_text(ex, &path, &report));
+    }
+    record(cx, id, &report)?;
+    Ok(exit_status(&report))
+}
+
+/// Check exercise `id` on `device`, as `how` says, telling `say` each stage: the report,
+/// and the learner's file it judged.
+pub(super) fn check_saying(
+    cx: &mut Ctx,
+    client: &mut WorkerClient,
+    (device, how): (u32, How),
+    id: &str,
+    say: impl FnMut(&str),
+) -> Result<(ex_check::CheckReport, String)> {
     let How {
         quick,
         cpu,
@@ -233,7 +257,6 @@ fn check(
         reuse,
         deciding,
     };
-    let say = |m: &str| say_err!("· {m}");
     // A check is a run: on this GPU, or with none on the CPU interpreter (as the lab
     // checks on every save), the timing checks then waiting for a GPU.
     let ask = if cpu {
@@ -243,15 +266,13 @@ fn check(
         Ask::Run
     };
     let report = ex_check::check(client, (device, ask), &target, &yours, say)?;
-    let ex_id = ex.id.clone();
-    if json {
-        say!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        say_part!("{}", ex_report::check_text(ex, &path, &report));
-    }
-    cx.book.record_check(&ex_id, &report);
-    cx.save()?;
-    Ok(exit_status(&report))
+    Ok((report, path))
+}
+
+/// The check recorded in the learner's progress, after it was shown.
+pub(super) fn record(cx: &mut Ctx, id: &str, report: &ex_check::CheckReport) -> Result<()> {
+    cx.book.record_check(id, report);
+    cx.save()
 }
 
 /// What `ex check` exits with, the same with `--cpu` and without: 0 every check passed,

@@ -18,7 +18,9 @@ impl ExArgs {
     pub fn uses_gpu(&self) -> bool {
         matches!(
             self.cmd,
-            ExCmd::Check { cpu: false, .. } | ExCmd::Watch { cpu: false, .. }
+            ExCmd::Check { cpu: false, .. }
+                | ExCmd::Watch { cpu: false, .. }
+                | ExCmd::CheckMany { cpu: false, .. }
         )
     }
 }
@@ -59,6 +61,21 @@ pub enum ExCmd {
         /// it fails; where it holds, every check runs, as with --fail-fast.
         #[arg(long, value_name = "CHECK")]
         deciding: Option<String>,
+    },
+    /// Check many learners' files with one GPU context and one loaded course (an
+    /// instructor's batch, the course's table of answers): one request a line on stdin,
+    /// `{"id": ID, "workspace": DIR, "fail_fast": bool, "deciding": CHECK}` (all but `id`
+    /// optional), answered on stdout by a line `{"said": TEXT}` for each stage and one
+    /// `{"done": {"code": N, "report": ...}}` (or `{"done": {"code": 2, "error": TEXT}}`),
+    /// N as `check` exits. A request that cannot be checked costs only itself.
+    #[command(hide = true)]
+    CheckMany {
+        /// Check on the CPU interpreter (no GPU needed, NVRTC is).
+        #[arg(long)]
+        cpu: bool,
+        /// As `check --reuse-figures`: the solution's figures kept here for later checks.
+        #[arg(long, value_name = "DIR")]
+        reuse_figures: Option<std::path::PathBuf>,
     },
     /// Check again on every save of the learner's file.
     Watch {

@@ -6,6 +6,7 @@ mod check;
 pub mod doctor;
 mod ex;
 mod ex_args;
+mod ex_many;
 mod ex_report;
 mod ex_summary;
 mod ex_watch;

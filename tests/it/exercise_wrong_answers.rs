@@ -192,3 +192,67 @@ fn every_exercise_ships_five_wrong_answers_by_class_and_the_course_every_class()
         .collect();
     assert!(missing.is_empty(), "no wrong answer of class {missing:?}");
 }
+
+/// The tables check their answers with `ex check-many` (one process a thread): it must
+/// judge as `ex check` does, each line with the same mark and the same exit status, and a
+/// request it cannot check costs only that request.
+#[test]
+fn check_many_judges_as_ex_check_does_and_a_bad_request_costs_only_itself() {
+    if !nvrtc_or_skip("check_many_judges_as_ex_check_does") {
+        return;
+    }
+    let (exercises, _) = shipped();
+    let ex = (exercises.iter())
+        .find(|e| e.id == "coalesce-copy")
+        .expect("coalesce-copy ships");
+    let pick = |name: &str| {
+        (ex.cases.iter())
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("coalesce-copy has no {name}"))
+            .clone()
+    };
+    let cases = vec![pick("starter"), pick("solution")];
+    let batch = wrong_answers::Batch {
+        cpu: true,
+        reuse: None,
+    };
+    let marks = |o: &wrong_answers::Outcome| -> Vec<(String, String)> {
+        (o.lines().into_iter()).map(|(c, m, _)| (c, m)).collect()
+    };
+    let many = check_all(&cases, true, 1);
+    for (case, m) in cases.iter().zip(&many) {
+        let one = wrong_answers::check(case, batch);
+        assert_eq!((m.code, marks(m)), (one.code, marks(&one)), "{}", case.name);
+        assert!(m.stderr.contains("· yours compiling"), "{}", m.stderr);
+    }
+    assert_eq!((many[0].code, many[1].code), (1, 3));
+
+    // A request that is not JSON, and one for no exercise, answered with exit 2 and an
+    // error; the check after them still runs.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::copy(&cases[1].path, tmp.path().join("coalesce-copy.cu")).unwrap();
+    let input = format!(
+        "not json\n{{\"id\": \"no-such-exercise\"}}\n{}\n",
+        serde_json::json!({"id": "coalesce-copy", "workspace": tmp.path()})
+    );
+    let out = wrong_answers::check_many_raw(&input, tmp.path());
+    let done: Vec<serde_json::Value> = (out.lines())
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter_map(|v| v.get("done").cloned())
+        .collect();
+    assert_eq!(done.len(), 3, "{out}");
+    assert_eq!(done[0]["code"], 2);
+    assert!(
+        done[0]["error"].as_str().unwrap().contains("bad request"),
+        "{out}"
+    );
+    assert_eq!(done[1]["code"], 2);
+    assert!(
+        done[1]["error"]
+            .as_str()
+            .unwrap()
+            .contains("no exercise 'no-such-exercise'")
+    );
+    assert_eq!(done[2]["code"], 3, "{out}");
+    assert_eq!(done[2]["report"]["exercise"], "coalesce-copy");
+}

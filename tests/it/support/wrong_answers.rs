@@ -2,7 +2,9 @@
 //! course, its starter and solution, each `wrong/*.cu` beside them with its header read
 //! (what it gets wrong, which check must catch it, on the CPU or only on a GPU), and any
 //! `right/*.cu` (another right answer that must pass). Each is checked the way a learner
-//! checks it: put in a fresh workspace as the learner's file and `gpulab ex check ID`.
+//! checks it: put in a fresh workspace as the learner's file and `gpulab ex check ID`, or
+//! as a request to `gpulab ex check-many`, which judges as `ex check` does (a test says so)
+//! with one process a thread.
 
 #![allow(dead_code)]
 
@@ -300,19 +302,12 @@ pub fn check(case: &Case, batch: Batch) -> Outcome {
     if cpu {
         cmd.arg("--cpu");
     }
-    // An answer that must fail needs only the check that catches it: once one has failed
-    // at the lesson's size, the other sizes are not run (the output of the run made is
-    // still judged). A right answer is checked whole.
-    if matches!(case.kind, Kind::Starter | Kind::Wrong { .. }) {
+    let (fail_fast, deciding) = request_options(case, batch);
+    if fail_fast {
         cmd.arg("--fail-fast");
     }
-    // On a GPU, the check a wrong answer's file names is judged first, with only the runs
-    // it needs (`--deciding`): the table shows each failing the check it names, without
-    // timing what a trace catches or tracing what a time or the output catches.
-    if let Kind::Wrong { caught_by, .. } = &case.kind
-        && !cpu
-    {
-        cmd.arg("--deciding").arg(caught_by);
+    if let Some(check) = deciding {
+        cmd.arg("--deciding").arg(check);
     }
     if let Some(dir) = batch.reuse {
         cmd.arg("--reuse-figures").arg(dir);
@@ -362,6 +357,151 @@ pub fn check(case: &Case, batch: Batch) -> Outcome {
     }
 }
 
+/// One `gpulab ex check-many` process: a thread's checks one after another, each in a
+/// fresh workspace as `check` makes, with one loaded course and one worker (one GPU context)
+/// for them all, where `check` pays for a process, a course and a context a case.
+struct Lane {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+    /// What the process said on stderr besides its answers (for a failure's message).
+    stderr: Option<std::thread::JoinHandle<String>>,
+    /// Its progress book's folder, kept while it runs.
+    _data: tempfile::TempDir,
+}
+
+impl Lane {
+    fn start(batch: Batch) -> Lane {
+        use std::process::Stdio;
+        let data = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new(bin());
+        cmd.args(["ex", "check-many"]);
+        if batch.cpu {
+            cmd.arg("--cpu");
+            // As in `check`: a long interpretation on a loaded host is not a stall.
+            cmd.env("GPULAB_TIMEOUT_S", "180");
+        }
+        if let Some(dir) = batch.reuse {
+            cmd.arg("--reuse-figures").arg(dir);
+        }
+        let mut child = (cmd.env("GPULAB_DATA_DIR", data.path()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let err = child.stderr.take().unwrap();
+        let stderr = std::thread::spawn(move || {
+            let mut said = String::new();
+            let _ = std::io::Read::read_to_string(&mut { err }, &mut said);
+            said
+        });
+        Lane {
+            stdin: child.stdin.take().unwrap(),
+            stdout: std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap())),
+            child,
+            stderr: Some(stderr),
+            _data: data,
+        }
+    }
+
+    /// `check` of `case` by this process; Err where the process ended before answering
+    /// (what it said on stderr), after which the lane is spent.
+    fn check(&mut self, case: &Case, batch: Batch) -> Result<Outcome, String> {
+        use std::io::Write;
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        std::fs::copy(&case.path, ws.join(format!("{}.cu", case.exercise))).unwrap();
+        let (fail_fast, deciding) = request_options(case, batch);
+        let request = serde_json::json!({
+            "id": case.exercise,
+            "workspace": ws,
+            "fail_fast": fail_fast,
+            "deciding": deciding,
+        });
+        let start = Instant::now();
+        let sent = writeln!(self.stdin, "{request}").and_then(|()| self.stdin.flush());
+        // Each stage it says is stamped with the seconds since the check began, as `check`
+        // stamps its stderr.
+        let mut said = String::new();
+        while sent.is_ok() {
+            let Some(Ok(line)) = self.stdout.next() else {
+                break;
+            };
+            let v: serde_json::Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("ex check-many said {line:?}: {e}"));
+            if let Some(m) = v["said"].as_str() {
+                said.push_str(&format!("{:7.2} · {m}\n", start.elapsed().as_secs_f64()));
+                continue;
+            }
+            let done = &v["done"];
+            let report = done["report"].clone();
+            assert!(
+                report.is_object(),
+                "{} {}: no report ({}); exit {}\n{said}",
+                case.exercise,
+                case.name,
+                done["error"],
+                done["code"]
+            );
+            return Ok(Outcome {
+                code: done["code"].as_i64().unwrap_or(-1) as i32,
+                report,
+                stderr: said,
+                secs: start.elapsed().as_secs_f64(),
+            });
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let err = self.stderr.take().map(|h| h.join().unwrap_or_default());
+        Err(format!("{said}{}", err.unwrap_or_default()))
+    }
+}
+
+impl Drop for Lane {
+    fn drop(&mut self) {
+        // Its stdin closed, the process ends once its check is answered.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// What `ex check-many --cpu` writes on stdout for `input`, its progress book in `data`.
+pub fn check_many_raw(input: &str, data: &Path) -> String {
+    use std::io::Write;
+    let mut child = Command::new(bin())
+        .args(["ex", "check-many", "--cpu"])
+        .env("GPULAB_DATA_DIR", data.join("data"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `--fail-fast` and `--deciding` as a case is checked: an answer that must fail needs
+/// only the check that catches it (once one has failed at the lesson's size the other sizes
+/// are not run; the output of the run made is still judged), and on a GPU the check a wrong
+/// answer's file names is judged first, with only the runs it needs; a right answer is
+/// checked whole.
+fn request_options(case: &Case, batch: Batch) -> (bool, Option<String>) {
+    let fail_fast = matches!(case.kind, Kind::Starter | Kind::Wrong { .. });
+    let deciding = match &case.kind {
+        Kind::Wrong { caught_by, .. } if !batch.cpu => Some(caught_by.clone()),
+        _ => None,
+    };
+    (fail_fast, deciding)
+}
+
 /// `check` for every case, on `threads` threads at once; the outcomes in the cases' order.
 pub fn check_all(cases: &[Case], cpu: bool, threads: usize) -> Vec<Outcome> {
     check_all_saying(cases, Batch { cpu, reuse: None }, threads, |_, _| {})
@@ -369,7 +509,8 @@ pub fn check_all(cases: &[Case], cpu: bool, threads: usize) -> Vec<Outcome> {
 
 /// `check_all`, calling `done` with each case and its outcome as it is checked (in the
 /// order they finish): a long table shows its rows as they come, and keeps them when a
-/// slot on a GPU machine ends before it does.
+/// slot on a GPU machine ends before it does. Each thread checks its cases with one
+/// `ex check-many` process (`Lane`), which answers as `ex check` does.
 pub fn check_all_saying(
     cases: &[Case],
     batch: Batch,
@@ -381,6 +522,7 @@ pub fn check_all_saying(
     std::thread::scope(|s| {
         for _ in 0..threads.max(1) {
             s.spawn(|| {
+                let mut lane: Option<Lane> = None;
                 loop {
                     let i = {
                         let mut n = next.lock().unwrap();
@@ -388,7 +530,14 @@ pub fn check_all_saying(
                         *n - 1
                     };
                     let Some(case) = cases.get(i) else { break };
-                    let o = check(case, batch);
+                    let o = (lane.get_or_insert_with(|| Lane::start(batch)))
+                        .check(case, batch)
+                        .unwrap_or_else(|said| {
+                            panic!(
+                                "{} {}: ex check-many ended without an answer\n{said}",
+                                case.exercise, case.name
+                            )
+                        });
                     done_one(case, &o);
                     done.lock().unwrap()[i] = Some(o);
                 }
