@@ -61,8 +61,11 @@ for g in "${groups[@]}"; do
         f=$(filters "$g") || { echo "unknown group $g" >>"$summary"; status=1; continue; }
         # Tests of a group share the GPU by turns, as learners do; their compiles and
         # traces' analyses run beside each other.
+        # Each test's seconds in the log (`--report-time`, which libtest gives a stable
+        # build only with RUSTC_BOOTSTRAP): where the group's time goes.
         # shellcheck disable=SC2086
-        timeout "$(limit "$g")" "$GPULAB_IT" --test-threads "${GPULAB_SUITE_THREADS:-4}" $f >"$log" 2>&1
+        RUSTC_BOOTSTRAP=1 timeout "$(limit "$g")" "$GPULAB_IT" --test-threads "${GPULAB_SUITE_THREADS:-4}" \
+            -Zunstable-options --report-time $f >"$log" 2>&1
         rc=$?
     fi
     secs=$(($(date +%s) - start))
@@ -74,7 +77,10 @@ for g in "${groups[@]}"; do
         *) verdict="failed (exit $rc)"; status=1 ;;
     esac
     printf '%-7s %-28s %4d passed %3d failed %4d s\n' "$g" "$verdict" "$passed" "$failed" "$secs" >>"$summary"
-    grep -E '^test .* FAILED$|^    [a-z_]+::' "$log" | sed 's/^/        /' >>"$summary"
+    grep -E '^test .* FAILED|^    [a-z_]+::' "$log" | sed 's/^/        /' >>"$summary"
+    # The group's three longest tests.
+    grep -Eo '^test [a-z_:]+ \.\.\. ok <[0-9.]+s>' "$log" | sed -E 's/^test ([a-z_:]+) \.\.\. ok <([0-9.]+)s>/\2 \1/' |
+        sort -rn | head -3 | awk '{printf "        %6.1f s  %s\n", $1, $2}' >>"$summary"
 done
 # The groups run one after another: run at once (traces, runs, ncu on an H200), traces and
 # runs had not ended after 270 s, where alone they take 158 s and 189 s, and racecheck

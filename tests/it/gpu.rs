@@ -35,8 +35,8 @@ fn every_shipped_lesson_runs_live_and_every_variant_is_correct() {
     let Some(dev) = common::gpu() else { return };
     let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
     assert!(errors.is_empty());
-    for l in &lessons {
-        let r = run_json(&l.id);
+    let runs = common::par_map(&lessons, |l| run_json(&l.id));
+    for (l, r) in lessons.iter().zip(runs) {
         // A lesson this machine cannot run (the peer lesson on one GPU) says why, per variant.
         if !r.variants.is_empty() && r.variants.iter().all(|v| v.unmet.is_some()) {
             eprintln!("{}: not run here: {:?}", l.id, r.variants[0].unmet);

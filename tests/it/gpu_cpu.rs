@@ -45,10 +45,14 @@ fn at_cpu_size_every_interpreted_variant_is_right_on_the_gpu_and_the_cpu() {
     let root = CourseRoot::Bundled;
     let (lessons, errors) = gpulab::course::load_course(&root);
     assert!(errors.is_empty());
-    for l in lessons.iter().filter(|l| !l.problem_cpu.is_empty()) {
+    let sized: Vec<_> = (lessons.iter())
+        .filter(|l| !l.problem_cpu.is_empty())
+        .collect();
+    let ran = common::par_map(&sized, |l| {
         let small = gpulab::course::reload_sized(&root, &l.file, &l.problem_cpu).unwrap();
-        let gpu = run(l, &small, false);
-        let cpu = run(l, &small, true);
+        (run(l, &small, false), run(l, &small, true))
+    });
+    for (l, (gpu, cpu)) in sized.iter().zip(ran) {
         for v in &cpu.variants {
             if v.failure.as_ref().map(Failure::as_str) == Some("not interpreted") {
                 eprintln!("{} {}: not interpreted", l.id, v.name);
@@ -280,8 +284,11 @@ fn the_interpreters_trace_equals_the_gpus_live_trace() {
     // Every lesson: those the interpreter refuses (textures, clusters) say so per variant,
     // and a lesson this GPU cannot run (two GPUs for `peer`) is left out.
     let mut diffs = Vec::new();
-    for l in lessons.iter().filter(|l| l.requires.gpus.unwrap_or(1) <= 1) {
-        diffs.extend(trace_diffs(&[], &l.id, &[]));
+    let one_gpu: Vec<_> = (lessons.iter())
+        .filter(|l| l.requires.gpus.unwrap_or(1) <= 1)
+        .collect();
+    for d in common::par_map(&one_gpu, |l| trace_diffs(&[], &l.id, &[])) {
+        diffs.extend(d);
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

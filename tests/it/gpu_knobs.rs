@@ -49,28 +49,39 @@ fn the_shipped_knobs_run_live_and_their_counts_follow_the_value() {
     }
     let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
     assert!(errors.is_empty(), "{errors:?}");
-    for (stride, v) in turned(&lessons, "global-coalescing", "STRIDE") {
+    // The four lessons' knobs run at once, each by a worker of its own.
+    let asked = [
+        ("global-coalescing", "STRIDE"),
+        ("shared-banks", "STRIDE"),
+        ("shared-transpose", "PAD"),
+        ("local-spills", "maxrregcount"),
+    ];
+    let [coalescing, banks, transpose, spills]: [Vec<(i64, VariantResult)>; 4] =
+        common::par_map(&asked, |(id, knob)| turned(&lessons, id, knob))
+            .try_into()
+            .unwrap();
+    for (stride, v) in coalescing {
         assert_eq!(v.correct, Some(true), "{v:?}");
         let g = &v.memory.as_ref().expect("traced").global;
         // A warp's 32 floats, `stride` floats apart: 4 sectors coalesced, one per lane at most.
         let want = (4 * stride).min(32) as f64;
         assert_eq!(ratio(g.sectors, g.requests), want, "STRIDE = {stride}");
     }
-    for (stride, v) in turned(&lessons, "shared-banks", "STRIDE") {
+    for (stride, v) in banks {
         assert_eq!(v.correct, Some(true), "{v:?}");
         let s = &v.memory.as_ref().expect("traced").shared.ld;
         // 32 banks of 4-byte words: lanes `stride` words apart meet gcd(stride, 32) at a bank.
         let want = gcd(stride as u64, 32) as f64;
         assert_eq!(ratio(s.wavefronts, s.requests), want, "STRIDE = {stride}");
     }
-    for (pad, v) in turned(&lessons, "shared-transpose", "PAD") {
+    for (pad, v) in transpose {
         assert_eq!(v.correct, Some(true), "{v:?}");
         let s = &v.memory.as_ref().expect("traced").shared.ld;
         // Reading a column of a 32 x (32 + pad) tile: rows fall gcd(pad, 32) to a bank.
         let want = gcd(pad as u64, 32) as f64;
         assert_eq!(ratio(s.wavefronts, s.requests), want, "PAD = {pad}");
     }
-    for (cap, v) in turned(&lessons, "local-spills", "maxrregcount") {
+    for (cap, v) in spills {
         assert_eq!(v.correct, Some(true), "{v:?}");
         let p = v.ptxas.as_ref().expect("compiled");
         assert!(p.registers as i64 <= cap, "cap {cap}: {p:?}");

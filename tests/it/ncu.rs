@@ -252,7 +252,11 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
     for &id in ids {
         let l = lessons.iter().find(|l| l.id == id).expect(id);
         let matrix = id == "matrix-cal" || id == "tensor-feed";
-        for (vi, v) in l.variants.iter().enumerate() {
+        // Each variant traced and profiled by processes of its own, several at once: their
+        // start-ups and compiles overlap, while ncu's profiling of each takes the GPU alone.
+        let variants: Vec<(usize, &gpulab::model::Variant)> =
+            l.variants.iter().enumerate().collect();
+        let measured = common::par_map(&variants, |&(vi, v)| {
             let out = Command::new(bin())
                 .args(pre)
                 .args(["run", id, "--variant", &v.name, "--json", "--no-time"])
@@ -298,6 +302,9 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
                 v.name,
                 String::from_utf8_lossy(&prof.stderr)
             );
+            (t, hw)
+        });
+        for ((_, v), (t, hw)) in variants.iter().zip(measured) {
             for (label, traced) in &t {
                 let mut hw_v = hw.get(&hw_key(label)).copied().unwrap_or(f64::NAN);
                 if label.starts_with("shared ideal") {

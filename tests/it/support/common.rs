@@ -258,3 +258,33 @@ pub fn near_on_fresh_orders(exact: &[(u64, u64)], moved: &[(u64, u64)]) -> bool 
     let near = |x: u64, y: u64| x.abs_diff(y) as f64 <= 0.03 * y.max(1) as f64;
     exact.iter().all(|(a, b)| a == b) && moved.iter().all(|&(a, b)| near(a, b))
 }
+
+/// `f` of every item, on up to `GPULAB_TEST_LESSON_THREADS` threads at once (default 4), the
+/// results in the items' order: a GPU test that runs every lesson, each through a process of
+/// its own, overlaps their compiles, inputs and trace analyses on the host while their
+/// workers take the GPU by turns (timed runs alone on it, as learners' are).
+pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::env::var("GPULAB_TEST_LESSON_THREADS")
+        .ok()
+        .and_then(|t| t.parse::<usize>().ok())
+        .unwrap_or(4)
+        .max(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let out: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(items.len()) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(item) = items.get(i) else { break };
+                    let r = f(item);
+                    *out[i].lock().unwrap() = Some(r);
+                }
+            });
+        }
+    });
+    (out.into_iter())
+        .map(|m| m.into_inner().unwrap().expect("every item was mapped"))
+        .collect()
+}
