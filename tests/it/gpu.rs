@@ -95,8 +95,9 @@ fn every_shipped_lesson_runs_live_and_every_variant_is_correct() {
 fn occupancy_from_the_api_agrees_with_the_rules_applied_to_the_report() {
     let Some(dev) = common::gpu() else { return };
     let (lessons, _) = gpulab::course::load_course(&CourseRoot::Bundled);
-    let mut client = WorkerClient::with_command(bin(), vec!["worker".into()]);
-    for l in &lessons {
+    // Each lesson run by a worker of its own, several at once.
+    let runs = common::par_map(&lessons, |l| {
+        let mut client = WorkerClient::with_command(bin(), vec!["worker".into()]);
         let mut r = fold::blank_result(l, gpulab::model::results::Source::Live, None);
         let opts = RunOptions {
             time: false,
@@ -104,6 +105,9 @@ fn occupancy_from_the_api_agrees_with_the_rules_applied_to_the_report() {
             ..Default::default()
         };
         fold::run_lesson(&mut client, l, &opts, &mut r, |_| {}).unwrap();
+        r
+    });
+    for (l, r) in lessons.iter().zip(&runs) {
         for (v, lv) in r.variants.iter().zip(&l.variants) {
             // A copy launches no kernel: it has no occupancy.
             if v.unmet.is_some() || lv.transfer.is_some() {
