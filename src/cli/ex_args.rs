@@ -52,8 +52,9 @@ pub enum ExCmd {
         #[arg(long)]
         fail_fast: bool,
         /// Time and trace the solution and the variants the exercise compares with once
-        /// per DIR: later checks of this exercise on the same GPU compare with the
-        /// figures kept there (a table of many answers; each check says so).
+        /// per DIR: later checks of this exercise on the same GPU (or, with --cpu, on the
+        /// interpreter) compare with the figures kept there (a table of many answers;
+        /// each check says so).
         #[arg(long, value_name = "DIR")]
         reuse_figures: Option<std::path::PathBuf>,
         /// The check this answer must fail (a table of wrong answers: `correct`, `race`,

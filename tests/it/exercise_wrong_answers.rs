@@ -1,7 +1,8 @@
 //! No wrong answer passes (the course's mutation test), on the CPU interpreter: for every
 //! exercise of the course, found as the course lists them, every `wrong/*.cu` beside its
 //! solution is put in a fresh workspace as the learner's file and checked with
-//! `gpulab ex check ID --cpu`; one marked `on: cpu` must not pass, and the check its header
+//! `gpulab ex check ID --cpu` (by `ex check-many`, each exercise's compared variants traced
+//! once, `--reuse-figures`); one marked `on: cpu` must not pass, and the check its header
 //! names must fail (✗). Every starter must fail a check, every solution (and every
 //! `right/*.cu`, another right answer) must pass every check the CPU can judge. The
 //! headers follow the convention: `// wrong:`, `// caught by:` (one of the exercise's
@@ -75,7 +76,15 @@ fn every_wrong_answer_fails_its_named_check_on_the_cpu_and_every_solution_passes
     }
     let start = Instant::now();
     let n = threads();
-    let outcomes = check_all(&cases, true, n);
+    // Each exercise's compared variants are traced once, by its first check, and every
+    // later check traces only `yours` against them in the same blocks (`--reuse-figures`,
+    // as the GPU table does).
+    let kept = tempfile::tempdir().unwrap();
+    let batch = wrong_answers::Batch {
+        cpu: true,
+        reuse: Some(kept.path()),
+    };
+    let outcomes = wrong_answers::check_all_saying(&cases, batch, n, |_, _| {});
     let wall = start.elapsed();
     let mut table = String::new();
     let mut exercise = "";
@@ -226,6 +235,35 @@ fn check_many_judges_as_ex_check_does_and_a_bad_request_costs_only_itself() {
         assert!(m.stderr.contains("· yours compiling"), "{}", m.stderr);
     }
     assert_eq!((many[0].code, many[1].code), (1, 3));
+
+    // With the compared variants' traces kept by the first check (`--reuse-figures`), a
+    // later one traces only `yours`, saying so, and judges as a whole check does.
+    let kept = tempfile::tempdir().unwrap();
+    let reusing = wrong_answers::Batch {
+        cpu: true,
+        reuse: Some(kept.path()),
+    };
+    let order = vec![cases[1].clone(), cases[0].clone()];
+    let again = wrong_answers::check_all_saying(&order, reusing, 1, |_, _| {});
+    assert!(
+        !again[0].stderr.contains("an earlier check"),
+        "{}",
+        again[0].stderr
+    );
+    assert!(
+        again[1].stderr.contains("traced by an earlier check"),
+        "{}",
+        again[1].stderr
+    );
+    assert!(
+        !again[1].stderr.contains("solution tracing"),
+        "{}",
+        again[1].stderr
+    );
+    assert_eq!(
+        (again[1].code, marks(&again[1])),
+        (many[0].code, marks(&many[0]))
+    );
 
     // A request that is not JSON, and one for no exercise, answered with exit 2 and an
     // error; the check after them still runs.

@@ -7,12 +7,13 @@
 use super::check::{
     CORRECT_LINE, CheckLine, CheckReport, Mark, Target, line, oracle, report, sizes_text, yours_of,
 };
+use super::kept_figures::{self, Kept, Measured};
 use super::lesson::{Oracle, Yours, exercise_lesson};
 use super::output::judge_output;
 use crate::model::Lesson;
 use crate::model::exercise::YOURS;
 use crate::model::protocol::RunOptions;
-use crate::model::results::LessonResult;
+use crate::model::results::{DeviceInfo, LessonResult};
 use crate::session::client::{WorkerClient, WorkerFailure};
 use crate::session::fold;
 use crate::session::source::Plan;
@@ -35,9 +36,24 @@ pub fn check_cpu(
         None => oracle(ex.solution_reference),
     };
     let main = exercise_lesson(t.lesson, ex, yours, main_oracle, &ex.compared());
+    // The compared variants' traces kept by an earlier check of a table (`--reuse-figures`,
+    // as on a GPU): then only `yours` is traced, in the same blocks, the solution running
+    // at the CPU size as the oracle alone.
+    let device = interpreter();
+    let key = kept_figures::Key {
+        lesson: &t.lesson.id,
+        exercise: &ex.id,
+        device: &device,
+        editing: false,
+        at: "",
+    };
+    let compared = ex.compared();
+    let earlier = kept(t, (&key, &compared), &main, say_kept(&mut say));
     let mut variants = vec![YOURS.to_string()];
-    variants.extend(ex.compared());
-    let options = RunOptions {
+    if earlier.is_none() {
+        variants.extend(ex.compared());
+    }
+    let mut options = RunOptions {
         variants,
         guard: false,
         // Blocks drawn anywhere in the grid, as on a GPU (`check::main_options`), but only
@@ -60,11 +76,21 @@ pub fn check_cpu(
         perturb: (ex.checks.iter()).find_map(|c| c.metric()?.perturbing()),
         ..RunOptions::default()
     };
+    if let Some(k) = &earlier {
+        options.sample_seed = k.seed;
+    }
     let progress = super::check::progress(&mut say);
-    let (result, outcome) = interpret(client, &main, &options, small.as_ref(), progress);
+    let (mut result, outcome) = interpret(client, &main, &options, small.as_ref(), progress);
     if let Err(f) = outcome {
         say(&format!("error: {f}"));
     }
+    keep_or_splice(
+        t,
+        (&key, &compared),
+        (&main, &mut result),
+        earlier,
+        options.sample_seed,
+    );
     let mut r = report(ex, result, false);
     let at = sizes_text(&t.lesson.problem_cpu);
     let main_at = (&r.result, at.as_str(), small.as_ref().unwrap_or(&main));
@@ -207,23 +233,113 @@ fn at_size(
         )
     })?;
     let traced = super::sizes::traced(t.ex, false);
+    let device = interpreter();
+    let key = kept_figures::Key {
+        lesson: &t.lesson.id,
+        exercise: &t.ex.id,
+        device: &device,
+        editing: false,
+        at: &at,
+    };
+    let compared = &variants[1..];
+    let earlier = traced
+        .then(|| kept(t, (&key, compared), &l, |_| {}))
+        .flatten();
     let options = RunOptions {
-        variants: if traced { variants } else { vec![YOURS.into()] },
+        variants: if traced && earlier.is_none() {
+            variants.clone()
+        } else {
+            vec![YOURS.into()]
+        },
         trace: traced,
         trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
-        sample_seed: super::sample::fresh_sample_seed(),
+        sample_seed: (earlier.as_ref()).map_or_else(super::sample::fresh_sample_seed, |k| k.seed),
         ..RunOptions::default()
     };
     say(&format!(
         "checking the output at {at} on the CPU interpreter"
     ));
-    let (r, _) = interpret(client, &l, &options, Some(&l), |_| {});
+    let (mut r, _) = interpret(client, &l, &options, Some(&l), |_| {});
+    if traced {
+        keep_or_splice(
+            t,
+            (&key, &variants[1..]),
+            (&l, &mut r),
+            earlier,
+            options.sample_seed,
+        );
+    }
     // The trace judged before the output: a race that makes the output wrong at this size
     // is named as the race it is, beside the wrong output.
     if traced {
         super::sizes::judge_at(t.ex, (&r, false), &at, lines);
     }
     judge_output(yours_of(&r), &at, &l)
+}
+
+/// The interpreter as the machine kept figures were made on (`kept_figures::Key`): its
+/// traces are kept apart from any GPU's, and from another build's.
+fn interpreter() -> DeviceInfo {
+    DeviceInfo {
+        name: format!(
+            "the CPU interpreter of gpulab {}",
+            env!("CARGO_PKG_VERSION")
+        ),
+        ..DeviceInfo::default()
+    }
+}
+
+/// What an earlier check kept of `lesson`'s compared variants' traces, where this check
+/// reuses figures (`--reuse-figures`); `say_kept` hears that it does.
+fn kept(
+    t: &Target,
+    (key, names): (&kept_figures::Key, &[String]),
+    lesson: &Lesson,
+    say_kept: impl FnOnce(&std::path::Path),
+) -> Option<Kept> {
+    let dir = t.reuse.filter(|_| !t.quick)?;
+    let blank = Plan::Interpreted.blank(lesson)?;
+    let traced = Measured {
+        timed: false,
+        traced: true,
+    };
+    let k = kept_figures::load(dir, key, names, &blank, traced)?;
+    say_kept(dir);
+    Some(k)
+}
+
+/// What a check says when it reuses the compared variants' traces.
+fn say_kept(say: &mut impl FnMut(&str)) -> impl FnOnce(&std::path::Path) + '_ {
+    move |dir| {
+        say(&format!(
+            "the compared variants traced by an earlier check on the CPU interpreter (kept \
+             in {}): only yours runs now",
+            dir.display()
+        ))
+    }
+}
+
+/// The kept traces put in `result` in place of the variants this run left out, or this
+/// run's kept for the next check (only whole: every compared variant right and traced; a
+/// folder that cannot be written costs the next check time, not this one its verdict).
+fn keep_or_splice(
+    t: &Target,
+    (key, names): (&kept_figures::Key, &[String]),
+    (lesson, result): (&Lesson, &mut LessonResult),
+    earlier: Option<Kept>,
+    seed: u32,
+) {
+    let traced = Measured {
+        timed: false,
+        traced: true,
+    };
+    match (earlier, t.reuse.filter(|_| !t.quick)) {
+        (Some(k), _) => super::quick::splice(lesson, result, k.variants),
+        (None, Some(dir)) => {
+            let _ = kept_figures::store(dir, key, names, (result, traced, seed));
+        }
+        (None, None) => {}
+    }
 }
 
 /// `lesson` on the CPU interpreter as its plan runs it (`Plan::Interpreted`: the blank

@@ -81,8 +81,8 @@ pub(super) fn load(
     Some(Kept { variants, ..kept })
 }
 
-/// Keep the figures of `names` from `result`, when every one of them ran right without an
-/// error, timed and traced as `measured` says, its trace drawn with `seed`. An error to
+/// Keep the figures of `names` from `result`, when none of them came out wrong or met an
+/// error and each was timed and traced as `measured` says, its trace drawn with `seed`. An error to
 /// write is the caller's to say; the check's verdict does not depend on it.
 pub(super) fn store(
     dir: &Path,
@@ -94,9 +94,11 @@ pub(super) fn store(
         .filter(|v| names.contains(&v.name))
         .cloned()
         .collect();
+    // A variant whose output was not checked (the interpreter checks outputs at the CPU
+    // size, where a compared variant need not be) is kept on its trace; a wrong one never.
     let whole = vs.len() == names.len()
         && vs.iter().all(|v| {
-            v.correct == Some(true)
+            v.correct != Some(false)
                 && v.error.is_none()
                 && (!measured.timed || v.time_ms.is_some())
                 && (!measured.traced || v.memory.is_some())
@@ -173,6 +175,10 @@ mod tests {
         // A run that did not trace what it says it did is not kept.
         let untraced = result(&["yours", "solution", "naive"], false, false);
         assert!(!store(dir.path(), &key("n = 1000"), &names, (&untraced, traced, 7)).unwrap());
+        // Nor one whose compared variant came out wrong.
+        let mut wrong = result(&["yours", "solution", "naive"], false, true);
+        wrong.variants[2].correct = Some(false);
+        assert!(!store(dir.path(), &key("n = 1000"), &names, (&wrong, traced, 7)).unwrap());
         assert!(store(dir.path(), &key("n = 1000"), &names, (&ran, traced, 7)).unwrap());
         let blank = result(&["yours", "solution", "naive"], false, false);
         let k = load(dir.path(), &key("n = 1000"), &names, &blank, traced).unwrap();
