@@ -249,73 +249,62 @@ fn compare(ncu: &std::path::Path, root: &CourseRoot, pre: &[&str], ids: &[&str],
         "| lesson | variant | counter | traced | ncu | difference |\n|---|---|---|---|---|---|\n",
     );
     let mut worst: f64 = 0.0;
-    // Each variant of every lesson traced and profiled by processes of its own, several at
-    // once: their start-ups and compiles overlap, while ncu's profiling takes the GPU.
-    let pairs: Vec<(&str, usize, &gpulab::model::Variant)> = (ids.iter())
-        .flat_map(|&id| {
-            let l = lessons.iter().find(|l| l.id == id).expect(id);
-            l.variants
-                .iter()
-                .enumerate()
-                .map(move |(vi, v)| (id, vi, v))
-        })
-        .collect();
-    let mut measured = common::par_map(&pairs, |&(id, vi, v)| {
-        let l = lessons.iter().find(|l| l.id == id).expect(id);
-        let matrix = id == "matrix-cal" || id == "tensor-feed";
-        let out = Command::new(bin())
-            .args(pre)
-            .args(["run", id, "--variant", &v.name, "--json", "--no-time"])
-            .output()
-            .unwrap();
-        let r: LessonResult = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-            panic!(
-                "{id} {}: {e} {}",
-                v.name,
-                String::from_utf8_lossy(&out.stderr)
-            )
-        });
-        let t = traced(&r, &v.name);
-        // The reference variant runs first when it is another variant.
-        let skip = match l.reference {
-            Reference::Variant(r) if r != vi => 1,
-            _ => 0,
-        };
-        let prof = Command::new(ncu)
-            .args([
-                "--csv",
-                "--clock-control",
-                "none",
-                "--target-processes",
-                "all",
-            ])
-            .args(["--launch-skip", &skip.to_string(), "--launch-count", "1"])
-            .args(["--metrics", &metrics(matrix).join(",")])
-            .arg(bin())
-            .args(pre)
-            .args(["run", id, "--variant", &v.name, "--no-time", "--no-trace"])
-            .output()
-            .unwrap();
-        if let Some(raw) = std::env::var_os("GPULAB_NCU_RAW") {
-            let raw = std::path::PathBuf::from(raw);
-            std::fs::create_dir_all(&raw).unwrap();
-            std::fs::write(raw.join(format!("{id}-{}.csv", v.name)), &prof.stdout).unwrap();
-        }
-        let hw = parse_ncu_csv(&String::from_utf8_lossy(&prof.stdout));
-        assert!(
-            !hw.is_empty(),
-            "ncu gave nothing for {id} {}:\n{}",
-            v.name,
-            String::from_utf8_lossy(&prof.stderr)
-        );
-        (t, hw)
-    })
-    .into_iter();
     for &id in ids {
         let l = lessons.iter().find(|l| l.id == id).expect(id);
         let matrix = id == "matrix-cal" || id == "tensor-feed";
-        for v in &l.variants {
-            let (t, hw) = measured.next().expect("every variant was measured");
+        // Each variant traced and profiled by processes of its own, several at once: their
+        // start-ups and compiles overlap, while ncu's profiling of each takes the GPU alone.
+        let variants: Vec<(usize, &gpulab::model::Variant)> =
+            l.variants.iter().enumerate().collect();
+        let measured = common::par_map(&variants, |&(vi, v)| {
+            let out = Command::new(bin())
+                .args(pre)
+                .args(["run", id, "--variant", &v.name, "--json", "--no-time"])
+                .output()
+                .unwrap();
+            let r: LessonResult = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+                panic!(
+                    "{id} {}: {e} {}",
+                    v.name,
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            });
+            let t = traced(&r, &v.name);
+            // The reference variant runs first when it is another variant.
+            let skip = match l.reference {
+                Reference::Variant(r) if r != vi => 1,
+                _ => 0,
+            };
+            let prof = Command::new(ncu)
+                .args([
+                    "--csv",
+                    "--clock-control",
+                    "none",
+                    "--target-processes",
+                    "all",
+                ])
+                .args(["--launch-skip", &skip.to_string(), "--launch-count", "1"])
+                .args(["--metrics", &metrics(matrix).join(",")])
+                .arg(bin())
+                .args(pre)
+                .args(["run", id, "--variant", &v.name, "--no-time", "--no-trace"])
+                .output()
+                .unwrap();
+            if let Some(raw) = std::env::var_os("GPULAB_NCU_RAW") {
+                let raw = std::path::PathBuf::from(raw);
+                std::fs::create_dir_all(&raw).unwrap();
+                std::fs::write(raw.join(format!("{id}-{}.csv", v.name)), &prof.stdout).unwrap();
+            }
+            let hw = parse_ncu_csv(&String::from_utf8_lossy(&prof.stdout));
+            assert!(
+                !hw.is_empty(),
+                "ncu gave nothing for {id} {}:\n{}",
+                v.name,
+                String::from_utf8_lossy(&prof.stderr)
+            );
+            (t, hw)
+        });
+        for ((_, v), (t, hw)) in variants.iter().zip(measured) {
             for (label, traced) in &t {
                 let mut hw_v = hw.get(&hw_key(label)).copied().unwrap_or(f64::NAN);
                 if label.starts_with("shared ideal") {

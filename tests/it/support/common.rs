@@ -259,7 +259,7 @@ pub fn near_on_fresh_orders(exact: &[(u64, u64)], moved: &[(u64, u64)]) -> bool 
     exact.iter().all(|(a, b)| a == b) && moved.iter().all(|&(a, b)| near(a, b))
 }
 
-/// `f` of every item, on up to `GPULAB_TEST_LESSON_THREADS` threads at once (default 6), the
+/// `f` of every item, on up to `GPULAB_TEST_LESSON_THREADS` threads at once (default 4), the
 /// results in the items' order: a GPU test that runs every lesson, each through a process of
 /// its own, overlaps their compiles, inputs and trace analyses on the host while their
 /// workers take the GPU by turns (timed runs alone on it, as learners' are).
@@ -267,7 +267,7 @@ pub fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec
     let threads = std::env::var("GPULAB_TEST_LESSON_THREADS")
         .ok()
         .and_then(|t| t.parse::<usize>().ok())
-        .unwrap_or(6)
+        .unwrap_or(4)
         .max(1);
     let next = std::sync::atomic::AtomicUsize::new(0);
     let out: Vec<std::sync::Mutex<Option<R>>> =
