@@ -67,8 +67,9 @@ pub enum ExCmd {
     /// instructor's batch, the course's table of answers): one request a line on stdin,
     /// `{"id": ID, "workspace": DIR, "fail_fast": bool, "deciding": CHECK}` (all but `id`
     /// optional), answered on stdout by a line `{"said": TEXT}` for each stage and one
-    /// `{"done": {"code": N, "report": ...}}` (or `{"done": {"code": 2, "error": TEXT}}`),
-    /// N as `check` exits. A request that cannot be checked costs only itself.
+    /// `{"done": {"code": N, "report": ..., "not_recorded": null}}` (or `{"done": {"code":
+    /// 2, "error": TEXT}}`), N as `check` exits; `not_recorded` says why the progress book
+    /// did not take the check. A request that cannot be checked costs only itself.
     #[command(hide = true)]
     CheckMany {
         /// Check on the CPU interpreter (no GPU needed, NVRTC is).

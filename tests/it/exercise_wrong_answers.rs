@@ -293,4 +293,8 @@ fn check_many_judges_as_ex_check_does_and_a_bad_request_costs_only_itself() {
     );
     assert_eq!(done[2]["code"], 3, "{out}");
     assert_eq!(done[2]["report"]["exercise"], "coalesce-copy");
+    // Recorded in the progress book, as `ex check` records it.
+    assert!(done[2]["not_recorded"].is_null(), "{out}");
+    let book = std::fs::read_to_string(tmp.path().join("data/exercises.json")).unwrap_or_default();
+    assert!(book.contains("coalesce-copy"), "{book}");
 }
