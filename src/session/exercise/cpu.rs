@@ -40,18 +40,19 @@ pub fn check_cpu(
     // as on a GPU): then only `yours` is traced, in the same blocks, the solution running
     // at the CPU size as the oracle alone.
     let device = interpreter();
-    let key = kept_figures::Key {
-        lesson: &t.lesson.id,
-        exercise: &ex.id,
-        device: &device,
-        editing: false,
-        at: "",
-    };
+    let key = kept_key(t, &device, "");
     let compared = ex.compared();
-    let earlier = kept(t, (&key, &compared), &main, say_kept(&mut say));
+    let earlier = kept(t, (&key, &compared), &main);
+    if let (Some(_), Some(dir)) = (&earlier, t.reuse) {
+        say(&format!(
+            "the compared variants traced by an earlier check on the CPU interpreter (kept \
+             in {}): only yours runs now",
+            dir.display()
+        ));
+    }
     let mut variants = vec![YOURS.to_string()];
     if earlier.is_none() {
-        variants.extend(ex.compared());
+        variants.extend(compared.iter().cloned());
     }
     let mut options = RunOptions {
         variants,
@@ -234,17 +235,9 @@ fn at_size(
     })?;
     let traced = super::sizes::traced(t.ex, false);
     let device = interpreter();
-    let key = kept_figures::Key {
-        lesson: &t.lesson.id,
-        exercise: &t.ex.id,
-        device: &device,
-        editing: false,
-        at: &at,
-    };
+    let key = kept_key(t, &device, &at);
     let compared = &variants[1..];
-    let earlier = traced
-        .then(|| kept(t, (&key, compared), &l, |_| {}))
-        .flatten();
+    let earlier = traced.then(|| kept(t, (&key, compared), &l)).flatten();
     let options = RunOptions {
         variants: if traced && earlier.is_none() {
             variants.clone()
@@ -263,7 +256,7 @@ fn at_size(
     if traced {
         keep_or_splice(
             t,
-            (&key, &variants[1..]),
+            (&key, compared),
             (&l, &mut r),
             earlier,
             options.sample_seed,
@@ -289,38 +282,37 @@ fn interpreter() -> DeviceInfo {
     }
 }
 
+/// What the interpreter's kept figures hold: traces, never times.
+const TRACED: Measured = Measured {
+    timed: false,
+    traced: true,
+};
+
+/// Where the kept traces of `t`'s exercise at the sizes `at` ("" the lesson's) are found.
+fn kept_key<'a>(t: &'a Target, device: &'a DeviceInfo, at: &'a str) -> kept_figures::Key<'a> {
+    kept_figures::Key {
+        lesson: &t.lesson.id,
+        exercise: &t.ex.id,
+        device,
+        editing: false,
+        at,
+    }
+}
+
 /// What an earlier check kept of `lesson`'s compared variants' traces, where this check
-/// reuses figures (`--reuse-figures`); `say_kept` hears that it does.
+/// reuses figures (`--reuse-figures`).
 fn kept(
     t: &Target,
     (key, names): (&kept_figures::Key, &[String]),
     lesson: &Lesson,
-    say_kept: impl FnOnce(&std::path::Path),
 ) -> Option<Kept> {
     let dir = t.reuse.filter(|_| !t.quick)?;
     let blank = Plan::Interpreted.blank(lesson)?;
-    let traced = Measured {
-        timed: false,
-        traced: true,
-    };
-    let k = kept_figures::load(dir, key, names, &blank, traced)?;
-    say_kept(dir);
-    Some(k)
-}
-
-/// What a check says when it reuses the compared variants' traces.
-fn say_kept(say: &mut impl FnMut(&str)) -> impl FnOnce(&std::path::Path) + '_ {
-    move |dir| {
-        say(&format!(
-            "the compared variants traced by an earlier check on the CPU interpreter (kept \
-             in {}): only yours runs now",
-            dir.display()
-        ))
-    }
+    kept_figures::load(dir, key, names, &blank, TRACED)
 }
 
 /// The kept traces put in `result` in place of the variants this run left out, or this
-/// run's kept for the next check (only whole: every compared variant right and traced; a
+/// run's kept for the next check (only whole: no compared variant wrong, each traced; a
 /// folder that cannot be written costs the next check time, not this one its verdict).
 fn keep_or_splice(
     t: &Target,
@@ -329,14 +321,10 @@ fn keep_or_splice(
     earlier: Option<Kept>,
     seed: u32,
 ) {
-    let traced = Measured {
-        timed: false,
-        traced: true,
-    };
     match (earlier, t.reuse.filter(|_| !t.quick)) {
         (Some(k), _) => super::quick::splice(lesson, result, k.variants),
         (None, Some(dir)) => {
-            let _ = kept_figures::store(dir, key, names, (result, traced, seed));
+            let _ = kept_figures::store(dir, key, names, (result, TRACED, seed));
         }
         (None, None) => {}
     }
