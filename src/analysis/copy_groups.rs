@@ -20,8 +20,8 @@
 //! wait completed (a double buffer sums tile k with tile k + 1 in flight; a token copy
 //! kept pending beside the work is not a tile's worth).
 
+use super::race_events::{Op, SharedEvent};
 use super::race_intervals::FastMap;
-use super::races::{Op, SharedEvent};
 use std::collections::VecDeque;
 
 #[derive(Default)]

@@ -17,6 +17,7 @@ pub mod line_diff;
 pub mod margin;
 pub mod occupancy;
 pub mod ptxas_log;
+mod race_events;
 mod race_intervals;
 /// A hash map for word addresses, quicker than the default hasher on the trace's hot path.
 pub(crate) use race_intervals::{FastMap, FastSet};

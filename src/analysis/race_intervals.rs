@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::races::{Op, SharedEvent};
+use super::race_events::{Op, SharedEvent};
 
 /// Source lines kept apart per word and per direction; a word touched from more lines than
 /// this in one interval has the later lines' warps folded into the last one kept, so that

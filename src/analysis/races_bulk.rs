@@ -14,8 +14,8 @@
 //! holding fewer than the block's warps makes (a ring's `empty` barrier that only the
 //! consumers arrive on): such a refill is judged as if nothing ordered it.
 
+use super::race_events::SharedEvent;
 use super::race_intervals::FastMap;
-use super::races::SharedEvent;
 use crate::model::results::{Race, RaceKind, RaceScope};
 
 /// Each block's bulk copies, the newest into each range of bytes.
@@ -173,7 +173,7 @@ impl BulkCopies {
             met.push(Race {
                 scope: RaceScope::Copy,
                 kind: match e.op {
-                    super::races::Op::Read => RaceKind::WriteRead,
+                    super::race_events::Op::Read => RaceKind::WriteRead,
                     _ => RaceKind::WriteWrite,
                 },
                 first_line: c.line,

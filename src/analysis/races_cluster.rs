@@ -27,8 +27,8 @@
 //!
 //! Pairs of accesses by one block are the block-scope analysis' to judge, and are left out.
 
+use super::race_events::{Op, Order, SharedEvent};
 use super::race_intervals::FastMap;
-use super::races::{Op, Order, SharedEvent};
 use crate::model::results::{Race, RaceKind, RaceScope};
 
 /// How a launch's blocks group into clusters.

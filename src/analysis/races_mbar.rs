@@ -22,8 +22,8 @@
 //! armed on a barrier pass its phase at the first `__syncwarp()` that meets a lane of their
 //! warp that waited on it since its arrival, as if they had waited there themselves.
 
+use super::race_events::SharedEvent;
 use super::race_intervals::FastMap;
-use super::races::SharedEvent;
 use crate::model::access::{MBAR_FLAG, MBAR_HIGH_MASK};
 
 /// Each block's barriers and the lanes that arrived on them.

@@ -23,8 +23,8 @@
 //! (atomics, `.relaxed`/`.acquire`/`.release` ones) are no hazard; any other pair with a
 //! write in it is, as in the block analysis.
 
+use super::race_events::{Op, SharedEvent};
 use super::race_intervals::{FastMap, first_steps, request_words};
-use super::races::{Op, SharedEvent};
 use crate::model::results::{Race, RaceKind, RaceScope};
 
 /// Which barrier a warp arrives at.

@@ -28,8 +28,8 @@
 //! copy's shared write is a write at its issue and again at the wait that completes it:
 //! another lane may read the bytes only after that wait and a `__syncwarp()`.
 
+use super::race_events::{Op, SharedEvent};
 use super::race_intervals::FastMap;
-use super::races::{Op, SharedEvent};
 use crate::model::results::{Race, RaceKind, RaceScope};
 
 /// One lane's access of a word.

@@ -5,8 +5,8 @@
 //! A block's own shared memory only: a store through the cluster's window, and a word
 //! another block reads through it, are left out.
 
+use super::race_events::{Op, SharedEvent};
 use super::race_intervals::FastMap;
-use super::races::{Op, SharedEvent};
 use crate::model::access::words_of;
 
 #[derive(Default)]
