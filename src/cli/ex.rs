@@ -9,10 +9,11 @@ use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::exercise::Exercise;
 use crate::session::client::WorkerClient;
-use crate::session::exercise::check::{self as ex_check, Target};
+use crate::session::exercise::check::{self as ex_check};
 use crate::session::exercise::deciding as ex_check_deciding;
 use crate::session::exercise::lesson::Yours;
 use crate::session::exercise::progress::ExerciseBook;
+use crate::session::exercise::report::{CheckReport, Target};
 use crate::session::source::Ask;
 use crate::session::workspace::{self, Started, Workspace};
 use anyhow::{Context, Result, bail};
@@ -221,7 +222,7 @@ pub(super) fn check_saying(
     (device, how): (u32, How),
     id: &str,
     say: impl FnMut(&str),
-) -> Result<(ex_check::CheckReport, String)> {
+) -> Result<(CheckReport, String)> {
     let How {
         quick,
         cpu,
@@ -270,7 +271,7 @@ pub(super) fn check_saying(
 }
 
 /// The check recorded in the learner's progress, after it was shown.
-pub(super) fn record(cx: &mut Ctx, id: &str, report: &ex_check::CheckReport) -> Result<()> {
+pub(super) fn record(cx: &mut Ctx, id: &str, report: &CheckReport) -> Result<()> {
     cx.book.record_check(id, report);
     cx.save()
 }
@@ -278,7 +279,7 @@ pub(super) fn record(cx: &mut Ctx, id: &str, report: &ex_check::CheckReport) -> 
 /// What `ex check` exits with, the same with `--cpu` and without: 0 every check passed,
 /// 1 a check failed or the file does not compile, 3 no check failed but some could not be
 /// judged here (they need a GPU). 2 stays what it is for every command: it could not run.
-pub fn exit_status(report: &ex_check::CheckReport) -> i32 {
+pub fn exit_status(report: &CheckReport) -> i32 {
     if report.failed() {
         1
     } else if report.passed() {

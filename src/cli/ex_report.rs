@@ -4,8 +4,8 @@ use super::say::{say, say_part};
 use crate::analysis::claim_words::{detail_words, words};
 use crate::model::Lesson;
 use crate::model::exercise::Exercise;
-use crate::session::exercise::check::{CheckReport, Mark};
 use crate::session::exercise::progress::{ExerciseBook, ExerciseProgress};
+use crate::session::exercise::report::{CheckReport, Mark};
 use crate::session::workspace::Workspace;
 use crate::ui::views::prose::wrap;
 use anyhow::Result;
@@ -159,7 +159,7 @@ pub fn check_text(ex: &Exercise, file: &str, r: &CheckReport) -> String {
 mod tests {
     use super::*;
     use crate::model::builder::LessonBuilder;
-    use crate::session::exercise::check::CheckLine;
+    use crate::session::exercise::report::CheckLine;
     use crate::session::fold::blank_result;
 
     fn report(marks: &[Mark], compile_error: Option<&str>) -> CheckReport {

@@ -10,8 +10,8 @@ use crate::model::exercise::{Exercise, SOLUTION, YOURS};
 use crate::model::protocol::PIP_HINT;
 use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::session::client::WorkerFailure;
-use crate::session::exercise::check::{CheckReport, Mark};
 use crate::session::exercise::lesson::{Oracle, Yours, exercise_lesson};
+use crate::session::exercise::report::{CheckReport, Mark};
 use crate::session::workspace::{Started, WorkspaceError};
 use std::path::{Path, PathBuf};
 
@@ -22,7 +22,7 @@ pub struct Exercises {
     /// The exercise on screen, in place of its lesson's prose.
     pub open: Option<Box<super::exercise::ExerciseView>>,
     /// The last check of each exercise this session, by id.
-    pub reports: std::collections::HashMap<String, crate::session::exercise::check::CheckReport>,
+    pub reports: std::collections::HashMap<String, crate::session::exercise::report::CheckReport>,
     /// The exercise progress, and where it is written (nowhere: not written).
     pub book: crate::session::exercise::progress::ExerciseBook,
     pub book_path: Option<std::path::PathBuf>,

@@ -5,8 +5,9 @@ use super::event::{CheckJob, CpuSize, Job, UiEvent, WorkerEvent};
 use crate::model::Lesson;
 use crate::model::protocol::{Request, RunOptions};
 use crate::session::client::{self, MemcheckError, MemcheckReport, WorkerClient, WorkerFailure};
-use crate::session::exercise::check::{self as ex_check, Target};
+use crate::session::exercise::check as ex_check;
 use crate::session::exercise::lesson::Yours;
+use crate::session::exercise::report::{CheckReport, Target};
 use crate::session::fold;
 use crate::session::source::{self, Ask, Plan};
 use std::path::Path;
@@ -188,7 +189,7 @@ fn check(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: &CheckJob, device
         };
         let _ = ui.send(UiEvent::Worker(stage));
     };
-    let figures = |r: &ex_check::CheckReport| {
+    let figures = |r: &CheckReport| {
         let early = WorkerEvent::ExFigures {
             exercise: id.clone(),
             report: Box::new(r.clone()),

@@ -377,7 +377,7 @@ fn exercise_app() -> App {
 
 #[test]
 fn a_hint_given_and_a_solution_opened_come_into_view() {
-    use gpulab::session::exercise::check::{CheckLine, CheckReport, Mark};
+    use gpulab::session::exercise::report::{CheckLine, CheckReport, Mark};
     let mut a = exercise_app();
     draw(&mut a);
     let n = a.exercises.open.as_ref().unwrap().ex.hints.len();
@@ -675,7 +675,7 @@ fn the_header_of_an_exercise_beside_the_list_has_no_empty_part() {
 /// and a sign keeps the figure after it on its row.
 #[test]
 fn a_card_cut_short_ends_in_an_ellipsis_and_keeps_a_sign_with_its_figure() {
-    use gpulab::session::exercise::check::{CheckLine, CheckReport, Mark};
+    use gpulab::session::exercise::report::{CheckLine, CheckReport, Mark};
     let mut a = app("l2-window");
     ch(&mut a, 'j');
     let x = a.exercises.open.as_ref().expect("an exercise");

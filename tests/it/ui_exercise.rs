@@ -12,8 +12,8 @@ use crate::support::{common, ex_lab};
 use common::{bin, nvrtc_or_skip};
 use ex_lab::{Lab, down, key, no_editor};
 use gpulab::session::client::WorkerClient;
-use gpulab::session::exercise::check::{CORRECT_LINE, Mark};
 use gpulab::session::exercise::progress::ExerciseBook;
+use gpulab::session::exercise::report::{CORRECT_LINE, Mark};
 use std::path::Path;
 use std::time::{Duration, Instant};
 

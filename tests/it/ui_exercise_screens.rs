@@ -7,7 +7,7 @@ use gpulab::course::bundle::CourseRoot;
 use gpulab::model::Lesson;
 use gpulab::model::exercise::YOURS;
 use gpulab::model::results::{PtxasReport, Source};
-use gpulab::session::exercise::check::{CORRECT_LINE, CheckLine, CheckReport, Mark};
+use gpulab::session::exercise::report::{CORRECT_LINE, CheckLine, CheckReport, Mark};
 use gpulab::session::progress::Progress;
 use gpulab::session::recording;
 use gpulab::session::workspace::Workspace;

@@ -6,149 +6,24 @@
 
 use super::deciding::{self, Needs};
 use super::kept_figures::{self, Kept, Measured};
-use super::lesson::{Oracle, Yours, compile_only, exercise_lesson};
-use super::output::{REFUSED, not_interpreted};
-use crate::course::bundle::CourseRoot;
+use super::lesson::oracle;
+use super::lesson::{Yours, compile_only, exercise_lesson};
+use super::output::stopped;
+use super::own_lines::report;
+use super::report::{
+    CORRECT_LINE, CheckLine, CheckReport, Mark, NEEDS_NVRTC, Target, line, progress, sizes_text,
+};
 use crate::model::Lesson;
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
-use crate::model::protocol::{JobKind, PIP_HINT, Reply, RunOptions};
-use crate::model::results::{DeviceInfo, LessonResult, PtxasReport, Source, VariantResult};
+use crate::model::protocol::{JobKind, PIP_HINT, RunOptions};
+use crate::model::results::{DeviceInfo, LessonResult, Source};
 use crate::session::client::{WorkerClient, WorkerFailure};
 use crate::session::fold::{self, Capabilities};
-use crate::session::queue_news::QueueNews;
 use crate::session::source::{self, Ask, Plan, Subject};
-use serde::Serialize;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Mark {
-    Pass,
-    Fail,
-    /// Not judged here: no GPU. Neither a pass nor a failure.
-    NeedsGpu,
-    /// Run, but its figure was not measured (a failed trace, a wrong output).
-    NotMeasured,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CheckLine {
-    pub check: String,
-    pub mark: Mark,
-    pub detail: String,
-    /// The extra size a check judged at every size failed at (`sizes::judge_at`), where
-    /// its detail names it too; None where it was judged at the lesson's size.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub at: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct CheckReport {
-    pub exercise: String,
-    /// Measured on a GPU (false: compile reports only).
-    pub live: bool,
-    /// What the compiler said, when the learner's file does not compile.
-    pub compile_error: Option<String>,
-    pub ptxas: Option<PtxasReport>,
-    /// The median time of `yours` at the lesson's size.
-    pub time_ms: Option<f64>,
-    /// The solution's median in the same run (a full check on a GPU times it beside
-    /// `yours`, so the two compare on one device).
-    #[serde(default)]
-    pub solution_ms: Option<f64>,
-    pub lines: Vec<CheckLine>,
-    /// The main run, every figure of it.
-    pub result: LessonResult,
-}
-
-impl CheckReport {
-    /// Every check ran and held.
-    pub fn passed(&self) -> bool {
-        self.compile_error.is_none() && self.lines.iter().all(|l| l.mark == Mark::Pass)
-    }
-
-    /// Something is wrong: a compile error or a check that does not hold. Checks that
-    /// need a GPU are neither.
-    pub fn failed(&self) -> bool {
-        self.compile_error.is_some()
-            || self
-                .lines
-                .iter()
-                .any(|l| matches!(l.mark, Mark::Fail | Mark::NotMeasured))
-    }
-
-    /// How many of the checks that were not judged NVRTC would let the CPU interpreter
-    /// judge (none where NVRTC is here, or where a GPU is).
-    pub fn nvrtc_would_judge(&self) -> usize {
-        (self.lines.iter())
-            .filter(|l| l.mark == Mark::NeedsGpu && needs_nvrtc(&l.detail))
-            .count()
-    }
-
-    /// The checks counted in the words every screen uses: "4 hold, 1 fails, 2 need a GPU".
-    pub fn tally(&self) -> String {
-        let count = |m: Mark| self.lines.iter().filter(|l| l.mark == m).count();
-        crate::analysis::claims::tally(
-            count(Mark::Pass),
-            count(Mark::Fail),
-            count(Mark::NotMeasured),
-            count(Mark::NeedsGpu),
-        )
-    }
-}
-
-/// Where the learner's exercise is checked: the course (to reload the lesson at other
-/// sizes), its lesson, and the exercise.
-pub struct Target<'a> {
-    pub root: &'a CourseRoot,
-    pub lesson: &'a Lesson,
-    pub ex: &'a Exercise,
-    /// A short timing budget, as while the learner edits: the figures sooner, a little
-    /// noisier. The full budget is for a check asked for on purpose.
-    pub quick: bool,
-    /// Stop once a check has failed at the lesson's size (`ex check --fail-fast`).
-    pub fail_fast: bool,
-    /// A folder where a full check keeps the solution's and the compared variants' figures
-    /// for later checks of the exercise on this GPU, and takes them from
-    /// (`ex check --reuse-figures`, `kept_figures`).
-    pub reuse: Option<&'a std::path::Path>,
-    /// The check an answer that must fail names (`ex check --deciding`): judged first,
-    /// with only the runs it needs (`deciding`), the check stopping where it fails.
-    pub deciding: Option<&'a str>,
-}
-
-/// The correctness line of a check stopped early (`Target::fail_fast`), or None when no
-/// check has failed yet: the output of the run made (`main`, at `at`) is judged, the other
-/// sizes are not run.
-pub(super) fn stopped(
-    t: &Target,
-    lines: &[CheckLine],
-    (main, at, lesson): (&LessonResult, &str, &Lesson),
-) -> Option<CheckLine> {
-    let failed = lines.iter().find(|l| l.mark == Mark::Fail)?;
-    if !t.fail_fast {
-        return None;
-    }
-    Some(
-        match super::output::judge_output(yours_of(main), at, lesson) {
-            Err(wrong) => wrong,
-            Ok(()) => line(
-                Mark::NotMeasured,
-                format!(
-                    "right at {at}; not checked at the other sizes: `{}` failed already \
-                 (--fail-fast)",
-                    failed.check
-                ),
-            ),
-        },
-    )
-}
 
 /// The timing budget of a quick check.
 pub const QUICK_RUNS: u32 = 30;
 pub const QUICK_MS: f64 = 150.0;
-
-/// The words the correctness line is known by.
-pub const CORRECT_LINE: &str = "yours correct on fresh inputs at every size";
 
 /// Check the learner's kernel; `say` hears what is happening.
 pub fn check(
@@ -277,7 +152,7 @@ fn live_check(
         && let (Some(check), Some(needs)) = (t.deciding, deciding::of(t))
     {
         let decided = match needs {
-            Needs::Interpreter => deciding::on_cpu(client, t, yours, &mut *say),
+            Needs::Interpreter => super::cpu::judge_deciding(client, t, yours, &mut *say),
             _ => live_runs(client, t, yours, dev, Some(needs), say, figures),
         };
         if deciding::failed(t, &decided) {
@@ -424,18 +299,10 @@ fn live_runs(
             Some(n) => n != Needs::Time && !deciding::failed(t, &report),
         };
         if !t.quick && strict {
-            super::output::strictly(client, t, yours, &mut *say, &mut report.lines);
+            super::cpu::strictly(client, t, yours, &mut *say, &mut report.lines);
         }
     }
     report
-}
-
-pub(super) fn oracle(solution: bool) -> Oracle {
-    if solution {
-        Oracle::Solution
-    } else {
-        Oracle::Lesson
-    }
 }
 
 /// `known`: the compared variants' figures (and, in a full check, the solution's) are
@@ -468,15 +335,6 @@ fn main_options(t: &Target, known: bool) -> RunOptions {
         sample_seed: super::sample::fresh_sample_seed(),
         ..full
     }
-}
-
-/// How a check that NVRTC would let the CPU interpreter judge says so.
-const NEEDS_NVRTC: &str = "needs NVRTC for the CPU interpreter";
-
-/// Whether a check's detail says that NVRTC would let the CPU interpreter judge it (the
-/// lab then says so in short on each check, and how to get NVRTC once, on its status line).
-pub fn needs_nvrtc(detail: &str) -> bool {
-    detail.starts_with(NEEDS_NVRTC)
 }
 
 /// What each check needs where neither a GPU nor NVRTC is: every check is listed (none
@@ -527,93 +385,6 @@ fn offline(ex: &Exercise, result: LessonResult) -> CheckReport {
         );
     }
     r
-}
-
-pub(super) fn yours_of(result: &LessonResult) -> Option<&VariantResult> {
-    result.variants.iter().find(|v| v.name == YOURS)
-}
-
-/// The checks as the fold judged them on `result`.
-pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckReport {
-    let y = yours_of(&result);
-    // On the CPU interpreter only times need a GPU; a trace figure it lacks was lost (a
-    // fault, say), not out of its reach, unless the interpreter does not run the kernel at
-    // all (a texture fetch): then every figure of it needs a GPU.
-    let interpreted = result.source == Source::Interpreted;
-    let refused = interpreted && y.is_some_and(not_interpreted);
-    let compile_error = y
-        .filter(|v| v.ptxas.is_none() && v.time_ms.is_none() && v.correct.is_none())
-        .and_then(|v| v.error.clone());
-    let lines = result
-        .expect
-        .iter()
-        .map(|c| {
-            let mark = match c.holds {
-                Some(true) => Mark::Pass,
-                Some(false) => Mark::Fail,
-                None if live => Mark::NotMeasured,
-                None if interpreted && !c.needs_gpu && !refused => Mark::NotMeasured,
-                None => Mark::NeedsGpu,
-            };
-            let detail = match mark {
-                Mark::NeedsGpu if refused => REFUSED.to_string(),
-                Mark::NeedsGpu => "needs a GPU".to_string(),
-                _ => c.detail.clone(),
-            };
-            CheckLine {
-                check: c.claim.clone(),
-                mark,
-                detail,
-                at: None,
-            }
-        })
-        .collect::<Vec<_>>();
-    let solution = result.variants.iter().find(|v| v.name == SOLUTION);
-    let lines = (super::own_lines::race_line(y).into_iter())
-        .chain(super::own_lines::path_lines(y, solution))
-        .chain(super::own_lines::unseen_line(y, solution))
-        .chain(lines)
-        .collect();
-    CheckReport {
-        exercise: ex.id.clone(),
-        live,
-        compile_error,
-        ptxas: y.and_then(|v| v.ptxas.clone()),
-        time_ms: y.and_then(|v| v.time_ms.as_ref()).map(|t| t.median),
-        solution_ms: (result.variants.iter())
-            .find(|v| v.name == SOLUTION && v.correct == Some(true))
-            .and_then(|v| v.time_ms.as_ref())
-            .map(|t| t.median),
-        lines,
-        result,
-    }
-}
-
-/// A live run's progress in a few words: its stages, and the queue for the GPU as it moves.
-pub(super) fn progress(say: &mut impl FnMut(&str)) -> impl FnMut(&Reply) + '_ {
-    let mut news = QueueNews::default();
-    move |r| {
-        if let Reply::Stage { variant, stage } = r {
-            say(&format!("{variant} {stage}"));
-        } else if let Some((variant, words)) = news.words(r) {
-            say(&format!("{variant} {words}"));
-        }
-    }
-}
-
-pub(super) fn line(mark: Mark, detail: String) -> CheckLine {
-    CheckLine {
-        check: CORRECT_LINE.into(),
-        mark,
-        detail,
-        at: None,
-    }
-}
-
-/// `n = 1000, blocks = 4`.
-pub(super) fn sizes_text(sizes: &[(String, i64)]) -> String {
-    let parts: Vec<String> = sizes.iter().map(|(k, v)| format!("{k} = {v}")).collect();
-    parts.join(", ")
 }
 
 #[cfg(test)]

@@ -4,12 +4,14 @@
 //! exercise's sizes, with fresh inputs, against the reference; checks about times need a
 //! GPU and say so.
 
-use super::check::{
-    CORRECT_LINE, CheckLine, CheckReport, Mark, Target, line, oracle, report, sizes_text, yours_of,
-};
 use super::kept_figures::{self, Kept, Measured};
-use super::lesson::{Oracle, Yours, exercise_lesson};
+use super::lesson::{Oracle, Yours, exercise_lesson, oracle};
 use super::output::judge_output;
+use super::own_lines::RACE_LINE;
+use super::own_lines::report;
+use super::report::{
+    CORRECT_LINE, CheckLine, CheckReport, Mark, Target, line, sizes_text, yours_of,
+};
 use crate::model::Lesson;
 use crate::model::exercise::YOURS;
 use crate::model::protocol::RunOptions;
@@ -80,7 +82,7 @@ pub fn check_cpu(
     if let Some(k) = &earlier {
         options.sample_seed = k.seed;
     }
-    let progress = super::check::progress(&mut say);
+    let progress = super::report::progress(&mut say);
     let (mut result, outcome) = interpret(client, &main, &options, small.as_ref(), progress);
     if let Err(f) = outcome {
         say(&format!("error: {f}"));
@@ -96,7 +98,7 @@ pub fn check_cpu(
     let at = sizes_text(&t.lesson.problem_cpu);
     let main_at = (&r.result, at.as_str(), small.as_ref().unwrap_or(&main));
     if r.compile_error.is_none()
-        && let Some(line) = super::check::stopped(t, &r.lines, main_at)
+        && let Some(line) = super::output::stopped(t, &r.lines, main_at)
     {
         r.lines.insert(0, line);
         return r;
@@ -346,6 +348,77 @@ fn interpret(
     let req = (plan.request(lesson, options, sized)).expect("an interpreted run is a request");
     let outcome = fold::request(client, &req, lesson, &mut result, on_reply);
     (result, outcome)
+}
+
+/// A GPU gives some wrong kernels the right output by the luck of its hardware: a read
+/// past the end of an input whose words are then masked off, a shuffle from a lane that
+/// has exited, shared memory read before any thread wrote it. The interpreter refuses
+/// each of them (it poisons what was never written and checks every access), so a full
+/// check that passed on the GPU also runs the output and race checks there, at the CPU's
+/// sizes, and fails where it fails. Where the interpreter cannot run the kernel (textures,
+/// say), the GPU's word stands.
+///
+/// The CPU's sizes are sizes this check is made at too: a trace's checks that fail there
+/// (every block traced, `cpu::correctness`) fail here, so a kernel that leaves the taught
+/// path only at a size the GPU does not run is not passed. Those judged at the lesson's
+/// size stand as the GPU traced them.
+pub(super) fn strictly(
+    client: &mut WorkerClient,
+    t: &Target,
+    yours: &Yours,
+    say: &mut impl FnMut(&str),
+    lines: &mut Vec<CheckLine>,
+) {
+    say("checking the output again on the CPU interpreter, which runs every access strictly");
+    let cpu = super::cpu::check_cpu(client, t, yours, |_| {});
+    // A figure only the interpreter makes is its verdict, pass or fail.
+    let cpu_only: Vec<&str> = (t.ex.checks.iter())
+        .filter(|c| c.metric().is_some_and(|m| m.judged_on_cpu()))
+        .map(|c| c.text.as_str())
+        .collect();
+    for c in (cpu.lines.iter()).filter(|c| cpu_only.contains(&c.check.as_str())) {
+        if let Some(l) = lines.iter_mut().find(|l| l.check == c.check) {
+            l.mark = c.mark;
+            l.detail = format!("on the CPU interpreter: {}", c.detail);
+        }
+    }
+    let failed = (cpu.lines.iter()).filter(|c| c.mark == Mark::Fail);
+    for c in
+        failed.filter(|c| [CORRECT_LINE, RACE_LINE].contains(&c.check.as_str()) || c.at.is_some())
+    {
+        let detail = format!(
+            "on the CPU interpreter, which runs every access strictly: {}",
+            c.detail
+        );
+        match lines.iter_mut().find(|l| l.check == c.check) {
+            Some(l) => {
+                l.mark = Mark::Fail;
+                l.detail = detail;
+            }
+            // The GPU gave no line of it (a kernel that faulted there has no trace to
+            // judge its races on): the interpreter's verdict is the line.
+            None => lines.push(CheckLine {
+                mark: Mark::Fail,
+                detail,
+                ..c.clone()
+            }),
+        }
+    }
+}
+
+/// The deciding check of `t` judged on the CPU interpreter, the only maker of its figure
+/// (a full GPU check takes it from there too, `output::strictly`).
+pub(super) fn judge_deciding(
+    client: &mut WorkerClient,
+    t: &Target,
+    yours: &Yours,
+    say: &mut impl FnMut(&str),
+) -> CheckReport {
+    let mut r = super::cpu::check_cpu(client, t, yours, &mut *say);
+    for l in (r.lines.iter_mut()).filter(|l| l.mark == Mark::Fail) {
+        l.detail = format!("on the CPU interpreter: {}", l.detail);
+    }
+    r
 }
 
 #[cfg(test)]

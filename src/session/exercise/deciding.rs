@@ -6,12 +6,10 @@
 //! check, whatever else would fail); where it holds, every check runs as `--fail-fast`
 //! runs them, so an answer is never passed on the deciding check's runs alone.
 
-use super::check::{CORRECT_LINE, CheckReport, Mark, Target};
-use super::lesson::Yours;
 use super::own_lines::{ATOMICS_LINE, BULK_LINE, RACE_LINE, UNSEEN_LINE};
+use super::report::{CORRECT_LINE, CheckReport, Mark, Target};
 use crate::model::claim::{Claim, ClaimKind};
 use crate::model::exercise::Exercise;
-use crate::session::client::WorkerClient;
 
 /// What judging a check needs of the live run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,21 +114,6 @@ pub(super) fn at_sizes(t: &Target) -> bool {
             .find(|c| c.text == text)
             .is_some_and(|c| super::sizes::judged_at_every_size(t.ex, c, true)),
     }
-}
-
-/// The deciding check of `t` judged on the CPU interpreter, the only maker of its figure
-/// (a full GPU check takes it from there too, `output::strictly`).
-pub(super) fn on_cpu(
-    client: &mut WorkerClient,
-    t: &Target,
-    yours: &Yours,
-    say: &mut impl FnMut(&str),
-) -> CheckReport {
-    let mut r = super::cpu::check_cpu(client, t, yours, &mut *say);
-    for l in (r.lines.iter_mut()).filter(|l| l.mark == Mark::Fail) {
-        l.detail = format!("on the CPU interpreter: {}", l.detail);
-    }
-    r
 }
 
 #[cfg(test)]

@@ -90,6 +90,14 @@ fn random_init(ty: ElemType) -> Init {
     Init::Random { lo, hi }
 }
 
+pub(super) fn oracle(solution: bool) -> Oracle {
+    if solution {
+        Oracle::Solution
+    } else {
+        Oracle::Lesson
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

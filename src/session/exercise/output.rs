@@ -4,13 +4,14 @@
 //! interpreter, which refuses what hardware forgives by luck. A wrong element of a 2-D
 //! output is named by its row and column.
 
-use super::check::{CORRECT_LINE, CheckLine, Mark, Target, line, sizes_text, yours_of};
 use super::kept_figures::{self, Measured};
 use super::lesson::{Oracle, Yours, exercise_lesson};
-use super::own_lines::RACE_LINE;
+use super::report::{
+    CORRECT_LINE, CheckLine, Mark, REFUSED, Target, line, not_interpreted, sizes_text, yours_of,
+};
 use crate::model::exercise::{SOLUTION, YOURS};
 use crate::model::protocol::{JobKind, RunOptions};
-use crate::model::results::{Failure, LessonResult, Source, VariantResult};
+use crate::model::results::{LessonResult, Source, VariantResult};
 use crate::model::{Lesson, Reference};
 use crate::session::client::WorkerClient;
 use crate::session::fold;
@@ -213,65 +214,6 @@ pub(super) fn located(lesson: &Lesson, why: &str) -> String {
     out
 }
 
-/// A GPU gives some wrong kernels the right output by the luck of its hardware: a read
-/// past the end of an input whose words are then masked off, a shuffle from a lane that
-/// has exited, shared memory read before any thread wrote it. The interpreter refuses
-/// each of them (it poisons what was never written and checks every access), so a full
-/// check that passed on the GPU also runs the output and race checks there, at the CPU's
-/// sizes, and fails where it fails. Where the interpreter cannot run the kernel (textures,
-/// say), the GPU's word stands.
-///
-/// The CPU's sizes are sizes this check is made at too: a trace's checks that fail there
-/// (every block traced, `cpu::correctness`) fail here, so a kernel that leaves the taught
-/// path only at a size the GPU does not run is not passed. Those judged at the lesson's
-/// size stand as the GPU traced them.
-pub(super) fn strictly(
-    client: &mut WorkerClient,
-    t: &Target,
-    yours: &Yours,
-    say: &mut impl FnMut(&str),
-    lines: &mut Vec<CheckLine>,
-) {
-    say("checking the output again on the CPU interpreter, which runs every access strictly");
-    let cpu = super::cpu::check_cpu(client, t, yours, |_| {});
-    // A figure only the interpreter makes is its verdict, pass or fail.
-    let cpu_only: Vec<&str> = (t.ex.checks.iter())
-        .filter(|c| c.metric().is_some_and(|m| m.judged_on_cpu()))
-        .map(|c| c.text.as_str())
-        .collect();
-    for c in (cpu.lines.iter()).filter(|c| cpu_only.contains(&c.check.as_str())) {
-        if let Some(l) = lines.iter_mut().find(|l| l.check == c.check) {
-            l.mark = c.mark;
-            l.detail = format!("on the CPU interpreter: {}", c.detail);
-        }
-    }
-    let failed = (cpu.lines.iter()).filter(|c| c.mark == Mark::Fail);
-    for c in
-        failed.filter(|c| [CORRECT_LINE, RACE_LINE].contains(&c.check.as_str()) || c.at.is_some())
-    {
-        let detail = format!(
-            "on the CPU interpreter, which runs every access strictly: {}",
-            c.detail
-        );
-        match lines.iter_mut().find(|l| l.check == c.check) {
-            Some(l) => {
-                l.mark = Mark::Fail;
-                l.detail = detail;
-            }
-            // The GPU gave no line of it (a kernel that faulted there has no trace to
-            // judge its races on): the interpreter's verdict is the line.
-            None => lines.push(CheckLine {
-                mark: Mark::Fail,
-                detail,
-                ..c.clone()
-            }),
-        }
-    }
-}
-
-/// What a check of a kernel the CPU interpreter does not run says.
-pub(super) const REFUSED: &str = "needs a GPU: the CPU interpreter does not run yours";
-
 /// `REFUSED` with the interpreter's first reason (its error's first line names the
 /// refusal, the next ones each instruction it does not run).
 fn refused(v: &VariantResult) -> String {
@@ -283,8 +225,29 @@ fn refused(v: &VariantResult) -> String {
     }
 }
 
-/// The CPU interpreter refused the kernel (textures, tensor cores, ...): not wrong, only
-/// out of its reach.
-pub(super) fn not_interpreted(v: &VariantResult) -> bool {
-    v.failure == Some(Failure::NotInterpreted)
+/// The correctness line of a check stopped early (`Target::fail_fast`), or None when no
+/// check has failed yet: the output of the run made (`main`, at `at`) is judged, the other
+/// sizes are not run.
+pub(super) fn stopped(
+    t: &Target,
+    lines: &[CheckLine],
+    (main, at, lesson): (&LessonResult, &str, &Lesson),
+) -> Option<CheckLine> {
+    let failed = lines.iter().find(|l| l.mark == Mark::Fail)?;
+    if !t.fail_fast {
+        return None;
+    }
+    Some(
+        match super::output::judge_output(yours_of(main), at, lesson) {
+            Err(wrong) => wrong,
+            Ok(()) => line(
+                Mark::NotMeasured,
+                format!(
+                    "right at {at}; not checked at the other sizes: `{}` failed already \
+                 (--fail-fast)",
+                    failed.check
+                ),
+            ),
+        },
+    )
 }

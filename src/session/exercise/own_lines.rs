@@ -2,8 +2,9 @@
 //! in shared memory (where it uses it), and whether it moves global memory by atomics or bulk
 //! copies where the solution takes neither path, or by instructions no tracer follows.
 
-use super::check::{CheckLine, Mark};
-use crate::model::results::VariantResult;
+use super::report::{CheckLine, CheckReport, Mark, REFUSED, not_interpreted, yours_of};
+use crate::model::exercise::{Exercise, SOLUTION};
+use crate::model::results::{LessonResult, Source, VariantResult};
 
 /// The words the race line is known by.
 pub const RACE_LINE: &str = "yours has no race in shared memory";
@@ -159,6 +160,62 @@ pub(super) fn path_lines(
         judge(BULK_LINE, share, what);
     }
     out
+}
+
+/// The checks as the fold judged them on `result`.
+pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckReport {
+    let y = yours_of(&result);
+    // On the CPU interpreter only times need a GPU; a trace figure it lacks was lost (a
+    // fault, say), not out of its reach, unless the interpreter does not run the kernel at
+    // all (a texture fetch): then every figure of it needs a GPU.
+    let interpreted = result.source == Source::Interpreted;
+    let refused = interpreted && y.is_some_and(not_interpreted);
+    let compile_error = y
+        .filter(|v| v.ptxas.is_none() && v.time_ms.is_none() && v.correct.is_none())
+        .and_then(|v| v.error.clone());
+    let lines = result
+        .expect
+        .iter()
+        .map(|c| {
+            let mark = match c.holds {
+                Some(true) => Mark::Pass,
+                Some(false) => Mark::Fail,
+                None if live => Mark::NotMeasured,
+                None if interpreted && !c.needs_gpu && !refused => Mark::NotMeasured,
+                None => Mark::NeedsGpu,
+            };
+            let detail = match mark {
+                Mark::NeedsGpu if refused => REFUSED.to_string(),
+                Mark::NeedsGpu => "needs a GPU".to_string(),
+                _ => c.detail.clone(),
+            };
+            CheckLine {
+                check: c.claim.clone(),
+                mark,
+                detail,
+                at: None,
+            }
+        })
+        .collect::<Vec<_>>();
+    let solution = result.variants.iter().find(|v| v.name == SOLUTION);
+    let lines = (super::own_lines::race_line(y).into_iter())
+        .chain(super::own_lines::path_lines(y, solution))
+        .chain(super::own_lines::unseen_line(y, solution))
+        .chain(lines)
+        .collect();
+    CheckReport {
+        exercise: ex.id.clone(),
+        live,
+        compile_error,
+        ptxas: y.and_then(|v| v.ptxas.clone()),
+        time_ms: y.and_then(|v| v.time_ms.as_ref()).map(|t| t.median),
+        solution_ms: (result.variants.iter())
+            .find(|v| v.name == SOLUTION && v.correct == Some(true))
+            .and_then(|v| v.time_ms.as_ref())
+            .map(|t| t.median),
+        lines,
+        result,
+    }
 }
 
 #[cfg(test)]

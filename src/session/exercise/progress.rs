@@ -106,8 +106,8 @@ impl ExerciseBook {
     /// One `ex check` and its report: a pass on a GPU keeps the best time and the
     /// solution's time beside it; a pass of every check the CPU interpreter can judge is a
     /// pass on the CPU.
-    pub fn record_check(&mut self, id: &str, r: &super::check::CheckReport) {
-        use super::check::Mark;
+    pub fn record_check(&mut self, id: &str, r: &super::report::CheckReport) {
+        use super::report::Mark;
         let p = self.entry(id);
         p.attempts = p.attempts.saturating_add(1);
         if r.live && r.passed() {

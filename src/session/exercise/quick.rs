@@ -1,7 +1,7 @@
 //! What a quick exercise check (a save while the learner edits) reuses or defers, so the
 //! learner's figures come soon: the compared variants' earlier figures, and the trace.
 
-use super::check::{Target, progress};
+use super::report::{Target, progress};
 use crate::model::Lesson;
 use crate::model::exercise::{Exercise, YOURS};
 use crate::model::protocol::{JobKind, RunOptions};

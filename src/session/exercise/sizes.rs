@@ -9,8 +9,8 @@
 //! asks for its times at every size (`times_at_every_size`): its technique shows in no
 //! count, and only a time tells a kernel that takes it at the lesson's size alone.
 
-use super::check::{CheckLine, Mark};
 use super::own_lines::RACE_LINE;
+use super::report::{CheckLine, Mark};
 use crate::analysis::claims::evaluate;
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};

@@ -7,7 +7,7 @@ use super::theme::Theme;
 use crate::analysis::claim_words::{detail_words, words};
 use crate::analysis::line_diff::{DiffLine, diff, differs};
 use crate::course::prose::reflow;
-use crate::session::exercise::check::{self, CheckReport, Mark};
+use crate::session::exercise::report::{self, CheckReport, Mark};
 use crate::ui::app::App;
 use crate::ui::exercise::ExerciseView;
 use ratatui::text::{Line, Span};
@@ -172,7 +172,7 @@ pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
         let check = check.strip_prefix("yours ").unwrap_or(&check).to_string();
         // The pip line is said once, on the status line: on every check it took two rows
         // of each at 80 columns, and left three checks of eight in view.
-        let detail = match l.mark == Mark::NeedsGpu && check::needs_nvrtc(&l.detail) {
+        let detail = match l.mark == Mark::NeedsGpu && report::needs_nvrtc(&l.detail) {
             true => "needs NVRTC or a GPU".to_string(),
             false => detail_words(&l.detail),
         };

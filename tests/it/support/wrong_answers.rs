@@ -10,8 +10,8 @@
 
 use crate::support::common::{bin, manifest_dir};
 use gpulab::course::bundle::CourseRoot;
-use gpulab::session::exercise::check::CORRECT_LINE;
 use gpulab::session::exercise::own_lines::{ATOMICS_LINE, BULK_LINE, RACE_LINE, UNSEEN_LINE};
+use gpulab::session::exercise::report::CORRECT_LINE;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
