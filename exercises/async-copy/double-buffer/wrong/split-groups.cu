@@ -1,5 +1,5 @@
 // wrong: [faked flag] two buffers used in turn but nothing prefetched: each tile is copied only when its turn comes, its words split into three groups (a quarter, a quarter, a half of each warp's inside words) and drained by wait_group 2, 1, 0 before the sums; two of every three waits leave a later group of the same tile in flight, so copy.waits_in_flight_pct reads 67% with no overlap of copies and sums (past-the-end words zeroed by a store)
-// caught by: yours copy.reads_in_flight_pct at least 0.6x solution
+// caught by: yours copy.reads_in_flight_pct at least 0.9x solution
 // on: cpu
 // A window sum over tiles: out[i] is the sum of in[i - R] .. in[i + R], inputs past either
 // end counting as zero. Each block walks TILES tiles of BLOCK outputs in turn and copies
