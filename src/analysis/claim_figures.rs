@@ -36,15 +36,17 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::ClusterFeedsOutputPct
         | Metric::SharedAtomicsFeedOutputPct
         | Metric::CallsFeedOutputPct
-        | Metric::SharedTimedChasePct => {
+        | Metric::SharedTimedChasePct
+        | Metric::LocalTimedChasePct => {
             let asked = m.perturbing();
             match (v.perturbed, asked) {
                 // No timed load read a word the other run's did: nothing to compare, and
                 // nothing timed that follows the inputs.
                 (Some(p), Some(a)) if a.of == PerturbOf::Inputs && p.of == a.of && p.loads == 0 => {
                     Err(Verdict::Wrong(format!(
-                        "`{name}` makes no timed shared load at a word both runs over \
-                         different inputs read: its timed loads follow nothing drawn"
+                        "`{name}` makes no timed load of {} at a word both runs over \
+                         different inputs read: its timed loads follow nothing drawn",
+                        a.space.memory_words()
                     )))
                 }
                 (Some(p), Some(a)) if p.space == a.space && p.of == a.of => Ok(p.pct()),

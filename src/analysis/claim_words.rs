@@ -73,6 +73,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::GlobalUnfencedHandoverWords => "global words handed between blocks with no fence",
         Metric::SharedFeedsOutputPct => "% of shared reads that reach the output",
         Metric::SharedTimedChasePct => "% of timed shared reads that chase what the inputs drew",
+        Metric::LocalTimedChasePct => "% of timed local reads that chase what the inputs drew",
         Metric::CallsFeedOutputPct => "% of out-of-line calls whose own result reaches the output",
         Metric::SharedAtomicsFeedOutputPct => "% of shared atomic updates that reach the output",
         Metric::ClusterFeedsOutputPct => "% of cluster reads that reach the output",

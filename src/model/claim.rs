@@ -247,10 +247,14 @@ pub enum Metric {
     /// chased for the clock reads the same values whatever was drawn; a sweep of the
     /// drawn words in order, each load waiting on the last by arithmetic, follows none.
     SharedTimedChasePct,
+    /// `SharedTimedChasePct` for the timed loads of local memory: a private array chased
+    /// for the clock (the memory ladder's local rung), not a walk of it in order or a
+    /// throughput of independent loads with the chain's end taken untimed.
+    LocalTimedChasePct,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 68] = [
+    pub const ALL: [(&'static str, Metric); 69] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -358,6 +362,7 @@ impl Metric {
         ),
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
         ("shared.timed_chase_pct", Metric::SharedTimedChasePct),
+        ("local.timed_chase_pct", Metric::LocalTimedChasePct),
         ("calls.feed_output_pct", Metric::CallsFeedOutputPct),
         ("cluster.feeds_output_pct", Metric::ClusterFeedsOutputPct),
         (
@@ -395,6 +400,7 @@ impl Metric {
             Metric::SharedAtomicsFeedOutputPct => (Space::Shared, PerturbOf::Atomics),
             Metric::CallsFeedOutputPct => (Space::Param, PerturbOf::Returns),
             Metric::SharedTimedChasePct => (Space::Shared, PerturbOf::Inputs),
+            Metric::LocalTimedChasePct => (Space::Local, PerturbOf::Inputs),
             _ => return None,
         };
         Some(Perturbing { space, of })
