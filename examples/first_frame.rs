@@ -10,7 +10,8 @@ mod frame_clock;
 use frame_clock::FrameClock;
 use gpulab::course::bundle::CourseRoot;
 use gpulab::session::progress::Progress;
-use gpulab::ui::{self, App, loading};
+use gpulab::ui::state::loading;
+use gpulab::ui::{self, App};
 use ratatui::Terminal;
 use std::fmt::Write;
 use std::sync::mpsc::channel;
@@ -44,7 +45,7 @@ fn open(root: &CourseRoot) -> (Duration, Duration, usize) {
     let mut app = App::loading(root.lesson_count(), Progress::default());
     let (tx, rx) = channel();
     let owned = root.clone();
-    loading::spawn(tx, move || loading::load(&owned));
+    ui::spawn_loader(tx, move || loading::load(&owned));
     let mut terminal = Terminal::new(FrameClock::new(120, 40, started)).expect("a test backend");
     let (jobs, _) = channel();
     let (saves, _) = channel();

@@ -46,7 +46,7 @@ use crate::model::protocol::PIP_HINT;
 use crate::session::client::WorkerClient;
 use crate::session::progress::Progress;
 use crate::ui::App;
-use crate::ui::loading::{self, Loading};
+use crate::ui::state::loading::{self, Loading};
 use anyhow::{Result, bail};
 use say::say_err;
 

@@ -4,8 +4,8 @@
 use super::TryArgs;
 use crate::course::tried::lesson::Tried;
 use crate::ui::App;
-use crate::ui::loading::Course;
-use crate::ui::try_lab::TryLab;
+use crate::ui::state::loading::Course;
+use crate::ui::state::try_lab::TryLab;
 use anyhow::{Result, anyhow};
 
 /// Open the lab on `tried`; its exit status as `gpulab`'s: 0, or 128 + the number of the

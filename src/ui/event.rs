@@ -26,7 +26,7 @@ pub enum UiEvent {
     /// written and the terminal restored on the one way out.
     Terminate(i32),
     /// The course, loaded and checked on a thread of its own, or why it could not be.
-    Loaded(Result<super::loading::Course, super::loading::LoadFailure>),
+    Loaded(Result<crate::ui::state::loading::Course, crate::ui::state::loading::LoadFailure>),
     /// The learner's exercise file was saved with a new text (by whatever editor).
     Saved(std::path::PathBuf),
 }

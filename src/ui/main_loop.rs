@@ -2,9 +2,9 @@
 //! feeds it keys and worker replies from threads, a test feeds it a script and a
 //! `TestBackend`, and both run this same loop.
 
-use super::app::App;
-use super::event::{Job, UiEvent};
 use crate::session::progress::Progress;
+use crate::ui::app::App;
+use crate::ui::event::{Job, UiEvent};
 use ratatui::Terminal;
 use ratatui::backend::Backend;
 use std::path::Path;

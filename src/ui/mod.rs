@@ -4,25 +4,12 @@
 //! real terminal.
 
 pub mod app;
-pub mod code_view;
 pub mod event;
-pub mod exercise;
-mod keys;
-pub mod knobs;
-pub mod loading;
 pub mod main_loop;
-pub mod memcheck;
-mod progress_writer;
-pub mod reading;
-pub mod runs;
-mod scroll;
+pub mod state;
 pub mod terminal;
-pub mod try_lab;
-pub mod view;
+mod threads;
 pub mod views;
-mod watcher;
-mod worker_events;
-mod worker_thread;
 
 #[cfg(test)]
 mod tests;
@@ -30,10 +17,11 @@ mod tests;
 pub use app::App;
 pub use event::{Job, UiEvent, WorkerEvent};
 pub use main_loop::{EditError, run, run_with};
-pub use runs::Running;
-pub use view::Overlay;
-pub use worker_thread::spawn_with as spawn_worker;
-pub use worker_thread::{remake_try, run_request};
+pub use state::runs::Running;
+pub use state::view::Overlay;
+pub use threads::loader::spawn as spawn_loader;
+pub use threads::worker::spawn_with as spawn_worker;
+pub use threads::worker::{remake_try, run_request};
 
 use crate::model::Lesson;
 use crate::model::results::LessonResult;

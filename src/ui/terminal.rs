@@ -3,11 +3,12 @@
 //! read on threads of their own. All that is crossterm's lives here; the loop itself is
 //! `main_loop::run`.
 
-use super::app::App;
-use super::event::UiEvent;
-use super::loading::{self, Course, LoadFailure};
-use super::main_loop::EditError;
-use super::{main_loop, progress_writer, worker_thread};
+use crate::ui::app::App;
+use crate::ui::event::UiEvent;
+use crate::ui::main_loop;
+use crate::ui::main_loop::EditError;
+use crate::ui::state::loading::{Course, LoadFailure};
+use crate::ui::threads::{progress_writer, worker as worker_thread};
 use crossterm::event::{Event, KeyEventKind, MouseEventKind, poll, read};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
@@ -36,7 +37,7 @@ where
     let _guard = TerminalGuard::enter()?;
     let mut terminal = Terminal::new(CrosstermBackend::new(NoBidi(io::stdout())))?;
     terminal.clear()?;
-    loading::spawn(tx.clone(), loader);
+    crate::ui::threads::loader::spawn(tx.clone(), loader);
     let jobs = worker_thread::spawn(tx.clone(), device);
     let (saves, writer) = progress_writer::spawn(tx.clone());
     let pause = Arc::new(KeyPause::default());

@@ -1,7 +1,5 @@
 //! The lab's state under keys and worker replies, without a terminal.
 
-use super::event::CpuSize;
-use super::{App, Job, Overlay, WorkerEvent};
 use crate::model::Lesson;
 use crate::model::builder::LessonBuilder;
 use crate::model::protocol::Reply;
@@ -10,6 +8,8 @@ use crate::session::client::WorkerFailure;
 use crate::session::fold::Capabilities;
 use crate::session::progress::Progress;
 use crate::session::source::Plan;
+use crate::ui::event::CpuSize;
+use crate::ui::{App, Job, Overlay, WorkerEvent};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn lesson(id: &str) -> Lesson {
@@ -315,7 +315,7 @@ fn the_status_line_shows_the_queue_for_the_gpu_as_it_moves() {
         let area = Rect::new(0, 0, 120, 30);
         let mut buf = Buffer::empty(area);
         app.render(area, &mut buf);
-        super::buffer_to_text(&buf)
+        crate::ui::buffer_to_text(&buf)
     };
     let queue = |ahead: &[JobKind], waited_ms| WorkerEvent::Reply {
         lesson: "a".into(),
@@ -519,7 +519,7 @@ fn a_page_that_answers_the_predictions_stays_closed_until_the_lesson_has_run() {
         let area = Rect::new(0, 0, 80, 24);
         let mut buf = Buffer::empty(area);
         app.render(area, &mut buf);
-        super::buffer_to_text(&buf)
+        crate::ui::buffer_to_text(&buf)
     };
     assert!(screen(&app).contains("Predict: which is faster?"));
     app.on_key(key(KeyCode::Char('n')));
@@ -615,7 +615,10 @@ fn a_second_r_s_note_goes_when_the_run_ends_and_a_replaced_queue_says_so() {
     app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
     app.on_key(key(KeyCode::Char('r')));
     app.on_key(key(KeyCode::Char('r')));
-    assert_eq!(app.message.as_deref(), Some(super::runs::ALREADY_GOING));
+    assert_eq!(
+        app.message.as_deref(),
+        Some(crate::ui::state::runs::ALREADY_GOING)
+    );
     app.on_worker(WorkerEvent::Finished {
         lesson: "a".into(),
         outcome: Ok(()),
@@ -700,7 +703,7 @@ fn without_a_gpu_c_and_m_say_what_they_would_do_here() {
         "{said}"
     );
     // Nothing faulted: that is why m has nothing to rerun, whether or not a run goes.
-    app.runs.running = Some(crate::ui::runs::Running {
+    app.runs.running = Some(crate::ui::state::runs::Running {
         lesson: "a".into(),
         variant: String::new(),
         stage: "timing".into(),

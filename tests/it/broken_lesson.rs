@@ -9,7 +9,7 @@ use common::{bin, manifest_dir};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::session::progress::Progress;
-use gpulab::ui::loading::{self, Loading};
+use gpulab::ui::state::loading::{self, Loading};
 use gpulab::ui::{self, App, UiEvent};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

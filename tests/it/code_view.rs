@@ -7,7 +7,7 @@ use gpulab::analysis::sass;
 use gpulab::course::bundle::CourseRoot;
 use gpulab::session::progress::Progress;
 use gpulab::session::recording;
-use gpulab::ui::code_view::{Panes, SassState};
+use gpulab::ui::state::code_view::{Panes, SassState};
 use gpulab::ui::{App, Job, Overlay};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;

@@ -114,7 +114,7 @@ fn the_lab_reads_lessons_again_for_its_gpu_off_the_ui_thread_before_it_runs_them
     use gpulab::session::progress::Progress;
     use gpulab::ui::App;
     use gpulab::ui::event::{Job, UiEvent, WorkerEvent};
-    use gpulab::ui::loading::{Course, on_device};
+    use gpulab::ui::state::loading::{Course, on_device};
     let caps = Capabilities {
         device: Some(h200()),
         ..Default::default()

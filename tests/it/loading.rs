@@ -9,7 +9,7 @@ use frame_clock::FrameClock;
 use gpulab::course::bundle::CourseRoot;
 use gpulab::model::builder::LessonBuilder;
 use gpulab::session::progress::Progress;
-use gpulab::ui::loading::{self, Course, Loading};
+use gpulab::ui::state::loading::{self, Course, Loading};
 use gpulab::ui::{self, App, UiEvent};
 use ratatui::Terminal;
 use std::sync::mpsc::{Receiver, channel};
@@ -32,7 +32,7 @@ fn the_first_frame_says_what_is_loading_long_before_a_slow_large_load_is_in() {
     let mut app = App::loading(LESSONS, Progress::default());
     app.view.color = false;
     let (tx, rx) = channel();
-    loading::spawn(tx, move || {
+    ui::spawn_loader(tx, move || {
         let lessons = (0..LESSONS)
             .map(|i| {
                 LessonBuilder::new(&format!("l{i}"))

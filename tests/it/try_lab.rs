@@ -13,7 +13,7 @@ use gpulab::model::protocol::Request;
 use gpulab::model::results::{DeviceInfo, Source};
 use gpulab::session::client::WorkerClient;
 use gpulab::session::fold::Capabilities;
-use gpulab::ui::try_lab::TryLab;
+use gpulab::ui::state::try_lab::TryLab;
 use gpulab::ui::{App, Job, UiEvent, WorkerEvent};
 use std::path::{Path, PathBuf};
 

@@ -9,7 +9,7 @@ use crate::support::common;
 use gpulab::course::tried::lesson::{self as try_lesson, TrySpec};
 use gpulab::model::results::{LessonResult, Source};
 use gpulab::ui::App;
-use gpulab::ui::try_lab::TryLab;
+use gpulab::ui::state::try_lab::TryLab;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 

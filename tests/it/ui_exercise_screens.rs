@@ -109,7 +109,7 @@ fn show(app: App, r: CheckReport, src: &str) -> String {
 /// The screen at `w` x `h` with the report `r` on the learner's `src`.
 fn show_at(mut app: App, r: CheckReport, src: &str, (w, h): (u16, u16)) -> String {
     app.exercises.open.as_mut().unwrap().src = src.into();
-    app.message = Some(gpulab::ui::exercise::verdict(&r));
+    app.message = Some(gpulab::ui::state::exercise::verdict(&r));
     app.exercises.reports.insert(EXERCISE.into(), r);
     app.refresh_shown();
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
@@ -242,7 +242,7 @@ fn the_detail_pane_of_yours_names_the_checks_source() {
         ptxas(32, 0),
     );
     r.result.source = Source::Interpreted;
-    a.message = Some(gpulab::ui::exercise::verdict(&r));
+    a.message = Some(gpulab::ui::state::exercise::verdict(&r));
     a.exercises.reports.insert(EXERCISE.into(), r);
     a.refresh_shown();
     let yours = (a.result().unwrap().variants.iter())

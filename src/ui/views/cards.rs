@@ -3,10 +3,10 @@
 //! at the whole width.
 //! What a card says is `columns`.
 
-use super::columns::column_lines;
-use super::theme::Theme;
 use crate::model::results::{LessonResult, VariantResult};
 use crate::ui::app::App;
+use crate::ui::views::columns::column_lines;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
@@ -53,26 +53,26 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     };
     let n = r.variants.len().max(1) as u16;
     let (rects, side_by_side) = column_rects(area, n);
-    if super::compact::wanted(app, &rects, n) {
-        return super::compact::render(app, r, area, buf, th);
+    if crate::ui::views::compact::wanted(app, &rects, n) {
+        return crate::ui::views::compact::render(app, r, area, buf, th);
     }
     // An exercise: the variants as the list, a row each, and `yours`'s card, which holds
     // the check, under it with the rest of the room and the whole width. Side by side its
     // card would be one column of several, its check lines wrapped a few words a row;
     // stacked, a row each, it would show no figure.
     let yours = (r.variants.iter()).position(|v| v.name == crate::model::exercise::YOURS);
-    let cramped = side_by_side || super::compact::squeezed(&rects, n);
+    let cramped = side_by_side || crate::ui::views::compact::squeezed(&rects, n);
     if let Some(y) = yours.filter(|_| cramped) {
         // The list takes a third of the room, or more where the card needs less: every
         // variant's row in view where both fit.
         let inner = area.width.saturating_sub(2);
         let lines = column_lines(app, r, (&r.variants[y], whole_note(app, r, y)), inner, th);
-        let card_h = super::fit::rows(&lines, inner as usize, 0) as u16 + 2;
+        let card_h = crate::ui::views::fit::rows(&lines, inner as usize, 0) as u16 + 2;
         let spare = area.height.saturating_sub(card_h).max(area.height / 3);
         let list_h = (n + 2).min(spare).max(3);
         let [top, bottom] =
             Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
-        super::compact::render(app, r, top, buf, th);
+        crate::ui::views::compact::render(app, r, top, buf, th);
         let focused = app.view.variant == y;
         return render_card(app, r, (&r.variants[y], focused), (bottom, false), buf, th);
     }
@@ -86,7 +86,7 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
 /// the first leave what they share to it, as the list's rows do.
 fn whole_note(app: &App, r: &LessonResult, i: usize) -> bool {
     let before = i.checked_sub(1).map(|b| r.variants[b].name.as_str());
-    !super::columns::same_sweep(app, before, &r.variants[i].name)
+    !crate::ui::views::columns::same_sweep(app, before, &r.variants[i].name)
 }
 
 /// One variant's card in `rect`, its heatmap under its figures where there is room and
@@ -111,10 +111,10 @@ fn render_card(
         .unwrap_or(0);
     let lines = column_lines(app, r, (v, whole_note(app, r, at)), inner.width, th);
     let (width, height) = (inner.width as usize, inner.height as usize);
-    let rows = super::fit::wrap_within(&lines, width, height);
+    let rows = crate::ui::views::fit::wrap_within(&lines, width, height);
     let used = rows.len() as u16;
     // A card cut short says where the rest is: the detail pane of the focused one.
-    if super::fit::rows(&lines, width, 0) > height {
+    if crate::ui::views::fit::rows(&lines, width, 0) > height {
         let more = if focused {
             " ▼ i: all "
         } else {
@@ -133,7 +133,7 @@ fn render_card(
         ..inner
     };
     if side_by_side && below.height >= 6 && app.revealed_for(&v.name) {
-        super::heatmap::render_in_column(app, v, focused, below, buf, th);
+        crate::ui::views::heatmap::render_in_column(app, v, focused, below, buf, th);
     }
 }
 

@@ -2,11 +2,11 @@
 //! generated variant against the swept value. ratatui has no log axis, so values spanning
 //! more than ten times are placed at their log2 and the ticks carry the real values.
 
-use super::theme::Theme;
 use crate::analysis::describe::source_label;
 use crate::model::results::LessonResult;
 use crate::model::{Lesson, Sweep};
 use crate::ui::app::App;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::symbols::Marker;
@@ -147,7 +147,7 @@ fn render_one(
     );
     let title = format!(
         "{} ",
-        super::fit::shorten(&title, area.width.saturating_sub(3) as usize)
+        crate::ui::views::fit::shorten(&title, area.width.saturating_sub(3) as usize)
     );
     let block = Block::default()
         .borders(Borders::ALL)
@@ -180,11 +180,11 @@ fn chart<'a>(p: &'a Plot, sweep: &Sweep, width: u16, th: &Theme) -> Chart<'a> {
     let y_labels = [number(0.0), number(y / 2.0), number(y)];
     let label_w = y_labels
         .iter()
-        .map(|l| super::fit::width(l))
+        .map(|l| crate::ui::views::fit::width(l))
         .max()
         .unwrap_or(0);
     let room = (width as usize).saturating_sub(label_w + 4);
-    let x_title = super::fit::shorten(&x_title, room);
+    let x_title = crate::ui::views::fit::shorten(&x_title, room);
     Chart::new(vec![line, dots])
         .hidden_legend_constraints((
             ratatui::layout::Constraint::Length(0),

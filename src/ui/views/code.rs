@@ -3,15 +3,15 @@
 //! request, as recorded or measured here) in the colour of their space, and the costliest
 //! lines are named first, as Nsight Compute's source page does.
 
-use super::fit::{self, Part};
-use super::overlays::full;
-use super::theme::Theme;
 use crate::analysis::sass::{Instruction, Listing, MemKind};
 use crate::analysis::sass_figures::{LineFigure, line_figure};
 use crate::model::Variant;
 use crate::model::access::InstructionSummary;
 use crate::ui::app::App;
-use crate::ui::code_view::{Panes, SassState};
+use crate::ui::state::code_view::{Panes, SassState};
+use crate::ui::views::fit::{self, Part};
+use crate::ui::views::overlays::full;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;

@@ -2,13 +2,13 @@
 //! check, the ptxas report, occupancy, memory behaviour and the lesson's claims about it
 //! (where the cards go is `cards`).
 
-use super::theme::Theme;
 use crate::analysis::describe::{
     census_note, first_race, per_request, race_lines, shared_text, unseen_note,
 };
 use crate::analysis::stats::{differ_beyond_noise, fmt_ms};
 use crate::model::results::{LessonResult, VariantResult};
 use crate::ui::app::App;
+use crate::ui::views::theme::Theme;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 
@@ -91,7 +91,7 @@ pub fn column_lines<'a>(
         .into_iter()
         .collect();
     if v.name == crate::model::exercise::YOURS {
-        lines.extend(super::exercise::yours_lines(app, th));
+        lines.extend(crate::ui::views::exercise::yours_lines(app, th));
     }
     if !app.revealed_for(&v.name) {
         // A compile error is the compiler's report, not a measured figure.
@@ -226,7 +226,10 @@ pub(super) fn peak_of(m: &crate::model::lesson::Metrics) -> &'static str {
 }
 
 /// The run in flight, when it is on `v` of the lesson shown.
-fn running_here<'r>(app: &'r App, v: &VariantResult) -> Option<&'r super::super::runs::Running> {
+fn running_here<'r>(
+    app: &'r App,
+    v: &VariantResult,
+) -> Option<&'r crate::ui::state::runs::Running> {
     app.runs.running.as_ref().filter(|run| {
         Some(run.lesson.as_str()) == app.lesson().map(|l| l.id.as_str()) && run.variant == v.name
     })

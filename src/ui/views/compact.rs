@@ -5,14 +5,14 @@
 //! view, and `i` for all of its figures. Before the figures are shown, each row has its
 //! note.
 
-use super::columns::same_sweep;
-use super::columns::{
-    fastest_ratio, peak_of, rate_cells, row_status, time_style, time_text, variant_note,
-};
-use super::fit::{self, Part};
-use super::theme::Theme;
 use crate::model::results::{LessonResult, VariantResult};
 use crate::ui::app::App;
+use crate::ui::views::columns::same_sweep;
+use crate::ui::views::columns::{
+    fastest_ratio, peak_of, rate_cells, row_status, time_style, time_text, variant_note,
+};
+use crate::ui::views::fit::{self, Part};
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;

@@ -1,11 +1,11 @@
 //! The detail pane (`i` or Enter): every figure the focused variant's card has, at the
 //! screen's full width and scrolled, so nothing a card cannot fit is out of reach.
 
-use super::columns::column_lines;
-use super::fit;
-use super::overlays::full;
-use super::theme::Theme;
 use crate::ui::app::App;
+use crate::ui::views::columns::column_lines;
+use crate::ui::views::fit;
+use crate::ui::views::overlays::full;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -24,9 +24,9 @@ fn rows(app: &App, area: Rect, th: &Theme) -> Vec<Line<'static>> {
     // the check's source, not the recording's the others keep.
     let from = match app.ex_report() {
         Some(c) if c.result.variants.iter().any(|x| x.name == v.name) => {
-            super::source_words(app, &c.result)
+            crate::ui::views::source_words(app, &c.result)
         }
-        _ => super::source_words(app, r),
+        _ => crate::ui::views::source_words(app, r),
     };
     let mut lines = vec![Line::styled(format!("figures: {from}"), th.dim)];
     lines.push(Line::raw(""));

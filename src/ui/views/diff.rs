@@ -2,12 +2,12 @@
 //! compile report, the SASS instruction mix, the memory instructions that changed, and the
 //! times and traced figures shown (recorded or measured here), as `gpulab diff` prints.
 
-use super::overlays::full;
-use super::theme::Theme;
 use crate::analysis::sass_diff;
 use crate::model::results::{Source, VariantResult};
 use crate::ui::app::App;
-use crate::ui::code_view::SassState;
+use crate::ui::state::code_view::SassState;
+use crate::ui::views::overlays::full;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;

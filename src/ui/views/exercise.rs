@@ -2,14 +2,14 @@
 //! the solution as a diff against the learner's kernel (in the prose pane); and atop the
 //! learner's column, the compile error at its line or the checks one by one.
 
-use super::prose::{Content, wrap};
-use super::theme::Theme;
 use crate::analysis::claim_words::{detail_words, words};
 use crate::analysis::line_diff::{DiffLine, diff, differs};
 use crate::course::prose::reflow;
 use crate::session::exercise::report::{self, CheckReport, Mark};
 use crate::ui::app::App;
-use crate::ui::exercise::ExerciseView;
+use crate::ui::state::exercise::ExerciseView;
+use crate::ui::views::prose::{Content, wrap};
+use crate::ui::views::theme::Theme;
 use ratatui::text::{Line, Span};
 use std::ops::Range;
 

@@ -2,10 +2,10 @@
 //! one traced warp's fetches (or all the sampled warps'), each cell the number of fetches of
 //! that texel. Counted by `analysis::footprint`; readable without colour, like the heatmap.
 
-use super::theme::Theme;
 use crate::analysis::footprint::{Footprint, footprint, warps};
 use crate::model::results::VariantResult;
 use crate::ui::app::App;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -111,7 +111,7 @@ pub fn lines(app: &App, width: usize, height: usize, th: &Theme) -> Vec<Line<'st
     out.extend(head[1..].iter().map(|h| Line::styled(h.clone(), th.accent)));
     // The legend wraps below the grid: keep it two or three rows, or one where the window
     // fits texel for texel beside the short legend (nothing squeezed to explain).
-    let rows = |legend: &str| super::prose::wrap(legend, width).len();
+    let rows = |legend: &str| crate::ui::views::prose::wrap(legend, width).len();
     let whole =
         f.height + out.len() + rows(LEGEND_WHOLE) <= height && f.width <= width.saturating_sub(7);
     let legend = if whole { LEGEND_WHOLE } else { LEGEND };
@@ -122,7 +122,7 @@ pub fn lines(app: &App, width: usize, height: usize, th: &Theme) -> Vec<Line<'st
 }
 
 pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let rect = super::overlays::full(area);
+    let rect = crate::ui::views::overlays::full(area);
     Clear.render(rect, buf);
     let block = Block::default().borders(Borders::ALL).title(Line::styled(
         " texture footprint · [ ] warp · a all warps · ←→ variant · f closes ",

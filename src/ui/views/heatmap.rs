@@ -2,10 +2,10 @@
 //! shared instructions × banks. Readable without colour: every cell is a character of a
 //! ramp; colour only adds emphasis.
 
-use super::theme::Theme;
 use crate::analysis::heatmap::{Grid, aggregate, grid_for, worst_first};
 use crate::model::results::VariantResult;
 use crate::ui::app::App;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style};
@@ -165,7 +165,7 @@ pub fn render_in_column(
 }
 
 pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let rect = super::overlays::full(area);
+    let rect = crate::ui::views::overlays::full(area);
     Clear.render(rect, buf);
     let block = Block::default().borders(Borders::ALL).title(Line::styled(
         " heatmap · [ ] instruction · a all · ←→ variant · h closes ",
@@ -239,7 +239,7 @@ fn overlay_lines(app: &App, area: Rect, th: &Theme) -> Vec<Line<'static>> {
     );
     // One row for the code, cut by words: at 80x24 the grid and its legend need the rest.
     let code = Line::styled(
-        super::fit::shorten(&format!("  {source_line}"), width),
+        crate::ui::views::fit::shorten(&format!("  {source_line}"), width),
         th.accent,
     );
     let legend = Line::styled(g.legend.clone(), th.dim);

@@ -1,9 +1,9 @@
 //! The knob table's chart: the lesson's headline figure of each setting as a bar over the
 //! knob's values, under the table where the screen has room.
 
-use super::knobs::Column;
-use super::theme::Theme;
 use crate::model::Knob;
+use crate::ui::views::knobs::Column;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -59,7 +59,7 @@ pub fn render(
     let title = format!(" {} by {}", head.0, knob.label);
     let title = format!(
         "{} ",
-        super::fit::shorten(&title, area.width.saturating_sub(3) as usize)
+        crate::ui::views::fit::shorten(&title, area.width.saturating_sub(3) as usize)
     );
     BarChart::default()
         .block(

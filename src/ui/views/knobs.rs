@@ -3,13 +3,13 @@
 //! registers and spills), a bar of the headline figure as a small chart, and under it the
 //! compile error of the setting the knob stands at, by its line.
 
-use super::fit::{self, Part};
-use super::knob_chart;
-use super::theme::Theme;
 use crate::model::results::{Source, VariantResult};
 use crate::model::{Knob, Lesson};
 use crate::ui::app::App;
-use crate::ui::knobs::Figures;
+use crate::ui::state::knobs::Figures;
+use crate::ui::views::fit::{self, Part};
+use crate::ui::views::knob_chart;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

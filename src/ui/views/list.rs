@@ -1,9 +1,9 @@
 //! The lesson list in course order, headed by memory space, with progress marks and,
 //! on its frame, how many lessons are finished and exercises passed.
 
-use super::theme::Theme;
 use crate::model::Topic;
 use crate::ui::app::App;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;

@@ -1,8 +1,8 @@
 //! The screen before the course is in: how many lessons are coming, or, when the course
 //! could not be opened, every problem at its `file:line:col` and the way out.
 
-use super::theme::Theme;
-use crate::ui::loading::Loading;
+use crate::ui::state::loading::Loading;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;

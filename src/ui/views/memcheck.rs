@@ -1,11 +1,11 @@
 //! The memcheck pop-up: the rerun going, with its seconds, then the source lines that
 //! compute-sanitizer names for the variant's first bad access (or why it found none).
 
-use super::overlays::full;
-use super::theme::Theme;
 use crate::session::client::{MEMCHECK_BLOCKS, MemcheckReport};
 use crate::ui::app::App;
-use crate::ui::memcheck::MemcheckState;
+use crate::ui::state::memcheck::MemcheckState;
+use crate::ui::views::overlays::full;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;

@@ -1,9 +1,9 @@
 //! Pop-ups over the lesson: the help and the glossary, both scrolled.
 
-use super::fit;
-use super::theme::Theme;
 use crate::course::glossary::TERMS;
 use crate::ui::app::App;
+use crate::ui::views::fit;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};

@@ -2,9 +2,9 @@
 //! offset, with a mark when more lies below or above. The keys that scroll use the same
 //! `view` as the drawing, so what a key does always matches what the learner sees.
 
-use super::theme::Theme;
 use crate::model::{Lesson, Page};
 use crate::ui::app::App;
+use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
@@ -81,7 +81,7 @@ pub fn areas(app: &App, area: Rect) -> Areas {
     let prose_h = (rows.saturating_add(2))
         .min(main.height.saturating_sub(4) * 2 / 5)
         .max(4);
-    let status_h = super::screen::status_rows(app, main.width).len() as u16;
+    let status_h = crate::ui::views::screen::status_rows(app, main.width).len() as u16;
     let [header, prose, cols, status, keys] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(prose_h),
@@ -203,12 +203,12 @@ fn closed_page(app: &App, lesson: &Lesson) -> Page {
 
 pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
     if let Some(x) = &app.exercises.open {
-        return super::exercise::content(app, x, width);
+        return crate::ui::views::exercise::content(app, x, width);
     }
     let (page, starts) = if app.page_closed() {
         (closed_page(app, lesson), Vec::new())
     } else if app.on_checkpoint_page() {
-        super::checkpoint::page_with_starts(app, lesson)
+        crate::ui::views::checkpoint::page_with_starts(app, lesson)
     } else {
         match lesson.pages.get(app.reading.page) {
             // Its paragraphs joined: the pane wraps them at its own width.
@@ -317,7 +317,7 @@ fn wrap_hanging(line: &str, width: usize, hang: usize) -> Vec<String> {
         cur.push_str(word);
         if width_of(&cur) > width {
             // Cut in one pass: a word of a megabyte is as many rows, not as many passes.
-            let mut cut = super::fit::pieces(&cur, width, width);
+            let mut cut = crate::ui::views::fit::pieces(&cur, width, width);
             cur = cut.pop().unwrap_or_default();
             rows.extend(cut);
         }
@@ -346,10 +346,13 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let terms = app.page_terms();
     // The title gives way to the mark of new words where both do not fit.
     let words = terms_mark(terms, area.width as usize / 2);
-    let room = (area.width as usize).saturating_sub(2 + super::fit::width(&words));
-    let title = match super::fit::width(&title) <= room {
+    let room = (area.width as usize).saturating_sub(2 + crate::ui::views::fit::width(&words));
+    let title = match crate::ui::views::fit::width(&title) <= room {
         true => title,
-        false => format!("{} ", super::fit::shorten(&title, room.saturating_sub(1))),
+        false => format!(
+            "{} ",
+            crate::ui::views::fit::shorten(&title, room.saturating_sub(1))
+        ),
     };
     let mut block = Block::default()
         .borders(Borders::ALL)
@@ -463,7 +466,7 @@ fn terms_mark(terms: &[&crate::course::glossary::Term], max: usize) -> String {
     }
     let names: Vec<&str> = terms.iter().map(|t| t.term).collect();
     let full = format!(" w: {} ", names.join(", "));
-    if super::fit::width(&full) <= max {
+    if crate::ui::views::fit::width(&full) <= max {
         return full;
     }
     match terms.len() {

@@ -1,17 +1,17 @@
 //! The whole screen for one frame: lesson list, header, prose, variant columns, status and
 //! keys. Borrows the state; owns nothing.
 
-use super::fit::{self, Part};
-use super::theme::Theme;
-use super::{
-    cards, chart, code, detail, diff, footprint, heatmap, knobs, list, loading, memcheck, overlays,
-    prose,
-};
 use crate::model::Lesson;
 use crate::model::results::Source;
 use crate::ui::app::App;
-use crate::ui::memcheck::MemcheckState;
-use crate::ui::view::Overlay;
+use crate::ui::state::memcheck::MemcheckState;
+use crate::ui::state::view::Overlay;
+use crate::ui::views::fit::{self, Part};
+use crate::ui::views::theme::Theme;
+use crate::ui::views::{
+    cards, chart, code, detail, diff, footprint, heatmap, knobs, list, loading, memcheck, overlays,
+    prose,
+};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -163,8 +163,11 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
             .then(|| app.recorded_beside_any());
         let mut s = vec![match beside.flatten() {
             // Two sources on screen: each named, the interpreter's first as it is in front.
-            Some(rec) => format!("CPU interpreter · times {}", super::source_words(app, rec)),
-            None => super::source_words(app, r),
+            Some(rec) => format!(
+                "CPU interpreter · times {}",
+                crate::ui::views::source_words(app, rec)
+            ),
+            None => crate::ui::views::source_words(app, r),
         }];
         if r.source != Source::Live && r.compile == Some(Source::Live) {
             s.push("compile reports live".into());
@@ -317,7 +320,7 @@ fn plain_status(app: &App) -> String {
         return match (&x.checking, &app.message, app.ex_report()) {
             (Some(stage), _, _) => format!("checking {} · {stage}", x.ex.id),
             (None, Some(m), _) => m.clone(),
-            (None, None, Some(r)) => crate::ui::exercise::verdict(r),
+            (None, None, Some(r)) => crate::ui::state::exercise::verdict(r),
             (None, None, None) => String::new(),
         };
     }

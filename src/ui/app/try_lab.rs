@@ -1,41 +1,14 @@
-//! A tried kernel in the lab (`gpulab try`): its lesson, made in memory from the files'
-//! headers, is the lab's only lesson, with the columns, code view, heatmaps and races of
-//! any. It runs as soon as the worker has said what this machine has (live on a GPU, else
-//! on the CPU interpreter), and again on every save of one of its files, as an exercise is
-//! checked again: the files are read again, so a changed header counts too. `r` runs it
-//! now, `e` opens the focused variant's file in the learner's editor. Its progress lives as
-//! long as the lab, never written.
+//! `gpulab try` in the lab: the tried kernel remade and run again.
 
-use super::app::App;
-use super::event::{CpuSize, Job};
-use crate::course::tried::lesson::{self as try_lesson, Tried, TrySpec};
+use super::App;
+use crate::course::tried::lesson::{self as try_lesson, Tried};
 use crate::model::protocol::{PIP_HINT, RunOptions};
 use crate::session::progress::Progress;
 use crate::session::source::{self, Ask, Subject};
 use crate::session::try_run;
+use crate::ui::event::{CpuSize, Job};
+use crate::ui::state::try_lab::*;
 use std::path::{Path, PathBuf};
-
-/// The try on screen: what it was made from, and the lesson it made.
-#[derive(Debug, Clone)]
-pub struct TryLab {
-    pub spec: TrySpec,
-    pub tried: Tried,
-    /// Run on the CPU interpreter even where there is a GPU (`--cpu`).
-    pub cpu: bool,
-    /// A file was saved during a run: make the lesson again and run once this one is over.
-    pub again: bool,
-}
-
-impl TryLab {
-    pub fn new(spec: TrySpec, tried: Tried, cpu: bool) -> TryLab {
-        TryLab {
-            spec,
-            tried,
-            cpu,
-            again: false,
-        }
-    }
-}
 
 impl App {
     /// The lab on a try: its one lesson, its figures shown as they come, its files
@@ -53,7 +26,7 @@ impl App {
     }
 
     /// `r` on a try: run it now where it can run, as the try's plan says.
-    pub(super) fn start_try_run(&mut self) {
+    pub(in crate::ui) fn start_try_run(&mut self) {
         if self.tried.is_none() {
             return;
         }
@@ -94,7 +67,7 @@ impl App {
     }
 
     /// The worker has said what this machine has: the try's first run.
-    pub(super) fn try_ready(&mut self) {
+    pub(in crate::ui) fn try_ready(&mut self) {
         if self.tried.is_some() {
             self.start_try_run();
         }
@@ -102,7 +75,7 @@ impl App {
 
     /// A save of `path`: the lesson made again from the files as they are now, and run
     /// (once the run going is over).
-    pub(super) fn try_saved(&mut self, path: &Path) {
+    pub(in crate::ui) fn try_saved(&mut self, path: &Path) {
         let Some(lab) = self.tried.as_mut() else {
             return;
         };
@@ -119,7 +92,7 @@ impl App {
 
     /// A run of the try is over: its result as the try's reference has it, and the run a
     /// save asked for meanwhile.
-    pub(super) fn try_finished(&mut self, lesson: &str, was_run: bool) {
+    pub(in crate::ui) fn try_finished(&mut self, lesson: &str, was_run: bool) {
         let Some(lab) = self.tried.as_mut() else {
             return;
         };
@@ -150,7 +123,7 @@ impl App {
 
     /// The try's lesson made again: it takes the old one's place and runs; a problem (a
     /// header broken mid-edit) is said, and the lesson as it was stays.
-    pub(super) fn try_remade(&mut self, remade: Result<Box<Tried>, (String, usize)>) {
+    pub(in crate::ui) fn try_remade(&mut self, remade: Result<Box<Tried>, (String, usize)>) {
         let Some(lab) = self.tried.as_mut() else {
             return;
         };
@@ -184,7 +157,7 @@ impl App {
     }
 
     /// `e` on a try: the focused variant's file in the learner's editor.
-    pub(super) fn edit_try(&mut self) {
+    pub(in crate::ui) fn edit_try(&mut self) {
         let Some(v) = self
             .lesson()
             .and_then(|l| l.variants.get(self.view.variant))

@@ -1,8 +1,8 @@
 //! The thread that writes progress, so the UI thread never waits on the disk. It only
 //! sends: a failure goes back to the UI thread in words.
 
-use super::event::UiEvent;
 use crate::session::progress::Progress;
+use crate::ui::event::UiEvent;
 use std::sync::mpsc::{Sender, channel};
 use std::thread::JoinHandle;
 

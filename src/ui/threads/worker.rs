@@ -1,7 +1,6 @@
 //! The thread that owns the worker client: takes jobs from the UI, sends back every reply.
 //! It only sends; the UI thread owns the state.
 
-use super::event::{CheckJob, CpuSize, Job, UiEvent, WorkerEvent};
 use crate::model::Lesson;
 use crate::model::protocol::{Request, RunOptions};
 use crate::session::client::{self, MemcheckError, MemcheckReport, WorkerClient, WorkerFailure};
@@ -10,6 +9,7 @@ use crate::session::exercise::lesson::Yours;
 use crate::session::exercise::report::{CheckReport, Target};
 use crate::session::fold;
 use crate::session::source::{self, Ask, Plan};
+use crate::ui::event::{CheckJob, CpuSize, Job, UiEvent, WorkerEvent};
 use std::path::Path;
 use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
@@ -22,7 +22,7 @@ pub fn spawn(ui: Sender<UiEvent>, device: u32) -> Sender<Job> {
 /// serves watching and saving at once.
 pub fn spawn_with(ui: Sender<UiEvent>, device: u32, mut client: WorkerClient) -> Sender<Job> {
     let (tx, rx) = channel::<Job>();
-    let front = super::watcher::dispatch(ui.clone(), tx);
+    let front = crate::ui::threads::watcher::dispatch(ui.clone(), tx);
     std::thread::spawn(move || {
         let ready = fold::hello(&mut client, device);
         // Only a GPU can fault, so only then is the sanitizer worth looking for.
@@ -91,7 +91,7 @@ fn serve(client: &mut WorkerClient, ui: &Sender<UiEvent>, job: Job, device: u32)
             root,
             device,
         } => {
-            let sized = super::loading::on_device(&root, lessons, &device);
+            let sized = crate::ui::state::loading::on_device(&root, lessons, &device);
             return ui.send(UiEvent::Worker(WorkerEvent::Sized(sized))).is_ok();
         }
         // Served by the dispatcher; nothing for the worker.

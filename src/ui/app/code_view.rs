@@ -1,40 +1,16 @@
-//! The code view's state: which panes it shows (the source, the SASS the GPU runs, or
-//! both), the SASS listings asked of the worker, and the variant a diff compares with.
+//! The code view's keys and requests: panes, SASS asked of the worker.
 
-use super::app::App;
-use super::event::Job;
-use super::view::Overlay;
-use crate::analysis::sass::{self, Listing};
+use super::App;
+use crate::analysis::sass::{self};
 use crate::model::target::{Gpus, Target, target};
 use crate::session::client::NoListing;
-use std::collections::HashMap;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Panes {
-    #[default]
-    Source,
-    Sass,
-    Both,
-}
-
-/// A variant's SASS, as far as it has come.
-#[derive(Debug, Clone, PartialEq)]
-pub enum SassState {
-    Asked,
-    Ready(Listing),
-    Failed(String),
-}
-
-#[derive(Debug, Default)]
-pub struct CodeState {
-    pub panes: Panes,
-    /// By (lesson id, variant name).
-    pub listings: HashMap<(String, String), SassState>,
-}
+use crate::ui::event::Job;
+use crate::ui::state::code_view::*;
+use crate::ui::state::view::Overlay;
 
 impl App {
     /// `c`: the focused variant's code, its SASS asked for.
-    pub(super) fn open_code(&mut self) {
+    pub(in crate::ui) fn open_code(&mut self) {
         if let Some(words) = self.copy_has_no_code(self.view.variant) {
             self.message = Some(words);
             return;
@@ -54,7 +30,7 @@ impl App {
     }
 
     /// `s` in the code view: source, then SASS, then both side by side.
-    pub(super) fn cycle_panes(&mut self) {
+    pub(in crate::ui) fn cycle_panes(&mut self) {
         self.view.code.panes = match self.view.code.panes {
             Panes::Source => Panes::Sass,
             Panes::Sass => Panes::Both,
@@ -67,7 +43,7 @@ impl App {
     }
 
     /// `d`: the focused variant against its neighbour, both listings asked for.
-    pub(super) fn open_diff(&mut self) {
+    pub(in crate::ui) fn open_diff(&mut self) {
         let Some(other) = self.diff_partner() else {
             self.message = Some("a diff needs a second variant".into());
             return;
@@ -78,7 +54,7 @@ impl App {
     }
 
     /// Another variant came into focus under the code or diff view: its SASS asked for.
-    pub(super) fn ask_for_overlay(&mut self) {
+    pub(in crate::ui) fn ask_for_overlay(&mut self) {
         match self.view.overlay {
             Overlay::Code => {
                 if self.view.code.panes != Panes::Source {
@@ -182,7 +158,7 @@ impl App {
     }
 
     /// The worker's listing of a variant: the kernel's own instructions kept.
-    pub(super) fn on_sass(
+    pub(in crate::ui) fn on_sass(
         &mut self,
         lesson: String,
         variant: String,

@@ -2,8 +2,8 @@
 //! learner's file for saves (`session::watch`, as `gpulab ex watch`), and writing the
 //! exercise progress. A save is one `UiEvent::Saved`; the lab decides what to run.
 
-use super::event::{Job, UiEvent};
 use crate::session::watch::FileWatch;
+use crate::ui::event::{Job, UiEvent};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender, TryRecvError, channel};
 

@@ -1,50 +1,11 @@
-//! Where the learner is in the course: the lesson on screen, its page, the checkpoint
-//! answers and the progress they make (pages read, lessons finished, figures revealed).
+//! Moving through the course: lessons, pages, checkpoint answers.
 
-use super::app::App;
-use crate::course::Broken;
-use crate::course::bundle::CourseRoot;
+use super::App;
 use crate::course::glossary::Term;
-use crate::model::Lesson;
-use crate::session::progress::Progress;
-use std::collections::HashMap;
-
-/// Where the learner is in the course: the lessons, the one on screen, its page and how far
-/// it is scrolled, the checkpoint answers, and the progress kept on disk.
-pub struct Reading {
-    pub lessons: Vec<Lesson>,
-    pub selected: usize,
-    pub page: usize,
-    /// The first prose row on screen, as asked; the pane clamps it to the page.
-    pub prose_scroll: usize,
-    /// On the checkpoint page, keep the question being asked in view (until the learner
-    /// scrolls away from it).
-    pub follow_question: bool,
-    /// The checkpoint question just answered: while the page follows, its explanation
-    /// is kept in view.
-    pub feedback: Option<usize>,
-    /// A hint just given or a solution just opened, to bring into view (until the learner
-    /// scrolls).
-    pub show_new: bool,
-    /// The glossary's terms by the page of the course that uses each first:
-    /// (lesson index, page) and its terms. Made when the lessons are.
-    pub terms: Vec<((usize, usize), Vec<&'static Term>)>,
-    /// Checkpoint answers, as saved in the progress: (lesson id, question) -> choice.
-    pub answers: HashMap<(String, usize), usize>,
-    pub progress: Progress,
-    /// Progress changed and should be written; the event loop hands it to a writer thread
-    /// so the UI thread never waits on the disk.
-    pub save_requested: bool,
-    /// The course, to read a lesson again at other sizes (an exercise's, the CPU's).
-    pub course_root: CourseRoot,
-    /// The lesson files that do not load, each in `lessons` as a stand-in of one page
-    /// that says why (`loading::stand_in`), with the same `file`.
-    pub broken: Vec<Broken>,
-}
 
 impl App {
     /// Answer the first unanswered checkpoint question with choice `c`.
-    pub(super) fn answer(&mut self, c: usize) {
+    pub(in crate::ui) fn answer(&mut self, c: usize) {
         let Some(l) = self.lesson() else { return };
         let id = l.id.clone();
         let next =
@@ -58,12 +19,12 @@ impl App {
         }
     }
 
-    pub(super) fn save_progress(&mut self) {
+    pub(in crate::ui) fn save_progress(&mut self) {
         // A try's lesson lives as long as this lab: nothing of it is kept.
         self.reading.save_requested = self.tried.is_none();
     }
 
-    pub(super) fn select_lesson(&mut self, idx: usize) {
+    pub(in crate::ui) fn select_lesson(&mut self, idx: usize) {
         if idx < self.reading.lessons.len() && idx != self.reading.selected {
             self.reading.selected = idx;
             self.reading.page = 0;
@@ -134,7 +95,7 @@ impl App {
             .map_or(&[], |(_, ts)| ts.as_slice())
     }
 
-    pub(super) fn reveal(&mut self) {
+    pub(in crate::ui) fn reveal(&mut self) {
         if let Some(id) = self.lesson().map(|l| l.id.clone()) {
             self.reveal_lesson(&id);
         }
@@ -143,7 +104,7 @@ impl App {
     /// Reveal lesson `id`'s figures, whichever lesson is on screen: a queued `r` is
     /// answered after the learner has moved on, and must not give away the page they are
     /// on now.
-    pub(super) fn reveal_lesson(&mut self, id: &str) {
+    pub(in crate::ui) fn reveal_lesson(&mut self, id: &str) {
         self.reading.progress.mark_revealed(id);
         self.save_progress();
     }

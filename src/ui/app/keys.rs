@@ -1,7 +1,7 @@
 //! What each key does: to the pop-up when one is open, else to the lesson screen.
 
-use super::app::App;
-use super::view::Overlay;
+use crate::ui::app::App;
+use crate::ui::state::view::Overlay;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// What a number key says when the question it would answer was not on screen.
@@ -249,7 +249,7 @@ impl App {
 
     /// Show the lesson list, or hide it, whatever the width.
     fn toggle_list(&mut self) {
-        let shown = super::views::prose::areas(self, self.view.viewport)
+        let shown = crate::ui::views::prose::areas(self, self.view.viewport)
             .list
             .width
             > 0;

@@ -1,75 +1,13 @@
-//! What the runs have measured and the run in flight: `r` asks the plan where figures come
-//! from (live on the GPU, on the CPU interpreter, or none: the recording stays). A run on
-//! the CPU interpreter is kept beside the recording, never in its place: the columns show
-//! the interpreter's figures with the recording's times beside them, or the recording
-//! alone (`s` switches), and each figure says which it is.
+//! Runs asked of the worker and their results folded in.
 
-use super::app::App;
-use super::event::{CpuSize, Job};
+use super::App;
 use crate::model::Lesson;
 use crate::model::protocol::{PIP_HINT, RunOptions};
 use crate::model::results::{LessonResult, Source, VariantResult};
-use crate::session::fold::{self, Capabilities, Fold};
+use crate::session::fold::{self};
 use crate::session::source::{self, Ask, Plan, Subject};
-use std::collections::HashMap;
-
-/// The live run in flight, as the status line and its column show it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Running {
-    pub lesson: String,
-    pub variant: String,
-    pub stage: String,
-    /// On the CPU interpreter: its replies fill `Runs::interpreted`, not `Runs::results`.
-    pub on_cpu: bool,
-}
-
-/// Which figures the columns show on a lesson the CPU interpreter ran.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Front {
-    /// The interpreter's (correctness, traces, compile reports), the recording's times
-    /// beside them, each labelled.
-    #[default]
-    Interpreted,
-    /// The recording's alone, as before the run.
-    Recorded,
-}
-
-/// What the runs have measured, and what is running.
-pub struct Runs {
-    /// What each lesson shows from a GPU: the recording's figures (with compile reports
-    /// made here) until a live run replaces them.
-    pub results: HashMap<String, LessonResult>,
-    /// Each lesson's last run on the CPU interpreter, kept beside `results`.
-    pub interpreted: HashMap<String, LessonResult>,
-    /// Which of the two the columns show where a lesson has both (`s` switches).
-    pub front: Front,
-    pub caps: Option<Capabilities>,
-    /// What the worker found, held back while the lessons are read again at its GPU's
-    /// sizes (`Job::Size`): until they are in, nothing runs on lessons of another size.
-    pub sizing: Option<Capabilities>,
-    pub running: Option<Running>,
-    /// The fold of each request in flight, by lesson id.
-    pub folds: HashMap<String, Fold>,
-    /// Lessons whose compile reports were asked for and are not in yet: their request ends
-    /// before any run of theirs queued after it, and is not that run's end.
-    pub compiling: std::collections::HashSet<String>,
-    pub looping: bool,
-    /// Where compute-sanitizer is, once the worker has said.
-    pub sanitizer: Option<std::path::PathBuf>,
-    /// The last memcheck rerun (`m`).
-    pub memcheck: Option<super::memcheck::Memcheck>,
-    /// The knobs turned, their figures, and the knob run in flight.
-    pub knobs: super::knobs::KnobBench,
-    /// `C`: the next runs flush the L2 before every timed launch (a cold cache).
-    pub cold_l2: bool,
-    /// A lesson whose `r` came while another lesson's run was going: it runs next.
-    pub queued: Option<String>,
-    /// The GPU the lab's worker opens, by its number (`--device`, `GPULAB_DEVICE`).
-    pub device: u32,
-}
-
-/// What a second `r` on the lesson that runs says; the run's end takes it away.
-pub(super) const ALREADY_GOING: &str = "a run is already going; it shows as it is measured";
+use crate::ui::event::{CpuSize, Job};
+use crate::ui::state::runs::*;
 
 impl App {
     /// Ask for a live run of the current lesson (or explain why there is none).
@@ -104,7 +42,7 @@ impl App {
     }
 
     /// The run of a lesson whose `r` waited for another's run to end.
-    pub(super) fn run_queued(&mut self) {
+    pub(in crate::ui) fn run_queued(&mut self) {
         let Some(id) = self.runs.queued.take() else {
             return;
         };
@@ -145,7 +83,7 @@ impl App {
     /// other plan runs nothing): its blank result where its figures go (a live run's in
     /// place of what was shown, the interpreter's beside the recording, and in front), the
     /// run in flight, and the job that sends it.
-    pub(super) fn start_planned(
+    pub(in crate::ui) fn start_planned(
         &mut self,
         plan: Plan,
         lesson: Box<Lesson>,
@@ -197,7 +135,7 @@ impl App {
 
     /// Where `r` on `lesson` gets its figures; None until the worker has said what this
     /// machine has.
-    pub(super) fn run_plan(&self, lesson: &Lesson) -> Option<Plan> {
+    pub(in crate::ui) fn run_plan(&self, lesson: &Lesson) -> Option<Plan> {
         let caps = self.runs.caps.as_ref()?;
         let shown = self.runs.results.get(&lesson.id)?;
         let of = Subject::Lesson {
@@ -255,7 +193,7 @@ impl App {
     /// Start a run on the CPU interpreter, as the plan says when this machine has NVRTC
     /// and no GPU and the lesson gives a CPU size. The lesson is read at that size on the
     /// worker thread, not here. Its figures go beside the recording's.
-    pub(super) fn start_cpu_run(&mut self, lesson: &Lesson) {
+    pub(in crate::ui) fn start_cpu_run(&mut self, lesson: &Lesson) {
         let cpu_size = CpuSize::Read(self.reading.course_root.clone());
         let lesson = Box::new(lesson.clone());
         self.start_planned(Plan::Interpreted, lesson, RunOptions::default(), cpu_size);
@@ -263,7 +201,7 @@ impl App {
 
     /// `l` where only a GPU can loop: the interpreter's figures are the same on every run
     /// and the recording's never change, so `r` runs once (or says why it cannot).
-    pub(super) fn once_instead_of_loop(&mut self) -> bool {
+    pub(in crate::ui) fn once_instead_of_loop(&mut self) -> bool {
         let Some(lesson) = self.lesson().cloned() else {
             return true;
         };
@@ -335,7 +273,7 @@ impl App {
     }
 
     /// `s`: the interpreter's figures (with the recording's times) or the recording's alone.
-    pub(super) fn switch_source(&mut self) {
+    pub(in crate::ui) fn switch_source(&mut self) {
         let Some(id) = self.lesson().map(|l| l.id.clone()) else {
             return;
         };
@@ -372,7 +310,7 @@ impl App {
 
     /// What `r` does on this machine, in the words of the status line: measure on its GPU,
     /// run on the CPU interpreter, or neither (and what would let it).
-    pub(super) fn where_r_runs(&self) -> String {
+    pub(in crate::ui) fn where_r_runs(&self) -> String {
         match &self.runs.caps {
             Some(c) if c.device.is_some() => "r measures it on this GPU".into(),
             Some(c) if c.nvrtc.is_some() => "r runs it on the CPU interpreter".into(),
@@ -383,7 +321,7 @@ impl App {
 
     /// `v`: the recorded figures, shown; where the interpreter's were in front, the
     /// recording's take their place (`s` brings them back).
-    pub(super) fn show_recorded(&mut self) {
+    pub(in crate::ui) fn show_recorded(&mut self) {
         self.reveal();
         let ran = self
             .lesson()
@@ -395,7 +333,7 @@ impl App {
 
     /// The result a reply of `lesson`'s request fills: the interpreter's during a run on
     /// it (once the compile asked before it is in), else the lesson's.
-    pub(super) fn fold_target(&mut self, lesson: &str) -> Option<&mut LessonResult> {
+    pub(in crate::ui) fn fold_target(&mut self, lesson: &str) -> Option<&mut LessonResult> {
         let on_cpu = !self.runs.compiling.contains(lesson)
             && (self.runs.running.as_ref()).is_some_and(|r| r.lesson == lesson && r.on_cpu);
         match on_cpu {

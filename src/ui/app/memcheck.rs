@@ -1,29 +1,11 @@
-//! Finding the line that faulted: when a variant was lost to a CUDA error and the toolkit
-//! has compute-sanitizer, `m` reruns that one variant under its memcheck on the worker
-//! thread (minutes), the screen says it is going, and its pop-up shows the source lines the
-//! sanitizer names.
+//! The memcheck rerun asked for and its findings shown.
 
-use super::app::App;
-use super::event::Job;
-use super::view::Overlay;
+use super::App;
 use crate::model::results::Failure;
 use crate::session::client::{MemcheckError, MemcheckReport};
-
-/// The memcheck rerun of one variant: going, or what came of it.
-#[derive(Debug)]
-pub struct Memcheck {
-    pub lesson: String,
-    pub variant: String,
-    pub state: MemcheckState,
-}
-
-#[derive(Debug)]
-pub enum MemcheckState {
-    /// Seconds since it started, as the last tick said.
-    Running(u64),
-    Found(MemcheckReport),
-    Failed(MemcheckError),
-}
+use crate::ui::event::Job;
+use crate::ui::state::memcheck::*;
+use crate::ui::state::view::Overlay;
 
 impl App {
     /// The focused variant, when memcheck can be offered for it: lost to a CUDA error, on a
@@ -49,7 +31,7 @@ impl App {
 
     /// Whether `m` should show the rerun already there: one going, or one done for the
     /// focused variant (a new run of the lesson forgets it).
-    pub(super) fn memcheck_shown_for_focus(&self) -> bool {
+    pub(in crate::ui) fn memcheck_shown_for_focus(&self) -> bool {
         let focus = self
             .result()
             .and_then(|r| r.variants.get(self.view.variant));
@@ -61,7 +43,7 @@ impl App {
     }
 
     /// `m`: rerun the focused variant under memcheck, or say why not.
-    pub(super) fn start_memcheck(&mut self) {
+    pub(in crate::ui) fn start_memcheck(&mut self) {
         // Why there is nothing to rerun comes before whether the worker is free for it.
         let (Some(variant), Some(sanitizer), Some(lesson)) = (
             self.memcheck_offer().map(str::to_string),
@@ -96,7 +78,7 @@ impl App {
         }
     }
 
-    pub(super) fn on_memcheck_tick(&mut self, seconds: u64) {
+    pub(in crate::ui) fn on_memcheck_tick(&mut self, seconds: u64) {
         if let Some(m) = self.runs.memcheck.as_mut()
             && let MemcheckState::Running(s) = &mut m.state
         {
@@ -104,7 +86,7 @@ impl App {
         }
     }
 
-    pub(super) fn on_memchecked(
+    pub(in crate::ui) fn on_memchecked(
         &mut self,
         lesson: String,
         variant: String,

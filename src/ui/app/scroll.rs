@@ -1,16 +1,16 @@
 //! Scrolling: the prose pane by keys and the wheel, pages turned where the text ends, and
 //! the code pop-up kept within its text. Each works on what the last frame showed.
 
-use super::app::App;
-use super::view::Overlay;
-use super::views::{code, detail, overlays, prose};
+use crate::ui::app::App;
+use crate::ui::state::view::Overlay;
+use crate::ui::views::{code, detail, overlays, prose};
 
 /// Rows the wheel moves per notch.
 const WHEEL: isize = 3;
 
 impl App {
     /// Show page `p` from its top; on the checkpoint that is the question being asked.
-    pub(super) fn go_to_page(&mut self, p: usize) {
+    pub(in crate::ui) fn go_to_page(&mut self, p: usize) {
         if p < self.page_count() && p != self.reading.page {
             self.reading.page = p;
             self.reading.prose_scroll = 0;
@@ -23,7 +23,7 @@ impl App {
 
     /// Scroll the prose by `rows` (negative: up); the learner now steers, not the
     /// checkpoint.
-    pub(super) fn scroll_prose(&mut self, rows: isize) {
+    pub(in crate::ui) fn scroll_prose(&mut self, rows: isize) {
         let Some(v) = prose::view(self, self.view.viewport) else {
             return;
         };
@@ -33,7 +33,7 @@ impl App {
     }
 
     /// A screenful further, or the next page once the end of this one is on screen.
-    pub(super) fn page_down(&mut self) {
+    pub(in crate::ui) fn page_down(&mut self) {
         match prose::view(self, self.view.viewport) {
             Some(v) if v.more_below() => {
                 self.scroll_prose(v.height.saturating_sub(1).max(1) as isize)
@@ -43,7 +43,7 @@ impl App {
     }
 
     /// A screenful back, or the previous page (from its top) once this one's top is shown.
-    pub(super) fn page_up(&mut self) {
+    pub(in crate::ui) fn page_up(&mut self) {
         match prose::view(self, self.view.viewport) {
             Some(v) if v.offset > 0 => {
                 self.scroll_prose(-(v.height.saturating_sub(1).max(1) as isize))
@@ -53,7 +53,7 @@ impl App {
     }
 
     /// The wheel scrolls what is in front: the code pop-up, else the prose.
-    pub(super) fn wheel(&mut self, down: bool) {
+    pub(in crate::ui) fn wheel(&mut self, down: bool) {
         let rows = if down { WHEEL } else { -WHEEL };
         match self.view.overlay {
             Overlay::None => self.scroll_prose(rows),
@@ -66,7 +66,7 @@ impl App {
 
     /// Scroll the pop-up in front: the help, the glossary, the detail or the code, each
     /// never past its last row.
-    pub(super) fn scroll_overlay(&mut self, rows: isize) {
+    pub(in crate::ui) fn scroll_overlay(&mut self, rows: isize) {
         let main = prose::areas(self, self.view.viewport).popup;
         let step = |now: u16, max: usize| {
             (now as usize).min(max).saturating_add_signed(rows).min(max) as u16
@@ -89,14 +89,14 @@ impl App {
     }
 
     /// The glossary, scrolled to `term` where one is named.
-    pub(super) fn open_glossary(&mut self, term: Option<&str>) {
+    pub(in crate::ui) fn open_glossary(&mut self, term: Option<&str>) {
         let main = prose::areas(self, self.view.viewport).popup;
         self.view.overlay = Overlay::Glossary;
         self.view.scrolls.glossary = term.map_or(0, |t| overlays::glossary_row(self, main, t));
     }
 
     /// The code sideways by `cols` (negative: back), never past its widest line.
-    pub(super) fn scroll_code_sideways(&mut self, cols: isize) {
+    pub(in crate::ui) fn scroll_code_sideways(&mut self, cols: isize) {
         let main = prose::areas(self, self.view.viewport).popup;
         let max = code::code_max_x(self, main);
         let now = (self.view.scrolls.code_x as usize).min(max);
@@ -104,7 +104,7 @@ impl App {
     }
 
     /// Scroll the code, never past its last line.
-    pub(super) fn scroll_code(&mut self, rows: isize) {
+    pub(in crate::ui) fn scroll_code(&mut self, rows: isize) {
         let main = prose::areas(self, self.view.viewport).popup;
         if std::mem::take(&mut self.view.scrolls.code_at_worst) {
             self.view.code_scroll = code::opening_scroll(self, main);
@@ -116,7 +116,7 @@ impl App {
 
     /// Whether the checkpoint question being asked is on screen, so a number key answers
     /// the question the learner reads. Before the first frame nothing is hidden.
-    pub(super) fn question_on_screen(&self) -> bool {
+    pub(in crate::ui) fn question_on_screen(&self) -> bool {
         let Some(l) = self.lesson() else { return false };
         let Some(v) = prose::view(self, self.view.viewport) else {
             return true;

@@ -1,19 +1,33 @@
-//! The lab's state. Pure: no terminal, no CUDA, so every key and every worker reply can be
-//! tested; the views borrow it for a frame. Its parts live in files named for them
-//! (`reading`, `runs`, `exercise`, `view`), with the handling of each; a key starts in
-//! `keys.rs`, a worker's reply in `worker_events.rs`.
+//! The lab's state and what the lab does with it. Pure: no terminal, no CUDA, so every key
+//! and every worker reply can be tested; the views borrow it for a frame. Its parts are in
+//! `ui::state`, none of which knows the `App`; what the lab does to them lives here, a file
+//! for each part (`reading`, `runs`, `knobs`, `memcheck`, `exercise`, `code_view`,
+//! `loading`, `try_lab`); a key starts in `keys`, a worker's reply in `worker_events`, a
+//! scroll in `scroll`.
 
-use super::event::Job;
-use super::exercise::Exercises;
-use super::reading::Reading;
-use super::runs::Runs;
-use super::view::{Overlay, View};
+mod code_view;
+mod exercise;
+mod keys;
+mod knobs;
+mod loading;
+mod memcheck;
+mod reading;
+mod runs;
+mod scroll;
+mod try_lab;
+mod worker_events;
+
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::results::LessonResult;
 use crate::session::progress::Progress;
 use crate::session::recording::Recording;
 use crate::session::source;
+use crate::ui::event::Job;
+use crate::ui::state::exercise::Exercises;
+use crate::ui::state::reading::Reading;
+use crate::ui::state::runs::Runs;
+use crate::ui::state::view::{Overlay, View};
 use std::collections::HashMap;
 
 /// The lab's state, in parts: where the learner is in the course (`reading`), what the
@@ -33,9 +47,9 @@ pub struct App {
     /// Jobs for the worker thread; the event loop drains this after each event.
     pub outbox: Vec<Job>,
     /// Set until the course is in, or when it could not be loaded.
-    pub loading: Option<super::loading::Loading>,
+    pub loading: Option<crate::ui::state::loading::Loading>,
     /// The try on screen (`gpulab try`), whose lesson is the lab's only one.
-    pub tried: Option<Box<super::try_lab::TryLab>>,
+    pub tried: Option<Box<crate::ui::state::try_lab::TryLab>>,
 }
 
 impl App {

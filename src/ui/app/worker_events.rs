@@ -2,14 +2,14 @@
 //! folded into its lesson's result, and the end of a request. The folding itself is
 //! `session::fold`, the same the command line uses.
 
-use super::app::App;
-use super::event::{Job, WorkerEvent};
 use crate::model::Lesson;
 use crate::model::protocol::Reply;
 use crate::session::client::WorkerFailure;
 use crate::session::fold::Capabilities;
 use crate::session::queue_news::shown_stage;
 use crate::session::source::{self, Ask, Plan, Subject};
+use crate::ui::app::App;
+use crate::ui::event::{Job, WorkerEvent};
 
 impl App {
     pub fn on_worker(&mut self, ev: WorkerEvent) {
@@ -67,7 +67,7 @@ impl App {
 
     /// Whether `caps`'s GPU sizes some loaded lesson otherwise than it was read; if so, the
     /// job that reads them again is queued.
-    pub(super) fn size_for(&mut self, caps: &Capabilities) -> bool {
+    pub(in crate::ui) fn size_for(&mut self, caps: &Capabilities) -> bool {
         let Some(dev) = &caps.device else {
             return false;
         };
@@ -106,7 +106,7 @@ impl App {
     }
 
     /// The compile jobs `caps` calls for, one a lesson whose reports can be made here.
-    pub(super) fn plan_compiles(&mut self, caps: &Capabilities) {
+    pub(in crate::ui) fn plan_compiles(&mut self, caps: &Capabilities) {
         // A try has no recording for compile reports to sit beside: its run compiles it.
         if self.tried.is_some() {
             return;
@@ -174,7 +174,7 @@ impl App {
         if was_run {
             self.runs.running = None;
             // The run it spoke of is over: the claims' count, or the error, shows.
-            if self.message.as_deref() == Some(super::runs::ALREADY_GOING) {
+            if self.message.as_deref() == Some(crate::ui::state::runs::ALREADY_GOING) {
                 self.message = None;
             }
         }

@@ -48,7 +48,7 @@ pub struct View {
     pub color: bool,
     pub code_scroll: u16,
     /// The code view's panes and the SASS listings asked for.
-    pub code: super::code_view::CodeState,
+    pub code: crate::ui::state::code_view::CodeState,
     /// The help's, the detail's and the glossary's scroll, and the code's sideways.
     pub scrolls: Scrolls,
     /// The lesson list shown or hidden by `L`; None: shown where the screen is wide.

@@ -1,58 +1,17 @@
-//! Turning a knob: the focused variant's define (or register cap) set to its next value,
-//! that setting's recorded figures shown at once, and, where this machine can, the setting
-//! compiled and run again through the worker like any run. Every setting turned to this
-//! session keeps its figures in the knob table.
+//! The knob bench: a knob turned, its runs asked for and folded.
 
-use super::app::App;
-use super::event::{CpuSize, Job};
-use super::runs::Running;
+use super::App;
 use crate::model::protocol::Reply;
-use crate::model::results::{LessonResult, Source, VariantResult};
+use crate::model::results::{LessonResult, Source};
 use crate::model::{Knob, KnobSetting, Lesson};
 use crate::session::client::WorkerFailure;
 use crate::session::fold::{self, Fold};
 use crate::session::knobs;
 use crate::session::queue_news::shown_stage;
 use crate::session::source::{self, Ask, Plan, Subject};
-use std::collections::HashMap;
-
-/// One setting's figures, and where they come from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Figures {
-    pub result: VariantResult,
-    pub source: Source,
-    /// Compile reports made on this machine beside recorded timings.
-    pub compiled_here: bool,
-}
-
-/// A knob setting being compiled or run by the worker.
-#[derive(Debug, Clone)]
-pub struct KnobRun {
-    pub lesson: Lesson,
-    /// The lesson sent (`knobs::knob_lesson`), whose replies fill `result`.
-    pub sent: Lesson,
-    /// The settings it measures, by variant name: the one turned to, and the one the knob
-    /// came from when that has no figures yet.
-    pub settings: Vec<String>,
-    pub result: LessonResult,
-    pub fold: Fold,
-}
-
-/// The knobs' state in the lab.
-#[derive(Debug, Clone, Default)]
-pub struct KnobBench {
-    /// Where each knob stands, by (lesson id, knob index): a setting index.
-    pub at: HashMap<(String, usize), usize>,
-    /// Which of the focused variant's knobs the keys turn, when it has several.
-    pub pick: usize,
-    /// The settings turned to this session, by (lesson id, knob index).
-    pub turned: HashMap<(String, usize), Vec<usize>>,
-    /// Each setting's figures, by (lesson id, setting name).
-    pub figures: HashMap<(String, String), Figures>,
-    pub run: Option<KnobRun>,
-    /// The lesson and variant whose knob table stands in place of the variant columns.
-    pub shown: Option<(String, String)>,
-}
+use crate::ui::event::{CpuSize, Job};
+use crate::ui::state::knobs::*;
+use crate::ui::state::runs::Running;
 
 impl App {
     /// The knob the keys turn on the lesson screen: one of the focused variant's.
@@ -88,7 +47,7 @@ impl App {
     }
 
     /// `+` (up) or `-`: the focused variant's knob to its next value.
-    pub(super) fn turn_knob(&mut self, up: bool) {
+    pub(in crate::ui) fn turn_knob(&mut self, up: bool) {
         let Some((lesson, k)) = self.focused_knob().map(|(l, k)| (l.clone(), k)) else {
             self.message = Some(no_knob_words(self));
             return;
@@ -142,7 +101,7 @@ impl App {
     }
 
     /// `o`: the focused variant's knob table, or back to the columns.
-    pub(super) fn toggle_knob_table(&mut self) {
+    pub(in crate::ui) fn toggle_knob_table(&mut self) {
         let shown = self.knob_table_shown();
         let focus = self
             .focused_knob()
@@ -151,7 +110,7 @@ impl App {
     }
 
     /// `*`: the next of the focused variant's knobs, when it has several.
-    pub(super) fn next_knob(&mut self) {
+    pub(in crate::ui) fn next_knob(&mut self) {
         let n = self.focused_knobs().map_or(0, |(_, mine)| mine.len());
         self.runs.knobs.pick = if n == 0 {
             0
@@ -275,7 +234,7 @@ impl App {
     }
 
     /// Whether `lesson` is the id of the knob run in flight.
-    pub(super) fn is_knob_run(&self, lesson: &str) -> bool {
+    pub(in crate::ui) fn is_knob_run(&self, lesson: &str) -> bool {
         self.runs
             .knobs
             .run
@@ -283,7 +242,7 @@ impl App {
             .is_some_and(|r| r.sent.id == lesson)
     }
 
-    pub(super) fn knob_reply(&mut self, reply: &Reply) {
+    pub(in crate::ui) fn knob_reply(&mut self, reply: &Reply) {
         if let (Some((_, stage)), Some(r)) = (shown_stage(reply), self.runs.running.as_mut()) {
             r.stage = stage;
         }
@@ -293,7 +252,7 @@ impl App {
     }
 
     /// The knob run is over: its setting's figures join the table, a failure is said.
-    pub(super) fn knob_finished(&mut self, outcome: Result<(), WorkerFailure>) {
+    pub(in crate::ui) fn knob_finished(&mut self, outcome: Result<(), WorkerFailure>) {
         let Some(run) = self.runs.knobs.run.take() else {
             return;
         };

@@ -2,17 +2,13 @@
 //! nothing read), draws "loading N lessons…", and a thread of its own loads and checks them
 //! and sends the course as one event. A large pack costs time, never a blank screen.
 
-use super::app::App;
-use super::event::UiEvent;
 use crate::course::Broken;
 use crate::course::bundle::CourseRoot;
 use crate::model::builder::LessonBuilder;
 use crate::model::results::DeviceInfo;
 use crate::model::{Lesson, Topic};
-use crate::session::progress::Progress;
 use crate::session::recording::{self, Recording};
 use crate::session::source;
-use std::sync::mpsc::Sender;
 use thiserror::Error;
 
 /// What the lab needs once the lessons are in.
@@ -113,62 +109,4 @@ pub fn on_device(root: &CourseRoot, lessons: Vec<Lesson>, device: &DeviceInfo) -
             _ => l,
         })
         .collect()
-}
-
-/// Run `loader` on a thread of its own and send what it gives, once.
-pub fn spawn<F>(ui: Sender<UiEvent>, loader: F)
-where
-    F: FnOnce() -> Result<Course, LoadFailure> + Send + 'static,
-{
-    std::thread::spawn(move || {
-        let _ = ui.send(UiEvent::Loaded(loader()));
-    });
-}
-
-impl App {
-    /// The lab before its course is in: it says how many lessons are coming, and `q` works.
-    pub fn loading(count: usize, progress: Progress) -> App {
-        let mut app = App::new(Vec::new(), None, progress);
-        app.loading = Some(Loading::Pending(count));
-        app
-    }
-
-    /// The course is in: the lab opens at the first unfinished lesson, as if it had been
-    /// there from the start; a GPU found meanwhile gets its compile jobs now.
-    pub(super) fn on_loaded(&mut self, loaded: Result<Course, LoadFailure>) {
-        match loaded {
-            Ok(course) => {
-                let fresh = App::new(
-                    course.lessons,
-                    course.recording,
-                    self.reading.progress.clone(),
-                );
-                self.reading.lessons = fresh.reading.lessons;
-                self.reading.terms = fresh.reading.terms;
-                self.reading.selected = fresh.reading.selected;
-                self.runs.results = fresh.runs.results;
-                // A stand-in has no figures, even where a recording has its lesson's.
-                for l in &self.reading.lessons {
-                    if course.broken.iter().any(|b| b.file == l.file) {
-                        self.runs.results.remove(&l.id);
-                    }
-                }
-                self.reading.broken = course.broken;
-                self.reading.answers = fresh.reading.answers;
-                self.loading = None;
-                self.note_seen();
-                // The course came after the worker's answer: read at the recording's sizes,
-                // its lessons wait for this GPU's before anything runs on them.
-                if let Some(caps) = self.runs.caps.take() {
-                    if self.size_for(&caps) {
-                        self.runs.sizing = Some(caps);
-                    } else {
-                        self.plan_compiles(&caps);
-                        self.runs.caps = Some(caps);
-                    }
-                }
-            }
-            Err(f) => self.loading = Some(Loading::Failed(f)),
-        }
-    }
 }
