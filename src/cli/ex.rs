@@ -169,7 +169,7 @@ fn prose(text: &str) -> String {
     let width = super::text_width();
     let mut out = String::new();
     for line in crate::course::prose::reflow(text).lines() {
-        for row in crate::ui::views::prose::wrap(line, width) {
+        for row in crate::ui::views::page::wrap(line, width) {
             out.push_str(row.trim_end());
             out.push('\n');
         }

@@ -7,7 +7,7 @@ use crate::model::exercise::Exercise;
 use crate::session::exercise::progress::{ExerciseBook, ExerciseProgress};
 use crate::session::exercise::report::{CheckReport, Mark};
 use crate::session::workspace::Workspace;
-use crate::ui::views::prose::wrap;
+use crate::ui::views::page::wrap;
 use anyhow::Result;
 use std::fmt::Write;
 

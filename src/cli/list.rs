@@ -86,7 +86,7 @@ pub fn cmd_list(root: &CourseRoot, json: bool) -> Result<i32> {
                 continue;
             }
             let hang = 2 + 2 + wi + 1 + wt + 1;
-            let rows = crate::ui::views::prose::wrap(&rest, width.saturating_sub(hang).max(20));
+            let rows = crate::ui::views::page::wrap(&rest, width.saturating_sub(hang).max(20));
             for (i, row) in rows.iter().enumerate() {
                 match i {
                     0 => say!("{}", line[..line.len() - rest.len()].to_string() + row),

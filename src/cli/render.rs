@@ -6,7 +6,7 @@ use super::{RenderArgs, find_lesson, open_course};
 use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::session::{recording, source};
-use crate::ui::{Shot, View};
+use crate::ui::{Screen, Shot};
 use anyhow::{Context, Result, bail};
 
 /// One lesson's screen printed (exit 0), or with `--all` the snapshot check or update.
@@ -36,11 +36,11 @@ fn render_one(root: &CourseRoot, a: &RenderArgs) -> Result<()> {
     let lesson = &lessons[idx];
     let rec = recording::newest(&root.recordings());
     let r = source::recorded(rec.as_ref(), lesson);
-    // clap takes only the names of `View::ALL`.
-    let view = View::ALL
+    // clap takes only the names of `Screen::ALL`.
+    let view = Screen::ALL
         .iter()
         .find(|(n, _)| *n == a.view)
-        .map_or(View::Lesson, |(_, v)| *v);
+        .map_or(Screen::Lesson, |(_, v)| *v);
     let has = views_of(lesson);
     if !has.contains(&view) {
         let names: Vec<&str> = has.iter().map(|v| v.name()).collect();
@@ -49,7 +49,7 @@ fn render_one(root: &CourseRoot, a: &RenderArgs) -> Result<()> {
             lesson.id,
             view.name(),
             match view {
-                View::Chart => "it sweeps nothing",
+                Screen::Chart => "it sweeps nothing",
                 _ => "it samples no texture",
             },
             names.join(", ")
@@ -61,7 +61,7 @@ fn render_one(root: &CourseRoot, a: &RenderArgs) -> Result<()> {
             .iter()
             .position(|v| &v.name == name)
             .with_context(|| format!("lesson `{}` has no variant `{name}`", lesson.id))?,
-        None if view == View::Footprint => crate::ui::footprint_variant(lesson, Some(&r)),
+        None if view == Screen::Footprint => crate::ui::footprint_variant(lesson, Some(&r)),
         None => 0,
     };
     let shot = Shot {
@@ -78,13 +78,13 @@ fn render_one(root: &CourseRoot, a: &RenderArgs) -> Result<()> {
 
 /// The views `lesson` has, as the lab offers them: the lesson and its heatmap always, the
 /// sweep charts (`g`) where it sweeps, the texture footprint (`f`) where it has textures.
-pub(super) fn views_of(lesson: &Lesson) -> Vec<View> {
-    let has = |v: View| match v {
-        View::Lesson | View::Heatmap => true,
-        View::Chart => !lesson.sweeps.is_empty(),
-        View::Footprint => !lesson.textures.is_empty(),
+pub(super) fn views_of(lesson: &Lesson) -> Vec<Screen> {
+    let has = |v: Screen| match v {
+        Screen::Lesson | Screen::Heatmap => true,
+        Screen::Chart => !lesson.sweeps.is_empty(),
+        Screen::Footprint => !lesson.textures.is_empty(),
     };
-    View::ALL
+    Screen::ALL
         .iter()
         .map(|(_, v)| *v)
         .filter(|&v| has(v))

@@ -19,7 +19,7 @@ use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::results::LessonResult;
 use crate::session::{recording, source};
-use crate::ui::View;
+use crate::ui::Screen;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -35,7 +35,7 @@ struct Shot {
     width: u16,
     height: u16,
     reveal: bool,
-    view: View,
+    view: Screen,
 }
 
 /// A roomy terminal and the classic 80×24, each as a learner first sees the lesson (figures
@@ -55,7 +55,7 @@ fn shots(lesson: &Lesson) -> Vec<Shot> {
     let views = super::render::views_of(lesson);
     let extra = views
         .into_iter()
-        .filter(|v| matches!(v, View::Chart | View::Footprint));
+        .filter(|v| matches!(v, Screen::Chart | Screen::Footprint));
     for view in extra {
         for (width, height) in [(120, 40), (80, 24)] {
             out.push(Shot {
@@ -73,14 +73,14 @@ impl Shot {
             width,
             height,
             reveal,
-            view: View::Lesson,
+            view: Screen::Lesson,
         }
     }
 
     fn file_name(&self, id: &str) -> String {
         let shown = if self.reveal { "_revealed" } else { "" };
         let view = match self.view {
-            View::Lesson => String::new(),
+            Screen::Lesson => String::new(),
             v => format!("{}_", v.name()),
         };
         format!("{id}__{view}{}x{}{shown}.snap", self.width, self.height)
@@ -90,7 +90,7 @@ impl Shot {
     fn expression(&self, id: &str) -> String {
         let shown = if self.reveal { " --reveal" } else { "" };
         let view = match self.view {
-            View::Lesson => String::new(),
+            Screen::Lesson => String::new(),
             v => format!(" --view {}", v.name()),
         };
         format!(
@@ -257,7 +257,7 @@ impl Snap {
     fn draw(lessons: &[Lesson], idx: usize, result: &LessonResult, shot: Shot, dir: &Path) -> Snap {
         let lesson = &lessons[idx];
         let variant = match shot.view {
-            View::Footprint => crate::ui::footprint_variant(lesson, Some(result)),
+            Screen::Footprint => crate::ui::footprint_variant(lesson, Some(result)),
             _ => 0,
         };
         let ui_shot = crate::ui::Shot {

@@ -32,7 +32,7 @@ use ratatui::widgets::Widget;
 
 /// Which screen `render_view` draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum View {
+pub enum Screen {
     /// The lesson: prose and the variant columns.
     Lesson,
     /// The sweep charts in place of the columns (`g`).
@@ -43,12 +43,12 @@ pub enum View {
     Heatmap,
 }
 
-impl View {
-    pub const ALL: [(&'static str, View); 4] = [
-        ("lesson", View::Lesson),
-        ("chart", View::Chart),
-        ("footprint", View::Footprint),
-        ("heatmap", View::Heatmap),
+impl Screen {
+    pub const ALL: [(&'static str, Screen); 4] = [
+        ("lesson", Screen::Lesson),
+        ("chart", Screen::Chart),
+        ("footprint", Screen::Footprint),
+        ("heatmap", Screen::Heatmap),
     ];
 
     pub fn name(self) -> &'static str {
@@ -73,7 +73,7 @@ pub fn render_text(
         width,
         height,
         reveal,
-        view: View::Lesson,
+        view: Screen::Lesson,
         variant: 0,
     };
     render_view(lessons, idx, result, shot)
@@ -87,7 +87,7 @@ pub struct Shot {
     pub width: u16,
     pub height: u16,
     pub reveal: bool,
-    pub view: View,
+    pub view: Screen,
     /// The focused variant, by index.
     pub variant: usize,
 }
@@ -116,10 +116,10 @@ pub fn render_view(
         .variant
         .min(lessons[idx].variants.len().saturating_sub(1));
     match shot.view {
-        View::Lesson => {}
-        View::Chart => app.view.chart = true,
-        View::Footprint => app.view.overlay = Overlay::Footprint,
-        View::Heatmap => app.view.overlay = Overlay::Heatmap,
+        Screen::Lesson => {}
+        Screen::Chart => app.view.chart = true,
+        Screen::Footprint => app.view.overlay = Overlay::Footprint,
+        Screen::Heatmap => app.view.overlay = Overlay::Heatmap,
     }
     let area = Rect::new(0, 0, shot.width, shot.height);
     let mut buf = Buffer::empty(area);

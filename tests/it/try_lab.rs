@@ -265,7 +265,7 @@ fn a_try_with_no_recording_says_so_on_s_and_on_the_status_line() {
     use crate::support::ex_lab::key;
     let (_dir, file) = copy_of("stencil.cu");
     let mut app = lab(&file, &[]);
-    let status = |app: &App| gpulab::ui::views::screen::status_rows(app, 200).join(" ");
+    let status = |app: &App| gpulab::ui::views::status::status_rows(app, 200).join(" ");
     // Neither a GPU nor NVRTC: r can do nothing here, and the line says what would let it.
     app.on_event(UiEvent::Worker(WorkerEvent::Ready(Ok(Capabilities {
         no_gpu: Some("no NVIDIA driver".into()),

@@ -27,7 +27,7 @@ use crate::ui::event::Job;
 use crate::ui::state::exercise::Exercises;
 use crate::ui::state::reading::Reading;
 use crate::ui::state::runs::Runs;
-use crate::ui::state::view::{Overlay, View};
+use crate::ui::state::view::{Overlay, ViewState};
 use std::collections::HashMap;
 
 /// The lab's state, in parts: where the learner is in the course (`reading`), what the
@@ -38,7 +38,7 @@ pub struct App {
     pub reading: Reading,
     pub runs: Runs,
     pub exercises: Exercises,
-    pub view: View,
+    pub view: ViewState,
     /// The last thing the learner must know (a failure in words, or what just happened).
     pub message: Option<String>,
     pub quit: bool,
@@ -102,7 +102,7 @@ impl App {
                 device: 0,
             },
             exercises: Exercises::default(),
-            view: View {
+            view: ViewState {
                 overlay: Overlay::None,
                 variant: 0,
                 instr: 0,

@@ -34,7 +34,7 @@ pub struct Scrolls {
 
 /// How the screen shows the lesson: the overlay, the focused variant and instruction, the
 /// chart, colour, and the size of the last frame.
-pub struct View {
+pub struct ViewState {
     pub overlay: Overlay,
     pub variant: usize,
     /// Which traced instruction the heatmap shows, worst first.

@@ -8,7 +8,7 @@ use crate::course::prose::reflow;
 use crate::session::exercise::report::{self, CheckReport, Mark};
 use crate::ui::app::App;
 use crate::ui::state::exercise::ExerciseView;
-use crate::ui::views::prose::{Content, wrap};
+use crate::ui::views::page::{Content, wrap};
 use crate::ui::views::theme::Theme;
 use ratatui::text::{Line, Span};
 use std::ops::Range;

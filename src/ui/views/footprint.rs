@@ -111,7 +111,7 @@ pub fn lines(app: &App, width: usize, height: usize, th: &Theme) -> Vec<Line<'st
     out.extend(head[1..].iter().map(|h| Line::styled(h.clone(), th.accent)));
     // The legend wraps below the grid: keep it two or three rows, or one where the window
     // fits texel for texel beside the short legend (nothing squeezed to explain).
-    let rows = |legend: &str| crate::ui::views::prose::wrap(legend, width).len();
+    let rows = |legend: &str| crate::ui::views::page::wrap(legend, width).len();
     let whole =
         f.height + out.len() + rows(LEGEND_WHOLE) <= height && f.width <= width.saturating_sub(7);
     let legend = if whole { LEGEND_WHOLE } else { LEGEND };

@@ -18,8 +18,10 @@ pub mod list;
 pub mod loading;
 pub mod memcheck;
 pub mod overlays;
+pub mod page;
 pub mod prose;
 pub mod screen;
+pub mod status;
 pub mod theme;
 
 /// Where `r`'s figures come from, as `describe::source_label` says it, but for the cuBLAS

@@ -4,6 +4,7 @@
 
 use crate::model::{Lesson, Page};
 use crate::ui::app::App;
+use crate::ui::views::page::{Content, width_of, wrap_hanging};
 use crate::ui::views::theme::Theme;
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -12,19 +13,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Widget};
 use std::ops::Range;
 
-/// The page's text as it is drawn: wrapped rows, and where each checkpoint question lies.
-pub struct Content {
-    pub title: String,
-    pub rows: Vec<String>,
-    /// The rows of each checkpoint question (empty on a prose page).
-    pub questions: Vec<Range<usize>>,
-    /// What was just added to the page (an exercise's newest hint, its solution): brought
-    /// into view when it comes.
-    pub focus: Option<Range<usize>>,
-}
-
 /// What the prose pane shows now.
-pub struct View {
+pub struct Pane {
     pub content: Content,
     /// The first row on screen.
     pub offset: usize,
@@ -32,7 +22,7 @@ pub struct View {
     pub height: usize,
 }
 
-impl View {
+impl Pane {
     pub fn max_offset(&self) -> usize {
         self.content.rows.len().saturating_sub(self.height)
     }
@@ -81,7 +71,7 @@ pub fn areas(app: &App, area: Rect) -> Areas {
     let prose_h = (rows.saturating_add(2))
         .min(main.height.saturating_sub(4) * 2 / 5)
         .max(4);
-    let status_h = crate::ui::views::screen::status_rows(app, main.width).len() as u16;
+    let status_h = crate::ui::views::status::status_rows(app, main.width).len() as u16;
     let [header, prose, cols, status, keys] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Length(prose_h),
@@ -113,7 +103,7 @@ fn inner_width(main: Rect) -> usize {
 
 /// The prose pane as drawn in a frame of size `frame`; None before the first frame (or
 /// with no lesson), when nothing is on screen to scroll.
-pub fn view(app: &App, frame: Rect) -> Option<View> {
+pub fn view(app: &App, frame: Rect) -> Option<Pane> {
     let lesson = app.lesson()?;
     if frame.area() == 0 {
         return None;
@@ -121,7 +111,7 @@ pub fn view(app: &App, frame: Rect) -> Option<View> {
     let a = areas(app, frame);
     let content = content(app, lesson, inner_width(a.main));
     let height = a.prose.height.saturating_sub(2) as usize;
-    let mut v = View {
+    let mut v = Pane {
         content,
         offset: 0,
         height,
@@ -274,58 +264,6 @@ fn marker_width(line: &str) -> usize {
         true => width_of(first) + 1,
         false => 0,
     }
-}
-
-fn width_of(s: &str) -> usize {
-    Line::raw(s).width()
-}
-
-/// Greedy word wrap keeping the line's indent; a word longer than the width is cut.
-pub fn wrap(line: &str, width: usize) -> Vec<String> {
-    wrap_hanging(line, width, 0)
-}
-
-/// As `wrap`, with the rows after the first `hang` columns further in than the line's
-/// indent (a list item's text under its text, not under its number).
-fn wrap_hanging(line: &str, width: usize, hang: usize) -> Vec<String> {
-    let width = width.max(1);
-    if width_of(line) <= width {
-        return vec![line.to_string()];
-    }
-    let indent = &line[..line.len() - line.trim_start().len()];
-    let indent = if width_of(indent) * 2 < width {
-        indent
-    } else {
-        ""
-    };
-    let hung = format!("{indent}{}", " ".repeat(hang));
-    let next = if width_of(&hung) * 2 < width {
-        hung
-    } else {
-        indent.to_string()
-    };
-    let mut rows = Vec::new();
-    let mut cur = indent.to_string();
-    for word in line.split_whitespace() {
-        let fits = width_of(&cur) + usize::from(!cur.trim().is_empty()) + width_of(word);
-        if fits > width && !cur.trim().is_empty() {
-            rows.push(std::mem::replace(&mut cur, next.clone()));
-        }
-        if !cur.trim().is_empty() {
-            cur.push(' ');
-        }
-        cur.push_str(word);
-        if width_of(&cur) > width {
-            // Cut in one pass: a word of a megabyte is as many rows, not as many passes.
-            let mut cut = crate::ui::views::fit::pieces(&cur, width, width);
-            cur = cut.pop().unwrap_or_default();
-            rows.extend(cut);
-        }
-    }
-    if !cur.trim().is_empty() || rows.is_empty() {
-        rows.push(cur);
-    }
-    rows
 }
 
 /// The pane, its title with the page number, and a mark wherever text lies out of view.
