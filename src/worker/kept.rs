@@ -27,7 +27,7 @@ pub struct Kept {
 pub fn reference_fingerprint(lesson: &Lesson, opts: &RunOptions) -> String {
     match &lesson.reference {
         Reference::Variant(i) => {
-            let v = super::runner::capped(&lesson.variants[*i], opts.max_blocks);
+            let v = super::variant::capped(&lesson.variants[*i], opts.max_blocks);
             format!("variant {}", variant_hash(lesson, &v))
         }
         other => format!("{other:?}"),

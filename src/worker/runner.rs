@@ -12,10 +12,9 @@ use super::launch::{Buffers, Staged};
 use super::noise;
 use super::sgemm_ref;
 use super::turns::Turns;
-use super::variant::{self, Job, RunContext};
+use super::variant::{self, Fatal, Job, RunContext, capped};
 use crate::analysis::fingerprint::blank_result;
 use crate::analysis::limits;
-use crate::cuda::error::CudaError;
 use crate::cuda::gpu::{self, Gpu};
 use crate::model::protocol::{JobKind, Reply, RunOptions};
 use crate::model::results::Failure;
@@ -25,23 +24,6 @@ use crate::model::{Lesson, Reference, Variant};
 
 pub use super::compile::compile_job;
 pub use super::launch::occupancy_from_report;
-
-/// Stop the whole request: the context is poisoned (or the GPU is unusable).
-#[derive(Debug, thiserror::Error)]
-#[error("{error}")]
-pub struct Fatal {
-    pub variant: Option<String>,
-    pub error: CudaError,
-}
-
-impl Fatal {
-    pub fn in_variant(variant: &str, error: CudaError) -> Fatal {
-        Fatal {
-            variant: Some(variant.to_string()),
-            error,
-        }
-    }
-}
 
 /// The worker's GPU, and what it has measured once for all lessons.
 pub struct Session {
@@ -393,22 +375,6 @@ fn host_available() -> Option<u64> {
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
-}
-
-/// `v` on at most `max_blocks` blocks (0: as the lesson has it), for a rerun under
-/// compute-sanitizer, where the first faulting access is all that is wanted.
-pub(crate) fn capped(v: &Variant, max_blocks: u32) -> Variant {
-    let mut v = v.clone();
-    if max_blocks > 0 && v.blocks() > u64::from(max_blocks) {
-        // A cluster's blocks run together: keep whole clusters.
-        let c = v.attrs.cluster.map_or(1, |c| c[0]);
-        let x = v.grid[0].clamp(1, max_blocks.max(c));
-        v.grid = [x - x % c, 1, 1];
-        if let Some(cl) = v.attrs.cluster.as_mut() {
-            *cl = [c, 1, 1];
-        }
-    }
-    v
 }
 
 /// The copy bandwidth of this GPU, measured on the first timed run of the session.

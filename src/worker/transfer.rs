@@ -5,9 +5,8 @@
 use super::Sink;
 use super::gpu_turn::Hold;
 use super::launch::Buffers;
-use super::runner::Fatal;
 use super::timing::{self, Work};
-use super::variant::{Job, RunContext, stage};
+use super::variant::{Fatal, Job, RunContext, stage};
 use crate::analysis::fingerprint::blank_result;
 use crate::cuda::error::CudaError;
 use crate::cuda::gpu::Gpu;

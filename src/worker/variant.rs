@@ -12,7 +12,6 @@ use super::measure;
 use super::module_state::ModuleState;
 use super::noise;
 use super::outputs::Mismatch;
-use super::runner::Fatal;
 use super::timing;
 use super::traced::{self, TraceError};
 use super::turns::Turns;
@@ -453,6 +452,39 @@ fn keep_trace(
         }
         Err(e) => r.trace_error = Some(e.to_string()),
     }
+}
+
+/// Stop the whole request: the context is poisoned (or the GPU is unusable).
+#[derive(Debug, thiserror::Error)]
+#[error("{error}")]
+pub struct Fatal {
+    pub variant: Option<String>,
+    pub error: CudaError,
+}
+
+impl Fatal {
+    pub fn in_variant(variant: &str, error: CudaError) -> Fatal {
+        Fatal {
+            variant: Some(variant.to_string()),
+            error,
+        }
+    }
+}
+
+/// `v` on at most `max_blocks` blocks (0: as the lesson has it), for a rerun under
+/// compute-sanitizer, where the first faulting access is all that is wanted.
+pub(crate) fn capped(v: &Variant, max_blocks: u32) -> Variant {
+    let mut v = v.clone();
+    if max_blocks > 0 && v.blocks() > u64::from(max_blocks) {
+        // A cluster's blocks run together: keep whole clusters.
+        let c = v.attrs.cluster.map_or(1, |c| c[0]);
+        let x = v.grid[0].clamp(1, max_blocks.max(c));
+        v.grid = [x - x % c, 1, 1];
+        if let Some(cl) = v.attrs.cluster.as_mut() {
+            *cl = [c, 1, 1];
+        }
+    }
+    v
 }
 
 #[cfg(test)]
