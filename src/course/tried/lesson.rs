@@ -9,7 +9,9 @@
 //! what they include must stay in it, so a tried file reaches no more of the machine than a
 //! lesson pack does.
 
-use super::header::{self, At, Builtin, Header};
+use super::header::{self, At, Builtin};
+pub use super::parts::{Checked, LESSON_ID};
+use super::parts::{CheckedAt, Define, Errors, Source, error, whole};
 use super::plan::{Planned, plan_file, with_defines};
 use super::share::{Shared, evaluate, evaluate_cpu, share};
 use super::write::write;
@@ -21,8 +23,6 @@ use crate::course::{CourseError, load_file_sized};
 use crate::model::Lesson;
 use std::path::{Path, PathBuf};
 
-/// The id of every tried lesson (there is one at a time).
-pub const LESSON_ID: &str = "try";
 /// The name the lesson text is read under (the loader takes a lesson's place in the course
 /// from its file's name).
 const TEXT_NAME: &str = "00-try.yaml";
@@ -39,17 +39,6 @@ pub struct TrySpec {
     pub header: Vec<String>,
     /// `--reference FILE|VARIANT|none`.
     pub reference: Option<String>,
-}
-
-/// What the outputs are checked against.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Checked {
-    /// A variant's outputs, by name.
-    Variant(String),
-    /// A built-in reference, in words.
-    Builtin(String),
-    /// Nothing: each variant runs on its own.
-    Nothing,
 }
 
 /// The lesson a try makes, and what runs it needs beside it.
@@ -73,40 +62,6 @@ impl Tried {
             Checked::Nothing => "outputs not compared (no reference)".into(),
         }
     }
-}
-
-/// One kernel file: where it is, its text and its header.
-pub(super) struct Source {
-    pub(super) shown: String,
-    /// Its name in the folder (the lesson's `source:`).
-    pub(super) name: String,
-    pub(super) stem: String,
-    pub(super) text: String,
-    pub(super) header: Header,
-}
-
-/// A `-D` macro: its values, each with the flag that gave it.
-pub(super) struct Define {
-    pub(super) name: String,
-    pub(super) values: Vec<(String, Origin)>,
-}
-
-pub(super) type Errors = Vec<CourseError>;
-
-/// What the outputs are checked against, and where that was said (None: by default).
-pub(super) type CheckedAt = (Checked, Option<Origin>);
-
-pub(super) fn error(file: &str, at: At, message: impl Into<String>) -> CourseError {
-    CourseError {
-        file: file.to_string(),
-        line: at.line,
-        col: at.col,
-        message: message.into(),
-    }
-}
-
-pub(super) fn whole(file: &str, message: impl Into<String>) -> CourseError {
-    error(file, At::default(), message)
 }
 
 /// The lesson `spec` makes, or every problem that stops it, each at its `file:line:col`.

@@ -6,6 +6,7 @@
 
 pub mod header;
 pub mod lesson;
+mod parts;
 mod plan;
 mod share;
 mod write;

@@ -4,7 +4,7 @@
 //! `args=` gives them. What a header lacks is one error that shows the header line to add.
 
 use super::header::{At, Header, Written};
-use super::lesson::{Define, Errors, Source, error, whole};
+use super::parts::{Define, Errors, Source, error, whole};
 use super::share::{Given, Shared};
 use super::yaml::Origin;
 use crate::course::CourseError;

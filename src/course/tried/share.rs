@@ -4,7 +4,7 @@
 //! what the files give.
 
 use super::header::{At, BufferItem, Builtin, Header, Written};
-use super::lesson::{Errors, Source, error};
+use super::parts::{Errors, Source, error};
 use crate::course::CourseError;
 use crate::course::expr;
 use std::collections::HashMap;

@@ -2,7 +2,7 @@
 //! flag) it came from, and the page the lab shows beside the columns.
 
 use super::header::{Builtin, Fill, Written};
-use super::lesson::{Checked, CheckedAt, LESSON_ID, Source};
+use super::parts::{Checked, CheckedAt, LESSON_ID, Source};
 use super::plan::{ArgText, Planned};
 use super::share::{Given, Shared};
 use super::yaml::{Origin, Yaml};
