@@ -4,9 +4,9 @@
 
 use std::time::Instant;
 
-use super::decode::Instr;
 use super::mem::{At, Memory};
 use super::operand::Sreg;
+use super::program::Instr;
 use super::warp::BARRIERS;
 use super::{Halt, Place, RunError};
 use crate::model::access::Space;

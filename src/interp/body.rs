@@ -1,12 +1,13 @@
 //! One function's body: declarations, labels, `.loc`, and each instruction decoded with its
 //! operands; calls resolved to the callee and the caller's parameter offsets.
 
-use super::decode::{Call, Ctx, Func, Instr, align_up, decl_of, header, param_layout};
+use super::decode::{Ctx, align_up, decl_of, header, param_layout};
 use super::lex::{Line, Stmt};
 use super::mem::LOCAL_WIN;
 use super::opcode::parse_op;
 use super::operand::{Names, Opnd, Sym, operand};
 use super::ops::{Op, Space};
+use super::program::{Call, Func, Instr};
 use super::{Place, Unmodelled, Unsupported};
 use crate::trace::instrument::split_operands;
 

@@ -3,9 +3,9 @@
 //! NVRTC lowers to `vprintf(format, argument buffer)`.
 
 use super::block::BlockCtx;
-use super::decode::{Instr, Program};
 use super::limits::PRINTF_BUFFER;
 use super::mem::resolve;
+use super::program::{Instr, Program};
 use super::warp::{Event, Frame, Warp};
 use super::{Fault, Halt, RunError};
 use crate::model::results::PerturbOf;

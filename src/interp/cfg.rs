@@ -2,9 +2,9 @@
 //! branch's basic block, as the hardware's reconvergence points (set by ptxas) follow the
 //! structured code NVRTC emits.
 
-use super::decode::Instr;
 use super::operand::Opnd;
 use super::ops::Op;
+use super::program::Instr;
 
 /// No reconvergence point inside the function: lanes meet only when they leave it.
 pub const NO_PC: u32 = u32::MAX;

@@ -7,9 +7,9 @@
 //! else returns `false` and takes the lane-by-lane path in `exec`.
 
 use super::alu::{sext, trunc};
-use super::decode::Instr;
 use super::operand::Opnd;
 use super::ops::{Bin, Cmp, Kind, Op, Ty};
+use super::program::Instr;
 use super::warp::Frame;
 
 type Row = [u64; 32];

@@ -3,8 +3,8 @@
 use super::*;
 use crate::interp::Place;
 use crate::interp::alu;
-use crate::interp::decode::Func;
 use crate::interp::ops::{Cmp, Ty};
+use crate::interp::program::Func;
 
 fn ty(kind: Kind, bits: u32) -> Ty {
     Ty { kind, bits }

@@ -6,11 +6,11 @@
 
 use super::RunError;
 use super::block::BlockCtx;
-use super::decode::Instr;
 use super::mem::At;
 use super::memop::{misaligned, misaligned_error, oob};
 use super::operand::Opnd;
 use super::ops::{Bf16Cvt, Narrow, Space};
+use super::program::Instr;
 use super::slice::Slice;
 use super::warp::Frame;
 

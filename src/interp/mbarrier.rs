@@ -16,10 +16,10 @@ use std::collections::HashMap;
 
 use super::block::BlockCtx;
 use super::calls::lanes;
-use super::decode::Instr;
 use super::mem::At;
 use super::memop::{misaligned, misaligned_error, oob};
 use super::ops::{Op, Space};
+use super::program::Instr;
 use super::warp::Frame;
 use super::{Fault, Halt, RunError};
 use crate::model::access::{MBAR_FLAG, MBAR_HIGH_MASK};

@@ -4,10 +4,10 @@
 use super::alu::sext;
 use super::block::BlockCtx;
 use super::calls::lanes;
-use super::decode::Instr;
 use super::mem::{At, MemError, resolve};
 use super::operand::Opnd;
 use super::ops::{Kind, Op, Space, Ty};
+use super::program::Instr;
 use super::slice::Slice;
 use super::warp::Frame;
 use super::{Fault, Halt, RunError};

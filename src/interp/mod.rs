@@ -28,6 +28,7 @@ mod memop;
 mod opcode;
 mod operand;
 mod ops;
+pub mod program;
 mod schedule;
 mod slice;
 mod warp;
@@ -43,9 +44,9 @@ use crate::trace::instrument::{self, Site};
 use crate::trace::sample::BlockSample;
 use crate::trace::stream::Streamed;
 use block::{Launch, Trace};
-use decode::Program;
 use limits::{LOCAL_PER_THREAD, Limits, MAX_BLOCK, MAX_THREADS};
 use mem::Memory;
+use program::Program;
 use schedule::run_cluster;
 
 /// Where an instruction is: its PTX line and the kernel source line of the last `.loc`.

@@ -6,8 +6,8 @@
 use std::time::Instant;
 
 use super::block::{BlockCtx, Launch, Trace, block_index};
-use super::decode::Program;
 use super::mem::Memory;
+use super::program::Program;
 use super::warp::{BARRIERS, State, Warp};
 use super::{Halt, RunError};
 

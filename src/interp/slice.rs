@@ -9,9 +9,9 @@
 //! a load's value is needed (a pointer chase, an index read from a buffer), every store's
 //! value is needed too.
 
-use super::decode::{Func, Instr, Program};
 use super::operand::Opnd;
 use super::ops::{Op, Space};
+use super::program::{Func, Instr, Program};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Slice {

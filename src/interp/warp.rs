@@ -3,9 +3,9 @@
 //! branch's immediate post-dominator; `bar.sync` stops the warp for the block.
 
 use super::cfg::NO_PC;
-use super::decode::{Func, Instr, Program};
 use super::operand::Opnd;
 use super::ops::Op;
+use super::program::{Func, Instr, Program};
 use super::slice::Slice;
 use super::{Fault, Halt, Place, RunError, block::BlockCtx};
 
