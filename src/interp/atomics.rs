@@ -6,11 +6,11 @@
 use super::RunError;
 use super::alu::{self, trunc};
 use super::block::BlockCtx;
-use super::calls::lanes;
+use super::frame::Frame;
+use super::lanes::lanes;
 use super::memop::{at_of, misaligned, misaligned_error, nth_execution, oob, same_space};
 use super::ops::{AtomOp, Bin, Op, Space, Ty};
 use super::program::Instr;
-use super::warp::Frame;
 use crate::model::results::PerturbOf;
 use std::sync::atomic::Ordering;
 
@@ -73,7 +73,7 @@ pub fn atomic(
     match space {
         Space::Shared | Space::Global => ctx.flat_record(ins, warp, active, space, &row, n as u32),
         _ => {
-            let ats = super::fast::ats(|l| at_of(space, row[l]));
+            let ats = super::lanes::ats(|l| at_of(space, row[l]));
             ctx.access_record(ins, warp, active, &ats, n as u32);
         }
     }

@@ -7,7 +7,6 @@ use std::time::Instant;
 use super::mem::{At, Memory};
 use super::operand::Sreg;
 use super::program::Instr;
-use super::warp::BARRIERS;
 use super::{Halt, Place, RunError};
 use crate::model::access::Space;
 use crate::model::results::{PerturbOf, Perturbing};
@@ -144,7 +143,7 @@ pub struct BlockCtx<'a> {
     /// (`bar.sync a, b` and `bar.arrive a, b`) and not yet let through.
     pub arrivals: Vec<[u32; BARRIERS]>,
     /// Per block of the cluster (by rank), its transaction barriers and bulk copies.
-    pub(super) mbars: Vec<super::mbarrier::Mbars>,
+    pub(super) mbars: Vec<super::mbars::Mbars>,
     /// How many times each warp (by block and warp) has run the perturbed loads so far
     /// (`Perturb::execution`); empty in a run that perturbs nothing.
     pub(super) perturbed_runs: std::collections::HashMap<(u32, u32), u32>,
@@ -259,7 +258,7 @@ impl BlockCtx<'_> {
             return;
         };
         let mut groups: [(u32, [u64; 32]); 5] = [(0, [0; 32]); 5];
-        for l in super::calls::lanes(active) {
+        for l in super::lanes::lanes(active) {
             let (g, a) = match ats[l] {
                 At::Shared(a) => (0, a),
                 At::Global(a) => (1, a),
@@ -328,7 +327,7 @@ impl BlockCtx<'_> {
         let (Some(site), true) = (site, self.trace.is_some() && self.tracing) else {
             return;
         };
-        let addrs = super::fast::row(|l| if active >> l & 1 == 1 { row[l] } else { 0 });
+        let addrs = super::lanes::row(|l| if active >> l & 1 == 1 { row[l] } else { 0 });
         self.push(Record {
             site,
             block: self.linear,
@@ -357,7 +356,7 @@ impl BlockCtx<'_> {
                 space: Space::Shared,
                 width: 0,
                 rank: 0,
-                addrs: super::fast::row(|l| if active >> l & 1 == 1 { id } else { 0 }),
+                addrs: super::lanes::row(|l| if active >> l & 1 == 1 { id } else { 0 }),
             };
             self.push(r);
         }
@@ -373,3 +372,6 @@ pub fn block_index(grid: [u32; 3], b: u64) -> [u32; 3] {
         (b / (gx * gy)) as u32,
     ]
 }
+
+/// Named barriers a block has (`bar.sync 0` to `bar.sync 15`).
+pub const BARRIERS: usize = 16;

@@ -3,25 +3,16 @@
 //! NVRTC lowers to `vprintf(format, argument buffer)`.
 
 use super::block::BlockCtx;
+use super::frame::{Event, Frame};
+use super::lanes::lanes;
 use super::limits::PRINTF_BUFFER;
 use super::mem::resolve;
 use super::program::{Instr, Program};
-use super::warp::{Event, Frame, Warp};
+use super::warp::Warp;
 use super::{Fault, Halt, RunError};
 use crate::model::results::PerturbOf;
 
 const MAX_DEPTH: usize = 64;
-
-/// The lanes of `mask`, lowest first.
-pub fn lanes(mut mask: u32) -> impl Iterator<Item = usize> {
-    std::iter::from_fn(move || {
-        (mask != 0).then(|| {
-            let l = mask.trailing_zeros() as usize;
-            mask &= mask - 1;
-            l
-        })
-    })
-}
 
 pub fn call(
     w: &mut Warp,

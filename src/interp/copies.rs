@@ -12,13 +12,13 @@
 
 use super::RunError;
 use super::block::BlockCtx;
-use super::calls::lanes;
+use super::frame::Frame;
+use super::lanes::lanes;
 use super::mem::At;
 use super::memop::{misaligned, misaligned_error, oob};
 use super::operand::Opnd;
 use super::ops::{Op, Space};
 use super::program::Instr;
-use super::warp::Frame;
 
 /// One lane's copy waiting for its wait: where it writes and reads, how many bytes it
 /// writes and how many of them it reads (the rest are zeros).

@@ -4,12 +4,12 @@
 use super::RunError;
 use super::alu::{self, sext, trunc};
 use super::block::BlockCtx;
-use super::calls::lanes;
+use super::frame::Frame;
+use super::lanes::lanes;
 use super::mem::{At, resolve, window};
 use super::operand::Opnd;
 use super::ops::{Kind, Op, Redux, Shfl, Space, Ty, Vote};
 use super::program::Instr;
-use super::warp::Frame;
 
 /// Compute every active lane from its sources first, then write: a lane's result never
 /// feeds another lane's sources in the same step.

@@ -7,12 +7,11 @@
 //! else returns `false` and takes the lane-by-lane path in `exec`.
 
 use super::alu::{sext, trunc};
+use super::frame::Frame;
+use super::lanes::{Row, row};
 use super::operand::Opnd;
 use super::ops::{Bin, Cmp, Kind, Op, Ty};
 use super::program::Instr;
-use super::warp::Frame;
-
-type Row = [u64; 32];
 
 fn gather(fr: &Frame, o: &Opnd, out: &mut Row) -> bool {
     match o {
@@ -42,27 +41,6 @@ fn put(fr: &mut Frame, r: u32, active: u32, row: &Row) {
         m &= m - 1;
         dst[l] = row[l];
     }
-}
-
-/// A row made lane by lane in a plain loop: `array::from_fn` was left as a call per row,
-/// which the compiler then did not vectorise.
-#[inline(always)]
-pub(super) fn row(f: impl Fn(usize) -> u64) -> Row {
-    let mut out = [0u64; 32];
-    for (l, o) in out.iter_mut().enumerate() {
-        *o = f(l);
-    }
-    out
-}
-
-/// `row` for resolved addresses.
-#[inline(always)]
-pub(super) fn ats(f: impl Fn(usize) -> super::mem::At) -> [super::mem::At; 32] {
-    let mut out = [super::mem::At::Global(0); 32];
-    for (l, o) in out.iter_mut().enumerate() {
-        *o = f(l);
-    }
-    out
 }
 
 /// `f` over the lanes, the result in place of `a` (returning a fresh row was a copy of it

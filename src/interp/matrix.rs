@@ -6,13 +6,13 @@
 
 use super::RunError;
 use super::block::BlockCtx;
+use super::frame::Frame;
 use super::mem::At;
 use super::memop::{misaligned, misaligned_error, oob};
 use super::operand::Opnd;
 use super::ops::{Bf16Cvt, Narrow, Space};
 use super::program::Instr;
 use super::slice::Slice;
-use super::warp::Frame;
 
 fn items(o: &Opnd) -> &[Opnd] {
     match o {

@@ -12,59 +12,16 @@
 //! barrier's state): the state form of a wait (`try_wait p, [addr], state`) finds that
 //! phase complete, and a kernel that reads the token's bits is not modelled.
 
-use std::collections::HashMap;
-
 use super::block::BlockCtx;
-use super::calls::lanes;
+use super::frame::Frame;
+use super::lanes::lanes;
+use super::mbars::{Bulk, Mbar};
 use super::mem::At;
 use super::memop::{misaligned, misaligned_error, oob};
 use super::ops::{Op, Space};
 use super::program::Instr;
-use super::warp::Frame;
 use super::{Fault, Halt, RunError};
 use crate::model::access::{MBAR_FLAG, MBAR_HIGH_MASK};
-
-/// One barrier: its arrivals per phase, those still to come, its transaction count and the
-/// phases completed so far.
-#[derive(Debug, Clone, Copy, Default)]
-struct Mbar {
-    expected: u32,
-    pending: u32,
-    tx: i64,
-    phases: u64,
-    /// The bulk copies issued on it so far, and by warp how many of them its last look saw
-    /// issued: a warp's first look after a copy was issued finds the phase incomplete (the
-    /// copy is in flight), as a GPU's does, so a wait whose result is not looked at orders
-    /// nothing (its bytes land, but no wait that saw the phase complete is logged).
-    issued: u32,
-    looked: [u32; 32],
-}
-
-impl Mbar {
-    /// The phase completes when every arrival and every announced byte has come.
-    fn settle(&mut self) {
-        if self.pending == 0 && self.tx == 0 {
-            self.phases += 1;
-            self.pending = self.expected;
-        }
-    }
-}
-
-/// A bulk copy on its way: where it writes, reads, how many bytes, and its barrier.
-#[derive(Debug, Clone, Copy)]
-struct Bulk {
-    mbar: u64,
-    dst: u64,
-    src: u64,
-    size: u64,
-}
-
-/// One block's barriers and bulk copies in flight.
-#[derive(Debug, Default)]
-pub struct Mbars {
-    bars: HashMap<u64, Mbar>,
-    bulk: Vec<Bulk>,
-}
 
 fn stopped(ctx: &BlockCtx, ins: &Instr, warp: u32, why: String, lanes: u32) -> RunError {
     ctx.error(ins.place, warp, why, lanes)

@@ -3,13 +3,13 @@
 
 use super::alu::sext;
 use super::block::BlockCtx;
-use super::calls::lanes;
+use super::frame::Frame;
+use super::lanes::lanes;
 use super::mem::{At, MemError, resolve};
 use super::operand::Opnd;
 use super::ops::{Kind, Op, Space, Ty};
 use super::program::Instr;
 use super::slice::Slice;
-use super::warp::Frame;
 use super::{Fault, Halt, RunError};
 use crate::model::results::PerturbOf;
 
@@ -255,7 +255,7 @@ fn one_space(space: Space) -> Option<Space> {
 fn address_row(fr: &Frame, ctx: &BlockCtx, o: &Opnd, active: u32, warp: u32) -> [u64; 32] {
     let reg_row = |r: u32, off: i64| -> [u64; 32] {
         let at = r as usize * 32;
-        super::fast::row(|l| fr.regs[at + l].wrapping_add(off as u64))
+        super::lanes::row(|l| fr.regs[at + l].wrapping_add(off as u64))
     };
     match o {
         Opnd::Reg(r) => return reg_row(*r, 0),
@@ -503,7 +503,7 @@ fn access(
         }
     }
     if space == Space::Local && ctx.tracing {
-        let ats = super::fast::ats(|l| At::Local(row[l]));
+        let ats = super::lanes::ats(|l| At::Local(row[l]));
         ctx.access_record(ins, warp, active, &ats, width);
     }
     if !address_only && matches!(space, Space::Shared | Space::Local) {
@@ -512,7 +512,7 @@ fn access(
             return Ok(());
         }
     }
-    let ats: [At; 32] = super::fast::ats(|l| at_of(space, row[l]));
+    let ats: [At; 32] = super::lanes::ats(|l| at_of(space, row[l]));
     // The other spaces' requests were recorded above; parameters are not traced.
     if matches!(space, Space::Generic | Space::Constant | Space::Cluster) {
         ctx.access_record(ins, warp, active, &ats, width);

@@ -5,10 +5,11 @@
 
 use std::time::Instant;
 
+use super::block::BARRIERS;
 use super::block::{BlockCtx, Launch, Trace, block_index};
 use super::mem::Memory;
 use super::program::Program;
-use super::warp::{BARRIERS, State, Warp};
+use super::warp::{State, Warp};
 use super::{Halt, RunError};
 
 /// Warp steps a warp runs before the next one takes its turn.
