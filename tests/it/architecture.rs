@@ -3,7 +3,8 @@
 //! import (its "may import" column), in code and in tests alike, so the table is the rule
 //! and this test keeps it; nothing outside `src/worker/` and `src/cuda/` names
 //! `crate::cuda`, so no other part opens a CUDA library by accident; and `unsafe` is only
-//! where the document lists it, each block saying why it is sound.
+//! where the document lists it, each block saying why it is sound; no import circle holds
+//! more than three files, and none runs through the lab's `App`.
 
 use crate::support::common::manifest_dir;
 use std::collections::{BTreeMap, BTreeSet};
@@ -200,5 +201,187 @@ fn unsafe_lives_only_where_the_architecture_says_and_says_why() {
     assert!(
         unsaid.is_empty(),
         "unsafe with no SAFETY: comment above: {unsaid:?}"
+    );
+}
+
+/// A file's module path under `src/` (`src/ui/app/mod.rs` → `ui::app`).
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = (rel.with_extension("").iter())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    if matches!(
+        parts.last().map(String::as_str),
+        Some("mod" | "lib" | "main")
+    ) {
+        parts.pop();
+    }
+    parts
+}
+
+/// The path of `crate::`, `super::` and `self::` names at `text[i..]`, as module segments
+/// from the crate's root (`here`: the module the text is in), and the names of a `{...}`
+/// group that follows it, each its own path.
+fn paths_at(text: &str, i: usize, here: &[String]) -> Vec<Vec<String>> {
+    let word = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut base: Vec<String> = Vec::new();
+    let mut rest = &text[i..];
+    let first = word(rest);
+    match first.as_str() {
+        "crate" => {}
+        "super" | "self" => base = here.to_vec(),
+        _ => return Vec::new(),
+    }
+    rest = &rest[first.len()..];
+    if first == "super" {
+        base.pop();
+    }
+    while let Some(after) = rest.strip_prefix("::") {
+        if let Some(group) = after.strip_prefix('{') {
+            let inner = &group[..group.find('}').unwrap_or(group.len())];
+            return (inner.split(','))
+                .map(|item| word(item.trim()))
+                .filter(|w| !w.is_empty() && w != "self")
+                .map(|w| base.iter().cloned().chain([w]).collect())
+                .chain([base.clone()])
+                .collect();
+        }
+        let w = word(after);
+        if w.is_empty() {
+            break;
+        }
+        rest = &after[w.len()..];
+        match w.as_str() {
+            "super" => {
+                base.pop();
+            }
+            "self" => {}
+            _ => base.push(w),
+        }
+    }
+    vec![base]
+}
+
+/// Every file of `src/` and the files it names (through `crate::`, `super::`, `self::`),
+/// its tests left out.
+fn file_imports() -> BTreeMap<String, BTreeSet<String>> {
+    let src = manifest_dir().join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let rels: Vec<std::path::PathBuf> = (files.iter())
+        .map(|f| f.strip_prefix(&src).unwrap().to_path_buf())
+        .collect();
+    let by_module: BTreeMap<Vec<String>, String> = (rels.iter())
+        .map(|r| (module_of(r), r.display().to_string()))
+        .collect();
+    let mut out = BTreeMap::new();
+    for (f, rel) in files.iter().zip(&rels) {
+        let text = std::fs::read_to_string(f).unwrap();
+        let text = match text.find("#[cfg(test)]\nmod tests") {
+            Some(i) => &text[..i],
+            None => &text[..],
+        };
+        let here = module_of(rel);
+        let name = rel.display().to_string();
+        let mut names = BTreeSet::new();
+        for key in ["crate::", "super::", "self::"] {
+            for (i, _) in text.match_indices(key) {
+                let boundary = text[..i]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'));
+                if !boundary {
+                    continue;
+                }
+                for path in paths_at(text, i, &here) {
+                    // The longest prefix of the path that is a file of ours.
+                    let file = (1..=path.len())
+                        .rev()
+                        .find_map(|k| by_module.get(&path[..k]));
+                    if let Some(file) = file.filter(|f| **f != name) {
+                        names.insert(file.clone());
+                    }
+                }
+            }
+        }
+        out.insert(name, names);
+    }
+    out
+}
+
+/// The import circles of `graph`: its strongly connected parts of more than one file.
+fn circles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Kosaraju's: finishing order on the graph, then parts on its reverse.
+    fn finish(
+        g: &BTreeMap<String, BTreeSet<String>>,
+        v: &str,
+        seen: &mut BTreeSet<String>,
+        order: &mut Vec<String>,
+    ) {
+        if !seen.insert(v.to_string()) {
+            return;
+        }
+        for w in g.get(v).into_iter().flatten() {
+            finish(g, w, seen, order);
+        }
+        order.push(v.to_string());
+    }
+    let mut reverse: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (v, ws) in graph {
+        for w in ws {
+            reverse.entry(w.clone()).or_default().insert(v.clone());
+        }
+    }
+    let (mut seen, mut order) = (BTreeSet::new(), Vec::new());
+    for v in graph.keys() {
+        finish(graph, v, &mut seen, &mut order);
+    }
+    let mut placed = BTreeSet::new();
+    let mut parts = Vec::new();
+    for v in order.iter().rev() {
+        let mut part = Vec::new();
+        finish(&reverse, v, &mut placed, &mut part);
+        if part.len() > 1 {
+            part.sort();
+            parts.push(part);
+        }
+    }
+    parts
+}
+
+#[test]
+fn no_import_circle_holds_more_than_three_files_nor_the_app() {
+    let graph = file_imports();
+    // The reader finds real imports: the app imports its parts, a part never the app.
+    assert!(
+        graph["ui/app/mod.rs"].contains("ui/state/runs.rs"),
+        "{graph:?}"
+    );
+    assert!(
+        graph["ui/state/runs.rs"]
+            .iter()
+            .all(|f| !f.starts_with("ui/app"))
+    );
+    let found = circles(&graph);
+    assert!(
+        !found.is_empty(),
+        "two files that name each other are a circle"
+    );
+    // And the finder finds a longer one: a -> b -> c -> d -> a, with e beside it.
+    let four: BTreeMap<String, BTreeSet<String>> =
+        [("a", "b"), ("b", "c"), ("c", "d"), ("d", "a"), ("e", "a")]
+            .iter()
+            .map(|(v, w)| (v.to_string(), BTreeSet::from([w.to_string()])))
+            .collect();
+    assert_eq!(circles(&four), vec![vec!["a", "b", "c", "d"]]);
+    let wrong: Vec<&Vec<String>> = (found.iter())
+        .filter(|c| c.len() > 3 || c.iter().any(|f| f == "ui/app/mod.rs"))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "import circles of more than three files, or through the App (docs/architecture.md): {wrong:?}"
     );
 }
