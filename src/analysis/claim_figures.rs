@@ -37,9 +37,12 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::SharedAtomicsFeedOutputPct
         | Metric::CallsFeedOutputPct
         | Metric::SharedTimedChasePct
-        | Metric::LocalTimedChasePct => {
+        | Metric::LocalTimedChasePct
+        | Metric::SharedTimedEndFeedsOutputPct => {
             let asked = m.perturbing();
-            match (v.perturbed, asked) {
+            let made = asked
+                .and_then(|a| (v.perturbed.iter()).find(|p| p.space == a.space && p.of == a.of));
+            match (made, asked) {
                 // No timed load read a word the other run's did: nothing to compare, and
                 // nothing timed that follows the inputs.
                 (Some(p), Some(a)) if a.of == PerturbOf::Inputs && p.of == a.of && p.loads == 0 => {
@@ -49,7 +52,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                         a.space.memory_words()
                     )))
                 }
-                (Some(p), Some(a)) if p.space == a.space && p.of == a.of => Ok(p.pct()),
+                (Some(p), Some(_)) => Ok(p.pct()),
                 _ => {
                     let words = asked.map_or("memory", |a| a.space.memory_words());
                     let how = match asked.map(|a| a.of) {
@@ -61,6 +64,9 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                         }
                         Some(PerturbOf::Inputs) => {
                             "twice over different inputs, its timed loads compared".to_string()
+                        }
+                        Some(PerturbOf::TimedEnd) => {
+                            "with its last timed load's values perturbed".to_string()
                         }
                         _ => format!("with what it reads from {words} perturbed"),
                     };

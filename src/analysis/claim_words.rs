@@ -74,6 +74,9 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::SharedFeedsOutputPct => "% of shared reads that reach the output",
         Metric::SharedTimedChasePct => "% of timed shared reads that chase what the inputs drew",
         Metric::LocalTimedChasePct => "% of timed local reads that chase what the inputs drew",
+        Metric::SharedTimedEndFeedsOutputPct => {
+            "% of the last timed shared read's value that reaches the output"
+        }
         Metric::CallsFeedOutputPct => "% of out-of-line calls whose own result reaches the output",
         Metric::SharedAtomicsFeedOutputPct => "% of shared atomic updates that reach the output",
         Metric::ClusterFeedsOutputPct => "% of cluster reads that reach the output",

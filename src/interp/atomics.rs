@@ -119,7 +119,7 @@ fn left_out(
     let Some(p) = &ctx.launch.perturb else {
         return 0;
     };
-    if p.of != PerturbOf::Atomics || p.site.is_some_and(|s| ins.site != Some(s)) {
+    if p.of != PerturbOf::Atomics || !p.takes(ins.site) {
         return 0;
     }
     let on = p.space;

@@ -67,8 +67,9 @@ pub struct Perturb {
     /// Loads, their values' bits flipped; or atomics, their updates left out (each lane
     /// still reads the word's old value).
     pub of: PerturbOf,
-    /// One site's loads (`Instr::site`), or every load of the space.
-    pub site: Option<u32>,
+    /// Some sites' loads (`Instr::site`: one site's, or the timed sites' together, their
+    /// executions counted as one), or every load of the space.
+    pub sites: Option<Vec<u32>>,
     /// Only each warp's n-th execution of those loads (from 0, counted per warp of each
     /// block where some lane's load is in the space), or every execution. A loop whose
     /// passes all run one site, only the last pass's result kept, feeds the output from
@@ -81,6 +82,14 @@ pub struct Perturb {
 }
 
 impl Perturb {
+    /// Whether an instruction at `site` is one this run perturbs.
+    pub fn takes(&self, site: Option<u32>) -> bool {
+        match &self.sites {
+            None => true,
+            Some(sites) => site.is_some_and(|s| sites.contains(&s)),
+        }
+    }
+
     /// Every execution of one site's loads from `space`.
     pub fn site(space: Space, site: u32) -> Perturb {
         Perturb::of(
@@ -97,7 +106,7 @@ impl Perturb {
         Perturb {
             space: on.space,
             of: on.of,
-            site: Some(site),
+            sites: Some(vec![site]),
             execution: None,
             hits: Default::default(),
             most: Default::default(),

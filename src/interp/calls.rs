@@ -131,7 +131,7 @@ pub fn perturb_return(
     ) else {
         return;
     };
-    if p.of != PerturbOf::Returns || p.site.is_some_and(|s| done.call_site != Some(s)) {
+    if p.of != PerturbOf::Returns || !p.takes(done.call_site) {
         return;
     }
     let lanes_of = super::memop::nth_execution(ctx, warp, done.returned);

@@ -321,9 +321,7 @@ pub fn load_store(
     // may overwrite the register its address was in.
     let perturbed = match (&ctx.launch.perturb, ins.op) {
         (Some(p), Op::Ld { space, .. })
-            if space != Space::Param
-                && p.of == PerturbOf::Loads
-                && p.site.is_none_or(|s| ins.site == Some(s)) =>
+            if space != Space::Param && p.of == PerturbOf::Loads && p.takes(ins.site) =>
         {
             let row = address_row(fr, ctx, &ins.src[0], active, warp);
             lanes(active)

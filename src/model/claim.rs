@@ -251,10 +251,13 @@ pub enum Metric {
     /// for the clock (the memory ladder's local rung), not a walk of it in order or a
     /// throughput of independent loads with the chain's end taken untimed.
     LocalTimedChasePct,
+    /// Whether what a warp's last timed shared load reads reaches the output, in percent
+    /// (`PerturbOf::TimedEnd`): the end of a chase timed for the clock is its output.
+    SharedTimedEndFeedsOutputPct,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 69] = [
+    pub const ALL: [(&'static str, Metric); 70] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -363,6 +366,10 @@ impl Metric {
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
         ("shared.timed_chase_pct", Metric::SharedTimedChasePct),
         ("local.timed_chase_pct", Metric::LocalTimedChasePct),
+        (
+            "shared.timed_end_feeds_output_pct",
+            Metric::SharedTimedEndFeedsOutputPct,
+        ),
         ("calls.feed_output_pct", Metric::CallsFeedOutputPct),
         ("cluster.feeds_output_pct", Metric::ClusterFeedsOutputPct),
         (
@@ -401,6 +408,7 @@ impl Metric {
             Metric::CallsFeedOutputPct => (Space::Param, PerturbOf::Returns),
             Metric::SharedTimedChasePct => (Space::Shared, PerturbOf::Inputs),
             Metric::LocalTimedChasePct => (Space::Local, PerturbOf::Inputs),
+            Metric::SharedTimedEndFeedsOutputPct => (Space::Shared, PerturbOf::TimedEnd),
             _ => return None,
         };
         Some(Perturbing { space, of })

@@ -64,9 +64,10 @@ pub struct RunOptions {
     /// there again for each of its load sites of this space, with the values it loads
     /// there perturbed (or each atomic site, its updates left out), and its result says
     /// how much of its loading feeds the output (`VariantResult::perturbed`; exercise
-    /// checks of a tile read for show, of atomics made for show).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub perturb: Option<crate::model::results::Perturbing>,
+    /// checks of a tile read for show, of atomics made for show). One run of its own for
+    /// each space and kind of site asked, so that an exercise can ask several.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub perturb: Vec<crate::model::results::Perturbing>,
     /// Timing budget per variant.
     pub max_runs: u32,
     pub max_ms: f64,
@@ -178,7 +179,7 @@ impl Default for RunOptions {
             trace_records: 0,
             clock_checked: false,
             order_checked: false,
-            perturb: None,
+            perturb: Vec::new(),
             max_runs: 200,
             max_ms: 1500.0,
             max_blocks: 0,

@@ -606,9 +606,10 @@ pub struct VariantResult {
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cold_l2: bool,
     /// Where asked (an exercise check on the CPU interpreter): how much of the output
-    /// changed when every value the variant loaded from a space was perturbed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub perturbed: Option<Perturbed>,
+    /// changed when every value the variant loaded from a space was perturbed, one for
+    /// each space and kind of site the run asked (`RunOptions::perturb`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub perturbed: Vec<Perturbed>,
 }
 
 /// How much of a variant's loading from `space` feeds its output: each load site of the
@@ -647,6 +648,12 @@ pub enum PerturbOf {
     /// timed lane loads of the second run at a word the first run's timed loads read too,
     /// `feeding` those of them that read another value there.
     Inputs,
+    /// Each warp's last timed load of the space (the last, across the timed sites, of the
+    /// warp that made the most), its values perturbed: `feeding` is its lane values where
+    /// the output changed, none where it did not. A chase timed for the clock ends where
+    /// its output is read; a timed walk whose end is dropped, the output taken from
+    /// another, untimed chase, changes nothing.
+    TimedEnd,
 }
 
 /// The space and the kind of site a check's perturbed runs go through.

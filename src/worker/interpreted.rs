@@ -235,14 +235,20 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                             if opts.clock_checked && r.correct == Some(true) {
                                 first = Some(reruns::clock_figures(&mut p, small, sv));
                             }
-                            if opts.perturb.is_some() && r.correct == Some(true) {
+                            if !opts.perturb.is_empty() && r.correct == Some(true) {
                                 plain = outputs(small, &mut p).ok();
                             }
                         }
                         Err(e) => failed(&mut r, e),
                     }
-                    if let (Some(on), Some(plain)) = (opts.perturb, plain) {
-                        r.perturbed = Some(match on.of {
+                    // A run of its own for each space and kind of site asked.
+                    let asked = if plain.is_some() {
+                        opts.perturb.as_slice()
+                    } else {
+                        &[]
+                    };
+                    for &on in asked {
+                        r.perturbed.push(match on.of {
                             PerturbOf::Inputs => {
                                 stage(
                                     send,
@@ -251,6 +257,16 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                      interpreter: what its timed loads read",
                                 );
                                 reruns::timed_from_input(&k, small, sv, &inputs, limits, on.space)
+                            }
+                            PerturbOf::TimedEnd => {
+                                stage(
+                                    send,
+                                    v,
+                                    "perturbing what its last timed load reads on the CPU \
+                                     interpreter",
+                                );
+                                let plain = (on, plain.as_deref().unwrap_or_default());
+                                reruns::timed_end(&k, small, sv, &inputs, limits, plain)
                             }
                             _ => {
                                 let words = on.space.memory_words();
@@ -271,7 +287,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                     };
                                     stage(send, v, &at);
                                 };
-                                let plain = (on, plain.as_slice());
+                                let plain = (on, plain.as_deref().unwrap_or_default());
                                 reruns::followed(&k, small, sv, &inputs, limits, plain, &mut said)
                             }
                         });

@@ -13,9 +13,9 @@ use super::report::{
     CORRECT_LINE, CheckLine, CheckReport, Mark, Target, line, sizes_text, yours_of,
 };
 use crate::model::Lesson;
-use crate::model::exercise::YOURS;
+use crate::model::exercise::{Exercise, YOURS};
 use crate::model::protocol::RunOptions;
-use crate::model::results::{DeviceInfo, LessonResult};
+use crate::model::results::{DeviceInfo, LessonResult, Perturbing};
 use crate::session::client::{WorkerClient, WorkerFailure};
 use crate::session::fold;
 use crate::session::source::Plan;
@@ -76,7 +76,7 @@ pub fn check_cpu(
         order_checked: true,
         // Where a check judges how much of what yours reads from a space reaches the
         // output, yours runs again, a load site at a time, with those values perturbed.
-        perturb: (ex.checks.iter()).find_map(|c| c.metric()?.perturbing()),
+        perturb: perturbings(ex),
         ..RunOptions::default()
     };
     if let Some(k) = &earlier {
@@ -419,6 +419,18 @@ pub(super) fn judge_deciding(
         l.detail = format!("on the CPU interpreter: {}", l.detail);
     }
     r
+}
+
+/// Each space and kind of site the exercise's checks perturb, once: the interpreter runs
+/// the variant again for each.
+fn perturbings(ex: &Exercise) -> Vec<Perturbing> {
+    let mut asked: Vec<Perturbing> = Vec::new();
+    for p in (ex.checks.iter()).filter_map(|c| c.metric()?.perturbing()) {
+        if !asked.contains(&p) {
+            asked.push(p);
+        }
+    }
+    asked
 }
 
 #[cfg(test)]

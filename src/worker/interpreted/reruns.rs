@@ -145,7 +145,7 @@ pub(super) fn followed(
     let kind_asked = |kind: AccessKind| match on.of {
         PerturbOf::Loads => kind == AccessKind::Load,
         PerturbOf::Atomics => kind.is_atomic(),
-        PerturbOf::Returns | PerturbOf::Inputs => false,
+        PerturbOf::Returns | PerturbOf::Inputs | PerturbOf::TimedEnd => false,
     };
     let sites: Vec<_> = (k.sites.iter())
         .filter(|s| match s.event {
@@ -164,25 +164,7 @@ pub(super) fn followed(
         sites: 0,
         sites_feeding: 0,
     };
-    // Whether the output changed with `perturb`'s loads perturbed; the lane values it
-    // perturbed, and the most executions of the site a warp made.
-    let changed = |perturb: Perturb| {
-        let (hits, most) = (perturb.hits.clone(), perturb.most.clone());
-        let tweak = Tweak {
-            clock_scale: 0,
-            perturb: Some(perturb),
-            ..Tweak::default()
-        };
-        let changed = match run_small(k, small, v, inputs, (limits, tweak))
-            .ok()
-            .and_then(|mut run| outputs(small, &mut run).ok())
-        {
-            Some(now) => (plain.iter().zip(&now)).any(|((_, a), (_, b))| a.differing(b) > 0),
-            None => true,
-        };
-        let most = most.load(Ordering::Relaxed).min(u64::from(u32::MAX)) as u32;
-        (changed, hits.load(Ordering::Relaxed), most)
-    };
+    let changed = |perturb: Perturb| changed_by(k, small, v, inputs, limits, plain, perturb);
     let seed = crate::worker::hostdata::fresh_seed();
     for (i, site) in sites.iter().enumerate() {
         // A kernel with many load sites takes many runs: each says it goes on, so that
@@ -314,6 +296,94 @@ pub(super) fn timed_from_input(
 
 /// At most this many of a site's executions are perturbed one at a time.
 const EXECUTIONS_TRIED: u32 = 4;
+
+/// Whether the output changed from `plain` with `perturb`'s loads perturbed (a run that
+/// stops, a pointer followed out of its buffer, changed it); the lane values it perturbed,
+/// and the most executions of its sites a warp made.
+fn changed_by(
+    k: &Kernel,
+    small: &Lesson,
+    v: &Variant,
+    inputs: &[HostData],
+    limits: &Limits,
+    plain: &[(usize, HostData)],
+    perturb: Perturb,
+) -> (bool, u64, u32) {
+    let (hits, most) = (perturb.hits.clone(), perturb.most.clone());
+    let tweak = Tweak {
+        clock_scale: 0,
+        perturb: Some(perturb),
+        ..Tweak::default()
+    };
+    let changed = match run_small(k, small, v, inputs, (limits, tweak))
+        .ok()
+        .and_then(|mut run| outputs(small, &mut run).ok())
+    {
+        Some(now) => (plain.iter().zip(&now)).any(|((_, a), (_, b))| a.differing(b) > 0),
+        None => true,
+    };
+    let most = most.load(Ordering::Relaxed).min(u64::from(u32::MAX)) as u32;
+    (changed, hits.load(Ordering::Relaxed), most)
+}
+
+/// Whether the end of `v`'s timed loading from `space` reaches its output
+/// (`PerturbOf::TimedEnd`): its timed load sites (`Site::timed`) are counted as one, and
+/// the run over `inputs` is made again with only each warp's last of those loads
+/// perturbed (the last of the warp that made the most). A chase timed for the clock
+/// writes where it ended, and the output changes; a timed walk whose end is dropped, the
+/// output taken from another chase run untimed, changes nothing. Perturbing an earlier
+/// load would tell nothing here: the pointers after it leave the buffer, and a run that
+/// stops counts as changed.
+pub(super) fn timed_end(
+    k: &Kernel,
+    small: &Lesson,
+    v: &Variant,
+    inputs: &[HostData],
+    limits: &Limits,
+    (on, plain): (Perturbing, &[(usize, HostData)]),
+) -> Perturbed {
+    let space = on.space;
+    let sites: Vec<u32> = (k.sites.iter())
+        .filter(|s| s.timed && s.kind() == Some(AccessKind::Load))
+        .filter(|s| matches!(s.space(), Some(sp) if sp == space || sp == Space::Generic))
+        .map(|s| s.id)
+        .collect();
+    let mut p = Perturbed {
+        space,
+        of: PerturbOf::TimedEnd,
+        loads: 0,
+        feeding: 0,
+        sites: sites.len() as u32,
+        sites_feeding: 0,
+    };
+    let timed = |execution: Option<u32>| Perturb {
+        sites: Some(sites.clone()),
+        execution,
+        ..Perturb::of(
+            Perturbing {
+                space,
+                of: PerturbOf::Loads,
+            },
+            0,
+        )
+    };
+    if sites.is_empty() {
+        return p;
+    }
+    // A run that counts the timed loads a warp makes and perturbs none (an execution no
+    // warp reaches): perturbed, a pointer would stop the run at its first.
+    let (_, _, most) = changed_by(k, small, v, inputs, limits, plain, timed(Some(u32::MAX)));
+    if most == 0 {
+        return p;
+    }
+    let (fed, hits, _) = changed_by(k, small, v, inputs, limits, plain, timed(Some(most - 1)));
+    p.loads = hits;
+    if fed {
+        p.feeding = hits;
+        p.sites_feeding = 1;
+    }
+    p
+}
 
 /// Which executions of a site run `most` times by some warp are perturbed one at a time:
 /// none for a site run once (its run with every execution perturbed said it all), every
