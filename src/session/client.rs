@@ -36,6 +36,16 @@ pub fn default_stall_timeout() -> Duration {
     stall_timeout(std::env::var("GPULAB_TIMEOUT_S").ok().as_deref())
 }
 
+/// Silence while a variant compiles is judged against at least this: a compile says
+/// nothing until it is done, and NVRTC with ptxas can take tens of seconds on a machine
+/// whose cores are all busy (a workshop's table of checks, each compiling an instrumented
+/// build too). On an H200 with 16 checks at once a check's compile said nothing for over
+/// 20 s and was taken for a hung kernel, which cannot be what stalls a compile.
+pub const COMPILE_STALL: Duration = Duration::from_secs(120);
+
+/// The stage a worker names while it compiles a variant.
+const COMPILING: &str = "compiling";
+
 fn stall_timeout(given: Option<&str>) -> Duration {
     let secs = given
         .and_then(|s| s.trim().parse::<f64>().ok())
@@ -48,10 +58,10 @@ fn stall_timeout(given: Option<&str>) -> Duration {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WorkerFailure {
     #[error(
-        "{} stopped answering while {stage} (nothing for {secs:.0} s). The kernel \
-         probably never finishes: an endless loop, or a __syncthreads() that not every \
-         thread reaches. The worker was stopped; the next run starts a fresh one.",
-        who_stalled(.variant)
+        "{} stopped answering while {stage} (nothing for {secs:.0} s). {} The worker was \
+         stopped; the next run starts a fresh one.",
+        who_stalled(.variant),
+        why_stalled(.stage)
     )]
     Timeout {
         secs: f64,
@@ -77,6 +87,21 @@ pub enum WorkerFailure {
     /// The request could not be made: nothing was asked of the worker, which is fine.
     #[error("not run: {0}")]
     NotRun(String),
+}
+
+/// What silence at `stage` most likely means: a compile that did not end is the
+/// compiler's (or the machine's) doing, not a kernel that never finishes.
+fn why_stalled(stage: &str) -> &'static str {
+    match stage {
+        COMPILING => {
+            "The compiler did not finish: the machine may be out of memory or every core \
+             busy, or the kernel makes the compiler unroll or inline without end."
+        }
+        _ => {
+            "The kernel probably never finishes: an endless loop, or a __syncthreads() \
+             that not every thread reaches."
+        }
+    }
 }
 
 fn who_stalled(variant: &str) -> String {
@@ -360,7 +385,11 @@ impl WorkerClient {
         let (mut variant, mut stage) = (String::new(), "starting".to_string());
         loop {
             let rx = &self.running.as_ref().expect("running").rx;
-            let reply = match rx.recv_timeout(stall) {
+            let limit = match stage.as_str() {
+                COMPILING => stall.max(COMPILE_STALL),
+                _ => stall,
+            };
+            let reply = match rx.recv_timeout(limit) {
                 Ok(Line::Reply(reply)) => *reply,
                 Ok(Line::Garbage) => continue,
                 Ok(Line::Eof) | Err(RecvTimeoutError::Disconnected) => {
@@ -370,7 +399,7 @@ impl WorkerClient {
                 Err(RecvTimeoutError::Timeout) => {
                     self.kill();
                     return Err(WorkerFailure::Timeout {
-                        secs: stall.as_secs_f64(),
+                        secs: limit.as_secs_f64(),
                         variant,
                         stage,
                     });

@@ -5,7 +5,8 @@
 //! The old single words act on the first variant of a run and leave `Hello` to the real
 //! worker: `hang`, `crash`, `fault`. A comma-separated list of the newer words fakes a GPU
 //! (its `Hello` names one) that runs every variant correctly except as told:
-//! `gpu`, `fault-on:V`, `assert-on:V`, `hang-on:V`, `crash-on:V`, `slow` (each variant
+//! `gpu`, `fault-on:V`, `assert-on:V`, `hang-on:V`, `crash-on:V`, `slow-compile:V` (V says
+//! it is compiling and then nothing for 2 s, as a compile on a busy machine), `slow` (each variant
 //! takes a while, so a test can act mid-run), `noisy:V` (another process computed while V
 //! was timed: said at the run's end, after every variant's figures, as the real worker
 //! says it once NVML's samples are in), `traced` (a run that asks for a trace gets an
@@ -100,6 +101,10 @@ fn fake_run(mode: &str, lesson: &Lesson, options: &RunOptions, send: &mut dyn Fn
         // One turn alone, held to the variant's end (the real worker's timed turn): a fake
         // that hangs or crashes here does so holding the GPU.
         let _turn = turns.take((options.job, Hold::Alone), name, &mut |r| send(&r));
+        if told(mode, "slow-compile", name) {
+            stage(send, name, "compiling");
+            std::thread::sleep(Duration::from_secs(2));
+        }
         stage(send, name, "checking the output");
         if mode.split(',').any(|w| w == "slow") {
             std::thread::sleep(Duration::from_millis(300));

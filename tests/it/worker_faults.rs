@@ -63,6 +63,34 @@ fn a_hang_times_out_names_the_variant_and_the_next_request_works() {
 }
 
 #[test]
+fn silence_while_compiling_is_not_taken_for_a_hung_kernel() {
+    // A compile says nothing until it is done, 2 s here against a stall limit of 0.7 s: a
+    // machine whose cores are all busy compiles that slowly, and no kernel has run yet.
+    let mut c = client("gpu,slow-compile:endless");
+    let replies = run(&mut c, Duration::from_millis(700)).expect("a slow compile is no hang");
+    assert!(
+        (replies.iter()).any(|r| matches!(r, Reply::Stage { stage, .. } if stage == "compiling")),
+        "{replies:?}"
+    );
+    assert!(replies.iter().any(|r| matches!(r, Reply::Done)));
+    // The same silence once the kernel runs is a hang.
+    let mut hung = client("gpu,hang-on:endless");
+    match run(&mut hung, Duration::from_millis(700)) {
+        Err(WorkerFailure::Timeout { stage, .. }) => assert_eq!(stage, "checking the output"),
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    // And a compile that never ends is said to be the compiler's.
+    let words = WorkerFailure::Timeout {
+        secs: 120.0,
+        variant: "endless".into(),
+        stage: "compiling".into(),
+    }
+    .to_string();
+    assert!(words.contains("compiler did not finish"), "{words}");
+    assert!(!words.contains("never finishes"), "{words}");
+}
+
+#[test]
 fn a_fault_is_reported_in_words_and_the_worker_restarts() {
     let mut c = client("fault");
     let err = run(&mut c, Duration::from_secs(30)).unwrap_err();
