@@ -227,11 +227,7 @@ pub(super) fn timed_from_input(
     limits: &Limits,
     space: Space,
 ) -> Perturbed {
-    let sites: Vec<u32> = (k.sites.iter())
-        .filter(|s| s.timed && s.kind() == Some(AccessKind::Load))
-        .filter(|s| matches!(s.space(), Some(sp) if sp == space || sp == Space::Generic))
-        .map(|s| s.id)
-        .collect();
+    let sites = timed_load_sites(k, space);
     let mut p = Perturbed {
         space,
         of: PerturbOf::Inputs,
@@ -297,6 +293,16 @@ pub(super) fn timed_from_input(
 /// At most this many of a site's executions are perturbed one at a time.
 const EXECUTIONS_TRIED: u32 = 4;
 
+/// The load sites on a kernel's timed lines (between two clock reads) that may read
+/// `space` (a generic address may land there).
+fn timed_load_sites(k: &Kernel, space: Space) -> Vec<u32> {
+    (k.sites.iter())
+        .filter(|s| s.timed && s.kind() == Some(AccessKind::Load))
+        .filter(|s| matches!(s.space(), Some(sp) if sp == space || sp == Space::Generic))
+        .map(|s| s.id)
+        .collect()
+}
+
 /// Whether the output changed from `plain` with `perturb`'s loads perturbed (a run that
 /// stops, a pointer followed out of its buffer, changed it); the lane values it perturbed,
 /// and the most executions of its sites a warp made.
@@ -343,11 +349,7 @@ pub(super) fn timed_end(
     (on, plain): (Perturbing, &[(usize, HostData)]),
 ) -> Perturbed {
     let space = on.space;
-    let sites: Vec<u32> = (k.sites.iter())
-        .filter(|s| s.timed && s.kind() == Some(AccessKind::Load))
-        .filter(|s| matches!(s.space(), Some(sp) if sp == space || sp == Space::Generic))
-        .map(|s| s.id)
-        .collect();
+    let sites = timed_load_sites(k, space);
     let mut p = Perturbed {
         space,
         of: PerturbOf::TimedEnd,
