@@ -8,6 +8,10 @@ use crate::model::sizes::CheckSizes;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+/// The stage a worker names while it compiles a variant (`Reply::Stage`): the client
+/// gives a compile longer silence than a running kernel.
+pub const COMPILING: &str = "compiling";
+
 /// How to get NVRTC and nvdisasm on a machine with no toolkit: both ship as Python wheels.
 pub const PIP_HINT: &str = "pip install nvidia-cuda-nvrtc nvidia-cuda-nvdisasm";
 

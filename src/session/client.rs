@@ -14,6 +14,7 @@ pub use memcheck::{
 pub use racecheck::{RacecheckReport, parse_racecheck, racecheck};
 pub use tools::NoListing;
 
+use crate::model::protocol::COMPILING;
 use crate::model::protocol::{DEVICE_ENV, Reply, Request};
 
 /// Where the client names itself to the worker it starts (see `worker::server`).
@@ -42,9 +43,6 @@ pub fn default_stall_timeout() -> Duration {
 /// build too). On an H200 with 16 checks at once a check's compile said nothing for over
 /// 20 s and was taken for a hung kernel, which cannot be what stalls a compile.
 pub const COMPILE_STALL: Duration = Duration::from_secs(120);
-
-/// The stage a worker names while it compiles a variant.
-const COMPILING: &str = "compiling";
 
 fn stall_timeout(given: Option<&str>) -> Duration {
     let secs = given

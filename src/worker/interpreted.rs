@@ -464,7 +464,7 @@ fn build(
     (r, traced): (&mut VariantResult, bool),
     send: Sink,
 ) -> Option<Kernel> {
-    stage(send, v, "compiling");
+    stage(send, v, crate::model::protocol::COMPILING);
     let compiled = compile_checked(lesson, v, arch).map_err(|e| e.to_string());
     send(Reply::Compiled {
         variant: v.name.clone(),

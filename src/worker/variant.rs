@@ -295,7 +295,7 @@ fn refused_words(e: &CudaError, v: &Variant, dev: &DeviceInfo, p: Option<&PtxasR
 
 /// Compile to CUBIN and report ptxas's figures; None (with the error in `r`) when it fails.
 fn compile(ctx: &RunContext, v: &Variant, r: &mut VariantResult, send: Sink) -> Option<Compiled> {
-    stage(send, v, "compiling");
+    stage(send, v, crate::model::protocol::COMPILING);
     let compiled = match compile_checked(ctx.lesson, v, ctx.arch) {
         Ok(c) => c,
         Err(e) => {
