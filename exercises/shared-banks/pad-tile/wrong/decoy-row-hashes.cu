@@ -1,5 +1,5 @@
-// wrong: [off the point] the tile is left unpadded and the arithmetic is rewritten: each row's hash is made once by the warp (lane c reads column c of the row: no conflict) and summed by shuffles, and each lane then folds the 32 row hashes in its own order (31^32 per row). That makes 32 shared requests a warp where the task makes 1024, so 992 conflict-free decoy reads are added, fed to the output times a run-time zero (blockDim.x >> 16).
-// caught by: yours shared.feeds_output_pct == 100
+// wrong: [off the point] the tile is left unpadded and the arithmetic is rewritten: each row's hash is made once by the warp (lane c reads column c of the row: no conflict) and summed by shuffles, and each lane then folds the 32 row hashes in its own order (31^32 per row). That makes 32 shared requests a warp where the task makes 1024, so 992 conflict-free decoy reads are added, fed to the output times a run-time zero (blockDim.x >> 16). Row hashes combine only under a linear fold (sum * 31 + word), which is what this rebuilds; the task's FNV-1a step mixes xor and multiply, so no order of reads other than the task's gives its checksum (under the linear fold this answer passed every check but the decoys' `shared.feeds_output_pct`, and a rotated read with the checksum rebuilt from powers of 31 passed them all).
+// caught by: correct
 // on: cpu
 #define ROWS 32
 #define COLS 32
