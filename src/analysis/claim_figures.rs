@@ -114,6 +114,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::CopyWaitsInFlightPct
         | Metric::CopyReadsInFlightPct
         | Metric::LoadsUnusedPct
+        | Metric::GlobalStagedPct
         | Metric::SharedTimedWords
         | Metric::SharedTimedReadsPct
         | Metric::SharedMatrixReadsPct
@@ -350,6 +351,15 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             let (unused, all) = unused_loads(mem);
             // A kernel that loads nothing wastes no load.
             Ok(100.0 * unused as f64 / all.max(1) as f64)
+        }
+        Metric::GlobalStagedPct => {
+            per_instruction(mem, name, g.requests > 0)?;
+            let loads = (mem.instructions.iter())
+                .filter(|i| i.space == Space::Global && i.kind == AccessKind::Load);
+            let (staged, all) = loads.fold((0, 0), |(s, a), i| {
+                (s + if i.staged { i.requests } else { 0 }, a + i.requests)
+            });
+            per(100.0 * staged as f64, all, "global load")
         }
         Metric::GlobalPctUsed => {
             let moved = g.sectors as f64 * crate::analysis::coalescing::SECTOR_BYTES as f64;

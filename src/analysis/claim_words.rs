@@ -54,6 +54,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::CopyWaitsInFlightPct => "% of copy waits with copies still in flight",
         Metric::CopyReadsInFlightPct => "% of shared reads made with copies in flight",
         Metric::LoadsUnusedPct => "% of load requests whose values nothing uses",
+        Metric::GlobalStagedPct => "% of global load requests stored straight into shared memory",
         Metric::SharedTimedWords => "distinct shared words read in the timed lines",
         Metric::SharedTimedReadsPct => "% of shared load requests made in the timed lines",
         Metric::GlobalLoadRequests => "global load requests",

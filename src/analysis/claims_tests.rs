@@ -132,6 +132,47 @@ fn thrown_away_loads_are_a_share_of_the_loads_and_the_check_names_their_line() {
 }
 
 #[test]
+fn staged_loads_are_a_share_of_the_global_loads_alone() {
+    let load = |id: u32, space: &str, requests: u64, staged: bool| {
+        serde_json::from_value::<crate::model::access::InstructionSummary>(serde_json::json!({
+            "id": id, "space": space, "kind": "load", "op": "ld.u32",
+            "ptx_line": 40 + id, "source_line": null, "width": 4,
+            "requests": requests, "wavefronts": 0, "ideal_wavefronts": 0,
+            "sectors": 0, "lines": 0, "bytes_used": 0, "distinct": 0,
+            "local_bytes": 0, "sample": null, "staged": staged,
+        }))
+        .unwrap()
+    };
+    // 96 of 128 global load requests staged; the shared loads of the tile are no part of it.
+    let mem = crate::model::results::MemoryStats {
+        instructions: vec![
+            load(0, "global", 96, true),
+            load(1, "global", 32, false),
+            load(2, "shared", 512, false),
+        ],
+        traced_blocks: 1,
+        ..Default::default()
+    };
+    let mut v = VariantResult {
+        name: "yours".into(),
+        memory: Some(mem.clone()),
+        ..Default::default()
+    };
+    let (holds, detail) = judge_metric(&v, Metric::GlobalStagedPct, CmpOp::Eq, 100.0)
+        .unwrap_or_else(|_| panic!("judged"));
+    assert!(!holds && detail.contains("= 75"), "{detail}");
+    // A kernel with no global loads at all is told so, not passed.
+    let mut none = mem;
+    none.instructions.truncate(0);
+    none.instructions.push(load(2, "shared", 512, false));
+    v.memory = Some(none);
+    assert!(matches!(
+        judge_metric(&v, Metric::GlobalStagedPct, CmpOp::Eq, 100.0),
+        Err(Verdict::Wrong(_))
+    ));
+}
+
+#[test]
 fn a_functions_declared_name_is_read_from_its_mangled_one() {
     assert_eq!(declared_name("_Z10stir_group5uint4j"), Some("stir_group"));
     // `static`: nested in the namespace NVRTC makes for the file, the last name.

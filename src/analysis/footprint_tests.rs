@@ -48,6 +48,7 @@ fn fetch(id: u32, warps: &[(u32, u32)], f: impl Fn(u32, u32) -> (i64, i64)) -> I
         sass: None,
         atomic: None,
         unused: false,
+        staged: false,
     }
 }
 

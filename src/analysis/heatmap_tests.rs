@@ -45,6 +45,7 @@ fn shared_instruction(
         sass: None,
         atomic: None,
         unused: false,
+        staged: false,
     }
 }
 

@@ -474,6 +474,7 @@ mod tests {
             sass: None,
             atomic: None,
             unused: false,
+            staged: false,
         }
     }
 

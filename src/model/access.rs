@@ -276,6 +276,10 @@ pub struct InstructionSummary {
     /// atomic): work the kernel did not need, counted in the figures above all the same.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unused: bool,
+    /// A load whose value goes into shared memory and nowhere else: a tile being filled
+    /// (false in recordings made before the tracer looked).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub staged: bool,
 }
 
 /// How ptxas made a PTX atomic, read in the SASS (`analysis::sass_map`).

@@ -254,10 +254,15 @@ pub enum Metric {
     /// Whether what a warp's last timed shared load reads reaches the output, in percent
     /// (`PerturbOf::TimedEnd`): the end of a chase timed for the clock is its output.
     SharedTimedEndFeedsOutputPct,
+    /// Global load requests whose values go into shared memory and nowhere else, in
+    /// percent of all global load requests (`InstructionSummary::staged`): a tiled kernel
+    /// that reads part of its input straight into its arithmetic makes about the requests
+    /// and sectors of one that stages all of it.
+    GlobalStagedPct,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 70] = [
+    pub const ALL: [(&'static str, Metric); 71] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -346,6 +351,7 @@ impl Metric {
         ("copy.waits_in_flight_pct", Metric::CopyWaitsInFlightPct),
         ("copy.reads_in_flight_pct", Metric::CopyReadsInFlightPct),
         ("loads.unused_pct", Metric::LoadsUnusedPct),
+        ("global.staged_pct", Metric::GlobalStagedPct),
         ("shared.timed_words", Metric::SharedTimedWords),
         ("shared.timed_reads_pct", Metric::SharedTimedReadsPct),
         ("shared.matrix_reads_pct", Metric::SharedMatrixReadsPct),

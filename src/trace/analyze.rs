@@ -140,6 +140,7 @@ pub(super) fn summaries(
                     loop_load_ideal: a.loop_ideal,
                 }),
                 unused: site.unused,
+                staged: site.staged,
             }
         })
         .collect()

@@ -19,6 +19,7 @@ fn site(id: u32, space: Space, width: u32) -> Site {
         source_file: Some(1),
         coords: None,
         unused: false,
+        staged: false,
         addr: String::new(),
         timed: false,
         called_at: None,

@@ -22,9 +22,11 @@
 //! a check drawn from the counts cannot speak for what they did.
 
 mod access;
+mod dataflow;
 mod emit;
 mod logger;
 mod registers;
+mod staged;
 mod statements;
 mod texture;
 mod unused;
@@ -177,6 +179,10 @@ pub struct Site {
     /// counts it, and apart as work the kernel did not need.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unused: bool,
+    /// A load whose value goes into shared memory and nowhere else (`staged`): a tile
+    /// being filled.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub staged: bool,
     /// The address operand as written (`%rd42+8`): two loads of one base register, one
     /// inside the other's bytes, are one read that ptxas may make once
     /// (`sass_map::reshape`).
@@ -207,6 +213,7 @@ impl Site {
             source_file: None,
             coords: None,
             unused: false,
+            staged: false,
             addr: String::new(),
             timed: false,
             called_at: None,
@@ -391,6 +398,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     // has (PTX's memory model), so the pair orders what the warp did before it.
     let mut fenced = false;
     let unused = unused::unused_loads(ptx);
+    let staged = staged::staged_loads(ptx);
 
     for (idx, raw) in ptx.lines().enumerate() {
         let line_no = idx as u32 + 1;
@@ -468,6 +476,13 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                             ..
                         }
                     ) && unused.contains(&(line_no, seg_idx)),
+                    staged: matches!(
+                        access.event,
+                        Event::Access {
+                            kind: AccessKind::Load,
+                            ..
+                        }
+                    ) && staged.contains(&(line_no, seg_idx)),
                     addr: access.addr.to_string(),
                     timed: false,
                 };

@@ -318,6 +318,7 @@ mod tests {
             source_file: Some(1),
             coords: None,
             unused: false,
+            staged: false,
             addr: String::new(),
             timed: false,
             called_at: None,

@@ -12,54 +12,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::statements::{
-    Seg, segment, split_label, split_operands, starts_function, strip_comment,
-};
-
-/// Where a statement is: its 1-based PTX line and its place among the line's statements.
-pub(super) type At = (u32, usize);
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Class {
-    /// Reads memory into its first operand.
-    Load,
-    /// Computes its first operand from the others, and does nothing else.
-    Pure,
-    /// Anything else: a store, an atomic, a branch, a call, a barrier, a copy, an opcode
-    /// not listed. Everything it names is read.
-    Effect,
-}
-
-struct Stmt<'a> {
-    at: At,
-    class: Class,
-    /// The registers it writes (Load and Pure only).
-    defs: Vec<&'a str>,
-    /// What it reads: its guard, and its other operands' names.
-    uses: Vec<&'a str>,
-}
+use super::dataflow::{At, Class, Stmt, functions};
 
 /// The loads of `ptx` (by place, as `segment` splits its lines) whose values nothing with
 /// an effect uses, in any function.
 pub(super) fn unused_loads(ptx: &str) -> HashSet<At> {
-    let mut dead = HashSet::new();
-    let mut function: Vec<Stmt<'_>> = Vec::new();
-    for (idx, raw) in ptx.lines().enumerate() {
-        let code = strip_comment(raw);
-        if starts_function(code) {
-            dead.extend(dead_in(&function));
-            function.clear();
-        }
-        for (seg_idx, seg) in segment(code).iter().enumerate() {
-            if let Seg::Stmt(stmt) = seg
-                && let Some(s) = read_stmt(stmt, (idx as u32 + 1, seg_idx))
-            {
-                function.push(s);
-            }
-        }
-    }
-    dead.extend(dead_in(&function));
-    dead
+    functions(ptx).iter().flat_map(|f| dead_in(f)).collect()
 }
 
 /// The unused loads of one function's statements.
@@ -95,156 +53,10 @@ fn dead_in(stmts: &[Stmt<'_>]) -> Vec<At> {
         .collect()
 }
 
-/// One statement's class, what it writes and what it reads; None for a directive.
-fn read_stmt(stmt: &str, at: At) -> Option<Stmt<'_>> {
-    let (_, body) = split_label(stmt);
-    let mut rest = body.trim().trim_end_matches(';').trim();
-    if rest.is_empty() || rest.starts_with('.') {
-        return None;
-    }
-    let mut uses = Vec::new();
-    if let Some(g) = rest.strip_prefix('@') {
-        let end = g.find(char::is_whitespace).unwrap_or(g.len());
-        uses.extend(names(&g[..end]));
-        rest = g[end..].trim_start();
-    }
-    let op_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-    let op = &rest[..op_end];
-    let operands = split_operands(&rest[op_end..]);
-    let class = class_of(op);
-    // An AND with 0, or an integer multiply by 0, is 0 whatever its other operand holds:
-    // it reads nothing (a load's value laundered into a result through inline asm, which
-    // the compiler does not fold, is still thrown away).
-    let zeroed = class == Class::Pure
-        && annihilated_by_zero(op)
-        && operands.iter().skip(1).any(|o| is_zero(o));
-    let mut defs = Vec::new();
-    for (k, operand) in operands.iter().enumerate() {
-        match (class, k) {
-            (Class::Load | Class::Pure, 0) => defs.extend(names(operand)),
-            _ if zeroed => {}
-            _ => uses.extend(names(operand)),
-        }
-    }
-    Some(Stmt {
-        at,
-        class,
-        defs,
-        uses,
-    })
-}
-
-/// `and`, and integer `mul` (not a float's: 0 times a NaN or an infinity is a NaN).
-fn annihilated_by_zero(op: &str) -> bool {
-    match op.split('.').next() {
-        Some("and") => true,
-        Some("mul") => !op.split('.').any(|q| q.starts_with('f')),
-        _ => false,
-    }
-}
-
-/// A literal 0: `0`, `0x0`, `0x00000000`, `0U`.
-fn is_zero(operand: &str) -> bool {
-    let t = operand.trim().trim_end_matches(['U', 'u']);
-    let digits = t
-        .strip_prefix("0x")
-        .or_else(|| t.strip_prefix("0X"))
-        .unwrap_or(t);
-    !digits.is_empty() && digits.chars().all(|c| c == '0')
-}
-
-fn class_of(op: &str) -> Class {
-    let base = op.split('.').next().unwrap_or("");
-    const LOADS: [&str; 5] = ["ld", "ldu", "tex", "tld4", "ldmatrix"];
-    // Opcodes that only compute their first operand from the others.
-    const PURE: [&str; 64] = [
-        "add",
-        "sub",
-        "mul",
-        "mad",
-        "mul24",
-        "mad24",
-        "sad",
-        "div",
-        "rem",
-        "abs",
-        "neg",
-        "min",
-        "max",
-        "popc",
-        "clz",
-        "bfind",
-        "fns",
-        "brev",
-        "bfe",
-        "bfi",
-        "dp4a",
-        "dp2a",
-        "and",
-        "or",
-        "xor",
-        "not",
-        "cnot",
-        "lop3",
-        "shf",
-        "shl",
-        "shr",
-        "mov",
-        "cvt",
-        "cvta",
-        "setp",
-        "set",
-        "selp",
-        "slct",
-        "prmt",
-        "testp",
-        "copysign",
-        "rcp",
-        "sqrt",
-        "rsqrt",
-        "sin",
-        "cos",
-        "lg2",
-        "ex2",
-        "tanh",
-        "fma",
-        "isspacep",
-        "mapa",
-        "getctarank",
-        "shfl",
-        "vote",
-        "match",
-        "activemask",
-        "redux",
-        "mma",
-        "createpolicy",
-        "bmsk",
-        "szext",
-        "addc",
-        "subc",
-    ];
-    if LOADS.contains(&base) && !op.contains(".param") {
-        Class::Load
-    } else if PURE.contains(&base) || base == "ld" {
-        // `ld.param` reads a kernel's or a callee's parameters: never traced, and used
-        // as its value is.
-        Class::Pure
-    } else {
-        Class::Effect
-    }
-}
-
-/// Every name in an operand (`%r5`, `{%f1, %f2}`, `[%rd3+8]`, `%p1|%p2`, `!%p2`): registers,
-/// and labels or symbols, which no statement writes and so change nothing.
-fn names(operand: &str) -> impl Iterator<Item = &str> {
-    operand
-        .split(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '%' | '_' | '$')))
-        .filter(|t| !t.is_empty() && !t.starts_with(|c: char| c.is_ascii_digit()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::instrument::dataflow::is_zero;
 
     fn dead_lines(ptx: &str) -> Vec<u32> {
         let mut v: Vec<u32> = unused_loads(ptx).into_iter().map(|(l, _)| l).collect();
