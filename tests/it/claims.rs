@@ -396,6 +396,7 @@ fn traced(
             sass: None,
             atomic: None,
             unused: false,
+            staged: false,
         })
         .collect();
     v.memory = Some(MemoryStats {

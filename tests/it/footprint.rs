@@ -36,6 +36,7 @@ fn site(id: u32) -> Site {
             normalized: None,
         }),
         unused: false,
+        staged: false,
         addr: String::new(),
         timed: false,
         called_at: None,
