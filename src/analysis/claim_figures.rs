@@ -126,6 +126,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::LocalTimedWords
         | Metric::Calls
         | Metric::CallsWorkPct
+        | Metric::CallsOutsideSteps
         | Metric::Shuffles
         | Metric::GlobalCrossBlockWords
         | Metric::GlobalHandoverWords
@@ -270,6 +271,14 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                  runs inside its functions"
             ))
         }),
+        Metric::CallsOutsideSteps => (mem.call_work)
+            .map(|w| w.thread_steps.saturating_sub(w.in_calls) as f64)
+            .ok_or_else(|| {
+                Verdict::NotMeasured(format!(
+                    "not measured: only the CPU interpreter counts the instructions `{name}` \
+                     runs outside its functions"
+                ))
+            }),
         Metric::Shuffles => Ok(mem.shuffles as f64),
         Metric::GlobalCrossBlockWords => Ok(mem.global.cross_block_words as f64),
         Metric::GlobalHandoverWords => Ok(mem.global.handover_words as f64),

@@ -67,6 +67,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::LocalTimedWords => "distinct local words read in the timed lines",
         Metric::Calls => "out-of-line calls",
         Metric::CallsWorkPct => "% of thread instructions run inside out-of-line functions",
+        Metric::CallsOutsideSteps => "thread instructions run outside out-of-line functions",
         Metric::Shuffles => "warp exchanges in registers: shuffles, votes, mma (a lane each)",
         Metric::GlobalCrossBlockWords => "global words stored by two or more blocks",
         Metric::GlobalHandoverWords => "global words one block loads after another stored them",

@@ -203,6 +203,10 @@ pub enum Metric {
     /// (`MemoryStats::call_work`, CPU interpreter only): a function called for every
     /// element that does half the work, the caller the rest inline, runs half as much.
     CallsWorkPct,
+    /// Thread instructions run outside out-of-line functions (`MemoryStats::call_work`,
+    /// CPU interpreter only): padding a function with instructions that change nothing
+    /// raises `CallsWorkPct` while the caller does the work inline; it cannot lower this.
+    CallsOutsideSteps,
     /// Warp shuffles taken part in, a lane each, scaled to the grid
     /// (`MemoryStats::shuffles`): a tree whose steps are to stay in shared memory has none.
     Shuffles,
@@ -262,7 +266,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 71] = [
+    pub const ALL: [(&'static str, Metric); 72] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -361,6 +365,7 @@ impl Metric {
         ("local.timed_words", Metric::LocalTimedWords),
         ("calls", Metric::Calls),
         ("calls.work_pct", Metric::CallsWorkPct),
+        ("calls.outside_steps", Metric::CallsOutsideSteps),
         ("shuffles", Metric::Shuffles),
         ("global.cross_block_words", Metric::GlobalCrossBlockWords),
         ("global.handover_words", Metric::GlobalHandoverWords),
@@ -400,7 +405,9 @@ impl Metric {
         self.perturbing().is_some()
             || matches!(
                 self,
-                Metric::CallsWorkPct | Metric::GlobalUnfencedHandoverWords
+                Metric::CallsWorkPct
+                    | Metric::CallsOutsideSteps
+                    | Metric::GlobalUnfencedHandoverWords
             )
     }
 
