@@ -1,5 +1,5 @@
 // wrong: [off the point] replaces the shared tree with shuffles: each warp sums its 32 words with __shfl_down_sync and only the 8 warp sums meet in shared memory, so no step of the tree it was asked to fix is left
-// caught by: yours shared.load_words_per_request at most 1.25x solution
+// caught by: yours shared.load_words_per_request at most 1.6x solution
 // on: cpu
 // The sum of n unsigned words (any n), into out[0]. A fixed grid of blocks of BLOCK (256)
 // threads walks the array in tiles of BLOCK words; a block reduces each tile with a tree in
