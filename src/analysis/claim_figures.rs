@@ -115,6 +115,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::CopyReadsInFlightPct
         | Metric::LoadsUnusedPct
         | Metric::GlobalStagedPct
+        | Metric::GlobalRelayedPct
         | Metric::SharedTimedWords
         | Metric::SharedTimedReadsPct
         | Metric::SharedMatrixReadsPct
@@ -369,6 +370,15 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                 (s + if i.staged { i.requests } else { 0 }, a + i.requests)
             });
             per(100.0 * staged as f64, all, "global load")
+        }
+        Metric::GlobalRelayedPct => {
+            per_instruction(mem, name, g.requests > 0)?;
+            let stores = (mem.instructions.iter())
+                .filter(|i| i.space == Space::Global && i.kind == AccessKind::Store);
+            let (relayed, all) = stores.fold((0, 0), |(r, a), i| {
+                (r + if i.relayed { i.requests } else { 0 }, a + i.requests)
+            });
+            per(100.0 * relayed as f64, all, "global store")
         }
         Metric::GlobalPctUsed => {
             let moved = g.sectors as f64 * crate::analysis::coalescing::SECTOR_BYTES as f64;

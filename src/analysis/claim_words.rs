@@ -55,6 +55,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::CopyReadsInFlightPct => "% of shared reads made with copies in flight",
         Metric::LoadsUnusedPct => "% of load requests whose values nothing uses",
         Metric::GlobalStagedPct => "% of global load requests stored straight into shared memory",
+        Metric::GlobalRelayedPct => "% of global store requests straight from shared memory",
         Metric::SharedTimedWords => "distinct shared words read in the timed lines",
         Metric::SharedTimedReadsPct => "% of shared load requests made in the timed lines",
         Metric::GlobalLoadRequests => "global load requests",

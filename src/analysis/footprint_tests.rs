@@ -49,6 +49,7 @@ fn fetch(id: u32, warps: &[(u32, u32)], f: impl Fn(u32, u32) -> (i64, i64)) -> I
         atomic: None,
         unused: false,
         staged: false,
+        relayed: false,
     }
 }
 

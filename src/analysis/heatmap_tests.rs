@@ -46,6 +46,7 @@ fn shared_instruction(
         atomic: None,
         unused: false,
         staged: false,
+        relayed: false,
     }
 }
 

@@ -475,6 +475,7 @@ mod tests {
             atomic: None,
             unused: false,
             staged: false,
+            relayed: false,
         }
     }
 

@@ -280,6 +280,10 @@ pub struct InstructionSummary {
     /// (false in recordings made before the tracer looked).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub staged: bool,
+    /// A global store whose values come straight from shared memory: an output turned
+    /// around through a tile (false in recordings made before the tracer looked).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub relayed: bool,
 }
 
 /// How ptxas made a PTX atomic, read in the SASS (`analysis::sass_map`).

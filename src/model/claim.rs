@@ -263,10 +263,15 @@ pub enum Metric {
     /// that reads part of its input straight into its arithmetic makes about the requests
     /// and sectors of one that stages all of it.
     GlobalStagedPct,
+    /// Global store requests whose values come straight from shared memory, in percent of
+    /// all global store requests (`InstructionSummary::relayed`): where each thread is to
+    /// store what it computed, an output turned around through a tile keeps the old
+    /// mapping behind coalesced stores.
+    GlobalRelayedPct,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 72] = [
+    pub const ALL: [(&'static str, Metric); 73] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -356,6 +361,7 @@ impl Metric {
         ("copy.reads_in_flight_pct", Metric::CopyReadsInFlightPct),
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("global.staged_pct", Metric::GlobalStagedPct),
+        ("global.relayed_pct", Metric::GlobalRelayedPct),
         ("shared.timed_words", Metric::SharedTimedWords),
         ("shared.timed_reads_pct", Metric::SharedTimedReadsPct),
         ("shared.matrix_reads_pct", Metric::SharedMatrixReadsPct),

@@ -141,6 +141,7 @@ pub(super) fn summaries(
                 }),
                 unused: site.unused,
                 staged: site.staged,
+                relayed: site.relayed,
             }
         })
         .collect()

@@ -20,6 +20,7 @@ fn site(id: u32, space: Space, width: u32) -> Site {
         coords: None,
         unused: false,
         staged: false,
+        relayed: false,
         addr: String::new(),
         timed: false,
         called_at: None,

@@ -26,6 +26,7 @@ mod dataflow;
 mod emit;
 mod logger;
 mod registers;
+mod relayed;
 mod staged;
 mod statements;
 mod texture;
@@ -183,6 +184,10 @@ pub struct Site {
     /// being filled.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub staged: bool,
+    /// A global store whose values come straight from shared memory (`relayed`): an
+    /// output turned around through a tile.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub relayed: bool,
     /// The address operand as written (`%rd42+8`): two loads of one base register, one
     /// inside the other's bytes, are one read that ptxas may make once
     /// (`sass_map::reshape`).
@@ -214,6 +219,7 @@ impl Site {
             coords: None,
             unused: false,
             staged: false,
+            relayed: false,
             addr: String::new(),
             timed: false,
             called_at: None,
@@ -399,6 +405,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     let mut fenced = false;
     let unused = unused::unused_loads(ptx);
     let staged = staged::staged_loads(ptx);
+    let relayed = relayed::relayed_stores(ptx);
 
     for (idx, raw) in ptx.lines().enumerate() {
         let line_no = idx as u32 + 1;
@@ -483,6 +490,13 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                             ..
                         }
                     ) && staged.contains(&(line_no, seg_idx)),
+                    relayed: matches!(
+                        access.event,
+                        Event::Access {
+                            space: Space::Global,
+                            kind: AccessKind::Store,
+                        }
+                    ) && relayed.contains(&(line_no, seg_idx)),
                     addr: access.addr.to_string(),
                     timed: false,
                 };

@@ -319,6 +319,7 @@ mod tests {
             coords: None,
             unused: false,
             staged: false,
+            relayed: false,
             addr: String::new(),
             timed: false,
             called_at: None,

@@ -397,6 +397,7 @@ fn traced(
             atomic: None,
             unused: false,
             staged: false,
+            relayed: false,
         })
         .collect();
     v.memory = Some(MemoryStats {

@@ -37,6 +37,7 @@ fn site(id: u32) -> Site {
         }),
         unused: false,
         staged: false,
+        relayed: false,
         addr: String::new(),
         timed: false,
         called_at: None,

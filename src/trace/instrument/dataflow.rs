@@ -28,9 +28,38 @@ pub(super) struct Stmt<'a> {
     pub defs: Vec<&'a str>,
     /// What it reads: its guard, and its other operands' names.
     pub uses: Vec<&'a str>,
-    /// A store to shared memory: the names of the values it stores (its operands after
+    /// The opcode as written (`st.shared.f32`).
+    pub op: &'a str,
+    /// A store (`st`, of any space): the names of the values it stores (its operands after
     /// the address), which `uses` holds as well. Empty for any other statement.
     pub stored: Vec<&'a str>,
+}
+
+impl Stmt<'_> {
+    /// A store to the block's own shared memory (`st.shared...`, any qualifiers): not a
+    /// cluster's `st.shared::cluster`, which writes another block's.
+    pub fn stores_shared(&self) -> bool {
+        self.is_store_of(&["shared", "shared::cta"])
+    }
+
+    /// A store to global memory, named as such.
+    pub fn stores_global(&self) -> bool {
+        self.is_store_of(&["global"])
+    }
+
+    /// A load from the block's own shared memory.
+    pub fn loads_shared(&self) -> bool {
+        self.class == Class::Load
+            && self
+                .op
+                .split('.')
+                .any(|q| q == "shared" || q == "shared::cta")
+    }
+
+    fn is_store_of(&self, spaces: &[&str]) -> bool {
+        let mut parts = self.op.split('.');
+        parts.next() == Some("st") && parts.any(|q| spaces.contains(&q))
+    }
 }
 
 /// The statements of each function of `ptx`, in order.
@@ -83,7 +112,7 @@ fn read_stmt(stmt: &str, at: At) -> Option<Stmt<'_>> {
             _ => uses.extend(names(operand)),
         }
     }
-    let stored = if is_shared_store(op) {
+    let stored = if op.split('.').next() == Some("st") {
         operands.iter().skip(1).flat_map(|o| names(o)).collect()
     } else {
         Vec::new()
@@ -93,15 +122,9 @@ fn read_stmt(stmt: &str, at: At) -> Option<Stmt<'_>> {
         class,
         defs,
         uses,
+        op,
         stored,
     })
-}
-
-/// `st.shared...` (of the block's own memory, any qualifiers): not a cluster's
-/// `st.shared::cluster`, which writes another block's.
-fn is_shared_store(op: &str) -> bool {
-    let mut parts = op.split('.');
-    parts.next() == Some("st") && parts.any(|q| q == "shared" || q == "shared::cta")
 }
 
 /// `and`, and integer `mul` (not a float's: 0 times a NaN or an infinity is a NaN).

@@ -53,6 +53,7 @@ fn only_into_shared(
                 Class::Pure => work.extend(s.defs.iter().copied()),
                 // Read as an address (or a guard) of another load.
                 Class::Load => return false,
+                Class::Effect if !s.stores_shared() => return false,
                 Class::Effect => {
                     // A store of the value, not at an address (or under a guard) made
                     // from it.
