@@ -180,7 +180,8 @@ fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr
     }
     let op_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
     let text = rest[..op_end].to_string();
-    let op = parse_op(&text)?;
+    // Refused if a lane runs it (`Op::Unmodelled`), its operands unread.
+    let op = parse_op(&text).unwrap_or(Op::Unmodelled);
     let args = rest[op_end..].trim();
     let mut ins = Instr {
         op,
@@ -193,6 +194,9 @@ fn instruction(ctx: &Ctx, st: &mut State, t: &str, place: Place) -> Result<Instr
         call: None,
         slice: Default::default(),
     };
+    if op == Op::Unmodelled {
+        return Ok(ins);
+    }
     if op == Op::Call {
         ins.call = Some(Box::new(call(ctx, st, args)?));
         return Ok(ins);

@@ -1,7 +1,6 @@
 //! The data instructions of one warp step: arithmetic lane by lane, moves, conversions and
 //! address windows, and the warp-wide `shfl`, `vote` and `activemask`.
 
-use super::RunError;
 use super::alu::{self, sext, trunc};
 use super::block::BlockCtx;
 use super::frame::Frame;
@@ -10,6 +9,7 @@ use super::mem::{At, resolve, window};
 use super::operand::Opnd;
 use super::ops::{Kind, Op, Redux, Shfl, Space, Ty, Vote};
 use super::program::Instr;
+use super::{Halt, RunError};
 
 /// Compute every active lane from its sources first, then write: a lane's result never
 /// feeds another lane's sources in the same step.
@@ -148,11 +148,21 @@ pub fn exec(
             let members = (ins.src.first()).map_or(0, |m| fr.read(m, first, ctx, warp));
             ctx.numbered_barrier_record(ins, warp, active, members & 0xffff_ffff);
         }
+        Op::Unmodelled if active != 0 => {
+            let why = super::opcode::parse_op(&ins.text).err().map(|e| e.0);
+            let why = format!(
+                "`{}`: {}",
+                ins.text,
+                why.unwrap_or_else(|| "not interpreted".into())
+            );
+            return Err(ctx.halt(ins.place, warp, (why, Halt::Unmodelled), active));
+        }
         // A fence the tracer follows (its site): an event of the lanes that run it.
         Op::Fence if active != 0 => ctx.barrier_record(ins, warp, active),
         Op::BarWarp
         | Op::Fence
         | Op::Nop
+        | Op::Unmodelled
         | Op::Bar
         | Op::BarArrive
         | Op::BarRed(_)

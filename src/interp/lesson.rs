@@ -23,13 +23,24 @@ pub enum CpuError {
     #[error(transparent)]
     Prepare(#[from] PrepareError),
     #[error(transparent)]
-    Run(#[from] RunError),
+    Run(RunError),
     #[error("{0}")]
     Setup(String),
     /// What the interpreter leaves to a GPU (a texture among the arguments): the kernel is
     /// not interpreted, which is no verdict on it.
     #[error("{0}")]
     NeedsGpu(String),
+}
+
+impl From<RunError> for CpuError {
+    /// A lane that reached an instruction the interpreter does not model leaves the kernel
+    /// to a GPU, as one refused when it was read is.
+    fn from(e: RunError) -> CpuError {
+        match e.halt {
+            Halt::Unmodelled => CpuError::NeedsGpu(e.to_string()),
+            _ => CpuError::Run(e),
+        }
+    }
 }
 
 impl From<OverBudget> for CpuError {

@@ -154,6 +154,9 @@ pub enum Halt {
     Launch,
     /// Memory beyond the run's budget or the modelled GPU's, refused before it was taken.
     Memory,
+    /// An instruction the interpreter does not model, reached by a lane: the kernel is
+    /// one a GPU must run, which is no verdict on it.
+    Unmodelled,
 }
 
 /// A run-time error with its place: block, warp, lanes and line.
@@ -194,7 +197,7 @@ impl RunError {
             // The error's name in parentheses, as a GPU's message ends, so the advice for
             // it is found the same way.
             Halt::Fault(f) => format!("{} ({at}) ({})", self.why, f.cuda_error()),
-            Halt::Stopped => format!("{} ({at})", self.why),
+            Halt::Stopped | Halt::Unmodelled => format!("{} ({at})", self.why),
         }
     }
 }

@@ -233,6 +233,11 @@ pub enum Op {
     /// for the analysis of values handed between blocks.
     Fence,
     Nop,
+    /// An opcode the interpreter does not model (`opcode::parse_op` says why): refused
+    /// when a lane runs it, not when the kernel is read, so that a form left in code no
+    /// thread reaches (a branch never taken) cannot make a whole kernel one only a GPU
+    /// judges.
+    Unmodelled,
     Shfl(Shfl),
     Vote(Vote),
     /// `redux.sync` (`__reduce_add_sync` and the like): every member lane gets the fold of

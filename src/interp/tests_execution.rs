@@ -579,3 +579,27 @@ fn a_perturbed_float_load_stays_finite() {
         );
     }
 }
+
+/// An instruction the interpreter does not model is refused when a lane reaches it, not
+/// when the kernel is read: behind a branch no thread takes it changes nothing (a kernel
+/// could otherwise make every check one only a GPU judges), and reached it halts the run
+/// as `Halt::Unmodelled`, saying which instruction.
+#[test]
+fn an_unmodelled_instruction_is_refused_only_where_a_lane_runs_it() {
+    let unmodelled = "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], 4;";
+    let skipped = store_r9(&format!(
+        ".reg .pred %p<2>;\nmov.u32 %r9, %r4;\nsetp.gt.u32 %p1, %r4, 1000;\n@!%p1 bra $L_done;\n\
+         {unmodelled}\n$L_done:"
+    ));
+    let (out, _) = super::run_on(&skipped, 1, 32, 32).unwrap();
+    assert_eq!(out, (0..32).collect::<Vec<u32>>());
+    let reached = store_r9(&format!("mov.u32 %r9, %r4;\n{unmodelled}"));
+    let err = super::run_on(&reached, 1, 32, 32).map(|_| ()).unwrap_err();
+    assert_eq!(err.halt, super::super::Halt::Unmodelled);
+    assert!(err.to_string().contains("cp.reduce.async"), "{err}");
+    let as_cpu = crate::interp::lesson::CpuError::from(err);
+    assert!(
+        matches!(as_cpu, crate::interp::lesson::CpuError::NeedsGpu(_)),
+        "{as_cpu}"
+    );
+}

@@ -593,6 +593,8 @@ fn failed(r: &mut VariantResult, e: Stopped) {
             Halt::Launch => Failure::LaunchLimits,
             Halt::Memory => Failure::OutOfMemory,
             Halt::Stopped => Failure::Interpreter,
+            // Made `NeedsGpu` where a run's error becomes a `CpuError`.
+            Halt::Unmodelled => Failure::NotInterpreted,
         },
         CpuError::NeedsGpu(_) => Failure::NotInterpreted,
         _ => Failure::Interpreter,
