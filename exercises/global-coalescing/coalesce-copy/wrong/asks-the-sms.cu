@@ -1,5 +1,5 @@
 // wrong: [hidden trace] asks the hardware how many SMs it has (%nsmid) and copies with the coalesced grid-stride loop only where the count is small, as the CPU interpreter once said it was (0); on a GPU with many SMs every thread copies one contiguous run, as the starter does. The interpreter now says what a GPU says.
-// caught by: yours global.pct_used >= 90
+// caught by: yours global.pct_used >= 98
 // on: cpu
 extern "C" __global__ void copy_mine(const float* __restrict__ in, float* __restrict__ out,
                                      int n)

@@ -1,5 +1,5 @@
 // wrong: [off the point] keeps one contiguous run per thread and copies it in float4s: each lane's 16 bytes sit in a sector of their own, so half of every sector moved is wasted.
-// caught by: yours global.pct_used >= 90
+// caught by: yours global.pct_used >= 98
 // on: cpu
 
 extern "C" __global__ void copy_mine(const float* __restrict__ in, float* __restrict__ out,

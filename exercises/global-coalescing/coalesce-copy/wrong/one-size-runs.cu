@@ -1,5 +1,5 @@
 // wrong: [one size] copies in runs a thread, the lanes of a warp a run apart, at one size (n = 262144, the interpreter's own), and coalesced at every other: a trace of the GPU's sizes alone sees the taught copy
-// caught by: yours global.pct_used >= 90
+// caught by: yours global.pct_used >= 98
 // on: cpu
 extern "C" __global__ void copy_mine(const float* __restrict__ in, float* __restrict__ out,
                                      int n)

@@ -1,5 +1,5 @@
 // wrong: [hidden trace] copies coalesced in three blocks of four and with lanes 8 floats apart in every fourth, only at the lesson's size (n above 2^24): a few blocks traced at fixed places would see the taught copy most of the time, a wide sample drawn anywhere sees both
-// caught by: yours global.sectors at most 1.1x solution
+// caught by: yours global.sectors at most 1.02x solution
 // on: gpu - the CPU check traces the lesson's few blocks at its size (4), a GPU's check 64 or as many as 2^18 records hold
 extern "C" __global__ void copy_mine(const float* __restrict__ in, float* __restrict__ out,
                                      int n)

@@ -1,5 +1,5 @@
 // wrong: [hidden trace] the even blocks copy the first half of the array with a coalesced grid-stride loop and the odd blocks copy the rest in one run per thread: a trace that samples every other block sees only the coalesced half.
-// caught by: yours global.pct_used >= 90
+// caught by: yours global.pct_used >= 98
 // on: cpu
 
 extern "C" __global__ void copy_mine(const float* __restrict__ in, float* __restrict__ out,

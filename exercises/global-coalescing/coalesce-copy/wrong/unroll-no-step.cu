@@ -1,5 +1,5 @@
 // wrong: [off the point] unrolls the coalesced loop by two, copying i and i + threads each step, but still steps by threads, so every float past the first round is stored twice (the compiler keeps the load for the next step): every sector used, half as much traffic again as the copy needs, which the caches hide from the time.
-// caught by: yours global.sectors at most 1.1x solution
+// caught by: yours global.sectors at most 1.02x solution
 // on: cpu
 
 extern "C" __global__ void copy_mine(const float* __restrict__ in, float* __restrict__ out,

@@ -1,5 +1,5 @@
 // wrong: [one size] a float4 grid-stride copy when n is a multiple of 4, and the old one run per thread otherwise: coalesced at the lesson's size, one sector per lane at every other.
-// caught by: yours global.pct_used >= 90
+// caught by: yours global.pct_used >= 98
 // on: cpu
 
 extern "C" __global__ void copy_mine(const float* __restrict__ in, float* __restrict__ out,
