@@ -1,5 +1,5 @@
 // wrong: [unchecked structure] keeps 3 of the 16 quads in registers and parks 7 more in the output buffer itself, written raw and read back before the mixed words overwrite them: spills moved to global memory by hand, with no spill counted
-// caught by: yours global.sectors at most 1.05x solution
+// caught by: yours global.sectors at most 1.02x solution
 // on: cpu
 #define GROUP 64
 #define QUADS (GROUP / 4)

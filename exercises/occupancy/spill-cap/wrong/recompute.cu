@@ -1,5 +1,5 @@
 // wrong: [slow-variant timing] holds nothing across the group: before writing each quad it reads the whole group again to recompute the sum and the XOR, so no spills and few registers, but six times the solution's global traffic, and 3.5 times its time on an H200.
-// caught by: yours global.sectors at most 1.05x solution
+// caught by: yours global.sectors at most 1.02x solution
 // on: cpu
 
 #define GROUP 64
