@@ -132,6 +132,31 @@ fn thrown_away_loads_are_a_share_of_the_loads_and_the_check_names_their_line() {
 }
 
 #[test]
+fn the_steps_outside_calls_are_the_call_work_s_other_side_and_only_the_interpreter_s() {
+    let mut v = VariantResult {
+        name: "yours".into(),
+        memory: Some(crate::model::results::MemoryStats {
+            call_work: Some(crate::model::results::CallWork {
+                thread_steps: 1000,
+                in_calls: 640,
+            }),
+            traced_blocks: 1,
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let (holds, detail) = judge_metric(&v, Metric::CallsOutsideSteps, CmpOp::Le, 360.0)
+        .unwrap_or_else(|_| panic!("judged"));
+    assert!(holds && detail.contains("= 360"), "{detail}");
+    // A GPU's trace counts no instructions: not measured, never 0.
+    v.memory.as_mut().unwrap().call_work = None;
+    assert!(matches!(
+        judge_metric(&v, Metric::CallsOutsideSteps, CmpOp::Le, 360.0),
+        Err(Verdict::NotMeasured(_))
+    ));
+}
+
+#[test]
 fn staged_loads_are_a_share_of_the_global_loads_alone() {
     let load = |id: u32, space: &str, requests: u64, staged: bool| {
         serde_json::from_value::<crate::model::access::InstructionSummary>(serde_json::json!({

@@ -1,5 +1,5 @@
 // wrong: [off the point] reads the new layout right but gives each thread 4 neighbouring particles, so neighbouring lanes are 16 bytes apart and a request uses a quarter of the sectors it moves.
-// caught by: yours global.pct_used >= 90
+// caught by: yours global.pct_used >= 98
 // on: cpu
 
 #define PER_THREAD 4
