@@ -318,7 +318,11 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             };
             let of_kind =
                 (mem.instructions.iter()).filter(|i| i.space == Space::Global && i.kind == kind);
-            Ok(of_kind.map(|i| i.requests).sum::<u64>() as f64)
+            // The instructions' counts are the traced blocks'; every other total is scaled
+            // to the grid (`sample::scale_to_grid`), and so is this one: a variant whose
+            // blocks make more records has fewer of them traced, which is no fewer requests.
+            let traced = of_kind.map(|i| i.requests).sum::<u64>() as f64;
+            Ok(traced * mem.total_blocks.max(blocks) as f64 / blocks.max(1) as f64)
         }
         Metric::SharedMatrixReadsPct => {
             per_instruction(mem, name, s.ld.requests > 0)?;

@@ -22,9 +22,10 @@ pub struct Launch {
     pub params: Vec<u8>,
     /// Blocks per cluster in each dimension ([1, 1, 1] without clusters).
     pub cluster: [u32; 3],
-    /// 0: `%clock`/`%clock64` count the block's warp steps and `%globaltimer` the wall
-    /// clock. k > 0: all three read k times the block's warp steps, so that two runs at
-    /// different k tell a figure the clock read (k times larger) from one made up.
+    /// 0: `%clock`/`%clock64` count the block's warp steps (from `CLOCK_START`) and
+    /// `%globaltimer` the wall clock since 1970, as a GPU's do. k > 0: all three read k
+    /// times their count of the block's warp steps, so that two runs at different k tell a
+    /// figure the clock read (k times larger) from one made up.
     pub clock_scale: u64,
     /// Loads whose values reach their registers with bits flipped (`memop::perturb`), so
     /// that a second run over the same inputs tells whether the output follows them.
@@ -51,6 +52,15 @@ pub struct Observe {
     /// (address, value) of each lane's load, in the order they ran, up to `OBSERVED_MAX`.
     pub seen: std::sync::Arc<std::sync::Mutex<Vec<(u64, u64)>>>,
 }
+
+/// Where the interpreter's `%clock64` starts: about an hour of an SM's cycles at 1.98 GHz,
+/// as a GPU's reads some time after it was powered up (not 0, which only the interpreter
+/// would read).
+const CLOCK_START: u64 = 7_128_000_000_000;
+
+/// `%globaltimer` under a clock scale: a fixed time since 1970 (late 2023), so that two runs
+/// at different scales read it alike but for the scale.
+const EPOCH_NS: u64 = 1_700_000_000_000_000_000;
 
 /// Lane loads an `Observe` keeps at most: a timed chase makes a few thousand steps.
 pub const OBSERVED_MAX: usize = 1 << 20;
@@ -175,9 +185,15 @@ impl BlockCtx<'_> {
         }
     }
 
-    /// What a clock register reads: the block's warp steps, times the launch's scale.
+    /// What a clock register reads: the block's warp steps from a GPU-sized start, times
+    /// the launch's scale. A GPU's `%clock64` counts an SM's cycles since long before the
+    /// launch; one that started at 0 would tell a kernel it runs here (a barrier kept only
+    /// where the clock reads small), so it starts where an SM's would be. Differences, the
+    /// only figures a clock makes, are the steps'.
     fn clock(&self) -> u64 {
-        self.steps.wrapping_mul(self.launch.clock_scale.max(1))
+        CLOCK_START
+            .wrapping_add(self.steps)
+            .wrapping_mul(self.launch.clock_scale.max(1))
     }
 
     pub fn special(&self, s: Sreg, warp: u32, lane: u32) -> u64 {
@@ -200,8 +216,15 @@ impl BlockCtx<'_> {
             Sreg::Nsmid => MODELLED_SMS,
             Sreg::Clock => self.clock() as u32,
             Sreg::Clock64 => return self.clock(),
-            Sreg::Globaltimer if self.launch.clock_scale > 0 => return self.clock(),
-            Sreg::Globaltimer => return self.start.elapsed().as_nanos() as u64,
+            // Nanoseconds since 1970, as a GPU's: one read as time since the launch
+            // would tell a kernel it runs here.
+            Sreg::Globaltimer if self.launch.clock_scale > 0 => {
+                return (EPOCH_NS.wrapping_add(self.steps)).wrapping_mul(self.launch.clock_scale);
+            }
+            Sreg::Globaltimer => {
+                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+                return now.map_or(EPOCH_NS, |d| d.as_nanos() as u64);
+            }
             Sreg::LanemaskEq => 1 << lane,
             Sreg::LanemaskLt => (1u32 << lane) - 1,
             Sreg::LanemaskLe => ((1u64 << (lane + 1)) - 1) as u32,

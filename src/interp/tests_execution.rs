@@ -603,3 +603,21 @@ fn an_unmodelled_instruction_is_refused_only_where_a_lane_runs_it() {
         "{as_cpu}"
     );
 }
+
+/// The clocks read as a GPU's do, not from 0: `%globaltimer` in nanoseconds since 1970 and
+/// `%clock64` an SM's cycles since long before the launch. A kernel that kept a barrier
+/// only where `%globaltimer` read small (since the launch, as the interpreter's once did)
+/// passed on the CPU and raced on a GPU.
+#[test]
+fn the_clocks_read_as_large_as_a_gpus() {
+    let high = |reg: &str| {
+        store_r9(&format!(
+            "mov.u64 %rd5, {reg};\nshr.u64 %rd6, %rd5, 32;\ncvt.u32.u64 %r9, %rd6;"
+        ))
+    };
+    let (timer, _) = super::run_on(&high("%globaltimer"), 1, 32, 32).unwrap();
+    // 2^32 ns is 4.3 s: since 1970, the high word is past 390 million.
+    assert!(timer.iter().all(|&h| h > 390_000_000), "{timer:?}");
+    let (clock, _) = super::run_on(&high("%clock64"), 1, 32, 32).unwrap();
+    assert!(clock.iter().all(|&h| h > 1000), "{clock:?}");
+}
