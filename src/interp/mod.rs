@@ -212,6 +212,23 @@ pub struct Kernel {
     pub unseen: Vec<crate::model::access::UnseenAccess>,
 }
 
+impl Kernel {
+    /// The instructions the interpreter does not model, each with its place and why: a run
+    /// is refused where a lane reaches one (`Halt::Unmodelled`), not before.
+    pub fn unmodelled(&self) -> Vec<Unsupported> {
+        (self.prog.funcs.iter().flat_map(|f| &f.instrs))
+            .filter(|i| i.op == ops::Op::Unmodelled)
+            .map(|i| Unsupported {
+                place: i.place,
+                text: i.text.clone(),
+                why: opcode::parse_op(&i.text)
+                    .err()
+                    .unwrap_or_else(|| "not interpreted".into()),
+            })
+            .collect()
+    }
+}
+
 /// Decode `ptx` for kernel `name`; instructions the tracer follows get the id of the site
 /// the instrumenter gives them.
 pub fn prepare(ptx: &str, name: &str) -> Result<Kernel, PrepareError> {

@@ -130,11 +130,11 @@ fn ex_check_cpu_fails_the_conflicted_starter_and_passes_the_solution() {
     assert!(
         std::fs::read_to_string(ws.join("pad-tile.cu"))
             .unwrap()
-            .contains("sum = sum * 31u + tile")
+            .contains("sum = (sum ^ tile")
     );
     let wrong = std::fs::read_to_string(ws.join("pad-tile.cu"))
         .unwrap()
-        .replacen("sum = sum * 31u + tile", "sum = sum * 31u - tile", 1);
+        .replacen("sum = (sum ^ tile", "sum = (sum + tile", 1);
     std::fs::write(ws.join("pad-tile.cu"), wrong).unwrap();
     let (code, r) = check(&ws, &data);
     assert_eq!(

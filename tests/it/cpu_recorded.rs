@@ -280,7 +280,8 @@ fn the_async_copy_lesson_traces_as_recorded() {
     check_lessons(&["async-copy"], "the_async_copy_lesson_traces_as_recorded");
 }
 
-/// Textures are refused before anything runs, each instruction with its line.
+/// Textures are refused where a lane reaches them, each instruction known with its line
+/// before anything runs.
 #[test]
 fn texture_kernels_are_refused_with_their_lines() {
     if !nvrtc_or_skip("texture_kernels_are_refused_with_their_lines") {
@@ -294,9 +295,11 @@ fn texture_kernels_are_refused_with_their_lines() {
     let ptx = String::from_utf8_lossy(&c.image)
         .trim_end_matches('\0')
         .to_string();
-    let e = interp::prepare(&ptx, &c.lowered_name)
-        .expect_err("refused")
-        .to_string();
-    assert!(e.contains(words), "{e}");
-    assert!(e.contains("PTX line") && e.contains("source line"), "{e}");
+    let k = interp::prepare(&ptx, &c.lowered_name).expect("read whole");
+    let refused = k.unmodelled();
+    assert!(!refused.is_empty());
+    for u in &refused {
+        assert!(u.why.0.contains(words), "{u:?}");
+        assert!(u.place.source_line.is_some(), "{u:?}");
+    }
 }

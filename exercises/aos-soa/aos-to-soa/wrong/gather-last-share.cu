@@ -1,4 +1,4 @@
-// wrong: [work split] coalesced reads for all but the last 1.2% of the particles, which a warp reads with lanes four particles apart (16 bytes: a quarter of each sector used), the same values: 97.7% of the sector bytes used and 1.023x the solution's sectors at n = 16384, inside the old 90% and 1.1x bars (a red team's, passing every CPU check)
+// wrong: [token use] coalesced reads for all but the last 1.2% of the particles, which a warp reads with lanes four particles apart (16 bytes: a quarter of each sector used), the same values: 97.7% of the sector bytes used and 1.023x the solution's sectors at n = 16384, inside the old 90% and 1.1x bars (a red team's, passing every CPU check)
 // caught by: yours global.pct_used >= 98
 // on: cpu
 #define PER_THREAD 4

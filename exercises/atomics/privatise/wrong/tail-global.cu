@@ -1,4 +1,4 @@
-// wrong: [work split] counts the full passes of the grid-stride loop in shared memory and the ragged last pass straight into the global counters, an atomic a pixel: at n = 70001 on the CPU's grid its 369 pixels made 1.09x the solution's global atomics, inside the bar (a red team's, passing every CPU check); n = 19385 leaves 3001
+// wrong: [token use] counts the full passes of the grid-stride loop in shared memory and the ragged last pass straight into the global counters, an atomic a pixel: at n = 70001 on the CPU's grid its 369 pixels made 1.09x the solution's global atomics, inside the bar (a red team's, passing every CPU check); n = 19385 leaves 3001
 // caught by: yours global.atomic_requests at most 1.1x solution
 // on: cpu
 // A histogram of a picture's shades: how many of its n pixels have each of 256 shades.

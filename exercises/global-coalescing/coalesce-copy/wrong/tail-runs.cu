@@ -1,4 +1,4 @@
-// wrong: [work split] a coalesced grid-stride copy for all but the last 1.25% of the floats, which each thread copies as a run of its own: 93.6% of the sector bytes used and 1.07x the solution's sectors, inside the old 90% and 1.1x bars (a red team's, passing every CPU check)
+// wrong: [token use] a coalesced grid-stride copy for all but the last 1.25% of the floats, which each thread copies as a run of its own: 93.6% of the sector bytes used and 1.07x the solution's sectors, inside the old 90% and 1.1x bars (a red team's, passing every CPU check)
 // caught by: yours global.pct_used >= 98
 // on: cpu
 extern "C" __global__ void copy_mine(const float* __restrict__ in, float* __restrict__ out, int n)

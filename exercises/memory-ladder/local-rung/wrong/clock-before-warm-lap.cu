@@ -1,4 +1,4 @@
-// wrong: [figures faked] starts the clock before the warm-up lap, so the timed figure holds the cold lap's misses too: 331 cycles a step against the solution's 234 on an H200 (1.41x), inside the 1.6x bar the noise of a busy GPU needs (a red team's, passing every check live)
+// wrong: [faked flag] starts the clock before the warm-up lap, so the timed figure holds the cold lap's misses too: 331 cycles a step against the solution's 234 on an H200 (1.41x), inside the 1.6x bar the noise of a busy GPU needs (a red team's, passing every check live)
 // caught by: yours local.timed_reads_pct at most 1.2x solution
 // on: cpu
 // A new rung for the ladder: local memory. Local memory is a thread's private memory in

@@ -1,4 +1,4 @@
-// wrong: [work split] parks two of the sixteen quads in the output buffer and reads them back, the other fourteen kept in registers: 1.04x the solution's sectors and requests, inside the old 1.05x bars (a red team's, passing every CPU check)
+// wrong: [token use] parks two of the sixteen quads in the output buffer and reads them back, the other fourteen kept in registers: 1.04x the solution's sectors and requests, inside the old 1.05x bars (a red team's, passing every CPU check)
 // caught by: yours global.sectors at most 1.02x solution
 // on: cpu
 #define GROUP 64

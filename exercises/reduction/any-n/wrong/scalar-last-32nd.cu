@@ -1,4 +1,4 @@
-// wrong: [work split] reads the first 31/32 of the words in 16-byte loads and the last 1/32 as 4-byte loads, at every n: every word once, coalesced, and a per-request mean of 14.6 sectors against 16 (0.91x, inside sectors_per_request's 0.9x bar), a few percent slower
+// wrong: [token use] reads the first 31/32 of the words in 16-byte loads and the last 1/32 as 4-byte loads, at every n: every word once, coalesced, and a per-request mean of 14.6 sectors against 16 (0.91x, inside sectors_per_request's 0.9x bar), a few percent slower
 // caught by: yours global.sectors_per_request at least 0.97x vectorised
 // on: cpu
 

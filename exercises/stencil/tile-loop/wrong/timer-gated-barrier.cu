@@ -1,4 +1,4 @@
-// wrong: [detects the interpreter] keeps the second barrier only while %globaltimer reads below 2^56: the interpreter's once counted from the launch (small), a GPU's counts nanoseconds since 1970, so the barrier held on the CPU and was gone on a GPU (a red team's, passing every CPU check with exit 0); the interpreter's clocks now read as large as a GPU's
+// wrong: [hidden trace] keeps the second barrier only while %globaltimer reads below 2^56: the interpreter's once counted from the launch (small), a GPU's counts nanoseconds since 1970, so the barrier held on the CPU and was gone on a GPU (a red team's, passing every CPU check with exit 0); the interpreter's clocks now read as large as a GPU's
 // caught by: race
 // on: cpu
 // out[i] = in[i - R] + ... + in[i + R], inputs past either end counting as zero. R and BLOCK
