@@ -1,5 +1,5 @@
 // wrong: [off the point] flushes the L2 and then warms the visited nodes up again, which brings them back: the chase times L2 hits
-// caught by: yours global.requests at most 1.05x solution
+// caught by: yours global.requests at most 1.02x solution
 // on: cpu
 // The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
 // line, all over a set of `set_bytes` (1 GiB). Node i holds the address of node

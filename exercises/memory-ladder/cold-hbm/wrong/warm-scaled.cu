@@ -1,5 +1,5 @@
 // wrong: [faked flag] flushes every line, then reads each node of the chain once more (back into the L2), and reports its clock readings 2.4 times over: the long flush makes the launch hold the larger figure
-// caught by: yours global.requests at most 1.05x solution
+// caught by: yours global.requests at most 1.02x solution
 // on: cpu
 // The HBM rung: one lane chases a chain whose nodes lie 128 bytes apart, one per cache
 // line, all over a set of `set_bytes` (1 GiB). Node i holds the address of node
