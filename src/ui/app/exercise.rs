@@ -260,8 +260,22 @@ impl App {
         };
         self.refresh_shown();
         if let Some(quick) = again {
+            // A save that came during the check is checked again only if it changed the
+            // text: one write the watcher reports twice (a busy machine splits them) would
+            // otherwise count a second attempt of the same kernel. `r` always checks.
+            if quick && self.unchanged_since_checked() {
+                return;
+            }
             self.check_exercise(quick);
         }
+    }
+
+    /// Whether the learner's file holds the text the last check of the open exercise read.
+    fn unchanged_since_checked(&self) -> bool {
+        let (Some(x), Some(ws)) = (&self.exercises.open, &self.exercises.workspace) else {
+            return false;
+        };
+        ws.read(&x.ex).is_ok_and(|now| now == x.src)
     }
 
     /// The next hint, one at a time, remembered in the exercise progress.

@@ -100,6 +100,8 @@ fn saves_during_a_check_make_one_more_check_after_it() {
     let file = app.exercises.open.as_ref().unwrap().file.clone().unwrap();
     app.outbox.clear();
     app.on_saved(&file);
+    // The learner saves an edit twice while the first check runs.
+    std::fs::write(&file, "// an edit\n").unwrap();
     app.on_saved(&file);
     app.on_saved(&file);
     let checks = |app: &App| {
@@ -127,6 +129,26 @@ fn saves_during_a_check_make_one_more_check_after_it() {
     };
     assert!(job.quick, "a save's check has the short budget");
     assert_eq!(job.ex.id, id);
+    // A save that changed nothing during that check (one write the watcher reported
+    // twice): no third check, no attempt counted twice.
+    app.on_saved(&file);
+    let x = app.exercises.open.as_ref().unwrap();
+    let lesson = &app.reading.lessons[app.reading.selected];
+    let report = crate::session::exercise::check::unjudged(&x.ex, lesson);
+    app.on_checked(id.clone(), Ok(Box::new(report)));
+    assert_eq!(checks(&app), 2, "the same text is not checked again");
+    // `r` during a check still checks again, changed or not.
+    app.on_saved(&file);
+    app.on_key(key(KeyCode::Char('r')));
+    let failure = WorkerFailure::Crashed {
+        detail: "gone".into(),
+    };
+    app.on_checked(id, Err(failure));
+    assert_eq!(
+        checks(&app),
+        4,
+        "r asks for a check whatever the file holds"
+    );
 }
 
 #[test]
