@@ -1,5 +1,5 @@
 //! What each statement of a PTX function reads and writes, for the analyses that follow a
-//! loaded value to where it goes (`unused`, `staged`). Statements are read without their
+//! value to where it goes or comes from (`unused`, `staged`, `relayed`). Statements are read without their
 //! order: a register is one name wherever it is written, as NVRTC's PTX (written once but
 //! for a loop's carried values) has it.
 

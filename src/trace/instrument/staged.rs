@@ -8,7 +8,9 @@
 //! and a zero past an edge, a conversion), reaches the value of a store to the block's
 //! shared memory, and nothing else: not an address, a branch, another store or an atomic.
 //! An opcode the reading does not know counts as somewhere else, so a load is never called
-//! staged that is not.
+//! staged that is not. A store through a generic address (`st.f32`, no space named) is
+//! somewhere else too: NVRTC names the space of a `__shared__` array's stores wherever it
+//! can tell it, and a tile written through a pointer it cannot follow reads as unstaged.
 
 use std::collections::{HashMap, HashSet};
 
