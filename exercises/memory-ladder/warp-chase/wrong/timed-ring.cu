@@ -1,5 +1,5 @@
 // wrong: [faked flag] fills the chase's words with a ring (each lane's word of node i points at the same lane's word of node i + 1) and times a chase round it, the same 4096 words one wavefront a step, then writes the drawn chain over it and chases that untimed for the ends the lab checks: the cycles it reports are not the chain's
-// caught by: yours shared.timed_reads_pct at least 0.9x solution
+// caught by: yours shared.timed_reads_pct at least 0.95x solution
 // on: cpu
 // The shared-memory rung, timed with a whole warp: all 32 lanes chase at once, each in its
 // own word of every node.
