@@ -125,7 +125,9 @@ impl WorkerClient {
         may_ask: bool,
     ) -> String {
         let mut words = f.to_string();
-        if !matches!(f, WorkerFailure::Fault { .. }) {
+        // A learner's kernel (`yours`) is no variant of the lesson `gpulab run` reads: the
+        // command would answer that there is no such variant, so none is offered.
+        if !matches!(f, WorkerFailure::Fault { .. }) || variant == crate::model::exercise::YOURS {
             return words;
         }
         let present = match self.sanitizer {
@@ -151,6 +153,26 @@ impl WorkerClient {
 mod tests {
     use super::*;
     use crate::model::builder::LessonBuilder;
+
+    #[test]
+    fn a_fault_offers_memcheck_for_a_lesson_variant_and_not_for_a_learners_kernel() {
+        let l = LessonBuilder::new("a").variant("bad").build();
+        let mut client = WorkerClient::new();
+        client.sanitizer = Some(true);
+        let fault = WorkerFailure::Fault {
+            variant: None,
+            message: "an illegal address".into(),
+            code: Some("CUDA_ERROR_ILLEGAL_ADDRESS".into()),
+        };
+        let words = client.with_memcheck_offer(&fault, &l, "bad", true);
+        assert!(
+            words.contains("gpulab run a --variant bad --memcheck"),
+            "{words}"
+        );
+        let yours = crate::model::exercise::YOURS;
+        let words = client.with_memcheck_offer(&fault, &l, yours, true);
+        assert!(!words.contains("--memcheck"), "{words}");
+    }
 
     #[test]
     fn the_rest_is_what_was_asked_for_and_not_yet_done() {
