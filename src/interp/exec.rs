@@ -149,12 +149,7 @@ pub fn exec(
             ctx.numbered_barrier_record(ins, warp, active, members & 0xffff_ffff);
         }
         Op::Unmodelled if active != 0 => {
-            let why = super::opcode::parse_op(&ins.text).err().map(|e| e.0);
-            let why = format!(
-                "`{}`: {}",
-                ins.text,
-                why.unwrap_or_else(|| "not interpreted".into())
-            );
+            let why = format!("`{}`: {}", ins.text, super::opcode::why_unmodelled(&ins.text));
             return Err(ctx.halt(ins.place, warp, (why, Halt::Unmodelled), active));
         }
         // A fence the tracer follows (its site): an event of the lanes that run it.

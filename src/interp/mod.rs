@@ -221,9 +221,7 @@ impl Kernel {
             .map(|i| Unsupported {
                 place: i.place,
                 text: i.text.clone(),
-                why: opcode::parse_op(&i.text)
-                    .err()
-                    .unwrap_or_else(|| "not interpreted".into()),
+                why: opcode::why_unmodelled(&i.text),
             })
             .collect()
     }

@@ -159,6 +159,13 @@ impl<'a> Q<'a> {
     }
 }
 
+/// Why an opcode read as `Op::Unmodelled` is not interpreted, in the learner's words.
+pub fn why_unmodelled(text: &str) -> Unmodelled {
+    parse_op(text)
+        .err()
+        .unwrap_or_else(|| "not interpreted".into())
+}
+
 /// The decoded opcode, or why it is not interpreted.
 pub fn parse_op(text: &str) -> Result<Op, Unmodelled> {
     let q = Q::new(text);

@@ -403,9 +403,11 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     // directly before `barrier.cluster.arrive.relaxed` gives it the release a plain arrive
     // has (PTX's memory model), so the pair orders what the warp did before it.
     let mut fenced = false;
-    let unused = unused::unused_loads(ptx);
-    let staged = staged::staged_loads(ptx);
-    let relayed = relayed::relayed_stores(ptx);
+    // What each loaded or stored value is for, read from the PTX once for all three.
+    let functions = dataflow::functions(ptx);
+    let unused = unused::unused_loads(&functions);
+    let staged = staged::staged_loads(&functions);
+    let relayed = relayed::relayed_stores(&functions);
 
     for (idx, raw) in ptx.lines().enumerate() {
         let line_no = idx as u32 + 1;

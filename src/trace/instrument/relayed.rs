@@ -10,12 +10,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::dataflow::{At, Class, Stmt, functions};
+use super::dataflow::{At, Class, Stmt};
 
-/// The global stores of `ptx` (by place, as `segment` splits its lines) whose values come
+/// The global stores of a module's `functions` (by place, as `segment` splits its lines) whose values come
 /// straight from shared memory, in any function.
-pub(super) fn relayed_stores(ptx: &str) -> HashSet<At> {
-    functions(ptx).iter().flat_map(|f| relayed_in(f)).collect()
+pub(super) fn relayed_stores(functions: &[Vec<Stmt<'_>>]) -> HashSet<At> {
+    functions.iter().flat_map(|f| relayed_in(f)).collect()
 }
 
 fn relayed_in(stmts: &[Stmt<'_>]) -> Vec<At> {
@@ -78,9 +78,13 @@ fn moves(op: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::instrument::dataflow::functions;
 
     fn relayed_lines(ptx: &str) -> Vec<u32> {
-        let mut v: Vec<u32> = relayed_stores(ptx).into_iter().map(|(l, _)| l).collect();
+        let mut v: Vec<u32> = relayed_stores(&functions(ptx))
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect();
         v.sort();
         v
     }

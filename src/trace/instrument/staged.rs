@@ -14,12 +14,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::dataflow::{At, Class, Stmt, functions};
+use super::dataflow::{At, Class, Stmt};
 
-/// The loads of `ptx` (by place, as `segment` splits its lines) whose values go only into
+/// The loads of a module's `functions` (by place, as `segment` splits its lines) whose values go only into
 /// shared memory, in any function.
-pub(super) fn staged_loads(ptx: &str) -> HashSet<At> {
-    functions(ptx).iter().flat_map(|f| staged_in(f)).collect()
+pub(super) fn staged_loads(functions: &[Vec<Stmt<'_>>]) -> HashSet<At> {
+    functions.iter().flat_map(|f| staged_in(f)).collect()
 }
 
 fn staged_in(stmts: &[Stmt<'_>]) -> Vec<At> {
@@ -75,9 +75,13 @@ fn only_into_shared(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::instrument::dataflow::functions;
 
     fn staged_lines(ptx: &str) -> Vec<u32> {
-        let mut v: Vec<u32> = staged_loads(ptx).into_iter().map(|(l, _)| l).collect();
+        let mut v: Vec<u32> = staged_loads(&functions(ptx))
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect();
         v.sort();
         v
     }

@@ -12,12 +12,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::dataflow::{At, Class, Stmt, functions};
+use super::dataflow::{At, Class, Stmt};
 
-/// The loads of `ptx` (by place, as `segment` splits its lines) whose values nothing with
+/// The loads of a module's `functions` (by place, as `segment` splits its lines) whose values nothing with
 /// an effect uses, in any function.
-pub(super) fn unused_loads(ptx: &str) -> HashSet<At> {
-    functions(ptx).iter().flat_map(|f| dead_in(f)).collect()
+pub(super) fn unused_loads(functions: &[Vec<Stmt<'_>>]) -> HashSet<At> {
+    functions.iter().flat_map(|f| dead_in(f)).collect()
 }
 
 /// The unused loads of one function's statements.
@@ -56,10 +56,14 @@ fn dead_in(stmts: &[Stmt<'_>]) -> Vec<At> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::trace::instrument::dataflow::functions;
     use crate::trace::instrument::dataflow::is_zero;
 
     fn dead_lines(ptx: &str) -> Vec<u32> {
-        let mut v: Vec<u32> = unused_loads(ptx).into_iter().map(|(l, _)| l).collect();
+        let mut v: Vec<u32> = unused_loads(&functions(ptx))
+            .into_iter()
+            .map(|(l, _)| l)
+            .collect();
         v.sort();
         v
     }
