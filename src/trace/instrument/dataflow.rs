@@ -1,7 +1,7 @@
 //! What each statement of a PTX function reads and writes, for the analyses that follow a
-//! value to where it goes or comes from (`unused`, `staged`, `relayed`). Statements are read without their
-//! order: a register is one name wherever it is written, as NVRTC's PTX (written once but
-//! for a loop's carried values) has it.
+//! value to where it goes or comes from (`unused`, `staged`, `relayed`), read once per
+//! module. Statements are read without their order: a register is one name wherever it is
+//! written, as NVRTC's PTX (written once but for a loop's carried values) has it.
 
 use super::statements::{
     Seg, segment, split_label, split_operands, starts_function, strip_comment,

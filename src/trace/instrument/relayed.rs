@@ -12,8 +12,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::dataflow::{At, Class, Stmt};
 
-/// The global stores of a module's `functions` (by place, as `segment` splits its lines) whose values come
-/// straight from shared memory, in any function.
+/// The global stores of a module's `functions` (by place, as `segment` splits its lines)
+/// whose values come straight from shared memory.
 pub(super) fn relayed_stores(functions: &[Vec<Stmt<'_>>]) -> HashSet<At> {
     functions.iter().flat_map(|f| relayed_in(f)).collect()
 }

@@ -16,8 +16,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::dataflow::{At, Class, Stmt};
 
-/// The loads of a module's `functions` (by place, as `segment` splits its lines) whose values go only into
-/// shared memory, in any function.
+/// The loads of a module's `functions` (by place, as `segment` splits its lines) whose
+/// values go only into shared memory.
 pub(super) fn staged_loads(functions: &[Vec<Stmt<'_>>]) -> HashSet<At> {
     functions.iter().flat_map(|f| staged_in(f)).collect()
 }

@@ -14,8 +14,8 @@ use std::collections::{HashMap, HashSet};
 
 use super::dataflow::{At, Class, Stmt};
 
-/// The loads of a module's `functions` (by place, as `segment` splits its lines) whose values nothing with
-/// an effect uses, in any function.
+/// The loads of a module's `functions` (by place, as `segment` splits its lines) whose
+/// values nothing with an effect uses.
 pub(super) fn unused_loads(functions: &[Vec<Stmt<'_>>]) -> HashSet<At> {
     functions.iter().flat_map(|f| dead_in(f)).collect()
 }
