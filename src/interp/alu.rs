@@ -1,7 +1,11 @@
 //! What one lane's arithmetic does, on register bits: integers wrap at their width, floats
-//! round to nearest as PTX's default `.rn`, `fma` is fused. `.approx` functions are computed
-//! exactly: PTX gives them error bounds, not bit patterns, so outputs are compared with the
-//! lesson's tolerance.
+//! round to nearest as PTX's default `.rn`, `fma` is fused. The functions PTX has only as
+//! `.approx` on f32 (`sin`, `cos`, `ex2`, `lg2`, `rsqrt`) are computed and then moved one
+//! unit in the last place, up or down by a hash of the argument (`inexact`), unless a float
+//! holds the result exactly: PTX gives them error bounds, not bit patterns, so outputs are
+//! compared with the lesson's tolerance, and a GPU's are almost never the rounded exact
+//! value. Exact ones would tell a kernel it runs
+//! here (a spin of sines compared with the exact results, the taught path taken only then).
 
 use super::ops::{Bin, Cmp, Kind, Rnd, Ty, Un};
 
@@ -36,6 +40,22 @@ fn unf(x: f64, ty: Ty) -> u64 {
     } else {
         x.to_bits()
     }
+}
+
+/// An `.approx` result: `r` moved one unit in the last place, away from zero or towards it
+/// by a hash of the argument's bits; zeros, infinities, NaNs and the smallest and largest
+/// magnitudes are left as they are.
+fn inexact(r: f32, arg: u32) -> u64 {
+    let b = r.to_bits();
+    let mag = b & 0x7fff_ffff;
+    let up = arg.wrapping_mul(0x9e37_79b9) >> 31 == 1;
+    let moved = match (up, mag) {
+        (_, 0) | (_, 0x7f80_0000..) => b,
+        (true, m) if m < 0x7f7f_ffff => b + 1,
+        (false, m) if m > 1 => b - 1,
+        _ => b,
+    };
+    u64::from(moved)
 }
 
 fn f32op(a: u64, b: u64, op: impl Fn(f32, f32) -> f32) -> u64 {
@@ -167,6 +187,20 @@ pub fn un(u: Un, ty: Ty, x: u64) -> u64 {
     if ty.kind == Kind::F {
         let a = f(x, ty);
         let r = match u {
+            Un::Ex2 | Un::Lg2 | Un::Sin | Un::Cos | Un::Rsqrt if bits == 32 => {
+                let exact = match u {
+                    Un::Ex2 => a.exp2(),
+                    Un::Lg2 => a.log2(),
+                    Un::Sin => a.sin(),
+                    Un::Cos => a.cos(),
+                    _ => 1.0 / a.sqrt(),
+                };
+                // A result a float holds exactly (2^3, lg2 of 8, cos 0) is a GPU's too.
+                if f64::from(exact as f32) == exact {
+                    return unf(exact, ty);
+                }
+                return inexact(exact as f32, x as u32);
+            }
             Un::Neg => -a,
             Un::Abs => a.abs(),
             Un::Sqrt => a.sqrt(),

@@ -23,9 +23,10 @@ pub struct Launch {
     /// Blocks per cluster in each dimension ([1, 1, 1] without clusters).
     pub cluster: [u32; 3],
     /// 0: `%clock`/`%clock64` count the block's warp steps (from `CLOCK_START`) and
-    /// `%globaltimer` the wall clock since 1970, as a GPU's do. k > 0: all three read k
-    /// times their count of the block's warp steps, so that two runs at different k tell a
-    /// figure the clock read (k times larger) from one made up.
+    /// `%globaltimer` nanoseconds since 1970 (from the wall clock when the process first
+    /// read it), moving with the steps as at 1.98 GHz (`NS_PER_KILOCYCLE`), as a GPU's do.
+    /// k > 0: all three read k times their count (the timer from a fixed time), so that two
+    /// runs at different k tell a figure the clock read (k times larger) from one made up.
     pub clock_scale: u64,
     /// Loads whose values reach their registers with bits flipped (`memop::perturb`), so
     /// that a second run over the same inputs tells whether the output follows them.
@@ -37,6 +38,20 @@ pub struct Launch {
     pub reverse_warps: bool,
     /// Timed loads whose words and values the run keeps (`memop::load_store`).
     pub observe: Option<Observe>,
+    /// Loads at some sites (a kernel's timed ones) that hold their warp's clocks back
+    /// (`TimedDelay`).
+    pub timed_delay: Option<TimedDelay>,
+}
+
+/// Loads that take longer on the clock: every execution of a load at one of `sites` moves
+/// the clocks its warp reads (`%clock`, `%clock64`, `%globaltimer`) on by `cycles` (times
+/// the clock scale), as a slower memory would. A figure the kernel measures per access with
+/// its clock then grows by `cycles` for each such load an access makes: one that was scaled
+/// or made up grows by another amount.
+#[derive(Debug, Clone)]
+pub struct TimedDelay {
+    pub sites: Vec<u32>,
+    pub cycles: u64,
 }
 
 /// The loads at some sites (a kernel's timed ones) whose words and the values read there
@@ -61,6 +76,21 @@ const CLOCK_START: u64 = 7_128_000_000_000;
 /// `%globaltimer` under a clock scale: a fixed time since 1970 (late 2023), so that two runs
 /// at different scales read it alike but for the scale.
 const EPOCH_NS: u64 = 1_700_000_000_000_000_000;
+
+/// The nanoseconds `%globaltimer` moves on by while `%clock64` counts a thousand cycles: an
+/// SM's clock at 1.98 GHz, as an H100's. A timer that moved with the clock one for one
+/// would tell a kernel it runs here (a spin compared on the two).
+pub const NS_PER_KILOCYCLE: u64 = 505;
+
+/// The wall clock, in nanoseconds since 1970, when this process first read `%globaltimer`
+/// with no clock scale: from there it moves with the steps, as the cycles do.
+fn timer_start() -> u64 {
+    static START: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *START.get_or_init(|| {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+        now.map_or(EPOCH_NS, |d| d.as_nanos() as u64)
+    })
+}
 
 /// Lane loads an `Observe` keeps at most: a timed chase makes a few thousand steps.
 pub const OBSERVED_MAX: usize = 1 << 20;
@@ -166,6 +196,9 @@ pub struct BlockCtx<'a> {
     /// How many times each warp (by block and warp) has run the perturbed loads so far
     /// (`Perturb::execution`); empty in a run that perturbs nothing.
     pub(super) perturbed_runs: std::collections::HashMap<(u32, u32), u32>,
+    /// What each warp (by block and warp) has been held back by its delayed loads
+    /// (`Launch::timed_delay`); empty in a run that delays none.
+    pub(super) delayed: std::collections::HashMap<(u32, u32), u64>,
 }
 
 impl BlockCtx<'_> {
@@ -190,10 +223,15 @@ impl BlockCtx<'_> {
     /// launch; one that started at 0 would tell a kernel it runs here (a barrier kept only
     /// where the clock reads small), so it starts where an SM's would be. Differences, the
     /// only figures a clock makes, are the steps'.
-    fn clock(&self) -> u64 {
+    fn clock(&self, warp: u32) -> u64 {
         CLOCK_START
-            .wrapping_add(self.steps)
+            .wrapping_add(self.steps + self.held_back(warp))
             .wrapping_mul(self.launch.clock_scale.max(1))
+    }
+
+    /// The cycles `warp`'s delayed loads have moved its clocks on by (`TimedDelay`).
+    fn held_back(&self, warp: u32) -> u64 {
+        self.delayed.get(&(self.linear, warp)).copied().unwrap_or(0)
     }
 
     pub fn special(&self, s: Sreg, warp: u32, lane: u32) -> u64 {
@@ -214,16 +252,16 @@ impl BlockCtx<'_> {
             // figure that marks the interpreter.
             Sreg::Smid => self.linear % MODELLED_SMS,
             Sreg::Nsmid => MODELLED_SMS,
-            Sreg::Clock => self.clock() as u32,
-            Sreg::Clock64 => return self.clock(),
+            Sreg::Clock => self.clock(warp) as u32,
+            Sreg::Clock64 => return self.clock(warp),
             // Nanoseconds since 1970, as a GPU's: one read as time since the launch
             // would tell a kernel it runs here.
-            Sreg::Globaltimer if self.launch.clock_scale > 0 => {
-                return (EPOCH_NS.wrapping_add(self.steps)).wrapping_mul(self.launch.clock_scale);
-            }
             Sreg::Globaltimer => {
-                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
-                return now.map_or(EPOCH_NS, |d| d.as_nanos() as u64);
+                let ns = (self.steps + self.held_back(warp)) * NS_PER_KILOCYCLE / 1000;
+                return match self.launch.clock_scale {
+                    0 => timer_start().wrapping_add(ns),
+                    k => (EPOCH_NS.wrapping_add(ns)).wrapping_mul(k),
+                };
             }
             Sreg::LanemaskEq => 1 << lane,
             Sreg::LanemaskLt => (1u32 << lane) - 1,

@@ -11,6 +11,9 @@ use super::ops::{Kind, Op, Redux, Shfl, Space, Ty, Vote};
 use super::program::Instr;
 use super::{Halt, RunError};
 
+/// The value `createpolicy` writes: a policy the interpreter's loads take and do nothing with.
+const POLICY: u64 = 0x1ff1_0000_0000_0000;
+
 /// Compute every active lane from its sources first, then write: a lane's result never
 /// feeds another lane's sources in the same step.
 fn lanewise(
@@ -136,6 +139,9 @@ pub fn exec(
         Op::Redux(op, ty) => redux(fr, ctx, ins, (active, warp), op, ty)?,
         Op::MatchAny(ty) => match_any(fr, ctx, ins, (active, warp), ty)?,
         Op::Activemask => lanewise(fr, ctx, ins, active, warp, |_| u64::from(mask)),
+        // What the policy says the L2 should keep is a GPU's cache's business; the value
+        // only travels to the loads and stores that name it.
+        Op::CreatePolicy => lanewise(fr, ctx, ins, active, warp, |_| POLICY),
         Op::Mapa { generic } => cluster_address(fr, ctx, ins, (active, warp), (true, generic)),
         Op::Getctarank { generic } => {
             cluster_address(fr, ctx, ins, (active, warp), (false, generic))

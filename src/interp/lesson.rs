@@ -225,6 +225,7 @@ pub fn launch(
         perturb: None,
         reverse_warps: false,
         observe: None,
+        timed_delay: None,
     })
 }
 

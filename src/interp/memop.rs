@@ -347,6 +347,12 @@ pub fn load_store(
         _ => None,
     };
     access(fr, ctx, ins, active, warp)?;
+    if let (Some(d), Op::Ld { space, .. }) = (&ctx.launch.timed_delay, ins.op)
+        && space != Space::Param
+        && ins.site.is_some_and(|s| d.sites.contains(&s))
+    {
+        *ctx.delayed.entry((ctx.linear, warp)).or_insert(0) += d.cycles;
+    }
     if perturbed != 0 {
         perturb(fr, ctx, ins, perturbed, warp);
     }

@@ -361,6 +361,7 @@ fn control(q: &Q) -> Result<Op, Unmodelled> {
             Ok(Op::Redux(op, ty))
         }
         "activemask" => Ok(Op::Activemask),
+        "createpolicy" => Ok(Op::CreatePolicy),
         "match" if has("any") => Ok(Op::MatchAny(need()?)),
         "cp" => async_copy(q),
         "mbarrier" => mbarrier(q),

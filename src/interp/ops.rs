@@ -246,6 +246,9 @@ pub enum Op {
     /// `match.any.sync`: each lane gets the mask of the active lanes holding its value.
     MatchAny(Ty),
     Activemask,
+    /// `createpolicy`: a cache-eviction policy for the L2's `.L2::cache_hint` loads and
+    /// stores, which the interpreter keeps no cache to follow: an opaque 64-bit value.
+    CreatePolicy,
     /// `bar.red` (`__syncthreads_count`, `_and`, `_or`): a block barrier that also reduces
     /// a predicate over the block's threads.
     BarRed(Red),

@@ -119,6 +119,7 @@ pub(super) fn run_outcome(
         perturb,
         reverse_warps,
         observe: None,
+        timed_delay: None,
     };
     let plan = Plan {
         trace: Some(BlockSample::every(u64::from(blocks), u64::from(cluster))),

@@ -314,6 +314,7 @@ fn printf_writes_its_format_with_each_lanes_arguments() {
         perturb: None,
         reverse_warps: false,
         observe: None,
+        timed_delay: None,
     };
     let plan = Plan {
         budget: 1000,
@@ -620,4 +621,46 @@ fn the_clocks_read_as_large_as_a_gpus() {
     assert!(timer.iter().all(|&h| h > 390_000_000), "{timer:?}");
     let (clock, _) = super::run_on(&high("%clock64"), 1, 32, 32).unwrap();
     assert!(clock.iter().all(|&h| h > 1000), "{clock:?}");
+}
+
+/// `%globaltimer` moves with the steps as `%clock64` does, at a GPU's ratio (1.98 cycles a
+/// nanosecond), not one for one: a kernel that spun a while and compared the two read the
+/// same count from both here, and nowhere else, and took the taught path only then.
+#[test]
+fn the_timer_moves_with_the_clock_at_a_gpus_ratio() {
+    let body = "mov.u64 %rd10, %clock64;\nmov.u64 %rd11, %globaltimer;\nmov.u32 %r20, 0;\n\
+                SPIN:\nadd.s32 %r20, %r20, 1;\nsetp.lt.s32 %p1, %r20, 4000;\n@%p1 bra SPIN;\n\
+                mov.u64 %rd12, %clock64;\nmov.u64 %rd13, %globaltimer;\n\
+                sub.s64 %rd14, %rd12, %rd10;\nsub.s64 %rd15, %rd13, %rd11;\n\
+                mul.lo.s64 %rd14, %rd14, 1000;\ndiv.u64 %rd16, %rd14, %rd15;\n\
+                cvt.u32.u64 %r9, %rd16;";
+    let (per_kilo_ns, _) = super::run_on(&store_r9(body), 1, 32, 32).unwrap();
+    // Cycles per thousand nanoseconds: 1980 at 1.98 GHz, within the timer's rounding.
+    assert!(
+        per_kilo_ns.iter().all(|&c| (1975..=1985).contains(&c)),
+        "{per_kilo_ns:?}"
+    );
+}
+
+/// `sin.approx.f32` is not the rounded exact sine, as a GPU's almost never is: a kernel that
+/// compared its sines with the exact ones could tell it runs here. A result a float holds
+/// exactly stays so (2^3 is 8).
+#[test]
+fn approximate_functions_are_not_exact() {
+    let sine = "cvt.rn.f32.u32 %r20, %r4;\nadd.f32 %r20, %r20, 0f3F000000;\n\
+                sin.approx.f32 %r9, %r20;";
+    let (got, _) = super::run_on(&store_r9(sine), 1, 64, 64).unwrap();
+    let exact = (0..64u32).map(|i| ((i as f32 + 0.5) as f64).sin() as f32);
+    let off = got.iter().zip(exact).filter(|(g, e)| **g != e.to_bits());
+    let off: Vec<_> = off
+        .map(|(g, e)| (f32::from_bits(*g) - e).abs() / e.abs())
+        .collect();
+    assert_eq!(off.len(), 64, "every sine is moved off the exact one");
+    assert!(
+        off.iter().all(|&r| r < 1e-6),
+        "by a unit in the last place: {off:?}"
+    );
+    let power = "mov.b32 %r20, 0f40400000;\nex2.approx.f32 %r9, %r20;";
+    let (got, _) = super::run_on(&store_r9(power), 1, 32, 32).unwrap();
+    assert!(got.iter().all(|&g| f32::from_bits(g) == 8.0), "{got:?}");
 }

@@ -99,6 +99,7 @@ fn one_block(threads: u32, dyn_smem: u32) -> Launch {
         perturb: None,
         reverse_warps: false,
         observe: None,
+        timed_delay: None,
     }
 }
 

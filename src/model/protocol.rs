@@ -58,6 +58,14 @@ pub struct RunOptions {
     /// (exercise checks).
     #[serde(default)]
     pub clock_checked: bool,
+    /// The clock figures (measures by name) judged per access, each access one timed
+    /// load: where `clock_checked` holds, a variant whose output came out right runs once
+    /// more with every load on its timed lines holding its warp's clocks back by a fixed
+    /// number of cycles, and is wrong if such a figure did not grow by that much. A
+    /// figure scaled by 7/8 grows with a faster clock as a true one does, but by 7/8 of
+    /// a delay. Not every clock figure: a flag's wait timed whole grows by its spins.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub delays_checked: Vec<String>,
     /// On the CPU interpreter, a variant whose output came out right at the CPU size runs
     /// there once more with each cluster's warps taking their turns last to first, and is
     /// wrong if its output then differs: warps that hand values over through shared memory
@@ -182,6 +190,7 @@ impl Default for RunOptions {
             sample_seed: 0,
             trace_records: 0,
             clock_checked: false,
+            delays_checked: Vec::new(),
             order_checked: false,
             perturb: Vec::new(),
             max_runs: 200,

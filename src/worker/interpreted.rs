@@ -295,7 +295,8 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                     if let Some(first) = first {
                         stage(send, v, "checking its clock figures on the CPU interpreter");
                         match first.and_then(|f| {
-                            reruns::clocks_followed(&k, small, sv, &inputs, (limits, f))
+                            let delays = opts.delays_checked.as_slice();
+                            reruns::clocks_followed(&k, small, sv, &inputs, (limits, f, delays))
                         }) {
                             Ok(None) => {}
                             Ok(Some(why)) => {
@@ -518,6 +519,7 @@ struct Tweak {
     perturb: Option<Perturb>,
     reverse_warps: bool,
     observe: Option<crate::interp::block::Observe>,
+    timed_delay: Option<crate::interp::block::TimedDelay>,
 }
 
 impl Tweak {
@@ -545,6 +547,7 @@ fn run_small(
         perturb: tweak.perturb,
         reverse_warps: tweak.reverse_warps,
         observe: tweak.observe,
+        timed_delay: tweak.timed_delay,
         ..l
     });
     let run = launched.and_then(|l| {

@@ -71,6 +71,11 @@ pub fn check_cpu(
         // A figure the kernel times must be what its clock read: a constant, or one made
         // up from anything but the clock, does not grow when the clock runs faster.
         clock_checked: true,
+        // ... and a figure a check judges per access must count each access's timed
+        // load at its time: one scaled by 7/8 grows with a faster clock all the same.
+        delays_checked: (ex.checks.iter())
+            .filter_map(|c| c.measure().map(str::to_string))
+            .collect(),
         // Warps handing values over through shared memory with nothing ordering them come
         // out right in one order of turns only: the output is checked in the other too.
         order_checked: true,

@@ -6,7 +6,7 @@
 
 use super::{LABEL, Stopped, Tweak, download, failed, judge, outputs, run_small};
 use crate::interp::Kernel;
-use crate::interp::block::Perturb;
+use crate::interp::block::{NS_PER_KILOCYCLE, Perturb, TimedDelay};
 use crate::interp::lesson::Placed;
 use crate::interp::limits::Limits;
 use crate::model::access::{AccessKind, Space};
@@ -54,14 +54,14 @@ pub(super) fn clocks_followed(
     small: &Lesson,
     v: &Variant,
     inputs: &[HostData],
-    (limits, first): (&Limits, Vec<Option<f64>>),
+    (limits, first, delays): (&Limits, Vec<Option<f64>>, &[String]),
 ) -> Result<Option<String>, Stopped> {
     if first.is_empty() {
         return Ok(None);
     }
     let mut p = run_small(k, small, v, inputs, (limits, Tweak::clocks(CLOCK_SCALE)))?;
     let faster = clock_figures(&mut p, small, v)?;
-    for (((i, m), one), more) in clock_measures(small).zip(first).zip(faster) {
+    for (((i, m), one), more) in clock_measures(small).zip(first.iter().copied()).zip(faster) {
         let (Some(one), Some(more)) = (one, more) else {
             continue;
         };
@@ -74,6 +74,73 @@ pub(super) fn clocks_followed(
                  as fast, the kernel's figure went from {one:.1} to {more:.1} {}, not \
                  {CLOCK_SCALE} times as much: a figure must be what the clock read, not \
                  scaled or made up",
+                m.name, m.unit
+            )));
+        }
+    }
+    delays_followed(k, small, v, inputs, (limits, first, delays))
+}
+
+/// What each timed load holds its warp's clocks back by in `delays_followed`'s run.
+pub(super) const TIMED_DELAY: u64 = 1000;
+
+/// Whether every figure `v` measures per access with a clock (the measures named in
+/// `delays`, those a check judges) counts its timed accesses at their time: over the same
+/// inputs as `first`'s run, with every load on its timed lines (`Site::timed`) holding its
+/// warp's clocks back by `TIMED_DELAY` cycles, each figure must grow by at least that
+/// much, an access making at least one timed load (within a step, as a figure divided in
+/// the kernel rounds). A figure scaled by 7/8 grows by 7/8 of it, which the run at
+/// `CLOCK_SCALE` cannot tell, since a scaled figure scales too; a figure whose clock reads
+/// hold no access (the pair read after the load it was to time) does not grow at all.
+/// More is no fault: an access may make more than one timed load (a value read remotely
+/// and handed on through shared memory), and a wait timed whole grows by its spins. None
+/// when every figure grows so; else why not, in a learner's words.
+fn delays_followed(
+    k: &Kernel,
+    small: &Lesson,
+    v: &Variant,
+    inputs: &[HostData],
+    (limits, first, delays): (&Limits, Vec<Option<f64>>, &[String]),
+) -> Result<Option<String>, Stopped> {
+    let judged = |m: &crate::model::Measure| delays.contains(&m.name);
+    if !clock_measures(small).any(|(_, m)| judged(m)) {
+        return Ok(None);
+    }
+    let sites: Vec<u32> = (k.sites.iter())
+        .filter(|s| s.timed && s.kind() == Some(AccessKind::Load))
+        .filter(|s| s.space() != Some(Space::Param))
+        .map(|s| s.id)
+        .collect();
+    let tweak = Tweak {
+        timed_delay: Some(TimedDelay {
+            sites,
+            cycles: TIMED_DELAY,
+        }),
+        ..Tweak::clocks(1)
+    };
+    let mut p = run_small(k, small, v, inputs, (limits, tweak))?;
+    let delayed = clock_figures(&mut p, small, v)?;
+    for (((i, m), one), late) in clock_measures(small).zip(first).zip(delayed) {
+        let (Some(one), Some(late)) = (one, late) else {
+            continue;
+        };
+        if !judged(m) {
+            continue;
+        }
+        let per = v.per.get(i).copied().unwrap_or(1.0);
+        // A delay of cycles is fewer nanoseconds (`interp::block::NS_PER_KILOCYCLE`).
+        let want = match m.unit.as_str() {
+            "ns" => (TIMED_DELAY * NS_PER_KILOCYCLE / 1000) as f64,
+            _ => TIMED_DELAY as f64,
+        };
+        let grew = late - one;
+        if grew < want * 0.98 - 1.0 / per.max(1.0) {
+            return Ok(Some(format!(
+                "measured.{}: with each timed load taking {want:.0} {} longer on the CPU \
+                 interpreter's clock, the kernel's figure grew by {grew:.1}, less than \
+                 {want:.0} (at least one timed load an access): a figure must be what the \
+                 clock read over the accesses it counts, not scaled down, nor read around \
+                 none of them",
                 m.name, m.unit
             )));
         }
