@@ -95,6 +95,8 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::TextureRowsPerRequest
         | Metric::SharedRaces
         | Metric::SharedLoadWordsPerRequest
+        | Metric::SharedLaneWords
+        | Metric::ConstantWords
         | Metric::GlobalPctUsed
         | Metric::SharedAtomicWavefrontsPerRequest
         | Metric::GlobalAtomicRequests
@@ -225,6 +227,29 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             });
             per_instruction(mem, name, s.ld.requests > 0)?;
             per(words as f64, requests, "shared load")
+        }
+        Metric::SharedLaneWords => {
+            let loads = (mem.instructions.iter())
+                .filter(|i| i.space == Space::Shared && i.kind == AccessKind::Load);
+            let (words, requests) = loads.fold((0, 0), |(w, r), i| {
+                (w + i.lanes * u64::from(i.width.div_ceil(4)), r + i.requests)
+            });
+            per_instruction(mem, name, s.ld.requests > 0)?;
+            // The traced instructions' lane words a request, times the grid's load requests.
+            per(words as f64, requests, "shared load").map(|w| w * s.ld.requests as f64)
+        }
+        Metric::ConstantWords => {
+            let reads = (mem.instructions.iter()).filter(|i| i.space == Space::Constant);
+            let (words, distinct) = reads.fold((0, 0), |(w, d), i| {
+                (
+                    w + i.distinct * u64::from(i.width.div_ceil(4)),
+                    d + i.distinct,
+                )
+            });
+            per_instruction(mem, name, c.requests > 0)?;
+            // Each distinct address is as many words as its load is wide: the traced
+            // instructions' words an address, times the grid's distinct addresses.
+            per(words as f64, distinct, "constant").map(|w| w * c.distinct as f64)
         }
         Metric::CopyPctOfReads => {
             per_instruction(mem, name, g.requests > 0)?;

@@ -36,6 +36,8 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::TextureRowsPerRequest => "texel rows per texture request",
         Metric::SharedRaces => "shared-memory races",
         Metric::SharedLoadWordsPerRequest => "words per shared load request",
+        Metric::SharedLaneWords => "words shared loads bring their lanes",
+        Metric::ConstantWords => "words read from constant memory",
         Metric::GlobalPctUsed => "% of global sector bytes used",
         Metric::SharedAtomicWavefrontsPerRequest => "shared wavefronts per atomic request",
         Metric::GlobalAtomicRequests => "global atomic requests",

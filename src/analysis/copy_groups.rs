@@ -18,7 +18,10 @@
 //! flight, and no copy overlaps any work. So the shared reads are followed too: a read
 //! overlaps a copy when its warp has at least half as many bytes in flight as its last
 //! wait completed (a double buffer sums tile k with tile k + 1 in flight; a token copy
-//! kept pending beside the work is not a tile's worth).
+//! kept pending beside the work is not a tile's worth). A warp that never copies (16-byte
+//! copies of a tile need fewer lanes than the block has) reads what the block's copying
+//! warps brought in: its reads overlap when theirs, taken together, have that much in
+//! flight.
 
 use super::race_events::{Op, SharedEvent};
 use super::race_intervals::FastMap;
@@ -32,6 +35,22 @@ struct Groups {
     committed: VecDeque<u64>,
     /// Bytes the warp's last counted wait completed.
     last_done: u64,
+    /// Whether the warp's lanes have copied any bytes.
+    copies: bool,
+}
+
+/// A block's copying warps taken together: their bytes in flight, and what their last
+/// counted waits completed.
+#[derive(Default)]
+struct Block {
+    pending: u64,
+    last_done: u64,
+}
+
+impl Block {
+    fn in_flight(&self) -> bool {
+        self.pending > 0 && 2 * self.pending >= self.last_done
+    }
 }
 
 impl Groups {
@@ -47,6 +66,7 @@ impl Groups {
 #[derive(Default)]
 pub struct CopyGroups {
     warps: FastMap<(u32, u32), Groups>,
+    blocks: FastMap<u32, Block>,
     pub waits: u64,
     pub waits_in_flight: u64,
     /// Shared read requests (not a copy's), and those made with a tile's worth of the
@@ -61,7 +81,10 @@ impl CopyGroups {
     /// not the shared writes: a copy of source size 0 kept in flight beside the work moves
     /// nothing, however many bytes it fills.
     pub fn copied(&mut self, block: u32, warp: u32, bytes: u64) {
-        self.warps.entry((block, warp)).or_default().open += bytes;
+        let w = self.warps.entry((block, warp)).or_default();
+        w.open += bytes;
+        w.copies |= bytes > 0;
+        self.blocks.entry(block).or_default().pending += bytes;
     }
 
     pub fn push(&mut self, e: &SharedEvent) {
@@ -91,6 +114,9 @@ impl CopyGroups {
                     return;
                 }
                 self.waits += 1;
+                let b = self.blocks.entry(e.block).or_default();
+                b.pending = b.pending.saturating_sub(done);
+                b.last_done = b.last_done - w.last_done + done;
                 w.last_done = done;
                 let left: u64 = w.committed.iter().sum();
                 if left > 0 && 2 * left >= done {
@@ -99,11 +125,11 @@ impl CopyGroups {
             }
             Op::Read => {
                 self.reads += 1;
-                if self
-                    .warps
-                    .get(&(e.block, e.warp))
-                    .is_some_and(Groups::in_flight)
-                {
+                let overlaps = match self.warps.get(&(e.block, e.warp)) {
+                    Some(w) if w.copies => w.in_flight(),
+                    _ => self.blocks.get(&e.block).is_some_and(Block::in_flight),
+                };
+                if overlaps {
                     self.reads_in_flight += 1;
                 }
             }
@@ -342,5 +368,57 @@ mod tests {
             c.push(&ev(Op::Read));
         }
         assert_eq!(c.reads_in_flight, 4);
+    }
+
+    #[test]
+    fn a_warp_that_copies_nothing_reads_what_the_blocks_copying_warps_have_in_flight() {
+        let (commit, wait) = (
+            Op::CopyCommit,
+            Op::CopyWait {
+                groups: 1,
+                all: false,
+            },
+        );
+        let at = |warp, op| SharedEvent { warp, ..ev(op) };
+        // 16-byte copies of a tile need only warp 0's lanes: it keeps tile k + 1 in
+        // flight while warp 1, which copies nothing but commits and waits alike, sums
+        // tile k beside it.
+        let turns = |next_in_flight: bool| {
+            let mut c = CopyGroups::default();
+            (0..4).for_each(|_| push(&mut c, &at(0, Op::CopyWrite)));
+            for warp in [0, 1] {
+                push(&mut c, &at(warp, commit));
+            }
+            for _ in 0..3 {
+                if next_in_flight {
+                    (0..4).for_each(|_| push(&mut c, &at(0, Op::CopyWrite)));
+                }
+                for warp in [0, 1] {
+                    push(&mut c, &at(warp, commit));
+                    push(
+                        &mut c,
+                        &at(
+                            warp,
+                            if next_in_flight {
+                                wait
+                            } else {
+                                Op::CopyWait {
+                                    groups: 0,
+                                    all: false,
+                                }
+                            },
+                        ),
+                    );
+                }
+                push(&mut c, &at(1, Op::Read));
+                if !next_in_flight {
+                    (0..4).for_each(|_| push(&mut c, &at(0, Op::CopyWrite)));
+                }
+            }
+            (c.reads, c.reads_in_flight)
+        };
+        assert_eq!(turns(true), (3, 3));
+        // The same block waiting for everything before its reads overlaps none of them.
+        assert_eq!(turns(false), (3, 0));
     }
 }

@@ -115,6 +115,14 @@ pub enum Metric {
     SharedRaces,
     /// Distinct 4-byte words a shared load request reads (a broadcast reads one).
     SharedLoadWordsPerRequest,
+    /// 4-byte words the shared load requests bring their lanes (a lane's width over 4,
+    /// summed over the active lanes), scaled to the grid: what the threads read, however
+    /// wide their loads (a uint4 broadcast brings each lane four words in one request,
+    /// where four word loads bring one each); one warp reading for the block brings few.
+    SharedLaneWords,
+    /// Distinct 4-byte words the constant requests read, summed over them, scaled to the
+    /// grid: a table walked as uint4 broadcasts reads it all in a quarter of the requests.
+    ConstantWords,
     /// The share of the global sector bytes moved that the lanes asked for, in percent.
     GlobalPctUsed,
     /// Wavefronts per shared-memory atomic request (`ATOMS`), as the SASS makes them.
@@ -271,7 +279,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 73] = [
+    pub const ALL: [(&'static str, Metric); 75] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -329,6 +337,8 @@ impl Metric {
             "shared.load_words_per_request",
             Metric::SharedLoadWordsPerRequest,
         ),
+        ("shared.lane_words", Metric::SharedLaneWords),
+        ("constant.words", Metric::ConstantWords),
         ("global.pct_used", Metric::GlobalPctUsed),
         (
             "shared.atomic_wavefronts_per_request",

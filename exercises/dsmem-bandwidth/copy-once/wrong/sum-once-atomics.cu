@@ -1,5 +1,5 @@
 // wrong: [off the point] each thread reads its four remote words once and adds them to one shared total with atomicAdd, and every thread reads the total back: one sum for the block, no thread summing the copy
-// caught by: yours shared.requests at least 0.9x solution
+// caught by: yours shared.lane_words at least 0.9x solution
 // on: cpu
 // Blocks run in clusters of two. Each thread of block b sums all TILE words of block
 // (b ^ 1)'s slice of `data` and writes the sum to out[b * BLOCK + t]. A block may read only

@@ -1,5 +1,5 @@
 // wrong: [off the point] copies the neighbour's slice once, then the block adds it up once (shuffles and a few shared words) and every thread writes that total: right, and faster, but no thread sums the copy at the speed of local shared memory, which is what is asked
-// caught by: yours shared.requests at least 0.9x solution
+// caught by: yours shared.lane_words at least 0.9x solution
 // on: cpu
 // Blocks run in clusters of two. Each thread of block b sums all TILE words of block
 // (b ^ 1)'s slice of `data` and writes the sum to out[b * BLOCK + t]. A block may read only

@@ -1,5 +1,5 @@
 // wrong: [hidden trace] makes block 0, the first a sampled trace looks at, read coalesced; every other block keeps a run of 16 words a thread
-// caught by: yours global.pct_used >= 90
+// caught by: yours global.pct_used >= 99
 // on: cpu
 extern "C" __global__ void scale_mine(const unsigned* __restrict__ in, unsigned* __restrict__ out,
                                       int n)

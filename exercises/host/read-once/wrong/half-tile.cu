@@ -1,5 +1,5 @@
 // wrong: [token use] reads the first half of each tile coalesced and leaves the second half as it was, each lane a run of 8 words of its own: half the link's sectors still mostly wasted
-// caught by: yours global.pct_used >= 90
+// caught by: yours global.pct_used >= 99
 // on: cpu
 extern "C" __global__ void scale_mine(const unsigned* __restrict__ in, unsigned* __restrict__ out,
                                       int n)

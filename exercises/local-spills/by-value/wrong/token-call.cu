@@ -1,5 +1,5 @@
 // wrong: [token use] keeps stir_group out of line but calls it only where it never runs (rounds < 0), so the compiler keeps the function; the real stirring goes through an inlined copy of it
-// caught by: yours calls at least 0.9x solution
+// caught by: yours calls at least 1x solution
 // on: cpu
 // The function takes its group by value and returns the stirred group: nothing of the
 // caller's has its address taken, so the groups stay in registers across the call (still
