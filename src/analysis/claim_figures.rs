@@ -90,6 +90,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::ClusterSectorsPerRequest
         | Metric::ClusterRemoteRequests
         | Metric::ClusterRemoteSectors
+        | Metric::ClusterRemoteWords
         | Metric::ClusterRemoteBlocks
         | Metric::TextureTexelsPerRequest
         | Metric::TextureRowsPerRequest
@@ -212,6 +213,7 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::ClusterSectorsPerRequest => per(cl.sectors as f64, cl.requests, "shared::cluster"),
         Metric::ClusterRemoteRequests => Ok(cl.remote_requests as f64),
         Metric::ClusterRemoteSectors => Ok(cl.remote_sectors as f64),
+        Metric::ClusterRemoteWords => Ok(cl.remote_words as f64),
         Metric::ClusterRemoteBlocks => Ok(cl.remote_blocks as f64),
         Metric::TextureTexelsPerRequest => per(t.texels as f64, t.requests, "texture"),
         Metric::TextureRowsPerRequest => per(t.rows as f64, t.requests, "texture"),

@@ -31,6 +31,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::ClusterSectorsPerRequest => "cluster sectors per request",
         Metric::ClusterRemoteRequests => "remote cluster requests",
         Metric::ClusterRemoteSectors => "remote cluster sectors",
+        Metric::ClusterRemoteWords => "words moved by remote cluster requests",
         Metric::ClusterRemoteBlocks => "blocks reaching another block's memory",
         Metric::TextureTexelsPerRequest => "texels per texture request",
         Metric::TextureRowsPerRequest => "texel rows per texture request",

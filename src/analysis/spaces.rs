@@ -27,12 +27,17 @@ pub struct ClusterCost {
     pub remote: bool,
     /// The sectors of another block than `own`: the bytes that crossed the cluster.
     pub remote_sectors: u32,
+    /// The distinct 4-byte words of another block than `own` the lanes name: what crossed
+    /// the cluster, however it fills its sectors (eight partial sums in one sector are
+    /// eight words, a total one).
+    pub remote_words: u32,
 }
 
 /// One `shared::cluster` request of `width` bytes a lane, made by block `own` of the cluster.
 pub fn cluster_request(mask: u32, width: u32, entries: &[u64; 32], own: u32) -> ClusterCost {
     let width = u64::from(width.max(1));
     let mut sectors = Vec::with_capacity(32);
+    let mut words = Vec::with_capacity(32);
     let mut remote = false;
     for lane in active(mask) {
         let (rank, offset) = cluster_target(entries[lane]);
@@ -40,13 +45,20 @@ pub fn cluster_request(mask: u32, width: u32, entries: &[u64; 32], own: u32) -> 
         let first = u64::from(offset) / SECTOR_BYTES;
         let last = (u64::from(offset) + width - 1) / SECTOR_BYTES;
         sectors.extend((first..=last).map(|s| (rank, s)));
+        if rank != own {
+            let (w0, w1) = (u64::from(offset) / 4, (u64::from(offset) + width - 1) / 4);
+            words.extend((w0..=w1).map(|w| (rank, w)));
+        }
     }
     sectors.sort_unstable();
     sectors.dedup();
+    words.sort_unstable();
+    words.dedup();
     ClusterCost {
         sectors: sectors.len() as u32,
         remote,
         remote_sectors: sectors.iter().filter(|(rank, _)| *rank != own).count() as u32,
+        remote_words: words.len() as u32,
     }
 }
 
@@ -92,8 +104,15 @@ mod tests {
                 sectors: 4,
                 remote: true,
                 remote_sectors: 4,
+                remote_words: 32,
             }
         );
+        // Eight neighbouring words read by eight lanes fill one sector, as one word does,
+        // in eight times the words; lanes that read the same word read it once.
+        let eight = cluster_request(0xFF, 4, &e, 0);
+        assert_eq!((eight.remote_sectors, eight.remote_words), (1, 8));
+        let same = [entry(1, 64); 32];
+        assert_eq!(cluster_request(u32::MAX, 4, &same, 0).remote_words, 1);
         // The same offsets in the own block are not remote, and two ranks are two sets.
         let own = cluster_request(u32::MAX, 4, &e, 1);
         assert!(!own.remote && own.remote_sectors == 0);

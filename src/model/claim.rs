@@ -107,6 +107,10 @@ pub enum Metric {
     ClusterRemoteRequests,
     /// 32-byte sectors of another block's shared memory that cluster requests touched.
     ClusterRemoteSectors,
+    /// Distinct 4-byte words of another block the cluster requests name (in each request,
+    /// summed over them), scaled to the grid: the neighbour's eight partial sums in one
+    /// request fill one sector, as its one total does, in eight times the words.
+    ClusterRemoteWords,
     /// Blocks that made a remote cluster request, scaled to the grid.
     ClusterRemoteBlocks,
     TextureTexelsPerRequest,
@@ -279,7 +283,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 75] = [
+    pub const ALL: [(&'static str, Metric); 76] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -326,6 +330,7 @@ impl Metric {
         ),
         ("cluster.remote_requests", Metric::ClusterRemoteRequests),
         ("cluster.remote_sectors", Metric::ClusterRemoteSectors),
+        ("cluster.remote_words", Metric::ClusterRemoteWords),
         ("cluster.remote_blocks", Metric::ClusterRemoteBlocks),
         (
             "texture.texels_per_request",

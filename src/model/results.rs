@@ -185,6 +185,10 @@ pub struct ClusterStats {
     /// crossed the cluster (a read of a block's own memory through the cluster is none).
     #[serde(default)]
     pub remote_sectors: u64,
+    /// Of the words the lanes named, those of another block than the requesting one
+    /// (distinct in each request, summed).
+    #[serde(default)]
+    pub remote_words: u64,
     /// The traced blocks that made a request reaching another block, scaled to the grid:
     /// an exchange every block takes part in has all of them.
     #[serde(default)]

@@ -229,6 +229,7 @@ pub(super) fn sum_totals(accs: &[SiteAcc]) -> MemoryStats {
             sectors: m.cluster.sectors + a.cluster_sectors,
             remote_requests: m.cluster.remote_requests + a.remote,
             remote_sectors: m.cluster.remote_sectors + a.remote_sectors,
+            remote_words: m.cluster.remote_words + a.remote_words,
             remote_blocks: m.cluster.remote_blocks,
         };
         m.texture = TextureStats {
@@ -263,6 +264,7 @@ fn add_atomic(m: &mut MemoryStats, a: &SiteAcc, at: &AtomicAcc) {
     m.cluster.sectors += a.cluster_sectors;
     m.cluster.remote_requests += a.remote;
     m.cluster.remote_sectors += a.remote_sectors;
+    m.cluster.remote_words += a.remote_words;
 }
 
 /// One summary per site that logged anything, in site order.

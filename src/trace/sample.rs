@@ -277,6 +277,7 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut m.cluster.sectors);
     s(&mut m.cluster.remote_requests);
     s(&mut m.cluster.remote_sectors);
+    s(&mut m.cluster.remote_words);
     s(&mut m.cluster.remote_blocks);
     s(&mut m.texture.requests);
     s(&mut m.texture.texels);

@@ -41,6 +41,7 @@ pub(super) struct SiteAcc {
     pub(super) cluster_sectors: u64,
     /// Of those, another block's: the bytes that crossed the cluster.
     pub(super) remote_sectors: u64,
+    pub(super) remote_words: u64,
     pub(super) remote: u64,
     /// The blocks whose requests here reached another block of the cluster.
     pub(super) remote_blocks: std::collections::BTreeSet<u32>,
@@ -224,6 +225,7 @@ impl SiteAcc {
                 let c = spaces::cluster_request(r.mask, r.width, &r.addrs, r.rank);
                 self.cluster_sectors += u64::from(c.sectors);
                 self.remote_sectors += u64::from(c.remote_sectors);
+                self.remote_words += u64::from(c.remote_words);
                 if c.remote {
                     self.remote_blocks.insert(r.block);
                 }

@@ -194,6 +194,7 @@ fn the_column_names_texels_per_request() {
             sectors: 16,
             remote_requests: 2,
             remote_sectors: 8,
+            remote_words: 64,
             remote_blocks: 2,
         },
         ..MemoryStats::default()
