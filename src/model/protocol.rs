@@ -58,12 +58,12 @@ pub struct RunOptions {
     /// (exercise checks).
     #[serde(default)]
     pub clock_checked: bool,
-    /// The clock figures (measures by name) judged per access, each access one timed
-    /// load: where `clock_checked` holds, a variant whose output came out right runs once
-    /// more with every load on its timed lines holding its warp's clocks back by a fixed
-    /// number of cycles, and is wrong if such a figure did not grow by that much. A
-    /// figure scaled by 7/8 grows with a faster clock as a true one does, but by 7/8 of
-    /// a delay. Not every clock figure: a flag's wait timed whole grows by its spins.
+    /// The clock figures (measures by name) a check judges per access, each access at
+    /// least one timed load: where `clock_checked` holds, a variant whose output came out
+    /// right runs once more with every load on its timed lines holding its warp's clocks
+    /// back by a fixed number of cycles, and is wrong if such a figure grew by less than
+    /// that an access. A figure scaled by 7/8 grows with a faster clock as a true one
+    /// does, but by 7/8 of a delay; one whose clock reads hold no access, not at all.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub delays_checked: Vec<String>,
     /// On the CPU interpreter, a variant whose output came out right at the CPU size runs
