@@ -33,6 +33,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
             .map(|o| o.ratio)
             .ok_or_else(|| missing("occupancy")),
         Metric::SharedFeedsOutputPct
+        | Metric::ConstantFeedsOutputPct
         | Metric::ClusterFeedsOutputPct
         | Metric::SharedAtomicsFeedOutputPct
         | Metric::CallsFeedOutputPct

@@ -78,6 +78,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::GlobalRereadPct => "% of global load sectors a block had loaded before",
         Metric::GlobalUnfencedHandoverWords => "global words handed between blocks with no fence",
         Metric::SharedFeedsOutputPct => "% of shared reads that reach the output",
+        Metric::ConstantFeedsOutputPct => "% of constant reads that reach the output",
         Metric::SharedTimedChasePct => "% of timed shared reads that chase what the inputs drew",
         Metric::LocalTimedChasePct => "% of timed local reads that chase what the inputs drew",
         Metric::SharedTimedEndFeedsOutputPct => {

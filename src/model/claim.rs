@@ -244,6 +244,10 @@ pub enum Metric {
     /// CPU interpreter run of its own (`VariantResult::perturbed`). A tile read for show
     /// beside a result made in registers feeds none of it.
     SharedFeedsOutputPct,
+    /// `SharedFeedsOutputPct` for the values loaded from constant memory: a table read
+    /// for show (its words masked away by a zero the compiler cannot see) beside sums made
+    /// another way feeds none of them.
+    ConstantFeedsOutputPct,
     /// The share of the out-of-line calls whose returned value reaches the output.
     CallsFeedOutputPct,
     /// The share of the shared atomic updates (lanes) made at sites whose updates reach the
@@ -283,7 +287,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 76] = [
+    pub const ALL: [(&'static str, Metric); 77] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -396,6 +400,7 @@ impl Metric {
             Metric::GlobalUnfencedHandoverWords,
         ),
         ("shared.feeds_output_pct", Metric::SharedFeedsOutputPct),
+        ("constant.feeds_output_pct", Metric::ConstantFeedsOutputPct),
         ("shared.timed_chase_pct", Metric::SharedTimedChasePct),
         ("local.timed_chase_pct", Metric::LocalTimedChasePct),
         (
@@ -437,6 +442,7 @@ impl Metric {
     pub fn perturbing(self) -> Option<Perturbing> {
         let (space, of) = match self {
             Metric::SharedFeedsOutputPct => (Space::Shared, PerturbOf::Loads),
+            Metric::ConstantFeedsOutputPct => (Space::Constant, PerturbOf::Loads),
             Metric::ClusterFeedsOutputPct => (Space::Cluster, PerturbOf::Loads),
             Metric::SharedAtomicsFeedOutputPct => (Space::Shared, PerturbOf::Atomics),
             Metric::CallsFeedOutputPct => (Space::Param, PerturbOf::Returns),
