@@ -4,8 +4,8 @@
 //! unit in the last place, up or down by a hash of the argument (`inexact`), unless a float
 //! holds the result exactly: PTX gives them error bounds, not bit patterns, so outputs are
 //! compared with the lesson's tolerance, and a GPU's are almost never the rounded exact
-//! value. Exact ones would tell a kernel it runs
-//! here (a spin of sines compared with the exact results, the taught path taken only then).
+//! value. Exact ones would tell a kernel it runs here (a spin of sines compared with the
+//! exact results, the taught path taken only then).
 
 use super::ops::{Bin, Cmp, Kind, Rnd, Ty, Un};
 

@@ -169,6 +169,12 @@ impl App {
 
     /// Check the learner's file as it is now; `quick`: the short timing budget of a save.
     pub fn check_exercise(&mut self, quick: bool) {
+        self.check_if(quick, false);
+    }
+
+    /// `check_exercise`, or nothing where `if_changed` and the learner's file holds the
+    /// text the last check read (the file read once, for the comparison and the check).
+    fn check_if(&mut self, quick: bool, if_changed: bool) {
         let Some(x) = self.exercises.open.as_mut() else {
             return;
         };
@@ -192,6 +198,9 @@ impl App {
                 return;
             }
         };
+        if if_changed && src == x.src {
+            return;
+        }
         let path = ws.file(&x.ex).display().to_string();
         x.lesson = with_yours(
             &self.reading.lessons[self.reading.selected],
@@ -263,19 +272,8 @@ impl App {
             // A save that came during the check is checked again only if it changed the
             // text: one write the watcher reports twice (a busy machine splits them) would
             // otherwise count a second attempt of the same kernel. `r` always checks.
-            if quick && self.unchanged_since_checked() {
-                return;
-            }
-            self.check_exercise(quick);
+            self.check_if(quick, quick);
         }
-    }
-
-    /// Whether the learner's file holds the text the last check of the open exercise read.
-    fn unchanged_since_checked(&self) -> bool {
-        let (Some(x), Some(ws)) = (&self.exercises.open, &self.exercises.workspace) else {
-            return false;
-        };
-        ws.read(&x.ex).is_ok_and(|now| now == x.src)
     }
 
     /// The next hint, one at a time, remembered in the exercise progress.
