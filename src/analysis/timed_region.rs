@@ -12,18 +12,25 @@
 //! 0, cannot move the timed lines off the ones the figure times. Elsewhere the groups in
 //! file order pair up, start then end. What lies between a start and its end is timed.
 
-use std::ops::RangeInclusive;
+use std::ops::{Range, RangeInclusive};
 
-/// The line ranges (from 1) between each start of a timing and its end.
+/// The line ranges (from 1) between each start of a timing and its end, from the text.
 pub fn timed_ranges(source: &str) -> Vec<RangeInclusive<u32>> {
+    timed_ranges_reading(source, &[])
+}
+
+/// The line ranges (from 1) between each start of a timing and its end, where the lines
+/// `compiled` (from 1) read a clock too: those the compiled kernel reads one on, which the
+/// text may hide (an `asm` string split in two, or built by a macro).
+pub fn timed_ranges_reading(source: &str, compiled: &[u32]) -> Vec<RangeInclusive<u32>> {
     let lines: Vec<&str> = source.lines().map(code_of).collect();
-    let helpers = clock_helpers(&lines);
+    let clock: Vec<bool> = (lines.iter().enumerate())
+        .map(|(i, l)| reads_clock(l) || compiled.contains(&(i as u32 + 1)))
+        .collect();
+    let helpers = clock_helpers(&lines, &clock);
     let reads: Vec<usize> = (0..lines.len())
         .filter(|&i| !helpers.iter().any(|h| h.body.contains(&i)))
-        .filter(|&i| {
-            let l = lines[i];
-            reads_clock(l) || helpers.iter().any(|h| calls(l, &h.name))
-        })
+        .filter(|&i| clock[i] || helpers.iter().any(|h| calls(lines[i], &h.name)))
         .collect();
     // Reads on neighbouring lines (blank lines between them aside) are one group.
     let mut groups: Vec<(usize, usize)> = Vec::new();
@@ -235,13 +242,13 @@ struct Helper {
 }
 
 /// The helpers that read a clock.
-fn clock_helpers(lines: &[&str]) -> Vec<Helper> {
-    device_functions(lines, |body| body.iter().any(|l| reads_clock(l)))
+fn clock_helpers(lines: &[&str], clock: &[bool]) -> Vec<Helper> {
+    device_functions(lines, |body| clock[body].iter().any(|&c| c))
 }
 
 /// The `__device__` functions whose lines `keep` holds: a function's first line names it,
 /// and its body ends at the first `}` that opens a line.
-fn device_functions(lines: &[&str], keep: impl Fn(&[&str]) -> bool) -> Vec<Helper> {
+fn device_functions(lines: &[&str], keep: impl Fn(Range<usize>) -> bool) -> Vec<Helper> {
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
         if !l.contains("__device__") {
@@ -261,7 +268,7 @@ fn device_functions(lines: &[&str], keep: impl Fn(&[&str]) -> bool) -> Vec<Helpe
         let end = (i + 1..lines.len())
             .find(|&j| lines[j].starts_with('}'))
             .map_or(lines.len(), |j| j + 1);
-        if keep(&lines[i..end]) {
+        if keep(i..end) {
             out.push(Helper {
                 name: name.to_string(),
                 body: i..end,
@@ -358,6 +365,24 @@ __global__ void k()
 }
 ";
         assert_eq!(timed_ranges(kernel), [13..=14, 1..=4]);
+    }
+
+    #[test]
+    fn a_clock_read_the_text_hides_is_found_on_the_line_the_compiled_kernel_reads_it() {
+        // Line 3's read is an asm string split in two, and line 4 reads a decoy that
+        // times nothing: only the compiled kernel's lines (3 and 6) say what is timed.
+        let kernel = "\
+__global__ void k()
+{
+    asm volatile(\"mov.u64 %0, %%clo\" \"ck64;\" : \"=l\"(t0));
+    d0 = clock64(); d1 = clock64();
+    p = chain[p];         // timed, line 5
+    asm volatile(\"mov.u64 %0, %%clo\" \"ck64;\" : \"=l\"(t1));
+    c[0] = t1 - t0;
+}
+";
+        assert_eq!(timed_ranges(kernel), []);
+        assert_eq!(timed_ranges_reading(kernel, &[3, 4, 6]), [5..=5]);
     }
 
     #[test]

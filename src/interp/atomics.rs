@@ -8,6 +8,7 @@ use super::alu::{self, trunc};
 use super::block::BlockCtx;
 use super::frame::Frame;
 use super::lanes::lanes;
+use super::mem::At;
 use super::memop::{at_of, misaligned, misaligned_error, nth_execution, oob, same_space};
 use super::ops::{AtomOp, Bin, Op, Space, Ty};
 use super::program::Instr;
@@ -93,6 +94,13 @@ pub fn atomic(
         if left_out >> l & 1 == 1 {
             continue;
         }
+        if op == AtomOp::Cas
+            && trunc(old, ty.bits) == trunc(b, ty.bits)
+            && first_swap_fails(ctx, at)
+        {
+            out[l] = trunc(b ^ 1, ty.bits);
+            continue;
+        }
         let new = trunc(atom_value(op, ty, old, b, c), ty.bits);
         ctx.mem
             .store(at, n, thread, new)
@@ -104,6 +112,28 @@ pub fn atomic(
         }
     }
     Ok(())
+}
+
+/// Whether this compare-and-swap on the word at `at`, which would succeed, is the first on
+/// its word and fails under `Launch::cas_interference`.
+fn first_swap_fails(ctx: &BlockCtx, at: At) -> bool {
+    let Some(cas) = &ctx.launch.cas_interference else {
+        return false;
+    };
+    let word = match at {
+        At::Shared(a) => (1, ctx.linear, a),
+        // A word of a cluster's shared memory is the cluster's, whichever block swaps it.
+        At::Cluster(a) => {
+            let (g, c, b) = (ctx.launch.grid, ctx.launch.cluster, ctx.block);
+            let of = |d: usize| b[d] / c[d].max(1);
+            let (nx, ny) = (g[0] / c[0].max(1), g[1] / c[1].max(1));
+            (2, of(0) + nx * (of(1) + ny * of(2)), a)
+        }
+        At::Global(a) => (0, u32::MAX, a),
+        At::Local(a) => (3, ctx.linear, a),
+        At::Const(a) | At::Param(a) => (4, ctx.linear, a),
+    };
+    cas.failed.lock().is_ok_and(|mut f| f.insert(word))
 }
 
 /// The lanes whose update a run that leaves this site's atomics out skips (those whose

@@ -41,6 +41,22 @@ pub struct Launch {
     /// Loads at some sites (a kernel's timed ones) that hold their warp's clocks back
     /// (`TimedDelay`).
     pub timed_delay: Option<TimedDelay>,
+    /// Compare-and-swaps that fail the first time on each word (`CasInterference`).
+    pub cas_interference: Option<CasInterference>,
+}
+
+/// What another thread's update between a thread's read of a word and its compare-and-swap
+/// does on a GPU: the swap fails. The interpreter runs a warp's read and its swap without
+/// another warp or block between them, so a swap made once, its failure never handled (a
+/// lost update), always succeeds here. Under this, the first compare-and-swap on each word
+/// (a shared word of each block apart) that would succeed fails instead: it stores nothing
+/// and returns a value other than the one compared with, as a GPU's does when another
+/// thread wrote the word first. A kernel that retries until its swap succeeds comes out
+/// right; one that drops the update does not.
+#[derive(Debug, Clone, Default)]
+pub struct CasInterference {
+    /// The words (space, block for a shared word, address) whose first swap has failed.
+    pub failed: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<(u8, u32, u64)>>>,
 }
 
 /// Loads that take longer on the clock: every execution of a load at one of `sites` moves

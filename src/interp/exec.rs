@@ -7,7 +7,7 @@ use super::frame::Frame;
 use super::lanes::lanes;
 use super::mem::{At, resolve, window};
 use super::operand::Opnd;
-use super::ops::{Kind, Op, Redux, Shfl, Space, Ty, Vote};
+use super::ops::{Kind, Op, Prmt, Redux, Shfl, Space, Ty, Vote};
 use super::program::Instr;
 use super::{Halt, RunError};
 
@@ -118,6 +118,8 @@ pub fn exec(
         Op::Bfi(ty) => lanewise(fr, ctx, ins, active, warp, |a| {
             bfi(ty, a[0], a[1], a[2], a[3])
         }),
+        Op::Lop3 => lanewise(fr, ctx, ins, active, warp, |a| lop3(a[0], a[1], a[2], a[3])),
+        Op::Prmt(mode) => lanewise(fr, ctx, ins, active, warp, |a| prmt(mode, a[0], a[1], a[2])),
         Op::Setp { .. } => setp(fr, ctx, ins, active, warp),
         Op::Mov(ty) => mov(fr, ctx, ins, active, warp, ty),
         Op::Ld { .. } | Op::St { .. } => super::memop::load_store(fr, ctx, ins, active, warp)?,
@@ -235,6 +237,38 @@ fn bfi(ty: Ty, f: u64, b: u64, pos: u64, len: u64) -> u64 {
     }
     let m = trunc(trunc(u64::MAX, len.min(64)) << pos, ty.bits);
     trunc((b & !m) | ((f << pos) & m), ty.bits)
+}
+
+fn lop3(a: u64, b: u64, c: u64, lut: u64) -> u64 {
+    (0..32).fold(0, |d, i| {
+        let at = (a >> i & 1) << 2 | (b >> i & 1) << 1 | (c >> i & 1);
+        d | (lut >> at & 1) << i
+    })
+}
+
+fn prmt(mode: Prmt, a: u64, b: u64, c: u64) -> u64 {
+    let bytes = (a & 0xffff_ffff) | (b & 0xffff_ffff) << 32;
+    let byte = |k: u64| bytes >> (8 * (k & 7)) & 0xff;
+    let s = c & 3;
+    (0..4u64).fold(0, |d, i| {
+        let v = match mode {
+            Prmt::General => {
+                let sel = c >> (4 * i) & 0xf;
+                match sel & 8 {
+                    0 => byte(sel),
+                    // The byte's sign, replicated.
+                    _ => (byte(sel) >> 7) * 0xff,
+                }
+            }
+            Prmt::F4e => byte(s + i),
+            Prmt::B4e => byte(s.wrapping_sub(i)),
+            Prmt::Rc8 => byte(s),
+            Prmt::Ecl => byte(s.max(i)),
+            Prmt::Ecr => byte(s.min(i)),
+            Prmt::Rc16 => byte((s & 1) * 2 + (i & 1)),
+        };
+        d | v << (8 * i)
+    })
 }
 
 fn setp(fr: &mut Frame, ctx: &BlockCtx, ins: &Instr, active: u32, warp: u32) {

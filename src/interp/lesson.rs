@@ -226,6 +226,7 @@ pub fn launch(
         reverse_warps: false,
         observe: None,
         timed_delay: None,
+        cas_interference: None,
     })
 }
 

@@ -2,7 +2,7 @@
 
 use super::Unmodelled;
 use super::ops::{
-    AtomOp, Bf16Cvt, Bin, BoolOp, Cmp, Kind, Narrow, Op, Red, Redux, Rnd, Shfl, Space, Ty, Un,
+    AtomOp, Bf16Cvt, Bin, BoolOp, Cmp, Kind, Narrow, Op, Prmt, Red, Redux, Rnd, Shfl, Space, Ty, Un,
     Vote, ty_of,
 };
 
@@ -309,6 +309,21 @@ fn control(q: &Q) -> Result<Op, Unmodelled> {
     match q.base {
         "bfe" => Ok(Op::Bfe(need()?)),
         "bfi" => Ok(Op::Bfi(need()?)),
+        // The form that also writes a predicate (`lop3.or.b32 d|p, ...`) is not modelled.
+        "lop3" if quals.iter().all(|q| *q == "b32") => Ok(Op::Lop3),
+        "prmt" => {
+            let mode = match quals.iter().find(|q| **q != "b32") {
+                None => Prmt::General,
+                Some(&"f4e") => Prmt::F4e,
+                Some(&"b4e") => Prmt::B4e,
+                Some(&"rc8") => Prmt::Rc8,
+                Some(&"ecl") => Prmt::Ecl,
+                Some(&"ecr") => Prmt::Ecr,
+                Some(&"rc16") => Prmt::Rc16,
+                Some(_) => return Err(format!("`{text}` is not interpreted").into()),
+            };
+            Ok(Op::Prmt(mode))
+        }
         "bra" => Ok(Op::Bra),
         "call" => Ok(Op::Call),
         "ret" => Ok(Op::Ret),

@@ -215,6 +215,12 @@ pub enum Op {
     },
     Bfe(Ty),
     Bfi(Ty),
+    /// `lop3.b32 d, a, b, c, lut`: each bit of `d` is the bit of `lut` that the bits of
+    /// `a`, `b` and `c` there index (`a` the highest).
+    Lop3,
+    /// `prmt.b32{.mode} d, a, b, c`: the bytes of `d` picked from the eight of `b:a` as `c`
+    /// selects them.
+    Prmt(Prmt),
     Bra,
     /// Resolved by the decoder: callee and the caller's parameter offsets.
     Call,
@@ -317,4 +323,18 @@ pub fn ty_of(q: &str) -> Option<Ty> {
         _ => return None,
     };
     Some(Ty { kind, bits })
+}
+
+/// `prmt`'s modes: the general byte permute (`c`'s four nibbles pick a byte each, the
+/// nibble's top bit replicating that byte's sign) or one of the fixed patterns `c`'s two
+/// low bits select.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prmt {
+    General,
+    F4e,
+    B4e,
+    Rc8,
+    Ecl,
+    Ecr,
+    Rc16,
 }

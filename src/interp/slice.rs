@@ -213,7 +213,12 @@ fn step(ins: &Instr, need: &mut Need, memory: &mut bool) -> Slice {
         | Op::MbarInit
         | Op::MbarArrive { .. }
         | Op::MbarWait { .. }
-        | Op::BulkCopy => {
+        | Op::BulkCopy
+        // Its operands are not read, so nothing says what it writes: it may write an
+        // address. Run, it refuses the run where a lane reaches it, a trace-only run too
+        // (skipped, it left an address it computes at 0, and the trace judged a kernel that
+        // never ran as written).
+        | Op::Unmodelled => {
             need.guard(ins);
             need.mark(&ins.src);
             Slice::Run

@@ -80,9 +80,21 @@ pub(super) fn run_ordered(
 pub(super) fn run_outcome(
     pre: &str,
     body: &str,
+    dims: [u32; 3],
+    n: usize,
+    how: (bool, Option<super::block::Perturb>, bool),
+) -> Result<(Vec<u32>, Kernel, super::Outcome), RunError> {
+    run_launched(pre, body, dims, n, how, |_| {})
+}
+
+/// As `run_outcome`, with `tweak` making what else the launch asks.
+pub(super) fn run_launched(
+    pre: &str,
+    body: &str,
     [blocks, threads, cluster]: [u32; 3],
     n: usize,
     (traced_only, perturb, reverse_warps): (bool, Option<super::block::Perturb>, bool),
+    tweak: impl FnOnce(&mut Launch),
 ) -> Result<(Vec<u32>, Kernel, super::Outcome), RunError> {
     let ptx = format!(
         "{HEAD}{pre}\n.visible .entry k(\n.param .u64 k_out,\n.param .u64 k_in\n)\n{{\n\
@@ -120,7 +132,10 @@ pub(super) fn run_outcome(
         reverse_warps,
         observe: None,
         timed_delay: None,
+        cas_interference: None,
     };
+    let mut l = l;
+    tweak(&mut l);
     let plan = Plan {
         trace: Some(BlockSample::every(u64::from(blocks), u64::from(cluster))),
         traced_only,

@@ -315,6 +315,7 @@ fn printf_writes_its_format_with_each_lanes_arguments() {
         reverse_warps: false,
         observe: None,
         timed_delay: None,
+        cas_interference: None,
     };
     let plan = Plan {
         budget: 1000,
@@ -663,4 +664,71 @@ fn approximate_functions_are_not_exact() {
     let power = "mov.b32 %r20, 0f40400000;\nex2.approx.f32 %r9, %r20;";
     let (got, _) = super::run_on(&store_r9(power), 1, 32, 32).unwrap();
     assert!(got.iter().all(|&g| f32::from_bits(g) == 8.0), "{got:?}");
+}
+
+/// `lop3` looks each bit up in its table (`a` the highest index bit), and `prmt` picks bytes
+/// of `b:a`, by nibble (the top bit replicating a byte's sign) or by a fixed pattern.
+#[test]
+fn lop3_looks_up_each_bit_and_prmt_picks_bytes() {
+    let run = |tail: &str| {
+        let setup = "mul.lo.u32 %r5, %r1, 2654435761;\nxor.b32 %r6, %r5, 2863311530;\n\
+                     mul.lo.u32 %r7, %r1, 40503;";
+        run_on(&store_r9(&format!("{setup}\n{tail}")), 1, 32, 32).unwrap().0
+    };
+    let a = |t: u32| t.wrapping_mul(2654435761);
+    let b = |t: u32| a(t) ^ 2863311530;
+    let c = |t: u32| t.wrapping_mul(40503);
+    let each = |f: &dyn Fn(u32) -> u32| (0..32).map(f).collect::<Vec<u32>>();
+    // 0x96: a ^ b ^ c; 0xE8: the majority of the three; 0xF0: a alone.
+    assert_eq!(
+        run("lop3.b32 %r9, %r5, %r6, %r7, 0x96;"),
+        each(&|t| a(t) ^ b(t) ^ c(t))
+    );
+    assert_eq!(
+        run("lop3.b32 %r9, %r5, %r6, %r7, 0xE8;"),
+        each(&|t| (a(t) & b(t)) | (a(t) & c(t)) | (b(t) & c(t)))
+    );
+    assert_eq!(run("lop3.b32 %r9, %r5, %r6, %r7, 0xF0;"), each(&a));
+    let byte = |t: u32, k: u32| {
+        let all = u64::from(a(t)) | u64::from(b(t)) << 32;
+        (all >> (8 * k) & 0xff) as u32
+    };
+    // Bytes 7, 0, 4, 2 from the top down, then byte 5's sign in the top byte.
+    assert_eq!(
+        run("prmt.b32 %r9, %r5, %r6, 0x7042;"),
+        each(&|t| byte(t, 7) << 24 | byte(t, 0) << 16 | byte(t, 4) << 8 | byte(t, 2))
+    );
+    assert_eq!(
+        run("prmt.b32 %r9, %r5, %r6, 0xD210;"),
+        each(&|t| (byte(t, 5) >> 7) * 0xff00_0000 | a(t) & 0x00ff_ffff)
+    );
+    // The fixed patterns, selector 1 (lanes' own c's low bits would vary it).
+    let pick = |k: [u32; 4]| {
+        move |t: u32| k.iter().enumerate().fold(0, |d, (i, &k)| d | byte(t, k) << (8 * i))
+    };
+    for (mode, bytes) in [
+        ("f4e", [1, 2, 3, 4]),
+        ("b4e", [1, 0, 7, 6]),
+        ("rc8", [1, 1, 1, 1]),
+        ("ecl", [1, 1, 2, 3]),
+        ("ecr", [0, 1, 1, 1]),
+        ("rc16", [2, 3, 2, 3]),
+    ] {
+        let got = run(&format!("prmt.b32.{mode} %r9, %r5, %r6, 1;"));
+        assert_eq!(got, each(&pick(bytes)), "{mode}");
+    }
+}
+
+/// An instruction the interpreter does not model refuses a trace-only run too, where a
+/// lane reaches it: its operands are not read, so nothing says its result feeds no address.
+#[test]
+fn an_unmodelled_instruction_refuses_a_trace_only_run() {
+    let body = store_r9(
+        "dp2a.lo.u32.u32 %r5, %r1, %r1, 0;\nmul.wide.u32 %rd6, %r5, 4;\n\
+         ld.param.u64 %rd7, [k_in];\nadd.s64 %rd7, %rd7, %rd6;\nld.global.u32 %r9, [%rd7];",
+    );
+    for traced_only in [false, true] {
+        let e = run_with("", &body, [1, 32, 1], 32, traced_only).unwrap_err();
+        assert!(e.why.contains("dp2a"), "{traced_only}: {e}");
+    }
 }

@@ -100,6 +100,7 @@ fn one_block(threads: u32, dyn_smem: u32) -> Launch {
         reverse_warps: false,
         observe: None,
         timed_delay: None,
+        cas_interference: None,
     }
 }
 

@@ -23,7 +23,7 @@ fn site(id: u32, space: Space, width: u32) -> Site {
         relayed: false,
         addr: String::new(),
         timed: false,
-        called_at: None,
+        called_at: Vec::new(),
     }
 }
 
@@ -673,15 +673,15 @@ fn the_sites_on_the_lines_between_clock_reads_are_marked_timed() {
         sites[1].source_line,
         sites[2].source_line,
     ) = (Some(2), Some(3), Some(5));
-    crate::trace::instrument::mark_timed(&mut sites, source);
+    crate::trace::instrument::mark_timed(&mut sites, source, "");
     let timed: Vec<bool> = sites.iter().map(|s| s.timed).collect();
     assert_eq!(timed, [false, true, false]);
     // A helper's load (its own line 7, past the kernel) inlined at the timed line 3 is
     // timed; the same load inlined at line 5 is not.
     let mut inlined: Vec<Site> = (0..2).map(|i| site(i, Space::Shared, 4)).collect();
-    (inlined[0].source_line, inlined[0].called_at) = (Some(7), Some(3));
-    (inlined[1].source_line, inlined[1].called_at) = (Some(7), Some(5));
-    crate::trace::instrument::mark_timed(&mut inlined, source);
+    (inlined[0].source_line, inlined[0].called_at) = (Some(7), vec![3]);
+    (inlined[1].source_line, inlined[1].called_at) = (Some(7), vec![5]);
+    crate::trace::instrument::mark_timed(&mut inlined, source, "");
     assert_eq!(
         inlined.iter().map(|s| s.timed).collect::<Vec<_>>(),
         [true, false]

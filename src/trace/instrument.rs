@@ -196,11 +196,12 @@ pub struct Site {
     /// On a line the kernel times, between two clock reads (`mark_timed`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub timed: bool,
-    /// The kernel file's line of the call this site's function was inlined at (PTX
-    /// `.loc ... inlined_at 1 LINE`): a helper's copy inlined between two clock reads is
-    /// timed, its copy inlined elsewhere (a warm-up lap) is not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub called_at: Option<u32>,
+    /// The kernel file's lines of the calls this site's function was inlined through,
+    /// innermost first (PTX `.loc ... inlined_at 1 LINE`, each call's own `.loc` naming the
+    /// call further out): a helper's copy inlined between two clock reads is timed, its copy
+    /// inlined elsewhere (a warm-up lap) is not, however many helpers deep it lies.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub called_at: Vec<u32>,
 }
 
 impl Site {
@@ -222,7 +223,7 @@ impl Site {
             relayed: false,
             addr: String::new(),
             timed: false,
-            called_at: None,
+            called_at: Vec::new(),
         }
     }
 
@@ -284,16 +285,59 @@ impl Site {
 }
 
 /// Mark the sites on the lines `source` (the kernel's file) times between two clock reads
-/// (`analysis::timed_region`): what a latency lesson measures happens there.
-pub fn mark_timed(sites: &mut [Site], source: &str) {
-    let ranges = crate::analysis::timed_region::timed_ranges(source);
+/// (`analysis::timed_region`), the lines `ptx` (its compiled module) reads a clock on
+/// among them: what a latency lesson measures happens there.
+pub fn mark_timed(sites: &mut [Site], source: &str, ptx: &str) {
+    let ranges = crate::analysis::timed_region::timed_ranges_reading(source, &clock_lines(ptx));
     for s in sites {
-        // Its own line, or the line of the call it was inlined at.
-        s.timed = [s.source_line, s.called_at]
-            .into_iter()
-            .flatten()
-            .any(|l| ranges.iter().any(|r| r.contains(&l)));
+        // Its own line, or the line of a call it was inlined through.
+        s.timed = (s.source_line.iter().chain(&s.called_at))
+            .any(|l| ranges.iter().any(|r| r.contains(l)));
     }
+}
+
+/// The kernel file's lines (`.loc 1 LINE`) an instruction of `ptx` reads the SM clock or
+/// the global timer on. The text may not show it: `asm("mov.u64 %0, %%clo" "ck64;")`
+/// reads the clock on a line no search of the source finds.
+pub fn clock_lines(ptx: &str) -> Vec<u32> {
+    const CLOCKS: [&str; 6] = [
+        "%clock",
+        "%clock_hi",
+        "%clock64",
+        "%globaltimer",
+        "%globaltimer_lo",
+        "%globaltimer_hi",
+    ];
+    let mut at = None;
+    let mut out = Vec::new();
+    for code in ptx.lines().map(strip_comment).map(str::trim) {
+        if let Some(rest) = code.strip_prefix(".loc") {
+            // Its own line in the kernel's file, or else (a header's function inlined in
+            // the kernel) the line it was inlined at.
+            let line_in_kernel = |text: &str| {
+                let mut nums = (text.split([' ', '\t', ',']).filter(|t| !t.is_empty()))
+                    .map(|t| t.parse::<u32>().ok());
+                match (nums.next(), nums.next()) {
+                    (Some(Some(1)), Some(Some(line))) if line > 0 => Some(line),
+                    _ => None,
+                }
+            };
+            at = line_in_kernel(rest).or_else(|| {
+                let (_, inlined) = rest.split_once("inlined_at")?;
+                line_in_kernel(inlined)
+            });
+        } else if starts_function(code) {
+            at = None;
+        } else if !code.starts_with('.')
+            && (code.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '%')))
+                .any(|t| CLOCKS.contains(&t))
+            && let Some(line) = at
+            && !out.contains(&line)
+        {
+            out.push(line);
+        }
+    }
+    out
 }
 
 /// The variables a module defines in global memory (`__device__` ones), by name: what a
@@ -476,7 +520,10 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     ptx_line: line_no,
                     source_line: state.loc.map(|l| l.1),
                     source_file: state.loc.map(|l| l.0),
-                    called_at: state.called_at.filter(|l| l.0 == 1).map(|l| l.1),
+                    called_at: (state.called_at.iter())
+                        .filter(|l| l.0 == 1)
+                        .map(|l| l.1)
+                        .collect(),
                     coords: access.coords,
                     unused: matches!(
                         access.event,

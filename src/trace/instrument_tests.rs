@@ -495,8 +495,24 @@ fn lines_come_from_the_original_and_its_loc() {
         (line_of("st.global"), Some(2), Some(41))
     );
     // The store's function was inlined at line 81 of the kernel's file; the load's was not.
-    assert_eq!((s[0].called_at, s[1].called_at), (None, Some(81)));
+    assert_eq!((s[0].called_at.clone(), s[1].called_at.clone()), (vec![], vec![81]));
     assert_eq!(inst.sites.iter().map(|s| s.id).collect::<Vec<_>>(), [0, 1]);
+}
+
+#[test]
+fn a_helper_inlined_in_a_helper_names_every_call_it_was_inlined_through() {
+    // walk() (line 55) is inlined at the kernel's lines 68 and 71; step() (line 50) at
+    // walk's line 55 in each. As NVVM writes it, the call's own `.loc` comes first.
+    let body = "\t.loc\t1 55 5, function_name $L__info_string1, inlined_at 1 68 9\n\
+                \t.loc\t1 50 5, function_name $L__info_string2, inlined_at 1 55 5\n\
+                \tld.global.u32 %r1, [%rd1];\n\
+                \t.loc\t1 71 9\n\
+                \t.loc\t1 55 5, function_name $L__info_string1, inlined_at 1 71 9\n\
+                \t.loc\t1 50 5, function_name $L__info_string2, inlined_at 1 55 5\n\
+                \tld.global.u32 %r2, [%rd1];\n";
+    let inst = instrument(&module(body)).unwrap();
+    let chains: Vec<Vec<u32>> = inst.sites.iter().map(|s| s.called_at.clone()).collect();
+    assert_eq!(chains, [vec![55, 68], vec![55, 71]]);
 }
 
 #[test]
@@ -791,4 +807,14 @@ fn a_modules_own_global_variables_are_named_and_others_are_not() {
 ";
     let names = super::module_globals(ptx);
     assert_eq!(names, ["finish_word", "memo_sum", "seeded"]);
+}
+
+#[test]
+fn the_lines_a_clock_is_read_on_come_from_the_loc_of_each_read() {
+    let ptx = "\t.loc\t1 3 5\n\tmov.u64 %rd1, %clock64;\n\t.loc\t1 4 5\n\
+               \tld.global.u32 %r1, [%rd2];\n\t.reg .b64 %clockish;\n\
+               \t.loc\t2 9 1, function_name $L__info_string0, inlined_at 1 6 7\n\
+               \tmov.u32 %r2, %globaltimer_lo;\n\t.loc\t1 8 1\n\
+               \tmov.u64 %rd3, %clockish;\n";
+    assert_eq!(clock_lines(ptx), [3, 6]);
 }

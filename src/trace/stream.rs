@@ -322,7 +322,7 @@ mod tests {
             relayed: false,
             addr: String::new(),
             timed: false,
-            called_at: None,
+            called_at: Vec::new(),
         }
     }
 

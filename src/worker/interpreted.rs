@@ -232,6 +232,20 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                 let again = run_small(&k, small, sv, &inputs, (limits, tweak));
                                 reruns::in_the_other_order(small, again, &expected, &mut r);
                             }
+                            if opts.order_checked && r.correct == Some(true) && swaps(&k) {
+                                stage(
+                                    send,
+                                    v,
+                                    "checking the output with each word's first \
+                                     compare-and-swap failing on the CPU interpreter",
+                                );
+                                let tweak = Tweak {
+                                    cas_interference: Some(Default::default()),
+                                    ..Tweak::clocks(scale)
+                                };
+                                let again = run_small(&k, small, sv, &inputs, (limits, tweak));
+                                reruns::with_swaps_failing(small, again, &expected, &mut r);
+                            }
                             if opts.clock_checked && r.correct == Some(true) {
                                 first = Some(reruns::clock_figures(&mut p, small, sv));
                             }
@@ -495,7 +509,7 @@ fn build(
     );
     match prepare(&text.0, &text.1).map_err(|e| e.to_string()) {
         Ok(mut k) => {
-            crate::trace::instrument::mark_timed(&mut k.sites, &v.source);
+            crate::trace::instrument::mark_timed(&mut k.sites, &v.source, &text.0);
             // The trace will want the SASS of accesses ptxas may split (`sass::shapes`).
             if let Some(image) = cubin.filter(|_| traced && k.sites.iter().any(Site::may_split)) {
                 crate::worker::sass::prefetch(image);
@@ -510,6 +524,11 @@ fn build(
     }
 }
 
+/// Whether `k` makes a compare-and-swap (`atom.cas`) anywhere.
+fn swaps(k: &Kernel) -> bool {
+    (k.sites.iter()).any(|s| s.is_atomic() && s.op.split('.').any(|q| q == "cas"))
+}
+
 /// How a run at the CPU size departs from a plain one: its clocks (`Launch::clock_scale`),
 /// the space whose loaded values it perturbs (`Launch::perturb`) and the order its warps
 /// take their turns in (`Launch::reverse_warps`).
@@ -520,6 +539,7 @@ struct Tweak {
     reverse_warps: bool,
     observe: Option<crate::interp::block::Observe>,
     timed_delay: Option<crate::interp::block::TimedDelay>,
+    cas_interference: Option<crate::interp::block::CasInterference>,
 }
 
 impl Tweak {
@@ -548,6 +568,7 @@ fn run_small(
         reverse_warps: tweak.reverse_warps,
         observe: tweak.observe,
         timed_delay: tweak.timed_delay,
+        cas_interference: tweak.cas_interference,
         ..l
     });
     let run = launched.and_then(|l| {

@@ -76,7 +76,7 @@ pub fn prepare(gpu: &Gpu, v: &Variant, arch: &str) -> Result<Prepared, TraceErro
         .to_string();
     let mut inst =
         trace::instrument::instrument(&text).map_err(|e| TraceError::Trace(e.to_string()))?;
-    trace::instrument::mark_timed(&mut inst.sites, &v.source);
+    trace::instrument::mark_timed(&mut inst.sites, &v.source, &text);
     let mut image = inst.ptx.into_bytes();
     image.push(0);
     Ok(Prepared {

@@ -40,7 +40,7 @@ fn site(id: u32) -> Site {
         relayed: false,
         addr: String::new(),
         timed: false,
-        called_at: None,
+        called_at: Vec::new(),
     }
 }
 

@@ -10,9 +10,13 @@ pub(super) struct FuncState {
     pub(super) regs: RegTable,
     /// (`.file` index, line) of the last `.loc`.
     pub(super) loc: Option<(u32, u32)>,
-    /// (`.file` index, line) of the call its function was inlined at (`inlined_at`), where
-    /// the last `.loc` is inside an inlined function.
-    pub(super) called_at: Option<(u32, u32)>,
+    /// (`.file` index, line) of the calls its function was inlined through, innermost
+    /// first (`inlined_at`), where the last `.loc` is inside an inlined function.
+    pub(super) called_at: Vec<(u32, u32)>,
+    /// The calls each `.loc`'s place was last seen inlined through: a helper's `.loc`
+    /// names only the call it was inlined at, inside another helper; that call's own
+    /// `.loc`, which comes first, says where that helper was inlined in turn.
+    inlined: HashMap<(u32, u32), Vec<(u32, u32)>>,
     /// Braces open: 1 in the function's body, more in its nested scopes.
     depth: u32,
     begun: bool,
@@ -46,10 +50,7 @@ impl FuncState {
                 .split([' ', '\t', ','])
                 .filter(|t| !t.is_empty())
                 .map(|t| t.parse::<u32>().ok());
-            if let (Some(Some(file)), Some(Some(line))) = (nums.next(), nums.next()) {
-                self.loc = Some((file, line));
-            }
-            self.called_at = rest.split_once("inlined_at").and_then(|(_, at)| {
+            let at = rest.split_once("inlined_at").and_then(|(_, at)| {
                 let mut nums = (at.split([' ', '\t', ',']).filter(|t| !t.is_empty()))
                     .map(|t| t.parse::<u32>().ok());
                 match (nums.next(), nums.next()) {
@@ -57,6 +58,17 @@ impl FuncState {
                     _ => None,
                 }
             });
+            self.called_at = match at {
+                Some(at) => std::iter::once(at)
+                    .chain(self.inlined.get(&at).into_iter().flatten().copied())
+                    .take(64)
+                    .collect(),
+                None => Vec::new(),
+            };
+            if let (Some(Some(file)), Some(Some(line))) = (nums.next(), nums.next()) {
+                self.loc = Some((file, line));
+                self.inlined.insert((file, line), self.called_at.clone());
+            }
         }
     }
 }

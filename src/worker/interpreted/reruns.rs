@@ -177,6 +177,37 @@ pub(super) fn in_the_other_order(
     }
 }
 
+/// Judge the run `again` made with the first compare-and-swap on each word failing
+/// (`Launch::cas_interference`), as a GPU's does when another thread writes the word
+/// between a thread's read and its swap: a kernel that drops the update then (a swap made
+/// once, its result unchecked) leaves a wrong output, which `r` then says.
+pub(super) fn with_swaps_failing(
+    small: &Lesson,
+    again: Result<Placed, Stopped>,
+    expected: &[(usize, HostData)],
+    r: &mut VariantResult,
+) {
+    const WHY: &str = "with the first compare-and-swap on each word failing, as one does on \
+                       a GPU when another thread writes the word between this thread's read \
+                       and its swap: a swap that fails must be tried again with the value it \
+                       returned (a loop until it succeeds), or the update is lost";
+    let mut other = r.clone();
+    match again.map(|mut q| judge(small, &mut q, expected, &mut other)) {
+        Ok(Ok(())) if other.correct == Some(true) => {}
+        Ok(Ok(())) => {
+            let said = other.error.unwrap_or_default();
+            let what = said.split_once("): ").map_or(said.as_str(), |(_, w)| w);
+            r.correct = Some(false);
+            r.error = Some(format!("wrong output ({LABEL}) {WHY}: {what}"));
+        }
+        Ok(Err(e)) => failed(r, Stopped(e)),
+        Err(Stopped(e)) => {
+            r.correct = Some(false);
+            r.error = Some(format!("stopped ({LABEL}) {WHY}: {e}"));
+        }
+    }
+}
+
 /// The share of `v`'s loads from `space` whose values reach the output: each load site of
 /// the space runs perturbed in a run of its own over the same inputs (every value a lane
 /// loads there reaches its register with bits flipped), and a site feeds the output when
