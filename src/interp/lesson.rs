@@ -26,8 +26,9 @@ pub enum CpuError {
     Run(RunError),
     #[error("{0}")]
     Setup(String),
-    /// What the interpreter leaves to a GPU (a texture among the arguments): the kernel is
-    /// not interpreted, which is no verdict on it.
+    /// What the interpreter leaves to a GPU (a texture fetch, an instruction it does not
+    /// model, where a lane reaches it): the kernel is not interpreted, which is no verdict
+    /// on it.
     #[error("{0}")]
     NeedsGpu(String),
 }
@@ -181,7 +182,10 @@ pub fn launch(
             Arg::I64(x) => x.to_le_bytes().to_vec(),
             Arg::U64(x) => x.to_le_bytes().to_vec(),
             Arg::F32(x) => x.to_le_bytes().to_vec(),
-            Arg::Texture(_) => return Err(CpuError::NeedsGpu("textures need a GPU".into())),
+            // A handle as a GPU's texture objects are numbered, from 1: a kernel that never
+            // samples it runs here, and one that does is refused at its first fetch (`tex`
+            // needs a GPU), not before anything runs.
+            Arg::Texture(i) => (i as u64 + 1).to_le_bytes().to_vec(),
         };
         let Some(&(off, size)) = layout.get(i) else {
             return Err(CpuError::Setup(format!(

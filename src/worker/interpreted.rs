@@ -208,8 +208,9 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                     // block's steps: it is the first of the two runs compared.
                     let scale = u64::from(opts.clock_checked);
                     let ran = run_small(&k, small, sv, &inputs, (limits, Tweak::clocks(scale)));
-                    // A failed reference leaves nothing to compare with, which `judge` says.
-                    settle(&mut pending, &mut expected, &mut reference);
+                    // A failed reference leaves nothing to compare with, which `judge` says,
+                    // and why it failed (a solution that samples a texture needs a GPU).
+                    let unreferenced = settle(&mut pending, &mut expected, &mut reference);
                     let mut first = None;
                     let mut plain = None;
                     match ran {
@@ -217,6 +218,9 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                             r.tolerance = small.tolerance;
                             if let Err(e) = judge(small, &mut p, &expected, &mut r) {
                                 failed(&mut r, Stopped(e));
+                            }
+                            if let (Some(Stopped(e)), Some(said)) = (&unreferenced, &mut r.check) {
+                                said.push_str(&format!(" (the reference stopped: {e})"));
                             }
                             if opts.order_checked && r.correct == Some(true) {
                                 stage(

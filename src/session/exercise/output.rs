@@ -162,6 +162,19 @@ pub(super) fn judge_output(
             detail: refused(v),
             at: None,
         }),
+        // Yours ran, but nothing could say what its output should be: the reference (an
+        // exercise's solution sampling a texture) runs only on a GPU. Not wrong: unjudged.
+        Some(v) if v.correct.is_none() && v.error.is_none() && v.failure.is_none() => {
+            Err(CheckLine {
+                check: CORRECT_LINE.into(),
+                mark: Mark::NeedsGpu,
+                detail: format!(
+                    "needs a GPU: at {at}, {}",
+                    v.check.as_deref().unwrap_or("no reference output to compare with")
+                ),
+                at: None,
+            })
+        }
         Some(v) => {
             let why = v
                 .error

@@ -1,6 +1,6 @@
 // wrong: [off the point] reads the four texels from the buffer with __ldg, the read-only path, taking it for the texture cache: a global load all the same, a sector per lane down the column
-// caught by: yours global.sectors at most 1.1x solution
-// on: gpu - textures need a GPU, and the solution the checks compare with fetches them
+// caught by: yours global.load_requests == 0
+// on: cpu
 // One output per thread: out[r * n + c] is the image sampled bilinearly at the point
 // (x, y) = (r + FX, c + FY) in texel units (texel i covers [i, i + 1)), with points outside
 // the image taking the nearest edge texel.

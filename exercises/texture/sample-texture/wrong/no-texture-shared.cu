@@ -1,6 +1,6 @@
 // wrong: [off the point] no texture: the two image columns a block needs (257 texels each) are staged in shared memory once and blended from there; reads still one sector per image row, global traffic far above the solution (which reads no global memory)
-// caught by: yours global.sectors at most 1.1x solution
-// on: gpu - the interpreter runs no launch that passes a texture, this one's included
+// caught by: yours global.load_requests == 0
+// on: cpu
 #define FX (-1.7f)
 #define FY (1.3f)
 __device__ float bilerp(float t00, float t10, float t01, float t11, float a, float b)
