@@ -117,6 +117,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::TextureGatherRequests
         | Metric::CopyWaitsInFlightPct
         | Metric::CopyReadsInFlightPct
+        | Metric::CopyOverlappedPct
         | Metric::LoadsUnusedPct
         | Metric::GlobalStagedPct
         | Metric::GlobalRelayedPct
@@ -291,6 +292,14 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         Metric::CopyReadsInFlightPct => {
             let c = &mem.copies;
             per(100.0 * c.reads_in_flight as f64, c.reads, "shared read")
+        }
+        Metric::CopyOverlappedPct => {
+            let c = &mem.copies;
+            per(
+                100.0 * c.overlapped_bytes as f64,
+                c.completed_bytes,
+                "completed asynchronous copy",
+            )
         }
         // None is a count like any other: a kernel that makes no call has 0 of them.
         Metric::Calls => Ok(mem.calls as f64),

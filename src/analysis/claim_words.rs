@@ -56,6 +56,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::TextureRequests => "texture requests",
         Metric::CopyWaitsInFlightPct => "% of copy waits with copies still in flight",
         Metric::CopyReadsInFlightPct => "% of shared reads made with copies in flight",
+        Metric::CopyOverlappedPct => "% of copied bytes a shared read overlapped",
         Metric::LoadsUnusedPct => "% of load requests whose values nothing uses",
         Metric::GlobalStagedPct => "% of global load requests stored straight into shared memory",
         Metric::GlobalRelayedPct => "% of global store requests straight from shared memory",

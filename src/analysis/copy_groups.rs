@@ -22,10 +22,27 @@
 //! copies of a tile need fewer lanes than the block has) reads what the block's copying
 //! warps brought in: its reads overlap when theirs, taken together, have that much in
 //! flight.
+//!
+//! Reads in flight can still be met with half a tile: issue half of each tile a turn ahead
+//! and the other half right before the wait that completes it, and half a tile is always in
+//! flight beside the reads, though the late half's whole latency is waited out. So the
+//! bytes are followed too: a copy's bytes are overlapped when its warp made a shared read
+//! between issuing them and the wait that completes them (the work a copy hides), and the
+//! share of the completed bytes so overlapped is what a double buffer raises (every tile's
+//! but the first). A warp that reads nothing (a producer warp that only copies) has its
+//! bytes overlapped by any read of its block in that time.
 
 use super::race_events::{Op, SharedEvent};
 use super::race_intervals::FastMap;
 use std::collections::VecDeque;
+
+/// A group's bytes, and how many of them a shared read has overlapped since they were
+/// issued.
+#[derive(Default, Clone, Copy)]
+struct Bytes {
+    all: u64,
+    overlapped: u64,
+}
 
 #[derive(Default)]
 struct Groups {
@@ -33,6 +50,12 @@ struct Groups {
     open: u64,
     /// Bytes in each committed group, oldest first.
     committed: VecDeque<u64>,
+    /// The open group's and each committed group's bytes, as `open` and `committed`, with
+    /// those a read has overlapped.
+    open_bytes: Bytes,
+    committed_bytes: VecDeque<Bytes>,
+    /// Whether the warp has made a shared read.
+    reads: bool,
     /// Bytes the warp's last counted wait completed.
     last_done: u64,
     /// Whether the warp's lanes have copied any bytes.
@@ -45,6 +68,8 @@ struct Groups {
 struct Block {
     pending: u64,
     last_done: u64,
+    /// The warps that have copied, each once.
+    warps: Vec<u32>,
 }
 
 impl Block {
@@ -73,6 +98,10 @@ pub struct CopyGroups {
     /// warp's copies in flight.
     pub reads: u64,
     pub reads_in_flight: u64,
+    /// The bytes the waits completed, and those a shared read overlapped between their
+    /// issue and that wait.
+    pub completed_bytes: u64,
+    pub overlapped_bytes: u64,
 }
 
 impl CopyGroups {
@@ -83,8 +112,14 @@ impl CopyGroups {
     pub fn copied(&mut self, block: u32, warp: u32, bytes: u64) {
         let w = self.warps.entry((block, warp)).or_default();
         w.open += bytes;
+        w.open_bytes.all += bytes;
+        let first = !w.copies && bytes > 0;
         w.copies |= bytes > 0;
-        self.blocks.entry(block).or_default().pending += bytes;
+        let b = self.blocks.entry(block).or_default();
+        b.pending += bytes;
+        if first {
+            b.warps.push(warp);
+        }
     }
 
     pub fn push(&mut self, e: &SharedEvent) {
@@ -93,12 +128,22 @@ impl CopyGroups {
                 let w = self.warps.entry((e.block, e.warp)).or_default();
                 let open = std::mem::take(&mut w.open);
                 w.committed.push_back(open);
+                let bytes = std::mem::take(&mut w.open_bytes);
+                w.committed_bytes.push_back(bytes);
             }
             Op::CopyWait { groups, all } => {
                 let w = self.warps.entry((e.block, e.warp)).or_default();
                 if all {
                     let open = std::mem::take(&mut w.open);
                     w.committed.push_back(open);
+                    let bytes = std::mem::take(&mut w.open_bytes);
+                    w.committed_bytes.push_back(bytes);
+                }
+                // The bytes this wait completes, overlapped or not, whatever it counts as.
+                while w.committed_bytes.len() > groups as usize {
+                    let b = w.committed_bytes.pop_front().unwrap_or_default();
+                    self.completed_bytes += b.all;
+                    self.overlapped_bytes += b.overlapped;
                 }
                 if w.committed.iter().all(|&n| n == 0) {
                     // Nothing pending: nothing to wait for, nothing to overlap.
@@ -125,6 +170,21 @@ impl CopyGroups {
             }
             Op::Read => {
                 self.reads += 1;
+                // The bytes in flight now are overlapped: the reader's own, and those of
+                // the block's warps that read nothing themselves.
+                let (block, reader) = (e.block, e.warp);
+                self.warps.entry((block, reader)).or_default().reads = true;
+                let warps = self.blocks.get(&block).map_or(&[][..], |b| &b.warps[..]);
+                for wp in warps {
+                    let Some(w) = self.warps.get_mut(&(block, *wp)) else {
+                        continue;
+                    };
+                    if *wp == reader || !w.reads {
+                        let over = |x: &mut Bytes| x.overlapped = x.all;
+                        over(&mut w.open_bytes);
+                        w.committed_bytes.iter_mut().for_each(over);
+                    }
+                }
                 let overlaps = match self.warps.get(&(e.block, e.warp)) {
                     Some(w) if w.copies => w.in_flight(),
                     _ => self.blocks.get(&e.block).is_some_and(Block::in_flight),
@@ -420,5 +480,69 @@ mod tests {
         assert_eq!(turns(true), (3, 3));
         // The same block waiting for everything before its reads overlaps none of them.
         assert_eq!(turns(false), (3, 0));
+    }
+
+    #[test]
+    fn the_bytes_a_read_overlaps_are_those_issued_before_it_and_completed_after() {
+        let (copy, commit, read) = (Op::CopyWrite, Op::CopyCommit, Op::Read);
+        let wait = Op::CopyWait {
+            groups: 1,
+            all: false,
+        };
+        let half = |c: &mut CopyGroups, warp| {
+            push(
+                c,
+                &SharedEvent {
+                    warp,
+                    mask: 0xffff,
+                    ..ev(copy)
+                },
+            )
+        };
+        // A double buffer over four tiles: tile 0 alone is waited for with nothing read.
+        let mut c = CopyGroups::default();
+        push(&mut c, &ev(copy));
+        push(&mut c, &ev(commit));
+        for k in 0..4 {
+            if k < 3 {
+                push(&mut c, &ev(copy));
+            }
+            push(&mut c, &ev(commit));
+            push(&mut c, &ev(wait));
+            push(&mut c, &ev(read));
+        }
+        assert_eq!((c.overlapped_bytes, c.completed_bytes), (3 * 128, 4 * 128));
+        // Half of each tile copied a turn ahead, the other half right before its wait:
+        // half a tile in flight at every read, half the bytes overlapped.
+        let mut c = CopyGroups::default();
+        half(&mut c, 0);
+        push(&mut c, &ev(commit));
+        for k in 0..4 {
+            half(&mut c, 0);
+            push(&mut c, &ev(commit));
+            if k < 3 {
+                half(&mut c, 0);
+            }
+            push(&mut c, &ev(commit));
+            push(&mut c, &ev(wait));
+            push(&mut c, &ev(read));
+        }
+        assert_eq!((c.overlapped_bytes, c.completed_bytes), (3 * 64, 8 * 64));
+        assert_eq!((c.reads, c.reads_in_flight), (4, 3));
+        // A producer warp (0) that reads nothing: the sums of warp 1 between its copy of
+        // the next tile and its wait for it overlap its bytes.
+        let at = |warp, op| SharedEvent { warp, ..ev(op) };
+        let mut c = CopyGroups::default();
+        push(&mut c, &at(0, copy));
+        push(&mut c, &at(0, commit));
+        for k in 0..4 {
+            if k < 3 {
+                push(&mut c, &at(0, copy));
+            }
+            push(&mut c, &at(0, commit));
+            push(&mut c, &at(0, wait));
+            push(&mut c, &at(1, read));
+        }
+        assert_eq!((c.overlapped_bytes, c.completed_bytes), (3 * 128, 4 * 128));
     }
 }

@@ -171,6 +171,11 @@ pub enum Metric {
     /// copies. Waits alone can be split to look overlapped (one tile in three groups
     /// drained before its reads); the reads cannot.
     CopyReadsInFlightPct,
+    /// The share of the bytes the copies' waits completed, in percent, that a shared read
+    /// overlapped between their issue and that wait: the copies' time hidden behind work.
+    /// Half of each tile issued right before its wait keeps half a tile in flight beside
+    /// every read, and hides only half the bytes.
+    CopyOverlappedPct,
     /// The share of the load requests, in percent, whose values nothing uses (no store,
     /// branch, address or atomic depends on them): loads made only to be counted.
     LoadsUnusedPct,
@@ -287,7 +292,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 77] = [
+    pub const ALL: [(&'static str, Metric); 78] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -378,6 +383,7 @@ impl Metric {
         ("texture.gather_requests", Metric::TextureGatherRequests),
         ("copy.waits_in_flight_pct", Metric::CopyWaitsInFlightPct),
         ("copy.reads_in_flight_pct", Metric::CopyReadsInFlightPct),
+        ("copy.overlapped_pct", Metric::CopyOverlappedPct),
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("global.staged_pct", Metric::GlobalStagedPct),
         ("global.relayed_pct", Metric::GlobalRelayedPct),

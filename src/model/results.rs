@@ -252,6 +252,13 @@ pub struct CopyStats {
     pub reads: u64,
     #[serde(default)]
     pub reads_in_flight: u64,
+    /// The bytes the copies' waits completed, and those a shared read overlapped between
+    /// their issue and that wait (`analysis::copy_groups`): the copies' time a pipeline
+    /// hides behind work.
+    #[serde(default)]
+    pub completed_bytes: u64,
+    #[serde(default)]
+    pub overlapped_bytes: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -355,6 +355,8 @@ pub fn analyze_launch(
     m.copies.waits_in_flight = groups.waits_in_flight;
     m.copies.reads = groups.reads;
     m.copies.reads_in_flight = groups.reads_in_flight;
+    m.copies.completed_bytes = groups.completed_bytes;
+    m.copies.overlapped_bytes = groups.overlapped_bytes;
     (m.shared_stores, m.shared_stores_read) = stores.counts();
     let mut cross = crate::trace::cross_block::CrossBlockStores::default();
     for r in records {

@@ -306,6 +306,8 @@ fn scale(m: &mut MemoryStats, k: f64) {
     s(&mut c.waits_in_flight);
     s(&mut c.reads);
     s(&mut c.reads_in_flight);
+    s(&mut c.completed_bytes);
+    s(&mut c.overlapped_bytes);
     s(&mut m.calls);
     s(&mut m.shuffles);
 }

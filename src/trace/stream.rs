@@ -282,6 +282,8 @@ impl Streamed {
         m.copies.waits_in_flight = self.groups.waits_in_flight;
         m.copies.reads = self.groups.reads;
         m.copies.reads_in_flight = self.groups.reads_in_flight;
+        m.copies.completed_bytes = self.groups.completed_bytes;
+        m.copies.overlapped_bytes = self.groups.overlapped_bytes;
         (m.shared_stores, m.shared_stores_read) = self.stores.counts();
         m.calls = self.calls;
         // Counted only where the interpreter ran the traced blocks (records alone say none).
