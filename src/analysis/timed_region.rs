@@ -247,7 +247,8 @@ fn clock_helpers(lines: &[&str], clock: &[bool]) -> Vec<Helper> {
 }
 
 /// The `__device__` functions whose lines `keep` holds: a function's first line names it,
-/// and its body ends at the first `}` that opens a line.
+/// and its body ends where the braces it opens close (on its first line, for a function
+/// written on one); a declaration (`;` before any `{`) has none.
 fn device_functions(lines: &[&str], keep: impl Fn(Range<usize>) -> bool) -> Vec<Helper> {
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
@@ -265,9 +266,9 @@ fn device_functions(lines: &[&str], keep: impl Fn(Range<usize>) -> bool) -> Vec<
         let Some(name) = head.split('(').next().and_then(last_identifier) else {
             continue;
         };
-        let end = (i + 1..lines.len())
-            .find(|&j| lines[j].starts_with('}'))
-            .map_or(lines.len(), |j| j + 1);
+        let Some(end) = body_end(lines, i) else {
+            continue;
+        };
         if keep(i..end) {
             out.push(Helper {
                 name: name.to_string(),
@@ -276,6 +277,27 @@ fn device_functions(lines: &[&str], keep: impl Fn(Range<usize>) -> bool) -> Vec<
         }
     }
     out
+}
+
+/// The line after the one where the braces a function opens from line `first` close; None
+/// for a declaration. Unbalanced to the end of the file: the file's end.
+fn body_end(lines: &[&str], first: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut opened = false;
+    for (j, l) in lines.iter().enumerate().skip(first) {
+        for c in l.chars() {
+            match c {
+                '{' => (depth, opened) = (depth + 1, true),
+                '}' if opened => depth -= 1,
+                ';' if !opened => return None,
+                _ => {}
+            }
+            if opened && depth == 0 {
+                return Some(j + 1);
+            }
+        }
+    }
+    Some(lines.len())
 }
 
 /// A line's code: what comes before a `//` comment.
@@ -365,6 +387,22 @@ __global__ void k()
 }
 ";
         assert_eq!(timed_ranges(kernel), [13..=14, 1..=4]);
+    }
+
+    #[test]
+    fn a_chain_of_helpers_each_written_on_one_line_is_timed_where_the_chain_is_called() {
+        let kernel = "\
+__device__ unsigned scratch[4];
+__device__ __noinline__ unsigned load_at(const unsigned* a, unsigned x) { return a[x]; }
+__device__ __noinline__ unsigned step(const unsigned* a, unsigned x) { return load_at(a, x); }
+__global__ void k()
+{
+    t0 = clock64();
+    x = step(a, x);       // timed, line 7
+    t1 = clock64();
+}
+";
+        assert_eq!(timed_ranges(kernel), [7..=7, 3..=3, 2..=2]);
     }
 
     #[test]

@@ -111,6 +111,15 @@ fn float_bin(b: Bin, ty: Ty, x: u64, y: u64) -> u64 {
     unf(r, ty)
 }
 
+/// The least and the greatest signed value of `bits` bits.
+fn min_of(bits: u32) -> i64 {
+    i64::MIN >> (64 - bits.clamp(1, 64))
+}
+
+fn max_of(bits: u32) -> i64 {
+    i64::MAX >> (64 - bits.clamp(1, 64))
+}
+
 fn int_bin(b: Bin, ty: Ty, x: u64, y: u64) -> u64 {
     let bits = ty.bits;
     let signed = ty.kind == Kind::S;
@@ -124,6 +133,18 @@ fn int_bin(b: Bin, ty: Ty, x: u64, y: u64) -> u64 {
         Bin::MulWide => (ux as u128 * uy as u128) as u64,
         Bin::MulHi if signed => ((sx as i128 * sy as i128) >> bits) as u64,
         Bin::MulHi => ((ux as u128 * uy as u128) >> bits) as u64,
+        Bin::Mul24Lo | Bin::Mul24Hi => {
+            let p = match signed {
+                true => (sext(x, 24) * sext(y, 24)) as u64,
+                false => trunc(x, 24) * trunc(y, 24),
+            };
+            match b {
+                Bin::Mul24Hi => p >> 16,
+                _ => p,
+            }
+        }
+        Bin::AddSat => (sx.saturating_add(sy)).clamp(min_of(bits), max_of(bits)) as u64,
+        Bin::SubSat => (sx.saturating_sub(sy)).clamp(min_of(bits), max_of(bits)) as u64,
         Bin::Div if uy == 0 => trunc(u64::MAX, bits),
         Bin::Rem if uy == 0 => ux,
         Bin::Div if signed => sx.wrapping_div(sy) as u64,
@@ -334,12 +355,21 @@ pub fn cvt(dst: Ty, src: Ty, rnd: Rnd, sat: bool, x: u64) -> u64 {
             trunc(r, dst.bits)
         }
         _ if int(dst) && int(src) => {
-            let v = if src.kind == Kind::S {
-                sext(x, src.bits) as u64
-            } else {
-                trunc(x, src.bits)
+            let v = match src.kind {
+                Kind::S => i128::from(sext(x, src.bits)),
+                _ => i128::from(trunc(x, src.bits)),
             };
-            trunc(v, dst.bits)
+            // `.sat` clamps to the destination's range; without it the low bits stay.
+            let v = match (sat, dst.kind) {
+                (true, Kind::S) => v.clamp(min_of(dst.bits).into(), max_of(dst.bits).into()),
+                (true, _) => v.clamp(0, i128::from(trunc(u64::MAX, dst.bits))),
+                (false, _) => v,
+            };
+            // A signed result narrower than its register is sign-extended in it.
+            match dst.kind {
+                Kind::S => sext(v as u64, dst.bits) as u64,
+                _ => trunc(v as u64, dst.bits),
+            }
         }
         _ => x,
     }

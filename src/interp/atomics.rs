@@ -6,6 +6,7 @@
 use super::RunError;
 use super::alu::{self, trunc};
 use super::block::BlockCtx;
+use super::block::{CasInterference, CasWord};
 use super::frame::Frame;
 use super::lanes::lanes;
 use super::mem::At;
@@ -94,12 +95,15 @@ pub fn atomic(
         if left_out >> l & 1 == 1 {
             continue;
         }
-        if op == AtomOp::Cas
-            && trunc(old, ty.bits) == trunc(b, ty.bits)
-            && first_swap_fails(ctx, at)
-        {
-            out[l] = trunc(b ^ 1, ty.bits);
-            continue;
+        if let Some(cas) = &ctx.launch.cas_interference {
+            let word = word_of(ctx, at);
+            let block: u64 = ctx.launch.block.iter().map(|&d| u64::from(d)).product();
+            let me = u64::from(ctx.linear) * block + thread as u64;
+            let swaps = op == AtomOp::Cas && trunc(old, ty.bits) == trunc(b, ty.bits);
+            if fails(cas, word, me, swaps) {
+                out[l] = trunc(b ^ 1, ty.bits);
+                continue;
+            }
         }
         let new = trunc(atom_value(op, ty, old, b, c), ty.bits);
         ctx.mem
@@ -114,15 +118,11 @@ pub fn atomic(
     Ok(())
 }
 
-/// Whether this compare-and-swap on the word at `at`, which would succeed, is the first on
-/// its word and fails under `Launch::cas_interference`.
-fn first_swap_fails(ctx: &BlockCtx, at: At) -> bool {
-    let Some(cas) = &ctx.launch.cas_interference else {
-        return false;
-    };
-    let word = match at {
+/// The word at `at` as `CasInterference` keys it: a shared word is its block's, a word of
+/// a cluster's shared memory the cluster's.
+fn word_of(ctx: &BlockCtx, at: At) -> CasWord {
+    match at {
         At::Shared(a) => (1, ctx.linear, a),
-        // A word of a cluster's shared memory is the cluster's, whichever block swaps it.
         At::Cluster(a) => {
             let (g, c, b) = (ctx.launch.grid, ctx.launch.cluster, ctx.block);
             let of = |d: usize| b[d] / c[d].max(1);
@@ -132,8 +132,19 @@ fn first_swap_fails(ctx: &BlockCtx, at: At) -> bool {
         At::Global(a) => (0, u32::MAX, a),
         At::Local(a) => (3, ctx.linear, a),
         At::Const(a) | At::Param(a) => (4, ctx.linear, a),
+    }
+}
+
+/// Note thread `me`'s atomic on `word`; whether it is a swap that would succeed (`swaps`)
+/// and fails: its first on a word another thread has updated.
+fn fails(cas: &CasInterference, word: CasWord, me: u64, swaps: bool) -> bool {
+    let Ok(mut w) = cas.words.lock() else {
+        return false;
     };
-    cas.failed.lock().is_ok_and(|mut f| f.insert(word))
+    let t = w.touched.entry(word).or_insert((me, false));
+    t.1 |= t.0 != me;
+    let other = t.1;
+    swaps && other && w.failed.insert((word, me))
 }
 
 /// The lanes whose update a run that leaves this site's atomics out skips (those whose

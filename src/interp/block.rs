@@ -48,15 +48,28 @@ pub struct Launch {
 /// What another thread's update between a thread's read of a word and its compare-and-swap
 /// does on a GPU: the swap fails. The interpreter runs a warp's read and its swap without
 /// another warp or block between them, so a swap made once, its failure never handled (a
-/// lost update), always succeeds here. Under this, the first compare-and-swap on each word
-/// (a shared word of each block apart) that would succeed fails instead: it stores nothing
-/// and returns a value other than the one compared with, as a GPU's does when another
-/// thread wrote the word first. A kernel that retries until its swap succeeds comes out
-/// right; one that drops the update does not.
+/// lost update), always succeeds here. Under this, a thread's first compare-and-swap on a
+/// word that another thread has updated atomically before (a shared word of each block
+/// apart) fails where it would succeed: it stores nothing and returns a value other than
+/// the one compared with, as a GPU's does when the other thread's update lands between.
+/// A kernel that retries until its swap succeeds comes out right; one that drops the
+/// update does not. The first thread to update a word is never failed: a claim made by one
+/// thread alone (`atomicCAS(&flag, 0, 1)` to elect it) still wins, as it would on a GPU.
 #[derive(Debug, Clone, Default)]
 pub struct CasInterference {
-    /// The words (space, block for a shared word, address) whose first swap has failed.
-    pub failed: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<(u8, u32, u64)>>>,
+    pub words: std::sync::Arc<std::sync::Mutex<CasWords>>,
+}
+
+/// A word as `CasInterference` knows it: (space, block for a shared word, address).
+pub type CasWord = (u8, u32, u64);
+
+#[derive(Debug, Default)]
+pub struct CasWords {
+    /// The first thread (by its index in the grid) to update each word atomically, and
+    /// whether another has since.
+    pub touched: std::collections::HashMap<CasWord, (u64, bool)>,
+    /// The (word, thread) pairs whose swap has been failed once.
+    pub failed: std::collections::HashSet<(CasWord, u64)>,
 }
 
 /// Loads that take longer on the clock: every execution of a load at one of `sites` moves

@@ -215,6 +215,11 @@ fn bfe(ty: Ty, a: u64, pos: u64, len: u64) -> u64 {
     } else {
         trunc(a >> pos, len.min(bits))
     };
+    // A field that starts past the input's top bit is all the sign bit (signed) or 0.
+    if pos >= bits {
+        let neg = ty.kind == Kind::S && a >> (bits - 1) & 1 != 0;
+        return if neg { trunc(u64::MAX, bits) } else { 0 };
+    }
     if ty.kind == Kind::S {
         let sign_at = (pos + len - 1).min(bits - 1);
         let neg = a >> sign_at & 1 != 0;

@@ -223,9 +223,16 @@ pub fn exec(fr: &mut Frame, ins: &Instr, active: u32) -> bool {
             let r = row(|l| trunc(a[l], bits));
             put(fr, *d, active, &r);
         }
-        (Op::Cvt { dst, src, .. }, [Opnd::Reg(d)], [x])
-            if int(dst) && matches!(src.kind, Kind::U | Kind::S | Kind::B) =>
-        {
+        (
+            Op::Cvt {
+                dst,
+                src,
+                sat: false,
+                ..
+            },
+            [Opnd::Reg(d)],
+            [x],
+        ) if int(dst) && matches!(src.kind, Kind::U | Kind::S | Kind::B) => {
             if !gather(fr, x, &mut a) {
                 return false;
             }

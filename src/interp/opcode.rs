@@ -2,8 +2,8 @@
 
 use super::Unmodelled;
 use super::ops::{
-    AtomOp, Bf16Cvt, Bin, BoolOp, Cmp, Kind, Narrow, Op, Prmt, Red, Redux, Rnd, Shfl, Space, Ty, Un,
-    Vote, ty_of,
+    AtomOp, Bf16Cvt, Bin, BoolOp, Cmp, Kind, Narrow, Op, Prmt, Red, Redux, Rnd, Shfl, Space, Ty,
+    Un, Vote, ty_of,
 };
 
 /// Opcodes the interpreter does not model, and what to do instead.
@@ -187,12 +187,34 @@ fn arith(q: &Q) -> Option<Result<Op, Unmodelled>> {
     let need = || q.need();
     let bin = |b: Bin| Ok(Op::Bin(b, need()?));
     let un = |u: Un| Ok(Op::Un(u, need()?));
+    let int32 = || {
+        q.tys
+            .last()
+            .is_some_and(|t| t.bits == 32 && t.kind != Kind::F)
+    };
+    // Forms that change the result in ways not modelled: a saturating float or `mad`, a
+    // `.relu` clamp, NaN-propagating or sign-folding min and max. Refused where a lane
+    // runs them, not taken for the plain form (which would give another value).
+    let odd = ["relu", "NaN", "xorsign", "abs"];
+    if (has("sat") && !(matches!(q.base, "add" | "sub") && int32()))
+        && matches!(
+            q.base,
+            "add" | "sub" | "mul" | "mad" | "fma" | "mad24" | "mul24"
+        )
+        || (matches!(q.base, "min" | "max") && odd.iter().any(|o| has(o)))
+    {
+        return Some(Err(format!("`{}` is not interpreted", q.text).into()));
+    }
     Some(match q.base {
+        "add" if has("sat") => bin(Bin::AddSat),
+        "sub" if has("sat") => bin(Bin::SubSat),
         "add" => bin(Bin::Add),
         "sub" => bin(Bin::Sub),
         "mul" if has("hi") => bin(Bin::MulHi),
         "mul" if has("wide") => bin(Bin::MulWide),
-        "mul" | "mul24" => bin(Bin::MulLo),
+        "mul24" if has("hi") => bin(Bin::Mul24Hi),
+        "mul24" => bin(Bin::Mul24Lo),
+        "mul" => bin(Bin::MulLo),
         "div" => bin(Bin::Div),
         "rem" => bin(Bin::Rem),
         "min" => bin(Bin::Min),
@@ -205,6 +227,8 @@ fn arith(q: &Q) -> Option<Result<Op, Unmodelled>> {
         "copysign" => bin(Bin::Copysign),
         "mad" | "fma" | "mad24" => {
             let b = match () {
+                _ if q.base == "mad24" && has("hi") => Bin::Mul24Hi,
+                _ if q.base == "mad24" => Bin::Mul24Lo,
                 _ if has("hi") => Bin::MulHi,
                 _ if has("wide") => Bin::MulWide,
                 _ => Bin::MulLo,

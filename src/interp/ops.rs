@@ -26,6 +26,13 @@ pub enum Bin {
     MulLo,
     MulHi,
     MulWide,
+    /// `mul24.lo`/`mul24.hi`: the 48-bit product of the low 24 bits of each operand
+    /// (signed for `.s32`), its bits 0-31 or 16-47.
+    Mul24Lo,
+    Mul24Hi,
+    /// `add.sat.s32`/`sub.sat.s32`: clamped to the `s32` range instead of wrapping.
+    AddSat,
+    SubSat,
     Div,
     Rem,
     Min,

@@ -673,7 +673,9 @@ fn lop3_looks_up_each_bit_and_prmt_picks_bytes() {
     let run = |tail: &str| {
         let setup = "mul.lo.u32 %r5, %r1, 2654435761;\nxor.b32 %r6, %r5, 2863311530;\n\
                      mul.lo.u32 %r7, %r1, 40503;";
-        run_on(&store_r9(&format!("{setup}\n{tail}")), 1, 32, 32).unwrap().0
+        run_on(&store_r9(&format!("{setup}\n{tail}")), 1, 32, 32)
+            .unwrap()
+            .0
     };
     let a = |t: u32| t.wrapping_mul(2654435761);
     let b = |t: u32| a(t) ^ 2863311530;
@@ -704,7 +706,11 @@ fn lop3_looks_up_each_bit_and_prmt_picks_bytes() {
     );
     // The fixed patterns, selector 1 (lanes' own c's low bits would vary it).
     let pick = |k: [u32; 4]| {
-        move |t: u32| k.iter().enumerate().fold(0, |d, (i, &k)| d | byte(t, k) << (8 * i))
+        move |t: u32| {
+            k.iter()
+                .enumerate()
+                .fold(0, |d, (i, &k)| d | byte(t, k) << (8 * i))
+        }
     };
     for (mode, bytes) in [
         ("f4e", [1, 2, 3, 4]),
@@ -731,4 +737,32 @@ fn an_unmodelled_instruction_refuses_a_trace_only_run() {
         let e = run_with("", &body, [1, 32, 1], 32, traced_only).unwrap_err();
         assert!(e.why.contains("dp2a"), "{traced_only}: {e}");
     }
+}
+
+/// The integer forms whose results differ from the plain ones: `mul24`/`mad24` multiply the
+/// low 24 bits (`.hi` keeps bits 16-47), `.sat` clamps, a narrow signed `cvt` is sign-
+/// extended in its register, a `bfe` past the top is the sign; `.relu` is refused.
+#[test]
+fn twenty_four_bit_products_saturation_and_narrow_signed_results_are_the_ptx_isas() {
+    let one = |tail: &str| run_on(&store_r9(tail), 1, 32, 32).unwrap().0[0];
+    assert_eq!(one("mul24.hi.u32 %r9, 3, 2162688;"), 99);
+    assert_eq!(one("mul24.lo.u32 %r9, 1, 16777249;"), 33);
+    assert_eq!(one("mad24.hi.u32 %r9, 1, 65536, 7;"), 8);
+    // -2 * 3 over 24 bits: -6, its bits 16-47 all ones.
+    assert_eq!(one("mul24.lo.s32 %r9, 16777214, 3;"), (-6i32) as u32);
+    assert_eq!(one("mul24.hi.s32 %r9, 16777214, 3;"), u32::MAX);
+    assert_eq!(one("add.sat.s32 %r9, 2147483647, 5;"), i32::MAX as u32);
+    assert_eq!(one("sub.sat.s32 %r9, -2147483647, 5;"), i32::MIN as u32);
+    assert_eq!(one("add.s32 %r9, 2147483647, 5;"), 2147483652u32);
+    assert_eq!(one("mov.u32 %r5, 256;\ncvt.sat.u8.s32 %r9, %r5;"), 255);
+    assert_eq!(one("mov.u32 %r5, -5;\ncvt.sat.u32.s32 %r9, %r5;"), 0);
+    assert_eq!(
+        one("mov.u32 %r5, 200;\ncvt.s8.s32 %r9, %r5;"),
+        (-56i32) as u32
+    );
+    assert_eq!(one("mov.u32 %r5, 200;\ncvt.u8.s32 %r9, %r5;"), 200);
+    assert_eq!(one("mov.u32 %r5, -8;\nbfe.s32 %r9, %r5, 40, 4;"), u32::MAX);
+    assert_eq!(one("mov.u32 %r5, 8;\nbfe.s32 %r9, %r5, 40, 4;"), 0);
+    let e = run_on(&store_r9("max.relu.s32 %r9, %r1, -6;"), 1, 32, 32).unwrap_err();
+    assert!(e.why.contains("not interpreted"), "{e}");
 }

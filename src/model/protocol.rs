@@ -72,6 +72,12 @@ pub struct RunOptions {
     /// with nothing ordering them come out right in one order only (exercise checks).
     #[serde(default)]
     pub order_checked: bool,
+    /// On the CPU interpreter, a variant that makes a compare-and-swap and whose output
+    /// came out right runs once more with each thread's first swap on a word another
+    /// thread has updated failing (`interp::block::CasInterference`), and is wrong if its
+    /// output then differs: a swap made once, never retried, loses updates on a GPU.
+    #[serde(default)]
+    pub swaps_checked: bool,
     /// On the CPU interpreter, a variant whose output came out right at the CPU size runs
     /// there again for each of its load sites of this space, with the values it loads
     /// there perturbed (or each atomic site, its updates left out), and its result says
@@ -192,6 +198,7 @@ impl Default for RunOptions {
             clock_checked: false,
             delays_checked: Vec::new(),
             order_checked: false,
+            swaps_checked: false,
             perturb: Vec::new(),
             max_runs: 200,
             max_ms: 1500.0,

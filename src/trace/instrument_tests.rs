@@ -495,7 +495,10 @@ fn lines_come_from_the_original_and_its_loc() {
         (line_of("st.global"), Some(2), Some(41))
     );
     // The store's function was inlined at line 81 of the kernel's file; the load's was not.
-    assert_eq!((s[0].called_at.clone(), s[1].called_at.clone()), (vec![], vec![81]));
+    assert_eq!(
+        (s[0].called_at.clone(), s[1].called_at.clone()),
+        (vec![], vec![81])
+    );
     assert_eq!(inst.sites.iter().map(|s| s.id).collect::<Vec<_>>(), [0, 1]);
 }
 

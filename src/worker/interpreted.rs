@@ -236,15 +236,19 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                 let again = run_small(&k, small, sv, &inputs, (limits, tweak));
                                 reruns::in_the_other_order(small, again, &expected, &mut r);
                             }
-                            if opts.order_checked && r.correct == Some(true) && swaps(&k) {
+                            if opts.swaps_checked && r.correct == Some(true) && swaps(&k) {
                                 stage(
                                     send,
                                     v,
-                                    "checking the output with each word's first \
-                                     compare-and-swap failing on the CPU interpreter",
+                                    "checking the output with compare-and-swaps failing \
+                                     where another thread updated the word, on the CPU \
+                                     interpreter",
                                 );
                                 let tweak = Tweak {
                                     cas_interference: Some(Default::default()),
+                                    // A claim that waits for its winner waits forever when
+                                    // no one won: a stop here says nothing (`with_swaps_failing`).
+                                    budget: Some(SWAPS_BUDGET),
                                     ..Tweak::clocks(scale)
                                 };
                                 let again = run_small(&k, small, sv, &inputs, (limits, tweak));
@@ -544,7 +548,13 @@ struct Tweak {
     observe: Option<crate::interp::block::Observe>,
     timed_delay: Option<crate::interp::block::TimedDelay>,
     cas_interference: Option<crate::interp::block::CasInterference>,
+    /// Warp steps a block may take, where not `lesson::BLOCK_BUDGET`.
+    budget: Option<u64>,
 }
+
+/// The warp steps a block may take in the run with swaps failing: a tenth of a plain run's,
+/// so that a kernel left waiting stops within seconds.
+const SWAPS_BUDGET: u64 = lesson::BLOCK_BUDGET / 10;
 
 impl Tweak {
     fn clocks(clock_scale: u64) -> Tweak {
@@ -579,7 +589,7 @@ fn run_small(
         let plan = Plan {
             trace: None,
             traced_only: false,
-            budget: lesson::BLOCK_BUDGET,
+            budget: tweak.budget.unwrap_or(lesson::BLOCK_BUDGET),
             keep_records: false,
             shapes: Vec::new(),
             limits: limits.clone(),

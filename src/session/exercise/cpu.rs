@@ -79,6 +79,9 @@ pub fn check_cpu(
         // Warps handing values over through shared memory with nothing ordering them come
         // out right in one order of turns only: the output is checked in the other too.
         order_checked: true,
+        // A compare-and-swap made once loses updates where another thread's lands first:
+        // the output is checked with such swaps failing too.
+        swaps_checked: true,
         // Where a check judges how much of what yours reads from a space reaches the
         // output, yours runs again, a load site at a time, with those values perturbed.
         perturb: perturbings(ex),
@@ -254,6 +257,8 @@ fn at_size(
         trace: traced,
         trace_blocks: super::sizes::SIZE_TRACE_BLOCKS,
         sample_seed: (earlier.as_ref()).map_or_else(super::sample::fresh_sample_seed, |k| k.seed),
+        // At every size: a swap made once only in a ragged last pass is there alone.
+        swaps_checked: true,
         ..RunOptions::default()
     };
     say(&format!(

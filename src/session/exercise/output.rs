@@ -170,7 +170,9 @@ pub(super) fn judge_output(
                 mark: Mark::NeedsGpu,
                 detail: format!(
                     "needs a GPU: at {at}, {}",
-                    v.check.as_deref().unwrap_or("no reference output to compare with")
+                    v.check
+                        .as_deref()
+                        .unwrap_or("no reference output to compare with")
                 ),
                 at: None,
             })

@@ -187,10 +187,11 @@ pub(super) fn with_swaps_failing(
     expected: &[(usize, HostData)],
     r: &mut VariantResult,
 ) {
-    const WHY: &str = "with the first compare-and-swap on each word failing, as one does on \
-                       a GPU when another thread writes the word between this thread's read \
-                       and its swap: a swap that fails must be tried again with the value it \
-                       returned (a loop until it succeeds), or the update is lost";
+    const WHY: &str = "with each thread's first compare-and-swap on a word another thread \
+                       updated failing, as one does on a GPU when the other thread's update \
+                       lands between this thread's read and its swap: a swap that fails must \
+                       be tried again with the value it returned (a loop until it succeeds), \
+                       or the update is lost";
     let mut other = r.clone();
     match again.map(|mut q| judge(small, &mut q, expected, &mut other)) {
         Ok(Ok(())) if other.correct == Some(true) => {}
@@ -200,11 +201,10 @@ pub(super) fn with_swaps_failing(
             r.correct = Some(false);
             r.error = Some(format!("wrong output ({LABEL}) {WHY}: {what}"));
         }
-        Ok(Err(e)) => failed(r, Stopped(e)),
-        Err(Stopped(e)) => {
-            r.correct = Some(false);
-            r.error = Some(format!("stopped ({LABEL}) {WHY}: {e}"));
-        }
+        // A run that stops tells nothing: a thread that waits for a claim's winner to
+        // finish (`atomicCAS(&state, 0, 1)`, then a wait for `state == 2`) waits forever
+        // where the claim failed with no winner, which a GPU's failing swap never leaves.
+        Ok(Err(_)) | Err(_) => {}
     }
 }
 
