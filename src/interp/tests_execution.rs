@@ -702,7 +702,7 @@ fn lop3_looks_up_each_bit_and_prmt_picks_bytes() {
     );
     assert_eq!(
         run("prmt.b32 %r9, %r5, %r6, 0xD210;"),
-        each(&|t| (byte(t, 5) >> 7) * 0xff00_0000 | a(t) & 0x00ff_ffff)
+        each(&|t| ((byte(t, 5) >> 7) * 0xff00_0000) | (a(t) & 0x00ff_ffff))
     );
     // The fixed patterns, selector 1 (lanes' own c's low bits would vary it).
     let pick = |k: [u32; 4]| {
