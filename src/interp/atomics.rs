@@ -6,7 +6,7 @@
 use super::RunError;
 use super::alu::{self, trunc};
 use super::block::BlockCtx;
-use super::block::{CasInterference, CasWord};
+use super::block::{CasInterference, CasWord, Updater};
 use super::frame::Frame;
 use super::lanes::lanes;
 use super::mem::At;
@@ -99,8 +99,9 @@ pub fn atomic(
             let word = word_of(ctx, at);
             let block: u64 = ctx.launch.block.iter().map(|&d| u64::from(d)).product();
             let me = u64::from(ctx.linear) * block + thread as u64;
+            let epoch = ctx.epochs.get(ctx.rank as usize).copied().unwrap_or(0);
             let swaps = op == AtomOp::Cas && trunc(old, ty.bits) == trunc(b, ty.bits);
-            if fails(cas, word, me, swaps) {
+            if fails(cas, word, (me, ctx.linear, epoch), swaps) {
                 out[l] = trunc(b ^ 1, ty.bits);
                 continue;
             }
@@ -135,16 +136,26 @@ fn word_of(ctx: &BlockCtx, at: At) -> CasWord {
     }
 }
 
-/// Note thread `me`'s atomic on `word`; whether it is a swap that would succeed (`swaps`)
-/// and fails: its first on a word another thread has updated.
-fn fails(cas: &CasInterference, word: CasWord, me: u64, swaps: bool) -> bool {
+/// Note thread `me`'s atomic on `word` (`me` is (thread, block, barriers passed)); whether
+/// it is a swap that would succeed (`swaps`) and fails: its first on the word since another
+/// thread's update that no barrier of the block ordered before it.
+fn fails(cas: &CasInterference, word: CasWord, me: Updater, swaps: bool) -> bool {
+    /// The updates of a word kept: enough to find another thread's among its last few.
+    const KEPT: usize = 4;
     let Ok(mut w) = cas.words.lock() else {
         return false;
     };
-    let t = w.touched.entry(word).or_insert((me, false));
-    t.1 |= t.0 != me;
-    let other = t.1;
-    swaps && other && w.failed.insert((word, me))
+    let updates = w.touched.entry(word).or_default();
+    let (thread, block, epoch) = me;
+    let between = (updates.iter()).any(|&(t, b, e)| t != thread && !(b == block && e < epoch));
+    if let Some(at) = updates.iter().position(|u| u.0 == thread) {
+        updates.remove(at);
+    }
+    if updates.len() == KEPT {
+        updates.remove(0);
+    }
+    updates.push(me);
+    swaps && between && w.failed.insert((word, thread))
 }
 
 /// The lanes whose update a run that leaves this site's atomics out skips (those whose

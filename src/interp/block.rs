@@ -53,8 +53,10 @@ pub struct Launch {
 /// apart) fails where it would succeed: it stores nothing and returns a value other than
 /// the one compared with, as a GPU's does when the other thread's update lands between.
 /// A kernel that retries until its swap succeeds comes out right; one that drops the
-/// update does not. The first thread to update a word is never failed: a claim made by one
-/// thread alone (`atomicCAS(&flag, 0, 1)` to elect it) still wins, as it would on a GPU.
+/// update does not. An update a barrier of the block has ordered before the swap cannot
+/// land between, and the first thread to update a word is never failed: a claim made by
+/// one thread alone (`atomicCAS(&flag, 0, 1)` to elect it), or after the word was handed
+/// over at a barrier, still wins, as it would on a GPU.
 #[derive(Debug, Clone, Default)]
 pub struct CasInterference {
     pub words: std::sync::Arc<std::sync::Mutex<CasWords>>,
@@ -63,11 +65,14 @@ pub struct CasInterference {
 /// A word as `CasInterference` knows it: (space, block for a shared word, address).
 pub type CasWord = (u8, u32, u64);
 
+/// An atomic update of a word: (thread, block, the barriers its block had passed).
+pub type Updater = (u64, u32, u64);
+
 #[derive(Debug, Default)]
 pub struct CasWords {
-    /// The first thread (by its index in the grid) to update each word atomically, and
-    /// whether another has since.
-    pub touched: std::collections::HashMap<CasWord, (u64, bool)>,
+    /// The last few threads (by their index in the grid) to update each word atomically,
+    /// each with its block and the barriers that block had passed then.
+    pub touched: std::collections::HashMap<CasWord, Vec<Updater>>,
     /// The (word, thread) pairs whose swap has been failed once.
     pub failed: std::collections::HashSet<(CasWord, u64)>,
 }
@@ -217,6 +222,9 @@ pub struct BlockCtx<'a> {
     pub reduce: (u32, bool, bool),
     /// Each block's, while another runs.
     pub reduces: Vec<(u32, bool, bool)>,
+    /// Per block of the cluster (by rank), the barriers it has passed: what one thread did
+    /// in an earlier one is ordered before what another does now (`CasInterference`).
+    pub epochs: Vec<u64>,
     /// Per block of the cluster (by rank), threads arrived at each counted barrier
     /// (`bar.sync a, b` and `bar.arrive a, b`) and not yet let through.
     pub arrivals: Vec<[u32; BARRIERS]>,

@@ -172,6 +172,20 @@ pub fn parse_op(text: &str) -> Result<Op, Unmodelled> {
     if let Some(why) = refused(q.base, &q.quals) {
         return Err(why.into());
     }
+    // A float result rounded toward zero, down or up: the interpreter's float arithmetic
+    // rounds to nearest, so such a form is refused, not given the nearest value.
+    let directed = q.quals.iter().any(|x| matches!(*x, "rz" | "rm" | "rp"));
+    let result = match q.base {
+        "cvt" => q.tys.first(),
+        _ => q.tys.last(),
+    };
+    if directed && result.is_some_and(|t| t.kind == Kind::F) {
+        return Err(format!(
+            "`{}`: a float rounded toward zero, down or up is not interpreted",
+            q.text
+        )
+        .into());
+    }
     if matches!(q.base, "ldmatrix" | "mma") {
         return matrix_form(q.base, &q.quals).map_err(Unmodelled::from);
     }

@@ -106,6 +106,7 @@ pub fn run_cluster(
         sliced,
         reduce: NO_REDUCE,
         reduces: vec![NO_REDUCE; blocks.len()],
+        epochs: vec![0; blocks.len()],
         arrivals: vec![[0; BARRIERS]; blocks.len()],
         mbars: (0..blocks.len()).map(|_| Default::default()).collect(),
         perturbed_runs: Default::default(),
@@ -134,6 +135,7 @@ fn counted_open(warps: &mut [Warp], ctx: &mut BlockCtx, k: usize) -> bool {
         let arrived = &mut ctx.arrivals[k][id as usize];
         if *arrived >= count {
             *arrived -= count;
+            ctx.epochs[k] += 1;
             (warps.iter_mut())
                 .filter(|w| waiting(w) && w.bar.1.is_some())
                 .for_each(|w| w.state = State::Running);
@@ -211,6 +213,7 @@ fn schedule(
             });
             if all_wait && first.is_some_and(|(_, count)| count.is_none()) {
                 enter(ctx, blocks, k);
+                ctx.epochs[k] += 1;
                 let red = std::mem::replace(&mut ctx.reduce, NO_REDUCE);
                 (warps.iter_mut())
                     .filter(|w| w.blk == k && w.state == State::AtBarrier)

@@ -122,3 +122,26 @@ fn a_swap_made_once_loses_its_update_when_the_first_swap_on_a_word_fails() {
     assert_eq!(count(retried, false), 64);
     assert_eq!(count(retried, true), 64);
 }
+
+/// An update a barrier ordered before a swap cannot land between its read and the swap: a
+/// word handed over at a barrier (thread 63 sets it, thread 0 swaps it after) is swapped
+/// under `Launch::cas_interference` as on a GPU; another thread's update after the barrier
+/// (thread 5's) may land between, and the swap fails.
+#[test]
+fn a_swap_after_a_barrier_that_ordered_the_other_threads_update_is_not_failed() {
+    let run = |middle: &str| {
+        let body = format!(
+            "ld.param.u64 %rd1, [k_out];\ncvta.to.global.u64 %rd1, %rd1;\n\
+             mov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 63;\nsetp.eq.u32 %p2, %r1, 0;\n\
+             setp.eq.u32 %p3, %r1, 5;\n@%p1 atom.global.exch.b32 %r5, [%rd1], 1;\n\
+             bar.sync 0;\n{middle}\n@%p2 atom.global.cas.b32 %r6, [%rd1], 1, 2;\nret;"
+        );
+        let how = (false, None, false);
+        let ran = super::run_launched("", &body, [1, 64, 1], 1, how, |l| {
+            l.cas_interference = Some(Default::default());
+        });
+        ran.unwrap().0[0]
+    };
+    assert_eq!(run(""), 2);
+    assert_eq!(run("@%p3 atom.global.exch.b32 %r7, [%rd1], 1;"), 1);
+}

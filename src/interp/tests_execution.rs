@@ -765,4 +765,8 @@ fn twenty_four_bit_products_saturation_and_narrow_signed_results_are_the_ptx_isa
     assert_eq!(one("mov.u32 %r5, 8;\nbfe.s32 %r9, %r5, 40, 4;"), 0);
     let e = run_on(&store_r9("max.relu.s32 %r9, %r1, -6;"), 1, 32, 32).unwrap_err();
     assert!(e.why.contains("not interpreted"), "{e}");
+    // A float rounded toward zero is not the nearest float: refused, not given it.
+    let e = run_on(&store_r9("cvt.rz.f32.u32 %r9, %r1;"), 1, 32, 32).unwrap_err();
+    assert!(e.why.contains("not interpreted"), "{e}");
+    assert_eq!(one("cvt.rn.f32.u32 %r9, 16777217;"), 16777216f32.to_bits());
 }
