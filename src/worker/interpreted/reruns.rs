@@ -160,27 +160,16 @@ pub(super) fn in_the_other_order(
                        first to last; warps that hand values over through shared memory need \
                        something ordering them (a barrier, `__syncwarp()`, or a release store \
                        read by an acquire load)";
-    let mut other = r.clone();
-    match again.map(|mut q| judge(small, &mut q, expected, &mut other)) {
-        Ok(Ok(())) if other.correct == Some(true) => {}
-        Ok(Ok(())) => {
-            let said = other.error.unwrap_or_default();
-            let what = said.split_once("): ").map_or(said.as_str(), |(_, w)| w);
-            r.correct = Some(false);
-            r.error = Some(format!("wrong output ({LABEL}) {WHY}: {what}"));
-        }
-        Ok(Err(e)) => failed(r, Stopped(e)),
-        Err(Stopped(e)) => {
-            r.correct = Some(false);
-            r.error = Some(format!("stopped ({LABEL}) {WHY}: {e}"));
-        }
-    }
+    judged_again(small, (again, expected), r, WHY, true);
 }
 
-/// Judge the run `again` made with the first compare-and-swap on each word failing
-/// (`Launch::cas_interference`), as a GPU's does when another thread writes the word
-/// between a thread's read and its swap: a kernel that drops the update then (a swap made
-/// once, its result unchecked) leaves a wrong output, which `r` then says.
+/// Judge the run `again` made with each thread's first compare-and-swap on a word another
+/// thread updated failing (`Launch::cas_interference`), as a GPU's does when the other
+/// thread's update lands between: a kernel that drops the update then (a swap made once,
+/// its result unchecked) leaves a wrong output, which `r` then says. A run that stops
+/// tells nothing: a thread that waits for a claim's winner to finish (`atomicCAS(&state,
+/// 0, 1)`, then a wait for `state == 2`) waits forever where the claim failed with no
+/// winner, which a GPU's failing swap never leaves.
 pub(super) fn with_swaps_failing(
     small: &Lesson,
     again: Result<Placed, Stopped>,
@@ -192,6 +181,18 @@ pub(super) fn with_swaps_failing(
                        lands between this thread's read and its swap: a swap that fails must \
                        be tried again with the value it returned (a loop until it succeeds), \
                        or the update is lost";
+    judged_again(small, (again, expected), r, WHY, false);
+}
+
+/// `r` made wrong where the run `again`, made another way after a right output, left an
+/// output other than `expected`, or (where `stops_count`) stopped; `why` says the other way.
+fn judged_again(
+    small: &Lesson,
+    (again, expected): (Result<Placed, Stopped>, &[(usize, HostData)]),
+    r: &mut VariantResult,
+    why: &str,
+    stops_count: bool,
+) {
     let mut other = r.clone();
     match again.map(|mut q| judge(small, &mut q, expected, &mut other)) {
         Ok(Ok(())) if other.correct == Some(true) => {}
@@ -199,11 +200,13 @@ pub(super) fn with_swaps_failing(
             let said = other.error.unwrap_or_default();
             let what = said.split_once("): ").map_or(said.as_str(), |(_, w)| w);
             r.correct = Some(false);
-            r.error = Some(format!("wrong output ({LABEL}) {WHY}: {what}"));
+            r.error = Some(format!("wrong output ({LABEL}) {why}: {what}"));
         }
-        // A run that stops tells nothing: a thread that waits for a claim's winner to
-        // finish (`atomicCAS(&state, 0, 1)`, then a wait for `state == 2`) waits forever
-        // where the claim failed with no winner, which a GPU's failing swap never leaves.
+        Ok(Err(e)) if stops_count => failed(r, Stopped(e)),
+        Err(Stopped(e)) if stops_count => {
+            r.correct = Some(false);
+            r.error = Some(format!("stopped ({LABEL}) {why}: {e}"));
+        }
         Ok(Err(_)) | Err(_) => {}
     }
 }
