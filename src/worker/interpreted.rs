@@ -248,7 +248,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                     cas_interference: Some(Default::default()),
                                     // A claim that waits for its winner waits forever when
                                     // no one won: a stop here says nothing (`with_swaps_failing`).
-                                    budget: Some(SWAPS_BUDGET),
+                                    budget: Some(RERUN_BUDGET),
                                     ..Tweak::clocks(scale)
                                 };
                                 let again = run_small(&k, small, sv, &inputs, (limits, tweak));
@@ -552,9 +552,11 @@ struct Tweak {
     budget: Option<u64>,
 }
 
-/// The warp steps a block may take in the run with swaps failing: a tenth of a plain run's,
-/// so that a kernel left waiting stops within seconds.
-const SWAPS_BUDGET: u64 = lesson::BLOCK_BUDGET / 10;
+/// The warp steps a block may take in a run made another way to see what changes (swaps
+/// failing, a site's values perturbed, its atomics left out): a tenth of a plain run's, so
+/// that a kernel left waiting (a lock never released, a claim with no winner) stops within
+/// seconds, where the worker would otherwise go quiet for longer than its client waits.
+pub(super) const RERUN_BUDGET: u64 = lesson::BLOCK_BUDGET / 10;
 
 impl Tweak {
     fn clocks(clock_scale: u64) -> Tweak {

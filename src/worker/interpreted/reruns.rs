@@ -417,9 +417,12 @@ fn changed_by(
     perturb: Perturb,
 ) -> (bool, u64, u32) {
     let (hits, most) = (perturb.hits.clone(), perturb.most.clone());
+    // A perturbed run that stops (a lock's release left out, so the next taker spins) is
+    // a changed output, within a budget that ends it in seconds.
     let tweak = Tweak {
         clock_scale: 0,
         perturb: Some(perturb),
+        budget: Some(super::RERUN_BUDGET),
         ..Tweak::default()
     };
     let changed = match run_small(k, small, v, inputs, (limits, tweak))
