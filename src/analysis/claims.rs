@@ -25,12 +25,14 @@ pub fn evaluate(claim: &Claim, result: &LessonResult) -> ClaimResult {
     if interpreted && needs_gpu(&claim.kind) {
         return not_judged("the CPU interpreter has no times");
     }
+    // A variant the interpreter does not run whole (a texture fetch in some of its blocks)
+    // is left to a GPU whole: its trace, where the sample met no fetch, saw a part of the
+    // grid that a fresh sample may not see again, so a verdict from it would change from
+    // one check to the next. Only its compile report is judged here.
+    if interpreted && names_refused(&claim.kind, result) && !from_compile_report(&claim.kind) {
+        return not_judged("the CPU interpreter does not run its kernel");
+    }
     let (holds, detail) = match judge(&claim.kind, result) {
-        // A variant the interpreter does not run (a texture fetch) has no figure the
-        // trace or the output would give: only a GPU can judge a claim about it.
-        Err(Verdict::NotMeasured(_)) if interpreted && names_refused(&claim.kind, result) => {
-            return not_judged("the CPU interpreter does not run its kernel");
-        }
         Ok((holds, detail)) => (Some(holds), detail),
         Err(Verdict::NotMeasured(d)) => (None, d),
         Err(Verdict::Wrong(d)) => (Some(false), d),
@@ -59,6 +61,22 @@ pub fn needs_gpu(kind: &ClaimKind) -> bool {
             metric,
             Metric::TimeMs | Metric::Gbps | Metric::Gflops | Metric::PctOfPeak | Metric::Occupancy
         ),
+        _ => false,
+    }
+}
+
+/// Whether the claim's figure comes from ptxas's report alone, which needs no run.
+pub fn from_compile_report(kind: &ClaimKind) -> bool {
+    match kind {
+        ClaimKind::Metric { metric, .. } | ClaimKind::MetricRatio { metric, .. } => matches!(
+            metric,
+            Metric::Registers
+                | Metric::StackFrame
+                | Metric::SpillStores
+                | Metric::SpillLoads
+                | Metric::Smem
+        ),
+        ClaimKind::OutOfLine { .. } => true,
         _ => false,
     }
 }

@@ -121,6 +121,11 @@ pub fn check_cpu(
             &mut say,
             &mut lines,
         );
+        // Refused at some size (a texture fetch its blocks make there): the trace at the
+        // lesson's size, whose sample may have met no fetch, judges nothing either.
+        if super::report::refused_line(&first) {
+            super::own_lines::leave_to_gpu(ex, &mut lines);
+        }
         r.lines = lines;
         r.lines.insert(0, first);
     }

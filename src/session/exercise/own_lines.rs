@@ -162,6 +162,23 @@ pub(super) fn path_lines(
     out
 }
 
+/// The lines of a check whose kernel the interpreter refused at some size, left to a GPU
+/// whole: every check but those of the compile report needs one, and the lines of its
+/// own, which judge the trace, are not said.
+pub(super) fn leave_to_gpu(ex: &Exercise, lines: &mut Vec<CheckLine>) {
+    let own = [RACE_LINE, UNSEEN_LINE, ATOMICS_LINE, BULK_LINE];
+    lines.retain(|l| !own.contains(&l.check.as_str()));
+    for l in lines.iter_mut() {
+        let claim = ex.checks.iter().find(|c| c.text == l.check);
+        if claim.is_some_and(|c| crate::analysis::claims::from_compile_report(&c.kind)) {
+            continue;
+        }
+        l.mark = Mark::NeedsGpu;
+        l.detail = REFUSED.to_string();
+        l.at = None;
+    }
+}
+
 /// The checks as the fold judged them on `result`.
 pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckReport {
     let y = yours_of(&result);
@@ -198,9 +215,11 @@ pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckRe
         })
         .collect::<Vec<_>>();
     let solution = result.variants.iter().find(|v| v.name == SOLUTION);
-    let lines = (super::own_lines::race_line(y).into_iter())
-        .chain(super::own_lines::path_lines(y, solution))
-        .chain(super::own_lines::unseen_line(y, solution))
+    // Nor do the lines of its own judge a trace of a kernel refused in part (`evaluate`).
+    let traced = y.filter(|_| !refused);
+    let lines = (super::own_lines::race_line(traced).into_iter())
+        .chain(super::own_lines::path_lines(traced, solution))
+        .chain(super::own_lines::unseen_line(traced, solution))
         .chain(lines)
         .collect();
     CheckReport {
@@ -221,6 +240,7 @@ pub(super) fn report(ex: &Exercise, result: LessonResult, live: bool) -> CheckRe
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::course::claims::parse_claim;
     use crate::model::access::UnseenAccess;
     use crate::model::results::MemoryStats;
 
@@ -265,5 +285,51 @@ mod tests {
         assert!(unseen_line(Some(&plain), Some(&plain)).is_none());
         let only_prefetch = with_unseen(&[("prefetch.global.L2", Some(3))]);
         assert!(unseen_line(Some(&only_prefetch), Some(&prefetching)).is_none());
+    }
+
+    #[test]
+    fn a_kernel_refused_at_some_size_has_only_its_compile_report_judged() {
+        let root = crate::course::bundle::CourseRoot::Bundled;
+        let (lessons, _) = crate::course::load_course(&root);
+        let any = lessons.iter().flat_map(|l| &l.exercises).next().unwrap();
+        let texts = [
+            "yours registers <= 32",
+            "yours global.load_requests == 0",
+            "yours global.sectors at most 1.1x solution",
+        ];
+        let ex = Exercise {
+            checks: (texts.iter())
+                .map(|t| parse_claim(t, &["yours", "solution"]).unwrap())
+                .collect(),
+            ..any.clone()
+        };
+        let line = |check: &str, mark: Mark| CheckLine {
+            check: check.into(),
+            mark,
+            detail: "from the trace".into(),
+            at: Some("n = 1000".into()),
+        };
+        // A trace whose sample met no texture fetch failed one check and passed another.
+        let mut lines = vec![
+            line(RACE_LINE, Mark::Fail),
+            line(texts[0], Mark::Pass),
+            line(texts[1], Mark::Fail),
+            line(texts[2], Mark::Pass),
+        ];
+        leave_to_gpu(&ex, &mut lines);
+        let marks: Vec<_> = lines.iter().map(|l| (l.check.as_str(), l.mark)).collect();
+        assert_eq!(
+            marks,
+            [
+                (texts[0], Mark::Pass),
+                (texts[1], Mark::NeedsGpu),
+                (texts[2], Mark::NeedsGpu),
+            ]
+        );
+        assert!(
+            lines[1..]
+                .iter()
+                .all(|l| l.detail == REFUSED && l.at.is_none())
+        );
     }
 }

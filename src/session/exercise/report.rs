@@ -154,6 +154,11 @@ pub(super) fn sizes_text(sizes: &[(String, i64)]) -> String {
 /// What a check of a kernel the CPU interpreter does not run says.
 pub(super) const REFUSED: &str = "needs a GPU: the CPU interpreter does not run yours";
 
+/// Whether `line` says the interpreter refused to run yours (`REFUSED`).
+pub(super) fn refused_line(line: &CheckLine) -> bool {
+    line.mark == Mark::NeedsGpu && line.detail.starts_with(REFUSED)
+}
+
 /// The CPU interpreter refused the kernel (textures, tensor cores, ...): not wrong, only
 /// out of its reach.
 pub(super) fn not_interpreted(v: &VariantResult) -> bool {

@@ -1,6 +1,6 @@
 // wrong: [off the point] leaves the texture alone and blends the four texels read from the buffer: right within the tolerance, a sector per lane down the column
-// caught by: yours global.sectors at most 1.1x solution
-// on: gpu - the solution the checks compare with needs a GPU to fetch its texels
+// caught by: yours global.load_requests == 0
+// on: gpu - the starter and the solution fetch textures, which only a GPU runs: the CPU cannot judge them beside it
 // One output per thread: out[r * n + c] is the image sampled bilinearly at the point
 // (x, y) = (r + FX, c + FY) in texel units (texel i covers [i, i + 1)), with points outside
 // the image taking the nearest edge texel. The texture `img` filters linearly.
