@@ -43,6 +43,12 @@ pub struct Launch {
     pub timed_delay: Option<TimedDelay>,
     /// Compare-and-swaps that fail the first time on each word (`CasInterference`).
     pub cas_interference: Option<CasInterference>,
+    /// How the blocks are dealt over the modelled GPU's SMs and each SM's warp slots
+    /// (`%smid`, `%warpid`): 0 deals them in turn, block b to SM b % 132 and its warps to
+    /// slots from 0; any other value by a hash of it. An exercise check draws it afresh
+    /// each run, as a GPU's scheduler is beyond a kernel's knowledge: a kernel that fenced
+    /// only where `%smid` was its block index mod 132 was told the interpreter by it.
+    pub deal: u64,
 }
 
 /// What another thread's update between a thread's read of a word and its compare-and-swap
@@ -131,6 +137,9 @@ pub const OBSERVED_MAX: usize = 1 << 20;
 
 /// The SMs `%nsmid` reads: an H100's, the GPU whose limits the interpreter models.
 pub const MODELLED_SMS: u32 = 132;
+
+/// The warp slots of an SM `%nwarpid` reads: an H100's 64 (its most resident warps).
+pub const MODELLED_WARP_SLOTS: u32 = 64;
 
 /// Which loads a run perturbs (or which atomics it leaves out), and how many lane values
 /// it perturbed (shared with the caller, who reads it after the run: 0 when no such load
@@ -271,6 +280,23 @@ impl BlockCtx<'_> {
         self.delayed.get(&(self.linear, warp)).copied().unwrap_or(0)
     }
 
+    /// Where this block is dealt (`Launch::deal`): its SM (`what` 0) or its first warp
+    /// slot (`what` 1), before the modulus; in turn where the deal is 0.
+    fn dealt(&self, what: u64) -> u64 {
+        let linear = u64::from(self.linear);
+        match (self.launch.deal, what) {
+            (0, 0) => linear,
+            (0, _) => 0,
+            (deal, _) => {
+                // splitmix64's finaliser over the deal, the block and what is asked.
+                let mut z = deal ^ linear.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (what << 62);
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                z ^ (z >> 31)
+            }
+        }
+    }
+
     pub fn special(&self, s: Sreg, warp: u32, lane: u32) -> u64 {
         let [bx, by, _] = self.launch.block;
         let t = warp * 32 + lane;
@@ -282,12 +308,17 @@ impl BlockCtx<'_> {
             Sreg::Ctaid(d) => self.block[d as usize],
             Sreg::Nctaid(d) => self.launch.grid[d as usize],
             Sreg::Laneid => lane,
-            Sreg::Warpid => warp,
-            Sreg::Nwarpid => self.nwarps,
-            // The modelled GPU's SMs (an H100's 132), the blocks dealt out in turn: a
-            // kernel that asks how many SMs it has gets what a GPU would tell it, not a
-            // figure that marks the interpreter.
-            Sreg::Smid => self.linear % MODELLED_SMS,
+            // A warp's slot on its SM, of the SM's warp slots (an H100's 64), as a GPU
+            // says: not its place in the block, nor the block's warp count, which a kernel
+            // could compare with what it knows to tell the interpreter from a GPU.
+            Sreg::Warpid => {
+                ((self.dealt(1) + u64::from(warp)) % u64::from(MODELLED_WARP_SLOTS)) as u32
+            }
+            Sreg::Nwarpid => MODELLED_WARP_SLOTS,
+            // The modelled GPU's SMs (an H100's 132), the blocks dealt out over them
+            // (`Launch::deal`): a kernel that asks how many SMs it has gets what a GPU
+            // would tell it, not a figure that marks the interpreter.
+            Sreg::Smid => (self.dealt(0) % u64::from(MODELLED_SMS)) as u32,
             Sreg::Nsmid => MODELLED_SMS,
             Sreg::Clock => self.clock(warp) as u32,
             Sreg::Clock64 => return self.clock(warp),

@@ -231,6 +231,7 @@ pub fn launch(
         observe: None,
         timed_delay: None,
         cas_interference: None,
+        deal: 0,
     })
 }
 
@@ -255,7 +256,11 @@ pub fn trace(
     let mut sass = Ok(());
     let mut out = loop {
         let mut p = paged(lesson, seed, &limits.budget)?;
-        let l = launch(k, lesson, v, &mut p)?;
+        // Blocks dealt over the SMs as the inputs are drawn, afresh (`Launch::deal`).
+        let l = Launch {
+            deal: seed | 1,
+            ..launch(k, lesson, v, &mut p)?
+        };
         let plan = Plan {
             trace: Some(s),
             traced_only: true,

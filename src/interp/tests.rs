@@ -133,6 +133,7 @@ pub(super) fn run_launched(
         observe: None,
         timed_delay: None,
         cas_interference: None,
+        deal: 0,
     };
     let mut l = l;
     tweak(&mut l);

@@ -316,6 +316,7 @@ fn printf_writes_its_format_with_each_lanes_arguments() {
         observe: None,
         timed_delay: None,
         cas_interference: None,
+        deal: 0,
     };
     let plan = Plan {
         budget: 1000,
@@ -553,6 +554,46 @@ fn nsmid_reads_the_modelled_gpus_sms_and_an_unmodelled_special_is_refused() {
         let err = super::super::prepare(&ptx, "k").map(|_| ()).unwrap_err();
         assert!(err.to_string().contains(name), "{name}: {err}");
     }
+}
+
+/// The blocks are dealt over the SMs and their warp slots as a hash of the launch's deal
+/// says, as a GPU's scheduler does beyond a kernel's knowledge: no block's `%smid` is
+/// bound to its index, nor `%warpid` to its place in the block, and `%nwarpid` reads an
+/// SM's warp slots, not the block's warps (a kernel that compared them with what it knew
+/// fenced on the interpreter alone).
+#[test]
+fn the_blocks_are_dealt_over_the_sms_and_warp_slots_by_the_launchs_deal() {
+    use super::super::block::{MODELLED_SMS, MODELLED_WARP_SLOTS};
+    let ran = |reg: &str, deal: u64| {
+        let body = store_r9(&format!("mov.u32 %r9, {reg};"));
+        let (out, _, _) =
+            super::run_launched("", &body, [64, 64, 1], 64 * 64, (false, None, false), |l| {
+                l.deal = deal
+            })
+            .unwrap();
+        out
+    };
+    assert!(ran("%nwarpid", 7).iter().all(|&x| x == MODELLED_WARP_SLOTS));
+    let (a, b) = (ran("%smid", 7), ran("%smid", 8));
+    assert!(a.iter().chain(&b).all(|&x| x < MODELLED_SMS));
+    // One SM a block, the same for all its threads; another deal, other SMs.
+    assert!(a.chunks(64).all(|blk| blk.iter().all(|&x| x == blk[0])));
+    let in_turn = (0..64u32)
+        .filter(|&blk| a[blk as usize * 64] == blk)
+        .count();
+    assert!(
+        in_turn < 8,
+        "{in_turn} of 64 blocks on the SM of their index"
+    );
+    assert_ne!(a, b);
+    // Each warp of a block its own slot, its warps' slots not their places in the block.
+    let w = ran("%warpid", 7);
+    assert!(w.iter().all(|&x| x < MODELLED_WARP_SLOTS));
+    let placed = (0..64usize).filter(|&blk| w[blk * 64] == 0 && w[blk * 64 + 32] == 1);
+    assert!(placed.count() < 8);
+    assert!((0..64usize).all(|blk| w[blk * 64] != w[blk * 64 + 32]));
+    // A deal of 0 (a unit test's) deals them in turn.
+    assert_eq!(ran("%smid", 0)[64 * 5], 5);
 }
 
 /// A perturbed float load keeps its exponent: each lane's value changes, and none of

@@ -101,6 +101,7 @@ fn one_block(threads: u32, dyn_smem: u32) -> Launch {
         observe: None,
         timed_delay: None,
         cas_interference: None,
+        deal: 0,
     }
 }
 

@@ -585,6 +585,8 @@ fn run_small(
         observe: tweak.observe,
         timed_delay: tweak.timed_delay,
         cas_interference: tweak.cas_interference,
+        // Each run's blocks dealt over the SMs afresh, as a GPU's scheduler does.
+        deal: hostdata::fresh_seed() | 1,
         ..l
     });
     let run = launched.and_then(|l| {
