@@ -112,7 +112,13 @@ fn every_exercise_left_to_a_gpu_compiles_and_its_solution_fails_no_check_here() 
                     case.name
                 );
             }
-            assert_eq!(code, if failed { 1 } else { 3 }, "{} {}: {r}", ex.id, case.name);
+            assert_eq!(
+                code,
+                if failed { 1 } else { 3 },
+                "{} {}: {r}",
+                ex.id,
+                case.name
+            );
         }
     }
 }
