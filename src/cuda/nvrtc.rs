@@ -73,6 +73,12 @@ fn render_failure(file: &str, source: &str, diags: &[Diagnostic], log: &str) -> 
     let lines: Vec<&str> = source.lines().collect();
     let mut out = String::new();
     for d in diags {
+        // Line 0: the message is about a header the file includes (`parse_diagnostics`),
+        // and no line of the file is the one to show.
+        if d.line == 0 {
+            out.push_str(&format!("{file}: {}: {}\n", d.severity, d.message));
+            continue;
+        }
         out.push_str(&format!(
             "{file}:{}: {}: {}\n",
             d.line, d.severity, d.message
@@ -84,18 +90,22 @@ fn render_failure(file: &str, source: &str, diags: &[Diagnostic], log: &str) -> 
     out.trim_end().to_string()
 }
 
-/// Pull "file(LINE): error: message" lines out of an NVRTC log.
-pub fn parse_diagnostics(log: &str) -> Vec<Diagnostic> {
+/// Pull "file(LINE): error: message" lines out of an NVRTC log, where `own` is the name
+/// the program was compiled under. A message about another file (a header the program
+/// includes, which cannot open one of its own) is at line 0, the header and its line in
+/// the message: read as the program's, it quoted the learner's line of that number.
+pub fn parse_diagnostics(log: &str, own: &str) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for l in log.lines() {
-        let Some(open) = l.find('(') else { continue };
-        let Some(close) = l[open..].find("): ").map(|c| c + open) else {
+        let Some(close) = l.find("): ") else { continue };
+        let Some(open) = l[..close].rfind('(') else {
             continue;
         };
-        let Ok(line) = l[open + 1..close].parse::<u32>() else {
+        let Ok(at) = l[open + 1..close].parse::<u32>() else {
             continue;
         };
         let rest = &l[close + 3..];
+        let header = Some(&l[..open]).filter(|f| *f != own);
         // NVRTC calls an include it cannot open a "catastrophic error".
         for (word, sev) in [
             ("catastrophic error", "error"),
@@ -110,10 +120,17 @@ pub fn parse_diagnostics(log: &str) -> Vec<Diagnostic> {
                     None => msg.strip_prefix(':').unwrap_or(msg),
                 };
                 let msg = msg.trim();
+                let (line, message) = match header {
+                    Some(h) => (
+                        0,
+                        format!("{msg} (in {h}, line {at}, which the file includes)"),
+                    ),
+                    None => (at, msg.to_string()),
+                };
                 out.push(Diagnostic {
                     line,
                     severity: sev.to_string(),
-                    message: msg.to_string(),
+                    message,
                 });
             }
         }
@@ -257,7 +274,7 @@ fn compile_program(
         return Err(CompileError::Failed {
             file: job.file_name.to_string(),
             source_text: job.source.to_string(),
-            diagnostics: parse_diagnostics(&log),
+            diagnostics: parse_diagnostics(&log, job.file_name),
             log,
         });
     }
@@ -327,4 +344,41 @@ fn ptx(prog: sys::nvrtcProgram) -> Result<Vec<u8>, CompileError> {
     let mut bytes: Vec<u8> = p.into_iter().map(|c| c as u8).collect();
     bytes.push(0);
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An include that a header cannot open is said as the header's, with no line of the
+    /// learner's file under it: read as the file's own, it quoted the learner's line 50.
+    #[test]
+    fn a_message_about_an_included_header_is_not_put_at_the_files_line() {
+        let log = "/opt/cuda/include/cooperative_groups/details/info.h(50): catastrophic \
+                   error: cannot open source file \"nv/target\"\n  #include <nv/target>\n\n\
+                   mine (1).cu(3): error: identifier \"x\" is undefined\n";
+        let d = parse_diagnostics(log, "mine (1).cu");
+        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(d[0].line, 0);
+        assert!(
+            d[0].message
+                .starts_with("cannot open source file \"nv/target\" (in ")
+        );
+        assert!(d[0].message.contains("info.h, line 50"), "{}", d[0].message);
+        assert_eq!(
+            (d[1].line, d[1].message.as_str()),
+            (3, "identifier \"x\" is undefined")
+        );
+        let src = "a\nb\nint y = x;\n";
+        let shown = render_failure("mine (1).cu", src, &d, log);
+        assert!(
+            shown.starts_with("mine (1).cu: error: cannot open"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("mine (1).cu:3: error: identifier"),
+            "{shown}"
+        );
+        assert_eq!(shown.matches(" | ").count(), 1, "{shown}");
+    }
 }
