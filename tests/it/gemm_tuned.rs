@@ -137,10 +137,13 @@ fn run_at_another_size_with_the_knobs_checks_every_setting_on_the_cpu() {
         assert_eq!(k["grid"], serde_json::json!([8, 8, 1]), "{k}");
     }
     // A size the lesson does not have is refused with the ones it has.
-    let o = run(&["--size", "n=64"]);
+    let o = run(&["--size", "q=64"]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("no problem size `n`; it has: m"), "{err}");
+    assert!(
+        err.contains("no problem size `q`; it has: m, n, k"),
+        "{err}"
+    );
     // A size the tiles do not divide does not load, and says where.
     let o = run(&["--size", "m=96"]);
     let err = String::from_utf8_lossy(&o.stderr);

@@ -29,7 +29,9 @@ fn each_size_is_the_lesson_at_that_size_and_runs_alone() {
         let tiles = (m / 128) as u32;
         assert_eq!(s.variant.grid, [tiles, tiles, 1], "{}", s.variant.name);
         let sized = s.sized.as_ref().expect("a size setting carries its size");
-        assert_eq!(sized.sizes.problem, [("m".to_string(), m)]);
+        // n and k follow m (the lesson writes them so), square at every setting.
+        let square: Vec<(String, i64)> = ["m", "n", "k"].map(|s| (s.to_string(), m)).into();
+        assert_eq!(sized.sizes.problem, square);
         assert_eq!(sized.metrics.flops, Some(2.0 * (m * m * m) as f64));
     }
     assert_eq!(batches(k).len(), 3, "one request a size");
