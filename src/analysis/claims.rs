@@ -68,14 +68,9 @@ pub fn needs_gpu(kind: &ClaimKind) -> bool {
 /// Whether the claim's figure comes from ptxas's report alone, which needs no run.
 pub fn from_compile_report(kind: &ClaimKind) -> bool {
     match kind {
-        ClaimKind::Metric { metric, .. } | ClaimKind::MetricRatio { metric, .. } => matches!(
-            metric,
-            Metric::Registers
-                | Metric::StackFrame
-                | Metric::SpillStores
-                | Metric::SpillLoads
-                | Metric::Smem
-        ),
+        ClaimKind::Metric { metric, .. } | ClaimKind::MetricRatio { metric, .. } => {
+            metric.from_compile_report()
+        }
         ClaimKind::OutOfLine { .. } => true,
         _ => false,
     }

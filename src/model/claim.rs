@@ -430,6 +430,19 @@ impl Metric {
         )
     }
 
+    /// A figure ptxas's report gives (registers, stack frame, spills, static shared
+    /// memory): it needs no run, so a kernel the interpreter does not run is judged on it.
+    pub fn from_compile_report(self) -> bool {
+        matches!(
+            self,
+            Metric::Registers
+                | Metric::StackFrame
+                | Metric::SpillStores
+                | Metric::SpillLoads
+                | Metric::Smem
+        )
+    }
+
     /// A figure only the CPU interpreter makes (runs with the loaded values perturbed, or
     /// the instructions counted by the function they run in): a GPU check takes it from
     /// its strict rerun there.

@@ -14,7 +14,7 @@ use super::report::{CheckLine, Mark};
 use crate::analysis::claims::evaluate;
 use crate::model::claim::{Claim, ClaimKind, CmpOp, Metric};
 use crate::model::exercise::{Exercise, SOLUTION, YOURS};
-use crate::model::results::{LessonResult, Source, VariantResult};
+use crate::model::results::{LessonResult, VariantResult};
 
 /// Blocks traced at an extra size: the whole grid of the small sizes an exercise gives,
 /// a wide sample of a large one (the tracer shrinks it to whole clusters that fit).
@@ -181,26 +181,19 @@ pub fn judge_at(
         let mark = match r.holds {
             Some(true) => continue,
             Some(false) => Mark::Fail,
-            // Out of the interpreter's reach at this size (a texture fetch its blocks make
-            // here): for a GPU to judge, not a figure lost.
-            None if r.needs_gpu => Mark::NeedsGpu,
             None => Mark::NotMeasured,
         };
         let Some(line) = lines.iter_mut().find(|l| l.check == c.text) else {
             continue;
         };
         // The first size a check fails at is the one it names.
-        let undecided = matches!(line.mark, Mark::NotMeasured | Mark::NeedsGpu);
-        if line.mark == Mark::Pass || (undecided && mark == Mark::Fail) {
+        if line.mark == Mark::Pass || (line.mark == Mark::NotMeasured && mark == Mark::Fail) {
             line.mark = mark;
             line.detail = format!("at {at}: {}", r.detail);
             line.at = Some(at.to_string());
         }
     }
-    // A trace of a kernel the interpreter does not run whole judges nothing (`evaluate`).
-    let yours = (result.variants.iter())
-        .find(|v| v.name == YOURS)
-        .filter(|v| !(result.source == Source::Interpreted && super::report::not_interpreted(v)));
+    let yours = result.variants.iter().find(|v| v.name == YOURS);
     if let Some(why) = yours.and_then(race_at) {
         match lines.iter_mut().find(|l| l.check == RACE_LINE) {
             Some(line) if line.mark != Mark::Fail => {
