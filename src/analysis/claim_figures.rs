@@ -39,6 +39,8 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::CallsFeedOutputPct
         | Metric::SharedTimedChasePct
         | Metric::LocalTimedChasePct
+        | Metric::SharedTimedSerialPct
+        | Metric::LocalTimedSerialPct
         | Metric::SharedTimedEndFeedsOutputPct => {
             let asked = m.perturbing();
             let made = asked
@@ -50,6 +52,16 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                     Err(Verdict::Wrong(format!(
                         "`{name}` makes no timed load of {} at a word both runs over \
                          different inputs read: its timed loads follow nothing drawn",
+                        a.space.memory_words()
+                    )))
+                }
+                // No warp made a timed load after another: no step of a chase waited on.
+                (Some(p), Some(a))
+                    if a.of == PerturbOf::TimedNext && p.of == a.of && p.loads == 0 =>
+                {
+                    Err(Verdict::Wrong(format!(
+                        "`{name}` makes no two timed loads of {} one after the other: no \
+                         step of a chase waits on another",
                         a.space.memory_words()
                     )))
                 }
@@ -68,6 +80,9 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                         }
                         Some(PerturbOf::TimedEnd) => {
                             "with its last timed load's values perturbed".to_string()
+                        }
+                        Some(PerturbOf::TimedNext) => {
+                            "with one timed load's values perturbed at a time".to_string()
                         }
                         _ => format!("with what it reads from {words} perturbed"),
                     };

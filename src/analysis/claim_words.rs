@@ -82,6 +82,8 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::ConstantFeedsOutputPct => "% of constant reads that reach the output",
         Metric::SharedTimedChasePct => "% of timed shared reads that chase what the inputs drew",
         Metric::LocalTimedChasePct => "% of timed local reads that chase what the inputs drew",
+        Metric::SharedTimedSerialPct => "% of timed shared reads the next timed read waits on",
+        Metric::LocalTimedSerialPct => "% of timed local reads the next timed read waits on",
         Metric::SharedTimedEndFeedsOutputPct => {
             "% of the last timed shared read's value that reaches the output"
         }

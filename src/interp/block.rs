@@ -104,8 +104,21 @@ pub struct Observe {
     pub space: Space,
     /// The sites (`Instr::site`) whose loads are kept.
     pub sites: Vec<u32>,
-    /// (address, value) of each lane's load, in the order they ran, up to `OBSERVED_MAX`.
-    pub seen: std::sync::Arc<std::sync::Mutex<Vec<(u64, u64)>>>,
+    /// Each lane's load, in the order they ran, up to `OBSERVED_MAX`.
+    pub seen: std::sync::Arc<std::sync::Mutex<Vec<Seen>>>,
+}
+
+/// One lane's observed load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seen {
+    /// The warp that made it: its block (linear index) and its warp in the block.
+    pub warp: (u32, u32),
+    /// Which of the warp's observed loads it was (from 0): counted as a perturbed run
+    /// counts the same sites' executions (`Perturb::execution`), so that a run perturbing
+    /// the warp's n-th can be compared at its n + 1-th.
+    pub nth: u32,
+    pub address: u64,
+    pub value: u64,
 }
 
 /// Where the interpreter's `%clock64` starts: about an hour of an SM's cycles at 1.98 GHz,
@@ -242,6 +255,9 @@ pub struct BlockCtx<'a> {
     /// How many times each warp (by block and warp) has run the perturbed loads so far
     /// (`Perturb::execution`); empty in a run that perturbs nothing.
     pub(super) perturbed_runs: std::collections::HashMap<(u32, u32), u32>,
+    /// How many times each warp has run the observed loads so far (`Seen::nth`); empty in
+    /// a run that observes none.
+    pub(super) observed_runs: std::collections::HashMap<(u32, u32), u32>,
     /// What each warp (by block and warp) has been held back by its delayed loads
     /// (`Launch::timed_delay`); empty in a run that delays none.
     pub(super) delayed: std::collections::HashMap<(u32, u32), u64>,

@@ -360,10 +360,22 @@ pub fn load_store(
         let Some(Opnd::Reg(r)) = items(&ins.dst[0]).first().cloned() else {
             return Ok(());
         };
+        if lanes_of == 0 {
+            return Ok(());
+        }
+        let key = (ctx.linear, warp);
+        let count = ctx.observed_runs.entry(key).or_insert(0);
+        let nth = *count;
+        *count += 1;
         let mut seen = o.seen.lock().unwrap_or_else(|e| e.into_inner());
         for l in lanes(lanes_of) {
             if seen.len() < super::block::OBSERVED_MAX {
-                seen.push((row[l], fr.regs[r as usize * 32 + l]));
+                seen.push(super::block::Seen {
+                    warp: key,
+                    nth,
+                    address: row[l],
+                    value: fr.regs[r as usize * 32 + l],
+                });
             }
         }
     }

@@ -110,6 +110,7 @@ pub fn run_cluster(
         arrivals: vec![[0; BARRIERS]; blocks.len()],
         mbars: (0..blocks.len()).map(|_| Default::default()).collect(),
         perturbed_runs: Default::default(),
+        observed_runs: Default::default(),
         delayed: Default::default(),
     };
     let out = schedule(prog, &mut warps, &mut ctx, budget, blocks);

@@ -279,6 +279,15 @@ pub enum Metric {
     /// Whether what a warp's last timed shared load reads reaches the output, in percent
     /// (`PerturbOf::TimedEnd`): the end of a chase timed for the clock is its output.
     SharedTimedEndFeedsOutputPct,
+    /// The share, in percent, of the kernel's timed shared loads that the warp's next
+    /// timed load waits on: its addresses move when their values are perturbed
+    /// (`PerturbOf::TimedNext`, a load at a time). A chase times one latency after
+    /// another only where every step waits on the last: a chain of every second node
+    /// walked beside a load of the node between, or two chases interleaved, overlap their
+    /// loads and time half the latencies or fewer, each load still chasing what was drawn.
+    SharedTimedSerialPct,
+    /// `SharedTimedSerialPct` for the timed loads of local memory.
+    LocalTimedSerialPct,
     /// Global load requests whose values go into shared memory and nowhere else, in
     /// percent of all global load requests (`InstructionSummary::staged`): a tiled kernel
     /// that reads part of its input straight into its arithmetic makes about the requests
@@ -292,7 +301,7 @@ pub enum Metric {
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 78] = [
+    pub const ALL: [(&'static str, Metric); 80] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -409,6 +418,8 @@ impl Metric {
         ("constant.feeds_output_pct", Metric::ConstantFeedsOutputPct),
         ("shared.timed_chase_pct", Metric::SharedTimedChasePct),
         ("local.timed_chase_pct", Metric::LocalTimedChasePct),
+        ("shared.timed_serial_pct", Metric::SharedTimedSerialPct),
+        ("local.timed_serial_pct", Metric::LocalTimedSerialPct),
         (
             "shared.timed_end_feeds_output_pct",
             Metric::SharedTimedEndFeedsOutputPct,
@@ -467,6 +478,8 @@ impl Metric {
             Metric::CallsFeedOutputPct => (Space::Param, PerturbOf::Returns),
             Metric::SharedTimedChasePct => (Space::Shared, PerturbOf::Inputs),
             Metric::LocalTimedChasePct => (Space::Local, PerturbOf::Inputs),
+            Metric::SharedTimedSerialPct => (Space::Shared, PerturbOf::TimedNext),
+            Metric::LocalTimedSerialPct => (Space::Local, PerturbOf::TimedNext),
             Metric::SharedTimedEndFeedsOutputPct => (Space::Shared, PerturbOf::TimedEnd),
             _ => return None,
         };

@@ -665,6 +665,11 @@ pub enum PerturbOf {
     /// its output is read; a timed walk whose end is dropped, the output taken from
     /// another, untimed chase, changes nothing.
     TimedEnd,
+    /// A warp's timed loads of the space (across the timed sites), some drawn one at a
+    /// time, their values perturbed: `loads` counts their lanes, `feeding` those whose
+    /// warp's next timed load moved (its addresses, or it was never made). A chase's every
+    /// step waits on the one before; one that overlaps its steps leaves some unwaited on.
+    TimedNext,
 }
 
 /// The space and the kind of site a check's perturbed runs go through.

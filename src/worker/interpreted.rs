@@ -280,6 +280,15 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                 );
                                 reruns::timed_from_input(&k, small, sv, &inputs, limits, on.space)
                             }
+                            PerturbOf::TimedNext => {
+                                stage(
+                                    send,
+                                    v,
+                                    "perturbing its timed loads one at a time on the CPU \
+                                     interpreter: what the next one waits on",
+                                );
+                                reruns::timed_next(&k, small, sv, &inputs, limits, on.space)
+                            }
                             PerturbOf::TimedEnd => {
                                 stage(
                                     send,

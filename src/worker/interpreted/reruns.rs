@@ -6,7 +6,7 @@
 
 use super::{LABEL, Stopped, Tweak, download, failed, judge, outputs, run_small};
 use crate::interp::Kernel;
-use crate::interp::block::{NS_PER_KILOCYCLE, Perturb, TimedDelay};
+use crate::interp::block::{NS_PER_KILOCYCLE, Perturb, Seen, TimedDelay};
 use crate::interp::lesson::Placed;
 use crate::interp::limits::Limits;
 use crate::model::access::{AccessKind, Space};
@@ -246,7 +246,9 @@ pub(super) fn followed(
     let kind_asked = |kind: AccessKind| match on.of {
         PerturbOf::Loads => kind == AccessKind::Load,
         PerturbOf::Atomics => kind.is_atomic(),
-        PerturbOf::Returns | PerturbOf::Inputs | PerturbOf::TimedEnd => false,
+        PerturbOf::Returns | PerturbOf::Inputs | PerturbOf::TimedEnd | PerturbOf::TimedNext => {
+            false
+        }
     };
     let sites: Vec<_> = (k.sites.iter())
         .filter(|s| match s.event {
@@ -337,21 +339,8 @@ pub(super) fn timed_from_input(
         sites: sites.len() as u32,
         sites_feeding: 0,
     };
-    // The timed loads a run keeps, and whether it ran to its end.
     let observed = |inputs: &[HostData], perturb: Option<Perturb>| {
-        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let tweak = Tweak {
-            observe: Some(crate::interp::block::Observe {
-                space,
-                sites: sites.clone(),
-                seen: seen.clone(),
-            }),
-            perturb,
-            ..Tweak::default()
-        };
-        let whole = run_small(k, small, v, inputs, (limits, tweak)).is_ok();
-        let mut kept = seen.lock().unwrap_or_else(|e| e.into_inner());
-        (std::mem::take(&mut *kept), whole)
+        observe_timed(k, (small, v, inputs, limits), (space, &sites), perturb)
     };
     if sites.is_empty() {
         return p;
@@ -364,9 +353,10 @@ pub(super) fn timed_from_input(
     if !whole || !again_whole || first.is_empty() {
         return p;
     }
-    let words: crate::analysis::FastMap<u64, u64> = first.iter().copied().collect();
-    for (word, value) in second {
-        if let Some(&before) = words.get(&word) {
+    let words: crate::analysis::FastMap<u64, u64> =
+        first.iter().map(|s| (s.address, s.value)).collect();
+    for Seen { address, value, .. } in second {
+        if let Some(&before) = words.get(&address) {
             p.loads += 1;
             p.feeding += u64::from(before != value);
         }
@@ -380,7 +370,7 @@ pub(super) fn timed_from_input(
         .map(|&site| {
             let (moved, _) = observed(inputs, Some(Perturb::of(on, site)));
             let same = (first.iter().zip(&moved))
-                .filter(|((a, _), (b, _))| a == b)
+                .filter(|(a, b)| a.address == b.address)
                 .count();
             (first.len() - same) as f64 / first.len() as f64
         })
@@ -390,6 +380,109 @@ pub(super) fn timed_from_input(
     p.sites_feeding = u32::from(p.feeding > 0);
     p
 }
+
+/// The timed loads of `space` at `sites` a run keeps (with `perturb`'s loads perturbed),
+/// and whether it ran to its end.
+fn observe_timed(
+    k: &Kernel,
+    (small, v, inputs, limits): (&Lesson, &Variant, &[HostData], &Limits),
+    (space, sites): (Space, &[u32]),
+    perturb: Option<Perturb>,
+) -> (Vec<Seen>, bool) {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let tweak = Tweak {
+        observe: Some(crate::interp::block::Observe {
+            space,
+            sites: sites.to_vec(),
+            seen: seen.clone(),
+        }),
+        perturb,
+        ..Tweak::default()
+    };
+    let whole = run_small(k, small, v, inputs, (limits, tweak)).is_ok();
+    let mut kept = seen.lock().unwrap_or_else(|e| e.into_inner());
+    (std::mem::take(&mut *kept), whole)
+}
+
+/// How much of `v`'s timed loading from `space` the next timed load waits on: of a warp's
+/// timed loads (across the timed sites, `Site::timed`), some drawn one at a time run with
+/// their values perturbed (bits flipped), and the warp's next timed load compared with
+/// the plain run's: where its addresses moved, or it was never made (the run stopped on
+/// a pointer followed out of its buffer), it waited on the perturbed one
+/// (`PerturbOf::TimedNext`). A chase's every step waits on the one before, so the steps
+/// are as many latencies one after the other; a chase that overlaps its steps (a chain
+/// of every second node, each step beside a load of the node between that nothing waits
+/// on, or two chases interleaved) has half of them or none waited on, and its clock
+/// times half the latencies or fewer. `loads` counts the perturbed loads' lanes,
+/// `feeding` those whose next load moved.
+pub(super) fn timed_next(
+    k: &Kernel,
+    small: &Lesson,
+    v: &Variant,
+    inputs: &[HostData],
+    limits: &Limits,
+    space: Space,
+) -> Perturbed {
+    let sites = timed_load_sites(k, space);
+    let mut p = Perturbed {
+        space,
+        of: PerturbOf::TimedNext,
+        loads: 0,
+        feeding: 0,
+        sites: sites.len() as u32,
+        sites_feeding: 0,
+    };
+    if sites.is_empty() {
+        return p;
+    }
+    let run = |perturb: Option<Perturb>| {
+        observe_timed(k, (small, v, inputs, limits), (space, &sites), perturb)
+    };
+    let (first, whole) = run(None);
+    if !whole || first.is_empty() {
+        return p;
+    }
+    // Each warp's timed loads by their order: the addresses of their lanes.
+    let by_nth = |seen: &[Seen]| {
+        let mut m: std::collections::BTreeMap<((u32, u32), u32), Vec<u64>> = Default::default();
+        for s in seen {
+            m.entry((s.warp, s.nth)).or_default().push(s.address);
+        }
+        m
+    };
+    let plain = by_nth(&first);
+    let most = plain.keys().map(|&(_, n)| n + 1).max().unwrap_or(0);
+    // The last of a warp's loads has no next one to wait on it.
+    let seed = crate::worker::hostdata::fresh_seed();
+    for nth in executions_drawn(most.saturating_sub(1), NEXT_TRIED, seed) {
+        let perturb = Perturb {
+            sites: Some(sites.clone()),
+            execution: Some(nth),
+            ..Perturb::site(space, 0)
+        };
+        let (moved, _) = run(Some(perturb));
+        let moved = by_nth(&moved);
+        for ((warp, n), lanes) in plain.range(((0, 0), nth)..) {
+            if *n != nth {
+                continue;
+            }
+            let Some(next) = plain.get(&(*warp, nth + 1)) else {
+                continue;
+            };
+            p.loads += lanes.len() as u64;
+            if moved.get(&(*warp, nth + 1)) != Some(next) {
+                p.feeding += lanes.len() as u64;
+            }
+        }
+    }
+    p.sites_feeding = u32::from(p.feeding > 0);
+    p
+}
+
+/// Timed loads of a warp perturbed one at a time by `timed_next`: enough that a chase
+/// with every second step left unwaited on (half its loads) reads at most 90% with odds
+/// of about one in four thousand, and one in four left (three quarters) about one in ten.
+const NEXT_TRIED: u32 = 16;
 
 /// At most this many of a site's executions are perturbed one at a time.
 const EXECUTIONS_TRIED: u32 = 4;
@@ -500,12 +593,18 @@ fn executions_tried(most: u32, seed: u64) -> Vec<u32> {
     if most <= 1 {
         return Vec::new();
     }
-    if most <= EXECUTIONS_TRIED {
+    executions_drawn(most, EXECUTIONS_TRIED, seed)
+}
+
+/// `count` of the executions 0 .. `most` (every one where there are no more): the first
+/// and the last, and others drawn afresh from `seed`.
+fn executions_drawn(most: u32, count: u32, seed: u64) -> Vec<u32> {
+    if most <= count {
         return (0..most).collect();
     }
     let mut tried = vec![0, most - 1];
     let mut x = seed;
-    while tried.len() < EXECUTIONS_TRIED as usize {
+    while tried.len() < count as usize {
         // splitmix64: a fresh draw per step of `x`.
         x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = x;
@@ -521,7 +620,7 @@ fn executions_tried(most: u32, seed: u64) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::executions_tried;
+    use super::{NEXT_TRIED, executions_drawn, executions_tried};
 
     #[test]
     fn a_site_run_often_is_tried_at_its_first_and_last_executions_and_fresh_others() {
@@ -540,5 +639,21 @@ mod tests {
             .map(|s| executions_tried(64, s)[2..].to_vec())
             .collect();
         assert!(drawn.len() > 10, "{drawn:?}");
+    }
+
+    /// `timed_next` draws its loads as `executions_tried` does, 16 of them: every one of a
+    /// short chase, and of a long one the first, the last given and others, all distinct.
+    #[test]
+    fn the_loads_a_serial_check_perturbs_are_distinct_and_within_the_chase() {
+        assert!(executions_drawn(0, NEXT_TRIED, 3).is_empty());
+        assert_eq!(executions_drawn(5, NEXT_TRIED, 3), vec![0, 1, 2, 3, 4]);
+        let a = executions_drawn(9999, NEXT_TRIED, 3);
+        assert_eq!(a.len(), NEXT_TRIED as usize);
+        assert_eq!(&a[..2], &[0, 9998]);
+        let mut distinct = a.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), a.len(), "{a:?}");
+        assert!(a.iter().all(|&n| n < 9999));
     }
 }
