@@ -92,6 +92,9 @@ pub struct CasWords {
 pub struct TimedDelay {
     pub sites: Vec<u32>,
     pub cycles: u64,
+    /// The cycles every warp of the run was held back by, together: the most an honest
+    /// figure made of its clock reads can grow by.
+    pub total: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// The loads at some sites (a kernel's timed ones) whose words and the values read there

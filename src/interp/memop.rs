@@ -352,6 +352,8 @@ pub fn load_store(
         && ins.site.is_some_and(|s| d.sites.contains(&s))
     {
         *ctx.delayed.entry((ctx.linear, warp)).or_insert(0) += d.cycles;
+        d.total
+            .fetch_add(d.cycles, std::sync::atomic::Ordering::Relaxed);
     }
     if perturbed != 0 {
         perturb(fr, ctx, ins, perturbed, warp);

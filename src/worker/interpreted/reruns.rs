@@ -93,8 +93,11 @@ pub(super) const TIMED_DELAY: u64 = 1000;
 /// `CLOCK_SCALE` cannot tell, since a scaled figure scales too; a figure whose clock reads
 /// hold no access (the pair read after the load it was to time) does not grow at all.
 /// More is no fault: an access may make more than one timed load (a value read remotely
-/// and handed on through shared memory), and a wait timed whole grows by its spins. None
-/// when every figure grows so; else why not, in a learner's words.
+/// and handed on through shared memory), and a wait timed whole grows by its spins. But
+/// no figure the clock read grows by more than every warp's timed loads were held back by
+/// together, over the figure's accesses: one that does was scaled up (1.5 times the
+/// cycles passed every bar of the local rung's check). None when every figure grows so;
+/// else why not, in a learner's words.
 fn delays_followed(
     k: &Kernel,
     small: &Lesson,
@@ -111,15 +114,18 @@ fn delays_followed(
         .filter(|s| s.space() != Some(Space::Param))
         .map(|s| s.id)
         .collect();
+    let total = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
     let tweak = Tweak {
         timed_delay: Some(TimedDelay {
             sites,
             cycles: TIMED_DELAY,
+            total: total.clone(),
         }),
         ..Tweak::clocks(1)
     };
     let mut p = run_small(k, small, v, inputs, (limits, tweak))?;
     let delayed = clock_figures(&mut p, small, v)?;
+    let held = total.load(Ordering::Relaxed) as f64;
     for (((i, m), one), late) in clock_measures(small).zip(first).zip(delayed) {
         let (Some(one), Some(late)) = (one, late) else {
             continue;
@@ -129,11 +135,24 @@ fn delays_followed(
         }
         let per = v.per.get(i).copied().unwrap_or(1.0);
         // A delay of cycles is fewer nanoseconds (`interp::block::NS_PER_KILOCYCLE`).
-        let want = match m.unit.as_str() {
-            "ns" => (TIMED_DELAY * NS_PER_KILOCYCLE / 1000) as f64,
-            _ => TIMED_DELAY as f64,
+        let to_unit = match m.unit.as_str() {
+            "ns" => NS_PER_KILOCYCLE as f64 / 1000.0,
+            _ => 1.0,
         };
+        let want = TIMED_DELAY as f64 * to_unit;
+        // Every warp's delays over the figure's accesses: what the clock reads, summed
+        // over every warp that timed, grows by no more.
+        let most = held * to_unit / per.max(1.0);
         let grew = late - one;
+        if grew > most * 1.02 + 1.0 / per.max(1.0) {
+            return Ok(Some(format!(
+                "measured.{}: with each timed load taking {want:.0} {} longer on the CPU \
+                 interpreter's clock, the kernel's figure grew by {grew:.1}, more than the \
+                 {most:.1} its timed loads were held back by in all, per access: a figure \
+                 must be what the clock read, not scaled up",
+                m.name, m.unit
+            )));
+        }
         if grew < want * 0.98 - 1.0 / per.max(1.0) {
             return Ok(Some(format!(
                 "measured.{}: with each timed load taking {want:.0} {} longer on the CPU \
