@@ -85,7 +85,10 @@ pub struct CasWords {
 
 /// Loads that take longer on the clock: every execution of a load at one of `sites` moves
 /// the clocks its warp reads (`%clock`, `%clock64`, `%globaltimer`) on by `cycles` (times
-/// the clock scale), as a slower memory would. A figure the kernel measures per access with
+/// the clock scale), as a slower memory would, where a GPU's warp waits for a load: at the
+/// first instruction that reads or writes a register the load fills (its scoreboard), not
+/// at the load, which only issues it. A clock read right after a load, before its value
+/// is used, holds none of its time, as on a GPU. A figure the kernel measures per access with
 /// its clock then grows by `cycles` for each such load an access makes: one that was scaled
 /// or made up grows by another amount.
 #[derive(Debug, Clone)]
@@ -264,6 +267,10 @@ pub struct BlockCtx<'a> {
     /// What each warp (by block and warp) has been held back by its delayed loads
     /// (`Launch::timed_delay`); empty in a run that delays none.
     pub(super) delayed: std::collections::HashMap<(u32, u32), u64>,
+    /// The registers (by function and number) each warp's delayed loads fill and no
+    /// instruction has used since (`TimedDelay`): the warp waits for them at the first
+    /// that does.
+    pub(super) pending_delays: std::collections::HashMap<(u32, u32), Vec<(usize, u32)>>,
 }
 
 impl BlockCtx<'_> {
@@ -292,6 +299,40 @@ impl BlockCtx<'_> {
         CLOCK_START
             .wrapping_add(self.steps + self.held_back(warp))
             .wrapping_mul(self.launch.clock_scale.max(1))
+    }
+
+    /// Where `ins` (in function `func`) uses a register a delayed load of `warp` fills and
+    /// has not been waited for: the warp waits now, its clocks moved on by the load's delay.
+    pub(super) fn wait_for_delayed(&mut self, func: usize, ins: &super::program::Instr, warp: u32) {
+        let Some(d) = &self.launch.timed_delay else {
+            return;
+        };
+        let key = (self.linear, warp);
+        let Some(pending) = self.pending_delays.get_mut(&key).filter(|p| !p.is_empty()) else {
+            return;
+        };
+        fn regs(o: &super::operand::Opnd, out: &mut Vec<u32>) {
+            use super::operand::Opnd;
+            match o {
+                Opnd::Reg(r) => out.push(*r),
+                Opnd::Addr(b, _) => regs(b, out),
+                Opnd::Vec(v) => v.iter().for_each(|o| regs(o, out)),
+                _ => {}
+            }
+        }
+        let mut used = Vec::new();
+        ins.src
+            .iter()
+            .chain(&ins.dst)
+            .for_each(|o| regs(o, &mut used));
+        let before = pending.len();
+        pending.retain(|&(f, r)| f != func || !used.contains(&r));
+        let waited = (before - pending.len()) as u64 * d.cycles;
+        if waited > 0 {
+            *self.delayed.entry(key).or_insert(0) += waited;
+            d.total
+                .fetch_add(waited, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 
     /// The cycles `warp`'s delayed loads have moved its clocks on by (`TimedDelay`).

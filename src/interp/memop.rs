@@ -351,9 +351,20 @@ pub fn load_store(
         && space != Space::Param
         && ins.site.is_some_and(|s| d.sites.contains(&s))
     {
-        *ctx.delayed.entry((ctx.linear, warp)).or_insert(0) += d.cycles;
-        d.total
-            .fetch_add(d.cycles, std::sync::atomic::Ordering::Relaxed);
+        // Waited for where the value is first used (`BlockCtx::wait_for_delayed`).
+        let filled: Vec<(usize, u32)> = items(&ins.dst[0])
+            .iter()
+            .filter_map(|o| match o {
+                Opnd::Reg(r) => Some((fr.func, *r)),
+                _ => None,
+            })
+            .collect();
+        let pending = ctx.pending_delays.entry((ctx.linear, warp)).or_default();
+        for f in filled {
+            if !pending.contains(&f) {
+                pending.push(f);
+            }
+        }
     }
     if perturbed != 0 {
         perturb(fr, ctx, ins, perturbed, warp);

@@ -112,6 +112,7 @@ pub fn run_cluster(
         perturbed_runs: Default::default(),
         observed_runs: Default::default(),
         delayed: Default::default(),
+        pending_delays: Default::default(),
     };
     let out = schedule(prog, &mut warps, &mut ctx, budget, blocks);
     let mem = ctx.mem;

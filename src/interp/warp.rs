@@ -143,6 +143,7 @@ impl Warp {
         top: &Entry,
     ) -> Result<Event, RunError> {
         let fr = self.frames.last_mut().expect("a frame");
+        ctx.wait_for_delayed(fr.func, ins, self.id);
         let active = match ins.guard {
             Some((p, neg)) => mask & (fr.preds[p as usize] ^ if neg { u32::MAX } else { 0 }),
             None => mask,
