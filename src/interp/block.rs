@@ -311,20 +311,14 @@ impl BlockCtx<'_> {
         let Some(pending) = self.pending_delays.get_mut(&key).filter(|p| !p.is_empty()) else {
             return;
         };
-        fn regs(o: &super::operand::Opnd, out: &mut Vec<u32>) {
-            use super::operand::Opnd;
-            match o {
-                Opnd::Reg(r) => out.push(*r),
-                Opnd::Addr(b, _) => regs(b, out),
-                Opnd::Vec(v) => v.iter().for_each(|o| regs(o, out)),
-                _ => {}
-            }
-        }
         let mut used = Vec::new();
-        ins.src
-            .iter()
-            .chain(&ins.dst)
-            .for_each(|o| regs(o, &mut used));
+        for o in ins.src.iter().chain(&ins.dst) {
+            super::slice::each(o, &mut |pred, r| {
+                if !pred {
+                    used.push(r);
+                }
+            });
+        }
         let before = pending.len();
         pending.retain(|&(f, r)| f != func || !used.contains(&r));
         let waited = (before - pending.len()) as u64 * d.cycles;

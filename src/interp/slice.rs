@@ -25,7 +25,7 @@ pub enum Slice {
 }
 
 /// Registers and predicates an operand reads.
-fn each(o: &Opnd, f: &mut impl FnMut(bool, u32)) {
+pub(super) fn each(o: &Opnd, f: &mut impl FnMut(bool, u32)) {
     match o {
         Opnd::Reg(r) => f(false, *r),
         Opnd::Pred(p, _) => f(true, *p),

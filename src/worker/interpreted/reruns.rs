@@ -481,10 +481,7 @@ pub(super) fn timed_next(
         };
         let (moved, _) = run(Some(perturb));
         let moved = by_nth(&moved);
-        for ((warp, n), lanes) in plain.range(((0, 0), nth)..) {
-            if *n != nth {
-                continue;
-            }
+        for ((warp, _), lanes) in plain.iter().filter(|((_, n), _)| *n == nth) {
             let Some(next) = plain.get(&(*warp, nth + 1)) else {
                 continue;
             };
