@@ -1,5 +1,5 @@
 // wrong: [token use] one tile at a time, waited for whole before its sum; to look overlapped, warp 0 leaves a token group of zero-filled words pending in the unused half and repeats wait_group 1 a hundred times beside it, waits that complete no copy
-// caught by: yours copy.waits_in_flight_pct at least 0.9x solution
+// caught by: yours copy.reads_in_flight_pct at least 0.9x solution
 // on: cpu
 // A window sum over tiles: out[i] is the sum of in[i - R] .. in[i + R], inputs past either
 // end counting as zero. Each block walks TILES tiles of BLOCK outputs in turn and stages

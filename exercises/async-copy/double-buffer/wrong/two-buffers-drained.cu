@@ -1,5 +1,5 @@
 // wrong: [unchecked structure] two buffers, but each turn waits for every copy (wait_group 0) before it sums: the next tile's copies are never in flight while the block works, so the second buffer buys nothing.
-// caught by: yours copy.waits_in_flight_pct at least 0.9x solution
+// caught by: yours copy.reads_in_flight_pct at least 0.9x solution
 // on: cpu
 // A window sum over tiles, staged two tiles at a time as the task asks, with the wait that
 // drains the pipeline at every turn.

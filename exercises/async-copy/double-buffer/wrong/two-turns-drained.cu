@@ -1,5 +1,5 @@
-// wrong: [unchecked structure] double-buffers six turns of eight, but on turns 1 and 3 waits for every copy and copies the next tile synchronously: the overlap is dropped a quarter of the time, 62.5% of the waits with a copy in flight against the solution's 87.5%
-// caught by: yours copy.waits_in_flight_pct at least 0.9x solution
+// wrong: [unchecked structure] double-buffers six turns of eight, but on turns 1 and 3 waits for every copy and copies the next tile synchronously: the overlap is dropped a quarter of the time, 62.5% of the sums made with a copy in flight against the solution's 87.5%
+// caught by: yours copy.reads_in_flight_pct at least 0.9x solution
 // on: cpu
 #ifndef R
 #define R 16

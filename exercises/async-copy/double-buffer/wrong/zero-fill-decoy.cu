@@ -1,5 +1,5 @@
 // wrong: [token use] stages the block's whole input with cp.async and waits for it once; then, every turn, each lane commits a 16-byte copy of source size 0 (it reads nothing and only zero-fills a scratch slot) and waits with it in flight beside the sums
-// caught by: yours copy.waits_in_flight_pct at least 0.9x solution
+// caught by: yours copy.reads_in_flight_pct at least 0.9x solution
 // on: cpu
 // A window sum over tiles: out[i] is the sum of in[i - R] .. in[i + R], inputs past either
 // end counting as zero. Each block copies all its TILES tiles' inputs into shared memory at
