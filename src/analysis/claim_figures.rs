@@ -136,6 +136,7 @@ pub(super) fn read(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         | Metric::LoadsUnusedPct
         | Metric::GlobalStagedPct
         | Metric::GlobalRelayedPct
+        | Metric::GlobalWideBytesPct
         | Metric::SharedTimedWords
         | Metric::SharedTimedReadsPct
         | Metric::SharedMatrixReadsPct
@@ -435,6 +436,23 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
                 (r + if i.relayed { i.requests } else { 0 }, a + i.requests)
             });
             per(100.0 * relayed as f64, all, "global store")
+        }
+        Metric::GlobalWideBytesPct => {
+            per_instruction(mem, name, g.requests > 0)?;
+            let moves = (mem.instructions.iter()).filter(|i| {
+                i.space == Space::Global && matches!(i.kind, AccessKind::Load | AccessKind::Store)
+            });
+            let (wide, all, requests) = moves.fold((0, 0, 0), |(w, a, r), i| {
+                let w = w + if i.width >= 16 { i.bytes_used } else { 0 };
+                (w, a + i.bytes_used, r + i.requests)
+            });
+            // Over the bytes, not the requests: a request's share is its bytes.
+            per(0.0, requests, "global load or store")?;
+            Ok(if all > 0 {
+                100.0 * wide as f64 / all as f64
+            } else {
+                0.0
+            })
         }
         Metric::GlobalPctUsed => {
             let moved = g.sectors as f64 * crate::analysis::coalescing::SECTOR_BYTES as f64;

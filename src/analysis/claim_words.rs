@@ -60,6 +60,7 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::LoadsUnusedPct => "% of load requests whose values nothing uses",
         Metric::GlobalStagedPct => "% of global load requests stored straight into shared memory",
         Metric::GlobalRelayedPct => "% of global store requests straight from shared memory",
+        Metric::GlobalWideBytesPct => "% of global bytes moved 16 bytes a lane",
         Metric::SharedTimedWords => "distinct shared words read in the timed lines",
         Metric::SharedTimedReadsPct => "% of shared load requests made in the timed lines",
         Metric::GlobalLoadRequests => "global load requests",

@@ -198,6 +198,57 @@ fn staged_loads_are_a_share_of_the_global_loads_alone() {
 }
 
 #[test]
+fn wide_bytes_are_a_share_of_the_global_loads_and_stores_bytes() {
+    let access = |id: u32, space: &str, kind: &str, width: u32, bytes: u64| {
+        serde_json::from_value::<crate::model::access::InstructionSummary>(serde_json::json!({
+            "id": id, "space": space, "kind": kind, "op": "ld.v4.f32",
+            "ptx_line": 40 + id, "source_line": null, "width": width,
+            "requests": bytes / (32 * width as u64).max(1) + 1, "wavefronts": 0,
+            "ideal_wavefronts": 0, "sectors": 0, "lines": 0, "bytes_used": bytes,
+            "distinct": 0, "local_bytes": 0, "sample": null,
+        }))
+        .unwrap()
+    };
+    // A float4 body of 4096 bytes each way, a 12-byte tail each way a float at a time, and
+    // a float4 shared load and a 4-byte atomic that are no part of the figure.
+    let mem = crate::model::results::MemoryStats {
+        instructions: vec![
+            access(0, "global", "load", 16, 4096),
+            access(1, "global", "store", 16, 4096),
+            access(2, "global", "load", 4, 12),
+            access(3, "global", "store", 4, 12),
+            access(4, "shared", "load", 16, 4096),
+            access(5, "global", "atomic", 4, 4096),
+        ],
+        global: crate::model::results::GlobalStats {
+            requests: 20,
+            ..Default::default()
+        },
+        traced_blocks: 1,
+        ..Default::default()
+    };
+    let v = VariantResult {
+        name: "yours".into(),
+        memory: Some(mem.clone()),
+        ..Default::default()
+    };
+    let (holds, detail) = judge_metric(&v, Metric::GlobalWideBytesPct, CmpOp::Ge, 99.0)
+        .unwrap_or_else(|_| panic!("judged"));
+    // 8192 of 8216 bytes: 99.7%.
+    assert!(holds && detail.contains("99.7"), "{detail}");
+    // The body's stores a float at a time: 4108 of 8216 bytes moved narrow.
+    let mut narrow = mem;
+    narrow.instructions[1].width = 4;
+    let v = VariantResult {
+        memory: Some(narrow),
+        ..v
+    };
+    let (holds, detail) = judge_metric(&v, Metric::GlobalWideBytesPct, CmpOp::Ge, 99.0)
+        .unwrap_or_else(|_| panic!("judged"));
+    assert!(!holds && detail.contains("= 49.9"), "{detail}");
+}
+
+#[test]
 fn a_functions_declared_name_is_read_from_its_mangled_one() {
     assert_eq!(declared_name("_Z10stir_group5uint4j"), Some("stir_group"));
     // `static`: nested in the namespace NVRTC makes for the file, the last name.

@@ -380,7 +380,11 @@ fn control(q: &Q) -> Result<Op, Unmodelled> {
         "bar" | "barrier" if has("arrive") => Ok(Op::BarArrive),
         "bar" | "barrier" if has("sync") || quals.is_empty() => Ok(Op::Bar),
         "membar" | "fence" => Ok(Op::Fence),
-        "prefetch" | "prefetchu" | "pmevent" | "nanosleep" => Ok(Op::Nop),
+        // Hints to the caches and the scheduler: what they change is where a line stays
+        // and when a warp runs, never a value (`applypriority` only lowers a line's
+        // standing in the L2). `discard` is not among them: the line's bytes become
+        // indeterminate.
+        "prefetch" | "prefetchu" | "applypriority" | "pmevent" | "nanosleep" => Ok(Op::Nop),
         "shfl" => {
             let m = match () {
                 _ if has("up") => Shfl::Up,

@@ -298,10 +298,16 @@ pub enum Metric {
     /// store what it computed, an output turned around through a tile keeps the old
     /// mapping behind coalesced stores.
     GlobalRelayedPct,
+    /// The bytes the lanes of global load and store requests asked for, in percent, that
+    /// accesses of 16 bytes a lane or more moved (`InstructionSummary::width`): a copy
+    /// vectorised but for a few floats at its end stays near 100 at every size, one
+    /// that moves a share of its words 4 bytes a lane does not, whatever its sectors per
+    /// request average out at.
+    GlobalWideBytesPct,
 }
 
 impl Metric {
-    pub const ALL: [(&'static str, Metric); 80] = [
+    pub const ALL: [(&'static str, Metric); 81] = [
         ("time_ms", Metric::TimeMs),
         ("gbps", Metric::Gbps),
         ("gflops", Metric::Gflops),
@@ -396,6 +402,7 @@ impl Metric {
         ("loads.unused_pct", Metric::LoadsUnusedPct),
         ("global.staged_pct", Metric::GlobalStagedPct),
         ("global.relayed_pct", Metric::GlobalRelayedPct),
+        ("global.wide_bytes_pct", Metric::GlobalWideBytesPct),
         ("shared.timed_words", Metric::SharedTimedWords),
         ("shared.timed_reads_pct", Metric::SharedTimedReadsPct),
         ("shared.matrix_reads_pct", Metric::SharedMatrixReadsPct),

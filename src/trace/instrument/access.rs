@@ -212,8 +212,9 @@ pub(super) fn moves_unseen(stmt: &str) -> Option<&str> {
     };
     let moves = match quals[0] {
         "ld" | "ldu" | "st" => !has("param"),
+        // Not `applypriority`: it changes a line's standing in the L2, and moves nothing.
         "atom" | "red" | "tex" | "tld4" | "suld" | "sust" | "sured" | "prefetch" | "prefetchu"
-        | "applypriority" | "discard" | "multimem" | "stmatrix" | "ldmatrix" => true,
+        | "discard" | "multimem" | "stmatrix" | "ldmatrix" => true,
         "cp" => {
             !["commit_group", "wait_group", "wait_all", "wait_group_read"]
                 .iter()

@@ -1,5 +1,5 @@
-// wrong: [off the point] moves 8 bytes per lane with float2, half of what the task asks: 8 sectors per request.
-// caught by: yours global.sectors_per_request at least 0.99x solution
+// wrong: [off the point] moves 8 bytes per lane with float2, half of what the task asks: 8 sectors per request, and none of its bytes moved 16 a lane.
+// caught by: yours global.wide_bytes_pct at least 0.99x solution
 // on: cpu
 
 extern "C" __global__ void copy_wide(const float* __restrict__ in, float* __restrict__ out,

@@ -1,5 +1,5 @@
 // wrong: [one size] copies a float a lane at one size (n = 262144, the interpreter's own) and float4s at every other: a trace of the GPU's sizes alone sees the taught copy
-// caught by: yours global.sectors_per_request at least 0.99x solution
+// caught by: yours global.wide_bytes_pct at least 0.99x solution
 // on: cpu
 extern "C" __global__ void copy_wide(const float* __restrict__ in, float* __restrict__ out, int n)
 {

@@ -1,5 +1,5 @@
 // wrong: [one size] float4s when n is a multiple of 4, and the starter's one float per lane for every other length, where the task asks for any n: wide at the lesson's size, 4 bytes per lane elsewhere.
-// caught by: yours global.sectors_per_request at least 0.99x solution
+// caught by: yours global.wide_bytes_pct at least 0.99x solution
 // on: cpu
 
 extern "C" __global__ void copy_wide(const float* __restrict__ in, float* __restrict__ out,

@@ -1,5 +1,5 @@
 // wrong: [hidden trace] the even blocks copy the first half of the array in float4s, the odd blocks copy the second half one float per lane: a trace that samples every other block sees only float4s.
-// caught by: yours global.sectors_per_request at least 0.99x solution
+// caught by: yours global.wide_bytes_pct at least 0.99x solution
 // on: cpu
 
 extern "C" __global__ void copy_wide(const float* __restrict__ in, float* __restrict__ out,
