@@ -25,6 +25,7 @@ use crate::model::{Lesson, Reference, Variant};
 use crate::trace::instrument::Site;
 
 mod reruns;
+mod timed_loads;
 
 /// What the CPU run says in place of a GPU's figures.
 pub const LABEL: &str = "run on the CPU interpreter";
@@ -278,7 +279,9 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                     "running it again over other inputs on the CPU \
                                      interpreter: what its timed loads read",
                                 );
-                                reruns::timed_from_input(&k, small, sv, &inputs, limits, on.space)
+                                timed_loads::timed_from_input(
+                                    &k, small, sv, &inputs, limits, on.space,
+                                )
                             }
                             PerturbOf::TimedNext => {
                                 stage(
@@ -287,7 +290,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                     "perturbing its timed loads one at a time on the CPU \
                                      interpreter: what the next one waits on",
                                 );
-                                reruns::timed_next(&k, small, sv, &inputs, limits, on.space)
+                                timed_loads::timed_next(&k, small, sv, &inputs, limits, on.space)
                             }
                             PerturbOf::TimedEnd => {
                                 stage(
@@ -297,7 +300,7 @@ pub fn run_lesson(lesson: &Lesson, cpu: &CpuRun, opts: &RunOptions, send: Sink) 
                                      interpreter",
                                 );
                                 let plain = (on, plain.as_deref().unwrap_or_default());
-                                reruns::timed_end(&k, small, sv, &inputs, limits, plain)
+                                timed_loads::timed_end(&k, small, sv, &inputs, limits, plain)
                             }
                             _ => {
                                 let words = on.space.memory_words();
