@@ -117,6 +117,8 @@ pub fn copy_return(prog: &Program, done: &Frame, caller: &mut Frame) {
 /// one of its arguments unchanged returned nothing of the function's own making: it is
 /// counted and left as it is, so a function that works on a copy for show and hands its
 /// argument back, the caller doing the work inline, feeds the output nothing of its own.
+/// So is a lane of a call that returns nothing, a word a lane: calls of an empty function
+/// made to bring the count of calls up feed nothing.
 pub fn perturb_return(
     prog: &Program,
     done: &Frame,
@@ -124,18 +126,18 @@ pub fn perturb_return(
     ctx: &mut BlockCtx,
     warp: u32,
 ) {
-    let (Some(to), Some((from, size)), Some(p)) = (
-        done.ret_to,
-        prog.funcs[done.func].retval,
-        &ctx.launch.perturb,
-    ) else {
-        return;
-    };
-    if p.of != PerturbOf::Returns || !p.takes(done.call_site) {
-        return;
+    match &ctx.launch.perturb {
+        Some(p) if p.of == PerturbOf::Returns && p.takes(done.call_site) => {}
+        _ => return,
     }
     let lanes_of = super::memop::nth_execution(ctx, warp, done.returned);
     let Some(p) = &ctx.launch.perturb else {
+        return;
+    };
+    let (Some(to), Some((from, size))) = (done.ret_to, prog.funcs[done.func].retval) else {
+        let returned = u64::from(lanes(lanes_of).count() as u32);
+        p.hits
+            .fetch_add(returned, std::sync::atomic::Ordering::Relaxed);
         return;
     };
     let callee = &prog.funcs[done.func];

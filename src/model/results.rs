@@ -365,9 +365,10 @@ pub struct MemoryStats {
     pub shared_stores: u64,
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub shared_stores_read: u64,
-    /// Out-of-line calls (PTX `call`) the traced threads made, a lane each, scaled to the
-    /// grid: a function kept out of line but called once, beside an inlined copy that does
-    /// the work, makes few. 0 in recordings made before calls were counted.
+    /// Out-of-line calls (PTX `call`) the traced threads made of the function they called
+    /// most, a lane each, scaled to the grid: a function kept out of line but called once,
+    /// beside an inlined copy that does the work, makes few, and calls of an empty one
+    /// beside it add none. 0 in recordings made before calls were counted.
     #[serde(default, skip_serializing_if = "super::access::is_zero")]
     pub calls: u64,
     /// The traced threads' instructions, and those run inside an out-of-line function:

@@ -359,24 +359,38 @@ pub fn analyze_launch(
     m.copies.overlapped_bytes = groups.overlapped_bytes;
     (m.shared_stores, m.shared_stores_read) = stores.counts();
     let mut cross = crate::trace::cross_block::CrossBlockStores::default();
+    let mut calls = Calls::default();
     for r in records {
         if let Some(site) = sites.get(r.site as usize) {
-            m.calls += call_lanes(r, site);
+            calls.push(r, site);
             m.shuffles += shuffle_lanes(r, site);
             cross.push(r, site);
         }
     }
+    m.calls = calls.most();
     m.global.cross_block_words = cross.words;
     m.global.handover_words = cross.handed;
     (m.global.load_sectors, m.global.reread_sectors) = (cross.load_sectors, cross.reread_sectors);
     m
 }
 
-/// The lanes a record of a `call` site names (each a call made), 0 for any other record.
-pub(super) fn call_lanes(r: &Record, site: &Site) -> u64 {
-    match site.event {
-        Event::Call => u64::from(r.mask.count_ones()),
-        _ => 0,
+/// The calls made, a lane each, counted by the function called (`Site::callee`).
+#[derive(Debug, Default)]
+pub(super) struct Calls(std::collections::HashMap<String, u64>);
+
+impl Calls {
+    /// A record of a `call` site: its lanes, each a call of the site's function.
+    pub(super) fn push(&mut self, r: &Record, site: &Site) {
+        if site.event == Event::Call {
+            *self.0.entry(site.callee.clone()).or_default() += u64::from(r.mask.count_ones());
+        }
+    }
+
+    /// The calls of the function called most (`MemoryStats::calls`): a function called for
+    /// every piece of the work stays at the work's count, however many calls of another
+    /// (an empty one, made to bring the count up) are made beside it.
+    pub(super) fn most(&self) -> u64 {
+        self.0.values().copied().max().unwrap_or(0)
     }
 }
 

@@ -24,6 +24,7 @@ fn site(id: u32, space: Space, width: u32) -> Site {
         addr: String::new(),
         timed: false,
         called_at: Vec::new(),
+        callee: String::new(),
     }
 }
 
@@ -698,4 +699,38 @@ fn shared_requests_in_the_kib_the_gpu_keeps_are_counted() {
     let mut below = rec(0, Space::Shared, u32::MAX, 4, 4);
     below.addrs[0] = 1020;
     assert_eq!(analyze(&[below], &sites).shared_reserved_requests, 1);
+}
+
+#[test]
+fn calls_are_those_of_the_function_called_most() {
+    let call = |id: u32, callee: &str| Site {
+        event: Event::Call,
+        callee: callee.into(),
+        ..site(id, Space::Global, 0)
+    };
+    let sites = [
+        call(0, "_Z4stirj"),
+        call(1, "_Z4tickv"),
+        call(2, "_Z4stirj"),
+    ];
+    // stir called by 32 + 16 lanes over two sites, tick by 32 + 32 + 32 at one.
+    let records = [
+        rec(0, Space::Global, u32::MAX, 0, 0),
+        rec(2, Space::Global, 0xFFFF, 0, 0),
+        rec(1, Space::Global, u32::MAX, 0, 0),
+        rec(1, Space::Global, u32::MAX, 0, 0),
+        rec(1, Space::Global, u32::MAX, 0, 0),
+    ];
+    let mut calls = Calls::default();
+    for r in &records {
+        calls.push(r, &sites[r.site as usize]);
+    }
+    assert_eq!(calls.most(), 96);
+    // An access is no call.
+    calls.push(
+        &rec(0, Space::Global, u32::MAX, 4, 4),
+        &site(0, Space::Global, 4),
+    );
+    assert_eq!(calls.most(), 96);
+    assert_eq!(Calls::default().most(), 0);
 }

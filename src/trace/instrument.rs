@@ -202,6 +202,10 @@ pub struct Site {
     /// inlined elsewhere (a warm-up lap) is not, however many helpers deep it lies.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub called_at: Vec<u32>,
+    /// A `call` site: the function it calls as the PTX names it (`_Z10stir_group5uint4`;
+    /// a register for a call through a pointer), so that calls are counted by function.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub callee: String,
 }
 
 impl Site {
@@ -224,6 +228,7 @@ impl Site {
             addr: String::new(),
             timed: false,
             called_at: Vec::new(),
+            callee: String::new(),
         }
     }
 
@@ -548,6 +553,10 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     ) && relayed.contains(&(line_no, seg_idx)),
                     addr: access.addr.to_string(),
                     timed: false,
+                    callee: match access.event {
+                        Event::Call => callee_at(ptx, line_no),
+                        _ => String::new(),
+                    },
                 };
                 let known = (&symbols, features);
                 // An acquire load is logged after it reads (`site_block`), and an mbarrier
@@ -592,6 +601,36 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
         sites,
         unseen,
     })
+}
+
+/// The function the `call` on line `line_no` (from 1) of `ptx` calls: NVVM writes a call's
+/// operands over the lines after its opcode (`call.uni (retval0),`, then `_Z4stirj,`, then
+/// its parameters), so the statement is read on to its `;`. Empty where none is found.
+fn callee_at(ptx: &str, line_no: u32) -> String {
+    let mut text = String::new();
+    for line in ptx.lines().skip(line_no.saturating_sub(1) as usize) {
+        let code = statements::strip_comment(line);
+        text.push_str(code);
+        text.push(' ');
+        if code.contains(';') {
+            break;
+        }
+    }
+    let Some(at) = text.find("call") else {
+        return String::new();
+    };
+    // After the opcode (`call`, `call.uni`), the return values in parentheses, if any.
+    let mut rest = text[at..]
+        .split_once(char::is_whitespace)
+        .map_or("", |r| r.1)
+        .trim_start();
+    if rest.starts_with('(') {
+        rest = rest.split_once(')').map_or("", |r| r.1).trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+    }
+    rest.chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '(' | ';'))
+        .collect()
 }
 
 /// The kernel's name on the line that opens an `.entry` (`.visible .entry k(`); None for

@@ -821,3 +821,19 @@ fn the_lines_a_clock_is_read_on_come_from_the_loc_of_each_read() {
                \tmov.u64 %rd3, %clockish;\n";
     assert_eq!(clock_lines(ptx), [3, 6]);
 }
+
+#[test]
+fn a_call_names_its_function_from_the_lines_nvvm_spreads_it_over() {
+    let ptx = "\tcall.uni (retval0), \n\t_Z10stir_group5uint4, \n\t(\n\tparam0\n\t);\n\
+               \tcall.uni \n\t_Z4tickv, \n\t(\n\t);\n\
+               \tcall.uni (retval0), _Z4stirj, (param0); // one line\n\
+               \tcall %rd4, (param0), prototype_0;\n";
+    let names: Vec<String> = [1, 6, 10, 11]
+        .iter()
+        .map(|&l| super::callee_at(ptx, l))
+        .collect();
+    assert_eq!(
+        names,
+        ["_Z10stir_group5uint4", "_Z4tickv", "_Z4stirj", "%rd4"]
+    );
+}

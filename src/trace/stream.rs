@@ -94,8 +94,8 @@ pub struct Streamed {
     groups: crate::analysis::copy_groups::CopyGroups,
     /// Whether each shared store is read (`analysis::store_use`).
     stores: crate::analysis::store_use::StoreUse,
-    /// Lanes of the `call` records so far (`MemoryStats::calls`).
-    calls: u64,
+    /// Lanes of the `call` records so far, by function (`MemoryStats::calls`).
+    calls: super::analyze::Calls,
     /// The traced blocks' thread instructions, and those inside called functions, as the
     /// interpreter runs them (`MemoryStats::call_work`).
     pub work: crate::model::results::CallWork,
@@ -136,7 +136,7 @@ impl Streamed {
             },
             groups: Default::default(),
             stores: Default::default(),
-            calls: 0,
+            calls: Default::default(),
             work: Default::default(),
             shuffles: 0,
             cross: Default::default(),
@@ -216,7 +216,7 @@ impl Streamed {
             return;
         };
         let (barrier, may_split) = (site.is_event(), site.may_split());
-        self.calls += super::analyze::call_lanes(r, site);
+        self.calls.push(r, site);
         self.shuffles += super::analyze::shuffle_lanes(r, site);
         self.cross.push(r, site);
         self.handover.push(r, site);
@@ -285,7 +285,7 @@ impl Streamed {
         m.copies.completed_bytes = self.groups.completed_bytes;
         m.copies.overlapped_bytes = self.groups.overlapped_bytes;
         (m.shared_stores, m.shared_stores_read) = self.stores.counts();
-        m.calls = self.calls;
+        m.calls = self.calls.most();
         // Counted only where the interpreter ran the traced blocks (records alone say none).
         m.call_work = (self.work.thread_steps > 0).then_some(self.work);
         m.shuffles = self.shuffles;
@@ -325,6 +325,7 @@ mod tests {
             addr: String::new(),
             timed: false,
             called_at: Vec::new(),
+            callee: String::new(),
         }
     }
 

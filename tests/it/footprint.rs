@@ -41,6 +41,7 @@ fn site(id: u32) -> Site {
         addr: String::new(),
         timed: false,
         called_at: Vec::new(),
+        callee: String::new(),
     }
 }
 

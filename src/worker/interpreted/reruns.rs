@@ -250,7 +250,7 @@ fn judged_again(
 /// returns (`PerturbOf::Returns`), each call site runs with the value its callee returns
 /// perturbed as it reaches the caller: a function called for show, its result masked
 /// away while the caller does the work inline, feeds nothing (a call that returns nothing
-/// weighs nothing).
+/// weighs a word a lane, and feeds nothing).
 pub(super) fn followed(
     k: &Kernel,
     small: &Lesson,

@@ -1,0 +1,44 @@
+// wrong: [unchecked structure] stir_group stirs two groups a call, so it is called 4 times a round, not for every group as the task says; 4 calls of an empty out-of-line function that returns nothing make the count of calls up to the solution's (calls counted every call, whichever function it called)
+// caught by: yours calls at least 1x solution
+// on: cpu
+#define GROUPS 8
+__device__ __forceinline__ unsigned stir(unsigned a, unsigned b)
+{
+    return (a ^ (b >> 5)) * 2654435761u + b;
+}
+struct Pair { uint4 a, b; };
+__device__ __noinline__ Pair stir_group(uint4 a, uint4 b, unsigned next)
+{
+    Pair p;
+    p.a.x = stir(a.x, a.y); p.a.y = stir(a.y, a.z); p.a.z = stir(a.z, a.w); p.a.w = stir(a.w, b.x);
+    p.b.x = stir(b.x, b.y); p.b.y = stir(b.y, b.z); p.b.z = stir(b.z, b.w); p.b.w = stir(b.w, next);
+    return p;
+}
+__device__ __noinline__ void tick() { asm volatile(""); }
+extern "C" __global__ void stir_groups(const unsigned* __restrict__ in,
+                                       unsigned* __restrict__ out, int n, int rounds)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    unsigned x = in[i];
+    uint4 g[GROUPS];
+#pragma unroll
+    for (int q = 0; q < GROUPS; ++q) {
+        g[q].x = x + (unsigned)(4 * q) * 16777619u;
+        g[q].y = x + (unsigned)(4 * q + 1) * 16777619u;
+        g[q].z = x + (unsigned)(4 * q + 2) * 16777619u;
+        g[q].w = x + (unsigned)(4 * q + 3) * 16777619u;
+    }
+    for (int r = 0; r < rounds; ++r) {
+#pragma unroll
+        for (int p = 0; p < GROUPS / 2; ++p) {
+            Pair s = stir_group(g[2 * p], g[2 * p + 1], g[(2 * p + 2) % GROUPS].x);
+            g[2 * p] = s.a; g[2 * p + 1] = s.b;
+            tick();
+        }
+    }
+    unsigned result = 0;
+#pragma unroll
+    for (int q = 0; q < GROUPS; ++q) result ^= g[q].x ^ g[q].y ^ g[q].z ^ g[q].w;
+    out[i] = result;
+}
