@@ -421,10 +421,17 @@ fn read_traced(m: Metric, v: &VariantResult) -> Result<f64, Verdict> {
         }
         Metric::GlobalStagedPct => {
             per_instruction(mem, name, g.requests > 0)?;
+            // A copy into shared memory (`cp.async`, the TMA's) is staged by what it is.
+            let copy = |i: &&crate::model::access::InstructionSummary| {
+                matches!(i.kind, AccessKind::AsyncCopy | AccessKind::BulkCopy)
+            };
             let loads = (mem.instructions.iter())
-                .filter(|i| i.space == Space::Global && i.kind == AccessKind::Load);
+                .filter(|i| i.space == Space::Global && (i.kind == AccessKind::Load || copy(i)));
             let (staged, all) = loads.fold((0, 0), |(s, a), i| {
-                (s + if i.staged { i.requests } else { 0 }, a + i.requests)
+                (
+                    s + if i.staged || copy(&i) { i.requests } else { 0 },
+                    a + i.requests,
+                )
             });
             per(100.0 * staged as f64, all, "global load")
         }

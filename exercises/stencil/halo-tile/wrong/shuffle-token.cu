@@ -1,5 +1,5 @@
 // wrong: [token use] sums the windows with shuffles in registers, with one shared word staged and read for show
-// caught by: yours shared.requests at least 0.9x solution
+// caught by: yours shared.lane_words at least 0.9x solution
 // on: cpu
 extern "C" __global__ void stencil_tile(const float* __restrict__ in,
                                         float* __restrict__ out, int n)
