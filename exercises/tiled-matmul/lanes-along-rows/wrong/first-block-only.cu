@@ -1,5 +1,5 @@
 // wrong: [hidden trace] gives lane threadIdx.x a column of C in block (0, 0), the block a one-block trace of the lesson looks at, and keeps lanes along rows in every other block
-// caught by: yours global.sectors_per_request <= 4
+// caught by: yours global.pct_used at least 0.9x solution
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of 32 x 32 threads
 // (TILE comes from the lesson: 32), each block one 32 x 32 square of C; n need not be a

@@ -1,5 +1,5 @@
 // wrong: [one size] gives lanes the columns of C only where n is a multiple of 32, as the lesson's n is, and keeps lanes along rows otherwise, where the edge tests "are simpler that way"
-// caught by: yours global.sectors_per_request <= 4
+// caught by: yours global.pct_used at least 0.9x solution
 // on: cpu
 // C = A x B for n x n row-major floats, one output per thread, blocks of 32 x 32 threads
 // (TILE comes from the lesson: 32), each block one 32 x 32 square of C; n need not be a
