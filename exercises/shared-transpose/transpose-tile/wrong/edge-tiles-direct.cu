@@ -1,5 +1,5 @@
 // wrong: [one size] stages only the whole 32 x 32 squares in the padded tile and lets the squares cut by the matrix's edge write straight to their transposed place, a column at a time: every square is whole at the lesson's n, and at a ragged n the edge writes scatter
-// caught by: yours global.pct_used at least 0.98x solution
+// caught by: yours global.pct_used at least 0.999x solution
 // on: cpu
 
 #define TILE 32
