@@ -389,17 +389,17 @@ fn shfl(
         let j = if ok { j as usize } else { l };
         // A source lane outside the member mask (one that exited, or was left out) gives
         // an undefined value on a GPU: the interpreter's lockstep copy of it would make a
-        // kernel right that a GPU need not be.
-        if member >> j & 1 == 0 {
-            let why = format!(
-                "`{}`: lane {l} reads lane {j}, which is not in the member mask \
-                 {member:#010x}: its value is undefined (a lane that has exited or is left \
-                 out of the mask has nothing to give)",
-                ins.text
-            );
-            return Err(ctx.error(ins.place, warp, why, 1 << l));
-        }
-        out[l] = (fr.read(&ins.src[0], j, ctx, warp), ok);
+        // kernel right that a GPU need not be. Bits drawn from where the read is stand for
+        // it: a kernel that uses them is wrong here too, one that throws them away (a
+        // tree over the live lanes that reads past them and keeps nothing) is right.
+        out[l] = if member >> j & 1 == 0 {
+            (
+                super::memop::flip_bits(ctx, warp, l, j, u64::from(u32::MAX)),
+                ok,
+            )
+        } else {
+            (fr.read(&ins.src[0], j, ctx, warp), ok)
+        };
     }
     for l in lanes(active) {
         fr.write(&ins.dst[0], l, trunc(out[l].0, 32));

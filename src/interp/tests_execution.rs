@@ -811,3 +811,18 @@ fn twenty_four_bit_products_saturation_and_narrow_signed_results_are_the_ptx_isa
     assert!(e.why.contains("not interpreted"), "{e}");
     assert_eq!(one("cvt.rn.f32.u32 %r9, 16777217;"), 16777216f32.to_bits());
 }
+
+#[test]
+fn a_shuffle_from_a_lane_outside_the_member_mask_reads_an_undefined_value_not_a_stop() {
+    // Lanes 0-15 shuffle down by one with a member mask of theirs: lane 15 names lane 16,
+    // which is not in it. A GPU gives it an undefined value; the run goes on.
+    let body = store_r9(
+        "mov.u32 %r9, 7;\nand.b32 %r5, %r1, 31;\nsetp.lt.u32 %p2, %r5, 16;\n@!%p2 bra SKIP;\n\
+         shfl.sync.down.b32 %r9, %r1, 1, 31, 65535;\nSKIP:",
+    );
+    let (out, _) = run_on(&body, 1, 32, 32).unwrap();
+    assert_eq!(&out[..15], &(1..16).collect::<Vec<u32>>()[..]);
+    // Not lane 16's value, which a lockstep copy would give, nor lane 15's own.
+    assert!(out[15] != 16 && out[15] != 15, "{}", out[15]);
+    assert!(out[16..].iter().all(|&v| v == 7));
+}
