@@ -642,6 +642,20 @@ pub struct Perturbed {
     pub sites_feeding: u32,
 }
 
+impl Perturbed {
+    /// Nothing perturbed yet: `sites` sites of `space`, perturbed by `of`.
+    pub fn none(space: crate::model::access::Space, of: PerturbOf, sites: u32) -> Perturbed {
+        Perturbed {
+            space,
+            of,
+            loads: 0,
+            feeding: 0,
+            sites,
+            sites_feeding: 0,
+        }
+    }
+}
+
 /// What the runs of a check that follows the output change, one site at a time: what
 /// the loads of a space read (their bits flipped), or whether the atomics on it update
 /// at all (the update left out). A load read for show changes nothing when perturbed; an

@@ -279,14 +279,7 @@ pub(super) fn followed(
             _ => false,
         })
         .collect();
-    let mut p = Perturbed {
-        space,
-        of: on.of,
-        loads: 0,
-        feeding: 0,
-        sites: 0,
-        sites_feeding: 0,
-    };
+    let mut p = Perturbed::none(space, on.of, 0);
     let changed = |perturb: Perturb| changed_by(k, small, v, inputs, limits, plain, perturb);
     let seed = crate::worker::hostdata::fresh_seed();
     for (i, site) in sites.iter().enumerate() {

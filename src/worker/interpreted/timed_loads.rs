@@ -41,14 +41,7 @@ pub(super) fn timed_from_input(
     space: Space,
 ) -> Perturbed {
     let sites = timed_load_sites(k, space);
-    let mut p = Perturbed {
-        space,
-        of: PerturbOf::Inputs,
-        loads: 0,
-        feeding: 0,
-        sites: sites.len() as u32,
-        sites_feeding: 0,
-    };
+    let mut p = Perturbed::none(space, PerturbOf::Inputs, sites.len() as u32);
     let observed = |inputs: &[HostData], perturb: Option<Perturb>| {
         observe_timed(k, (small, v, inputs, limits), (space, &sites), perturb)
     };
@@ -134,14 +127,7 @@ pub(super) fn timed_next(
     space: Space,
 ) -> Perturbed {
     let sites = timed_load_sites(k, space);
-    let mut p = Perturbed {
-        space,
-        of: PerturbOf::TimedNext,
-        loads: 0,
-        feeding: 0,
-        sites: sites.len() as u32,
-        sites_feeding: 0,
-    };
+    let mut p = Perturbed::none(space, PerturbOf::TimedNext, sites.len() as u32);
     if sites.is_empty() {
         return p;
     }
@@ -219,14 +205,7 @@ pub(super) fn timed_end(
 ) -> Perturbed {
     let space = on.space;
     let sites = timed_load_sites(k, space);
-    let mut p = Perturbed {
-        space,
-        of: PerturbOf::TimedEnd,
-        loads: 0,
-        feeding: 0,
-        sites: sites.len() as u32,
-        sites_feeding: 0,
-    };
+    let mut p = Perturbed::none(space, PerturbOf::TimedEnd, sites.len() as u32);
     let timed = |execution: Option<u32>| Perturb {
         sites: Some(sites.clone()),
         execution,
