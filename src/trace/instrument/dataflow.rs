@@ -42,6 +42,11 @@ impl Stmt<'_> {
         self.is_store_of(&["shared", "shared::cta"])
     }
 
+    /// A store to a block of the cluster's shared memory, named as such.
+    pub fn stores_cluster_shared(&self) -> bool {
+        self.is_store_of(&["shared::cluster"])
+    }
+
     /// A store to global memory, named as such.
     pub fn stores_global(&self) -> bool {
         self.is_store_of(&["global"])

@@ -6,7 +6,9 @@
 //!
 //! A load is staged when its value, through any chain of arithmetic (a select between it
 //! and a zero past an edge, a conversion), reaches the value of a store to the block's
-//! shared memory, and nothing else: not an address, a branch, another store or an atomic.
+//! shared memory, or to another block's of its cluster (`st.shared::cluster`: a slice pushed
+//! to the block that reads it), and nothing else: not an address, a branch, another store
+//! or an atomic.
 //! An opcode the reading does not know counts as somewhere else, so a load is never called
 //! staged that is not. A store through a generic address (`st.f32`, no space named) is
 //! somewhere else too: NVRTC names the space of a `__shared__` array's stores wherever it
@@ -55,7 +57,11 @@ fn only_into_shared(
                 Class::Pure => work.extend(s.defs.iter().copied()),
                 // Read as an address (or a guard) of another load.
                 Class::Load => return false,
-                Class::Effect if !s.stores_shared() => return false,
+                // Into another block's shared memory too: a slice pushed to the block
+                // that reads it is staged there, by one crossing of the cluster.
+                Class::Effect if !(s.stores_shared() || s.stores_cluster_shared()) => {
+                    return false;
+                }
                 Class::Effect => {
                     // A store of the value, not at an address (or under a guard) made
                     // from it.
@@ -124,7 +130,7 @@ mod tests {
     }
 
     #[test]
-    fn a_vector_load_stored_as_a_vector_is_staged_and_a_remote_store_does_not_stage() {
+    fn a_vector_load_stored_as_a_vector_is_staged_and_so_is_a_remote_store() {
         // 12: all four words into the tile. 13: into another block's shared memory.
         let ptx = kernel(
             "ld.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd1];\n\
@@ -132,7 +138,7 @@ mod tests {
              st.shared.v4.u32 [%r1], {%r2, %r3, %r4, %r5};\n\
              st.shared::cluster.u32 [%r1], %r6;",
         );
-        assert_eq!(staged_lines(&ptx), [12]);
+        assert_eq!(staged_lines(&ptx), [12, 13]);
     }
 
     #[test]
