@@ -458,7 +458,9 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
     let staged = staged::staged_loads(&functions);
     let relayed = relayed::relayed_stores(&functions);
 
-    for (idx, raw) in ptx.lines().enumerate() {
+    // A call's operands follow it over the next lines (`statements::callee`).
+    let lines: Vec<&str> = ptx.lines().collect();
+    for (idx, raw) in lines.iter().enumerate() {
         let line_no = idx as u32 + 1;
         let code = strip_comment(raw);
         if starts_function(code) {
@@ -554,7 +556,7 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
                     addr: access.addr.to_string(),
                     timed: false,
                     callee: match access.event {
-                        Event::Call => callee_at(ptx, line_no),
+                        Event::Call => statements::callee(&lines[idx..]),
                         _ => String::new(),
                     },
                 };
@@ -601,36 +603,6 @@ pub fn instrument(ptx: &str) -> Result<Instrumented, InstrumentError> {
         sites,
         unseen,
     })
-}
-
-/// The function the `call` on line `line_no` (from 1) of `ptx` calls: NVVM writes a call's
-/// operands over the lines after its opcode (`call.uni (retval0),`, then `_Z4stirj,`, then
-/// its parameters), so the statement is read on to its `;`. Empty where none is found.
-fn callee_at(ptx: &str, line_no: u32) -> String {
-    let mut text = String::new();
-    for line in ptx.lines().skip(line_no.saturating_sub(1) as usize) {
-        let code = statements::strip_comment(line);
-        text.push_str(code);
-        text.push(' ');
-        if code.contains(';') {
-            break;
-        }
-    }
-    let Some(at) = text.find("call") else {
-        return String::new();
-    };
-    // After the opcode (`call`, `call.uni`), the return values in parentheses, if any.
-    let mut rest = text[at..]
-        .split_once(char::is_whitespace)
-        .map_or("", |r| r.1)
-        .trim_start();
-    if rest.starts_with('(') {
-        rest = rest.split_once(')').map_or("", |r| r.1).trim_start();
-        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
-    }
-    rest.chars()
-        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '(' | ';'))
-        .collect()
 }
 
 /// The kernel's name on the line that opens an `.entry` (`.visible .entry k(`); None for

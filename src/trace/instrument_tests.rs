@@ -828,9 +828,10 @@ fn a_call_names_its_function_from_the_lines_nvvm_spreads_it_over() {
                \tcall.uni \n\t_Z4tickv, \n\t(\n\t);\n\
                \tcall.uni (retval0), _Z4stirj, (param0); // one line\n\
                \tcall %rd4, (param0), prototype_0;\n";
+    let lines: Vec<&str> = ptx.lines().collect();
     let names: Vec<String> = [1, 6, 10, 11]
         .iter()
-        .map(|&l| super::callee_at(ptx, l))
+        .map(|&l| super::statements::callee(&lines[l - 1..]))
         .collect();
     assert_eq!(
         names,

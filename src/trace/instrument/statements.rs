@@ -112,3 +112,34 @@ pub fn split_operands(args: &str) -> Vec<&str> {
     }
     out
 }
+
+/// The function a `call` calls, `lines` starting at the call's: NVVM writes a call's
+/// operands over the lines after its opcode (`call.uni (retval0),`, then `_Z4stirj,`, then
+/// its parameters), so the statement is read on to its `;` (a register for a call through
+/// a pointer). Empty where none is found.
+pub(super) fn callee(lines: &[&str]) -> String {
+    let mut text = String::new();
+    for line in lines {
+        let code = strip_comment(line);
+        text.push_str(code);
+        text.push(' ');
+        if code.contains(';') {
+            break;
+        }
+    }
+    let Some(at) = text.find("call") else {
+        return String::new();
+    };
+    // After the opcode (`call`, `call.uni`), the return values in parentheses, if any.
+    let mut rest = text[at..]
+        .split_once(char::is_whitespace)
+        .map_or("", |r| r.1)
+        .trim_start();
+    if rest.starts_with('(') {
+        rest = rest.split_once(')').map_or("", |r| r.1).trim_start();
+        rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+    }
+    rest.chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '(' | ';'))
+        .collect()
+}
