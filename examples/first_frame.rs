@@ -57,7 +57,7 @@ fn open(root: &CourseRoot) -> (Duration, Duration, usize) {
     (
         frames[0].0,
         frames[frames.len() - 1].0,
-        app.reading.lessons.len(),
+        app.reading.lessons().len(),
     )
 }
 

@@ -126,7 +126,7 @@ fn main() {
     if !lab.play(vec![], ready).0 {
         cannot("the worker never said what this machine has");
     }
-    let gpu = match lab.app.runs.caps.as_ref().map(|c| (&c.device, &c.no_gpu)) {
+    let gpu = match lab.app.runs.caps().as_ref().map(|c| (&c.device, &c.no_gpu)) {
         Some((Some(d), _)) => d.name.clone(),
         Some((None, why)) => cannot(&format!("no GPU: {}", why.clone().unwrap_or_default())),
         None => cannot("no answer from the worker"),
@@ -177,8 +177,8 @@ fn open(id: &str, device: u32, tmp: &Path) -> (Lab, PathBuf, String) {
     let file = ws.file(&ex);
     std::fs::write(&file, &ex.solution).unwrap_or_else(|e| cannot(&e.to_string()));
     let mut app = App::new(lessons, None, Progress::default());
-    app.view.color = false;
-    app.exercises.workspace = Some(ws);
+    app.view.set_color(false);
+    app.exercises = gpulab::ui::state::exercise::Exercises::new(Some(ws), Default::default(), None);
     let (hub_tx, hub) = channel();
     let client = WorkerClient::with_command(bin, vec!["worker".into()]);
     let jobs = ui::spawn_worker(hub_tx, device, client);

@@ -46,6 +46,7 @@ use crate::model::protocol::PIP_HINT;
 use crate::session::client::WorkerClient;
 use crate::session::progress::Progress;
 use crate::ui::App;
+use crate::ui::state::exercise::Exercises;
 use crate::ui::state::loading::{self, Loading};
 use anyhow::{Result, bail};
 use say::say_err;
@@ -201,14 +202,16 @@ pub fn open_lab(root: &CourseRoot, device: u32) -> Result<i32> {
     let mut app = App::loading(root.lesson_count(), progress);
     // Said once: the backup it names is kept, so the next start has nothing to say.
     app.message = note;
-    app.reading.course_root = root.clone();
-    app.exercises.workspace = crate::session::workspace::Workspace::locate(None).ok();
-    if let Some(path) = crate::session::exercise::progress::ExerciseBook::path() {
-        let (book, note) = crate::session::exercise::progress::ExerciseBook::load_from(&path);
-        app.exercises.book = book;
-        app.exercises.book_path = Some(path);
-        app.message = app.message.take().or(note);
-    }
+    app.reading.set_course_root(root.clone());
+    let workspace = crate::session::workspace::Workspace::locate(None).ok();
+    app.exercises = match crate::session::exercise::progress::ExerciseBook::path() {
+        Some(path) => {
+            let (book, note) = crate::session::exercise::progress::ExerciseBook::load_from(&path);
+            app.message = app.message.take().or(note);
+            Exercises::new(workspace, book, Some(path))
+        }
+        None => Exercises::new(workspace, Default::default(), None),
+    };
     let root = root.clone();
     let app = crate::ui::terminal::open(app, device, move || loading::load(&root))?;
     if let Some(s) = app.terminated_by {

@@ -332,12 +332,12 @@ mod tests {
         here: &DeviceInfo,
     ) -> Target {
         let mut app = App::new(vec![lesson.clone()], rec.cloned(), Progress::default());
-        app.runs.device = device;
-        app.runs.caps = Some(Capabilities {
+        app.runs.set_device(device);
+        app.runs.set_caps(Some(Capabilities {
             device: Some(here.clone()),
             nvrtc: Some("13.0".into()),
             ..Default::default()
-        });
+        }));
         app.sass_target()
     }
 

@@ -67,7 +67,7 @@ pub fn run_with<B: Backend>(
             if app.quit {
                 return Ok(());
             }
-            if let Some(file) = app.exercises.edit.take() {
+            if let Some(file) = app.exercises.take_edit() {
                 if let Err(e) = edit(&file) {
                     app.message = Some(e.to_string());
                 }
@@ -89,15 +89,15 @@ const BATCH: Duration = Duration::from_millis(50);
 /// Draw a frame and keep its size, so the next key scrolls what is on screen.
 fn draw<B: Backend>(terminal: &mut Terminal<B>, app: &mut App) -> Result<(), B::Error> {
     let frame = terminal.draw(|f| f.render_widget(&*app, f.area()))?;
-    app.view.viewport = frame.area;
+    app.view.drawn(frame.area);
     Ok(())
 }
 
 /// Pass on what the last event asked for. A gone receiver is no reason to stop the lab: the
 /// worker thread restarts its worker, and progress is a convenience.
 fn hand_off(app: &mut App, requests: &Sender<Job>, saves: &Sender<Progress>) {
-    if std::mem::take(&mut app.reading.save_requested) {
-        let _ = saves.send(app.reading.progress.clone());
+    if app.reading.take_save_request() {
+        let _ = saves.send(app.reading.progress().clone());
     }
     for job in app.outbox.drain(..) {
         let _ = requests.send(job);

@@ -104,22 +104,24 @@ pub fn render_view(
         progress.mark_revealed(&lessons[idx].id);
     }
     let mut app = App::new(lessons.to_vec(), None, progress);
-    app.reading.selected = idx;
-    app.reading.page = shot.page.min(app.page_count().saturating_sub(1));
-    app.view.color = false;
+    app.reading.select(idx);
+    app.reading
+        .turn_to(shot.page.min(app.page_count().saturating_sub(1)));
+    app.view.set_color(false);
     // Nothing is looked for here: the screen shows what the result says, and no more.
-    app.runs.caps = Some(Default::default());
+    app.runs.set_caps(Some(Default::default()));
     if let Some(r) = result {
-        app.runs.results.insert(lessons[idx].id.clone(), r);
+        app.runs.show(&lessons[idx].id.clone(), r);
     }
-    app.view.variant = shot
-        .variant
-        .min(lessons[idx].variants.len().saturating_sub(1));
+    app.view.focus(
+        shot.variant
+            .min(lessons[idx].variants.len().saturating_sub(1)),
+    );
     match shot.view {
         Screen::Lesson => {}
-        Screen::Chart => app.view.chart = true,
-        Screen::Footprint => app.view.overlay = Overlay::Footprint,
-        Screen::Heatmap => app.view.overlay = Overlay::Heatmap,
+        Screen::Chart => app.view.set_chart(true),
+        Screen::Footprint => app.view.open(Overlay::Footprint),
+        Screen::Heatmap => app.view.open(Overlay::Heatmap),
     }
     let area = Rect::new(0, 0, shot.width, shot.height);
     let mut buf = Buffer::empty(area);

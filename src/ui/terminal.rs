@@ -29,7 +29,7 @@ where
 {
     // The lesson the lab opens at counts as seen (once it is in, when it is loading).
     app.note_seen();
-    app.runs.device = device;
+    app.runs.set_device(device);
     restore_on_panic();
     let (tx, rx) = channel::<UiEvent>();
     // Before the terminal changes: a signal from then on finds the handler in place.

@@ -72,7 +72,7 @@ fn a_live_run_streams_samples_and_loops_until_stopped() {
             ..
         }]
     ));
-    assert!(app.runs.running.is_some());
+    assert!(app.runs.running().is_some());
     let reply = |reply| WorkerEvent::Reply {
         lesson: "a".into(),
         reply,
@@ -85,14 +85,14 @@ fn a_live_run_streams_samples_and_loops_until_stopped() {
         variant: "slow".into(),
         ms: 2.5,
     }));
-    assert_eq!(app.runs.running.as_ref().unwrap().stage, "timing");
+    assert_eq!(app.runs.running().as_ref().unwrap().stage, "timing");
     assert_eq!(app.result().unwrap().variants[1].samples_ms, vec![2.5]);
     app.outbox.clear();
     app.on_worker(WorkerEvent::Finished {
         lesson: "a".into(),
         outcome: Ok(()),
     });
-    assert_eq!(app.reading.progress.get("a").runs, 1);
+    assert_eq!(app.reading.progress().get("a").runs, 1);
     assert!(
         matches!(
             app.outbox.as_slice(),
@@ -134,7 +134,7 @@ fn a_fault_marks_its_variant_wrong_in_words_and_stops_the_loop() {
             .unwrap()
             .contains("illegal memory access")
     );
-    assert!(!app.runs.looping && app.outbox.is_empty() && app.runs.running.is_none());
+    assert!(!app.runs.looping() && app.outbox.is_empty() && app.runs.running().is_none());
     assert!(
         app.message
             .as_deref()
@@ -156,7 +156,7 @@ fn the_checkpoint_is_a_last_page_answered_with_number_keys() {
     assert_eq!(app.page_count(), 3);
     app.on_key(key(KeyCode::Char('2')));
     assert!(
-        app.reading.answers.is_empty(),
+        !app.reading.any_answer(),
         "digits answer only on the checkpoint page"
     );
     // The checkpoint opens once the figures are out (`v`: no GPU needed).
@@ -178,24 +178,28 @@ fn the_checkpoint_is_a_last_page_answered_with_number_keys() {
 fn keys_move_between_pages_variants_lessons_and_overlays() {
     let mut app = App::new(vec![lesson("a"), lesson("b")], None, Progress::default());
     app.on_key(key(KeyCode::Char('n')));
-    assert_eq!(app.reading.page, 1);
+    assert_eq!(app.reading.page(), 1);
     app.on_key(key(KeyCode::Char('n')));
-    assert_eq!(app.reading.page, 1, "no page past the last");
+    assert_eq!(app.reading.page(), 1, "no page past the last");
     app.on_key(key(KeyCode::Right));
-    assert_eq!(app.view.variant, 1);
+    assert_eq!(app.view.variant(), 1);
     app.on_key(key(KeyCode::Right));
-    assert_eq!(app.view.variant, 1);
+    assert_eq!(app.view.variant(), 1);
     app.on_key(key(KeyCode::Char('?')));
-    assert_eq!(app.view.overlay, Overlay::Help);
+    assert_eq!(app.view.overlay(), Overlay::Help);
     app.on_key(key(KeyCode::Char('q')));
-    assert_eq!(app.view.overlay, Overlay::None);
+    assert_eq!(app.view.overlay(), Overlay::None);
     assert!(!app.quit, "q closes the pop-up first");
     app.on_key(key(KeyCode::Down));
     assert_eq!(
-        (app.reading.selected, app.reading.page, app.view.variant),
+        (
+            app.reading.selected(),
+            app.reading.page(),
+            app.view.variant()
+        ),
         (1, 0, 0)
     );
-    assert!(app.reading.progress.get("b").seen);
+    assert!(app.reading.progress().get("b").seen);
     app.on_key(key(KeyCode::Char('q')));
     assert!(app.quit);
 }
@@ -226,11 +230,11 @@ fn a_refused_run_is_a_failure_on_its_variant_not_a_finished_run() {
     assert_eq!(v.correct, Some(false));
     assert!(v.error.as_deref().unwrap().contains("the device went away"));
     assert_eq!(
-        app.reading.progress.get("a").runs,
+        app.reading.progress().get("a").runs,
         0,
         "a refusal is not a run"
     );
-    assert!(!app.runs.looping && app.outbox.is_empty() && app.runs.running.is_none());
+    assert!(!app.runs.looping() && app.outbox.is_empty() && app.runs.running().is_none());
     assert!(
         app.message
             .as_deref()
@@ -259,29 +263,30 @@ fn without_a_gpu_reading_and_answering_finish_a_lesson_and_answers_are_kept() {
     app.on_key(key(KeyCode::Char('n')));
     app.on_key(key(KeyCode::Char('n')));
     assert!(
-        !app.reading.progress.is_done("a"),
+        !app.reading.progress().is_done("a"),
         "the checkpoint is not answered yet"
     );
-    app.reading.save_requested = false;
+    app.reading.take_save_request();
     app.on_key(key(KeyCode::Char('1')));
-    assert!(app.reading.save_requested, "an answer is saved");
-    assert!(app.reading.progress.is_done("a"));
+    assert!(app.reading.take_save_request(), "an answer is saved");
+    assert!(app.reading.progress().is_done("a"));
     assert_eq!(
-        app.reading.progress.get("a").runs,
+        app.reading.progress().get("a").runs,
         0,
         "no live run was needed"
     );
-    assert_eq!(app.reading.progress.get("a").answers.get(&0), Some(&0));
+    assert_eq!(app.reading.progress().get("a").answers.get(&0), Some(&0));
     let again = App::new(
         vec![l.clone(), lesson("b")],
         None,
-        app.reading.progress.clone(),
+        app.reading.progress().clone(),
     );
     assert_eq!(
-        again.reading.selected, 1,
+        again.reading.selected(),
+        1,
         "opens at the first unfinished lesson"
     );
-    assert_eq!(again.reading.answers.get(&("a".to_string(), 0)), Some(&0));
+    assert_eq!(again.reading.answer("a", 0), Some(0));
 }
 
 #[test]
@@ -292,7 +297,7 @@ fn the_list_marks_a_finished_lesson_and_a_live_run_apart() {
     p.check_finished("a", 2, 0);
     p.mark_run("b");
     let mut app = App::new(vec![lesson("a"), lesson("b")], None, p);
-    app.view.color = false;
+    app.view.set_color(false);
     let area = Rect::new(0, 0, 100, 20);
     let mut buf = Buffer::empty(area);
     (&app).render(area, &mut buf);
@@ -308,7 +313,7 @@ fn the_status_line_shows_the_queue_for_the_gpu_as_it_moves() {
     use ratatui::layout::Rect;
     use ratatui::widgets::Widget;
     let mut app = App::new(vec![lesson("a")], None, Progress::default());
-    app.view.color = false;
+    app.view.set_color(false);
     app.on_worker(WorkerEvent::Ready(Ok(gpu_caps())));
     app.on_key(key(KeyCode::Char('r')));
     let status = |app: &App| {
@@ -372,7 +377,7 @@ fn recorded_app() -> App {
             spread_pct: 0.0,
         });
     }
-    app.runs.results.insert("a".into(), rec);
+    app.runs.show("a", rec);
     app
 }
 
@@ -398,7 +403,7 @@ fn ready_without_gpu(app: &mut App) {
 fn a_cpu_run_is_kept_beside_the_recording_and_s_switches_between_them() {
     let mut app = recorded_app();
     ready_without_gpu(&mut app);
-    let recorded = app.runs.results["a"].clone();
+    let recorded = app.runs.results()["a"].clone();
     app.on_key(key(KeyCode::Char('r')));
     assert!(matches!(
         app.outbox.as_slice(),
@@ -408,7 +413,7 @@ fn a_cpu_run_is_kept_beside_the_recording_and_s_switches_between_them() {
             ..
         }]
     ));
-    assert!(app.runs.running.as_ref().unwrap().on_cpu);
+    assert!(app.runs.running().as_ref().unwrap().on_cpu);
     let mut v = VariantResult {
         name: "slow".into(),
         correct: Some(false),
@@ -425,10 +430,10 @@ fn a_cpu_run_is_kept_beside_the_recording_and_s_switches_between_them() {
         lesson: "a".into(),
         outcome: Ok(()),
     });
-    assert!(app.runs.running.is_none());
+    assert!(app.runs.running().is_none());
     // The recording is as it was; the interpreter's figures are their own, and in front.
-    assert_eq!(app.runs.results["a"], recorded);
-    let cpu = &app.runs.interpreted["a"];
+    assert_eq!(app.runs.results()["a"], recorded);
+    let cpu = &app.runs.interpreted()["a"];
     assert_eq!(cpu.source, Source::Interpreted);
     assert_eq!(cpu.variants[1].correct, Some(false));
     assert_eq!(app.result().unwrap().variants[1].correct, Some(false));
@@ -436,7 +441,7 @@ fn a_cpu_run_is_kept_beside_the_recording_and_s_switches_between_them() {
     // Its times come from the recording, beside the interpreter's verdict.
     let (_, rv) = app.recorded_beside("slow").unwrap();
     assert_eq!(rv.time_ms.as_ref().unwrap().median, 3.0);
-    assert_eq!(app.reading.progress.get("a").runs, 0, "no GPU ran it");
+    assert_eq!(app.reading.progress().get("a").runs, 0, "no GPU ran it");
     // `s`: the recording alone; `s`: the interpreter's again; `v`: the recording.
     app.on_key(key(KeyCode::Char('s')));
     assert_eq!(app.result().unwrap(), &recorded);
@@ -452,7 +457,7 @@ fn without_a_gpu_l_runs_once_and_never_loops() {
     let mut app = recorded_app();
     ready_without_gpu(&mut app);
     app.on_key(key(KeyCode::Char('l')));
-    assert!(!app.runs.looping);
+    assert!(!app.runs.looping());
     assert!(matches!(
         app.outbox.as_slice(),
         [Job::Run {
@@ -472,7 +477,7 @@ fn without_a_gpu_l_runs_once_and_never_loops() {
         lesson: "a".into(),
         outcome: Ok(()),
     });
-    assert!(app.outbox.is_empty() && app.runs.running.is_none() && !app.runs.looping);
+    assert!(app.outbox.is_empty() && app.runs.running().is_none() && !app.runs.looping());
 }
 
 #[test]
@@ -481,13 +486,15 @@ fn without_nvrtc_or_a_cpu_size_r_says_why_and_shows_the_recording() {
     for (nvrtc, sized, why) in [(false, true, get), (true, false, "no CPU size")] {
         let mut app = recorded_app();
         if !sized {
-            app.reading.lessons[0].problem_cpu.clear();
+            let mut l = app.reading.lessons()[0].clone();
+            l.problem_cpu.clear();
+            app.reading.read_again(vec![l]);
         }
         app.on_worker(WorkerEvent::Ready(Ok(no_gpu_caps(nvrtc))));
         app.outbox.clear();
         assert!(!app.revealed(), "hidden until the learner asks");
         app.on_key(key(KeyCode::Char('r')));
-        assert!(app.outbox.is_empty() && app.runs.running.is_none());
+        assert!(app.outbox.is_empty() && app.runs.running().is_none());
         let said = app.message.clone().unwrap();
         assert!(
             said.contains(why) && said.contains("the recording's"),
@@ -497,7 +504,7 @@ fn without_nvrtc_or_a_cpu_size_r_says_why_and_shows_the_recording() {
         assert!(app.revealed(), "{said}");
         // `l` neither loops nor queues anything.
         app.on_key(key(KeyCode::Char('l')));
-        assert!(app.outbox.is_empty() && !app.runs.looping);
+        assert!(app.outbox.is_empty() && !app.runs.looping());
     }
 }
 
@@ -514,7 +521,7 @@ fn a_page_that_answers_the_predictions_stays_closed_until_the_lesson_has_run() {
         .build();
     l.pages[1].answers = true;
     let mut app = App::new(vec![l], None, Progress::default());
-    app.view.color = false;
+    app.view.set_color(false);
     let screen = |app: &App| {
         let area = Rect::new(0, 0, 80, 24);
         let mut buf = Buffer::empty(area);
@@ -533,7 +540,7 @@ fn a_page_that_answers_the_predictions_stays_closed_until_the_lesson_has_run() {
     app.on_key(key(KeyCode::Char('n')));
     assert!(app.on_checkpoint_page() && app.page_closed());
     app.on_key(key(KeyCode::Char('1')));
-    assert!(app.reading.progress.get("a").answers.is_empty());
+    assert!(app.reading.progress().get("a").answers.is_empty());
     // `v` shows the figures: the answers are no longer a spoiler.
     app.on_key(key(KeyCode::Char('v')));
     app.on_key(key(KeyCode::Char('p')));
@@ -595,7 +602,7 @@ fn r_on_another_lesson_during_a_run_is_queued_and_runs_when_it_ends() {
         [Job::Run { lesson, .. }] => assert_eq!(lesson.id, "b"),
         other => panic!("b runs next: {other:?}"),
     }
-    assert_eq!(app.runs.running.as_ref().unwrap().lesson, "b");
+    assert_eq!(app.runs.running().as_ref().unwrap().lesson, "b");
     assert!(
         app.message.is_none(),
         "the queued note goes: {:?}",
@@ -634,7 +641,7 @@ fn a_second_r_s_note_goes_when_the_run_ends_and_a_replaced_queue_says_so() {
         app.message.as_deref(),
         Some("queued: c runs once a is done, in place of b")
     );
-    assert_eq!(app.runs.queued.as_deref(), Some("c"));
+    assert_eq!(app.runs.queued().as_deref(), Some("c"));
 }
 
 #[test]
@@ -650,14 +657,14 @@ fn a_queued_r_answered_after_the_learner_moved_on_reveals_only_its_own_lesson() 
         Progress::default(),
     );
     for l in ["a", "b", "c"] {
-        let at = app.reading.lessons.iter().find(|x| x.id == l).unwrap();
+        let at = app.reading.lessons().iter().find(|x| x.id == l).unwrap();
         let device = DeviceInfo {
             name: "Test GPU".into(),
             recorded_at: Some("2025-01-02T00:00:00Z".into()),
             ..Default::default()
         };
         let rec = crate::session::fold::blank_result(at, Source::Recorded, Some(device));
-        app.runs.results.insert(l.into(), rec);
+        app.runs.show(l, rec);
     }
     app.on_worker(WorkerEvent::Ready(Ok(no_gpu_caps(true))));
     // The compile reports asked for on the way in, answered.
@@ -675,10 +682,10 @@ fn a_queued_r_answered_after_the_learner_moved_on_reveals_only_its_own_lesson() 
     }
     app.outbox.clear();
     app.on_key(key(KeyCode::Char('r')));
-    assert!(app.runs.running.as_ref().is_some_and(|r| r.on_cpu));
+    assert!(app.runs.running().as_ref().is_some_and(|r| r.on_cpu));
     app.select_row(1, None);
     app.on_key(key(KeyCode::Char('r')));
-    assert_eq!(app.runs.queued.as_deref(), Some("b"));
+    assert_eq!(app.runs.queued().as_deref(), Some("b"));
     app.select_row(2, None);
     assert!(!app.revealed(), "c before its r");
     app.on_worker(WorkerEvent::Finished {
@@ -703,12 +710,8 @@ fn without_a_gpu_c_and_m_say_what_they_would_do_here() {
         "{said}"
     );
     // Nothing faulted: that is why m has nothing to rerun, whether or not a run goes.
-    app.runs.running = Some(crate::ui::state::runs::Running {
-        lesson: "a".into(),
-        variant: String::new(),
-        stage: "timing".into(),
-        on_cpu: true,
-    });
+    let blank = app.runs.results()["a"].clone();
+    app.runs.begin("a", blank, true, "timing");
     app.on_key(key(KeyCode::Char('m')));
     let said = app.message.clone().unwrap();
     assert!(said.contains("this one did not fault"), "{said}");

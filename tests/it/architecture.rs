@@ -385,3 +385,45 @@ fn no_import_circle_holds_more_than_three_files_nor_the_app() {
         "import circles of more than three files, or through the App (docs/architecture.md): {wrong:?}"
     );
 }
+
+/// The lab's parts, each in `src/ui/state/`: the structs whose fields are their own.
+const PARTS: [(&str, &str); 6] = [
+    ("reading.rs", "Reading"),
+    ("runs.rs", "Runs"),
+    ("exercise.rs", "Exercises"),
+    ("view.rs", "ViewState"),
+    ("code_view.rs", "CodeState"),
+    ("knobs.rs", "KnobBench"),
+];
+
+#[test]
+fn the_labs_parts_keep_their_fields_behind_their_methods() {
+    let doc = std::fs::read_to_string(manifest_dir().join("docs/architecture.md")).unwrap();
+    let dir = manifest_dir().join("src/ui/state");
+    let mut public = Vec::new();
+    for (file, part) in PARTS {
+        assert!(
+            doc.contains(&format!("`{part}`")),
+            "docs/architecture.md names the lab's part `{part}`"
+        );
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let head = format!("pub struct {part} {{");
+        let start = (text.lines().position(|l| l == head))
+            .unwrap_or_else(|| panic!("src/ui/state/{file} defines `{head}`"));
+        let body = text.lines().skip(start + 1).take_while(|l| *l != "}");
+        for (i, line) in body.enumerate() {
+            if line.trim_start().starts_with("pub") {
+                public.push(format!(
+                    "src/ui/state/{file}:{}: {}",
+                    start + i + 2,
+                    line.trim()
+                ));
+            }
+        }
+    }
+    assert!(
+        public.is_empty(),
+        "public fields of the lab's parts:\n{}",
+        public.join("\n")
+    );
+}

@@ -203,7 +203,7 @@ fn costs_only_itself(copy: &Copy, broken: (&str, &str), want: &str, other: &str,
 fn lab_opens(lessons: &Path, file: &str, want: &str, (heading, total): (&str, usize)) {
     let root = CourseRoot::Dir(lessons.to_path_buf());
     let mut app = App::loading(root.lesson_count(), Progress::default());
-    app.view.color = false;
+    app.view.set_color(false);
     let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
     let (jobs, _) = channel();
     let (saves, _) = channel();
@@ -220,8 +220,8 @@ fn lab_opens(lessons: &Path, file: &str, want: &str, (heading, total): (&str, us
     let screen = play(&mut app, vec![UiEvent::Loaded(loading::load(&root))]);
     assert!(app.loading.is_none(), "the course opens:\n{screen}");
     assert!(!screen.contains("could not be opened"), "{screen}");
-    assert_eq!(app.reading.broken.len(), 1);
-    assert!(app.reading.lessons.iter().any(|l| l.file.ends_with(file)));
+    assert_eq!(app.reading.broken().len(), 1);
+    assert!(app.reading.lessons().iter().any(|l| l.file.ends_with(file)));
 
     // Down the list until the broken lesson is on screen.
     let mut steps = 0;

@@ -42,10 +42,10 @@ fn app(with_figures: bool) -> App {
         v.gbps = Some(g);
     }
     let mut a = App::new(vec![l], None, Progress::default());
-    a.runs.results.insert("l2".into(), r);
-    a.view.color = false;
+    a.runs.show("l2", r);
+    a.view.set_color(false);
     if with_figures {
-        a.reading.progress.mark_revealed("l2");
+        a.reading.progress_mut().mark_revealed("l2");
     }
     a
 }
@@ -63,8 +63,8 @@ fn key(a: &mut App, c: char) {
 #[test]
 fn values_spanning_more_than_ten_times_are_placed_by_log2() {
     let a = app(true);
-    let l = &a.reading.lessons[0];
-    let p = plot(l, &l.sweeps[0], a.runs.results.get("l2"));
+    let l = &a.reading.lessons()[0];
+    let p = plot(l, &l.sweeps[0], a.runs.results().get("l2"));
     assert!(p.log_x);
     assert_eq!(p.x_bounds, [2.0, 10.0]);
     assert_eq!(p.x_ticks, ["4", "64", "1024"].map(String::from));
@@ -82,9 +82,15 @@ fn recorded_l2() -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut a = App::new(lessons, Some(rec), Progress::default());
-    a.view.color = false;
-    a.reading.selected = a.reading.lessons.iter().position(|l| l.id == "l2").unwrap();
-    a.reading.progress.mark_revealed("l2");
+    a.view.set_color(false);
+    a.reading.select(
+        a.reading
+            .lessons()
+            .iter()
+            .position(|l| l.id == "l2")
+            .unwrap(),
+    );
+    a.reading.progress_mut().mark_revealed("l2");
     a
 }
 
@@ -94,7 +100,7 @@ fn g_swaps_the_variants_for_the_chart_and_back() {
     let before = draw(&a, 120, 40);
     assert!(before.contains("g chart"), "the key is offered:\n{before}");
     key(&mut a, 'g');
-    assert!(a.view.chart);
+    assert!(a.view.chart());
     let screen = draw(&a, 120, 40);
     assert!(screen.contains("GB/s by working set (MiB)"), "{screen}");
     assert!(
@@ -122,20 +128,20 @@ fn the_chart_hides_the_figures_until_they_are_asked_for() {
 #[test]
 fn help_lists_g_only_where_there_is_a_sweep() {
     let mut a = app(true);
-    a.view.overlay = Overlay::Help;
+    a.view.open(Overlay::Help);
     assert!(draw(&a, 120, 40).contains("chart of the sweep"));
     let mut plain = App::new(
         vec![LessonBuilder::new("p").variant("a").build()],
         None,
         Progress::default(),
     );
-    plain.view.overlay = Overlay::Help;
+    plain.view.open(Overlay::Help);
     assert!(!draw(&plain, 120, 40).contains("chart of the sweep"));
     key(&mut plain, 'q');
-    plain.view.overlay = Overlay::None;
+    plain.view.close();
     key(&mut plain, 'g');
     assert!(
-        !plain.view.chart,
+        !plain.view.chart(),
         "g does nothing on a lesson with no sweep"
     );
 }
@@ -156,7 +162,7 @@ fn every_sweep_has_its_chart() {
     l.variants.extend(more.variants);
     l.sweeps.extend(more.sweeps);
     let mut a = App::new(vec![l], None, Progress::default());
-    a.view.color = false;
+    a.view.set_color(false);
     key(&mut a, 'g');
     let tall = draw(&a, 120, 60);
     assert!(
@@ -173,7 +179,7 @@ fn every_sweep_has_its_chart() {
         "{short}"
     );
     key(&mut a, ']');
-    assert_eq!(a.view.sweep, 1);
+    assert_eq!(a.view.sweep(), 1);
     let second = draw(&a, 120, 30);
     assert!(
         second.contains("threads · 2/2, [ ] others: GB/s by threads per block · v shows"),
@@ -187,7 +193,7 @@ fn every_sweep_has_its_chart() {
         .expect(&narrow);
     assert!(top.contains("2/2, [ ] others"), "{narrow}");
     key(&mut a, ']');
-    assert_eq!(a.view.sweep, 1, "no third sweep");
+    assert_eq!(a.view.sweep(), 1, "no third sweep");
 }
 
 #[test]

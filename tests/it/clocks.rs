@@ -135,11 +135,13 @@ fn a_recording_keeps_the_clocks_and_one_without_them_loads() {
 
 fn app(lessons: Vec<Lesson>, r: LessonResult) -> App {
     let mut app = App::new(lessons, Some(shipped()), Progress::default());
-    app.view.color = false;
-    app.reading.selected = (app.reading.lessons.iter())
-        .position(|l| l.id == r.lesson)
-        .unwrap();
-    app.runs.results.insert(r.lesson.clone(), r);
+    app.view.set_color(false);
+    app.reading.select(
+        (app.reading.lessons().iter())
+            .position(|l| l.id == r.lesson)
+            .unwrap(),
+    );
+    app.runs.show(&r.lesson.clone(), r);
     app
 }
 
@@ -163,12 +165,12 @@ fn the_card_shows_the_clock_and_the_cold_l2() {
     insta::assert_snapshot!("card_clocks_80x24", small);
     // At 80 x 24 the lesson's seven cards have room for their notes alone: the focused
     // variant's clock is in its detail pane, which has the room at any size.
-    a.view.overlay = Overlay::Detail;
+    a.view.open(Overlay::Detail);
     let small_detail = draw(&a, 80, 24);
     assert!(small_detail.contains("1980 MHz"), "{small_detail}");
     // The detail pane has the room for every figure.
-    a.view.variant = 2;
-    a.view.overlay = Overlay::Detail;
+    a.view.focus(2);
+    a.view.open(Overlay::Detail);
     let detail = draw(&a, 120, 40);
     let flat = detail.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(

@@ -18,20 +18,21 @@ fn app(nvrtc: bool) -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships");
     let mut app = App::new(lessons, Some(rec), Progress::default());
-    app.view.color = false;
-    app.runs.caps = Some(gpulab::session::fold::Capabilities {
+    app.view.set_color(false);
+    app.runs.set_caps(Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         nvrtc: nvrtc.then(|| "13.0".to_string()),
         ..Default::default()
-    });
-    app.reading.selected = app
-        .reading
-        .lessons
-        .iter()
-        .position(|l| l.id == "shared-banks")
-        .unwrap();
+    }));
+    app.reading.select(
+        app.reading
+            .lessons()
+            .iter()
+            .position(|l| l.id == "shared-banks")
+            .unwrap(),
+    );
     // The recorded figures shown, as `v` does: before it the code view has none.
-    app.reading.progress.mark_revealed("shared-banks");
+    app.reading.progress_mut().mark_revealed("shared-banks");
     app
 }
 
@@ -40,13 +41,14 @@ fn key(a: &mut App, c: char) {
 }
 
 fn focus(a: &mut App, name: &str) {
-    a.view.variant = a
-        .lesson()
-        .unwrap()
-        .variants
-        .iter()
-        .position(|v| v.name == name)
-        .unwrap();
+    a.view.focus(
+        a.lesson()
+            .unwrap()
+            .variants
+            .iter()
+            .position(|v| v.name == name)
+            .unwrap(),
+    );
 }
 
 fn sass_jobs(a: &mut App) -> Vec<String> {
@@ -75,21 +77,21 @@ fn the_sass_is_asked_for_once_when_shown_and_for_both_sides_of_a_diff() {
     let mut a = app(true);
     focus(&mut a, "stride-32");
     key(&mut a, 'c');
-    assert_eq!(a.view.overlay, Overlay::Code);
+    assert_eq!(a.view.overlay(), Overlay::Code);
     assert!(
         sass_jobs(&mut a).is_empty(),
         "the source alone needs no SASS"
     );
     key(&mut a, 's');
-    assert_eq!(a.view.code.panes, Panes::Sass);
+    assert_eq!(a.view.code().panes(), Panes::Sass);
     // The recording's GPU is an sm_90: the SASS is built for it.
     assert_eq!(sass_jobs(&mut a), vec!["stride-32 sm_90"]);
     key(&mut a, 's');
-    assert_eq!(a.view.code.panes, Panes::Both);
+    assert_eq!(a.view.code().panes(), Panes::Both);
     assert!(sass_jobs(&mut a).is_empty(), "asked once");
     key(&mut a, 'c');
     key(&mut a, 'd');
-    assert_eq!(a.view.overlay, Overlay::Diff);
+    assert_eq!(a.view.overlay(), Overlay::Diff);
     assert_eq!(
         sass_jobs(&mut a),
         vec!["stride-2 sm_90"],
@@ -116,7 +118,7 @@ fn code_view_source_and_sass_with_the_recorded_figures() {
     key(&mut a, 's');
     key(&mut a, 's');
     a.outbox.clear();
-    a.view.code.listings.insert(
+    a.view.code_mut().set(
         ("shared-banks".into(), "stride-32".into()),
         listing("banks_stride32.sass"),
     );
@@ -149,23 +151,24 @@ fn diff_view_of_two_strides() {
         ("stride-2", "banks_stride2.sass"),
     ] {
         a.view
-            .code
-            .listings
-            .insert(("shared-banks".into(), v.into()), listing(f));
+            .code_mut()
+            .set(("shared-banks".into(), v.into()), listing(f));
     }
     let screen = draw(&a);
     assert!(screen.contains("shared wavefronts/request"), "{screen}");
     insta::assert_snapshot!("diff_view_stride32_stride2", screen);
     assert!(screen.contains("time (ms, recorded)"), "{screen}");
     // Figures of a run here are said to be live, not recorded.
-    a.runs.results.get_mut("shared-banks").unwrap().source = gpulab::model::results::Source::Live;
+    let mut live = a.runs.results()["shared-banks"].clone();
+    live.source = gpulab::model::results::Source::Live;
+    a.runs.show("shared-banks", live);
     assert!(draw(&a).contains("time (ms, live)"));
 }
 
 #[test]
 fn a_view_opened_before_the_worker_answers_asks_for_its_sass_when_it_does() {
     let mut a = app(true);
-    let caps = a.runs.caps.take().unwrap();
+    let caps = a.runs.take_caps().unwrap();
     focus(&mut a, "stride-32");
     key(&mut a, 'c');
     key(&mut a, 's');
@@ -182,12 +185,14 @@ fn a_view_opened_before_the_worker_answers_asks_for_its_sass_when_it_does() {
 #[test]
 fn a_copy_has_no_code_and_says_so() {
     let mut a = app(true);
-    a.reading.selected = (a.reading.lessons.iter())
-        .position(|l| l.id == "host")
-        .unwrap();
+    a.reading.select(
+        (a.reading.lessons().iter())
+            .position(|l| l.id == "host")
+            .unwrap(),
+    );
     focus(&mut a, "h2d-pinned");
     key(&mut a, 'c');
-    assert_eq!(a.view.overlay, Overlay::None);
+    assert_eq!(a.view.overlay(), Overlay::None);
     let said = a.message.clone().unwrap_or_default();
     assert!(said.contains("`h2d-pinned` is a copy"), "{said}");
     assert!(said.contains("no code or SASS"), "{said}");
@@ -199,8 +204,8 @@ fn a_copy_has_no_code_and_says_so() {
         "no SASS asked for a copy: {jobs:?}"
     );
     // Its heatmap says why there is none, rather than that nothing was found.
-    a.reading.progress.mark_revealed("host");
-    a.view.overlay = Overlay::Heatmap;
+    a.reading.progress_mut().mark_revealed("host");
+    a.view.open(Overlay::Heatmap);
     let screen = draw(&a);
     assert!(
         screen.contains("`h2d-pageable` is a copy between the host and the GPU"),

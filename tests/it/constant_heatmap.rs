@@ -16,14 +16,15 @@ fn recorded_constant() -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut a = App::new(lessons, Some(rec), Progress::default());
-    a.view.color = false;
-    a.reading.selected = a
-        .reading
-        .lessons
-        .iter()
-        .position(|l| l.id == "constant")
-        .unwrap();
-    a.reading.progress.mark_revealed("constant");
+    a.view.set_color(false);
+    a.reading.select(
+        a.reading
+            .lessons()
+            .iter()
+            .position(|l| l.id == "constant")
+            .unwrap(),
+    );
+    a.reading.progress_mut().mark_revealed("constant");
     a
 }
 
@@ -34,13 +35,13 @@ fn draw(app: &App) -> String {
 }
 
 fn heatmap_of(a: &mut App, variant: &str) -> String {
-    a.view.variant = a.reading.lessons[a.reading.selected]
+    let v = a.reading.lessons()[a.reading.selected()]
         .variants
         .iter()
         .position(|v| v.name == variant)
         .unwrap();
-    a.view.instr = 0;
-    a.view.overlay = gpulab::ui::Overlay::None;
+    a.view.start_at(v);
+    a.view.close();
     a.on_key(KeyEvent::from(KeyCode::Char('h')));
     draw(a)
 }

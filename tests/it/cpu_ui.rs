@@ -29,23 +29,25 @@ fn lab_without_gpu(test: &str, id: &str) -> Option<(App, Receiver<UiEvent>, Send
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships");
     let mut app = App::new(lessons, Some(rec), Progress::default());
-    app.view.color = false;
-    app.reading.selected = (app.reading.lessons.iter())
-        .position(|l| l.id == id)
-        .unwrap();
+    app.view.set_color(false);
+    app.reading.select(
+        (app.reading.lessons().iter())
+            .position(|l| l.id == id)
+            .unwrap(),
+    );
     // The worker is asked to see no GPU, whatever this machine has.
     let client = WorkerClient::with_command(common::bin(), vec!["worker".into()])
         .env("CUDA_VISIBLE_DEVICES", "-1");
     let (tx, rx) = std::sync::mpsc::channel();
     let jobs = gpulab::ui::spawn_worker(tx, 0, client);
-    common::pump(&mut app, &rx, &jobs, 240, |a| a.runs.caps.is_some());
-    if app.runs.caps.as_ref().unwrap().device.is_some() {
+    common::pump(&mut app, &rx, &jobs, 240, |a| a.runs.caps().is_some());
+    if app.runs.caps().as_ref().unwrap().device.is_some() {
         eprintln!("skipped {test}: the worker sees a GPU here, and r runs on it");
         return None;
     }
     // The compile reports asked for at the start are in before the run.
     common::pump(&mut app, &rx, &jobs, 240, |a| {
-        a.runs.compiling.is_empty() && a.outbox.is_empty()
+        !a.runs.compiles_pending() && a.outbox.is_empty()
     });
     Some((app, rx, jobs))
 }
@@ -57,9 +59,9 @@ fn key(app: &mut App, c: char) {
 /// `r`, and the run on the CPU interpreter to its end.
 fn run_on_cpu(app: &mut App, rx: &Receiver<UiEvent>, jobs: &Sender<Job>) {
     key(app, 'r');
-    assert!(app.runs.running.is_some(), "{:?}", app.message);
+    assert!(app.runs.running().is_some(), "{:?}", app.message);
     common::pump(app, rx, jobs, 240, |a| {
-        a.runs.running.is_none() && a.outbox.is_empty()
+        a.runs.running().is_none() && a.outbox.is_empty()
     });
 }
 
@@ -74,13 +76,13 @@ fn without_a_gpu_r_interprets_the_lesson_and_its_wavefronts_are_the_recordings()
     let Some((mut app, rx, jobs)) = lab_without_gpu("cpu_ui", "shared-banks") else {
         return;
     };
-    let recorded = app.runs.results["shared-banks"].clone();
+    let recorded = app.runs.results()["shared-banks"].clone();
     assert_eq!(recorded.source, Source::Recorded);
     run_on_cpu(&mut app, &rx, &jobs);
-    let shown = &app.runs.interpreted["shared-banks"];
+    let shown = &app.runs.interpreted()["shared-banks"];
     assert_eq!(shown.source, Source::Interpreted);
     // Kept beside the recording, never in its place.
-    assert_eq!(app.runs.results["shared-banks"], recorded);
+    assert_eq!(app.runs.results()["shared-banks"], recorded);
     let screen = draw(&app, 160, 48);
     assert!(
         screen.contains("CPU interpreter · times recorded on"),
@@ -114,7 +116,7 @@ fn after_r_without_a_gpu_the_cards_show_both_sources_labelled() {
     let Some((mut app, rx, jobs)) = lab_without_gpu("cpu_ui both", "global-coalescing") else {
         return;
     };
-    let recorded = app.runs.results["global-coalescing"].clone();
+    let recorded = app.runs.results()["global-coalescing"].clone();
     run_on_cpu(&mut app, &rx, &jobs);
     assert_eq!(app.message, None, "the run ended without a word to say");
 
@@ -133,7 +135,7 @@ fn after_r_without_a_gpu_the_cards_show_both_sources_labelled() {
     // their notes alone, and the focused card's detail pane says it.
     assert!(wide.contains("recorded: "), "{wide}");
     assert!(wide.contains("interpreted: ✓ correct"), "{wide}");
-    app.view.overlay = gpulab::ui::Overlay::Detail;
+    app.view.open(gpulab::ui::Overlay::Detail);
     let detail = draw(&app, 80, 24);
     assert!(detail.contains("interpreted"), "{detail}");
     // The interpreter traced its blocks of the lesson's grid, not of the CPU size's (#35
@@ -145,7 +147,7 @@ fn after_r_without_a_gpu_the_cards_show_both_sources_labelled() {
     );
     // The list's rows carry the recording's times: its title says so (#35 item 7).
     assert!(narrow.contains("times: recorded"), "{narrow}");
-    app.view.overlay = gpulab::ui::Overlay::None;
+    app.view.close();
     // The key that switches, where the keys line has room for it.
     assert!(wide.contains("s recorded/CPU"), "{wide}");
     // The recording's time of the first card, beside the interpreter's correctness.
@@ -176,7 +178,7 @@ fn after_r_without_a_gpu_the_cards_show_both_sources_labelled() {
     for _ in 0..2 {
         key(&mut app, '+');
         common::pump(&mut app, &rx, &jobs, 240, |a| {
-            a.runs.knobs.run.is_none() && a.outbox.is_empty()
+            a.runs.knobs().run().is_none() && a.outbox.is_empty()
         });
     }
     assert!(app.knob_table_shown(), "{:?}", app.message);
@@ -191,13 +193,13 @@ fn after_r_without_a_gpu_the_cards_show_both_sources_labelled() {
 
     // `l` with no GPU: one run, never a loop.
     key(&mut app, 'l');
-    assert!(!app.runs.looping);
+    assert!(!app.runs.looping());
     let said = app.message.clone().unwrap_or_default();
     assert!(said.contains("no loop without a GPU"), "{said}");
     common::pump(&mut app, &rx, &jobs, 240, |a| {
-        a.runs.running.is_none() && a.outbox.is_empty()
+        a.runs.running().is_none() && a.outbox.is_empty()
     });
-    assert!(!app.runs.looping && app.outbox.is_empty() && app.runs.running.is_none());
+    assert!(!app.runs.looping() && app.outbox.is_empty() && app.runs.running().is_none());
 }
 
 /// A lesson the interpreter cannot run here (no CPU size): `r` says why and shows the
@@ -208,7 +210,7 @@ fn r_on_a_lesson_without_a_cpu_size_says_why_and_shows_the_recording() {
         return;
     };
     key(&mut app, 'r');
-    assert!(app.runs.running.is_none());
+    assert!(app.runs.running().is_none());
     let said = app.message.clone().unwrap_or_default();
     assert!(said.contains("no CPU size"), "{said}");
     // And why: the L2 lesson's sizes are set against the GPU's L2.
@@ -218,7 +220,7 @@ fn r_on_a_lesson_without_a_cpu_size_says_why_and_shows_the_recording() {
     assert!(!screen.contains("figures hidden"), "{screen}");
     assert!(screen.contains(" ms"), "{screen}");
     key(&mut app, 'l');
-    assert!(!app.runs.looping && app.runs.running.is_none() && app.outbox.is_empty());
+    assert!(!app.runs.looping() && app.runs.running().is_none() && app.outbox.is_empty());
 }
 
 /// One rule for counts (#35 item 4): after a run on the CPU interpreter the lab's status
@@ -234,7 +236,7 @@ fn the_lab_and_the_cli_count_claims_in_the_same_words() {
     };
     run_on_cpu(&mut app, &rx, &jobs);
     // The count, from the claims themselves: none judged fails, none is left unmeasured.
-    let claims = &app.runs.interpreted[id].expect;
+    let claims = &app.runs.interpreted()[id].expect;
     let held = claims.iter().filter(|c| c.holds == Some(true)).count();
     let gpu = claims.iter().filter(|c| c.needs_gpu).count();
     assert!(

@@ -122,7 +122,7 @@ fn the_lab_reads_lessons_again_for_its_gpu_off_the_ui_thread_before_it_runs_them
     let l2 = |app: &App| {
         let l = app
             .reading
-            .lessons
+            .lessons()
             .iter()
             .find(|l| l.id == "l2-window")
             .unwrap();
@@ -150,21 +150,21 @@ fn the_lab_reads_lessons_again_for_its_gpu_off_the_ui_thread_before_it_runs_them
     let h100_l2 = 52428800;
 
     let mut app = App::new(lessons.clone(), None, Progress::default());
-    app.reading.course_root = root.clone();
+    app.reading.set_course_root(root.clone());
     assert_eq!(l2(&app), h100_l2);
     app.on_worker(WorkerEvent::Ready(Ok(caps.clone())));
     assert!(
-        app.runs.caps.is_none(),
+        app.runs.caps().is_none(),
         "not ready while the lessons are read"
     );
     assert_eq!(l2(&app), h100_l2, "nothing read on the UI thread");
     serve(&mut app);
     assert_eq!(l2(&app), h200().l2_bytes as i64);
-    assert!(app.runs.caps.is_some(), "ready with the lessons in");
+    assert!(app.runs.caps().is_some(), "ready with the lessons in");
 
     // The worker first, then the course (read at the recording's sizes).
     let mut app = App::loading(lessons.len(), Progress::default());
-    app.reading.course_root = root;
+    app.reading.set_course_root(root);
     app.on_event(UiEvent::Worker(WorkerEvent::Ready(Ok(caps))));
     app.on_event(UiEvent::Loaded(Ok(Course {
         lessons,
@@ -172,13 +172,13 @@ fn the_lab_reads_lessons_again_for_its_gpu_off_the_ui_thread_before_it_runs_them
         broken: Vec::new(),
     })));
     assert!(
-        app.runs.caps.is_none(),
+        app.runs.caps().is_none(),
         "not ready while the lessons are read"
     );
     assert_eq!(l2(&app), h100_l2);
     serve(&mut app);
     assert_eq!(l2(&app), h200().l2_bytes as i64);
-    assert!(app.runs.caps.is_some());
+    assert!(app.runs.caps().is_some());
 
     // A GPU with the lessons' own figures reads nothing and is ready at once.
     let (_, lessons) = course();
@@ -192,6 +192,6 @@ fn the_lab_reads_lessons_again_for_its_gpu_off_the_ui_thread_before_it_runs_them
         ..Default::default()
     };
     app.on_worker(WorkerEvent::Ready(Ok(same)));
-    assert!(app.runs.caps.is_some());
+    assert!(app.runs.caps().is_some());
     assert!(!app.outbox.iter().any(|j| matches!(j, Job::Size { .. })));
 }

@@ -19,11 +19,11 @@ fn app() -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships");
     let mut a = App::new(lessons, Some(rec), Progress::default());
-    a.view.color = false;
-    a.runs.caps = Some(gpulab::session::fold::Capabilities {
+    a.view.set_color(false);
+    a.runs.set_caps(Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
-    });
+    }));
     a
 }
 
@@ -115,14 +115,14 @@ fn every_figure_says_where_it_came_from() {
     let mut a = app();
     let mut wrong = Vec::new();
     let mut checked = 0;
-    for i in 0..a.reading.lessons.len() {
-        a.reading.selected = i;
-        let id = a.reading.lessons[i].id.clone();
-        let Some(rec) = a.runs.results.get(&id).cloned() else {
+    for i in 0..a.reading.lessons().len() {
+        a.reading.select(i);
+        let id = a.reading.lessons()[i].id.clone();
+        let Some(rec) = a.runs.results().get(&id).cloned() else {
             continue;
         };
         // The recording alone, shown: the header names it.
-        a.reading.progress.mark_revealed(&id);
+        a.reading.progress_mut().mark_revealed(&id);
         for (w, h) in [(80, 24), (120, 40)] {
             let screen = draw(&a, w, h);
             if !screen[0].contains("recorded on") {
@@ -131,9 +131,9 @@ fn every_figure_says_where_it_came_from() {
         }
         // After a run on the CPU interpreter: its figures in front, the recording's times
         // beside them, each labelled, at both sizes, on every variant's detail pane too.
-        a.runs.interpreted.insert(id.clone(), as_interpreted(&rec));
+        a.runs.show_interpreted(&id.clone(), as_interpreted(&rec));
         for (w, h) in [(80, 24), (120, 40)] {
-            a.view.overlay = Overlay::None;
+            a.view.close();
             let screen = draw(&a, w, h);
             if !screen[0].contains("CPU interpreter · times recorded on") {
                 wrong.push(format!("{id} at {w}x{h}: {}", screen[0]));
@@ -143,8 +143,8 @@ fn every_figure_says_where_it_came_from() {
             }
             checked += 1;
             for v in 0..rec.variants.len() {
-                a.view.variant = v;
-                a.view.overlay = Overlay::Detail;
+                a.view.focus(v);
+                a.view.open(Overlay::Detail);
                 let inside = pane_rows(&draw(&a, w, h));
                 if !inside[0].contains("figures: run on the CPU interpreter") {
                     wrong.push(format!("{id} {v} detail: {}", inside[0]));
@@ -155,10 +155,10 @@ fn every_figure_says_where_it_came_from() {
                     }
                 }
             }
-            a.view.variant = 0;
+            a.view.focus(0);
         }
-        a.view.overlay = Overlay::None;
-        a.runs.interpreted.remove(&id);
+        a.view.close();
+        a.runs.forget_interpreted(&id);
     }
     assert!(checked >= 40, "{checked} screens");
     assert!(

@@ -101,11 +101,11 @@ fn app() -> App {
         .unwrap();
     r.variants[v].memory = Some(traced());
     let mut a = App::new(lessons, None, Progress::default());
-    a.runs.results.insert("texture".into(), r);
-    a.reading.selected = idx;
-    a.view.variant = v;
-    a.view.color = false;
-    a.reading.progress.mark_revealed("texture");
+    a.runs.show("texture", r);
+    a.reading.select(idx);
+    a.view.focus(v);
+    a.view.set_color(false);
+    a.reading.progress_mut().mark_revealed("texture");
     a
 }
 
@@ -145,7 +145,7 @@ fn the_trace_counts_a_column_walk_as_32_texels_on_32_rows() {
 fn f_opens_the_footprint_and_brackets_walk_the_warps() {
     let mut a = app();
     key(&mut a, 'f');
-    assert_eq!(a.view.overlay, Overlay::Footprint);
+    assert_eq!(a.view.overlay(), Overlay::Footprint);
     let screen = draw(&a, 120, 40);
     assert!(
         screen.contains("[1/8] tex-columns · block 0 warp 0"),
@@ -174,7 +174,7 @@ fn f_opens_the_footprint_and_brackets_walk_the_warps() {
     let small = draw(&a, 80, 24);
     assert!(small.contains("y1") && !small.contains("y2 "), "{small}");
     key(&mut a, 'f');
-    assert_eq!(a.view.overlay, Overlay::None);
+    assert_eq!(a.view.overlay(), Overlay::None);
 }
 
 #[test]
@@ -213,7 +213,7 @@ fn the_column_names_texels_per_request() {
 #[test]
 fn a_variant_without_texture_fetches_says_so() {
     let mut a = app();
-    a.view.variant = 0;
+    a.view.focus(0);
     key(&mut a, 'f');
     let screen = draw(&a, 120, 40);
     assert!(
@@ -221,13 +221,14 @@ fn a_variant_without_texture_fetches_says_so() {
         "{screen}"
     );
     // A lesson without textures has no footprint key.
-    a.view.overlay = Overlay::None;
-    a.reading.selected = a
-        .reading
-        .lessons
-        .iter()
-        .position(|l| l.id == "constant")
-        .unwrap();
+    a.view.close();
+    a.reading.select(
+        a.reading
+            .lessons()
+            .iter()
+            .position(|l| l.id == "constant")
+            .unwrap(),
+    );
     key(&mut a, 'f');
-    assert_eq!(a.view.overlay, Overlay::None);
+    assert_eq!(a.view.overlay(), Overlay::None);
 }

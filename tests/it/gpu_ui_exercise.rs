@@ -22,7 +22,7 @@ fn the_starter_fails_and_the_solution_passes_in_the_lab() {
         screen.contains("✗ correct on fresh inputs at every size"),
         "{screen}"
     );
-    assert!(!lab.app.exercises.book.get("fix-copy").passed);
+    assert!(!lab.app.exercises.book().get("fix-copy").passed);
 
     let fix = lab.course.join("exercises/tiny/fix-copy/solution.cu");
     std::fs::copy(fix, lab.mine()).unwrap();
@@ -31,7 +31,7 @@ fn the_starter_fails_and_the_solution_passes_in_the_lab() {
     assert!(screen.contains("✓ spill stores (bytes) = 0"), "{screen}");
     assert!(screen.contains("passed: every check holds"), "{screen}");
     assert!(screen.contains("✓ passed"), "the solution opens:\n{screen}");
-    let p = lab.app.exercises.book.get("fix-copy");
+    let p = lab.app.exercises.book().get("fix-copy");
     assert!(p.passed && p.best_ms.is_some(), "{p:?}");
     assert!(p.solution_shown && !p.shown_before_passing, "{p:?}");
 }

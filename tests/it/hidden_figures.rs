@@ -13,7 +13,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use gpulab::course::bundle::CourseRoot;
 use gpulab::session::progress::Progress;
 use gpulab::session::recording::{self, Recording};
-use gpulab::ui::{App, Overlay, UiEvent};
+use gpulab::ui::{App, UiEvent};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use serde_json::Value;
@@ -101,12 +101,12 @@ fn app(rec: Recording) -> App {
     let (lessons, errors) = gpulab::course::load_course(&CourseRoot::Bundled);
     assert!(errors.is_empty(), "{errors:?}");
     let mut a = App::new(lessons, Some(rec), Progress::default());
-    a.view.color = false;
+    a.view.set_color(false);
     // As on a machine without a GPU, once the worker has said so.
-    a.runs.caps = Some(gpulab::session::fold::Capabilities {
+    a.runs.set_caps(Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
-    });
+    }));
     a
 }
 
@@ -132,7 +132,7 @@ impl Pair {
         self.apps.each_mut().map(|a| {
             let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
             let frame = t.draw(|f| f.render_widget(&*a, f.area())).unwrap();
-            a.view.viewport = frame.area;
+            a.view.drawn(frame.area);
             gpulab::ui::buffer_to_text(t.backend().buffer())
         })
     }
@@ -151,11 +151,11 @@ impl Pair {
 
     fn select(&mut self, lesson: usize) {
         for a in &mut self.apps {
-            a.reading.selected = lesson;
-            a.reading.page = 0;
-            a.view.variant = 0;
-            a.view.overlay = Overlay::None;
-            a.view.list = None;
+            a.reading.select(lesson);
+            a.reading.turn_to(0);
+            a.view.focus(0);
+            a.view.close();
+            a.view.set_list(None);
         }
     }
 }
@@ -183,7 +183,7 @@ fn no_view_or_pane_shows_a_figure_before_r_or_v() {
         size: (80, 24),
     };
     let mut diffs = Vec::new();
-    let n = p.apps[0].reading.lessons.len();
+    let n = p.apps[0].reading.lessons().len();
     for size in [(80, 24), (120, 40), (160, 48)] {
         p.size = size;
         for i in 0..n {
@@ -241,7 +241,7 @@ fn no_view_or_pane_shows_a_figure_before_r_or_v() {
                 p.ch('v');
                 assert!(p.apps[0].revealed(), "{}: v on an exercise", l.id);
                 for a in &mut p.apps {
-                    a.reading.progress = Progress::default();
+                    *a.reading.progress_mut() = Progress::default();
                 }
             }
             for a in &mut p.apps {
@@ -263,7 +263,7 @@ impl Pair {
     /// `v` on the lesson: its first variant's card and detail pane then differ between the
     /// two recordings. Hidden again after, for the next size's walk.
     fn view_shown(&mut self, id: &str, diffs: &mut Vec<String>) {
-        self.select(self.apps[0].reading.selected);
+        self.select(self.apps[0].reading.selected());
         self.ch('v');
         let card = self.draw();
         self.ch('i');
@@ -273,7 +273,7 @@ impl Pair {
             diffs.push(format!("{id}: shown, the figures do not reach the screen"));
         }
         for a in &mut self.apps {
-            a.reading.progress = Progress::default();
+            *a.reading.progress_mut() = Progress::default();
         }
     }
 }

@@ -28,17 +28,18 @@ fn course() -> Vec<Lesson> {
 /// The lab on `lesson`, its first variant focused, showing `rec`, no GPU (as the worker says).
 fn lab(lessons: Vec<Lesson>, rec: Option<Recording>, lesson: &str) -> App {
     let mut app = App::new(lessons, rec, Progress::default());
-    app.view.color = false;
-    app.reading.selected = app
-        .reading
-        .lessons
-        .iter()
-        .position(|l| l.id == lesson)
-        .unwrap();
-    app.runs.caps = Some(gpulab::session::fold::Capabilities {
+    app.view.set_color(false);
+    app.reading.select(
+        app.reading
+            .lessons()
+            .iter()
+            .position(|l| l.id == lesson)
+            .unwrap(),
+    );
+    app.runs.set_caps(Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
-    });
+    }));
     app
 }
 
@@ -134,13 +135,14 @@ fn a_knob_shows_its_keys_and_a_variant_without_one_says_where_they_are() {
     assert!(app.knob_table_shown(), "and o shows the table again");
     // Another lesson whose first variant has a knob shows its columns: the table is
     // shown for the knob that was turned.
-    app.reading.selected = app
-        .reading
-        .lessons
-        .iter()
-        .position(|l| l.id == "global-coalescing")
-        .unwrap();
-    app.view.variant = 0;
+    app.reading.select(
+        app.reading
+            .lessons()
+            .iter()
+            .position(|l| l.id == "global-coalescing")
+            .unwrap(),
+    );
+    app.view.focus(0);
     assert!(app.focused_knob().is_some() && !app.knob_table_shown());
     assert!(!draw(&app, 160, 40).contains("knob stride"));
 }
@@ -150,19 +152,20 @@ fn with_a_gpu_turning_the_knob_reruns_the_variant_through_the_worker() {
     let client = WorkerClient::with_command(common::bin(), vec!["worker".into()])
         .env("GPULAB_WORKER_FAKE", "gpu");
     let mut app = App::new(course(), None, Progress::default());
-    app.reading.selected = app
-        .reading
-        .lessons
-        .iter()
-        .position(|l| l.id == "local-spills")
-        .unwrap();
+    app.reading.select(
+        app.reading
+            .lessons()
+            .iter()
+            .position(|l| l.id == "local-spills")
+            .unwrap(),
+    );
     // static-index holds the register cap.
-    app.view.variant = 1;
+    app.view.focus(1);
     let (tx, rx) = std::sync::mpsc::channel();
     let jobs = gpulab::ui::spawn_worker(tx, 0, client);
-    common::pump(&mut app, &rx, &jobs, 60, |a| a.runs.caps.is_some());
+    common::pump(&mut app, &rx, &jobs, 60, |a| a.runs.caps().is_some());
     app.on_key(key('+'));
-    assert!(app.runs.running.is_some(), "{:?}", app.message);
+    assert!(app.runs.running().is_some(), "{:?}", app.message);
     // While it runs, its row and the status line say how far it is.
     let going = draw(&app, 140, 40);
     assert!(going.contains("starting…"), "{going}");
@@ -170,10 +173,10 @@ fn with_a_gpu_turning_the_knob_reruns_the_variant_through_the_worker() {
         going.contains("static-index@maxrregcount=24 starting"),
         "{going}"
     );
-    common::pump(&mut app, &rx, &jobs, 60, |a| a.runs.knobs.run.is_none());
+    common::pump(&mut app, &rx, &jobs, 60, |a| a.runs.knobs().run().is_none());
     app.on_key(key('+'));
-    common::pump(&mut app, &rx, &jobs, 60, |a| a.runs.knobs.run.is_none());
-    let l = app.reading.lessons[app.reading.selected].clone();
+    common::pump(&mut app, &rx, &jobs, 60, |a| a.runs.knobs().run().is_none());
+    let l = app.reading.lessons()[app.reading.selected()].clone();
     assert_eq!(app.knob_rows(&l, 0), [0, 1], "two settings turned to");
     for i in [0, 1] {
         let f = app.knob_figures(&l, &l.knobs[0], i).expect("measured");
@@ -183,7 +186,7 @@ fn with_a_gpu_turning_the_knob_reruns_the_variant_through_the_worker() {
         assert_eq!(f.result.name, format!("static-index@maxrregcount={cap}"));
     }
     // The lesson's own figures are untouched by the knob's runs.
-    let own = &app.runs.results[&l.id];
+    let own = &app.runs.results()[&l.id];
     assert_ne!(own.source, Source::Live);
     assert!(draw(&app, 140, 40).contains("live"));
 }
@@ -219,10 +222,10 @@ fn record_runs_every_knob_value_and_the_recording_replays_them() {
     }
     // Replayed without a GPU: turning the transpose's padding shows recorded figures.
     let mut app = lab(lessons, Some(rec), "shared-transpose");
-    app.view.variant = 1;
+    app.view.focus(1);
     app.on_key(key('v'));
     app.on_key(key('+'));
-    let l = app.reading.lessons[app.reading.selected].clone();
+    let l = app.reading.lessons()[app.reading.selected()].clone();
     let f = app.knob_figures(&l, &l.knobs[0], 1).expect("replayed");
     assert_eq!((f.source, f.result.stale), (Source::Recorded, false));
     assert_eq!(f.result.name, "tiled@PAD=1");
@@ -239,11 +242,11 @@ fn with_nvrtc_alone_a_value_that_does_not_compile_shows_the_compilers_error_at_i
     let client = WorkerClient::with_command(common::bin(), vec!["worker".into()])
         .env("CUDA_VISIBLE_DEVICES", "");
     let mut app = App::new(lessons, None, Progress::default());
-    app.view.color = false;
+    app.view.set_color(false);
     let (tx, rx) = std::sync::mpsc::channel();
     let jobs = gpulab::ui::spawn_worker(tx, 0, client);
-    common::pump(&mut app, &rx, &jobs, 60, |a| a.runs.caps.is_some());
-    let caps = app.runs.caps.clone().unwrap();
+    common::pump(&mut app, &rx, &jobs, 60, |a| a.runs.caps().is_some());
+    let caps = app.runs.caps().clone().unwrap();
     if caps.device.is_some() {
         eprintln!("skipped: a GPU is here, so the knob runs rather than only compiles");
         return;
@@ -251,9 +254,9 @@ fn with_nvrtc_alone_a_value_that_does_not_compile_shows_the_compilers_error_at_i
     // WIDTH 1 to 2 compiles; 2 to 3 does not.
     for _ in 0..2 {
         app.on_key(key('+'));
-        common::pump(&mut app, &rx, &jobs, 60, |a| a.runs.knobs.run.is_none());
+        common::pump(&mut app, &rx, &jobs, 60, |a| a.runs.knobs().run().is_none());
     }
-    let l = app.reading.lessons[0].clone();
+    let l = app.reading.lessons()[0].clone();
     // Where the knob stood (WIDTH 1, the variant as written) is compiled with the first turn.
     let one = app.knob_figures(&l, &l.knobs[0], 0).expect("compiled");
     assert!(one.result.ptxas.is_some(), "{one:?}");

@@ -30,7 +30,7 @@ fn run_loop(app: &mut App, events: Receiver<UiEvent>, started: Instant) -> Vec<(
 fn the_first_frame_says_what_is_loading_long_before_a_slow_large_load_is_in() {
     let started = Instant::now();
     let mut app = App::loading(LESSONS, Progress::default());
-    app.view.color = false;
+    app.view.set_color(false);
     let (tx, rx) = channel();
     ui::spawn_loader(tx, move || {
         let lessons = (0..LESSONS)
@@ -62,7 +62,7 @@ fn the_first_frame_says_what_is_loading_long_before_a_slow_large_load_is_in() {
         last.contains("01 · "),
         "the lab, at its first lesson:\n{last}"
     );
-    assert_eq!(app.reading.lessons.len(), LESSONS);
+    assert_eq!(app.reading.lessons().len(), LESSONS);
     assert!(app.loading.is_none());
 }
 

@@ -169,9 +169,9 @@ fn the_racy_column_names_its_race_on_screen() {
     let (_, mut r) = run();
     r.lesson = "stencil".into();
     let mut app = gpulab::ui::App::new(lessons, None, Default::default());
-    app.view.color = false;
-    app.reading.selected = at;
-    app.runs.results.insert("stencil".into(), r);
+    app.view.set_color(false);
+    app.reading.select(at);
+    app.runs.show("stencil", r);
     let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
     t.draw(|f| f.render_widget(&app, f.area())).unwrap();
     let screen = gpulab::ui::buffer_to_text(t.backend().buffer());

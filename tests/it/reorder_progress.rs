@@ -117,9 +117,12 @@ fn a_progress_file_from_before_the_reorder_marks_the_same_lessons_done() {
     // after the host lesson, which is done), not at the old place of anything, and marks
     // the rows by id.
     let mut app = App::new(lessons.clone(), None, p);
-    app.view.color = false;
-    assert_eq!(app.reading.lessons[app.reading.selected].id, "local-spills");
-    app.view.list = Some(true);
+    app.view.set_color(false);
+    assert_eq!(
+        app.reading.lessons()[app.reading.selected()].id,
+        "local-spills"
+    );
+    app.view.set_list(Some(true));
     // Tall enough for every lesson row and its exercises: nothing scrolls out.
     let mut t = Terminal::new(TestBackend::new(120, 90)).unwrap();
     t.draw(|f| f.render_widget(&app, f.area())).unwrap();

@@ -17,12 +17,12 @@ fn app() -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut app = App::new(lessons, Some(rec), Progress::default());
-    app.view.color = false;
+    app.view.set_color(false);
     // As on a machine without a GPU, once the worker has said so.
-    app.runs.caps = Some(gpulab::session::fold::Capabilities {
+    app.runs.set_caps(Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
-    });
+    }));
     app
 }
 
@@ -35,9 +35,9 @@ fn draw(app: &App, w: u16, h: u16) -> String {
 #[test]
 fn every_lesson_screen() {
     let mut a = app();
-    for i in 0..a.reading.lessons.len() {
-        a.reading.selected = i;
-        let id = a.reading.lessons[i].id.clone();
+    for i in 0..a.reading.lessons().len() {
+        a.reading.select(i);
+        let id = a.reading.lessons()[i].id.clone();
         let screen = draw(&a, 160, 48);
         let label = match common::NOT_YET_RECORDED.iter().any(|(l, _)| *l == id) {
             true => "no recording",
@@ -51,12 +51,13 @@ fn every_lesson_screen() {
 #[test]
 fn narrow_terminal_stacks_the_variants() {
     let mut a = app();
-    a.reading.selected = a
-        .reading
-        .lessons
-        .iter()
-        .position(|l| l.id == "global-coalescing")
-        .unwrap();
+    a.reading.select(
+        a.reading
+            .lessons()
+            .iter()
+            .position(|l| l.id == "global-coalescing")
+            .unwrap(),
+    );
     let screen = draw(&a, 80, 40);
     insta::assert_snapshot!("narrow_global_coalescing", screen);
 }
@@ -64,7 +65,7 @@ fn narrow_terminal_stacks_the_variants() {
 #[test]
 fn list_and_help() {
     let mut a = app();
-    a.view.overlay = Overlay::Help;
+    a.view.open(Overlay::Help);
     let screen = draw(&a, 120, 36);
     assert!(screen.contains("run the lesson on this GPU"));
     insta::assert_snapshot!("help_overlay", screen);
@@ -72,21 +73,24 @@ fn list_and_help() {
 
 fn heatmap_app(variant: &str, color: bool) -> App {
     let mut a = app();
-    a.reading.selected = a
-        .reading
-        .lessons
-        .iter()
-        .position(|l| l.id == "shared-banks")
-        .unwrap();
-    a.view.variant = a.reading.lessons[a.reading.selected]
-        .variants
-        .iter()
-        .position(|v| v.name == variant)
-        .unwrap();
-    a.view.overlay = Overlay::Heatmap;
-    a.view.color = color;
+    a.reading.select(
+        a.reading
+            .lessons()
+            .iter()
+            .position(|l| l.id == "shared-banks")
+            .unwrap(),
+    );
+    a.view.focus(
+        a.reading.lessons()[a.reading.selected()]
+            .variants
+            .iter()
+            .position(|v| v.name == variant)
+            .unwrap(),
+    );
+    a.view.open(Overlay::Heatmap);
+    a.view.set_color(color);
     // The heatmap is a figure: shown once the learner has asked for the figures.
-    a.reading.progress.mark_revealed("shared-banks");
+    a.reading.progress_mut().mark_revealed("shared-banks");
     a
 }
 
@@ -125,11 +129,11 @@ fn heatmap_all_instructions_agrees_with_the_single_view() {
     let a = app();
     let banks = a
         .reading
-        .lessons
+        .lessons()
         .iter()
         .position(|l| l.id == "shared-banks")
         .unwrap();
-    let r = &a.runs.results[&a.reading.lessons[banks].id];
+    let r = &a.runs.results()[&a.reading.lessons()[banks].id];
     for v in &r.variants {
         let shared: Vec<_> = worst_first(v)
             .into_iter()
@@ -147,7 +151,7 @@ fn heatmap_all_instructions_agrees_with_the_single_view() {
 #[test]
 fn heatmap_of_all_instructions_has_its_own_legend_and_the_single_views_figures() {
     let mut a = heatmap_app("stride-32", false);
-    a.view.aggregate = true;
+    a.view.set_aggregate(true);
     let screen = draw(&a, 100, 30);
     assert!(screen.contains("32 wf/req"), "{screen}");
     assert!(screen.contains("conflict degree"), "{screen}");
@@ -156,7 +160,8 @@ fn heatmap_of_all_instructions_has_its_own_legend_and_the_single_views_figures()
 }
 
 fn select(a: &mut App, id: &str) {
-    a.reading.selected = a.reading.lessons.iter().position(|l| l.id == id).unwrap();
+    a.reading
+        .select(a.reading.lessons().iter().position(|l| l.id == id).unwrap());
 }
 
 #[test]
@@ -164,7 +169,7 @@ fn figures_stay_hidden_until_run_or_revealed() {
     let mut a = app();
     select(&mut a, "shared-banks");
     let hidden = draw(&a, 160, 48);
-    for v in &a.reading.lessons[a.reading.selected].variants {
+    for v in &a.reading.lessons()[a.reading.selected()].variants {
         assert!(hidden.contains(&v.name), "{}: names stay\n{hidden}", v.name);
     }
     // The compile report is a figure too: a page may ask for the stack frame.
@@ -179,7 +184,7 @@ fn figures_stay_hidden_until_run_or_revealed() {
         crossterm::event::KeyCode::Char('v'),
     ));
     assert!(
-        a.reading.progress.get("shared-banks").revealed,
+        a.reading.progress().get("shared-banks").revealed,
         "kept in the progress"
     );
     let shown = draw(&a, 160, 48);
@@ -193,7 +198,7 @@ fn figures_stay_hidden_until_run_or_revealed() {
 #[test]
 fn help_is_as_wide_as_its_lines_and_explains_the_marks() {
     let mut a = app();
-    a.view.overlay = Overlay::Help;
+    a.view.open(Overlay::Help);
     // Tall enough for the whole help: that it scrolls where it is not is tested elsewhere.
     for (w, h) in [(120, 60), (80, 60)] {
         let screen = draw(&a, w, h);
@@ -217,12 +222,12 @@ fn the_checkpoint_page_counts_itself_and_notes_are_read_whole() {
     let mut a = app();
     select(&mut a, "shared-banks");
     let n = a.page_count();
-    a.reading.page = n - 1;
+    a.reading.turn_to(n - 1);
     assert!(a.on_checkpoint_page());
     let screen = draw(&a, 160, 48);
     assert!(screen.contains(&format!("page {n}/{n}")), "{screen}");
     let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
-    for v in &a.reading.lessons[a.reading.selected].variants {
+    for v in &a.reading.lessons()[a.reading.selected()].variants {
         let Some(note) = &v.note else { continue };
         let last = note.split_whitespace().last().unwrap();
         assert!(
@@ -240,14 +245,14 @@ fn the_checkpoint_page_counts_itself_and_notes_are_read_whole() {
 fn heatmap_steps_stop_at_the_last_instruction_and_the_overlay_hides_the_screen() {
     use crossterm::event::{KeyCode, KeyEvent};
     let mut a = heatmap_app("stride-32", false);
-    let n =
-        gpulab::analysis::heatmap::worst_first(&a.result().unwrap().variants[a.view.variant]).len();
+    let n = gpulab::analysis::heatmap::worst_first(&a.result().unwrap().variants[a.view.variant()])
+        .len();
     for _ in 0..n + 5 {
         a.on_key(KeyEvent::from(KeyCode::Char(']')));
     }
-    assert_eq!(a.view.instr, n - 1);
+    assert_eq!(a.view.instr(), n - 1);
     a.on_key(KeyEvent::from(KeyCode::Char('[')));
-    assert_eq!(a.view.instr, n - 2, "one press back");
+    assert_eq!(a.view.instr(), n - 2, "one press back");
     let screen = draw(&a, 100, 30);
     let x = gpulab::ui::views::prose::areas(&a, ratatui::layout::Rect::new(0, 0, 100, 30))
         .main
@@ -271,10 +276,10 @@ fn heatmap_steps_stop_at_the_last_instruction_and_the_overlay_hides_the_screen()
 #[test]
 fn every_lesson_counts_its_claims_as_gpulab_run_does() {
     let mut a = app();
-    for i in 0..a.reading.lessons.len() {
-        a.reading.selected = i;
-        let l = a.reading.lessons[i].clone();
-        a.reading.progress.mark_revealed(&l.id);
+    for i in 0..a.reading.lessons().len() {
+        a.reading.select(i);
+        let l = a.reading.lessons()[i].clone();
+        a.reading.progress_mut().mark_revealed(&l.id);
         let report = gpulab::cli::report::text_report(&l, a.result().unwrap());
         let Some(count) = report.lines().find_map(|x| x.strip_prefix("claims: ")) else {
             assert!(l.expect.is_empty(), "{}: claims uncounted:\n{report}", l.id);

@@ -22,12 +22,12 @@ fn app() -> App {
         recording::newest(&root.recordings()),
         Progress::default(),
     );
-    app.view.color = false;
+    app.view.set_color(false);
     // Every lesson's figures shown (as `v` does), so its answer pages and checkpoint are
     // open: these tests read every page to its end.
-    let ids: Vec<String> = app.reading.lessons.iter().map(|l| l.id.clone()).collect();
+    let ids: Vec<String> = app.reading.lessons().iter().map(|l| l.id.clone()).collect();
     for id in ids {
-        app.reading.progress.mark_revealed(&id);
+        app.reading.progress_mut().mark_revealed(&id);
     }
     app
 }
@@ -36,7 +36,7 @@ fn app() -> App {
 fn draw(app: &mut App, w: u16, h: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     let frame = t.draw(|f| f.render_widget(&*app, f.area())).unwrap();
-    app.view.viewport = frame.area;
+    app.view.drawn(frame.area);
     t.backend().buffer().clone()
 }
 
@@ -86,15 +86,15 @@ fn read_page(app: &mut App, w: u16, h: u16, step: &dyn Fn(&mut App)) -> (Vec<Str
 fn every_page_reads_to_its_end(w: u16, h: u16) {
     let mut a = app();
     let mut cut = 0;
-    for i in 0..a.reading.lessons.len() {
-        a.reading.selected = i;
+    for i in 0..a.reading.lessons().len() {
+        a.reading.select(i);
         for p in 0..a.page_count() {
-            (a.reading.page, a.reading.prose_scroll) = (0, 0);
+            a.reading.turn_to(0);
             for _ in 0..p {
                 key(&mut a, KeyCode::Char('n'));
             }
-            assert_eq!(a.reading.page, p);
-            let lesson = a.reading.lessons[i].clone();
+            assert_eq!(a.reading.page(), p);
+            let lesson = a.reading.lessons()[i].clone();
             let text = if a.on_checkpoint_page() {
                 gpulab::ui::views::checkpoint::page(&a, &lesson).text
             } else {
@@ -140,52 +140,58 @@ fn every_page_reads_to_its_end_at_100x30() {
 #[test]
 fn the_wheel_and_page_keys_scroll_before_they_turn_the_page() {
     let mut a = app();
-    let long = (0..a.reading.lessons.len())
+    let long = (0..a.reading.lessons().len())
         .find(|&i| {
-            a.reading.selected = i;
+            a.reading.select(i);
             let v = prose::view(&a, Rect::new(0, 0, 80, 24)).unwrap();
             v.content.rows.len() >= v.height + 3
         })
         .expect("a first page three rows longer than its pane at 80x24");
-    a.reading.selected = long;
+    a.reading.select(long);
     draw(&mut a, 80, 24);
     a.on_event(UiEvent::Wheel(true));
     draw(&mut a, 80, 24);
     assert_eq!(
-        prose::view(&a, a.view.viewport).unwrap().offset,
+        prose::view(&a, a.view.viewport()).unwrap().offset,
         3,
         "a notch is three rows"
     );
     a.on_event(UiEvent::Wheel(false));
     key(&mut a, KeyCode::PageDown);
     draw(&mut a, 80, 24);
-    assert_eq!(a.reading.page, 0, "PgDn scrolls while there is more");
-    assert!(prose::view(&a, a.view.viewport).unwrap().offset > 0);
+    assert_eq!(a.reading.page(), 0, "PgDn scrolls while there is more");
+    assert!(prose::view(&a, a.view.viewport()).unwrap().offset > 0);
     for _ in 0..50 {
-        if a.reading.page > 0 {
+        if a.reading.page() > 0 {
             break;
         }
         key(&mut a, KeyCode::PageDown);
         draw(&mut a, 80, 24);
     }
-    assert!(a.reading.page > 0, "at the end PgDn turns the page");
-    let p = a.reading.page;
+    assert!(a.reading.page() > 0, "at the end PgDn turns the page");
+    let p = a.reading.page();
     key(&mut a, KeyCode::PageUp);
-    assert_eq!(a.reading.page, p - 1, "PgUp at the top goes back");
+    assert_eq!(a.reading.page(), p - 1, "PgUp at the top goes back");
 }
 
 #[test]
 fn the_checkpoint_keeps_the_question_in_view_and_answers_only_it() {
-    let mut a = app();
-    a.reading.selected = (0..a.reading.lessons.len())
-        .max_by_key(|&i| a.reading.lessons[i].checkpoint.len())
-        .unwrap();
-    let lesson = a.reading.lessons[a.reading.selected].clone();
+    // The lesson with the most checkpoint questions, at its checkpoint, none answered.
+    let at_checkpoint = || {
+        let mut a = app();
+        let most = (0..a.reading.lessons().len())
+            .max_by_key(|&i| a.reading.lessons()[i].checkpoint.len())
+            .unwrap();
+        a.reading.select(most);
+        for _ in 0..a.reading.lessons()[most].pages.len() {
+            key(&mut a, KeyCode::Char('n'));
+        }
+        assert!(a.on_checkpoint_page());
+        a
+    };
+    let mut a = at_checkpoint();
+    let lesson = a.reading.lessons()[a.reading.selected()].clone();
     assert!(lesson.checkpoint.len() >= 2);
-    for _ in 0..lesson.pages.len() {
-        key(&mut a, KeyCode::Char('n'));
-    }
-    assert!(a.on_checkpoint_page());
     let (w, h) = (80, 24);
     for (qi, q) in lesson.checkpoint.iter().enumerate() {
         let buf = draw(&mut a, w, h);
@@ -200,7 +206,7 @@ fn the_checkpoint_keeps_the_question_in_view_and_answers_only_it() {
             if !shown.contains(&first_words) {
                 // A number key then brings the next question into view, answering nothing.
                 key(&mut a, KeyCode::Char('1'));
-                assert!(!a.reading.answers.contains_key(&(lesson.id.clone(), qi)));
+                assert!(a.reading.answer(&lesson.id, qi).is_none());
                 let buf = draw(&mut a, w, h);
                 shown = pane(&a, &buf).0.join(" ");
             }
@@ -211,10 +217,10 @@ fn the_checkpoint_keeps_the_question_in_view_and_answers_only_it() {
             qi + 1
         );
         key(&mut a, KeyCode::Char('1'));
-        assert!(a.reading.answers.contains_key(&(lesson.id.clone(), qi)));
+        assert!(a.reading.answer(&lesson.id, qi).is_some());
     }
     // A question scrolled out of view is not answered by a number key.
-    a.reading.answers.clear();
+    let mut a = at_checkpoint();
     draw(&mut a, w, h);
     for _ in 0..40 {
         key(&mut a, KeyCode::Char('J'));
@@ -223,12 +229,12 @@ fn the_checkpoint_keeps_the_question_in_view_and_answers_only_it() {
     let shown = pane(&a, &buf).0.join(" ");
     if !shown.contains(&words(&lesson.checkpoint[0].q)[..2].join(" ")) {
         key(&mut a, KeyCode::Char('2'));
-        assert!(a.reading.answers.is_empty(), "question 1 is off screen");
+        assert!(!a.reading.any_answer(), "question 1 is off screen");
         assert!(a.message.as_deref().unwrap().contains("not on screen"));
         // Answered once it is in view: the note goes with it.
         draw(&mut a, w, h);
         key(&mut a, KeyCode::Char('2'));
-        assert!(!a.reading.answers.is_empty(), "question 1 is answered");
+        assert!(a.reading.any_answer(), "question 1 is answered");
         let said = a.message.as_deref().unwrap_or_default();
         assert!(!said.contains("not on screen"), "{said}");
     }
@@ -237,13 +243,13 @@ fn the_checkpoint_keeps_the_question_in_view_and_answers_only_it() {
 #[test]
 fn page_down_in_the_code_stops_at_its_last_line() {
     let mut a = app();
-    a.view.overlay = Overlay::Code;
+    a.view.open(Overlay::Code);
     draw(&mut a, 80, 24);
     for _ in 0..100 {
         key(&mut a, KeyCode::PageDown);
     }
     let buf = draw(&mut a, 80, 24);
-    let src = &a.reading.lessons[a.reading.selected].variants[a.view.variant].source;
+    let src = &a.reading.lessons()[a.reading.selected()].variants[a.view.variant()].source;
     let last = src
         .lines()
         .rev()

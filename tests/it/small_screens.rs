@@ -21,19 +21,20 @@ fn app(lesson: &str) -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships");
     let mut a = App::new(lessons, Some(rec), Progress::default());
-    a.view.color = false;
-    a.runs.caps = Some(gpulab::session::fold::Capabilities {
+    a.view.set_color(false);
+    a.runs.set_caps(Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
-    });
-    a.reading.selected = a
-        .reading
-        .lessons
-        .iter()
-        .position(|l| l.id == lesson)
-        .unwrap();
+    }));
+    a.reading.select(
+        a.reading
+            .lessons()
+            .iter()
+            .position(|l| l.id == lesson)
+            .unwrap(),
+    );
     // The figures shown (as `v` does): the answer pages and the checkpoint are open.
-    a.reading.progress.mark_revealed(lesson);
+    a.reading.progress_mut().mark_revealed(lesson);
     a
 }
 
@@ -41,7 +42,7 @@ fn app(lesson: &str) -> App {
 fn draw(a: &mut App) -> String {
     let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
     let frame = t.draw(|f| f.render_widget(&*a, f.area())).unwrap();
-    a.view.viewport = frame.area;
+    a.view.drawn(frame.area);
     gpulab::ui::buffer_to_text(t.backend().buffer())
 }
 
@@ -90,7 +91,7 @@ fn a_card_in_full_through_the_detail_pane() {
         let row = row.unwrap_or_else(|| panic!("{} has a row:\n{cards}", v.name));
         assert!(row.contains(&t) && row.contains("correct"), "{row}");
     }
-    let v = &r.variants[a.view.variant];
+    let v = &r.variants[a.view.variant()];
     assert!(
         v.memory.is_some(),
         "the recording traced {}: its sectors are a figure to reach",
@@ -102,7 +103,7 @@ fn a_card_in_full_through_the_detail_pane() {
         "the list says how to see a variant's every figure:\n{cards}"
     );
     ch(&mut a, 'i');
-    assert_eq!(a.view.overlay, Overlay::Detail);
+    assert_eq!(a.view.overlay(), Overlay::Detail);
     let (screens, all) = scroll_to_end(&mut a);
     assert!(all.contains("sectors/request"), "{all}");
     assert!(all.contains("traced"), "{all}");
@@ -116,7 +117,7 @@ fn a_card_in_full_through_the_detail_pane() {
     let next = draw(&mut a);
     assert!(next.contains(&r.variants[1].name), "{next}");
     ch(&mut a, 'i');
-    assert_eq!(a.view.overlay, Overlay::None);
+    assert_eq!(a.view.overlay(), Overlay::None);
 }
 
 /// More variants than the list has rows: the focused one stays in view, marked, and the
@@ -181,7 +182,7 @@ fn help_scrolls_and_lists_the_lessons_own_keys_first() {
     insta::assert_snapshot!("help_scrolled_80x24", last);
     // `g` from the help: the glossary.
     ch(&mut a, 'g');
-    assert_eq!(a.view.overlay, Overlay::Glossary);
+    assert_eq!(a.view.overlay(), Overlay::Glossary);
     let (_, all) = scroll_to_end(&mut a);
     for t in gpulab::course::glossary::TERMS {
         assert!(all.contains(&flat(t.means)), "{} reachable:\n{all}", t.term);
@@ -232,18 +233,19 @@ fn the_code_view_opens_at_its_costliest_line_with_its_figures_whole() {
     let mut a = app("global-coalescing");
     ch(&mut a, 'v');
     // The strided variant: its load costs the most.
-    a.view.variant = a
-        .lesson()
-        .unwrap()
-        .variants
-        .iter()
-        .position(|v| v.name == "stride-32")
-        .unwrap();
+    a.view.focus(
+        a.lesson()
+            .unwrap()
+            .variants
+            .iter()
+            .position(|v| v.name == "stride-32")
+            .unwrap(),
+    );
     draw(&mut a);
     ch(&mut a, 'c');
-    assert_eq!(a.view.overlay, Overlay::Code);
+    assert_eq!(a.view.overlay(), Overlay::Code);
     let screen = draw(&mut a);
-    let v = &a.lesson().unwrap().variants[a.view.variant];
+    let v = &a.lesson().unwrap().variants[a.view.variant()];
     let line = gpulab::ui::views::code::costliest_line(&a, v).expect("traced");
     let marked = format!("{line:>4}▶");
     assert!(
@@ -324,7 +326,7 @@ fn the_lesson_list_and_the_progress_at_any_width() {
     assert!(!draw(&mut a).contains("Lessons"));
     ch(&mut a, '?');
     let help = draw(&mut a);
-    let n = a.reading.lessons.len();
+    let n = a.reading.lessons().len();
     assert!(
         help.contains(&format!("0 of {n} lessons finished")),
         "{help}"
@@ -339,7 +341,7 @@ fn the_first_page_to_use_a_word_points_to_the_glossary() {
     assert!(screen.contains("w new words"), "{screen}");
     let first = a.page_terms()[0].term;
     ch(&mut a, 'w');
-    assert_eq!(a.view.overlay, Overlay::Glossary);
+    assert_eq!(a.view.overlay(), Overlay::Glossary);
     let g = draw(&mut a);
     // The first row inside the pop-up, below the header and the pop-up's top edge.
     let row = g.lines().nth(2).unwrap();
@@ -354,7 +356,7 @@ fn the_first_page_to_use_a_word_points_to_the_glossary() {
 fn leaving_an_exercise_leaves_its_message() {
     let mut a = app("memory-ladder");
     ch(&mut a, 'j');
-    assert!(a.exercises.open.is_some());
+    assert!(a.exercises.open().is_some());
     let on = draw(&mut a);
     assert!(on.contains("e copies the starter"), "{on}");
     // Back up to the lesson, which has no exercise of its own on screen.
@@ -367,11 +369,15 @@ fn leaving_an_exercise_leaves_its_message() {
 /// The lab on an exercise with many hints, its workspace where a learner's would be.
 fn exercise_app() -> App {
     let mut a = app("memory-ladder");
-    a.exercises.workspace = Some(gpulab::session::workspace::Workspace {
-        dir: "/home/learner/.local/share/gpulab/exercises".into(),
-    });
+    a.exercises = gpulab::ui::state::exercise::Exercises::new(
+        Some(gpulab::session::workspace::Workspace {
+            dir: "/home/learner/.local/share/gpulab/exercises".into(),
+        }),
+        Default::default(),
+        None,
+    );
     ch(&mut a, 'j');
-    assert!(a.exercises.open.is_some());
+    assert!(a.exercises.open().is_some());
     a
 }
 
@@ -380,7 +386,7 @@ fn a_hint_given_and_a_solution_opened_come_into_view() {
     use gpulab::session::exercise::report::{CheckLine, CheckReport, Mark};
     let mut a = exercise_app();
     draw(&mut a);
-    let n = a.exercises.open.as_ref().unwrap().ex.hints.len();
+    let n = a.exercises.open().unwrap().ex.hints.len();
     assert!(n >= 1);
     for i in 1..=n {
         ch(&mut a, 't');
@@ -391,7 +397,7 @@ fn a_hint_given_and_a_solution_opened_come_into_view() {
         );
     }
     // A passing check: the solution, as a diff, on screen.
-    let x = a.exercises.open.as_ref().unwrap();
+    let x = a.exercises.open().unwrap();
     let id = x.ex.id.clone();
     let mut result =
         gpulab::session::fold::blank_result(&x.lesson, gpulab::model::results::Source::Live, None);
@@ -445,10 +451,10 @@ fn without_nvrtc_r_says_how_to_get_it() {
 #[test]
 fn esc_goes_back_and_never_quits_at_once() {
     let mut a = exercise_app();
-    let lesson = a.reading.selected;
+    let lesson = a.reading.selected();
     key(&mut a, KeyCode::Esc);
-    assert!(a.exercises.open.is_none(), "back on the lesson");
-    assert_eq!(a.reading.selected, lesson);
+    assert!(a.exercises.open().is_none(), "back on the lesson");
+    assert_eq!(a.reading.selected(), lesson);
     assert!(!a.quit);
     key(&mut a, KeyCode::Esc);
     assert!(!a.quit, "Esc at the top does not quit");
@@ -460,7 +466,7 @@ fn esc_goes_back_and_never_quits_at_once() {
 fn draw_at(a: &mut App, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     let frame = t.draw(|f| f.render_widget(&*a, f.area())).unwrap();
-    a.view.viewport = frame.area;
+    a.view.drawn(frame.area);
     gpulab::ui::buffer_to_text(t.backend().buffer())
 }
 
@@ -470,9 +476,9 @@ fn draw_at(a: &mut App, w: u16, h: u16) -> String {
 #[test]
 fn nothing_measured_shows_before_r_or_v_in_any_view() {
     let mut a = app("local-spills");
-    a.reading.progress = Progress::default();
+    *a.reading.progress_mut() = Progress::default();
     assert!(!a.revealed());
-    let v = a.result().unwrap().variants[a.view.variant].clone();
+    let v = a.result().unwrap().variants[a.view.variant()].clone();
     let regs = format!("{} regs", v.ptxas.as_ref().unwrap().registers);
     for (w, h) in [(80, 24), (120, 40)] {
         let screen = draw_at(&mut a, w, h);
@@ -575,7 +581,7 @@ fn the_heatmap_legend_is_whole_at_80x24() {
         assert!(
             screen.contains("(1 = no conflict, + = 10 or more)"),
             "variant {}: {screen}",
-            a.view.variant
+            a.view.variant()
         );
         key(&mut a, KeyCode::Right);
     }
@@ -588,7 +594,7 @@ fn the_heatmap_legend_is_whole_at_80x24() {
 fn prose_draws_code_without_backticks_and_predict_in_bold() {
     use ratatui::style::{Color, Modifier};
     let mut a = app("texture");
-    a.view.color = true;
+    a.view.set_color(true);
     let mut t = Terminal::new(TestBackend::new(160, 60)).unwrap();
     t.draw(|f| f.render_widget(&a, f.area())).unwrap();
     let buf = t.backend().buffer().clone();
@@ -612,7 +618,7 @@ fn prose_draws_code_without_backticks_and_predict_in_bold() {
         let cell = buf.cell((x, y as u16)).unwrap();
         assert!(cell.modifier.contains(Modifier::BOLD), "{text}");
     }
-    a.view.color = false;
+    a.view.set_color(false);
     let plain = draw_at(&mut a, 160, 60);
     assert!(plain.contains("`tex-columns`"), "{plain}");
 }
@@ -678,7 +684,7 @@ fn a_card_cut_short_ends_in_an_ellipsis_and_keeps_a_sign_with_its_figure() {
     use gpulab::session::exercise::report::{CheckLine, CheckReport, Mark};
     let mut a = app("l2-window");
     ch(&mut a, 'j');
-    let x = a.exercises.open.as_ref().expect("an exercise");
+    let x = a.exercises.open().expect("an exercise");
     let id = x.ex.id.clone();
     let mut result =
         gpulab::session::fold::blank_result(&x.lesson, gpulab::model::results::Source::Live, None);
@@ -780,9 +786,11 @@ fn the_knob_table_gives_its_bars_room_and_its_title_whole_words() {
         "the bars fall as the bandwidth does: {bars:?}\n{screen}"
     );
     let mut a = app("global-coalescing");
-    a.view.variant = (a.lesson().unwrap().variants.iter())
-        .position(|v| v.name == "unroll-4")
-        .unwrap();
+    a.view.focus(
+        (a.lesson().unwrap().variants.iter())
+            .position(|v| v.name == "unroll-4")
+            .unwrap(),
+    );
     ch(&mut a, 'v');
     ch(&mut a, 'o');
     let screen = draw(&mut a);
@@ -832,7 +840,7 @@ fn wrapped_checkpoint_choices_hang_under_their_text() {
 #[test]
 fn a_sweeps_rows_give_their_point_and_share_one_note() {
     let mut a = app("l2");
-    a.reading.progress = Progress::default();
+    *a.reading.progress_mut() = Progress::default();
     let screen = draw(&mut a);
     let row = |name: &str| {
         (screen.lines())
@@ -860,7 +868,7 @@ fn a_sweeps_rows_give_their_point_and_share_one_note() {
     );
     key(&mut a, KeyCode::Esc);
     let mut a = app("memory-ladder");
-    a.reading.progress = Progress::default();
+    *a.reading.progress_mut() = Progress::default();
     let screen = draw(&mut a);
     assert_eq!(screen.matches("the largest L1").count(), 1, "{screen}");
     assert!(screen.contains("chain's set 128 KiB"), "{screen}");
@@ -873,12 +881,14 @@ fn a_sweeps_rows_give_their_point_and_share_one_note() {
 fn the_code_view_of_a_timed_chase_opens_on_the_chase() {
     let mut a = app("memory-ladder");
     ch(&mut a, 'v');
-    a.view.variant = (a.lesson().unwrap().variants.iter())
-        .position(|v| v.name == "hbm")
-        .unwrap();
+    a.view.focus(
+        (a.lesson().unwrap().variants.iter())
+            .position(|v| v.name == "hbm")
+            .unwrap(),
+    );
     draw(&mut a);
     ch(&mut a, 'c');
-    assert_eq!(a.view.overlay, Overlay::Code);
+    assert_eq!(a.view.overlay(), Overlay::Code);
     let screen = draw(&mut a);
     let marked = (screen.lines()).find(|l| l.contains('▶')).expect(&screen);
     assert!(

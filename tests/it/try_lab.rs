@@ -112,10 +112,10 @@ fn the_try_is_watched_and_runs_on_the_interpreter_once_the_worker_says_there_is_
         "the header's cpu.n"
     );
     assert!(!runs[0].time);
-    let running = app.runs.running.as_ref().unwrap();
+    let running = app.runs.running().as_ref().unwrap();
     assert!(running.on_cpu);
     assert_eq!(
-        app.runs.interpreted[try_lesson::LESSON_ID].source,
+        app.runs.interpreted()[try_lesson::LESSON_ID].source,
         Source::Interpreted
     );
 }
@@ -138,7 +138,10 @@ fn with_a_gpu_the_try_runs_live() {
     let runs = runs_asked(&mut app);
     assert_eq!(runs.len(), 1);
     assert!(runs[0].cpu.is_none() && runs[0].time && runs[0].check);
-    assert_eq!(app.runs.results[try_lesson::LESSON_ID].source, Source::Live);
+    assert_eq!(
+        app.runs.results()[try_lesson::LESSON_ID].source,
+        Source::Live
+    );
 }
 
 #[test]
@@ -156,7 +159,7 @@ fn a_save_runs_the_try_again_after_the_run_going_and_a_broken_header_is_said() {
     finished(&mut app);
     // The lesson is made again off the UI thread (the remake runs_asked answers), then run.
     assert_eq!(runs_asked(&mut app).len(), 1, "the save's run");
-    assert!(app.runs.running.is_some(), "{:?}", app.message);
+    assert!(app.runs.running().is_some(), "{:?}", app.message);
     assert_eq!(
         app.lesson().unwrap().trace_blocks,
         2,
@@ -189,7 +192,7 @@ fn nothing_of_a_try_is_written_to_the_progress() {
     app.note_seen();
     ready(&mut app, no_gpu());
     finished(&mut app);
-    assert!(!app.reading.save_requested);
+    assert!(!app.reading.take_save_request());
     assert!(app.revealed(), "the figures show from the first run on");
 }
 
@@ -205,15 +208,15 @@ fn through_a_worker_without_a_gpu_the_try_is_interpreted_and_its_race_found() {
         .env("GPULAB_TIMEOUT_S", "300");
     let (tx, rx) = std::sync::mpsc::channel();
     let jobs = gpulab::ui::spawn_worker(tx, 0, client);
-    common::pump(&mut app, &rx, &jobs, 300, |a| a.runs.caps.is_some());
-    if app.runs.caps.as_ref().unwrap().device.is_some() {
+    common::pump(&mut app, &rx, &jobs, 300, |a| a.runs.caps().is_some());
+    if app.runs.caps().as_ref().unwrap().device.is_some() {
         eprintln!("skipped: the worker sees a GPU here, and the try runs on it");
         return;
     }
     common::pump(&mut app, &rx, &jobs, 300, |a| {
-        a.runs.running.is_none() && a.runs.compiling.is_empty() && a.outbox.is_empty()
+        a.runs.running().is_none() && !a.runs.compiles_pending() && a.outbox.is_empty()
     });
-    let r = &app.runs.interpreted[try_lesson::LESSON_ID];
+    let r = &app.runs.interpreted()[try_lesson::LESSON_ID];
     assert_eq!(r.source, Source::Interpreted);
     let racy = r.variants.iter().find(|v| v.name == "SYNC-0").unwrap();
     let synced = r.variants.iter().find(|v| v.name == "SYNC-1").unwrap();
@@ -244,15 +247,15 @@ fn through_a_worker_without_a_gpu_a_try_that_does_not_compile_says_so_not_that_i
         .env("GPULAB_TIMEOUT_S", "300");
     let (tx, rx) = std::sync::mpsc::channel();
     let jobs = gpulab::ui::spawn_worker(tx, 0, client);
-    common::pump(&mut app, &rx, &jobs, 300, |a| a.runs.caps.is_some());
-    if app.runs.caps.as_ref().unwrap().device.is_some() {
+    common::pump(&mut app, &rx, &jobs, 300, |a| a.runs.caps().is_some());
+    if app.runs.caps().as_ref().unwrap().device.is_some() {
         eprintln!("skipped: the worker sees a GPU here, and the try runs on it");
         return;
     }
     common::pump(&mut app, &rx, &jobs, 300, |a| {
-        a.runs.running.is_none() && a.runs.compiling.is_empty() && a.outbox.is_empty()
+        a.runs.running().is_none() && !a.runs.compiles_pending() && a.outbox.is_empty()
     });
-    let r = &app.runs.interpreted[try_lesson::LESSON_ID];
+    let r = &app.runs.interpreted()[try_lesson::LESSON_ID];
     let v = &r.variants[0];
     let said = gpulab::analysis::describe::status(v);
     assert!(!said.contains("needs a GPU"), "{said}");

@@ -35,16 +35,14 @@ fn lab_after_cpu_run() -> App {
     let result: LessonResult = serde_json::from_str(&text).unwrap();
     assert_eq!(result.source, Source::Interpreted);
     let mut app = App::for_try(TryLab::new(spec(), tried, false));
-    app.view.color = false;
+    app.view.set_color(false);
     app.message = None;
-    app.runs.caps = Some(gpulab::session::fold::Capabilities {
+    app.runs.set_caps(Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         nvrtc: Some("13.0".into()),
         ..Default::default()
-    });
-    app.runs
-        .interpreted
-        .insert(try_lesson::LESSON_ID.into(), result);
+    }));
+    app.runs.show_interpreted(try_lesson::LESSON_ID, result);
     app
 }
 

@@ -86,7 +86,7 @@ fn from_a_spilling_save_to_a_fixed_one_in_the_lab() {
     // r checks again with nothing saved.
     let screen = lab.play_until_checked(vec![key('r')], &mut no_editor);
     assert!(screen.contains("✗ does not compile"), "{screen}");
-    let p = lab.app.exercises.book.get("fix-copy");
+    let p = lab.app.exercises.book().get("fix-copy");
     // Passed on the CPU, not on a GPU, as `gpulab ex check` keeps it.
     assert_eq!(
         (p.attempts, p.passed, p.passed_cpu),
@@ -150,7 +150,7 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
         "{screen}"
     );
     assert!(screen.contains("not yet:"), "{screen}");
-    let report = lab.app.exercises.reports["coalesce-copy"].clone();
+    let report = lab.app.exercises.report("coalesce-copy").unwrap().clone();
     assert_eq!(
         report.result.source,
         gpulab::model::results::Source::Interpreted
@@ -180,7 +180,7 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
         screen.contains("✓ global sectors at most 1.02× solution"),
         "{screen}"
     );
-    let report = &lab.app.exercises.reports["coalesce-copy"];
+    let report = lab.app.exercises.report("coalesce-copy").unwrap();
     let marks: Vec<(&str, Mark)> = (report.lines.iter())
         .map(|l| (l.check.as_str(), l.mark))
         .collect();
@@ -233,12 +233,12 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
         )),
         "{count}\n{out}"
     );
-    let hints = lab.app.exercises.open.as_ref().unwrap().ex.hints.len();
+    let hints = lab.app.exercises.open().unwrap().ex.hints.len();
     for _ in 0..=hints {
-        assert!(!lab.app.exercises.book.get("coalesce-copy").solution_shown);
+        assert!(!lab.app.exercises.book().get("coalesce-copy").solution_shown);
         lab.app.on_event(key('t'));
     }
-    let p = lab.app.exercises.book.get("coalesce-copy");
+    let p = lab.app.exercises.book().get("coalesce-copy");
     assert!(p.solution_shown && p.shown_before_passing, "{p:?}");
     lab.terminal
         .draw(|f| f.render_widget(&lab.app, f.area()))
@@ -254,7 +254,7 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
         screen.contains("✓ % of global sector bytes used ≥ 98"),
         "{screen}"
     );
-    let p = lab.app.exercises.book.get("coalesce-copy");
+    let p = lab.app.exercises.book().get("coalesce-copy");
     assert_eq!(
         (p.attempts, p.passed, p.passed_cpu),
         (4, false, true),
@@ -274,7 +274,7 @@ fn a_texture_fetch_needs_a_gpu_and_fails_nothing_on_the_cpu() {
     let solution = std::fs::read_to_string(dir.join("solution.cu")).unwrap();
     let mut editor = |p: &Path| Ok(std::fs::write(p, &solution)?);
     let screen = lab.play_until_checked(vec![key('e')], &mut editor);
-    let report = &lab.app.exercises.reports["sample-texture"];
+    let report = lab.app.exercises.report("sample-texture").unwrap();
     assert!(!report.failed(), "{screen}");
     assert!(
         (report.lines.iter()).all(|l| l.mark == Mark::NeedsGpu),

@@ -25,27 +25,31 @@ fn app() -> App {
     assert!(errors.is_empty(), "{errors:?}");
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut app = App::new(lessons, Some(rec), Progress::default());
-    app.view.color = false;
-    app.runs.caps = Some(gpulab::session::fold::Capabilities {
+    app.view.set_color(false);
+    app.runs.set_caps(Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
-    });
-    app.exercises.workspace = Some(Workspace {
-        dir: "/home/learner/.local/share/gpulab/exercises".into(),
-    });
+    }));
+    app.exercises = gpulab::ui::state::exercise::Exercises::new(
+        Some(Workspace {
+            dir: "/home/learner/.local/share/gpulab/exercises".into(),
+        }),
+        Default::default(),
+        None,
+    );
     let (l, e) = app
         .reading
-        .lessons
+        .lessons()
         .iter()
         .enumerate()
         .find_map(|(i, l)| Some((i, l.exercises.iter().position(|e| e.id == EXERCISE)?)))
         .expect("the exercise ships");
     // As after the lesson: its figures shown (before that its variants' cards keep them
     // hidden on the exercise too: hidden_figures).
-    let id = app.reading.lessons[l].id.clone();
-    app.reading.progress.mark_revealed(&id);
+    let id = app.reading.lessons()[l].id.clone();
+    app.reading.progress_mut().mark_revealed(&id);
     app.select_row(l, Some(e));
-    assert!(app.exercises.open.is_some());
+    assert!(app.exercises.open().is_some());
     app
 }
 
@@ -60,7 +64,7 @@ fn line(check: &str, mark: Mark, detail: &str) -> CheckLine {
 
 /// A report on `yours` as the check gives it, with the compile report `ptxas`.
 fn report(app: &App, live: bool, lines: Vec<CheckLine>, ptxas: Option<PtxasReport>) -> CheckReport {
-    let x = app.exercises.open.as_ref().unwrap();
+    let x = app.exercises.open().unwrap();
     let source = if live { Source::Live } else { Source::None };
     let mut result = gpulab::session::fold::blank_result(&x.lesson, source, None);
     result.variants.retain(|v| v.name == YOURS);
@@ -108,9 +112,9 @@ fn show(app: App, r: CheckReport, src: &str) -> String {
 
 /// The screen at `w` x `h` with the report `r` on the learner's `src`.
 fn show_at(mut app: App, r: CheckReport, src: &str, (w, h): (u16, u16)) -> String {
-    app.exercises.open.as_mut().unwrap().src = src.into();
+    app.exercises.open_mut().unwrap().src = src.into();
     app.message = Some(gpulab::ui::state::exercise::verdict(&r));
-    app.exercises.reports.insert(EXERCISE.into(), r);
+    app.exercises.record_report(EXERCISE.into(), r);
     app.refresh_shown();
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| f.render_widget(&app, f.area())).unwrap();
@@ -124,7 +128,7 @@ fn show_at(mut app: App, r: CheckReport, src: &str, (w, h): (u16, u16)) -> Strin
 #[test]
 fn the_exercise_screens_at_80x24_and_120x40() {
     let unjudged = |a: &App| {
-        let x = a.exercises.open.as_ref().unwrap();
+        let x = a.exercises.open().unwrap();
         let l = gpulab::session::exercise::lesson::compile_only(
             &x.lesson,
             &x.ex,
@@ -137,7 +141,7 @@ fn the_exercise_screens_at_80x24_and_120x40() {
     };
     for (w, h) in [(80, 24), (120, 40)] {
         let a = app();
-        let starter = a.exercises.open.as_ref().unwrap().ex.starter.clone();
+        let starter = a.exercises.open().unwrap().ex.starter.clone();
         let r = failing(&a);
         let screen = show_at(a, r, &starter, (w, h));
         assert!(screen.contains("✗ spill stores"), "{w}x{h}:\n{screen}");
@@ -171,7 +175,7 @@ fn the_exercise_screens_at_80x24_and_120x40() {
 #[test]
 fn a_failing_check_without_a_gpu() {
     let a = app();
-    let starter = a.exercises.open.as_ref().unwrap().ex.starter.clone();
+    let starter = a.exercises.open().unwrap().ex.starter.clone();
     let r = failing(&a);
     let screen = show(a, r, &starter);
     assert!(screen.contains("✗ spill stores (bytes) = 0"), "{screen}");
@@ -186,7 +190,7 @@ fn a_failing_check_without_a_gpu() {
 #[test]
 fn a_passing_check_opens_the_solution_as_a_diff() {
     let a = app();
-    let solution = a.exercises.open.as_ref().unwrap().ex.solution.clone();
+    let solution = a.exercises.open().unwrap().ex.solution.clone();
     let mine = solution.replace("unsigned sum = 0, mix = 0;", "unsigned mix = 0, sum = 0;");
     assert_ne!(mine, solution);
     let r = report(
@@ -243,12 +247,12 @@ fn the_detail_pane_of_yours_names_the_checks_source() {
     );
     r.result.source = Source::Interpreted;
     a.message = Some(gpulab::ui::state::exercise::verdict(&r));
-    a.exercises.reports.insert(EXERCISE.into(), r);
+    a.exercises.record_report(EXERCISE.into(), r);
     a.refresh_shown();
     let yours = (a.result().unwrap().variants.iter())
         .position(|v| v.name == YOURS)
         .unwrap();
-    a.view.variant = yours;
+    a.view.focus(yours);
     a.on_key(crossterm::event::KeyEvent::new(
         crossterm::event::KeyCode::Char('i'),
         crossterm::event::KeyModifiers::NONE,

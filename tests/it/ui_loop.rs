@@ -32,7 +32,7 @@ impl Lab {
             .variant("slow")
             .build();
         let mut app = App::new(vec![lesson], None, Progress::default());
-        app.view.color = false;
+        app.view.set_color(false);
         Lab {
             terminal: Terminal::new(TestBackend::new(120, 32)).unwrap(),
             app,
@@ -204,7 +204,7 @@ fn a_fault_in_one_variant(lab: &mut Lab) {
     let v = &lab.app.result().unwrap().variants[1];
     assert_eq!(v.correct, Some(false));
     assert_eq!(
-        lab.app.reading.progress.get("scripted").runs,
+        lab.app.reading.progress().get("scripted").runs,
         1,
         "a fault is no run"
     );
@@ -220,7 +220,11 @@ fn open_page_run_fault_quit_through_the_real_loop() {
     let (_, unread) = lab.play(vec![key('q'), key('p')]);
     assert!(lab.app.quit);
     assert_eq!(unread, 1, "the loop ends at q, before the events after it");
-    assert_eq!(lab.app.reading.page, 1, "the key after q was never applied");
+    assert_eq!(
+        lab.app.reading.page(),
+        1,
+        "the key after q was never applied"
+    );
 }
 
 #[test]
@@ -242,7 +246,7 @@ fn a_crash_lands_on_the_variant_the_worker_was_on() {
     );
     assert!(screen.contains("1.25 ms"), "{screen}");
     assert!(lab.app.result().unwrap().variants[0].correct == Some(true));
-    assert!(lab.app.runs.running.is_none());
+    assert!(lab.app.runs.running().is_none());
 }
 
 fn memcheck_event(ev: WorkerEvent) -> UiEvent {

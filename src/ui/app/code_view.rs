@@ -11,14 +11,13 @@ use crate::ui::state::view::Overlay;
 impl App {
     /// `c`: the focused variant's code, its SASS asked for.
     pub(in crate::ui) fn open_code(&mut self) {
-        if let Some(words) = self.copy_has_no_code(self.view.variant) {
+        if let Some(words) = self.copy_has_no_code(self.view.variant()) {
             self.message = Some(words);
             return;
         }
-        self.view.overlay = Overlay::Code;
-        self.view.scrolls.code_x = 0;
-        if self.view.code.panes != Panes::Source {
-            self.ask_sass(self.view.variant);
+        self.view.open(Overlay::Code);
+        if self.view.code().shows_sass() {
+            self.ask_sass(self.view.variant());
         }
         self.code_at_costliest();
     }
@@ -26,18 +25,14 @@ impl App {
     /// Show the code from its costliest memory line, where a learner should look first,
     /// until the learner scrolls.
     fn code_at_costliest(&mut self) {
-        self.view.scrolls.code_at_worst = true;
+        self.view.code_at_worst();
     }
 
     /// `s` in the code view: source, then SASS, then both side by side.
     pub(in crate::ui) fn cycle_panes(&mut self) {
-        self.view.code.panes = match self.view.code.panes {
-            Panes::Source => Panes::Sass,
-            Panes::Sass => Panes::Both,
-            Panes::Both => Panes::Source,
-        };
-        if self.view.code.panes != Panes::Source {
-            self.ask_sass(self.view.variant);
+        self.view.code_mut().cycle_panes();
+        if self.view.code().shows_sass() {
+            self.ask_sass(self.view.variant());
         }
         self.code_at_costliest();
     }
@@ -48,22 +43,22 @@ impl App {
             self.message = Some("a diff needs a second variant".into());
             return;
         };
-        self.view.overlay = Overlay::Diff;
-        self.ask_sass(self.view.variant);
+        self.view.open(Overlay::Diff);
+        self.ask_sass(self.view.variant());
         self.ask_sass(other);
     }
 
     /// Another variant came into focus under the code or diff view: its SASS asked for.
     pub(in crate::ui) fn ask_for_overlay(&mut self) {
-        match self.view.overlay {
+        match self.view.overlay() {
             Overlay::Code => {
-                if self.view.code.panes != Panes::Source {
-                    self.ask_sass(self.view.variant)
+                if self.view.code().shows_sass() {
+                    self.ask_sass(self.view.variant())
                 }
                 self.code_at_costliest();
             }
             Overlay::Diff => {
-                self.ask_sass(self.view.variant);
+                self.ask_sass(self.view.variant());
                 if let Some(other) = self.diff_partner() {
                     self.ask_sass(other);
                 }
@@ -76,7 +71,7 @@ impl App {
     /// variants go from slow to fast), else the one after.
     pub fn diff_partner(&self) -> Option<usize> {
         let n = self.lesson()?.variants.len();
-        match self.view.variant {
+        match self.view.variant() {
             0 if n > 1 => Some(1),
             0 => None,
             v => Some(v - 1),
@@ -86,7 +81,7 @@ impl App {
     pub fn sass_of(&self, variant: usize) -> Option<&SassState> {
         let l = self.lesson()?;
         let v = l.variants.get(variant)?;
-        self.view.code.listings.get(&(l.id.clone(), v.name.clone()))
+        self.view.code().listing(&l.id, &v.name)
     }
 
     /// Why variant `variant` has no code to show, when it is a copy between the host and
@@ -108,28 +103,22 @@ impl App {
             return;
         };
         let key = (l.id.clone(), v.name.clone());
-        if self.view.code.listings.contains_key(&key) {
+        if self.view.code().has(&key) {
             return;
         }
         if let Some(words) = self.copy_has_no_code(variant) {
-            self.view
-                .code
-                .listings
-                .insert(key, SassState::Failed(words));
+            self.view.code_mut().set(key, SassState::Failed(words));
             return;
         }
-        let nvrtc = self.runs.caps.as_ref().is_some_and(|c| c.nvrtc.is_some());
+        let nvrtc = self.runs.caps().as_ref().is_some_and(|c| c.nvrtc.is_some());
         if !nvrtc {
-            let why = match &self.runs.caps {
+            let why = match &self.runs.caps() {
                 None => "looking for NVRTC…",
                 Some(_) => "no NVRTC here: the SASS needs NVRTC and nvdisasm (`gpulab doctor`)",
             };
             // Not kept while the worker has not said: asked again when it has.
-            if self.runs.caps.is_some() {
-                self.view
-                    .code
-                    .listings
-                    .insert(key, SassState::Failed(why.into()));
+            if self.runs.caps().is_some() {
+                self.view.code_mut().set(key, SassState::Failed(why.into()));
             } else {
                 self.message = Some(why.into());
             }
@@ -141,7 +130,7 @@ impl App {
             arch: self.sass_target().arch,
         };
         self.outbox.push(job);
-        self.view.code.listings.insert(key, SassState::Asked);
+        self.view.code_mut().set(key, SassState::Asked);
     }
 
     /// Where the SASS on screen is built (`model::target`, as `gpulab sass` builds it): for
@@ -149,9 +138,9 @@ impl App {
     /// same code; else this GPU's; else the lab's default.
     pub fn sass_target(&self) -> Target {
         let gpus = Gpus {
-            named: Some(self.runs.device),
+            named: Some(self.runs.device()),
             shown: self.result().and_then(|r| r.device.as_ref()),
-            here: self.runs.caps.as_ref().and_then(|c| c.device.as_ref()),
+            here: self.runs.caps().as_ref().and_then(|c| c.device.as_ref()),
             arch: None,
         };
         target(self.lesson(), &gpus)
@@ -164,7 +153,7 @@ impl App {
         variant: String,
         listing: Result<String, NoListing>,
     ) {
-        let kernel = (self.reading.lessons.iter().find(|l| l.id == lesson))
+        let kernel = (self.reading.lessons().iter().find(|l| l.id == lesson))
             .and_then(|l| l.variants.iter().find(|v| v.name == variant))
             .map(|v| v.kernel.clone())
             .unwrap_or_default();
@@ -179,6 +168,6 @@ impl App {
             }
             Err(why) => SassState::Failed(why.to_string()),
         };
-        self.view.code.listings.insert((lesson, variant), state);
+        self.view.code_mut().set((lesson, variant), state);
     }
 }

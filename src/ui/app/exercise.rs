@@ -65,7 +65,7 @@ impl App {
     /// The rows the cursor keys walk: each lesson, then its exercises.
     pub fn rows(&self) -> Vec<(usize, Option<usize>)> {
         let mut rows = Vec::new();
-        for (i, l) in self.reading.lessons.iter().enumerate() {
+        for (i, l) in self.reading.lessons().iter().enumerate() {
             rows.push((i, None));
             rows.extend((0..l.exercises.len()).map(|e| (i, Some(e))));
         }
@@ -74,8 +74,8 @@ impl App {
 
     pub fn current_row(&self) -> (usize, Option<usize>) {
         (
-            self.reading.selected,
-            self.exercises.open.as_ref().map(|x| x.index),
+            self.reading.selected(),
+            self.exercises.open().map(|x| x.index),
         )
     }
 
@@ -97,7 +97,7 @@ impl App {
         }
         // What was said was about the row being left (an exercise's `e`, a loop).
         self.message = None;
-        self.reading.show_new = false;
+        self.reading.set_show_new(false);
         self.leave_exercise();
         self.select_lesson(lesson);
         if let Some(i) = ex {
@@ -106,21 +106,21 @@ impl App {
     }
 
     fn leave_exercise(&mut self) {
-        if self.exercises.open.take().is_some() {
+        if self.exercises.leave() {
             self.outbox.push(Job::Watch(None));
-            (self.view.variant, self.view.instr, self.view.code_scroll) = (0, 0, 0);
-            (self.reading.page, self.reading.prose_scroll) = (0, 0);
+            self.view.start_at(0);
+            self.reading.turn_to(0);
         }
     }
 
     fn enter_exercise(&mut self, index: usize) {
-        let Some(lesson) = self.reading.lessons.get(self.reading.selected) else {
+        let Some(lesson) = self.reading.lessons().get(self.reading.selected()) else {
             return;
         };
         let Some(ex) = lesson.exercises.get(index).cloned() else {
             return;
         };
-        let file = self.exercises.workspace.as_ref().map(|w| w.file(&ex));
+        let file = self.exercises.workspace().as_ref().map(|w| w.file(&ex));
         let mine = file.as_ref().and_then(|f| std::fs::read_to_string(f).ok());
         // Never the solution, which `yours` holds until the learner's text replaces it.
         let src = mine.clone().unwrap_or_else(|| ex.starter.clone());
@@ -129,14 +129,9 @@ impl App {
             .map_or(ex.starter_path.clone(), |f| f.display().to_string());
         let lesson = with_yours(lesson, &ex, &src, &path);
         let shown = merged(&lesson, None, None);
-        self.view.variant = lesson.variants.len() - 1;
-        (
-            self.view.instr,
-            self.view.code_scroll,
-            self.reading.page,
-            self.reading.prose_scroll,
-        ) = (0, 0, 0, 0);
-        self.view.chart = false;
+        self.view.start_at(lesson.variants.len() - 1);
+        self.reading.turn_to(0);
+        self.view.set_chart(false);
         self.message = Some(match &mine {
             Some(_) => "e edits your file; every save checks it (r checks now)".into(),
             None => "e copies the starter into your workspace and opens it".into(),
@@ -145,7 +140,7 @@ impl App {
             self.outbox
                 .push(Job::Watch(Some((f.clone(), Some(text.into_bytes())))));
         }
-        self.exercises.open = Some(Box::new(ExerciseView {
+        self.exercises.enter(ExerciseView {
             index,
             ex,
             shown,
@@ -154,17 +149,20 @@ impl App {
             src,
             checking: None,
             again: None,
-        }));
+        });
         self.refresh_shown();
     }
 
     /// Put the columns together again from the lesson's figures and the last check.
     pub fn refresh_shown(&mut self) {
-        let Some(x) = self.exercises.open.as_mut() else {
+        let Some(x) = self.exercises.open() else {
             return;
         };
-        let base = self.runs.results.get(&x.lesson.id);
-        x.shown = merged(&x.lesson, base, self.exercises.reports.get(&x.ex.id));
+        let base = self.runs.results().get(&x.lesson.id);
+        let shown = merged(&x.lesson, base, self.exercises.report(&x.ex.id));
+        if let Some(x) = self.exercises.open_mut() {
+            x.shown = shown;
+        }
     }
 
     /// Check the learner's file as it is now; `quick`: the short timing budget of a save.
@@ -175,7 +173,8 @@ impl App {
     /// `check_exercise`, or nothing where `if_changed` and the learner's file holds the
     /// text the last check read (the file read once, for the comparison and the check).
     fn check_if(&mut self, quick: bool, if_changed: bool) {
-        let Some(x) = self.exercises.open.as_mut() else {
+        let ws = self.exercises.workspace().cloned();
+        let Some(x) = self.exercises.open_mut() else {
             return;
         };
         if x.checking.is_some() {
@@ -183,7 +182,7 @@ impl App {
             x.again = Some(quick && x.again != Some(false));
             return;
         }
-        let Some(ws) = &self.exercises.workspace else {
+        let Some(ws) = ws else {
             self.message = Some(no_workspace());
             return;
         };
@@ -203,7 +202,7 @@ impl App {
         }
         let path = ws.file(&x.ex).display().to_string();
         x.lesson = with_yours(
-            &self.reading.lessons[self.reading.selected],
+            &self.reading.lessons()[self.reading.selected()],
             &x.ex,
             &src,
             &path,
@@ -211,8 +210,8 @@ impl App {
         x.src = src.clone();
         x.checking = Some("starting".into());
         self.outbox.push(Job::Check(Box::new(CheckJob {
-            root: self.reading.course_root.clone(),
-            lesson: self.reading.lessons[self.reading.selected].clone(),
+            root: self.reading.course_root().clone(),
+            lesson: self.reading.lessons()[self.reading.selected()].clone(),
             ex: x.ex.clone(),
             src,
             path,
@@ -222,18 +221,13 @@ impl App {
 
     /// A save of a file: the exercise on screen is checked again if it is its file.
     pub(in crate::ui) fn on_saved(&mut self, path: &Path) {
-        if self
-            .exercises
-            .open
-            .as_ref()
-            .is_some_and(|x| x.file.as_deref() == Some(path))
-        {
+        if (self.exercises.open()).is_some_and(|x| x.file.as_deref() == Some(path)) {
             self.check_exercise(true);
         }
     }
 
     pub(in crate::ui) fn on_ex_stage(&mut self, exercise: &str, text: String) {
-        if let Some(x) = self.exercises.open.as_mut().filter(|x| x.ex.id == exercise) {
+        if let Some(x) = self.exercises.open_as(exercise) {
             x.checking = Some(text);
         }
     }
@@ -246,21 +240,23 @@ impl App {
         match outcome {
             Ok(report) => {
                 // As `gpulab ex check` keeps it: a pass on a GPU, or on the CPU interpreter.
-                self.exercises.book.record_check(&exercise, &report);
+                self.exercises.book_mut().record_check(&exercise, &report);
                 if report.passed() {
                     // Passing opens the solution on screen: it counts as shown, and the
                     // page scrolls to it.
-                    self.exercises.book.record_solution(&exercise);
-                    let open = self.exercises.open.as_ref();
-                    self.reading.show_new |= open.is_some_and(|x| x.ex.id == exercise);
+                    self.exercises.book_mut().record_solution(&exercise);
+                    let open = self.exercises.open();
+                    if open.is_some_and(|x| x.ex.id == exercise) {
+                        self.reading.set_show_new(true);
+                    }
                 }
                 self.save_book();
                 self.message = Some(verdict(&report));
-                self.exercises.reports.insert(exercise.clone(), *report);
+                self.exercises.record_report(exercise.clone(), *report);
             }
             Err(f) => self.message = Some(format!("the check stopped: {f}")),
         }
-        let again = match self.exercises.open.as_mut().filter(|x| x.ex.id == exercise) {
+        let again = match self.exercises.open_as(&exercise) {
             Some(x) => {
                 x.checking = None;
                 x.again.take()
@@ -278,21 +274,21 @@ impl App {
 
     /// The next hint, one at a time, remembered in the exercise progress.
     pub(in crate::ui) fn next_hint(&mut self) {
-        let Some(x) = &self.exercises.open else {
+        let Some(x) = self.exercises.open() else {
             return;
         };
         let (id, n) = (x.ex.id.clone(), x.ex.hints.len());
-        let p = self.exercises.book.entry(&id);
+        let p = self.exercises.book_mut().entry(&id);
         if (p.hints_shown as usize) < n {
             p.hints_shown += 1;
-            self.reading.show_new = true;
+            self.reading.set_show_new(true);
             self.save_book();
         } else if p.passed_cpu && !p.passed {
             // Every check the CPU interpreter judges holds and only a GPU could pass it:
             // the solution opens here, recorded as shown before passing, as
             // `gpulab ex solution --show-anyway` records it.
-            self.exercises.book.record_solution(&id);
-            self.reading.show_new = true;
+            self.exercises.book_mut().record_solution(&id);
+            self.reading.set_show_new(true);
             self.save_book();
             self.message = Some("the solution, against yours, below the hints".into());
         } else {
@@ -303,10 +299,11 @@ impl App {
     /// Open the learner's file in their editor, copying the starter first if need be
     /// (never over their file).
     pub(in crate::ui) fn edit_exercise(&mut self) {
-        let Some(x) = self.exercises.open.as_mut() else {
+        let ws = self.exercises.workspace().cloned();
+        let Some(x) = self.exercises.open_mut() else {
             return;
         };
-        let Some(ws) = &self.exercises.workspace else {
+        let Some(ws) = ws else {
             self.message = Some(no_workspace());
             return;
         };
@@ -334,13 +331,13 @@ impl App {
         let text = std::fs::read(&path).ok();
         x.file = Some(path.clone());
         self.outbox.push(Job::Watch(Some((path.clone(), text))));
-        self.exercises.edit = Some(path);
+        self.exercises.edit(path);
     }
 
     fn save_book(&mut self) {
-        if let Some(path) = &self.exercises.book_path {
+        if let Some(path) = self.exercises.book_path() {
             self.outbox.push(Job::SaveBook {
-                book: self.exercises.book.clone(),
+                book: self.exercises.book().clone(),
                 path: path.clone(),
             });
         }
@@ -348,10 +345,7 @@ impl App {
 
     /// The last check of the exercise on screen.
     pub fn ex_report(&self) -> Option<&CheckReport> {
-        self.exercises
-            .open
-            .as_ref()
-            .and_then(|x| self.exercises.reports.get(&x.ex.id))
+        (self.exercises.open()).and_then(|x| self.exercises.report(&x.ex.id))
     }
 }
 

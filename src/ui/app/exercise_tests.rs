@@ -13,11 +13,14 @@ fn app(dir: &Path) -> App {
     let (lessons, errors) = crate::course::load_course(&CourseRoot::Bundled);
     assert!(errors.is_empty(), "{errors:?}");
     let mut app = App::new(lessons, None, Progress::default());
-    app.reading.selected = 0;
-    app.exercises.workspace = Some(Workspace {
-        dir: dir.to_path_buf(),
-    });
-    app.exercises.book_path = Some(dir.join("exercises.json"));
+    app.reading.select(0);
+    app.exercises = crate::ui::state::exercise::Exercises::new(
+        Some(Workspace {
+            dir: dir.to_path_buf(),
+        }),
+        Default::default(),
+        Some(dir.join("exercises.json")),
+    );
     app
 }
 
@@ -25,7 +28,7 @@ fn app(dir: &Path) -> App {
 fn onto_first_exercise(app: &mut App) -> usize {
     let l = app
         .reading
-        .lessons
+        .lessons()
         .iter()
         .position(|l| !l.exercises.is_empty())
         .unwrap();
@@ -40,16 +43,16 @@ fn the_cursor_walks_each_lessons_exercises_before_the_next_lesson() {
     let dir = tempfile::tempdir().unwrap();
     let mut app = app(dir.path());
     let l = onto_first_exercise(&mut app);
-    let n = app.reading.lessons[l].exercises.len();
+    let n = app.reading.lessons()[l].exercises.len();
     assert_eq!(app.current_row(), (l, Some(0)));
-    let x = app.exercises.open.as_ref().unwrap();
+    let x = app.exercises.open().unwrap();
     assert_eq!(x.lesson.variants.last().unwrap().name, YOURS);
     assert_eq!(
         x.src, x.ex.starter,
         "never the solution before the learner's file"
     );
     assert_eq!(
-        app.view.variant,
+        app.view.variant(),
         x.lesson.variants.len() - 1,
         "yours in focus"
     );
@@ -57,7 +60,7 @@ fn the_cursor_walks_each_lessons_exercises_before_the_next_lesson() {
         app.on_key(key(KeyCode::Down));
     }
     assert_eq!(app.current_row(), (l + 1, None));
-    assert!(app.exercises.open.is_none());
+    assert!(app.exercises.open().is_none());
     assert!(
         app.outbox.iter().any(|j| matches!(j, Job::Watch(None))),
         "leaving an exercise stops watching its file"
@@ -73,10 +76,10 @@ fn e_starts_the_file_watches_it_and_asks_for_the_editor() {
     assert!(app.message.as_deref().unwrap().contains("not started"));
     assert!(app.outbox.is_empty(), "nothing to check yet");
     app.on_key(key(KeyCode::Char('e')));
-    let x = app.exercises.open.as_ref().unwrap();
+    let x = app.exercises.open().unwrap().clone();
     let file = x.file.clone().unwrap();
     assert_eq!(std::fs::read_to_string(&file).unwrap(), x.ex.starter);
-    assert_eq!(app.exercises.edit.as_deref(), Some(file.as_path()));
+    assert_eq!(app.exercises.take_edit().as_deref(), Some(file.as_path()));
     let watched = app.outbox.iter().find_map(|j| match j {
         Job::Watch(Some((p, base))) => Some((p.clone(), base.clone())),
         _ => None,
@@ -97,7 +100,7 @@ fn saves_during_a_check_make_one_more_check_after_it() {
     let mut app = app(dir.path());
     onto_first_exercise(&mut app);
     app.on_key(key(KeyCode::Char('e')));
-    let file = app.exercises.open.as_ref().unwrap().file.clone().unwrap();
+    let file = app.exercises.open().unwrap().file.clone().unwrap();
     app.outbox.clear();
     app.on_saved(&file);
     // The learner saves an edit twice while the first check runs.
@@ -112,7 +115,7 @@ fn saves_during_a_check_make_one_more_check_after_it() {
     };
     assert_eq!(checks(&app), 1, "one check at a time");
     app.on_saved(Path::new("/elsewhere/other.cu"));
-    let id = app.exercises.open.as_ref().unwrap().ex.id.clone();
+    let id = app.exercises.open().unwrap().ex.id.clone();
     let failure = WorkerFailure::Crashed {
         detail: "gone".into(),
     };
@@ -132,8 +135,8 @@ fn saves_during_a_check_make_one_more_check_after_it() {
     // A save that changed nothing during that check (one write the watcher reported
     // twice): no third check, no attempt counted twice.
     app.on_saved(&file);
-    let x = app.exercises.open.as_ref().unwrap();
-    let lesson = &app.reading.lessons[app.reading.selected];
+    let x = app.exercises.open().unwrap();
+    let lesson = &app.reading.lessons()[app.reading.selected()];
     let report = crate::session::exercise::check::unjudged(&x.ex, lesson);
     app.on_checked(id.clone(), Ok(Box::new(report)));
     assert_eq!(checks(&app), 2, "the same text is not checked again");
@@ -157,17 +160,17 @@ fn hints_come_one_at_a_time_and_are_kept() {
     let mut app = app(dir.path());
     onto_first_exercise(&mut app);
     let (id, n) = {
-        let x = app.exercises.open.as_ref().unwrap();
+        let x = app.exercises.open().unwrap();
         (x.ex.id.clone(), x.ex.hints.len())
     };
     assert!(n >= 2);
     app.on_key(key(KeyCode::Char('t')));
-    assert_eq!(app.exercises.book.get(&id).hints_shown, 1);
+    assert_eq!(app.exercises.book().get(&id).hints_shown, 1);
     assert!(app.outbox.iter().any(|j| matches!(j, Job::SaveBook { .. })));
     for _ in 0..n + 2 {
         app.on_key(key(KeyCode::Char('t')));
     }
-    assert_eq!(app.exercises.book.get(&id).hints_shown as usize, n);
+    assert_eq!(app.exercises.book().get(&id).hints_shown as usize, n);
     assert_eq!(app.message.as_deref(), Some("that was the last hint"));
 }
 

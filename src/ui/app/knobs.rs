@@ -11,24 +11,23 @@ use crate::session::queue_news::shown_stage;
 use crate::session::source::{self, Ask, Plan, Subject};
 use crate::ui::event::{CpuSize, Job};
 use crate::ui::state::knobs::*;
-use crate::ui::state::runs::Running;
 
 impl App {
     /// The knob the keys turn on the lesson screen: one of the focused variant's.
     pub fn focused_knob(&self) -> Option<(&Lesson, usize)> {
         let (l, mine) = self.focused_knobs()?;
-        let k = *mine.get(self.runs.knobs.pick % mine.len().max(1))?;
+        let k = *mine.get(self.runs.knobs().pick(mine.len()))?;
         Some((l, k))
     }
 
     /// The lesson on screen and the indices of the focused variant's knobs (none on an
     /// exercise: its columns are the learner's).
     fn focused_knobs(&self) -> Option<(&Lesson, Vec<usize>)> {
-        if self.exercises.open.is_some() {
+        if self.exercises.open().is_some() {
             return None;
         }
-        let l = self.reading.lessons.get(self.reading.selected)?;
-        let v = l.variants.get(self.view.variant)?;
+        let l = self.reading.lessons().get(self.reading.selected())?;
+        let v = l.variants.get(self.view.variant())?;
         let mine = (0..l.knobs.len())
             .filter(|&k| l.knobs[k].variant == v.name)
             .collect();
@@ -37,13 +36,7 @@ impl App {
 
     /// Where knob `k` of `lesson` stands: turned, else the variant as written.
     pub fn knob_at(&self, lesson: &Lesson, k: usize) -> Option<usize> {
-        let key = (lesson.id.clone(), k);
-        self.runs
-            .knobs
-            .at
-            .get(&key)
-            .copied()
-            .or(lesson.knobs[k].start)
+        (self.runs.knobs().at(&lesson.id, k)).or(lesson.knobs[k].start)
     }
 
     /// `+` (up) or `-`: the focused variant's knob to its next value.
@@ -52,7 +45,7 @@ impl App {
             self.message = Some(no_knob_words(self));
             return;
         };
-        if self.runs.running.is_some() || self.memcheck_running() {
+        if self.runs.running().is_some() || self.memcheck_running() {
             self.message = Some("a run is going: the knob turns once it is done".into());
             return;
         }
@@ -64,16 +57,7 @@ impl App {
             (Some(i), true) => (i + 1).min(last),
             (Some(i), false) => i.saturating_sub(1),
         };
-        self.runs.knobs.shown = Some((lesson.id.clone(), knob.variant.clone()));
-        let key = (lesson.id.clone(), k);
-        let turned = self.runs.knobs.turned.entry(key.clone()).or_default();
-        // The table starts where the knob stood, so the first turn has something to compare.
-        for i in now.into_iter().chain([next]) {
-            if !turned.contains(&i) {
-                turned.push(i);
-            }
-        }
-        self.runs.knobs.at.insert(key, next);
+        (self.runs.knobs_mut()).turn(&lesson.id, k, &knob.variant, now, next);
         if now == Some(next) {
             let end = if up { "highest" } else { "lowest" };
             let v = knob.settings[next].value;
@@ -97,7 +81,7 @@ impl App {
         let focus = self
             .focused_knob()
             .map(|(l, k)| (&l.id, &l.knobs[k].variant));
-        focus.is_some_and(|(l, v)| self.runs.knobs.shown.as_ref() == Some(&(l.clone(), v.clone())))
+        focus.is_some_and(|(l, v)| self.runs.knobs().shown() == Some(&(l.clone(), v.clone())))
     }
 
     /// `o`: the focused variant's knob table, or back to the columns.
@@ -106,40 +90,34 @@ impl App {
         let focus = self
             .focused_knob()
             .map(|(l, k)| (l.id.clone(), l.knobs[k].variant.clone()));
-        self.runs.knobs.shown = if shown { None } else { focus };
+        self.runs.knobs_mut().show(if shown { None } else { focus });
     }
 
     /// `*`: the next of the focused variant's knobs, when it has several.
     pub(in crate::ui) fn next_knob(&mut self) {
         let n = self.focused_knobs().map_or(0, |(_, mine)| mine.len());
-        self.runs.knobs.pick = if n == 0 {
-            0
-        } else {
-            (self.runs.knobs.pick + 1) % n
-        };
+        self.runs.knobs_mut().pick_next(n);
     }
 
     /// The setting's figures among those shown for its lesson, unless it has its own.
     fn replay_setting(&mut self, lesson: &Lesson, k: usize, i: usize) {
         let setting = &lesson.knobs[k].settings[i];
-        let key = (lesson.id.clone(), setting.variant.name.clone());
-        if self.runs.knobs.figures.contains_key(&key) {
+        let name = &setting.variant.name;
+        if self.runs.knobs().figures(&lesson.id, name).is_some() {
             return;
         }
-        let Some(shown) = self.runs.results.get(&lesson.id) else {
+        let Some(shown) = self.runs.results().get(&lesson.id) else {
             return;
         };
         if let Some(result) = knobs::figures(lesson, shown, setting) {
             let compiled_here = shown.compile == Some(Source::Live) && result.ptxas.is_some();
             let source = shown.source;
-            self.runs.knobs.figures.insert(
-                key,
-                Figures {
-                    result,
-                    source,
-                    compiled_here,
-                },
-            );
+            let figures = Figures {
+                result,
+                source,
+                compiled_here,
+            };
+            self.runs.knobs_mut().record(&lesson.id, name, figures);
         }
     }
 
@@ -160,25 +138,15 @@ impl App {
         let last = names.last().cloned().unwrap_or_default();
         let sent = knobs::knob_lesson(lesson, &settings);
         let Some((job, result)) = self.knob_job(lesson, &sent, &settings) else {
-            if !self
-                .runs
-                .knobs
-                .figures
-                .contains_key(&(lesson.id.clone(), last.clone()))
-            {
+            if self.runs.knobs().figures(&lesson.id, &last).is_none() {
                 self.message = Some(format!(
                     "{last}: not in the recording, and no GPU here to measure it"
                 ));
             }
             return;
         };
-        self.runs.running = Some(Running {
-            lesson: sent.id.clone(),
-            variant: last,
-            stage: "starting".into(),
-            on_cpu: false,
-        });
-        self.runs.knobs.run = Some(KnobRun {
+        self.runs.begin_knob(&sent.id, &last);
+        self.runs.knobs_mut().begin(KnobRun {
             lesson: lesson.clone(),
             sent,
             settings: names,
@@ -196,20 +164,19 @@ impl App {
         sent: &Lesson,
         settings: &[&KnobSetting],
     ) -> Option<(Job, LessonResult)> {
-        let shown = self.runs.results.get(&lesson.id)?;
+        let shown = self.runs.results().get(&lesson.id)?;
         let of = Subject::Lesson {
             lesson,
             shown: shown.device.as_ref(),
         };
-        let plan = source::plan(Ask::Figures, self.runs.caps.as_ref()?, of);
+        let plan = source::plan(Ask::Figures, self.runs.caps().as_ref()?, of);
         // A knob's figures are the GPU's or the recording's; `Figures` never interprets.
         let result = match &plan {
             Plan::Live(_) => plan.blank(sent)?,
             Plan::CompileHere { .. } => {
                 let mut r = fold::blank_result(sent, shown.source, shown.device.clone());
                 for v in &mut r.variants {
-                    let key = (lesson.id.clone(), v.name.clone());
-                    if let Some(f) = self.runs.knobs.figures.get(&key) {
+                    if let Some(f) = self.runs.knobs().figures(&lesson.id, &v.name) {
                         *v = f.result.clone();
                     }
                 }
@@ -221,7 +188,7 @@ impl App {
         // rather than filling gigabytes again (a compile takes none of it).
         let options = crate::model::protocol::RunOptions {
             keep_inputs: true,
-            cold_l2: self.runs.cold_l2,
+            cold_l2: self.runs.cold_l2(),
             ..knobs::options(settings)
         };
         let job = Job::Run {
@@ -235,28 +202,24 @@ impl App {
 
     /// Whether `lesson` is the id of the knob run in flight.
     pub(in crate::ui) fn is_knob_run(&self, lesson: &str) -> bool {
-        self.runs
-            .knobs
-            .run
-            .as_ref()
-            .is_some_and(|r| r.sent.id == lesson)
+        (self.runs.knobs().run()).is_some_and(|r| r.sent.id == lesson)
     }
 
     pub(in crate::ui) fn knob_reply(&mut self, reply: &Reply) {
-        if let (Some((_, stage)), Some(r)) = (shown_stage(reply), self.runs.running.as_mut()) {
-            r.stage = stage;
+        if let Some((_, stage)) = shown_stage(reply) {
+            self.runs.at_stage(None, None, stage);
         }
-        if let Some(run) = self.runs.knobs.run.as_mut() {
+        if let Some(run) = self.runs.knobs_mut().run_mut() {
             run.fold.apply(&mut run.result, reply);
         }
     }
 
     /// The knob run is over: its setting's figures join the table, a failure is said.
     pub(in crate::ui) fn knob_finished(&mut self, outcome: Result<(), WorkerFailure>) {
-        let Some(run) = self.runs.knobs.run.take() else {
+        let Some(run) = self.runs.knobs_mut().take_run() else {
             return;
         };
-        self.runs.running = None;
+        self.runs.end();
         let mut result = run.result;
         let outcome = run.fold.finish(&run.sent, &mut result, outcome);
         if let Err(f) = outcome {
@@ -271,37 +234,25 @@ impl App {
             if let Some(e) = v.error.as_ref().filter(|_| v.correct != Some(true)) {
                 self.message = Some(format!("{}: {}", v.name, first_line(e)));
             }
-            let key = (run.lesson.id.clone(), v.name.clone());
+            let name = v.name.clone();
             let figures = Figures {
                 compiled_here,
                 source,
                 result: v,
             };
-            self.runs.knobs.figures.insert(key, figures);
+            (self.runs.knobs_mut()).record(&run.lesson.id, &name, figures);
         }
     }
 
     /// The rows of the knob table: each setting turned to, in the knob's order.
     pub fn knob_rows(&self, lesson: &Lesson, k: usize) -> Vec<usize> {
-        let key = (lesson.id.clone(), k);
-        let mut rows = self
-            .runs
-            .knobs
-            .turned
-            .get(&key)
-            .cloned()
-            .unwrap_or_default();
-        rows.sort_unstable();
-        rows
+        self.runs.knobs().rows(&lesson.id, k)
     }
 
     /// The figures of setting `i` of knob `k`, if any.
     pub fn knob_figures(&self, lesson: &Lesson, knob: &Knob, i: usize) -> Option<&Figures> {
         let name = &knob.settings.get(i)?.variant.name;
-        self.runs
-            .knobs
-            .figures
-            .get(&(lesson.id.clone(), name.clone()))
+        self.runs.knobs().figures(&lesson.id, name)
     }
 }
 
@@ -311,10 +262,10 @@ fn first_line(s: &str) -> &str {
 
 /// Why `+`/`-` did nothing: the variants that have a knob, or that none does.
 fn no_knob_words(app: &App) -> String {
-    if app.exercises.open.is_some() {
+    if app.exercises.open().is_some() {
         return "knobs turn the lesson's variants, not an exercise's".into();
     }
-    let Some(l) = app.reading.lessons.get(app.reading.selected) else {
+    let Some(l) = app.reading.lessons().get(app.reading.selected()) else {
         return String::new();
     };
     let mut names: Vec<&str> = l.knobs.iter().map(|k| k.variant.as_str()).collect();

@@ -1,6 +1,6 @@
 //! The course and the device arriving: the lab made whole once they are in.
 
-use super::App;
+use super::{App, recorded};
 use crate::session::progress::Progress;
 use crate::ui::state::loading::*;
 
@@ -17,33 +17,25 @@ impl App {
     pub(in crate::ui) fn on_loaded(&mut self, loaded: Result<Course, LoadFailure>) {
         match loaded {
             Ok(course) => {
-                let fresh = App::new(
-                    course.lessons,
-                    course.recording,
-                    self.reading.progress.clone(),
-                );
-                self.reading.lessons = fresh.reading.lessons;
-                self.reading.terms = fresh.reading.terms;
-                self.reading.selected = fresh.reading.selected;
-                self.runs.results = fresh.runs.results;
+                let mut results = recorded(&course.lessons, course.recording.as_ref());
                 // A stand-in has no figures, even where a recording has its lesson's.
-                for l in &self.reading.lessons {
+                for l in &course.lessons {
                     if course.broken.iter().any(|b| b.file == l.file) {
-                        self.runs.results.remove(&l.id);
+                        results.remove(&l.id);
                     }
                 }
-                self.reading.broken = course.broken;
-                self.reading.answers = fresh.reading.answers;
+                self.runs.show_all(results);
+                self.reading.open_course(course.lessons, course.broken);
                 self.loading = None;
                 self.note_seen();
                 // The course came after the worker's answer: read at the recording's sizes,
                 // its lessons wait for this GPU's before anything runs on them.
-                if let Some(caps) = self.runs.caps.take() {
+                if let Some(caps) = self.runs.take_caps() {
                     if self.size_for(&caps) {
-                        self.runs.sizing = Some(caps);
+                        self.runs.hold_while_sizing(caps);
                     } else {
                         self.plan_compiles(&caps);
-                        self.runs.caps = Some(caps);
+                        self.runs.set_caps(Some(caps));
                     }
                 }
             }

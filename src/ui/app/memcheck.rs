@@ -11,20 +11,20 @@ impl App {
     /// The focused variant, when memcheck can be offered for it: lost to a CUDA error, on a
     /// machine whose toolkit has compute-sanitizer.
     pub fn memcheck_offer(&self) -> Option<&str> {
-        self.runs.sanitizer.as_ref()?;
+        self.runs.sanitizer().as_ref()?;
         self.faulted_focus()
     }
 
     /// The focused variant, where a CUDA fault lost it.
     fn faulted_focus(&self) -> Option<&str> {
-        let v = self.result()?.variants.get(self.view.variant)?;
+        let v = self.result()?.variants.get(self.view.variant())?;
         let cuda_fault = matches!(v.failure, Some(Failure::Cuda(_)));
         cuda_fault.then_some(v.name.as_str())
     }
 
     pub fn memcheck_running(&self) -> bool {
         self.runs
-            .memcheck
+            .memcheck()
             .as_ref()
             .is_some_and(|m| matches!(m.state, MemcheckState::Running(_)))
     }
@@ -34,8 +34,8 @@ impl App {
     pub(in crate::ui) fn memcheck_shown_for_focus(&self) -> bool {
         let focus = self
             .result()
-            .and_then(|r| r.variants.get(self.view.variant));
-        self.runs.memcheck.as_ref().is_some_and(|m| {
+            .and_then(|r| r.variants.get(self.view.variant()));
+        self.runs.memcheck().as_ref().is_some_and(|m| {
             matches!(m.state, MemcheckState::Running(_))
                 || (self.lesson().is_some_and(|l| l.id == m.lesson)
                     && focus.is_some_and(|v| v.name == m.variant))
@@ -47,22 +47,22 @@ impl App {
         // Why there is nothing to rerun comes before whether the worker is free for it.
         let (Some(variant), Some(sanitizer), Some(lesson)) = (
             self.memcheck_offer().map(str::to_string),
-            self.runs.sanitizer.clone(),
+            self.runs.sanitizer().clone(),
             self.lesson().cloned(),
         ) else {
             self.message = Some(self.why_no_memcheck());
             return;
         };
-        if self.memcheck_running() || self.runs.running.is_some() {
+        if self.memcheck_running() || self.runs.running().is_some() {
             self.message = Some("the worker is busy: m works once it is done".into());
             return;
         }
-        self.runs.memcheck = Some(Memcheck {
+        self.runs.set_memcheck(Some(Memcheck {
             lesson: lesson.id.clone(),
             variant: variant.clone(),
             state: MemcheckState::Running(0),
-        });
-        self.view.overlay = Overlay::Memcheck;
+        }));
+        self.view.open(Overlay::Memcheck);
         self.outbox.push(Job::Memcheck {
             lesson: Box::new(lesson),
             variant,
@@ -79,7 +79,7 @@ impl App {
     }
 
     pub(in crate::ui) fn on_memcheck_tick(&mut self, seconds: u64) {
-        if let Some(m) = self.runs.memcheck.as_mut()
+        if let Some(m) = self.runs.memcheck_mut()
             && let MemcheckState::Running(s) = &mut m.state
         {
             *s = seconds;
@@ -96,10 +96,10 @@ impl App {
             Ok(report) => MemcheckState::Found(report),
             Err(e) => MemcheckState::Failed(e),
         };
-        self.runs.memcheck = Some(Memcheck {
+        self.runs.set_memcheck(Some(Memcheck {
             lesson,
             variant,
             state,
-        });
+        }));
     }
 }

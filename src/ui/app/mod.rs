@@ -17,7 +17,6 @@ mod scroll;
 mod try_lab;
 mod worker_events;
 
-use crate::course::bundle::CourseRoot;
 use crate::model::Lesson;
 use crate::model::results::LessonResult;
 use crate::session::progress::Progress;
@@ -27,7 +26,7 @@ use crate::ui::event::Job;
 use crate::ui::state::exercise::Exercises;
 use crate::ui::state::reading::Reading;
 use crate::ui::state::runs::Runs;
-use crate::ui::state::view::{Overlay, ViewState};
+use crate::ui::state::view::ViewState;
 use std::collections::HashMap;
 
 /// The lab's state, in parts: where the learner is in the course (`reading`), what the
@@ -52,70 +51,26 @@ pub struct App {
     pub tried: Option<Box<crate::ui::state::try_lab::TryLab>>,
 }
 
+/// What each lesson shows from a GPU before any run here: the recording's figures.
+pub(super) fn recorded(
+    lessons: &[Lesson],
+    recording: Option<&Recording>,
+) -> HashMap<String, LessonResult> {
+    (lessons.iter())
+        .map(|l| (l.id.clone(), source::recorded(recording, l)))
+        .collect()
+}
+
 impl App {
     /// The lab at the first unfinished lesson, showing the recording until the worker says
     /// what this machine can do.
     pub fn new(lessons: Vec<Lesson>, recording: Option<Recording>, progress: Progress) -> App {
-        let ids: Vec<&str> = lessons.iter().map(|l| l.id.as_str()).collect();
-        let selected = progress.first_unfinished(&ids);
-        let results = lessons
-            .iter()
-            .map(|l| (l.id.clone(), source::recorded(recording.as_ref(), l)))
-            .collect();
-        let answers = progress
-            .lessons
-            .iter()
-            .flat_map(|(id, p)| p.answers.iter().map(|(&q, &c)| ((id.clone(), q), c)))
-            .collect();
-        let terms = crate::course::glossary::first_uses(&lessons);
+        let results = recorded(&lessons, recording.as_ref());
         App {
-            reading: Reading {
-                terms,
-                feedback: None,
-                show_new: false,
-                lessons,
-                selected,
-                page: 0,
-                prose_scroll: 0,
-                follow_question: true,
-                answers,
-                progress,
-                save_requested: false,
-                course_root: CourseRoot::Bundled,
-                broken: Vec::new(),
-            },
-            runs: Runs {
-                results,
-                interpreted: HashMap::new(),
-                front: Default::default(),
-                caps: None,
-                sizing: None,
-                running: None,
-                folds: HashMap::new(),
-                compiling: Default::default(),
-                looping: false,
-                sanitizer: None,
-                memcheck: None,
-                knobs: Default::default(),
-                cold_l2: false,
-                queued: None,
-                device: 0,
-            },
+            reading: Reading::new(lessons, progress),
+            runs: Runs::new(results),
             exercises: Exercises::default(),
-            view: ViewState {
-                overlay: Overlay::None,
-                variant: 0,
-                instr: 0,
-                aggregate: false,
-                chart: false,
-                sweep: 0,
-                color: std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty()),
-                code_scroll: 0,
-                code: Default::default(),
-                scrolls: Default::default(),
-                list: None,
-                viewport: Default::default(),
-            },
+            view: ViewState::default(),
             message: None,
             quit: false,
             terminated_by: None,
@@ -128,36 +83,36 @@ impl App {
     /// The lesson on screen: on an exercise, its lesson with the learner's kernel as the
     /// last variant.
     pub fn lesson(&self) -> Option<&Lesson> {
-        match &self.exercises.open {
+        match self.exercises.open() {
             Some(x) => Some(&x.lesson),
-            None => self.reading.lessons.get(self.reading.selected),
+            None => self.reading.lessons().get(self.reading.selected()),
         }
     }
 
     /// The lesson file on screen when it does not load (its stand-in is shown).
     pub fn broken(&self) -> Option<&crate::course::Broken> {
-        let l = self.lesson().filter(|_| self.exercises.open.is_none())?;
-        self.reading.broken.iter().find(|b| b.file == l.file)
+        let l = self.lesson().filter(|_| self.exercises.open().is_none())?;
+        self.reading.broken().iter().find(|b| b.file == l.file)
     }
 
     /// How far the learner has come, counted as `gpulab list` counts: the lessons that
     /// load, and the files that do not (their stand-ins are no lessons to finish).
     pub fn overview(&self) -> crate::session::overview::Overview {
-        let broken = &self.reading.broken;
+        let broken = &self.reading.broken();
         let loaded =
-            (self.reading.lessons.iter()).filter(|l| !broken.iter().any(|b| b.file == l.file));
+            (self.reading.lessons().iter()).filter(|l| !broken.iter().any(|b| b.file == l.file));
         crate::session::overview::Overview::of(
             loaded,
             broken.len(),
-            &self.reading.progress,
-            &self.exercises.book,
+            self.reading.progress(),
+            self.exercises.book(),
         )
     }
 
     /// The figures the columns show: an exercise's, the CPU interpreter's run of the lesson
     /// when it is in front, else the live or recorded ones.
     pub fn result(&self) -> Option<&LessonResult> {
-        match &self.exercises.open {
+        match self.exercises.open() {
             Some(x) => Some(&x.shown),
             None => self.interpreted_shown().or_else(|| self.timed_result()),
         }
@@ -172,13 +127,13 @@ impl App {
     /// The page on screen answers the predictions (or is the checkpoint) and the lesson
     /// has not run yet, nor its figures been shown: it stays closed, saying why.
     pub fn page_closed(&self) -> bool {
-        let Some(l) = self.lesson().filter(|_| self.exercises.open.is_none()) else {
+        let Some(l) = self.lesson().filter(|_| self.exercises.open().is_none()) else {
             return false;
         };
         if self.revealed() {
             return false;
         }
-        match l.pages.get(self.reading.page) {
+        match l.pages.get(self.reading.page()) {
             Some(p) => p.answers,
             // The checkpoint asks about what the run shows.
             None => self.on_checkpoint_page(),
@@ -187,6 +142,6 @@ impl App {
 
     pub fn on_checkpoint_page(&self) -> bool {
         self.lesson()
-            .is_some_and(|l| self.reading.page == l.pages.len() && !l.checkpoint.is_empty())
+            .is_some_and(|l| self.reading.page() == l.pages.len() && !l.checkpoint.is_empty())
     }
 }

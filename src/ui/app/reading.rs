@@ -8,34 +8,26 @@ impl App {
     pub(in crate::ui) fn answer(&mut self, c: usize) {
         let Some(l) = self.lesson() else { return };
         let id = l.id.clone();
-        let next =
-            (0..l.checkpoint.len()).find(|q| !self.reading.answers.contains_key(&(id.clone(), *q)));
+        let next = (0..l.checkpoint.len()).find(|&q| self.reading.answer(&id, q).is_none());
         if let Some(q) = next
             && c < l.checkpoint[q].choices.len()
         {
-            self.reading.answers.insert((id.clone(), q), c);
-            self.reading.progress.record_answer(&id, q, c);
+            self.reading.record_answer(&id, q, c);
             self.note_seen();
         }
     }
 
     pub(in crate::ui) fn save_progress(&mut self) {
         // A try's lesson lives as long as this lab: nothing of it is kept.
-        self.reading.save_requested = self.tried.is_none();
+        if self.tried.is_none() {
+            self.reading.request_save();
+        }
     }
 
     pub(in crate::ui) fn select_lesson(&mut self, idx: usize) {
-        if idx < self.reading.lessons.len() && idx != self.reading.selected {
-            self.reading.selected = idx;
-            self.reading.page = 0;
-            self.reading.prose_scroll = 0;
-            self.reading.follow_question = true;
-            self.reading.feedback = None;
-            self.reading.show_new = false;
-            self.view.variant = 0;
-            self.view.instr = 0;
-            self.view.code_scroll = 0;
-            self.runs.looping = false;
+        if self.reading.select(idx) {
+            self.view.start_at(0);
+            self.runs.set_looping(false);
             self.note_seen();
         }
     }
@@ -44,14 +36,16 @@ impl App {
     /// the lesson is finished, GPU or not.
     pub fn note_seen(&mut self) {
         // A lesson that does not load is never read, nor finished, by opening it.
-        if self.exercises.open.is_some() || self.broken().is_some() {
+        if self.exercises.open().is_some() || self.broken().is_some() {
             return;
         }
         let Some(l) = self.lesson() else { return };
         let (id, pages, questions) = (l.id.clone(), l.pages.len(), l.checkpoint.len());
-        self.reading.progress.mark_seen(&id);
-        self.reading.progress.mark_page(&id, self.reading.page);
-        self.reading.progress.check_finished(&id, pages, questions);
+        let page = self.reading.page();
+        let progress = self.reading.progress_mut();
+        progress.mark_seen(&id);
+        progress.mark_page(&id, page);
+        progress.check_finished(&id, pages, questions);
         self.save_progress();
     }
 
@@ -61,38 +55,35 @@ impl App {
     /// alike (↓ steps from a lesson into its exercises).
     pub fn revealed(&self) -> bool {
         self.lesson()
-            .is_some_and(|l| self.reading.progress.get(&l.id).revealed)
+            .is_some_and(|l| self.reading.progress().get(&l.id).revealed)
             || self.result().is_some_and(|r| {
                 use crate::model::results::Source;
                 matches!(r.source, Source::Live | Source::Interpreted)
             })
             // Run on the CPU interpreter, with the recording's figures in front.
-            || (self.lesson()).is_some_and(|l| self.runs.interpreted.contains_key(&l.id))
+            || (self.lesson()).is_some_and(|l| self.runs.interpreted().contains_key(&l.id))
     }
 
     /// Whether the figures of `variant` may be shown: the lesson's once revealed; on an
     /// exercise, the learner's own (`yours`) always, as they answer no prediction.
     pub fn revealed_for(&self, variant: &str) -> bool {
-        let mine = self.exercises.open.is_some() && variant == crate::model::exercise::YOURS;
+        let mine = self.exercises.open().is_some() && variant == crate::model::exercise::YOURS;
         mine || self.revealed()
     }
 
     /// Whether the focused variant's figures may be shown (the pop-ups of one variant).
     pub fn focus_revealed(&self) -> bool {
-        let name = (self.result()).and_then(|r| r.variants.get(self.view.variant));
+        let name = (self.result()).and_then(|r| r.variants.get(self.view.variant()));
         name.map_or_else(|| self.revealed(), |v| self.revealed_for(&v.name))
     }
 
     /// The glossary's terms this page is the first of the course to use (none on the
     /// checkpoint or an exercise).
     pub fn page_terms(&self) -> &[&'static Term] {
-        if self.exercises.open.is_some() || self.on_checkpoint_page() {
+        if self.exercises.open().is_some() || self.on_checkpoint_page() {
             return &[];
         }
-        let at = (self.reading.selected, self.reading.page);
-        (self.reading.terms.iter())
-            .find(|(p, _)| *p == at)
-            .map_or(&[], |(_, ts)| ts.as_slice())
+        (self.reading).terms_of(self.reading.selected(), self.reading.page())
     }
 
     pub(in crate::ui) fn reveal(&mut self) {
@@ -105,7 +96,7 @@ impl App {
     /// answered after the learner has moved on, and must not give away the page they are
     /// on now.
     pub(in crate::ui) fn reveal_lesson(&mut self, id: &str) {
-        self.reading.progress.mark_revealed(id);
+        self.reading.progress_mut().mark_revealed(id);
         self.save_progress();
     }
 }

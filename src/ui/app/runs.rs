@@ -12,7 +12,7 @@ use crate::ui::state::runs::*;
 impl App {
     /// Ask for a live run of the current lesson (or explain why there is none).
     pub fn start_run(&mut self) {
-        if self.exercises.open.is_some() {
+        if self.exercises.open().is_some() {
             self.check_exercise(false);
             return;
         }
@@ -22,14 +22,14 @@ impl App {
         let Some(lesson) = self.lesson().cloned() else {
             return;
         };
-        if let Some(r) = &self.runs.running {
+        if let Some(r) = &self.runs.running() {
             // Another lesson's `r` is kept for when this run ends, not dropped; one lesson
             // waits at a time, and one that takes another's place says so.
             self.message = Some(match r.lesson == lesson.id {
                 true => ALREADY_GOING.into(),
                 false => {
                     let mut said = format!("queued: {} runs once {} is done", lesson.id, r.lesson);
-                    let before = self.runs.queued.replace(lesson.id.clone());
+                    let before = self.runs.queue(&lesson.id);
                     if let Some(b) = before.filter(|b| *b != lesson.id) {
                         said.push_str(&format!(", in place of {b}"));
                     }
@@ -43,7 +43,7 @@ impl App {
 
     /// The run of a lesson whose `r` waited for another's run to end.
     pub(in crate::ui) fn run_queued(&mut self) {
-        let Some(id) = self.runs.queued.take() else {
+        let Some(id) = self.runs.take_queued() else {
             return;
         };
         if self
@@ -53,7 +53,7 @@ impl App {
         {
             self.message = None;
         }
-        if let Some(lesson) = self.reading.lessons.iter().find(|l| l.id == id).cloned() {
+        if let Some(lesson) = self.reading.lessons().iter().find(|l| l.id == id).cloned() {
             self.run_lesson(lesson);
         }
     }
@@ -65,11 +65,11 @@ impl App {
             return;
         }
         // Its lines were about the kernel as it was; a new run may tell another story.
-        self.runs.memcheck = None;
+        self.runs.set_memcheck(None);
         match self.run_plan(&lesson) {
             Some(plan @ Plan::Live(_)) => {
                 let options = RunOptions {
-                    cold_l2: self.runs.cold_l2,
+                    cold_l2: self.runs.cold_l2(),
                     ..RunOptions::default()
                 };
                 self.start_planned(plan, Box::new(lesson), options, CpuSize::default());
@@ -95,20 +95,11 @@ impl App {
         };
         let id = lesson.id.clone();
         let on_cpu = plan == Plan::Interpreted;
-        let stage = if on_cpu {
-            self.runs.interpreted.insert(id.clone(), blank);
-            self.runs.front = Front::Interpreted;
-            "starting on the CPU interpreter (no GPU: outputs and traces, no times)"
-        } else {
-            self.runs.results.insert(id.clone(), blank);
-            "starting"
+        let stage = match on_cpu {
+            true => "starting on the CPU interpreter (no GPU: outputs and traces, no times)",
+            false => "starting",
         };
-        self.runs.running = Some(Running {
-            lesson: id,
-            variant: String::new(),
-            stage: stage.into(),
-            on_cpu,
-        });
+        self.runs.begin(&id, blank, on_cpu, stage);
         self.message = None;
         self.outbox.push(Job::Run {
             plan,
@@ -120,13 +111,13 @@ impl App {
 
     /// `C`: time the next runs with the L2 flushed before every launch, or warm again.
     pub fn toggle_cold_l2(&mut self) {
-        self.runs.cold_l2 = !self.runs.cold_l2;
-        let said = match self.runs.cold_l2 {
+        self.runs.set_cold_l2(!self.runs.cold_l2());
+        let said = match self.runs.cold_l2() {
             true => "cold L2: the next runs flush the L2 before every timed launch (C: warm)",
             false => "warm L2: the next runs time launches back to back (C: cold)",
         };
         // Without a GPU nothing is timed here: the setting waits for a machine with one.
-        let no_gpu = (self.runs.caps.as_ref()).is_some_and(|c| c.device.is_none());
+        let no_gpu = (self.runs.caps().as_ref()).is_some_and(|c| c.device.is_none());
         self.message = Some(match no_gpu {
             true => format!("{said}; no GPU here, so it applies to live runs only"),
             false => said.into(),
@@ -136,8 +127,8 @@ impl App {
     /// Where `r` on `lesson` gets its figures; None until the worker has said what this
     /// machine has.
     pub(in crate::ui) fn run_plan(&self, lesson: &Lesson) -> Option<Plan> {
-        let caps = self.runs.caps.as_ref()?;
-        let shown = self.runs.results.get(&lesson.id)?;
+        let caps = self.runs.caps().as_ref()?;
+        let shown = self.runs.results().get(&lesson.id)?;
         let of = Subject::Lesson {
             lesson,
             shown: shown.device.as_ref(),
@@ -148,8 +139,8 @@ impl App {
     /// No run on this machine, GPU or CPU: say why, and show the recording, which is what
     /// `r` can give here.
     fn explain_no_run(&mut self, lesson: &Lesson) {
-        self.runs.looping = false;
-        let Some(caps) = self.runs.caps.as_ref() else {
+        self.runs.set_looping(false);
+        let Some(caps) = self.runs.caps().as_ref() else {
             self.message = Some("still looking for a GPU: r runs once the worker has said".into());
             return;
         };
@@ -168,7 +159,7 @@ impl App {
         };
         let recorded = self
             .runs
-            .results
+            .results()
             .get(&lesson.id)
             .is_some_and(|r| r.source == Source::Recorded);
         // A queued `r` is answered here once the run before it ends, maybe with another
@@ -178,7 +169,7 @@ impl App {
         let said = if recorded {
             self.reveal_lesson(&lesson.id);
             if !elsewhere {
-                self.runs.front = Front::Recorded;
+                self.runs.set_front(Front::Recorded);
             }
             format!("{why}: the figures shown are the recording's")
         } else {
@@ -194,7 +185,7 @@ impl App {
     /// and no GPU and the lesson gives a CPU size. The lesson is read at that size on the
     /// worker thread, not here. Its figures go beside the recording's.
     pub(in crate::ui) fn start_cpu_run(&mut self, lesson: &Lesson) {
-        let cpu_size = CpuSize::Read(self.reading.course_root.clone());
+        let cpu_size = CpuSize::Read(self.reading.course_root().clone());
         let lesson = Box::new(lesson.clone());
         self.start_planned(Plan::Interpreted, lesson, RunOptions::default(), cpu_size);
     }
@@ -208,11 +199,11 @@ impl App {
         if matches!(self.run_plan(&lesson), Some(Plan::Live(_))) {
             return false;
         }
-        self.runs.looping = false;
-        if self.runs.running.is_none() {
+        self.runs.set_looping(false);
+        if self.runs.running().is_none() {
             self.start_run();
         }
-        if self.runs.running.as_ref().is_some_and(|r| r.on_cpu) {
+        if self.runs.running().as_ref().is_some_and(|r| r.on_cpu) {
             self.message = Some(
                 "no loop without a GPU: the CPU interpreter gives the same figures every run, \
                  so it runs once"
@@ -225,15 +216,15 @@ impl App {
     /// The lesson's run on the CPU interpreter, when the columns show it.
     pub fn interpreted_shown(&self) -> Option<&LessonResult> {
         let l = self.lesson()?;
-        (self.runs.front == Front::Interpreted)
-            .then(|| self.runs.interpreted.get(&l.id))
+        (self.runs.front() == Front::Interpreted)
+            .then(|| self.runs.interpreted().get(&l.id))
             .flatten()
     }
 
     /// The figures with times of the lesson on screen: live, or the recording's, whichever
     /// source the columns show (a sweep's chart is drawn from these).
     pub fn timed_result(&self) -> Option<&LessonResult> {
-        self.lesson().and_then(|l| self.runs.results.get(&l.id))
+        self.lesson().and_then(|l| self.runs.results().get(&l.id))
     }
 
     /// Whether variant `name` on screen was run on the CPU interpreter.
@@ -241,7 +232,7 @@ impl App {
         let from_cpu = |r: &LessonResult| {
             r.source == Source::Interpreted && r.variants.iter().any(|v| v.name == name)
         };
-        match &self.exercises.open {
+        match self.exercises.open() {
             Some(_) => self.ex_report().is_some_and(|x| from_cpu(&x.result)),
             None => self.result().is_some_and(from_cpu),
         }
@@ -277,12 +268,12 @@ impl App {
         let Some(id) = self.lesson().map(|l| l.id.clone()) else {
             return;
         };
-        if self.exercises.open.is_some() {
+        if self.exercises.open().is_some() {
             self.message = Some("an exercise shows your last check: s works on lessons".into());
             return;
         }
-        let recorded = self.runs.results.get(&id).map(|r| r.source);
-        if !self.runs.interpreted.contains_key(&id) {
+        let recorded = self.runs.results().get(&id).map(|r| r.source);
+        if !self.runs.interpreted().contains_key(&id) {
             self.message = Some(match recorded {
                 Some(Source::Live) => "these figures are live: there is no other source".into(),
                 Some(Source::None) | None => format!(
@@ -299,10 +290,10 @@ impl App {
             );
             return;
         }
-        self.runs.front = match self.runs.front {
+        self.runs.set_front(match self.runs.front() {
             Front::Interpreted => Front::Recorded,
             Front::Recorded => Front::Interpreted,
-        };
+        });
         // The header says which is in front; the status line goes back to how the claims
         // fare on it.
         self.message = None;
@@ -311,7 +302,7 @@ impl App {
     /// What `r` does on this machine, in the words of the status line: measure on its GPU,
     /// run on the CPU interpreter, or neither (and what would let it).
     pub(in crate::ui) fn where_r_runs(&self) -> String {
-        match &self.runs.caps {
+        match &self.runs.caps() {
             Some(c) if c.device.is_some() => "r measures it on this GPU".into(),
             Some(c) if c.nvrtc.is_some() => "r runs it on the CPU interpreter".into(),
             Some(_) => format!("r needs a GPU, or NVRTC for the CPU interpreter ({PIP_HINT})"),
@@ -325,8 +316,8 @@ impl App {
         self.reveal();
         let ran = self
             .lesson()
-            .is_some_and(|l| self.runs.interpreted.contains_key(&l.id));
-        if ran && self.exercises.open.is_none() && self.runs.front == Front::Interpreted {
+            .is_some_and(|l| self.runs.interpreted().contains_key(&l.id));
+        if ran && self.exercises.open().is_none() && self.runs.front() == Front::Interpreted {
             self.switch_source();
         }
     }
@@ -334,12 +325,9 @@ impl App {
     /// The result a reply of `lesson`'s request fills: the interpreter's during a run on
     /// it (once the compile asked before it is in), else the lesson's.
     pub(in crate::ui) fn fold_target(&mut self, lesson: &str) -> Option<&mut LessonResult> {
-        let on_cpu = !self.runs.compiling.contains(lesson)
-            && (self.runs.running.as_ref()).is_some_and(|r| r.lesson == lesson && r.on_cpu);
-        match on_cpu {
-            true => self.runs.interpreted.get_mut(lesson),
-            false => self.runs.results.get_mut(lesson),
-        }
+        let on_cpu = !self.runs.is_compiling(lesson)
+            && (self.runs.running().as_ref()).is_some_and(|r| r.lesson == lesson && r.on_cpu);
+        self.runs.result_mut(lesson, on_cpu)
     }
 }
 

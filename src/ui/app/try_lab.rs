@@ -30,7 +30,7 @@ impl App {
         if self.tried.is_none() {
             return;
         }
-        if self.runs.running.is_some() {
+        if self.runs.running().is_some() {
             if let Some(lab) = self.tried.as_mut() {
                 lab.again = true;
             }
@@ -41,7 +41,7 @@ impl App {
             self.message = Some("memcheck is going: r works once it is done".into());
             return;
         }
-        let Some(caps) = self.runs.caps.clone() else {
+        let Some(caps) = self.runs.caps().clone() else {
             self.message =
                 Some("still looking for a GPU: the try runs once the worker has said".into());
             return;
@@ -62,7 +62,7 @@ impl App {
         let options = try_run::options(&lab.tried, RunOptions::default());
         // On the interpreter the outputs are checked at the try's CPU sizes, made with it.
         let cpu_size = CpuSize::Given(lab.tried.sized.clone().map(Box::new));
-        self.runs.memcheck = None;
+        self.runs.set_memcheck(None);
         self.start_planned(plan, lesson, options, cpu_size);
     }
 
@@ -82,7 +82,7 @@ impl App {
         if !lab.tried.files.iter().any(|f| same_file(f, path)) {
             return;
         }
-        if self.runs.running.is_some() {
+        if self.runs.running().is_some() {
             lab.again = true;
             self.message = Some("saved: it runs again once this run is over".into());
             return;
@@ -99,14 +99,10 @@ impl App {
         if lesson != lab.tried.lesson.id || !was_run {
             return;
         }
-        for r in [
-            self.runs.interpreted.get_mut(lesson),
-            self.runs.results.get_mut(lesson),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            try_run::finish(&lab.tried, r);
+        for on_cpu in [true, false] {
+            if let Some(r) = self.runs.result_mut(lesson, on_cpu) {
+                try_run::finish(&lab.tried, r);
+            }
         }
         if std::mem::take(&mut lab.again) {
             self.remake_try();
@@ -129,10 +125,10 @@ impl App {
         };
         match remade {
             Ok(tried) => {
-                self.reading.lessons = vec![tried.lesson.clone()];
-                self.reading.selected = 0;
+                self.reading.only(tried.lesson.clone());
                 let n = tried.lesson.variants.len();
-                self.view.variant = self.view.variant.min(n.saturating_sub(1));
+                self.view
+                    .focus(self.view.variant().min(n.saturating_sub(1)));
                 lab.tried = *tried;
                 self.start_try_run();
             }
@@ -144,8 +140,8 @@ impl App {
                 // One line on the status line, and said of what stays on screen: the cards
                 // are the last run's, of the files as they were then.
                 let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
-                let ran = self.runs.results.contains_key(&lab.tried.lesson.id)
-                    || self.runs.interpreted.contains_key(&lab.tried.lesson.id);
+                let ran = self.runs.results().contains_key(&lab.tried.lesson.id)
+                    || self.runs.interpreted().contains_key(&lab.tried.lesson.id);
                 let stays = if ran {
                     " · the figures shown are the last run's, before this edit"
                 } else {
@@ -160,11 +156,11 @@ impl App {
     pub(in crate::ui) fn edit_try(&mut self) {
         let Some(v) = self
             .lesson()
-            .and_then(|l| l.variants.get(self.view.variant))
+            .and_then(|l| l.variants.get(self.view.variant()))
         else {
             return;
         };
-        self.exercises.edit = Some(PathBuf::from(&v.source_path));
+        self.exercises.edit(PathBuf::from(&v.source_path));
     }
 }
 

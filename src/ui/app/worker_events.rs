@@ -18,10 +18,10 @@ impl App {
             WorkerEvent::Remade(remade) => self.try_remade(remade),
             WorkerEvent::Sized(lessons) => self.on_sized(lessons),
             WorkerEvent::Ready(Err(e)) => {
-                self.runs.caps = Some(Capabilities {
+                self.runs.set_caps(Some(Capabilities {
                     no_gpu: Some(e.to_string()),
                     ..Default::default()
-                });
+                }));
             }
             WorkerEvent::Reply { lesson, reply } if self.is_knob_run(&lesson) => {
                 self.knob_reply(&reply)
@@ -31,7 +31,7 @@ impl App {
             }
             WorkerEvent::Reply { lesson, reply } => self.on_reply(lesson, reply),
             WorkerEvent::Finished { lesson, outcome } => self.on_finished(lesson, outcome),
-            WorkerEvent::Sanitizer(path) => self.runs.sanitizer = path,
+            WorkerEvent::Sanitizer(path) => self.runs.set_sanitizer(path),
             WorkerEvent::MemcheckTick(seconds) => self.on_memcheck_tick(seconds),
             WorkerEvent::Memchecked {
                 lesson,
@@ -46,7 +46,7 @@ impl App {
             } => self.on_sass(lesson, variant, listing),
             WorkerEvent::Checked { exercise, outcome } => self.on_checked(exercise, outcome),
             WorkerEvent::ExFigures { exercise, report } => {
-                self.exercises.reports.insert(exercise, *report);
+                self.exercises.record_report(exercise, *report);
             }
         }
         // The lesson's figures may have changed under the exercise's columns.
@@ -59,7 +59,7 @@ impl App {
         // A GPU here: its lessons are sized for it, as its runs will be. Where that reads
         // files, the worker thread reads them, and the lab is ready when they are in.
         if self.size_for(&caps) {
-            self.runs.sizing = Some(caps);
+            self.runs.hold_while_sizing(caps);
             return;
         }
         self.ready(caps);
@@ -72,13 +72,13 @@ impl App {
             return false;
         };
         if self.loading.is_some()
-            || !(self.reading.lessons.iter()).any(|l| source::sized_otherwise(l, dev))
+            || !(self.reading.lessons().iter()).any(|l| source::sized_otherwise(l, dev))
         {
             return false;
         }
         self.outbox.push(Job::Size {
-            lessons: self.reading.lessons.clone(),
-            root: self.reading.course_root.clone(),
+            lessons: self.reading.lessons().to_vec(),
+            root: self.reading.course_root().clone(),
             device: Box::new(dev.clone()),
         });
         true
@@ -87,19 +87,15 @@ impl App {
     /// The lessons at the GPU's sizes: the lab is ready with them.
     fn on_sized(&mut self, lessons: Vec<Lesson>) {
         // Only lessons read for this list take its place (a course loaded since is newer).
-        let same = lessons.len() == self.reading.lessons.len()
-            && (lessons.iter().zip(&self.reading.lessons)).all(|(a, b)| a.id == b.id);
-        if same {
-            self.reading.lessons = lessons;
-        }
-        if let Some(caps) = self.runs.sizing.take() {
+        self.reading.read_again(lessons);
+        if let Some(caps) = self.runs.take_sizing() {
             self.ready(caps);
         }
     }
 
     fn ready(&mut self, caps: Capabilities) {
         self.plan_compiles(&caps);
-        self.runs.caps = Some(caps);
+        self.runs.set_caps(Some(caps));
         // A code or diff view opened before the worker answered asks for its SASS now.
         self.ask_for_overlay();
         self.try_ready();
@@ -111,11 +107,11 @@ impl App {
         if self.tried.is_some() {
             return;
         }
-        for l in &self.reading.lessons {
-            if self.reading.broken.iter().any(|b| b.file == l.file) {
+        for l in self.reading.lessons() {
+            if self.reading.broken().iter().any(|b| b.file == l.file) {
                 continue;
             }
-            let Some(shown) = self.runs.results.get(&l.id) else {
+            let Some(shown) = self.runs.results().get(&l.id) else {
                 continue;
             };
             let of = Subject::Lesson {
@@ -124,7 +120,7 @@ impl App {
             };
             let plan = source::plan(Ask::Figures, caps, of);
             if let Plan::CompileHere { .. } = plan {
-                self.runs.compiling.insert(l.id.clone());
+                self.runs.compile_asked(&l.id);
                 self.outbox.push(Job::Run {
                     plan,
                     lesson: Box::new(l.clone()),
@@ -136,26 +132,23 @@ impl App {
     }
 
     fn on_reply(&mut self, lesson: String, reply: Reply) {
-        if let Some((variant, stage)) = shown_stage(&reply)
-            && let Some(r) = self.runs.running.as_mut().filter(|r| r.lesson == lesson)
-        {
-            r.variant = variant.to_string();
-            r.stage = stage;
+        if let Some((variant, stage)) = shown_stage(&reply) {
+            self.runs.at_stage(Some(&lesson), Some(variant), stage);
         }
-        let mut fold = self.runs.folds.remove(&lesson).unwrap_or_default();
+        let mut fold = self.runs.take_fold(&lesson);
         if let Some(res) = self.fold_target(&lesson) {
             fold.apply(res, &reply);
         }
-        self.runs.folds.insert(lesson, fold);
+        self.runs.keep_fold(lesson, fold);
     }
 
     fn on_finished(&mut self, lesson: String, outcome: Result<(), WorkerFailure>) {
-        let fold = self.runs.folds.remove(&lesson).unwrap_or_default();
-        let on_cpu = (self.runs.running.as_ref()).is_some_and(|r| r.lesson == lesson && r.on_cpu)
-            && !self.runs.compiling.contains(&lesson);
+        let fold = self.runs.take_fold(&lesson);
+        let on_cpu = (self.runs.running().as_ref()).is_some_and(|r| r.lesson == lesson && r.on_cpu)
+            && !self.runs.is_compiling(&lesson);
         let l = self
             .reading
-            .lessons
+            .lessons()
             .iter()
             .find(|l| l.id == lesson)
             .cloned();
@@ -164,15 +157,15 @@ impl App {
             _ => outcome,
         };
         // The worker serves jobs in order: a compile asked before a run ends before it.
-        let compiled = self.runs.compiling.remove(&lesson);
+        let compiled = self.runs.compiled(&lesson);
         let was_run = !compiled
             && self
                 .runs
-                .running
+                .running()
                 .as_ref()
                 .is_some_and(|r| r.lesson == lesson);
         if was_run {
-            self.runs.running = None;
+            self.runs.end();
             // The run it spoke of is over: the claims' count, or the error, shows.
             if self.message.as_deref() == Some(crate::ui::state::runs::ALREADY_GOING) {
                 self.message = None;
@@ -182,26 +175,26 @@ impl App {
             Ok(()) if was_run => {
                 // Only a run on a GPU is a lesson "run live on this machine".
                 if !on_cpu {
-                    self.reading.progress.mark_run(&lesson);
+                    self.reading.progress_mut().mark_run(&lesson);
                 }
                 self.save_progress();
                 // A lesson queued meanwhile goes first: the loop ends for it.
-                if self.runs.queued.is_some() {
-                    self.runs.looping = false;
-                } else if self.runs.looping && self.lesson().is_some_and(|l| l.id == lesson) {
+                if self.runs.queued().is_some() {
+                    self.runs.set_looping(false);
+                } else if self.runs.looping() && self.lesson().is_some_and(|l| l.id == lesson) {
                     self.start_run();
                 }
             }
             Ok(()) => {}
             Err(f) => {
                 if was_run {
-                    self.runs.looping = false;
+                    self.runs.set_looping(false);
                 }
                 self.message = Some(f.to_string());
             }
         }
         self.try_finished(&lesson, was_run);
-        if was_run && self.runs.running.is_none() {
+        if was_run && self.runs.running().is_none() {
             self.run_queued();
         }
     }

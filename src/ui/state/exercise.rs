@@ -7,24 +7,107 @@ use crate::model::Lesson;
 use crate::model::exercise::Exercise;
 use crate::model::protocol::PIP_HINT;
 use crate::model::results::LessonResult;
+use crate::session::exercise::progress::ExerciseBook;
 use crate::session::exercise::report::{CheckReport, Mark};
+use crate::session::workspace::Workspace;
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 /// The exercise in progress: the one on screen, the checks of this session, the progress
-/// book, and where the learner's files are.
+/// book, and where the learner's files are. Its fields are its own.
 #[derive(Default)]
 pub struct Exercises {
     /// The exercise on screen, in place of its lesson's prose.
-    pub open: Option<Box<crate::ui::state::exercise::ExerciseView>>,
+    open: Option<Box<ExerciseView>>,
     /// The last check of each exercise this session, by id.
-    pub reports: std::collections::HashMap<String, crate::session::exercise::report::CheckReport>,
+    reports: HashMap<String, CheckReport>,
     /// The exercise progress, and where it is written (nowhere: not written).
-    pub book: crate::session::exercise::progress::ExerciseBook,
-    pub book_path: Option<std::path::PathBuf>,
+    book: ExerciseBook,
+    book_path: Option<PathBuf>,
     /// Where the learner's exercise files are (none: exercises can be read, not done).
-    pub workspace: Option<crate::session::workspace::Workspace>,
+    workspace: Option<Workspace>,
     /// The learner's file to open in their editor, for the main loop.
-    pub edit: Option<std::path::PathBuf>,
+    edit: Option<PathBuf>,
+}
+
+impl Exercises {
+    /// Exercises done in `workspace` (none: read, not done), their progress `book`
+    /// written to `book_path` (none: not written).
+    pub fn new(
+        workspace: Option<Workspace>,
+        book: ExerciseBook,
+        book_path: Option<PathBuf>,
+    ) -> Exercises {
+        Exercises {
+            workspace,
+            book,
+            book_path,
+            ..Exercises::default()
+        }
+    }
+
+    /// The exercise on screen.
+    pub fn open(&self) -> Option<&ExerciseView> {
+        self.open.as_deref()
+    }
+
+    pub fn open_mut(&mut self) -> Option<&mut ExerciseView> {
+        self.open.as_deref_mut()
+    }
+
+    /// The exercise on screen, if it is exercise `id`.
+    pub fn open_as(&mut self, id: &str) -> Option<&mut ExerciseView> {
+        self.open_mut().filter(|x| x.ex.id == id)
+    }
+
+    /// `x` comes on screen in place of its lesson's prose.
+    pub fn enter(&mut self, x: ExerciseView) {
+        self.open = Some(Box::new(x));
+    }
+
+    /// Back to the lesson's prose; false where no exercise was on screen.
+    pub fn leave(&mut self) -> bool {
+        self.open.take().is_some()
+    }
+
+    /// The last check of exercise `id` this session.
+    pub fn report(&self, id: &str) -> Option<&CheckReport> {
+        self.reports.get(id)
+    }
+
+    /// Exercise `id` was checked (or its figures came): the report its column shows.
+    pub fn record_report(&mut self, id: String, report: CheckReport) {
+        self.reports.insert(id, report);
+    }
+
+    /// The exercise progress.
+    pub fn book(&self) -> &ExerciseBook {
+        &self.book
+    }
+
+    pub fn book_mut(&mut self) -> &mut ExerciseBook {
+        &mut self.book
+    }
+
+    /// Where the exercise progress is written (none: it is not).
+    pub fn book_path(&self) -> Option<&PathBuf> {
+        self.book_path.as_ref()
+    }
+
+    /// Where the learner's exercise files are.
+    pub fn workspace(&self) -> Option<&Workspace> {
+        self.workspace.as_ref()
+    }
+
+    /// The learner's file goes to their editor (by the main loop).
+    pub fn edit(&mut self, file: PathBuf) {
+        self.edit = Some(file);
+    }
+
+    /// The file to open in the learner's editor, asked once.
+    pub fn take_edit(&mut self) -> Option<PathBuf> {
+        self.edit.take()
+    }
 }
 
 /// The exercise on screen.

@@ -73,11 +73,11 @@ pub fn render_columns(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         let [top, bottom] =
             Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(area);
         crate::ui::views::compact::render(app, r, top, buf, th);
-        let focused = app.view.variant == y;
+        let focused = app.view.variant() == y;
         return render_card(app, r, (&r.variants[y], focused), (bottom, false), buf, th);
     }
     for (i, (v, rect)) in r.variants.iter().zip(rects).enumerate() {
-        let focused = i == app.view.variant;
+        let focused = i == app.view.variant();
         render_card(app, r, (v, focused), (rect, side_by_side), buf, th);
     }
 }

@@ -105,7 +105,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             render_one(app, lesson, sweep, which, *rect, buf, th);
         }
     } else {
-        let i = app.view.sweep.min(n as usize - 1);
+        let i = app.view.sweep().min(n as usize - 1);
         let which = Some((i, n as usize, true));
         render_one(app, lesson, &lesson.sweeps[i], which, area, buf, th);
     }

@@ -22,11 +22,11 @@ pub fn page_with_starts(app: &App, lesson: &Lesson) -> (Page, Vec<usize>) {
             text.push_str(&format!("   {}) {}\n", ci + 1, reflow(c)));
         }
         let why = reflow(&q.why);
-        match app.reading.answers.get(&(lesson.id.clone(), qi)) {
-            Some(&a) if a == q.answer => {
+        match app.reading.answer(&lesson.id, qi) {
+            Some(a) if a == q.answer => {
                 text.push_str(&format!("   ✓ {}) is right. {why}\n", a + 1))
             }
-            Some(&a) => text.push_str(&format!(
+            Some(a) => text.push_str(&format!(
                 "   ✗ {}) is not it; the answer is {}). {why}\n",
                 a + 1,
                 q.answer + 1,

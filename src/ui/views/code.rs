@@ -228,7 +228,7 @@ fn sass_rows(
     (width, x): (usize, usize),
     th: &Theme,
 ) -> (Vec<Line<'static>>, Vec<usize>) {
-    let listing: &Listing = match app.sass_of(app.view.variant) {
+    let listing: &Listing = match app.sass_of(app.view.variant()) {
         Some(SassState::Ready(l)) => l,
         Some(SassState::Failed(why)) => {
             let l = Line::styled(why.clone(), th.bad);
@@ -300,7 +300,7 @@ fn parts(app: &App, v: &Variant, area: Rect, th: &Theme) -> Parts {
     head.truncate((inner.height / 2) as usize);
     let [_, body] =
         Layout::vertical([Constraint::Length(head.len() as u16), Constraint::Min(1)]).areas(inner);
-    let panes = match app.view.code.panes {
+    let panes = match app.view.code().panes() {
         Panes::Both => Layout::horizontal([Constraint::Percentage(50); 2])
             .spacing(2)
             .split(body)
@@ -322,9 +322,9 @@ fn panes_rows(
     p: &Parts,
     th: &Theme,
 ) -> Vec<(Vec<Line<'static>>, Vec<usize>)> {
-    let x = app.view.scrolls.code_x as usize;
+    let x = app.view.scrolls().code_x as usize;
     let w = |i: usize| p.panes[i].width as usize;
-    match app.view.code.panes {
+    match app.view.code().panes() {
         Panes::Source => vec![source_rows(app, v, (w(0), x), th)],
         Panes::Sass => vec![sass_rows(app, v, (w(0), x), th)],
         Panes::Both => vec![
@@ -336,7 +336,10 @@ fn panes_rows(
 
 /// The furthest the code can scroll in `area` with its last line still at the bottom.
 pub fn code_max_scroll(app: &App, area: Rect) -> usize {
-    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
+    let Some(v) = app
+        .lesson()
+        .and_then(|l| l.variants.get(app.view.variant()))
+    else {
         return 0;
     };
     let th = Theme::new(false);
@@ -351,7 +354,10 @@ pub fn code_max_scroll(app: &App, area: Rect) -> usize {
 
 /// The furthest the code can scroll sideways: its widest line at the pane's right edge.
 pub fn code_max_x(app: &App, area: Rect) -> usize {
-    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
+    let Some(v) = app
+        .lesson()
+        .and_then(|l| l.variants.get(app.view.variant()))
+    else {
         return 0;
     };
     let th = Theme::new(false);
@@ -369,8 +375,8 @@ pub fn code_max_x(app: &App, area: Rect) -> usize {
         .map(|l| fit::width(&l.replace('\t', "    ")))
         .max()
         .unwrap_or(0);
-    let sass = match app.sass_of(app.view.variant) {
-        Some(SassState::Ready(l)) if app.view.code.panes != Panes::Source => {
+    let sass = match app.sass_of(app.view.variant()) {
+        Some(SassState::Ready(l)) if app.view.code().panes() != Panes::Source => {
             (l.instructions.iter())
                 .map(|i| {
                     8 + fit::width(&i.opcode)
@@ -382,7 +388,7 @@ pub fn code_max_x(app: &App, area: Rect) -> usize {
         }
         _ => 0,
     };
-    let widest = match app.view.code.panes {
+    let widest = match app.view.code().panes() {
         Panes::Source => src,
         Panes::Sass => sass,
         Panes::Both => src.max(sass),
@@ -393,7 +399,10 @@ pub fn code_max_x(app: &App, area: Rect) -> usize {
 /// Where the code view opens in `area`: a few lines above the costliest memory line (in
 /// the SASS, its first memory instruction), or at the top where nothing was traced.
 pub fn opening_scroll(app: &App, area: Rect) -> u16 {
-    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
+    let Some(v) = app
+        .lesson()
+        .and_then(|l| l.variants.get(app.view.variant()))
+    else {
         return 0;
     };
     let Some(line) = opening_line(app, v) else {
@@ -402,9 +411,9 @@ pub fn opening_scroll(app: &App, area: Rect) -> u16 {
     let th = Theme::new(false);
     let p = parts(app, v, area, &th);
     let all = panes_rows(app, v, &p, &th);
-    let row = match app.view.code.panes {
+    let row = match app.view.code().panes() {
         Panes::Sass => {
-            let listing = match app.sass_of(app.view.variant) {
+            let listing = match app.sass_of(app.view.variant()) {
                 Some(SassState::Ready(l)) => l,
                 _ => return 0,
             };
@@ -424,17 +433,20 @@ pub fn opening_scroll(app: &App, area: Rect) -> u16 {
 }
 
 pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let Some(v) = app.lesson().and_then(|l| l.variants.get(app.view.variant)) else {
+    let Some(v) = app
+        .lesson()
+        .and_then(|l| l.variants.get(app.view.variant()))
+    else {
         return;
     };
     let p = parts(app, v, area, th);
     Clear.render(p.rect, buf);
-    let panes = match app.view.code.panes {
+    let panes = match app.view.code().panes() {
         Panes::Source => "source",
         Panes::Sass => "SASS",
         Panes::Both => "source and SASS",
     };
-    let x = app.view.scrolls.code_x;
+    let x = app.view.scrolls().code_x;
     let mut title = vec![
         Part::new(format!(" {} · {panes}", v.name), th.title, 0),
         Part::new(format!(" · {x} columns in"), th.title, 1),
@@ -456,9 +468,9 @@ pub fn render_code(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         ..inner
     };
     Paragraph::new(p.head.clone()).render(head, buf);
-    let scroll = match app.view.scrolls.code_at_worst {
+    let scroll = match app.view.scrolls().code_at_worst {
         true => opening_scroll(app, area) as usize,
-        false => (app.view.code_scroll as usize).min(code_max_scroll(app, area)),
+        false => (app.view.code_scroll() as usize).min(code_max_scroll(app, area)),
     };
     for ((rows, _), r) in panes_rows(app, v, &p, th).into_iter().zip(&p.panes) {
         let shown: Vec<Line> = rows.into_iter().skip(scroll).collect();

@@ -230,7 +230,7 @@ fn running_here<'r>(
     app: &'r App,
     v: &VariantResult,
 ) -> Option<&'r crate::ui::state::runs::Running> {
-    app.runs.running.as_ref().filter(|run| {
+    app.runs.running().as_ref().filter(|run| {
         Some(run.lesson.as_str()) == app.lesson().map(|l| l.id.as_str()) && run.variant == v.name
     })
 }

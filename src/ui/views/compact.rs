@@ -24,7 +24,7 @@ const CARD_ROWS: u16 = 3;
 /// Whether cards of `n` variants laid out as `rects` would show no figure: the list
 /// takes their place then. Not on an exercise, whose `yours` card holds the check.
 pub fn wanted(app: &App, rects: &[Rect], n: u16) -> bool {
-    app.exercises.open.is_none() && squeezed(rects, n)
+    app.exercises.open().is_none() && squeezed(rects, n)
 }
 
 /// Whether cards of `n` variants laid out as `rects` would show no figure.
@@ -35,7 +35,7 @@ pub fn squeezed(rects: &[Rect], n: u16) -> bool {
 pub fn render(app: &App, r: &LessonResult, area: Rect, buf: &mut Buffer, th: &Theme) {
     let inner_h = area.height.saturating_sub(2) as usize;
     let n = r.variants.len();
-    let focus = app.view.variant.min(n.saturating_sub(1));
+    let focus = app.view.variant().min(n.saturating_sub(1));
     // The window of rows: the focused one in view, as low as it needs to be.
     let first = (focus + 1).saturating_sub(inner_h.max(1));
     let last = (first + inner_h).min(n);

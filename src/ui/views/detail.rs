@@ -16,7 +16,7 @@ fn rows(app: &App, area: Rect, th: &Theme) -> Vec<Line<'static>> {
     let Some(r) = app.result() else {
         return Vec::new();
     };
-    let Some(v) = r.variants.get(app.view.variant) else {
+    let Some(v) = r.variants.get(app.view.variant()) else {
         return vec![Line::styled("no figures for this variant", th.dim)];
     };
     let w = full(area).width.saturating_sub(2);
@@ -45,14 +45,17 @@ pub fn max_scroll(app: &App, area: Rect) -> usize {
 }
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let Some(v) = app.result().and_then(|r| r.variants.get(app.view.variant)) else {
+    let Some(v) = app
+        .result()
+        .and_then(|r| r.variants.get(app.view.variant()))
+    else {
         return;
     };
     let rect = full(area);
     Clear.render(rect, buf);
     let all = rows(app, area, th);
     let max = all.len().saturating_sub(height(area));
-    let scroll = (app.view.scrolls.detail as usize).min(max);
+    let scroll = (app.view.scrolls().detail as usize).min(max);
     let title = format!(" {} · all figures ", v.name);
     let keys = " ↑↓ scroll · ←→ variant · i closes ";
     let mut block = Block::default()

@@ -17,7 +17,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let (Some(l), Some(other)) = (app.lesson(), app.diff_partner()) else {
         return;
     };
-    let (a, b) = (&l.variants[app.view.variant], &l.variants[other]);
+    let (a, b) = (&l.variants[app.view.variant()], &l.variants[other]);
     let rect = full(area);
     Clear.render(rect, buf);
     let result = app.result();
@@ -30,7 +30,7 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
         false => [find(&a.name), find(&b.name)],
     };
     let mut rows = sass_diff::report_rows(shown);
-    let listings = match (app.sass_of(app.view.variant), app.sass_of(other)) {
+    let listings = match (app.sass_of(app.view.variant()), app.sass_of(other)) {
         (Some(SassState::Ready(x)), Some(SassState::Ready(y))) => Some([x, y]),
         _ => None,
     };
@@ -84,7 +84,7 @@ fn memory_lines(
     th: &Theme,
 ) -> Vec<Line<'static>> {
     let Some([x, y]) = listings else {
-        let why = [app.sass_of(app.view.variant), app.sass_of(other)]
+        let why = [app.sass_of(app.view.variant()), app.sass_of(other)]
             .into_iter()
             .find_map(|s| match s {
                 Some(SassState::Failed(why)) => Some(why.clone()),

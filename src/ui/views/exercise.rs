@@ -18,7 +18,7 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
     // Paragraphs joined, to be wrapped at the pane's width.
     let mut text: Vec<String> = reflow(&x.ex.task).lines().map(String::from).collect();
     text.push(String::new());
-    let p = app.exercises.book.get(&x.ex.id);
+    let p = app.exercises.book().get(&x.ex.id);
     let shown = (p.hints_shown as usize).min(x.ex.hints.len());
     for (i, h) in x.ex.hints.iter().take(shown).enumerate() {
         let hint = format!("Hint {} of {}: {}", i + 1, x.ex.hints.len(), reflow(h));
@@ -130,7 +130,7 @@ fn solution_lines(x: &ExerciseView, passed: bool) -> Vec<String> {
 /// What opens the learner's column: the check in flight, the compile error at its line,
 /// or each check with its mark and what it measured.
 pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
-    let Some(x) = &app.exercises.open else {
+    let Some(x) = app.exercises.open() else {
         return Vec::new();
     };
     let mut lines = Vec::new();

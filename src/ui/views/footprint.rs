@@ -93,11 +93,14 @@ fn heading(v: &VariantResult, f: &Footprint, index: Option<(usize, usize)>) -> V
 
 /// The focused variant's footprint, or why there is none, for an area `width` × `height`.
 pub fn lines(app: &App, width: usize, height: usize, th: &Theme) -> Vec<Line<'static>> {
-    let Some(v) = app.result().and_then(|r| r.variants.get(app.view.variant)) else {
+    let Some(v) = app
+        .result()
+        .and_then(|r| r.variants.get(app.view.variant()))
+    else {
         return Vec::new();
     };
     let n = warps(v).len();
-    let which = (!app.view.aggregate).then_some(app.view.instr);
+    let which = (!app.view.aggregate()).then_some(app.view.instr());
     let Some(f) = footprint(v, which) else {
         let why = v.trace_error.clone().unwrap_or_else(|| {
             "no texture fetches traced for this variant (a recording made before the tracer \

@@ -139,11 +139,11 @@ pub fn render_in_column(
         return;
     }
     let idx = if focused {
-        app.view.instr.min(list.len() - 1)
+        app.view.instr().min(list.len() - 1)
     } else {
         0
     };
-    let lines = if app.view.aggregate && focused {
+    let lines = if app.view.aggregate() && focused {
         aggregate_lines(v, area.width as usize, th)
     } else {
         let Some(g) = grid_for(&v.name, list[idx]) else {
@@ -191,7 +191,10 @@ pub fn render_overlay(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
 /// is none.
 fn overlay_lines(app: &App, area: Rect, th: &Theme) -> Vec<Line<'static>> {
     let width = area.width as usize;
-    let Some(v) = app.result().and_then(|r| r.variants.get(app.view.variant)) else {
+    let Some(v) = app
+        .result()
+        .and_then(|r| r.variants.get(app.view.variant()))
+    else {
         return Vec::new();
     };
     let list = worst_first(v);
@@ -213,12 +216,12 @@ fn overlay_lines(app: &App, area: Rect, th: &Theme) -> Vec<Line<'static>> {
         };
         return vec![Line::raw(why)];
     }
-    if app.view.aggregate {
+    if app.view.aggregate() {
         let mut lines = aggregate_lines(v, width, th);
         lines.push(Line::styled(AGGREGATE_LEGEND, th.dim));
         return lines;
     }
-    let idx = app.view.instr.min(list.len() - 1);
+    let idx = app.view.instr().min(list.len() - 1);
     let Some(g) = grid_for(&v.name, list[idx]) else {
         return Vec::new();
     };

@@ -304,12 +304,11 @@ fn row_line<'a>(
     )];
     let running = app
         .runs
-        .knobs
-        .run
-        .as_ref()
+        .knobs()
+        .run()
         .filter(|r| r.lesson.id == lesson.id && r.settings.contains(&row.name));
     let (Some(f), Some(c)) = (row.figures, cells) else {
-        let words = match (running, &app.runs.running) {
+        let words = match (running, &app.runs.running()) {
             (Some(_), Some(r)) => format!("  {}…", r.stage),
             _ => "  not recorded".into(),
         };
@@ -332,7 +331,7 @@ fn row_line<'a>(
     spans.push(Span::raw(text));
     spans.push(Span::raw(" "));
     spans.extend(tail(app, row, &f.result, (head, top, room), lesson, th));
-    if let Some(r) = running.and(app.runs.running.as_ref()) {
+    if let Some(r) = running.and(app.runs.running().as_ref()) {
         spans.push(Span::styled(
             format!(" · measuring: {}…", r.stage),
             th.accent,

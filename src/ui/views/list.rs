@@ -18,8 +18,8 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let mut lines = Vec::new();
     let mut heading: Option<Option<Topic>> = None;
     let mut at = 0;
-    for (i, l) in app.reading.lessons.iter().enumerate() {
-        let broken = app.reading.broken.iter().find(|b| b.file == l.file);
+    for (i, l) in app.reading.lessons().iter().enumerate() {
+        let broken = app.reading.broken().iter().find(|b| b.file == l.file);
         // A lesson that does not load goes under the space its file gives, else under a
         // heading of its own: none of the lesson before it.
         let topic = match broken {
@@ -31,18 +31,18 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
             let label = topic.map_or(NOT_LOADED, Topic::label);
             lines.push(Line::styled(label, th.dim));
         }
-        let p = app.reading.progress.get(&l.id);
+        let p = app.reading.progress().get(&l.id);
         let broken = broken.is_some();
         let mark = if broken {
             "✗"
-        } else if app.reading.progress.is_done(&l.id) {
+        } else if app.reading.progress().is_done(&l.id) {
             "✓"
         } else if p.seen {
             "•"
         } else {
             " "
         };
-        let here = i == app.reading.selected && app.exercises.open.is_none();
+        let here = i == app.reading.selected() && app.exercises.open().is_none();
         let cursor = if here { "▸" } else { " " };
         // A live run is its own mark: reading and answering finish a lesson without a GPU.
         let ran = if p.runs > 0 { " ◆" } else { "" };
@@ -90,10 +90,10 @@ pub fn render_list(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
 
 /// An exercise's row, under its lesson: passed, started or not yet.
 fn exercise_row<'a>(app: &App, id: &str, here: bool, th: &Theme) -> Line<'a> {
-    let p = app.exercises.book.get(id);
+    let p = app.exercises.book().get(id);
     let started = app
         .exercises
-        .open
+        .open()
         .as_ref()
         .filter(|x| x.ex.id == id)
         .map_or_else(

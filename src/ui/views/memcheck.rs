@@ -15,7 +15,9 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 const LOG_TAIL: usize = 20;
 
 pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
-    let Some(m) = &app.runs.memcheck else { return };
+    let Some(m) = &app.runs.memcheck() else {
+        return;
+    };
     let lines = match &m.state {
         MemcheckState::Running(s) => vec![
             Line::styled(

@@ -116,7 +116,7 @@ pub const VIEW_KEYS: &[(&str, &str)] = &[
 fn help_rows(app: &App, width: usize, th: &Theme) -> Vec<Line<'static>> {
     let own: Vec<(&str, &str)> = match app.lesson() {
         Some(l) => {
-            let exercise = app.exercises.open.is_some();
+            let exercise = app.exercises.open().is_some();
             let knobs = !exercise && !l.knobs.is_empty();
             let words: &[(&str, &str)] = match app.page_terms().is_empty() {
                 true => &[],
@@ -202,7 +202,7 @@ pub fn render_help(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let (rect, _) = help_rect(app, area);
     let rows = help_rows(app, rect.width.saturating_sub(2).max(1) as usize, th);
     let max = help_max_scroll(app, area);
-    let scroll = (app.view.scrolls.help as usize).min(max);
+    let scroll = (app.view.scrolls().help as usize).min(max);
     scrolled(
         rect,
         buf,
@@ -295,7 +295,7 @@ pub fn render_glossary(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let (w, _) = glossary_inner(area);
     let (rows, _) = glossary_rows(app, w, th);
     let max = glossary_max_scroll(app, area);
-    let scroll = (app.view.scrolls.glossary as usize).min(max);
+    let scroll = (app.view.scrolls().glossary as usize).min(max);
     let keys = " ↑↓ scroll · q closes · gpulab glossary prints it ";
     scrolled(
         full(area),

@@ -58,7 +58,7 @@ pub const LIST_W: u16 = 26;
 pub fn areas(app: &App, area: Rect) -> Areas {
     // `L` shows or hides it at any width that leaves the lesson room; else it comes with
     // a wide screen.
-    let show_list = app.view.list.unwrap_or(area.width >= 90) && area.width >= LIST_W + 20;
+    let show_list = app.view.list().unwrap_or(area.width >= 90) && area.width >= LIST_W + 20;
     let [list, main] = Layout::horizontal([
         Constraint::Length(if show_list { LIST_W } else { 0 }),
         Constraint::Min(20),
@@ -117,10 +117,10 @@ pub fn view(app: &App, frame: Rect) -> Option<Pane> {
         height,
     };
     let asked = current_question(app, lesson, &v.content);
-    let answered = (app.reading.feedback)
-        .filter(|_| app.reading.follow_question && app.on_checkpoint_page())
+    let answered = (app.reading.feedback())
+        .filter(|_| app.reading.follow_question() && app.on_checkpoint_page())
         .and_then(|q| v.content.questions.get(q).cloned());
-    let focus = (v.content.focus.clone()).filter(|_| app.reading.show_new);
+    let focus = (v.content.focus.clone()).filter(|_| app.reading.show_new());
     let want = match asked {
         // An answer just given: its question and explanation, from the question's top
         // where it fits, else as much as ends with the explanation.
@@ -136,14 +136,14 @@ pub fn view(app: &App, frame: Rect) -> Option<Pane> {
         // where it is longer than the pane.
         _ if focus.is_some() => {
             let f = focus.unwrap();
-            (app.reading.prose_scroll)
+            (app.reading.prose_scroll())
                 .max(f.end.saturating_sub(height))
                 .min(f.start)
         }
-        Some(rows) if app.reading.follow_question => rows.start,
+        Some(rows) if app.reading.follow_question() => rows.start,
         // Every question answered: the last explanation stays in view.
-        None if app.reading.follow_question && app.on_checkpoint_page() => usize::MAX,
-        _ => app.reading.prose_scroll,
+        None if app.reading.follow_question() && app.on_checkpoint_page() => usize::MAX,
+        _ => app.reading.prose_scroll(),
     };
     v.offset = want.min(v.max_offset());
     Some(v)
@@ -163,15 +163,14 @@ pub fn current_question(app: &App, lesson: &Lesson, c: &Content) -> Option<Range
     if !app.on_checkpoint_page() {
         return None;
     }
-    let q = (0..lesson.checkpoint.len())
-        .find(|q| !app.reading.answers.contains_key(&(lesson.id.clone(), *q)))?;
+    let q = (0..lesson.checkpoint.len()).find(|&q| app.reading.answer(&lesson.id, q).is_none())?;
     c.questions.get(q).cloned()
 }
 
 /// The page on screen, wrapped to `width`.
 /// What a page that answers the predictions says before the lesson has run.
 fn closed_page(app: &App, lesson: &Lesson) -> Page {
-    let title = match lesson.pages.get(app.reading.page) {
+    let title = match lesson.pages.get(app.reading.page()) {
         Some(p) => p.title.clone(),
         None => "Checkpoint".into(),
     };
@@ -192,7 +191,7 @@ fn closed_page(app: &App, lesson: &Lesson) -> Page {
 }
 
 pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
-    if let Some(x) = &app.exercises.open {
+    if let Some(x) = app.exercises.open() {
         return crate::ui::views::exercise::content(app, x, width);
     }
     let (page, starts) = if app.page_closed() {
@@ -200,7 +199,7 @@ pub fn content(app: &App, lesson: &Lesson, width: usize) -> Content {
     } else if app.on_checkpoint_page() {
         crate::ui::views::checkpoint::page_with_starts(app, lesson)
     } else {
-        match lesson.pages.get(app.reading.page) {
+        match lesson.pages.get(app.reading.page()) {
             // Its paragraphs joined: the pane wraps them at its own width.
             Some(p) => {
                 let text = crate::course::prose::reflow(&p.text);
@@ -272,12 +271,12 @@ pub fn render(app: &App, area: Rect, buf: &mut Buffer, th: &Theme) {
     let Some(v) = view(app, buf.area) else {
         return;
     };
-    let title = match app.exercises.open {
+    let title = match app.exercises.open() {
         Some(_) => format!(" {} ", v.content.title),
         None => format!(
             " {} · page {}/{} ",
             v.content.title,
-            app.reading.page + 1,
+            app.reading.page() + 1,
             app.page_count()
         ),
     };

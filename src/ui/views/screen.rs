@@ -19,7 +19,7 @@ use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
-        let th = Theme::new(self.view.color);
+        let th = Theme::new(self.view.color());
         if let Some(l) = &self.loading {
             loading::render(l, area, buf, &th);
             return;
@@ -41,7 +41,7 @@ impl Widget for &App {
             Paragraph::new(Line::styled(words, th.bad))
                 .wrap(Wrap { trim: true })
                 .render(a.cols, buf);
-        } else if sweeps && self.view.chart {
+        } else if sweeps && self.view.chart() {
             chart::render(self, a.cols, buf, &th);
         } else if self.knob_table_shown() {
             knobs::render(self, a.cols, buf, &th);
@@ -56,7 +56,7 @@ impl Widget for &App {
         keys_line(self, a.keys.width as usize, &th).render(a.keys, buf);
         // Every pop-up leaves the header in view: the lesson, and where figures come from.
         let popup = a.popup;
-        match self.view.overlay {
+        match self.view.overlay() {
             Overlay::None => {}
             Overlay::Help => overlays::render_help(self, popup, buf, &th),
             Overlay::Glossary => overlays::render_glossary(self, popup, buf, &th),
@@ -86,7 +86,7 @@ pub fn key_items(app: &App) -> Vec<(&'static str, &'static str)> {
             ("L", "list"),
         ];
     }
-    let exercise = app.exercises.open.is_some();
+    let exercise = app.exercises.open().is_some();
     let mut keys = vec![("?", "help"), ("q", "quit")];
     if exercise {
         keys.extend([("e", "edit your file"), ("r", "check now"), ("t", "hint")]);
@@ -102,7 +102,7 @@ pub fn key_items(app: &App) -> Vec<(&'static str, &'static str)> {
         }
         keys.push(("r", "run"));
         // Two sources of figures: the key that switches them comes right after `r`.
-        if app.runs.interpreted.contains_key(&lesson.id) {
+        if app.runs.interpreted().contains_key(&lesson.id) {
             keys.push(("s", "recorded/CPU"));
         }
         if !app.revealed() {
@@ -158,7 +158,7 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
     let label = app.result().map(|r| {
         let beside = app
             .exercises
-            .open
+            .open()
             .is_none()
             .then(|| app.recorded_beside_any());
         let mut s = vec![match beside.flatten() {
@@ -172,7 +172,7 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
         if r.source != Source::Live && r.compile == Some(Source::Live) {
             s.push("compile reports live".into());
         }
-        if app.runs.caps.is_none() {
+        if app.runs.caps().is_none() {
             s.push("looking for a GPU…".into());
         }
         // The last check measured yours (and what it compares with) here and now.
@@ -194,7 +194,7 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
         // figures are of is the one fact the header alone carries.
         Part::new(format!(" · {}", lesson.title), th.strong, 2).shrinking(),
     ];
-    if let Some(x) = &app.exercises.open {
+    if let Some(x) = app.exercises.open() {
         parts.push(Part::new(format!(" · exercise {}", x.ex.id), th.strong, 0));
     }
     parts.push(Part::new(" ── ", th.accent, 0));

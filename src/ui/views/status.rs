@@ -29,7 +29,7 @@ pub fn status_rows(app: &App, width: u16) -> Vec<String> {
 /// A memcheck rerun going, or the offer of one, first; then the rest.
 fn status_text(app: &App) -> String {
     let rest = plain_status(app);
-    let first = match app.runs.memcheck.as_ref().map(|m| (&m.variant, &m.state)) {
+    let first = match app.runs.memcheck().as_ref().map(|m| (&m.variant, &m.state)) {
         Some((v, MemcheckState::Running(s))) => {
             format!("memcheck of `{v}`: {s} s under compute-sanitizer (m shows it)")
         }
@@ -53,7 +53,7 @@ fn plain_status(app: &App) -> String {
             b.order
         );
     }
-    if let Some(x) = &app.exercises.open {
+    if let Some(x) = app.exercises.open() {
         return match (&x.checking, &app.message, app.ex_report()) {
             (Some(stage), _, _) => format!("checking {} · {stage}", x.ex.id),
             (None, Some(m), _) => m.clone(),
@@ -61,10 +61,10 @@ fn plain_status(app: &App) -> String {
             (None, None, None) => String::new(),
         };
     }
-    match (&app.message, &app.runs.running) {
+    match (&app.message, &app.runs.running()) {
         (Some(m), _) => m.clone(),
         (None, Some(r)) => format!("running {} · {} {}", r.lesson, r.variant, r.stage),
-        (None, None) if app.runs.looping => "looping".into(),
+        (None, None) if app.runs.looping() => "looping".into(),
         (None, None) => match app.result().map(|r| (r.source, r.expect.as_slice())) {
             // No figures, so no claim can hold or fail: say why instead of "0 of N".
             Some((Source::None, _)) => {

@@ -65,10 +65,10 @@ impl Lab {
             .env("CUDA_VISIBLE_DEVICES", "");
         let tmp = tempfile::tempdir().unwrap();
         let mut lab = Lab::on_course(tmp, crate::support::common::manifest_dir(), client);
-        let l = (lab.app.reading.lessons.iter())
+        let l = (lab.app.reading.lessons().iter())
             .position(|l| l.id == lesson)
             .unwrap();
-        let e = (lab.app.reading.lessons[l].exercises.iter())
+        let e = (lab.app.reading.lessons()[l].exercises.iter())
             .position(|x| x.id == ex)
             .unwrap();
         lab.app.select_row(l, Some(e));
@@ -80,13 +80,16 @@ impl Lab {
         let (lessons, errors) = gpulab::course::load_course(&root);
         assert!(errors.is_empty(), "{errors:?}");
         let mut app = App::new(lessons, None, Progress::default());
-        app.view.color = false;
-        app.reading.course_root = root;
+        app.view.set_color(false);
+        app.reading.set_course_root(root);
         let ws = tmp.path().join("ws");
-        app.exercises.workspace = Some(Workspace { dir: ws.clone() });
         let book = tmp.path().join("data/exercises.json");
         std::fs::create_dir_all(book.parent().unwrap()).unwrap();
-        app.exercises.book_path = Some(book.clone());
+        app.exercises = gpulab::ui::state::exercise::Exercises::new(
+            Some(Workspace { dir: ws.clone() }),
+            Default::default(),
+            Some(book.clone()),
+        );
         let (hub_tx, hub) = channel();
         let jobs = ui::spawn_worker(hub_tx, 0, client);
         let (saves, _) = channel();
@@ -133,7 +136,7 @@ impl Lab {
 
     /// No check in flight, and the last one was of the learner's file as it is now.
     fn settled(&self) -> bool {
-        let Some(x) = &self.app.exercises.open else {
+        let Some(x) = &self.app.exercises.open() else {
             return true;
         };
         let now = x
