@@ -1,5 +1,5 @@
 // wrong: [token use] reads the table as uniform broadcasts only every third round; the other rounds rebuild the sum from the table's bit counts (the sum of t ^ x is the sum over bits b of 2^b times the count of words whose bit b differs from x's), so two rounds of three read no constant word
-// caught by: yours constant.words at least 0.9x solution
+// caught by: yours constant.words at least 0.99x solution
 // on: cpu
 #define TABLE 256
 

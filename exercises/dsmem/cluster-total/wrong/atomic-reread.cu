@@ -76,8 +76,8 @@ extern "C" __global__ void cluster_total(const unsigned* __restrict__ in, unsign
     if (t == 0) {
         volatile unsigned show = ld_cluster(map_rank(&mine, cluster_rank() ^ 1));
         (void)show;
-        const unsigned long long t1 = cycles_now();
         totals[b] = mine;
+        const unsigned long long t1 = cycles_now();
         cycles[b] = t1 - t0;
     }
     cluster_sync();

@@ -78,8 +78,8 @@ extern "C" __global__ void cluster_total(const unsigned* __restrict__ in, unsign
     if (t == BLOCK - 1) {
         // One remote read per block: the other block's total, through the cluster.
         unsigned other = ld_cluster(map_rank(&mine, cluster_rank() ^ 1u));
-        const unsigned long long t1 = cycles_now();
         totals[b] = mine + other;
+        const unsigned long long t1 = cycles_now();
         cycles[b] = t1 - t0;
     }
     // No block may exit while the other may still read its shared memory.

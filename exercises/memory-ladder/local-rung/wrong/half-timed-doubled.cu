@@ -1,5 +1,5 @@
 // wrong: [faked flag] times the first half of the chase and reports twice its cycles, the second half chased untimed for the end the lab checks: a figure made up from half a measurement
-// caught by: yours local.timed_reads_pct at least 0.9x solution
+// caught by: yours local.timed_reads_pct at least 0.75x solution
 // on: cpu
 #define MAX_SET 16384
 

@@ -1,5 +1,5 @@
 // wrong: [faked flag] times a dependent walk through the private array in order (0, 1, 2, ...: the same local loads, one after another), and chases the drawn chain untimed for the end the lab checks: the cycles are not the chain's
-// caught by: yours local.timed_reads_pct at least 0.9x solution
+// caught by: yours local.timed_reads_pct at least 0.75x solution
 // on: cpu
 #define MAX_SET 16384
 
