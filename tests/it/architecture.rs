@@ -387,10 +387,12 @@ fn no_import_circle_holds_more_than_three_files_nor_the_app() {
 }
 
 /// The lab's parts, each in `src/ui/state/`: the structs whose fields are their own.
-const PARTS: [(&str, &str); 6] = [
+const PARTS: [(&str, &str); 8] = [
     ("reading.rs", "Reading"),
     ("runs.rs", "Runs"),
     ("exercise.rs", "Exercises"),
+    ("exercise.rs", "ExerciseView"),
+    ("try_lab.rs", "TryLab"),
     ("view.rs", "ViewState"),
     ("code_view.rs", "CodeState"),
     ("knobs.rs", "KnobBench"),

@@ -386,7 +386,7 @@ fn a_hint_given_and_a_solution_opened_come_into_view() {
     use gpulab::session::exercise::report::{CheckLine, CheckReport, Mark};
     let mut a = exercise_app();
     draw(&mut a);
-    let n = a.exercises.open().unwrap().ex.hints.len();
+    let n = a.exercises.open().unwrap().ex().hints.len();
     assert!(n >= 1);
     for i in 1..=n {
         ch(&mut a, 't');
@@ -398,9 +398,9 @@ fn a_hint_given_and_a_solution_opened_come_into_view() {
     }
     // A passing check: the solution, as a diff, on screen.
     let x = a.exercises.open().unwrap();
-    let id = x.ex.id.clone();
+    let id = x.ex().id.clone();
     let mut result =
-        gpulab::session::fold::blank_result(&x.lesson, gpulab::model::results::Source::Live, None);
+        gpulab::session::fold::blank_result(x.lesson(), gpulab::model::results::Source::Live, None);
     result
         .variants
         .retain(|v| v.name == gpulab::model::exercise::YOURS);
@@ -685,9 +685,9 @@ fn a_card_cut_short_ends_in_an_ellipsis_and_keeps_a_sign_with_its_figure() {
     let mut a = app("l2-window");
     ch(&mut a, 'j');
     let x = a.exercises.open().expect("an exercise");
-    let id = x.ex.id.clone();
+    let id = x.ex().id.clone();
     let mut result =
-        gpulab::session::fold::blank_result(&x.lesson, gpulab::model::results::Source::Live, None);
+        gpulab::session::fold::blank_result(x.lesson(), gpulab::model::results::Source::Live, None);
     result
         .variants
         .retain(|v| v.name == gpulab::model::exercise::YOURS);

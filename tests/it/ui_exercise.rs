@@ -233,7 +233,7 @@ fn without_a_gpu_each_save_is_checked_on_the_cpu_interpreter_and_a_wrong_kernel_
         )),
         "{count}\n{out}"
     );
-    let hints = lab.app.exercises.open().unwrap().ex.hints.len();
+    let hints = lab.app.exercises.open().unwrap().ex().hints.len();
     for _ in 0..=hints {
         assert!(!lab.app.exercises.book().get("coalesce-copy").solution_shown);
         lab.app.on_event(key('t'));

@@ -66,7 +66,7 @@ fn line(check: &str, mark: Mark, detail: &str) -> CheckLine {
 fn report(app: &App, live: bool, lines: Vec<CheckLine>, ptxas: Option<PtxasReport>) -> CheckReport {
     let x = app.exercises.open().unwrap();
     let source = if live { Source::Live } else { Source::None };
-    let mut result = gpulab::session::fold::blank_result(&x.lesson, source, None);
+    let mut result = gpulab::session::fold::blank_result(x.lesson(), source, None);
     result.variants.retain(|v| v.name == YOURS);
     result.variants[0].ptxas = ptxas.clone();
     result.variants[0].correct = live.then_some(true);
@@ -112,7 +112,7 @@ fn show(app: App, r: CheckReport, src: &str) -> String {
 
 /// The screen at `w` x `h` with the report `r` on the learner's `src`.
 fn show_at(mut app: App, r: CheckReport, src: &str, (w, h): (u16, u16)) -> String {
-    app.exercises.open_mut().unwrap().src = src.into();
+    app.exercises.open_mut().unwrap().read_as(src.into());
     app.message = Some(gpulab::ui::state::exercise::verdict(&r));
     app.exercises.record_report(EXERCISE.into(), r);
     app.refresh_shown();
@@ -130,18 +130,18 @@ fn the_exercise_screens_at_80x24_and_120x40() {
     let unjudged = |a: &App| {
         let x = a.exercises.open().unwrap();
         let l = gpulab::session::exercise::lesson::compile_only(
-            &x.lesson,
-            &x.ex,
+            x.lesson(),
+            x.ex(),
             &gpulab::session::exercise::lesson::Yours {
-                src: &x.ex.starter,
+                src: &x.ex().starter,
                 path: "spill-cap.cu",
             },
         );
-        gpulab::session::exercise::check::unjudged(&x.ex, &l)
+        gpulab::session::exercise::check::unjudged(x.ex(), &l)
     };
     for (w, h) in [(80, 24), (120, 40)] {
         let a = app();
-        let starter = a.exercises.open().unwrap().ex.starter.clone();
+        let starter = a.exercises.open().unwrap().ex().starter.clone();
         let r = failing(&a);
         let screen = show_at(a, r, &starter, (w, h));
         assert!(screen.contains("✗ spill stores"), "{w}x{h}:\n{screen}");
@@ -175,7 +175,7 @@ fn the_exercise_screens_at_80x24_and_120x40() {
 #[test]
 fn a_failing_check_without_a_gpu() {
     let a = app();
-    let starter = a.exercises.open().unwrap().ex.starter.clone();
+    let starter = a.exercises.open().unwrap().ex().starter.clone();
     let r = failing(&a);
     let screen = show(a, r, &starter);
     assert!(screen.contains("✗ spill stores (bytes) = 0"), "{screen}");
@@ -190,7 +190,7 @@ fn a_failing_check_without_a_gpu() {
 #[test]
 fn a_passing_check_opens_the_solution_as_a_diff() {
     let a = app();
-    let solution = a.exercises.open().unwrap().ex.solution.clone();
+    let solution = a.exercises.open().unwrap().ex().solution.clone();
     let mine = solution.replace("unsigned sum = 0, mix = 0;", "unsigned mix = 0, sum = 0;");
     assert_ne!(mine, solution);
     let r = report(

@@ -75,7 +75,7 @@ impl App {
     pub fn current_row(&self) -> (usize, Option<usize>) {
         (
             self.reading.selected(),
-            self.exercises.open().map(|x| x.index),
+            self.exercises.open().map(|x| x.index()),
         )
     }
 
@@ -140,16 +140,7 @@ impl App {
             self.outbox
                 .push(Job::Watch(Some((f.clone(), Some(text.into_bytes())))));
         }
-        self.exercises.enter(ExerciseView {
-            index,
-            ex,
-            shown,
-            lesson,
-            file,
-            src,
-            checking: None,
-            again: None,
-        });
+        (self.exercises).enter(ExerciseView::new((index, ex), lesson, shown, file, src));
         self.refresh_shown();
     }
 
@@ -158,10 +149,10 @@ impl App {
         let Some(x) = self.exercises.open() else {
             return;
         };
-        let base = self.runs.results().get(&x.lesson.id);
-        let shown = merged(&x.lesson, base, self.exercises.report(&x.ex.id));
+        let base = self.runs.results().get(&x.lesson().id);
+        let shown = merged(x.lesson(), base, self.exercises.report(&x.ex().id));
         if let Some(x) = self.exercises.open_mut() {
-            x.shown = shown;
+            x.show(shown);
         }
     }
 
@@ -177,16 +168,16 @@ impl App {
         let Some(x) = self.exercises.open_mut() else {
             return;
         };
-        if x.checking.is_some() {
+        if x.checking().is_some() {
             // One check at a time; the newest text is checked once this one is over.
-            x.again = Some(quick && x.again != Some(false));
+            x.check_again(quick);
             return;
         }
         let Some(ws) = ws else {
             self.message = Some(no_workspace());
             return;
         };
-        let src = match ws.read(&x.ex) {
+        let src = match ws.read(x.ex()) {
             Ok(s) => s,
             Err(WorkspaceError::NotStarted(_)) => {
                 self.message = Some("not started: e copies the starter and opens it".into());
@@ -197,22 +188,21 @@ impl App {
                 return;
             }
         };
-        if if_changed && src == x.src {
+        if if_changed && src == x.src() {
             return;
         }
-        let path = ws.file(&x.ex).display().to_string();
-        x.lesson = with_yours(
+        let path = ws.file(x.ex()).display().to_string();
+        let lesson = with_yours(
             &self.reading.lessons()[self.reading.selected()],
-            &x.ex,
+            x.ex(),
             &src,
             &path,
         );
-        x.src = src.clone();
-        x.checking = Some("starting".into());
+        x.begin_check(lesson, src.clone());
         self.outbox.push(Job::Check(Box::new(CheckJob {
             root: self.reading.course_root().clone(),
             lesson: self.reading.lessons()[self.reading.selected()].clone(),
-            ex: x.ex.clone(),
+            ex: x.ex().clone(),
             src,
             path,
             quick,
@@ -221,14 +211,16 @@ impl App {
 
     /// A save of a file: the exercise on screen is checked again if it is its file.
     pub(in crate::ui) fn on_saved(&mut self, path: &Path) {
-        if (self.exercises.open()).is_some_and(|x| x.file.as_deref() == Some(path)) {
+        if (self.exercises.open())
+            .is_some_and(|x| x.file().map(std::path::PathBuf::as_path) == Some(path))
+        {
             self.check_exercise(true);
         }
     }
 
     pub(in crate::ui) fn on_ex_stage(&mut self, exercise: &str, text: String) {
         if let Some(x) = self.exercises.open_as(exercise) {
-            x.checking = Some(text);
+            x.at_stage(text);
         }
     }
 
@@ -246,7 +238,7 @@ impl App {
                     // page scrolls to it.
                     self.exercises.book_mut().record_solution(&exercise);
                     let open = self.exercises.open();
-                    if open.is_some_and(|x| x.ex.id == exercise) {
+                    if open.is_some_and(|x| x.ex().id == exercise) {
                         self.reading.set_show_new(true);
                     }
                 }
@@ -257,10 +249,7 @@ impl App {
             Err(f) => self.message = Some(format!("the check stopped: {f}")),
         }
         let again = match self.exercises.open_as(&exercise) {
-            Some(x) => {
-                x.checking = None;
-                x.again.take()
-            }
+            Some(x) => x.end_check(),
             None => None,
         };
         self.refresh_shown();
@@ -277,7 +266,7 @@ impl App {
         let Some(x) = self.exercises.open() else {
             return;
         };
-        let (id, n) = (x.ex.id.clone(), x.ex.hints.len());
+        let (id, n) = (x.ex().id.clone(), x.ex().hints.len());
         let p = self.exercises.book_mut().entry(&id);
         if (p.hints_shown as usize) < n {
             p.hints_shown += 1;
@@ -307,7 +296,7 @@ impl App {
             self.message = Some(no_workspace());
             return;
         };
-        match ws.start(&x.ex) {
+        match ws.start(x.ex()) {
             Ok(Started::Fresh(p)) => {
                 self.message = Some(format!("the starter, copied to {}", p.display()))
             }
@@ -318,7 +307,7 @@ impl App {
                 self.message = Some(format!(
                     "the starter changed since you started; your file is left as it is \
                      (gpulab ex reset {} takes the new one)",
-                    x.ex.id
+                    x.ex().id
                 ))
             }
             Ok(Started::Existing { .. }) => {}
@@ -327,9 +316,9 @@ impl App {
                 return;
             }
         }
-        let path = ws.file(&x.ex);
+        let path = ws.file(x.ex());
         let text = std::fs::read(&path).ok();
-        x.file = Some(path.clone());
+        x.opened(path.clone());
         self.outbox.push(Job::Watch(Some((path.clone(), text))));
         self.exercises.edit(path);
     }
@@ -345,7 +334,7 @@ impl App {
 
     /// The last check of the exercise on screen.
     pub fn ex_report(&self) -> Option<&CheckReport> {
-        (self.exercises.open()).and_then(|x| self.exercises.report(&x.ex.id))
+        (self.exercises.open()).and_then(|x| self.exercises.report(&x.ex().id))
     }
 }
 

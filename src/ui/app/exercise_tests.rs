@@ -46,14 +46,15 @@ fn the_cursor_walks_each_lessons_exercises_before_the_next_lesson() {
     let n = app.reading.lessons()[l].exercises.len();
     assert_eq!(app.current_row(), (l, Some(0)));
     let x = app.exercises.open().unwrap();
-    assert_eq!(x.lesson.variants.last().unwrap().name, YOURS);
+    assert_eq!(x.lesson().variants.last().unwrap().name, YOURS);
     assert_eq!(
-        x.src, x.ex.starter,
+        x.src(),
+        x.ex().starter,
         "never the solution before the learner's file"
     );
     assert_eq!(
         app.view.variant(),
-        x.lesson.variants.len() - 1,
+        x.lesson().variants.len() - 1,
         "yours in focus"
     );
     for _ in 0..n {
@@ -77,8 +78,8 @@ fn e_starts_the_file_watches_it_and_asks_for_the_editor() {
     assert!(app.outbox.is_empty(), "nothing to check yet");
     app.on_key(key(KeyCode::Char('e')));
     let x = app.exercises.open().unwrap().clone();
-    let file = x.file.clone().unwrap();
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), x.ex.starter);
+    let file = x.file().unwrap();
+    assert_eq!(std::fs::read_to_string(file).unwrap(), x.ex().starter);
     assert_eq!(app.exercises.take_edit().as_deref(), Some(file.as_path()));
     let watched = app.outbox.iter().find_map(|j| match j {
         Job::Watch(Some((p, base))) => Some((p.clone(), base.clone())),
@@ -86,12 +87,12 @@ fn e_starts_the_file_watches_it_and_asks_for_the_editor() {
     });
     assert_eq!(
         watched,
-        Some((file.clone(), Some(x.ex.starter.clone().into_bytes())))
+        Some((file.clone(), Some(x.ex().starter.clone().into_bytes())))
     );
     // The learner's file is theirs: a second `e` leaves it as it is.
-    std::fs::write(&file, "// mine").unwrap();
+    std::fs::write(file, "// mine").unwrap();
     app.on_key(key(KeyCode::Char('e')));
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), "// mine");
+    assert_eq!(std::fs::read_to_string(file).unwrap(), "// mine");
 }
 
 #[test]
@@ -100,7 +101,7 @@ fn saves_during_a_check_make_one_more_check_after_it() {
     let mut app = app(dir.path());
     onto_first_exercise(&mut app);
     app.on_key(key(KeyCode::Char('e')));
-    let file = app.exercises.open().unwrap().file.clone().unwrap();
+    let file = app.exercises.open().unwrap().file().cloned().unwrap();
     app.outbox.clear();
     app.on_saved(&file);
     // The learner saves an edit twice while the first check runs.
@@ -115,7 +116,7 @@ fn saves_during_a_check_make_one_more_check_after_it() {
     };
     assert_eq!(checks(&app), 1, "one check at a time");
     app.on_saved(Path::new("/elsewhere/other.cu"));
-    let id = app.exercises.open().unwrap().ex.id.clone();
+    let id = app.exercises.open().unwrap().ex().id.clone();
     let failure = WorkerFailure::Crashed {
         detail: "gone".into(),
     };
@@ -137,7 +138,7 @@ fn saves_during_a_check_make_one_more_check_after_it() {
     app.on_saved(&file);
     let x = app.exercises.open().unwrap();
     let lesson = &app.reading.lessons()[app.reading.selected()];
-    let report = crate::session::exercise::check::unjudged(&x.ex, lesson);
+    let report = crate::session::exercise::check::unjudged(x.ex(), lesson);
     app.on_checked(id.clone(), Ok(Box::new(report)));
     assert_eq!(checks(&app), 2, "the same text is not checked again");
     // `r` during a check still checks again, changed or not.
@@ -161,7 +162,7 @@ fn hints_come_one_at_a_time_and_are_kept() {
     onto_first_exercise(&mut app);
     let (id, n) = {
         let x = app.exercises.open().unwrap();
-        (x.ex.id.clone(), x.ex.hints.len())
+        (x.ex().id.clone(), x.ex().hints.len())
     };
     assert!(n >= 2);
     app.on_key(key(KeyCode::Char('t')));

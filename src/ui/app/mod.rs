@@ -84,7 +84,7 @@ impl App {
     /// last variant.
     pub fn lesson(&self) -> Option<&Lesson> {
         match self.exercises.open() {
-            Some(x) => Some(&x.lesson),
+            Some(x) => Some(x.lesson()),
             None => self.reading.lessons().get(self.reading.selected()),
         }
     }
@@ -113,7 +113,7 @@ impl App {
     /// when it is in front, else the live or recorded ones.
     pub fn result(&self) -> Option<&LessonResult> {
         match self.exercises.open() {
-            Some(x) => Some(&x.shown),
+            Some(x) => Some(x.shown()),
             None => self.interpreted_shown().or_else(|| self.timed_result()),
         }
     }

@@ -17,9 +17,9 @@ impl App {
         let mut progress = Progress::default();
         // The page answers nothing: the figures are what the learner came for.
         progress.mark_revealed(try_lesson::LESSON_ID);
-        let mut app = App::new(vec![lab.tried.lesson.clone()], None, progress);
+        let mut app = App::new(vec![lab.tried().lesson.clone()], None, progress);
         app.outbox
-            .push(Job::WatchFiles(baselines(&lab.tried.files)));
+            .push(Job::WatchFiles(baselines(&lab.tried().files)));
         app.message = Some("every save of the file runs it again (r: now, e: edit)".into());
         app.tried = Some(Box::new(lab));
         app
@@ -32,7 +32,7 @@ impl App {
         }
         if self.runs.running().is_some() {
             if let Some(lab) = self.tried.as_mut() {
-                lab.again = true;
+                lab.again();
             }
             self.message = Some("a run is going: it runs again once this one is over".into());
             return;
@@ -57,11 +57,11 @@ impl App {
         let Some(lab) = self.tried.as_ref() else {
             return;
         };
-        let lesson = Box::new(lab.tried.lesson.clone());
-        let plan = source::plan(Ask::run(lab.cpu), &caps, Subject::Try(&lesson));
-        let options = try_run::options(&lab.tried, RunOptions::default());
+        let lesson = Box::new(lab.tried().lesson.clone());
+        let plan = source::plan(Ask::run(lab.cpu()), &caps, Subject::Try(&lesson));
+        let options = try_run::options(lab.tried(), RunOptions::default());
         // On the interpreter the outputs are checked at the try's CPU sizes, made with it.
-        let cpu_size = CpuSize::Given(lab.tried.sized.clone().map(Box::new));
+        let cpu_size = CpuSize::Given(lab.tried().sized.clone().map(Box::new));
         self.runs.set_memcheck(None);
         self.start_planned(plan, lesson, options, cpu_size);
     }
@@ -79,11 +79,11 @@ impl App {
         let Some(lab) = self.tried.as_mut() else {
             return;
         };
-        if !lab.tried.files.iter().any(|f| same_file(f, path)) {
+        if !lab.tried().files.iter().any(|f| same_file(f, path)) {
             return;
         }
         if self.runs.running().is_some() {
-            lab.again = true;
+            lab.again();
             self.message = Some("saved: it runs again once this run is over".into());
             return;
         }
@@ -96,15 +96,15 @@ impl App {
         let Some(lab) = self.tried.as_mut() else {
             return;
         };
-        if lesson != lab.tried.lesson.id || !was_run {
+        if lesson != lab.tried().lesson.id || !was_run {
             return;
         }
         for on_cpu in [true, false] {
             if let Some(r) = self.runs.result_mut(lesson, on_cpu) {
-                try_run::finish(&lab.tried, r);
+                try_run::finish(lab.tried(), r);
             }
         }
-        if std::mem::take(&mut lab.again) {
+        if lab.take_again() {
             self.remake_try();
         }
     }
@@ -113,7 +113,8 @@ impl App {
     /// the files (`Job::RemakeTry`) and `try_remade` takes the lesson it makes.
     fn remake_try(&mut self) {
         if let Some(lab) = self.tried.as_ref() {
-            self.outbox.push(Job::RemakeTry(Box::new(lab.spec.clone())));
+            self.outbox
+                .push(Job::RemakeTry(Box::new(lab.spec().clone())));
         }
     }
 
@@ -129,7 +130,7 @@ impl App {
                 let n = tried.lesson.variants.len();
                 self.view
                     .focus(self.view.variant().min(n.saturating_sub(1)));
-                lab.tried = *tried;
+                lab.remade(*tried);
                 self.start_try_run();
             }
             Err((first, count)) => {
@@ -140,8 +141,8 @@ impl App {
                 // One line on the status line, and said of what stays on screen: the cards
                 // are the last run's, of the files as they were then.
                 let first = first.split_whitespace().collect::<Vec<_>>().join(" ");
-                let ran = self.runs.results().contains_key(&lab.tried.lesson.id)
-                    || self.runs.interpreted().contains_key(&lab.tried.lesson.id);
+                let ran = self.runs.results().contains_key(&lab.tried().lesson.id)
+                    || self.runs.interpreted().contains_key(&lab.tried().lesson.id);
                 let stays = if ran {
                     " · the figures shown are the last run's, before this edit"
                 } else {

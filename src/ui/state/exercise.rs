@@ -57,7 +57,7 @@ impl Exercises {
 
     /// The exercise on screen, if it is exercise `id`.
     pub fn open_as(&mut self, id: &str) -> Option<&mut ExerciseView> {
-        self.open_mut().filter(|x| x.ex.id == id)
+        self.open_mut().filter(|x| x.ex().id == id)
     }
 
     /// `x` comes on screen in place of its lesson's prose.
@@ -110,25 +110,122 @@ impl Exercises {
     }
 }
 
-/// The exercise on screen.
+/// The exercise on screen. Its fields are its own: a check begins, moves through its
+/// stages and ends through the methods below, which keep one check at a time and a save
+/// during it checked again once it is over.
 #[derive(Debug, Clone)]
 pub struct ExerciseView {
     /// Which of its lesson's exercises.
-    pub index: usize,
-    pub ex: Exercise,
+    index: usize,
+    ex: Exercise,
     /// The lesson with `yours` as its last variant: what the columns, the code and the
     /// heatmaps show.
-    pub lesson: Lesson,
+    lesson: Lesson,
     /// The lesson's figures with the learner's beside them.
-    pub shown: LessonResult,
+    shown: LessonResult,
     /// The learner's file, once there is a workspace.
-    pub file: Option<PathBuf>,
+    file: Option<PathBuf>,
     /// The learner's text as last read (the starter before the file exists).
-    pub src: String,
+    src: String,
     /// A check in flight, at this stage.
-    pub checking: Option<String>,
+    checking: Option<String>,
     /// A save came during the check: check again once it is over (quick or not).
-    pub again: Option<bool>,
+    again: Option<bool>,
+}
+
+impl ExerciseView {
+    /// Exercise `ex` (its lesson's `index`-th) on screen: `lesson` with the learner's
+    /// `src` as its last variant, its figures `shown`, the learner's `file` if any.
+    pub fn new(
+        (index, ex): (usize, Exercise),
+        lesson: Lesson,
+        shown: LessonResult,
+        file: Option<PathBuf>,
+        src: String,
+    ) -> ExerciseView {
+        ExerciseView {
+            index,
+            ex,
+            lesson,
+            shown,
+            file,
+            src,
+            checking: None,
+            again: None,
+        }
+    }
+
+    /// Which of its lesson's exercises it is.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    pub fn ex(&self) -> &Exercise {
+        &self.ex
+    }
+
+    /// The lesson with `yours` as its last variant.
+    pub fn lesson(&self) -> &Lesson {
+        &self.lesson
+    }
+
+    /// The lesson's figures with the learner's beside them.
+    pub fn shown(&self) -> &LessonResult {
+        &self.shown
+    }
+
+    pub fn show(&mut self, shown: LessonResult) {
+        self.shown = shown;
+    }
+
+    /// The learner's file, once there is a workspace.
+    pub fn file(&self) -> Option<&PathBuf> {
+        self.file.as_ref()
+    }
+
+    /// The learner's file, now that it exists (and is watched).
+    pub fn opened(&mut self, file: PathBuf) {
+        self.file = Some(file);
+    }
+
+    /// The learner's text as last read (the starter before the file exists).
+    pub fn src(&self) -> &str {
+        &self.src
+    }
+
+    /// The learner's text read as `src` (a screen shown for it).
+    pub fn read_as(&mut self, src: String) {
+        self.src = src;
+    }
+
+    /// The check in flight, at this stage.
+    pub fn checking(&self) -> Option<&str> {
+        self.checking.as_deref()
+    }
+
+    /// A check of `src` begins, the lesson made again with it as `yours` (`lesson`).
+    pub fn begin_check(&mut self, lesson: Lesson, src: String) {
+        self.lesson = lesson;
+        self.src = src;
+        self.checking = Some("starting".into());
+    }
+
+    /// The check in flight is at `stage`.
+    pub fn at_stage(&mut self, stage: String) {
+        self.checking = Some(stage);
+    }
+
+    /// A save (`quick`) or an `r` came during the check: one check again once it is over,
+    /// quick only if every one asked was.
+    pub fn check_again(&mut self, quick: bool) {
+        self.again = Some(quick && self.again != Some(false));
+    }
+
+    /// The check is over: whether to check again, and how (quick or not).
+    pub fn end_check(&mut self) -> Option<bool> {
+        self.checking = None;
+        self.again.take()
+    }
 }
 
 /// The check's verdict in a few words.

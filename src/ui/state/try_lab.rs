@@ -8,15 +8,16 @@
 
 use crate::course::tried::lesson::{Tried, TrySpec};
 
-/// The try on screen: what it was made from, and the lesson it made.
+/// The try on screen: what it was made from, and the lesson it made. Its fields are its
+/// own: a save during a run asks for one run more (`again`), taken once the run is over.
 #[derive(Debug, Clone)]
 pub struct TryLab {
-    pub spec: TrySpec,
-    pub tried: Tried,
+    spec: TrySpec,
+    tried: Tried,
     /// Run on the CPU interpreter even where there is a GPU (`--cpu`).
-    pub cpu: bool,
+    cpu: bool,
     /// A file was saved during a run: make the lesson again and run once this one is over.
-    pub again: bool,
+    again: bool,
 }
 
 impl TryLab {
@@ -27,5 +28,35 @@ impl TryLab {
             cpu,
             again: false,
         }
+    }
+
+    /// What the try was made from (its files and their headers).
+    pub fn spec(&self) -> &TrySpec {
+        &self.spec
+    }
+
+    /// The lesson the files made, and what its run needs.
+    pub fn tried(&self) -> &Tried {
+        &self.tried
+    }
+
+    /// The files made the lesson again.
+    pub fn remade(&mut self, tried: Tried) {
+        self.tried = tried;
+    }
+
+    /// Whether it runs on the CPU interpreter even where there is a GPU.
+    pub fn cpu(&self) -> bool {
+        self.cpu
+    }
+
+    /// A file was saved during a run: one more once it is over.
+    pub fn again(&mut self) {
+        self.again = true;
+    }
+
+    /// Whether a file was saved during the run that is over; asked once.
+    pub fn take_again(&mut self) -> bool {
+        std::mem::take(&mut self.again)
     }
 }

@@ -16,19 +16,19 @@ use std::ops::Range;
 /// The prose pane on an exercise, wrapped to `width`.
 pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
     // Paragraphs joined, to be wrapped at the pane's width.
-    let mut text: Vec<String> = reflow(&x.ex.task).lines().map(String::from).collect();
+    let mut text: Vec<String> = reflow(&x.ex().task).lines().map(String::from).collect();
     text.push(String::new());
-    let p = app.exercises.book().get(&x.ex.id);
-    let shown = (p.hints_shown as usize).min(x.ex.hints.len());
-    for (i, h) in x.ex.hints.iter().take(shown).enumerate() {
-        let hint = format!("Hint {} of {}: {}", i + 1, x.ex.hints.len(), reflow(h));
+    let p = app.exercises.book().get(&x.ex().id);
+    let shown = (p.hints_shown as usize).min(x.ex().hints.len());
+    for (i, h) in x.ex().hints.iter().take(shown).enumerate() {
+        let hint = format!("Hint {} of {}: {}", i + 1, x.ex().hints.len(), reflow(h));
         text.extend(hint.lines().map(String::from));
     }
     let passed = p.passed || app.ex_report().is_some_and(CheckReport::passed);
     // Right on the CPU, the times left to a GPU: the solution opens here at the learner's
     // word (#35 item 14), once the hints are out.
     let offered = p.passed_cpu && !passed && !p.solution_shown;
-    text.push(match x.ex.hints.len() - shown {
+    text.push(match x.ex().hints.len() - shown {
         0 if offered => "t opens the solution: every check the CPU interpreter judges holds, \
                          and only a GPU can pass the rest"
             .into(),
@@ -37,7 +37,7 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
         left => format!("t shows a hint ({left} left)"),
     });
     let checked = app.ex_report().is_some();
-    text.push(match x.file.as_ref().filter(|f| checked || f.exists()) {
+    text.push(match x.file().as_ref().filter(|f| checked || f.exists()) {
         Some(f) => format!(
             "your file: {} (e edits it; every save checks it)",
             f.display()
@@ -57,11 +57,11 @@ pub fn content(app: &App, x: &ExerciseView, width: usize) -> Content {
     Content {
         title: format!(
             "Exercise: {} · {} ~{} min",
-            x.ex.title,
-            x.ex.difficulty_dots(),
-            x.ex.minutes
+            x.ex().title,
+            x.ex().difficulty_dots(),
+            x.ex().minutes
         ),
-        focus: new_rows(&rows, shown, x.ex.hints.len(), open),
+        focus: new_rows(&rows, shown, x.ex().hints.len(), open),
         rows,
         questions: Vec::new(),
     }
@@ -89,7 +89,7 @@ const BEFORE_PASSING: &str = "Not passed yet";
 /// The solution as a diff against the learner's text, once the exercise `passed` or shown
 /// before it did.
 fn solution_lines(x: &ExerciseView, passed: bool) -> Vec<String> {
-    let d = diff(&x.src, &x.ex.solution);
+    let d = diff(x.src(), &x.ex().solution);
     let head = match passed {
         true => "✓ passed",
         false => BEFORE_PASSING,
@@ -134,11 +134,11 @@ pub fn yours_lines<'a>(app: &App, th: &Theme) -> Vec<Line<'a>> {
         return Vec::new();
     };
     let mut lines = Vec::new();
-    if let Some(stage) = &x.checking {
+    if let Some(stage) = &x.checking() {
         lines.push(Line::styled(format!("… checking: {stage}"), th.accent));
     }
     let Some(r) = app.ex_report() else {
-        if x.checking.is_none() {
+        if x.checking().is_none() {
             lines.push(Line::styled(
                 "not checked yet: save your file, or r",
                 th.dim,

@@ -95,10 +95,10 @@ fn exercise_row<'a>(app: &App, id: &str, here: bool, th: &Theme) -> Line<'a> {
         .exercises
         .open()
         .as_ref()
-        .filter(|x| x.ex.id == id)
+        .filter(|x| x.ex().id == id)
         .map_or_else(
             || p.attempts > 0,
-            |x| x.file.as_ref().is_some_and(|f| f.exists()),
+            |x| x.file().as_ref().is_some_and(|f| f.exists()),
         );
     let mark = if p.passed {
         "✓"

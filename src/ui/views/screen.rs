@@ -195,7 +195,11 @@ fn header_line(app: &App, lesson: &Lesson, width: u16, th: &Theme) -> Line<'stat
         Part::new(format!(" · {}", lesson.title), th.strong, 2).shrinking(),
     ];
     if let Some(x) = app.exercises.open() {
-        parts.push(Part::new(format!(" · exercise {}", x.ex.id), th.strong, 0));
+        parts.push(Part::new(
+            format!(" · exercise {}", x.ex().id),
+            th.strong,
+            0,
+        ));
     }
     parts.push(Part::new(" ── ", th.accent, 0));
     for (i, seg) in label.unwrap_or_default().into_iter().enumerate() {

@@ -54,8 +54,8 @@ fn plain_status(app: &App) -> String {
         );
     }
     if let Some(x) = app.exercises.open() {
-        return match (&x.checking, &app.message, app.ex_report()) {
-            (Some(stage), _, _) => format!("checking {} · {stage}", x.ex.id),
+        return match (&x.checking(), &app.message, app.ex_report()) {
+            (Some(stage), _, _) => format!("checking {} · {stage}", x.ex().id),
             (None, Some(m), _) => m.clone(),
             (None, None, Some(r)) => crate::ui::state::exercise::verdict(r),
             (None, None, None) => String::new(),

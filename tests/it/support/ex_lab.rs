@@ -139,11 +139,8 @@ impl Lab {
         let Some(x) = &self.app.exercises.open() else {
             return true;
         };
-        let now = x
-            .file
-            .as_ref()
-            .and_then(|f| std::fs::read_to_string(f).ok());
-        x.checking.is_none() && now.is_none_or(|t| t == x.src)
+        let now = (x.file()).and_then(|f| std::fs::read_to_string(f).ok());
+        x.checking().is_none() && now.is_none_or(|t| t == x.src())
     }
 
     fn play_once(
