@@ -83,13 +83,7 @@ fn recorded_l2() -> App {
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut a = App::new(lessons, Some(rec), Progress::default());
     a.view.set_color(false);
-    a.reading.select(
-        a.reading
-            .lessons()
-            .iter()
-            .position(|l| l.id == "l2")
-            .unwrap(),
-    );
+    a.reading.select_id("l2").unwrap();
     a.reading.progress_mut().mark_revealed("l2");
     a
 }

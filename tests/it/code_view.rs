@@ -24,13 +24,7 @@ fn app(nvrtc: bool) -> App {
         nvrtc: nvrtc.then(|| "13.0".to_string()),
         ..Default::default()
     }));
-    app.reading.select(
-        app.reading
-            .lessons()
-            .iter()
-            .position(|l| l.id == "shared-banks")
-            .unwrap(),
-    );
+    app.reading.select_id("shared-banks").unwrap();
     // The recorded figures shown, as `v` does: before it the code view has none.
     app.reading.progress_mut().mark_revealed("shared-banks");
     app

@@ -17,13 +17,7 @@ fn recorded_constant() -> App {
     let rec = recording::newest(&root.recordings()).expect("a recording ships with the lessons");
     let mut a = App::new(lessons, Some(rec), Progress::default());
     a.view.set_color(false);
-    a.reading.select(
-        a.reading
-            .lessons()
-            .iter()
-            .position(|l| l.id == "constant")
-            .unwrap(),
-    );
+    a.reading.select_id("constant").unwrap();
     a.reading.progress_mut().mark_revealed("constant");
     a
 }

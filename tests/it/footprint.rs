@@ -222,13 +222,7 @@ fn a_variant_without_texture_fetches_says_so() {
     );
     // A lesson without textures has no footprint key.
     a.view.close();
-    a.reading.select(
-        a.reading
-            .lessons()
-            .iter()
-            .position(|l| l.id == "constant")
-            .unwrap(),
-    );
+    a.reading.select_id("constant").unwrap();
     key(&mut a, 'f');
     assert_eq!(a.view.overlay(), Overlay::None);
 }

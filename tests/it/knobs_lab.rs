@@ -29,13 +29,7 @@ fn course() -> Vec<Lesson> {
 fn lab(lessons: Vec<Lesson>, rec: Option<Recording>, lesson: &str) -> App {
     let mut app = App::new(lessons, rec, Progress::default());
     app.view.set_color(false);
-    app.reading.select(
-        app.reading
-            .lessons()
-            .iter()
-            .position(|l| l.id == lesson)
-            .unwrap(),
-    );
+    app.reading.select_id(lesson).unwrap();
     app.runs.set_caps(Some(gpulab::session::fold::Capabilities {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
@@ -135,13 +129,7 @@ fn a_knob_shows_its_keys_and_a_variant_without_one_says_where_they_are() {
     assert!(app.knob_table_shown(), "and o shows the table again");
     // Another lesson whose first variant has a knob shows its columns: the table is
     // shown for the knob that was turned.
-    app.reading.select(
-        app.reading
-            .lessons()
-            .iter()
-            .position(|l| l.id == "global-coalescing")
-            .unwrap(),
-    );
+    app.reading.select_id("global-coalescing").unwrap();
     app.view.focus(0);
     assert!(app.focused_knob().is_some() && !app.knob_table_shown());
     assert!(!draw(&app, 160, 40).contains("knob stride"));
@@ -152,13 +140,7 @@ fn with_a_gpu_turning_the_knob_reruns_the_variant_through_the_worker() {
     let client = WorkerClient::with_command(common::bin(), vec!["worker".into()])
         .env("GPULAB_WORKER_FAKE", "gpu");
     let mut app = App::new(course(), None, Progress::default());
-    app.reading.select(
-        app.reading
-            .lessons()
-            .iter()
-            .position(|l| l.id == "local-spills")
-            .unwrap(),
-    );
+    app.reading.select_id("local-spills").unwrap();
     // static-index holds the register cap.
     app.view.focus(1);
     let (tx, rx) = std::sync::mpsc::channel();

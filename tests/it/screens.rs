@@ -51,13 +51,7 @@ fn every_lesson_screen() {
 #[test]
 fn narrow_terminal_stacks_the_variants() {
     let mut a = app();
-    a.reading.select(
-        a.reading
-            .lessons()
-            .iter()
-            .position(|l| l.id == "global-coalescing")
-            .unwrap(),
-    );
+    a.reading.select_id("global-coalescing").unwrap();
     let screen = draw(&a, 80, 40);
     insta::assert_snapshot!("narrow_global_coalescing", screen);
 }
@@ -73,13 +67,7 @@ fn list_and_help() {
 
 fn heatmap_app(variant: &str, color: bool) -> App {
     let mut a = app();
-    a.reading.select(
-        a.reading
-            .lessons()
-            .iter()
-            .position(|l| l.id == "shared-banks")
-            .unwrap(),
-    );
+    a.reading.select_id("shared-banks").unwrap();
     a.view.focus(
         a.reading.lessons()[a.reading.selected()]
             .variants
@@ -160,8 +148,7 @@ fn heatmap_of_all_instructions_has_its_own_legend_and_the_single_views_figures()
 }
 
 fn select(a: &mut App, id: &str) {
-    a.reading
-        .select(a.reading.lessons().iter().position(|l| l.id == id).unwrap());
+    a.reading.select_id(id).unwrap();
 }
 
 #[test]

@@ -26,13 +26,7 @@ fn app(lesson: &str) -> App {
         no_gpu: Some("no NVIDIA driver (libcuda.so.1 not found)".into()),
         ..Default::default()
     }));
-    a.reading.select(
-        a.reading
-            .lessons()
-            .iter()
-            .position(|l| l.id == lesson)
-            .unwrap(),
-    );
+    a.reading.select_id(lesson).unwrap();
     // The figures shown (as `v` does): the answer pages and the checkpoint are open.
     a.reading.progress_mut().mark_revealed(lesson);
     a

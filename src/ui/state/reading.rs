@@ -116,6 +116,14 @@ impl Reading {
         true
     }
 
+    /// Open the lesson whose id is `id`, as `select` does: its index, or None where no
+    /// lesson has it.
+    pub fn select_id(&mut self, id: &str) -> Option<usize> {
+        let idx = self.lessons.iter().position(|l| l.id == id)?;
+        self.select(idx);
+        Some(idx)
+    }
+
     pub fn page(&self) -> usize {
         self.page
     }

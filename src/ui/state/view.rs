@@ -131,11 +131,7 @@ impl ViewState {
 
     /// The heatmap's next instruction, of `count`; `back`: the one before.
     pub fn step_instr(&mut self, back: bool, count: usize) {
-        self.instr = match back {
-            true => self.instr.saturating_sub(1),
-            false if self.instr + 1 < count => self.instr + 1,
-            false => self.instr,
-        };
+        self.instr = step(self.instr, back, count);
     }
 
     /// Whether the heatmap shows all instructions × banks in place of one request.
@@ -163,11 +159,7 @@ impl ViewState {
 
     /// The next sweep's chart, of `count`; `back`: the one before.
     pub fn step_sweep(&mut self, back: bool, count: usize) {
-        self.sweep = match back {
-            true => self.sweep.saturating_sub(1),
-            false if self.sweep + 1 < count => self.sweep + 1,
-            false => self.sweep,
-        };
+        self.sweep = step(self.sweep, back, count);
     }
 
     pub fn color(&self) -> bool {
@@ -245,5 +237,14 @@ impl ViewState {
     /// A frame of this size was drawn: the scrolling keys see the screen the learner sees.
     pub fn drawn(&mut self, area: Rect) {
         self.viewport = area;
+    }
+}
+
+/// One of `count` things after `at` (`back`: before it), never past either end.
+fn step(at: usize, back: bool, count: usize) -> usize {
+    match back {
+        true => at.saturating_sub(1),
+        false if at + 1 < count => at + 1,
+        false => at,
     }
 }
