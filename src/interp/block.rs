@@ -329,6 +329,25 @@ impl BlockCtx<'_> {
         }
     }
 
+    /// `warps` of this block leave a barrier together, which the last of them reached: each
+    /// one's clocks after it have been held back by the most any of theirs were, as a GPU's
+    /// warps wait at a barrier for the one its loads kept longest (`TimedDelay`).
+    pub(super) fn leave_barrier_together(&mut self, warps: &[u32]) {
+        if self.delayed.is_empty() {
+            return;
+        }
+        let most = (warps.iter())
+            .map(|&w| self.held_back(w))
+            .max()
+            .unwrap_or(0);
+        if most == 0 {
+            return;
+        }
+        for &w in warps {
+            self.delayed.insert((self.linear, w), most);
+        }
+    }
+
     /// The cycles `warp`'s delayed loads have moved its clocks on by (`TimedDelay`).
     fn held_back(&self, warp: u32) -> u64 {
         self.delayed.get(&(self.linear, warp)).copied().unwrap_or(0)

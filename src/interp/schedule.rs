@@ -216,6 +216,11 @@ fn schedule(
             if all_wait && first.is_some_and(|(_, count)| count.is_none()) {
                 enter(ctx, blocks, k);
                 ctx.epochs[k] += 1;
+                let leaving: Vec<u32> = (warps.iter())
+                    .filter(|w| w.blk == k && w.state == State::AtBarrier)
+                    .map(|w| w.id)
+                    .collect();
+                ctx.leave_barrier_together(&leaving);
                 let red = std::mem::replace(&mut ctx.reduce, NO_REDUCE);
                 (warps.iter_mut())
                     .filter(|w| w.blk == k && w.state == State::AtBarrier)

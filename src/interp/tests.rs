@@ -195,6 +195,40 @@ fn local_arrays_are_per_thread() {
     assert_eq!(k.prog.local_bytes, 64);
 }
 
+/// A block's barrier lets its warps go together: warp 1 loads a word and uses it before
+/// the barrier, warp 0 loads nothing, and with the load held back warp 0's clock after the
+/// barrier has moved on as warp 1's did (a GPU's warps wait there for the last).
+#[test]
+fn a_barrier_lets_its_warps_go_held_back_by_the_most_any_was() {
+    let body = "ld.param.u64 %rd1, [k_out];\nld.param.u64 %rd8, [k_in];\nmov.u32 %r1, %tid.x;\n\
+                mov.u64 %rd10, %clock64;\nsetp.ge.u32 %p1, %r1, 32;\n@!%p1 bra SKIP;\n\
+                ld.global.u32 %r2, [%rd8];\nadd.s32 %r3, %r2, 1;\nSKIP:\nbar.sync 0;\n\
+                mov.u64 %rd11, %clock64;\nsub.s64 %rd12, %rd11, %rd10;\n\
+                cvt.u32.u64 %r9, %rd12;\nmul.wide.u32 %rd2, %r1, 4;\nadd.s64 %rd3, %rd1, %rd2;\n\
+                st.global.u32 [%rd3], %r9;\nret;";
+    let run = |delay: bool| {
+        let how = (false, None, false);
+        run_launched("", body, [1, 64, 1], 64, how, |l| {
+            l.timed_delay = delay.then(|| super::block::TimedDelay {
+                sites: (0..16).collect(),
+                cycles: 1000,
+                total: Default::default(),
+            });
+        })
+        .unwrap()
+        .0
+    };
+    let (plain, held) = (run(false), run(true));
+    for lane in [0, 31, 32, 63] {
+        assert!(
+            held[lane] >= plain[lane] + 1000,
+            "lane {lane}: {} cycles held against {} plain",
+            held[lane],
+            plain[lane]
+        );
+    }
+}
+
 #[path = "tests_execution.rs"]
 mod execution;
 
