@@ -67,8 +67,8 @@ pub(super) fn oob(
     let (why, halt) = match e.into() {
         MemError::Out(e) => (
             format!(
-                "out-of-bounds {} access: lane {lane} touched {} bytes at {:#x} ({})",
-                e.space, e.bytes, e.addr, e.what
+                "out-of-bounds {} access: lane {lane}'s `{}` touched {} bytes at {:#x} ({})",
+                e.space, ins.text, e.bytes, e.addr, e.what
             ),
             Halt::Fault(Fault::IllegalAddress),
         ),

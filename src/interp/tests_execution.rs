@@ -282,6 +282,9 @@ fn run_time_errors_name_their_place() {
         e.why.contains("out-of-bounds global access: lane 10"),
         "{e}"
     );
+    // The whole instruction is named: a vector's lanes reach past the end word by word, and
+    // the word named is only where its first did.
+    assert!(e.why.contains("`st.global.u32"), "{e}");
     assert_eq!((e.block, e.warp, e.lanes), ([0, 0, 0], 0, 1 << 10));
     assert!(e.to_string().contains("PTX line"), "{e}");
 }
