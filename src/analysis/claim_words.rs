@@ -61,7 +61,9 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::GlobalStagedPct => "% of global load requests stored straight into shared memory",
         Metric::GlobalRelayedPct => "% of global store requests straight from shared memory",
         Metric::GlobalWideBytesPct => "% of global bytes moved 16 bytes a lane",
-        Metric::SharedTimedWords => "distinct shared words read in the timed lines",
+        Metric::SharedTimedWords => {
+            "shared words read in the timed lines (distinct at each load, summed)"
+        }
         Metric::SharedTimedReadsPct => "% of shared load requests made in the timed lines",
         Metric::GlobalLoadRequests => "global load requests",
         Metric::GlobalStoreRequests => "global store requests",
@@ -70,7 +72,9 @@ pub fn metric_words(m: Metric) -> &'static str {
         Metric::LocalTimedReadsPct => "% of local load requests made in the timed lines",
         Metric::SharedReservedRequests => "shared requests in the KiB the GPU keeps for itself",
         Metric::SharedStoresReadPct => "% of shared store requests whose words are read",
-        Metric::LocalTimedWords => "distinct local words read in the timed lines",
+        Metric::LocalTimedWords => {
+            "local words read in the timed lines (distinct at each load, summed)"
+        }
         Metric::Calls => "out-of-line calls",
         Metric::CallsWorkPct => "% of thread instructions run inside out-of-line functions",
         Metric::CallsOutsideSteps => "thread instructions run outside out-of-line functions",
