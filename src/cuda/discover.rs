@@ -91,14 +91,6 @@ fn include_dirs(root: &Path) -> Vec<PathBuf> {
     ] {
         if inc.join("cuda_runtime.h").is_file() || inc.join("cuda_fp16.h").is_file() {
             out.push(inc.clone());
-            // A compile names no source's folder (`--no-source-include`, so that a kernel's
-            // own folder is never searched), which also stops a header's folder from being
-            // searched for what it includes by a quoted name: cooperative groups' headers
-            // include their siblings so ("info.h"), and their folder is named instead.
-            let siblings = inc.join("cooperative_groups/details");
-            if siblings.is_dir() {
-                out.push(siblings);
-            }
         }
         if inc.join("cccl/cuda/std").is_dir() {
             out.push(inc.join("cccl"));
@@ -319,24 +311,4 @@ pub fn kernel_driver_version() -> Option<String> {
         .split_whitespace()
         .find(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()) && w.contains('.'))
         .map(str::to_string)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::include_dirs;
-
-    #[test]
-    fn a_toolkits_cooperative_groups_folder_is_searched_for_the_siblings_its_headers_include() {
-        let root = tempfile::tempdir().unwrap();
-        let inc = root.path().join("include");
-        std::fs::create_dir_all(inc.join("cooperative_groups/details")).unwrap();
-        std::fs::write(inc.join("cuda_fp16.h"), "").unwrap();
-        assert_eq!(
-            include_dirs(root.path()),
-            vec![inc.clone(), inc.join("cooperative_groups/details")]
-        );
-        // Without the folder, only the headers' own.
-        std::fs::remove_dir_all(inc.join("cooperative_groups")).unwrap();
-        assert_eq!(include_dirs(root.path()), vec![inc]);
-    }
 }

@@ -231,9 +231,7 @@ fn compile_once(
     // The toolkit's and the wheels' headers, before the lesson's own options; not the
     // kernel file's folder (NVRTC would add it): a kernel includes CUDA's headers and the
     // stand-ins, nothing of the pack's or the working folder's.
-    let mut extra: Vec<String> = (includes.iter())
-        .map(|d| format!("-I{}", d.display()))
-        .collect();
+    let mut extra = include_flags(includes);
     extra.push("--no-source-include".to_string());
     extra.extend(job.options.iter().cloned());
     if let Some(n) = nonce {
@@ -249,6 +247,21 @@ fn compile_once(
         let _ = nv::destroy_program(prog);
     }
     result
+}
+
+/// `-I` for each header folder. `--no-source-include` (so that a kernel's own folder is never
+/// searched) also stops NVRTC from searching a header's own folder for what it includes by
+/// a quoted name; cooperative groups' headers include their siblings so ("info.h"), so
+/// their folder is named too where a header folder has it.
+fn include_flags(includes: &[PathBuf]) -> Vec<String> {
+    let siblings = |d: &PathBuf| {
+        let cg = d.join("cooperative_groups/details");
+        cg.is_dir().then_some(cg)
+    };
+    (includes.iter())
+        .flat_map(|d| std::iter::once(d.clone()).chain(siblings(d)))
+        .map(|d| format!("-I{}", d.display()))
+        .collect()
 }
 
 fn internal(e: impl std::fmt::Debug) -> CompileError {
@@ -380,5 +393,24 @@ mod tests {
             "{shown}"
         );
         assert_eq!(shown.matches(" | ").count(), 1, "{shown}");
+    }
+
+    #[test]
+    fn a_header_folder_with_cooperative_groups_names_the_folder_its_headers_include_from() {
+        let root = tempfile::tempdir().unwrap();
+        let inc = root.path().join("include");
+        let cg = inc.join("cooperative_groups/details");
+        std::fs::create_dir_all(&cg).unwrap();
+        let flag = |d: &std::path::Path| format!("-I{}", d.display());
+        assert_eq!(
+            super::include_flags(std::slice::from_ref(&inc)),
+            vec![flag(&inc), flag(&cg)]
+        );
+        // Without it, only the folder itself.
+        std::fs::remove_dir_all(inc.join("cooperative_groups")).unwrap();
+        assert_eq!(
+            super::include_flags(std::slice::from_ref(&inc)),
+            vec![flag(&inc)]
+        );
     }
 }

@@ -87,14 +87,9 @@ impl Runs {
         self.results.insert(id.to_string(), result);
     }
 
-    /// Every lesson's GPU figures at once (a course loaded anew), `broken` ones without.
+    /// Every lesson's GPU figures at once (a course loaded anew).
     pub fn show_all(&mut self, results: HashMap<String, LessonResult>) {
         self.results = results;
-    }
-
-    /// Lesson `id` has no GPU figures (a lesson file that does not load).
-    pub fn forget(&mut self, id: &str) {
-        self.results.remove(id);
     }
 
     /// Each lesson's last run on the CPU interpreter, by lesson id.
