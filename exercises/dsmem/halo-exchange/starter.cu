@@ -1,7 +1,8 @@
-// A three-point sum over a signal held by the two blocks of one cluster. Block b owns the
+// A three-point sum over a signal held by the two blocks of a cluster, each cluster of the
+// grid with a signal of its own. Block b owns the
 // `tile` words in[b * tile ...]: it mixes each into its shared array v, then needs, for
 // every word, the value on each side: out[i] = v[i - 1] + v[i] + v[i + 1], with 0 past the
-// ends of the whole signal. At the seam the neighbour is in the other block.
+// ends of its cluster's signal. At the seam the neighbour is in the other block.
 //
 // Each block writes one checksum of its outputs to sums[b], and thread 0 the cycles from
 // the exchange's start to the block's sum, which uses what the exchange brought, to

@@ -1,7 +1,8 @@
 // right: the cluster barrier split into arrive (release) and wait (acquire) around the publish, and a second arrive right after the remote read whose wait comes only before the block exits
-// The total of a signal split between the two blocks of one cluster. Block b adds up the
+// Each cluster of two blocks holds a signal of its own, split between its blocks (the
+// grid holds several clusters). Block b adds up the
 // `tile` words in[b * tile ...] (tile need not be a multiple of the block), then every
-// block writes the total of the whole signal, both parts, to totals[b]; thread 0 writes
+// block writes the total of its cluster's signal, both parts, to totals[b]; thread 0 writes
 // the cycles its exchange took to cycles[b].
 
 #define BLOCK 256

@@ -1,9 +1,10 @@
 // wrong: [block race] the block's total with no barrier: each warp's lane 0 leaves its sum by atomicExch and bumps a counter by atomicAdd, and the lane that brings it to eight reads the sums with ld.relaxed: no release orders the other warps' sums before those loads
 // caught by: race
 // on: cpu
-// The total of a signal split between the two blocks of one cluster. Block b adds up the
+// Each cluster of two blocks holds a signal of its own, split between its blocks (the
+// grid holds several clusters). Block b adds up the
 // `tile` words in[b * tile ...] (tile need not be a multiple of the block), then every
-// block writes the total of the whole signal, both parts, to totals[b]; thread 0 writes
+// block writes the total of its cluster's signal, both parts, to totals[b]; thread 0 writes
 // the cycles its exchange took to cycles[b].
 
 #define BLOCK 256

@@ -1,9 +1,10 @@
 // wrong: [faked flag] the exchange is right, but the cycles it writes are a constant, whatever its clock read
 // caught by: correct
 // on: cpu
-// The total of a signal split between the two blocks of one cluster. Block b adds up the
+// Each cluster of two blocks holds a signal of its own, split between its blocks (the
+// grid holds several clusters). Block b adds up the
 // `tile` words in[b * tile ...] (tile need not be a multiple of the block), then every
-// block writes the total of the whole signal, both parts, to totals[b]; thread 0 writes
+// block writes the total of its cluster's signal, both parts, to totals[b]; thread 0 writes
 // the cycles its exchange took to cycles[b].
 
 #define BLOCK 256

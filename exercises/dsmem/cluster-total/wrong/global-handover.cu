@@ -1,9 +1,10 @@
 // wrong: [token use] one remote store into the other block's shared memory for show; the total goes through global memory (block 1 stores it, block 0 loads it after the cluster barrier and writes both totals with one 8-byte store), which keeps the requests and sectors at the solution's
 // caught by: yours global.handover_words == 0
 // on: cpu
-// The total of a signal split between the two blocks of one cluster. Block b adds up the
+// Each cluster of two blocks holds a signal of its own, split between its blocks (the
+// grid holds several clusters). Block b adds up the
 // `tile` words in[b * tile ...] (tile need not be a multiple of the block), then every
-// block writes the total of the whole signal, both parts, to totals[b]; thread 0 writes
+// block writes the total of its cluster's signal, both parts, to totals[b]; thread 0 writes
 // the cycles its exchange took to cycles[b].
 
 #define BLOCK 256

@@ -1,9 +1,10 @@
 // wrong: [off the point] the neighbour's eight warp partial sums cross the cluster in one request of eight lanes, where its total is one word: one sector all the same, eight times the words
 // caught by: yours cluster.remote_words at most 2x solution
 // on: cpu
-// The total of a signal split between the two blocks of one cluster. Block b adds up the
+// Each cluster of two blocks holds a signal of its own, split between its blocks (the
+// grid holds several clusters). Block b adds up the
 // `tile` words in[b * tile ...] (tile need not be a multiple of the block), then every
-// block writes the total of the whole signal, both parts, to totals[b]; thread 0 writes
+// block writes the total of its cluster's signal, both parts, to totals[b]; thread 0 writes
 // the cycles its exchange took to cycles[b].
 
 #define BLOCK 256

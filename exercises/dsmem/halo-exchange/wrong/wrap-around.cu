@@ -1,10 +1,11 @@
 // wrong: [wrong output] takes the other block as the neighbour on both sides, so the ends of the signal get a value from the far end instead of 0
 // caught by: correct
 // on: cpu
-// A three-point sum over a signal held by the two blocks of one cluster. Block b owns the
+// A three-point sum over a signal held by the two blocks of a cluster, each cluster of the
+// grid with a signal of its own. Block b owns the
 // `tile` words in[b * tile ...]: it mixes each into its shared array v, then needs, for
 // every word, the value on each side: out[i] = v[i - 1] + v[i] + v[i + 1], with 0 past the
-// ends of the whole signal. At the seam the neighbour is in the other block: its value is
+// ends of its cluster's signal. At the seam the neighbour is in the other block: its value is
 // read from that block's shared memory, through the cluster.
 //
 // Each block writes one checksum of its outputs to sums[b], and thread 0 the cycles from
