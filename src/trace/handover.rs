@@ -39,10 +39,33 @@ const WORDS_MAX: usize = 1 << 22;
 /// Fences kept per warp, the latest: a handful is what a reduction's finish makes.
 const FENCES_KEPT: usize = 16;
 
+/// Atomics kept per warp, the latest.
+const ATOMICS_KEPT: usize = 4;
+
+/// Words a block's atomics are followed on, at most (a ticket is one).
+const ON_WORD_MAX: usize = 1 << 16;
+
+/// The first active lane's address and width in `r` (a ticket's, taken by one lane).
+fn first_lane(r: &Record) -> (u64, u32) {
+    let lane = r.mask.trailing_zeros().min(31) as usize;
+    (r.addrs[lane], r.width)
+}
+
+/// Other blocks' adds kept per word beneath its last writer's (a histogram's bin that
+/// every block adds into before the last block takes it), and in all: past either, adds
+/// are not kept, so the count may miss some, never invent one.
+const ADDERS_KEPT: usize = 64;
+const ADDERS_MAX: usize = 1 << 22;
+
 #[derive(Default)]
 pub struct HandoverOrder {
     /// The block that last wrote each word, its write (an index into `stamps`), and how.
     writer: FastMap<u64, (u32, u32, Write)>,
+    /// The earlier adds of other blocks into a word whose last write is an add too (the
+    /// block and the write): a word many blocks add into holds every add's value, and a
+    /// block that takes it (an exchange) takes each of theirs, though it added last itself.
+    adders: FastMap<u64, Vec<(u32, u32)>>,
+    adders_kept: usize,
     /// Where each global write record stands in its block's order.
     stamps: Vec<Stamp>,
     /// Per write: not yet followed by an atomic, released before it, or not.
@@ -106,8 +129,14 @@ impl Stamp {
 struct Block {
     bars: Vec<u32>,
     fences: Vec<Vec<Stamp>>,
-    /// Each warp's latest global atomic of the GPU's scope.
-    atomic: Vec<Option<Stamp>>,
+    /// Each warp's latest global atomics of the GPU's scope (`ATOMICS_KEPT`), each with
+    /// its first lane's address and width: a ticket stays known past the exchanges made
+    /// after it.
+    atomic: Vec<Vec<(Stamp, u64, u32)>>,
+    /// The block's latest atomic of the GPU's scope on each word it made one on, and
+    /// whether it released: where a block that takes an added word (an exchange) waited
+    /// on a ticket, the adders' release is judged at their own atomic on that ticket.
+    on_word: FastMap<u64, (Stamp, bool)>,
     /// Writes (indices into `stamps`) no atomic has followed yet.
     pending: Vec<u32>,
 }
@@ -118,7 +147,7 @@ impl Block {
         if self.bars.len() <= w {
             self.bars.resize(w + 1, 0);
             self.fences.resize(w + 1, Vec::new());
-            self.atomic.resize(w + 1, None);
+            self.atomic.resize(w + 1, Vec::new());
         }
         w
     }
@@ -131,7 +160,36 @@ impl Block {
 
     /// Whether some atomic of the block comes before `load` in each loading thread.
     fn waited(&self, load: Stamp) -> bool {
-        (self.atomic.iter().flatten()).any(|a| a.before_each(load))
+        (self.atomic.iter().flatten()).any(|(a, _, _)| a.before_each(load))
+    }
+
+    /// Warp `w` made an atomic (or an acquire load) at `x`, its first lane at `(addr, width)`.
+    fn atomic_at(&mut self, w: usize, x: Stamp, (addr, width): (u64, u32)) {
+        let kept = &mut self.atomic[w];
+        if kept.len() == ATOMICS_KEPT {
+            kept.remove(0);
+        }
+        kept.push((x, addr, width));
+    }
+
+    /// The words of the block's atomics before `read` in each reading thread made by one
+    /// lane: the tickets it may have learnt the others were done by (a thread takes a
+    /// ticket; a warp's lanes adding into bins take none).
+    fn tickets(&self, read: Stamp) -> Vec<u64> {
+        (self.atomic.iter().flatten())
+            .filter(|(a, _, _)| a.mask.count_ones() == 1)
+            .filter(|(a, _, _)| a.at < read.at && a.before_each(read))
+            .flat_map(|&(_, addr, width)| words_of(addr, width))
+            .collect()
+    }
+
+    /// Whether the write at `s` was released before the block's atomic on `ticket`: by a
+    /// fence between, or by that atomic's release. False where the block made no atomic on
+    /// it after the write.
+    fn released_on(&self, s: Stamp, ticket: u64) -> bool {
+        self.on_word.get(&ticket).is_some_and(|&(a, releasing)| {
+            (releasing && s.before_all(a)) || (s.before_any(a) && self.fenced(s, a))
+        })
     }
 }
 
@@ -182,7 +240,7 @@ impl HandoverOrder {
             // word itself (a flag another block raised with a release store), and what the
             // thread loads after it is ordered after what it read.
             Some(AccessKind::Load) if acquire => {
-                b.atomic[w] = Some(stamp);
+                b.atomic_at(w, stamp, first_lane(r));
                 self.read(r, true, Some(Write::Exchange));
             }
             Some(AccessKind::Load | AccessKind::AsyncCopy | AccessKind::BulkCopy) => {
@@ -196,7 +254,7 @@ impl HandoverOrder {
             // A release store of the GPU's scope is a signal, as an atomic is (a flag), and
             // its own word is released by it.
             Some(AccessKind::Store) if release => {
-                self.signal(r.block, stamp, (wide, true));
+                self.signal(r, stamp, (wide, true));
                 let k = self.write(r, stamp, Write::Store, false);
                 self.released[k as usize] = Release::Released;
             }
@@ -204,14 +262,17 @@ impl HandoverOrder {
                 self.write(r, stamp, Write::Store, true);
             }
             Some(k) if k.is_atomic() => {
-                self.signal(r.block, stamp, (wide, release));
+                self.signal(r, stamp, (wide, release));
                 // An exchange or a compare-and-swap takes the word's value; an add, a max
                 // accumulates into it.
                 let how = match site.is_exchange() || site.op.split('.').any(|q| q == "cas") {
                     true => Write::Exchange,
                     false => Write::Accumulate,
                 };
-                self.read(r, true, Some(how));
+                match how {
+                    Write::Exchange => self.take(r, stamp),
+                    _ => self.read(r, true, Some(how)),
+                }
                 self.write(r, stamp, how, true);
             }
             _ => {}
@@ -223,13 +284,20 @@ impl HandoverOrder {
     /// block not yet followed by one is released by now or never: by a fence between, in
     /// the writing and the signalling threads' order, or by `x` itself. A write `x` is not
     /// ordered after (another warp's, no barrier between) may come after it.
-    fn signal(&mut self, block: u32, x: Stamp, (wide, releasing): (bool, bool)) {
-        let Some(b) = self.blocks.get_mut(&block) else {
+    fn signal(&mut self, r: &Record, x: Stamp, (wide, releasing): (bool, bool)) {
+        let Some(b) = self.blocks.get_mut(&r.block) else {
             return;
         };
         let w = b.warp(x.warp);
         if wide {
-            b.atomic[w] = Some(x);
+            b.atomic_at(w, x, first_lane(r));
+            for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
+                for word in words_of(r.addrs[lane], r.width) {
+                    if b.on_word.len() < ON_WORD_MAX || b.on_word.contains_key(&word) {
+                        b.on_word.insert(word, (x, releasing));
+                    }
+                }
+            }
         }
         for k in std::mem::take(&mut b.pending) {
             let s = self.stamps[k as usize];
@@ -254,11 +322,72 @@ impl HandoverOrder {
         for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
             for word in words_of(r.addrs[lane], r.width) {
                 if self.writer.len() < WORDS_MAX || self.writer.contains_key(&word) {
-                    self.writer.insert(word, (r.block, k, how));
+                    let before = self.writer.insert(word, (r.block, k, how));
+                    match (how, before) {
+                        (Write::Accumulate, Some((from, j, Write::Accumulate)))
+                            if from != r.block =>
+                        {
+                            let list = self.adders.entry(word).or_default();
+                            if list.len() < ADDERS_KEPT && self.adders_kept < ADDERS_MAX {
+                                list.push((from, j));
+                                self.adders_kept += 1;
+                            }
+                        }
+                        (Write::Accumulate, _) => {}
+                        // A store or an exchange replaces what the adds left.
+                        _ => {
+                            let gone = self.adders.remove(&word).map_or(0, |l| l.len());
+                            self.adders_kept -= gone;
+                        }
+                    }
                 }
             }
         }
         k
+    }
+
+    /// An exchange's or a compare-and-swap's read of `r`'s words, at `stamp`: a word
+    /// other blocks added into is taken with every add in it, each of which must have been
+    /// released before its block's atomic on a ticket the taking block waited on (a bin of
+    /// a histogram the last block takes: each block's adds, a fence, its ticket), or be on
+    /// the ticket itself (a counter whose adds tell the last block it is last: their own
+    /// order). Without a ticket, or for a word last stored or exchanged, as `read`.
+    fn take(&mut self, r: &Record, stamp: Stamp) {
+        let tickets = (self.blocks.get(&r.block)).map_or_else(Vec::new, |b| b.tickets(stamp));
+        if tickets.is_empty() {
+            return self.read(r, true, Some(Write::Exchange));
+        }
+        for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
+            for word in words_of(r.addrs[lane], r.width) {
+                let Some(&(from, k, how)) = self.writer.get(&word) else {
+                    continue;
+                };
+                if how != Write::Accumulate || tickets.contains(&word) {
+                    self.read_word(word, r.block, true, Some(Write::Exchange));
+                    continue;
+                }
+                let earlier = self.adders.get(&word).map_or(&[][..], Vec::as_slice);
+                let unordered = std::iter::once((from, k))
+                    .chain(earlier.iter().copied())
+                    .filter(|&(from, _)| from != r.block)
+                    .any(|(from, k)| {
+                        let s = self.stamps[k as usize];
+                        let b = self.blocks.get(&from);
+                        !tickets
+                            .iter()
+                            .any(|&t| b.is_some_and(|b| b.released_on(s, t)))
+                    });
+                if unordered {
+                    self.count_unfenced(word);
+                }
+            }
+        }
+    }
+
+    fn count_unfenced(&mut self, word: u64) {
+        if self.unfenced_words.len() < WORDS_MAX && self.unfenced_words.insert(word) {
+            self.unfenced += 1;
+        }
     }
 
     /// A read of `r`'s words (`waited`: after an atomic of its block, coherently; `atomic`:
@@ -268,28 +397,34 @@ impl HandoverOrder {
     fn read(&mut self, r: &Record, waited: bool, atomic: Option<Write>) {
         for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
             for word in words_of(r.addrs[lane], r.width) {
-                let Some(&(from, k, how)) = self.writer.get(&word) else {
-                    continue;
-                };
-                let adds = atomic == Some(Write::Accumulate) && how == Write::Accumulate;
-                if from == r.block || adds {
-                    continue;
-                }
-                let ordered = match self.released[k as usize] {
-                    Release::Released => atomic.is_some() || waited,
-                    Release::Unreleased => false,
-                    // Nothing followed it: an atomic's word holds its own value, whoever
-                    // reads it (a counter polled); a store's was handed with nothing for
-                    // the reader to wait on.
-                    Release::Pending => how != Write::Store,
-                };
-                if !ordered
-                    && self.unfenced_words.len() < WORDS_MAX
-                    && self.unfenced_words.insert(word)
-                {
-                    self.unfenced += 1;
-                }
+                self.read_word(word, r.block, waited, atomic);
             }
+        }
+    }
+
+    /// `read` of one word by `block`.
+    fn read_word(&mut self, word: u64, block: u32, waited: bool, atomic: Option<Write>) {
+        let Some(&(from, k, how)) = self.writer.get(&word) else {
+            return;
+        };
+        if atomic == Some(Write::Accumulate) && how == Write::Accumulate {
+            return;
+        }
+        // The last write, and beneath an add the other blocks' adds before it.
+        let earlier = self.adders.get(&word).map_or(&[][..], Vec::as_slice);
+        let unordered = std::iter::once((from, k))
+            .chain(earlier.iter().copied())
+            .filter(|&(from, _)| from != block)
+            .any(|(_, k)| match self.released[k as usize] {
+                Release::Released => atomic.is_none() && !waited,
+                Release::Unreleased => true,
+                // Nothing followed it: an atomic's word holds its own value, whoever
+                // reads it (a counter polled); a store's was handed with nothing for the
+                // reader to wait on.
+                Release::Pending => how == Write::Store,
+            });
+        if unordered {
+            self.count_unfenced(word);
         }
     }
 }

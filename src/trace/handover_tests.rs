@@ -310,3 +310,62 @@ fn a_flag_raised_by_a_release_store_and_read_by_an_acquire_load_orders_the_parti
     // A plain flag releases nothing: the flag and the partial both unordered.
     assert_eq!(run(&plain_raise, false), 2);
 }
+
+#[test]
+fn a_bin_every_block_adds_into_is_judged_for_each_adder_when_the_last_block_takes_it() {
+    let k = kit();
+    let add = site(AccessKind::Atomic, "atom.global.add.u32");
+    let exch = site(AccessKind::Atomic, "atom.global.exch.b32");
+    const BIN: u64 = 64;
+    const ALL: u32 = u32::MAX;
+    // Each block: warps 0 and 1 add into two bins (every lane), fence or not, a barrier,
+    // and one thread of warp 0 takes the ticket. Block 3, the last, added last itself;
+    // after a barrier both its warps take the bins by exchanges, and with them every other
+    // block's adds, which only those blocks' fences ordered before their tickets. The
+    // adds of one warp after another's are no ticket: they release nothing, and judge
+    // nothing, though each is an atomic.
+    let run = |fenced: &dyn Fn(u32) -> bool| {
+        let mut h = HandoverOrder::default();
+        for b in 0..4 {
+            h.push(&rec(b, 0, ALL, PARTIAL), &add);
+            h.push(&rec(b, 1, ALL, BIN), &add);
+            for w in 0..2 {
+                if fenced(b) {
+                    h.push(&rec(b, w, ALL, 0), &k.fence);
+                }
+                h.push(&rec(b, w, ALL, 0), &k.bar);
+            }
+            h.push(&rec(b, 0, 1, TICKET), &k.ticket);
+        }
+        for w in 0..2 {
+            h.push(&rec(3, w, ALL, 0), &k.bar);
+        }
+        h.push(&rec(3, 0, ALL, PARTIAL), &exch);
+        h.push(&rec(3, 1, ALL, BIN), &exch);
+        h.unfenced
+    };
+    assert_eq!(run(&|_| true), 0, "every block fenced");
+    assert_eq!(run(&|_| false), 2, "no block fenced");
+    // One other block's adds unfenced among fenced ones is enough.
+    assert_eq!(run(&|b| b != 1), 2, "block 1 not fenced");
+    // The last block's own fence does not stand for the others'.
+    assert_eq!(run(&|b| b == 3), 2, "only the last block fenced");
+    // A store over the bin replaces the adds: only its own order counts.
+    let mut h = HandoverOrder::default();
+    for b in 0..3 {
+        h.push(&rec(b, 0, ALL, PARTIAL), &add);
+        h.push(&rec(b, 0, 1, TICKET), &k.ticket);
+    }
+    h.push(&rec(3, 0, 1, PARTIAL), &k.store);
+    h.push(&rec(3, 0, 1, TICKET), &k.ticket);
+    h.push(&rec(3, 0, 1, PARTIAL), &exch);
+    assert_eq!(h.unfenced, 0);
+    // A counter whose adds are the tickets themselves (count and sum in one word), taken
+    // by the last block: the adds' own order.
+    let mut h = HandoverOrder::default();
+    for b in 0..4 {
+        h.push(&rec(b, 0, 1, TICKET), &k.ticket);
+    }
+    h.push(&rec(3, 0, 1, TICKET), &exch);
+    assert_eq!(h.unfenced, 0);
+}
