@@ -593,6 +593,7 @@ pub struct RawExercise {
     pub checks: Vec<String>,
     pub sizes: Option<Vec<OrderedMap<i64>>>,
     pub sizes_cpu: Option<Vec<OrderedMap<i64>>>,
+    pub drawn_size: Option<OrderedMap<[i64; 2]>>,
     pub editing: Option<OrderedMap<i64>>,
     pub seeds: Option<u32>,
     pub times_at_every_size: Option<bool>,

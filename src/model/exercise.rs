@@ -65,6 +65,20 @@ pub struct Exercise {
     /// hold the value every run would otherwise pass (`{ f32: .., random: [lo, hi] }`).
     #[serde(default)]
     pub drawn_args: Vec<DrawnArg>,
+    /// Problem sizes drawn afresh in `[lo, hi]` by every check on a GPU, one more size
+    /// beside `sizes` (`drawn_size: { n: [lo, hi] }`): a kernel right at every size it
+    /// can know of (the lesson's, each of `sizes`) and wrong between them cannot know
+    /// this one. Empty: none.
+    #[serde(default)]
+    pub drawn_size: Vec<DrawnSize>,
+}
+
+/// A problem size of an exercise's drawn size (`Exercise::drawn_size`): its name and range.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DrawnSize {
+    pub name: String,
+    pub lo: i64,
+    pub hi: i64,
 }
 
 /// An `f32` argument of `yours` (and the solution) drawn in `[lo, hi)` for every run.
@@ -89,6 +103,33 @@ impl DrawnArg {
 }
 
 impl Exercise {
+    /// The extra sizes a check on a GPU runs at: `sizes`, then, where the exercise draws
+    /// one, its drawn size, each value taken from `seed` (a check's own, fresh each time),
+    /// evenly in its logarithm: a range from a million to two hundred million is as likely
+    /// to give a value below ten million as above it.
+    pub fn checked_sizes(&self, seed: u64) -> Vec<Vec<(String, i64)>> {
+        let mut out = self.sizes.clone();
+        if !self.drawn_size.is_empty() {
+            let mut h = seed;
+            let drawn = (self.drawn_size.iter())
+                .map(|d| {
+                    // SplitMix64's step: each size its own draw from the one seed.
+                    h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                    let mut z = h;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                    z ^= z >> 31;
+                    let u = (z >> 11) as f64 / (1u64 << 53) as f64;
+                    let (lo, hi) = (d.lo as f64, d.hi as f64);
+                    let v = (lo.ln() + u * (hi.ln() - lo.ln())).exp().round() as i64;
+                    (d.name.clone(), v.clamp(d.lo, d.hi))
+                })
+                .collect();
+            out.push(drawn);
+        }
+        out
+    }
+
     /// The difficulty as filled dots out of three (`●●○`), so a column of them reads at a
     /// glance.
     pub fn difficulty_dots(&self) -> String {

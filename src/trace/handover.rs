@@ -17,10 +17,13 @@
 //! word must come after a global atomic or an acquire load of the GPU's scope in the
 //! reading block (it learnt the word was ready), in the loading thread's order; a non-coherent load (`ld.global.nc`,
 //! `__ldg`, `ldu`) of a word written during the launch may return what its cache held. An
-//! atomic that reads a word another block last stored or exchanged, or that takes (an
-//! exchange, a compare-and-swap) a word another block added into, is judged on the writer's
-//! side alone; an add into a word others add into (a counter, a bin) is ordered by the word
-//! itself.
+//! atomic that reads a word another block last stored or exchanged is judged on the
+//! writer's side alone; an add into a word others add into (a counter, a bin) is ordered by
+//! the word itself. An exchange or a compare-and-swap that takes a word other blocks added
+//! into (a histogram's bin the last block takes) takes every add in it: each must have been
+//! released before its block's atomic on a ticket the taking block made before (an atomic
+//! one lane made: a thread takes a ticket, a warp adding into bins takes none), or be on
+//! that ticket itself (a counter whose adds tell the last block it is last).
 //!
 //! A thread's order is its warp's records whose lanes hold it; between warps, the block's
 //! barriers (a warp that has passed more barriers than another had at an event comes after

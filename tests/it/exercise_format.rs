@@ -256,6 +256,31 @@ fn cpu_sizes_load_beside_the_gpus_and_an_unknown_one_is_placed() {
 }
 
 #[test]
+fn a_drawn_size_loads_and_a_bad_name_or_range_is_placed() {
+    assert!(load(&base()).unwrap().exercises[0].drawn_size.is_empty());
+    let b = base().replacen(
+        "    sizes: [{ n: 1000 }]",
+        "    sizes: [{ n: 1000 }]\n    drawn_size: { n: [2000, 90000] }",
+        1,
+    );
+    let l = load(&b).unwrap_or_else(|e| panic!("{e:#?}"));
+    let d = &l.exercises[0].drawn_size;
+    assert_eq!(d.len(), 1);
+    assert_eq!((d[0].name.as_str(), d[0].lo, d[0].hi), ("n", 2000, 90000));
+    let line = (b.lines().position(|l| l.contains("drawn_size")).unwrap() + 1).to_string();
+    for (bad, phrase) in [
+        ("{ k: [2000, 90000] }", "`k` is not a problem size"),
+        ("{ n: [90000, 2000] }", "is no range of sizes"),
+        ("{ n: [0, 2000] }", "is no range of sizes"),
+    ] {
+        let errs = load(&b.replacen("{ n: [2000, 90000] }", bad, 1)).expect_err(bad);
+        assert_eq!(errs.len(), 1, "{errs:#?}");
+        assert!(errs[0].starts_with(&format!("{line}:")), "{errs:?}");
+        assert!(errs[0].contains(phrase), "{errs:?}");
+    }
+}
+
+#[test]
 fn a_difficulty_outside_one_to_three_is_placed() {
     let (line, col) = at("difficulty: 1");
     one_error(

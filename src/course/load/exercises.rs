@@ -10,7 +10,7 @@ use crate::course::schema::RawExercise;
 use crate::course::schema::{OrderedMap, RawLesson};
 use crate::course::schema::{RawArg, RawReference};
 use crate::model::claim::Claim;
-use crate::model::exercise::{DrawnArg, Exercise, SOLUTION, YOURS};
+use crate::model::exercise::{DrawnArg, DrawnSize, Exercise, SOLUTION, YOURS};
 use crate::model::{Init, Variant};
 
 const DEFAULT_SEEDS: u32 = 2;
@@ -78,6 +78,12 @@ fn exercise(
         &format!("{at}.sizes"),
         known.problem,
     );
+    let drawn_size = drawn_size(
+        cx,
+        e.drawn_size.as_ref(),
+        &format!("{at}.drawn_size"),
+        known.problem,
+    );
     let editing = e.editing.as_ref().map_or(Some(Vec::new()), |set| {
         size_set(cx, set, &format!("{at}.editing"), known.problem)
     });
@@ -108,6 +114,7 @@ fn exercise(
         solution_reference: solution_reference?,
         random_inputs: random_inputs?,
         drawn_args: drawn_args?,
+        drawn_size: drawn_size?,
     })
 }
 
@@ -370,6 +377,46 @@ fn reference(cx: &mut Cx, e: &RawExercise, at: &str) -> Option<bool> {
 /// `{ f32: 0.25, random: [lo, hi] }` among the exercise's args: drawn afresh for every run
 /// of a check. The main run's outputs must then be compared with the solution's, which
 /// gets the same value: the lesson's reference passes its own, and a built-in one none.
+/// An exercise's drawn size: each name a problem size, each range `[lo, hi]` with
+/// 0 < lo < hi.
+fn drawn_size(
+    cx: &mut Cx,
+    set: Option<&OrderedMap<[i64; 2]>>,
+    at: &str,
+    problem: &[(String, i64)],
+) -> Option<Vec<DrawnSize>> {
+    let mut out = Some(Vec::new());
+    for (name, [lo, hi]) in set.map(|s| s.0.as_slice()).unwrap_or_default() {
+        let path = format!("{at}.{name}");
+        let why = if !problem.iter().any(|(n, _)| n == name) {
+            let list: Vec<&str> = problem.iter().map(|(n, _)| n.as_str()).collect();
+            Some(format!(
+                "`{name}` is not a problem size (sizes: {})",
+                list.join(", ")
+            ))
+        } else if !(0 < *lo && lo < hi) {
+            Some(format!(
+                "`[{lo}, {hi}]` is no range of sizes: give [lo, hi] with 0 < lo < hi"
+            ))
+        } else {
+            None
+        };
+        match (why, out.as_mut()) {
+            (Some(w), _) => {
+                cx.err(&path, w);
+                out = None;
+            }
+            (None, Some(list)) => list.push(DrawnSize {
+                name: name.clone(),
+                lo: *lo,
+                hi: *hi,
+            }),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
 fn drawn(
     cx: &mut Cx,
     e: &RawExercise,

@@ -62,7 +62,7 @@ pub fn check_cpu(
         // Blocks drawn anywhere in the grid, as on a GPU (`check::main_options`), but only
         // the lesson's few where a GPU's check follows (a time to judge): the interpreter
         // runs every traced block, and a GPU's wide sample would cost it seconds a check.
-        // Where the CPU's verdict is the whole verdict, as widely as a GPU.
+        // Where the CPU judges every check, as widely as a GPU.
         trace_blocks: match super::sample::judged_whole_on_cpu(ex) {
             true => super::sample::main_trace_blocks(t.lesson),
             false => 0,
@@ -112,13 +112,18 @@ pub fn check_cpu(
         return r;
     }
     if r.compile_error.is_none() {
+        // Where the CPU judges every check, the lesson's own size too: traced whole, its
+        // output is checked there as at the other sizes; sampled, it is left to a GPU.
+        let whole = super::sample::judged_whole_on_cpu(ex);
+        let (traced, grid) = lesson_grid_traced(&main, &r);
+        let lesson_size = (whole && grid > 0 && traced >= grid).then_some(&t.lesson.problem);
         let mut lines = std::mem::take(&mut r.lines);
         let first = correctness(
             client,
             t,
             yours,
             (&r, small.as_ref().unwrap_or(&main)),
-            &mut say,
+            (&mut say, lesson_size.map(|p| p.as_slice())),
             &mut lines,
         );
         // Refused at some size (a texture fetch its blocks make there): the trace at the
@@ -126,10 +131,47 @@ pub fn check_cpu(
         if super::report::refused_line(&first) {
             super::own_lines::leave_to_gpu(ex, &mut lines);
         }
+        let sampled = first.mark == Mark::Pass && whole && lesson_size.is_none();
         r.lines = lines;
         r.lines.insert(0, first);
+        if sampled {
+            r.lines.insert(1, lesson_size_line(t, (traced, grid)));
+        }
     }
     r
+}
+
+/// The words the line about the lesson's own size is known by.
+pub const LESSON_SIZE_LINE: &str = "yours right in every block at the lesson's size";
+
+/// Blocks of `yours` the main run traced at the lesson's size, and blocks in its grid there.
+fn lesson_grid_traced(main: &Lesson, r: &CheckReport) -> (u64, u64) {
+    let grid = (main.variants.iter())
+        .find(|v| v.name == YOURS)
+        .map_or(0, |v| v.blocks());
+    let traced = yours_of(&r.result)
+        .and_then(|v| v.memory.as_ref())
+        .map_or(0, |m| m.traced_blocks);
+    (traced, grid)
+}
+
+/// Where no check needs a GPU, the lesson's own size still does when its grid is wider
+/// than the trace there: the interpreter checks the output at smaller sizes and traces a
+/// sample of the blocks there, without a count of what the others did (a GPU's trace has
+/// one, `trace::census`, and its check compares the whole output). A kernel that goes
+/// wrong only in blocks the sample left out, at that size alone (a barrier skipped in one
+/// block of 4096 above 2^21 words), would pass.
+fn lesson_size_line(t: &Target, (traced, grid): (u64, u64)) -> CheckLine {
+    CheckLine {
+        check: LESSON_SIZE_LINE.into(),
+        mark: Mark::NeedsGpu,
+        detail: format!(
+            "needs a GPU: at {} the interpreter traced {traced} of {grid} blocks and \
+             compared no output; a GPU's check runs every block there",
+            sizes_text(&t.lesson.problem)
+        ),
+        at: None,
+    }
 }
 
 /// `cpu` with each of `sizes` put over it.
@@ -184,7 +226,7 @@ fn correctness(
     t: &Target,
     yours: &Yours,
     (main, small): (&CheckReport, &Lesson),
-    say: &mut impl FnMut(&str),
+    (say, lesson_size): (&mut impl FnMut(&str), Option<&[(String, i64)]>),
     lines: &mut [CheckLine],
 ) -> CheckLine {
     let mut checked = Vec::new();
@@ -200,7 +242,9 @@ fn correctness(
         }
         checked.push(at);
     }
-    for sizes in &super::sizes::cpu_sizes(t.ex) {
+    let mut all = super::sizes::cpu_sizes(t.ex);
+    all.extend(lesson_size.map(<[_]>::to_vec));
+    for sizes in &all {
         // The exercise's size over the lesson's CPU sizes: `n: 70001` names the count it
         // varies; the rest (rounds, say) stay at the CPU's, not the GPU lesson's.
         let sizes = &over_cpu(&t.lesson.problem_cpu, sizes);

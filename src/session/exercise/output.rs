@@ -34,7 +34,10 @@ pub(super) fn correctness(
         return line;
     }
     let mut runs = 1;
-    for sizes in &t.ex.sizes {
+    // The exercise's sizes, and its drawn one (fresh for this check) where it has one.
+    let checked = t.ex.checked_sizes(super::sample::fresh_seed());
+    for (j, sizes) in checked.iter().enumerate() {
+        let drawn = j >= t.ex.sizes.len();
         let at = sizes_text(sizes);
         let sizes = &crate::session::source::keeping_device_figures(t.lesson, sizes);
         let sized = match crate::course::reload_sized(t.root, &t.lesson.file, sizes) {
@@ -74,7 +77,8 @@ pub(super) fn correctness(
                 editing: false,
                 at: &at,
             });
-            let reuse = t.reuse.filter(|_| !t.quick && (traced || timed));
+            // Not at a drawn size, which no other check meets again.
+            let reuse = t.reuse.filter(|_| !t.quick && !drawn && (traced || timed));
             let kept = match (reuse, &key) {
                 (Some(dir), Some(key)) => {
                     kept_figures::load(dir, key, &variants[1..], &r, measured)
@@ -131,7 +135,12 @@ pub(super) fn correctness(
             runs += 1;
         }
     }
-    let sizes: Vec<String> = t.ex.sizes.iter().map(|s| sizes_text(s)).collect();
+    let sizes: Vec<String> = (checked.iter().enumerate())
+        .map(|(j, s)| match j >= t.ex.sizes.len() {
+            true => format!("{} (drawn)", sizes_text(s)),
+            false => sizes_text(s),
+        })
+        .collect();
     let detail = if sizes.is_empty() {
         "right at the lesson's size".to_string()
     } else {

@@ -2,7 +2,7 @@
 //! seed of the check's own (`RunOptions::sample_seed`), so that a kernel that takes the
 //! taught path only in some of its blocks cannot know which are looked at; at the lesson's
 //! size, as many as the records allow on a GPU, and the lesson's few on the CPU
-//! interpreter except where its verdict is the whole one.
+//! interpreter except where it judges every check.
 
 use crate::model::Lesson;
 use crate::model::exercise::Exercise;
@@ -22,8 +22,10 @@ pub const MAIN_TRACE_CLUSTERS: u32 = 64;
 pub const MAIN_TRACE_RECORDS: u32 = 1 << 18;
 
 /// Whether the CPU interpreter judges every check of `ex` (none is about a time): its
-/// verdict there is the exercise's whole verdict, so its trace at the lesson's size must
-/// look as widely as a GPU's (`main_trace_blocks`), not at the lesson's few blocks.
+/// trace at the lesson's size must then look as widely as a GPU's (`main_trace_blocks`),
+/// not at the lesson's few blocks, and it checks the output at every size a GPU does, the
+/// lesson's own where that trace took its every block; a wider grid there is left to a
+/// GPU (`cpu::LESSON_SIZE_LINE`).
 pub fn judged_whole_on_cpu(ex: &Exercise) -> bool {
     !ex.checks
         .iter()

@@ -149,7 +149,7 @@ pub fn traced(ex: &Exercise, gpu: bool) -> bool {
 
 /// The sizes the CPU interpreter checks `ex`'s output at, beside the lesson's CPU size:
 /// its `sizes_cpu` (the GPU's `sizes` where it gives none), and every size a GPU checks
-/// too where the CPU's verdict is the whole one (`judged_whole_on_cpu`: no check needs a
+/// too where the CPU judges every check (`judged_whole_on_cpu`: no check needs a
 /// GPU) or where a check's figure only the interpreter's trace makes (`counted`: a GPU
 /// check takes it from the interpreter, `output::strictly`). A kernel that goes wrong only
 /// in the grid of a GPU's size (a barrier skipped only where there are 900 to 1,000
@@ -278,7 +278,7 @@ mod tests {
     }
 
     #[test]
-    fn the_cpu_checks_every_gpu_size_where_its_verdict_is_the_whole_one() {
+    fn the_cpu_checks_every_gpu_size_where_it_judges_every_check() {
         let root = crate::course::bundle::CourseRoot::Bundled;
         let (lessons, _) = crate::course::load_course(&root);
         let any = lessons.iter().flat_map(|l| &l.exercises).next().unwrap();
@@ -309,6 +309,52 @@ mod tests {
             ..timed
         };
         assert_eq!(cpu_sizes(&no_cpu_list), [n(1000003), n(4099)]);
+    }
+
+    #[test]
+    fn a_drawn_size_follows_the_fixed_ones_fresh_each_check_over_its_whole_range() {
+        let root = crate::course::bundle::CourseRoot::Bundled;
+        let (lessons, _) = crate::course::load_course(&root);
+        let any = lessons.iter().flat_map(|l| &l.exercises).next().unwrap();
+        let n = |v: i64| vec![("n".to_string(), v)];
+        let (lo, hi) = (1_000_000, 200_000_000);
+        let ex = Exercise {
+            sizes: vec![n(1000003), n(4099)],
+            drawn_size: vec![crate::model::exercise::DrawnSize {
+                name: "n".into(),
+                lo,
+                hi,
+            }],
+            ..any.clone()
+        };
+        let drawn: Vec<i64> = (0..400u64)
+            .map(|seed| {
+                let s = ex.checked_sizes(seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
+                assert_eq!(s.len(), 3);
+                assert_eq!(s[..2], [n(1000003), n(4099)]);
+                assert_eq!(s[2].len(), 1);
+                s[2][0].1
+            })
+            .collect();
+        assert!(drawn.iter().all(|&v| (lo..=hi).contains(&v)), "{drawn:?}");
+        // Evenly in the logarithm: about half below the range's geometric middle (about
+        // 14 million), and some in each tenth of it, the lowest (1 to 1.7 million) too.
+        let below = drawn.iter().filter(|&&v| v < 14_142_136).count();
+        assert!(
+            (140..260).contains(&below),
+            "{below} of 400 below the middle"
+        );
+        assert!(drawn.iter().any(|&v| v < 1_700_000), "{drawn:?}");
+        assert!(drawn.iter().any(|&v| v > 117_000_000), "{drawn:?}");
+        // Another seed, another size: a kernel cannot know it.
+        let distinct: std::collections::HashSet<_> = drawn.iter().collect();
+        assert!(distinct.len() > 390, "{} distinct of 400", distinct.len());
+        // None drawn: the fixed sizes alone.
+        let fixed = Exercise {
+            drawn_size: Vec::new(),
+            ..ex
+        };
+        assert_eq!(fixed.checked_sizes(7), [n(1000003), n(4099)]);
     }
 
     #[test]
