@@ -1,5 +1,5 @@
 // wrong: [slow-variant timing] lets the filter blend along x only, fetching at the point's x on the centres of the two texel rows around it, and blends those two along y by hand: right within the tolerance, and faster than tex-columns, but two fetches an output where one filtered fetch does the whole blend
-// caught by: yours texture.requests at most 1.1x solution
+// caught by: yours texture.requests at most 1.02x solution
 // on: gpu - textures need a GPU
 // One output per thread: out[r * n + c] is the image sampled bilinearly at the point
 // (x, y) = (r + FX, c + FY) in texel units (texel i covers [i, i + 1)), with points outside
