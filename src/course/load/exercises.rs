@@ -377,6 +377,24 @@ fn reference(cx: &mut Cx, e: &RawExercise, at: &str) -> Option<bool> {
 /// `{ f32: 0.25, random: [lo, hi] }` among the exercise's args: drawn afresh for every run
 /// of a check. The main run's outputs must then be compared with the solution's, which
 /// gets the same value: the lesson's reference passes its own, and a built-in one none.
+/// One entry of a list the loader gathers: where `why` says what is wrong with it, placed
+/// at `path` and the list lost (None); else `item` is added to it.
+fn keep_or_place<T>(
+    cx: &mut Cx,
+    out: &mut Option<Vec<T>>,
+    (path, why): (&str, Option<String>),
+    item: impl FnOnce() -> T,
+) {
+    match (why, out.as_mut()) {
+        (Some(w), _) => {
+            cx.err(path, w);
+            *out = None;
+        }
+        (None, Some(list)) => list.push(item()),
+        (None, None) => {}
+    }
+}
+
 /// An exercise's drawn size: each name a problem size, each range `[lo, hi]` with
 /// 0 < lo < hi.
 fn drawn_size(
@@ -401,18 +419,12 @@ fn drawn_size(
         } else {
             None
         };
-        match (why, out.as_mut()) {
-            (Some(w), _) => {
-                cx.err(&path, w);
-                out = None;
-            }
-            (None, Some(list)) => list.push(DrawnSize {
-                name: name.clone(),
-                lo: *lo,
-                hi: *hi,
-            }),
-            (None, None) => {}
-        }
+        let size = || DrawnSize {
+            name: name.clone(),
+            lo: *lo,
+            hi: *hi,
+        };
+        keep_or_place(cx, &mut out, (&path, why), size);
     }
     out
 }
@@ -449,18 +461,12 @@ fn drawn(
         } else {
             None
         };
-        match (why, out.as_mut()) {
-            (Some(w), _) => {
-                cx.err(&path, w);
-                out = None;
-            }
-            (None, Some(list)) => list.push(DrawnArg {
-                index,
-                lo: lo as f32,
-                hi: hi as f32,
-            }),
-            (None, None) => {}
-        }
+        let arg = || DrawnArg {
+            index,
+            lo: lo as f32,
+            hi: hi as f32,
+        };
+        keep_or_place(cx, &mut out, (&path, why), arg);
     }
     out
 }
