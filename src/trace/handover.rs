@@ -45,7 +45,7 @@ const FENCES_KEPT: usize = 16;
 /// Atomics kept per warp, the latest.
 const ATOMICS_KEPT: usize = 4;
 
-/// Words a block's atomics are followed on, at most (a ticket is one).
+/// Words a block's tickets are followed on, at most (a block takes one or two).
 const ON_WORD_MAX: usize = 1 << 16;
 
 /// The first active lane's address and width in `r` (a ticket's, taken by one lane).
@@ -136,9 +136,9 @@ struct Block {
     /// its first lane's address and width: a ticket stays known past the exchanges made
     /// after it.
     atomic: Vec<Vec<(Stamp, u64, u32)>>,
-    /// The block's latest atomic of the GPU's scope on each word it made one on, and
-    /// whether it released: where a block that takes an added word (an exchange) waited
-    /// on a ticket, the adders' release is judged at their own atomic on that ticket.
+    /// The block's latest one-lane atomic of the GPU's scope on each word it made one on
+    /// (its tickets), and whether it released: where a block reads a word others added
+    /// into after a ticket, the adders' release is judged at their own atomic on it.
     on_word: FastMap<u64, (Stamp, bool)>,
     /// Writes (indices into `stamps`) no atomic has followed yet.
     pending: Vec<u32>,
@@ -244,7 +244,7 @@ impl HandoverOrder {
             // thread loads after it is ordered after what it read.
             Some(AccessKind::Load) if acquire => {
                 b.atomic_at(w, stamp, first_lane(r));
-                self.read(r, true, Some(Write::Exchange));
+                self.read(r, stamp, true, Some(Write::Exchange));
             }
             Some(AccessKind::Load | AccessKind::AsyncCopy | AccessKind::BulkCopy) => {
                 // `ldu` and `ld.global.nc` (`__ldg`) read through a path that is not
@@ -252,7 +252,7 @@ impl HandoverOrder {
                 let coherent =
                     !site.op.starts_with("ldu") && !site.op.split('.').any(|q| q == "nc");
                 let waited = coherent && b.waited(stamp);
-                self.read(r, waited, None);
+                self.read(r, stamp, waited, None);
             }
             // A release store of the GPU's scope is a signal, as an atomic is (a flag), and
             // its own word is released by it.
@@ -272,10 +272,7 @@ impl HandoverOrder {
                     true => Write::Exchange,
                     false => Write::Accumulate,
                 };
-                match how {
-                    Write::Exchange => self.take(r, stamp),
-                    _ => self.read(r, true, Some(how)),
-                }
+                self.read(r, stamp, true, Some(how));
                 self.write(r, stamp, how, true);
             }
             _ => {}
@@ -294,8 +291,10 @@ impl HandoverOrder {
         let w = b.warp(x.warp);
         if wide {
             b.atomic_at(w, x, first_lane(r));
-            for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
-                for word in words_of(r.addrs[lane], r.width) {
+            // Only one lane's atomics can be tickets (`Block::tickets`), and only a
+            // ticket's word is looked up: a warp adding into bins keeps nothing here.
+            if r.mask.count_ones() == 1 {
+                for word in words_of(first_lane(r).0, r.width) {
                     if b.on_word.len() < ON_WORD_MAX || b.on_word.contains_key(&word) {
                         b.on_word.insert(word, (x, releasing));
                     }
@@ -349,85 +348,58 @@ impl HandoverOrder {
         k
     }
 
-    /// An exchange's or a compare-and-swap's read of `r`'s words, at `stamp`: a word
-    /// other blocks added into is taken with every add in it, each of which must have been
-    /// released before its block's atomic on a ticket the taking block waited on (a bin of
-    /// a histogram the last block takes: each block's adds, a fence, its ticket), or be on
-    /// the ticket itself (a counter whose adds tell the last block it is last: their own
-    /// order). Without a ticket, or for a word last stored or exchanged, as `read`.
-    fn take(&mut self, r: &Record, stamp: Stamp) {
-        let tickets = (self.blocks.get(&r.block)).map_or_else(Vec::new, |b| b.tickets(stamp));
-        if tickets.is_empty() {
-            return self.read(r, true, Some(Write::Exchange));
-        }
-        for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
-            for word in words_of(r.addrs[lane], r.width) {
-                let Some(&(from, k, how)) = self.writer.get(&word) else {
-                    continue;
-                };
-                if how != Write::Accumulate || tickets.contains(&word) {
-                    self.read_word(word, r.block, true, Some(Write::Exchange));
-                    continue;
-                }
-                let earlier = self.adders.get(&word).map_or(&[][..], Vec::as_slice);
-                let unordered = std::iter::once((from, k))
-                    .chain(earlier.iter().copied())
-                    .filter(|&(from, _)| from != r.block)
-                    .any(|(from, k)| {
-                        let s = self.stamps[k as usize];
-                        let b = self.blocks.get(&from);
-                        !tickets
-                            .iter()
-                            .any(|&t| b.is_some_and(|b| b.released_on(s, t)))
-                    });
-                if unordered {
-                    self.count_unfenced(word);
-                }
-            }
-        }
-    }
-
     fn count_unfenced(&mut self, word: u64) {
         if self.unfenced_words.len() < WORDS_MAX && self.unfenced_words.insert(word) {
             self.unfenced += 1;
         }
     }
 
-    /// A read of `r`'s words (`waited`: after an atomic of its block, coherently; `atomic`:
-    /// by an atomic, which reads the word itself, and how). An add's read of a word others
-    /// add into (a counter, a bin) is the accumulation's own order, not a handover; an
-    /// exchange that takes a partial another block added is one.
-    fn read(&mut self, r: &Record, waited: bool, atomic: Option<Write>) {
+    /// A read of `r`'s words at `stamp` (`waited`: after an atomic of its block,
+    /// coherently; `atomic`: by an atomic, which reads the word itself, and how). An add's
+    /// read of a word others add into (a counter, a bin) is the accumulation's own order,
+    /// not a handover. A word other blocks added into holds every add in it (a histogram's
+    /// bin the last block takes): where the reading block took tickets before (atomics one
+    /// lane made), each add must have been released before its block's atomic on one of
+    /// them, or be on a ticket itself (a counter whose adds tell the last block it is last:
+    /// their own order); without a ticket, as each write's release was judged when the
+    /// block's next atomic came.
+    fn read(&mut self, r: &Record, stamp: Stamp, waited: bool, atomic: Option<Write>) {
+        let tickets = (self.blocks.get(&r.block)).map_or_else(Vec::new, |b| b.tickets(stamp));
         for lane in (0..32).filter(|l| r.mask >> l & 1 == 1) {
             for word in words_of(r.addrs[lane], r.width) {
-                self.read_word(word, r.block, waited, atomic);
+                let Some(&(from, k, how)) = self.writer.get(&word) else {
+                    continue;
+                };
+                if atomic == Some(Write::Accumulate) && how == Write::Accumulate {
+                    continue;
+                }
+                // The last write, and beneath an add the other blocks' adds before it.
+                let earlier = self.adders.get(&word).map_or(&[][..], Vec::as_slice);
+                let mut writes = std::iter::once((from, k))
+                    .chain(earlier.iter().copied())
+                    .filter(|&(from, _)| from != r.block);
+                let coherent = atomic.is_some() || waited;
+                let unordered = match how == Write::Accumulate && !tickets.is_empty() {
+                    true if tickets.contains(&word) => false,
+                    true => writes.any(|(from, k)| {
+                        let s = self.stamps[k as usize];
+                        let b = self.blocks.get(&from);
+                        let released = |t: &u64| b.is_some_and(|b| b.released_on(s, *t));
+                        !coherent || !tickets.iter().any(released)
+                    }),
+                    false => writes.any(|(_, k)| match self.released[k as usize] {
+                        Release::Released => !coherent,
+                        Release::Unreleased => true,
+                        // Nothing followed it: an atomic's word holds its own value,
+                        // whoever reads it (a counter polled); a store's was handed with
+                        // nothing for the reader to wait on.
+                        Release::Pending => how == Write::Store,
+                    }),
+                };
+                if unordered {
+                    self.count_unfenced(word);
+                }
             }
-        }
-    }
-
-    /// `read` of one word by `block`.
-    fn read_word(&mut self, word: u64, block: u32, waited: bool, atomic: Option<Write>) {
-        let Some(&(from, k, how)) = self.writer.get(&word) else {
-            return;
-        };
-        if atomic == Some(Write::Accumulate) && how == Write::Accumulate {
-            return;
-        }
-        // The last write, and beneath an add the other blocks' adds before it.
-        let earlier = self.adders.get(&word).map_or(&[][..], Vec::as_slice);
-        let unordered = std::iter::once((from, k))
-            .chain(earlier.iter().copied())
-            .filter(|&(from, _)| from != block)
-            .any(|(_, k)| match self.released[k as usize] {
-                Release::Released => atomic.is_none() && !waited,
-                Release::Unreleased => true,
-                // Nothing followed it: an atomic's word holds its own value, whoever
-                // reads it (a counter polled); a store's was handed with nothing for the
-                // reader to wait on.
-                Release::Pending => how == Write::Store,
-            });
-        if unordered {
-            self.count_unfenced(word);
         }
     }
 }
